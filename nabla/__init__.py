@@ -1,0 +1,27 @@
+"""Nabla: a lazy-eager array framework on Modular's MAX."""
+
+from .core import (GRAPH, Operation, OutputRefs, PyTreeDef, Tensor, TensorImpl, default_device, default_dtype,
+                   engine_stats, register_dataclass_node, traced, register_pytree_node, reset_engine_stats, tree_flatten,
+                   tree_leaves, tree_map, tree_structure, tree_unflatten)
+from .core.context import accelerator, cpu
+from .core.dtypes import (DType, bool_, float16, float32, float64, int8, int16, int32, int64, result_type,
+                          uint8, uint16, uint32, uint64)
+from .ops import *  # noqa: F401,F403
+from .ops import max, min, sum  # noqa: A004  (NumPy's names, on purpose)
+
+bool = bool_  # noqa: A001
+
+
+def wait_for_compiles() -> None:
+    """Block until background compiles have landed (benchmarks and tests use this)."""
+    GRAPH.engine.wait_for_compiles()
+
+
+def set_realization_policy(policy: str) -> None:
+    """``'auto'`` (interpret first sight, compile on repeat), ``'compile'`` or ``'interpret'``."""
+    if policy not in ("auto", "compile", "interpret"):
+        raise ValueError(f"nabla.set_realization_policy: unknown policy {policy!r}")
+    GRAPH.engine.policy = policy
+
+
+__version__ = "0.1.0"

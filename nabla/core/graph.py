@@ -1,0 +1,351 @@
+"""The recorded trace and the realization engine.
+
+Ops record a light trace of ``Node``s and ``Value``s (about a microsecond each)
+instead of MAX graph nodes (about 130 us each). When data is needed, the
+``ComputeGraph`` gathers every pending value, keys the trace by its structure,
+and runs it through a cached compiled model, or builds a MAX graph on a miss.
+See docs/realization.md for the policy.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import threading
+import time
+import weakref
+from dataclasses import dataclass, fields
+
+_MAX_CACHE_ENTRIES = 4096
+
+
+class Node:
+    """One recorded operation call: the op singleton, its static kwargs, its input values."""
+
+    __slots__ = ("op", "kwargs", "inputs", "treedef", "__weakref__")
+
+    def __init__(self, op, kwargs: dict, inputs: tuple, treedef=None):
+        self.op = op
+        self.kwargs = kwargs
+        self.inputs = inputs
+        self.treedef = treedef  # structure of the op's tensor args, when not flat
+
+
+class Value:
+    """A symbolic value: output ``index`` of ``node``; a leaf holding ``buffer`` once realized."""
+
+    __slots__ = ("node", "index", "shape", "dtype", "device", "buffer", "__weakref__")
+
+    def __init__(self, node, index, shape, dtype, device, buffer=None):
+        self.node = node
+        self.index = index
+        self.shape = shape  # physical, concrete ints
+        self.dtype = dtype  # nabla DType of the stored data
+        self.device = device
+        self.buffer = buffer
+
+    @classmethod
+    def leaf(cls, buffer, shape, dtype, device) -> "Value":
+        return cls(None, 0, shape, dtype, device, buffer)
+
+
+class RealizationError(RuntimeError):
+    """Nabla failed to lower or run a trace that passed eager checks: a bug in Nabla."""
+
+
+@dataclass
+class EngineStats:
+    """Counters of the realization engine (``nabla.engine_stats()``)."""
+
+    evaluations: int = 0  # evaluate() calls that ran a graph
+    cache_hits: int = 0  # runs served by an already compiled model
+    interpreted: int = 0  # runs served by MAX's eager interpreter
+    compiles: int = 0  # models compiled (foreground or background)
+    compile_seconds: float = 0.0  # wall time of foreground compiles
+    graph_builds: int = 0  # MAX graphs built from a trace (cache misses)
+    symbolic_graphs: int = 0  # of those, built with symbolic dims
+    cache_entries: int = 0
+
+    def as_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+class _Entry:
+    __slots__ = ("model", "sightings", "compiling", "failed")
+
+    def __init__(self):
+        self.model = None
+        self.sightings = 0
+        self.compiling = False
+        self.failed = False
+
+
+_POLICIES = ("auto", "compile", "interpret")
+
+
+def _float_key(v):
+    # -0.0 == 0.0 and NaN != NaN: key floats by their bits, not their value.
+    return ("f", v.hex()) if isinstance(v, float) else v
+
+
+def hashable_params(kwargs: dict) -> tuple:
+    return tuple((k, _float_key(v)) for k, v in kwargs.items())
+
+
+class Engine:
+    """Structure-keyed cache of compiled MAX models, with an interpreter for first sight."""
+
+    def __init__(self):
+        self.stats = EngineStats()
+        self._cache: collections.OrderedDict[tuple, _Entry] = collections.OrderedDict()
+        self._queue: collections.deque = collections.deque()
+        self._inflight = None  # (entry, CompiledModel)
+        self._session = None
+        self._interpreter = None
+        self.policy = os.environ.get("NABLA_REALIZE", "auto")
+        if self.policy not in _POLICIES:
+            raise ValueError(f"NABLA_REALIZE={self.policy!r}: expected one of {_POLICIES}")
+        self.symbolic_dims = os.environ.get("NABLA_SYMBOLIC_DIMS", "1") != "0"
+        self._lock = threading.RLock()
+
+    # --- MAX handles -----------------------------------------------------------
+    @property
+    def session(self):
+        if self._session is None:
+            from max import engine
+
+            from .context import cpu
+
+            self._session = engine.InferenceSession(devices=_session_devices(cpu()))
+        return self._session
+
+    @property
+    def interpreter(self):
+        if self._interpreter is None:
+            from max.experimental.executor import InterpreterExecutor
+
+            self._interpreter = InterpreterExecutor(max_ops=None)
+        return self._interpreter
+
+    # --- the trace ---------------------------------------------------------------
+    @staticmethod
+    def _linearize(outputs):
+        """Post-order the nodes behind ``outputs``; collect leaf values in first-use order."""
+        node_ids: dict[int, int] = {}
+        leaf_ids: dict[int, int] = {}
+        order: list = []
+        leaves: list = []
+        for out in outputs:
+            if id(out.node) in node_ids:
+                continue
+            stack = [out.node]
+            while stack:
+                n = stack[-1]
+                if id(n) in node_ids:
+                    stack.pop()
+                    continue
+                pushed = False
+                for v in n.inputs:
+                    m = v.node
+                    if m is None:
+                        if id(v) not in leaf_ids:
+                            leaf_ids[id(v)] = len(leaves)
+                            leaves.append(v)
+                    elif id(m) not in node_ids:
+                        stack.append(m)
+                        pushed = True
+                if not pushed:
+                    stack.pop()
+                    node_ids[id(n)] = len(order)
+                    order.append(n)
+        return order, leaves, node_ids, leaf_ids
+
+    def _key(self, order, leaves, outputs, node_ids, leaf_ids):
+        def ref(v):
+            return -1 - leaf_ids[id(v)] if v.node is None else (node_ids[id(v.node)] << 16) | v.index
+
+        polymorphic = self.symbolic_dims and all(n.op.shape_polymorphic for n in order)
+        sizes: dict[int, str] = {}
+        leaf_sigs = []
+        for leaf in leaves:
+            if polymorphic:
+                dims = tuple(d if d <= 1 else sizes.setdefault(d, f"d{len(sizes)}") for d in leaf.shape)
+            else:
+                dims = leaf.shape
+            leaf_sigs.append((leaf.dtype, dims, leaf.device.label, leaf.device.id))
+        node_sigs = tuple(
+            (n.op, hashable_params(n.kwargs) if n.kwargs else (), tuple(ref(v) for v in n.inputs), n.treedef)
+            for n in order
+        )
+        key = (node_sigs, tuple(leaf_sigs), tuple(ref(v) for v in outputs))
+        return key, polymorphic, leaf_sigs
+
+    # --- running -----------------------------------------------------------------
+    def run(self, outputs: list) -> None:
+        with self._lock:
+            order, leaves, node_ids, leaf_ids = self._linearize(outputs)
+            key, polymorphic, leaf_sigs = self._key(order, leaves, outputs, node_ids, leaf_ids)
+            entry = self._cache.get(key)
+            if entry is None:
+                entry = self._cache[key] = _Entry()
+                if len(self._cache) > _MAX_CACHE_ENTRIES:
+                    self._cache.popitem(last=False)
+                self.stats.cache_entries = len(self._cache)
+            else:
+                self._cache.move_to_end(key)
+            entry.sightings += 1
+            self._poll_compiles()
+            buffers = [leaf.buffer for leaf in leaves]
+            self.stats.evaluations += 1
+
+            if entry.model is not None:
+                self.stats.cache_hits += 1
+                results = entry.model.execute(*buffers)
+            else:
+                def build(symbolic: bool):
+                    dims = [sig[1] for sig in leaf_sigs] if symbolic else [leaf.shape for leaf in leaves]
+                    return self._build(order, leaves, outputs, node_ids, leaf_ids, dims, symbolic and polymorphic)
+
+                results = self._run_uncompiled(entry, build, buffers)
+
+        for v, buf in zip(outputs, results):
+            v.buffer = buf
+            v.node = None
+
+    def _run_uncompiled(self, entry, build, buffers):
+        policy = self.policy
+        if policy == "compile" or entry.failed:
+            return self._compile_now(entry, build)(*buffers)
+        if policy == "auto" and entry.sightings >= 2 and not entry.compiling:
+            entry.compiling = True
+            self._queue.append((entry, build(True)))
+            self._poll_compiles()
+        from max.experimental.executor import UnsupportedGraphError
+
+        try:
+            # the interpreter runs concrete buffers, and some of its kernels want static shapes
+            results = self.interpreter.execute(build(False), buffers)
+            self.stats.interpreted += 1
+            return results
+        except UnsupportedGraphError:
+            entry.failed = True
+        return self._compile_now(entry, build)(*buffers)
+
+    def _compile_now(self, entry, build):
+        if entry.model is None:
+            if entry.compiling:
+                self.wait_for_compiles()
+            if entry.model is None:
+                t0 = time.perf_counter()
+                entry.model = self.session.load(build(True))
+                self.stats.compile_seconds += time.perf_counter() - t0
+                self.stats.compiles += 1
+        return entry.model.execute
+
+    def _poll_compiles(self, block: bool = False) -> None:
+        while True:
+            if self._inflight is not None:
+                entry, compiled = self._inflight
+                handle = compiled._compiled
+                if not block and hasattr(handle, "done") and not handle.done():
+                    return
+                try:
+                    entry.model = self.session.init(compiled)
+                    self.stats.compiles += 1
+                except Exception:  # a failed background compile falls back to the interpreter
+                    entry.failed = True
+                entry.compiling = False
+                self._inflight = None
+            if not self._queue:
+                return
+            entry, graph = self._queue.popleft()
+            self._inflight = (entry, self.session.compile_async(graph))
+
+    def wait_for_compiles(self) -> None:
+        """Block until every background compile has landed."""
+        with self._lock:
+            self._poll_compiles(block=True)
+
+    # --- lowering to MAX -------------------------------------------------------
+    def _build(self, order, leaves, outputs, node_ids, leaf_ids, dims, symbolic):
+        from max.graph import DeviceRef, Graph, TensorType
+
+        self.stats.graph_builds += 1
+        self.stats.symbolic_graphs += symbolic
+        input_types = [
+            TensorType(leaf.dtype.max_dtype, d, device=DeviceRef.from_device(leaf.device))
+            for leaf, d in zip(leaves, dims)
+        ]
+        with Graph(f"nabla_{self.stats.graph_builds}", input_types=input_types) as g:
+            leaf_vals = [inp.tensor for inp in g.inputs]
+            env: list[list] = []
+
+            def get(v):
+                return leaf_vals[leaf_ids[id(v)]] if v.node is None else env[node_ids[id(v.node)]][v.index]
+
+            for n in order:
+                args = [get(v) for v in n.inputs]
+                if n.treedef is not None:
+                    args = n.treedef.unflatten(args)
+                try:
+                    out = n.op.maxpr(*args, **n.kwargs)
+                except Exception as e:
+                    raise RealizationError(
+                        f"nabla: lowering {n.op.name} to MAX failed (inputs "
+                        f"{[tuple(v.shape) for v in n.inputs]}, kwargs {n.kwargs}); this is a bug in Nabla"
+                    ) from e
+                env.append(list(out) if isinstance(out, (list, tuple)) else [out])
+            g.output(*[get(v) for v in outputs])
+        return g
+
+
+def _session_devices(default):
+    from max import driver
+
+    devs = [default]
+    devs += [driver.Accelerator(i) for i in range(driver.accelerator_count())]
+    return devs
+
+
+class ComputeGraph:
+    """Process-wide record of pending work; ``epoch`` counts evaluations."""
+
+    def __init__(self):
+        self.epoch = 0
+        self._pending: weakref.WeakSet = weakref.WeakSet()
+        self.engine = Engine()
+
+    def add_pending(self, impl) -> None:
+        self._pending.add(impl)
+
+    @property
+    def num_pending(self) -> int:
+        return len(self._pending)
+
+    def evaluate(self) -> None:
+        """Realize every live unrealized tensor in one MAX graph."""
+        impls = list(self._pending)
+        outputs, seen = [], set()
+        for impl in impls:
+            for v in impl._values:
+                if v.node is not None and id(v) not in seen:
+                    seen.add(id(v))
+                    outputs.append(v)
+        if outputs:
+            self.engine.run(outputs)
+        for impl in impls:
+            self._pending.discard(impl)
+        self.epoch += 1
+
+
+GRAPH = ComputeGraph()
+
+
+def engine_stats() -> dict:
+    """Counters of the realization engine: evaluations, cache hits, interpreted runs, compiles."""
+    GRAPH.engine.stats.cache_entries = len(GRAPH.engine._cache)
+    return GRAPH.engine.stats.as_dict()
+
+
+def reset_engine_stats() -> None:
+    GRAPH.engine.stats = EngineStats(cache_entries=len(GRAPH.engine._cache))

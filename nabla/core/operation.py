@@ -1,0 +1,120 @@
+"""Operation: the singleton base every op derives from.
+
+A subclass supplies ``abstract_eval`` (eager shape/dtype rule, raising at the
+call that caused an error), ``maxpr`` (lowering to MAX graph ops) and its
+autodiff/sharding rules. ``__call__`` does all the bookkeeping.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from .graph import Node, Value
+from .pytree import tree_flatten, tree_unflatten
+from .tensor import Tensor
+from .tensor_impl import TensorImpl
+from .tracing import OutputRefs
+
+
+def _is_tensor(x) -> bool:
+    return isinstance(x, Tensor)
+
+
+class Operation:
+    """A stateless op. Instances are singletons compared by identity."""
+
+    name: str = "operation"
+    #: The op's lowering uses no concrete size from its kwargs, so traces made
+    #: only of such ops compile with symbolic dims (one model for every size).
+    shape_polymorphic: bool = False
+
+    def __repr__(self) -> str:
+        return f"<nabla op {self.name}>"
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __eq__(self, other) -> bool:
+        return self is other
+
+    # --- hooks -----------------------------------------------------------------
+    def abstract_eval(self, *args: TensorImpl, **kwargs):
+        """Return ``(physical_shape, dtype, batch_dims)``; several outputs: a list or dict of those."""
+        raise NotImplementedError(f"{self.name}: abstract_eval")
+
+    def maxpr(self, *args, **kwargs):
+        """Emit MAX graph ops for the given MAX ``TensorValue``s; return one value or a pytree."""
+        raise NotImplementedError(f"{self.name}: maxpr")
+
+    def jvp_rule(self, primals, tangents, outputs, **kwargs):
+        raise NotImplementedError(f"nabla: {self.name} has no forward-mode (jvp) rule")
+
+    def vjp_rule(self, primals, cotangents, outputs, **kwargs):
+        raise NotImplementedError(f"nabla: {self.name} has no reverse-mode (vjp) rule")
+
+    def sharding_rule(self, input_shardings, **kwargs):
+        raise NotImplementedError(f"nabla: {self.name} has no sharding rule")
+
+    def default_device(self, kwargs):
+        from .context import get_default_device
+
+        return kwargs.get("device") or get_default_device()
+
+    # --- bookkeeping -------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        """Apply to Tensors (or lists of them, for ops like concat); return Tensor(s)."""
+        treedef = None
+        try:
+            impls = [a._impl for a in args]
+        except AttributeError:
+            flat, treedef = tree_flatten(args, is_leaf=_is_tensor)
+            if not all(isinstance(a, Tensor) for a in flat):
+                bad = next(type(a).__name__ for a in flat if not isinstance(a, Tensor))
+                raise TypeError(f"nabla.{self.name}: expected Tensor arguments, got {bad}")
+            impls = [a._impl for a in flat]
+        impl_args = impls if treedef is None else tree_unflatten(treedef, impls)
+        spec = self.abstract_eval(*impl_args, **kwargs)
+
+        traced = False
+        has_tangent = False
+        for i in impls:
+            if i.traced:
+                traced = True
+            if i.tangent is not None:
+                has_tangent = True
+            if len(i._values) != 1:
+                raise NotImplementedError(f"nabla.{self.name}: sharded inputs need shard_map")
+        device = impls[0]._values[0].device if impls else self.default_device(kwargs)
+        node = Node(self, kwargs, tuple(i._values[0] for i in impls), treedef)
+
+        if type(spec) is tuple:  # one output; several come as a list or dict of specs
+            shape, dtype, batch_dims = spec
+            out = TensorImpl([Value(node, 0, shape, dtype, device)], dtype, batch_dims, traced)
+            out.output_refs = OutputRefs((weakref.ref(out),), None, self, tuple(impls) if traced else (), kwargs)
+            result = Tensor(out)
+            outs = (out,)
+        else:
+            specs, out_def = tree_flatten(spec, is_leaf=lambda s: type(s) is tuple)
+            outs = tuple(
+                TensorImpl([Value(node, k, s[0], s[1], device)], s[1], s[2], traced)
+                for k, s in enumerate(specs)
+            )
+            refs = OutputRefs(tuple(weakref.ref(o) for o in outs), out_def, self,
+                              tuple(impls) if traced else (), kwargs)
+            for k, o in enumerate(outs):
+                o.output_refs = refs
+                o.output_index = k
+            result = tree_unflatten(out_def, [Tensor(o) for o in outs])
+
+        if has_tangent:
+            self._attach_tangents(args, impls, treedef, result, outs, kwargs)
+        return result
+
+    def _attach_tangents(self, args, impls, treedef, result, outs, kwargs):
+        tangents = [None if i.tangent is None else Tensor(i.tangent) for i in impls]
+        tangent_args = tangents if treedef is None else tree_unflatten(treedef, tangents)
+        out_tangents = self.jvp_rule(args, tangent_args, result, **kwargs)
+        flat_t = [out_tangents] if len(outs) == 1 and isinstance(out_tangents, Tensor) else \
+            tree_flatten(out_tangents, is_leaf=_is_tensor)[0]
+        for o, t in zip(outs, flat_t):
+            o.tangent = None if t is None else t._impl

@@ -1,0 +1,161 @@
+"""JAX-compatible pytrees: nested tuples, lists, dicts and registered nodes, with leaves."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any, Callable, NamedTuple
+
+
+class _NodeKind(NamedTuple):
+    flatten: Callable[[Any], tuple[list, Any]]
+    unflatten: Callable[[Any, list], Any]
+
+
+_REGISTRY: dict[type, _NodeKind] = {}
+
+
+def register_pytree_node(cls: type, flatten_fn, unflatten_fn) -> None:
+    """Register ``cls`` as a container: ``flatten_fn(x) -> (children, aux)``, ``unflatten_fn(aux, children) -> x``."""
+    if cls in _REGISTRY:
+        raise ValueError(f"nabla.register_pytree_node: {cls.__name__} is already registered")
+    _REGISTRY[cls] = _NodeKind(flatten_fn, unflatten_fn)
+
+
+def register_dataclass_node(cls: type) -> type:
+    """Class decorator: a dataclass whose fields are all children."""
+    import dataclasses
+
+    names = [f.name for f in dataclasses.fields(cls)]
+    register_pytree_node(
+        cls,
+        lambda x: ([getattr(x, n) for n in names], None),
+        lambda _aux, ch: cls(**dict(zip(names, ch))),
+    )
+    return cls
+
+
+register_pytree_node(tuple, lambda x: (list(x), None), lambda _a, ch: tuple(ch))
+register_pytree_node(list, lambda x: (list(x), None), lambda _a, ch: list(ch))
+register_pytree_node(type(None), lambda x: ([], None), lambda _a, ch: None)
+
+
+def _dict_flatten(d):
+    keys = sorted(d)
+    return [d[k] for k in keys], keys
+
+
+register_pytree_node(dict, _dict_flatten, lambda keys, ch: dict(zip(keys, ch)))
+register_pytree_node(
+    OrderedDict,
+    lambda d: (list(d.values()), list(d.keys())),
+    lambda keys, ch: OrderedDict(zip(keys, ch)),
+)
+
+
+def _kind_of(x) -> _NodeKind | None:
+    kind = _REGISTRY.get(type(x))
+    if kind is None and isinstance(x, tuple) and hasattr(x, "_fields"):
+        return _NAMEDTUPLE
+    return kind
+
+
+_NAMEDTUPLE = _NodeKind(lambda x: (list(x), type(x)), lambda cls, ch: cls(*ch))
+
+
+class PyTreeDef:
+    """The structure of a pytree, without its leaves. Hashable and comparable."""
+
+    __slots__ = ("node_type", "aux", "children", "num_leaves", "_hash")
+
+    def __init__(self, node_type, aux, children: tuple["PyTreeDef", ...]):
+        self.node_type = node_type  # None for a leaf
+        self.aux = aux
+        self.children = children
+        self.num_leaves = 1 if node_type is None else sum(c.num_leaves for c in children)
+        self._hash = None
+
+    def _key(self):
+        aux = tuple(self.aux) if isinstance(self.aux, list) else self.aux
+        return (self.node_type, aux, self.children)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, PyTreeDef) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(self._key())
+        return self._hash
+
+    def __repr__(self) -> str:
+        if self.node_type is None:
+            return "*"
+        inner = ", ".join(map(repr, self.children))
+        return f"{getattr(self.node_type, '__name__', self.node_type)}({inner})"
+
+    def unflatten(self, leaves):
+        return tree_unflatten(self, leaves)
+
+
+_LEAF = PyTreeDef(None, None, ())
+
+
+def tree_flatten(tree, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, PyTreeDef]:
+    leaves: list = []
+
+    def walk(x) -> PyTreeDef:
+        if is_leaf is not None and is_leaf(x):
+            leaves.append(x)
+            return _LEAF
+        kind = _kind_of(x)
+        if kind is None:
+            leaves.append(x)
+            return _LEAF
+        children, aux = kind.flatten(x)
+        node_type = type(x) if kind is not _NAMEDTUPLE else "namedtuple"
+        return PyTreeDef(node_type, aux, tuple(walk(c) for c in children))
+
+    return leaves, walk(tree)
+
+
+def tree_unflatten(treedef: PyTreeDef, leaves) -> Any:
+    it = iter(leaves)
+
+    def build(td: PyTreeDef):
+        if td.node_type is None:
+            return next(it)
+        kind = _NAMEDTUPLE if td.node_type == "namedtuple" else _REGISTRY[td.node_type]
+        return kind.unflatten(td.aux, [build(c) for c in td.children])
+
+    out = build(treedef)
+    if next(it, _SENTINEL) is not _SENTINEL:
+        raise ValueError(f"nabla.tree_unflatten: too many leaves for {treedef!r}")
+    return out
+
+
+_SENTINEL = object()
+
+
+def tree_leaves(tree, is_leaf=None) -> list:
+    return tree_flatten(tree, is_leaf)[0]
+
+
+def tree_structure(tree, is_leaf=None) -> PyTreeDef:
+    return tree_flatten(tree, is_leaf)[1]
+
+
+def tree_map(fn: Callable, tree, *rest, is_leaf=None):
+    """Apply ``fn`` leafwise over ``tree`` and trees of the same structure in ``rest``."""
+    leaves, treedef = tree_flatten(tree, is_leaf)
+    others = []
+    for r in rest:
+        r_leaves, r_def = tree_flatten(r, is_leaf)
+        if r_def != treedef:
+            raise ValueError(f"nabla.tree_map: structures differ: {treedef!r} vs {r_def!r}")
+        others.append(r_leaves)
+    return tree_unflatten(treedef, [fn(*xs) for xs in zip(leaves, *others)])
+
+
+__all__ = [
+    "PyTreeDef", "register_pytree_node", "register_dataclass_node", "tree_flatten",
+    "tree_unflatten", "tree_leaves", "tree_structure", "tree_map",
+]

@@ -1,0 +1,150 @@
+"""Tensor: the stateless user-facing facade over a TensorImpl.
+
+Arithmetic methods and operators are bound by ``nabla.ops`` (the core names no
+concrete op); this class holds what needs no op: metadata and host access.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .tensor_impl import TensorImpl
+
+
+class Tensor:
+    """A lazy n-dimensional array on a MAX device."""
+
+    __slots__ = ("_impl", "__weakref__")
+    __array_priority__ = 100  # NumPy defers binary operators to us
+
+    def __init__(self, impl: TensorImpl):
+        self._impl = impl
+
+    # --- metadata (never realizes) ---------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        impl = self._impl
+        return impl.cached_shape[impl.batch_dims:]
+
+    @property
+    def dtype(self):
+        return self._impl.dtype
+
+    @property
+    def device(self):
+        return self._impl.device
+
+    @property
+    def ndim(self) -> int:
+        return self._impl.ndim
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    @property
+    def batch_dims(self) -> int:
+        return self._impl.batch_dims
+
+    @property
+    def traced(self) -> bool:
+        return self._impl.traced
+
+    @property
+    def is_realized(self) -> bool:
+        return self._impl.is_realized
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    # --- host boundary (realizes) ----------------------------------------------
+    def realize(self) -> "Tensor":
+        """Evaluate pending work now; returns ``self``."""
+        self._impl.realize()
+        return self
+
+    def numpy(self) -> np.ndarray:
+        """The data as a read-only NumPy array (a view where the buffer is on the host)."""
+        impl = self._impl
+        if impl.batch_dims:
+            raise ValueError(
+                f"nabla: cannot read the data of a tensor with {impl.batch_dims} hidden vmap batch dim(s) "
+                "inside the transformed function; return it from the function instead"
+            )
+        if impl.num_shards != 1:
+            raise NotImplementedError("nabla: reading a sharded tensor needs its shards gathered first")
+        impl.realize()
+        arr = impl._values[0].buffer.to_numpy()
+        if arr.flags.writeable and impl._values[0].device.is_host:
+            arr = arr.view()
+            arr.flags.writeable = False
+        return arr
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self.numpy()
+        if dtype is not None:
+            arr = arr.astype(dtype, copy=False)
+        if copy:
+            arr = arr.copy()
+        return arr
+
+    def item(self):
+        if self.size != 1:
+            raise ValueError(f"nabla: item() needs a tensor of one element, got shape {self.shape}")
+        return self.numpy().reshape(()).item()
+
+    def tolist(self):
+        return self.numpy().tolist()
+
+    def _scalar(self, kind: type, name: str):
+        if self.shape != ():
+            raise TypeError(f"nabla: {name}() needs a 0-d tensor, got shape {self.shape}")
+        return kind(self.numpy().item())
+
+    def __bool__(self) -> bool:
+        if self.size != 1:
+            raise ValueError(
+                f"nabla: the truth value of a tensor with {self.size} elements is ambiguous; use any() or all()"
+            )
+        return bool(self.numpy().reshape(()).item())
+
+    def __float__(self) -> float:
+        return self._scalar(float, "float")
+
+    def __int__(self) -> int:
+        return self._scalar(int, "int")
+
+    def __index__(self) -> int:
+        if not self.dtype.is_integer:
+            raise TypeError(f"nabla: only integer tensors can be used as an index, got {self.dtype}")
+        return self._scalar(int, "__index__")
+
+    def __repr__(self) -> str:
+        if self._impl.batch_dims:
+            return f"Tensor(<batched>, shape={self.shape}, dtype={self.dtype.name}, batch_dims={self.batch_dims})"
+        body = np.array2string(self.numpy(), separator=", ", prefix="Tensor(")
+        return f"Tensor({body}, dtype={self.dtype.name})"
+
+    def __str__(self) -> str:
+        return str(self.numpy())
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    # Iteration over a lazy tensor would realize per element; iterate the first axis instead.
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d tensor")
+        for i in range(self.shape[0]):
+            yield self[i]
+
+
+def traced(x: Tensor) -> Tensor:
+    """Mark ``x`` traced: ops on it keep their parents (``op_args``) for autodiff and sharding."""
+    x._impl.traced = True
+    return x

@@ -1,0 +1,113 @@
+"""TensorImpl: the state behind a Tensor facade."""
+
+from __future__ import annotations
+
+from .graph import GRAPH, Value
+
+
+class TensorImpl:
+    """Unrealized (symbolic ``Value``s from the trace) or realized (driver buffers).
+
+    ``_values`` is one entry per shard. Realization turns each value into a leaf
+    that holds its buffer and forgets the node that computed it, so the recorded
+    graph behind a realized tensor is freed.
+    """
+
+    __slots__ = (
+        "_values", "cached_shape", "dtype", "batch_dims", "traced", "output_refs",
+        "output_index", "tangent", "cotangent", "values_epoch", "sharding",
+        "grad", "requires_grad", "__weakref__",
+    )
+
+    def __init__(self, values: list[Value], dtype, batch_dims: int = 0, traced: bool = False):
+        self._values = values
+        self.cached_shape = values[0].shape  # physical shape, batch dims included
+        self.dtype = dtype
+        self.batch_dims = batch_dims
+        self.traced = traced
+        self.output_refs = None
+        self.output_index = 0
+        self.tangent = None
+        self.cotangent = None
+        self.values_epoch = GRAPH.epoch
+        self.sharding = None
+        self.grad = None
+        self.requires_grad = False
+        if values[0].node is not None:
+            GRAPH.add_pending(self)
+
+    # --- state -----------------------------------------------------------------
+    @property
+    def is_realized(self) -> bool:
+        return all(v.node is None for v in self._values)
+
+    @property
+    def _storages(self) -> list | None:
+        """Driver buffers per shard, or ``None`` while unrealized."""
+        if not self.is_realized:
+            return None
+        return [v.buffer for v in self._values]
+
+    def realize(self) -> None:
+        if not self.is_realized:
+            GRAPH.evaluate()
+
+    @property
+    def num_shards(self) -> int:
+        return len(self._values)
+
+    @property
+    def device(self):
+        return self._values[0].device
+
+    # --- shapes ----------------------------------------------------------------
+    @property
+    def physical_shape(self) -> tuple[int, ...]:
+        return self.cached_shape
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """Logical (user-visible) shape."""
+        return self.cached_shape[self.batch_dims:]
+
+    @property
+    def batch_shape(self) -> tuple[int, ...]:
+        return self.cached_shape[: self.batch_dims]
+
+    @property
+    def ndim(self) -> int:
+        return len(self.cached_shape) - self.batch_dims
+
+    def physical_local_shape(self, shard_idx: int = 0) -> tuple[int, ...]:
+        return self._values[shard_idx].shape
+
+    def logical_local_shape(self, shard_idx: int = 0) -> tuple[int, ...]:
+        return self._values[shard_idx].shape[self.batch_dims:]
+
+    @property
+    def global_shape(self) -> tuple[int, ...]:
+        return self.shape
+
+    # --- graph navigation ------------------------------------------------------
+    @property
+    def op(self):
+        return None if self.output_refs is None else self.output_refs.op
+
+    @property
+    def op_kwargs(self) -> dict:
+        return {} if self.output_refs is None else self.output_refs.op_kwargs
+
+    @property
+    def parents(self) -> list["TensorImpl"]:
+        if self.output_refs is None:
+            return []
+        return [a for a in self.output_refs.op_args if isinstance(a, TensorImpl)]
+
+    @property
+    def is_leaf(self) -> bool:
+        return not self.parents
+
+    def __repr__(self) -> str:
+        state = "realized" if self.is_realized else "unrealized"
+        return (f"TensorImpl({state}, shape={self.shape}, dtype={self.dtype}, "
+                f"batch_dims={self.batch_dims}, traced={self.traced})")

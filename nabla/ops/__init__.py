@@ -1,0 +1,12 @@
+"""Nabla's operations: singletons holding each op's shape rule, lowering and derivative rules."""
+
+from . import tensor_methods  # noqa: F401  (binds operators onto Tensor)
+from .base import BinaryOperation, CreationOperation, LogicalShapeOperation, ReduceOperation, UnaryOperation
+from .creation import arange, asarray, full, full_like, ones, ones_like, tensor, zeros, zeros_like
+from .elementwise import *  # noqa: F401,F403
+from .elementwise import BINARY_OPS, UNARY_OPS, astype
+from .linalg import matmul
+from .multi_output import split
+from .reduction import max, mean, min, prod, sum
+from .view import (broadcast_to, expand_dims, moveaxis, permute_dims, reshape, squeeze, swap_axes,
+                   transpose, unsqueeze)

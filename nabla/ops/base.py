@@ -1,0 +1,237 @@
+"""Operation ABCs: the shape/dtype rules shared by families of ops.
+
+Shapes in ``abstract_eval`` are physical (vmap batch dims first); each ABC
+translates the user's logical view into physical terms.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..core import dtypes as _dt
+from ..core.context import as_device, get_default_dtype, get_default_int_dtype
+from ..core.graph import Value
+from ..core.operation import Operation
+from ..core.tensor import Tensor
+from ..core.tensor_impl import TensorImpl
+
+
+def describe(*impls: TensorImpl) -> str:
+    return ", ".join(f"shape {tuple(i.shape)} {i.dtype.name}" for i in impls)
+
+
+def normalize_axis(axis: int, ndim: int, op: str) -> int:
+    if not isinstance(axis, numbers.Integral) or isinstance(axis, bool):
+        raise TypeError(f"nabla.{op}: axis must be an integer, got {type(axis).__name__}")
+    if not -ndim <= axis < ndim:
+        raise IndexError(f"nabla.{op}: axis {axis} is out of range for a tensor of rank {ndim}")
+    return int(axis) % ndim
+
+
+def normalize_axes(axis, ndim: int, op: str) -> tuple[int, ...]:
+    """``None`` -> every axis; int or sequence -> sorted unique non-negative axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, numbers.Integral) and not isinstance(axis, bool):
+        return (normalize_axis(axis, ndim, op),)
+    axes = tuple(normalize_axis(a, ndim, op) for a in axis)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"nabla.{op}: repeated axis in {tuple(axis)}")
+    return tuple(sorted(axes))
+
+
+def broadcast_shapes(*shapes: tuple[int, ...], op: str = "broadcast_shapes") -> tuple[int, ...]:
+    if len(shapes) == 2 and shapes[0] == shapes[1]:
+        return shapes[0]
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for s in shapes:
+        for k, d in enumerate(s, ndim - len(s)):
+            if d != 1:
+                if out[k] != 1 and out[k] != d:
+                    raise ValueError(
+                        f"nabla.{op}: shapes {' and '.join(str(tuple(x)) for x in shapes)} cannot be broadcast together"
+                    )
+                out[k] = d
+    return tuple(out)
+
+
+class UnaryOperation(Operation):
+    """One tensor in, same shape out; ``out_dtype`` may change the dtype."""
+
+    shape_polymorphic = True
+
+    def out_dtype(self, dtype):
+        return dtype
+
+    def check_dtype(self, x: TensorImpl) -> None:
+        pass
+
+    def abstract_eval(self, x: TensorImpl, **kwargs):
+        self.check_dtype(x)
+        return x.cached_shape, self.out_dtype(x.dtype), x.batch_dims
+
+
+class BinaryOperation(Operation):
+    """Two tensors of one dtype, broadcast on logical shapes; batch dims broadcast apart.
+
+    The public wrapper casts operands to a common dtype and aligns ranks when
+    their batch dims differ, so ``maxpr`` sees MAX's plain right-aligned broadcast.
+    """
+
+    shape_polymorphic = True
+
+    def out_dtype(self, dtype):
+        return dtype
+
+    def check_dtype(self, dtype) -> None:
+        pass
+
+    def abstract_eval(self, x: TensorImpl, y: TensorImpl, **kwargs):
+        if x.dtype is not y.dtype:
+            raise TypeError(f"nabla.{self.name}: operands must share a dtype here, got {describe(x, y)}")
+        self.check_dtype(x.dtype)
+        bx, by = x.batch_dims, y.batch_dims
+        if bx == by == 0:
+            shape = broadcast_shapes(x.cached_shape, y.cached_shape, op=self.name)
+            return shape, self.out_dtype(x.dtype), 0
+        batch = broadcast_shapes(x.batch_shape, y.batch_shape, op=self.name)
+        logical = broadcast_shapes(x.shape, y.shape, op=self.name)
+        return batch + logical, self.out_dtype(x.dtype), max(bx, by)
+
+
+class ReduceOperation(Operation):
+    """Reduce axes given in logical terms; kwargs record physical ``axes`` (sorted)."""
+
+    shape_polymorphic = True
+
+    def out_dtype(self, dtype):
+        return dtype
+
+    def check_dtype(self, x: TensorImpl) -> None:
+        pass
+
+    def apply(self, x: Tensor, axis=None, keepdims: bool = False) -> Tensor:
+        impl = x._impl
+        axes = normalize_axes(axis, impl.ndim, self.name)
+        b = impl.batch_dims
+        return self(x, axes=tuple(b + a for a in axes), keepdims=bool(keepdims))
+
+    def abstract_eval(self, x: TensorImpl, *, axes: tuple, keepdims: bool):
+        self.check_dtype(x)
+        shape = list(x.cached_shape)
+        for a in axes:
+            if shape[a] == 0 and self.requires_nonempty:
+                raise ValueError(
+                    f"nabla.{self.name}: zero-size axis {a - x.batch_dims} has no identity ({describe(x)})")
+            shape[a] = 1 if keepdims else None
+        return tuple(d for d in shape if d is not None), self.out_dtype(x.dtype), x.batch_dims
+
+    requires_nonempty = False
+
+    def reduce_one(self, x, axis: int):
+        """MAX reduction of one physical axis, keeping it as size 1."""
+        raise NotImplementedError
+
+    def maxpr(self, x, *, axes, keepdims):
+        from max.graph import ops
+
+        for a in reversed(axes):  # innermost first: later passes see smaller tensors
+            x = self.reduce_one(x, a)
+        if not keepdims:
+            for a in reversed(axes):
+                x = ops.squeeze(x, a)
+        return x
+
+
+class LogicalShapeOperation(Operation):
+    """Shape manipulation; public wrappers translate logical arguments to physical kwargs,
+    and the batch dims pass through untouched."""
+
+    def out_shape(self, shape: tuple[int, ...], **kwargs) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    def abstract_eval(self, x: TensorImpl, **kwargs):
+        return self.out_shape(x.cached_shape, **kwargs), x.dtype, x.batch_dims
+
+
+class CreationOperation(Operation):
+    """No tensor inputs; ``device`` and ``dtype`` come in the kwargs."""
+
+    def abstract_eval(self, *, shape, dtype, device, **kwargs):
+        return tuple(shape), dtype, 0
+
+
+# --- converting Python and NumPy values at the host boundary ------------------
+
+def _check_shape(shape, op: str) -> tuple[int, ...]:
+    if isinstance(shape, numbers.Integral) and not isinstance(shape, bool):
+        shape = (shape,)
+    try:
+        shape = tuple(shape)
+    except TypeError:
+        raise TypeError(f"nabla.{op}: shape must be an int or a sequence of ints, got {shape!r}") from None
+    for d in shape:
+        if isinstance(d, bool) or not isinstance(d, numbers.Integral):
+            raise TypeError(f"nabla.{op}: shape entries must be ints, got {shape!r}")
+        if d < 0:
+            raise ValueError(f"nabla.{op}: negative dimension in shape {shape!r}")
+    return tuple(int(d) for d in shape)
+
+
+def default_dtype_for(value) -> _dt.DType:
+    """The dtype a Python scalar gets on its own."""
+    if isinstance(value, (bool, np.bool_)):
+        return _dt.bool_
+    if isinstance(value, numbers.Integral):
+        return get_default_int_dtype()
+    if isinstance(value, numbers.Real):
+        return get_default_dtype()
+    if isinstance(value, numbers.Complex):
+        return _dt.complex_dtype(get_default_dtype())
+    raise TypeError(f"nabla: cannot make a tensor from {type(value).__name__} {value!r}")
+
+
+def host_array(obj, dtype=None, op: str = "asarray") -> np.ndarray:
+    """Validate and convert host data (NumPy, nested lists, scalars) to a NumPy array."""
+    if isinstance(obj, np.ndarray):
+        arr = obj
+    else:
+        try:
+            arr = np.asarray(obj)
+        except ValueError as e:
+            raise ValueError(f"nabla.{op}: ragged or inconsistent nested sequence: {e}") from None
+        if arr.dtype == object:
+            raise TypeError(f"nabla.{op}: cannot make a tensor from non-numeric data {obj!r:.80}")
+    if arr.dtype.kind not in "biufc":
+        raise TypeError(f"nabla.{op}: unsupported NumPy dtype {arr.dtype} (data must be bool or numeric)")
+    if dtype is None:
+        if isinstance(obj, np.ndarray) or isinstance(obj, np.generic):
+            target = _dt.as_dtype(arr.dtype)
+        else:
+            leaves = arr.dtype.kind
+            target = {"b": _dt.bool_, "i": get_default_int_dtype(), "u": get_default_int_dtype(),
+                      "f": get_default_dtype(), "c": _dt.complex_dtype(get_default_dtype())}[leaves]
+    else:
+        target = _dt.as_dtype(dtype)
+    if target.is_complex:
+        raise TypeError(f"nabla.{op}: complex dtypes arrive with the Array API namespace; got {target}")
+    if arr.dtype != target.numpy_dtype:
+        arr = arr.astype(target.numpy_dtype)
+    return arr
+
+
+def tensor_from_host(arr: np.ndarray, device=None, copy: bool | None = True) -> Tensor:
+    """Wrap host data as a realized tensor (the host boundary)."""
+    from max import driver
+
+    device = as_device(device)
+    dtype = _dt.as_dtype(arr.dtype)
+    if copy is not False or not arr.flags.c_contiguous:
+        arr = np.array(arr, copy=True, order="C")
+    buf = driver.Buffer.from_numpy(arr)
+    if not device.is_host:
+        buf = buf.to(device)
+    return Tensor(TensorImpl([Value.leaf(buf, tuple(arr.shape), dtype, device)], dtype))

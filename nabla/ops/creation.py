@@ -1,0 +1,171 @@
+"""Creation ops: tensors from nothing (computed on MAX) or from host data (the boundary)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from ..core import dtypes as _dt
+from ..core.context import as_device, get_default_dtype, get_default_int_dtype
+from ..core.tensor import Tensor
+from .base import CreationOperation, _check_shape, default_dtype_for, host_array, tensor_from_host
+
+
+def _device_ref(device):
+    from max.graph import DeviceRef
+
+    return DeviceRef.from_device(device)
+
+
+def _check_value(value, dtype, op):
+    if dtype.is_bool:
+        return bool(value)
+    if dtype.is_integer:
+        if isinstance(value, float) and not value.is_integer():
+            raise ValueError(f"nabla.{op}: fill value {value!r} is not an integer for dtype {dtype}")
+        info = np.iinfo(dtype.numpy_dtype)
+        value = int(value)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"nabla.{op}: fill value {value} is out of range for {dtype}")
+        return value
+    return float(value)
+
+
+class ConstantOp(CreationOperation):
+    """A 0-d constant; Python scalars in expressions become these."""
+
+    name = "constant"
+    shape_polymorphic = True
+
+    def abstract_eval(self, *, value, dtype, device):
+        return (), dtype, 0
+
+    def maxpr(self, *, value, dtype, device):
+        from max.graph import ops
+
+        return ops.constant(value, dtype.max_dtype, _device_ref(device))
+
+
+class FullOp(CreationOperation):
+    name = "full"
+
+    def maxpr(self, *, shape, value, dtype, device):
+        from max.graph import ops
+
+        c = ops.constant(value, dtype.max_dtype, _device_ref(device))
+        return ops.broadcast_to(c, shape) if shape else c
+
+
+class ArangeOp(CreationOperation):
+    """``start + step * i`` for ``i < length``; ints exact, floats as NumPy computes them."""
+
+    name = "arange"
+
+    def maxpr(self, *, shape, start, step, dtype, device):
+        from max.dtype import DType
+        from max.graph import ops
+
+        n = shape[0]
+        dev = _device_ref(device)
+        iota = ops.range(0, n, 1, out_dim=n, dtype=DType.int64, device=dev)
+        if dtype.is_integer:
+            out = iota * ops.constant(step, DType.int64, dev) + ops.constant(start, DType.int64, dev)
+            return ops.cast(out, dtype.max_dtype)
+        iota = ops.cast(iota, DType.float64)
+        out = iota * ops.constant(step, DType.float64, dev) + ops.constant(start, DType.float64, dev)
+        return ops.cast(out, dtype.max_dtype)
+
+
+constant_op = ConstantOp()
+full_op = FullOp()
+arange_op = ArangeOp()
+
+
+def scalar_tensor(value, dtype, device=None) -> Tensor:
+    """A lazy 0-d tensor holding a Python scalar."""
+    return constant_op(value=_check_value(value, dtype, "asarray"), dtype=dtype, device=as_device(device))
+
+
+def full(shape, fill_value, dtype=None, device=None) -> Tensor:
+    shape = _check_shape(shape, "full")
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    dtype = default_dtype_for(fill_value) if dtype is None else _dt.as_dtype(dtype)
+    _no_complex(dtype, "full")
+    value = _check_value(fill_value, dtype, "full")
+    return full_op(shape=shape, value=value, dtype=dtype, device=as_device(device))
+
+
+def zeros(shape, dtype=None, device=None) -> Tensor:
+    dtype = get_default_dtype() if dtype is None else _dt.as_dtype(dtype)
+    return full(shape, False if dtype.is_bool else 0, dtype, device)
+
+
+def ones(shape, dtype=None, device=None) -> Tensor:
+    dtype = get_default_dtype() if dtype is None else _dt.as_dtype(dtype)
+    return full(shape, True if dtype.is_bool else 1, dtype, device)
+
+
+def full_like(x: Tensor, fill_value, dtype=None, device=None) -> Tensor:
+    return full(x.shape, fill_value, x.dtype if dtype is None else dtype, x.device if device is None else device)
+
+
+def zeros_like(x: Tensor, dtype=None, device=None) -> Tensor:
+    return zeros(x.shape, x.dtype if dtype is None else dtype, x.device if device is None else device)
+
+
+def ones_like(x: Tensor, dtype=None, device=None) -> Tensor:
+    return ones(x.shape, x.dtype if dtype is None else dtype, x.device if device is None else device)
+
+
+def arange(start, stop=None, step=1, dtype=None, device=None) -> Tensor:
+    if stop is None:
+        start, stop = 0, start
+    for name, v in (("start", start), ("stop", stop), ("step", step)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            raise TypeError(f"nabla.arange: {name} must be a real number, got {v!r}")
+    if step == 0:
+        raise ValueError("nabla.arange: step must not be zero")
+    all_int = all(isinstance(v, numbers.Integral) for v in (start, stop, step))
+    if dtype is None:
+        dtype = get_default_int_dtype() if all_int else get_default_dtype()
+    dtype = _dt.as_dtype(dtype)
+    if dtype.is_bool or dtype.is_complex:
+        raise TypeError(f"nabla.arange: unsupported dtype {dtype}")
+    length = max(0, math.ceil((stop - start) / step))
+    if dtype.is_integer:
+        start, step = int(start), int(step)
+    else:
+        start, step = float(start), float(step)
+    return arange_op(shape=(length,), start=start, step=step, dtype=dtype, device=as_device(device))
+
+
+def _no_complex(dtype, op):
+    if dtype.is_complex:
+        raise TypeError(f"nabla.{op}: complex dtypes arrive with the Array API namespace; got {dtype}")
+
+
+def asarray(obj, dtype=None, device=None, copy: bool | None = None) -> Tensor:
+    """A tensor from a Tensor, NumPy array, nested sequence or Python scalar."""
+    if isinstance(obj, Tensor):
+        out = obj
+        if dtype is not None and _dt.as_dtype(dtype) is not obj.dtype:
+            from .elementwise import astype
+
+            out = astype(obj, dtype)
+        if device is not None and as_device(device) != out.device:
+            raise NotImplementedError("nabla.asarray: moving a tensor between devices comes with to_device")
+        return out
+    if isinstance(obj, (bool, int, float)) and not isinstance(obj, np.generic):
+        target = default_dtype_for(obj) if dtype is None else _dt.as_dtype(dtype)
+        _no_complex(target, "asarray")
+        return scalar_tensor(obj, target, device)
+    if hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
+        obj = np.from_dlpack(obj)
+    arr = host_array(obj, dtype, "asarray")
+    return tensor_from_host(arr, device, copy=copy)
+
+
+tensor = asarray

@@ -1,0 +1,54 @@
+"""Matrix products."""
+
+from __future__ import annotations
+
+from ..core.tensor import Tensor
+from .base import Operation, broadcast_shapes, describe
+from .elementwise import _align_batched, coerce_operands
+from .view import squeeze, unsqueeze
+
+
+class MatmulOp(Operation):
+    """``(..., M, K) @ (..., K, N)``; the leading axes broadcast."""
+
+    name = "matmul"
+    shape_polymorphic = True
+
+    def abstract_eval(self, x, y):
+        if x.dtype.is_bool or x.dtype is not y.dtype:
+            raise TypeError(f"nabla.matmul: expected numeric operands of one dtype, got {describe(x, y)}")
+        sx, sy = x.cached_shape, y.cached_shape
+        if sx[-1] != sy[-2]:
+            raise ValueError(f"nabla.matmul: contraction sizes differ: {describe(x, y)} ({sx[-1]} vs {sy[-2]})")
+        lead = broadcast_shapes(sx[:-2], sy[:-2], op="matmul")
+        return lead + (sx[-2], sy[-1]), x.dtype, max(x.batch_dims, y.batch_dims)
+
+    def maxpr(self, x, y):
+        from max.graph import ops
+
+        return ops.matmul(x, y)
+
+
+matmul_op = MatmulOp()
+
+
+def matmul(x, y) -> Tensor:
+    """NumPy's ``matmul``: 1-D operands are promoted to matrices and the added axis removed."""
+    x, y = coerce_operands(x, y, "matmul")
+    if x.ndim == 0 or y.ndim == 0:
+        raise ValueError(f"nabla.matmul: operands must be at least 1-D, got {describe(x._impl, y._impl)}")
+    vec_x, vec_y = x.ndim == 1, y.ndim == 1
+    if vec_x:
+        x = unsqueeze(x, 0)
+    if vec_y:
+        y = unsqueeze(y, 1)
+    if x.batch_dims != y.batch_dims:
+        x, y = _align_batched(x, y)
+    out = matmul_op(x, y)
+    if vec_x and vec_y:
+        return squeeze(out, (-2, -1))
+    if vec_x:
+        return squeeze(out, -2)
+    if vec_y:
+        return squeeze(out, -1)
+    return out

@@ -1,0 +1,81 @@
+"""Reductions over logical axes: sum, mean, prod, max, min."""
+
+from __future__ import annotations
+
+from ..core import dtypes as _dt
+from ..core.context import get_default_dtype, get_default_int_dtype
+from ..core.tensor import Tensor
+from .base import ReduceOperation, describe
+from .elementwise import cast_op
+
+
+class _MaxReduce(ReduceOperation):
+    def __init__(self, name: str, max_fn: str, requires_nonempty: bool = False, category: str = "numeric"):
+        self.name, self.max_fn = name, max_fn
+        self.requires_nonempty = requires_nonempty
+        self.category = category
+
+    def check_dtype(self, x):
+        if x.dtype.is_bool or (self.category == "float" and not x.dtype.is_floating):
+            raise TypeError(f"nabla.{self.name}: unsupported dtype, got {describe(x)}")
+
+    def reduce_one(self, x, axis):
+        from max.graph import ops
+
+        return getattr(ops, self.max_fn)(x, axis=axis)
+
+
+REDUCE_OPS = {
+    "sum": _MaxReduce("sum", "sum"),
+    "prod": _MaxReduce("prod", "prod"),
+    "mean": _MaxReduce("mean", "mean", category="float"),
+    "max": _MaxReduce("max", "max", requires_nonempty=True),
+    "min": _MaxReduce("min", "min", requires_nonempty=True),
+}
+
+
+def _accumulation_dtype(dtype):
+    # Array API: small integers accumulate in the default integer of their signedness.
+    if dtype.is_bool or dtype.kind == "i":
+        return _dt.result_type(dtype, get_default_int_dtype()) if not dtype.is_bool else get_default_int_dtype()
+    if dtype.kind == "u":
+        return _dt.uint64
+    return dtype
+
+
+def _check(x, op):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"nabla.{op}: expected a Tensor, got {type(x).__name__}")
+
+
+def sum(x: Tensor, axis=None, keepdims: bool = False, dtype=None) -> Tensor:
+    _check(x, "sum")
+    target = _accumulation_dtype(x.dtype) if dtype is None else _dt.as_dtype(dtype)
+    if target is not x.dtype:
+        x = cast_op(x, dtype=target)
+    return REDUCE_OPS["sum"].apply(x, axis, keepdims)
+
+
+def prod(x: Tensor, axis=None, keepdims: bool = False, dtype=None) -> Tensor:
+    _check(x, "prod")
+    target = _accumulation_dtype(x.dtype) if dtype is None else _dt.as_dtype(dtype)
+    if target is not x.dtype:
+        x = cast_op(x, dtype=target)
+    return REDUCE_OPS["prod"].apply(x, axis, keepdims)
+
+
+def mean(x: Tensor, axis=None, keepdims: bool = False) -> Tensor:
+    _check(x, "mean")
+    if not x.dtype.is_floating:
+        x = cast_op(x, dtype=get_default_dtype())
+    return REDUCE_OPS["mean"].apply(x, axis, keepdims)
+
+
+def max(x: Tensor, axis=None, keepdims: bool = False) -> Tensor:
+    _check(x, "max")
+    return REDUCE_OPS["max"].apply(x, axis, keepdims)
+
+
+def min(x: Tensor, axis=None, keepdims: bool = False) -> Tensor:
+    _check(x, "min")
+    return REDUCE_OPS["min"].apply(x, axis, keepdims)

@@ -1,0 +1,181 @@
+"""View and shape ops on logical shapes; kwargs hold physical terms (batch dims first)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from ..core.tensor import Tensor
+from .base import LogicalShapeOperation, _check_shape, broadcast_shapes, describe, normalize_axis
+
+
+class ReshapeOp(LogicalShapeOperation):
+    name = "reshape"
+
+    def out_shape(self, s, *, shape):
+        return shape
+
+    def maxpr(self, x, *, shape):
+        from max.graph import ops
+
+        return ops.reshape(x, shape)
+
+
+class PermuteOp(LogicalShapeOperation):
+    name = "permute_dims"
+    shape_polymorphic = True
+
+    def out_shape(self, s, *, perm):
+        return tuple(s[p] for p in perm)
+
+    def maxpr(self, x, *, perm):
+        from max.graph import ops
+
+        return ops.permute(x, list(perm))
+
+
+class UnsqueezeOp(LogicalShapeOperation):
+    name = "expand_dims"
+    shape_polymorphic = True
+
+    def out_shape(self, s, *, axis):
+        return s[:axis] + (1,) + s[axis:]
+
+    def maxpr(self, x, *, axis):
+        from max.graph import ops
+
+        return ops.unsqueeze(x, axis)
+
+
+class SqueezeOp(LogicalShapeOperation):
+    name = "squeeze"
+    shape_polymorphic = True
+
+    def out_shape(self, s, *, axis):
+        return s[:axis] + s[axis + 1:]
+
+    def maxpr(self, x, *, axis):
+        from max.graph import ops
+
+        return ops.squeeze(x, axis)
+
+
+class BroadcastToOp(LogicalShapeOperation):
+    name = "broadcast_to"
+
+    def out_shape(self, s, *, shape):
+        return shape
+
+    def maxpr(self, x, *, shape):
+        from max.graph import ops
+
+        return ops.broadcast_to(x, shape)
+
+
+reshape_op = ReshapeOp()
+permute_op = PermuteOp()
+unsqueeze_op = UnsqueezeOp()
+squeeze_op = SqueezeOp()
+broadcast_to_op = BroadcastToOp()
+
+
+def _resolve_shape(shape, size: int, src, op: str) -> tuple[int, ...]:
+    if isinstance(shape, numbers.Integral) and not isinstance(shape, bool):
+        shape = (shape,)
+    shape = tuple(shape)
+    if sum(1 for d in shape if d == -1) > 1:
+        raise ValueError(f"nabla.{op}: only one dimension can be -1, got {shape}")
+    known = _check_shape(tuple(d for d in shape if d != -1), op)
+    known_size = math.prod(known)
+    if -1 in shape:
+        if known_size == 0 or size % known_size:
+            raise ValueError(f"nabla.{op}: cannot reshape {describe(src)} into {shape}")
+        shape = tuple(size // known_size if d == -1 else d for d in shape)
+    if math.prod(shape) != size:
+        raise ValueError(f"nabla.{op}: cannot reshape {describe(src)} ({size} elements) into {shape}")
+    return tuple(int(d) for d in shape)
+
+
+def reshape(x: Tensor, shape, *, copy=None) -> Tensor:
+    impl = x._impl
+    shape = _resolve_shape(shape, x.size, impl, "reshape")
+    if shape == x.shape:
+        return x
+    return reshape_op(x, shape=impl.batch_shape + shape)
+
+
+def permute_dims(x: Tensor, axes) -> Tensor:
+    impl = x._impl
+    n = impl.ndim
+    axes = tuple(axes)
+    if len(axes) != n or sorted(normalize_axis(a, n, "permute_dims") for a in axes) != list(range(n)):
+        raise ValueError(f"nabla.permute_dims: axes {axes} are not a permutation of {n} axes ({describe(impl)})")
+    b = impl.batch_dims
+    perm = tuple(range(b)) + tuple(b + normalize_axis(a, n, "permute_dims") for a in axes)
+    if perm == tuple(range(len(perm))):
+        return x
+    return permute_op(x, perm=perm)
+
+
+def transpose(x: Tensor, axes=None) -> Tensor:
+    """Reverse the axes (NumPy), or permute them by ``axes``."""
+    if axes is None:
+        axes = tuple(range(x.ndim))[::-1]
+    return permute_dims(x, axes)
+
+
+def swap_axes(x: Tensor, axis1: int, axis2: int) -> Tensor:
+    n = x.ndim
+    a, b = normalize_axis(axis1, n, "swap_axes"), normalize_axis(axis2, n, "swap_axes")
+    axes = list(range(n))
+    axes[a], axes[b] = axes[b], axes[a]
+    return permute_dims(x, axes)
+
+
+def moveaxis(x: Tensor, source: int, destination: int) -> Tensor:
+    n = x.ndim
+    s, d = normalize_axis(source, n, "moveaxis"), normalize_axis(destination, n, "moveaxis")
+    axes = [a for a in range(n) if a != s]
+    axes.insert(d, s)
+    return permute_dims(x, axes)
+
+
+def unsqueeze(x: Tensor, axis: int) -> Tensor:
+    impl = x._impl
+    a = normalize_axis(axis, impl.ndim + 1, "unsqueeze")
+    return unsqueeze_op(x, axis=impl.batch_dims + a)
+
+
+expand_dims = unsqueeze
+
+
+def squeeze(x: Tensor, axis=None) -> Tensor:
+    impl = x._impl
+    n = impl.ndim
+    if axis is None:
+        axes = [a for a, d in enumerate(impl.shape) if d == 1]
+    elif isinstance(axis, numbers.Integral):
+        axes = [normalize_axis(axis, n, "squeeze")]
+    else:
+        axes = sorted(normalize_axis(a, n, "squeeze") for a in axis)
+    for a in axes:
+        if impl.shape[a] != 1:
+            raise ValueError(f"nabla.squeeze: axis {a} has size {impl.shape[a]}, not 1 ({describe(impl)})")
+    for a in reversed(axes):
+        x = squeeze_op(x, axis=impl.batch_dims + a)
+    return x
+
+
+def broadcast_to(x: Tensor, shape) -> Tensor:
+    impl = x._impl
+    shape = _check_shape(shape, "broadcast_to")
+    if len(shape) < impl.ndim or broadcast_shapes(impl.shape, shape, op="broadcast_to") != shape:
+        raise ValueError(f"nabla.broadcast_to: cannot broadcast {describe(impl)} to {shape}")
+    if shape == impl.shape:
+        return x
+    b = impl.batch_dims
+    if b:
+        from ._physical import pad_logical_rank
+
+        x = pad_logical_rank(x, len(shape))
+    return broadcast_to_op(x, shape=impl.batch_shape + shape)

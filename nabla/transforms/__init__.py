@@ -1,0 +1,1 @@
+"""Nabla transforms: see the open issues; filled on top of nabla.ops."""

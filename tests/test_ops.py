@@ -1,0 +1,198 @@
+"""Every op against NumPy, from one registry; the registry must cover every op table."""
+
+import numpy as np
+import pytest
+
+import nabla as nb
+from nabla.ops.elementwise import BINARY_TABLE, UNARY_TABLE
+from nabla.ops.reduction import REDUCE_OPS
+
+R = np.random.default_rng(42)
+
+
+def f32(*shape, lo=-2.0, hi=2.0):
+    return R.uniform(lo, hi, shape).astype(np.float32)
+
+
+def pos(*shape):
+    return R.uniform(0.5, 3.0, shape).astype(np.float32)
+
+
+def ints(*shape):
+    return R.integers(-5, 6, shape).astype(np.int64)
+
+
+def bools(*shape):
+    return R.integers(0, 2, shape).astype(bool)
+
+
+# name -> (nabla fn, numpy fn, list of input builders)
+UNARY_CASES = {
+    "negative": (nb.negative, np.negative, [f32(3, 4), ints(5)]),
+    "abs": (nb.abs, np.abs, [f32(3, 4), ints(5)]),
+    "exp": (nb.exp, np.exp, [f32(2, 3)]),
+    "log": (nb.log, np.log, [pos(4)]),
+    "sqrt": (nb.sqrt, np.sqrt, [pos(2, 2)]),
+    "sin": (nb.sin, np.sin, [f32(6)]),
+    "cos": (nb.cos, np.cos, [f32(6)]),
+    "tanh": (nb.tanh, np.tanh, [f32(2, 5)]),
+    "floor": (nb.floor, np.floor, [f32(7) * 3]),
+    "ceil": (nb.ceil, np.ceil, [f32(7) * 3]),
+    "logical_not": (nb.logical_not, np.logical_not, [bools(4)]),
+}
+
+BINARY_CASES = {
+    "add": (nb.add, np.add, [(f32(3, 4), f32(4)), (ints(2, 3), ints(2, 1))]),
+    "subtract": (nb.subtract, np.subtract, [(f32(3, 1), f32(1, 4)), (ints(3), ints(3))]),
+    "multiply": (nb.multiply, np.multiply, [(f32(2, 3), f32(2, 3)), (ints(4), ints(4))]),
+    "divide": (nb.divide, np.divide, [(f32(3, 4), pos(3, 4))]),
+    "pow": (nb.pow, np.power, [(pos(5), f32(5))]),
+    "maximum": (nb.maximum, np.maximum, [(f32(3, 4), f32(4)), (ints(3), ints(3))]),
+    "minimum": (nb.minimum, np.minimum, [(f32(3, 4), f32(3, 1))]),
+    "equal": (nb.equal, np.equal, [(ints(6), ints(6)), (bools(4), bools(4))]),
+    "not_equal": (nb.not_equal, np.not_equal, [(ints(6), ints(6))]),
+    "greater": (nb.greater, np.greater, [(f32(5), f32(5)), (ints(3, 2), ints(2))]),
+    "greater_equal": (nb.greater_equal, np.greater_equal, [(ints(8), ints(8))]),
+    "less": (nb.less, np.less, [(f32(5), f32(5))]),
+    "less_equal": (nb.less_equal, np.less_equal, [(ints(8), ints(8))]),
+    "logical_and": (nb.logical_and, np.logical_and, [(bools(5), bools(5))]),
+    "logical_or": (nb.logical_or, np.logical_or, [(bools(5), bools(5))]),
+    "logical_xor": (nb.logical_xor, np.logical_xor, [(bools(5), bools(5))]),
+}
+
+REDUCE_CASES = {
+    "sum": (nb.sum, np.sum, [f32(3, 4, 5), ints(3, 4)]),
+    "prod": (nb.prod, np.prod, [pos(2, 3)]),
+    "mean": (nb.mean, np.mean, [f32(3, 4, 5)]),
+    "max": (nb.max, np.max, [f32(3, 4, 5), ints(4, 3)]),
+    "min": (nb.min, np.min, [f32(3, 4, 5)]),
+}
+
+
+def check(got, want, rtol=1e-5, atol=1e-6):
+    got_np = got.numpy()
+    assert got.shape == want.shape, (got.shape, want.shape)
+    assert got_np.dtype == want.dtype or (want.dtype == np.float64 and got_np.dtype == np.float32), \
+        (got_np.dtype, want.dtype)
+    np.testing.assert_allclose(got_np, want, rtol=rtol, atol=atol)
+
+
+def test_registry_covers_every_op_table():
+    assert set(UNARY_CASES) == set(UNARY_TABLE)
+    assert set(BINARY_CASES) == set(BINARY_TABLE)
+    assert set(REDUCE_CASES) == set(REDUCE_OPS)
+
+
+@pytest.mark.parametrize("name", sorted(UNARY_CASES))
+def test_unary_vs_numpy(name):
+    fn, ref, inputs = UNARY_CASES[name]
+    for a in inputs:
+        check(fn(nb.asarray(a)), ref(a))
+
+
+@pytest.mark.parametrize("name", sorted(BINARY_CASES))
+def test_binary_vs_numpy(name):
+    fn, ref, inputs = BINARY_CASES[name]
+    for a, b in inputs:
+        check(fn(nb.asarray(a), nb.asarray(b)), ref(a, b), rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", sorted(REDUCE_CASES))
+def test_reductions_vs_numpy(name):
+    fn, ref, inputs = REDUCE_CASES[name]
+    for a in inputs:
+        x = nb.asarray(a)
+        for axis in (None, 0, -1, (0, a.ndim - 1)):
+            for keepdims in (False, True):
+                want = ref(a, axis=axis, keepdims=keepdims)
+                check(fn(x, axis=axis, keepdims=keepdims), np.asarray(want), rtol=1e-4)
+
+
+def test_python_scalars_follow_the_tensor_dtype():
+    x = nb.asarray(np.array([1, 2, 3], dtype=np.int32))
+    assert (x + 1).dtype is nb.int32 and (2 * x).dtype is nb.int32
+    assert (x + 1.5).dtype is nb.float32  # ints meet a float scalar in the default float
+    y = nb.asarray(np.array([1.0, 2.0], dtype=np.float64))
+    assert (y * 2).dtype is nb.float64
+    check(1.0 - y, 1.0 - np.array([1.0, 2.0]))
+    check(x / 2, np.array([0.5, 1.0, 1.5], dtype=np.float32))
+    assert (x < 2).dtype is nb.bool_
+
+
+def test_promotion_between_tensors():
+    a = nb.asarray(np.array([1, 2], dtype=np.int8))
+    b = nb.asarray(np.array([300, 400], dtype=np.int16))
+    assert (a + b).dtype is nb.int16
+    u = nb.asarray(np.array([200], dtype=np.uint8))
+    assert (u + a).dtype is nb.int16
+    check(u + a, np.array([201, 202], dtype=np.int16))
+    f = nb.asarray(np.array([0.5], dtype=np.float32))
+    assert (f + nb.asarray(np.array([1.0], dtype=np.float64))).dtype is nb.float64
+
+
+def test_creation_vs_numpy():
+    check(nb.zeros((2, 3)), np.zeros((2, 3), np.float32))
+    check(nb.ones(4, dtype=nb.int32), np.ones(4, np.int32))
+    check(nb.full((2, 2), 7, dtype=nb.int64), np.full((2, 2), 7, np.int64))
+    check(nb.full((3,), True), np.full((3,), True))
+    for args in [(5,), (2, 11, 3), (10, 0, -2), (0.5, 2.0, 0.25), (3, 3)]:
+        want = np.arange(*args)
+        want = want.astype(np.float32) if want.dtype == np.float64 else want
+        check(nb.arange(*args), want)
+    x = nb.asarray(f32(2, 3))
+    check(nb.zeros_like(x), np.zeros((2, 3), np.float32))
+    check(nb.full_like(x, 2.5), np.full((2, 3), 2.5, np.float32))
+    check(nb.asarray([[1, 2], [3, 4]]), np.array([[1, 2], [3, 4]]))
+    check(nb.asarray(np.float64(2.5)), np.array(2.5))
+
+
+def test_asarray_copies_host_data():
+    a = np.ones(3, dtype=np.float32)
+    x = nb.asarray(a)
+    a[0] = 5.0
+    np.testing.assert_array_equal(x.numpy(), np.ones(3))
+    assert not x.numpy().flags.writeable
+
+
+def test_views_vs_numpy():
+    a = f32(2, 3, 4)
+    x = nb.asarray(a)
+    check(x.reshape(4, -1), a.reshape(4, -1))
+    check(nb.transpose(x), a.T)
+    check(nb.permute_dims(x, (1, 0, 2)), a.transpose(1, 0, 2))
+    check(x.T, a.T)
+    check(nb.swap_axes(x, 0, 2), a.swapaxes(0, 2))
+    check(nb.moveaxis(x, 0, -1), np.moveaxis(a, 0, -1))
+    check(nb.unsqueeze(x, 1), np.expand_dims(a, 1))
+    check(nb.squeeze(nb.unsqueeze(x, -1), -1), a)
+    check(nb.broadcast_to(nb.asarray(a[:1]), (5, 3, 4)), np.broadcast_to(a[:1], (5, 3, 4)))
+    check(x.astype(nb.int32), a.astype(np.int32))
+
+
+def test_matmul_vs_numpy():
+    a, b, v = f32(3, 4), f32(4, 5), f32(4)
+    bat = f32(2, 3, 4)
+    check(nb.asarray(a) @ nb.asarray(b), a @ b, rtol=1e-4)
+    check(nb.asarray(a) @ nb.asarray(v), a @ v, rtol=1e-4)
+    check(nb.asarray(v) @ nb.asarray(b), v @ b, rtol=1e-4)
+    check(nb.asarray(v) @ nb.asarray(v), np.asarray(v @ v), rtol=1e-4)
+    check(nb.asarray(bat) @ nb.asarray(b), bat @ b, rtol=1e-4)
+    check(nb.matmul(a, nb.asarray(b)), a @ b, rtol=1e-4)
+
+
+def test_physical_batch_ops():
+    from nabla.ops import _physical as P
+
+    a = f32(2, 5, 3)
+    x = P.move_axis_to_batch_dims(nb.asarray(a), 1)
+    assert x.batch_dims == 1 and x.shape == (2, 3) and x._impl.physical_shape == (5, 2, 3)
+    y = x * 2 + nb.ones((4, 1, 1))  # unbatched operand of higher logical rank
+    assert y.shape == (4, 2, 3) and y._impl.physical_shape == (5, 4, 2, 3)
+    s = y.sum(axis=0)  # logical axis 0
+    out = P.move_axis_from_batch_dims(s, 0, 2)
+    assert out.batch_dims == 0 and out.shape == (2, 3, 5)
+    check(out, np.moveaxis((a * 2 + 1)[None].repeat(4, 0).sum(0), 1, -1), rtol=1e-5)
+    z = P.decr_batch_dims(P.incr_batch_dims(nb.asarray(a)))
+    check(z, a)
+    with pytest.raises(ValueError):
+        P.decr_batch_dims(nb.asarray(a))
