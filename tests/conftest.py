@@ -1,7 +1,13 @@
+import os
+import tempfile
+
 import numpy as np
 import pytest
 
-import nabla as nb
+# A private compiled-model cache per test session, so first sight really is first sight.
+os.environ.setdefault("NABLA_CACHE_DIR", tempfile.mkdtemp(prefix="nabla-test-cache-"))
+
+import nabla as nb  # noqa: E402
 
 
 @pytest.fixture

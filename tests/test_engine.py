@@ -88,3 +88,26 @@ def test_engine_stats_has_the_counters():
 def test_unknown_policy_is_rejected():
     with pytest.raises(ValueError):
         nb.set_realization_policy("fast")
+
+
+def test_compiled_models_persist_on_disk_for_new_processes(stats):
+    from nabla.core.graph import GRAPH, Engine
+
+    def work(n):
+        x = nb.asarray(np.linspace(0, 1, n, dtype=np.float32))
+        return (nb.exp(x) * 0.625 + nb.sqrt(x)).sum()
+
+    want = lambda n: (np.exp(np.linspace(0, 1, n)) * 0.625 + np.sqrt(np.linspace(0, 1, n))).sum()
+    for _ in range(2):  # first sight, then repeat: compiled in the background and written to disk
+        work(5).item()
+    nb.wait_for_compiles()
+    assert stats()["compiles"] == 1 and any(GRAPH.engine.disk_cache.glob("*.mef"))
+
+    saved = GRAPH.engine
+    GRAPH.engine = Engine()  # what a fresh process sees: empty memory, the same disk
+    try:
+        np.testing.assert_allclose(work(9).item(), want(9), rtol=1e-5)
+        s = nb.engine_stats()
+        assert s["disk_loads"] == 1 and s["compiles"] == 0 and s["interpreted"] == 0 and s["cache_hits"] == 1
+    finally:
+        GRAPH.engine = saved

@@ -10,11 +10,13 @@ See docs/realization.md for the policy.
 from __future__ import annotations
 
 import collections
+import hashlib
 import os
 import threading
 import time
 import weakref
 from dataclasses import dataclass, fields
+from pathlib import Path
 
 _MAX_CACHE_ENTRIES = 4096
 
@@ -64,6 +66,8 @@ class EngineStats:
     compile_seconds: float = 0.0  # wall time of foreground compiles
     graph_builds: int = 0  # MAX graphs built from a trace (cache misses)
     symbolic_graphs: int = 0  # of those, built with symbolic dims
+    disk_loads: int = 0  # compiled models read from the on-disk cache instead of compiled
+    execute_seconds: float = 0.0  # time inside compiled models' execute (the kernels)
     cache_entries: int = 0
 
     def as_dict(self) -> dict:
@@ -71,9 +75,10 @@ class EngineStats:
 
 
 class _Entry:
-    __slots__ = ("model", "sightings", "compiling", "failed")
+    __slots__ = ("model", "sightings", "compiling", "failed", "key")
 
-    def __init__(self):
+    def __init__(self, key):
+        self.key = key
         self.model = None
         self.sightings = 0
         self.compiling = False
@@ -106,6 +111,7 @@ class Engine:
         if self.policy not in _POLICIES:
             raise ValueError(f"NABLA_REALIZE={self.policy!r}: expected one of {_POLICIES}")
         self.symbolic_dims = os.environ.get("NABLA_SYMBOLIC_DIMS", "1") != "0"
+        self.disk_cache = _default_disk_cache()
         self._lock = threading.RLock()
 
     # --- MAX handles -----------------------------------------------------------
@@ -128,13 +134,18 @@ class Engine:
         return self._interpreter
 
     # --- the trace ---------------------------------------------------------------
-    @staticmethod
-    def _linearize(outputs):
-        """Post-order the nodes behind ``outputs``; collect leaf values in first-use order."""
+    def _trace(self, outputs):
+        """Post-order the nodes behind ``outputs`` and key them by structure, in one pass.
+
+        Leaves (realized values) are numbered by first use; a reference to a value is
+        ``-1 - leaf`` or ``node << 16 | output_index``.
+        """
         node_ids: dict[int, int] = {}
         leaf_ids: dict[int, int] = {}
         order: list = []
         leaves: list = []
+        sigs: list = []
+        polymorphic = self.symbolic_dims
         for out in outputs:
             if id(out.node) in node_ids:
                 continue
@@ -144,50 +155,54 @@ class Engine:
                 if id(n) in node_ids:
                     stack.pop()
                     continue
-                pushed = False
+                refs = []
+                waiting = False
                 for v in n.inputs:
                     m = v.node
                     if m is None:
-                        if id(v) not in leaf_ids:
-                            leaf_ids[id(v)] = len(leaves)
+                        k = leaf_ids.get(id(v))
+                        if k is None:
+                            k = leaf_ids[id(v)] = len(leaves)
                             leaves.append(v)
-                    elif id(m) not in node_ids:
-                        stack.append(m)
-                        pushed = True
-                if not pushed:
-                    stack.pop()
-                    node_ids[id(n)] = len(order)
-                    order.append(n)
-        return order, leaves, node_ids, leaf_ids
+                        refs.append(-1 - k)
+                    else:
+                        j = node_ids.get(id(m))
+                        if j is None:
+                            stack.append(m)
+                            waiting = True
+                        else:
+                            refs.append((j << 16) | v.index)
+                if waiting:
+                    continue
+                stack.pop()
+                node_ids[id(n)] = len(order)
+                order.append(n)
+                op = n.op
+                polymorphic = polymorphic and op.shape_polymorphic
+                kw = n.kwargs
+                sigs.append((op, hashable_params(kw) if kw else (), tuple(refs), n.treedef))
 
-    def _key(self, order, leaves, outputs, node_ids, leaf_ids):
-        def ref(v):
-            return -1 - leaf_ids[id(v)] if v.node is None else (node_ids[id(v.node)] << 16) | v.index
-
-        polymorphic = self.symbolic_dims and all(n.op.shape_polymorphic for n in order)
         sizes: dict[int, str] = {}
         leaf_sigs = []
         for leaf in leaves:
+            dims = leaf.shape
             if polymorphic:
-                dims = tuple(d if d <= 1 else sizes.setdefault(d, f"d{len(sizes)}") for d in leaf.shape)
-            else:
-                dims = leaf.shape
+                dims = tuple(d if d <= 1 else sizes.setdefault(d, f"d{len(sizes)}") for d in dims)
             leaf_sigs.append((leaf.dtype, dims, leaf.device.label, leaf.device.id))
-        node_sigs = tuple(
-            (n.op, hashable_params(n.kwargs) if n.kwargs else (), tuple(ref(v) for v in n.inputs), n.treedef)
-            for n in order
+        out_refs = tuple(
+            -1 - leaf_ids[id(v)] if v.node is None else (node_ids[id(v.node)] << 16) | v.index for v in outputs
         )
-        key = (node_sigs, tuple(leaf_sigs), tuple(ref(v) for v in outputs))
-        return key, polymorphic, leaf_sigs
+        key = (tuple(sigs), tuple(leaf_sigs), out_refs)
+        return key, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs
 
     # --- running -----------------------------------------------------------------
     def run(self, outputs: list) -> None:
         with self._lock:
-            order, leaves, node_ids, leaf_ids = self._linearize(outputs)
-            key, polymorphic, leaf_sigs = self._key(order, leaves, outputs, node_ids, leaf_ids)
+            key, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs = self._trace(outputs)
             entry = self._cache.get(key)
             if entry is None:
-                entry = self._cache[key] = _Entry()
+                entry = self._cache[key] = _Entry(key)
+                self._load_from_disk(entry)
                 if len(self._cache) > _MAX_CACHE_ENTRIES:
                     self._cache.popitem(last=False)
                 self.stats.cache_entries = len(self._cache)
@@ -200,7 +215,9 @@ class Engine:
 
             if entry.model is not None:
                 self.stats.cache_hits += 1
+                t0 = time.perf_counter()
                 results = entry.model.execute(*buffers)
+                self.stats.execute_seconds += time.perf_counter() - t0
             else:
                 def build(symbolic: bool):
                     dims = [sig[1] for sig in leaf_sigs] if symbolic else [leaf.shape for leaf in leaves]
@@ -237,9 +254,11 @@ class Engine:
                 self.wait_for_compiles()
             if entry.model is None:
                 t0 = time.perf_counter()
-                entry.model = self.session.load(build(True))
+                compiled = self.session.compile(build(True))
+                entry.model = self.session.init(compiled)
                 self.stats.compile_seconds += time.perf_counter() - t0
                 self.stats.compiles += 1
+                self._save_to_disk(entry, compiled)
         return entry.model.execute
 
     def _poll_compiles(self, block: bool = False) -> None:
@@ -254,12 +273,42 @@ class Engine:
                     self.stats.compiles += 1
                 except Exception:  # a failed background compile falls back to the interpreter
                     entry.failed = True
+                else:
+                    self._save_to_disk(entry, compiled)
                 entry.compiling = False
                 self._inflight = None
             if not self._queue:
                 return
             entry, graph = self._queue.popleft()
             self._inflight = (entry, self.session.compile_async(graph))
+
+    # --- compiled models on disk, shared by every process on this machine ------
+    def _disk_path(self, entry) -> Path | None:
+        if self.disk_cache is None:
+            return None
+        digest = hashlib.sha256(_stable_text(entry.key).encode()).hexdigest()[:40]
+        return self.disk_cache / f"{digest}.mef"
+
+    def _load_from_disk(self, entry) -> None:
+        path = self._disk_path(entry)
+        if path is not None and path.exists():
+            try:
+                entry.model = self.session.load(path)
+                self.stats.disk_loads += 1
+            except Exception:  # a stale or torn file is recompiled, not fatal
+                path.unlink(missing_ok=True)
+
+    def _save_to_disk(self, entry, compiled) -> None:
+        path = self._disk_path(entry)
+        if path is None:
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            compiled.export_mef(tmp)
+            os.replace(tmp, path)  # atomic: readers never see half a file
+        except OSError:
+            pass
 
     def wait_for_compiles(self) -> None:
         """Block until every background compile has landed."""
@@ -299,6 +348,41 @@ class Engine:
         return g
 
 
+def _default_disk_cache() -> Path | None:
+    """``$NABLA_CACHE_DIR`` (``off`` disables), else ``~/.cache/nabla``; versioned by MAX's version."""
+    root = os.environ.get("NABLA_CACHE_DIR")
+    if root == "off":
+        return None
+    try:
+        from importlib.metadata import version
+
+        tag = f"max-{version('max')}"
+    except Exception:
+        tag = "max-unknown"
+    base = Path(root) if root else Path.home() / ".cache" / "nabla"
+    return base / tag / _FORMAT
+
+
+_FORMAT = "v1"  # bump when the meaning of a structure key changes
+
+
+def _stable_text(obj) -> str:
+    """A process-independent spelling of a structure key (ops, dtypes and devices by name)."""
+    if isinstance(obj, tuple):
+        return "(" + ",".join(_stable_text(o) for o in obj) + ")"
+    if isinstance(obj, (str, int, float, bool)) or obj is None:
+        return repr(obj)
+    name = getattr(obj, "name", None)
+    kind = type(obj)
+    if hasattr(obj, "maxpr"):
+        return f"op:{kind.__module__}.{kind.__qualname__}:{name}"
+    if hasattr(obj, "label") and hasattr(obj, "id"):
+        return f"dev:{obj.label}:{obj.id}"
+    if isinstance(name, str):
+        return f"{kind.__qualname__}:{name}"
+    return f"{kind.__qualname__}:{obj!r}"
+
+
 def _session_devices(default):
     from max import driver
 
@@ -312,19 +396,32 @@ class ComputeGraph:
 
     def __init__(self):
         self.epoch = 0
-        self._pending: weakref.WeakSet = weakref.WeakSet()
+        # id -> weakref without callback: cheaper than a WeakSet on the recording path;
+        # dead refs are purged at evaluation, or when the table grows.
+        self._pending: dict[int, weakref.ref] = {}
+        self._purge_at = 4096
         self.engine = Engine()
 
     def add_pending(self, impl) -> None:
-        self._pending.add(impl)
+        pending = self._pending
+        pending[id(impl)] = weakref.ref(impl)
+        if len(pending) > self._purge_at:
+            self._purge()
+
+    def _purge(self) -> None:
+        self._pending = {k: r for k, r in self._pending.items() if r() is not None}
+        self._purge_at = max(4096, 2 * len(self._pending))
+
+    def _live_pending(self) -> list:
+        return [i for i in (r() for r in self._pending.values()) if i is not None and not i.is_realized]
 
     @property
     def num_pending(self) -> int:
-        return len(self._pending)
+        return len(self._live_pending())
 
     def evaluate(self) -> None:
         """Realize every live unrealized tensor in one MAX graph."""
-        impls = list(self._pending)
+        impls = self._live_pending()
         outputs, seen = [], set()
         for impl in impls:
             for v in impl._values:
@@ -333,8 +430,8 @@ class ComputeGraph:
                     outputs.append(v)
         if outputs:
             self.engine.run(outputs)
-        for impl in impls:
-            self._pending.discard(impl)
+        self._pending = {}
+        self._purge_at = 4096
         self.epoch += 1
 
 

@@ -64,28 +64,32 @@ class Operation:
     def __call__(self, *args, **kwargs):
         """Apply to Tensors (or lists of them, for ops like concat); return Tensor(s)."""
         treedef = None
+        impls = []
         try:
-            impls = [a._impl for a in args]
+            for a in args:
+                impls.append(a._impl)
+            flat = args
         except AttributeError:
             flat, treedef = tree_flatten(args, is_leaf=_is_tensor)
             if not all(isinstance(a, Tensor) for a in flat):
                 bad = next(type(a).__name__ for a in flat if not isinstance(a, Tensor))
-                raise TypeError(f"nabla.{self.name}: expected Tensor arguments, got {bad}")
+                raise TypeError(f"nabla.{self.name}: expected Tensor arguments, got {bad}") from None
             impls = [a._impl for a in flat]
-        impl_args = impls if treedef is None else tree_unflatten(treedef, impls)
-        spec = self.abstract_eval(*impl_args, **kwargs)
+        spec = self.abstract_eval(*(impls if treedef is None else tree_unflatten(treedef, impls)), **kwargs)
 
-        traced = False
-        has_tangent = False
+        traced = has_tangent = False
+        in_values = []
         for i in impls:
+            vals = i._values
+            if len(vals) != 1:
+                raise NotImplementedError(f"nabla.{self.name}: sharded inputs need shard_map")
+            in_values.append(vals[0])
             if i.traced:
                 traced = True
             if i.tangent is not None:
                 has_tangent = True
-            if len(i._values) != 1:
-                raise NotImplementedError(f"nabla.{self.name}: sharded inputs need shard_map")
-        device = impls[0]._values[0].device if impls else self.default_device(kwargs)
-        node = Node(self, kwargs, tuple(i._values[0] for i in impls), treedef)
+        device = in_values[0].device if in_values else self.default_device(kwargs)
+        node = Node(self, kwargs, tuple(in_values), treedef)
 
         if type(spec) is tuple:  # one output; several come as a list or dict of specs
             shape, dtype, batch_dims = spec
@@ -107,13 +111,14 @@ class Operation:
             result = tree_unflatten(out_def, [Tensor(o) for o in outs])
 
         if has_tangent:
-            self._attach_tangents(args, impls, treedef, result, outs, kwargs)
+            self._attach_tangents(flat, impls, treedef, result, outs, kwargs)
         return result
 
-    def _attach_tangents(self, args, impls, treedef, result, outs, kwargs):
+    def _attach_tangents(self, flat, impls, treedef, result, outs, kwargs):
         tangents = [None if i.tangent is None else Tensor(i.tangent) for i in impls]
+        primal_args = list(flat) if treedef is None else tree_unflatten(treedef, list(flat))
         tangent_args = tangents if treedef is None else tree_unflatten(treedef, tangents)
-        out_tangents = self.jvp_rule(args, tangent_args, result, **kwargs)
+        out_tangents = self.jvp_rule(primal_args, tangent_args, result, **kwargs)
         flat_t = [out_tangents] if len(outs) == 1 and isinstance(out_tangents, Tensor) else \
             tree_flatten(out_tangents, is_leaf=_is_tensor)[0]
         for o, t in zip(outs, flat_t):

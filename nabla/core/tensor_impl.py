@@ -19,7 +19,8 @@ class TensorImpl:
         "grad", "requires_grad", "__weakref__",
     )
 
-    def __init__(self, values: list[Value], dtype, batch_dims: int = 0, traced: bool = False):
+    def __init__(self, values: list[Value], dtype, batch_dims: int = 0, traced: bool = False,
+                 pending: bool = True):
         self._values = values
         self.cached_shape = values[0].shape  # physical shape, batch dims included
         self.dtype = dtype
@@ -33,7 +34,7 @@ class TensorImpl:
         self.sharding = None
         self.grad = None
         self.requires_grad = False
-        if values[0].node is not None:
+        if pending and values[0].node is not None:
             GRAPH.add_pending(self)
 
     # --- state -----------------------------------------------------------------

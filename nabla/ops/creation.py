@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import math
 import numbers
+import weakref
 
 import numpy as np
 
 from ..core import dtypes as _dt
 from ..core.context import as_device, get_default_dtype, get_default_int_dtype
+from ..core.graph import Node, Value
 from ..core.tensor import Tensor
+from ..core.tensor_impl import TensorImpl
+from ..core.tracing import OutputRefs
 from .base import CreationOperation, _check_shape, default_dtype_for, host_array, tensor_from_host
 
 
@@ -86,6 +90,27 @@ arange_op = ArangeOp()
 def scalar_tensor(value, dtype, device=None) -> Tensor:
     """A lazy 0-d tensor holding a Python scalar."""
     return constant_op(value=_check_value(value, dtype, "asarray"), dtype=dtype, device=as_device(device))
+
+
+_OPERAND_CONSTANTS: dict = {}
+
+
+def operand_constant(value, dtype, device) -> Tensor:
+    """An interned 0-d constant for a Python scalar operand (``x * 0.5``).
+
+    Shared and immutable: it is never registered as pending, so it is never
+    realized on its own and stays a constant node in every graph that uses it.
+    """
+    key = (type(value), value.hex() if isinstance(value, float) else value, dtype, device)
+    impl = _OPERAND_CONSTANTS.get(key)
+    if impl is None:
+        kwargs = {"value": _check_value(value, dtype, "asarray"), "dtype": dtype, "device": device}
+        impl = TensorImpl([Value(Node(constant_op, kwargs, ()), 0, (), dtype, device)], dtype, pending=False)
+        impl.output_refs = OutputRefs((weakref.ref(impl),), None, constant_op, (), kwargs)
+        if len(_OPERAND_CONSTANTS) > 4096:
+            _OPERAND_CONSTANTS.clear()
+        _OPERAND_CONSTANTS[key] = impl
+    return Tensor(impl)
 
 
 def full(shape, fill_value, dtype=None, device=None) -> Tensor:

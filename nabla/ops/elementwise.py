@@ -154,7 +154,7 @@ def _scalar_dtype(scalar, other: _dt.DType, op: str) -> _dt.DType:
 
 def coerce_operands(x, y, op: str) -> tuple[Tensor, Tensor]:
     """Python scalars take the tensor's dtype where they fit; tensors promote by the lattice."""
-    from .creation import scalar_tensor
+    from .creation import operand_constant
 
     def asarray(v, device=None):
         from .creation import asarray as to_tensor
@@ -167,12 +167,12 @@ def coerce_operands(x, y, op: str) -> tuple[Tensor, Tensor]:
     xt, yt = isinstance(x, Tensor), isinstance(y, Tensor)
     if xt and not yt:
         if isinstance(y, (numbers.Number, np.bool_)) and not isinstance(y, np.ndarray):
-            y = scalar_tensor(y, _scalar_dtype(y, x.dtype, op), x.device)
+            y = operand_constant(y, _scalar_dtype(y, x.dtype, op), x.device)
         else:
             y = asarray(y, device=x.device)
     elif yt and not xt:
         if isinstance(x, (numbers.Number, np.bool_)) and not isinstance(x, np.ndarray):
-            x = scalar_tensor(x, _scalar_dtype(x, y.dtype, op), y.device)
+            x = operand_constant(x, _scalar_dtype(x, y.dtype, op), y.device)
         else:
             x = asarray(x, device=y.device)
     elif not xt and not yt:
@@ -202,9 +202,16 @@ def _align_batched(x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
 
 
 def _make_binary(op):
+    from .creation import operand_constant
+
+    name = op.name
+
     def fn(x, y):
-        if type(x) is not Tensor or type(y) is not Tensor or x._impl.dtype is not y._impl.dtype:
-            x, y = coerce_operands(x, y, op.name)
+        tx, ty = type(x), type(y)
+        if tx is Tensor and (ty is float or ty is int) and _scalar_dtype(y, x._impl.dtype, name) is x._impl.dtype:
+            y = operand_constant(y, x._impl.dtype, x._impl._values[0].device)  # the common `x * 0.5`
+        elif tx is not Tensor or ty is not Tensor or x._impl.dtype is not y._impl.dtype:
+            x, y = coerce_operands(x, y, name)
         if op.category == "float":
             x, y = _float_input(x, op), _float_input(y, op)
         if x._impl.batch_dims != y._impl.batch_dims:
