@@ -196,3 +196,14 @@ def test_physical_batch_ops():
     check(z, a)
     with pytest.raises(ValueError):
         P.decr_batch_dims(nb.asarray(a))
+
+
+@pytest.mark.parametrize("n", [1 << 18, (1 << 18) + 1, 3 * (1 << 17)])
+def test_long_full_reductions_vs_numpy(n):
+    # long 1-D reductions are split into rows on MAX; odd sizes take the plain path
+    a = R.uniform(-1, 1, n).astype(np.float32)
+    x = nb.asarray(a)
+    np.testing.assert_allclose(nb.sum(x).item(), a.astype(np.float64).sum(), rtol=1e-4, atol=1e-2)
+    np.testing.assert_allclose(nb.mean(x, keepdims=True).numpy(), a.mean(keepdims=True), rtol=1e-3, atol=1e-6)
+    assert nb.max(x).item() == a.max() and nb.min(x, axis=0).item() == a.min()
+    assert nb.sum(x.reshape(-1, 1), keepdims=True).shape == (1, 1)
