@@ -16,6 +16,15 @@ from .tensor_impl import TensorImpl
 from .tracing import OutputRefs
 
 
+class _GradMode:
+    """``enabled`` is False inside ``nabla.no_grad()``: ops then record no parents."""
+
+    enabled = True
+
+
+GRAD_MODE = _GradMode()
+
+
 def _is_tensor(x) -> bool:
     return isinstance(x, Tensor)
 
@@ -88,6 +97,8 @@ class Operation:
                 traced = True
             if i.tangent is not None:
                 has_tangent = True
+        if traced and not GRAD_MODE.enabled:
+            traced = False
         device = in_values[0].device if in_values else self.default_device(kwargs)
         node = Node(self, kwargs, tuple(in_values), treedef)
 
@@ -115,11 +126,23 @@ class Operation:
         return result
 
     def _attach_tangents(self, flat, impls, treedef, result, outs, kwargs):
+        """Forward mode: ``jvp_rule(primals, tangents, outputs)`` on flat lists, tangents None where absent.
+
+        The primals' tangents are hidden while the rule runs, so the rule's own arithmetic
+        on primals is not differentiated again (one level of forward mode).
+        """
         tangents = [None if i.tangent is None else Tensor(i.tangent) for i in impls]
-        primal_args = list(flat) if treedef is None else tree_unflatten(treedef, list(flat))
-        tangent_args = tangents if treedef is None else tree_unflatten(treedef, tangents)
-        out_tangents = self.jvp_rule(primal_args, tangent_args, result, **kwargs)
-        flat_t = [out_tangents] if len(outs) == 1 and isinstance(out_tangents, Tensor) else \
+        saved = [i.tangent for i in impls]
+        for i in impls:
+            i.tangent = None
+        try:
+            out_tangents = self.jvp_rule(list(flat), tangents, result, **kwargs)
+        finally:
+            for i, t in zip(impls, saved):
+                i.tangent = t
+        if out_tangents is None:
+            return
+        flat_t = [out_tangents] if isinstance(out_tangents, Tensor) else \
             tree_flatten(out_tangents, is_leaf=_is_tensor)[0]
         for o, t in zip(outs, flat_t):
             o.tangent = None if t is None else t._impl

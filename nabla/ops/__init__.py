@@ -6,7 +6,7 @@ from .creation import arange, asarray, full, full_like, ones, ones_like, tensor,
 from .elementwise import *  # noqa: F401,F403
 from .elementwise import BINARY_OPS, UNARY_OPS, astype
 from .linalg import matmul
-from .multi_output import split
+from .multi_output import concat, split
 from .reduction import max, mean, min, prod, sum
 from .view import (broadcast_to, expand_dims, moveaxis, permute_dims, reshape, squeeze, swap_axes,
                    transpose, unsqueeze)

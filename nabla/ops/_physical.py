@@ -24,6 +24,12 @@ class _BatchDimsOp(Operation):
     def maxpr(self, x):
         return x
 
+    def jvp_rule(self, primals, tangents, output):
+        return self(tangents[0])
+
+    def vjp_rule(self, primals, cotangent, output):
+        return [(decr_batch_dims_op if self.delta > 0 else incr_batch_dims_op)(cotangent)]
+
 
 class _MoveAxisOp(Operation):
     """Permute physical axes and adjust ``batch_dims`` by ``delta`` in one step."""
@@ -41,6 +47,16 @@ class _MoveAxisOp(Operation):
         from max.graph import ops
 
         return ops.permute(x, list(perm))
+
+    def jvp_rule(self, primals, tangents, output, *, perm):
+        return self(tangents[0], perm=perm)
+
+    def vjp_rule(self, primals, cotangent, output, *, perm):
+        inverse = [0] * len(perm)
+        for i, p in enumerate(perm):
+            inverse[p] = i
+        back = _from_batch_op if self.delta > 0 else _to_batch_op
+        return [back(cotangent, perm=tuple(inverse))]
 
 
 incr_batch_dims_op = _BatchDimsOp("incr_batch_dims", +1)
@@ -84,3 +100,89 @@ def pad_logical_rank(x: Tensor, ndim: int) -> Tensor:
     if k <= 0:
         return x
     return reshape_op(x, shape=impl.batch_shape + (1,) * k + impl.shape)
+
+
+class SumToOp(Operation):
+    """Sum a cotangent down to a physical ``shape`` (and its batch dims): the adjoint of broadcasting."""
+
+    name = "sum_to"
+
+    def abstract_eval(self, x, *, shape, batch_dims):
+        return shape, x.dtype, batch_dims
+
+    def maxpr(self, x, *, shape, batch_dims):
+        from max.graph import ops
+
+        lead = x.rank - len(shape)
+        for a in range(x.rank - 1, -1, -1):
+            if a < lead or (shape[a - lead] == 1 and int(x.shape[a]) != 1):
+                x = ops.sum(x, axis=a)
+        return ops.reshape(x, shape)
+
+    def vjp_rule(self, primals, cotangent, output, *, shape, batch_dims):
+        return [broadcast_physical(cotangent, primals[0]._impl.cached_shape, primals[0].batch_dims)]
+
+    def jvp_rule(self, primals, tangents, output, *, shape, batch_dims):
+        return sum_to_op(tangents[0], shape=shape, batch_dims=batch_dims)
+
+
+class BroadcastPhysicalOp(Operation):
+    """Broadcast to a physical ``shape`` with ``batch_dims`` (right-aligned): the adjoint of ``sum_to``."""
+
+    name = "broadcast_physical"
+
+    def abstract_eval(self, x, *, shape, batch_dims):
+        return shape, x.dtype, batch_dims
+
+    def maxpr(self, x, *, shape, batch_dims):
+        from max.graph import ops
+
+        if x.rank < len(shape):
+            x = ops.reshape(x, [1] * (len(shape) - x.rank) + [int(d) for d in x.shape])
+        return ops.broadcast_to(x, shape)
+
+    def vjp_rule(self, primals, cotangent, output, *, shape, batch_dims):
+        x = primals[0]._impl
+        return [sum_to_op(cotangent, shape=x.cached_shape, batch_dims=x.batch_dims)]
+
+    def jvp_rule(self, primals, tangents, output, *, shape, batch_dims):
+        return broadcast_physical_op(tangents[0], shape=shape, batch_dims=batch_dims)
+
+
+sum_to_op = SumToOp()
+broadcast_physical_op = BroadcastPhysicalOp()
+
+
+def sum_to(x: Tensor, shape: tuple, batch_dims: int) -> Tensor:
+    """``x`` summed over the axes along which a tensor of physical ``shape`` was broadcast."""
+    if x._impl.cached_shape == tuple(shape) and x.batch_dims == batch_dims:
+        return x
+    return sum_to_op(x, shape=tuple(shape), batch_dims=batch_dims)
+
+
+def broadcast_physical(x: Tensor, shape: tuple, batch_dims: int) -> Tensor:
+    if x._impl.cached_shape == tuple(shape) and x.batch_dims == batch_dims:
+        return x
+    return broadcast_physical_op(x, shape=tuple(shape), batch_dims=batch_dims)
+
+
+class IdentityOp(Operation):
+    """A new tensor for the same data: how transforms give their inputs a fresh identity."""
+
+    name = "identity"
+    shape_polymorphic = True
+
+    def abstract_eval(self, x):
+        return x.cached_shape, x.dtype, x.batch_dims
+
+    def maxpr(self, x):
+        return x
+
+    def jvp_rule(self, primals, tangents, output):
+        return tangents[0]
+
+    def vjp_rule(self, primals, cotangent, output):
+        return [cotangent]
+
+
+identity_op = IdentityOp()

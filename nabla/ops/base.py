@@ -63,6 +63,13 @@ def broadcast_shapes(*shapes: tuple[int, ...], op: str = "broadcast_shapes") -> 
     return tuple(out)
 
 
+def broadcast_impls(impls, op: str):
+    """Physical shape of broadcasting ``impls``: batch parts and logical parts broadcast apart."""
+    batch = broadcast_shapes(*(i.batch_shape for i in impls), op=op)
+    logical = broadcast_shapes(*(i.shape for i in impls), op=op)
+    return batch + logical, None, max(i.batch_dims for i in impls)
+
+
 class UnaryOperation(Operation):
     """One tensor in, same shape out; ``out_dtype`` may change the dtype."""
 
@@ -98,13 +105,11 @@ class BinaryOperation(Operation):
         if x.dtype is not y.dtype:
             raise TypeError(f"nabla.{self.name}: operands must share a dtype here, got {describe(x, y)}")
         self.check_dtype(x.dtype)
-        bx, by = x.batch_dims, y.batch_dims
-        if bx == by == 0:
+        if x.batch_dims == y.batch_dims == 0:
             shape = broadcast_shapes(x.cached_shape, y.cached_shape, op=self.name)
             return shape, self.out_dtype(x.dtype), 0
-        batch = broadcast_shapes(x.batch_shape, y.batch_shape, op=self.name)
-        logical = broadcast_shapes(x.shape, y.shape, op=self.name)
-        return batch + logical, self.out_dtype(x.dtype), max(bx, by)
+        shape, _, bd = broadcast_impls((x, y), self.name)
+        return shape, self.out_dtype(x.dtype), bd
 
 
 class ReduceOperation(Operation):

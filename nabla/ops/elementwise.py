@@ -9,7 +9,7 @@ import numpy as np
 from ..core import dtypes as _dt
 from ..core.context import get_default_dtype
 from ..core.tensor import Tensor
-from .base import BinaryOperation, UnaryOperation, describe
+from .base import BinaryOperation, UnaryOperation, broadcast_impls, describe
 
 # dtype categories: which input dtypes an op accepts
 _CATEGORIES = {
@@ -26,8 +26,9 @@ _CATEGORY_TEXT = {
 
 
 class ElementwiseUnary(UnaryOperation):
-    def __init__(self, name: str, max_fn: str, category: str):
+    def __init__(self, name: str, max_fn: str, category: str, linear=None):
         self.name, self.max_fn, self.category = name, max_fn, category
+        self.linear = linear  # (x, y, t) -> dy for a tangent t; None: not differentiable
 
     def check_dtype(self, x):
         if not _CATEGORIES[self.category](x.dtype):
@@ -38,11 +39,20 @@ class ElementwiseUnary(UnaryOperation):
 
         return getattr(ops, self.max_fn)(x)
 
+    # the derivative is linear in the tangent, so one formula serves both modes
+    def jvp_rule(self, primals, tangents, output):
+        return None if self.linear is None else self.linear(primals[0], output, tangents[0])
+
+    def vjp_rule(self, primals, cotangent, output):
+        return [None if self.linear is None else self.linear(primals[0], output, cotangent)]
+
 
 class ElementwiseBinary(BinaryOperation):
-    def __init__(self, name: str, max_fn: str, category: str, out_bool: bool = False, swap: bool = False):
+    def __init__(self, name: str, max_fn: str, category: str, out_bool: bool = False, swap: bool = False,
+                 partials=None):
         self.name, self.max_fn, self.category = name, max_fn, category
         self.out_bool, self.swap = out_bool, swap
+        self.partials = partials  # (x, y, out) -> (d out/dx, d out/dy); 1 and -1 stand for themselves
 
     def out_dtype(self, dtype):
         return _dt.bool_ if self.out_bool else dtype
@@ -57,6 +67,30 @@ class ElementwiseBinary(BinaryOperation):
         fn = getattr(ops, self.max_fn)
         return fn(y, x) if self.swap else fn(x, y)
 
+    def jvp_rule(self, primals, tangents, output):
+        if self.partials is None:
+            return None
+        out = None
+        for t, d in zip(tangents, self.partials(*primals, output)):
+            if t is not None:
+                term = _scale(t, d)
+                out = term if out is None else out + term
+        return out
+
+    def vjp_rule(self, primals, cotangent, output):
+        from ._physical import sum_to
+
+        if self.partials is None:
+            return [None, None]
+        return [sum_to(_scale(cotangent, d), p._impl.cached_shape, p.batch_dims)
+                for p, d in zip(primals, self.partials(*primals, output))]
+
+
+def _scale(t, d):
+    if isinstance(d, int):
+        return t if d == 1 else -t
+    return t * d
+
 
 class CastOp(UnaryOperation):
     name = "astype"
@@ -69,45 +103,76 @@ class CastOp(UnaryOperation):
 
         return ops.cast(x, dtype.max_dtype)
 
+    def jvp_rule(self, primals, tangents, output, *, dtype):
+        return cast_op(tangents[0], dtype=dtype) if _differentiable(primals[0].dtype, dtype) else None
+
+    def vjp_rule(self, primals, cotangent, output, *, dtype):
+        src = primals[0].dtype
+        return [cast_op(cotangent, dtype=src) if _differentiable(src, dtype) else None]
+
+
+def _differentiable(*dtypes) -> bool:
+    return all(d.is_floating or d.is_complex for d in dtypes)
+
 
 cast_op = CastOp()
 
-#: name -> (MAX function, accepted dtypes)
+def _sign(x):
+    return astype(x > 0, x.dtype) - astype(x < 0, x.dtype)
+
+
+def _zero(x, y, t):
+    return t * 0
+
+
+#: name -> (MAX function, accepted dtypes, linearization (x, y, t) -> dy)
 UNARY_TABLE = {
-    "negative": ("negate", "numeric"),
-    "abs": ("abs", "numeric"),
-    "exp": ("exp", "float"),
-    "log": ("log", "float"),
-    "sqrt": ("sqrt", "float"),
-    "sin": ("sin", "float"),
-    "cos": ("cos", "float"),
-    "tanh": ("tanh", "float"),
-    "floor": ("floor", "real"),
-    "ceil": ("ceil", "real"),
-    "logical_not": ("logical_not", "bool"),
+    "negative": ("negate", "numeric", lambda x, y, t: -t),
+    "abs": ("abs", "numeric", lambda x, y, t: t * _sign(x)),
+    "exp": ("exp", "float", lambda x, y, t: t * y),
+    "log": ("log", "float", lambda x, y, t: t / x),
+    "sqrt": ("sqrt", "float", lambda x, y, t: t / (y * 2)),
+    "sin": ("sin", "float", lambda x, y, t: t * UNARY_FUNCTIONS["cos"](x)),
+    "cos": ("cos", "float", lambda x, y, t: -(t * UNARY_FUNCTIONS["sin"](x))),
+    "tanh": ("tanh", "float", lambda x, y, t: t * (1 - y * y)),
+    "floor": ("floor", "real", _zero),
+    "ceil": ("ceil", "real", _zero),
+    "logical_not": ("logical_not", "bool", None),
 }
 
-#: name -> (MAX function, accepted dtypes, result is bool, operands swapped)
+
+def _pow_partials(x, y, out):
+    safe_log = where(x == 0, 0, UNARY_FUNCTIONS["log"](where(x == 0, 1, x)))
+    return y * x ** (y - 1), out * safe_log
+
+
+def _select_partials(x, y, out, first_wins):
+    # ties split the gradient evenly, as JAX does
+    win = astype(first_wins(x, y), x.dtype) + astype(x == y, x.dtype) * 0.5
+    return win, 1 - win
+
+
+#: name -> (MAX function, accepted dtypes, result is bool, operands swapped, partials)
 BINARY_TABLE = {
-    "add": ("add", "numeric", False, False),
-    "subtract": ("sub", "numeric", False, False),
-    "multiply": ("mul", "numeric", False, False),
-    "divide": ("div", "float", False, False),
-    "pow": ("pow", "numeric", False, False),
-    "maximum": ("max", "real", False, False),
-    "minimum": ("min", "real", False, False),
-    "equal": ("equal", "any", True, False),
-    "not_equal": ("not_equal", "any", True, False),
-    "greater": ("greater", "real", True, False),
-    "greater_equal": ("greater_equal", "real", True, False),
-    "less": ("greater", "real", True, True),
-    "less_equal": ("greater_equal", "real", True, True),
-    "logical_and": ("logical_and", "bool", False, False),
-    "logical_or": ("logical_or", "bool", False, False),
-    "logical_xor": ("logical_xor", "bool", False, False),
+    "add": ("add", "numeric", False, False, lambda x, y, o: (1, 1)),
+    "subtract": ("sub", "numeric", False, False, lambda x, y, o: (1, -1)),
+    "multiply": ("mul", "numeric", False, False, lambda x, y, o: (y, x)),
+    "divide": ("div", "float", False, False, lambda x, y, o: (1 / y, -(o / y))),
+    "pow": ("pow", "numeric", False, False, _pow_partials),
+    "maximum": ("max", "real", False, False, lambda x, y, o: _select_partials(x, y, o, lambda a, b: a > b)),
+    "minimum": ("min", "real", False, False, lambda x, y, o: _select_partials(x, y, o, lambda a, b: a < b)),
+    "equal": ("equal", "any", True, False, None),
+    "not_equal": ("not_equal", "any", True, False, None),
+    "greater": ("greater", "real", True, False, None),
+    "greater_equal": ("greater_equal", "real", True, False, None),
+    "less": ("greater", "real", True, True, None),
+    "less_equal": ("greater_equal", "real", True, True, None),
+    "logical_and": ("logical_and", "bool", False, False, None),
+    "logical_or": ("logical_or", "bool", False, False, None),
+    "logical_xor": ("logical_xor", "bool", False, False, None),
 }
 
-UNARY_OPS = {name: ElementwiseUnary(name, fn, cat) for name, (fn, cat) in UNARY_TABLE.items()}
+UNARY_OPS = {name: ElementwiseUnary(name, *spec) for name, spec in UNARY_TABLE.items()}
 BINARY_OPS = {name: ElementwiseBinary(name, *spec) for name, spec in BINARY_TABLE.items()}
 
 
@@ -234,3 +299,63 @@ def relu(x: Tensor) -> Tensor:
 
 
 __all__ = ["astype", "relu", "coerce_operands", *UNARY_FUNCTIONS, *BINARY_FUNCTIONS]
+
+
+class WhereOp(BinaryOperation):
+    """``cond ? x : y`` with broadcasting; ``cond`` is bool, ``x`` and ``y`` share a dtype."""
+
+    name = "where"
+
+    def abstract_eval(self, cond, x, y):
+        if not cond.dtype.is_bool:
+            raise TypeError(f"nabla.where: condition must be boolean, got {describe(cond)}")
+        if x.dtype is not y.dtype:
+            raise TypeError(f"nabla.where: branches must share a dtype here, got {describe(x, y)}")
+        shape, _, bd = broadcast_impls((cond, x, y), self.name)
+        return shape, x.dtype, bd
+
+    def maxpr(self, cond, x, y):
+        from max.graph import ops
+
+        return ops.where(cond, x, y)
+
+    def jvp_rule(self, primals, tangents, output):
+        cond, x, y = primals
+        tx = tangents[1] if tangents[1] is not None else zeros_like_physical(x)
+        ty = tangents[2] if tangents[2] is not None else zeros_like_physical(y)
+        return where_op(cond, tx, ty)
+
+    def vjp_rule(self, primals, cotangent, output):
+        from ._physical import sum_to
+
+        cond, x, y = primals
+        zero = zeros_like_physical(cotangent)
+        return [None,
+                sum_to(where_op(cond, cotangent, zero), x._impl.cached_shape, x.batch_dims),
+                sum_to(where_op(cond, zero, cotangent), y._impl.cached_shape, y.batch_dims)]
+
+
+where_op = WhereOp()
+
+
+def zeros_like_physical(x: Tensor) -> Tensor:
+    """Zeros with ``x``'s physical shape, dtype and batch dims (built on ``x``, so it batches)."""
+    return x * 0
+
+
+def where(cond, x, y) -> Tensor:
+    """Elementwise select: ``x`` where ``cond`` is true, else ``y``; broadcasts all three."""
+    from .creation import asarray
+
+    if not isinstance(cond, Tensor):
+        cond = asarray(cond)
+    x, y = coerce_operands(x, y, "where")
+    nd = max(cond.ndim, x.ndim, y.ndim)
+    if cond.batch_dims or x.batch_dims or y.batch_dims:
+        from ._physical import pad_logical_rank
+
+        cond, x, y = (pad_logical_rank(t, nd) if t.batch_dims else t for t in (cond, x, y))
+    return where_op(cond, x, y)
+
+
+__all__.append("where")

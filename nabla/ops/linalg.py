@@ -28,6 +28,28 @@ class MatmulOp(Operation):
 
         return ops.matmul(x, y)
 
+    def jvp_rule(self, primals, tangents, output):
+        (x, y), (tx, ty) = primals, tangents
+        out = None if tx is None else matmul_op(tx, y)
+        if ty is not None:
+            term = matmul_op(x, ty)
+            out = term if out is None else out + term
+        return out
+
+    def vjp_rule(self, primals, cotangent, output):
+        from ._physical import sum_to
+
+        x, y = primals
+        return [sum_to(matmul_op(cotangent, _swap_last(y)), x._impl.cached_shape, x.batch_dims),
+                sum_to(matmul_op(_swap_last(x), cotangent), y._impl.cached_shape, y.batch_dims)]
+
+
+def _swap_last(x: Tensor) -> Tensor:
+    from .view import permute_op
+
+    n = len(x._impl.cached_shape)
+    return permute_op(x, perm=tuple(range(n - 2)) + (n - 1, n - 2))
+
 
 matmul_op = MatmulOp()
 

@@ -20,8 +20,65 @@ class SplitOp(Operation):
 
         return ops.split(x, list(sizes), axis)
 
+    def jvp_rule(self, primals, tangents, outputs, *, sizes, axis):
+        return split_op(tangents[0], sizes=sizes, axis=axis)
+
+    def vjp_rule(self, primals, cotangents, outputs, *, sizes, axis):
+        from .elementwise import zeros_like_physical
+
+        if any(c is None for c in cotangents):  # unused pieces, possibly collected: zeros by shape
+            zeros = split_op(zeros_like_physical(primals[0]), sizes=sizes, axis=axis)
+            cotangents = [z if c is None else c for c, z in zip(cotangents, zeros)]
+        return [concat_op(list(cotangents), axis=axis)]
+
+
+class ConcatOp(Operation):
+    """Join tensors of one dtype along a physical ``axis``; the others must match."""
+
+    name = "concat"
+
+    def abstract_eval(self, xs, *, axis):
+        first = xs[0]
+        for x in xs[1:]:
+            if x.dtype is not first.dtype or x.batch_dims != first.batch_dims:
+                raise TypeError(f"nabla.concat: tensors must share dtype and batch dims, got {describe(*xs)}")
+            a, b = x.cached_shape, first.cached_shape
+            if len(a) != len(b) or a[:axis] + a[axis + 1:] != b[:axis] + b[axis + 1:]:
+                raise ValueError(f"nabla.concat: shapes differ off axis {axis - first.batch_dims}: {describe(*xs)}")
+        s = first.cached_shape
+        return s[:axis] + (sum(x.cached_shape[axis] for x in xs),) + s[axis + 1:], first.dtype, first.batch_dims
+
+    def maxpr(self, xs, *, axis):
+        from max.graph import ops
+
+        return ops.concat(list(xs), axis)
+
+    def jvp_rule(self, primals, tangents, output, *, axis):
+        from .elementwise import zeros_like_physical
+
+        return concat_op([zeros_like_physical(p) if t is None else t for p, t in zip(primals, tangents)], axis=axis)
+
+    def vjp_rule(self, primals, cotangent, output, *, axis):
+        return split_op(cotangent, sizes=tuple(p._impl.cached_shape[axis] for p in primals), axis=axis)
+
 
 split_op = SplitOp()
+concat_op = ConcatOp()
+
+
+def concat(tensors, axis: int = 0) -> Tensor:
+    """Join a sequence of tensors along an existing ``axis``."""
+    from .elementwise import coerce_operands
+
+    tensors = list(tensors)
+    if not tensors:
+        raise ValueError("nabla.concat: need at least one tensor")
+    ts = [t if isinstance(t, Tensor) else coerce_operands(t, tensors[0], "concat")[0] for t in tensors]
+    impl = ts[0]._impl
+    a = normalize_axis(axis, impl.ndim, "concat") if impl.ndim else 0
+    if len(ts) == 1:
+        return ts[0]
+    return concat_op(ts, axis=impl.batch_dims + a)
 
 
 def split(x: Tensor, indices_or_sections, axis: int = 0) -> list[Tensor]:

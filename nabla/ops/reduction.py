@@ -24,6 +24,46 @@ class _MaxReduce(ReduceOperation):
 
         return getattr(ops, self.max_fn)(x, axis=axis)
 
+    # --- derivatives: every rule is made of Nabla ops, so higher orders follow ---
+    @staticmethod
+    def _expand(r, x, axes, keepdims):
+        """Bring a reduced tensor back to ``x``'s physical shape."""
+        from ._physical import broadcast_physical
+        from .view import unsqueeze_op
+
+        if not keepdims:
+            for a in axes:
+                r = unsqueeze_op(r, axis=a)
+        return broadcast_physical(r, x._impl.cached_shape, x.batch_dims)
+
+    def _weights(self, x, out, axes, keepdims):
+        """d out / d x as a tensor of x's shape (None where it is 1)."""
+        name = self.name
+        if name == "sum":
+            return None
+        if name == "mean":
+            count = 1
+            for a in axes:
+                count *= x._impl.cached_shape[a]
+            return 1.0 / count if count else 1.0
+        if name == "prod":
+            return self._expand(out, x, axes, keepdims) / x
+        hit = (x == self._expand(out, x, axes, keepdims)).astype(x.dtype)  # max/min: ties share
+        return hit / self._expand(REDUCE_OPS["sum"](hit, axes=axes, keepdims=keepdims), x, axes, keepdims)
+
+    def vjp_rule(self, primals, cotangent, output, *, axes, keepdims):
+        x = primals[0]
+        if not x.dtype.is_floating:
+            return [None]
+        g = self._expand(cotangent, x, axes, keepdims)
+        w = self._weights(x, output, axes, keepdims)
+        return [g if w is None else g * w]
+
+    def jvp_rule(self, primals, tangents, output, *, axes, keepdims):
+        x, t = primals[0], tangents[0]
+        w = self._weights(x, output, axes, keepdims)
+        return REDUCE_OPS["sum"](t if w is None else t * w, axes=axes, keepdims=keepdims)
+
 
 REDUCE_OPS = {
     "sum": _MaxReduce("sum", "sum"),

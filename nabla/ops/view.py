@@ -20,6 +20,12 @@ class ReshapeOp(LogicalShapeOperation):
 
         return ops.reshape(x, shape)
 
+    def jvp_rule(self, primals, tangents, output, *, shape):
+        return reshape_op(tangents[0], shape=shape)
+
+    def vjp_rule(self, primals, cotangent, output, *, shape):
+        return [reshape_op(cotangent, shape=primals[0]._impl.cached_shape)]
+
 
 class PermuteOp(LogicalShapeOperation):
     name = "permute_dims"
@@ -32,6 +38,15 @@ class PermuteOp(LogicalShapeOperation):
         from max.graph import ops
 
         return ops.permute(x, list(perm))
+
+    def jvp_rule(self, primals, tangents, output, *, perm):
+        return permute_op(tangents[0], perm=perm)
+
+    def vjp_rule(self, primals, cotangent, output, *, perm):
+        inverse = [0] * len(perm)
+        for i, p in enumerate(perm):
+            inverse[p] = i
+        return [permute_op(cotangent, perm=tuple(inverse))]
 
 
 class UnsqueezeOp(LogicalShapeOperation):
@@ -46,6 +61,12 @@ class UnsqueezeOp(LogicalShapeOperation):
 
         return ops.unsqueeze(x, axis)
 
+    def jvp_rule(self, primals, tangents, output, *, axis):
+        return unsqueeze_op(tangents[0], axis=axis)
+
+    def vjp_rule(self, primals, cotangent, output, *, axis):
+        return [squeeze_op(cotangent, axis=axis)]
+
 
 class SqueezeOp(LogicalShapeOperation):
     name = "squeeze"
@@ -59,6 +80,12 @@ class SqueezeOp(LogicalShapeOperation):
 
         return ops.squeeze(x, axis)
 
+    def jvp_rule(self, primals, tangents, output, *, axis):
+        return squeeze_op(tangents[0], axis=axis)
+
+    def vjp_rule(self, primals, cotangent, output, *, axis):
+        return [unsqueeze_op(cotangent, axis=axis)]
+
 
 class BroadcastToOp(LogicalShapeOperation):
     name = "broadcast_to"
@@ -70,6 +97,15 @@ class BroadcastToOp(LogicalShapeOperation):
         from max.graph import ops
 
         return ops.broadcast_to(x, shape)
+
+    def jvp_rule(self, primals, tangents, output, *, shape):
+        return broadcast_to_op(tangents[0], shape=shape)
+
+    def vjp_rule(self, primals, cotangent, output, *, shape):
+        from ._physical import sum_to
+
+        x = primals[0]
+        return [sum_to(cotangent, x._impl.cached_shape, x.batch_dims)]
 
 
 reshape_op = ReshapeOp()

@@ -1,1 +1,3 @@
-"""Nabla transforms: see the open issues; filled on top of nabla.ops."""
+"""Function transformations: autodiff now; vmap, compile and shard_map are open issues."""
+
+from .autodiff import grad, hessian, jacfwd, jacrev, jvp, no_grad, value_and_grad, vjp

@@ -1,0 +1,403 @@
+"""Automatic differentiation.
+
+Forward mode: tangents ride on ``TensorImpl.tangent`` and ``Operation.__call__``
+applies each op's ``jvp_rule``. Reverse mode: inputs are marked traced, so ops
+keep their parents in ``OutputRefs.op_args``; the backward pass walks that graph
+in reverse topological order and applies each op's ``vjp_rule``. Rules are
+written with Nabla ops, so every derivative is differentiable again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import numbers
+
+from ..core.operation import GRAD_MODE
+from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.tensor import Tensor
+from ..core.tensor_impl import TensorImpl
+from ..ops import creation
+from ..ops._physical import identity_op
+from ..ops.elementwise import astype
+from ..ops.multi_output import concat
+from ..ops.view import reshape, unsqueeze
+
+
+class _Depth:
+    """How many transforms are running; results leave traced mode only at depth 0."""
+
+    value = 0
+
+
+_DEPTH = _Depth()
+
+
+def _is_tensor(x) -> bool:
+    return isinstance(x, Tensor)
+
+
+def _as_tensor(x) -> Tensor:
+    return x if isinstance(x, Tensor) else creation.asarray(x)
+
+
+def _fresh_input(x: Tensor, tangent: Tensor | None = None) -> Tensor:
+    """A traced stand-in for ``x``; under an outer transform it stays linked to ``x``."""
+    y = identity_op(x)
+    y._impl.traced = True
+    if tangent is not None:
+        y._impl.tangent = tangent._impl
+    return y
+
+
+def _detach(x):
+    """At depth 0, a result that neither keeps the trace alive nor carries a tangent."""
+    if not isinstance(x, Tensor) or _DEPTH.value:
+        return x
+    impl = x._impl
+    return Tensor(TensorImpl(list(impl._values), impl.dtype, impl.batch_dims))
+
+
+def _check_differentiable(x: Tensor, fn: str, argnum) -> None:
+    if not (x.dtype.is_floating or x.dtype.is_complex):
+        raise TypeError(
+            f"nabla.{fn}: argument {argnum} has dtype {x.dtype.name}; gradients need floating-point inputs "
+            "(integer and boolean inputs get no gradient, as in JAX)"
+        )
+
+
+# --- reverse mode ------------------------------------------------------------------
+
+def backward_pass(outputs: list[TensorImpl], cotangents: list[Tensor], inputs: list[TensorImpl] | None):
+    """Cotangents of ``inputs`` (None where unreached); ``inputs=None`` means every
+    ``requires_grad`` leaf, returned as ``(leaves, cotangents)``."""
+    stop = None if inputs is None else {id(i) for i in inputs}
+    leaves: dict[int, TensorImpl] = {}
+
+    def is_stop(impl) -> bool:
+        if stop is not None:
+            return id(impl) in stop
+        if impl.requires_grad and not (impl.output_refs and impl.output_refs.op_args):
+            leaves[id(impl)] = impl
+            return True
+        return False
+
+    # post-order (parents first) over the OutputRefs nodes that lead to the outputs
+    order, state = [], {}
+    for out in outputs:
+        if is_stop(out) or out.output_refs is None or not out.output_refs.op_args:
+            continue
+        stack = [out.output_refs]
+        while stack:
+            node = stack[-1]
+            if state.get(id(node)) == 2:
+                stack.pop()
+                continue
+            state[id(node)] = 1
+            pushed = False
+            for p in node.op_args:
+                if isinstance(p, TensorImpl) and not is_stop(p):
+                    r = p.output_refs
+                    if r is not None and r.op_args and id(r) not in state:
+                        stack.append(r)
+                        pushed = True
+            if not pushed:
+                stack.pop()
+                state[id(node)] = 2
+                order.append(node)
+
+    # only nodes that depend on an input carry cotangents worth computing
+    reached: set[int] = set()
+    for node in order:
+        for p in node.op_args:
+            if isinstance(p, TensorImpl) and (is_stop(p) or (p.output_refs is not None and id(p.output_refs) in reached)):
+                reached.add(id(node))
+                break
+
+    cts: dict[int, Tensor] = {}
+    holders: dict[int, TensorImpl] = {}
+
+    def accumulate(impl: TensorImpl, g: Tensor) -> None:
+        key = id(impl)
+        if key in cts:
+            cts[key] = cts[key] + g
+        else:
+            cts[key] = g
+            holders[key] = impl
+
+    for o, c in zip(outputs, cotangents):
+        accumulate(o, c)
+
+    for node in reversed(order):
+        if id(node) not in reached:
+            continue
+        outs = node.get_alive_outputs()
+        node_cts = [None if o is None else cts.get(id(o)) for o in outs]
+        if all(c is None for c in node_cts):
+            continue
+        primals = [Tensor(a) for a in node.op_args]
+        if node.tree_def is None:
+            grads = node.op.vjp_rule(primals, node_cts[0], Tensor(outs[0]), **node.op_kwargs)
+        else:
+            out_tensors = [None if o is None else Tensor(o) for o in outs]
+            grads = node.op.vjp_rule(primals, node_cts, out_tensors, **node.op_kwargs)
+        if isinstance(grads, Tensor):
+            grads = [grads]
+        for a, g in zip(node.op_args, grads):
+            if g is not None and (a.dtype.is_floating or a.dtype.is_complex):
+                accumulate(a, g)
+
+    if inputs is None:
+        found = list(leaves.values())
+        return found, [cts.get(id(i)) for i in found]
+    return [cts.get(id(i)) for i in inputs]
+
+
+def vjp(f, *primals, has_aux: bool = False):
+    """``(f(*primals), vjp_fn)``; ``vjp_fn(cotangents)`` returns a tuple of cotangents, one per primal."""
+    flat, in_def = tree_flatten(primals, is_leaf=_is_tensor)
+    flat = [_as_tensor(p) for p in flat]
+    _DEPTH.value += 1
+    try:
+        ins = [_fresh_input(p) for p in flat]
+        result = f(*tree_unflatten(in_def, ins))
+    finally:
+        _DEPTH.value -= 1
+    aux = None
+    if has_aux:
+        if not (isinstance(result, tuple) and len(result) == 2):
+            raise TypeError("nabla.vjp: with has_aux=True the function must return a pair (output, aux)")
+        result, aux = result
+    out_flat, out_def = tree_flatten(result, is_leaf=_is_tensor)
+    for o in out_flat:
+        if not isinstance(o, Tensor):
+            raise TypeError(f"nabla.vjp: the function must return tensors, got {type(o).__name__}")
+
+    def vjp_fn(cotangents):
+        ct_flat, ct_def = tree_flatten(cotangents, is_leaf=_is_tensor)
+        if ct_def != out_def:
+            raise ValueError(f"nabla.vjp: cotangent structure {ct_def} does not match the output's {out_def}")
+        cts = []
+        for o, c in zip(out_flat, ct_flat):
+            c = _as_tensor(c)
+            if c.shape != o.shape:
+                raise ValueError(f"nabla.vjp: cotangent shape {c.shape} does not match output shape {o.shape}")
+            cts.append(c if c.dtype is o.dtype else astype(c, o.dtype))
+        _DEPTH.value += 1
+        try:
+            grads = backward_pass([o._impl for o in out_flat], cts, [i._impl for i in ins])
+            grads = [creation.zeros_like(p) if g is None else g for p, g in zip(flat, grads)]
+        finally:
+            _DEPTH.value -= 1
+        return tuple(tree_unflatten(in_def, [_detach(g) for g in grads]))
+
+    out = tree_unflatten(out_def, [_detach(o) for o in out_flat])
+    return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+def _argnums(argnums, nargs: int, fn: str) -> tuple[int, ...]:
+    nums = (argnums,) if isinstance(argnums, numbers.Integral) else tuple(argnums)
+    for n in nums:
+        if not -nargs <= n < nargs:
+            raise ValueError(f"nabla.{fn}: argnums {argnums} out of range for {nargs} positional arguments")
+    return tuple(n % nargs for n in nums)
+
+
+def _split_args(args, nums):
+    def call_with(f, kwargs):
+        def g(*diff):
+            full = list(args)
+            for i, d in zip(nums, diff):
+                full[i] = d
+            return f(*full, **kwargs)
+
+        return g
+
+    return [args[i] for i in nums], call_with
+
+
+def value_and_grad(f, argnums=0, has_aux: bool = False):
+    """``(f(x), df/dx)`` for a function with a scalar floating-point output."""
+
+    def wrapped(*args, **kwargs):
+        nums = _argnums(argnums, len(args), "value_and_grad")
+        diff, call_with = _split_args(args, nums)
+        for n, d in zip(nums, diff):
+            for leaf in tree_flatten(d, is_leaf=_is_tensor)[0]:
+                _check_differentiable(_as_tensor(leaf), "grad", n)
+        res = vjp(call_with(f, kwargs), *diff, has_aux=has_aux)
+        out, vjp_fn = res[0], res[1]
+        if not isinstance(out, Tensor) or out.shape != ():
+            shape = getattr(out, "shape", type(out).__name__)
+            raise TypeError(f"nabla.grad: the function must return a scalar (shape ()) tensor, got {shape}; "
+                            "use jacrev or vjp for non-scalar outputs")
+        if not out.dtype.is_floating:
+            raise TypeError(f"nabla.grad: the output must be floating-point, got {out.dtype.name}")
+        grads = vjp_fn(creation.ones_like(out))
+        grads = grads[0] if isinstance(argnums, numbers.Integral) else tuple(grads)
+        return ((out, res[2]), grads) if has_aux else (out, grads)
+
+    wrapped.__name__ = f"value_and_grad({getattr(f, '__name__', 'f')})"
+    return wrapped
+
+
+def grad(f, argnums=0, has_aux: bool = False):
+    """``df/dx`` for a function with a scalar output (JAX's ``grad``)."""
+    vg = value_and_grad(f, argnums, has_aux)
+
+    def wrapped(*args, **kwargs):
+        (value, grads) = vg(*args, **kwargs)
+        return (grads, value[1]) if has_aux else grads
+
+    wrapped.__name__ = f"grad({getattr(f, '__name__', 'f')})"
+    return wrapped
+
+
+# --- forward mode ------------------------------------------------------------------
+
+def jvp(f, primals, tangents):
+    """``(f(*primals), J @ tangents)`` by forward mode."""
+    p_flat, p_def = tree_flatten(tuple(primals), is_leaf=_is_tensor)
+    t_flat, t_def = tree_flatten(tuple(tangents), is_leaf=_is_tensor)
+    if p_def != t_def:
+        raise ValueError(f"nabla.jvp: tangents {t_def} do not match primals {p_def}")
+    p_flat = [_as_tensor(p) for p in p_flat]
+    t_flat = [_as_tensor(t) for t in t_flat]
+    for p, t in zip(p_flat, t_flat):
+        if p.shape != t.shape:
+            raise ValueError(f"nabla.jvp: tangent shape {t.shape} does not match primal shape {p.shape}")
+        if p._impl.tangent is not None:
+            raise NotImplementedError("nabla.jvp: jvp nested inside jvp is not supported yet "
+                                      "(tangents carry no level); jvp of grad and jacfwd of jacrev work")
+    _DEPTH.value += 1
+    try:
+        ins = [_fresh_input(p, astype(t, p.dtype) if t.dtype is not p.dtype else t) for p, t in zip(p_flat, t_flat)]
+        result = f(*tree_unflatten(p_def, ins))
+        out_flat, out_def = tree_flatten(result, is_leaf=_is_tensor)
+        out_t = [creation.zeros_like(o) if o._impl.tangent is None else Tensor(o._impl.tangent) for o in out_flat]
+    finally:
+        _DEPTH.value -= 1
+    return (tree_unflatten(out_def, [_detach(o) for o in out_flat]),
+            tree_unflatten(out_def, [_detach(t) for t in out_t]))
+
+
+# --- Jacobians ---------------------------------------------------------------------
+
+def _one_hot(i: int, like: Tensor) -> Tensor:
+    size = max(like.size, 1)
+    hot = astype(creation.arange(size) == i, like.dtype)
+    return reshape(hot, like.shape)
+
+
+def _stack(parts: list[Tensor], shape_front: tuple, shape_back: tuple, back_is_rows: bool) -> Tensor:
+    rows = concat([unsqueeze(p, 0) for p in parts], axis=0)
+    if back_is_rows:  # rows enumerate the output: (out..., in...)
+        return reshape(rows, shape_front + shape_back)
+    from ..ops.view import moveaxis
+
+    flat = reshape(rows, (len(parts), -1))  # columns enumerate the input
+    return reshape(moveaxis(flat, 0, -1), shape_front + shape_back)
+
+
+def jacrev(f, argnums=0, has_aux: bool = False):
+    """Jacobian by reverse mode: one vjp per output element; shape ``out.shape + in.shape``."""
+
+    def wrapped(*args, **kwargs):
+        nums = _argnums(argnums, len(args), "jacrev")
+        diff, call_with = _split_args(args, nums)
+        res = vjp(call_with(f, kwargs), *diff, has_aux=has_aux)
+        out, vjp_fn = res[0], res[1]
+        if not isinstance(out, Tensor):
+            raise TypeError("nabla.jacrev: the function must return one tensor")
+        rows = [vjp_fn(_one_hot(i, out)) for i in range(out.size)]
+        jacs = tuple(_stack([r[k] for r in rows], out.shape, _as_tensor(diff[k]).shape, True)
+                     for k in range(len(nums)))
+        jac = jacs[0] if isinstance(argnums, numbers.Integral) else jacs
+        return (jac, res[2]) if has_aux else jac
+
+    return wrapped
+
+
+def jacfwd(f, argnums=0):
+    """Jacobian by forward mode: one jvp per input element; shape ``out.shape + in.shape``."""
+
+    def wrapped(*args, **kwargs):
+        nums = _argnums(argnums, len(args), "jacfwd")
+        diff, call_with = _split_args(args, nums)
+        diff = [_as_tensor(d) for d in diff]
+        g = call_with(f, kwargs)
+        jacs = []
+        for k, d in enumerate(diff):
+            cols = []
+            for j in range(d.size):
+                tangents = [creation.zeros_like(x) if m != k else _one_hot(j, x) for m, x in enumerate(diff)]
+                out, t = jvp(g, diff, tangents)
+                cols.append(t)
+            jacs.append(_stack(cols, out.shape, d.shape, False))
+        return jacs[0] if isinstance(argnums, numbers.Integral) else tuple(jacs)
+
+    return wrapped
+
+
+def hessian(f, argnums=0):
+    """Second derivatives: ``jacfwd(jacrev(f))``."""
+    return jacfwd(jacrev(f, argnums), argnums)
+
+
+# --- the PyTorch face --------------------------------------------------------------
+
+@contextlib.contextmanager
+def no_grad():
+    """Ops inside record no parents, so nothing inside is differentiated."""
+    previous = GRAD_MODE.enabled
+    GRAD_MODE.enabled = False
+    try:
+        yield
+    finally:
+        GRAD_MODE.enabled = previous
+
+
+def _requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
+    if requires_grad:
+        _check_differentiable(self, "requires_grad_", "self")
+    self._impl.requires_grad = requires_grad
+    self._impl.traced = requires_grad or self._impl.traced
+    return self
+
+
+def _backward(self: Tensor, gradient=None) -> None:
+    if gradient is None:
+        if self.shape != ():
+            raise RuntimeError(f"nabla.backward: grad can be implicitly created only for scalar outputs, "
+                               f"got shape {self.shape}; pass gradient=")
+        gradient = creation.ones_like(self)
+    leaves, grads = backward_pass([self._impl], [_as_tensor(gradient)], None)
+    for leaf, g in zip(leaves, grads):
+        if g is None:
+            continue
+        g = _detach_always(g)
+        leaf.grad = g._impl if leaf.grad is None else _detach_always(Tensor(leaf.grad) + g)._impl
+
+
+def _detach_always(x: Tensor) -> Tensor:
+    impl = x._impl
+    return Tensor(TensorImpl(list(impl._values), impl.dtype, impl.batch_dims))
+
+
+def _grad_get(self: Tensor):
+    g = self._impl.grad
+    return None if g is None else Tensor(g)
+
+
+def _grad_set(self: Tensor, value) -> None:
+    self._impl.grad = None if value is None else _as_tensor(value)._impl
+
+
+def _detach_method(self: Tensor) -> Tensor:
+    return _detach_always(self)
+
+
+Tensor.requires_grad_ = _requires_grad_
+Tensor.backward = _backward
+Tensor.grad = property(_grad_get, _grad_set)
+Tensor.requires_grad = property(lambda self: self._impl.requires_grad)
+Tensor.detach = _detach_method
