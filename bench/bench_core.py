@@ -18,15 +18,7 @@ import numpy as np
 
 import nabla as nb
 
-try:
-    import jax
-    import jax.numpy as jnp
-except ImportError:  # optional peer
-    jax = None
-try:
-    import torch
-except ImportError:  # optional peer
-    torch = None
+from bench.peers import jax, jnp, torch
 
 
 def timeit(fn, repeat=7, number=1):

@@ -14,15 +14,7 @@ import numpy as np
 import nabla as nb
 from examples.mlp import init_params, sgd_step, synthetic_task
 
-try:
-    import jax
-    import jax.numpy as jnp
-except ImportError:  # optional peer
-    jax = None
-try:
-    import torch
-except ImportError:  # optional peer
-    torch = None
+from bench.peers import jax, jnp, torch
 
 LR = 0.05
 

@@ -26,3 +26,17 @@ def stats():
         return {k: now[k] - before[k] for k in now if isinstance(now[k], int)}
 
     return delta
+
+
+@pytest.fixture(autouse=True)
+def interpret_by_default():
+    """Tests run first-sight style (MAX's interpreter): compiling every repeated structure in the
+    background would cost 10-30 s each on a cold machine. Engine tests opt into other policies."""
+    nb.set_realization_policy("interpret")
+    yield
+    nb.set_realization_policy("interpret")
+
+
+@pytest.fixture
+def policy():
+    return nb.set_realization_policy

@@ -15,7 +15,8 @@ def ref(a):
     return np.sin(np.cos(a) * 3.25 + a) - 0.125
 
 
-def test_first_sight_is_interpreted_repeat_is_compiled_then_cached(stats):
+def test_first_sight_is_interpreted_repeat_is_compiled_then_cached(stats, policy):
+    policy("auto")
     a = np.linspace(0, 1, 7, dtype=np.float32)
     np.testing.assert_allclose(expr(nb.asarray(a)).numpy(), ref(a), rtol=1e-5)
     d = stats()
@@ -34,24 +35,21 @@ def test_first_sight_is_interpreted_repeat_is_compiled_then_cached(stats):
     assert d["compiles"] == 1 and d["graph_builds"] == builds and d["cache_hits"] == 4
 
 
-def test_compile_policy_compiles_once_per_structure(stats):
-    nb.set_realization_policy("compile")
-    try:
-        x = nb.asarray(np.ones((2, 3), np.float32))
-        w = nb.asarray(np.full((3, 4), 0.5, np.float32))
+def test_compile_policy_compiles_once_per_structure(stats, policy):
+    policy("compile")
+    x = nb.asarray(np.ones((2, 3), np.float32))
+    w = nb.asarray(np.full((3, 4), 0.5, np.float32))
+    out = nb.tanh(x @ w * 0.75).sum(axis=1)
+    np.testing.assert_allclose(out.numpy(), np.tanh(np.ones((2, 4)) * 1.5 * 0.75).sum(1), rtol=1e-5)
+    assert stats()["compiles"] == 1
+    # new sizes of the symbolic dim: no compile (dims are named by size equality, so a
+    # size that coincides with another dim, 3 or 4 here, would be a new structure)
+    for rows in (2, 5, 64):
+        x = nb.asarray(np.ones((rows, 3), np.float32))
         out = nb.tanh(x @ w * 0.75).sum(axis=1)
-        np.testing.assert_allclose(out.numpy(), np.tanh(np.ones((2, 4)) * 1.5 * 0.75).sum(1), rtol=1e-5)
-        assert stats()["compiles"] == 1
-        # new sizes of the symbolic dim: no compile (dims are named by size equality, so a
-        # size that coincides with another dim, 3 or 4 here, would be a new structure)
-        for rows in (2, 5, 64):
-            x = nb.asarray(np.ones((rows, 3), np.float32))
-            out = nb.tanh(x @ w * 0.75).sum(axis=1)
-            assert out.numpy().shape == (rows,)
-        d = stats()
-        assert d["compiles"] == 1 and d["cache_hits"] == 3
-    finally:
-        nb.set_realization_policy("auto")
+        assert out.numpy().shape == (rows,)
+    d = stats()
+    assert d["compiles"] == 1 and d["cache_hits"] == 3
 
 
 def test_constants_are_part_of_the_key():
@@ -90,7 +88,8 @@ def test_unknown_policy_is_rejected():
         nb.set_realization_policy("fast")
 
 
-def test_compiled_models_persist_on_disk_for_new_processes(stats):
+def test_compiled_models_persist_on_disk_for_new_processes(stats, policy):
+    policy("auto")
     from nabla.core.graph import GRAPH, Engine
 
     def work(n):

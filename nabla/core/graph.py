@@ -75,14 +75,15 @@ class EngineStats:
 
 
 class _Entry:
-    __slots__ = ("model", "sightings", "compiling", "failed", "key")
+    __slots__ = ("model", "sightings", "compiling", "compile_failed", "interpreter_refused", "key")
 
     def __init__(self, key):
         self.key = key
         self.model = None
         self.sightings = 0
         self.compiling = False
-        self.failed = False
+        self.compile_failed = False  # a background compile failed: keep interpreting
+        self.interpreter_refused = False  # the interpreter cannot run it: it must be compiled
 
 
 _POLICIES = ("auto", "compile", "interpret")
@@ -231,9 +232,9 @@ class Engine:
 
     def _run_uncompiled(self, entry, build, buffers):
         policy = self.policy
-        if policy == "compile" or entry.failed:
+        if (policy == "compile" and not entry.compile_failed) or entry.interpreter_refused:
             return self._compile_now(entry, build)(*buffers)
-        if policy == "auto" and entry.sightings >= 2 and not entry.compiling:
+        if policy == "auto" and entry.sightings >= 2 and not (entry.compiling or entry.compile_failed):
             entry.compiling = True
             self._queue.append((entry, build(True)))
             self._poll_compiles()
@@ -245,20 +246,28 @@ class Engine:
             self.stats.interpreted += 1
             return results
         except UnsupportedGraphError:
-            entry.failed = True
+            entry.interpreter_refused = True
         return self._compile_now(entry, build)(*buffers)
 
     def _compile_now(self, entry, build):
+        if entry.model is None and entry.compiling:
+            self.wait_for_compiles()
         if entry.model is None:
-            if entry.compiling:
-                self.wait_for_compiles()
-            if entry.model is None:
-                t0 = time.perf_counter()
+            t0 = time.perf_counter()
+            try:
                 compiled = self.session.compile(build(True))
                 entry.model = self.session.init(compiled)
-                self.stats.compile_seconds += time.perf_counter() - t0
-                self.stats.compiles += 1
-                self._save_to_disk(entry, compiled)
+            except RealizationError:
+                raise
+            except Exception as e:
+                entry.compile_failed = True
+                raise RealizationError(
+                    "nabla: MAX could not compile a trace that passed Nabla's checks; this is a bug in "
+                    f"Nabla (ops: {sorted({sig[0].name for sig in entry.key[0]})})"
+                ) from e
+            self.stats.compile_seconds += time.perf_counter() - t0
+            self.stats.compiles += 1
+            self._save_to_disk(entry, compiled)
         return entry.model.execute
 
     def _poll_compiles(self, block: bool = False) -> None:
@@ -272,7 +281,7 @@ class Engine:
                     entry.model = self.session.init(compiled)
                     self.stats.compiles += 1
                 except Exception:  # a failed background compile falls back to the interpreter
-                    entry.failed = True
+                    entry.compile_failed = True
                 else:
                     self._save_to_disk(entry, compiled)
                 entry.compiling = False

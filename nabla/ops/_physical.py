@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..core.tensor import Tensor
 from .base import Operation, normalize_axis
-from .view import reshape_op
+from .view import PermuteOp, inverse_perm, reshape_op
 
 
 class _BatchDimsOp(Operation):
@@ -31,32 +31,21 @@ class _BatchDimsOp(Operation):
         return [(decr_batch_dims_op if self.delta > 0 else incr_batch_dims_op)(cotangent)]
 
 
-class _MoveAxisOp(Operation):
+class _MoveAxisOp(PermuteOp):
     """Permute physical axes and adjust ``batch_dims`` by ``delta`` in one step."""
-
-    shape_polymorphic = True
 
     def __init__(self, name: str, delta: int):
         self.name, self.delta = name, delta
 
     def abstract_eval(self, x, *, perm):
-        s = x.cached_shape
-        return tuple(s[p] for p in perm), x.dtype, x.batch_dims + self.delta
-
-    def maxpr(self, x, *, perm):
-        from max.graph import ops
-
-        return ops.permute(x, list(perm))
+        return self.out_shape(x.cached_shape, perm=perm), x.dtype, x.batch_dims + self.delta
 
     def jvp_rule(self, primals, tangents, output, *, perm):
         return self(tangents[0], perm=perm)
 
     def vjp_rule(self, primals, cotangent, output, *, perm):
-        inverse = [0] * len(perm)
-        for i, p in enumerate(perm):
-            inverse[p] = i
         back = _from_batch_op if self.delta > 0 else _to_batch_op
-        return [back(cotangent, perm=tuple(inverse))]
+        return [back(cotangent, perm=inverse_perm(perm))]
 
 
 incr_batch_dims_op = _BatchDimsOp("incr_batch_dims", +1)

@@ -88,20 +88,20 @@ def _check(x, op):
         raise TypeError(f"nabla.{op}: expected a Tensor, got {type(x).__name__}")
 
 
-def sum(x: Tensor, axis=None, keepdims: bool = False, dtype=None) -> Tensor:
-    _check(x, "sum")
+def _accumulating_reduce(name: str, x: Tensor, axis, keepdims, dtype) -> Tensor:
+    _check(x, name)
     target = _accumulation_dtype(x.dtype) if dtype is None else _dt.as_dtype(dtype)
     if target is not x.dtype:
         x = cast_op(x, dtype=target)
-    return REDUCE_OPS["sum"].apply(x, axis, keepdims)
+    return REDUCE_OPS[name].apply(x, axis, keepdims)
+
+
+def sum(x: Tensor, axis=None, keepdims: bool = False, dtype=None) -> Tensor:
+    return _accumulating_reduce("sum", x, axis, keepdims, dtype)
 
 
 def prod(x: Tensor, axis=None, keepdims: bool = False, dtype=None) -> Tensor:
-    _check(x, "prod")
-    target = _accumulation_dtype(x.dtype) if dtype is None else _dt.as_dtype(dtype)
-    if target is not x.dtype:
-        x = cast_op(x, dtype=target)
-    return REDUCE_OPS["prod"].apply(x, axis, keepdims)
+    return _accumulating_reduce("prod", x, axis, keepdims, dtype)
 
 
 def mean(x: Tensor, axis=None, keepdims: bool = False) -> Tensor:

@@ -43,10 +43,14 @@ class PermuteOp(LogicalShapeOperation):
         return permute_op(tangents[0], perm=perm)
 
     def vjp_rule(self, primals, cotangent, output, *, perm):
-        inverse = [0] * len(perm)
-        for i, p in enumerate(perm):
-            inverse[p] = i
-        return [permute_op(cotangent, perm=tuple(inverse))]
+        return [permute_op(cotangent, perm=inverse_perm(perm))]
+
+
+def inverse_perm(perm) -> tuple[int, ...]:
+    inverse = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inverse[p] = i
+    return tuple(inverse)
 
 
 class UnsqueezeOp(LogicalShapeOperation):
