@@ -97,7 +97,7 @@ def torch_step_time(xs, ys, params_np):
 def main():
     rng = np.random.default_rng(0)
     xs, ys = synthetic_task(rng)
-    params_np = [(rng.standard_normal((i, o)).astype(np.float32) * np.sqrt(2 / i), np.zeros(o, np.float32))
+    params_np = [((rng.standard_normal((i, o)) * np.sqrt(2 / i)).astype(np.float32), np.zeros(o, np.float32))
                  for i, o in ((784, 512), (512, 512), (512, 10))]
     t = nabla_step_time()
     peers = {}

@@ -12,7 +12,7 @@ import nabla as nb
 def init_params(rng, sizes=(784, 512, 512, 10)):
     params = []
     for fan_in, fan_out in zip(sizes, sizes[1:]):
-        w = rng.standard_normal((fan_in, fan_out)).astype(np.float32) * np.sqrt(2.0 / fan_in)
+        w = (rng.standard_normal((fan_in, fan_out)) * np.sqrt(2.0 / fan_in)).astype(np.float32)
         params.append({"w": nb.asarray(w), "b": nb.zeros(fan_out)})
     return params
 

@@ -229,3 +229,22 @@ def test_matches_jax_on_a_composite_function():
     ours = nb.grad(lambda v: f(NB, v))(nb.asarray(x)).numpy()
     theirs = np.asarray(jax.grad(lambda v: f(jnp, v))(jnp.asarray(x)))
     np.testing.assert_allclose(ours, theirs, rtol=1e-10)
+
+
+def test_transforms_leave_no_reference_cycles():
+    # a cycle would keep traced intermediates alive, and pending, until the cyclic GC runs
+    import gc
+
+    x = nb.asarray(f64(3))
+    gc.collect()
+    gc.disable()
+    try:
+        before = len(gc.get_objects())
+        for _ in range(3):
+            value, g = nb.value_and_grad(lambda v: nb.sum(nb.tanh(v) * v))(x)
+            del value, g
+        found = gc.collect()
+    finally:
+        gc.enable()
+    assert found == 0, f"{found} objects were only reachable through cycles"
+    assert len(gc.get_objects()) - before < 50

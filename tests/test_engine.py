@@ -110,3 +110,16 @@ def test_compiled_models_persist_on_disk_for_new_processes(stats, policy):
         assert s["disk_loads"] == 1 and s["compiles"] == 0 and s["interpreted"] == 0 and s["cache_hits"] == 1
     finally:
         GRAPH.engine = saved
+
+
+def test_a_training_loop_settles_on_one_structure(stats):
+    # the pending-work order must not depend on memory reuse, or every step is a new structure
+    w = nb.asarray(np.full((4, 3), 0.1, np.float32))
+    b = nb.zeros(3)
+    x = nb.asarray(np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4))
+    loss_fn = lambda w, b: nb.sum(nb.tanh(x @ w + b) ** 2)
+    for _ in range(8):
+        loss, (gw, gb) = nb.value_and_grad(loss_fn, argnums=(0, 1))(w, b)
+        w, b = w - 0.1 * gw, b - 0.1 * gb
+        loss.item()
+    assert stats()["cache_entries"] <= 2  # the first step (lazy zeros) and every step after

@@ -405,24 +405,24 @@ class ComputeGraph:
 
     def __init__(self):
         self.epoch = 0
-        # id -> weakref without callback: cheaper than a WeakSet on the recording path;
-        # dead refs are purged at evaluation, or when the table grows.
-        self._pending: dict[int, weakref.ref] = {}
+        # weakrefs without callbacks, in creation order: cheaper than a WeakSet on the recording
+        # path, and the order (which fixes the structure key) does not depend on memory reuse
+        self._pending: list[weakref.ref] = []
         self._purge_at = 4096
         self.engine = Engine()
 
     def add_pending(self, impl) -> None:
         pending = self._pending
-        pending[id(impl)] = weakref.ref(impl)
+        pending.append(weakref.ref(impl))
         if len(pending) > self._purge_at:
             self._purge()
 
     def _purge(self) -> None:
-        self._pending = {k: r for k, r in self._pending.items() if r() is not None}
+        self._pending = [r for r in self._pending if (i := r()) is not None and not i.is_realized]
         self._purge_at = max(4096, 2 * len(self._pending))
 
     def _live_pending(self) -> list:
-        return [i for i in (r() for r in self._pending.values()) if i is not None and not i.is_realized]
+        return [i for i in (r() for r in self._pending) if i is not None and not i.is_realized]
 
     @property
     def num_pending(self) -> int:
@@ -439,7 +439,7 @@ class ComputeGraph:
                     outputs.append(v)
         if outputs:
             self.engine.run(outputs)
-        self._pending = {}
+        self._pending = []
         self._purge_at = 4096
         self.epoch += 1
 

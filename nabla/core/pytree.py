@@ -99,34 +99,40 @@ class PyTreeDef:
 _LEAF = PyTreeDef(None, None, ())
 
 
+def _flatten_into(x, leaves: list, is_leaf) -> PyTreeDef:
+    # a module-level recursion: a nested recursive closure would be a reference cycle that
+    # keeps the leaves (tensors, and so pending work) alive until the cyclic GC runs
+    if is_leaf is not None and is_leaf(x):
+        leaves.append(x)
+        return _LEAF
+    kind = _kind_of(x)
+    if kind is None:
+        leaves.append(x)
+        return _LEAF
+    children, aux = kind.flatten(x)
+    node_type = type(x) if kind is not _NAMEDTUPLE else "namedtuple"
+    return PyTreeDef(node_type, aux, tuple(_flatten_into(c, leaves, is_leaf) for c in children))
+
+
 def tree_flatten(tree, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, PyTreeDef]:
     leaves: list = []
+    treedef = _flatten_into(tree, leaves, is_leaf)
+    return leaves, treedef
 
-    def walk(x) -> PyTreeDef:
-        if is_leaf is not None and is_leaf(x):
-            leaves.append(x)
-            return _LEAF
-        kind = _kind_of(x)
-        if kind is None:
-            leaves.append(x)
-            return _LEAF
-        children, aux = kind.flatten(x)
-        node_type = type(x) if kind is not _NAMEDTUPLE else "namedtuple"
-        return PyTreeDef(node_type, aux, tuple(walk(c) for c in children))
 
-    return leaves, walk(tree)
+def _build(td: PyTreeDef, it):
+    if td.node_type is None:
+        return next(it)
+    kind = _NAMEDTUPLE if td.node_type == "namedtuple" else _REGISTRY[td.node_type]
+    return kind.unflatten(td.aux, [_build(c, it) for c in td.children])
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves) -> Any:
     it = iter(leaves)
-
-    def build(td: PyTreeDef):
-        if td.node_type is None:
-            return next(it)
-        kind = _NAMEDTUPLE if td.node_type == "namedtuple" else _REGISTRY[td.node_type]
-        return kind.unflatten(td.aux, [build(c) for c in td.children])
-
-    out = build(treedef)
+    try:
+        out = _build(treedef, it)
+    except StopIteration:
+        raise ValueError(f"nabla.tree_unflatten: too few leaves for {treedef!r}") from None
     if next(it, _SENTINEL) is not _SENTINEL:
         raise ValueError(f"nabla.tree_unflatten: too many leaves for {treedef!r}")
     return out
