@@ -86,3 +86,13 @@ def default_dtype(dtype):
 
 def as_device(device) -> driver.Device:
     return get_default_device() if device is None else _as_device(device)
+
+
+class _VmapDepth:
+    """How many vmaps are running. Their batch dims are the outermost (rightmost) of a tensor's
+    batch prefix; the backward pass keeps those and sums the inner ones away."""
+
+    value = 0
+
+
+VMAP_DEPTH = _VmapDepth()

@@ -92,50 +92,60 @@ def pad_logical_rank(x: Tensor, ndim: int) -> Tensor:
 
 
 class SumToOp(Operation):
-    """Sum a cotangent down to a physical ``shape`` (and its batch dims): the adjoint of broadcasting."""
+    """Sum a cotangent down to a physical ``shape`` with ``batch_dims``: the adjoint of broadcasting.
+
+    Batch parts and logical parts are each right-aligned; leading axes the target lacks, and
+    axes where the target has size 1, are summed.
+    """
 
     name = "sum_to"
 
-    def abstract_eval(self, x, *, shape, batch_dims):
+    def abstract_eval(self, x, *, shape, batch_dims, in_batch_dims):
         return shape, x.dtype, batch_dims
 
-    def maxpr(self, x, *, shape, batch_dims):
+    def maxpr(self, x, *, shape, batch_dims, in_batch_dims):
         from max.graph import ops
 
-        lead = x.rank - len(shape)
-        for a in range(x.rank - 1, -1, -1):
-            if a < lead or (shape[a - lead] == 1 and int(x.shape[a]) != 1):
-                x = ops.sum(x, axis=a)
+        dims = [int(d) for d in x.shape]
+        axes = []
+        for lo, hi, tlo, thi in ((0, in_batch_dims, 0, batch_dims), (in_batch_dims, len(dims), batch_dims, len(shape))):
+            extra = (hi - lo) - (thi - tlo)
+            axes += range(lo, lo + extra)
+            axes += [lo + extra + i for i, d in enumerate(shape[tlo:thi]) if d == 1 and dims[lo + extra + i] != 1]
+        for a in sorted(axes, reverse=True):
+            x = ops.sum(x, axis=a)
         return ops.reshape(x, shape)
 
-    def vjp_rule(self, primals, cotangent, output, *, shape, batch_dims):
-        return [broadcast_physical(cotangent, primals[0]._impl.cached_shape, primals[0].batch_dims)]
+    def vjp_rule(self, primals, cotangent, output, **kwargs):
+        return [broadcast_like(cotangent, primals[0])]
 
-    def jvp_rule(self, primals, tangents, output, *, shape, batch_dims):
-        return sum_to_op(tangents[0], shape=shape, batch_dims=batch_dims)
+    def jvp_rule(self, primals, tangents, output, **kwargs):
+        return sum_to_op(tangents[0], **kwargs)
 
 
 class BroadcastPhysicalOp(Operation):
-    """Broadcast to a physical ``shape`` with ``batch_dims`` (right-aligned): the adjoint of ``sum_to``."""
+    """Broadcast to a physical ``shape``: batch parts right-aligned, logical parts right-aligned."""
 
     name = "broadcast_physical"
 
-    def abstract_eval(self, x, *, shape, batch_dims):
+    def abstract_eval(self, x, *, shape, batch_dims, in_batch_dims):
         return shape, x.dtype, batch_dims
 
-    def maxpr(self, x, *, shape, batch_dims):
+    def maxpr(self, x, *, shape, batch_dims, in_batch_dims):
         from max.graph import ops
 
-        if x.rank < len(shape):
-            x = ops.reshape(x, [1] * (len(shape) - x.rank) + [int(d) for d in x.shape])
+        dims = [int(d) for d in x.shape]
+        batch, logical = dims[:in_batch_dims], dims[in_batch_dims:]
+        padded = [1] * (batch_dims - len(batch)) + batch + [1] * (len(shape) - batch_dims - len(logical)) + logical
+        if padded != dims:
+            x = ops.reshape(x, padded)
         return ops.broadcast_to(x, shape)
 
-    def vjp_rule(self, primals, cotangent, output, *, shape, batch_dims):
-        x = primals[0]._impl
-        return [sum_to_op(cotangent, shape=x.cached_shape, batch_dims=x.batch_dims)]
+    def vjp_rule(self, primals, cotangent, output, *, shape, batch_dims, in_batch_dims):
+        return [sum_to_like(cotangent, primals[0])]
 
-    def jvp_rule(self, primals, tangents, output, *, shape, batch_dims):
-        return broadcast_physical_op(tangents[0], shape=shape, batch_dims=batch_dims)
+    def jvp_rule(self, primals, tangents, output, *, shape, batch_dims, in_batch_dims):
+        return broadcast_physical_op(tangents[0], shape=shape, batch_dims=batch_dims, in_batch_dims=in_batch_dims)
 
 
 sum_to_op = SumToOp()
@@ -143,16 +153,45 @@ broadcast_physical_op = BroadcastPhysicalOp()
 
 
 def sum_to(x: Tensor, shape: tuple, batch_dims: int) -> Tensor:
-    """``x`` summed over the axes along which a tensor of physical ``shape`` was broadcast."""
+    """``x`` summed down to physical ``shape`` with ``batch_dims``."""
     if x._impl.cached_shape == tuple(shape) and x.batch_dims == batch_dims:
         return x
-    return sum_to_op(x, shape=tuple(shape), batch_dims=batch_dims)
+    return sum_to_op(x, shape=tuple(shape), batch_dims=batch_dims, in_batch_dims=x.batch_dims)
+
+
+def sum_to_like(g: Tensor, like: Tensor) -> Tensor:
+    """The cotangent ``g`` of a broadcast use of ``like``, reduced to ``like``'s shape.
+
+    Batch dims of the vmaps running now are kept (a gradient taken inside vmap is per example,
+    even for an unbatched primal); those of vmaps inside the differentiated function are summed
+    where ``like`` lacks them.
+    """
+    from ..core.context import VMAP_DEPTH
+
+    gb, lb = g._impl.batch_shape, like._impl.batch_shape
+    active = VMAP_DEPTH.value
+    batch = []
+    for j in range(len(gb)):  # from the right: the outermost level first
+        if j < active:
+            batch.append(gb[-1 - j])
+        elif j < len(lb):
+            batch.append(lb[-1 - j])
+    batch = tuple(reversed(batch))
+    return sum_to(g, batch + like.shape, len(batch))
 
 
 def broadcast_physical(x: Tensor, shape: tuple, batch_dims: int) -> Tensor:
     if x._impl.cached_shape == tuple(shape) and x.batch_dims == batch_dims:
         return x
-    return broadcast_physical_op(x, shape=tuple(shape), batch_dims=batch_dims)
+    return broadcast_physical_op(x, shape=tuple(shape), batch_dims=batch_dims, in_batch_dims=x.batch_dims)
+
+
+def broadcast_like(x: Tensor, like: Tensor) -> Tensor:
+    """Broadcast ``x`` to ``like``'s logical shape; batch dims broadcast right-aligned."""
+    from .base import broadcast_shapes
+
+    batch = broadcast_shapes(x._impl.batch_shape, like._impl.batch_shape, op="broadcast")
+    return broadcast_physical(x, batch + like.shape, len(batch))
 
 
 class IdentityOp(Operation):

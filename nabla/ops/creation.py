@@ -134,15 +134,24 @@ def ones(shape, dtype=None, device=None) -> Tensor:
 
 
 def full_like(x: Tensor, fill_value, dtype=None, device=None) -> Tensor:
-    return full(x.shape, fill_value, x.dtype if dtype is None else dtype, x.device if device is None else device)
+    """``full`` with ``x``'s shape; inside ``vmap`` the result is batched like ``x``."""
+    dtype = x.dtype if dtype is None else _dt.as_dtype(dtype)
+    device = x.device if device is None else device
+    if not x.batch_dims:
+        return full(x.shape, fill_value, dtype, device)
+    from ._physical import broadcast_physical
+
+    return broadcast_physical(full((), fill_value, dtype, device), x._impl.cached_shape, x.batch_dims)
 
 
 def zeros_like(x: Tensor, dtype=None, device=None) -> Tensor:
-    return zeros(x.shape, x.dtype if dtype is None else dtype, x.device if device is None else device)
+    dtype = x.dtype if dtype is None else _dt.as_dtype(dtype)
+    return full_like(x, False if dtype.is_bool else 0, dtype, device)
 
 
 def ones_like(x: Tensor, dtype=None, device=None) -> Tensor:
-    return ones(x.shape, x.dtype if dtype is None else dtype, x.device if device is None else device)
+    dtype = x.dtype if dtype is None else _dt.as_dtype(dtype)
+    return full_like(x, True if dtype.is_bool else 1, dtype, device)
 
 
 def arange(start, stop=None, step=1, dtype=None, device=None) -> Tensor:

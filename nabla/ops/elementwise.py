@@ -78,12 +78,11 @@ class ElementwiseBinary(BinaryOperation):
         return out
 
     def vjp_rule(self, primals, cotangent, output):
-        from ._physical import sum_to
+        from ._physical import sum_to_like
 
         if self.partials is None:
             return [None, None]
-        return [sum_to(_scale(cotangent, d), p._impl.cached_shape, p.batch_dims)
-                for p, d in zip(primals, self.partials(*primals, output))]
+        return [sum_to_like(_scale(cotangent, d), p) for p, d in zip(primals, self.partials(*primals, output))]
 
 
 def _scale(t, d):
@@ -279,7 +278,8 @@ def _make_binary(op):
             x, y = coerce_operands(x, y, name)
         if op.category == "float":
             x, y = _float_input(x, op), _float_input(y, op)
-        if x._impl.batch_dims != y._impl.batch_dims:
+        xi, yi = x._impl, y._impl
+        if (xi.batch_dims or yi.batch_dims) and xi.ndim != yi.ndim:
             x, y = _align_batched(x, y)
         return op(x, y)
 
@@ -326,13 +326,11 @@ class WhereOp(BinaryOperation):
         return where_op(cond, tx, ty)
 
     def vjp_rule(self, primals, cotangent, output):
-        from ._physical import sum_to
+        from ._physical import sum_to_like
 
         cond, x, y = primals
         zero = zeros_like_physical(cotangent)
-        return [None,
-                sum_to(where_op(cond, cotangent, zero), x._impl.cached_shape, x.batch_dims),
-                sum_to(where_op(cond, zero, cotangent), y._impl.cached_shape, y.batch_dims)]
+        return [None, sum_to_like(where_op(cond, cotangent, zero), x), sum_to_like(where_op(cond, zero, cotangent), y)]
 
 
 where_op = WhereOp()

@@ -37,11 +37,11 @@ class MatmulOp(Operation):
         return out
 
     def vjp_rule(self, primals, cotangent, output):
-        from ._physical import sum_to
+        from ._physical import sum_to_like
 
         x, y = primals
-        return [sum_to(matmul_op(cotangent, _swap_last(y)), x._impl.cached_shape, x.batch_dims),
-                sum_to(matmul_op(_swap_last(x), cotangent), y._impl.cached_shape, y.batch_dims)]
+        return [sum_to_like(matmul_op(cotangent, _swap_last(y)), x),
+                sum_to_like(matmul_op(_swap_last(x), cotangent), y)]
 
 
 def _swap_last(x: Tensor) -> Tensor:
@@ -64,7 +64,7 @@ def matmul(x, y) -> Tensor:
         x = unsqueeze(x, 0)
     if vec_y:
         y = unsqueeze(y, 1)
-    if x.batch_dims != y.batch_dims:
+    if (x.batch_dims or y.batch_dims) and x.ndim != y.ndim:
         x, y = _align_batched(x, y)
     out = matmul_op(x, y)
     if vec_x and vec_y:

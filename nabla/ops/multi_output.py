@@ -78,7 +78,14 @@ def concat(tensors, axis: int = 0) -> Tensor:
     a = normalize_axis(axis, impl.ndim, "concat") if impl.ndim else 0
     if len(ts) == 1:
         return ts[0]
-    return concat_op(ts, axis=impl.batch_dims + a)
+    batch_shapes = {t._impl.batch_shape for t in ts}
+    if len(batch_shapes) > 1:  # under vmap, unbatched pieces are repeated along the batch
+        from ._physical import broadcast_physical
+        from .base import broadcast_shapes
+
+        batch = broadcast_shapes(*batch_shapes, op="concat")
+        ts = [broadcast_physical(t, batch + t.shape, len(batch)) for t in ts]
+    return concat_op(ts, axis=ts[0].batch_dims + a)
 
 
 def split(x: Tensor, indices_or_sections, axis: int = 0) -> list[Tensor]:

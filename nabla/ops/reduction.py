@@ -28,13 +28,14 @@ class _MaxReduce(ReduceOperation):
     @staticmethod
     def _expand(r, x, axes, keepdims):
         """Bring a reduced tensor back to ``x``'s physical shape."""
-        from ._physical import broadcast_physical
+        from ._physical import broadcast_like
         from .view import unsqueeze_op
 
         if not keepdims:
+            shift = r.batch_dims - x.batch_dims  # r may carry more batch dims than x (vmap of grad)
             for a in axes:
-                r = unsqueeze_op(r, axis=a)
-        return broadcast_physical(r, x._impl.cached_shape, x.batch_dims)
+                r = unsqueeze_op(r, axis=a + shift)
+        return broadcast_like(r, x)
 
     def _weights(self, x, out, axes, keepdims):
         """d out / d x as a tensor of x's shape (None where it is 1)."""

@@ -106,10 +106,9 @@ class BroadcastToOp(LogicalShapeOperation):
         return broadcast_to_op(tangents[0], shape=shape)
 
     def vjp_rule(self, primals, cotangent, output, *, shape):
-        from ._physical import sum_to
+        from ._physical import sum_to_like
 
-        x = primals[0]
-        return [sum_to(cotangent, x._impl.cached_shape, x.batch_dims)]
+        return [sum_to_like(cotangent, primals[0])]
 
 
 reshape_op = ReshapeOp()

@@ -1,0 +1,126 @@
+"""vmap: vectorization by prefix batch dims.
+
+A batched axis is moved to the front of the physical shape and counted in
+``batch_dims``; ops see logical shapes only. Batch dims are right-aligned among
+themselves, so a tensor's batch dims always belong to the outermost levels: a
+tensor entering level ``d`` with fewer batch dims gets size-1 axes for the
+levels it lacks, then the new level's axis in front.
+"""
+
+from __future__ import annotations
+
+import functools
+import numbers
+
+from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.tensor import Tensor
+from ..ops import creation
+from ..ops._physical import (broadcast_physical, incr_batch_dims, move_axis_from_batch_dims,
+                             move_axis_to_batch_dims)
+from ..ops.view import unsqueeze_op
+
+
+from ..core.context import VMAP_DEPTH as _LEVEL
+
+
+def _is_tensor(x) -> bool:
+    return isinstance(x, Tensor)
+
+
+def _broadcast_prefix(prefix, tree, what: str) -> list:
+    """One axis spec per leaf of ``tree``, from a pytree ``prefix`` of it (an int or None covers a subtree)."""
+    if prefix is None or isinstance(prefix, numbers.Integral):
+        return [prefix] * len(tree_flatten(tree, is_leaf=_is_tensor)[0])
+    if isinstance(tree, (list, tuple)) and isinstance(prefix, (list, tuple)):
+        if len(prefix) != len(tree):
+            raise ValueError(f"nabla.vmap: {what} has {len(prefix)} entries but there are {len(tree)} arguments")
+        return [a for p, t in zip(prefix, tree) for a in _broadcast_prefix(p, t, what)]
+    if isinstance(tree, dict) and isinstance(prefix, dict):
+        if set(prefix) != set(tree):
+            raise ValueError(f"nabla.vmap: {what} keys {sorted(prefix)} do not match the argument keys {sorted(tree)}")
+        return [a for k in sorted(tree) for a in _broadcast_prefix(prefix[k], tree[k], what)]
+    raise ValueError(f"nabla.vmap: {what} {prefix!r} does not fit the structure of the arguments")
+
+
+def _pad_batch(x: Tensor, depth: int) -> Tensor:
+    """Give ``x`` size-1 batch axes for the levels it lacks, up to ``depth`` batch dims."""
+    while x.batch_dims < depth:
+        x = incr_batch_dims(unsqueeze_op(x, axis=0))
+    return x
+
+
+def _enter(x: Tensor, axis: int, depth: int, where: str) -> Tensor:
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"nabla.vmap: in_axes {axis} is out of range for {where} of shape {x.shape}")
+    x = _pad_batch(x, depth)
+    return move_axis_to_batch_dims(x, x.batch_dims + axis % x.ndim)
+
+
+def _exit(x: Tensor, axis, depth: int, size: int, where: str) -> Tensor:
+    x = _pad_batch(x, depth + 1)
+    front = x._impl.cached_shape[0]
+    if front != size:  # this level never reached the output: repeat it
+        shape = (size,) + x._impl.cached_shape[1:]
+        x = broadcast_physical(x, shape, x.batch_dims)
+    if axis is None:
+        raise ValueError(f"nabla.vmap: out_axes is None for {where}, but it varies along the mapped axis")
+    n = x.ndim + 1
+    if not -n <= axis < n:
+        raise ValueError(f"nabla.vmap: out_axes {axis} is out of range for {where} of shape {x.shape}")
+    return move_axis_from_batch_dims(x, 0, axis % n)
+
+
+def vmap(f, in_axes=0, out_axes=0, axis_size: int | None = None):
+    """Vectorize ``f`` over an axis of its arguments (JAX's ``vmap``)."""
+
+    @functools.wraps(f)
+    def wrapped(*args):
+        flat, in_def = tree_flatten(args, is_leaf=_is_tensor)
+        axes = _broadcast_prefix(tuple(in_axes) if isinstance(in_axes, list) else in_axes, args, "in_axes")
+        sizes = {}
+        tensors = []
+        for k, (leaf, ax) in enumerate(zip(flat, axes)):
+            if ax is not None and not isinstance(leaf, Tensor):
+                leaf = creation.asarray(leaf)
+            tensors.append(leaf)
+            if ax is not None:
+                if leaf.ndim == 0:
+                    raise ValueError(f"nabla.vmap: argument leaf {k} is a scalar but in_axes maps axis {ax}")
+                n = leaf.ndim
+                if not -n <= ax < n:
+                    raise ValueError(f"nabla.vmap: in_axes {ax} is out of range for argument leaf {k} "
+                                     f"of shape {leaf.shape}")
+                sizes.setdefault(leaf.shape[ax % n], []).append(k)
+        if len(sizes) > 1:
+            detail = "; ".join(f"size {s} for leaves {ks}" for s, ks in sizes.items())
+            raise ValueError(f"nabla.vmap: mapped axes have different sizes: {detail}")
+        if sizes:
+            size = next(iter(sizes))
+            if axis_size is not None and axis_size != size:
+                raise ValueError(f"nabla.vmap: axis_size={axis_size} but the mapped axes have size {size}")
+        elif axis_size is None:
+            raise ValueError("nabla.vmap: no argument is mapped (all in_axes are None); pass axis_size")
+        else:
+            size = axis_size
+
+        depth = _LEVEL.value
+        batched = [_enter(t, ax, depth, f"argument leaf {k}") if ax is not None else t
+                   for k, (t, ax) in enumerate(zip(tensors, axes))]
+        _LEVEL.value += 1
+        try:
+            out = f(*tree_unflatten(in_def, batched))
+        finally:
+            _LEVEL.value -= 1
+        out_flat, out_def = tree_flatten(out, is_leaf=_is_tensor)
+        o_axes = _broadcast_prefix(out_axes, out, "out_axes")
+        results = []
+        for k, (o, ax) in enumerate(zip(out_flat, o_axes)):
+            if not isinstance(o, Tensor):
+                o = creation.asarray(o)
+            if ax is None and o.batch_dims <= depth:
+                results.append(o)
+                continue
+            results.append(_exit(o, ax, depth, size, f"output leaf {k}"))
+        return tree_unflatten(out_def, results)
+
+    return wrapped
