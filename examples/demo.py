@@ -27,4 +27,12 @@ for n in (7, 1000, 100_000):
     v = (nb.exp(-x * x / 2) * nb.cos(x)).sum().item()
     print(f"n={n:>7}: {v:10.4f}  ({(time.perf_counter() - t) * 1e3:.1f} ms)")
 
+# Transformations compose: gradients on one line, per-example gradients with vmap.
+x = nb.asarray(np.linspace(-1, 1, 5, dtype=np.float32))
+print("grad of sum(tanh(x)^2):", nb.grad(lambda x: nb.sum(nb.tanh(x) ** 2))(x))
+X = nb.asarray(np.random.default_rng(0).standard_normal((4, 3)).astype(np.float32))
+w = nb.ones((3,))
+per_example = nb.vmap(nb.grad(lambda w, xi: nb.tanh(xi @ w)), in_axes=(None, 0))(w, X)
+print("per-example gradients:", per_example.shape)
+
 print("engine:", {k: v for k, v in nb.engine_stats().items() if k != "compile_seconds"})

@@ -1,0 +1,216 @@
+"""compile: trace a function once per input signature into one compiled MAX model.
+
+On a cache hit the function's Python body does not run at all: the input buffers go
+straight into the compiled model. Keys are the function, the input pytree structure,
+the static (non-tensor) arguments, and each tensor's dtype, device, batch dims and
+shape, with the dims named in ``dynamic_dims`` replaced by their names.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import logging
+import time
+from typing import NamedTuple
+
+from ..core.graph import GRAPH, Value
+from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.tensor import Tensor
+from ..core.tensor_impl import TensorImpl
+from ..ops._physical import identity_op
+
+log = logging.getLogger("nabla")
+
+
+class CacheInfo(NamedTuple):
+    hits: int
+    misses: int
+    compiles: int
+    eager_calls: int
+    currsize: int
+    maxsize: int
+
+
+class _Entry:
+    __slots__ = ("model", "sources", "out_def", "out_specs", "eager")
+
+    def __init__(self):
+        self.model = None
+        self.sources = []  # per graph input: an argument leaf index, or a captured buffer
+        self.out_def = None
+        self.out_specs = []  # per output leaf: (dtype, batch_dims, device) or ("static", value)
+        self.eager = False  # the function reads data while tracing: run it eagerly
+
+
+def _is_tensor(x) -> bool:
+    return isinstance(x, Tensor)
+
+
+def _static_key(v):
+    try:
+        hash(v)
+    except TypeError:
+        raise TypeError(f"nabla.compile: non-tensor argument {v!r:.60} is not hashable, so it cannot be "
+                        "part of the cache key; pass it as a tensor or make it hashable") from None
+    return ("f", v.hex()) if isinstance(v, float) else (type(v), v)
+
+
+class CompiledFunction:
+    def __init__(self, f, dynamic_dims=None, fullgraph: bool = False, cache_size: int = 64):
+        functools.update_wrapper(self, f)
+        self.f = f
+        self.dynamic_dims = {int(k): dict(v) for k, v in (dynamic_dims or {}).items()}
+        self.fullgraph = fullgraph
+        self.cache_size = cache_size
+        self._cache: collections.OrderedDict = collections.OrderedDict()
+        self._hits = self._misses = self._compiles = self._eager = 0
+        self._warned = False
+
+    def cache_info(self) -> CacheInfo:
+        return CacheInfo(self._hits, self._misses, self._compiles, self._eager, len(self._cache), self.cache_size)
+
+    def cache_clear(self) -> None:
+        self._cache.clear()
+
+    # --- keys --------------------------------------------------------------------
+    def _key(self, args, kwargs, flat, treedef):
+        dyn_by_leaf = {}
+        offset = 0
+        for i, a in enumerate(args):
+            n = len(tree_flatten(a, is_leaf=_is_tensor)[0])
+            if i in self.dynamic_dims:
+                if n != 1 or not isinstance(a, Tensor):
+                    raise TypeError(f"nabla.compile: dynamic_dims names argument {i}, which is not a tensor")
+                dyn_by_leaf[offset] = self.dynamic_dims[i]
+            offset += n
+        sig = []
+        for k, leaf in enumerate(flat):
+            if isinstance(leaf, Tensor):
+                impl = leaf._impl
+                dims = list(impl.cached_shape)
+                for d, name in dyn_by_leaf.get(k, {}).items():
+                    if not -impl.ndim <= d < impl.ndim:
+                        raise ValueError(f"nabla.compile: dynamic dim {d} is out of range for argument of shape "
+                                         f"{leaf.shape}")
+                    dims[impl.batch_dims + d % impl.ndim] = str(name)
+                sig.append((impl.dtype, tuple(dims), impl.batch_dims, impl.device.label, impl.device.id))
+            else:
+                sig.append(("static", _static_key(leaf)))
+        return (treedef, tuple(sig)), dyn_by_leaf
+
+    # --- calls -------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        flat, treedef = tree_flatten((args, kwargs), is_leaf=_is_tensor)
+        tensors = [x for x in flat if isinstance(x, Tensor)]
+        if any(t._impl.traced or t._impl.tangent is not None for t in tensors):
+            # autodiff needs the recorded graph of the body: run it as ordinary lazy code
+            self._eager += 1
+            return self.f(*args, **kwargs)
+        key, dyn = self._key(args, kwargs, flat, treedef)
+        entry = self._cache.get(key)
+        if entry is not None:
+            self._cache.move_to_end(key)
+            if entry.eager:
+                self._eager += 1
+                return self.f(*args, **kwargs)
+            self._hits += 1
+            return self._run(entry, flat)
+        self._misses += 1
+        entry, result = self._trace_and_compile(args, kwargs, flat, dyn)
+        self._cache[key] = entry
+        if len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+        return result
+
+    def _run(self, entry, flat):
+        if any(not x._impl.is_realized for x in flat if isinstance(x, Tensor)):
+            GRAPH.evaluate()
+        buffers = [flat[s]._impl._values[0].buffer if isinstance(s, int) else s[1] for s in entry.sources]
+        results = iter(entry.model.execute(*buffers))
+        leaves = []
+        for spec in entry.out_specs:
+            if spec[0] == "static":
+                leaves.append(spec[1])
+                continue
+            dtype, batch_dims, device = spec
+            buf = next(results)
+            impl = TensorImpl([Value.leaf(buf, tuple(int(d) for d in buf.shape), dtype, device)], dtype, batch_dims)
+            leaves.append(Tensor(impl))
+        return tree_unflatten(entry.out_def, leaves)
+
+    def _trace_and_compile(self, args, kwargs, flat, dyn):
+        entry = _Entry()
+        if any(not x._impl.is_realized for x in flat if isinstance(x, Tensor)):
+            GRAPH.evaluate()
+        epoch = GRAPH.epoch
+        result = self.f(*args, **kwargs)
+        if GRAPH.epoch != epoch:
+            if self.fullgraph:
+                raise RuntimeError(
+                    f"nabla.compile(fullgraph=True): {getattr(self.f, '__name__', 'the function')} read tensor "
+                    "data while being traced (.numpy(), .item(), print, bool(), float() ...), which splits the "
+                    "graph; remove the data access or use fullgraph=False")
+            if not self._warned:
+                log.warning("nabla.compile: %s reads tensor data while tracing; running it eagerly "
+                            "for this input signature", getattr(self.f, "__name__", "the function"))
+                self._warned = True
+            entry.eager = True
+            self._eager += 1
+            return entry, result
+
+        out_flat, entry.out_def = tree_flatten(result, is_leaf=_is_tensor)
+        out_tensors = []
+        for o in out_flat:
+            if isinstance(o, Tensor):
+                if o._impl._values[0].node is None:  # an input or constant returned as is
+                    o = identity_op(o)
+                out_tensors.append(o)
+                entry.out_specs.append((o.dtype, o.batch_dims, o.device))
+            else:
+                entry.out_specs.append(("static", o))
+        if not out_tensors:
+            entry.eager = True  # nothing to compile
+            return entry, result
+
+        engine = GRAPH.engine
+        values = [o._impl._values[0] for o in out_tensors]
+        _, order, leaves, node_ids, leaf_ids, polymorphic, _ = engine._trace(values)
+        arg_of = {id(x._impl._values[0]): k for k, x in enumerate(flat) if isinstance(x, Tensor)}
+        dims = []
+        for leaf in leaves:
+            k = arg_of.get(id(leaf))
+            if k is None:
+                entry.sources.append(("captured", leaf.buffer))
+                dims.append(leaf.shape)
+                continue
+            entry.sources.append(k)
+            impl = flat[k]._impl
+            shape = list(leaf.shape)
+            for d, name in dyn.get(k, {}).items():
+                shape[impl.batch_dims + d % impl.ndim] = str(name)
+            dims.append(tuple(shape))
+        symbolic = any(isinstance(d, str) for shape in dims for d in shape)
+        if symbolic and not polymorphic:
+            names = sorted({n.op.name for n in order if not n.op.shape_polymorphic})
+            raise ValueError(f"nabla.compile: dynamic_dims need ops that work for any size, but the function "
+                             f"uses {', '.join(names)} with sizes fixed at trace time")
+        graph = engine._build(order, leaves, values, node_ids, leaf_ids, dims, symbolic)
+        t0 = time.perf_counter()
+        entry.model = engine.session.load(graph)
+        engine.stats.compile_seconds += time.perf_counter() - t0
+        engine.stats.compiles += 1
+        self._compiles += 1
+        buffers = [flat[s]._impl._values[0].buffer if isinstance(s, int) else s[1] for s in entry.sources]
+        for v, buf in zip(values, entry.model.execute(*buffers)):
+            v.buffer, v.node = buf, None
+        outs = iter(out_tensors)
+        leaves_out = [next(outs) if isinstance(o, Tensor) else o for o in out_flat]
+        return entry, tree_unflatten(entry.out_def, leaves_out)
+
+
+def compile(f=None, *, dynamic_dims=None, fullgraph: bool = False, cache_size: int = 64):
+    """Compile ``f`` per input signature; usable as ``@nabla.compile`` or ``@nabla.compile(...)``."""
+    if f is None:
+        return lambda g: CompiledFunction(g, dynamic_dims, fullgraph, cache_size)
+    return CompiledFunction(f, dynamic_dims, fullgraph, cache_size)
