@@ -18,18 +18,7 @@ import numpy as np
 
 import nabla as nb
 
-from bench.peers import jax, jnp, torch
-
-
-def timeit(fn, repeat=7, number=1):
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - t0) / number)
-    return statistics.median(times)
+from bench.peers import jax, jnp, median_time as timeit, torch
 
 
 def warm(fn, runs=3):

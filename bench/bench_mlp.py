@@ -6,26 +6,15 @@
 
 from __future__ import annotations
 
-import statistics
-import time
 
 import numpy as np
 
 import nabla as nb
 from examples.mlp import init_params, sgd_step, synthetic_task
 
-from bench.peers import jax, jnp, torch
+from bench.peers import jax, jnp, median_time, torch
 
 LR = 0.05
-
-
-def median_step(step, n=20):
-    times = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def nabla_step_time():
@@ -42,7 +31,7 @@ def nabla_step_time():
         step()
     nb.wait_for_compiles()
     step()
-    return median_step(step)
+    return median_time(step, repeat=20)
 
 
 def jax_step_time(xs, ys, params_np):
@@ -67,7 +56,7 @@ def jax_step_time(xs, ys, params_np):
 
     for _ in range(3):
         run()
-    return median_step(run)
+    return median_time(run, repeat=20)
 
 
 def torch_step_time(xs, ys, params_np):
@@ -91,7 +80,7 @@ def torch_step_time(xs, ys, params_np):
 
     for _ in range(3):
         run()
-    return median_step(run)
+    return median_time(run, repeat=20)
 
 
 def main():

@@ -5,27 +5,14 @@
 
 from __future__ import annotations
 
-import statistics
-import time
 
 import numpy as np
 
 import nabla as nb
-from bench.peers import jax, jnp
+from bench.peers import jax, jnp, median_time
 from examples.mlp import init_params, loss_fn, synthetic_task
 
 LR = 0.05
-
-
-def median_time(fn, n=30, inner=1):
-    fn()
-    times = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        for _ in range(inner):
-            fn()
-        times.append((time.perf_counter() - t0) / inner)
-    return statistics.median(times)
 
 
 def call_overhead():
@@ -35,13 +22,13 @@ def call_overhead():
     before = nb.engine_stats()
     model = next(iter(f._cache.values())).model
     bufs = [x._impl._values[0].buffer, y._impl._values[0].buffer]
-    kernel = median_time(lambda: model.execute(*bufs), inner=200)
-    total = median_time(lambda: f(x, y), inner=200)
+    kernel = median_time(lambda: model.execute(*bufs), number=200)
+    total = median_time(lambda: f(x, y), number=200)
     peers = {}
     if jax is not None:
         jf = jax.jit(lambda x, y: x * y + 1.0)
         jx = jnp.ones(4)
-        peers["jax.jit dispatch"] = median_time(lambda: jf(jx, jx).block_until_ready(), inner=200)
+        peers["jax.jit dispatch"] = median_time(lambda: jf(jx, jx).block_until_ready(), number=200)
     assert nb.engine_stats()["compiles"] == before["compiles"]
     return total - kernel, kernel, peers
 
@@ -61,7 +48,7 @@ def per_example_grads():
         g = pe(params, x, y)
         g[0]["w"].realize()
 
-    t = median_time(run, n=10)
+    t = median_time(run, repeat=10)
     peers = {}
     if jax is not None:
         def jloss(p, x, y):
@@ -74,7 +61,7 @@ def per_example_grads():
         jp = [(jnp.asarray(l["w"].numpy()), jnp.asarray(l["b"].numpy())) for l in params]
         jpe = jax.jit(jax.vmap(jax.grad(jloss), in_axes=(None, 0, 0)))
         jx, jy = jnp.asarray(xs), jnp.asarray(ys)
-        peers["JAX jit(vmap(grad))"] = median_time(lambda: jax.block_until_ready(jpe(jp, jx, jy)), n=10)
+        peers["JAX jit(vmap(grad))"] = median_time(lambda: jax.block_until_ready(jpe(jp, jx, jy)), repeat=10)
     return t, peers
 
 
@@ -95,7 +82,7 @@ def compiled_step():
 
     for _ in range(3):
         run()
-    return median_time(run, n=20)
+    return median_time(run, repeat=20)
 
 
 def main():

@@ -150,6 +150,7 @@ def test_errors_raise_at_call_time(call, exc, words):
     for w in words:
         assert w in msg, (w, msg)
     assert "MLIR" not in msg and "mo." not in msg
+    assert GRAPH.epoch == epoch  # raised at the call, before anything ran
 
 
 def test_failed_call_leaves_no_pending_work():

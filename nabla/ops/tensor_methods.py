@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..core.tensor import Tensor
-from . import creation, elementwise as ew, linalg, multi_output, reduction, view
+from . import elementwise as ew, linalg, multi_output, reduction, view
 
 _B = ew.BINARY_FUNCTIONS
 _U = ew.UNARY_FUNCTIONS
