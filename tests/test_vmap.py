@@ -157,3 +157,20 @@ def test_vmap_of_jvp_and_jacobians():
     jac = nb.vmap(nb.jacrev(f))(nb.asarray(x))
     assert jac.shape == (4, 3, 3)
     np.testing.assert_allclose(jac.numpy()[1], np.diag(np.cos(x[1]) * x[1] + np.sin(x[1])), rtol=1e-10)
+
+
+@pytest.mark.parametrize("name", ["vecdot", "views", "split_concat", "broadcast"])
+def test_per_example_gradients_through_shape_ops(name):
+    # the cotangent of an unbatched weight carries the batch: rules must rebase their axes
+    fns = {
+        "vecdot": lambda w, xi: nb.tanh(xi @ w),
+        "views": lambda w, xi: nb.sum(nb.reshape(nb.transpose(nb.unsqueeze(w, 0) * nb.unsqueeze(xi, 1)), (-1,)) ** 2),
+        "split_concat": lambda w, xi: nb.sum(nb.concat(nb.split(w * xi, [1])[::-1], axis=0) * nb.arange(3.0)),
+        "broadcast": lambda w, xi: nb.sum(nb.broadcast_to(w, (2, 3)) * xi),
+    }
+    f = fns[name]
+    x = R.standard_normal((4, 3))
+    w = R.standard_normal(3)
+    got = nb.vmap(nb.grad(f), in_axes=(None, 0))(nb.asarray(w), nb.asarray(x))
+    want = np.stack([nb.grad(f)(nb.asarray(w), nb.asarray(xi)).numpy() for xi in x])
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-10)

@@ -21,7 +21,8 @@ class SplitOp(Operation):
         return ops.split(x, list(sizes), axis)
 
     def jvp_rule(self, primals, tangents, outputs, *, sizes, axis):
-        return split_op(tangents[0], sizes=sizes, axis=axis)
+        t = tangents[0]
+        return split_op(t, sizes=sizes, axis=axis + t.batch_dims - primals[0].batch_dims)
 
     def vjp_rule(self, primals, cotangents, outputs, *, sizes, axis):
         from .elementwise import zeros_like_physical
@@ -29,7 +30,7 @@ class SplitOp(Operation):
         if any(c is None for c in cotangents):  # unused pieces, possibly collected: zeros by shape
             zeros = split_op(zeros_like_physical(primals[0]), sizes=sizes, axis=axis)
             cotangents = [z if c is None else c for c, z in zip(cotangents, zeros)]
-        return [concat_op(list(cotangents), axis=axis)]
+        return [concat(list(cotangents), axis=axis - primals[0].batch_dims)]  # batch-aware join
 
 
 class ConcatOp(Operation):
@@ -56,10 +57,12 @@ class ConcatOp(Operation):
     def jvp_rule(self, primals, tangents, output, *, axis):
         from .elementwise import zeros_like_physical
 
-        return concat_op([zeros_like_physical(p) if t is None else t for p, t in zip(primals, tangents)], axis=axis)
+        parts = [zeros_like_physical(p) if t is None else t for p, t in zip(primals, tangents)]
+        return concat(parts, axis=axis - primals[0].batch_dims)
 
     def vjp_rule(self, primals, cotangent, output, *, axis):
-        return split_op(cotangent, sizes=tuple(p._impl.cached_shape[axis] for p in primals), axis=axis)
+        sizes = tuple(p._impl.cached_shape[axis] for p in primals)
+        return split_op(cotangent, sizes=sizes, axis=axis + cotangent.batch_dims - output.batch_dims)
 
 
 split_op = SplitOp()

@@ -20,11 +20,14 @@ class ReshapeOp(LogicalShapeOperation):
 
         return ops.reshape(x, shape)
 
+    # Under vmap a tangent or cotangent can carry more batch dims than its primal (a per-example
+    # derivative of an unbatched tensor), so rules rebase physical kwargs on the tensor they act on.
     def jvp_rule(self, primals, tangents, output, *, shape):
-        return reshape_op(tangents[0], shape=shape)
+        t = tangents[0]
+        return reshape_op(t, shape=t._impl.batch_shape + output.shape)
 
     def vjp_rule(self, primals, cotangent, output, *, shape):
-        return [reshape_op(cotangent, shape=primals[0]._impl.cached_shape)]
+        return [reshape_op(cotangent, shape=cotangent._impl.batch_shape + primals[0].shape)]
 
 
 class PermuteOp(LogicalShapeOperation):
@@ -40,10 +43,19 @@ class PermuteOp(LogicalShapeOperation):
         return ops.permute(x, list(perm))
 
     def jvp_rule(self, primals, tangents, output, *, perm):
-        return permute_op(tangents[0], perm=perm)
+        return permute_op(tangents[0], perm=_rebase_perm(perm, primals[0].batch_dims, tangents[0].batch_dims))
 
     def vjp_rule(self, primals, cotangent, output, *, perm):
+        perm = _rebase_perm(perm, primals[0].batch_dims, cotangent.batch_dims)
         return [permute_op(cotangent, perm=inverse_perm(perm))]
+
+
+def _rebase_perm(perm, from_batch: int, to_batch: int) -> tuple[int, ...]:
+    """``perm`` over a tensor with ``from_batch`` batch dims, for one with ``to_batch``."""
+    if from_batch == to_batch:
+        return tuple(perm)
+    logical = [p - from_batch for p in perm[from_batch:]]
+    return tuple(range(to_batch)) + tuple(to_batch + q for q in logical)
 
 
 def inverse_perm(perm) -> tuple[int, ...]:
@@ -66,10 +78,11 @@ class UnsqueezeOp(LogicalShapeOperation):
         return ops.unsqueeze(x, axis)
 
     def jvp_rule(self, primals, tangents, output, *, axis):
-        return unsqueeze_op(tangents[0], axis=axis)
+        t = tangents[0]
+        return unsqueeze_op(t, axis=axis + t.batch_dims - primals[0].batch_dims)
 
     def vjp_rule(self, primals, cotangent, output, *, axis):
-        return [squeeze_op(cotangent, axis=axis)]
+        return [squeeze_op(cotangent, axis=axis + cotangent.batch_dims - output.batch_dims)]
 
 
 class SqueezeOp(LogicalShapeOperation):
@@ -85,10 +98,11 @@ class SqueezeOp(LogicalShapeOperation):
         return ops.squeeze(x, axis)
 
     def jvp_rule(self, primals, tangents, output, *, axis):
-        return squeeze_op(tangents[0], axis=axis)
+        t = tangents[0]
+        return squeeze_op(t, axis=axis + t.batch_dims - primals[0].batch_dims)
 
     def vjp_rule(self, primals, cotangent, output, *, axis):
-        return [unsqueeze_op(cotangent, axis=axis)]
+        return [unsqueeze_op(cotangent, axis=axis + cotangent.batch_dims - output.batch_dims)]
 
 
 class BroadcastToOp(LogicalShapeOperation):
@@ -103,7 +117,9 @@ class BroadcastToOp(LogicalShapeOperation):
         return ops.broadcast_to(x, shape)
 
     def jvp_rule(self, primals, tangents, output, *, shape):
-        return broadcast_to_op(tangents[0], shape=shape)
+        from ._physical import broadcast_like
+
+        return broadcast_like(tangents[0], output)
 
     def vjp_rule(self, primals, cotangent, output, *, shape):
         from ._physical import sum_to_like
