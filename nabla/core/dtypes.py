@@ -142,14 +142,3 @@ def result_type(*dtypes: DType) -> DType:
     for d in dtypes[1:]:
         out = _promote_pair(out, d)
     return out
-
-
-def scalar_kind_fits(scalar, dtype: DType) -> bool:
-    """Whether a Python scalar can join a tensor of ``dtype`` without changing its dtype."""
-    if isinstance(scalar, bool):
-        return True
-    if isinstance(scalar, int):
-        return dtype.kind != "b"
-    if isinstance(scalar, float):
-        return dtype.kind in "fc"
-    return dtype.kind == "c"

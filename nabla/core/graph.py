@@ -68,7 +68,7 @@ class EngineStats:
     symbolic_graphs: int = 0  # of those, built with symbolic dims
     disk_loads: int = 0  # compiled models read from the on-disk cache instead of compiled
     execute_seconds: float = 0.0  # time inside compiled models' execute (the kernels)
-    cache_entries: int = 0
+    cache_entries: int = 0  # filled in by engine_stats() from the cache itself
 
     def as_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -206,7 +206,6 @@ class Engine:
                 self._load_from_disk(entry)
                 if len(self._cache) > _MAX_CACHE_ENTRIES:
                     self._cache.popitem(last=False)
-                self.stats.cache_entries = len(self._cache)
             else:
                 self._cache.move_to_end(key)
             entry.sightings += 1
