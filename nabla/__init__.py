@@ -26,3 +26,5 @@ def set_realization_policy(policy: str) -> None:
 
 
 __version__ = "0.1.0"
+
+from . import array_api  # noqa: E402  (the standard's namespace; also completes the array object)

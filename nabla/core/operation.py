@@ -36,6 +36,8 @@ class Operation:
     #: The op's lowering uses no concrete size from its kwargs, so traces made
     #: only of such ops compile with symbolic dims (one model for every size).
     shape_polymorphic: bool = False
+    #: The op understands complex operands (stored as paired reals on a hidden trailing axis).
+    supports_complex: bool = False
 
     def __repr__(self) -> str:
         return f"<nabla op {self.name}>"
@@ -84,6 +86,11 @@ class Operation:
                 bad = next(type(a).__name__ for a in flat if not isinstance(a, Tensor))
                 raise TypeError(f"nabla.{self.name}: expected Tensor arguments, got {bad}") from None
             impls = [a._impl for a in flat]
+        if not self.supports_complex:
+            for i in impls:
+                if i.dtype.is_complex:
+                    raise TypeError(f"nabla.{self.name}: complex operands are not supported by this op yet "
+                                    f"(got shape {i.shape} {i.dtype.name})")
         spec = self.abstract_eval(*(impls if treedef is None else tree_unflatten(treedef, impls)), **kwargs)
 
         traced = has_tangent = False

@@ -80,6 +80,8 @@ class Tensor:
             raise NotImplementedError("nabla: reading a sharded tensor needs its shards gathered first")
         impl.realize()
         arr = impl._values[0].buffer.to_numpy()
+        if impl.dtype.is_complex:
+            arr = np.ascontiguousarray(arr).view(impl.dtype.numpy_dtype).reshape(impl.cached_shape)
         if arr.flags.writeable and impl._values[0].device.is_host:
             arr = arr.view()
             arr.flags.writeable = False

@@ -22,7 +22,8 @@ class TensorImpl:
     def __init__(self, values: list[Value], dtype, batch_dims: int = 0, traced: bool = False,
                  pending: bool = True):
         self._values = values
-        self.cached_shape = values[0].shape  # physical shape, batch dims included
+        # physical shape, batch dims included; complex values keep their (re, im) axis hidden
+        self.cached_shape = values[0].shape[:-1] if dtype.is_complex else values[0].shape
         self.dtype = dtype
         self.batch_dims = batch_dims
         self.traced = traced

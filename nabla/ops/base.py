@@ -238,8 +238,6 @@ def host_array(obj, dtype=None, op: str = "asarray") -> np.ndarray:
                       "f": get_default_dtype(), "c": _dt.complex_dtype(get_default_dtype())}[leaves]
     else:
         target = _dt.as_dtype(dtype)
-    if target.is_complex:
-        raise TypeError(f"nabla.{op}: complex dtypes arrive with the Array API namespace; got {target}")
     if arr.dtype != target.numpy_dtype:
         arr = arr.astype(target.numpy_dtype)
     return arr
@@ -253,7 +251,11 @@ def tensor_from_host(arr: np.ndarray, device=None, copy: bool | None = True) -> 
     dtype = _dt.as_dtype(arr.dtype)
     if copy is not False or not arr.flags.c_contiguous:
         arr = np.array(arr, copy=True, order="C")
-    buf = driver.Buffer.from_numpy(arr)
+    storage, storage_dtype = arr, dtype
+    if dtype.is_complex:  # MAX has no complex dtype: paired reals on a hidden trailing axis
+        storage_dtype = _dt.real_dtype(dtype)
+        storage = arr.reshape(arr.shape or (1,)).view(storage_dtype.numpy_dtype).reshape(arr.shape + (2,))
+    buf = driver.Buffer.from_numpy(storage)
     if not device.is_host:
         buf = buf.to(device)
-    return Tensor(TensorImpl([Value.leaf(buf, tuple(arr.shape), dtype, device)], dtype))
+    return Tensor(TensorImpl([Value.leaf(buf, tuple(storage.shape), storage_dtype, device)], dtype))

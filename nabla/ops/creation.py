@@ -118,7 +118,8 @@ def full(shape, fill_value, dtype=None, device=None) -> Tensor:
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     dtype = default_dtype_for(fill_value) if dtype is None else _dt.as_dtype(dtype)
-    _no_complex(dtype, "full")
+    if dtype.is_complex:  # a Python scalar crossing the host boundary into paired-real storage
+        return tensor_from_host(np.full(shape, fill_value, dtype.numpy_dtype), device)
     value = _check_value(fill_value, dtype, "full")
     return full_op(shape=shape, value=value, dtype=dtype, device=as_device(device))
 
@@ -194,8 +195,8 @@ def asarray(obj, dtype=None, device=None, copy: bool | None = None) -> Tensor:
         return out
     if isinstance(obj, (bool, int, float)) and not isinstance(obj, np.generic):
         target = default_dtype_for(obj) if dtype is None else _dt.as_dtype(dtype)
-        _no_complex(target, "asarray")
-        return scalar_tensor(obj, target, device)
+        if not target.is_complex:
+            return scalar_tensor(obj, target, device)
     if hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
         obj = np.from_dlpack(obj)
     arr = host_array(obj, dtype, "asarray")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -9,6 +10,7 @@ import numpy as np
 from ..core import dtypes as _dt
 from ..core.context import get_default_dtype
 from ..core.tensor import Tensor
+from . import lowerings as L
 from .base import BinaryOperation, UnaryOperation, broadcast_impls, describe
 
 # dtype categories: which input dtypes an op accepts
@@ -17,27 +19,42 @@ _CATEGORIES = {
     "numeric": lambda d: not d.is_bool,
     "real": lambda d: not d.is_bool and not d.is_complex,
     "float": lambda d: d.is_floating or d.is_complex,
+    "real_float": lambda d: d.is_floating,
     "bool": lambda d: d.is_bool,
+    "integer": lambda d: d.is_integer,
+    "integer_or_bool": lambda d: d.is_integer or d.is_bool,
 }
 _CATEGORY_TEXT = {
     "any": "any dtype", "numeric": "numeric dtypes", "real": "real numeric dtypes",
-    "float": "floating-point dtypes", "bool": "boolean dtypes",
+    "float": "floating-point dtypes", "real_float": "real floating-point dtypes", "bool": "boolean dtypes",
+    "integer": "integer dtypes", "integer_or_bool": "integer or boolean dtypes",
 }
 
 
+def _lowering(fn):
+    """A table's lowering: a MAX ``ops`` name, or a function of MAX values (nabla.ops.lowerings)."""
+    if callable(fn):
+        return fn
+    from max.graph import ops
+
+    return getattr(ops, fn)
+
+
 class ElementwiseUnary(UnaryOperation):
-    def __init__(self, name: str, max_fn: str, category: str, linear=None):
+    def __init__(self, name: str, max_fn, category: str, linear=None, out_bool: bool = False):
         self.name, self.max_fn, self.category = name, max_fn, category
         self.linear = linear  # (x, y, t) -> dy for a tangent t; None: not differentiable
+        self.out_bool = out_bool
+
+    def out_dtype(self, dtype):
+        return _dt.bool_ if self.out_bool else dtype
 
     def check_dtype(self, x):
         if not _CATEGORIES[self.category](x.dtype):
             raise TypeError(f"nabla.{self.name}: expected {_CATEGORY_TEXT[self.category]}, got {describe(x)}")
 
     def maxpr(self, x):
-        from max.graph import ops
-
-        return getattr(ops, self.max_fn)(x)
+        return _lowering(self.max_fn)(x)
 
     # the derivative is linear in the tangent, so one formula serves both modes
     def jvp_rule(self, primals, tangents, output):
@@ -48,7 +65,7 @@ class ElementwiseUnary(UnaryOperation):
 
 
 class ElementwiseBinary(BinaryOperation):
-    def __init__(self, name: str, max_fn: str, category: str, out_bool: bool = False, swap: bool = False,
+    def __init__(self, name: str, max_fn, category: str, out_bool: bool = False, swap: bool = False,
                  partials=None):
         self.name, self.max_fn, self.category = name, max_fn, category
         self.out_bool, self.swap = out_bool, swap
@@ -62,9 +79,7 @@ class ElementwiseBinary(BinaryOperation):
             raise TypeError(f"nabla.{self.name}: expected {_CATEGORY_TEXT[self.category]}, got {dtype.name}")
 
     def maxpr(self, x, y):
-        from max.graph import ops
-
-        fn = getattr(ops, self.max_fn)
+        fn = _lowering(self.max_fn)
         return fn(y, x) if self.swap else fn(x, y)
 
     def jvp_rule(self, primals, tangents, output):
@@ -72,7 +87,7 @@ class ElementwiseBinary(BinaryOperation):
             return None
         out = None
         for t, d in zip(tangents, self.partials(*primals, output)):
-            if t is not None:
+            if t is not None and d is not None:
                 term = _scale(t, d)
                 out = term if out is None else out + term
         return out
@@ -82,7 +97,8 @@ class ElementwiseBinary(BinaryOperation):
 
         if self.partials is None:
             return [None, None]
-        return [sum_to_like(_scale(cotangent, d), p) for p, d in zip(primals, self.partials(*primals, output))]
+        return [None if d is None else sum_to_like(_scale(cotangent, d), p)
+                for p, d in zip(primals, self.partials(*primals, output))]
 
 
 def _scale(t, d):
@@ -124,24 +140,50 @@ def _zero(x, y, t):
     return t * 0
 
 
-#: name -> (MAX function, accepted dtypes, linearization (x, y, t) -> dy)
+#: name -> (MAX function or lowering, accepted dtypes, linearization (x, y, t) -> dy[, result is bool])
 UNARY_TABLE = {
     "negative": ("negate", "numeric", lambda x, y, t: -t),
+    "positive": (L.identity, "numeric", lambda x, y, t: t),
     "abs": ("abs", "numeric", lambda x, y, t: t * _sign(x)),
-    "exp": ("exp", "float", lambda x, y, t: t * y),
+    "sign": (L.sign, "numeric", _zero),
+    "square": (L.square, "numeric", lambda x, y, t: t * (x * 2)),
+    "reciprocal": (L.reciprocal, "float", lambda x, y, t: -(t * (y * y))),
+    "exp": (L.exp, "float", lambda x, y, t: t * y),
+    "expm1": (L.expm1, "float", lambda x, y, t: t * (y + 1)),
     "log": ("log", "float", lambda x, y, t: t / x),
+    "log1p": ("log1p", "float", lambda x, y, t: t / (x + 1)),
+    "log2": (L.log_base(2), "float", lambda x, y, t: t / (x * _LN2)),
+    "log10": (L.log_base(10), "float", lambda x, y, t: t / (x * _LN10)),
     "sqrt": ("sqrt", "float", lambda x, y, t: t / (y * 2)),
     "sin": ("sin", "float", lambda x, y, t: t * UNARY_FUNCTIONS["cos"](x)),
     "cos": ("cos", "float", lambda x, y, t: -(t * UNARY_FUNCTIONS["sin"](x))),
-    "tanh": ("tanh", "float", lambda x, y, t: t * (1 - y * y)),
-    "floor": ("floor", "real", _zero),
-    "ceil": ("ceil", "real", _zero),
+    "tan": (L.tan, "float", lambda x, y, t: t * (y * y + 1)),
+    "asin": (L.asin, "float", lambda x, y, t: t / UNARY_FUNCTIONS["sqrt"](1 - x * x)),
+    "acos": (L.acos, "float", lambda x, y, t: -(t / UNARY_FUNCTIONS["sqrt"](1 - x * x))),
+    "atan": (L.atan, "float", lambda x, y, t: t / (x * x + 1)),
+    "sinh": (L.sinh, "float", lambda x, y, t: t * UNARY_FUNCTIONS["cosh"](x)),
+    "cosh": (L.cosh, "float", lambda x, y, t: t * UNARY_FUNCTIONS["sinh"](x)),
+    "tanh": (L.tanh, "float", lambda x, y, t: t * (1 - y * y)),
+    "asinh": (L.asinh, "float", lambda x, y, t: t / UNARY_FUNCTIONS["sqrt"](x * x + 1)),
+    "acosh": (L.acosh, "float", lambda x, y, t: t / UNARY_FUNCTIONS["sqrt"](x * x - 1)),
+    "atanh": (L.atanh, "float", lambda x, y, t: t / (1 - x * x)),
+    "floor": (L.integral_or(L.ops.floor), "real", _zero),
+    "ceil": (L.integral_or(L.ops.ceil), "real", _zero),
+    "trunc": (L.integral_or(L.ops.trunc), "real", _zero),
+    "round": (L.integral_or(L.ops.round), "numeric", _zero),
+    "isnan": (L.isnan, "numeric", None, True),
+    "isinf": (L.isinf, "numeric", None, True),
+    "isfinite": (L.isfinite, "numeric", None, True),
+    "signbit": (L.signbit, "real_float", None, True),
     "logical_not": ("logical_not", "bool", None),
+    "bitwise_invert": (L.bitwise_invert, "integer_or_bool", None),
 }
+_LN2, _LN10 = math.log(2), math.log(10)
 
 
 def _pow_partials(x, y, out):
-    safe_log = where(x == 0, 0, UNARY_FUNCTIONS["log"](where(x == 0, 1, x)))
+    log = UNARY_FUNCTIONS["log"]
+    safe_log = where(x == 0, 0, log(where(x == 0, 1, x)))
     return y * x ** (y - 1), out * safe_log
 
 
@@ -151,15 +193,33 @@ def _select_partials(x, y, out, first_wins):
     return win, 1 - win
 
 
-#: name -> (MAX function, accepted dtypes, result is bool, operands swapped, partials)
+def _atan2_partials(y, x, out):
+    r2 = x * x + y * y
+    return x / r2, -(y / r2)
+
+
+def _copysign_partials(x, y, out):
+    flip = astype(UNARY_FUNCTIONS["signbit"](x) != UNARY_FUNCTIONS["signbit"](y), x.dtype)
+    return 1 - flip * 2, None
+
+
+#: name -> (MAX function or lowering, accepted dtypes, result is bool, operands swapped, partials)
 BINARY_TABLE = {
     "add": ("add", "numeric", False, False, lambda x, y, o: (1, 1)),
     "subtract": ("sub", "numeric", False, False, lambda x, y, o: (1, -1)),
     "multiply": ("mul", "numeric", False, False, lambda x, y, o: (y, x)),
     "divide": ("div", "float", False, False, lambda x, y, o: (1 / y, -(o / y))),
-    "pow": ("pow", "numeric", False, False, _pow_partials),
-    "maximum": ("max", "real", False, False, lambda x, y, o: _select_partials(x, y, o, lambda a, b: a > b)),
-    "minimum": ("min", "real", False, False, lambda x, y, o: _select_partials(x, y, o, lambda a, b: a < b)),
+    "pow": (L.power, "numeric", False, False, _pow_partials),
+    "floor_divide": (L.floor_divide, "real", False, False, lambda x, y, o: (None, None)),
+    "remainder": (L.remainder, "real", False, False, lambda x, y, o: (1, -BINARY_FUNCTIONS["floor_divide"](x, y))),
+    "maximum": (L.maximum, "real", False, False, lambda x, y, o: _select_partials(x, y, o, lambda a, b: a > b)),
+    "minimum": (L.minimum, "real", False, False, lambda x, y, o: _select_partials(x, y, o, lambda a, b: a < b)),
+    "atan2": (L.atan2, "real_float", False, False, _atan2_partials),
+    "hypot": (L.hypot, "real_float", False, False, lambda x, y, o: (x / o, y / o)),
+    "logaddexp": (L.logaddexp, "real_float", False, False,
+                  lambda x, y, o: (UNARY_FUNCTIONS["exp"](x - o), UNARY_FUNCTIONS["exp"](y - o))),
+    "copysign": (L.copysign, "real_float", False, False, _copysign_partials),
+    "nextafter": (L.nextafter, "real_float", False, False, None),
     "equal": ("equal", "any", True, False, None),
     "not_equal": ("not_equal", "any", True, False, None),
     "greater": ("greater", "real", True, False, None),
@@ -169,6 +229,11 @@ BINARY_TABLE = {
     "logical_and": ("logical_and", "bool", False, False, None),
     "logical_or": ("logical_or", "bool", False, False, None),
     "logical_xor": ("logical_xor", "bool", False, False, None),
+    "bitwise_and": (L.bitwise_and, "integer_or_bool", False, False, None),
+    "bitwise_or": (L.bitwise_or, "integer_or_bool", False, False, None),
+    "bitwise_xor": (L.bitwise_xor, "integer_or_bool", False, False, None),
+    "bitwise_left_shift": (L.left_shift, "integer", False, False, None),
+    "bitwise_right_shift": (L.right_shift, "integer", False, False, None),
 }
 
 UNARY_OPS = {name: ElementwiseUnary(name, *spec) for name, spec in UNARY_TABLE.items()}

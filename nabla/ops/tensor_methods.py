@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..core.tensor import Tensor
-from . import elementwise as ew, linalg, multi_output, reduction, view
+from . import elementwise as ew, indexing, linalg, multi_output, reduction, view
 
 _B = ew.BINARY_FUNCTIONS
 _U = ew.UNARY_FUNCTIONS
@@ -37,7 +37,8 @@ _OPERATORS = {
     "__and__": _bool_or_int("logical_and"), "__or__": _bool_or_int("logical_or"),
     "__xor__": _bool_or_int("logical_xor"),
     "__neg__": _U["negative"], "__pos__": lambda self: self, "__abs__": _U["abs"],
-    "__invert__": _U["logical_not"],
+    "__invert__": _U["bitwise_invert"],
+    "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,
 }
 
 _METHODS = {

@@ -1,0 +1,1 @@
+"""Runs the public array-api-tests suite against ``nabla.array_api`` (``python -m conformance``)."""

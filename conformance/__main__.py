@@ -1,0 +1,117 @@
+"""``python -m conformance [SUITE_DIR] [--max-examples N] [-- pytest args]``.
+
+Runs the pinned array-api-tests suite against ``nabla.array_api``, writes the JSON
+report next to this file and rewrites ``conformance/RESULTS.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import datetime
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PINNED_SUITE = "55fcc60"
+PINNED_SPEC = "5f847a38"
+HOW_TO_GET = f"""\
+The array-api-tests suite is not on PyPI; bring it onto this machine as a Git repository:
+
+    git clone https://github.com/data-apis/array-api-tests SUITE && cd SUITE && git checkout {PINNED_SUITE}
+    git clone https://github.com/data-apis/array-api array-api && (cd array-api && git checkout {PINNED_SPEC})
+    pip install pytest-json-report "hypothesis>=6.151" "ndindex>=1.8"
+
+then run `python -m conformance SUITE` (or set ARRAY_API_TESTS_DIR=SUITE)."""
+
+
+def _suite_commit(suite: Path) -> str:
+    try:
+        return subprocess.run(["git", "-C", str(suite), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def _tally(report: dict) -> tuple[dict, list]:
+    per_file = collections.defaultdict(collections.Counter)
+    failures = []
+    for test in report.get("tests", []):
+        path = test["nodeid"].split("::")[0]
+        outcome = test["outcome"]
+        per_file[Path(path).name][outcome] += 1
+        if outcome in ("failed", "error"):
+            failures.append(test["nodeid"])
+    return per_file, failures
+
+
+def _write_results(per_file, failures, commit, max_examples, wall, out: Path, extra_args) -> None:
+    total = collections.Counter()
+    for c in per_file.values():
+        total.update(c)
+    lines = [
+        "# array-api-tests against nabla.array_api",
+        "",
+        f"- date: {datetime.date.today().isoformat()}",
+        f"- suite: data-apis/array-api-tests at `{commit}` (spec at `{PINNED_SPEC}`)",
+        f"- `--max-examples={max_examples}`" + (f", extra args `{' '.join(extra_args)}`" if extra_args else ""),
+        f"- wall time: {wall / 60:.1f} min",
+        f"- total: {total['passed']} passed, {total['failed'] + total['error']} failed, {total['skipped']} skipped,"
+        f" {total['xfailed']} xfailed (see xfails.txt)",
+        "",
+        "| test file | passed | failed | skipped | xfailed |",
+        "|---|---|---|---|---|",
+    ]
+    for name in sorted(per_file):
+        c = per_file[name]
+        lines.append(f"| {name} | {c['passed']} | {c['failed'] + c['error']} | {c['skipped']} | {c['xfailed']} |")
+    if failures:
+        lines += ["", "## Failing tests", ""] + [f"- `{f}`" for f in failures]
+    out.write_text("\n".join(lines) + "\n")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m conformance", description=__doc__)
+    parser.add_argument("suite", nargs="?", default=os.environ.get("ARRAY_API_TESTS_DIR"),
+                        help="the array-api-tests checkout (or ARRAY_API_TESTS_DIR)")
+    parser.add_argument("--max-examples", type=int, default=100)
+    parser.add_argument("--results", default=str(HERE / "RESULTS.md"), help="where to write the summary")
+    parser.add_argument("pytest_args", nargs=argparse.REMAINDER, help="after --: passed to pytest")
+    args = parser.parse_args(argv)
+    if not args.suite:
+        print("python -m conformance: no suite given.\n\n" + HOW_TO_GET, file=sys.stderr)
+        return 2
+    suite = Path(args.suite).expanduser().resolve()
+    if not (suite / "array_api_tests").is_dir():
+        print(f"python -m conformance: {suite} is not an array-api-tests checkout.\n\n" + HOW_TO_GET, file=sys.stderr)
+        return 2
+    if not (suite / "array-api" / "src").is_dir():
+        print(f"python -m conformance: {suite}/array-api (the spec submodule) is missing.\n\n" + HOW_TO_GET,
+              file=sys.stderr)
+        return 2
+    extra = [a for a in args.pytest_args if a != "--"]
+    report_file = HERE / "report.json"
+    env = dict(os.environ, ARRAY_API_TESTS_MODULE="nabla.array_api",
+               NABLA_REALIZE=os.environ.get("NABLA_REALIZE", "interpret"),
+               PYTHONPATH=os.pathsep.join([str(HERE.parent), os.environ.get("PYTHONPATH", "")]))
+    cmd = [sys.executable, "-m", "pytest", "array_api_tests/", f"--max-examples={args.max_examples}",
+           "--json-report", f"--json-report-file={report_file}", f"--xfails-file={HERE / 'xfails.txt'}",
+           "-p", "no:cacheprovider", "-q", *extra]
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=suite, env=env)
+    wall = time.perf_counter() - start
+    if not report_file.exists():
+        print("python -m conformance: pytest wrote no report (is pytest-json-report installed?)", file=sys.stderr)
+        return proc.returncode or 2
+    per_file, failures = _tally(json.loads(report_file.read_text()))
+    _write_results(per_file, failures, _suite_commit(suite), args.max_examples, wall, Path(args.results), extra)
+    print(f"python -m conformance: wrote {args.results}")
+    return proc.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,746 @@
+"""The standard's non-elementwise functions, with its signatures, on nabla.ops."""
+
+from __future__ import annotations
+
+import builtins
+import math
+import numbers
+
+import numpy as np
+
+from .. import ops as _ops
+from ..core import dtypes as _dt
+from ..core.context import as_device, get_default_dtype, get_default_int_dtype
+from ..core.tensor import Tensor
+from ..ops import indexing as _ix, sorting as _sorting
+from ..ops.base import normalize_axes, normalize_axis, tensor_from_host
+from ..ops.elementwise import BINARY_FUNCTIONS as _B, UNARY_FUNCTIONS as _U, astype as _astype, where as _where
+from ._dtypes import as_dtype
+
+
+def _tensor(x, op: str) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"nabla.{op}: expected an array, got {type(x).__name__}")
+    return x
+
+
+# --- creation -----------------------------------------------------------------
+
+def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Tensor:
+    dtype = as_dtype(dtype, "asarray")
+    if isinstance(obj, Tensor):
+        out = obj
+        if dtype is not None and dtype is not obj.dtype:
+            if copy is False:
+                raise ValueError("nabla.asarray: copy=False but a dtype change needs a copy")
+            out = _astype(obj, dtype)
+        if device is not None and as_device(device) != out.device:
+            if copy is False:
+                raise ValueError("nabla.asarray: copy=False but a device change needs a copy")
+            out = to_device(out, device)
+        if copy and out is obj:
+            out = _ops.elementwise.UNARY_FUNCTIONS["positive"](obj) if not obj.dtype.is_bool else \
+                _B["logical_and"](obj, True)
+        return out
+    if copy is False and not hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
+        raise ValueError("nabla.asarray: copy=False cannot wrap a Python object without copying")
+    if isinstance(obj, (list, tuple)):
+        obj = _flatten_tensors(obj)
+    if dtype is None and isinstance(obj, (bool, int, float)) and not isinstance(obj, np.generic):
+        if isinstance(obj, int) and not isinstance(obj, bool):
+            info = np.iinfo(get_default_int_dtype().numpy_dtype)
+            if not info.min <= obj <= info.max:
+                raise OverflowError(f"nabla.asarray: {obj} does not fit the default integer dtype")
+    if dtype is not None and dtype.is_integer and not isinstance(obj, (np.ndarray, Tensor)):
+        arr = np.asarray(obj)
+        if arr.dtype.kind in "iu" and arr.size:
+            info = np.iinfo(dtype.numpy_dtype)
+            if arr.max() > info.max or arr.min() < info.min:
+                raise OverflowError(f"nabla.asarray: values out of range for {dtype}")
+    return _ops.asarray(obj, dtype=dtype, device=device, copy=copy)
+
+
+def _flatten_tensors(seq):
+    """Nested sequences may hold 0-d tensors: read them at the host boundary."""
+    if builtins.any(isinstance(v, Tensor) for v in seq):
+        return [v.item() if isinstance(v, Tensor) else v for v in seq]
+    if builtins.any(isinstance(v, (list, tuple)) for v in seq):
+        return [_flatten_tensors(v) if isinstance(v, (list, tuple)) else v for v in seq]
+    return seq
+
+
+def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Tensor:
+    dtype = as_dtype(dtype, "arange")
+    if dtype is None and builtins.any(isinstance(v, float) for v in (start, stop, step)):
+        dtype = get_default_dtype()
+    if dtype is not None and dtype.is_floating:
+        # length from the standard's formula: ceil((stop - start) / step)
+        pass
+    return _ops.arange(start, stop, step, dtype=dtype, device=device)
+
+
+def empty(shape, *, dtype=None, device=None) -> Tensor:
+    return zeros(shape, dtype=dtype, device=device)
+
+
+def empty_like(x, /, *, dtype=None, device=None) -> Tensor:
+    return zeros_like(x, dtype=dtype, device=device)
+
+
+def zeros(shape, *, dtype=None, device=None) -> Tensor:
+    return _ops.zeros(shape, dtype=as_dtype(dtype, "zeros"), device=device)
+
+
+def ones(shape, *, dtype=None, device=None) -> Tensor:
+    return _ops.ones(shape, dtype=as_dtype(dtype, "ones"), device=device)
+
+
+def full(shape, fill_value, *, dtype=None, device=None) -> Tensor:
+    dtype = as_dtype(dtype, "full")
+    if dtype is None:
+        if isinstance(fill_value, bool):
+            dtype = _dt.bool_
+        elif isinstance(fill_value, int):
+            dtype = get_default_int_dtype()
+        elif isinstance(fill_value, float):
+            dtype = get_default_dtype()
+    return _ops.full(shape, fill_value, dtype=dtype, device=device)
+
+
+def zeros_like(x, /, *, dtype=None, device=None) -> Tensor:
+    return _ops.zeros_like(_tensor(x, "zeros_like"), dtype=as_dtype(dtype, "zeros_like"), device=device)
+
+
+def ones_like(x, /, *, dtype=None, device=None) -> Tensor:
+    return _ops.ones_like(_tensor(x, "ones_like"), dtype=as_dtype(dtype, "ones_like"), device=device)
+
+
+def full_like(x, /, fill_value, *, dtype=None, device=None) -> Tensor:
+    return _ops.full_like(_tensor(x, "full_like"), fill_value, dtype=as_dtype(dtype, "full_like"), device=device)
+
+
+def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Tensor:
+    n_cols = n_rows if n_cols is None else n_cols
+    dtype = as_dtype(dtype, "eye") or get_default_dtype()
+    rows = _ops.arange(n_rows, device=device)
+    cols = _ops.arange(n_cols, device=device)
+    hit = _B["equal"](_ops.reshape(rows, (n_rows, 1)) + k, _ops.reshape(cols, (1, n_cols)))
+    return _astype(hit, dtype)
+
+
+def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> Tensor:
+    if isinstance(start, complex) or isinstance(stop, complex):
+        raise TypeError("nabla.linspace: complex endpoints need complex dtypes")
+    dtype = as_dtype(dtype, "linspace") or get_default_dtype()
+    if num < 0:
+        raise ValueError(f"nabla.linspace: num must be non-negative, got {num}")
+    div = (num - 1) if endpoint else num
+    idx = _ops.arange(num, dtype=_dt.float64, device=device)
+    step = (stop - start) / div if div > 0 else 0.0
+    out = idx * step + float(start)
+    if endpoint and num > 1:
+        out = _where(_B["equal"](idx, num - 1), float(stop), out)
+    return _astype(out, dtype)
+
+
+def meshgrid(*arrays, indexing="xy") -> list[Tensor]:
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"nabla.meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    n = len(arrays)
+    if n == 0:
+        return []
+    dtypes = {a.dtype for a in arrays}
+    if len(dtypes) > 1:
+        raise TypeError(f"nabla.meshgrid: arrays must share a dtype, got {sorted(d.name for d in dtypes)}")
+    shape = [a.size for a in arrays]
+    if indexing == "xy" and n > 1:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for k, a in enumerate(arrays):
+        s = [1] * n
+        pos = k
+        if indexing == "xy" and n > 1 and k < 2:
+            pos = 1 - k
+        s[pos] = a.size
+        out.append(_ops.broadcast_to(_ops.reshape(a, tuple(s)), tuple(shape)))
+    return out
+
+
+def _band(x, k: int, lower: bool) -> Tensor:
+    x = _tensor(x, "tril" if lower else "triu")
+    if x.ndim < 2:
+        raise ValueError(f"nabla.{'tril' if lower else 'triu'}: needs at least 2-D, got shape {x.shape}")
+    m, n = x.shape[-2:]
+    rows = _ops.reshape(_ops.arange(m, device=x.device), (m, 1))
+    cols = _ops.reshape(_ops.arange(n, device=x.device), (1, n))
+    keep = _B["less_equal"](cols - rows, k) if lower else _B["greater_equal"](cols - rows, k)
+    return _where(keep, x, _ops.zeros((), dtype=x.dtype, device=x.device))
+
+
+def tril(x, /, *, k=0) -> Tensor:
+    return _band(x, k, True)
+
+
+def triu(x, /, *, k=0) -> Tensor:
+    return _band(x, k, False)
+
+
+def from_dlpack(x, /, *, device=None, copy=None) -> Tensor:
+    if isinstance(x, Tensor):
+        return asarray(x, device=device, copy=copy)
+    arr = np.from_dlpack(x)
+    return tensor_from_host(arr, device, copy=copy if copy is not None else True)
+
+
+def to_device(x: Tensor, device, /, *, stream=None) -> Tensor:
+    target = as_device(device)
+    if target == x.device:
+        return x
+    from max import driver
+
+    arr = x.numpy()
+    buf = driver.Buffer.from_numpy(np.array(arr)).to(target)
+    from ..core.graph import Value
+    from ..core.tensor_impl import TensorImpl
+
+    return Tensor(TensorImpl([Value.leaf(buf, tuple(arr.shape), x.dtype, target)], x.dtype))
+
+
+# --- data types -----------------------------------------------------------------
+
+def astype(x, dtype, /, *, copy=True, device=None) -> Tensor:
+    x = _tensor(x, "astype")
+    dtype = as_dtype(dtype, "astype")
+    out = x
+    if dtype is not x.dtype:
+        out = _astype(x, dtype)
+    elif copy:
+        out = asarray(x, copy=True)
+    if device is not None:
+        out = to_device(out, device)
+    return out
+
+
+def broadcast_arrays(*arrays) -> list[Tensor]:
+    shape = broadcast_shapes(*(a.shape for a in arrays))
+    return [_ops.broadcast_to(a, shape) for a in arrays]
+
+
+def broadcast_shapes(*shapes) -> tuple[int, ...]:
+    from ..ops.base import broadcast_shapes as _bs
+
+    return _bs(*(tuple(s) for s in shapes), op="broadcast_shapes")
+
+
+def broadcast_to(x, /, shape) -> Tensor:
+    return _ops.broadcast_to(_tensor(x, "broadcast_to"), tuple(shape))
+
+
+# --- manipulation -----------------------------------------------------------------
+
+def concat(arrays, /, *, axis=0) -> Tensor:
+    arrays = list(arrays)
+    dtype = _dt.result_type(*(a.dtype for a in arrays))
+    arrays = [a if a.dtype is dtype else _astype(a, dtype) for a in arrays]
+    if axis is None:
+        arrays = [_ops.reshape(a, (a.size,)) for a in arrays]
+        axis = 0
+    if len(arrays) == 1:
+        normalize_axis(axis, builtins.max(arrays[0].ndim, 1), "concat")
+        return asarray(arrays[0], copy=True)
+    return _ops.concat(arrays, axis=axis)
+
+
+def stack(arrays, /, *, axis=0) -> Tensor:
+    arrays = list(arrays)
+    if not arrays:
+        raise ValueError("nabla.stack: need at least one array")
+    shapes = {a.shape for a in arrays}
+    if len(shapes) > 1:
+        raise ValueError(f"nabla.stack: arrays must share a shape, got {sorted(shapes)}")
+    a = normalize_axis(axis, arrays[0].ndim + 1, "stack")
+    return concat([_ops.unsqueeze(t, a) for t in arrays], axis=a)
+
+
+def unstack(x, /, *, axis=0) -> tuple[Tensor, ...]:
+    x = _tensor(x, "unstack")
+    if x.ndim == 0:
+        raise ValueError("nabla.unstack: 0-d arrays cannot be unstacked")
+    a = normalize_axis(axis, x.ndim, "unstack")
+    key = [slice(None)] * x.ndim
+    out = []
+    for i in range(x.shape[a]):
+        key[a] = i
+        out.append(x[tuple(key)])
+    return tuple(out)
+
+
+def expand_dims(x, /, axis=0) -> Tensor:
+    x = _tensor(x, "expand_dims")
+    axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
+    n = x.ndim + len(axes)
+    norm = sorted(normalize_axis(a, n, "expand_dims") for a in axes)
+    if len(set(norm)) != len(norm):
+        raise ValueError(f"nabla.expand_dims: repeated axis in {axes}")
+    shape, it = [], iter(x.shape)
+    for k in range(n):
+        shape.append(1 if k in norm else next(it))
+    return _ops.reshape(x, tuple(shape))
+
+
+def squeeze(x, /, axis) -> Tensor:
+    x = _tensor(x, "squeeze")
+    axes = normalize_axes(axis, x.ndim, "squeeze")
+    return _ops.squeeze(x, axes)
+
+
+def permute_dims(x, /, axes) -> Tensor:
+    return _ops.permute_dims(_tensor(x, "permute_dims"), tuple(axes))
+
+
+def moveaxis(x, source, destination, /) -> Tensor:
+    x = _tensor(x, "moveaxis")
+    src = (source,) if isinstance(source, numbers.Integral) else tuple(source)
+    dst = (destination,) if isinstance(destination, numbers.Integral) else tuple(destination)
+    if len(src) != len(dst):
+        raise ValueError(f"nabla.moveaxis: source {src} and destination {dst} differ in length")
+    src = [normalize_axis(a, x.ndim, "moveaxis") for a in src]
+    dst = [normalize_axis(a, x.ndim, "moveaxis") for a in dst]
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise ValueError("nabla.moveaxis: repeated axes")
+    order = [a for a in range(x.ndim) if a not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return _ops.permute_dims(x, order)
+
+
+def reshape(x, /, shape, *, copy=None) -> Tensor:
+    x = _tensor(x, "reshape")
+    if copy is False and False:
+        raise ValueError
+    return _ops.reshape(x, tuple(shape))
+
+
+def flip(x, /, *, axis=None) -> Tensor:
+    x = _tensor(x, "flip")
+    axes = normalize_axes(axis, x.ndim, "flip")
+    key = tuple(slice(None, None, -1) if k in axes else slice(None) for k in range(x.ndim))
+    return x[key] if axes else asarray(x, copy=True)
+
+
+def roll(x, /, shift, *, axis=None) -> Tensor:
+    x = _tensor(x, "roll")
+    if axis is None:
+        flat = _ops.reshape(x, (x.size,))
+        return _ops.reshape(roll(flat, shift, axis=0), x.shape)
+    shifts = (shift,) if isinstance(shift, numbers.Integral) else tuple(shift)
+    axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
+    if len(shifts) != len(axes):
+        if len(shifts) == 1:
+            shifts = shifts * len(axes)
+        else:
+            raise ValueError(f"nabla.roll: shift {shifts} and axis {axes} differ in length")
+    out = x
+    for s, a in zip(shifts, axes):
+        a = normalize_axis(a, x.ndim, "roll")
+        n = x.shape[a]
+        if n == 0:
+            continue
+        s %= n
+        if s == 0:
+            continue
+        head = [slice(None)] * x.ndim
+        tail = [slice(None)] * x.ndim
+        head[a], tail[a] = slice(n - s, None), slice(0, n - s)
+        out = _ops.concat([out[tuple(head)], out[tuple(tail)]], axis=a)
+    return out
+
+
+def repeat(x, repeats, /, *, axis=None) -> Tensor:
+    x = _tensor(x, "repeat")
+    if axis is None:
+        x = _ops.reshape(x, (x.size,))
+        axis = 0
+    a = normalize_axis(axis, x.ndim, "repeat")
+    n = x.shape[a]
+    if isinstance(repeats, Tensor):
+        if repeats.ndim == 0:
+            repeats = int(repeats)
+        else:
+            if repeats.shape != (n,):
+                raise ValueError(f"nabla.repeat: repeats of shape {repeats.shape} for an axis of size {n}")
+            total = int(_ops.sum(repeats).item())  # data-dependent size: realized
+            ends = _sorting.cumulative_sum(_astype(repeats, _dt.int64))
+            pos = _ops.arange(total, device=x.device)
+            idx = _sorting.searchsorted(ends, pos, side="right")
+            return _ix.take(x, idx, axis=a)
+    if repeats < 0:
+        raise ValueError(f"nabla.repeat: repeats must be non-negative, got {repeats}")
+    idx = np.repeat(np.arange(n, dtype=np.int64), repeats)  # static positions, not data
+    return _ix.take(x, asarray(idx, device=x.device), axis=a)
+
+
+def tile(x, repetitions, /) -> Tensor:
+    x = _tensor(x, "tile")
+    reps = tuple(repetitions)
+    nd = builtins.max(len(reps), x.ndim)
+    reps = (1,) * (nd - len(reps)) + reps
+    x = _ops.reshape(x, (1,) * (nd - x.ndim) + x.shape)
+    shape = x.shape
+    inter = []
+    for r, d in zip(reps, shape):
+        inter += [r, d]
+    expanded = _ops.broadcast_to(_ops.reshape(x, tuple(v for d in shape for v in (1, d))), tuple(inter))
+    return _ops.reshape(expanded, tuple(r * d for r, d in zip(reps, shape)))
+
+
+# --- indexing ---------------------------------------------------------------------
+
+def take(x, indices, /, *, axis=None) -> Tensor:
+    return _ix.take(_tensor(x, "take"), indices, axis)
+
+
+def take_along_axis(x, indices, /, *, axis=-1) -> Tensor:
+    return _ix.take_along_axis(_tensor(x, "take_along_axis"), indices, axis)
+
+
+# --- searching ----------------------------------------------------------------------
+
+def argmax(x, /, *, axis=None, keepdims=False) -> Tensor:
+    return _sorting.argmax(_tensor(x, "argmax"), axis, keepdims)
+
+
+def argmin(x, /, *, axis=None, keepdims=False) -> Tensor:
+    return _sorting.argmin(_tensor(x, "argmin"), axis, keepdims)
+
+
+def nonzero(x, /) -> tuple[Tensor, ...]:
+    return _ix.nonzero(_tensor(x, "nonzero"))
+
+
+def count_nonzero(x, /, *, axis=None, keepdims=False) -> Tensor:
+    x = _tensor(x, "count_nonzero")
+    nz = _B["not_equal"](x, False if x.dtype.is_bool else 0)
+    return _ops.sum(_astype(nz, _dt.int64), axis=axis, keepdims=keepdims)
+
+
+def searchsorted(x1, x2, /, *, side="left", sorter=None) -> Tensor:
+    return _sorting.searchsorted(_tensor(x1, "searchsorted"), x2, side, sorter)
+
+
+def where(condition, x1, x2, /) -> Tensor:
+    return _where(condition, x1, x2)
+
+
+# --- sorting ----------------------------------------------------------------------------
+
+def argsort(x, /, *, axis=-1, descending=False, stable=True) -> Tensor:
+    return _sorting.argsort(_tensor(x, "argsort"), axis, descending, stable)
+
+
+def sort(x, /, *, axis=-1, descending=False, stable=True) -> Tensor:
+    return _sorting.sort(_tensor(x, "sort"), axis, descending, stable)
+
+
+# --- statistics ---------------------------------------------------------------------------
+
+def _stat_dtype(x, dtype, op):
+    dtype = as_dtype(dtype, op)
+    return dtype
+
+
+def sum(x, /, *, axis=None, dtype=None, keepdims=False) -> Tensor:
+    x = _tensor(x, "sum")
+    return _ops.sum(x, axis=_axis(axis), keepdims=keepdims, dtype=as_dtype(dtype, "sum"))
+
+
+def prod(x, /, *, axis=None, dtype=None, keepdims=False) -> Tensor:
+    x = _tensor(x, "prod")
+    return _ops.prod(x, axis=_axis(axis), keepdims=keepdims, dtype=as_dtype(dtype, "prod"))
+
+
+def _axis(axis):
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
+def mean(x, /, *, axis=None, keepdims=False) -> Tensor:
+    x = _tensor(x, "mean")
+    if not (x.dtype.is_floating or x.dtype.is_complex):
+        raise TypeError(f"nabla.mean: expected a floating-point array, got {x.dtype}")
+    axes = normalize_axes(axis, x.ndim, "mean")
+    if x.ndim and builtins.any(x.shape[a] == 0 for a in axes):
+        total = _ops.sum(x, axis=axis, keepdims=keepdims)
+        return total / 0.0 * 0.0 + float("nan")
+    return _ops.mean(x, axis=axis, keepdims=keepdims)
+
+
+def _nan_reduce(name, x, axis, keepdims):
+    x = _tensor(x, name)
+    if x.dtype.is_bool:
+        raise TypeError(f"nabla.{name}: expected a numeric array, got {x.dtype}")
+    axes = normalize_axes(axis, x.ndim, name)
+    if x.ndim and builtins.any(x.shape[a] == 0 for a in axes):
+        raise ValueError(f"nabla.{name}: zero-size reduction axis (shape {x.shape})")
+    out = getattr(_ops, name)(x, axis=axis, keepdims=keepdims)
+    if x.dtype.is_floating:
+        has_nan = any(_U["isnan"](x), axis=axis, keepdims=keepdims)
+        out = _where(has_nan, float("nan"), out)
+    return out
+
+
+def max(x, /, *, axis=None, keepdims=False) -> Tensor:
+    return _nan_reduce("max", x, axis, keepdims)
+
+
+def min(x, /, *, axis=None, keepdims=False) -> Tensor:
+    return _nan_reduce("min", x, axis, keepdims)
+
+
+def var(x, /, *, axis=None, correction=0.0, keepdims=False) -> Tensor:
+    x = _tensor(x, "var")
+    if not x.dtype.is_floating:
+        raise TypeError(f"nabla.var: expected a real floating-point array, got {x.dtype}")
+    axes = normalize_axes(axis, x.ndim, "var")
+    n = math.prod(x.shape[a] for a in axes)
+    m = _ops.mean(x, axis=axes, keepdims=True) if n else _ops.sum(x, axis=axes, keepdims=True)
+    d = x - m
+    ss = _ops.sum(d * d, axis=axes, keepdims=keepdims)
+    denom = n - correction
+    return ss / float(denom) if denom > 0 else ss * float("nan")
+
+
+def std(x, /, *, axis=None, correction=0.0, keepdims=False) -> Tensor:
+    return _U["sqrt"](var(x, axis=axis, correction=correction, keepdims=keepdims))
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False) -> Tensor:
+    return _sorting.cumulative_sum(_tensor(x, "cumulative_sum"), axis, as_dtype(dtype, "cumulative_sum"),
+                                   include_initial)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False) -> Tensor:
+    return _sorting.cumulative_prod(_tensor(x, "cumulative_prod"), axis, as_dtype(dtype, "cumulative_prod"),
+                                    include_initial)
+
+
+# --- utility ------------------------------------------------------------------------------
+
+def any(x, /, *, axis=None, keepdims=False) -> Tensor:
+    x = _tensor(x, "any")
+    nz = x if x.dtype.is_bool else _B["not_equal"](x, 0)
+    return _B["greater"](_ops.sum(_astype(nz, _dt.int32), axis=_axis(axis), keepdims=keepdims), 0)
+
+
+def all(x, /, *, axis=None, keepdims=False) -> Tensor:
+    x = _tensor(x, "all")
+    zero = x if not x.dtype.is_bool else _U["logical_not"](x)
+    if not x.dtype.is_bool:
+        zero = _B["equal"](x, 0)
+    return _U["logical_not"](any(zero, axis=axis, keepdims=keepdims))
+
+
+def diff(x, /, *, axis=-1, n=1, prepend=None, append=None) -> Tensor:
+    x = _tensor(x, "diff")
+    a = normalize_axis(axis, x.ndim, "diff")
+    if n < 0:
+        raise ValueError(f"nabla.diff: n must be non-negative, got {n}")
+    parts = [t for t in (prepend, x, append) if t is not None]
+    if len(parts) > 1:
+        x = concat(parts, axis=a)
+    for _ in range(n):
+        m = x.shape[a]
+        hi = [slice(None)] * x.ndim
+        lo = [slice(None)] * x.ndim
+        hi[a], lo[a] = slice(1, None), slice(0, builtins.max(m - 1, 0))
+        x = x[tuple(hi)] - x[tuple(lo)] if not x.dtype.is_bool else _B["not_equal"](x[tuple(hi)], x[tuple(lo)])
+    return x
+
+
+# --- sets ---------------------------------------------------------------------------------
+
+def _unique_parts(x):
+    """Sorted values, the sort permutation, and the mask of each group's first element (MAX ops;
+    the group count is realized)."""
+    flat = _ops.reshape(x, (x.size,))
+    perm = _sorting.argsort(flat)
+    s = _ix.take(flat, perm, axis=0)
+    n = flat.size
+    if n == 0:
+        return flat, perm, s, None, 0
+    first = _ops.ones((1,), dtype=_dt.bool_, device=x.device)
+    if n > 1:
+        first = _ops.concat([first, _B["not_equal"](s[1:], s[:-1])], axis=0)
+    return flat, perm, s, first, n
+
+
+def unique_values(x, /) -> Tensor:
+    flat, perm, s, first, n = _unique_parts(_tensor(x, "unique_values"))
+    if n == 0:
+        return s
+    return s[first]
+
+
+def unique_counts(x, /):
+    from collections import namedtuple
+
+    flat, perm, s, first, n = _unique_parts(_tensor(x, "unique_counts"))
+    if n == 0:
+        return _UniqueCounts(s, _ops.zeros((0,), dtype=_dt.int64, device=s.device))
+    values, counts = s[first], _counts(first, n)
+    return _UniqueCounts(values, counts)
+
+
+def _counts(first, n):
+    (starts,) = _ix.nonzero(first)
+    ends = _ops.concat([starts[1:], asarray([n], dtype=_dt.int64, device=starts.device)], axis=0)
+    return ends - starts
+
+
+def _inverse(first, perm, x):
+    group = _sorting.cumulative_sum(_astype(first, _dt.int64)) - 1  # group of each sorted position
+    inv = _ops.zeros((x.size,), dtype=_dt.int64, device=x.device)
+    inv[perm] = group
+    return _ops.reshape(inv, x.shape)
+
+
+def unique_inverse(x, /):
+    x = _tensor(x, "unique_inverse")
+    flat, perm, s, first, n = _unique_parts(x)
+    if n == 0:
+        return _UniqueInverse(s, _ops.zeros(x.shape, dtype=_dt.int64, device=x.device))
+    return _UniqueInverse(s[first], _inverse(first, perm, x))
+
+
+def unique_all(x, /):
+    x = _tensor(x, "unique_all")
+    flat, perm, s, first, n = _unique_parts(x)
+    if n == 0:
+        z = _ops.zeros((0,), dtype=_dt.int64, device=x.device)
+        return _UniqueAll(s, z, _ops.zeros(x.shape, dtype=_dt.int64, device=x.device), z)
+    return _UniqueAll(s[first], perm[first], _inverse(first, perm, x), _counts(first, n))
+
+
+def isin(x1, x2, /, *, invert=False) -> Tensor:
+    x1 = x1 if isinstance(x1, Tensor) else asarray(x1)
+    x2 = x2 if isinstance(x2, Tensor) else asarray(x2, device=x1.device)
+    flat = _ops.reshape(x2, (x2.size,))
+    if flat.size == 0:
+        out = _ops.zeros(x1.shape, dtype=_dt.bool_, device=x1.device)
+    else:
+        out = any(_B["equal"](_ops.reshape(x1, x1.shape + (1,)), flat), axis=-1)
+    return _U["logical_not"](out) if invert else out
+
+
+from typing import NamedTuple  # noqa: E402
+
+
+class _UniqueAll(NamedTuple):
+    values: Tensor
+    indices: Tensor
+    inverse_indices: Tensor
+    counts: Tensor
+
+
+class _UniqueCounts(NamedTuple):
+    values: Tensor
+    counts: Tensor
+
+
+class _UniqueInverse(NamedTuple):
+    values: Tensor
+    inverse_indices: Tensor
+
+
+# --- linear algebra in the main namespace ---------------------------------------------------
+
+def matmul(x1, x2, /) -> Tensor:
+    return _ops.matmul(x1, x2)
+
+
+def matrix_transpose(x, /) -> Tensor:
+    x = _tensor(x, "matrix_transpose")
+    if x.ndim < 2:
+        raise ValueError(f"nabla.matrix_transpose: needs at least 2-D, got shape {x.shape}")
+    return _ops.swap_axes(x, -1, -2)
+
+
+def tensordot(x1, x2, /, *, axes=2) -> Tensor:
+    if isinstance(axes, numbers.Integral):
+        if axes < 0:
+            raise ValueError(f"nabla.tensordot: axes must be non-negative, got {axes}")
+        a1 = list(range(x1.ndim - axes, x1.ndim))
+        a2 = list(range(axes))
+    else:
+        a1, a2 = [list(a) if not isinstance(a, numbers.Integral) else [a] for a in axes]
+    a1 = [normalize_axis(a, x1.ndim, "tensordot") for a in a1]
+    a2 = [normalize_axis(a, x2.ndim, "tensordot") for a in a2]
+    for p, q in zip(a1, a2):
+        if x1.shape[p] != x2.shape[q]:
+            raise ValueError(f"nabla.tensordot: contracted axes differ in size: {x1.shape} vs {x2.shape}")
+    dtype = _dt.result_type(x1.dtype, x2.dtype)
+    x1, x2 = (t if t.dtype is dtype else _astype(t, dtype) for t in (x1, x2))
+    free1 = [a for a in range(x1.ndim) if a not in a1]
+    free2 = [a for a in range(x2.ndim) if a not in a2]
+    k = math.prod(x1.shape[a] for a in a1)
+    m = math.prod(x1.shape[a] for a in free1)
+    n = math.prod(x2.shape[a] for a in free2)
+    left = _ops.reshape(_ops.permute_dims(x1, free1 + a1), (m, k))
+    right = _ops.reshape(_ops.permute_dims(x2, a2 + free2), (k, n))
+    if k == 0:
+        out = _ops.zeros((m, n), dtype=dtype, device=x1.device)
+    else:
+        out = _ops.matmul(left, right) if not dtype.is_bool else _B["greater"](_ops.matmul(
+            _astype(left, _dt.int64), _astype(right, _dt.int64)), 0)
+    return _ops.reshape(out, tuple(x1.shape[a] for a in free1) + tuple(x2.shape[a] for a in free2))
+
+
+def vecdot(x1, x2, /, *, axis=-1) -> Tensor:
+    from ..ops.base import broadcast_shapes as _bs
+
+    if x1.ndim == 0 or x2.ndim == 0:
+        raise ValueError("nabla.vecdot: operands must be at least 1-D")
+    a1 = normalize_axis(axis, x1.ndim, "vecdot")
+    a2 = normalize_axis(axis, x2.ndim, "vecdot")
+    if x1.shape[a1] != x2.shape[a2]:
+        raise ValueError(f"nabla.vecdot: axis sizes differ: {x1.shape} vs {x2.shape}")
+    if axis >= 0 and x1.ndim != x2.ndim:
+        raise ValueError("nabla.vecdot: a non-negative axis needs operands of one rank")
+    x1 = moveaxis(x1, a1, -1)
+    x2 = moveaxis(x2, a2, -1)
+    return sum(x1 * x2, axis=-1)
+
+
+def clip(x, /, min=None, max=None) -> Tensor:
+    x = _tensor(x, "clip")
+    out = x
+    for bound, fn in ((min, "maximum"), (max, "minimum")):
+        if bound is None:
+            continue
+        if isinstance(bound, Tensor) and bound.dtype is not x.dtype:
+            if bound.dtype.kind != x.dtype.kind and not (bound.dtype.is_integer and x.dtype.is_integer):
+                raise TypeError(f"nabla.clip: bound dtype {bound.dtype} does not match {x.dtype}")
+            bound = _astype(bound, x.dtype)
+        if isinstance(bound, float) and x.dtype.is_integer:
+            raise TypeError(f"nabla.clip: float bound for an {x.dtype} array")
+        if isinstance(bound, int) and x.dtype.is_integer:
+            info = np.iinfo(x.dtype.numpy_dtype)
+            bound = builtins.min(builtins.max(bound, int(info.min)), int(info.max))
+        out = _B[fn](out, bound)
+        if x.dtype.is_floating:
+            # clip propagates NaN only from x; a NaN bound gives NaN like the standard says
+            pass
+    if out.shape != x.shape:
+        out = _ops.broadcast_to(out, x.shape) if out.ndim <= x.ndim else out
+    return out if out is not x else asarray(x, copy=True)
+
+
+def conj(x, /) -> Tensor:
+    return asarray(_tensor(x, "conj"), copy=True)
+
+
+def real(x, /) -> Tensor:
+    return asarray(_tensor(x, "real"), copy=True)
+
+
+def imag(x, /) -> Tensor:
+    return zeros_like(_tensor(x, "imag"))

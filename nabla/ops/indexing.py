@@ -1,0 +1,646 @@
+"""Indexing: ``x[key]`` and ``x[key] = v`` with NumPy's rules, lazily on MAX.
+
+Basic keys (ints, slices of any step, ``...``, ``None``) become one ``SliceOp``;
+integer arrays become a ``GatherOp`` on the flattened indexed axes; boolean masks
+become integer arrays through ``nonzero`` (a data-dependent shape: the mask's
+count is realized). ``__setitem__`` is functional underneath: the facade is
+rebound to a new lazy value made by ``SetSliceOp``, ``ScatterOp`` or ``where``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from ..core import dtypes as _dt
+from ..core.operation import Operation
+from ..core.tensor import Tensor
+from .base import describe
+
+
+def _coords(shape, index) -> np.ndarray:
+    """Static coordinates (into ``shape``) of the elements a basic ``index`` selects."""
+    axes = [np.arange(*sl, dtype=np.int64) for sl in index]
+    grids = np.meshgrid(*axes, indexing="ij") if axes else []
+    if not grids:
+        return np.zeros((0,), np.int64)
+    return np.stack(grids, axis=-1)
+
+
+class SliceOp(Operation):
+    """``x[start:stop:step, ...]`` per physical axis; ``index`` holds normalized (start, stop, step)."""
+
+    name = "getitem"
+
+    def abstract_eval(self, x, *, index):
+        shape = tuple(len(range(*sl)) for sl in index)
+        return shape, x.dtype, x.batch_dims
+
+    def maxpr(self, x, *, index):
+        from max.dtype import DType
+        from max.graph import ops
+
+        shape = [len(range(*sl)) for sl in index]
+        if 0 in shape:
+            return ops.broadcast_to(ops.constant(0, x.dtype, x.device), shape) if x.dtype != DType.bool else \
+                ops.broadcast_to(ops.constant(False, DType.bool, x.device), shape)
+        plain = []
+        for axis, (start, stop, step) in enumerate(index):
+            if step > 0:
+                plain.append(slice(start, start + (shape[axis] - 1) * step + 1, step))
+            else:
+                plain.append(slice(None))
+        if any(sl != slice(None) for sl in plain):
+            x = ops.slice_tensor(x, plain)
+        for axis, (start, stop, step) in enumerate(index):
+            if step < 0:  # MAX slices take positive steps only: gather the reversed positions
+                rows = np.arange(start, stop, step, dtype=np.int64)
+                x = ops.gather(x, ops.constant(rows, DType.int64, x.device), axis)
+        return x
+
+    def jvp_rule(self, primals, tangents, output, *, index):
+        t = tangents[0]
+        return slice_op(t, index=_rebase(index, t, primals[0]))
+
+    def vjp_rule(self, primals, cotangent, output, *, index):
+        from .elementwise import zeros_like_physical
+
+        x = primals[0]
+        base = zeros_like_physical(x)
+        if cotangent.batch_dims > x.batch_dims:
+            base = _broadcast_batch(base, cotangent)
+        return [set_slice_op(base, cotangent, index=_rebase(index, cotangent, x))]
+
+
+def _broadcast_batch(base, like):
+    from ._physical import broadcast_physical
+
+    b = like.batch_dims
+    return broadcast_physical(base, like._impl.batch_shape + base.shape, b)
+
+
+def _rebase(index, t, primal):
+    """``index`` over ``primal``'s physical axes, for ``t`` with maybe more batch dims."""
+    extra = t.batch_dims - primal.batch_dims
+    if extra <= 0:
+        return index
+    return tuple((0, n, 1) for n in t._impl.cached_shape[:extra]) + tuple(index)
+
+
+class SetSliceOp(Operation):
+    """``x`` with ``x[index] = v`` for a basic ``index``; ``v`` has the slice's physical shape."""
+
+    name = "setitem"
+
+    def abstract_eval(self, x, v, *, index):
+        return x.cached_shape, x.dtype, x.batch_dims
+
+    def maxpr(self, x, v, *, index):
+        from max.dtype import DType
+        from max.graph import ops
+
+        coords = _coords(x.shape, index)
+        if coords.size == 0:
+            return x
+        return ops.scatter_nd(x, v, ops.constant(coords, DType.int64, x.device))
+
+    def jvp_rule(self, primals, tangents, output, *, index):
+        from .elementwise import zeros_like_physical
+
+        x, v = primals
+        tx = tangents[0] if tangents[0] is not None else zeros_like_physical(x)
+        tv = tangents[1] if tangents[1] is not None else zeros_like_physical(v)
+        return set_slice_op(tx, tv, index=index)
+
+    def vjp_rule(self, primals, cotangent, output, *, index):
+        from .elementwise import zeros_like_physical
+
+        x, v = primals
+        sliced = slice_op(cotangent, index=index)
+        return [set_slice_op(cotangent, zeros_like_physical(sliced), index=index), sliced]
+
+
+class GatherOp(Operation):
+    """``take`` along a physical ``axis`` with an int64 index tensor (already in range)."""
+
+    name = "take"
+    shape_polymorphic = True
+
+    def abstract_eval(self, x, idx, *, axis):
+        s = x.cached_shape
+        return s[:axis] + idx.cached_shape + s[axis + 1:], x.dtype, x.batch_dims
+
+    def maxpr(self, x, idx, *, axis):
+        from max.graph import ops
+
+        return ops.gather(x, idx, axis)
+
+    def jvp_rule(self, primals, tangents, output, *, axis):
+        return gather_op(tangents[0], primals[1], axis=axis)
+
+    def vjp_rule(self, primals, cotangent, output, *, axis):
+        from .elementwise import zeros_like_physical
+
+        x, idx = primals
+        return [scatter_add_op(zeros_like_physical(x), cotangent, idx, axis=axis), None]
+
+
+class ScatterAddOp(Operation):
+    """``x`` plus ``u`` added at ``idx`` along ``axis`` (the transpose of ``GatherOp``)."""
+
+    name = "scatter_add"
+
+    def abstract_eval(self, x, u, idx, *, axis):
+        return x.cached_shape, x.dtype, x.batch_dims
+
+    def maxpr(self, x, u, idx, *, axis):
+        from max.dtype import DType
+        from max.graph import ops
+
+        # gather's output axes (idx's dims at ``axis``) flattened; coordinates built for scatter_nd_add
+        xs = [int(d) for d in x.shape]
+        k = len(idx.shape)
+        n = math.prod(int(d) for d in idx.shape)
+        us = [int(d) for d in u.shape]
+        outer, inner = us[:axis], us[axis + k:]
+        u2 = ops.reshape(u, outer + [n] + inner)
+        flat_idx = ops.reshape(idx, [n])
+        grids = np.meshgrid(*[np.arange(d) for d in outer + [n] + inner], indexing="ij")
+        coords = [ops.constant(g.astype(np.int64), DType.int64, x.device) for g in grids]
+        shape = outer + [n] + inner
+        picked = ops.broadcast_to(ops.reshape(flat_idx, [1] * axis + [n] + [1] * len(inner)), shape)
+        coords[axis] = picked
+        full = ops.stack(coords, axis=-1)
+        return ops.scatter_nd_add(x, u2, full)
+
+    def jvp_rule(self, primals, tangents, output, *, axis):
+        from .elementwise import zeros_like_physical
+
+        x, u, idx = primals
+        tx = tangents[0] if tangents[0] is not None else zeros_like_physical(x)
+        tu = tangents[1] if tangents[1] is not None else zeros_like_physical(u)
+        return scatter_add_op(tx, tu, idx, axis=axis)
+
+    def vjp_rule(self, primals, cotangent, output, *, axis):
+        return [cotangent, gather_op(cotangent, primals[2], axis=axis), None]
+
+
+class ScatterOp(Operation):
+    """``x`` with the rows ``idx`` of the flattened leading ``k`` axes replaced by ``u`` (last wins)."""
+
+    name = "scatter"
+
+    def abstract_eval(self, x, u, idx, *, k):
+        return x.cached_shape, x.dtype, x.batch_dims
+
+    def maxpr(self, x, u, idx, *, k):
+        from max.graph import ops
+
+        xs = [int(d) for d in x.shape]
+        lead = math.prod(xs[:k])
+        flat = ops.reshape(x, [lead] + xs[k:])
+        n = math.prod(int(d) for d in idx.shape)
+        if n == 0:
+            return x
+        u2 = ops.reshape(u, [n] + xs[k:])
+        out = ops.scatter_nd(flat, u2, ops.reshape(idx, [n, 1]))
+        return ops.reshape(out, xs)
+
+    def jvp_rule(self, primals, tangents, output, *, k):
+        from .elementwise import zeros_like_physical
+
+        x, u, idx = primals
+        tx = tangents[0] if tangents[0] is not None else zeros_like_physical(x)
+        tu = tangents[1] if tangents[1] is not None else zeros_like_physical(u)
+        return scatter_op(tx, tu, idx, k=k)
+
+    def vjp_rule(self, primals, cotangent, output, *, k):
+        from .elementwise import zeros_like_physical
+        from .view import reshape_op
+
+        x, u, idx = primals
+        lead = math.prod(x.shape[:k])
+        flat = reshape_op(cotangent, shape=(lead,) + x.shape[k:])
+        du = reshape_op(gather_op(flat, idx, axis=0), shape=u._impl.cached_shape)
+        return [scatter_op(cotangent, zeros_like_physical(u), idx, k=k), du, None]
+
+
+class NonzeroOp(Operation):
+    """Coordinates of the true elements, shape ``(count, ndim)``; ``count`` was realized first."""
+
+    name = "nonzero"
+
+    def abstract_eval(self, x, *, count):
+        return (count, len(x.cached_shape)), _dt.int64, 0
+
+    def maxpr(self, x, *, count):
+        from max.dtype import DType
+        from max.graph import ops
+
+        if count == 0:
+            return ops.broadcast_to(ops.constant(0, DType.int64, x.device), [0, len(x.shape)])
+        return ops.nonzero(x, count)
+
+
+slice_op = SliceOp()
+set_slice_op = SetSliceOp()
+gather_op = GatherOp()
+scatter_add_op = ScatterAddOp()
+scatter_op = ScatterOp()
+nonzero_op = NonzeroOp()
+
+
+# --- parsing keys -------------------------------------------------------------
+
+def _is_int(k) -> bool:
+    return isinstance(k, (numbers.Integral, np.integer)) and not isinstance(k, (bool, np.bool_))
+
+
+def _as_index_tensor(k, device):
+    from .creation import asarray
+
+    if isinstance(k, Tensor):
+        return k
+    arr = np.asarray(k)
+    if arr.dtype.kind not in "biu" and arr.size:
+        raise IndexError(f"nabla.getitem: only integers, slices, ..., None and integer or boolean arrays are "
+                         f"valid indices, got {k!r:.60}")
+    if arr.size == 0 and arr.dtype.kind == "f":
+        arr = arr.astype(np.int64)
+    return asarray(arr, device=device)
+
+
+def _parse(x: Tensor, key, op: str):
+    """Split a key into entries: ('int', i) ('slice', sl) ('none',) ('array', Tensor) ('bool', Tensor)."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    entries = []
+    for k in key:
+        if k is None:
+            entries.append(("none",))
+        elif k is Ellipsis:
+            entries.append(("ellipsis",))
+        elif isinstance(k, slice):
+            for part in (k.start, k.stop, k.step):
+                if part is not None and not _is_int(part) and not (isinstance(part, Tensor) and part.ndim == 0):
+                    raise TypeError(f"nabla.{op}: slice bounds must be integers or None, got {k!r}")
+            entries.append(("slice", slice(*(None if p is None else int(p) for p in (k.start, k.stop, k.step)))))
+        elif isinstance(k, (bool, np.bool_)):
+            entries.append(("bool", k))
+        elif _is_int(k):
+            entries.append(("int", int(k)))
+        elif isinstance(k, Tensor) and k.ndim == 0 and k.dtype.is_integer and not k.batch_dims:
+            entries.append(("int", int(k)))
+        else:
+            t = _as_index_tensor(k, x.device)
+            if t.dtype.is_bool:
+                entries.append(("bool", t))
+            elif t.dtype.is_integer:
+                entries.append(("array", t))
+            else:
+                raise IndexError(f"nabla.{op}: arrays used as indices must be integer or boolean, got {t.dtype}")
+    if sum(1 for e in entries if e[0] == "ellipsis") > 1:
+        raise IndexError(f"nabla.{op}: an index can only have a single ellipsis ('...')")
+    consumed = sum(1 if e[0] in ("int", "slice", "array") else
+                   (e[1].ndim if e[0] == "bool" and isinstance(e[1], Tensor) else 0) for e in entries)
+    if consumed > x.ndim:
+        raise IndexError(f"nabla.{op}: too many indices for a tensor of rank {x.ndim} (shape {x.shape}): {key!r:.80}")
+    out, filled = [], False
+    for e in entries:
+        if e[0] == "ellipsis":
+            out.extend([("slice", slice(None))] * (x.ndim - consumed))
+            filled = True
+        else:
+            out.append(e)
+    if not filled:
+        out.extend([("slice", slice(None))] * (x.ndim - consumed))
+    return out
+
+
+def _expand_bools(x: Tensor, entries, op: str):
+    """Boolean masks become integer arrays (one per masked axis); scalar bools add an axis."""
+    from .view import reshape
+
+    out, axis = [], 0
+    for e in entries:
+        if e[0] == "bool" and not isinstance(e[1], Tensor) or (e[0] == "bool" and e[1].ndim == 0):
+            # x[True] adds an axis of 1; x[False] an axis of 0
+            value = bool(e[1]) if not isinstance(e[1], Tensor) else bool(e[1])
+            out.append(("none",) if value else ("empty",))
+            continue
+        if e[0] == "bool":
+            mask = e[1]
+            shape = x.shape[axis:axis + mask.ndim]
+            if mask.shape != shape:
+                raise IndexError(f"nabla.{op}: boolean index of shape {mask.shape} does not match the indexed "
+                                 f"axes {shape} of shape {x.shape}")
+            coords = nonzero(mask)
+            out.extend(("array", c) for c in coords)
+            axis += mask.ndim
+            continue
+        out.append(e)
+        if e[0] in ("int", "slice", "array"):
+            axis += 1
+    return out
+
+
+def nonzero(x: Tensor) -> tuple[Tensor, ...]:
+    """Indices of the nonzero elements, one int64 tensor per axis (realizes the count)."""
+    from .creation import asarray
+    from .elementwise import astype
+    from .reduction import sum as reduce_sum
+
+    if x.ndim == 0:
+        raise ValueError("nabla.nonzero: 0-d tensors are not supported; use atleast_1d first")
+    mask = x if x.dtype.is_bool else (x != 0)
+    count = int(reduce_sum(astype(mask, _dt.int64)).item())
+    coords = nonzero_op(mask, count=count)
+    return tuple(_column(coords, k) for k in range(x.ndim))
+
+
+def _column(coords: Tensor, k: int) -> Tensor:
+    n = coords.shape[0]
+    return slice_op(coords, index=((0, n, 1), (k, k + 1, 1))).reshape((n,))
+
+
+def _basic(x: Tensor, entries, op: str):
+    """Apply the basic entries; returns the view and, per remaining axis, what it came from."""
+    from .view import reshape_op
+
+    impl = x._impl
+    b = impl.batch_dims
+    index = [(0, n, 1) for n in impl.batch_shape]
+    shape_after = list(impl.batch_shape)
+    axis = 0
+    for e in entries:
+        kind = e[0]
+        if kind == "none":
+            shape_after.append(1)
+        elif kind == "empty":
+            shape_after.append(0)
+        elif kind == "int":
+            n = impl.shape[axis]
+            i = e[1]
+            if not -n <= i < n:
+                raise IndexError(f"nabla.{op}: index {i} is out of bounds for axis {axis} with size {n} "
+                                 f"(shape {impl.shape})")
+            i %= n
+            index.append((i, i + 1, 1))
+            axis += 1
+        elif kind == "slice":
+            n = impl.shape[axis]
+            if e[1].step == 0:
+                raise ValueError(f"nabla.{op}: slice step cannot be zero")
+            start, stop, step = e[1].indices(n)
+            index.append((start, stop, step))
+            shape_after.append(len(range(start, stop, step)))
+            axis += 1
+        else:  # arrays are applied after the basic part; keep their axis whole
+            n = impl.shape[axis]
+            index.append((0, n, 1))
+            shape_after.append(n)
+            axis += 1
+    index = tuple(index)
+    if all(sl == (0, n, 1) for sl, n in zip(index, impl.cached_shape)):
+        y = x
+    else:
+        y = slice_op(x, index=index)
+    if tuple(shape_after) != y._impl.cached_shape:
+        if 0 in shape_after and math.prod(y._impl.cached_shape) != 0:
+            from .creation import zeros
+
+            y = _empty_like(y, shape_after, b)
+        else:
+            y = reshape_op(y, shape=tuple(shape_after))
+    return y, index
+
+
+def _empty_like(y, shape, b):
+    from .creation import zeros
+
+    z = zeros(tuple(shape[b:]), dtype=y.dtype, device=y.device)
+    if b:
+        from ._physical import broadcast_physical
+
+        z = broadcast_physical(z, tuple(shape), b)
+    return z
+
+
+def _array_positions(entries):
+    """Logical output axes the array entries occupy after the basic step."""
+    pos, axis = [], 0
+    for e in entries:
+        if e[0] in ("none", "empty", "slice"):
+            axis += 1
+        elif e[0] == "array":
+            pos.append(axis)
+            axis += 1
+    return pos
+
+
+def _linear_index(y: Tensor, positions, arrays, op: str):
+    """Broadcast the integer arrays, wrap negatives, check bounds lazily, and ravel them."""
+    from .base import broadcast_shapes
+    from .elementwise import BINARY_FUNCTIONS as B, astype, where
+    from .view import broadcast_to
+
+    shape = broadcast_shapes(*(a.shape for a in arrays), op=op)
+    flat = None
+    for p, a in zip(positions, arrays):
+        n = y.shape[p]
+        a = astype(a, _dt.int64) if a.dtype is not _dt.int64 else a
+        a = where(B["less"](a, 0), a + n, a)
+        a = broadcast_to(a, shape)
+        flat = a if flat is None else flat * n + a
+    return flat, shape
+
+
+def getitem(x: Tensor, key) -> Tensor:
+    op = "getitem"
+    entries = _expand_bools(x, _parse(x, key, op), op)
+    y, _ = _basic(x, entries, op)
+    if not any(e[0] == "array" for e in entries):
+        return y
+    # drop the int-indexed axes from the entry list: they are gone from y
+    kept = [e for e in entries if e[0] != "int"]
+    positions = _array_positions(kept)
+    arrays = [e[1] for e in kept if e[0] == "array"]
+    for a in arrays:
+        if a.batch_dims:
+            raise NotImplementedError("nabla.getitem: integer index arrays under vmap are not supported yet")
+    return _gather_axes(y, positions, arrays, op)
+
+
+def _gather_axes(y: Tensor, positions, arrays, op: str) -> Tensor:
+    from .view import permute_dims, reshape
+
+    flat, bshape = _linear_index(y, positions, arrays, op)
+    nd = y.ndim
+    rest = [a for a in range(nd) if a not in positions]
+    moved = permute_dims(y, list(positions) + rest)
+    lead = math.prod(y.shape[p] for p in positions)
+    _check_bounds(flat, arrays, positions, y, op)
+    merged = reshape(moved, (lead,) + tuple(y.shape[a] for a in rest))
+    b = merged._impl.batch_dims
+    out = gather_op(merged, flat, axis=b)
+    # NumPy: adjacent array axes keep their place; separated ones go first
+    adjacent = positions == list(range(positions[0], positions[0] + len(positions)))
+    if adjacent and positions[0] > 0:
+        k = len(bshape)
+        first = positions[0]
+        order = list(range(k, k + first)) + list(range(k)) + list(range(k + first, out.ndim))
+        out = permute_dims(out, order)
+    return out
+
+
+def _check_bounds(flat, arrays, positions, y, op):
+    # Out-of-range indices are a ValueError NumPy raises eagerly; arrays already realized are checked now
+    for p, a in zip(positions, arrays):
+        if a._impl.is_realized and a.size:
+            arr = a.numpy()
+            n = y.shape[p]
+            if arr.max() >= n or arr.min() < -n:
+                raise IndexError(f"nabla.{op}: index out of bounds for axis {p} with size {n} "
+                                 f"(indices range {arr.min()}..{arr.max()})")
+        elif a.size and y.shape[p] == 0:
+            raise IndexError(f"nabla.{op}: cannot index into axis {p} of size 0")
+
+
+def setitem(x: Tensor, key, value) -> None:
+    """``x[key] = value``: rebinds ``x`` to a new lazy value (the old one is untouched)."""
+    from .creation import asarray
+    from .elementwise import astype, coerce_operands, where
+    from .view import broadcast_to, reshape
+
+    op = "setitem"
+    if x.batch_dims:
+        raise NotImplementedError("nabla.setitem: assignment under vmap is not supported yet")
+    if not isinstance(value, Tensor):
+        if isinstance(value, (bool, int, float)) and not x.dtype.is_bool and not isinstance(value, bool):
+            if isinstance(value, float) and x.dtype.is_integer:
+                raise TypeError(f"nabla.{op}: cannot assign a float to a tensor of {x.dtype}")
+        value = asarray(value, dtype=x.dtype if not isinstance(value, Tensor) else None, device=x.device) \
+            if isinstance(value, (bool, int, float)) else asarray(value, device=x.device)
+    if value.dtype is not x.dtype:
+        value = astype(value, x.dtype)
+    raw = _parse(x, key, op)
+    # a single boolean mask over leading axes: a select, no data-dependent shape
+    if len([e for e in raw if e[0] != "slice" or e[1] != slice(None)]) == 1 and raw[0][0] == "bool" \
+            and isinstance(raw[0][1], Tensor) and raw[0][1].ndim > 0:
+        mask = raw[0][1]
+        if mask.shape != x.shape[:mask.ndim]:
+            raise IndexError(f"nabla.{op}: boolean index of shape {mask.shape} does not match shape {x.shape}")
+        if value.ndim > 1 or (value.ndim == 1 and value.shape[0] != 1 and mask.ndim == x.ndim):
+            pass  # values per selected element: falls through to the scatter path
+        else:
+            m = reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim))
+            x._impl = where(m, value, x)._impl
+            return
+    entries = _expand_bools(x, raw, op)
+    if any(e[0] == "array" for e in entries):
+        _set_arrays(x, entries, value, op)
+        return
+    target, index = _basic(x, entries, op)
+    target_shape = target.shape
+    try:
+        v = broadcast_to(value, target_shape)
+    except ValueError:
+        raise ValueError(f"nabla.{op}: cannot assign a value of shape {value.shape} to a selection of shape "
+                         f"{target_shape}") from None
+    sliced_shape = tuple(len(range(*sl)) for sl in index)
+    if 0 in sliced_shape:
+        return
+    v = reshape(v, sliced_shape)
+    x._impl = set_slice_op(x, v, index=index)._impl
+
+
+def _set_arrays(x: Tensor, entries, value, op):
+    from .view import broadcast_to, permute_dims, reshape
+
+    if any(e[0] in ("none", "empty") for e in entries):
+        entries = [e for e in entries if e[0] not in ("none", "empty")]
+    if any(e[0] == "slice" and e[1] != slice(None) for e in entries) or any(e[0] == "int" for e in entries):
+        # mixed: turn ints into 0-d arrays and slices into aranges is general; keep it simple and exact
+        from .creation import arange
+
+        conv = []
+        for e in entries:
+            if e[0] == "int":
+                conv.append(("array", _int_tensor(e[1], x.device)))
+            else:
+                conv.append(e)
+        entries = conv
+        if any(e[0] == "slice" and e[1] != slice(None) for e in entries):
+            raise NotImplementedError(f"nabla.{op}: assignment mixing integer arrays with partial slices")
+    positions = [k for k, e in enumerate(entries) if e[0] == "array"]
+    arrays = [e[1] for e in entries if e[0] == "array"]
+    flat, bshape = _linear_index(x, positions, arrays, op)
+    rest = [a for a in range(x.ndim) if a not in positions]
+    perm = positions + rest
+    moved = permute_dims(x, perm)
+    lead = math.prod(x.shape[p] for p in positions)
+    rest_shape = tuple(x.shape[a] for a in rest)
+    merged = reshape(moved, (lead,) + rest_shape)
+    v = broadcast_to(value, tuple(bshape) + rest_shape)
+    out = scatter_op(merged, v, flat, k=1)
+    from .view import inverse_perm
+
+    out = reshape(out, tuple(x.shape[p] for p in perm))
+    x._impl = permute_dims(out, inverse_perm(perm))._impl
+
+
+def _int_tensor(i, device):
+    from .creation import asarray
+
+    return asarray(np.asarray(i, dtype=np.int64), device=device)
+
+
+def take(x: Tensor, indices, axis=None) -> Tensor:
+    """Elements of ``x`` at ``indices`` along ``axis`` (negative indices count from the end)."""
+    from .view import reshape
+
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError(f"nabla.take: axis is required for a tensor of rank {x.ndim}")
+        axis = 0
+    from .base import normalize_axis
+
+    a = normalize_axis(axis, max(x.ndim, 1), "take")
+    idx = _as_index_tensor(indices, x.device)
+    if not idx.dtype.is_integer:
+        raise TypeError(f"nabla.take: indices must be integers, got {idx.dtype}")
+    return _gather_axes(x, [a], [idx], "take")
+
+
+def take_along_axis(x: Tensor, indices: Tensor, axis: int = -1) -> Tensor:
+    """``x`` picked along ``axis`` by ``indices`` of the same rank (broadcast elsewhere)."""
+    from .base import broadcast_shapes, normalize_axis
+    from .creation import arange
+    from .elementwise import BINARY_FUNCTIONS as B, astype, where
+    from .view import broadcast_to, reshape
+
+    if indices.ndim != x.ndim:
+        raise ValueError(f"nabla.take_along_axis: indices of rank {indices.ndim} for a tensor of rank {x.ndim}")
+    a = normalize_axis(axis, x.ndim, "take_along_axis")
+    n = x.shape[a]
+    shape_x = list(x.shape)
+    shape_i = list(indices.shape)
+    shape_x[a] = shape_i[a] = 1
+    common = list(broadcast_shapes(tuple(shape_x), tuple(shape_i), op="take_along_axis"))
+    xs = common.copy()
+    xs[a] = n
+    ishape = common.copy()
+    ishape[a] = indices.shape[a]
+    xb = broadcast_to(x, tuple(xs))
+    idx = astype(indices, _dt.int64)
+    idx = broadcast_to(where(B["less"](idx, 0), idx + n, idx), tuple(ishape))
+    # flat positions into xb
+    strides = [math.prod(xs[k + 1:]) for k in range(len(xs))]
+    flat = idx * strides[a]
+    for k in range(len(xs)):
+        if k != a and ishape[k] > 1:
+            coord = reshape(arange(ishape[k], device=x.device), [ishape[k] if j == k else 1 for j in range(len(xs))])
+            flat = flat + coord * strides[k]
+    return gather_op(reshape(xb, (math.prod(xs),)), flat, axis=0)

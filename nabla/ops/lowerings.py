@@ -1,0 +1,444 @@
+"""MAX lowerings of elementwise functions MAX lacks, or gets wrong on special values.
+
+Each function takes and returns MAX ``TensorValue``s; one Nabla op lowers to a
+few MAX nodes, all of them ops MAX's eager interpreter runs (its ``acos`` and
+``argsort`` are refused there, so they are not used). Special values (signed
+zeros, infinities, NaN) follow the Array API standard's special-case tables.
+"""
+
+from __future__ import annotations
+
+import math
+
+from max.dtype import DType
+from max.graph import ops
+
+_FLOATS = (DType.float16, DType.float32, DType.float64, DType.bfloat16)
+
+
+def is_float(x) -> bool:
+    return x.dtype in _FLOATS
+
+
+def const(value, like):
+    return ops.constant(value, like.dtype, like.device)
+
+
+def select(cond, a, b):
+    return ops.where(cond, a, b)
+
+
+def isnan(x):
+    if not is_float(x):
+        return ops.not_equal(x, x)
+    return ops.is_nan(x)
+
+
+def isinf(x):
+    if not is_float(x):
+        return ops.not_equal(x, x)
+    return ops.is_inf(x)
+
+
+def isfinite(x):
+    if not is_float(x):
+        return ops.equal(x, x)
+    return ops.logical_not(ops.logical_or(ops.is_nan(x), ops.is_inf(x)))
+
+
+def _any_nan(*xs):
+    out = isnan(xs[0])
+    for x in xs[1:]:
+        out = ops.logical_or(out, isnan(x))
+    return out
+
+
+def nan_like(x):
+    return const(math.nan, x)
+
+
+def signbit(x):
+    """Sign bit of each element; -0.0 counts as negative (NaN's sign is not observable in MAX)."""
+    zero = const(0, x)
+    if not is_float(x):
+        return ops.greater(zero, x)
+    neg_zero = ops.logical_and(ops.equal(x, zero), ops.greater(zero, ops.div(const(1, x), x)))
+    return ops.logical_or(ops.greater(zero, x), neg_zero)
+
+
+def identity(x):
+    return x
+
+
+def integral_or(fn):
+    """Rounding functions are the identity on integers."""
+    return lambda x: fn(x) if is_float(x) else x
+
+
+def square(x):
+    return ops.mul(x, x)
+
+
+def reciprocal(x):
+    return ops.div(const(1, x), x)
+
+
+def sign(x):
+    zero = const(0, x)
+    out = select(ops.greater(x, zero), const(1, x), select(ops.greater(zero, x), const(-1, x), x))
+    return out
+
+
+def tanh(x):
+    return select(ops.is_nan(x), x, ops.tanh(x))
+
+
+def exp(x):
+    return select(ops.is_nan(x), x, ops.exp(x))  # MAX's exp(NaN) is inf
+
+
+def expm1(x):
+    # Kahan's trick: (u - 1) * x / log(u) is accurate where exp(x) - 1 cancels
+    u = exp(x)
+    d = ops.sub(u, const(1, x))
+    body = ops.div(ops.mul(d, x), ops.log(u))
+    out = select(ops.equal(d, const(0, x)), x, select(ops.equal(d, const(-1, x)), d, body))
+    return select(ops.is_inf(u), u, out)
+
+
+def log_base(base: float):
+    scale = 1.0 / math.log(base)
+    return lambda x: ops.mul(ops.log(x), const(scale, x))
+
+
+def sinh(x):
+    ax = ops.abs(x)
+    e = expm1(ax)
+    mag = ops.mul(ops.add(e, ops.div(e, ops.add(e, const(1, x)))), const(0.5, x))
+    out = select(ops.greater(const(0, x), x), ops.negate(mag), mag)
+    return select(ops.logical_or(ops.equal(x, const(0, x)), ops.is_inf(x)), x, out)
+
+
+def cosh(x):
+    e = exp(ops.abs(x))
+    return ops.mul(ops.add(e, ops.div(const(1, x), e)), const(0.5, x))
+
+
+def tan(x):
+    return ops.div(ops.sin(x), ops.cos(x))
+
+
+_TAN_PI_12 = 2 - math.sqrt(3)
+_SQRT3 = math.sqrt(3)
+
+
+def atan(x):
+    """Range reduction to |t| <= tan(pi/12), then the Taylor series (error below 1 ulp in float64)."""
+    ax = ops.abs(x)
+    big = ops.greater(ax, const(1, x))
+    r = select(big, ops.div(const(1, x), ax), ax)  # r in [0, 1]
+    mid = ops.greater(r, const(_TAN_PI_12, x))
+    t = select(mid, ops.div(ops.sub(ops.mul(r, const(_SQRT3, x)), const(1, x)), ops.add(r, const(_SQRT3, x))), r)
+    t2 = ops.mul(t, t)
+    terms = 13 if x.dtype == DType.float64 else 6
+    poly = const(1.0 / (2 * terms - 1) * (-1) ** (terms - 1), x)
+    for k in range(terms - 2, -1, -1):
+        poly = ops.add(ops.mul(poly, t2), const((-1) ** k / (2 * k + 1), x))
+    a = ops.mul(t, poly)
+    a = select(mid, ops.add(a, const(math.pi / 6, x)), a)
+    a = select(big, ops.sub(const(math.pi / 2, x), a), a)
+    out = select(ops.greater(const(0, x), x), ops.negate(a), a)
+    return select(ops.equal(x, const(0, x)), x, select(ops.is_nan(x), x, out))
+
+
+def asin(x):
+    one = const(1, x)
+    cos_ = ops.sqrt(ops.mul(ops.sub(one, x), ops.add(one, x)))
+    out = atan(ops.div(x, cos_))
+    return select(ops.greater(ops.abs(x), one), nan_like(x), select(ops.equal(x, const(0, x)), x, out))
+
+
+def acos(x):
+    one = const(1, x)
+    out = ops.mul(const(2, x), atan(ops.sqrt(ops.div(ops.sub(one, x), ops.add(one, x)))))
+    return select(ops.greater(ops.abs(x), one), nan_like(x), out)
+
+
+def atan2(y, x):
+    zero = const(0, x)
+    pi = const(math.pi, x)
+    base = atan(ops.div(y, x))
+    y_neg = signbit(y)
+    x_neg = signbit(x)
+    # quadrant: x < 0 (or -0) adds pi with y's sign
+    shifted = select(y_neg, ops.sub(base, pi), ops.add(base, pi))
+    out = select(x_neg, shifted, base)
+    # both zero: +-0 or +-pi by the signs
+    signed_pi = select(y_neg, ops.negate(pi), pi)
+    zero_y = select(y_neg, const(-0.0, x), zero)
+    both_zero = ops.logical_and(ops.equal(x, zero), ops.equal(y, zero))
+    out = select(both_zero, select(x_neg, signed_pi, zero_y), out)
+    # y = +-0, x nonzero
+    y_zero = ops.equal(y, zero)
+    out = select(ops.logical_and(y_zero, ops.logical_not(ops.equal(x, zero))), select(x_neg, signed_pi, zero_y), out)
+    # infinities
+    x_inf, y_inf = ops.is_inf(x), ops.is_inf(y)
+    half = select(y_neg, const(-math.pi / 2, x), const(math.pi / 2, x))
+    quarter = select(x_neg, const(3 * math.pi / 4, x), const(math.pi / 4, x))
+    quarter = select(y_neg, ops.negate(quarter), quarter)
+    out = select(ops.logical_and(y_inf, ops.logical_not(x_inf)), half, out)
+    out = select(ops.logical_and(y_inf, x_inf), quarter, out)
+    out = select(ops.logical_and(x_inf, ops.logical_not(y_inf)),
+                 select(x_neg, signed_pi, zero_y), out)
+    out = select(ops.logical_and(ops.equal(x, zero), ops.logical_not(y_zero)), half, out)
+    return select(_any_nan(x, y), nan_like(x), out)
+
+
+def asinh(x):
+    ax = ops.abs(x)
+    one = const(1, x)
+    x2 = ops.mul(ax, ax)
+    small = ops.log1p(ops.add(ax, ops.div(x2, ops.add(one, ops.sqrt(ops.add(one, x2))))))
+    large = ops.add(ops.log(ax), const(math.log(2), x))
+    mag = select(ops.greater(ax, const(1e150 if x.dtype == DType.float64 else 1e18, x)), large, small)
+    out = select(ops.greater(const(0, x), x), ops.negate(mag), mag)
+    return select(ops.logical_or(ops.equal(x, const(0, x)), ops.logical_or(ops.is_inf(x), ops.is_nan(x))), x, out)
+
+
+def acosh(x):
+    one = const(1, x)
+    small = ops.log(ops.add(x, ops.mul(ops.sqrt(ops.sub(x, one)), ops.sqrt(ops.add(x, one)))))
+    large = ops.add(ops.log(x), const(math.log(2), x))
+    out = select(ops.greater(x, const(1e150 if x.dtype == DType.float64 else 1e18, x)), large, small)
+    return select(ops.greater(one, x), nan_like(x), out)
+
+
+def atanh(x):
+    return select(ops.is_nan(x), x, ops.atanh(x))
+
+
+def maximum(x, y):
+    if not is_float(x):
+        return ops.max(x, y)
+    return select(_any_nan(x, y), nan_like(x), ops.max(x, y))
+
+
+def minimum(x, y):
+    if not is_float(x):
+        return ops.min(x, y)
+    return select(_any_nan(x, y), nan_like(x), ops.min(x, y))
+
+
+def _is_odd_integer(y):
+    finite = isfinite(y)
+    integral = ops.equal(ops.floor(y), y)
+    odd = ops.equal(ops.mod(y, const(2, y)), const(1, y))
+    return ops.logical_and(finite, ops.logical_and(integral, odd))
+
+
+def power(x, y):
+    if not is_float(x):
+        # negative integer exponents have no integer result; 0 keeps MAX's kernel defined
+        return ops.pow(x, select(ops.greater(const(0, y), y), const(0, y), y))
+    zero, one, inf = const(0, x), const(1, x), const(math.inf, x)
+    ax = ops.abs(x)
+    mag = ops.pow(select(ops.equal(ax, zero), one, ax), y)
+    y_pos = ops.greater(y, zero)
+    # |x| = 0 and |x| = inf are limits MAX's pow does not take
+    mag = select(ops.equal(ax, zero), select(y_pos, zero, inf), mag)
+    mag = select(ops.is_inf(ax), select(y_pos, inf, zero), mag)
+    y_inf = ops.is_inf(y)
+    gt1 = ops.greater(ax, one)
+    mag = select(ops.logical_and(y_inf, gt1), select(y_pos, inf, zero), mag)
+    mag = select(ops.logical_and(y_inf, ops.greater(one, ax)), select(y_pos, zero, inf), mag)
+    mag = select(ops.logical_and(y_inf, ops.equal(ax, one)), one, mag)
+    out = select(ops.logical_and(signbit(x), _is_odd_integer(y)), ops.negate(mag), mag)
+    non_integer = ops.logical_not(ops.equal(ops.floor(y), y))
+    negative_finite = ops.logical_and(ops.greater(zero, x), isfinite(x))
+    out = select(ops.logical_and(negative_finite, ops.logical_and(non_integer, isfinite(y))), nan_like(x), out)
+    out = select(_any_nan(x, y), nan_like(x), out)
+    out = select(ops.equal(x, one), one, out)
+    return select(ops.equal(y, zero), one, out)
+
+
+def _safe_int_divisor(x, y):
+    """Integer division: divisor 0 (and MIN // -1) would trap, so they get a harmless divisor."""
+    zero = const(0, y)
+    return ops.equal(y, zero), select(ops.equal(y, zero), const(1, y), y)
+
+
+def floor_divide(x, y):
+    if not is_float(x):
+        by_zero, safe = _safe_int_divisor(x, y)
+        return select(by_zero, const(0, x), ops.floor_div(x, safe))
+    zero = const(0, x)
+    q = ops.floor(ops.div(x, y))
+    # exact quotients from the remainder, as Python's float // does
+    r = remainder(x, y)
+    exact = ops.div(ops.sub(x, r), y)
+    rounded = ops.round(exact)
+    q = select(ops.logical_and(isfinite(exact), ops.logical_and(ops.logical_not(ops.equal(y, zero)), isfinite(y))),
+               rounded, q)
+    # x finite, y infinite: 0 with the quotient's sign, or -1 when the signs differ and x != 0
+    x_fin_y_inf = ops.logical_and(isfinite(x), ops.is_inf(y))
+    differ = ops.logical_xor(signbit(x), signbit(y))
+    limit = select(differ, select(ops.equal(x, zero), const(-0.0, x), const(-1, x)), zero)
+    q = select(x_fin_y_inf, limit, q)
+    zero_q = select(differ, const(-0.0, x), zero)
+    q = select(ops.logical_and(ops.equal(q, zero), ops.logical_not(x_fin_y_inf)), zero_q, q)
+    return select(_any_nan(x, y), nan_like(x), q)
+
+
+def remainder(x, y):
+    if not is_float(x):
+        by_zero, safe = _safe_int_divisor(x, y)
+        return select(by_zero, const(0, x), ops.mod(x, safe))
+    zero = const(0, x)
+    r = ops.mod(x, y)
+    x_fin_y_inf = ops.logical_and(isfinite(x), ops.is_inf(y))
+    differ = ops.logical_xor(signbit(x), signbit(y))
+    # x finite, y infinite: x itself when signs agree (or x is zero), else y
+    r = select(x_fin_y_inf, select(ops.logical_and(differ, ops.logical_not(ops.equal(x, zero))), y, x), r)
+    # a zero remainder takes the divisor's sign
+    r = select(ops.equal(r, zero), select(signbit(y), const(-0.0, x), zero), r)
+    bad = ops.logical_or(ops.is_inf(x), ops.equal(y, zero))
+    return select(ops.logical_or(bad, _any_nan(x, y)), nan_like(x), r)
+
+
+def copysign(x, y):
+    ax = ops.abs(x)
+    return select(signbit(y), ops.negate(ax), ax)
+
+
+def hypot(x, y):
+    ax, ay = ops.abs(x), ops.abs(y)
+    big, small = ops.max(ax, ay), ops.min(ax, ay)
+    zero = const(0, x)
+    ratio = ops.div(small, select(ops.equal(big, zero), const(1, x), big))
+    out = ops.mul(big, ops.sqrt(ops.add(const(1, x), ops.mul(ratio, ratio))))
+    out = select(_any_nan(x, y), nan_like(x), out)
+    return select(ops.logical_or(ops.is_inf(x), ops.is_inf(y)), const(math.inf, x), out)
+
+
+def logaddexp(x, y):
+    big = ops.max(x, y)
+    d = select(ops.equal(x, y), const(0, x), ops.abs(ops.sub(x, y)))
+    out = ops.add(big, ops.log1p(ops.exp(ops.negate(d))))
+    return select(_any_nan(x, y), nan_like(x), out)
+
+
+def nextafter(x, y):
+    """The next float after ``x`` toward ``y``, from the exponent of ``x`` (no bit casts in MAX)."""
+    f64 = x.dtype == DType.float64
+    mant = 52 if f64 else 23
+    tiny = 2.0 ** (-1074 if f64 else -149)
+    min_normal_exp = -1022 if f64 else -126
+    zero = const(0, x)
+    ax = ops.abs(x)
+    toward_up = ops.greater(y, x)
+    # moving away from zero keeps the binade unless x is its top; toward zero at a power of two
+    # drops a binade: use the exponent of the neighbour on the side we move to
+    away = ops.logical_xor(toward_up, signbit(x))
+    e = ops.floor(ops.div(ops.log(select(ops.equal(ax, zero), const(1, x), ax)), const(math.log(2), x)))
+    # log2 can be off by one next to powers of two: correct it
+    p = ops.pow(const(2, x), e)
+    e = select(ops.greater(p, ax), ops.sub(e, const(1, x)), e)
+    p = ops.pow(const(2, x), e)
+    e = select(ops.greater_equal(ax, ops.mul(p, const(2, x))), ops.add(e, const(1, x)), e)
+    p = ops.pow(const(2, x), e)
+    at_power = ops.equal(ax, p)
+    e = select(ops.logical_and(at_power, ops.logical_not(away)), ops.sub(e, const(1, x)), e)
+    e = ops.max(e, const(min_normal_exp, x))
+    ulp = ops.pow(const(2, x), ops.sub(e, const(mant, x)))
+    step = select(toward_up, ulp, ops.negate(ulp))
+    out = ops.add(x, step)
+    out = select(ops.equal(ax, zero), select(toward_up, const(tiny, x), const(-tiny, x)), out)
+    out = select(ops.is_inf(x), select(ops.equal(x, y), x, select(toward_up, const(-1.7976931348623157e308 if f64 else -3.4028234663852886e38, x), const(1.7976931348623157e308 if f64 else 3.4028234663852886e38, x))), out)
+    out = select(ops.equal(x, y), y, out)
+    return select(_any_nan(x, y), nan_like(x), out)
+
+
+# --- integers: bitwise functions from arithmetic (MAX has no bitwise ops) -------------
+
+_BITS = {DType.int8: 8, DType.int16: 16, DType.int32: 32, DType.int64: 64,
+         DType.uint8: 8, DType.uint16: 16, DType.uint32: 32, DType.uint64: 64}
+_SIGNED = (DType.int8, DType.int16, DType.int32, DType.int64)
+
+
+def _bits(x):
+    """The bits of ``x`` along a new trailing axis (two's complement, floor division)."""
+    n = _BITS[x.dtype]
+    signed = x.dtype in _SIGNED
+    low = n - 1 if signed else n
+    import numpy as np
+
+    powers = ops.constant(np.array([1 << k for k in range(low)], dtype=_np_dtype(x.dtype)), x.dtype, x.device)
+    xe = ops.unsqueeze(x, -1)
+    bits = ops.mod(ops.floor_div(xe, powers), const(2, x))
+    if signed:
+        top = ops.cast(ops.greater(const(0, x), xe), x.dtype)
+        bits = ops.concat([bits, top], axis=-1)
+    return bits
+
+
+def _from_bits(bits, like):
+    import numpy as np
+
+    n = _BITS[like.dtype]
+    signed = like.dtype in _SIGNED
+    weights = [1 << k for k in range(n)]
+    if signed:
+        weights[-1] = -(1 << (n - 1))
+    w = ops.constant(np.array(weights, dtype=_np_dtype(like.dtype)), like.dtype, like.device)
+    return ops.sum(ops.mul(bits, w), axis=-1)
+
+
+def _np_dtype(dtype):
+    import numpy as np
+
+    return np.dtype(dtype.name if hasattr(dtype, "name") else str(dtype).lower())
+
+
+def _bitwise(combine):
+    def fn(x, y):
+        if x.dtype == DType.bool:
+            return {"and": ops.logical_and, "or": ops.logical_or, "xor": ops.logical_xor}[combine](x, y)
+        a, b = _bits(x), _bits(y)
+        if combine == "and":
+            c = ops.mul(a, b)
+        elif combine == "or":
+            c = ops.sub(ops.add(a, b), ops.mul(a, b))
+        else:
+            c = ops.mod(ops.add(a, b), const(2, a))
+        return ops.squeeze(_from_bits(c, x), -1)
+    return fn
+
+
+bitwise_and, bitwise_or, bitwise_xor = _bitwise("and"), _bitwise("or"), _bitwise("xor")
+
+
+def bitwise_invert(x):
+    if x.dtype == DType.bool:
+        return ops.logical_not(x)
+    if x.dtype in _SIGNED:
+        return ops.sub(ops.negate(x), const(1, x))
+    return ops.sub(const((1 << _BITS[x.dtype]) - 1, x), x)
+
+
+def _pow2(y, like):
+    n = _BITS[like.dtype]
+    clipped = ops.min(ops.max(y, const(0, y)), const(n - 1, y))
+    return ops.pow(const(2, like), ops.cast(clipped, like.dtype)), ops.greater_equal(y, const(n, y))
+
+
+def left_shift(x, y):
+    p, overflow = _pow2(y, x)
+    return select(overflow, const(0, x), ops.mul(x, p))
+
+
+def right_shift(x, y):
+    p, overflow = _pow2(y, x)
+    if x.dtype in _SIGNED:  # 2**(n-1) wraps negative for signed types: shift by n-1 is the sign fill too
+        overflow = ops.greater_equal(y, const(_BITS[x.dtype] - 1, y))
+    fill = select(ops.greater(const(0, x), x), const(-1, x), const(0, x)) if x.dtype in _SIGNED else const(0, x)
+    return select(overflow, fill, ops.floor_div(x, p))
