@@ -94,13 +94,18 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
     extra = [a for a in args.pytest_args if a != "--"]
+    import nabla.array_api as xp
+
+    for ext in ("linalg", "fft"):  # extensions Nabla does not have yet: the suite skips their tests
+        if not hasattr(xp, ext):
+            extra += ["--disable-extension", ext]
     report_file = HERE / "report.json"
     env = dict(os.environ, ARRAY_API_TESTS_MODULE="nabla.array_api",
                NABLA_REALIZE=os.environ.get("NABLA_REALIZE", "interpret"),
                PYTHONPATH=os.pathsep.join([str(HERE.parent), os.environ.get("PYTHONPATH", "")]))
     cmd = [sys.executable, "-m", "pytest", "array_api_tests/", f"--max-examples={args.max_examples}",
            "--json-report", f"--json-report-file={report_file}", f"--xfails-file={HERE / 'xfails.txt'}",
-           "-p", "no:cacheprovider", "-q", *extra]
+           "-p", "no:cacheprovider", "-p", "conformance.no_shrink", "-q", *extra]
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=suite, env=env)
     wall = time.perf_counter() - start

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from ..ops.elementwise import BINARY_FUNCTIONS as _B, UNARY_FUNCTIONS as _U, astype as _astype
+from ..ops.indexing import host_element
 from ._dtypes import scalar_result
 
 SUPPORTED_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
@@ -80,7 +81,8 @@ def _bool_scalar(self):
 
 
 def _read_scalar(self):
-    return self.numpy().reshape(()).item()
+    value = host_element(self)
+    return self.numpy().reshape(()).item() if value is None else value
 
 
 def _int(self):

@@ -127,7 +127,7 @@ def finfo(type_) -> finfo_object:
         raise ValueError(f"nabla.finfo: {d} is not a floating-point dtype")
     real = _dt.real_dtype(d)
     f = np.finfo(real.numpy_dtype)
-    return finfo_object(int(f.bits), float(f.eps), float(f.max), float(f.min), float(f.smallest_normal), real if d is real else d)
+    return finfo_object(int(f.bits), float(f.eps), float(f.max), float(f.min), float(f.smallest_normal), real)
 
 
 def iinfo(type_) -> iinfo_object:

@@ -143,12 +143,12 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> 
     return _astype(out, dtype)
 
 
-def meshgrid(*arrays, indexing="xy") -> list[Tensor]:
+def meshgrid(*arrays, indexing="xy") -> tuple[Tensor, ...]:
     if indexing not in ("xy", "ij"):
         raise ValueError(f"nabla.meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
     n = len(arrays)
     if n == 0:
-        return []
+        return ()
     dtypes = {a.dtype for a in arrays}
     if len(dtypes) > 1:
         raise TypeError(f"nabla.meshgrid: arrays must share a dtype, got {sorted(d.name for d in dtypes)}")
@@ -163,7 +163,7 @@ def meshgrid(*arrays, indexing="xy") -> list[Tensor]:
             pos = 1 - k
         s[pos] = a.size
         out.append(_ops.broadcast_to(_ops.reshape(a, tuple(s)), tuple(shape)))
-    return out
+    return tuple(out)
 
 
 def _band(x, k: int, lower: bool) -> Tensor:
@@ -223,7 +223,7 @@ def astype(x, dtype, /, *, copy=True, device=None) -> Tensor:
 
 def broadcast_arrays(*arrays) -> list[Tensor]:
     shape = broadcast_shapes(*(a.shape for a in arrays))
-    return [_ops.broadcast_to(a, shape) for a in arrays]
+    return tuple(_ops.broadcast_to(a, shape) for a in arrays)
 
 
 def broadcast_shapes(*shapes) -> tuple[int, ...]:
@@ -735,12 +735,12 @@ def clip(x, /, min=None, max=None) -> Tensor:
 
 
 def conj(x, /) -> Tensor:
-    return asarray(_tensor(x, "conj"), copy=True)
+    return _U["conj"](_tensor(x, "conj"))
 
 
 def real(x, /) -> Tensor:
-    return asarray(_tensor(x, "real"), copy=True)
+    return _U["real"](_tensor(x, "real"))
 
 
 def imag(x, /) -> Tensor:
-    return zeros_like(_tensor(x, "imag"))
+    return _U["imag"](_tensor(x, "imag"))

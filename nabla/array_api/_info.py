@@ -19,9 +19,7 @@ class _Info:
     def devices(self) -> list:
         from max import driver
 
-        out = [cpu()]
-        out += [driver.Accelerator(i) for i in range(driver.accelerator_count())]
-        return out
+        return (cpu(), *(driver.Accelerator(i) for i in range(driver.accelerator_count())))
 
     def default_dtypes(self, *, device=None) -> dict:
         real = get_default_dtype()

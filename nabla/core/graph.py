@@ -75,7 +75,7 @@ class EngineStats:
 
 
 class _Entry:
-    __slots__ = ("model", "sightings", "compiling", "compile_failed", "interpreter_refused", "key")
+    __slots__ = ("model", "sightings", "compiling", "compile_failed", "interpreter_refused", "key", "static_graphs")
 
     def __init__(self, key):
         self.key = key
@@ -84,6 +84,7 @@ class _Entry:
         self.compiling = False
         self.compile_failed = False  # a background compile failed: keep interpreting
         self.interpreter_refused = False  # the interpreter cannot run it: it must be compiled
+        self.static_graphs = None  # leaf shapes -> MAX graph with static dims, for the interpreter
 
 
 _POLICIES = ("auto", "compile", "interpret")
@@ -223,13 +224,13 @@ class Engine:
                     dims = [sig[1] for sig in leaf_sigs] if symbolic else [leaf.shape for leaf in leaves]
                     return self._build(order, leaves, outputs, node_ids, leaf_ids, dims, symbolic and polymorphic)
 
-                results = self._run_uncompiled(entry, build, buffers)
+                results = self._run_uncompiled(entry, build, buffers, tuple(leaf.shape for leaf in leaves))
 
         for v, buf in zip(outputs, results):
             v.buffer = buf
             v.node = None
 
-    def _run_uncompiled(self, entry, build, buffers):
+    def _run_uncompiled(self, entry, build, buffers, shapes):
         policy = self.policy
         if (policy == "compile" and not entry.compile_failed) or entry.interpreter_refused:
             return self._compile_now(entry, build)(*buffers)
@@ -241,7 +242,15 @@ class Engine:
 
         try:
             # the interpreter runs concrete buffers, and some of its kernels want static shapes
-            results = self.interpreter.execute(build(False), buffers)
+            graphs = entry.static_graphs
+            if graphs is None:
+                graphs = entry.static_graphs = {}
+            graph = graphs.get(shapes)
+            if graph is None:  # building a MAX graph costs more than interpreting a small one: keep it
+                graph = graphs[shapes] = build(False)
+                if len(graphs) > 8:
+                    graphs.pop(next(iter(graphs)))
+            results = self.interpreter.execute(graph, buffers)
             self.stats.interpreted += 1
             return results
         except UnsupportedGraphError:

@@ -25,6 +25,14 @@ class _GradMode:
 GRAD_MODE = _GradMode()
 
 
+def _value(node, index, shape, dtype, device) -> Value:
+    if dtype.is_complex:
+        from .dtypes import real_dtype
+
+        return Value(node, index, tuple(shape) + (2,), real_dtype(dtype), device)
+    return Value(node, index, shape, dtype, device)
+
+
 def _is_tensor(x) -> bool:
     return isinstance(x, Tensor)
 
@@ -57,6 +65,10 @@ class Operation:
         """Emit MAX graph ops for the given MAX ``TensorValue``s; return one value or a pytree."""
         raise NotImplementedError(f"{self.name}: maxpr")
 
+    def complex_storage_kwargs(self, kwargs: dict) -> dict:
+        """The kwargs ``maxpr`` gets when an operand is complex (stored with a trailing (re, im) axis)."""
+        return kwargs
+
     def jvp_rule(self, primals, tangents, outputs, **kwargs):
         raise NotImplementedError(f"nabla: {self.name} has no forward-mode (jvp) rule")
 
@@ -86,9 +98,11 @@ class Operation:
                 bad = next(type(a).__name__ for a in flat if not isinstance(a, Tensor))
                 raise TypeError(f"nabla.{self.name}: expected Tensor arguments, got {bad}") from None
             impls = [a._impl for a in flat]
-        if not self.supports_complex:
-            for i in impls:
-                if i.dtype.is_complex:
+        complex_in = False
+        for i in impls:
+            if i.dtype.is_complex:
+                complex_in = True
+                if not self.supports_complex:
                     raise TypeError(f"nabla.{self.name}: complex operands are not supported by this op yet "
                                     f"(got shape {i.shape} {i.dtype.name})")
         spec = self.abstract_eval(*(impls if treedef is None else tree_unflatten(treedef, impls)), **kwargs)
@@ -107,18 +121,19 @@ class Operation:
         if traced and not GRAD_MODE.enabled:
             traced = False
         device = in_values[0].device if in_values else self.default_device(kwargs)
-        node = Node(self, kwargs, tuple(in_values), treedef)
+        # complex data is stored as paired reals on a trailing axis: the lowering sees that layout
+        node = Node(self, self.complex_storage_kwargs(kwargs) if complex_in else kwargs, tuple(in_values), treedef)
 
         if type(spec) is tuple:  # one output; several come as a list or dict of specs
             shape, dtype, batch_dims = spec
-            out = TensorImpl([Value(node, 0, shape, dtype, device)], dtype, batch_dims, traced)
+            out = TensorImpl([_value(node, 0, shape, dtype, device)], dtype, batch_dims, traced)
             out.output_refs = OutputRefs((weakref.ref(out),), None, self, tuple(impls) if traced else (), kwargs)
             result = Tensor(out)
             outs = (out,)
         else:
             specs, out_def = tree_flatten(spec, is_leaf=lambda s: type(s) is tuple)
             outs = tuple(
-                TensorImpl([Value(node, k, s[0], s[1], device)], s[1], s[2], traced)
+                TensorImpl([_value(node, k, s[0], s[1], device)], s[1], s[2], traced)
                 for k, s in enumerate(specs)
             )
             refs = OutputRefs(tuple(weakref.ref(o) for o in outs), out_def, self,

@@ -24,6 +24,8 @@ def _device_ref(device):
 
 
 def _check_value(value, dtype, op):
+    if dtype.is_complex:
+        return complex(value)
     if dtype.is_bool:
         return bool(value)
     if dtype.is_integer:
@@ -49,6 +51,9 @@ class ConstantOp(CreationOperation):
     def maxpr(self, *, value, dtype, device):
         from max.graph import ops
 
+        if dtype.is_complex:
+            pair = np.array([value.real, value.imag], dtype=_dt.real_dtype(dtype).numpy_dtype)
+            return ops.constant(pair, _dt.real_dtype(dtype).max_dtype, _device_ref(device))
         return ops.constant(value, dtype.max_dtype, _device_ref(device))
 
 
@@ -101,7 +106,8 @@ def operand_constant(value, dtype, device) -> Tensor:
     Shared and immutable: it is never registered as pending, so it is never
     realized on its own and stays a constant node in every graph that uses it.
     """
-    key = (type(value), value.hex() if isinstance(value, float) else value, dtype, device)
+    key = (type(value), value.hex() if isinstance(value, float) else
+           (value.real.hex(), value.imag.hex()) if isinstance(value, complex) else value, dtype, device)
     impl = _OPERAND_CONSTANTS.get(key)
     if impl is None:
         kwargs = {"value": _check_value(value, dtype, "asarray"), "dtype": dtype, "device": device}

@@ -45,15 +45,23 @@ class ElementwiseUnary(UnaryOperation):
         self.name, self.max_fn, self.category = name, max_fn, category
         self.linear = linear  # (x, y, t) -> dy for a tangent t; None: not differentiable
         self.out_bool = out_bool
+        self.supports_complex = name in L.COMPLEX_UNARY
 
     def out_dtype(self, dtype):
-        return _dt.bool_ if self.out_bool else dtype
+        if self.out_bool:
+            return _dt.bool_
+        return _dt.real_dtype(dtype) if self.name in _REAL_RESULT else dtype
+
+    def complex_storage_kwargs(self, kwargs):
+        return {"complex_storage": True}
 
     def check_dtype(self, x):
         if not _CATEGORIES[self.category](x.dtype):
             raise TypeError(f"nabla.{self.name}: expected {_CATEGORY_TEXT[self.category]}, got {describe(x)}")
 
-    def maxpr(self, x):
+    def maxpr(self, x, complex_storage=False):
+        if complex_storage:
+            return L.COMPLEX_UNARY[self.name](x)
         return _lowering(self.max_fn)(x)
 
     # the derivative is linear in the tangent, so one formula serves both modes
@@ -70,6 +78,10 @@ class ElementwiseBinary(BinaryOperation):
         self.name, self.max_fn, self.category = name, max_fn, category
         self.out_bool, self.swap = out_bool, swap
         self.partials = partials  # (x, y, out) -> (d out/dx, d out/dy); 1 and -1 stand for themselves
+        self.supports_complex = name in L.COMPLEX_BINARY
+
+    def complex_storage_kwargs(self, kwargs):
+        return {"complex_storage": True}
 
     def out_dtype(self, dtype):
         return _dt.bool_ if self.out_bool else dtype
@@ -78,8 +90,8 @@ class ElementwiseBinary(BinaryOperation):
         if not _CATEGORIES[self.category](dtype):
             raise TypeError(f"nabla.{self.name}: expected {_CATEGORY_TEXT[self.category]}, got {dtype.name}")
 
-    def maxpr(self, x, y):
-        fn = _lowering(self.max_fn)
+    def maxpr(self, x, y, complex_storage=False):
+        fn = L.COMPLEX_BINARY[self.name] if complex_storage else _lowering(self.max_fn)
         return fn(y, x) if self.swap else fn(x, y)
 
     def jvp_rule(self, primals, tangents, output):
@@ -107,15 +119,30 @@ def _scale(t, d):
     return t * d
 
 
+_REAL_RESULT = ("abs", "real", "imag")
+
+
 class CastOp(UnaryOperation):
     name = "astype"
+    supports_complex = True
+
+    def complex_storage_kwargs(self, kwargs):
+        return {**kwargs, "src_complex": True}
 
     def abstract_eval(self, x, *, dtype):
         return x.cached_shape, dtype, x.batch_dims
 
-    def maxpr(self, x, *, dtype):
+    def maxpr(self, x, *, dtype, src_complex=False):
         from max.graph import ops
 
+        if dtype.is_complex:
+            real = _dt.real_dtype(dtype).max_dtype
+            if src_complex:
+                return ops.cast(x, real)
+            x = ops.cast(x, real)
+            return L.pack(x, ops.broadcast_to(L.const(0, x), x.shape))
+        if src_complex:  # complex -> real keeps the real part, as NumPy does
+            x = L.re(x)
         return ops.cast(x, dtype.max_dtype)
 
     def jvp_rule(self, primals, tangents, output, *, dtype):
@@ -176,6 +203,9 @@ UNARY_TABLE = {
     "isfinite": (L.isfinite, "numeric", None, True),
     "signbit": (L.signbit, "real_float", None, True),
     "logical_not": ("logical_not", "bool", None),
+    "conj": (L.identity, "numeric", lambda x, y, t: t),
+    "real": (L.identity, "numeric", lambda x, y, t: t),
+    "imag": (lambda x: L.ops.mul(x, L.const(0, x)), "numeric", _zero),
     "bitwise_invert": (L.bitwise_invert, "integer_or_bool", None),
 }
 _LN2, _LN10 = math.log(2), math.log(10)
@@ -242,8 +272,6 @@ BINARY_OPS = {name: ElementwiseBinary(name, *spec) for name, spec in BINARY_TABL
 
 def astype(x: Tensor, dtype, copy: bool = True) -> Tensor:
     dtype = _dt.as_dtype(dtype)
-    if dtype.is_complex:
-        raise TypeError("nabla.astype: complex dtypes arrive with the Array API namespace")
     if dtype is x.dtype and not copy:
         return x
     return cast_op(x, dtype=dtype)
@@ -273,11 +301,13 @@ def _scalar_dtype(scalar, other: _dt.DType, op: str) -> _dt.DType:
     if isinstance(scalar, (bool, np.bool_)):
         return other if other.kind != "b" else _dt.bool_
     if isinstance(scalar, numbers.Integral):
-        if other.kind in "iuf":
+        if other.kind in "iufc":
             return other
         return _dt.int64
     if isinstance(scalar, numbers.Real):
-        return other if other.is_floating else get_default_dtype()
+        return other if other.is_floating or other.is_complex else get_default_dtype()
+    if isinstance(scalar, numbers.Complex):
+        return other if other.is_complex else _dt.complex_dtype(other if other.is_floating else get_default_dtype())
     raise TypeError(f"nabla.{op}: unsupported operand {scalar!r} of type {type(scalar).__name__}")
 
 
@@ -379,9 +409,16 @@ class WhereOp(BinaryOperation):
         shape, _, bd = broadcast_impls((cond, x, y), self.name)
         return shape, x.dtype, bd
 
-    def maxpr(self, cond, x, y):
+    supports_complex = True
+
+    def complex_storage_kwargs(self, kwargs):
+        return {"complex_storage": True}
+
+    def maxpr(self, cond, x, y, complex_storage=False):
         from max.graph import ops
 
+        if complex_storage:
+            cond = ops.unsqueeze(cond, -1)
         return ops.where(cond, x, y)
 
     def jvp_rule(self, primals, tangents, output):

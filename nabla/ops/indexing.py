@@ -33,6 +33,10 @@ class SliceOp(Operation):
     """``x[start:stop:step, ...]`` per physical axis; ``index`` holds normalized (start, stop, step)."""
 
     name = "getitem"
+    supports_complex = True
+
+    def complex_storage_kwargs(self, kwargs):
+        return {"index": tuple(kwargs["index"]) + ((0, 2, 1),)}
 
     def abstract_eval(self, x, *, index):
         shape = tuple(len(range(*sl)) for sl in index)
@@ -93,6 +97,10 @@ class SetSliceOp(Operation):
     """``x`` with ``x[index] = v`` for a basic ``index``; ``v`` has the slice's physical shape."""
 
     name = "setitem"
+    supports_complex = True
+
+    def complex_storage_kwargs(self, kwargs):
+        return {"index": tuple(kwargs["index"]) + ((0, 2, 1),)}
 
     def abstract_eval(self, x, v, *, index):
         return x.cached_shape, x.dtype, x.batch_dims
@@ -127,6 +135,7 @@ class GatherOp(Operation):
 
     name = "take"
     shape_polymorphic = True
+    supports_complex = True
 
     def abstract_eval(self, x, idx, *, axis):
         s = x.cached_shape
@@ -191,6 +200,7 @@ class ScatterOp(Operation):
     """``x`` with the rows ``idx`` of the flattened leading ``k`` axes replaced by ``u`` (last wins)."""
 
     name = "scatter"
+    supports_complex = True
 
     def abstract_eval(self, x, u, idx, *, k):
         return x.cached_shape, x.dtype, x.batch_dims
@@ -644,3 +654,28 @@ def take_along_axis(x: Tensor, indices: Tensor, axis: int = -1) -> Tensor:
             coord = reshape(arange(ishape[k], device=x.device), [ishape[k] if j == k else 1 for j in range(len(xs))])
             flat = flat + coord * strides[k]
     return gather_op(reshape(xb, (math.prod(xs),)), flat, axis=0)
+
+
+def host_element(x: Tensor):
+    """The Python scalar ``x`` holds when it is one element picked from a tensor already on the host.
+
+    ``float(a[i, j])`` on realized data is a read at the host boundary; answering it from the
+    source's host view spares a graph per element. ``None`` when that does not apply.
+    """
+    from .view import reshape_op
+
+    impl = x._impl
+    if impl.dtype.is_complex or impl.batch_dims or impl.tangent is not None:
+        return None
+    node = impl._values[0].node
+    if node is not None and node.op is reshape_op:
+        node = node.inputs[0].node
+    if node is None or node.op is not slice_op:
+        return None
+    src = node.inputs[0]
+    if src.node is not None or src.buffer is None or not src.device.is_host:
+        return None
+    index = node.kwargs["index"]
+    if any(len(range(*sl)) != 1 for sl in index):
+        return None
+    return src.buffer.to_numpy()[tuple(sl[0] for sl in index)].item()

@@ -442,3 +442,113 @@ def right_shift(x, y):
         overflow = ops.greater_equal(y, const(_BITS[x.dtype] - 1, y))
     fill = select(ops.greater(const(0, x), x), const(-1, x), const(0, x)) if x.dtype in _SIGNED else const(0, x)
     return select(overflow, fill, ops.floor_div(x, p))
+
+
+# --- complex numbers: paired reals on a trailing axis of 2 ----------------------------
+
+def _part(x, k):
+    rank = len(x.shape)
+    return ops.squeeze(ops.slice_tensor(x, [slice(None)] * (rank - 1) + [slice(k, k + 1)]), -1)
+
+
+def re(x):
+    return _part(x, 0)
+
+
+def im(x):
+    return _part(x, 1)
+
+
+def pack(real, imag):
+    return ops.stack([real, imag], axis=-1)
+
+
+def cmul(a, b):
+    ar, ai, br, bi = re(a), im(a), re(b), im(b)
+    return pack(ops.sub(ops.mul(ar, br), ops.mul(ai, bi)), ops.add(ops.mul(ar, bi), ops.mul(ai, br)))
+
+
+def cdiv(a, b):
+    ar, ai, br, bi = re(a), im(a), re(b), im(b)
+    d = ops.add(ops.mul(br, br), ops.mul(bi, bi))
+    return pack(ops.div(ops.add(ops.mul(ar, br), ops.mul(ai, bi)), d),
+                ops.div(ops.sub(ops.mul(ai, br), ops.mul(ar, bi)), d))
+
+
+def cabs(x):
+    return hypot(re(x), im(x))
+
+
+def cconj(x):
+    return pack(re(x), ops.negate(im(x)))
+
+
+def cexp(x):
+    r, i = re(x), im(x)
+    m = exp(r)
+    # exp(x + 0j) stays real even where cos/sin of 0 meet an infinite magnitude
+    real_axis = ops.equal(i, const(0, i))
+    return pack(select(real_axis, m, ops.mul(m, ops.cos(i))), select(real_axis, i, ops.mul(m, ops.sin(i))))
+
+
+def clog(x):
+    r, i = re(x), im(x)
+    return pack(ops.log(hypot(r, i)), atan2(i, r))
+
+
+def csqrt(x):
+    r, i = re(x), im(x)
+    m = hypot(r, i)
+    s = ops.sqrt(ops.mul(ops.add(m, ops.abs(r)), const(0.5, r)))
+    zero = ops.equal(s, const(0, s))
+    t = select(zero, const(0, s), ops.div(ops.abs(i), ops.mul(s, const(2, s))))
+    pos = ops.logical_not(signbit(r))
+    out_r = select(pos, s, t)
+    out_i = select(pos, select(zero, i, ops.div(i, ops.mul(s, const(2, s)))), copysign(s, i))
+    out_r = select(ops.is_inf(i), const(math.inf, r), out_r)
+    out_i = select(ops.is_inf(i), i, out_i)
+    return pack(out_r, out_i)
+
+
+def csign(x):
+    m = cabs(x)
+    safe = select(ops.equal(m, const(0, m)), const(1, m), m)
+    return pack(ops.div(re(x), safe), ops.div(im(x), safe))
+
+
+def cisnan(x):
+    return ops.logical_or(ops.is_nan(re(x)), ops.is_nan(im(x)))
+
+
+def cisinf(x):
+    return ops.logical_or(ops.is_inf(re(x)), ops.is_inf(im(x)))
+
+
+def cisfinite(x):
+    return ops.logical_and(isfinite(re(x)), isfinite(im(x)))
+
+
+def cequal(a, b):
+    return ops.logical_and(ops.equal(re(a), re(b)), ops.equal(im(a), im(b)))
+
+
+def cnot_equal(a, b):
+    return ops.logical_not(cequal(a, b))
+
+
+def cpow(a, b):
+    return cexp(cmul(b, clog(a)))
+
+
+#: Nabla op name -> lowering on complex storage
+COMPLEX_UNARY = {
+    "negative": ops.negate, "positive": identity, "abs": cabs, "conj": cconj, "real": re, "imag": im,
+    "exp": cexp, "log": clog, "sqrt": csqrt, "sign": csign, "square": lambda x: cmul(x, x),
+    "reciprocal": lambda x: cdiv(pack(ops.broadcast_to(const(1, re(x)), re(x).shape), ops.broadcast_to(
+        const(0, re(x)), re(x).shape)), x),
+    "isnan": cisnan, "isinf": cisinf, "isfinite": cisfinite,
+}
+COMPLEX_BINARY = {
+    "add": ops.add, "subtract": ops.sub, "multiply": cmul, "divide": cdiv, "equal": cequal,
+    "not_equal": cnot_equal, "pow": cpow,
+}

@@ -10,6 +10,7 @@ from .base import Operation, describe, normalize_axis
 
 class SplitOp(Operation):
     name = "split"
+    supports_complex = True
 
     def abstract_eval(self, x, *, sizes, axis):
         s = x.cached_shape
@@ -37,6 +38,7 @@ class ConcatOp(Operation):
     """Join tensors of one dtype along a physical ``axis``; the others must match."""
 
     name = "concat"
+    supports_complex = True
 
     def abstract_eval(self, xs, *, axis):
         first = xs[0]

@@ -14,6 +14,7 @@ class _MaxReduce(ReduceOperation):
         self.name, self.max_fn = name, max_fn
         self.requires_nonempty = requires_nonempty
         self.category = category
+        self.supports_complex = name in ("sum", "mean")  # both act on (re, im) pairs separately
 
     def check_dtype(self, x):
         if x.dtype.is_bool or (self.category == "float" and not x.dtype.is_floating):

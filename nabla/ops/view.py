@@ -11,6 +11,10 @@ from .base import LogicalShapeOperation, _check_shape, broadcast_shapes, describ
 
 class ReshapeOp(LogicalShapeOperation):
     name = "reshape"
+    supports_complex = True
+
+    def complex_storage_kwargs(self, kwargs):
+        return {"shape": tuple(kwargs["shape"]) + (2,)}
 
     def out_shape(self, s, *, shape):
         return shape
@@ -33,6 +37,11 @@ class ReshapeOp(LogicalShapeOperation):
 class PermuteOp(LogicalShapeOperation):
     name = "permute_dims"
     shape_polymorphic = True
+    supports_complex = True
+
+    def complex_storage_kwargs(self, kwargs):
+        perm = tuple(kwargs["perm"])
+        return {**kwargs, "perm": perm + (len(perm),)}
 
     def out_shape(self, s, *, perm):
         return tuple(s[p] for p in perm)
@@ -68,6 +77,7 @@ def inverse_perm(perm) -> tuple[int, ...]:
 class UnsqueezeOp(LogicalShapeOperation):
     name = "expand_dims"
     shape_polymorphic = True
+    supports_complex = True
 
     def out_shape(self, s, *, axis):
         return s[:axis] + (1,) + s[axis:]
@@ -88,6 +98,7 @@ class UnsqueezeOp(LogicalShapeOperation):
 class SqueezeOp(LogicalShapeOperation):
     name = "squeeze"
     shape_polymorphic = True
+    supports_complex = True
 
     def out_shape(self, s, *, axis):
         return s[:axis] + s[axis + 1:]
@@ -107,6 +118,10 @@ class SqueezeOp(LogicalShapeOperation):
 
 class BroadcastToOp(LogicalShapeOperation):
     name = "broadcast_to"
+    supports_complex = True
+
+    def complex_storage_kwargs(self, kwargs):
+        return {"shape": tuple(kwargs["shape"]) + (2,)}
 
     def out_shape(self, s, *, shape):
         return shape
