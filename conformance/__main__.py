@@ -1,4 +1,4 @@
-"""``python -m conformance [SUITE_DIR] [--max-examples N] [-- pytest args]``.
+"""``python -m conformance [SUITE_DIR] [--max-examples N] [pytest args]``.
 
 Runs the pinned array-api-tests suite against ``nabla.array_api``, writes the JSON
 report next to this file and rewrites ``conformance/RESULTS.md``.
@@ -80,8 +80,7 @@ def main(argv=None) -> int:
                         help="the array-api-tests checkout (or ARRAY_API_TESTS_DIR)")
     parser.add_argument("--max-examples", type=int, default=100)
     parser.add_argument("--results", default=str(HERE / "RESULTS.md"), help="where to write the summary")
-    parser.add_argument("pytest_args", nargs=argparse.REMAINDER, help="after --: passed to pytest")
-    args = parser.parse_args(argv)
+    args, pytest_args = parser.parse_known_args(argv)  # the rest goes to pytest
     if not args.suite:
         print("python -m conformance: no suite given.\n\n" + HOW_TO_GET, file=sys.stderr)
         return 2
@@ -93,7 +92,7 @@ def main(argv=None) -> int:
         print(f"python -m conformance: {suite}/array-api (the spec submodule) is missing.\n\n" + HOW_TO_GET,
               file=sys.stderr)
         return 2
-    extra = [a for a in args.pytest_args if a != "--"]
+    extra = [a for a in pytest_args if a != "--"]
     import nabla.array_api as xp
 
     for ext in ("linalg", "fft"):  # extensions Nabla does not have yet: the suite skips their tests

@@ -31,6 +31,9 @@ _CATEGORY_TEXT = {
 }
 
 
+_MAX_BOOL = L.DType.bool
+
+
 def _lowering(fn):
     """A table's lowering: a MAX ``ops`` name, or a function of MAX values (nabla.ops.lowerings)."""
     if callable(fn):
@@ -91,7 +94,12 @@ class ElementwiseBinary(BinaryOperation):
             raise TypeError(f"nabla.{self.name}: expected {_CATEGORY_TEXT[self.category]}, got {dtype.name}")
 
     def maxpr(self, x, y, complex_storage=False):
-        fn = L.COMPLEX_BINARY[self.name] if complex_storage else _lowering(self.max_fn)
+        if complex_storage:
+            fn = L.COMPLEX_BINARY[self.name]
+        elif x.dtype == _MAX_BOOL and self.name in L.BOOL_BINARY:
+            fn = L.BOOL_BINARY[self.name]
+        else:
+            fn = _lowering(self.max_fn)
         return fn(y, x) if self.swap else fn(x, y)
 
     def jvp_rule(self, primals, tangents, output):
@@ -169,7 +177,7 @@ def _zero(x, y, t):
 
 #: name -> (MAX function or lowering, accepted dtypes, linearization (x, y, t) -> dy[, result is bool])
 UNARY_TABLE = {
-    "negative": ("negate", "numeric", lambda x, y, t: -t),
+    "negative": (L.negative, "numeric", lambda x, y, t: -t),
     "positive": (L.identity, "numeric", lambda x, y, t: t),
     "abs": ("abs", "numeric", lambda x, y, t: t * _sign(x)),
     "sign": (L.sign, "numeric", _zero),

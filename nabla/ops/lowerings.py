@@ -115,6 +115,7 @@ def sinh(x):
     ax = ops.abs(x)
     e = expm1(ax)
     mag = ops.mul(ops.add(e, ops.div(e, ops.add(e, const(1, x)))), const(0.5, x))
+    mag = select(ops.is_inf(e), e, mag)
     out = select(ops.greater(const(0, x), x), ops.negate(mag), mag)
     return select(ops.logical_or(ops.equal(x, const(0, x)), ops.is_inf(x)), x, out)
 
@@ -242,7 +243,11 @@ def power(x, y):
         return ops.pow(x, select(ops.greater(const(0, y), y), const(0, y), y))
     zero, one, inf = const(0, x), const(1, x), const(math.inf, x)
     ax = ops.abs(x)
-    mag = ops.pow(select(ops.equal(ax, zero), one, ax), y)
+    safe = select(ops.equal(ax, zero), one, ax)
+    mag = ops.pow(safe, y)
+    # MAX's pow mishandles huge exponents (it returns 1 for y = 1e200): take exp(y log|x|) there
+    huge = ops.greater(ops.abs(y), const(2.0 ** 31, y))
+    mag = select(huge, exp(ops.mul(y, ops.log(safe))), mag)
     y_pos = ops.greater(y, zero)
     # |x| = 0 and |x| = inf are limits MAX's pow does not take
     mag = select(ops.equal(ax, zero), select(y_pos, zero, inf), mag)
@@ -552,3 +557,25 @@ COMPLEX_BINARY = {
     "add": ops.add, "subtract": ops.sub, "multiply": cmul, "divide": cdiv, "equal": cequal,
     "not_equal": cnot_equal, "pow": cpow,
 }
+
+
+# --- bool operands: MAX's interpreter has no numeric kernels for bool --------------------
+
+def _not(x):
+    return ops.logical_not(x)
+
+
+BOOL_BINARY = {
+    "equal": lambda a, b: _not(ops.logical_xor(a, b)),
+    "not_equal": ops.logical_xor,
+    "greater": lambda a, b: ops.logical_and(a, _not(b)),
+    "greater_equal": lambda a, b: ops.logical_or(a, _not(b)),
+    "maximum": ops.logical_or, "minimum": ops.logical_and,
+    "add": ops.logical_or, "multiply": ops.logical_and,
+}
+
+
+def negative(x):
+    if x.dtype in (DType.uint8, DType.uint16, DType.uint32, DType.uint64):
+        return ops.sub(const(0, x), x)  # wraps like NumPy; MAX's negate has no unsigned kernels
+    return ops.negate(x)

@@ -1,0 +1,275 @@
+"""nabla.array_api against NumPy: table-driven per category, special values, errors, laziness."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import nabla
+import nabla.array_api as xp
+
+SPECIAL = np.array([-np.inf, -3.0, -2.5, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 2.5, 3.0, 1e200, np.inf, np.nan])
+
+
+def same(r, e, rtol=1e-9):
+    r, e = np.asarray(r), np.asarray(e)
+    if e.dtype.kind in "fc":
+        close = np.isclose(r, e, rtol=rtol, atol=0, equal_nan=True)
+        if e.dtype.kind == "f":
+            zero = (e == 0)
+            close &= ~zero | (np.signbit(r) == np.signbit(e))
+        return bool(close.all())
+    return bool((r == e).all())
+
+
+def _np(fn, *args):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args)
+
+
+UNARY = {
+    "abs": np.abs, "acos": np.arccos, "acosh": np.arccosh, "asin": np.arcsin, "asinh": np.arcsinh,
+    "atan": np.arctan, "atanh": np.arctanh, "ceil": np.ceil, "cos": np.cos, "cosh": np.cosh, "exp": np.exp,
+    "expm1": np.expm1, "floor": np.floor, "isfinite": np.isfinite, "isinf": np.isinf, "isnan": np.isnan,
+    "log": np.log, "log1p": np.log1p, "log2": np.log2, "log10": np.log10, "negative": np.negative,
+    "positive": np.positive, "reciprocal": np.reciprocal, "round": np.round, "signbit": np.signbit,
+    "sin": np.sin, "sinh": np.sinh, "sqrt": np.sqrt, "square": np.square, "tan": np.tan, "tanh": np.tanh,
+    "trunc": np.trunc,
+}
+BINARY = {
+    "add": np.add, "atan2": np.arctan2, "copysign": np.copysign, "divide": np.divide,
+    "floor_divide": np.floor_divide, "hypot": np.hypot, "logaddexp": np.logaddexp, "maximum": np.maximum,
+    "minimum": np.minimum, "multiply": np.multiply, "nextafter": np.nextafter, "pow": np.power,
+    "remainder": np.remainder, "subtract": np.subtract, "equal": np.equal, "less": np.less,
+    "greater_equal": np.greater_equal,
+}
+# where the standard's special cases differ from NumPy's answers, the standard wins
+STANDARD_OVER_NUMPY = {"floor_divide": lambda x, y: np.isinf(x) & np.isfinite(y)}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_special_values_vs_numpy(name):
+    r = getattr(xp, name)(xp.asarray(SPECIAL)).numpy()
+    # MAX's float64 exp is good to ~1e-12 relative; the composites built on it inherit that
+    assert same(r, _np(UNARY[name], SPECIAL), rtol=1e-10), (name, r, _np(UNARY[name], SPECIAL))
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_special_values_vs_numpy(name):
+    x, y = (a.ravel() for a in np.meshgrid(SPECIAL, SPECIAL))
+    keep = np.ones(x.shape, bool)
+    if name in STANDARD_OVER_NUMPY:
+        keep = ~STANDARD_OVER_NUMPY[name](x, y)
+    if name == "remainder":  # MAX's fmod loses exactness for huge quotients
+        keep &= np.abs(x) < 1e100
+    if name in ("maximum", "minimum"):  # the sign of a zero result is implementation-defined
+        keep &= ~((x == 0) & (y == 0))
+    r = getattr(xp, name)(xp.asarray(x), xp.asarray(y)).numpy()
+    assert same(r[keep], _np(BINARY[name], x, y)[keep], rtol=1e-9), name
+
+
+def test_floor_divide_follows_the_standard_on_infinities():
+    out = xp.floor_divide(xp.asarray([np.inf, -np.inf, np.inf]), xp.asarray([2.0, 2.0, -2.0])).numpy()
+    assert out.tolist() == [np.inf, -np.inf, -np.inf]
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "int64", "uint8", "uint64"])
+def test_bitwise_vs_numpy(dtype):
+    rng = np.random.default_rng(0)
+    info = np.iinfo(dtype)
+    a = rng.integers(info.min, info.max, 50, dtype=dtype, endpoint=True)
+    b = rng.integers(info.min, info.max, 50, dtype=dtype, endpoint=True)
+    s = rng.integers(0, info.bits - 1, 50).astype(dtype)
+    x, y = xp.asarray(a), xp.asarray(b)
+    assert same(xp.bitwise_and(x, y).numpy(), a & b)
+    assert same(xp.bitwise_or(x, y).numpy(), a | b)
+    assert same(xp.bitwise_xor(x, y).numpy(), a ^ b)
+    assert same(xp.bitwise_invert(x).numpy(), ~a)
+    assert same(xp.bitwise_left_shift(x, xp.asarray(s)).numpy(), a << s)
+    assert same(xp.bitwise_right_shift(x, xp.asarray(s)).numpy(), a >> s)
+
+
+def test_integer_division_by_zero_does_not_trap():
+    out = xp.floor_divide(xp.asarray([7, -7]), xp.asarray([0, 0]))
+    assert out.numpy().shape == (2,)
+
+
+COMPLEX = np.array([1 + 2j, -3j, 0.5, -1 - 1j, 2.5 + 0.25j], np.complex128)
+
+
+@pytest.mark.parametrize("name", ["abs", "exp", "log", "sqrt", "conj", "real", "imag", "square", "sign",
+                                  "isnan", "reciprocal", "negative"])
+def test_complex_unary_vs_numpy(name):
+    ref = {"conj": np.conj, "real": np.real, "imag": np.imag}.get(name, getattr(np, name, None))
+    r = getattr(xp, name)(xp.asarray(COMPLEX)).numpy()
+    assert np.allclose(r, ref(COMPLEX), rtol=1e-10)
+
+
+@pytest.mark.parametrize("name,ref", [("add", np.add), ("subtract", np.subtract), ("multiply", np.multiply),
+                                      ("divide", np.divide), ("equal", np.equal), ("pow", np.power)])
+def test_complex_binary_vs_numpy(name, ref):
+    b = COMPLEX[::-1].copy()
+    r = getattr(xp, name)(xp.asarray(COMPLEX), xp.asarray(b)).numpy()
+    assert np.allclose(r, ref(COMPLEX, b), rtol=1e-9)
+
+
+def test_complex_structure_ops_and_casts():
+    a = COMPLEX.reshape(1, 5)
+    x = xp.asarray(a)
+    assert np.array_equal(xp.reshape(x, (5, 1)).numpy(), a.reshape(5, 1))
+    assert np.array_equal(x.mT.numpy(), a.T)
+    assert np.array_equal(x[0, ::-2].numpy(), a[0, ::-2])
+    assert np.allclose(xp.sum(x, axis=1).numpy(), a.sum(axis=1))
+    assert np.array_equal(xp.astype(x, xp.float64).numpy(), a.real)
+    assert np.array_equal(xp.astype(xp.asarray([1.0, 2.0]), xp.complex64).numpy(), np.array([1, 2], np.complex64))
+    assert np.allclose((x * 2j).numpy(), a * 2j)
+
+
+INDEX_KEYS = [1, -1, (1, 2), (slice(None, None, -1),), (Ellipsis, 1), (None, 1, slice(1, None, 2)),
+              (slice(None, None, -2), Ellipsis, None), (np.array([0, 2]),), (slice(None), np.array([[1, 3], [0, 0]])),
+              (np.array([0, 2]), slice(None), np.array([1, 4])), (1, np.array([0, -1]), 2), (slice(0, 0),), ()]
+
+
+@pytest.mark.parametrize("key", INDEX_KEYS, ids=[str(i) for i in range(len(INDEX_KEYS))])
+def test_getitem_vs_numpy(key):
+    a = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+    assert np.array_equal(xp.asarray(a)[key].numpy(), a[key])
+
+
+def test_getitem_boolean_mask_and_setitem_vs_numpy():
+    a = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+    x = xp.asarray(a)
+    assert np.array_equal(x[xp.asarray(a > 20)].numpy(), a[a > 20])
+    b = a.copy()
+    for key, v in [((0, slice(1, 3)), 7.0), ((slice(None, None, -1), 0, 0), np.array([1., 2., 3.], np.float32)),
+                   ((np.array([0, 2]), 1), -1.0), (a > 50, 0.5)]:
+        x[key if not isinstance(key, np.ndarray) else xp.asarray(key)] = v
+        b[key] = v
+        assert np.array_equal(x.numpy(), b)
+
+
+def test_indexing_errors():
+    x = xp.ones((2, 3))
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[5]
+    with pytest.raises(IndexError, match="too many indices"):
+        x[0, 0, 0]
+    with pytest.raises(IndexError, match="single ellipsis"):
+        x[..., ...]
+
+
+def test_sorting_searching_sets_vs_numpy():
+    a = np.array([[3.0, 1.0, 2.0, 1.0], [np.nan, -1.0, 5.0, -1.0]])
+    x = xp.asarray(a)
+    assert same(xp.sort(x, axis=1).numpy(), np.sort(a, axis=1))
+    assert same(xp.argsort(x, axis=1).numpy(), np.argsort(a, axis=1, kind="stable"))
+    assert same(xp.argmax(x, axis=1).numpy(), np.argmax(a, axis=1))
+    ints = np.array([3, 1, 3, 2, 1, 1])
+    u = xp.unique_all(xp.asarray(ints))
+    v, idx, inv, cnt = np.unique(ints, return_index=True, return_inverse=True, return_counts=True)
+    for got, want in zip(u, (v, idx, inv, cnt)):
+        assert same(got.numpy(), want)
+    s = np.array([1.0, 2.0, 2.0, 5.0])
+    q = np.array([2.0, 6.0, 0.0])
+    for side in ("left", "right"):
+        assert same(xp.searchsorted(xp.asarray(s), xp.asarray(q), side=side).numpy(), np.searchsorted(s, q, side))
+    assert same(xp.isin(xp.asarray([1, 5, 2]), xp.asarray([2, 3])).numpy(), np.isin([1, 5, 2], [2, 3]))
+    assert same(xp.nonzero(xp.asarray([[0, 1], [2, 0]]))[1].numpy(), np.nonzero([[0, 1], [2, 0]])[1])
+
+
+def test_statistics_and_manipulation_vs_numpy():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((3, 4))
+    x = xp.asarray(a)
+    assert same(xp.var(x, axis=1, correction=1).numpy(), a.var(axis=1, ddof=1))
+    assert same(xp.std(x).numpy(), a.std())
+    assert same(xp.cumulative_sum(x, axis=1).numpy(), np.cumsum(a, axis=1))
+    assert same(xp.cumulative_prod(x, axis=0, include_initial=True).numpy(),
+                np.concatenate([np.ones((1, 4)), np.cumprod(a, axis=0)]))
+    assert same(xp.roll(x, 2, axis=1).numpy(), np.roll(a, 2, axis=1))
+    assert same(xp.flip(x).numpy(), np.flip(a))
+    assert same(xp.tile(x, (2, 1)).numpy(), np.tile(a, (2, 1)))
+    assert same(xp.repeat(x, 2, axis=0).numpy(), np.repeat(a, 2, axis=0))
+    assert same(xp.repeat(xp.asarray([1, 2, 3]), xp.asarray([2, 0, 1])).numpy(), np.repeat([1, 2, 3], [2, 0, 1]))
+    assert same(xp.moveaxis(x, 0, 1).numpy(), np.moveaxis(a, 0, 1))
+    assert same(xp.expand_dims(x, axis=(0, 3)).numpy(), np.expand_dims(a, (0, 3)))
+    assert same(xp.stack([x, x], axis=1).numpy(), np.stack([a, a], axis=1))
+    assert same(xp.diff(x, axis=1, n=2).numpy(), np.diff(a, axis=1, n=2))
+    assert same(xp.tensordot(x, x.mT, axes=1).numpy(), a @ a.T)
+    assert same(xp.vecdot(x, x).numpy(), (a * a).sum(-1))
+    assert same(xp.tril(x, k=1).numpy(), np.tril(a, 1))
+    assert same(xp.eye(3, 4, k=1).numpy(), np.eye(3, 4, 1, dtype=np.float32))
+    assert same(xp.linspace(0, 1, 7).numpy(), np.linspace(0, 1, 7, dtype=np.float32))
+    assert same(xp.clip(x, -0.5, 0.5).numpy(), np.clip(a, -0.5, 0.5))
+
+
+def test_dtype_functions():
+    assert xp.result_type(xp.int8, xp.uint8) is xp.int16
+    assert xp.result_type(xp.float32, 1.0) is xp.float32
+    assert xp.result_type(xp.float32, 1j) is xp.complex64
+    with pytest.raises(TypeError):
+        xp.result_type(xp.int32, 1.0)
+    assert xp.can_cast(xp.int8, xp.int16) and not xp.can_cast(xp.float64, xp.int64)
+    assert xp.finfo(xp.complex64).dtype is xp.float32 and xp.iinfo(xp.uint8).max == 255
+    assert xp.isdtype(xp.int8, ("real floating", "signed integer"))
+    info = xp.__array_namespace_info__()
+    assert info.capabilities()["data-dependent shapes"] is True
+    assert info.default_dtypes()["indexing"] is xp.int64
+
+
+def test_in_place_operators_rebind_with_the_left_dtype():
+    x = xp.asarray([1.0, 2.0], dtype=xp.float32)
+    y = x
+    x += 1
+    assert y is x and x.dtype is xp.float32 and x.numpy().tolist() == [2.0, 3.0]
+    i = xp.asarray([1, 2])
+    with pytest.raises(TypeError):
+        i /= 2
+
+
+def test_namespace_is_recognized_by_array_api_compat():
+    compat = pytest.importorskip("array_api_compat")
+    x = xp.ones((2,))
+    assert compat.array_namespace(x) is xp
+    assert compat.is_array_api_obj(x)
+    assert x.__array_namespace__() is xp
+    with pytest.raises(ValueError):
+        x.__array_namespace__(api_version="2019.01")
+
+
+def test_dlpack_round_trip():
+    a = np.arange(6.0).reshape(2, 3)
+    x = xp.from_dlpack(a)
+    assert np.array_equal(np.from_dlpack(x), a)
+    assert x.__dlpack_device__() == (1, 0)
+
+
+def test_every_function_is_lazy(stats):
+    before = nabla.engine_stats()["evaluations"]
+    x = xp.asarray(np.arange(12.0).reshape(3, 4))
+    exprs = [xp.sin(x), xp.sort(x, axis=1), xp.cumulative_prod(x, axis=1), x[::-1, 1], xp.var(x),
+             xp.tensordot(x, x.mT, axes=1), xp.where(x > 3, x, 0.0), xp.roll(x, 1), xp.argsort(x)]
+    assert nabla.engine_stats()["evaluations"] == before  # nothing realized while building
+    for e in exprs:
+        e.numpy()
+    assert nabla.engine_stats()["evaluations"] > before
+
+
+def test_namespace_has_every_standard_name():
+    names = """abs acos acosh add all any arange argmax argmin argsort asarray asin asinh astype atan atan2 atanh
+    bitwise_and bitwise_invert bitwise_left_shift bitwise_or bitwise_right_shift bitwise_xor broadcast_arrays
+    broadcast_shapes broadcast_to can_cast ceil clip concat conj copysign cos cosh count_nonzero cumulative_prod
+    cumulative_sum diff divide e empty empty_like equal exp expand_dims expm1 eye finfo flip floor floor_divide
+    from_dlpack full full_like greater greater_equal hypot iinfo imag inf isdtype isfinite isin isinf isnan less
+    less_equal linspace log log10 log1p log2 logaddexp logical_and logical_not logical_or logical_xor matmul
+    matrix_transpose max maximum mean meshgrid min minimum moveaxis multiply nan negative newaxis nextafter
+    nonzero not_equal ones ones_like permute_dims pi positive pow prod real reciprocal remainder repeat reshape
+    result_type roll round searchsorted sign signbit sin sinh sort sqrt square squeeze stack std subtract sum
+    take take_along_axis tan tanh tensordot tile tril triu trunc unique_all unique_counts unique_inverse
+    unique_values unstack var vecdot where zeros zeros_like""".split()
+    missing = [n for n in names if not hasattr(xp, n)]
+    assert not missing
+    assert xp.__array_api_version__ == "2025.12"
+    assert math.isnan(xp.nan)
