@@ -9,7 +9,7 @@ import pytest
 import nabla as nb
 from nabla.core.operation import Operation
 from nabla.ops import _physical as P
-from nabla.ops import creation, elementwise, linalg, multi_output, reduction, view
+from nabla.ops import creation, elementwise, indexing, linalg, multi_output, reduction, sorting, view
 
 R = np.random.default_rng(7)
 
@@ -33,6 +33,40 @@ DIFF_CASES = {
     "cos": (nb.cos, [f64(5)]),
     "tanh": (nb.tanh, [f64(2, 2)]),
     "floor": (lambda x: nb.floor(x) * x, [f64(4) * 3 + 0.37]),
+    "trunc": (lambda x: nb.trunc(x) * x, [f64(4) * 3 + 0.37]),
+    "round": (lambda x: nb.round(x) * x, [f64(4) * 3 + 0.37]),
+    "sign": (lambda x: nb.sign(x) * x, [f64(4) + np.sign(f64(4)) * 0.2]),
+    "positive": (nb.positive, [f64(3)]),
+    "square": (nb.square, [f64(3)]),
+    "reciprocal": (nb.reciprocal, [pos(3)]),
+    "expm1": (nb.expm1, [f64(3)]),
+    "log1p": (nb.log1p, [pos(3)]),
+    "log2": (nb.log2, [pos(3)]),
+    "log10": (nb.log10, [pos(3)]),
+    "tan": (nb.tan, [f64(3)]),
+    "asin": (nb.asin, [f64(3) * 0.6]),
+    "acos": (nb.acos, [f64(3) * 0.6]),
+    "atan": (nb.atan, [f64(3) * 2]),
+    "sinh": (nb.sinh, [f64(3)]),
+    "cosh": (nb.cosh, [f64(3)]),
+    "asinh": (nb.asinh, [f64(3) * 2]),
+    "acosh": (nb.acosh, [pos(3) + 1]),
+    "atanh": (nb.atanh, [f64(3) * 0.6]),
+    "conj": (nb.conj, [f64(3)]),
+    "real": (nb.real, [f64(3)]),
+    "imag": (lambda x: nb.imag(x) + x, [f64(3)]),
+    "atan2": (nb.atan2, [f64(4), pos(4)]),
+    "hypot": (nb.hypot, [f64(4), pos(4)]),
+    "logaddexp": (nb.logaddexp, [f64(4), f64(4)]),
+    "copysign": (lambda x, y: nb.copysign(x, y) * y, [f64(4) + np.sign(f64(4)) * 0.2, f64(4) + 3]),
+    "remainder": (nb.remainder, [pos(4) * 0.4, pos(4) + 1.5]),
+    "getitem": (lambda x: x[::-1, 1:] * x[0, ::2].sum(), [f64(3, 4)]),
+    "setitem": (lambda x, v: _set(x, (slice(None, None, 2), 1), v), [f64(4, 3), f64(2)]),
+    "take": (lambda x: nb.array_api.take(x, nb.asarray(np.array([2, 0, 2])), axis=1), [f64(2, 3)]),
+    "scatter_add": (lambda x, u: indexing.scatter_add_op(x, u, nb.asarray(np.array([1, 1, 0])), axis=0),
+                    [f64(3, 2), f64(3, 2)]),
+    "scatter": (lambda x, v: _set(x, nb.asarray(np.array([2, 0])), v), [f64(3, 2), f64(2, 2)]),
+    "cumulative_sum": (lambda x: nb.array_api.cumulative_sum(x, axis=1), [f64(2, 4)]),
     "ceil": (lambda x: nb.ceil(x) * x, [f64(4) * 3 + 0.37]),
     "add": (nb.add, [f64(3, 4), f64(4)]),
     "subtract": (nb.subtract, [f64(3, 1), f64(1, 4)]),
@@ -71,12 +105,20 @@ DIFF_CASES = {
 NOT_DIFFERENTIABLE = {
     "equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "logical_and", "logical_or",
     "logical_xor", "logical_not", "constant", "full", "arange",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert", "bitwise_left_shift", "bitwise_right_shift",
+    "isnan", "isinf", "isfinite", "signbit", "nextafter", "floor_divide", "nonzero", "argsort", "argmax", "argmin",
 }
+
+
+def _set(x, key, v):
+    y = x * 1.0  # setitem rebinds its target: work on a fresh tensor
+    y[key] = v
+    return y
 
 
 def all_ops() -> dict[str, Operation]:
     found = {}
-    for mod in (creation, elementwise, linalg, multi_output, reduction, view, P):
+    for mod in (creation, elementwise, indexing, linalg, multi_output, reduction, sorting, view, P):
         for _, obj in inspect.getmembers(mod):
             if isinstance(obj, Operation):
                 found[obj.name] = obj
