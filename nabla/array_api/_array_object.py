@@ -38,15 +38,9 @@ def _T(self):
 
 
 def _check_scalar(name):
-    def wrap(fn):
-        def method(self, other):
-            if not isinstance(other, (Tensor, np.ndarray)) and isinstance(other, (bool, int, float, complex)):
-                scalar_result(self.dtype, other, name)
-            return fn(self, other)
-
-        return method
-
-    return wrap
+    # Operators promote like NumPy/JAX (an int array meets a float scalar in the default float); the
+    # standard leaves that case undefined, and in-place forms still refuse to change the dtype kind.
+    return lambda fn: fn
 
 
 def _binary(name, reflected=False):
