@@ -10,18 +10,9 @@ import math as _math
 
 from ..core.dtypes import (bool_ as bool, complex64, complex128, float32, float64, int8, int16,  # noqa: A004
                            int32, int64, uint8, uint16, uint32, uint64)
-from ..ops.elementwise import BINARY_FUNCTIONS as _B, UNARY_FUNCTIONS as _U
 from . import _array_object  # noqa: F401  (binds the array object's methods onto Tensor)
 from ._dtypes import can_cast, finfo, iinfo, isdtype, result_type
-from ._functions import *  # noqa: F401,F403
-from ._functions import (all, any, arange, argmax, argmin, argsort, asarray, astype, broadcast_arrays,  # noqa: A004
-                         broadcast_shapes, broadcast_to, clip, concat, conj, count_nonzero, cumulative_prod,
-                         cumulative_sum, diff, empty, empty_like, expand_dims, eye, flip, from_dlpack, full,
-                         full_like, imag, isin, linspace, matmul, matrix_transpose, max, mean, meshgrid, min,
-                         moveaxis, nonzero, ones, ones_like, permute_dims, prod, real, repeat, reshape, roll,
-                         searchsorted, sort, squeeze, stack, std, sum, take, take_along_axis, tensordot, tile,
-                         tril, triu, unique_all, unique_counts, unique_inverse, unique_values, unstack, var,
-                         vecdot, where, zeros, zeros_like)
+from ._functions import *  # noqa: F401,F403,A004  (the standard's names: sum, max, all, ...)
 from ._info import __array_namespace_info__
 from ._elementwise import ELEMENTWISE_FUNCTIONS
 

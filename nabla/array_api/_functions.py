@@ -39,8 +39,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Tensor:
                 raise ValueError("nabla.asarray: copy=False but a device change needs a copy")
             out = to_device(out, device)
         if copy and out is obj:
-            out = _ops.elementwise.UNARY_FUNCTIONS["positive"](obj) if not obj.dtype.is_bool else \
-                _B["logical_and"](obj, True)
+            out = _astype(obj, obj.dtype, copy=True)
         return out
     if copy is False and not hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
         raise ValueError("nabla.asarray: copy=False cannot wrap a Python object without copying")
@@ -73,9 +72,6 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Tensor:
     dtype = as_dtype(dtype, "arange")
     if dtype is None and builtins.any(isinstance(v, float) for v in (start, stop, step)):
         dtype = get_default_dtype()
-    if dtype is not None and dtype.is_floating:
-        # length from the standard's formula: ceil((stop - start) / step)
-        pass
     return _ops.arange(start, stop, step, dtype=dtype, device=device)
 
 
@@ -316,8 +312,6 @@ def moveaxis(x, source, destination, /) -> Tensor:
 
 def reshape(x, /, shape, *, copy=None) -> Tensor:
     x = _tensor(x, "reshape")
-    if copy is False and False:
-        raise ValueError
     return _ops.reshape(x, tuple(shape))
 
 
@@ -443,11 +437,6 @@ def sort(x, /, *, axis=-1, descending=False, stable=True) -> Tensor:
 
 
 # --- statistics ---------------------------------------------------------------------------
-
-def _stat_dtype(x, dtype, op):
-    dtype = as_dtype(dtype, op)
-    return dtype
-
 
 def sum(x, /, *, axis=None, dtype=None, keepdims=False) -> Tensor:
     x = _tensor(x, "sum")
@@ -581,8 +570,6 @@ def unique_values(x, /) -> Tensor:
 
 
 def unique_counts(x, /):
-    from collections import namedtuple
-
     flat, perm, s, first, n = _unique_parts(_tensor(x, "unique_counts"))
     if n == 0:
         return _UniqueCounts(s, _ops.zeros((0,), dtype=_dt.int64, device=s.device))
@@ -695,8 +682,6 @@ def tensordot(x1, x2, /, *, axes=2) -> Tensor:
 
 
 def vecdot(x1, x2, /, *, axis=-1) -> Tensor:
-    from ..ops.base import broadcast_shapes as _bs
-
     if x1.ndim == 0 or x2.ndim == 0:
         raise ValueError("nabla.vecdot: operands must be at least 1-D")
     a1 = normalize_axis(axis, x1.ndim, "vecdot")
@@ -726,11 +711,8 @@ def clip(x, /, min=None, max=None) -> Tensor:
             info = np.iinfo(x.dtype.numpy_dtype)
             bound = builtins.min(builtins.max(bound, int(info.min)), int(info.max))
         out = _B[fn](out, bound)
-        if x.dtype.is_floating:
-            # clip propagates NaN only from x; a NaN bound gives NaN like the standard says
-            pass
-    if out.shape != x.shape:
-        out = _ops.broadcast_to(out, x.shape) if out.ndim <= x.ndim else out
+    if out.shape != x.shape and out.ndim <= x.ndim:
+        out = _ops.broadcast_to(out, x.shape)
     return out if out is not x else asarray(x, copy=True)
 
 
@@ -744,3 +726,7 @@ def real(x, /) -> Tensor:
 
 def imag(x, /) -> Tensor:
     return _U["imag"](_tensor(x, "imag"))
+
+
+__all__ = [n for n, v in list(globals().items())
+           if not n.startswith("_") and callable(v) and getattr(v, "__module__", None) == __name__]

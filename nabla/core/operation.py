@@ -98,18 +98,9 @@ class Operation:
                 bad = next(type(a).__name__ for a in flat if not isinstance(a, Tensor))
                 raise TypeError(f"nabla.{self.name}: expected Tensor arguments, got {bad}") from None
             impls = [a._impl for a in flat]
-        complex_in = False
-        for i in impls:
-            if i.dtype.is_complex:
-                complex_in = True
-                if not self.supports_complex:
-                    raise TypeError(f"nabla.{self.name}: complex operands are not supported by this op yet "
-                                    f"(got shape {i.shape} {i.dtype.name})")
-        spec = self.abstract_eval(*(impls if treedef is None else tree_unflatten(treedef, impls)), **kwargs)
-
-        traced = has_tangent = False
+        traced = has_tangent = complex_in = False
         in_values = []
-        for i in impls:
+        for i in impls:  # one pass: this is the recording hot path
             vals = i._values
             if len(vals) != 1:
                 raise NotImplementedError(f"nabla.{self.name}: sharded inputs need shard_map")
@@ -118,6 +109,12 @@ class Operation:
                 traced = True
             if i.tangent is not None:
                 has_tangent = True
+            if i.dtype.is_complex:
+                complex_in = True
+                if not self.supports_complex:
+                    raise TypeError(f"nabla.{self.name}: complex operands are not supported by this op yet "
+                                    f"(got shape {i.shape} {i.dtype.name})")
+        spec = self.abstract_eval(*(impls if treedef is None else tree_unflatten(treedef, impls)), **kwargs)
         if traced and not GRAD_MODE.enabled:
             traced = False
         device = in_values[0].device if in_values else self.default_device(kwargs)

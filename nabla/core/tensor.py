@@ -103,23 +103,30 @@ class Tensor:
     def tolist(self):
         return self.numpy().tolist()
 
+    def _read_scalar(self):
+        """The one element as a Python scalar (nabla.ops binds a faster read for picked elements)."""
+        return self.numpy().reshape(()).item()
+
     def _scalar(self, kind: type, name: str):
         if self.shape != ():
             raise TypeError(f"nabla: {name}() needs a 0-d tensor, got shape {self.shape}")
-        return kind(self.numpy().item())
+        return kind(self._read_scalar())
 
     def __bool__(self) -> bool:
         if self.size != 1:
             raise ValueError(
                 f"nabla: the truth value of a tensor with {self.size} elements is ambiguous; use any() or all()"
             )
-        return bool(self.numpy().reshape(()).item())
+        return bool(self._read_scalar())
 
     def __float__(self) -> float:
         return self._scalar(float, "float")
 
     def __int__(self) -> int:
         return self._scalar(int, "int")
+
+    def __complex__(self) -> complex:
+        return self._scalar(complex, "complex")
 
     def __index__(self) -> int:
         if not self.dtype.is_integer:

@@ -430,10 +430,8 @@ class WhereOp(BinaryOperation):
         return ops.where(cond, x, y)
 
     def jvp_rule(self, primals, tangents, output):
-        cond, x, y = primals
-        tx = tangents[1] if tangents[1] is not None else zeros_like_physical(x)
-        ty = tangents[2] if tangents[2] is not None else zeros_like_physical(y)
-        return where_op(cond, tx, ty)
+        tx, ty = dense_tangents(primals[1:], tangents[1:])
+        return where_op(primals[0], tx, ty)
 
     def vjp_rule(self, primals, cotangent, output):
         from ._physical import sum_to_like
@@ -449,6 +447,11 @@ where_op = WhereOp()
 def zeros_like_physical(x: Tensor) -> Tensor:
     """Zeros with ``x``'s physical shape, dtype and batch dims (built on ``x``, so it batches)."""
     return x * 0
+
+
+def dense_tangents(primals, tangents) -> list[Tensor]:
+    """Tangents with the missing ones (``None``) made zeros shaped like their primals."""
+    return [zeros_like_physical(p) if t is None else t for p, t in zip(primals, tangents)]
 
 
 def where(cond, x, y) -> Tensor:

@@ -17,7 +17,6 @@ import numpy as np
 from ..core import dtypes as _dt
 from ..core.operation import Operation
 from ..core.tensor import Tensor
-from .base import describe
 
 
 def _coords(shape, index) -> np.ndarray:
@@ -115,12 +114,9 @@ class SetSliceOp(Operation):
         return ops.scatter_nd(x, v, ops.constant(coords, DType.int64, x.device))
 
     def jvp_rule(self, primals, tangents, output, *, index):
-        from .elementwise import zeros_like_physical
+        from .elementwise import dense_tangents
 
-        x, v = primals
-        tx = tangents[0] if tangents[0] is not None else zeros_like_physical(x)
-        tv = tangents[1] if tangents[1] is not None else zeros_like_physical(v)
-        return set_slice_op(tx, tv, index=index)
+        return set_slice_op(*dense_tangents(primals, tangents), index=index)
 
     def vjp_rule(self, primals, cotangent, output, *, index):
         from .elementwise import zeros_like_physical
@@ -169,7 +165,6 @@ class ScatterAddOp(Operation):
         from max.graph import ops
 
         # gather's output axes (idx's dims at ``axis``) flattened; coordinates built for scatter_nd_add
-        xs = [int(d) for d in x.shape]
         k = len(idx.shape)
         n = math.prod(int(d) for d in idx.shape)
         us = [int(d) for d in u.shape]
@@ -185,12 +180,9 @@ class ScatterAddOp(Operation):
         return ops.scatter_nd_add(x, u2, full)
 
     def jvp_rule(self, primals, tangents, output, *, axis):
-        from .elementwise import zeros_like_physical
+        from .elementwise import dense_tangents
 
-        x, u, idx = primals
-        tx = tangents[0] if tangents[0] is not None else zeros_like_physical(x)
-        tu = tangents[1] if tangents[1] is not None else zeros_like_physical(u)
-        return scatter_add_op(tx, tu, idx, axis=axis)
+        return scatter_add_op(*dense_tangents(primals[:2], tangents[:2]), primals[2], axis=axis)
 
     def vjp_rule(self, primals, cotangent, output, *, axis):
         return [cotangent, gather_op(cotangent, primals[2], axis=axis), None]
@@ -219,12 +211,9 @@ class ScatterOp(Operation):
         return ops.reshape(out, xs)
 
     def jvp_rule(self, primals, tangents, output, *, k):
-        from .elementwise import zeros_like_physical
+        from .elementwise import dense_tangents
 
-        x, u, idx = primals
-        tx = tangents[0] if tangents[0] is not None else zeros_like_physical(x)
-        tu = tangents[1] if tangents[1] is not None else zeros_like_physical(u)
-        return scatter_op(tx, tu, idx, k=k)
+        return scatter_op(*dense_tangents(primals[:2], tangents[:2]), primals[2], k=k)
 
     def vjp_rule(self, primals, cotangent, output, *, k):
         from .elementwise import zeros_like_physical
@@ -331,14 +320,11 @@ def _parse(x: Tensor, key, op: str):
 
 def _expand_bools(x: Tensor, entries, op: str):
     """Boolean masks become integer arrays (one per masked axis); scalar bools add an axis."""
-    from .view import reshape
-
     out, axis = [], 0
     for e in entries:
-        if e[0] == "bool" and not isinstance(e[1], Tensor) or (e[0] == "bool" and e[1].ndim == 0):
+        if e[0] == "bool" and (not isinstance(e[1], Tensor) or e[1].ndim == 0):
             # x[True] adds an axis of 1; x[False] an axis of 0
-            value = bool(e[1]) if not isinstance(e[1], Tensor) else bool(e[1])
-            out.append(("none",) if value else ("empty",))
+            out.append(("none",) if bool(e[1]) else ("empty",))
             continue
         if e[0] == "bool":
             mask = e[1]
@@ -358,7 +344,6 @@ def _expand_bools(x: Tensor, entries, op: str):
 
 def nonzero(x: Tensor) -> tuple[Tensor, ...]:
     """Indices of the nonzero elements, one int64 tensor per axis (realizes the count)."""
-    from .creation import asarray
     from .elementwise import astype
     from .reduction import sum as reduce_sum
 
@@ -419,8 +404,6 @@ def _basic(x: Tensor, entries, op: str):
         y = slice_op(x, index=index)
     if tuple(shape_after) != y._impl.cached_shape:
         if 0 in shape_after and math.prod(y._impl.cached_shape) != 0:
-            from .creation import zeros
-
             y = _empty_like(y, shape_after, b)
         else:
             y = reshape_op(y, shape=tuple(shape_after))
@@ -521,18 +504,17 @@ def _check_bounds(flat, arrays, positions, y, op):
 def setitem(x: Tensor, key, value) -> None:
     """``x[key] = value``: rebinds ``x`` to a new lazy value (the old one is untouched)."""
     from .creation import asarray
-    from .elementwise import astype, coerce_operands, where
+    from .elementwise import astype, where
     from .view import broadcast_to, reshape
 
     op = "setitem"
     if x.batch_dims:
         raise NotImplementedError("nabla.setitem: assignment under vmap is not supported yet")
     if not isinstance(value, Tensor):
-        if isinstance(value, (bool, int, float)) and not x.dtype.is_bool and not isinstance(value, bool):
-            if isinstance(value, float) and x.dtype.is_integer:
-                raise TypeError(f"nabla.{op}: cannot assign a float to a tensor of {x.dtype}")
-        value = asarray(value, dtype=x.dtype if not isinstance(value, Tensor) else None, device=x.device) \
-            if isinstance(value, (bool, int, float)) else asarray(value, device=x.device)
+        if isinstance(value, float) and x.dtype.is_integer:
+            raise TypeError(f"nabla.{op}: cannot assign a float to a tensor of {x.dtype}")
+        scalar = isinstance(value, (bool, int, float))
+        value = asarray(value, dtype=x.dtype if scalar else None, device=x.device)
     if value.dtype is not x.dtype:
         value = astype(value, x.dtype)
     raw = _parse(x, key, op)
@@ -542,9 +524,8 @@ def setitem(x: Tensor, key, value) -> None:
         mask = raw[0][1]
         if mask.shape != x.shape[:mask.ndim]:
             raise IndexError(f"nabla.{op}: boolean index of shape {mask.shape} does not match shape {x.shape}")
-        if value.ndim > 1 or (value.ndim == 1 and value.shape[0] != 1 and mask.ndim == x.ndim):
-            pass  # values per selected element: falls through to the scatter path
-        else:
+        per_element = value.ndim > 1 or (value.ndim == 1 and value.shape[0] != 1 and mask.ndim == x.ndim)
+        if not per_element:  # values per selected element take the scatter path below
             m = reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim))
             x._impl = where(m, value, x)._impl
             return
@@ -572,16 +553,8 @@ def _set_arrays(x: Tensor, entries, value, op):
     if any(e[0] in ("none", "empty") for e in entries):
         entries = [e for e in entries if e[0] not in ("none", "empty")]
     if any(e[0] == "slice" and e[1] != slice(None) for e in entries) or any(e[0] == "int" for e in entries):
-        # mixed: turn ints into 0-d arrays and slices into aranges is general; keep it simple and exact
-        from .creation import arange
-
-        conv = []
-        for e in entries:
-            if e[0] == "int":
-                conv.append(("array", _int_tensor(e[1], x.device)))
-            else:
-                conv.append(e)
-        entries = conv
+        # ints join the integer arrays as 0-d arrays; partial slices are not supported here
+        entries = [("array", _int_tensor(e[1], x.device)) if e[0] == "int" else e for e in entries]
         if any(e[0] == "slice" and e[1] != slice(None) for e in entries):
             raise NotImplementedError(f"nabla.{op}: assignment mixing integer arrays with partial slices")
     positions = [k for k, e in enumerate(entries) if e[0] == "array"]
@@ -609,8 +582,6 @@ def _int_tensor(i, device):
 
 def take(x: Tensor, indices, axis=None) -> Tensor:
     """Elements of ``x`` at ``indices`` along ``axis`` (negative indices count from the end)."""
-    from .view import reshape
-
     if axis is None:
         if x.ndim != 1:
             raise ValueError(f"nabla.take: axis is required for a tensor of rank {x.ndim}")

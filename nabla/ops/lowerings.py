@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from max.dtype import DType
 from max.graph import ops
 
@@ -375,9 +376,7 @@ def _bits(x):
     n = _BITS[x.dtype]
     signed = x.dtype in _SIGNED
     low = n - 1 if signed else n
-    import numpy as np
-
-    powers = ops.constant(np.array([1 << k for k in range(low)], dtype=_np_dtype(x.dtype)), x.dtype, x.device)
+    powers = ops.constant(np.array([1 << k for k in range(low)], dtype=x.dtype.to_numpy()), x.dtype, x.device)
     xe = ops.unsqueeze(x, -1)
     bits = ops.mod(ops.floor_div(xe, powers), const(2, x))
     if signed:
@@ -387,21 +386,13 @@ def _bits(x):
 
 
 def _from_bits(bits, like):
-    import numpy as np
-
     n = _BITS[like.dtype]
     signed = like.dtype in _SIGNED
     weights = [1 << k for k in range(n)]
     if signed:
         weights[-1] = -(1 << (n - 1))
-    w = ops.constant(np.array(weights, dtype=_np_dtype(like.dtype)), like.dtype, like.device)
+    w = ops.constant(np.array(weights, dtype=like.dtype.to_numpy()), like.dtype, like.device)
     return ops.sum(ops.mul(bits, w), axis=-1)
-
-
-def _np_dtype(dtype):
-    import numpy as np
-
-    return np.dtype(dtype.name if hasattr(dtype, "name") else str(dtype).lower())
 
 
 def _bitwise(combine):

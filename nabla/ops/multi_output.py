@@ -57,10 +57,9 @@ class ConcatOp(Operation):
         return ops.concat(list(xs), axis)
 
     def jvp_rule(self, primals, tangents, output, *, axis):
-        from .elementwise import zeros_like_physical
+        from .elementwise import dense_tangents
 
-        parts = [zeros_like_physical(p) if t is None else t for p, t in zip(primals, tangents)]
-        return concat(parts, axis=axis - primals[0].batch_dims)
+        return concat(dense_tangents(primals, tangents), axis=axis - primals[0].batch_dims)
 
     def vjp_rule(self, primals, cotangent, output, *, axis):
         sizes = tuple(p._impl.cached_shape[axis] for p in primals)

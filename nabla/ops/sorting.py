@@ -100,8 +100,6 @@ class ArgReduceOp(Operation):
     def abstract_eval(self, x, *, axis, keepdims):
         if x.cached_shape[axis] == 0:
             raise ValueError(f"nabla.{self.name}: zero-size axis {axis - x.batch_dims} ({describe(x)})")
-        if x.dtype.is_complex or x.dtype.is_bool and False:
-            raise TypeError(f"nabla.{self.name}: unsupported dtype ({describe(x)})")
         s = list(x.cached_shape)
         if keepdims:
             s[axis] = 1
@@ -194,9 +192,6 @@ def argmin(x: Tensor, axis=None, keepdims: bool = False) -> Tensor:
 
 
 def cumulative_sum(x: Tensor, axis=None, dtype=None, include_initial: bool = False) -> Tensor:
-    from .elementwise import astype
-    from .reduction import _accumulation_dtype
-
     x, a = _scan_input(x, axis, dtype, "cumulative_sum")
     out = cumsum_op(x, axis=x._impl.batch_dims + a, reverse=False)
     return _with_initial(out, a, 0) if include_initial else out

@@ -13,33 +13,48 @@ def _reflected(fn):
     return lambda self, other: fn(other, self)
 
 
-def _bool_or_int(name):
-    fn = _B[name]
+def _inplace(fn, name):
+    """``x op= y`` rebinds ``x`` to the result; the shape and the dtype kind must stay."""
 
     def method(self, other):
-        if not (self.dtype.is_bool and (not isinstance(other, Tensor) or other.dtype.is_bool)):
-            raise TypeError(f"nabla: operator for {name} supports boolean tensors here, got {self.dtype}")
-        return fn(self, other)
+        out = fn(self, other)
+        if out.shape != self.shape:
+            raise ValueError(f"nabla: in-place {name} would change the shape {self.shape} to {out.shape}")
+        if out.dtype is not self.dtype:
+            if out.dtype.kind != self.dtype.kind and not (out.dtype.is_integer and self.dtype.is_integer):
+                raise TypeError(f"nabla: in-place {name} cannot store a {out.dtype} result in a {self.dtype} array")
+            out = ew.astype(out, self.dtype)
+        self._impl = out._impl
+        return self
 
     return method
 
 
+#: Python operator -> Nabla function; each gets its reflected and in-place forms
+_ARITHMETIC = {
+    "add": _B["add"], "sub": _B["subtract"], "mul": _B["multiply"], "truediv": _B["divide"],
+    "floordiv": _B["floor_divide"], "mod": _B["remainder"], "pow": _B["pow"], "matmul": linalg.matmul,
+    "and": _B["bitwise_and"], "or": _B["bitwise_or"], "xor": _B["bitwise_xor"],
+    "lshift": _B["bitwise_left_shift"], "rshift": _B["bitwise_right_shift"],
+}
+
 _OPERATORS = {
-    "__add__": _B["add"], "__radd__": _reflected(_B["add"]),
-    "__sub__": _B["subtract"], "__rsub__": _reflected(_B["subtract"]),
-    "__mul__": _B["multiply"], "__rmul__": _reflected(_B["multiply"]),
-    "__truediv__": _B["divide"], "__rtruediv__": _reflected(_B["divide"]),
-    "__pow__": _B["pow"], "__rpow__": _reflected(_B["pow"]),
-    "__matmul__": linalg.matmul, "__rmatmul__": _reflected(linalg.matmul),
+    **{f"__{op}__": fn for op, fn in _ARITHMETIC.items()},
+    **{f"__r{op}__": _reflected(fn) for op, fn in _ARITHMETIC.items()},
+    **{f"__i{op}__": _inplace(fn, op) for op, fn in _ARITHMETIC.items()},
     "__eq__": _B["equal"], "__ne__": _B["not_equal"],
     "__lt__": _B["less"], "__le__": _B["less_equal"],
     "__gt__": _B["greater"], "__ge__": _B["greater_equal"],
-    "__and__": _bool_or_int("logical_and"), "__or__": _bool_or_int("logical_or"),
-    "__xor__": _bool_or_int("logical_xor"),
-    "__neg__": _U["negative"], "__pos__": lambda self: self, "__abs__": _U["abs"],
+    "__neg__": _U["negative"], "__pos__": _U["positive"], "__abs__": _U["abs"],
     "__invert__": _U["bitwise_invert"],
     "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,
 }
+
+
+def _read_scalar(self):
+    value = indexing.host_element(self)
+    return self.numpy().reshape(()).item() if value is None else value
+
 
 _METHODS = {
     "sum": reduction.sum, "mean": reduction.mean, "prod": reduction.prod,
@@ -61,6 +76,7 @@ def bind() -> None:
     for name, fn in {**_OPERATORS, **_METHODS}.items():
         setattr(Tensor, name, fn)
     Tensor.T = property(_T)
+    Tensor._read_scalar = _read_scalar
     Tensor.__hash__ = lambda self: id(self)
 
 
