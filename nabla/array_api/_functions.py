@@ -120,6 +120,7 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Tensor:
     dtype = as_dtype(dtype, "eye") or get_default_dtype()
     rows = _ops.arange(n_rows, device=device)
     cols = _ops.arange(n_cols, device=device)
+    k = builtins.min(builtins.max(k, -n_rows), n_cols)  # any k beyond the matrix gives zeros alike
     hit = _B["equal"](_ops.reshape(rows, (n_rows, 1)) + k, _ops.reshape(cols, (1, n_cols)))
     return _astype(hit, dtype)
 
@@ -361,6 +362,8 @@ def repeat(x, repeats, /, *, axis=None) -> Tensor:
         if repeats.ndim == 0:
             repeats = int(repeats)
         else:
+            if repeats.shape == (1,) and n != 1:  # broadcast along the axis, as NumPy does
+                repeats = _ops.broadcast_to(repeats, (n,))
             if repeats.shape != (n,):
                 raise ValueError(f"nabla.repeat: repeats of shape {repeats.shape} for an axis of size {n}")
             total = int(_ops.sum(repeats).item())  # data-dependent size: realized
@@ -692,7 +695,8 @@ def vecdot(x1, x2, /, *, axis=-1) -> Tensor:
         raise ValueError("nabla.vecdot: a non-negative axis needs operands of one rank")
     x1 = moveaxis(x1, a1, -1)
     x2 = moveaxis(x2, a2, -1)
-    return sum(x1 * x2, axis=-1)
+    products = conj(x1) * x2 if x1.dtype.is_complex else x1 * x2
+    return sum(products, axis=-1, dtype=products.dtype)  # the standard keeps the dtype (no int widening)
 
 
 def clip(x, /, min=None, max=None) -> Tensor:
@@ -711,9 +715,7 @@ def clip(x, /, min=None, max=None) -> Tensor:
             info = np.iinfo(x.dtype.numpy_dtype)
             bound = builtins.min(builtins.max(bound, int(info.min)), int(info.max))
         out = _B[fn](out, bound)
-    if out.shape != x.shape and out.ndim <= x.ndim:
-        out = _ops.broadcast_to(out, x.shape)
-    return out if out is not x else asarray(x, copy=True)
+    return out if out is not x else asarray(x, copy=True)  # the shape broadcasts with the bounds
 
 
 def conj(x, /) -> Tensor:

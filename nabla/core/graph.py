@@ -255,6 +255,12 @@ class Engine:
             return results
         except UnsupportedGraphError:
             entry.interpreter_refused = True
+        except RealizationError:
+            raise
+        except Exception as e:  # MAX's verifier or a kernel rejected what Nabla's checks let through
+            raise RealizationError(
+                "nabla: MAX rejected a trace that passed Nabla's checks; this is a bug in Nabla "
+                f"(ops: {sorted({sig[0].name for sig in entry.key[0]})})") from e
         return self._compile_now(entry, build)(*buffers)
 
     def _compile_now(self, entry, build):
@@ -417,6 +423,9 @@ class ComputeGraph:
         # path, and the order (which fixes the structure key) does not depend on memory reuse
         self._pending: list[weakref.ref] = []
         self._purge_at = 4096
+        # tensors whose realization raised: left out of later joint runs, so one bad
+        # expression cannot block every other read (reading one again re-raises)
+        self._failed = weakref.WeakSet()
         self.engine = Engine()
 
     def add_pending(self, impl) -> None:
@@ -430,15 +439,37 @@ class ComputeGraph:
         self._purge_at = max(4096, 2 * len(self._pending))
 
     def _live_pending(self) -> list:
-        return [i for i in (r() for r in self._pending) if i is not None and not i.is_realized]
+        failed = self._failed
+        return [i for i in (r() for r in self._pending)
+                if i is not None and not i.is_realized and i not in failed]
 
     @property
     def num_pending(self) -> int:
         return len(self._live_pending())
 
-    def evaluate(self) -> None:
-        """Realize every live unrealized tensor in one MAX graph."""
+    def evaluate(self, requested=None) -> None:
+        """Realize every live unrealized tensor in one MAX graph (``requested`` among them)."""
         impls = self._live_pending()
+        if requested is not None and requested not in impls:
+            impls.append(requested)
+        try:
+            self._run(impls)
+        except Exception:
+            if requested is None or len(impls) == 1:
+                raise
+            # something in the batch failed: the tensor being read gets a run of its own
+            try:
+                self._run([requested])
+            except Exception:
+                self._failed.add(requested)
+                raise
+            self.epoch += 1
+            return
+        self._pending = []
+        self._purge_at = 4096
+        self.epoch += 1
+
+    def _run(self, impls) -> None:
         outputs, seen = [], set()
         for impl in impls:
             for v in impl._values:
@@ -447,9 +478,6 @@ class ComputeGraph:
                     outputs.append(v)
         if outputs:
             self.engine.run(outputs)
-        self._pending = []
-        self._purge_at = 4096
-        self.epoch += 1
 
 
 GRAPH = ComputeGraph()

@@ -52,7 +52,7 @@ class TensorImpl:
 
     def realize(self) -> None:
         if not self.is_realized:
-            GRAPH.evaluate()
+            GRAPH.evaluate(self)
 
     @property
     def num_shards(self) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..core.tensor import Tensor
 from .base import Operation, normalize_axis
 from .view import PermuteOp, inverse_perm, reshape_op
+from . import lowerings as L
 
 
 class _BatchDimsOp(Operation):
@@ -139,7 +140,7 @@ class BroadcastPhysicalOp(Operation):
         padded = [1] * (batch_dims - len(batch)) + batch + [1] * (len(shape) - batch_dims - len(logical)) + logical
         if padded != dims:
             x = ops.reshape(x, padded)
-        return ops.broadcast_to(x, shape)
+        return L.broadcast_to(x, shape)
 
     def vjp_rule(self, primals, cotangent, output, *, shape, batch_dims, in_batch_dims):
         return [sum_to_like(cotangent, primals[0])]

@@ -15,6 +15,7 @@ from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from ..core.tracing import OutputRefs
 from .base import CreationOperation, _check_shape, default_dtype_for, host_array, tensor_from_host
+from . import lowerings as L
 
 
 def _device_ref(device):
@@ -64,7 +65,7 @@ class FullOp(CreationOperation):
         from max.graph import ops
 
         c = ops.constant(value, dtype.max_dtype, _device_ref(device))
-        return ops.broadcast_to(c, shape) if shape else c
+        return L.broadcast_to(c, shape) if shape else c
 
 
 class ArangeOp(CreationOperation):

@@ -10,6 +10,7 @@ import numpy as np
 from ..core import dtypes as _dt
 from ..core.context import get_default_dtype
 from ..core.tensor import Tensor
+from . import complex_lowerings as C
 from . import lowerings as L
 from .base import BinaryOperation, UnaryOperation, broadcast_impls, describe
 
@@ -48,7 +49,7 @@ class ElementwiseUnary(UnaryOperation):
         self.name, self.max_fn, self.category = name, max_fn, category
         self.linear = linear  # (x, y, t) -> dy for a tangent t; None: not differentiable
         self.out_bool = out_bool
-        self.supports_complex = name in L.COMPLEX_UNARY
+        self.supports_complex = name in C.COMPLEX_UNARY
 
     def out_dtype(self, dtype):
         if self.out_bool:
@@ -64,8 +65,8 @@ class ElementwiseUnary(UnaryOperation):
 
     def maxpr(self, x, complex_storage=False):
         if complex_storage:
-            return L.COMPLEX_UNARY[self.name](x)
-        return _lowering(self.max_fn)(x)
+            return L.elementwise(C.COMPLEX_UNARY[self.name], x, trailing=1)
+        return L.elementwise(_lowering(self.max_fn), x)
 
     # the derivative is linear in the tangent, so one formula serves both modes
     def jvp_rule(self, primals, tangents, output):
@@ -81,7 +82,7 @@ class ElementwiseBinary(BinaryOperation):
         self.name, self.max_fn, self.category = name, max_fn, category
         self.out_bool, self.swap = out_bool, swap
         self.partials = partials  # (x, y, out) -> (d out/dx, d out/dy); 1 and -1 stand for themselves
-        self.supports_complex = name in L.COMPLEX_BINARY
+        self.supports_complex = name in C.COMPLEX_BINARY
 
     def complex_storage_kwargs(self, kwargs):
         return {"complex_storage": True}
@@ -95,12 +96,12 @@ class ElementwiseBinary(BinaryOperation):
 
     def maxpr(self, x, y, complex_storage=False):
         if complex_storage:
-            fn = L.COMPLEX_BINARY[self.name]
+            fn = C.COMPLEX_BINARY[self.name]
         elif x.dtype == _MAX_BOOL and self.name in L.BOOL_BINARY:
             fn = L.BOOL_BINARY[self.name]
         else:
             fn = _lowering(self.max_fn)
-        return fn(y, x) if self.swap else fn(x, y)
+        return L.elementwise(fn, *((y, x) if self.swap else (x, y)), trailing=int(complex_storage))
 
     def jvp_rule(self, primals, tangents, output):
         if self.partials is None:
@@ -141,6 +142,10 @@ class CastOp(UnaryOperation):
         return x.cached_shape, dtype, x.batch_dims
 
     def maxpr(self, x, *, dtype, src_complex=False):
+        return L.elementwise(lambda v: self._cast(v, dtype, src_complex), x, trailing=int(src_complex))
+
+    @staticmethod
+    def _cast(x, dtype, src_complex):
         from max.graph import ops
 
         if dtype.is_complex:
@@ -148,9 +153,9 @@ class CastOp(UnaryOperation):
             if src_complex:
                 return ops.cast(x, real)
             x = ops.cast(x, real)
-            return L.pack(x, ops.broadcast_to(L.const(0, x), x.shape))
+            return C.pack(x, L.broadcast_to(L.const(0, x), x.shape))
         if src_complex:  # complex -> real keeps the real part, as NumPy does
-            x = L.re(x)
+            x = C.re(x)
         return ops.cast(x, dtype.max_dtype)
 
     def jvp_rule(self, primals, tangents, output, *, dtype):
@@ -427,7 +432,7 @@ class WhereOp(BinaryOperation):
 
         if complex_storage:
             cond = ops.unsqueeze(cond, -1)
-        return ops.where(cond, x, y)
+        return L.elementwise(ops.where, cond, x, y, trailing=int(complex_storage))
 
     def jvp_rule(self, primals, tangents, output):
         tx, ty = dense_tangents(primals[1:], tangents[1:])

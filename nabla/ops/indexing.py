@@ -17,6 +17,7 @@ import numpy as np
 from ..core import dtypes as _dt
 from ..core.operation import Operation
 from ..core.tensor import Tensor
+from . import lowerings as L
 
 
 def _coords(shape, index) -> np.ndarray:
@@ -47,8 +48,8 @@ class SliceOp(Operation):
 
         shape = [len(range(*sl)) for sl in index]
         if 0 in shape:
-            return ops.broadcast_to(ops.constant(0, x.dtype, x.device), shape) if x.dtype != DType.bool else \
-                ops.broadcast_to(ops.constant(False, DType.bool, x.device), shape)
+            return L.broadcast_to(ops.constant(0, x.dtype, x.device), shape) if x.dtype != DType.bool else \
+                L.broadcast_to(ops.constant(False, DType.bool, x.device), shape)
         plain = []
         for axis, (start, stop, step) in enumerate(index):
             if step > 0:
@@ -56,7 +57,7 @@ class SliceOp(Operation):
             else:
                 plain.append(slice(None))
         if any(sl != slice(None) for sl in plain):
-            x = ops.slice_tensor(x, plain)
+            x = L.slice_tensor(x, plain)
         for axis, (start, stop, step) in enumerate(index):
             if step < 0:  # MAX slices take positive steps only: gather the reversed positions
                 rows = np.arange(start, stop, step, dtype=np.int64)
@@ -174,7 +175,7 @@ class ScatterAddOp(Operation):
         grids = np.meshgrid(*[np.arange(d) for d in outer + [n] + inner], indexing="ij")
         coords = [ops.constant(g.astype(np.int64), DType.int64, x.device) for g in grids]
         shape = outer + [n] + inner
-        picked = ops.broadcast_to(ops.reshape(flat_idx, [1] * axis + [n] + [1] * len(inner)), shape)
+        picked = L.broadcast_to(ops.reshape(flat_idx, [1] * axis + [n] + [1] * len(inner)), shape)
         coords[axis] = picked
         full = ops.stack(coords, axis=-1)
         return ops.scatter_nd_add(x, u2, full)
@@ -239,7 +240,7 @@ class NonzeroOp(Operation):
         from max.graph import ops
 
         if count == 0:
-            return ops.broadcast_to(ops.constant(0, DType.int64, x.device), [0, len(x.shape)])
+            return L.broadcast_to(ops.constant(0, DType.int64, x.device), [0, len(x.shape)])
         return ops.nonzero(x, count)
 
 
@@ -329,7 +330,8 @@ def _expand_bools(x: Tensor, entries, op: str):
         if e[0] == "bool":
             mask = e[1]
             shape = x.shape[axis:axis + mask.ndim]
-            if mask.shape != shape:
+            # an empty mask axis selects nothing whatever the size it stands for (array-api-tests agrees)
+            if len(shape) != mask.ndim or any(m not in (n, 0) for m, n in zip(mask.shape, shape)):
                 raise IndexError(f"nabla.{op}: boolean index of shape {mask.shape} does not match the indexed "
                                  f"axes {shape} of shape {x.shape}")
             coords = nonzero(mask)
@@ -522,6 +524,8 @@ def setitem(x: Tensor, key, value) -> None:
     if len([e for e in raw if e[0] != "slice" or e[1] != slice(None)]) == 1 and raw[0][0] == "bool" \
             and isinstance(raw[0][1], Tensor) and raw[0][1].ndim > 0:
         mask = raw[0][1]
+        if mask.size == 0 and mask.ndim <= x.ndim and all(m in (n, 0) for m, n in zip(mask.shape, x.shape)):
+            return  # selects nothing
         if mask.shape != x.shape[:mask.ndim]:
             raise IndexError(f"nabla.{op}: boolean index of shape {mask.shape} does not match shape {x.shape}")
         per_element = value.ndim > 1 or (value.ndim == 1 and value.shape[0] != 1 and mask.ndim == x.ndim)
@@ -541,9 +545,12 @@ def setitem(x: Tensor, key, value) -> None:
         raise ValueError(f"nabla.{op}: cannot assign a value of shape {value.shape} to a selection of shape "
                          f"{target_shape}") from None
     sliced_shape = tuple(len(range(*sl)) for sl in index)
-    if 0 in sliced_shape:
+    if 0 in sliced_shape or 0 in target_shape:
         return
     v = reshape(v, sliced_shape)
+    if all(tuple(sl) == (0, n, 1) for sl, n in zip(index, x.shape)):  # the whole tensor (0-d too)
+        x._impl = reshape(v, x.shape)._impl
+        return
     x._impl = set_slice_op(x, v, index=index)._impl
 
 

@@ -13,6 +13,10 @@ class MatmulOp(Operation):
 
     name = "matmul"
     shape_polymorphic = True
+    supports_complex = True
+
+    def complex_storage_kwargs(self, kwargs):
+        return {"complex_storage": True}
 
     def abstract_eval(self, x, y):
         if x.dtype.is_bool or x.dtype is not y.dtype:
@@ -23,10 +27,15 @@ class MatmulOp(Operation):
         lead = broadcast_shapes(sx[:-2], sy[:-2], op="matmul")
         return lead + (sx[-2], sy[-1]), x.dtype, max(x.batch_dims, y.batch_dims)
 
-    def maxpr(self, x, y):
+    def maxpr(self, x, y, complex_storage=False):
         from max.graph import ops
 
-        return ops.matmul(x, y)
+        if not complex_storage:
+            return ops.matmul(x, y)
+        from .complex_lowerings import im, pack, re
+
+        a, b, c, d = re(x), im(x), re(y), im(y)
+        return pack(ops.sub(ops.matmul(a, c), ops.matmul(b, d)), ops.add(ops.matmul(a, d), ops.matmul(b, c)))
 
     def jvp_rule(self, primals, tangents, output):
         (x, y), (tx, ty) = primals, tangents

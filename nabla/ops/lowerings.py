@@ -21,8 +21,155 @@ def is_float(x) -> bool:
     return x.dtype in _FLOATS
 
 
+def is_unsigned(x) -> bool:
+    return x.dtype in (DType.uint8, DType.uint16, DType.uint32, DType.uint64)
+
+
 def const(value, like):
     return ops.constant(value, like.dtype, like.device)
+
+
+# MAX's eager interpreter moves data (broadcast_to, transpose) at rank <= 5 only.
+MOVE_RANK = 5
+
+
+def _fold_groups(kinds):
+    """Runs of adjacent axes of one kind; axes of kind None join any run."""
+    groups = []
+    for axis, kind in enumerate(kinds):
+        if groups and (kind is None or groups[-1][0] in (None, kind)):
+            if groups[-1][0] is None:
+                groups[-1][0] = kind
+            groups[-1][1].append(axis)
+        else:
+            groups.append([kind, [axis]])
+    return groups
+
+
+def broadcast_to(x, shape):
+    """``ops.broadcast_to`` at any rank: axes that broadcast alike are folded together."""
+    shape = [int(d) for d in shape]
+    src = [1] * (len(shape) - len(x.shape)) + [int(d) for d in x.shape]
+    if len(shape) <= MOVE_RANK:
+        return ops.broadcast_to(x, shape)
+    if src == shape:
+        return ops.reshape(x, shape) if len(x.shape) != len(shape) else x
+    current = src
+    while current != shape:
+        kinds = [None if t == 1 else ("keep" if c == t else "grow") for c, t in zip(current, shape)]
+        groups = _fold_groups(kinds)
+        # each step grows at most two runs, so at most five folded axes move at once
+        grown = [g for g in groups if g[0] == "grow"][:2]
+        step = list(current)
+        for _, axes in grown:
+            for a in axes:
+                step[a] = shape[a]
+        kinds = [None if t == 1 else ("keep" if c == t else "grow") for c, t in zip(current, step)]
+        groups = _fold_groups(kinds)
+        folded_src = [math.prod(current[a] for a in axes) for _, axes in groups]
+        folded_dst = [math.prod(step[a] for a in axes) for _, axes in groups]
+        x = ops.reshape(ops.broadcast_to(ops.reshape(x, folded_src), folded_dst), step)
+        current = step
+    return x
+
+
+def permute(x, perm):
+    """``ops.permute`` at any rank: axes that stay adjacent are folded, the rest move one at a time."""
+    perm = [int(p) for p in perm]
+    if len(perm) <= MOVE_RANK:
+        return ops.permute(x, perm)
+    dims = [int(d) for d in x.shape]
+    # runs of source axes that stay consecutive in the output
+    runs = [[perm[0]]]
+    for p in perm[1:]:
+        if p == runs[-1][-1] + 1:
+            runs[-1].append(p)
+        else:
+            runs.append([p])
+    order = sorted(range(len(runs)), key=lambda k: runs[k][0])  # runs in source order
+    folded = [math.prod(dims[a] for a in runs[k]) for k in order]
+    x = ops.reshape(x, folded)
+    target = [order.index(k) for k in range(len(runs))]  # folded permutation
+    current = list(range(len(target)))
+    if len(target) <= MOVE_RANK:
+        x = ops.permute(x, target)
+    else:
+        for pos, want in enumerate(target):  # selection: move one folded axis into place per step
+            at = current.index(want)
+            if at == pos:
+                continue
+            x, current = _move_axis(x, at, pos), current[:pos] + [want] + current[pos:at] + current[at + 1:]
+    return ops.reshape(x, [dims[p] for p in perm])
+
+
+def slice_tensor(x, slices):
+    """``ops.slice_tensor`` (positive steps) at any rank: untouched axes are folded together,
+    and at most two sliced axes are cut per pass."""
+    dims = _static(x.shape)
+    if dims is None or len(dims) <= MOVE_RANK:
+        return ops.slice_tensor(x, slices)
+    bounds = [sl.indices(n) for sl, n in zip(slices, dims)]
+    todo = [a for a, (b, n) in enumerate(zip(bounds, dims)) if b != (0, n, 1)]
+    while todo:
+        now, todo = todo[:2], todo[2:]
+        folded, cuts = [], []
+        for a, d in enumerate(dims):
+            if a in now:
+                folded.append(d)
+                cuts.append(slice(*bounds[a]))
+            elif a and (a - 1) not in now:  # runs of untouched axes fold into one
+                folded[-1] *= d
+            else:
+                folded.append(d)
+                cuts.append(slice(None))
+        x = ops.slice_tensor(ops.reshape(x, folded), cuts)
+        dims = [len(range(*bounds[a])) if a in now else d for a, d in enumerate(dims)]
+        x = ops.reshape(x, dims)
+    return x
+
+
+def _move_axis(x, src, dst):
+    """Axis ``src`` to position ``dst < src``, with at most four folded axes."""
+    dims = [int(d) for d in x.shape]
+    head, mid, tail = dims[:dst], dims[dst:src], dims[src + 1:]
+    folded = [math.prod(head), math.prod(mid), dims[src], math.prod(tail)]
+    y = ops.permute(ops.reshape(x, folded), [0, 2, 1, 3])
+    return ops.reshape(y, head + [dims[src]] + mid + tail)
+
+
+def _static(shape):
+    try:
+        return [int(d) for d in shape]
+    except TypeError:  # symbolic dims (compiled graphs): MAX's compiler has no rank limit
+        return None
+
+
+def elementwise(fn, *xs, trailing: int = 0):
+    """``fn(*xs)`` for an elementwise ``fn``; near the interpreter's rank limit, on inputs
+    flattened to one axis (plus ``trailing`` storage axes), since lowerings broadcast constants."""
+    shapes = [_static(x.shape) for x in xs]
+    # lowerings may add one trailing axis (bits, complex parts): flatten from rank MOVE_RANK on
+    if all(len(x.shape) < MOVE_RANK for x in xs) or any(s is None for s in shapes):
+        return fn(*xs)
+    tail = list(np.broadcast_shapes(*(tuple(s[len(s) - trailing:]) for s in shapes))) if trailing else []
+    lead = list(np.broadcast_shapes(*(tuple(s[:len(s) - trailing]) for s in shapes)))
+    flat = [ops.reshape(broadcast_to(x, lead + tail), [math.prod(lead)] + tail) for x in xs]
+    out = fn(*flat)
+    return ops.reshape(out, lead + [int(d) for d in out.shape[1:]])
+
+
+def fold_rows(x, axis):
+    """``x`` with ``axis`` last and the other axes folded into one, and the map back."""
+    dims = [int(d) for d in x.shape]
+    perm = [a for a in range(len(dims)) if a != axis] + [axis]
+    inverse = [perm.index(a) for a in range(len(dims))]
+    moved = [dims[p] for p in perm]
+    y = ops.reshape(permute(x, perm), [math.prod(moved[:-1]), moved[-1]])
+
+    def restore(out):
+        return permute(ops.reshape(out, moved[:-1] + [int(out.shape[-1])]), inverse)
+
+    return y, restore
 
 
 def select(cond, a, b):
@@ -86,8 +233,11 @@ def reciprocal(x):
 
 def sign(x):
     zero = const(0, x)
-    out = select(ops.greater(x, zero), const(1, x), select(ops.greater(zero, x), const(-1, x), x))
-    return out
+    if is_unsigned(x):
+        return select(ops.greater(x, zero), const(1, x), x)
+    # +0 for either zero (the standard's "0"); NaN stays NaN
+    return select(ops.greater(x, zero), const(1, x), select(ops.greater(zero, x), const(-1, x),
+                                                            select(ops.equal(x, zero), zero, x)))
 
 
 def tanh(x):
@@ -285,10 +435,10 @@ def floor_divide(x, y):
     rounded = ops.round(exact)
     q = select(ops.logical_and(isfinite(exact), ops.logical_and(ops.logical_not(ops.equal(y, zero)), isfinite(y))),
                rounded, q)
-    # x finite, y infinite: 0 with the quotient's sign, or -1 when the signs differ and x != 0
+    # x finite, y infinite: 0 with the quotient's sign (the standard's -0 where Python gives -1.0)
     x_fin_y_inf = ops.logical_and(isfinite(x), ops.is_inf(y))
     differ = ops.logical_xor(signbit(x), signbit(y))
-    limit = select(differ, select(ops.equal(x, zero), const(-0.0, x), const(-1, x)), zero)
+    limit = select(differ, const(-0.0, x), zero)
     q = select(x_fin_y_inf, limit, q)
     zero_q = select(differ, const(-0.0, x), zero)
     q = select(ops.logical_and(ops.equal(q, zero), ops.logical_not(x_fin_y_inf)), zero_q, q)
@@ -440,116 +590,6 @@ def right_shift(x, y):
     return select(overflow, fill, ops.floor_div(x, p))
 
 
-# --- complex numbers: paired reals on a trailing axis of 2 ----------------------------
-
-def _part(x, k):
-    rank = len(x.shape)
-    return ops.squeeze(ops.slice_tensor(x, [slice(None)] * (rank - 1) + [slice(k, k + 1)]), -1)
-
-
-def re(x):
-    return _part(x, 0)
-
-
-def im(x):
-    return _part(x, 1)
-
-
-def pack(real, imag):
-    return ops.stack([real, imag], axis=-1)
-
-
-def cmul(a, b):
-    ar, ai, br, bi = re(a), im(a), re(b), im(b)
-    return pack(ops.sub(ops.mul(ar, br), ops.mul(ai, bi)), ops.add(ops.mul(ar, bi), ops.mul(ai, br)))
-
-
-def cdiv(a, b):
-    ar, ai, br, bi = re(a), im(a), re(b), im(b)
-    d = ops.add(ops.mul(br, br), ops.mul(bi, bi))
-    return pack(ops.div(ops.add(ops.mul(ar, br), ops.mul(ai, bi)), d),
-                ops.div(ops.sub(ops.mul(ai, br), ops.mul(ar, bi)), d))
-
-
-def cabs(x):
-    return hypot(re(x), im(x))
-
-
-def cconj(x):
-    return pack(re(x), ops.negate(im(x)))
-
-
-def cexp(x):
-    r, i = re(x), im(x)
-    m = exp(r)
-    # exp(x + 0j) stays real even where cos/sin of 0 meet an infinite magnitude
-    real_axis = ops.equal(i, const(0, i))
-    return pack(select(real_axis, m, ops.mul(m, ops.cos(i))), select(real_axis, i, ops.mul(m, ops.sin(i))))
-
-
-def clog(x):
-    r, i = re(x), im(x)
-    return pack(ops.log(hypot(r, i)), atan2(i, r))
-
-
-def csqrt(x):
-    r, i = re(x), im(x)
-    m = hypot(r, i)
-    s = ops.sqrt(ops.mul(ops.add(m, ops.abs(r)), const(0.5, r)))
-    zero = ops.equal(s, const(0, s))
-    t = select(zero, const(0, s), ops.div(ops.abs(i), ops.mul(s, const(2, s))))
-    pos = ops.logical_not(signbit(r))
-    out_r = select(pos, s, t)
-    out_i = select(pos, select(zero, i, ops.div(i, ops.mul(s, const(2, s)))), copysign(s, i))
-    out_r = select(ops.is_inf(i), const(math.inf, r), out_r)
-    out_i = select(ops.is_inf(i), i, out_i)
-    return pack(out_r, out_i)
-
-
-def csign(x):
-    m = cabs(x)
-    safe = select(ops.equal(m, const(0, m)), const(1, m), m)
-    return pack(ops.div(re(x), safe), ops.div(im(x), safe))
-
-
-def cisnan(x):
-    return ops.logical_or(ops.is_nan(re(x)), ops.is_nan(im(x)))
-
-
-def cisinf(x):
-    return ops.logical_or(ops.is_inf(re(x)), ops.is_inf(im(x)))
-
-
-def cisfinite(x):
-    return ops.logical_and(isfinite(re(x)), isfinite(im(x)))
-
-
-def cequal(a, b):
-    return ops.logical_and(ops.equal(re(a), re(b)), ops.equal(im(a), im(b)))
-
-
-def cnot_equal(a, b):
-    return ops.logical_not(cequal(a, b))
-
-
-def cpow(a, b):
-    return cexp(cmul(b, clog(a)))
-
-
-#: Nabla op name -> lowering on complex storage
-COMPLEX_UNARY = {
-    "negative": ops.negate, "positive": identity, "abs": cabs, "conj": cconj, "real": re, "imag": im,
-    "exp": cexp, "log": clog, "sqrt": csqrt, "sign": csign, "square": lambda x: cmul(x, x),
-    "reciprocal": lambda x: cdiv(pack(ops.broadcast_to(const(1, re(x)), re(x).shape), ops.broadcast_to(
-        const(0, re(x)), re(x).shape)), x),
-    "isnan": cisnan, "isinf": cisinf, "isfinite": cisfinite,
-}
-COMPLEX_BINARY = {
-    "add": ops.add, "subtract": ops.sub, "multiply": cmul, "divide": cdiv, "equal": cequal,
-    "not_equal": cnot_equal, "pow": cpow,
-}
-
-
 # --- bool operands: MAX's interpreter has no numeric kernels for bool --------------------
 
 def _not(x):
@@ -567,6 +607,6 @@ BOOL_BINARY = {
 
 
 def negative(x):
-    if x.dtype in (DType.uint8, DType.uint16, DType.uint32, DType.uint64):
+    if is_unsigned(x):
         return ops.sub(const(0, x), x)  # wraps like NumPy; MAX's negate has no unsigned kernels
     return ops.negate(x)

@@ -7,6 +7,7 @@ import numbers
 
 from ..core.tensor import Tensor
 from .base import LogicalShapeOperation, _check_shape, broadcast_shapes, describe, normalize_axis
+from . import lowerings as L
 
 
 class ReshapeOp(LogicalShapeOperation):
@@ -49,7 +50,7 @@ class PermuteOp(LogicalShapeOperation):
     def maxpr(self, x, *, perm):
         from max.graph import ops
 
-        return ops.permute(x, list(perm))
+        return L.permute(x, list(perm))
 
     def jvp_rule(self, primals, tangents, output, *, perm):
         return permute_op(tangents[0], perm=_rebase_perm(perm, primals[0].batch_dims, tangents[0].batch_dims))
@@ -129,7 +130,7 @@ class BroadcastToOp(LogicalShapeOperation):
     def maxpr(self, x, *, shape):
         from max.graph import ops
 
-        return ops.broadcast_to(x, shape)
+        return L.broadcast_to(x, shape)
 
     def jvp_rule(self, primals, tangents, output, *, shape):
         from ._physical import broadcast_like

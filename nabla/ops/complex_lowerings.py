@@ -1,0 +1,364 @@
+"""MAX lowerings on complex storage: a complex tensor is paired reals on a trailing axis of 2.
+
+Formulas follow the Array API standard's special-case tables (C99 Annex G): the
+inverse functions use Kahan's branch-cut-safe forms ("Branch Cuts for Complex
+Elementary Functions", 1987), which need no squaring and so do not overflow;
+the trigonometric functions come from the hyperbolic ones through ``f(iz)``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from max.graph import ops
+
+from .lowerings import (asinh, atan2, broadcast_to, const, copysign, cosh, exp, expm1, hypot, isfinite, nan_like,
+                        select, signbit, sinh, slice_tensor)
+
+
+def _part(x, k):
+    rank = len(x.shape)
+    return ops.squeeze(slice_tensor(x, [slice(None)] * (rank - 1) + [slice(k, k + 1)]), -1)
+
+
+def re(x):
+    return _part(x, 0)
+
+
+def im(x):
+    return _part(x, 1)
+
+
+def pack(real, imag):
+    return ops.stack([real, imag], axis=-1)
+
+
+def cmul(a, b):
+    ar, ai, br, bi = re(a), im(a), re(b), im(b)
+    return pack(ops.sub(ops.mul(ar, br), ops.mul(ai, bi)), ops.add(ops.mul(ar, bi), ops.mul(ai, br)))
+
+
+def _unit_infinities(x):
+    """+-1 where ``x`` is infinite, +-0 elsewhere (C99's way to give an infinite operand a direction)."""
+    return copysign(select(ops.is_inf(x), const(1, x), const(0, x)), x)
+
+
+def cdiv(a, b):
+    """Smith's algorithm (scales by the larger part of ``b``: no overflow in |b|^2), C99's limits."""
+    ar, ai, br, bi = re(a), im(a), re(b), im(b)
+    wide = ops.greater_equal(ops.abs(br), ops.abs(bi))
+    big = select(wide, br, bi)
+    ratio = ops.div(select(wide, bi, br), big)
+    d = ops.add(big, ops.mul(select(wide, bi, br), ratio))
+    r_wide = ops.div(ops.add(ar, ops.mul(ai, ratio)), d)
+    i_wide = ops.div(ops.sub(ai, ops.mul(ar, ratio)), d)
+    r_tall = ops.div(ops.add(ops.mul(ar, ratio), ai), d)
+    i_tall = ops.div(ops.sub(ops.mul(ai, ratio), ar), d)
+    r, i = select(wide, r_wide, r_tall), select(wide, i_wide, i_tall)
+    # a finite numerator over an infinite denominator is a signed zero
+    over_inf = ops.logical_and(ops.logical_or(ops.is_inf(br), ops.is_inf(bi)),
+                               ops.logical_and(isfinite(ar), isfinite(ai)))
+    ubr, ubi = _unit_infinities(br), _unit_infinities(bi)
+    zero = const(0, ar)
+    r = select(over_inf, ops.mul(zero, ops.add(ops.mul(ar, ubr), ops.mul(ai, ubi))), r)
+    i = select(over_inf, ops.mul(zero, ops.sub(ops.mul(ai, ubr), ops.mul(ar, ubi))), i)
+    return pack(r, i)
+
+
+def cabs(x):
+    return hypot(re(x), im(x))
+
+
+def cconj(x):
+    return pack(re(x), ops.negate(im(x)))
+
+
+def _pi(x, k=1.0):
+    return const(math.pi * k, x)
+
+
+def _inf(x):
+    return const(math.inf, x)
+
+
+def _times_i(z):
+    return pack(ops.negate(im(z)), re(z))
+
+
+def _times_minus_i(z):
+    return pack(im(z), ops.negate(re(z)))
+
+
+def _is_inf(x):
+    return ops.is_inf(x)
+
+
+def _either_inf(a, b):
+    return ops.logical_or(ops.is_inf(a), ops.is_inf(b))
+
+
+def cexp(x):
+    a, b = re(x), im(x)
+    m = exp(a)
+    # exp(a + 0j) stays real even where cos/sin of 0 meet an infinite magnitude
+    b_zero = ops.equal(b, const(0, b))
+    r = select(b_zero, m, ops.mul(m, ops.cos(b)))
+    i = select(b_zero, b, ops.mul(m, ops.sin(b)))
+    return _exp_limits(a, b, r, i, const(0, a))
+
+
+def _exp_limits(a, b, r, i, at_minus_inf):
+    """exp-like results at a = +-inf with b infinite or NaN (C99 limits, not inf * NaN)."""
+    b_bad = ops.logical_not(isfinite(b))
+    neg = ops.logical_and(ops.equal(a, const(-math.inf, a)), b_bad)
+    pos = ops.logical_and(ops.equal(a, _inf(a)), b_bad)
+    r = select(neg, at_minus_inf, select(pos, a, r))
+    i = select(neg, const(0, a), select(pos, nan_like(a), i))
+    return pack(r, i)
+
+
+def cexpm1(x):
+    a, b = re(x), im(x)
+    half_sin = ops.sin(ops.mul(b, const(0.5, b)))
+    # expm1(a) cos b - 2 sin^2(b/2): no cancellation near 0
+    r = ops.sub(ops.mul(expm1(a), ops.cos(b)), ops.mul(const(2, b), ops.mul(half_sin, half_sin)))
+    zero = const(0, b)
+    r = select(ops.logical_and(ops.equal(a, zero), ops.equal(b, zero)), zero, r)  # the standard's +0 at +-0 + 0j
+    i = select(ops.equal(b, zero), b, ops.mul(exp(a), ops.sin(b)))
+    return _exp_limits(a, b, r, i, const(-1, a))
+
+
+def clog1p(x):
+    a, b = re(x), im(x)
+    one = const(1, a)
+    ap1 = ops.add(a, one)
+    small = ops.logical_and(ops.greater(one, ops.abs(a)), ops.greater(one, ops.abs(b)))
+    near = ops.mul(ops.log1p(ops.add(ops.mul(a, ops.add(a, const(2, a))), ops.mul(b, b))), const(0.5, a))
+    r = select(small, near, ops.log(hypot(ap1, b)))
+    real_axis = ops.logical_and(ops.equal(b, const(0, b)), ops.greater_equal(a, const(-1, a)))
+    return pack(select(real_axis, ops.log1p(a), r), atan2(b, ap1))
+
+
+def clog_base(base: float):
+    scale = 1.0 / math.log(base)
+    return lambda x: ops.mul(clog(x), ops.constant(scale, x.dtype, x.device))
+
+
+def csinh(x):
+    a, b = re(x), im(x)
+    b_bad = ops.logical_not(isfinite(b))
+    r = ops.mul(sinh(a), ops.cos(b))
+    r = select(ops.logical_and(b_bad, ops.logical_or(_is_inf(a), ops.equal(a, const(0, a)))), a, r)
+    i = ops.mul(cosh(a), ops.sin(b))
+    i = select(ops.equal(b, const(0, b)), b, select(ops.logical_and(_is_inf(a), b_bad), nan_like(a), i))
+    return pack(r, i)
+
+
+def ccosh(x):
+    a, b = re(x), im(x)
+    b_bad = ops.logical_not(isfinite(b))
+    inf_a = ops.logical_and(_is_inf(a), b_bad)
+    r = select(inf_a, _inf(a), ops.mul(cosh(a), ops.cos(b)))
+    i = ops.mul(sinh(a), ops.sin(b))
+    i = select(inf_a, nan_like(a), i)
+    i = select(ops.logical_and(b_bad, ops.equal(a, const(0, a))), const(0, a), i)
+    i = select(ops.equal(b, const(0, b)), select(signbit(a), ops.negate(b), b), i)
+    return pack(r, i)
+
+
+def ctanh(x):
+    """Kahan's form: with t = tan b, s = sinh a, beta = 1 + t^2:
+    tanh = (beta cosh(a) s + i t) / (1 + beta s^2); for |a| > 22 it is sign(a) + i 0 to working precision."""
+    a, b = re(x), im(x)
+    one = const(1, a)
+    t = ops.div(ops.sin(b), ops.cos(b))
+    s = sinh(a)
+    beta = ops.add(one, ops.mul(t, t))
+    d = ops.add(one, ops.mul(beta, ops.mul(s, s)))
+    r = ops.div(ops.mul(ops.mul(beta, cosh(a)), s), d)
+    i = ops.div(t, d)
+    big = ops.greater(ops.abs(a), const(22, a))
+    tiny_i = ops.mul(ops.mul(const(4, a), ops.mul(ops.sin(b), ops.cos(b))), exp(ops.mul(const(-2, a), ops.abs(a))))
+    r = select(ops.logical_or(_is_inf(a), ops.logical_and(big, isfinite(b))), copysign(one, a), r)
+    r = select(ops.equal(a, const(0, a)), a, r)
+    i = select(big, tiny_i, i)
+    i = select(_is_inf(a), copysign(const(0, a), b), i)
+    i = select(ops.equal(b, const(0, b)), b, i)
+    return pack(r, i)
+
+
+def csin(x):
+    return _times_minus_i(csinh(_times_i(x)))
+
+
+def ccos(x):
+    return ccosh(_times_i(x))
+
+
+def ctan(x):
+    return _times_minus_i(ctanh(_times_i(x)))
+
+
+def _sqrt_pair(z, sign):
+    """csqrt(1 - z) and csqrt(1 + z) for sign=-1; csqrt(z - 1), csqrt(z + 1) for sign=+1.
+    The zero imaginary parts keep their signs: Kahan's branch cuts rely on them."""
+    a, b = re(z), im(z)
+    one = const(1, a)
+    if sign < 0:
+        return csqrt(pack(ops.sub(one, a), ops.negate(b))), csqrt(pack(ops.add(one, a), b))
+    return csqrt(pack(ops.sub(a, one), b)), csqrt(pack(ops.add(a, one), b))
+
+
+def casinh(x):
+    a, b = re(x), im(x)
+    # Kahan: asin(w) = atan(Re w / Re(sqrt(1-w) sqrt(1+w))) + i asinh(Im(conj(sqrt(1-w)) sqrt(1+w))), w = iz
+    w = _times_i(x)
+    p, q = _sqrt_pair(w, -1)
+    pr, pi_, qr, qi = re(p), im(p), re(q), im(q)
+    asin_re = atan2(re(w), ops.sub(ops.mul(pr, qr), ops.mul(pi_, qi)))
+    asin_im = asinh(ops.sub(ops.mul(pr, qi), ops.mul(pi_, qr)))
+    r, i = asin_im, ops.negate(asin_re)  # asinh(z) = -i asin(iz)
+    inf_in = _either_inf(a, b)
+    r = select(inf_in, copysign(_inf(a), a), r)
+    i = select(inf_in, atan2(b, ops.abs(a)), i)
+    i = select(ops.equal(b, const(0, b)), b, i)
+    r = select(ops.equal(b, const(0, b)), asinh(a), r)
+    return pack(r, i)
+
+
+def casin(x):
+    return _times_minus_i(casinh(_times_i(x)))
+
+
+def cacos(x):
+    a, b = re(x), im(x)
+    # Kahan: acos(z) = 2 atan(Re sqrt(1-z) / Re sqrt(1+z)) + i asinh(Im(conj(sqrt(1+z)) sqrt(1-z)))
+    p, q = _sqrt_pair(x, -1)
+    r = ops.mul(const(2, a), atan2(re(p), re(q)))
+    i = asinh(ops.sub(ops.mul(re(q), im(p)), ops.mul(im(q), re(p))))
+    inf_in = _either_inf(a, b)
+    r = select(inf_in, atan2(ops.abs(b), a), r)
+    i = select(inf_in, select(signbit(b), _inf(a), const(-math.inf, a)), i)
+    r = select(ops.equal(a, const(0, a)), _pi(a, 0.5), r)
+    return pack(r, i)
+
+
+def cacosh(x):
+    a, b = re(x), im(x)
+    # Kahan: acosh(z) = asinh(Re(conj(sqrt(z-1)) sqrt(z+1))) + 2i atan(Im sqrt(z-1) / Re sqrt(z+1))
+    p, q = _sqrt_pair(x, 1)
+    r = asinh(ops.add(ops.mul(re(p), re(q)), ops.mul(im(p), im(q))))
+    i = ops.mul(const(2, a), atan2(im(p), re(q)))
+    inf_in = _either_inf(a, b)
+    r = select(inf_in, _inf(a), r)
+    i = select(inf_in, atan2(b, a), i)
+    i = select(ops.logical_and(ops.equal(a, const(0, a)), ops.is_nan(b)), _pi(a, 0.5), i)
+    return pack(r, i)
+
+
+def catanh(x):
+    """atanh = (log1p(z) - log1p(-z)) / 2 in closed form; 1/z asymptotics beyond |z| = 1e10."""
+    a, b = re(x), im(x)
+    one = const(1, a)
+    om = ops.sub(one, a)
+    near_zero = ops.mul(const(0.25, a), ops.log1p(ops.div(ops.mul(const(4, a), a),
+                                                          ops.add(ops.mul(om, om), ops.mul(b, b)))))
+    # away from 0, log1p's argument nears -1 where |1 + z| is small: take the logs apart
+    apart = ops.mul(const(0.5, a), ops.sub(ops.log(hypot(ops.add(one, a), b)), ops.log(hypot(om, b))))
+    r = select(ops.greater(const(0.5, a), ops.abs(a)), near_zero, apart)
+    i = ops.mul(const(0.5, a), atan2(ops.mul(const(2, b), b), ops.sub(ops.mul(om, ops.add(one, a)), ops.mul(b, b))))
+    h = hypot(a, b)
+    big = ops.greater(h, const(1e10, a))
+    inf_in = _either_inf(a, b)
+    half_pi = copysign(_pi(a, 0.5), b)
+    r = select(big, ops.div(ops.div(a, h), h), r)
+    r = select(inf_in, copysign(const(0, a), a), r)
+    r = select(ops.equal(a, const(0, a)), a, r)
+    i = select(ops.logical_or(big, inf_in), half_pi, i)
+    i = select(ops.is_nan(b), b, i)
+    return pack(r, i)
+
+
+def catan(x):
+    return _times_minus_i(catanh(_times_i(x)))
+
+
+def clog(x):
+    a, b = re(x), im(x)
+    h = hypot(a, b)
+    # near the unit circle log|z| = log1p((M - 1)(M + 1) + m^2) / 2 (M, m: the larger, smaller of |a|, |b|)
+    # keeps the digits log(h) loses
+    near = ops.logical_and(ops.greater(h, const(0.5, a)), ops.greater(const(2, a), h))
+    one = const(1, a)
+    big, small = ops.max(ops.abs(a), ops.abs(b)), ops.min(ops.abs(a), ops.abs(b))
+    unit = ops.mul(const(0.5, a), ops.log1p(ops.add(ops.mul(ops.sub(big, one), ops.add(big, one)),
+                                                    ops.mul(small, small))))
+    return pack(select(near, unit, ops.log(h)), atan2(b, a))
+
+
+def csqrt(x):
+    r, i = re(x), im(x)
+    m = hypot(r, i)
+    s = ops.sqrt(ops.mul(ops.add(m, ops.abs(r)), const(0.5, r)))
+    zero = ops.equal(s, const(0, s))
+    t = select(zero, const(0, s), ops.div(ops.abs(i), ops.mul(s, const(2, s))))
+    pos = ops.logical_not(signbit(r))
+    out_r = select(pos, s, t)
+    out_i = select(pos, select(zero, i, ops.div(i, ops.mul(s, const(2, s)))), copysign(s, i))
+    out_r = select(ops.is_inf(i), const(math.inf, r), out_r)
+    out_i = select(ops.is_inf(i), i, out_i)
+    return pack(out_r, out_i)
+
+
+def csign(x):
+    a, b = re(x), im(x)
+    # an infinite part sets the direction: scale to +-1 / 0 first (NumPy's answer)
+    inf_in = _either_inf(a, b)
+    a, b = select(inf_in, _unit_infinities(a), a), select(inf_in, _unit_infinities(b), b)
+    m = hypot(a, b)
+    zero = ops.equal(m, const(0, m))
+    safe = select(zero, const(1, m), m)
+    return pack(select(zero, const(0, m), ops.div(a, safe)), select(zero, const(0, m), ops.div(b, safe)))
+
+
+def cisnan(x):
+    return ops.logical_or(ops.is_nan(re(x)), ops.is_nan(im(x)))
+
+
+def cisinf(x):
+    return ops.logical_or(ops.is_inf(re(x)), ops.is_inf(im(x)))
+
+
+def cisfinite(x):
+    return ops.logical_and(isfinite(re(x)), isfinite(im(x)))
+
+
+def cequal(a, b):
+    return ops.logical_and(ops.equal(re(a), re(b)), ops.equal(im(a), im(b)))
+
+
+def cnot_equal(a, b):
+    return ops.logical_not(cequal(a, b))
+
+
+def cpow(a, b):
+    return cexp(cmul(b, clog(a)))
+
+
+
+
+#: Nabla op name -> lowering on complex storage
+COMPLEX_UNARY = {
+    "negative": ops.negate, "positive": lambda x: x, "abs": cabs, "conj": cconj, "real": re, "imag": im,
+    "exp": cexp, "expm1": cexpm1, "log": clog, "log1p": clog1p, "log2": clog_base(2), "log10": clog_base(10),
+    "sqrt": csqrt, "sign": csign, "square": lambda x: cmul(x, x), "round": ops.round,
+    "reciprocal": lambda x: cdiv(pack(broadcast_to(const(1, re(x)), re(x).shape), broadcast_to(
+        const(0, re(x)), re(x).shape)), x),
+    "sin": csin, "cos": ccos, "tan": ctan, "sinh": csinh, "cosh": ccosh, "tanh": ctanh,
+    "asin": casin, "acos": cacos, "atan": catan, "asinh": casinh, "acosh": cacosh, "atanh": catanh,
+    "isnan": cisnan, "isinf": cisinf, "isfinite": cisfinite,
+}
+COMPLEX_BINARY = {
+    "add": ops.add, "subtract": ops.sub, "multiply": cmul, "divide": cdiv, "equal": cequal,
+    "not_equal": cnot_equal, "pow": cpow,
+}
