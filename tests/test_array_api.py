@@ -387,3 +387,26 @@ def test_setitem_above_rank_five_vs_numpy(stats):
     x[x > 1] = 7.0
     assert same(x.numpy(), want)
     assert stats()["compiles"] == 0
+
+
+def test_complex_reductions_scans_and_sets_vs_numpy():
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((3, 5)) + 1j * rng.standard_normal((3, 5))
+    x = xp.asarray(a)
+    assert np.allclose(xp.prod(x).numpy(), np.prod(a))
+    assert np.allclose(xp.prod(x, axis=0, keepdims=True).numpy(), np.prod(a, axis=0, keepdims=True))
+    assert xp.prod(xp.asarray(a[:0])).numpy() == 1
+    assert np.allclose(xp.cumulative_sum(x, axis=1).numpy(), np.cumsum(a, axis=1))
+    b = np.array([1 + 2j, 1 + 2j, 3 - 1j, 1 - 2j, 3 - 1j])
+    u = xp.unique_counts(xp.asarray(b))
+    values, counts = np.unique(b, return_counts=True)  # NumPy orders complex by (real, imag) too
+    assert same(u.values.numpy(), values) and same(u.counts.numpy(), counts)
+
+
+def test_python_scalars_keep_the_tensor_dtype_in_isin_and_setitem():
+    x = xp.asarray(np.array([[929, 171727]], dtype=np.uint64))
+    assert xp.isin(x, 171727).numpy().tolist() == [[False, True]]
+    assert xp.isin(x, -1).numpy().tolist() == [[False, False]]  # out of range for uint64: in nothing
+    y = xp.asarray(np.complex128(1 + 1j))
+    y[xp.asarray(True)] = -4.36e-97 + 1.17e135j  # would overflow through complex64
+    assert complex(y) == -4.36e-97 + 1.17e135j

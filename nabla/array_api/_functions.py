@@ -554,7 +554,11 @@ def _unique_parts(x):
     """Sorted values, the sort permutation, and the mask of each group's first element (MAX ops;
     the group count is realized)."""
     flat = _ops.reshape(x, (x.size,))
-    perm = _sorting.argsort(flat)
+    if flat.dtype.is_complex:  # complex has no order; group by (real, imag), lexicographically
+        by_imag = _sorting.argsort(imag(flat))
+        perm = _ix.take(by_imag, _sorting.argsort(_ix.take(real(flat), by_imag, axis=0)), axis=0)
+    else:
+        perm = _sorting.argsort(flat)
     s = _ix.take(flat, perm, axis=0)
     n = flat.size
     if n == 0:
@@ -611,8 +615,18 @@ def unique_all(x, /):
 
 
 def isin(x1, x2, /, *, invert=False) -> Tensor:
-    x1 = x1 if isinstance(x1, Tensor) else asarray(x1)
-    x2 = x2 if isinstance(x2, Tensor) else asarray(x2, device=x1.device)
+    if not isinstance(x1, Tensor) and not isinstance(x2, Tensor):
+        raise TypeError("nabla.isin: at least one of x1, x2 must be a tensor")
+    if not isinstance(x2, Tensor) or not isinstance(x1, Tensor):
+        # a Python scalar compares under the standard's scalar rules; an int the dtype cannot hold is in nothing
+        tensor, scalar = (x1, x2) if isinstance(x1, Tensor) else (x2, x1)
+        if isinstance(scalar, int) and not isinstance(scalar, bool) and tensor.dtype.is_integer and \
+                not np.iinfo(tensor.dtype.numpy_dtype).min <= scalar <= np.iinfo(tensor.dtype.numpy_dtype).max:
+            out = _ops.zeros(tensor.shape if tensor is x1 else (), dtype=_dt.bool_, device=tensor.device)
+        else:
+            out = _B["equal"](tensor, scalar)
+            out = out if tensor is x1 else any(out)
+        return _U["logical_not"](out) if invert else out
     flat = _ops.reshape(x2, (x2.size,))
     if flat.size == 0:
         out = _ops.zeros(x1.shape, dtype=_dt.bool_, device=x1.device)

@@ -515,7 +515,7 @@ def setitem(x: Tensor, key, value) -> None:
     if not isinstance(value, Tensor):
         if isinstance(value, float) and x.dtype.is_integer:
             raise TypeError(f"nabla.{op}: cannot assign a float to a tensor of {x.dtype}")
-        scalar = isinstance(value, (bool, int, float))
+        scalar = isinstance(value, (bool, int, float, complex))
         value = asarray(value, dtype=x.dtype if scalar else None, device=x.device)
     if value.dtype is not x.dtype:
         value = astype(value, x.dtype)

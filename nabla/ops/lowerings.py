@@ -48,10 +48,11 @@ def _fold_groups(kinds):
 
 def broadcast_to(x, shape):
     """``ops.broadcast_to`` at any rank: axes that broadcast alike are folded together."""
-    shape = [int(d) for d in shape]
-    src = [1] * (len(shape) - len(x.shape)) + [int(d) for d in x.shape]
-    if len(shape) <= MOVE_RANK:
+    target, dims = _static(shape), _static(x.shape)
+    if len(shape) <= MOVE_RANK or target is None or dims is None:  # symbolic dims: compiled, no limit
         return ops.broadcast_to(x, shape)
+    shape = target
+    src = [1] * (len(shape) - len(dims)) + dims
     if src == shape:
         return ops.reshape(x, shape) if len(x.shape) != len(shape) else x
     current = src
@@ -76,9 +77,9 @@ def broadcast_to(x, shape):
 def permute(x, perm):
     """``ops.permute`` at any rank: axes that stay adjacent are folded, the rest move one at a time."""
     perm = [int(p) for p in perm]
-    if len(perm) <= MOVE_RANK:
+    dims = _static(x.shape)
+    if len(perm) <= MOVE_RANK or dims is None:
         return ops.permute(x, perm)
-    dims = [int(d) for d in x.shape]
     # runs of source axes that stay consecutive in the output
     runs = [[perm[0]]]
     for p in perm[1:]:
@@ -142,6 +143,10 @@ def _static(shape):
         return [int(d) for d in shape]
     except TypeError:  # symbolic dims (compiled graphs): MAX's compiler has no rank limit
         return None
+
+
+def static_shape(x):
+    return _static(x.shape)
 
 
 def elementwise(fn, *xs, trailing: int = 0):

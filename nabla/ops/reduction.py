@@ -103,7 +103,38 @@ def sum(x: Tensor, axis=None, keepdims: bool = False, dtype=None) -> Tensor:
 
 
 def prod(x: Tensor, axis=None, keepdims: bool = False, dtype=None) -> Tensor:
+    _check(x, "prod")
+    if x.dtype.is_complex or (dtype is not None and _dt.as_dtype(dtype).is_complex):
+        return _complex_prod(x if dtype is None else cast_op(x, dtype=_dt.as_dtype(dtype)), axis, keepdims)
     return _accumulating_reduce("prod", x, axis, keepdims, dtype)
+
+
+def _complex_prod(x: Tensor, axis, keepdims: bool) -> Tensor:
+    """MAX's product reduction has no complex form: the reduced axes, flattened last, are
+    multiplied pairwise in log2(n) complex multiplications (differentiable as composed)."""
+    from .base import normalize_axes
+    from .creation import ones
+    from .multi_output import concat
+    from .view import permute_dims, reshape
+
+    axes = normalize_axes(axis, x.ndim, "prod")
+    kept = [a for a in range(x.ndim) if a not in axes]
+    out_shape = tuple(x.shape[a] for a in kept)
+    n = 1
+    for a in axes:
+        n *= x.shape[a]
+    y = reshape(permute_dims(x, kept + list(axes)), out_shape + (n,))
+    if n == 0:
+        y = ones(out_shape + (1,), dtype=x.dtype, device=x.device)
+    while y.shape[-1] > 1:
+        if y.shape[-1] % 2:
+            y = concat([y, ones(out_shape + (1,), dtype=x.dtype, device=x.device)], axis=-1)
+        half = y.shape[-1] // 2
+        y = y[..., :half] * y[..., half:]
+    y = reshape(y, out_shape)
+    if keepdims:
+        y = reshape(y, tuple(1 if a in axes else d for a, d in enumerate(x.shape)))
+    return y
 
 
 def mean(x: Tensor, axis=None, keepdims: bool = False) -> Tensor:

@@ -63,7 +63,7 @@ class ArgsortOp(Operation):
         from max.graph import ops
 
 
-        if len(x.shape) > L.MOVE_RANK:
+        if len(x.shape) > L.MOVE_RANK and L.static_shape(x) is not None:
             rows, restore = L.fold_rows(x, axis)
             return restore(self.maxpr(rows, axis=1, descending=descending, stable=stable))
         n = int(x.shape[axis])
@@ -120,7 +120,7 @@ class ArgReduceOp(Operation):
             if not keepdims:
                 del shape[axis]
             return L.broadcast_to(ops.constant(0, DType.int64, x.device), shape)
-        if len(x.shape) > L.MOVE_RANK:
+        if len(x.shape) > L.MOVE_RANK and L.static_shape(x) is not None:
             rows, restore = L.fold_rows(x, axis)
             out = restore(self.maxpr(rows, axis=1, keepdims=True))
             return out if keepdims else ops.squeeze(out, axis)
@@ -142,6 +142,7 @@ class ArgReduceOp(Operation):
 class CumsumOp(Operation):
     name = "cumulative_sum"
     shape_polymorphic = True
+    supports_complex = True  # the (re, im) axis is last: the scan runs on both parts at once
 
     def abstract_eval(self, x, *, axis, reverse):
         return x.cached_shape, x.dtype, x.batch_dims
