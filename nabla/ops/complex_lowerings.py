@@ -12,8 +12,8 @@ import math
 
 from max.graph import ops
 
-from .lowerings import (asinh, atan2, broadcast_to, const, copysign, cosh, exp, expm1, hypot, isfinite, nan_like,
-                        select, signbit, sinh, slice_tensor)
+from .lowerings import (asinh, atan2, broadcast_to, const, copysign, cosh, exp, expm1, hypot, identity, isfinite,
+                        nan_like, select, signbit, sinh, slice_tensor)
 
 
 def _part(x, k):
@@ -89,10 +89,6 @@ def _times_minus_i(z):
     return pack(im(z), ops.negate(re(z)))
 
 
-def _is_inf(x):
-    return ops.is_inf(x)
-
-
 def _either_inf(a, b):
     return ops.logical_or(ops.is_inf(a), ops.is_inf(b))
 
@@ -148,16 +144,16 @@ def csinh(x):
     a, b = re(x), im(x)
     b_bad = ops.logical_not(isfinite(b))
     r = ops.mul(sinh(a), ops.cos(b))
-    r = select(ops.logical_and(b_bad, ops.logical_or(_is_inf(a), ops.equal(a, const(0, a)))), a, r)
+    r = select(ops.logical_and(b_bad, ops.logical_or(ops.is_inf(a), ops.equal(a, const(0, a)))), a, r)
     i = ops.mul(cosh(a), ops.sin(b))
-    i = select(ops.equal(b, const(0, b)), b, select(ops.logical_and(_is_inf(a), b_bad), nan_like(a), i))
+    i = select(ops.equal(b, const(0, b)), b, select(ops.logical_and(ops.is_inf(a), b_bad), nan_like(a), i))
     return pack(r, i)
 
 
 def ccosh(x):
     a, b = re(x), im(x)
     b_bad = ops.logical_not(isfinite(b))
-    inf_a = ops.logical_and(_is_inf(a), b_bad)
+    inf_a = ops.logical_and(ops.is_inf(a), b_bad)
     r = select(inf_a, _inf(a), ops.mul(cosh(a), ops.cos(b)))
     i = ops.mul(sinh(a), ops.sin(b))
     i = select(inf_a, nan_like(a), i)
@@ -179,10 +175,10 @@ def ctanh(x):
     i = ops.div(t, d)
     big = ops.greater(ops.abs(a), const(22, a))
     tiny_i = ops.mul(ops.mul(const(4, a), ops.mul(ops.sin(b), ops.cos(b))), exp(ops.mul(const(-2, a), ops.abs(a))))
-    r = select(ops.logical_or(_is_inf(a), ops.logical_and(big, isfinite(b))), copysign(one, a), r)
+    r = select(ops.logical_or(ops.is_inf(a), ops.logical_and(big, isfinite(b))), copysign(one, a), r)
     r = select(ops.equal(a, const(0, a)), a, r)
     i = select(big, tiny_i, i)
-    i = select(_is_inf(a), copysign(const(0, a), b), i)
+    i = select(ops.is_inf(a), copysign(const(0, a), b), i)
     i = select(ops.equal(b, const(0, b)), b, i)
     return pack(r, i)
 
@@ -349,7 +345,7 @@ def cpow(a, b):
 
 #: Nabla op name -> lowering on complex storage
 COMPLEX_UNARY = {
-    "negative": ops.negate, "positive": lambda x: x, "abs": cabs, "conj": cconj, "real": re, "imag": im,
+    "negative": ops.negate, "positive": identity, "abs": cabs, "conj": cconj, "real": re, "imag": im,
     "exp": cexp, "expm1": cexpm1, "log": clog, "log1p": clog1p, "log2": clog_base(2), "log10": clog_base(10),
     "sqrt": csqrt, "sign": csign, "square": lambda x: cmul(x, x), "round": ops.round,
     "reciprocal": lambda x: cdiv(pack(broadcast_to(const(1, re(x)), re(x).shape), broadcast_to(
