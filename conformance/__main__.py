@@ -131,7 +131,7 @@ def main(argv=None) -> int:
     paths = [] if any(a.startswith("array_api_tests") for a in extra) else ["array_api_tests/"]
     cmd = [sys.executable, "-m", "pytest", *paths, f"--max-examples={args.max_examples}",
            "--json-report", f"--json-report-file={report_file}", f"--xfails-file={_xfail_ids()}",
-           "-p", "no:cacheprovider", "-p", "conformance.no_shrink", "-q",
+           "-p", "no:cacheprovider", "-p", "conformance.plugin", "-q",
            # Hypothesis' 800 ms deadline times MAX's first compile of a structure, not conformance.
            "--hypothesis-disable-deadline", *extra]
     start = time.perf_counter()

@@ -174,3 +174,166 @@ def test_per_example_gradients_through_shape_ops(name):
     got = nb.vmap(nb.grad(f), in_axes=(None, 0))(nb.asarray(w), nb.asarray(x))
     want = np.stack([nb.grad(f)(nb.asarray(w), nb.asarray(xi)).numpy() for xi in x])
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-10)
+
+
+# --- every function of nabla.array_api under vmap --------------------------------------------
+
+import nabla.array_api as xp  # noqa: E402
+
+
+def _rand(*shape):
+    return R.standard_normal(shape)
+
+
+def _set(key):
+    def f(x, v):
+        y = x * 1
+        y[key] = v
+        return y
+    return f
+
+
+def _set_at(x, i, v):
+    y = x * 1
+    y[:, i] = v
+    return y
+
+
+_SORTED = np.sort(_rand(B, 6), axis=1)
+_IDX = R.integers(0, 4, (B, 3))
+
+#: name -> (function, arguments (batched along in_axes), in_axes)
+NAMESPACE_CASES = {
+    "all": (lambda x: xp.all(x > 0, axis=1), [_rand(B, 2, 3)], [0]),
+    "any": (lambda x: xp.any(x > 0), [_rand(B, 2, 3)], [0]),
+    "argmax": (lambda x: xp.argmax(x, axis=0), [_rand(B, 4, 3)], [0]),
+    "argmin": (lambda x: xp.argmin(x), [_rand(B, 4, 3)], [0]),
+    "argsort": (lambda x: xp.argsort(x, axis=-1, descending=True), [_rand(2, B, 5)], [1]),
+    "asarray": (lambda x: xp.asarray(x) * 2, [_rand(B, 3)], [0]),
+    "astype": (lambda x: xp.astype(x * 3, xp.int32), [_rand(B, 3)], [0]),
+    "broadcast_arrays": (lambda x, y: xp.broadcast_arrays(x, y)[1], [_rand(B, 2, 1), _rand(3)], [0, None]),
+    "broadcast_to": (lambda x: xp.broadcast_to(x, (2, 3)), [_rand(B, 3)], [0]),
+    "clip": (lambda x, lo: xp.clip(x, lo, 0.5), [_rand(B, 4), _rand(B, 4) - 1], [0, 0]),
+    "concat": (lambda x, y: xp.concat([x, y], axis=0), [_rand(B, 2, 3), _rand(1, 3)], [0, None]),
+    "count_nonzero": (lambda x: xp.count_nonzero(x > 0, axis=1), [_rand(B, 2, 4)], [0]),
+    "cumulative_prod": (lambda x: xp.cumulative_prod(x, axis=1, include_initial=True), [_rand(B, 2, 4)], [0]),
+    "cumulative_sum": (lambda x: xp.cumulative_sum(x, axis=0), [_rand(B, 3, 2)], [0]),
+    "diff": (lambda x: xp.diff(x, n=2, axis=-1), [_rand(B, 2, 5)], [0]),
+    "empty_like": (lambda x: xp.zeros_like(xp.empty_like(x)) + x, [_rand(B, 3)], [0]),
+    "expand_dims": (lambda x: xp.expand_dims(x, axis=(0, -1)), [_rand(B, 3)], [0]),
+    "flip": (lambda x: xp.flip(x, axis=1), [_rand(B, 2, 3)], [0]),
+    "full_like": (lambda x: xp.full_like(x, 7.0) * x, [_rand(B, 3)], [0]),
+    "isin": (lambda x, y: xp.isin(x, y), [R.integers(0, 5, (B, 6)), R.integers(0, 5, (B, 3))], [0, 0]),
+    "matmul": (lambda x, y: xp.matmul(x, y), [_rand(B, 2, 3), _rand(3, 4)], [0, None]),
+    "matrix_transpose": (lambda x: xp.matrix_transpose(x), [_rand(B, 2, 3, 4)], [0]),
+    "max": (lambda x: xp.max(x, axis=(0, 1)), [_rand(B, 2, 3, 2)], [0]),
+    "mean": (lambda x: xp.mean(x, axis=1, keepdims=True), [_rand(B, 2, 3)], [0]),
+    "meshgrid": (lambda x, y: xp.meshgrid(x, y)[0] * xp.meshgrid(x, y, indexing="ij")[1].mT,
+                 [_rand(B, 3), _rand(B, 2)], [0, 0]),
+    "min": (lambda x: xp.min(x), [_rand(B, 2, 3)], [0]),
+    "moveaxis": (lambda x: xp.moveaxis(x, 0, -1), [_rand(B, 2, 3, 4)], [0]),
+    "ones_like": (lambda x: xp.ones_like(x) * x, [_rand(B, 3)], [0]),
+    "permute_dims": (lambda x: xp.permute_dims(x, (2, 0, 1)), [_rand(B, 2, 3, 4)], [0]),
+    "prod": (lambda x: xp.prod(x, axis=0), [_rand(B, 3, 2)], [0]),
+    "repeat": (lambda x: xp.repeat(x, 2, axis=1), [_rand(B, 2, 3)], [0]),
+    "reshape": (lambda x: xp.reshape(x, (3, -1)), [_rand(B, 2, 3)], [0]),
+    "roll": (lambda x: xp.roll(x, (1, -1), axis=(0, 1)), [_rand(B, 3, 4)], [0]),
+    "searchsorted": (lambda s, v: xp.searchsorted(s, v, side="right"), [_SORTED, _rand(B, 4)], [0, 0]),
+    "sort": (lambda x: xp.sort(x, axis=0, stable=True), [_rand(B, 5, 2)], [0]),
+    "squeeze": (lambda x: xp.squeeze(x, axis=1), [_rand(B, 2, 1, 3)], [0]),
+    "stack": (lambda x, y: xp.stack([x, y], axis=1), [_rand(B, 2, 3), _rand(2, 3)], [0, None]),
+    "std": (lambda x: xp.std(x, axis=1, correction=1), [_rand(B, 2, 4)], [0]),
+    "sum": (lambda x: xp.sum(x, axis=None), [_rand(B, 2, 3)], [0]),
+    "take": (lambda x, i: xp.take(x, i, axis=1), [_rand(B, 2, 4), _IDX], [0, 0]),
+    "take_along_axis": (lambda x, i: xp.take_along_axis(x, i, axis=1),
+                        [_rand(B, 2, 4), R.integers(0, 4, (B, 2, 3))], [0, 0]),
+    "tensordot": (lambda x, y: xp.tensordot(x, y, axes=([1], [0])), [_rand(B, 2, 3), _rand(3, 4)], [0, None]),
+    "tile": (lambda x: xp.tile(x, (2, 1)), [_rand(B, 2, 3)], [0]),
+    "to_device": (lambda x: x.to_device(x.device) * 2, [_rand(B, 3)], [0]),
+    "tril": (lambda x: xp.tril(x, k=-1), [_rand(B, 3, 3)], [0]),
+    "triu": (lambda x: xp.triu(x), [_rand(B, 2, 3, 3)], [0]),
+    "unstack": (lambda x: xp.unstack(x, axis=1)[1], [_rand(B, 2, 3)], [0]),
+    "var": (lambda x: xp.var(x, axis=0), [_rand(B, 3, 2)], [0]),
+    "vecdot": (lambda x, y: xp.vecdot(x, y), [_rand(B, 2, 3), _rand(B, 2, 3)], [0, 0]),
+    "where": (lambda c, x: xp.where(c > 0, x, -x), [_rand(B, 4), _rand(4)], [0, None]),
+    "zeros_like": (lambda x: xp.zeros_like(x) + x, [_rand(B, 3)], [0]),
+    # __getitem__ / __setitem__
+    "getitem_basic": (lambda x: x[::-1, None, 1], [_rand(B, 3, 4)], [0]),
+    "getitem_batched_array": (lambda x, i: x[:, i], [_rand(B, 2, 4), _IDX], [0, 0]),
+    "getitem_array_unbatched_tensor": (lambda x, i: x[i, 1:], [_rand(4, 3), _IDX], [None, 0]),
+    "getitem_arrays_apart": (lambda x, i: x[i, :, i[:2, None]], [_rand(B, 4, 2, 4), _IDX], [0, 0]),
+    "getitem_mask": (lambda x: x[np.array([True, False, True])], [_rand(B, 3, 2)], [0]),
+    "setitem_basic": (_set((slice(1, None), 0)), [_rand(B, 3, 2), _rand(B, 2)], [0, 0]),
+    "setitem_batched_value_only": (_set(1), [_rand(3, 2), _rand(B, 2)], [None, 0]),
+    "setitem_mask": (lambda x: xp.where(x > 0, x, 0.0) + _set(np.array([True, False, True]))(x, 5.0),
+                     [_rand(B, 3)], [0]),
+    "setitem_batched_array": (_set_at, [_rand(B, 2, 4), _IDX, _rand(B, 2, 3)], [0, 0, 0]),
+    "setitem_array_unbatched_value": (_set_at, [_rand(B, 2, 4), _IDX, _rand(2, 3)], [0, 0, None]),
+}
+
+#: names the registry does not run, and why
+NOT_MAPPED = {
+    **{n: "no array argument (creation from Python values)" for n in (
+        "arange", "empty", "eye", "full", "linspace", "ones", "zeros", "from_dlpack")},
+    **{n: "takes dtypes or shapes, not arrays" for n in (
+        "broadcast_shapes", "can_cast", "finfo", "iinfo", "isdtype", "result_type", "__array_namespace_info__")},
+    **{n: "data-dependent output shape: not expressible under vmap (as in JAX)" for n in (
+        "nonzero", "unique_all", "unique_counts", "unique_inverse", "unique_values")},
+}
+
+
+def _registry_names():
+    from tests.test_ops import BINARY_CASES as OPS_BINARY, UNARY_CASES as OPS_UNARY
+
+    return set(NAMESPACE_CASES) | set(OPS_UNARY) | set(OPS_BINARY) | set(NOT_MAPPED)
+
+
+def test_registry_covers_every_function_of_the_namespace():
+    import inspect
+
+    functions = {n for n in xp.__all__ if callable(getattr(xp, n)) and not inspect.isclass(getattr(xp, n))
+                 and not isinstance(getattr(xp, n), type(xp.float32))}
+    missing = sorted(functions - _registry_names())
+    assert not missing, f"no vmap case for: {missing}"
+
+
+@pytest.mark.parametrize("name", sorted(NAMESPACE_CASES))
+def test_namespace_function_batches(name):
+    fn, args, in_axes = NAMESPACE_CASES[name]
+    check(fn, args, in_axes, rtol=1e-10)
+
+
+def test_boolean_mask_that_varies_under_vmap_is_a_clear_error():
+    with pytest.raises(ValueError, match="data-dependent"):
+        nb.vmap(lambda x: x[x > 0])(nb.ones((3, 2)))
+
+
+def test_indexing_with_batched_indices_nested_and_under_grad():
+    x = _rand(2, 3, 5)
+    i = R.integers(0, 5, (2, 3, 4))
+    got = nb.vmap(nb.vmap(lambda a, j: a[j] * 2))(nb.asarray(x), nb.asarray(i))
+    np.testing.assert_allclose(got.numpy(), np.take_along_axis(x, i, axis=2) * 2)
+    # per-example gradients through a gather with per-example indices
+    w = _rand(5)
+    f = lambda w, j: nb.sum(nb.sin(w[j]))
+    g = nb.vmap(nb.grad(f), in_axes=(None, 0))(nb.asarray(w), nb.asarray(i[0]))
+    want = np.stack([nb.grad(f)(nb.asarray(w), nb.asarray(j)).numpy() for j in i[0]])
+    np.testing.assert_allclose(g.numpy(), want, rtol=1e-10)
+    # the gradient of a vmapped gather sums the examples' contributions into the unbatched weight
+    h = lambda w: nb.sum(nb.vmap(lambda j: nb.sin(w[j]))(nb.asarray(i[0])))
+    want = np.bincount(i[0].ravel(), minlength=5) * np.cos(w)
+    np.testing.assert_allclose(nb.grad(h)(nb.asarray(w)).numpy(), want, rtol=1e-12)
+
+
+def test_per_example_gradients_through_setitem():
+    x = _rand(4)
+    v = _rand(3, 2)
+
+    def f(x, v):
+        y = x * 1
+        y[1:3] = v
+        return nb.sum(y * y)
+
+    gx, gv = nb.vmap(nb.grad(f, argnums=(0, 1)), in_axes=(None, 0))(nb.asarray(x), nb.asarray(v))
+    np.testing.assert_allclose(gx.numpy(), np.stack([2 * x * np.array([1, 0, 0, 1])] * 3), rtol=1e-12)
+    np.testing.assert_allclose(gv.numpy(), 2 * v, rtol=1e-12)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import hashlib
 import os
+import struct
 import threading
 import time
 import weakref
@@ -91,8 +92,12 @@ _POLICIES = ("auto", "compile", "interpret")
 
 
 def _float_key(v):
-    # -0.0 == 0.0 and NaN != NaN: key floats by their bits, not their value.
-    return ("f", v.hex()) if isinstance(v, float) else v
+    # -0.0 == 0.0, NaN != NaN, and float.hex() drops a NaN's sign: key floats by their bits.
+    if isinstance(v, float):
+        return ("f", struct.pack("<d", v).hex())
+    if isinstance(v, tuple):
+        return tuple(_float_key(e) for e in v)
+    return v
 
 
 def hashable_params(kwargs: dict) -> tuple:
@@ -383,10 +388,22 @@ def _default_disk_cache() -> Path | None:
     except Exception:
         tag = "max-unknown"
     base = Path(root) if root else Path.home() / ".cache" / "nabla"
-    return base / tag / _FORMAT
+    return base / tag / f"{_FORMAT}-{_lowering_digest()}"
 
 
 _FORMAT = "v1"  # bump when the meaning of a structure key changes
+
+
+def _lowering_digest() -> str:
+    """A digest of Nabla's own sources: a key names ops, not how they lower, so models compiled
+    by another version of the lowerings must not be found."""
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        if path.suffix in (".py", ".mojo"):
+            h.update(path.relative_to(root).as_posix().encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()[:12]
 
 
 def _stable_text(obj) -> str:

@@ -83,6 +83,48 @@ def move_axis_from_batch_dims(x: Tensor, batch_axis: int = 0, logical_destinatio
     return _from_batch_op(x, perm=tuple(rest))
 
 
+def pad_batch_dims(x: Tensor, depth: int) -> Tensor:
+    """Give ``x`` size-1 batch axes for the vmap levels it lacks, up to ``depth`` batch dims."""
+    from .view import unsqueeze_op
+
+    while x.batch_dims < depth:
+        x = incr_batch_dims(unsqueeze_op(x, axis=0))
+    return x
+
+
+def common_batch_shape(*xs: Tensor, op: str = "vmap") -> tuple:
+    """The batch shapes of ``xs`` broadcast together (right-aligned, as vmap levels are)."""
+    from .base import broadcast_shapes
+
+    return tuple(broadcast_shapes(*(x._impl.batch_shape for x in xs), op=op))
+
+
+def batch_dims_to_logical(x: Tensor, batch: tuple) -> Tensor:
+    """``x`` broadcast to the batch shape ``batch``, its batch dims then turned into leading logical axes.
+
+    The broadcast is physical, so its adjoint keeps the batch of vmaps still running (a
+    per-example gradient stays per example); a logical broadcast would sum it.
+    """
+    x = broadcast_physical(x, tuple(batch) + x.shape, len(batch))
+    for _ in range(len(batch)):
+        x = decr_batch_dims(x)
+    return x
+
+
+def logical_to_batch_dims(x: Tensor, depth: int) -> Tensor:
+    """The inverse of ``batch_dims_to_logical``: the ``depth`` leading logical axes become batch dims."""
+    for _ in range(depth):
+        x = incr_batch_dims(x)
+    return x
+
+
+def with_batch_dims_as_logical(fn, *xs: Tensor) -> Tensor:
+    """``fn(*xs_logical, depth)`` with the common batch as leading logical axes of every operand, batched back."""
+    batch = common_batch_shape(*xs)
+    out = fn(*(batch_dims_to_logical(x, batch) for x in xs), len(batch))
+    return logical_to_batch_dims(out, len(batch))
+
+
 def pad_logical_rank(x: Tensor, ndim: int) -> Tensor:
     """Insert size-1 axes between the batch dims and the logical shape up to logical rank ``ndim``."""
     impl = x._impl

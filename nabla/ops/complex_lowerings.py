@@ -12,8 +12,8 @@ import math
 
 from max.graph import ops
 
-from .lowerings import (asinh, atan2, broadcast_to, const, copysign, cosh, exp, expm1, hypot, identity, isfinite,
-                        nan_like, select, signbit, sinh, slice_tensor)
+from .lowerings import (asinh, atan2, broadcast_to, const, copysign_of_number, cosh, exp, expm1, hypot, identity,
+                        isfinite, nan_like, select, signbit_of_number, sinh, slice_tensor)
 
 
 def _part(x, k):
@@ -40,7 +40,7 @@ def cmul(a, b):
 
 def _unit_infinities(x):
     """+-1 where ``x`` is infinite, +-0 elsewhere (C99's way to give an infinite operand a direction)."""
-    return copysign(select(ops.is_inf(x), const(1, x), const(0, x)), x)
+    return copysign_of_number(select(ops.is_inf(x), const(1, x), const(0, x)), x)
 
 
 def cdiv(a, b):
@@ -158,7 +158,7 @@ def ccosh(x):
     i = ops.mul(sinh(a), ops.sin(b))
     i = select(inf_a, nan_like(a), i)
     i = select(ops.logical_and(b_bad, ops.equal(a, const(0, a))), const(0, a), i)
-    i = select(ops.equal(b, const(0, b)), select(signbit(a), ops.negate(b), b), i)
+    i = select(ops.equal(b, const(0, b)), select(signbit_of_number(a), ops.negate(b), b), i)
     return pack(r, i)
 
 
@@ -175,10 +175,10 @@ def ctanh(x):
     i = ops.div(t, d)
     big = ops.greater(ops.abs(a), const(22, a))
     tiny_i = ops.mul(ops.mul(const(4, a), ops.mul(ops.sin(b), ops.cos(b))), exp(ops.mul(const(-2, a), ops.abs(a))))
-    r = select(ops.logical_or(ops.is_inf(a), ops.logical_and(big, isfinite(b))), copysign(one, a), r)
+    r = select(ops.logical_or(ops.is_inf(a), ops.logical_and(big, isfinite(b))), copysign_of_number(one, a), r)
     r = select(ops.equal(a, const(0, a)), a, r)
     i = select(big, tiny_i, i)
-    i = select(ops.is_inf(a), copysign(const(0, a), b), i)
+    i = select(ops.is_inf(a), copysign_of_number(const(0, a), b), i)
     i = select(ops.equal(b, const(0, b)), b, i)
     return pack(r, i)
 
@@ -215,7 +215,7 @@ def casinh(x):
     asin_im = asinh(ops.sub(ops.mul(pr, qi), ops.mul(pi_, qr)))
     r, i = asin_im, ops.negate(asin_re)  # asinh(z) = -i asin(iz)
     inf_in = _either_inf(a, b)
-    r = select(inf_in, copysign(_inf(a), a), r)
+    r = select(inf_in, copysign_of_number(_inf(a), a), r)
     i = select(inf_in, atan2(b, ops.abs(a)), i)
     i = select(ops.equal(b, const(0, b)), b, i)
     r = select(ops.equal(b, const(0, b)), asinh(a), r)
@@ -234,7 +234,7 @@ def cacos(x):
     i = asinh(ops.sub(ops.mul(re(q), im(p)), ops.mul(im(q), re(p))))
     inf_in = _either_inf(a, b)
     r = select(inf_in, atan2(ops.abs(b), a), r)
-    i = select(inf_in, select(signbit(b), _inf(a), const(-math.inf, a)), i)
+    i = select(inf_in, select(signbit_of_number(b), _inf(a), const(-math.inf, a)), i)
     r = select(ops.equal(a, const(0, a)), _pi(a, 0.5), r)
     return pack(r, i)
 
@@ -266,9 +266,9 @@ def catanh(x):
     h = hypot(a, b)
     big = ops.greater(h, const(1e10, a))
     inf_in = _either_inf(a, b)
-    half_pi = copysign(_pi(a, 0.5), b)
+    half_pi = copysign_of_number(_pi(a, 0.5), b)
     r = select(big, ops.div(ops.div(a, h), h), r)
-    r = select(inf_in, copysign(const(0, a), a), r)
+    r = select(inf_in, copysign_of_number(const(0, a), a), r)
     r = select(ops.equal(a, const(0, a)), a, r)
     i = select(ops.logical_or(big, inf_in), half_pi, i)
     i = select(ops.is_nan(b), b, i)
@@ -298,9 +298,9 @@ def csqrt(x):
     s = ops.sqrt(ops.mul(ops.add(m, ops.abs(r)), const(0.5, r)))
     zero = ops.equal(s, const(0, s))
     t = select(zero, const(0, s), ops.div(ops.abs(i), ops.mul(s, const(2, s))))
-    pos = ops.logical_not(signbit(r))
+    pos = ops.logical_not(signbit_of_number(r))
     out_r = select(pos, s, t)
-    out_i = select(pos, select(zero, i, ops.div(i, ops.mul(s, const(2, s)))), copysign(s, i))
+    out_i = select(pos, select(zero, i, ops.div(i, ops.mul(s, const(2, s)))), copysign_of_number(s, i))
     out_r = select(ops.is_inf(i), const(math.inf, r), out_r)
     out_i = select(ops.is_inf(i), i, out_i)
     return pack(out_r, out_i)

@@ -329,6 +329,9 @@ def _expand_bools(x: Tensor, entries, op: str):
             continue
         if e[0] == "bool":
             mask = e[1]
+            if mask.batch_dims:
+                raise ValueError(f"nabla.{op}: a boolean mask that varies under vmap selects a data-dependent "
+                                 f"number of elements per example; use where(mask, ...) instead")
             shape = x.shape[axis:axis + mask.ndim]
             # an empty mask axis selects nothing whatever the size it stands for (array-api-tests agrees)
             if len(shape) != mask.ndim or any(m not in (n, 0) for m, n in zip(mask.shape, shape)):
@@ -455,17 +458,70 @@ def _linear_index(y: Tensor, positions, arrays, op: str):
 def getitem(x: Tensor, key) -> Tensor:
     op = "getitem"
     entries = _expand_bools(x, _parse(x, key, op), op)
-    y, _ = _basic(x, entries, op)
     if not any(e[0] == "array" for e in entries):
-        return y
-    # drop the int-indexed axes from the entry list: they are gone from y
-    kept = [e for e in entries if e[0] != "int"]
-    positions = _array_positions(kept)
-    arrays = [e[1] for e in kept if e[0] == "array"]
-    for a in arrays:
-        if a.batch_dims:
-            raise NotImplementedError("nabla.getitem: integer index arrays under vmap are not supported yet")
-    return _gather_axes(y, positions, arrays, op)
+        return _basic(x, entries, op)[0]
+    # beside integer arrays an integer is one more (0-d) array: NumPy places the result's axes by that
+    entries = [("array", _int_tensor(e[1], x.device)) if e[0] == "int" else e for e in entries]
+    return _index_arrays(x, entries, op)
+
+
+def _index_arrays(x: Tensor, entries, op: str) -> Tensor:
+    """``x`` indexed by parsed entries of slices, ``None``s and integer arrays (batched or not)."""
+    arrays = [e[1] for e in entries if e[0] == "array"]
+    if any(a.batch_dims for a in arrays):
+        return _getitem_batched_arrays(x, entries, op)
+    y, _ = _basic(x, entries, op)
+    return _gather_axes(y, _array_positions(entries), arrays, op)
+
+
+def _batch_axes_as_arrays(x: Tensor, entries, others=()):
+    """vmap of advanced indexing: the batch axes of ``x`` and of the index arrays become
+    leading logical axes, indexed by broadcast ``arange``s, so the batch rides along as
+    one more integer array. Returns ``(x, entries, batch_shape)`` in logical form."""
+    from .creation import arange
+    from ._physical import batch_dims_to_logical, common_batch_shape
+    from .view import reshape
+
+    arrays = [e[1] for e in entries if e[0] == "array"]
+    batch = common_batch_shape(x, *arrays, *others, op="vmap of indexing")
+    depth = len(batch)
+    rank = max((a.ndim for a in arrays), default=0)
+
+    def logical_array(a):
+        al = batch_dims_to_logical(a, batch)
+        return reshape(al, batch + (1,) * (rank - a.ndim) + a.shape)
+
+    grids = [("array", reshape(arange(n, device=x.device), (1,) * k + (n,) + (1,) * (depth - k - 1 + rank)))
+             for k, n in enumerate(batch)]
+    entries = grids + [("array", logical_array(e[1])) if e[0] == "array" else e for e in entries]
+    return batch_dims_to_logical(x, batch), entries, batch
+
+
+def _array_block(entries):
+    """Where NumPy puts the broadcast array axes: after ``first`` other axes when the arrays
+    are adjacent in the key, else in front (``first`` = 0)."""
+    positions = _array_positions(entries)
+    adjacent = positions == list(range(positions[0], positions[0] + len(positions)))
+    return positions[0] if adjacent else 0
+
+
+def _getitem_batched_arrays(x: Tensor, entries, op: str) -> Tensor:
+    from ._physical import logical_to_batch_dims
+    from .view import permute_dims
+
+    xl, entries_l, batch = _batch_axes_as_arrays(x, entries)
+    depth = len(batch)
+    y, _ = _basic(xl, entries_l, op)
+    positions = _array_positions(entries_l)
+    out = _gather_axes(y, positions, [e[1] for e in entries_l if e[0] == "array"], op)
+    # the batch grids put every array axis in front; NumPy keeps adjacent ones in place
+    first = _array_block(entries)
+    if first:
+        k = out.ndim - depth - (y.ndim - len(positions))  # the arrays' broadcast rank
+        a = list(range(depth, depth + k))
+        rest = list(range(depth + k, out.ndim))
+        out = permute_dims(out, list(range(depth)) + rest[:first] + a + rest[first:])
+    return logical_to_batch_dims(out, depth)
 
 
 def _gather_axes(y: Tensor, positions, arrays, op: str) -> Tensor:
@@ -507,11 +563,9 @@ def setitem(x: Tensor, key, value) -> None:
     """``x[key] = value``: rebinds ``x`` to a new lazy value (the old one is untouched)."""
     from .creation import asarray
     from .elementwise import astype, where
-    from .view import broadcast_to, reshape
+    from .view import reshape
 
     op = "setitem"
-    if x.batch_dims:
-        raise NotImplementedError("nabla.setitem: assignment under vmap is not supported yet")
     if not isinstance(value, Tensor):
         if isinstance(value, float) and x.dtype.is_integer:
             raise TypeError(f"nabla.{op}: cannot assign a float to a tensor of {x.dtype}")
@@ -520,7 +574,7 @@ def setitem(x: Tensor, key, value) -> None:
     if value.dtype is not x.dtype:
         value = astype(value, x.dtype)
     raw = _parse(x, key, op)
-    # a single boolean mask over leading axes: a select, no data-dependent shape
+    # a single boolean mask over leading axes: a select, no data-dependent shape (and it batches)
     if len([e for e in raw if e[0] != "slice" or e[1] != slice(None)]) == 1 and raw[0][0] == "bool" \
             and isinstance(raw[0][1], Tensor) and raw[0][1].ndim > 0:
         mask = raw[0][1]
@@ -534,51 +588,106 @@ def setitem(x: Tensor, key, value) -> None:
             x._impl = where(m, value, x)._impl
             return
     entries = _expand_bools(x, raw, op)
-    if any(e[0] == "array" for e in entries):
-        _set_arrays(x, entries, value, op)
-        return
-    target, index = _basic(x, entries, op)
-    target_shape = target.shape
+    arrays = [e[1] for e in entries if e[0] == "array"]
+    if x.batch_dims or value.batch_dims or any(a.batch_dims for a in arrays):
+        out = _assign_batched(x, entries, value, op)
+    else:
+        out = _assign(x, entries, value, op)
+    if out is not None:
+        x._impl = out._impl
+
+
+def _broadcast_value(value: Tensor, shape, op: str) -> Tensor:
+    from .view import broadcast_to
+
     try:
-        v = broadcast_to(value, target_shape)
+        return broadcast_to(value, tuple(shape))
     except ValueError:
         raise ValueError(f"nabla.{op}: cannot assign a value of shape {value.shape} to a selection of shape "
-                         f"{target_shape}") from None
+                         f"{tuple(shape)}") from None
+
+
+def _assign(x: Tensor, entries, value: Tensor, op: str):
+    """``x`` with ``value`` written at the parsed ``entries`` (None when nothing is selected)."""
+    from .view import reshape
+
+    if any(e[0] == "array" for e in entries):
+        return _assign_arrays(x, entries, value, op)
+    target, index = _basic(x, entries, op)
+    v = _broadcast_value(value, target.shape, op)
     sliced_shape = tuple(len(range(*sl)) for sl in index)
-    if 0 in sliced_shape or 0 in target_shape:
-        return
+    if 0 in sliced_shape or 0 in target.shape:
+        return None
     v = reshape(v, sliced_shape)
     if all(tuple(sl) == (0, n, 1) for sl, n in zip(index, x.shape)):  # the whole tensor (0-d too)
-        x._impl = reshape(v, x.shape)._impl
-        return
-    x._impl = set_slice_op(x, v, index=index)._impl
+        return reshape(v, x.shape)
+    return set_slice_op(x, v, index=index)
 
 
-def _set_arrays(x: Tensor, entries, value, op):
-    from .view import broadcast_to, permute_dims, reshape
+def _array_entries(x: Tensor, entries, op: str):
+    """Entries for an assignment through integer arrays: ints become 0-d arrays, partial slices are refused."""
+    entries = [e for e in entries if e[0] not in ("none", "empty")]
+    entries = [("array", _int_tensor(e[1], x.device)) if e[0] == "int" else e for e in entries]
+    if any(e[0] == "slice" and e[1] != slice(None) for e in entries):
+        raise NotImplementedError(f"nabla.{op}: assignment mixing integer arrays with partial slices")
+    return entries
 
-    if any(e[0] in ("none", "empty") for e in entries):
-        entries = [e for e in entries if e[0] not in ("none", "empty")]
-    if any(e[0] == "slice" and e[1] != slice(None) for e in entries) or any(e[0] == "int" for e in entries):
-        # ints join the integer arrays as 0-d arrays; partial slices are not supported here
-        entries = [("array", _int_tensor(e[1], x.device)) if e[0] == "int" else e for e in entries]
-        if any(e[0] == "slice" and e[1] != slice(None) for e in entries):
-            raise NotImplementedError(f"nabla.{op}: assignment mixing integer arrays with partial slices")
+
+def _assign_arrays(x: Tensor, entries, value: Tensor, op: str) -> Tensor:
+    from .view import inverse_perm, permute_dims, reshape
+
+    entries = _array_entries(x, entries, op)
     positions = [k for k, e in enumerate(entries) if e[0] == "array"]
     arrays = [e[1] for e in entries if e[0] == "array"]
     flat, bshape = _linear_index(x, positions, arrays, op)
     rest = [a for a in range(x.ndim) if a not in positions]
-    perm = positions + rest
-    moved = permute_dims(x, perm)
-    lead = math.prod(x.shape[p] for p in positions)
     rest_shape = tuple(x.shape[a] for a in rest)
-    merged = reshape(moved, (lead,) + rest_shape)
-    v = broadcast_to(value, tuple(bshape) + rest_shape)
+    first = _array_block(entries)
+    # NumPy's selection: the array axes after ``first`` other axes; the scatter wants them in front
+    v = _broadcast_value(value, rest_shape[:first] + tuple(bshape) + rest_shape[first:], op)
+    if first:
+        k = len(bshape)
+        v = permute_dims(v, list(range(first, first + k)) + list(range(first)) + list(range(first + k, v.ndim)))
+    perm = positions + rest
+    merged = reshape(permute_dims(x, perm), (math.prod(x.shape[p] for p in positions),) + rest_shape)
     out = scatter_op(merged, v, flat, k=1)
-    from .view import inverse_perm
-
     out = reshape(out, tuple(x.shape[p] for p in perm))
-    x._impl = permute_dims(out, inverse_perm(perm))._impl
+    return permute_dims(out, inverse_perm(perm))
+
+
+def _assign_batched(x: Tensor, entries, value: Tensor, op: str):
+    """vmap of ``x[key] = value``: the batch axes become leading logical axes of every operand."""
+    from ._physical import batch_dims_to_logical, common_batch_shape, logical_to_batch_dims
+    from .base import broadcast_shapes
+    from .view import permute_dims, reshape
+
+    first = 0
+    if any(e[0] == "array" for e in entries):
+        entries = _array_entries(x, entries, op)
+        xl, entries_l, batch = _batch_axes_as_arrays(x, entries, others=(value,))
+        arrays = [e[1] for e in entries if e[0] == "array"]
+        bshape = broadcast_shapes(*(a.shape for a in arrays), op=op)
+        rest = tuple(n for e, n in zip(entries, x.shape) if e[0] != "array")
+        first = _array_block(entries)
+        selection = rest[:first] + tuple(bshape) + rest[first:]
+    else:
+        batch = common_batch_shape(x, value, op=op)
+        xl = batch_dims_to_logical(x, batch)
+        entries_l = [("slice", slice(None))] * len(batch) + list(entries)
+        selection = _basic(x, entries, op)[0].shape
+    depth = len(batch)
+    if value.ndim > len(selection):
+        raise ValueError(f"nabla.{op}: cannot assign a value of shape {value.shape} to a selection of shape "
+                         f"{tuple(selection)}")
+    vl = batch_dims_to_logical(value, batch)
+    vl = reshape(vl, batch + (1,) * (len(selection) - value.ndim) + value.shape)
+    vl = _broadcast_value(vl, batch + tuple(selection), op)
+    if first:  # the batch grids put the array axes in front of the selection
+        k = len(selection) - len(rest)
+        order = list(range(depth + first, depth + first + k)) + list(range(depth, depth + first))
+        vl = permute_dims(vl, list(range(depth)) + order + list(range(depth + first + k, vl.ndim)))
+    out = _assign(xl, entries_l, vl, op)
+    return None if out is None else logical_to_batch_dims(out, depth)
 
 
 def _int_tensor(i, device):
@@ -599,7 +708,8 @@ def take(x: Tensor, indices, axis=None) -> Tensor:
     idx = _as_index_tensor(indices, x.device)
     if not idx.dtype.is_integer:
         raise TypeError(f"nabla.take: indices must be integers, got {idx.dtype}")
-    return _gather_axes(x, [a], [idx], "take")
+    return _index_arrays(x, [("slice", slice(None))] * a + [("array", idx)] + [("slice", slice(None))] * (x.ndim - a - 1),
+                         "take")
 
 
 def take_along_axis(x: Tensor, indices: Tensor, axis: int = -1) -> Tensor:
@@ -612,6 +722,10 @@ def take_along_axis(x: Tensor, indices: Tensor, axis: int = -1) -> Tensor:
     if indices.ndim != x.ndim:
         raise ValueError(f"nabla.take_along_axis: indices of rank {indices.ndim} for a tensor of rank {x.ndim}")
     a = normalize_axis(axis, x.ndim, "take_along_axis")
+    if x.batch_dims or indices.batch_dims:
+        from ._physical import with_batch_dims_as_logical
+
+        return with_batch_dims_as_logical(lambda xl, il, depth: take_along_axis(xl, il, depth + a), x, indices)
     n = x.shape[a]
     shape_x = list(x.shape)
     shape_i = list(indices.shape)

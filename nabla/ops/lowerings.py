@@ -211,7 +211,16 @@ def nan_like(x):
 
 
 def signbit(x):
-    """Sign bit of each element; -0.0 counts as negative (NaN's sign is not observable in MAX)."""
+    """Sign bit of each element, NaN's too (read by Nabla's Mojo kernel: no MAX op sees it)."""
+    if not is_float(x):
+        return ops.greater(const(0, x), x)
+    from .custom_kernels import sign_bit
+
+    return sign_bit(x)
+
+
+def signbit_of_number(x):
+    """Sign bit of each non-NaN element (-0.0 counts); NaN gives False. Plain MAX ops only."""
     zero = const(0, x)
     if not is_float(x):
         return ops.greater(zero, x)
@@ -325,8 +334,8 @@ def atan2(y, x):
     zero = const(0, x)
     pi = const(math.pi, x)
     base = atan(ops.div(y, x))
-    y_neg = signbit(y)
-    x_neg = signbit(x)
+    y_neg = signbit_of_number(y)
+    x_neg = signbit_of_number(x)
     # quadrant: x < 0 (or -0) adds pi with y's sign
     shifted = select(y_neg, ops.sub(base, pi), ops.add(base, pi))
     out = select(x_neg, shifted, base)
@@ -413,7 +422,7 @@ def power(x, y):
     mag = select(ops.logical_and(y_inf, gt1), select(y_pos, inf, zero), mag)
     mag = select(ops.logical_and(y_inf, ops.greater(one, ax)), select(y_pos, zero, inf), mag)
     mag = select(ops.logical_and(y_inf, ops.equal(ax, one)), one, mag)
-    out = select(ops.logical_and(signbit(x), _is_odd_integer(y)), ops.negate(mag), mag)
+    out = select(ops.logical_and(signbit_of_number(x), _is_odd_integer(y)), ops.negate(mag), mag)
     non_integer = ops.logical_not(ops.equal(ops.floor(y), y))
     negative_finite = ops.logical_and(ops.greater(zero, x), isfinite(x))
     out = select(ops.logical_and(negative_finite, ops.logical_and(non_integer, isfinite(y))), nan_like(x), out)
@@ -442,7 +451,7 @@ def floor_divide(x, y):
                rounded, q)
     # x finite, y infinite: 0 with the quotient's sign (the standard's -0 where Python gives -1.0)
     x_fin_y_inf = ops.logical_and(isfinite(x), ops.is_inf(y))
-    differ = ops.logical_xor(signbit(x), signbit(y))
+    differ = ops.logical_xor(signbit_of_number(x), signbit_of_number(y))
     limit = select(differ, const(-0.0, x), zero)
     q = select(x_fin_y_inf, limit, q)
     zero_q = select(differ, const(-0.0, x), zero)
@@ -450,18 +459,51 @@ def floor_divide(x, y):
     return select(_any_nan(x, y), nan_like(x), q)
 
 
+# MAX's float64 mod is exact while |x / y| < 2**34 (its float32 mod drifts from 2**8): wider
+# quotients are brought down 32 bits at a time by fmod with y * 2**(32 k), exact multiples of y,
+# in float64 (a remainder of narrower floats is exact in their own dtype).
+_FMOD_STEP_BITS = 32
+_QUOTIENT_BITS = {DType.float64: 1024 + 1074, DType.float32: 128 + 149, DType.float16: 16 + 24,
+                  DType.bfloat16: 128 + 133}
+
+
+def _fmod_exact(x, y, quotient_dtype):
+    """``fmod(x, y)`` of float64s exactly, for the quotients of ``quotient_dtype``; finite x and nonzero y
+    (y = +-inf leaves x)."""
+    step = const(2.0 ** _FMOD_STEP_BITS, y)
+    divisors = [ops.abs(y)]
+    for _ in range(_QUOTIENT_BITS[quotient_dtype] // _FMOD_STEP_BITS):
+        divisors.append(ops.mul(divisors[-1], step))  # exact, or inf past the range
+    r = ops.abs(x)
+    for d in reversed(divisors):
+        r = select(ops.is_inf(d), r, ops.mod(r, d))  # MAX's mod(r, inf) is NaN, fmod's is r
+    return copysign_of_number(r, x)
+
+
+def _exact_fmod_then_mod(x, y):
+    """Python's (floor) modulo, exact: the sign of y, from an exact fmod in float64."""
+    dtype = x.dtype
+    if dtype != DType.float64:  # the fmod of narrower floats can be subnormal where the modulo is not
+        x, y = ops.cast(x, DType.float64), ops.cast(y, DType.float64)
+    r = _fmod_exact(x, y, dtype)
+    fix = ops.logical_and(ops.logical_not(ops.equal(r, const(0, r))),
+                          ops.logical_xor(signbit_of_number(r), signbit_of_number(y)))
+    r = select(fix, ops.add(r, y), r)
+    return r if dtype == DType.float64 else ops.cast(r, dtype)
+
+
 def remainder(x, y):
     if not is_float(x):
         by_zero, safe = _safe_int_divisor(x, y)
         return select(by_zero, const(0, x), ops.mod(x, safe))
     zero = const(0, x)
-    r = ops.mod(x, y)
+    r = _exact_fmod_then_mod(x, y)
     x_fin_y_inf = ops.logical_and(isfinite(x), ops.is_inf(y))
-    differ = ops.logical_xor(signbit(x), signbit(y))
+    differ = ops.logical_xor(signbit_of_number(x), signbit_of_number(y))
     # x finite, y infinite: x itself when signs agree (or x is zero), else y
     r = select(x_fin_y_inf, select(ops.logical_and(differ, ops.logical_not(ops.equal(x, zero))), y, x), r)
     # a zero remainder takes the divisor's sign
-    r = select(ops.equal(r, zero), select(signbit(y), const(-0.0, x), zero), r)
+    r = select(ops.equal(r, zero), select(signbit_of_number(y), const(-0.0, x), zero), r)
     bad = ops.logical_or(ops.is_inf(x), ops.equal(y, zero))
     return select(ops.logical_or(bad, _any_nan(x, y)), nan_like(x), r)
 
@@ -469,6 +511,12 @@ def remainder(x, y):
 def copysign(x, y):
     ax = ops.abs(x)
     return select(signbit(y), ops.negate(ax), ax)
+
+
+def copysign_of_number(x, y):
+    """``copysign`` for a ``y`` whose NaNs' signs do not matter (plain MAX ops only)."""
+    ax = ops.abs(x)
+    return select(signbit_of_number(y), ops.negate(ax), ax)
 
 
 def hypot(x, y):
@@ -499,7 +547,7 @@ def nextafter(x, y):
     toward_up = ops.greater(y, x)
     # moving away from zero keeps the binade unless x is its top; toward zero at a power of two
     # drops a binade: use the exponent of the neighbour on the side we move to
-    away = ops.logical_xor(toward_up, signbit(x))
+    away = ops.logical_xor(toward_up, signbit_of_number(x))
     e = ops.floor(ops.div(ops.log(select(ops.equal(ax, zero), const(1, x), ax)), const(math.log(2), x)))
     # log2 can be off by one next to powers of two: correct it
     p = ops.pow(const(2, x), e)

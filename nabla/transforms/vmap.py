@@ -15,9 +15,8 @@ import numbers
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.tensor import Tensor
 from ..ops import creation
-from ..ops._physical import (broadcast_physical, incr_batch_dims, move_axis_from_batch_dims,
-                             move_axis_to_batch_dims)
-from ..ops.view import unsqueeze_op
+from ..ops._physical import (broadcast_physical, move_axis_from_batch_dims, move_axis_to_batch_dims,
+                             pad_batch_dims)
 
 
 from ..core.context import VMAP_DEPTH as _LEVEL
@@ -42,22 +41,15 @@ def _broadcast_prefix(prefix, tree, what: str) -> list:
     raise ValueError(f"nabla.vmap: {what} {prefix!r} does not fit the structure of the arguments")
 
 
-def _pad_batch(x: Tensor, depth: int) -> Tensor:
-    """Give ``x`` size-1 batch axes for the levels it lacks, up to ``depth`` batch dims."""
-    while x.batch_dims < depth:
-        x = incr_batch_dims(unsqueeze_op(x, axis=0))
-    return x
-
-
 def _enter(x: Tensor, axis: int, depth: int, where: str) -> Tensor:
     if not -x.ndim <= axis < x.ndim:
         raise ValueError(f"nabla.vmap: in_axes {axis} is out of range for {where} of shape {x.shape}")
-    x = _pad_batch(x, depth)
+    x = pad_batch_dims(x, depth)
     return move_axis_to_batch_dims(x, x.batch_dims + axis % x.ndim)
 
 
 def _exit(x: Tensor, axis, depth: int, size: int, where: str) -> Tensor:
-    x = _pad_batch(x, depth + 1)
+    x = pad_batch_dims(x, depth + 1)
     front = x._impl.cached_shape[0]
     if front != size:  # this level never reached the output: repeat it
         shape = (size,) + x._impl.cached_shape[1:]
