@@ -708,8 +708,8 @@ def take(x: Tensor, indices, axis=None) -> Tensor:
     idx = _as_index_tensor(indices, x.device)
     if not idx.dtype.is_integer:
         raise TypeError(f"nabla.take: indices must be integers, got {idx.dtype}")
-    return _index_arrays(x, [("slice", slice(None))] * a + [("array", idx)] + [("slice", slice(None))] * (x.ndim - a - 1),
-                         "take")
+    whole = ("slice", slice(None))
+    return _index_arrays(x, [whole] * a + [("array", idx)] + [whole] * (x.ndim - a - 1), "take")
 
 
 def take_along_axis(x: Tensor, indices: Tensor, axis: int = -1) -> Tensor:
