@@ -93,11 +93,7 @@ _POLICIES = ("auto", "compile", "interpret")
 
 def _float_key(v):
     # -0.0 == 0.0, NaN != NaN, and float.hex() drops a NaN's sign: key floats by their bits.
-    if isinstance(v, float):
-        return ("f", struct.pack("<d", v).hex())
-    if isinstance(v, tuple):
-        return tuple(_float_key(e) for e in v)
-    return v
+    return ("f", struct.pack("<d", v).hex()) if isinstance(v, float) else v
 
 
 def hashable_params(kwargs: dict) -> tuple:

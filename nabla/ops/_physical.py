@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..core.tensor import Tensor
 from .base import Operation, normalize_axis
-from .view import PermuteOp, inverse_perm, reshape_op
+from .view import PermuteOp, inverse_perm, reshape_op, unsqueeze_op
 from . import lowerings as L
 
 
@@ -85,8 +85,6 @@ def move_axis_from_batch_dims(x: Tensor, batch_axis: int = 0, logical_destinatio
 
 def pad_batch_dims(x: Tensor, depth: int) -> Tensor:
     """Give ``x`` size-1 batch axes for the vmap levels it lacks, up to ``depth`` batch dims."""
-    from .view import unsqueeze_op
-
     while x.batch_dims < depth:
         x = incr_batch_dims(unsqueeze_op(x, axis=0))
     return x
