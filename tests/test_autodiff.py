@@ -106,7 +106,7 @@ NOT_DIFFERENTIABLE = {
     "equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "logical_and", "logical_or",
     "logical_xor", "logical_not", "constant", "full", "arange",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert", "bitwise_left_shift", "bitwise_right_shift",
-    "isnan", "isinf", "isfinite", "signbit", "nextafter", "floor_divide", "nonzero", "argsort", "argmax", "argmin",
+    "isnan", "isinf", "isfinite", "signbit", "zeros_like", "nextafter", "floor_divide", "nonzero", "argsort", "argmax", "argmin",
 }
 
 
@@ -138,9 +138,8 @@ def _evaluate(fn, arrays):
     return [np.asarray(o.numpy(), np.float64) for o in nb.tree_leaves(fn(*[nb.asarray(a) for a in arrays]))]
 
 
-@pytest.mark.parametrize("name", sorted(DIFF_CASES))
-def test_rules_against_finite_differences(name):
-    fn, arrays = DIFF_CASES[name]
+def check_rules(fn, arrays):
+    """jvp against central finite differences (float64) and vjp against jvp: <vjp(u), v> == <u, jvp(v)>."""
     tangents = [R.standard_normal(a.shape) for a in arrays]
     eps = 1e-6
     plus = _evaluate(fn, [a + eps * t for a, t in zip(arrays, tangents)])
@@ -161,7 +160,177 @@ def test_rules_against_finite_differences(name):
     rhs_fd = sum(float(np.sum(c * d)) for c, d in zip(cots, fd))
     rhs_jvp = sum(float(np.sum(c * d)) for c, d in zip(cots, jv))
     assert lhs == pytest.approx(rhs_fd, rel=1e-5, abs=1e-6)
-    assert lhs == pytest.approx(rhs_jvp, rel=1e-10, abs=1e-10)  # <vjp(u), v> == <u, jvp(v)>
+    assert lhs == pytest.approx(rhs_jvp, rel=1e-10, abs=1e-10)
+
+
+@pytest.mark.parametrize("name", sorted(DIFF_CASES))
+def test_rules_against_finite_differences(name):
+    check_rules(*DIFF_CASES[name])
+
+
+#: cases that call internal ops with physical kwargs directly: not meaningful under vmap
+INTERNAL = {"identity", "sum_to", "broadcast_physical", "incr_batch_dims", "decr_batch_dims",
+            "move_axis_to_batch_dims", "move_axis_from_batch_dims", "scatter_add"}
+
+
+@pytest.mark.parametrize("name", sorted(set(DIFF_CASES) - INTERNAL))
+def test_rules_under_vmap_of_tangents_and_cotangents(name):
+    """Jacobians are vmaps of jvp/vjp over a basis with unbatched primals: each op's rules must
+    give, batched, what they give one tangent (cotangent) at a time."""
+    fn, arrays = DIFF_CASES[name]
+    xs = [nb.asarray(a) for a in arrays]
+    n = 3
+    tangents = [R.standard_normal((n,) + a.shape) for a in arrays]
+    got = nb.vmap(lambda *ts: nb.tree_leaves(nb.jvp(fn, xs, list(ts))[1]))(*map(nb.asarray, tangents))
+    for i in range(n):
+        want = nb.tree_leaves(nb.jvp(fn, xs, [nb.asarray(t[i]) for t in tangents])[1])
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g.numpy()[i], w.numpy(), rtol=1e-12, atol=1e-12)
+
+    out, vjp_fn = nb.vjp(fn, *xs)
+    tree = nb.tree_structure(out)
+    cots = [R.standard_normal((n,) + o.shape) for o in nb.tree_leaves(out)]
+    got = nb.vmap(lambda *cs: list(vjp_fn(nb.tree_unflatten(tree, list(cs)))))(*map(nb.asarray, cots))
+    for i in range(n):
+        want = vjp_fn(nb.tree_unflatten(tree, [nb.asarray(c[i]) for c in cots]))
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g.numpy()[i], w.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def _scalar_of_first_arg(name):
+    fn, arrays = DIFF_CASES[name]
+    rest = [nb.asarray(a) for a in arrays[1:]]
+    outs = nb.tree_leaves(fn(*map(nb.asarray, arrays)))
+    weights = [nb.asarray(R.standard_normal(o.shape)) for o in outs]
+
+    def scalar(x):
+        return sum(nb.sum(w * o) for w, o in zip(weights, nb.tree_leaves(fn(x, *rest))))
+
+    return scalar, arrays[0]
+
+
+@pytest.mark.parametrize("name", sorted(set(DIFF_CASES) - INTERNAL))
+def test_hessians_agree_in_every_mode_composition(name):
+    """Second order through every rule: forward and reverse over each other, and the Hessian's
+    action against finite differences of the gradient."""
+    f, a = _scalar_of_first_arg(name)
+    x = nb.asarray(a)
+    hessians = [jac2(jac1(f))(x).numpy() for jac1 in (nb.jacfwd, nb.jacrev) for jac2 in (nb.jacfwd, nb.jacrev)]
+    for h in hessians[1:]:
+        np.testing.assert_allclose(h, hessians[0], rtol=1e-9, atol=1e-9)
+    v = R.standard_normal(a.shape)
+    eps = 1e-6
+    grad = lambda p: nb.grad(f)(nb.asarray(p)).numpy()
+    fd = (grad(a + eps * v) - grad(a - eps * v)) / (2 * eps)
+    hv = np.tensordot(hessians[0], v, axes=v.ndim)
+    np.testing.assert_allclose(hv, fd, rtol=1e-5, atol=1e-6)
+
+
+# --- every function of nabla.array_api, through the ops it is made of ------------------------------
+
+def _namespace_cases():
+    """test_vmap's namespace registry, one example each, differentiated in its float arguments."""
+    from tests.test_vmap import NAMESPACE_CASES
+
+    cases = {}
+    for name, (fn, args, in_axes) in NAMESPACE_CASES.items():
+        args = [np.take(a, 0, axis=ax) if ax is not None else a for a, ax in zip(args, in_axes)]
+        diff = [k for k, a in enumerate(args) if np.asarray(a).dtype.kind == "f"]
+        if not diff:
+            continue
+
+        def f(*xs, fn=fn, args=args, diff=diff):
+            full = list(map(nb.asarray, args))
+            for k, x in zip(diff, xs):
+                full[k] = x
+            return [o for o in nb.tree_leaves(fn(*full)) if o.dtype.is_floating]
+
+        cases[name] = (f, [np.asarray(args[k], np.float64) for k in diff])
+    return cases
+
+
+NAMESPACE_DIFF_CASES = _namespace_cases()
+
+
+@pytest.mark.parametrize("name", sorted(NAMESPACE_DIFF_CASES))
+def test_namespace_functions_against_finite_differences(name):
+    """Composite functions (sort, clip, cumulative_prod, tensordot, stack, roll, ...) differentiate
+    through the rules of the ops they are built from; checked like the ops themselves."""
+    fn, arrays = NAMESPACE_DIFF_CASES[name]
+    if not fn(*map(nb.asarray, arrays)):
+        pytest.skip("no floating-point output: nothing to differentiate")
+    check_rules(fn, arrays)
+
+
+# --- complex inputs: JAX's convention, grad f = df/dx - i df/dy for z = x + iy ----------------------
+
+def _complex(*shape):
+    # right of the imaginary axis and off the real one: clear of every branch cut
+    return R.uniform(0.5, 1.5, shape) + 1j * R.choice([-1, 1], shape) * R.uniform(0.2, 0.6, shape)
+
+
+def _complex_cases():
+    from nabla.ops import complex_lowerings as C
+
+    w = _complex(3)
+    weigh = lambda out: nb.sum(nb.real(nb.asarray(w) * out))
+    cases = {}
+    for name in set(C.COMPLEX_UNARY) - {"isnan", "isinf", "isfinite", "round", "sign"}:
+        op = getattr(nb.array_api, name)
+        cases[name] = lambda z, op=op: weigh(op(z))
+    u = nb.asarray(_complex(3))
+    for name in set(C.COMPLEX_BINARY) - {"equal", "not_equal"}:
+        op = getattr(nb.array_api, name)
+        cases[name] = lambda z, op=op: weigh(op(z, u))
+        cases[name + "_right"] = lambda z, op=op: weigh(op(u, z))
+    cases.update({
+        "sum": lambda z: nb.imag(nb.sum(z * z)),
+        "mean": lambda z: nb.real(nb.mean(z * nb.asarray(w))),
+        "prod": lambda z: nb.imag(nb.array_api.prod(z)),
+        "getitem": lambda z: weigh(z[::-1] * z[0]),
+        "concat_reshape": lambda z: nb.abs(nb.reshape(nb.concat([z, z * z]), (2, 3))).sum(),
+        "astype_real_part": lambda z: nb.sum(nb.astype(z, nb.float64) * nb.imag(z)),
+    })
+    return cases
+
+
+COMPLEX_CASES = _complex_cases()
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX_CASES))
+def test_complex_gradients_against_finite_differences(name):
+    f = COMPLEX_CASES[name]
+    z = _complex(3)
+    got = nb.grad(f)(nb.asarray(z)).numpy()
+    h = 1e-6
+    value = lambda p: f(nb.asarray(p)).item()
+    want = np.array([(value(z + h * e) - value(z - h * e)) / (2 * h)
+                     - 1j * (value(z + 1j * h * e) - value(z - 1j * h * e)) / (2 * h) for e in np.eye(3)])
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    # forward mode agrees with reverse: jvp(t) = Re(sum(grad * t)) for every complex tangent t
+    t = _complex(3)
+    _, jv = nb.jvp(f, (nb.asarray(z),), (nb.asarray(t),))
+    assert jv.item() == pytest.approx(float(np.real(np.sum(got * t))), rel=1e-9, abs=1e-9)
+
+
+def test_complex_grad_matches_jax_and_rejects_complex_outputs():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    jnp = jax.numpy
+    z = _complex(4)
+    got = nb.grad(lambda z: nb.sum(nb.abs(nb.sqrt(z) * nb.tanh(z)) + nb.imag(nb.log(z))))(nb.asarray(z))
+    want = jax.grad(lambda z: jnp.sum(jnp.abs(jnp.sqrt(z) * jnp.tanh(z)) + jnp.imag(jnp.log(z))))(z)
+    np.testing.assert_allclose(got.numpy(), np.asarray(want), rtol=1e-10)
+    np.testing.assert_allclose(nb.grad(lambda z: nb.abs(z) ** 2)(nb.asarray(3 + 4j)).item(), 6 - 8j)
+    with pytest.raises(TypeError, match="real floating-point"):
+        nb.grad(lambda z: nb.sum(z * z))(nb.asarray(z))
+
+
+def test_gradients_of_a_selection_ignore_inf_elsewhere():
+    x = nb.asarray(np.array([np.inf, 1.0, -np.inf]))
+    take = lambda x: nb.sum(nb.array_api.take(x, nb.asarray(np.array([1, 1])), axis=0))
+    for f, want in ((lambda x: x[1], [0, 1, 0]), (take, [0, 2, 0]), (lambda x: _set(x, 0, 5.0)[1], [0, 1, 0])):
+        np.testing.assert_array_equal(nb.grad(f)(x).numpy(), want)
 
 
 # --- higher order ---------------------------------------------------------------------
@@ -171,6 +340,22 @@ def test_second_order_grad_of_grad():
     x = f64(4)
     g2 = nb.grad(lambda x: nb.sum(nb.grad(f)(x)))(nb.asarray(x))
     np.testing.assert_allclose(g2.numpy(), 2 * np.cos(x) * np.exp(x), rtol=1e-10)
+
+
+def test_nested_jvp_to_third_order_without_perturbation_confusion():
+    d = lambda f: (lambda x: nb.jvp(f, (x,), (nb.ones_like(x),))[1])
+    x = np.array([0.3, -1.1])
+    np.testing.assert_allclose(d(d(nb.sin))(nb.asarray(x)).numpy(), -np.sin(x), rtol=1e-12)
+    np.testing.assert_allclose(d(d(d(lambda t: nb.exp(2 * t))))(nb.asarray(x)).numpy(), 8 * np.exp(2 * x), rtol=1e-12)
+    # D(x -> x * D(y -> x + y)(1))(1) is 1; a tangent without a level would make it 2
+    one = nb.asarray(1.0)
+    assert d(lambda x: x * d(lambda y: x + y)(one))(one).item() == 1.0
+    # the inner tangent itself carries an outer tangent: d/da <grad h(a), t(a)> with t = a
+    h = lambda a: nb.sum(a * a * a)
+    a = np.array([[0.5, -1.0, 2.0]])
+    inner = lambda a: nb.jvp(h, (a,), (a,))[1]  # 3 sum(a^3)
+    np.testing.assert_allclose(nb.jvp(inner, (nb.asarray(a),), (nb.asarray(np.ones_like(a)),))[1].item(),
+                               9 * np.sum(a * a), rtol=1e-12)
 
 
 def test_jvp_of_grad_is_a_hessian_vector_product():

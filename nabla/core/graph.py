@@ -201,7 +201,8 @@ class Engine:
     # --- running -----------------------------------------------------------------
     def run(self, outputs: list) -> None:
         with self._lock:
-            key, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs = self._trace(outputs)
+            traced = self._trace(outputs)
+            key, leaves = traced[0], traced[2]
             entry = self._cache.get(key)
             if entry is None:
                 entry = self._cache[key] = _Entry(key)
@@ -222,8 +223,7 @@ class Engine:
                 self.stats.execute_seconds += time.perf_counter() - t0
             else:
                 def build(symbolic: bool):
-                    dims = [sig[1] for sig in leaf_sigs] if symbolic else [leaf.shape for leaf in leaves]
-                    return self._build(order, leaves, outputs, node_ids, leaf_ids, dims, symbolic and polymorphic)
+                    return self._lower(traced, outputs, symbolic)
 
                 results = self._run_uncompiled(entry, build, buffers, tuple(leaf.shape for leaf in leaves))
 
@@ -340,6 +340,16 @@ class Engine:
             self._poll_compiles(block=True)
 
     # --- lowering to MAX -------------------------------------------------------
+    def lower(self, outputs: list, symbolic: bool = True):
+        """The MAX graph ``run`` would compile for ``outputs`` (symbolic dims where every op allows)."""
+        with self._lock:
+            return self._lower(self._trace(outputs), outputs, symbolic)
+
+    def _lower(self, traced, outputs, symbolic):
+        _, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs = traced
+        dims = [sig[1] for sig in leaf_sigs] if symbolic else [leaf.shape for leaf in leaves]
+        return self._build(order, leaves, outputs, node_ids, leaf_ids, dims, symbolic and polymorphic)
+
     def _build(self, order, leaves, outputs, node_ids, leaf_ids, dims, symbolic):
         from max.graph import DeviceRef, Graph, TensorType
 

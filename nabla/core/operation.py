@@ -107,7 +107,7 @@ class Operation:
             in_values.append(vals[0])
             if i.traced:
                 traced = True
-            if i.tangent is not None:
+            if i.tangents is not None:
                 has_tangent = True
             if i.dtype.is_complex:
                 complex_in = True
@@ -145,23 +145,32 @@ class Operation:
         return result
 
     def _attach_tangents(self, flat, impls, treedef, result, outs, kwargs):
-        """Forward mode: ``jvp_rule(primals, tangents, outputs)`` on flat lists, tangents None where absent.
+        """Forward mode, one jvp level at a time, innermost (highest) first.
 
-        The primals' tangents are hidden while the rule runs, so the rule's own arithmetic
-        on primals is not differentiated again (one level of forward mode).
+        While ``jvp_rule(primals, tangents, outputs)`` runs for a level, that level is hidden on the
+        primals, so the rule's arithmetic is not differentiated again at that level, while outer
+        levels stay visible and differentiate it (``jvp`` of ``jvp``). The outputs first get their
+        outer-level tangents, which carry no part of this level.
         """
-        tangents = [None if i.tangent is None else Tensor(i.tangent) for i in impls]
-        saved = [i.tangent for i in impls]
-        for i in impls:
-            i.tangent = None
+        if not any(o.dtype.is_floating or o.dtype.is_complex for o in outs):
+            return  # integer and boolean results carry no tangent (argsort, comparisons, ...)
+        saved = [i.tangents for i in impls]
+        level = max(l for d in saved if d is not None for l in d)
+        tangents = [None if d is None or level not in d else Tensor(d[level]) for d in saved]
+        for i, d in zip(impls, saved):
+            if d is not None:
+                i.tangents = {l: t for l, t in d.items() if l != level} or None
         try:
+            if any(i.tangents is not None for i in impls):
+                self._attach_tangents(flat, impls, treedef, result, outs, kwargs)
             out_tangents = self.jvp_rule(list(flat), tangents, result, **kwargs)
         finally:
-            for i, t in zip(impls, saved):
-                i.tangent = t
+            for i, d in zip(impls, saved):
+                i.tangents = d
         if out_tangents is None:
             return
         flat_t = [out_tangents] if isinstance(out_tangents, Tensor) else \
             tree_flatten(out_tangents, is_leaf=_is_tensor)[0]
         for o, t in zip(outs, flat_t):
-            o.tangent = None if t is None else t._impl
+            if t is not None:
+                o.tangents = {**o.tangents, level: t._impl} if o.tangents else {level: t._impl}

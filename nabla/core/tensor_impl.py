@@ -15,7 +15,7 @@ class TensorImpl:
 
     __slots__ = (
         "_values", "cached_shape", "dtype", "batch_dims", "traced", "output_refs",
-        "output_index", "tangent", "cotangent", "values_epoch", "sharding",
+        "output_index", "tangents", "cotangent", "values_epoch", "sharding",
         "grad", "requires_grad", "__weakref__",
     )
 
@@ -29,7 +29,7 @@ class TensorImpl:
         self.traced = traced
         self.output_refs = None
         self.output_index = 0
-        self.tangent = None
+        self.tangents = None  # {jvp level: tangent TensorImpl}, None when it has none
         self.cotangent = None
         self.values_epoch = GRAPH.epoch
         self.sharding = None

@@ -12,6 +12,7 @@ class _BatchDimsOp(Operation):
     """Changes only the ``batch_dims`` counter; the data is untouched."""
 
     shape_polymorphic = True
+    supports_complex = True
 
     def __init__(self, name: str, delta: int):
         self.name, self.delta = name, delta
@@ -42,11 +43,16 @@ class _MoveAxisOp(PermuteOp):
         return self.out_shape(x.cached_shape, perm=perm), x.dtype, x.batch_dims + self.delta
 
     def jvp_rule(self, primals, tangents, output, *, perm):
-        return self(tangents[0], perm=perm)
+        return self(tangents[0], perm=_shift_perm(perm, tangents[0].batch_dims - primals[0].batch_dims))
 
     def vjp_rule(self, primals, cotangent, output, *, perm):
         back = _from_batch_op if self.delta > 0 else _to_batch_op
-        return [back(cotangent, perm=inverse_perm(perm))]
+        return [back(cotangent, perm=_shift_perm(inverse_perm(perm), cotangent.batch_dims - output.batch_dims))]
+
+
+def _shift_perm(perm, extra: int) -> tuple[int, ...]:
+    """``perm`` for a tensor with ``extra`` more leading batch axes (vmaps begun since), which stay put."""
+    return tuple(range(extra)) + tuple(extra + p for p in perm)
 
 
 incr_batch_dims_op = _BatchDimsOp("incr_batch_dims", +1)
@@ -97,13 +103,20 @@ def common_batch_shape(*xs: Tensor, op: str = "vmap") -> tuple:
     return tuple(broadcast_shapes(*(x._impl.batch_shape for x in xs), op=op))
 
 
+def broadcast_batch_dims(x: Tensor, batch: tuple) -> Tensor:
+    """``x`` with the batch shape ``batch`` (physically broadcast; its logical shape is unchanged)."""
+    if x._impl.batch_shape == tuple(batch):
+        return x
+    return broadcast_physical(x, tuple(batch) + x.shape, len(batch))
+
+
 def batch_dims_to_logical(x: Tensor, batch: tuple) -> Tensor:
     """``x`` broadcast to the batch shape ``batch``, its batch dims then turned into leading logical axes.
 
     The broadcast is physical, so its adjoint keeps the batch of vmaps still running (a
     per-example gradient stays per example); a logical broadcast would sum it.
     """
-    x = broadcast_physical(x, tuple(batch) + x.shape, len(batch))
+    x = broadcast_batch_dims(x, batch)
     for _ in range(len(batch)):
         x = decr_batch_dims(x)
     return x
@@ -140,6 +153,10 @@ class SumToOp(Operation):
     """
 
     name = "sum_to"
+    supports_complex = True
+
+    def complex_storage_kwargs(self, kwargs):
+        return {**kwargs, "shape": tuple(kwargs["shape"]) + (2,)}  # the (re, im) axis ends the logical part
 
     def abstract_eval(self, x, *, shape, batch_dims, in_batch_dims):
         return shape, x.dtype, batch_dims
@@ -168,6 +185,10 @@ class BroadcastPhysicalOp(Operation):
     """Broadcast to a physical ``shape``: batch parts right-aligned, logical parts right-aligned."""
 
     name = "broadcast_physical"
+    supports_complex = True
+
+    def complex_storage_kwargs(self, kwargs):
+        return {**kwargs, "shape": tuple(kwargs["shape"]) + (2,)}  # the (re, im) axis ends the logical part
 
     def abstract_eval(self, x, *, shape, batch_dims, in_batch_dims):
         return shape, x.dtype, batch_dims
@@ -240,6 +261,7 @@ class IdentityOp(Operation):
 
     name = "identity"
     shape_polymorphic = True
+    supports_complex = True
 
     def abstract_eval(self, x):
         return x.cached_shape, x.dtype, x.batch_dims

@@ -68,12 +68,19 @@ class ElementwiseUnary(UnaryOperation):
             return L.elementwise(C.COMPLEX_UNARY[self.name], x, trailing=1)
         return L.elementwise(_lowering(self.max_fn), x)
 
-    # the derivative is linear in the tangent, so one formula serves both modes
+    # a real derivative scales the tangent, so one formula serves both modes; so does a complex
+    # one of a holomorphic function (JAX's convention transposes without conjugating)
     def jvp_rule(self, primals, tangents, output):
-        return None if self.linear is None else self.linear(primals[0], output, tangents[0])
+        x = primals[0]
+        if x.dtype.is_complex and self.name in _NONHOLOMORPHIC:
+            return _NONHOLOMORPHIC[self.name][0](x, tangents[0])
+        return None if self.linear is None else self.linear(x, output, tangents[0])
 
     def vjp_rule(self, primals, cotangent, output):
-        return [None if self.linear is None else self.linear(primals[0], output, cotangent)]
+        x = primals[0]
+        if x.dtype.is_complex and self.name in _NONHOLOMORPHIC:
+            return [_NONHOLOMORPHIC[self.name][1](x, cotangent)]
+        return [None if self.linear is None else self.linear(x, output, cotangent)]
 
 
 class ElementwiseBinary(BinaryOperation):
@@ -222,6 +229,21 @@ UNARY_TABLE = {
     "bitwise_invert": (L.bitwise_invert, "integer_or_bool", None),
 }
 _LN2, _LN10 = math.log(2), math.log(10)
+
+
+def _unit_conj(x):
+    return UNARY_FUNCTIONS["conj"](UNARY_FUNCTIONS["sign"](x))  # conj(x) / |x|, 0 at 0
+
+
+#: complex rules of functions that are not holomorphic: name -> (jvp (x, t), vjp (x, ct)). With JAX's
+#: pairing <a, b> = Re(sum a * b), the vjp of t -> Re(a * t) is ct -> ct * a: ``grad(abs)(z) = conj(z) / |z|``
+_NONHOLOMORPHIC = {
+    "abs": (lambda x, t: UNARY_FUNCTIONS["real"](_unit_conj(x) * t), lambda x, ct: ct * _unit_conj(x)),
+    "conj": (lambda x, t: UNARY_FUNCTIONS["conj"](t), lambda x, ct: UNARY_FUNCTIONS["conj"](ct)),
+    "real": (lambda x, t: UNARY_FUNCTIONS["real"](t), lambda x, ct: astype(ct, x.dtype)),
+    "imag": (lambda x, t: UNARY_FUNCTIONS["imag"](t), lambda x, ct: astype(ct, x.dtype) * -1j),
+    "sign": (lambda x, t: t * 0, lambda x, ct: ct * 0),
+}
 
 
 def _pow_partials(x, y, out):
@@ -449,9 +471,31 @@ class WhereOp(BinaryOperation):
 where_op = WhereOp()
 
 
+class ZerosLikeOp(UnaryOperation):
+    """Zeros with ``x``'s physical shape, dtype and batch dims; only ``x``'s shape is read,
+    so an inf or NaN in ``x`` stays out (``x * 0`` would let it in)."""
+
+    name = "zeros_like"
+    supports_complex = True
+
+    def maxpr(self, x):
+        from max.graph import ops
+
+        return ops.broadcast_to(ops.constant(0, x.dtype, x.device), x.shape)
+
+    def jvp_rule(self, primals, tangents, output):
+        return None
+
+    def vjp_rule(self, primals, cotangent, output):
+        return [None]
+
+
+zeros_like_op = ZerosLikeOp()
+
+
 def zeros_like_physical(x: Tensor) -> Tensor:
-    """Zeros with ``x``'s physical shape, dtype and batch dims (built on ``x``, so it batches)."""
-    return x * 0
+    """Zeros with ``x``'s physical shape, dtype and batch dims (follows ``x`` through vmap)."""
+    return zeros_like_op(x)
 
 
 def dense_tangents(primals, tangents) -> list[Tensor]:

@@ -72,25 +72,21 @@ class SliceOp(Operation):
         from .elementwise import zeros_like_physical
 
         x = primals[0]
-        base = zeros_like_physical(x)
-        if cotangent.batch_dims > x.batch_dims:
-            base = _broadcast_batch(base, cotangent)
+        base = _broadcast_batch(zeros_like_physical(x), cotangent)
         return [set_slice_op(base, cotangent, index=_rebase(index, cotangent, x))]
 
 
 def _broadcast_batch(base, like):
-    from ._physical import broadcast_physical
+    """``base`` with ``like``'s batch shape (a cotangent's batch may be wider than its primal's)."""
+    from ._physical import broadcast_batch_dims
 
-    b = like.batch_dims
-    return broadcast_physical(base, like._impl.batch_shape + base.shape, b)
+    return broadcast_batch_dims(base, like._impl.batch_shape)
 
 
 def _rebase(index, t, primal):
-    """``index`` over ``primal``'s physical axes, for ``t`` with maybe more batch dims."""
-    extra = t.batch_dims - primal.batch_dims
-    if extra <= 0:
-        return index
-    return tuple((0, n, 1) for n in t._impl.cached_shape[:extra]) + tuple(index)
+    """``index`` over ``primal``'s physical axes, for ``t``, whose batch axes may be more or wider:
+    indexing never narrows batch axes, so they are taken whole."""
+    return tuple((0, n, 1) for n in t._impl.batch_shape) + tuple(index[primal.batch_dims:])
 
 
 class SetSliceOp(Operation):
@@ -122,7 +118,7 @@ class SetSliceOp(Operation):
     def vjp_rule(self, primals, cotangent, output, *, index):
         from .elementwise import zeros_like_physical
 
-        x, v = primals
+        index = _rebase(index, cotangent, primals[0])
         sliced = slice_op(cotangent, index=index)
         return [set_slice_op(cotangent, zeros_like_physical(sliced), index=index), sliced]
 
@@ -150,7 +146,8 @@ class GatherOp(Operation):
         from .elementwise import zeros_like_physical
 
         x, idx = primals
-        return [scatter_add_op(zeros_like_physical(x), cotangent, idx, axis=axis), None]
+        base = _broadcast_batch(zeros_like_physical(x), cotangent)
+        return [scatter_add_op(base, cotangent, idx, axis=axis + cotangent.batch_dims - x.batch_dims), None]
 
 
 class ScatterAddOp(Operation):
@@ -186,7 +183,8 @@ class ScatterAddOp(Operation):
         return scatter_add_op(*dense_tangents(primals[:2], tangents[:2]), primals[2], axis=axis)
 
     def vjp_rule(self, primals, cotangent, output, *, axis):
-        return [cotangent, gather_op(cotangent, primals[2], axis=axis), None]
+        shift = cotangent.batch_dims - primals[0].batch_dims
+        return [cotangent, gather_op(cotangent, primals[2], axis=axis + shift), None]
 
 
 class ScatterOp(Operation):
@@ -217,14 +215,43 @@ class ScatterOp(Operation):
         return scatter_op(*dense_tangents(primals[:2], tangents[:2]), primals[2], k=k)
 
     def vjp_rule(self, primals, cotangent, output, *, k):
-        from .elementwise import zeros_like_physical
+        from ._physical import incr_batch_dims_op
+        from .elementwise import where, zeros_like_physical
         from .view import reshape_op
 
         x, u, idx = primals
-        lead = math.prod(x.shape[:k])
-        flat = reshape_op(cotangent, shape=(lead,) + x.shape[k:])
-        du = reshape_op(gather_op(flat, idx, axis=0), shape=u._impl.cached_shape)
-        return [scatter_op(cotangent, zeros_like_physical(u), idx, k=k), du, None]
+        physical = x._impl.cached_shape
+        extra = cotangent._impl.cached_shape[:cotangent.batch_dims - x.batch_dims]  # vmap over cotangents
+        if cotangent._impl.batch_shape[len(extra):] != x._impl.batch_shape:
+            # the rows idx names were counted over x's batch axes, and the cotangent's are wider
+            raise NotImplementedError(
+                f"nabla.scatter: cotangent batch shape {cotangent._impl.batch_shape} is wider than the primal's "
+                f"{x._impl.batch_shape} (vmap over the vjp of a batched array assignment); call vjp inside the vmap")
+        flat = reshape_op(cotangent, shape=extra + (math.prod(physical[:k]),) + physical[k:])
+        picked = gather_op(flat, idx, axis=len(extra))
+        # a row named twice keeps the last write only: earlier writes get no cotangent
+        won = _last_writes(idx, math.prod(physical[:k]))
+        won = reshape_op(won, shape=(1,) * len(extra) + idx._impl.cached_shape + (1,) * len(physical[k:]))
+        for _ in range(picked.batch_dims):
+            won = incr_batch_dims_op(won)
+        picked = where(won, picked, zeros_like_physical(picked))
+        du = reshape_op(picked, shape=extra + u._impl.cached_shape)
+        if not extra:
+            return [scatter_op(cotangent, zeros_like_physical(u), idx, k=k), du, None]
+        # scatter writes leading axes only: replaced rows are cut out by a mask instead
+        replaced = scatter_op(zeros_like_physical(x), zeros_like_physical(u) + 1, idx, k=k)
+        return [where(replaced != 0, zeros_like_physical(cotangent), cotangent), du, None]
+
+
+def _last_writes(idx: Tensor, rows: int) -> Tensor:
+    """For each entry of ``idx``, whether it is the last to name its row (the write that stays)."""
+    from .creation import arange, full
+    from .view import reshape_op
+
+    n = math.prod(idx._impl.cached_shape)
+    order = reshape_op(arange(n, dtype=idx.dtype, device=idx.device), shape=idx._impl.cached_shape)
+    writer = scatter_op(full((rows,), -1, dtype=idx.dtype, device=idx.device), order, idx, k=1)
+    return gather_op(writer, idx, axis=0) == order
 
 
 class NonzeroOp(Operation):
@@ -757,7 +784,7 @@ def host_element(x: Tensor):
     from .view import reshape_op
 
     impl = x._impl
-    if impl.dtype.is_complex or impl.batch_dims or impl.tangent is not None:
+    if impl.dtype.is_complex or impl.batch_dims or impl.tangents is not None:
         return None
     node = impl._values[0].node
     if node is not None and node.op is reshape_op:

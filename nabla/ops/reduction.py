@@ -17,7 +17,7 @@ class _MaxReduce(ReduceOperation):
         self.supports_complex = name in ("sum", "mean")  # both act on (re, im) pairs separately
 
     def check_dtype(self, x):
-        if x.dtype.is_bool or (self.category == "float" and not x.dtype.is_floating):
+        if x.dtype.is_bool or (self.category == "float" and not (x.dtype.is_floating or x.dtype.is_complex)):
             raise TypeError(f"nabla.{self.name}: unsupported dtype, got {describe(x)}")
 
     def reduce_one(self, x, axis):
@@ -55,7 +55,7 @@ class _MaxReduce(ReduceOperation):
 
     def vjp_rule(self, primals, cotangent, output, *, axes, keepdims):
         x = primals[0]
-        if not x.dtype.is_floating:
+        if not (x.dtype.is_floating or x.dtype.is_complex):
             return [None]
         g = self._expand(cotangent, x, axes, keepdims)
         w = self._weights(x, output, axes, keepdims)
@@ -139,7 +139,7 @@ def _complex_prod(x: Tensor, axis, keepdims: bool) -> Tensor:
 
 def mean(x: Tensor, axis=None, keepdims: bool = False) -> Tensor:
     _check(x, "mean")
-    if not x.dtype.is_floating:
+    if not (x.dtype.is_floating or x.dtype.is_complex):
         x = cast_op(x, dtype=get_default_dtype())
     return REDUCE_OPS["mean"].apply(x, axis, keepdims)
 

@@ -150,7 +150,7 @@ class CumsumOp(Operation):
     def maxpr(self, x, *, axis, reverse):
         from max.graph import ops
 
-        if int(x.shape[axis]) == 0:
+        if x.shape[axis] == 0:  # symbolic dims stand for sizes of 2 and more
             return x
         return ops.cumsum(x, axis=axis, reverse=reverse)
 

@@ -1,7 +1,8 @@
 """Automatic differentiation.
 
-Forward mode: tangents ride on ``TensorImpl.tangent`` and ``Operation.__call__``
-applies each op's ``jvp_rule``. Reverse mode: inputs are marked traced, so ops
+Forward mode: tangents ride on ``TensorImpl.tangents``, keyed by the level of the
+``jvp`` that made them (nested calls get higher levels), and ``Operation.__call__``
+applies each op's ``jvp_rule`` level by level. Reverse mode: inputs are marked traced, so ops
 keep their parents in ``OutputRefs.op_args``; the backward pass walks that graph
 in reverse topological order and applies each op's ``vjp_rule``. Rules are
 written with Nabla ops, so every derivative is differentiable again.
@@ -12,21 +13,22 @@ from __future__ import annotations
 import contextlib
 import numbers
 
+from ..core.context import VMAP_DEPTH
 from ..core.operation import GRAD_MODE
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from ..ops import creation
-from ..ops._physical import identity_op
+from ..ops._physical import broadcast_batch_dims, common_batch_shape, identity_op
 from ..ops.elementwise import astype
-from ..ops.multi_output import concat
-from ..ops.view import reshape, unsqueeze
+from ..ops.view import moveaxis, reshape
 
 
 class _Depth:
     """How many transforms are running; results leave traced mode only at depth 0."""
 
     value = 0
+    jvp_levels = 0  # jvp levels handed out so far: a new call's level exceeds every running one
 
 
 _DEPTH = _Depth()
@@ -40,13 +42,26 @@ def _as_tensor(x) -> Tensor:
     return x if isinstance(x, Tensor) else creation.asarray(x)
 
 
-def _fresh_input(x: Tensor, tangent: Tensor | None = None) -> Tensor:
+def _fresh_input(x: Tensor, tangent: Tensor | None = None, level: int = 0) -> Tensor:
     """A traced stand-in for ``x``; under an outer transform it stays linked to ``x``."""
     y = identity_op(x)
     y._impl.traced = True
     if tangent is not None:
-        y._impl.tangent = tangent._impl
+        y._impl.tangents = {**(y._impl.tangents or {}), level: tangent._impl}
     return y
+
+
+def _without_level(x: Tensor, level: int) -> Tensor:
+    """``x`` as a value of the levels outside ``level`` (linked to ``x`` for them)."""
+    impl = x._impl
+    d = impl.tangents
+    if d is None or level not in d:
+        return x
+    impl.tangents = {l: t for l, t in d.items() if l != level} or None
+    try:
+        return identity_op(x)
+    finally:
+        impl.tangents = d
 
 
 def _detach(x):
@@ -67,9 +82,15 @@ def _check_differentiable(x: Tensor, fn: str, argnum) -> None:
 
 # --- reverse mode ------------------------------------------------------------------
 
-def backward_pass(outputs: list[TensorImpl], cotangents: list[Tensor], inputs: list[TensorImpl] | None):
+def backward_pass(outputs: list[TensorImpl], cotangents: list[Tensor], inputs: list[TensorImpl] | None,
+                  recorded_depth: int | None = None):
     """Cotangents of ``inputs`` (None where unreached); ``inputs=None`` means every
-    ``requires_grad`` leaf, returned as ``(leaves, cotangents)``."""
+    ``requires_grad`` leaf, returned as ``(leaves, cotangents)``.
+
+    ``recorded_depth``: the vmap depth the graph was recorded at, when vmaps begun since are
+    running now. Their batch axes would take the places of the batch axes of vmaps that ran
+    inside the recorded function, so such graphs are refused.
+    """
     stop = None if inputs is None else {id(i) for i in inputs}
     leaves: dict[int, TensorImpl] = {}
 
@@ -134,6 +155,10 @@ def backward_pass(outputs: list[TensorImpl], cotangents: list[Tensor], inputs: l
         node_cts = [None if o is None else cts.get(id(o)) for o in outs]
         if all(c is None for c in node_cts):
             continue
+        if recorded_depth is not None and any(a.batch_dims > recorded_depth for a in node.op_args):
+            raise NotImplementedError(
+                f"nabla.vjp: the vjp function runs under a vmap begun after its forward pass, and that pass "
+                f"ran a vmap of its own ({node.op.name} has batched operands); call vjp inside the vmap instead")
         primals = [Tensor(a) for a in node.op_args]
         if node.tree_def is None:
             grads = node.op.vjp_rule(primals, node_cts[0], Tensor(outs[0]), **node.op_kwargs)
@@ -156,6 +181,7 @@ def vjp(f, *primals, has_aux: bool = False):
     """``(f(*primals), vjp_fn)``; ``vjp_fn(cotangents)`` returns a tuple of cotangents, one per primal."""
     flat, in_def = tree_flatten(primals, is_leaf=_is_tensor)
     flat = [_as_tensor(p) for p in flat]
+    depth = VMAP_DEPTH.value
     _DEPTH.value += 1
     try:
         ins = [_fresh_input(p) for p in flat]
@@ -184,7 +210,8 @@ def vjp(f, *primals, has_aux: bool = False):
             cts.append(c if c.dtype is o.dtype else astype(c, o.dtype))
         _DEPTH.value += 1
         try:
-            grads = backward_pass([o._impl for o in out_flat], cts, [i._impl for i in ins])
+            grads = backward_pass([o._impl for o in out_flat], cts, [i._impl for i in ins],
+                                  depth if VMAP_DEPTH.value > depth else None)
             grads = [creation.zeros_like(p) if g is None else g for p, g in zip(flat, grads)]
         finally:
             _DEPTH.value -= 1
@@ -231,7 +258,9 @@ def value_and_grad(f, argnums=0, has_aux: bool = False):
             raise TypeError(f"nabla.grad: the function must return a scalar (shape ()) tensor, got {shape}; "
                             "use jacrev or vjp for non-scalar outputs")
         if not out.dtype.is_floating:
-            raise TypeError(f"nabla.grad: the output must be floating-point, got {out.dtype.name}")
+            raise TypeError(f"nabla.grad: the output must be real floating-point, got {out.dtype.name}"
+                            + ("; for a complex output, take vjp with a cotangent or grad of its real "
+                               "and imaginary parts" if out.dtype.is_complex else ""))
         grads = vjp_fn(creation.ones_like(out))
         grads = grads[0] if isinstance(argnums, numbers.Integral) else tuple(grads)
         return ((out, res[2]), grads) if has_aux else (out, grads)
@@ -254,6 +283,17 @@ def grad(f, argnums=0, has_aux: bool = False):
 
 # --- forward mode ------------------------------------------------------------------
 
+def _aligned(p: Tensor, t: Tensor) -> tuple[Tensor, Tensor]:
+    """``p`` and ``t`` with one batch shape.
+
+    Under ``vmap`` a tangent may be batched where its primal is not (``jacfwd``) or the other
+    way round. Rules take their physical axis kwargs from the primal, so both sides get the
+    common batch shape; the price is a primal computed once per batch element.
+    """
+    batch = common_batch_shape(p, t, op="jvp")
+    return broadcast_batch_dims(p, batch), broadcast_batch_dims(t, batch)
+
+
 def jvp(f, primals, tangents):
     """``(f(*primals), J @ tangents)`` by forward mode."""
     p_flat, p_def = tree_flatten(tuple(primals), is_leaf=_is_tensor)
@@ -265,15 +305,17 @@ def jvp(f, primals, tangents):
     for p, t in zip(p_flat, t_flat):
         if p.shape != t.shape:
             raise ValueError(f"nabla.jvp: tangent shape {t.shape} does not match primal shape {p.shape}")
-        if p._impl.tangent is not None:
-            raise NotImplementedError("nabla.jvp: jvp nested inside jvp is not supported yet "
-                                      "(tangents carry no level); jvp of grad and jacfwd of jacrev work")
     _DEPTH.value += 1
+    _DEPTH.jvp_levels += 1
+    level = _DEPTH.jvp_levels
     try:
-        ins = [_fresh_input(p, astype(t, p.dtype) if t.dtype is not p.dtype else t) for p, t in zip(p_flat, t_flat)]
+        ins = [_fresh_input(*_aligned(p, astype(t, p.dtype) if t.dtype is not p.dtype else t), level)
+               for p, t in zip(p_flat, t_flat)]
         result = f(*tree_unflatten(p_def, ins))
         out_flat, out_def = tree_flatten(result, is_leaf=_is_tensor)
-        out_t = [creation.zeros_like(o) if o._impl.tangent is None else Tensor(o._impl.tangent) for o in out_flat]
+        out_t = [creation.zeros_like(o) if not (o._impl.tangents and level in o._impl.tangents)
+                 else Tensor(o._impl.tangents[level]) for o in out_flat]
+        out_flat = [_without_level(o, level) for o in out_flat]
     finally:
         _DEPTH.value -= 1
     return (tree_unflatten(out_def, [_detach(o) for o in out_flat]),
@@ -282,35 +324,37 @@ def jvp(f, primals, tangents):
 
 # --- Jacobians ---------------------------------------------------------------------
 
-def _one_hot(i: int, like: Tensor) -> Tensor:
-    size = max(like.size, 1)
-    hot = astype(creation.arange(size) == i, like.dtype)
-    return reshape(hot, like.shape)
+def _basis(like: Tensor) -> Tensor:
+    """The standard basis of ``like``'s space, stacked: shape ``(like.size,) + like.shape``."""
+    n = like.size
+    i = creation.arange(n)
+    return reshape(astype(reshape(i, (n, 1)) == reshape(i, (1, n)), like.dtype), (n,) + like.shape)
 
 
-def _stack(parts: list[Tensor], shape_front: tuple, shape_back: tuple, back_is_rows: bool) -> Tensor:
-    rows = concat([unsqueeze(p, 0) for p in parts], axis=0)
-    if back_is_rows:  # rows enumerate the output: (out..., in...)
-        return reshape(rows, shape_front + shape_back)
-    from ..ops.view import moveaxis
-
-    flat = reshape(rows, (len(parts), -1))  # columns enumerate the input
-    return reshape(moveaxis(flat, 0, -1), shape_front + shape_back)
+def _one_tensor(out, fn: str) -> Tensor:
+    if not isinstance(out, Tensor):
+        raise TypeError(f"nabla.{fn}: the function must return one tensor, got {type(out).__name__}")
+    return out
 
 
 def jacrev(f, argnums=0, has_aux: bool = False):
-    """Jacobian by reverse mode: one vjp per output element; shape ``out.shape + in.shape``."""
+    """Jacobian by reverse mode: ``vmap`` of the vjp over the output's basis; shape ``out.shape + in.shape``."""
+    from .vmap import vmap
 
     def wrapped(*args, **kwargs):
         nums = _argnums(argnums, len(args), "jacrev")
         diff, call_with = _split_args(args, nums)
-        res = vjp(call_with(f, kwargs), *diff, has_aux=has_aux)
-        out, vjp_fn = res[0], res[1]
-        if not isinstance(out, Tensor):
-            raise TypeError("nabla.jacrev: the function must return one tensor")
-        rows = [vjp_fn(_one_hot(i, out)) for i in range(out.size)]
-        jacs = tuple(_stack([r[k] for r in rows], out.shape, _as_tensor(diff[k]).shape, True)
-                     for k in range(len(nums)))
+        g = call_with(f, kwargs)
+        res = vjp(g, *diff, has_aux=has_aux)
+        out = _one_tensor(res[0], "jacrev")
+        shapes = [_as_tensor(d).shape for d in diff]
+        if out.size == 0:
+            rows = [creation.zeros((0,) + s, dtype=out.dtype) for s in shapes]
+        else:
+            # the forward pass is recorded inside the vmap, so vmaps it runs nest inside this one;
+            # it depends on no mapped value, so it is computed once, unbatched
+            rows = vmap(lambda ct: vjp(g, *diff, has_aux=has_aux)[1](ct))(_basis(out))
+        jacs = tuple(reshape(r, out.shape + s) for r, s in zip(rows, shapes))
         jac = jacs[0] if isinstance(argnums, numbers.Integral) else jacs
         return (jac, res[2]) if has_aux else jac
 
@@ -318,7 +362,8 @@ def jacrev(f, argnums=0, has_aux: bool = False):
 
 
 def jacfwd(f, argnums=0):
-    """Jacobian by forward mode: one jvp per input element; shape ``out.shape + in.shape``."""
+    """Jacobian by forward mode: ``vmap`` of the jvp over each input's basis; shape ``out.shape + in.shape``."""
+    from .vmap import vmap
 
     def wrapped(*args, **kwargs):
         nums = _argnums(argnums, len(args), "jacfwd")
@@ -327,12 +372,17 @@ def jacfwd(f, argnums=0):
         g = call_with(f, kwargs)
         jacs = []
         for k, d in enumerate(diff):
-            cols = []
-            for j in range(d.size):
-                tangents = [creation.zeros_like(x) if m != k else _one_hot(j, x) for m, x in enumerate(diff)]
-                out, t = jvp(g, diff, tangents)
-                cols.append(t)
-            jacs.append(_stack(cols, out.shape, d.shape, False))
+            def column(t, k=k):
+                tangents = [t if m == k else creation.zeros_like(x) for m, x in enumerate(diff)]
+                return _one_tensor(jvp(g, diff, tangents)[1], "jacfwd")
+
+            if d.size == 0:
+                out = _one_tensor(g(*diff), "jacfwd")
+                jacs.append(creation.zeros(out.shape + d.shape, dtype=out.dtype))
+                continue
+            cols = vmap(column)(_basis(d))  # (d.size,) + out.shape
+            out_shape = cols.shape[1:]
+            jacs.append(reshape(moveaxis(reshape(cols, (d.size, -1)), 0, -1), out_shape + d.shape))
         return jacs[0] if isinstance(argnums, numbers.Integral) else tuple(jacs)
 
     return wrapped

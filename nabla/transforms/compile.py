@@ -103,7 +103,7 @@ class CompiledFunction:
     def __call__(self, *args, **kwargs):
         flat, treedef = tree_flatten((args, kwargs), is_leaf=_is_tensor)
         tensors = [x for x in flat if isinstance(x, Tensor)]
-        if any(t._impl.traced or t._impl.tangent is not None for t in tensors):
+        if any(t._impl.traced or t._impl.tangents is not None for t in tensors):
             # autodiff needs the recorded graph of the body: run it as ordinary lazy code
             self._eager += 1
             return self.f(*args, **kwargs)
