@@ -16,21 +16,46 @@ from examples.mlp import init_params, loss_fn, synthetic_task
 
 
 def call_overhead():
+    """Three figures: a hit's total minus MAX's execute called back to back; Nabla's own time on a hit
+    (execute answered from memory); MAX's execute after a gap of Python work like the hit's own."""
+    import time
+
     f = nb.compile(lambda x, y: x * y + 1.0)
     x, y = nb.asarray(np.ones(4, np.float32)), nb.asarray(np.ones(4, np.float32))
     f(x, y)
     before = nb.engine_stats()
-    model = next(iter(f._cache.values())).model
+    entry = next(iter(f._cache.values()))
+    model = entry.model
     bufs = [x._impl._values[0].buffer, y._impl._values[0].buffer]
     kernel = median_time(lambda: model.execute(*bufs), number=200)
     total = median_time(lambda: f(x, y), number=200)
+
+    class Answered:  # the model's outputs from memory: what remains is Nabla's Python
+        results = model.execute(*bufs)
+
+        def execute(self, *buffers):
+            return self.results
+
+    entry.model = Answered()
+    own = median_time(lambda: f(x, y), number=200)
+    entry.model = model
+
+    def execute_after_gap():
+        end = time.perf_counter() + own
+        while time.perf_counter() < end:
+            pass
+        t0 = time.perf_counter()
+        model.execute(*bufs)
+        return time.perf_counter() - t0
+
+    after_gap = float(np.median([execute_after_gap() for _ in range(400)]))
     peers = {}
     if jax is not None:
         jf = jax.jit(lambda x, y: x * y + 1.0)
         jx = jnp.ones(4)
         peers["jax.jit dispatch"] = median_time(lambda: jf(jx, jx).block_until_ready(), number=200)
     assert nb.engine_stats()["compiles"] == before["compiles"]
-    return total - kernel, kernel, peers
+    return total - kernel, own, kernel, after_gap, peers
 
 
 def per_example_grads():
@@ -66,9 +91,11 @@ def per_example_grads():
 
 
 def main():
-    overhead, kernel, peers = call_overhead()
-    rows = [("compiled call overhead on a hit, beyond kernel time (shape (4,))", overhead * 1e6, "us", "<= 50 us",
-             {"MAX execute (kernel)": kernel, **peers}, 1e6)]
+    overhead, own, kernel, after_gap, peers = call_overhead()
+    rows = [("compiled call on a hit: total minus MAX execute run back to back (shape (4,))", overhead * 1e6, "us",
+             "<= 50 us", {"MAX execute back to back": kernel, "MAX execute after a gap": after_gap, **peers}, 1e6),
+            ("compiled call on a hit: Nabla's own time (execute answered from memory)", own * 1e6, "us",
+             "<= 50 us", dict(peers), 1e6)]
     t, peers = per_example_grads()
     rows.append(("per-example grads, vmap(grad) MLP 784-128-10, 256 examples (compiled)", t * 1e3, "ms",
                  "<= 1.0x JAX", peers, 1e3))

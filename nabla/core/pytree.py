@@ -79,7 +79,9 @@ class PyTreeDef:
         return (self.node_type, aux, self.children)
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, PyTreeDef) and self._key() == other._key()
+        if self is other:
+            return True
+        return isinstance(other, PyTreeDef) and hash(self) == hash(other) and self._key() == other._key()
 
     def __hash__(self) -> int:
         if self._hash is None:
@@ -97,6 +99,22 @@ class PyTreeDef:
 
 
 _LEAF = PyTreeDef(None, None, ())
+_INTERNED: dict = {}
+
+
+def _treedef(node_type, aux, children: tuple) -> PyTreeDef:
+    """One shared PyTreeDef per structure, so equal structures compare (and hash) at once:
+    a cache keyed by structure (``nabla.compile``'s) then costs one dict probe per call."""
+    key = (node_type, tuple(aux) if isinstance(aux, list) else aux, children)
+    try:
+        td = _INTERNED.get(key)
+    except TypeError:  # an unhashable aux of a registered node: no sharing
+        return PyTreeDef(node_type, aux, children)
+    if td is None:
+        if len(_INTERNED) > 100_000:
+            _INTERNED.clear()
+        td = _INTERNED[key] = PyTreeDef(node_type, aux, children)
+    return td
 
 
 def _flatten_into(x, leaves: list, is_leaf) -> PyTreeDef:
@@ -111,7 +129,7 @@ def _flatten_into(x, leaves: list, is_leaf) -> PyTreeDef:
         return _LEAF
     children, aux = kind.flatten(x)
     node_type = type(x) if kind is not _NAMEDTUPLE else "namedtuple"
-    return PyTreeDef(node_type, aux, tuple(_flatten_into(c, leaves, is_leaf) for c in children))
+    return _treedef(node_type, aux, tuple(_flatten_into(c, leaves, is_leaf) for c in children))
 
 
 def tree_flatten(tree, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, PyTreeDef]:
