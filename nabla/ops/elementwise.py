@@ -184,7 +184,7 @@ def _sign(x):
 
 
 def _zero(x, y, t):
-    return t * 0
+    return zeros_like_physical(t)  # not t * 0: an infinite tangent would give NaN
 
 
 #: name -> (MAX function or lowering, accepted dtypes, linearization (x, y, t) -> dy[, result is bool])
@@ -242,7 +242,7 @@ _NONHOLOMORPHIC = {
     "conj": (lambda x, t: UNARY_FUNCTIONS["conj"](t), lambda x, ct: UNARY_FUNCTIONS["conj"](ct)),
     "real": (lambda x, t: UNARY_FUNCTIONS["real"](t), lambda x, ct: astype(ct, x.dtype)),
     "imag": (lambda x, t: UNARY_FUNCTIONS["imag"](t), lambda x, ct: astype(ct, x.dtype) * -1j),
-    "sign": (lambda x, t: t * 0, lambda x, ct: ct * 0),
+    "sign": (lambda x, t: zeros_like_physical(t), lambda x, ct: zeros_like_physical(ct)),
 }
 
 
