@@ -382,6 +382,44 @@ def test_jacobians_agree_and_match_the_analytic_one():
     np.testing.assert_allclose(jf.numpy(), want, rtol=1e-10)
 
 
+def test_jacobians_of_pytrees_in_and_out_with_aux():
+    """JAX's layout: the output's structure, then the input's; blocks out_leaf.shape + in_leaf.shape."""
+    w, b, x = f64(3, 2), f64(2), f64(4, 3)
+
+    def f(p, x):
+        h = nb.tanh(x @ p["w"] + p["b"])
+        return {"h": h, "s": nb.sum(h * h)}, nb.sum(h)
+
+    params = {"w": nb.asarray(w), "b": nb.asarray(b)}
+    for jac in (nb.jacrev, nb.jacfwd):
+        got, aux = jac(f, argnums=(0, 1), has_aux=True)(params, nb.asarray(x))
+        assert aux.item() == pytest.approx(np.tanh(x @ w + b).sum())
+        assert set(got) == {"h", "s"} and set(got["h"][0]) == {"w", "b"}
+        assert got["h"][0]["w"].shape == (4, 2, 3, 2) and got["s"][1].shape == (4, 3)
+        eps = 1e-6  # one block per output leaf against central differences
+        d = np.zeros_like(w)
+        d[1, 0] = eps
+        h = lambda w_: np.tanh(x @ w_ + b)
+        np.testing.assert_allclose(got["h"][0]["w"].numpy()[..., 1, 0], (h(w + d) - h(w - d)) / (2 * eps), rtol=1e-6)
+        s = lambda x_: np.sum(np.tanh(x_ @ w + b) ** 2)
+        e = np.zeros_like(x)
+        e[2, 1] = eps
+        assert got["s"][1].numpy()[2, 1] == pytest.approx((s(x + e) - s(x - e)) / (2 * eps), rel=1e-6)
+    hess = nb.hessian(lambda p: nb.sum(nb.sin(p["w"]) * p["b"]))(params)
+    np.testing.assert_allclose(hess["w"]["b"].numpy(), np.einsum("ij,jk->ijk", np.cos(w), np.eye(2)), rtol=1e-12)
+    assert hess["b"]["b"].shape == (2, 2) and not hess["b"]["b"].numpy().any()
+
+
+def test_prod_derivatives_are_exact_at_zeros():
+    """The gradient of a product is the product of the others (no division by the input), to any order."""
+    x = np.array([[2.0, 0.0, 3.0], [0.0, 0.0, 5.0], [1.5, 2.0, 4.0]])
+    grad = nb.grad(lambda x: nb.sum(nb.prod(x, axis=1)))(nb.asarray(x)).numpy()
+    want = np.array([[np.prod(np.delete(row, j)) for j in range(3)] for row in x])
+    np.testing.assert_array_equal(grad, want)
+    hess = nb.hessian(lambda v: nb.prod(v))(nb.asarray(x[0])).numpy()
+    np.testing.assert_array_equal(hess, [[0, 3, 0], [3, 0, 2], [0, 2, 0]])  # d2(abc) = the third factor
+
+
 def test_hessian_of_a_quadratic_form():
     a = f64(3, 3)
     f = lambda x: nb.sum(x * nb.matmul(nb.asarray(a), x))

@@ -49,7 +49,7 @@ class _MaxReduce(ReduceOperation):
                 count *= x._impl.cached_shape[a]
             return 1.0 / count if count else 1.0
         if name == "prod":
-            return self._expand(out, x, axes, keepdims) / x
+            return _product_of_others(x, [a - x.batch_dims for a in axes])
         hit = (x == self._expand(out, x, axes, keepdims)).astype(x.dtype)  # max/min: ties share
         return hit / self._expand(REDUCE_OPS["sum"](hit, axes=axes, keepdims=keepdims), x, axes, keepdims)
 
@@ -65,6 +65,31 @@ class _MaxReduce(ReduceOperation):
         x, t = primals[0], tangents[0]
         w = self._weights(x, output, axes, keepdims)
         return REDUCE_OPS["sum"](t if w is None else t * w, axes=axes, keepdims=keepdims)
+
+
+def _product_of_others(x: Tensor, axes: list[int]) -> Tensor:
+    """d prod / d x over logical ``axes``: for each element, the product of the others in its group.
+
+    Exclusive scans from both ends (as JAX does), not ``prod / x``: exact where ``x`` has zeros,
+    and made of multiplications, so it differentiates again (the Hessian of a product at a zero).
+    """
+    from .sorting import cumulative_prod
+    from .view import permute_dims, reshape
+
+    kept = [a for a in range(x.ndim) if a not in axes]
+    kept_shape = tuple(x.shape[a] for a in kept)
+    order = kept + list(axes)
+    n = 1
+    for a in axes:
+        n *= x.shape[a]
+    y = reshape(permute_dims(x, order), kept_shape + (n,))
+    left = cumulative_prod(y, axis=-1, include_initial=True)[..., :-1]
+    right = cumulative_prod(y[..., ::-1], axis=-1, include_initial=True)[..., -2::-1]
+    others = reshape(left * right, tuple(x.shape[a] for a in order))
+    inverse = [0] * len(order)
+    for i, a in enumerate(order):
+        inverse[a] = i
+    return permute_dims(others, inverse)
 
 
 REDUCE_OPS = {

@@ -331,14 +331,24 @@ def _basis(like: Tensor) -> Tensor:
     return reshape(astype(reshape(i, (n, 1)) == reshape(i, (1, n)), like.dtype), (n,) + like.shape)
 
 
-def _one_tensor(out, fn: str) -> Tensor:
-    if not isinstance(out, Tensor):
-        raise TypeError(f"nabla.{fn}: the function must return one tensor, got {type(out).__name__}")
-    return out
+def _leaves(tree) -> tuple[list[Tensor], object]:
+    leaves, treedef = tree_flatten(tree, is_leaf=_is_tensor)
+    return [_as_tensor(x) for x in leaves], treedef
+
+
+def _jacobian_tree(blocks, out_def, arg_defs, argnums):
+    """JAX's layout: the output's structure, each leaf holding the input's structure (a tuple of
+    the arguments' structures for a tuple ``argnums``) of blocks ``out_leaf.shape + in_leaf.shape``."""
+    per_out = []
+    for row in blocks:  # one row per output leaf, one block per input leaf of every argument
+        it = iter(row)
+        per_arg = [tree_unflatten(d, [next(it) for _ in range(d.num_leaves)]) for d in arg_defs]
+        per_out.append(per_arg[0] if isinstance(argnums, numbers.Integral) else tuple(per_arg))
+    return tree_unflatten(out_def, per_out)
 
 
 def jacrev(f, argnums=0, has_aux: bool = False):
-    """Jacobian by reverse mode: ``vmap`` of the vjp over the output's basis; shape ``out.shape + in.shape``."""
+    """Jacobian by reverse mode: ``vmap`` of the vjp over each output leaf's basis (pytrees in and out)."""
     from .vmap import vmap
 
     def wrapped(*args, **kwargs):
@@ -346,46 +356,67 @@ def jacrev(f, argnums=0, has_aux: bool = False):
         diff, call_with = _split_args(args, nums)
         g = call_with(f, kwargs)
         res = vjp(g, *diff, has_aux=has_aux)
-        out = _one_tensor(res[0], "jacrev")
-        shapes = [_as_tensor(d).shape for d in diff]
-        if out.size == 0:
-            rows = [creation.zeros((0,) + s, dtype=out.dtype) for s in shapes]
-        else:
-            # the forward pass is recorded inside the vmap, so vmaps it runs nest inside this one;
-            # it depends on no mapped value, so it is computed once, unbatched
-            rows = vmap(lambda ct: vjp(g, *diff, has_aux=has_aux)[1](ct))(_basis(out))
-        jacs = tuple(reshape(r, out.shape + s) for r, s in zip(rows, shapes))
-        jac = jacs[0] if isinstance(argnums, numbers.Integral) else jacs
+        outs, out_def = _leaves(res[0])
+        ins = [_leaves(d) for d in diff]
+        in_leaves = [x for leaves, _ in ins for x in leaves]
+        blocks = []
+        for k, o in enumerate(outs):
+            if o.size == 0:
+                blocks.append([creation.zeros(o.shape + x.shape, dtype=x.dtype) for x in in_leaves])
+                continue
+
+            def pullback(ct, k=k):
+                # the forward pass is recorded inside the vmap, so vmaps it runs nest inside this one;
+                # it depends on no mapped value, so it is computed once, unbatched
+                fresh = vjp(g, *diff, has_aux=has_aux)
+                cts = [ct if j == k else creation.zeros_like(y) for j, y in enumerate(_leaves(fresh[0])[0])]
+                return _leaves_of(fresh[1](tree_unflatten(out_def, cts)))
+
+            rows = vmap(pullback)(_basis(o))  # (o.size,) + x.shape per input leaf
+            blocks.append([reshape(r, o.shape + x.shape) for r, x in zip(rows, in_leaves)])
+        jac = _jacobian_tree(blocks, out_def, [d for _, d in ins], argnums)
         return (jac, res[2]) if has_aux else jac
 
     return wrapped
 
 
-def jacfwd(f, argnums=0):
-    """Jacobian by forward mode: ``vmap`` of the jvp over each input's basis; shape ``out.shape + in.shape``."""
+def jacfwd(f, argnums=0, has_aux: bool = False):
+    """Jacobian by forward mode: ``vmap`` of ``jvp`` over each input leaf's basis (pytrees in and out)."""
     from .vmap import vmap
 
     def wrapped(*args, **kwargs):
         nums = _argnums(argnums, len(args), "jacfwd")
         diff, call_with = _split_args(args, nums)
-        diff = [_as_tensor(d) for d in diff]
         g = call_with(f, kwargs)
-        jacs = []
-        for k, d in enumerate(diff):
-            def column(t, k=k):
-                tangents = [t if m == k else creation.zeros_like(x) for m, x in enumerate(diff)]
-                return _one_tensor(jvp(g, diff, tangents)[1], "jacfwd")
-
-            if d.size == 0:
-                out = _one_tensor(g(*diff), "jacfwd")
-                jacs.append(creation.zeros(out.shape + d.shape, dtype=out.dtype))
+        main = (lambda *d: g(*d)[0]) if has_aux else g
+        ins = [_leaves(d) for d in diff]
+        in_leaves = [x for leaves, _ in ins for x in leaves]
+        primal = g(*diff)
+        outs, out_def = _leaves(primal[0] if has_aux else primal)
+        columns = []  # per input leaf: one block per output leaf
+        for k, x in enumerate(in_leaves):
+            if x.size == 0:
+                columns.append([creation.zeros(o.shape + x.shape, dtype=o.dtype) for o in outs])
                 continue
-            cols = vmap(column)(_basis(d))  # (d.size,) + out.shape
-            out_shape = cols.shape[1:]
-            jacs.append(reshape(moveaxis(reshape(cols, (d.size, -1)), 0, -1), out_shape + d.shape))
-        return jacs[0] if isinstance(argnums, numbers.Integral) else tuple(jacs)
+
+            def push(t, k=k):
+                tangents = [t if j == k else creation.zeros_like(y) for j, y in enumerate(in_leaves)]
+                it = iter(tangents)
+                tangent_args = [tree_unflatten(d, [next(it) for _ in range(d.num_leaves)]) for _, d in ins]
+                return _leaves_of(jvp(main, diff, tangent_args)[1])
+
+            cols = vmap(push)(_basis(x))  # (x.size,) + o.shape per output leaf
+            columns.append([reshape(moveaxis(reshape(c, (x.size, -1)), 0, -1), o.shape + x.shape)
+                            for c, o in zip(cols, outs)])
+        blocks = [[col[j] for col in columns] for j in range(len(outs))]
+        jac = _jacobian_tree(blocks, out_def, [d for _, d in ins], argnums)
+        return (jac, primal[1]) if has_aux else jac
 
     return wrapped
+
+
+def _leaves_of(tree) -> list[Tensor]:
+    return tree_flatten(tree, is_leaf=_is_tensor)[0]
 
 
 def hessian(f, argnums=0):
