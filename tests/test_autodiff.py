@@ -322,8 +322,21 @@ def test_complex_grad_matches_jax_and_rejects_complex_outputs():
     want = jax.grad(lambda z: jnp.sum(jnp.abs(jnp.sqrt(z) * jnp.tanh(z)) + jnp.imag(jnp.log(z))))(z)
     np.testing.assert_allclose(got.numpy(), np.asarray(want), rtol=1e-10)
     np.testing.assert_allclose(nb.grad(lambda z: nb.abs(z) ** 2)(nb.asarray(3 + 4j)).item(), 6 - 8j)
-    with pytest.raises(TypeError, match="real floating-point"):
+    with pytest.raises(TypeError, match="holomorphic=True"):
         nb.grad(lambda z: nb.sum(z * z))(nb.asarray(z))
+
+
+def test_holomorphic_grad_is_the_complex_derivative():
+    z = _complex(3)
+    f = lambda z: nb.sum(nb.exp(z) * nb.sin(z) / z)
+    want = np.exp(z) * (np.sin(z) + np.cos(z)) / z - np.exp(z) * np.sin(z) / z ** 2
+    np.testing.assert_allclose(nb.grad(f, holomorphic=True)(nb.asarray(z)).numpy(), want, rtol=1e-12)
+    np.testing.assert_allclose(np.diag(nb.jacrev(lambda z: nb.exp(z) * nb.sin(z) / z)(nb.asarray(z)).numpy()), want,
+                               rtol=1e-12)
+    with pytest.raises(TypeError, match="complex inputs"):
+        nb.grad(f, holomorphic=True)(nb.asarray(z.real))
+    with pytest.raises(TypeError, match="must be complex"):
+        nb.grad(lambda z: nb.abs(nb.sum(z)), holomorphic=True)(nb.asarray(z))
 
 
 def test_gradients_of_a_selection_ignore_inf_elsewhere():

@@ -242,8 +242,9 @@ def _split_args(args, nums):
     return [args[i] for i in nums], call_with
 
 
-def value_and_grad(f, argnums=0, has_aux: bool = False):
-    """``(f(x), df/dx)`` for a function with a scalar floating-point output."""
+def value_and_grad(f, argnums=0, has_aux: bool = False, holomorphic: bool = False):
+    """``(f(x), df/dx)`` for a function with a scalar real output; ``holomorphic=True``: a complex
+    function of complex inputs, whose gradient is the complex derivative ``f'(z)`` (as JAX)."""
 
     def wrapped(*args, **kwargs):
         nums = _argnums(argnums, len(args), "value_and_grad")
@@ -251,16 +252,21 @@ def value_and_grad(f, argnums=0, has_aux: bool = False):
         for n, d in zip(nums, diff):
             for leaf in tree_flatten(d, is_leaf=_is_tensor)[0]:
                 _check_differentiable(_as_tensor(leaf), "grad", n)
+                if holomorphic and not _as_tensor(leaf).dtype.is_complex:
+                    raise TypeError(f"nabla.grad(holomorphic=True): argument {n} has dtype "
+                                    f"{_as_tensor(leaf).dtype.name}; holomorphic gradients need complex inputs")
         res = vjp(call_with(f, kwargs), *diff, has_aux=has_aux)
         out, vjp_fn = res[0], res[1]
         if not isinstance(out, Tensor) or out.shape != ():
             shape = getattr(out, "shape", type(out).__name__)
             raise TypeError(f"nabla.grad: the function must return a scalar (shape ()) tensor, got {shape}; "
                             "use jacrev or vjp for non-scalar outputs")
-        if not out.dtype.is_floating:
+        if holomorphic and not out.dtype.is_complex:
+            raise TypeError(f"nabla.grad(holomorphic=True): the output must be complex, got {out.dtype.name}")
+        if not holomorphic and not out.dtype.is_floating:
             raise TypeError(f"nabla.grad: the output must be real floating-point, got {out.dtype.name}"
-                            + ("; for a complex output, take vjp with a cotangent or grad of its real "
-                               "and imaginary parts" if out.dtype.is_complex else ""))
+                            + ("; for a complex output of a holomorphic function pass holomorphic=True"
+                               if out.dtype.is_complex else ""))
         grads = vjp_fn(creation.ones_like(out))
         grads = grads[0] if isinstance(argnums, numbers.Integral) else tuple(grads)
         return ((out, res[2]), grads) if has_aux else (out, grads)
@@ -269,9 +275,9 @@ def value_and_grad(f, argnums=0, has_aux: bool = False):
     return wrapped
 
 
-def grad(f, argnums=0, has_aux: bool = False):
+def grad(f, argnums=0, has_aux: bool = False, holomorphic: bool = False):
     """``df/dx`` for a function with a scalar output (JAX's ``grad``)."""
-    vg = value_and_grad(f, argnums, has_aux)
+    vg = value_and_grad(f, argnums, has_aux, holomorphic)
 
     def wrapped(*args, **kwargs):
         (value, grads) = vg(*args, **kwargs)
