@@ -418,6 +418,11 @@ def test_jacobians_of_pytrees_in_and_out_with_aux():
         e = np.zeros_like(x)
         e[2, 1] = eps
         assert got["s"][1].numpy()[2, 1] == pytest.approx((s(x + e) - s(x - e)) / (2 * eps), rel=1e-6)
+    empty, b2 = nb.zeros((0,), dtype=nb.float64), nb.asarray(np.array([1.0, 2.0]))
+    for jac in (nb.jacrev, nb.jacfwd):  # zero-size inputs and outputs keep their blocks' shapes
+        ja, jb = jac(lambda a, b: nb.sum(a) * b, argnums=(0, 1))(empty, b2)
+        assert ja.shape == (2, 0) and jb.shape == (2, 2) and not jb.numpy().any()
+        assert jac(lambda x: x[:0])(b2).shape == (0, 2)
     hess = nb.hessian(lambda p: nb.sum(nb.sin(p["w"]) * p["b"]))(params)
     np.testing.assert_allclose(hess["w"]["b"].numpy(), np.einsum("ij,jk->ijk", np.cos(w), np.eye(2)), rtol=1e-12)
     assert hess["b"]["b"].shape == (2, 2) and not hess["b"]["b"].numpy().any()

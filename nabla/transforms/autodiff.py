@@ -397,25 +397,31 @@ def jacfwd(f, argnums=0, has_aux: bool = False):
         main = (lambda *d: g(*d)[0]) if has_aux else g
         ins = [_leaves(d) for d in diff]
         in_leaves = [x for leaves, _ in ins for x in leaves]
-        primal = g(*diff)
-        outs, out_def = _leaves(primal[0] if has_aux else primal)
-        columns = []  # per input leaf: one block per output leaf
+        # the output's structure comes from the vmapped jvp; a plain call is made only for aux,
+        # or when no input leaf has elements to push
+        primal = g(*diff) if has_aux or not any(x.size for x in in_leaves) else None
+        found = {}
+        if primal is not None:
+            found["outs"], found["def"] = _leaves(primal[0] if has_aux else primal)
+        columns = {}  # input leaf -> one block per output leaf
         for k, x in enumerate(in_leaves):
             if x.size == 0:
-                columns.append([creation.zeros(o.shape + x.shape, dtype=o.dtype) for o in outs])
                 continue
 
             def push(t, k=k):
                 tangents = [t if j == k else creation.zeros_like(y) for j, y in enumerate(in_leaves)]
                 it = iter(tangents)
                 tangent_args = [tree_unflatten(d, [next(it) for _ in range(d.num_leaves)]) for _, d in ins]
-                return _leaves_of(jvp(main, diff, tangent_args)[1])
+                leaves, found["def"] = _leaves(jvp(main, diff, tangent_args)[1])
+                return leaves
 
-            cols = vmap(push)(_basis(x))  # (x.size,) + o.shape per output leaf
-            columns.append([reshape(moveaxis(reshape(c, (x.size, -1)), 0, -1), o.shape + x.shape)
-                            for c, o in zip(cols, outs)])
-        blocks = [[col[j] for col in columns] for j in range(len(outs))]
-        jac = _jacobian_tree(blocks, out_def, [d for _, d in ins], argnums)
+            cols = vmap(push)(_basis(x))  # (x.size,) + out_leaf.shape per output leaf
+            columns[k] = [reshape(moveaxis(reshape(c, (x.size, -1)), 0, -1), c.shape[1:] + x.shape) for c in cols]
+            found.setdefault("outs", [c[0] for c in cols])
+        outs = found["outs"]
+        blocks = [[columns[k][j] if k in columns else creation.zeros(o.shape + x.shape, dtype=o.dtype)
+                   for k, x in enumerate(in_leaves)] for j, o in enumerate(outs)]
+        jac = _jacobian_tree(blocks, found["def"], [d for _, d in ins], argnums)
         return (jac, primal[1]) if has_aux else jac
 
     return wrapped
