@@ -223,6 +223,9 @@ def test_pytree_round_trip_with_custom_nodes():
     doubled = nb.tree_map(lambda v: v * 2, tree)
     assert nb.tree_leaves(doubled) == [2 * v for v in leaves]
     assert nb.tree_structure(doubled) == treedef and hash(nb.tree_structure(doubled)) == hash(treedef)
+    assert nb.tree_structure(doubled) is treedef  # one shared object per structure: caches probe at once
+    other = dict(tree, c=Pair(6, OrderedDict(y=8, z=7)))
+    assert nb.tree_structure(other) != treedef  # an OrderedDict's key order is part of its structure
 
 
 def test_pytree_errors_and_leaves():
