@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -149,5 +148,3 @@ def as_dtype(dtype, op: str):
         raise TypeError(f"nabla.{op}: unsupported dtype {dtype!r}") from None
 
 
-def is_python_scalar(x) -> bool:
-    return isinstance(x, (bool, numbers.Number)) and not isinstance(x, np.ndarray)

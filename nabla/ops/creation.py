@@ -184,11 +184,6 @@ def arange(start, stop=None, step=1, dtype=None, device=None) -> Tensor:
     return arange_op(shape=(length,), start=start, step=step, dtype=dtype, device=as_device(device))
 
 
-def _no_complex(dtype, op):
-    if dtype.is_complex:
-        raise TypeError(f"nabla.{op}: complex dtypes arrive with the Array API namespace; got {dtype}")
-
-
 def asarray(obj, dtype=None, device=None, copy: bool | None = None) -> Tensor:
     """A tensor from a Tensor, NumPy array, nested sequence or Python scalar."""
     if isinstance(obj, Tensor):

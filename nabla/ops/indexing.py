@@ -69,18 +69,12 @@ class SliceOp(Operation):
         return slice_op(t, index=_rebase(index, t, primals[0]))
 
     def vjp_rule(self, primals, cotangent, output, *, index):
+        from ._physical import broadcast_batch_dims
         from .elementwise import zeros_like_physical
 
         x = primals[0]
-        base = _broadcast_batch(zeros_like_physical(x), cotangent)
+        base = broadcast_batch_dims(zeros_like_physical(x), cotangent._impl.batch_shape)
         return [set_slice_op(base, cotangent, index=_rebase(index, cotangent, x))]
-
-
-def _broadcast_batch(base, like):
-    """``base`` with ``like``'s batch shape (a cotangent's batch may be wider than its primal's)."""
-    from ._physical import broadcast_batch_dims
-
-    return broadcast_batch_dims(base, like._impl.batch_shape)
 
 
 def _rebase(index, t, primal):
@@ -143,10 +137,11 @@ class GatherOp(Operation):
         return gather_op(tangents[0], primals[1], axis=axis)
 
     def vjp_rule(self, primals, cotangent, output, *, axis):
+        from ._physical import broadcast_batch_dims
         from .elementwise import zeros_like_physical
 
         x, idx = primals
-        base = _broadcast_batch(zeros_like_physical(x), cotangent)
+        base = broadcast_batch_dims(zeros_like_physical(x), cotangent._impl.batch_shape)
         return [scatter_add_op(base, cotangent, idx, axis=axis + cotangent.batch_dims - x.batch_dims), None]
 
 

@@ -18,8 +18,6 @@ PAIRWISE_LIMIT = 4096
 
 
 def _to_last(x, axis):
-    from max.graph import ops
-
     rank = len(x.shape)
     if axis == rank - 1:
         return x, None

@@ -48,8 +48,6 @@ class PermuteOp(LogicalShapeOperation):
         return tuple(s[p] for p in perm)
 
     def maxpr(self, x, *, perm):
-        from max.graph import ops
-
         return L.permute(x, list(perm))
 
     def jvp_rule(self, primals, tangents, output, *, perm):
@@ -128,8 +126,6 @@ class BroadcastToOp(LogicalShapeOperation):
         return shape
 
     def maxpr(self, x, *, shape):
-        from max.graph import ops
-
         return L.broadcast_to(x, shape)
 
     def jvp_rule(self, primals, tangents, output, *, shape):
