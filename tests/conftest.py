@@ -40,3 +40,38 @@ def interpret_by_default():
 @pytest.fixture
 def policy():
     return nb.set_realization_policy
+
+
+def wait_for_fused_kernels():
+    """Have the fused kernel's models compiled (once per machine; then read from disk)."""
+    from nabla.ops.fused import warm_fused_kernels
+
+    assert warm_fused_kernels(), "the fused kernel's models did not compile"
+
+
+@pytest.fixture
+def fused_kernels():
+    wait_for_fused_kernels()
+
+
+@pytest.fixture(params=["fused", "interpreter"])
+def first_sight(request):
+    """Runs a test down each first-sight path: the fused kernel where a trace fits it, or MAX's
+    interpreter for every trace."""
+    engine = nb.core.graph.GRAPH.engine
+    if request.param == "fused":
+        wait_for_fused_kernels()
+    saved = engine.fused_enabled
+    engine.fused_enabled = request.param == "fused"
+    yield request.param
+    engine.fused_enabled = saved
+
+
+@pytest.fixture
+def no_fused():
+    """For engine tests about compiling: traces go to the interpreter, never the fused kernel."""
+    engine = nb.core.graph.GRAPH.engine
+    saved = engine.fused_enabled
+    engine.fused_enabled = False
+    yield
+    engine.fused_enabled = saved

@@ -15,7 +15,7 @@ def ref(a):
     return np.sin(np.cos(a) * 3.25 + a) - 0.125
 
 
-def test_first_sight_is_interpreted_repeat_is_compiled_then_cached(stats, policy):
+def test_first_sight_is_interpreted_repeat_is_compiled_then_cached(stats, policy, no_fused):
     policy("auto")
     a = np.linspace(0, 1, 7, dtype=np.float32)
     np.testing.assert_allclose(expr(nb.asarray(a)).numpy(), ref(a), rtol=1e-5)
@@ -59,7 +59,7 @@ def test_constants_are_part_of_the_key():
     np.testing.assert_array_equal((x * 2.0).numpy(), np.full(3, 2.0))
 
 
-def test_static_shape_ops_key_by_size(stats):
+def test_static_shape_ops_key_by_size(stats, no_fused):
     # reshape's target shape is concrete, so a new size is a new structure
     for n in (4, 6):
         a = np.arange(n, dtype=np.float32)
@@ -88,7 +88,7 @@ def test_unknown_policy_is_rejected():
         nb.set_realization_policy("fast")
 
 
-def test_compiled_models_persist_on_disk_for_new_processes(stats, policy):
+def test_compiled_models_persist_on_disk_for_new_processes(stats, policy, no_fused):
     policy("auto")
     from nabla.core.graph import GRAPH, Engine
 

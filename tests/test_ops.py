@@ -126,21 +126,21 @@ def test_registry_covers_every_op_table():
 
 
 @pytest.mark.parametrize("name", sorted(UNARY_CASES))
-def test_unary_vs_numpy(name):
+def test_unary_vs_numpy(name, first_sight):
     fn, ref, inputs = UNARY_CASES[name]
     for a in inputs:
         check(fn(nb.asarray(a)), ref(a))
 
 
 @pytest.mark.parametrize("name", sorted(BINARY_CASES))
-def test_binary_vs_numpy(name):
+def test_binary_vs_numpy(name, first_sight):
     fn, ref, inputs = BINARY_CASES[name]
     for a, b in inputs:
         check(fn(nb.asarray(a), nb.asarray(b)), ref(a, b), rtol=1e-5)
 
 
 @pytest.mark.parametrize("name", sorted(REDUCE_CASES))
-def test_reductions_vs_numpy(name):
+def test_reductions_vs_numpy(name, first_sight):
     fn, ref, inputs = REDUCE_CASES[name]
     for a in inputs:
         x = nb.asarray(a)

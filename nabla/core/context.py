@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import threading
 from contextvars import ContextVar
 
 from max import driver
@@ -88,8 +89,8 @@ def as_device(device) -> driver.Device:
     return get_default_device() if device is None else _as_device(device)
 
 
-class _VmapDepth:
-    """How many vmaps are running. Their batch dims are the outermost (rightmost) of a tensor's
+class _VmapDepth(threading.local):
+    """How many vmaps are running in this thread. Their batch dims are the outermost (rightmost) of a tensor's
     batch prefix; the backward pass keeps those and sums the inner ones away."""
 
     value = 0

@@ -7,6 +7,7 @@ autodiff/sharding rules. ``__call__`` does all the bookkeeping.
 
 from __future__ import annotations
 
+import threading
 import weakref
 
 from .graph import Node, Value
@@ -16,8 +17,8 @@ from .tensor_impl import TensorImpl
 from .tracing import OutputRefs
 
 
-class _GradMode:
-    """``enabled`` is False inside ``nabla.no_grad()``: ops then record no parents."""
+class _GradMode(threading.local):
+    """``enabled`` is False inside ``nabla.no_grad()`` (per thread): ops then record no parents."""
 
     enabled = True
 

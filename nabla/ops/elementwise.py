@@ -286,7 +286,7 @@ BINARY_TABLE = {
     "copysign": (L.copysign, "real_float", False, False, _copysign_partials),
     "nextafter": (L.nextafter, "real_float", False, False, None),
     "equal": ("equal", "any", True, False, None),
-    "not_equal": ("not_equal", "any", True, False, None),
+    "not_equal": (L.not_equal, "any", True, False, None),
     "greater": ("greater", "real", True, False, None),
     "greater_equal": ("greater_equal", "real", True, False, None),
     "less": ("greater", "real", True, True, None),

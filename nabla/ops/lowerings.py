@@ -181,6 +181,13 @@ def select(cond, a, b):
     return ops.where(cond, a, b)
 
 
+def not_equal(x, y):
+    # MAX's not_equal says False when an operand is NaN; IEEE (and NumPy) say True
+    if is_float(x):
+        return ops.logical_not(ops.equal(x, y))
+    return ops.not_equal(x, y)
+
+
 def isnan(x):
     if not is_float(x):
         return ops.not_equal(x, x)

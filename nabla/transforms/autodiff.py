@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import numbers
+import threading
 
 from ..core.context import VMAP_DEPTH
 from ..core.operation import GRAD_MODE
@@ -24,8 +25,8 @@ from ..ops.elementwise import astype
 from ..ops.view import moveaxis, reshape
 
 
-class _Depth:
-    """How many transforms are running; results leave traced mode only at depth 0."""
+class _Depth(threading.local):
+    """How many transforms are running in this thread; results leave traced mode only at depth 0."""
 
     value = 0
     jvp_levels = 0  # jvp levels handed out so far: a new call's level exceeds every running one

@@ -11,9 +11,10 @@ from __future__ import annotations
 import collections
 import functools
 import logging
-import time
+import threading
 from typing import NamedTuple
 
+from ..core.engine import mlir_context
 from ..core.graph import GRAPH, Value
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.tensor import Tensor
@@ -66,12 +67,14 @@ class CompiledFunction:
         self._cache: collections.OrderedDict = collections.OrderedDict()
         self._hits = self._misses = self._compiles = self._eager = 0
         self._warned = False
+        self._lock = threading.Lock()  # the cache and counters; tracing and running happen outside it
 
     def cache_info(self) -> CacheInfo:
         return CacheInfo(self._hits, self._misses, self._compiles, self._eager, len(self._cache), self.cache_size)
 
     def cache_clear(self) -> None:
-        self._cache.clear()
+        with self._lock:
+            self._cache.clear()
 
     # --- keys --------------------------------------------------------------------
     def _key(self, args, kwargs, flat, treedef):
@@ -105,27 +108,37 @@ class CompiledFunction:
         tensors = [x for x in flat if isinstance(x, Tensor)]
         if any(t._impl.traced or t._impl.tangents is not None for t in tensors):
             # autodiff needs the recorded graph of the body: run it as ordinary lazy code
-            self._eager += 1
+            with self._lock:
+                self._eager += 1
             return self.f(*args, **kwargs)
         key, dyn = self._key(args, kwargs, flat, treedef)
-        entry = self._cache.get(key)
+        with self._lock:
+            entry = self._cache.get(key)
+            if entry is not None:
+                self._cache.move_to_end(key)
+                if entry.eager:
+                    self._eager += 1
+                else:
+                    self._hits += 1
+            else:
+                self._misses += 1
         if entry is not None:
-            self._cache.move_to_end(key)
-            if entry.eager:
-                self._eager += 1
-                return self.f(*args, **kwargs)
-            self._hits += 1
-            return self._run(entry, flat)
-        self._misses += 1
+            return self.f(*args, **kwargs) if entry.eager else self._run(entry, flat)
         entry, result = self._trace_and_compile(args, kwargs, flat, dyn)
-        self._cache[key] = entry
-        if len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
+        with self._lock:  # two threads that missed at once both compiled: either model serves
+            self._cache[key] = entry
+            if len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
         return result
 
+    @staticmethod
+    def _realize_inputs(flat) -> None:
+        pending = [x._impl for x in flat if isinstance(x, Tensor) and not x._impl.is_realized]
+        if pending:
+            GRAPH.evaluate(pending)
+
     def _run(self, entry, flat):
-        if any(not x._impl.is_realized for x in flat if isinstance(x, Tensor)):
-            GRAPH.evaluate()
+        self._realize_inputs(flat)
         buffers = [flat[s]._impl._values[0].buffer if isinstance(s, int) else s[1] for s in entry.sources]
         results = iter(entry.model.execute(*buffers))
         leaves = []
@@ -141,8 +154,7 @@ class CompiledFunction:
 
     def _trace_and_compile(self, args, kwargs, flat, dyn):
         entry = _Entry()
-        if any(not x._impl.is_realized for x in flat if isinstance(x, Tensor)):
-            GRAPH.evaluate()
+        self._realize_inputs(flat)
         epoch = GRAPH.epoch
         result = self.f(*args, **kwargs)
         if GRAPH.epoch != epoch:
@@ -151,12 +163,13 @@ class CompiledFunction:
                     f"nabla.compile(fullgraph=True): {getattr(self.f, '__name__', 'the function')} read tensor "
                     "data while being traced (.numpy(), .item(), print, bool(), float() ...), which splits the "
                     "graph; remove the data access or use fullgraph=False")
-            if not self._warned:
+            if not self._warned:  # once per function, so a benign race may warn twice
                 log.warning("nabla.compile: %s reads tensor data while tracing; running it eagerly "
                             "for this input signature", getattr(self.f, "__name__", "the function"))
                 self._warned = True
             entry.eager = True
-            self._eager += 1
+            with self._lock:
+                self._eager += 1
             return entry, result
 
         out_flat, entry.out_def = tree_flatten(result, is_leaf=_is_tensor)
@@ -175,32 +188,31 @@ class CompiledFunction:
 
         engine = GRAPH.engine
         values = [o._impl._values[0] for o in out_tensors]
-        _, order, leaves, node_ids, leaf_ids, polymorphic, _ = engine._trace(values)
         arg_of = {id(x._impl._values[0]): k for k, x in enumerate(flat) if isinstance(x, Tensor)}
-        dims = []
-        for leaf in leaves:
-            k = arg_of.get(id(leaf))
-            if k is None:
-                entry.sources.append(("captured", leaf.buffer))
-                dims.append(leaf.shape)
-                continue
-            entry.sources.append(k)
-            impl = flat[k]._impl
-            shape = list(leaf.shape)
-            for d, name in dyn.get(k, {}).items():
-                shape[impl.batch_dims + d % impl.ndim] = str(name)
-            dims.append(tuple(shape))
-        symbolic = any(isinstance(d, str) for shape in dims for d in shape)
-        if symbolic and not polymorphic:
-            names = sorted({n.op.name for n in order if not n.op.shape_polymorphic})
-            raise ValueError(f"nabla.compile: dynamic_dims need ops that work for any size, but the function "
-                             f"uses {', '.join(names)} with sizes fixed at trace time")
-        graph = engine._build(order, leaves, values, node_ids, leaf_ids, dims, symbolic)
-        t0 = time.perf_counter()
-        entry.model = engine.session.load(graph)
-        engine.stats.compile_seconds += time.perf_counter() - t0
-        engine.stats.compiles += 1
-        self._compiles += 1
+        with mlir_context(), engine._lock:
+            _, order, leaves, node_ids, leaf_ids, polymorphic, _ = engine._trace(values)
+            dims = []
+            for leaf in leaves:
+                k = arg_of.get(id(leaf))
+                if k is None:
+                    entry.sources.append(("captured", leaf.buffer))
+                    dims.append(leaf.shape)
+                    continue
+                entry.sources.append(k)
+                impl = flat[k]._impl
+                shape = list(leaf.shape)
+                for d, name in dyn.get(k, {}).items():
+                    shape[impl.batch_dims + d % impl.ndim] = str(name)
+                dims.append(tuple(shape))
+            symbolic = any(isinstance(d, str) for shape in dims for d in shape)
+            if symbolic and not polymorphic:
+                names = sorted({n.op.name for n in order if not n.op.shape_polymorphic})
+                raise ValueError(f"nabla.compile: dynamic_dims need ops that work for any size, but the function "
+                                 f"uses {', '.join(names)} with sizes fixed at trace time")
+            graph = engine._build(order, leaves, values, node_ids, leaf_ids, dims, symbolic)
+        entry.model = engine.compile_graph(graph)
+        with self._lock:
+            self._compiles += 1
         buffers = [flat[s]._impl._values[0].buffer if isinstance(s, int) else s[1] for s in entry.sources]
         for v, buf in zip(values, entry.model.execute(*buffers)):
             v.buffer, v.node = buf, None

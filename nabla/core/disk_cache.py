@@ -1,0 +1,108 @@
+"""Compiled models on disk, shared by every process and thread on this machine.
+
+An entry is one file, ``<key digest>.<content digest>.mef``: it appears by an atomic rename
+of a private temporary file, so a reader never sees half of one, and its name carries the
+sha256 of its bytes, so a truncated or overwritten file is detected before MAX reads it,
+then dropped and rebuilt. Two processes writing one key at once each publish a whole file;
+either serves.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import uuid
+from pathlib import Path
+
+_FORMAT = "v2"  # bump when the meaning of a structure key or of an entry changes
+_CONTENT_DIGITS = 16
+
+
+def _max_tag() -> str:
+    try:
+        from importlib.metadata import version
+
+        return f"max-{version('max')}"
+    except Exception:
+        return "max-unknown"
+
+
+def default_root() -> Path | None:
+    """``$NABLA_CACHE_DIR`` (``off`` disables), else ``~/.cache/nabla``, versioned by MAX's version."""
+    root = os.environ.get("NABLA_CACHE_DIR")
+    if root == "off":
+        return None
+    return (Path(root) if root else Path.home() / ".cache" / "nabla") / _max_tag()
+
+
+def source_digest(root: Path, suffixes=(".py", ".mojo"), extra=()) -> str:
+    """A digest of the files under ``root`` (and of ``extra`` files): a key names ops, not how
+    they lower, so models compiled by another version of the lowerings must never be found."""
+    h = hashlib.sha256()
+    paths = [p for p in sorted(root.rglob("*")) if p.suffix in suffixes] + list(extra)
+    for path in paths:
+        h.update(path.name.encode() if path in extra else path.relative_to(root).as_posix().encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:12]
+
+
+class ModelDiskCache:
+    """Verified, atomically written MEF files keyed by a structure key's stable text."""
+
+    def __init__(self, directory: Path):
+        self.directory = directory
+
+    @staticmethod
+    def key_digest(stable_key: str) -> str:
+        return hashlib.sha256(stable_key.encode()).hexdigest()[:40]
+
+    def load(self, key_digest: str, read):
+        """``read(path)`` of the first intact entry for the key, or ``None``; bad entries are removed."""
+        try:
+            candidates = sorted(self.directory.glob(f"{key_digest}.*.mef"))
+        except OSError:
+            return None
+        for path in candidates:
+            want = path.name[len(key_digest) + 1: -len(".mef")]
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue
+            if hashlib.sha256(data).hexdigest()[:_CONTENT_DIGITS] != want:
+                path.unlink(missing_ok=True)  # torn or overwritten: rebuilt by the next compile
+                continue
+            try:
+                return read(path), len(data)
+            except Exception:  # MAX refused an intact file (another MAX build): drop it
+                path.unlink(missing_ok=True)
+        return None
+
+    def save(self, key_digest: str, export) -> int:
+        """Publish what ``export(tmp_path)`` writes; returns its size in bytes (0 if not written)."""
+        staged = self.directory / f".{key_digest}.{os.getpid()}.{threading.get_ident()}.{uuid.uuid4().hex[:8]}.mef"
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            export(staged)
+            data = staged.read_bytes()
+            digest = hashlib.sha256(data).hexdigest()[:_CONTENT_DIGITS]
+            os.replace(staged, self.directory / f"{key_digest}.{digest}.mef")
+            return len(data)
+        except Exception:
+            staged.unlink(missing_ok=True)
+            return 0
+
+
+def model_cache_dir(package_root: Path) -> Path | None:
+    root = default_root()
+    return None if root is None else root / f"{_FORMAT}-{source_digest(package_root)}"
+
+
+def kernel_cache_dir() -> Path | None:
+    """Where models of Nabla's own kernels live, machine-wide: ``$NABLA_KERNEL_CACHE_DIR``, else
+    ``~/.cache/nabla/<MAX version>/kernels`` (``off`` disables). Entries are named by a digest of
+    the kernels' sources, so they outlive changes elsewhere in Nabla."""
+    root = os.environ.get("NABLA_KERNEL_CACHE_DIR")
+    if root == "off":
+        return None
+    return Path(root) if root else Path.home() / ".cache" / "nabla" / _max_tag() / "kernels"

@@ -1,0 +1,547 @@
+"""The realization engine: structure-keyed models, the first-sight interpreter, background compiles.
+
+Threads: any thread may realize. MAX's MLIR context is thread-local, so every entry point
+enters MAX's default context for the calling thread. One lock guards the engine's state (the
+model cache and its byte budget, counters, compile bookkeeping) and everything that walks or
+rewrites the trace (keying, lowering, the interpreter, writing results back). A compiled
+model runs outside the lock, so independent realizations from several threads overlap
+inside MAX; outputs being computed are marked in flight, and a thread that needs one of them
+waits for it instead of computing it again. See docs/realization.md.
+"""
+
+from __future__ import annotations
+
+import collections
+import io
+import os
+import struct
+import threading
+import time
+from concurrent import futures
+from concurrent.futures import Future
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from .compiler import BackgroundCompiler
+from .disk_cache import ModelDiskCache, kernel_cache_dir, model_cache_dir
+
+_MAX_CACHE_ENTRIES = 4096
+#: resident memory one loaded model costs beyond its MEF file (measured: docs/realization.md)
+_MODEL_OVERHEAD_BYTES = 4 << 20
+_POLICIES = ("auto", "compile", "interpret")
+
+
+class RealizationError(RuntimeError):
+    """Nabla failed to lower or run a trace that passed eager checks: a bug in Nabla."""
+
+
+@dataclass
+class EngineStats:
+    """Counters of the realization engine (``nabla.engine_stats()``)."""
+
+    evaluations: int = 0  # evaluate() calls that ran a graph
+    cache_hits: int = 0  # runs served by an already compiled model
+    interpreted: int = 0  # runs served by MAX's eager interpreter
+    fused: int = 0  # runs served by the fused first-sight kernel
+    compiles: int = 0  # models compiled (foreground or background)
+    compile_seconds: float = 0.0  # wall time spent waiting for foreground compiles
+    graph_builds: int = 0  # MAX graphs built from a trace (cache misses)
+    symbolic_graphs: int = 0  # of those, built with symbolic dims
+    disk_loads: int = 0  # compiled models read from the on-disk cache instead of compiled
+    evictions: int = 0  # models dropped from memory to keep within the byte budget
+    execute_seconds: float = 0.0  # time inside compiled models' execute (the kernels)
+    cache_entries: int = 0  # filled in by engine_stats() from the cache itself
+    model_bytes: int = 0  # filled in: what the loaded models are charged against the budget
+
+    def as_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+class _Entry:
+    __slots__ = ("key", "model", "nbytes", "sightings", "compiling", "compile_failed", "error",
+                 "interpreter_refused", "static_graphs", "digest", "fused")
+
+    def __init__(self, key):
+        self.key = key
+        self.model = None
+        self.nbytes = 0  # charged against the engine's byte budget while ``model`` is loaded
+        self.sightings = 0
+        self.compiling = None  # Future of a background compile
+        self.compile_failed = False  # a compile failed: keep interpreting
+        self.error = None  # why it failed
+        self.interpreter_refused = False  # the interpreter cannot run it: it must be compiled
+        self.static_graphs = None  # leaf shapes -> MAX graph with static dims, for the interpreter
+        self.digest = None  # the key's disk-cache name, once computed
+        self.fused = None  # the fused kernel's plan for it, False where it does not fit
+
+    @property
+    def op_names(self) -> list:
+        return sorted({sig[0].name for sig in self.key[0]})
+
+
+def _float_key(v):
+    # -0.0 == 0.0, NaN != NaN, and float.hex() drops a NaN's sign: key floats by their bits.
+    return ("f", struct.pack("<d", v).hex()) if isinstance(v, float) else v
+
+
+def hashable_params(kwargs: dict) -> tuple:
+    return tuple((k, _float_key(v)) for k, v in kwargs.items())
+
+
+def _bytes_budget() -> int:
+    text = os.environ.get("NABLA_MODEL_CACHE_BYTES", "")
+    return int(float(text)) if text else 2 << 30
+
+
+def mlir_context():
+    """Enter MAX's default MLIR context on this thread (MLIR's current context is thread-local)."""
+    from max._mlir_context import ensure_default_mlir_context
+
+    return ensure_default_mlir_context()
+
+
+class Engine:
+    """Structure-keyed cache of compiled MAX models, with an interpreter for first sight."""
+
+    #: the fused first-sight path (``nabla.ops.fused.FusedPath``), installed by ``nabla.ops``: the
+    #: core names no op, so it asks this hook for a program and the model that runs it
+    first_sight = None
+
+    def __init__(self):
+        self.stats = EngineStats()
+        self._cache: collections.OrderedDict[tuple, _Entry] = collections.OrderedDict()
+        self._session = None
+        self._interpreter = None
+        self.policy = os.environ.get("NABLA_REALIZE", "auto")
+        if self.policy not in _POLICIES:
+            raise ValueError(f"NABLA_REALIZE={self.policy!r}: expected one of {_POLICIES}")
+        self.symbolic_dims = os.environ.get("NABLA_SYMBOLIC_DIMS", "1") != "0"
+        self.fused_enabled = os.environ.get("NABLA_FUSED", "1") != "0"
+        self._named: dict[str, _Entry] = {}
+        directory = model_cache_dir(Path(__file__).resolve().parent.parent)
+        self.disk = None if directory is None else ModelDiskCache(directory)
+        kernels = kernel_cache_dir()
+        self.kernel_disk = None if kernels is None else ModelDiskCache(kernels)  # for named models
+        self.max_model_bytes = _bytes_budget()
+        self._model_bytes = 0
+        self._lock = threading.RLock()
+        self._in_flight: dict[int, threading.Event] = {}  # id(Value) -> set when its run ends
+        self._compiling: list[_Entry] = []  # entries whose compile is under way
+        self.compiler = BackgroundCompiler(lambda: self.session)
+
+    @property
+    def disk_cache(self) -> Path | None:
+        return None if self.disk is None else self.disk.directory
+
+    # --- MAX handles -----------------------------------------------------------
+    @property
+    def session(self):
+        if self._session is None:
+            from max import engine
+
+            from .context import cpu
+
+            self._session = engine.InferenceSession(devices=_session_devices(cpu()))
+        return self._session
+
+    @property
+    def interpreter(self):
+        if self._interpreter is None:
+            from max.experimental.executor import InterpreterExecutor
+
+            self._interpreter = InterpreterExecutor(max_ops=None)
+        return self._interpreter
+
+    # --- the trace ---------------------------------------------------------------
+    def _trace(self, outputs):
+        """Post-order the nodes behind ``outputs`` and key them by structure, in one pass.
+
+        Leaves (realized values) are numbered by first use; a reference to a value is
+        ``-1 - leaf`` or ``node << 16 | output_index``.
+        """
+        node_ids: dict[int, int] = {}
+        leaf_ids: dict[int, int] = {}
+        order: list = []
+        leaves: list = []
+        sigs: list = []
+        polymorphic = self.symbolic_dims
+        for out in outputs:
+            if id(out.node) in node_ids:
+                continue
+            stack = [out.node]
+            while stack:
+                n = stack[-1]
+                if id(n) in node_ids:
+                    stack.pop()
+                    continue
+                refs = []
+                waiting = False
+                for v in n.inputs:
+                    m = v.node
+                    if m is None:
+                        k = leaf_ids.get(id(v))
+                        if k is None:
+                            k = leaf_ids[id(v)] = len(leaves)
+                            leaves.append(v)
+                        refs.append(-1 - k)
+                    else:
+                        j = node_ids.get(id(m))
+                        if j is None:
+                            stack.append(m)
+                            waiting = True
+                        else:
+                            refs.append((j << 16) | v.index)
+                if waiting:
+                    continue
+                stack.pop()
+                node_ids[id(n)] = len(order)
+                order.append(n)
+                op = n.op
+                polymorphic = polymorphic and op.shape_polymorphic
+                kw = n.kwargs
+                sigs.append((op, hashable_params(kw) if kw else (), tuple(refs), n.treedef))
+
+        sizes: dict[int, str] = {}
+        leaf_sigs = []
+        for leaf in leaves:
+            dims = leaf.shape
+            if polymorphic:
+                dims = tuple(d if d <= 1 else sizes.setdefault(d, f"d{len(sizes)}") for d in dims)
+            leaf_sigs.append((leaf.dtype, dims, leaf.device.label, leaf.device.id))
+        out_refs = tuple(
+            -1 - leaf_ids[id(v)] if v.node is None else (node_ids[id(v.node)] << 16) | v.index for v in outputs
+        )
+        key = (tuple(sigs), tuple(leaf_sigs), out_refs)
+        return key, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs
+
+    # --- running -----------------------------------------------------------------
+    def run(self, outputs: list) -> None:
+        """Compute ``outputs`` (pending values) and turn them into leaves holding buffers."""
+        done = threading.Event()  # set when this call's in-flight outputs are written back
+        claimed: list = []
+        results = None
+        compiled_here = False  # the model this call runs was compiled for it: not a cache hit
+        try:
+            with mlir_context():
+                while True:
+                    with self._lock:
+                        outputs = [v for v in outputs if v.node is not None]
+                        if not outputs:
+                            return
+                        busy = [e for e in (self._in_flight.get(id(v)) for v in outputs) if e is not None]
+                        job = None if busy else self._start(outputs, compiled_here)
+                        if job is None and not busy:
+                            return  # computed under the lock by the interpreter
+                        if not busy and not isinstance(job, Future):
+                            for v in outputs:
+                                self._in_flight[id(v)] = done
+                            claimed = outputs
+                            break
+                    if busy:  # another thread is computing some of them: wait for it, then look again
+                        busy[0].wait()
+                    else:  # a compile this structure must have: wait for it without the lock
+                        t0 = time.perf_counter()
+                        futures.wait([job])
+                        compiled_here = True
+                        with self._lock:
+                            self.stats.compile_seconds += time.perf_counter() - t0
+                run, buffers = job
+                t0 = time.perf_counter()
+                results = run(buffers)
+                elapsed = time.perf_counter() - t0
+        finally:
+            if claimed:  # also on an interrupt: nothing stays marked as being computed
+                with self._lock:
+                    if results is not None:
+                        self.stats.execute_seconds += elapsed
+                        _write_back(claimed, results)
+                    for v in claimed:
+                        self._in_flight.pop(id(v), None)
+                done.set()
+
+    def _start(self, outputs, compiled_here: bool = False):
+        """Under the lock: key the trace and run it with the interpreter (None), or return
+        ``(run, buffers)`` for ``run(buffers)`` outside the lock (a compiled model or the fused
+        kernel), or a compile's Future to wait for."""
+        traced = self._trace(outputs)
+        key, leaves = traced[0], traced[2]
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._cache[key] = _Entry(key)
+            if len(self._cache) > _MAX_CACHE_ENTRIES:
+                self._unload(self._cache.popitem(last=False)[1])
+            self._load_from_disk(entry)
+        else:
+            self._cache.move_to_end(key)
+            if entry.model is None and entry.nbytes < 0:  # evicted from memory: it is on disk
+                self._load_from_disk(entry)
+        entry.sightings += 1
+        self._poll_compiles()
+        buffers = [leaf.buffer for leaf in leaves]
+        if entry.model is not None:
+            self.stats.evaluations += 1
+            self.stats.cache_hits += not compiled_here
+            model = entry.model
+            return (lambda b: model.execute(*b)), buffers
+
+        def build(symbolic):
+            return self._lower(traced, outputs, symbolic)
+
+        if self._must_compile(entry):
+            return self._compile_future(entry, build)
+        fused = self._fused_run(entry, traced, outputs)
+        if fused is not None:  # near compiled speed already: this structure is never compiled
+            self.stats.evaluations += 1
+            self.stats.fused += 1
+            return fused, buffers
+        if self.policy == "auto" and entry.sightings >= 2 and entry.compiling is None and not entry.compile_failed:
+            self._compile_future(entry, build)
+        results = self._interpret(entry, build, tuple(leaf.shape for leaf in leaves), buffers)
+        if results is None:  # refused: this structure must be compiled
+            return self._compile_future(entry, build)
+        self.stats.evaluations += 1
+        self.stats.interpreted += 1
+        _write_back(outputs, results)
+        return None
+
+    def _fused_run(self, entry, traced, outputs):
+        """A function of the leaf buffers that runs this trace on the fused kernel, or None."""
+        path = self.first_sight
+        if path is None or not self.fused_enabled or entry.fused is False:
+            return None
+        if entry.fused is None:
+            _, order, leaves, node_ids, leaf_ids, _, _ = traced
+            entry.fused = path.plan(order, leaves, outputs, node_ids, leaf_ids) or False
+            if entry.fused is False:
+                return None
+        model = path.model(self, entry.fused)
+        if model is None:
+            return None
+        plan, shape = entry.fused, outputs[0].shape
+        return lambda buffers: plan.run(model, buffers, shape)
+
+    def named_model(self, name: str, build):
+        """A model kept by name, built by ``build()`` and compiled once per machine in the background
+        (then loaded from disk); None until it has landed."""
+        with self._lock:
+            entry = self._named.get(name)
+            if entry is None:
+                entry = self._named[name] = _Entry(("named", name))
+                self._load_from_disk(entry)
+            if entry.model is None and entry.compiling is None and not entry.compile_failed:
+                with mlir_context():
+                    entry.compiling = self.compiler.submit(*self._serialize(build()))
+                self._compiling.append(entry)
+            return entry.model
+
+    def _must_compile(self, entry) -> bool:
+        return entry.interpreter_refused or (self.policy == "compile" and not entry.compile_failed)
+
+    def _interpret(self, entry, build, shapes, buffers):
+        """MAX's eager interpreter on concrete buffers; None when it cannot run this graph."""
+        from max.experimental.executor import UnsupportedGraphError
+
+        # some of the interpreter's kernels want static shapes
+        graphs = entry.static_graphs
+        if graphs is None:
+            graphs = entry.static_graphs = {}
+        graph = graphs.get(shapes)
+        if graph is None:  # building a MAX graph costs more than interpreting a small one: keep it
+            graph = graphs[shapes] = build(False)
+            if len(graphs) > 8:
+                graphs.pop(next(iter(graphs)))
+        try:
+            return self.interpreter.execute(graph, buffers)
+        except UnsupportedGraphError:
+            entry.interpreter_refused = True
+            return None
+        except RealizationError:
+            raise
+        except Exception as e:  # MAX's verifier or a kernel rejected what Nabla's checks let through
+            raise RealizationError(
+                "nabla: MAX rejected a trace that passed Nabla's checks; this is a bug in Nabla "
+                f"(ops: {entry.op_names})") from e
+
+    def _compile_future(self, entry, build):
+        if entry.compiling is None:
+            if entry.compile_failed:  # it must be compiled, and compiling it failed
+                raise RealizationError(
+                    "nabla: MAX could not compile a trace that passed Nabla's checks; this is a bug in "
+                    f"Nabla (ops: {entry.op_names})") from entry.error
+            entry.compiling = self.compiler.submit(*self._serialize(build(True)))
+            self._compiling.append(entry)
+        return entry.compiling
+
+    def _serialize(self, graph):
+        return graph._module.bytecode, list(graph.kernel_libraries_paths)
+
+    def compile_graph(self, graph):
+        """Compile a MAX graph in the worker and load it here (for ``nabla.compile``)."""
+        with mlir_context():
+            fut = self.compiler.submit(*self._serialize(graph))
+        t0 = time.perf_counter()
+        compiled = fut.result()
+        with self._lock:
+            self.stats.compile_seconds += time.perf_counter() - t0
+            self.stats.compiles += 1
+            return self.session.init(compiled)
+
+    def _land(self, entry, compiled) -> None:
+        try:
+            model = self.session.init(compiled)
+        except Exception as e:
+            entry.compile_failed, entry.error = True, e
+            return
+        self.stats.compiles += 1
+        nbytes = 0
+        disk = self._disk_of(entry)
+        if disk is not None:
+            nbytes = disk.save(self._digest(entry), compiled.export_mef)
+        self._charge(entry, model, nbytes)
+
+    def _poll_compiles(self) -> None:
+        """Land the background compiles that have finished."""
+        still = []
+        for entry in self._compiling:
+            fut = entry.compiling
+            if not fut.done():
+                still.append(entry)
+                continue
+            entry.compiling = None
+            try:
+                compiled = fut.result()
+            except Exception as e:  # a failed compile falls back to the interpreter where it can
+                entry.compile_failed, entry.error = True, e
+                continue
+            self._land(entry, compiled)
+        self._compiling = still
+
+    def wait_for_compiles(self) -> None:
+        """Block until every background compile has landed."""
+        with self._lock:
+            pending = [e.compiling for e in self._compiling]
+        futures.wait(pending)
+        with self._lock:
+            self._poll_compiles()
+
+    # --- memory: loaded models within a byte budget, the rest on disk --------------
+    def _charge(self, entry, model, file_bytes: int) -> None:
+        self._unload(entry)
+        entry.model = model
+        entry.nbytes = file_bytes + _MODEL_OVERHEAD_BYTES
+        self._model_bytes += entry.nbytes
+        if self._model_bytes > self.max_model_bytes:
+            for other in list(self._cache.values()):  # least recently used first
+                if self._model_bytes <= self.max_model_bytes:
+                    break
+                if other is not entry and other.model is not None:
+                    self._unload(other)
+                    self.stats.evictions += 1
+
+    def _unload(self, entry) -> None:
+        if entry.model is not None:
+            self._model_bytes -= entry.nbytes
+            entry.model = None
+            entry.nbytes = -1  # evicted: the next sight loads it from disk
+
+    # --- compiled models on disk ---------------------------------------------------
+    def _digest(self, entry) -> str:
+        if entry.digest is None:
+            entry.digest = ModelDiskCache.key_digest(_stable_text(entry.key))
+        return entry.digest
+
+    def _disk_of(self, entry):
+        """Named models (Nabla's own kernels) are machine-wide; structures go with Nabla's sources."""
+        return self.kernel_disk if entry.key[0] == "named" else self.disk
+
+    def _load_from_disk(self, entry) -> None:
+        disk = self._disk_of(entry)
+        if disk is None:
+            return
+        from max import engine
+
+        found = disk.load(self._digest(entry), lambda path: self.session.init(
+            engine.read(io.BytesIO(path.read_bytes()))))
+        if found is not None:
+            model, nbytes = found
+            self._charge(entry, model, nbytes)
+            self.stats.disk_loads += 1
+
+    # --- lowering to MAX -------------------------------------------------------
+    def lower(self, outputs: list, symbolic: bool = True):
+        """The MAX graph ``run`` would compile for ``outputs`` (symbolic dims where every op allows)."""
+        with mlir_context(), self._lock:
+            return self._lower(self._trace(outputs), outputs, symbolic)
+
+    def _lower(self, traced, outputs, symbolic):
+        _, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs = traced
+        dims = [sig[1] for sig in leaf_sigs] if symbolic else [leaf.shape for leaf in leaves]
+        return self._build(order, leaves, outputs, node_ids, leaf_ids, dims, symbolic and polymorphic)
+
+    def _build(self, order, leaves, outputs, node_ids, leaf_ids, dims, symbolic):
+        from max.graph import DeviceRef, Graph, TensorType
+
+        self.stats.graph_builds += 1
+        self.stats.symbolic_graphs += symbolic
+        input_types = [
+            TensorType(leaf.dtype.max_dtype, d, device=DeviceRef.from_device(leaf.device))
+            for leaf, d in zip(leaves, dims)
+        ]
+        with Graph(f"nabla_{self.stats.graph_builds}", input_types=input_types) as g:
+            leaf_vals = [inp.tensor for inp in g.inputs]
+            env: list[list] = []
+
+            def get(v):
+                return leaf_vals[leaf_ids[id(v)]] if v.node is None else env[node_ids[id(v.node)]][v.index]
+
+            for n in order:
+                args = [get(v) for v in n.inputs]
+                if n.treedef is not None:
+                    args = n.treedef.unflatten(args)
+                try:
+                    out = n.op.maxpr(*args, **n.kwargs)
+                except Exception as e:
+                    raise RealizationError(
+                        f"nabla: lowering {n.op.name} to MAX failed (inputs "
+                        f"{[tuple(v.shape) for v in n.inputs]}, kwargs {n.kwargs}); this is a bug in Nabla"
+                    ) from e
+                env.append(list(out) if isinstance(out, (list, tuple)) else [out])
+            g.output(*[get(v) for v in outputs])
+        return g
+
+    def snapshot_stats(self) -> dict:
+        with self._lock:
+            self.stats.cache_entries = len(self._cache)
+            self.stats.model_bytes = self._model_bytes
+            return self.stats.as_dict()
+
+
+def _write_back(outputs, results) -> None:
+    for v, buf in zip(outputs, results):
+        v.buffer = buf  # the buffer first: a value whose node is None always holds one
+        v.node = None
+
+
+def _stable_text(obj) -> str:
+    """A process-independent spelling of a structure key (ops, dtypes and devices by name)."""
+    if isinstance(obj, tuple):
+        return "(" + ",".join(_stable_text(o) for o in obj) + ")"
+    if isinstance(obj, (str, int, float, bool)) or obj is None:
+        return repr(obj)
+    name = getattr(obj, "name", None)
+    kind = type(obj)
+    if hasattr(obj, "maxpr"):
+        return f"op:{kind.__module__}.{kind.__qualname__}:{name}"
+    if hasattr(obj, "label") and hasattr(obj, "id"):
+        return f"dev:{obj.label}:{obj.id}"
+    if isinstance(name, str):
+        return f"{kind.__qualname__}:{name}"
+    return f"{kind.__qualname__}:{obj!r}"
+
+
+def _session_devices(default):
+    from max import driver
+
+    devs = [default]
+    devs += [driver.Accelerator(i) for i in range(driver.accelerator_count())]
+    return devs

@@ -1,0 +1,248 @@
+"""First sight without a compile: whole elementwise traces as programs for one fused Mojo kernel.
+
+A trace made of elementwise float ops (over values of one size, or single values), reshapes,
+constants and at most one full reduction at its end is written as a small program
+(``kernels/fused.mojo``) and run by a compiled model that serves every such trace: fused, in
+cache-sized blocks, on all cores, with no per-structure compile. The models (one per float
+dtype, for a map and for a reduction) are compiled once per machine, in the background at low
+priority, and kept in Nabla's disk cache; until they land, the interpreter serves first sight.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..core import dtypes as _dt
+
+#: op name -> opcode of kernels/fused.mojo
+UNARY_CODES = {
+    "negative": 10, "abs": 11, "square": 12, "reciprocal": 13, "exp": 14, "expm1": 15, "log": 16,
+    "log1p": 17, "sqrt": 18, "sin": 19, "cos": 20, "tanh": 21, "floor": 22, "ceil": 23, "trunc": 24,
+    "sign": 25, "isnan": 26, "isinf": 27, "isfinite": 28, "logical_not": 29, "positive": 30,
+}
+BINARY_CODES = {
+    "add": 40, "subtract": 41, "multiply": 42, "divide": 43, "maximum": 44, "minimum": 45,
+    "equal": 46, "not_equal": 47, "greater": 48, "greater_equal": 49, "less": 50, "less_equal": 51,
+    "logical_and": 52, "logical_or": 53, "logical_xor": 54,
+}
+_LOAD, _CONST, _WHERE = 0, 1, 60
+#: views that keep the elements' order: an alias in the program
+_ORDER_KEEPING = frozenset({"reshape", "expand_dims", "squeeze", "identity"})
+REDUCE_CODES = {"sum": 1, "mean": 2, "max": 3, "min": 4, "prod": 5}
+_SLOTS = 4
+_REGISTERS = 24
+_HEADER = 3
+
+
+class Plan:
+    """A trace written as a program: what to feed the fused kernel and how to read its result."""
+
+    __slots__ = ("dtype", "reduce", "program", "consts", "slots", "_buffers")
+
+    def __init__(self, dtype, reduce, program, consts, slots):
+        self.dtype, self.reduce, self.program, self.consts, self.slots = dtype, reduce, program, consts, slots
+        self._buffers = None
+
+    def arguments(self, leaf_buffers):
+        """The kernel's operands: program, constants, then four data slots (unused ones get a
+        one-element stand-in)."""
+        if self._buffers is None:
+            from max import driver
+
+            stand_in = driver.Buffer.from_numpy(np.zeros(1, self.dtype.numpy_dtype))
+            self._buffers = (driver.Buffer.from_numpy(self.program), driver.Buffer.from_numpy(self.consts),
+                             stand_in)
+        prog, consts, stand_in = self._buffers
+        data = [_flat(leaf_buffers[k]) for k in self.slots]
+        data += [stand_in] * (_SLOTS - len(data))
+        return [prog, consts, *data]
+
+    def run(self, model, leaf_buffers, out_shape):
+        (buf,) = model.execute(*self.arguments(leaf_buffers))
+        return [buf.view(buf.dtype, out_shape)]
+
+
+def _flat(buf):
+    n = math.prod(buf.shape)
+    return buf if len(buf.shape) == 1 else buf.view(buf.dtype, (n,))
+
+
+def plan(order, leaves, outputs, node_ids, leaf_ids) -> Plan | None:
+    """The program for a trace, or None when the fused kernel cannot run it."""
+    if len(outputs) != 1 or not order:
+        return None
+    out = outputs[0]
+    dtype = out.dtype
+    if dtype not in (_dt.float32, _dt.float64) or not out.device.is_host:
+        return None
+    sizes = {math.prod(leaf.shape) for leaf in leaves} | {math.prod(out.shape)}
+    reduce = 0
+    last = order[-1]
+    if last.op.name in REDUCE_CODES and out.node is last:
+        x = last.inputs[0]
+        if len(last.kwargs.get("axes", ())) != len(x.shape) or not x.shape:
+            return None
+        reduce = REDUCE_CODES[last.op.name]
+        sizes.add(math.prod(x.shape))
+        sizes.discard(1)
+        body = order[:-1]
+    else:
+        body = order
+    full = max(sizes) if sizes else 1
+    if len(sizes - {1}) > 1 or full == 0:
+        return None
+    if len(leaves) > _SLOTS or any(leaf.dtype is not dtype or math.prod(leaf.shape) not in (1, full)
+                                  for leaf in leaves):
+        return None
+    # the kernel takes the element count from slot 0: a full-size leaf goes there
+    slots = sorted(range(len(leaves)), key=lambda k: math.prod(leaves[k].shape) != full)
+    if full > 1 and (not slots or math.prod(leaves[slots[0]].shape) != full):
+        return None
+    slot_of = {k: s for s, k in enumerate(slots)}
+
+    # value ids: leaves -(k+1), node outputs by node index; views and free casts are aliases of
+    # their input (no instruction); every other value gets a register while it is live
+    alias: dict[int, int] = {}
+
+    def ref(v):
+        r = -1 - leaf_ids[id(v)] if v.node is None else node_ids[id(v.node)]
+        return alias.get(r, r)
+
+    for i, n in enumerate(body):
+        if _is_alias(n, dtype):
+            alias[i] = ref(n.inputs[0])
+    uses: dict[int, int] = {}
+    for i, n in enumerate(body):
+        for v in n.inputs:
+            uses[ref(v)] = i
+    final = ref(last.inputs[0]) if reduce else ref(out)
+    uses[final] = len(body)
+    instructions: list[tuple] = []
+    consts: list[float] = []
+    reg_of: dict[int, int] = {}
+    free = list(range(_REGISTERS - 1, -1, -1))
+
+    def register(vid):
+        if vid in reg_of:
+            return reg_of[vid]
+        if vid >= 0 or not free:
+            raise _Unfit
+        r = reg_of[vid] = free.pop()
+        instructions.append((_LOAD, r, slot_of[-1 - vid], 0, 0))
+        return r
+
+    try:
+        for i, n in enumerate(body):
+            name = n.op.name
+            if any(math.prod(v.shape) not in (1, full) for v in n.inputs):
+                raise _Unfit
+            if "complex_storage" in n.kwargs or "src_complex" in n.kwargs:
+                raise _Unfit
+            if i in alias:
+                continue
+            if name == "constant":
+                value = n.kwargs["value"]
+                if isinstance(value, complex):
+                    raise _Unfit
+                args, code = (), (_CONST, len(consts))
+                consts.append(float(value))
+            elif name in UNARY_CODES:
+                args, code = n.inputs, (UNARY_CODES[name],)
+            elif name in BINARY_CODES:
+                args, code = n.inputs, (BINARY_CODES[name],)
+            elif name == "where":
+                args, code = n.inputs, (_WHERE,)
+            else:
+                raise _Unfit
+            regs_in = [register(ref(v)) for v in args]
+            for v in set(map(ref, args)):  # last use: the register is free for this result
+                if uses.get(v) == i and v in reg_of:
+                    free.append(reg_of.pop(v))
+            if not free:
+                raise _Unfit
+            dst = reg_of[i] = free.pop()
+            if code[0] == _CONST:
+                instructions.append((_CONST, dst, code[1], 0, 0))
+            else:
+                instructions.append((code[0], dst, *(regs_in + [0, 0, 0])[:3]))
+        result = register(final)
+    except _Unfit:
+        return None
+    program = np.zeros(_HEADER + 5 * len(instructions), np.int32)
+    program[:_HEADER] = (len(instructions), result, reduce)
+    program[_HEADER:] = np.asarray(instructions, np.int32).reshape(-1)
+    return Plan(dtype, reduce, program, np.asarray(consts or [0.0], np.float64), slots)
+
+
+class _Unfit(Exception):
+    pass
+
+
+def _is_alias(node, dtype) -> bool:
+    """A node whose value is its input's, element for element, in the program's registers: views
+    that keep the order, a single value broadcast, casts to this dtype from itself or from bool
+    (stored as 1 / 0)."""
+    name = node.op.name
+    if name in _ORDER_KEEPING:
+        return True
+    if name == "broadcast_to":
+        return math.prod(node.inputs[0].shape) == 1
+    if name == "astype":
+        src = node.inputs[0].dtype
+        return node.kwargs.get("dtype") is dtype and (src is dtype or src is _dt.bool_)
+    return False
+
+
+# --- the engine's hook --------------------------------------------------------------------------
+
+class FusedPath:
+    """What the engine asks at first sight: a program for this trace, and the model to run it."""
+
+    plan = staticmethod(plan)
+
+    @staticmethod
+    def model(engine, plan_: Plan):
+        """The compiled fused kernel for ``plan_``, or None while the engine compiles it (once per
+        machine, in the background)."""
+        return engine.named_model(_model_name(bool(plan_.reduce), plan_.dtype),
+                                  lambda: _graph(plan_.dtype, bool(plan_.reduce)))
+
+
+def _model_name(reduce: bool, dtype) -> str:
+    from .custom_kernels import kernel_digest
+
+    return f"fused-{'reduce' if reduce else 'map'}-{dtype.name}-{kernel_digest()}"
+
+
+def warm_fused_kernels(wait: bool = True) -> bool:
+    """Compile the fused kernel's four models now (once per machine; later processes read them from
+    disk in milliseconds). Returns whether all four are ready."""
+    from ..core.graph import GRAPH
+
+    engine = GRAPH.engine
+    kinds = [(reduce, dtype) for reduce in (False, True) for dtype in (_dt.float32, _dt.float64)]
+
+    def request():
+        return [engine.named_model(_model_name(r, d), lambda r=r, d=d: _graph(d, r)) for r, d in kinds]
+
+    models = request()
+    if wait and not all(models):
+        engine.wait_for_compiles()
+        models = request()
+    return all(m is not None for m in models)
+
+
+def _graph(dtype, reduce: bool):
+    from max.dtype import DType
+    from max.graph import DeviceRef, Graph, TensorType
+
+    from .custom_kernels import fused_kernel
+
+    cpu = DeviceRef.CPU()
+    types = [TensorType(DType.int32, ["p"], cpu), TensorType(DType.float64, ["c"], cpu)]
+    types += [TensorType(dtype.max_dtype, [f"n{k}"], cpu) for k in range(_SLOTS)]
+    with Graph(f"nabla_fused_{'reduce' if reduce else 'map'}", input_types=types) as g:
+        g.output(fused_kernel(reduce)(*[v.tensor for v in g.inputs]))
+    return g

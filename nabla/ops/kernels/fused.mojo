@@ -1,0 +1,478 @@
+# A fused elementwise evaluator whose program is data (numexpr's virtual-machine idea:
+# D. Cooke, F. Alted et al., numexpr, 2006-). One compiled kernel per dtype serves every
+# elementwise expression, so a structure seen for the first time runs fused, in cache-sized
+# blocks, SIMD, on all cores, without compiling anything.
+#
+# Program (int32): [n_instructions, result_register, reduction, then 5 ints per instruction:
+# opcode, destination, a, b, c]. Registers hold one block of values each; booleans are 1 / 0.
+# Opcode numbers are fixed by nabla/ops/fused.py (FUSED_OPCODES), which writes the programs.
+from std.math import exp, log, sqrt, sin, cos, tanh, log1p, expm1, floor, ceil, trunc
+from std.memory import bitcast
+from std.sys.info import simd_width_of
+from max.algorithm import parallelize
+from max.gpu.host import DeviceContext
+from extensibility import InputTensor, OutputTensor, register
+
+comptime BLOCK = 1024
+comptime MAX_REGISTERS = 24
+comptime HEADER = 3
+comptime WIDTH_OF_INSTRUCTION = 5
+comptime BLOCKS_PER_TASK = 16
+
+
+# The kernels are built with fast-math assumptions (no NaN, no inf), under which `x != x` and
+# ordered comparisons say nothing about NaN: NaN and inf are read from the bits instead, and every
+# result that IEEE arithmetic would not give by itself is fixed up explicitly.
+@always_inline
+def _magnitude_bits[T: DType, w: Int](x: SIMD[T, w]) -> SIMD[DType.int64, w]:
+    comptime if T == DType.float64:
+        return bitcast[DType.int64, w](x) & 0x7FFFFFFFFFFFFFFF
+    else:
+        return (bitcast[DType.int32, w](x) & 0x7FFFFFFF).cast[DType.int64]()
+
+
+@always_inline
+def _inf_bits[T: DType]() -> Int:
+    comptime if T == DType.float64:
+        return 0x7FF0000000000000
+    else:
+        return 0x7F800000
+
+
+@always_inline
+def _is_nan[T: DType, w: Int](x: SIMD[T, w]) -> SIMD[DType.bool, w]:
+    return _magnitude_bits(x).gt(SIMD[DType.int64, w](_inf_bits[T]()))
+
+
+@always_inline
+def _is_inf[T: DType, w: Int](x: SIMD[T, w]) -> SIMD[DType.bool, w]:
+    return _magnitude_bits(x).eq(SIMD[DType.int64, w](_inf_bits[T]()))
+
+
+@always_inline
+def _infinity[T: DType, w: Int]() -> SIMD[T, w]:
+    comptime if T == DType.float64:
+        return bitcast[T, w](SIMD[DType.int64, w](0x7FF0000000000000))
+    else:
+        return bitcast[T, w](SIMD[DType.int32, w](0x7F800000))
+
+
+@always_inline
+def _bool[T: DType, w: Int](m: SIMD[DType.bool, w]) -> SIMD[T, w]:
+    return m.select(SIMD[T, w](1), SIMD[T, w](0))
+
+
+@always_inline
+def _keep_nan[T: DType, w: Int](x: SIMD[T, w], r: SIMD[T, w]) -> SIMD[T, w]:
+    return _is_nan(x).select(x, r)
+
+
+@always_inline
+def _exp[T: DType, w: Int](x: SIMD[T, w]) -> SIMD[T, w] where T.is_floating_point():
+    # std exp saturates near the top of the range (f32: 2.4e38 from 88.38 on): square exp(x/2) there
+    comptime big = 700.0 if T == DType.float64 else 80.0
+    var half = exp(x * 0.5)
+    var r = x.gt(SIMD[T, w](big)).select(half * half, exp(x))
+    r = _is_inf(x).select(x.gt(0).select(x, SIMD[T, w](0)), r)
+    return _keep_nan(x, r)
+
+
+@always_inline
+def _unary[T: DType, w: Int](op: Int, x: SIMD[T, w]) -> SIMD[T, w] where T.is_floating_point():
+    if op == 10:
+        return -x
+    elif op == 11:
+        return abs(x)
+    elif op == 12:
+        return x * x
+    elif op == 13:
+        return SIMD[T, w](1) / x
+    elif op == 14:
+        return _exp(x)
+    elif op == 15:  # expm1: exp(x) - 1 loses digits near 0, where std expm1 is accurate
+        var r = x.gt(SIMD[T, w](1)).select(_exp(x) - 1, expm1(x))
+        return _keep_nan(x, _is_inf(x).select(x.gt(0).select(x, SIMD[T, w](-1)), r))
+    elif op == 16:
+        return _keep_nan(x, log(x))
+    elif op == 17:
+        return _keep_nan(x, log1p(x))
+    elif op == 18:
+        return sqrt(x)
+    elif op == 19:
+        return _keep_nan(x, sin(x))
+    elif op == 20:
+        return _keep_nan(x, cos(x))
+    elif op == 21:
+        return _keep_nan(x, _is_inf(x).select(x.gt(0).select(SIMD[T, w](1), SIMD[T, w](-1)), tanh(x)))
+    elif op == 22:
+        return floor(x)
+    elif op == 23:
+        return ceil(x)
+    elif op == 24:
+        return trunc(x)
+    elif op == 25:  # sign: -1, 0, 1, NaN for NaN
+        return _keep_nan(x, _bool[T, w](x.gt(0)) - _bool[T, w](x.lt(0)))
+    elif op == 26:
+        return _bool[T, w](_is_nan(x))
+    elif op == 27:
+        return _bool[T, w](_is_inf(x))
+    elif op == 28:  # isfinite
+        return _bool[T, w](_magnitude_bits(x).lt(SIMD[DType.int64, w](_inf_bits[T]())))
+    elif op == 29:  # logical_not
+        return _bool[T, w](x.eq(0))
+    return x  # 30: identity (positive, casts between bool and this dtype, reshapes)
+
+
+@always_inline
+def _binary[T: DType, w: Int](op: Int, x: SIMD[T, w], y: SIMD[T, w]) -> SIMD[T, w]:
+    var unordered = _is_nan(x) | _is_nan(y)
+    if op == 40:
+        return x + y
+    elif op == 41:
+        return x - y
+    elif op == 42:
+        return x * y
+    elif op == 43:
+        return x / y
+    elif op == 44:  # maximum and minimum propagate NaN, as NumPy's do
+        return _is_nan(y).select(y, _keep_nan(x, x.ge(y).select(x, y)))  # ties: x, as NumPy
+    elif op == 45:
+        return _is_nan(y).select(y, _keep_nan(x, x.le(y).select(x, y)))
+    elif op == 46:
+        return _bool[T, w](x.eq(y) & ~unordered)
+    elif op == 47:
+        return _bool[T, w](x.ne(y) | unordered)
+    elif op == 48:
+        return _bool[T, w](x.gt(y) & ~unordered)
+    elif op == 49:
+        return _bool[T, w](x.ge(y) & ~unordered)
+    elif op == 50:
+        return _bool[T, w](x.lt(y) & ~unordered)
+    elif op == 51:
+        return _bool[T, w](x.le(y) & ~unordered)
+    elif op == 52:
+        return _bool[T, w](x.ne(0) & y.ne(0))
+    elif op == 53:
+        return _bool[T, w](x.ne(0) | y.ne(0))
+    return _bool[T, w](x.ne(0) ^ y.ne(0))  # 54: logical_xor
+
+
+@always_inline
+def _fill[T: DType](dst: UnsafePointer[Scalar[T], MutUntrackedOrigin], src: UnsafePointer[Scalar[T], _],
+                    size: Int, start: Int, count: Int):
+    comptime w = simd_width_of[T]()
+    if size == 1:
+        var v = SIMD[T, w](src.unsafe_load(0))
+        for i in range(0, count, w):
+            dst.unsafe_store(i, v)
+    else:
+        var whole = count // w * w
+        for i in range(0, whole, w):
+            dst.unsafe_store(i, src.unsafe_load[width=w](start + i))
+        for i in range(whole, count):
+            dst.unsafe_store(i, src.unsafe_load(start + i))
+
+
+@always_inline
+def _reduce_block[T: DType](kind: Int, r: UnsafePointer[Scalar[T], MutUntrackedOrigin], count: Int) -> Float64:
+    """The block's values reduced in float64; sums and maxima in SIMD lanes."""
+    comptime w = simd_width_of[T]()
+    var whole = count // w * w
+    var acc = _identity(kind)
+    if kind == 1 or kind == 2:
+        var lanes = SIMD[DType.float64, w](0)
+        for i in range(0, whole, w):
+            lanes += r.unsafe_load[width=w](i).cast[DType.float64]()
+        acc = lanes.reduce_add()
+    elif kind == 3 or kind == 4:
+        var lanes = SIMD[T, w](r.unsafe_load(0))
+        var nan = SIMD[DType.bool, w](fill=False)
+        for i in range(0, whole, w):
+            var v = r.unsafe_load[width=w](i)
+            nan |= _is_nan(v)
+            lanes = (v.gt(lanes) if kind == 3 else v.lt(lanes)).select(v, lanes)
+        if nan.reduce_or():
+            return bitcast[DType.float64, 1](SIMD[DType.int64, 1](0x7FF8000000000000))
+        for k in range(w):
+            if whole > 0:
+                acc = _combine(kind, acc, Float64(lanes[k]))
+    else:
+        whole = 0
+    for i in range(whole, count):
+        acc = _combine(kind, acc, Float64(r.unsafe_load(i)))
+    return acc
+
+
+@always_inline
+def _map_unary[T: DType, op: Int](dst: UnsafePointer[Scalar[T], MutUntrackedOrigin],
+                                  src: UnsafePointer[Scalar[T], MutUntrackedOrigin], padded: Int) where T.is_floating_point():
+    comptime w = simd_width_of[T]()
+    for i in range(0, padded, w):
+        dst.unsafe_store(i, _unary[T, w](op, src.unsafe_load[width=w](i)))
+
+
+@always_inline
+def _map_binary[T: DType, op: Int](dst: UnsafePointer[Scalar[T], MutUntrackedOrigin],
+                                   p: UnsafePointer[Scalar[T], MutUntrackedOrigin],
+                                   q: UnsafePointer[Scalar[T], MutUntrackedOrigin], padded: Int):
+    comptime w = simd_width_of[T]()
+    for i in range(0, padded, w):
+        dst.unsafe_store(i, _binary[T, w](op, p.unsafe_load[width=w](i), q.unsafe_load[width=w](i)))
+
+
+def _run_block[T: DType](
+    prog: UnsafePointer[Int32, _], consts: UnsafePointer[Float64, _],
+    x0: UnsafePointer[Scalar[T], _], s0: Int,
+    x1: UnsafePointer[Scalar[T], _], s1: Int,
+    x2: UnsafePointer[Scalar[T], _], s2: Int,
+    x3: UnsafePointer[Scalar[T], _], s3: Int,
+    regs: UnsafePointer[Scalar[T], MutUntrackedOrigin], start: Int, count: Int,
+) where T.is_floating_point():
+    comptime w = simd_width_of[T]()
+    var n_instr = Int(prog.unsafe_load(0))
+    var padded = (count + w - 1) // w * w
+    for pc in range(n_instr):
+        var at = HEADER + pc * WIDTH_OF_INSTRUCTION
+        var op = Int(prog.unsafe_load(at))
+        var dst = regs + Int(prog.unsafe_load(at + 1)) * BLOCK
+        var a = Int(prog.unsafe_load(at + 2))
+        var b = Int(prog.unsafe_load(at + 3))
+        var c = Int(prog.unsafe_load(at + 4))
+        if op == 0:  # load input slot a
+            if a == 0:
+                _fill[T](dst, x0, s0, start, count)
+            elif a == 1:
+                _fill[T](dst, x1, s1, start, count)
+            elif a == 2:
+                _fill[T](dst, x2, s2, start, count)
+            else:
+                _fill[T](dst, x3, s3, start, count)
+        elif op == 1:  # constant a
+            var v = SIMD[T, w](Scalar[T](consts.unsafe_load(a)))
+            for i in range(0, padded, w):
+                dst.unsafe_store(i, v)
+        elif op < 40:  # the opcode picks a loop compiled for it: no dispatch per element
+            var src = regs + a * BLOCK
+            if op == 10:
+                _map_unary[T, 10](dst, src, padded)
+            elif op == 11:
+                _map_unary[T, 11](dst, src, padded)
+            elif op == 12:
+                _map_unary[T, 12](dst, src, padded)
+            elif op == 13:
+                _map_unary[T, 13](dst, src, padded)
+            elif op == 14:
+                _map_unary[T, 14](dst, src, padded)
+            elif op == 15:
+                _map_unary[T, 15](dst, src, padded)
+            elif op == 16:
+                _map_unary[T, 16](dst, src, padded)
+            elif op == 17:
+                _map_unary[T, 17](dst, src, padded)
+            elif op == 18:
+                _map_unary[T, 18](dst, src, padded)
+            elif op == 19:
+                _map_unary[T, 19](dst, src, padded)
+            elif op == 20:
+                _map_unary[T, 20](dst, src, padded)
+            elif op == 21:
+                _map_unary[T, 21](dst, src, padded)
+            elif op == 22:
+                _map_unary[T, 22](dst, src, padded)
+            elif op == 23:
+                _map_unary[T, 23](dst, src, padded)
+            elif op == 24:
+                _map_unary[T, 24](dst, src, padded)
+            elif op == 25:
+                _map_unary[T, 25](dst, src, padded)
+            elif op == 26:
+                _map_unary[T, 26](dst, src, padded)
+            elif op == 27:
+                _map_unary[T, 27](dst, src, padded)
+            elif op == 28:
+                _map_unary[T, 28](dst, src, padded)
+            elif op == 29:
+                _map_unary[T, 29](dst, src, padded)
+            elif op == 30:
+                _map_unary[T, 30](dst, src, padded)
+        elif op < 60:
+            var p = regs + a * BLOCK
+            var q = regs + b * BLOCK
+            if op == 40:
+                _map_binary[T, 40](dst, p, q, padded)
+            elif op == 41:
+                _map_binary[T, 41](dst, p, q, padded)
+            elif op == 42:
+                _map_binary[T, 42](dst, p, q, padded)
+            elif op == 43:
+                _map_binary[T, 43](dst, p, q, padded)
+            elif op == 44:
+                _map_binary[T, 44](dst, p, q, padded)
+            elif op == 45:
+                _map_binary[T, 45](dst, p, q, padded)
+            elif op == 46:
+                _map_binary[T, 46](dst, p, q, padded)
+            elif op == 47:
+                _map_binary[T, 47](dst, p, q, padded)
+            elif op == 48:
+                _map_binary[T, 48](dst, p, q, padded)
+            elif op == 49:
+                _map_binary[T, 49](dst, p, q, padded)
+            elif op == 50:
+                _map_binary[T, 50](dst, p, q, padded)
+            elif op == 51:
+                _map_binary[T, 51](dst, p, q, padded)
+            elif op == 52:
+                _map_binary[T, 52](dst, p, q, padded)
+            elif op == 53:
+                _map_binary[T, 53](dst, p, q, padded)
+            elif op == 54:
+                _map_binary[T, 54](dst, p, q, padded)
+        else:  # 60: where(a != 0, b, c)
+            var m = regs + a * BLOCK
+            var p = regs + b * BLOCK
+            var q = regs + c * BLOCK
+            for i in range(0, padded, w):
+                dst.unsafe_store(i, m.unsafe_load[width=w](i).ne(0).select(p.unsafe_load[width=w](i), q.unsafe_load[width=w](i)))
+
+
+@always_inline
+def _combine(kind: Int, acc: Float64, v: Float64) -> Float64:
+    if kind == 3 or kind == 4:  # NaN wins, as in NumPy
+        if _is_nan[DType.float64, 1](acc):
+            return acc
+        if _is_nan[DType.float64, 1](v):
+            return v
+        return v if (v > acc if kind == 3 else v < acc) else acc
+    elif kind == 5:
+        return acc * v
+    return acc + v
+
+
+def _identity(kind: Int) -> Float64:
+    if kind == 3:
+        return -Float64.MAX - Float64.MAX
+    elif kind == 4:
+        return Float64.MAX + Float64.MAX
+    elif kind == 5:
+        return 1.0
+    return 0.0
+
+
+@register("nabla_fused_map")
+struct FusedMap:
+    """Evaluate a program over every element: ``out[i] = program(x0[i], x1[i], ...)``; an input of
+    size 1 stands for every element."""
+
+    @staticmethod
+    def execute[target: StaticString](
+        output: OutputTensor[rank=1, ...],
+        prog: InputTensor[dtype=DType.int32, rank=1, ...],
+        consts: InputTensor[dtype=DType.float64, rank=1, ...],
+        x0: InputTensor[dtype=output.dtype, rank=1, ...],
+        x1: InputTensor[dtype=output.dtype, rank=1, ...],
+        x2: InputTensor[dtype=output.dtype, rank=1, ...],
+        x3: InputTensor[dtype=output.dtype, rank=1, ...],
+        ctx: DeviceContext,
+    ) raises:
+        comptime T = output.dtype
+        comptime assert T.is_floating_point(), "the fused evaluator runs on float data"
+        comptime w = simd_width_of[T]()
+        var n = output.dim_size(0)
+        var blocks = (n + BLOCK - 1) // BLOCK
+        var tasks = (blocks + BLOCKS_PER_TASK - 1) // BLOCKS_PER_TASK
+        var out = output.unsafe_ptr()
+        var p = prog.unsafe_ptr()
+        var k = consts.unsafe_ptr()
+        var result = Int(p.unsafe_load(1))
+        var a0 = x0.unsafe_ptr()
+        var a1 = x1.unsafe_ptr()
+        var a2 = x2.unsafe_ptr()
+        var a3 = x3.unsafe_ptr()
+        var s0 = x0.dim_size(0)
+        var s1 = x1.dim_size(0)
+        var s2 = x2.dim_size(0)
+        var s3 = x3.dim_size(0)
+
+        def task(t: Int) {var out, var p, var k, var a0, var a1, var a2, var a3, var s0, var s1, var s2, var s3,
+                           var n, var blocks, var result}:
+            var regs = alloc[Scalar[T]](MAX_REGISTERS * BLOCK)
+            var last = min(blocks, (t + 1) * BLOCKS_PER_TASK)
+            for blk in range(t * BLOCKS_PER_TASK, last):
+                var start = blk * BLOCK
+                var count = min(BLOCK, n - start)
+                _run_block[T](p, k, a0, s0, a1, s1, a2, s2, a3, s3, regs, start, count)
+                var r = regs + result * BLOCK
+                var whole = count // w * w
+                for i in range(0, whole, w):
+                    out.unsafe_store(start + i, r.unsafe_load[width=w](i))
+                for i in range(whole, count):
+                    out.unsafe_store(start + i, r.unsafe_load(i))
+            regs.free()
+
+        if tasks == 1:
+            task(0)
+        elif tasks > 1:
+            parallelize(task, tasks)
+
+
+@register("nabla_fused_reduce")
+struct FusedReduce:
+    """Evaluate a program over every element and reduce the results to one value (program header:
+    1 sum, 2 mean, 3 max, 4 min, 5 prod), accumulating in float64."""
+
+    @staticmethod
+    def execute[target: StaticString](
+        output: OutputTensor[rank=1, ...],
+        prog: InputTensor[dtype=DType.int32, rank=1, ...],
+        consts: InputTensor[dtype=DType.float64, rank=1, ...],
+        x0: InputTensor[dtype=output.dtype, rank=1, ...],
+        x1: InputTensor[dtype=output.dtype, rank=1, ...],
+        x2: InputTensor[dtype=output.dtype, rank=1, ...],
+        x3: InputTensor[dtype=output.dtype, rank=1, ...],
+        ctx: DeviceContext,
+    ) raises:
+        comptime T = output.dtype
+        comptime assert T.is_floating_point(), "the fused evaluator runs on float data"
+        var n = x0.dim_size(0)
+        var blocks = (n + BLOCK - 1) // BLOCK
+        var tasks = (blocks + BLOCKS_PER_TASK - 1) // BLOCKS_PER_TASK
+        var p = prog.unsafe_ptr()
+        var k = consts.unsafe_ptr()
+        var result = Int(p.unsafe_load(1))
+        var kind = Int(p.unsafe_load(2))
+        var a0 = x0.unsafe_ptr()
+        var a1 = x1.unsafe_ptr()
+        var a2 = x2.unsafe_ptr()
+        var a3 = x3.unsafe_ptr()
+        var s0 = x0.dim_size(0)
+        var s1 = x1.dim_size(0)
+        var s2 = x2.dim_size(0)
+        var s3 = x3.dim_size(0)
+        var partials = alloc[Float64](max(tasks, 1))
+
+        def task(t: Int) {var partials, var p, var k, var a0, var a1, var a2, var a3, var s0, var s1, var s2,
+                           var s3, var n, var blocks, var result, var kind}:
+            var regs = alloc[Scalar[T]](MAX_REGISTERS * BLOCK)
+            var acc = _identity(kind)
+            var last = min(blocks, (t + 1) * BLOCKS_PER_TASK)
+            for blk in range(t * BLOCKS_PER_TASK, last):
+                var start = blk * BLOCK
+                var count = min(BLOCK, n - start)
+                _run_block[T](p, k, a0, s0, a1, s1, a2, s2, a3, s3, regs, start, count)
+                var r = regs + result * BLOCK
+                acc = _combine(kind, acc, _reduce_block[T](kind, r, count))
+            partials.unsafe_store(t, acc)
+            regs.free()
+
+        if tasks == 1:
+            task(0)
+        elif tasks > 1:
+            parallelize(task, tasks)
+        var total = _identity(kind)
+        for t in range(tasks):
+            total = _combine(kind, total, partials.unsafe_load(t))
+        if kind == 2:
+            total = total / Float64(n)
+        partials.free()
+        output.unsafe_ptr().unsafe_store(0, Scalar[T](total))

@@ -1,0 +1,184 @@
+"""The fused first-sight kernel: which traces it takes, its values against NumPy (special values,
+every opcode, both float dtypes, sizes across its blocks and tasks), and agreement with the
+interpreter, bit for bit where the ops are exact."""
+
+import numpy as np
+import pytest
+
+import nabla as nb
+from nabla.core.graph import GRAPH
+from nabla.ops.fused import BINARY_CODES, REDUCE_CODES, UNARY_CODES
+
+SPECIAL = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.75, 1e-30, -1e30, np.inf, -np.inf, np.nan, 2.0, 1e3],
+                   np.float64)
+
+
+@pytest.fixture(autouse=True)
+def fused_on(fused_kernels):
+    GRAPH.engine.fused_enabled = True
+
+
+def run(fn, *arrays, fused=True):
+    """``fn`` on fresh tensors down one path; returns (NumPy result, whether it ran fused)."""
+    engine = GRAPH.engine
+    engine.fused_enabled = fused
+    try:
+        before = nb.engine_stats()["fused"]
+        out = fn(*[nb.asarray(a) for a in arrays]).numpy()
+        return out, nb.engine_stats()["fused"] > before
+    finally:
+        engine.fused_enabled = True
+
+
+NP_UNARY = {
+    "negative": np.negative, "abs": np.abs, "square": np.square, "reciprocal": np.reciprocal, "exp": np.exp,
+    "expm1": np.expm1, "log": np.log, "log1p": np.log1p, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos,
+    "tanh": np.tanh, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "sign": np.sign,
+    "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite, "positive": np.positive,
+}
+NP_BINARY = {
+    "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": np.divide,
+    "maximum": np.maximum, "minimum": np.minimum, "equal": np.equal, "not_equal": np.not_equal,
+    "greater": np.greater, "greater_equal": np.greater_equal, "less": np.less, "less_equal": np.less_equal,
+}
+# exactly rounded in IEEE arithmetic: both paths must give the same bits
+EXACT = {"negative", "abs", "square", "reciprocal", "sqrt", "floor", "ceil", "trunc", "sign", "positive",
+         "add", "subtract", "multiply", "divide", "maximum", "minimum"}
+
+
+def test_every_opcode_has_a_reference():
+    assert set(NP_UNARY) | {"logical_not"} == set(UNARY_CODES)
+    assert set(NP_BINARY) | {"logical_and", "logical_or", "logical_xor"} == set(BINARY_CODES)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(NP_UNARY))
+def test_unary_special_values(name, dtype):
+    a = SPECIAL.astype(dtype)
+    op = getattr(nb, name)
+    # a float result: keep the op's own value (comparisons feed a where, since a bool result is
+    # not the kernel's); adding 0.5 makes the trace more than a single op
+    if name in ("isnan", "isinf", "isfinite"):
+        fn, want = (lambda x: nb.astype(op(x), x.dtype) + 0.5), NP_UNARY[name](a) + 0.5
+    else:
+        fn, want = (lambda x: op(x) + 0.5), NP_UNARY[name](a) + dtype(0.5)
+    with np.errstate(all="ignore"):
+        want = want.astype(dtype)
+        fused, ran_fused = run(fn, a)
+        interp, _ = run(fn, a, fused=False)
+    assert ran_fused
+    # MAX's own float64 exp is good to ~1e-12 (the interpreter's too), sin/cos/tanh/log to ~1 ulp
+    rtol = 2e-6 if dtype == np.float32 else 5e-12
+    np.testing.assert_allclose(fused, want, rtol=rtol, atol=0, equal_nan=True)
+    if name in EXACT:
+        np.testing.assert_array_equal(fused.view(np.uint8), interp.view(np.uint8))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(NP_BINARY))
+def test_binary_special_values(name, dtype):
+    a = np.repeat(SPECIAL, SPECIAL.size).astype(dtype)
+    b = np.tile(SPECIAL, SPECIAL.size).astype(dtype)
+    op = getattr(nb, name)
+    comparison = NP_BINARY[name](a[:1], b[:1]).dtype == bool
+    if comparison:
+        fn = lambda x, y: nb.where(op(x, y), x, y)  # noqa: E731
+        want = np.where(NP_BINARY[name](a, b), a, b)
+    else:
+        fn = lambda x, y: op(x, y) * 1.0  # noqa: E731
+        with np.errstate(all="ignore"):
+            want = NP_BINARY[name](a, b)
+    with np.errstate(all="ignore"):
+        fused, ran_fused = run(fn, a, b)
+        interp, _ = run(fn, a, b, fused=False)
+    assert ran_fused
+    np.testing.assert_array_equal(fused, want.astype(dtype))  # exact ops and comparisons
+    np.testing.assert_array_equal(interp, want.astype(dtype))  # (MAX's not_equal said NaN != x is False)
+    if name in EXACT or comparison:
+        np.testing.assert_array_equal(fused.view(np.uint8), interp.view(np.uint8))
+
+
+def test_logical_ops_and_casts_of_comparisons():
+    a = SPECIAL
+    fn = lambda x: nb.astype(nb.logical_xor(x > 0, nb.logical_not(nb.isnan(x))), x.dtype) * 2.0 + nb.astype(nb.logical_or(x < -1.0, x > 2.0), x.dtype)  # noqa: E731
+    want = np.logical_xor(a > 0, ~np.isnan(a)) * 2.0 + ((a < -1) | (a > 2))
+    got, ran_fused = run(fn, a)
+    assert ran_fused
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(REDUCE_CODES))
+@pytest.mark.parametrize("n", [1, 7, 1024, 1025, 16 * 1024 + 3, 300_001])
+def test_full_reductions_across_block_and_task_edges(name, n, dtype):
+    a = np.random.default_rng(n).uniform(0.9, 1.1, n).astype(dtype)
+    fn = lambda x: getattr(nb, name)(nb.sqrt(x) * 1.0001)  # noqa: E731
+    got, ran_fused = run(fn, a)
+    assert ran_fused and got.shape == ()
+    # the reference in float64 from the same rounded factors, then rounded (a product can underflow)
+    factors = (np.sqrt(a) * dtype(1.0001)).astype(np.float64)
+    want = getattr(np, name)(factors).astype(dtype)
+    np.testing.assert_allclose(got, want, rtol=2e-5 if dtype == np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize("name", ["max", "min", "sum", "prod", "mean"])
+def test_reductions_propagate_nan(name):
+    a = np.arange(5000, dtype=np.float64)
+    a[3333] = np.nan
+    got, ran_fused = run(lambda x: getattr(nb, name)(x + 1.0), a)
+    assert ran_fused and np.isnan(got)
+
+
+@pytest.mark.parametrize("shape", [(1,), (1023,), (3, 700), (2, 3, 5000)])
+def test_maps_across_block_and_task_edges_keep_shape(shape):
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal(shape), rng.standard_normal(shape)
+    c = np.float64(0.25)
+    fn = lambda x, y, z: nb.where(x > y, nb.exp(-x * x / 2) * nb.cos(y), nb.tanh(x - y)) + z  # noqa: E731
+    got, ran_fused = run(fn, a, b, c)
+    want = np.where(a > b, np.exp(-a * a / 2) * np.cos(b), np.tanh(a - b)) + c
+    assert ran_fused and got.shape == shape
+    np.testing.assert_allclose(got, want, rtol=5e-12, atol=1e-12)
+
+
+def test_reshapes_and_scalar_leaves_fuse():
+    a = np.linspace(-1, 1, 24)
+    got, ran_fused = run(lambda x, s: nb.reshape(nb.sin(x), (4, 6)) * s + 1.0, a, np.float64(3.0))
+    assert ran_fused
+    np.testing.assert_allclose(got, np.sin(a).reshape(4, 6) * 3.0 + 1.0, rtol=1e-14)
+
+
+@pytest.mark.parametrize("case", ["matmul", "int", "broadcast", "transpose", "axis_reduce", "bool_out",
+                                  "mixed_dtypes", "too_many_inputs", "complex"])
+def test_traces_the_kernel_cannot_run_go_to_the_interpreter(case):
+    rng = np.random.default_rng(2)
+    m = rng.standard_normal((4, 3))
+    cases = {
+        "matmul": (lambda x: nb.exp(x @ nb.permute_dims(x, (1, 0))), [m]),
+        "int": (lambda x: x * 2 + 1, [np.arange(6)]),
+        "broadcast": (lambda x, y: x + y, [m, m[0]]),
+        "transpose": (lambda x: nb.permute_dims(nb.sin(x), (1, 0)) + 1.0, [m]),
+        "axis_reduce": (lambda x: nb.sum(nb.sin(x), axis=0), [m]),
+        "bool_out": (lambda x: x > 0.5, [m]),
+        "mixed_dtypes": (lambda x, y: x + nb.astype(y, nb.float64), [m, m.astype(np.float32)]),
+        "too_many_inputs": (lambda a, b, c, d, e: a + b + c + d + e, [m] * 5),
+        "complex": (lambda z: nb.exp(z) + 1.0, [m + 1j * m]),
+    }
+    fn, arrays = cases[case]
+    interp, _ = run(fn, *arrays, fused=False)
+    got, ran_fused = run(fn, *arrays)
+    assert not ran_fused
+    np.testing.assert_array_equal(got, interp)
+
+
+def test_a_fused_structure_is_never_compiled(policy):
+    policy("auto")
+    before = nb.engine_stats()
+    x = np.linspace(0, 1, 1000)
+    for k in range(4):
+        got, ran_fused = run(lambda t: nb.sum(nb.exp(-t * t / 2) * nb.cos(t)), x + k)
+        assert ran_fused
+        np.testing.assert_allclose(got, np.sum(np.exp(-(x + k) ** 2 / 2) * np.cos(x + k)), rtol=5e-12)
+    nb.wait_for_compiles()
+    after = nb.engine_stats()
+    assert after["compiles"] == before["compiles"] and after["fused"] - before["fused"] == 4
