@@ -25,6 +25,14 @@ def set_realization_policy(policy: str) -> None:
     GRAPH.engine.policy = policy
 
 
+def warm_fused_kernels(wait: bool = True) -> bool:
+    """Compile the fused first-sight kernel's models now (once per machine; later processes read
+    them from disk in milliseconds). Returns whether they are ready."""
+    from .ops.fused import warm_fused_kernels as warm
+
+    return warm(wait)
+
+
 __version__ = "0.1.0"
 
 from . import array_api  # noqa: E402  (the standard's namespace; also completes the array object)

@@ -67,7 +67,18 @@ def test_static_shape_ops_key_by_size(stats, no_fused):
     assert stats()["graph_builds"] == 2
 
 
-def test_all_pending_work_runs_in_one_graph(stats):
+def test_a_read_that_the_fused_kernel_serves_runs_alone(stats, fused_kernels):
+    x = nb.asarray(np.arange(4, dtype=np.float32))
+    m = nb.asarray(np.eye(4, dtype=np.float32))
+    ys = [x * k for k in (3.0, 2.0)] + [m @ x]  # the matmul is no work for the fused kernel
+    np.testing.assert_array_equal(ys[1].numpy(), np.arange(4) * 2.0)
+    assert stats()["fused"] == 1 and not ys[0].is_realized and not ys[2].is_realized
+    np.testing.assert_array_equal(ys[2].numpy(), np.arange(4))  # the rest: one interpreted graph
+    assert stats()["interpreted"] == 1 and ys[0].is_realized
+    np.testing.assert_array_equal(ys[0].numpy(), np.arange(4) * 3.0)
+
+
+def test_all_pending_work_runs_in_one_graph(stats, no_fused):
     x = nb.asarray(np.arange(4, dtype=np.float32))
     ys = [x * k for k in (1.0, 2.0, 3.0)]
     ys[0].numpy()
@@ -104,6 +115,7 @@ def test_compiled_models_persist_on_disk_for_new_processes(stats, policy, no_fus
 
     saved = GRAPH.engine
     GRAPH.engine = Engine()  # what a fresh process sees: empty memory, the same disk
+    GRAPH.engine.fused_enabled = False
     try:
         np.testing.assert_allclose(work(9).item(), want(9), rtol=1e-5)
         s = nb.engine_stats()

@@ -215,8 +215,11 @@ class Engine:
         return key, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs
 
     # --- running -----------------------------------------------------------------
-    def run(self, outputs: list) -> None:
-        """Compute ``outputs`` (pending values) and turn them into leaves holding buffers."""
+    def run(self, outputs: list, fast_only: bool = False) -> bool:
+        """Compute ``outputs`` (pending values) and turn them into leaves holding buffers.
+
+        ``fast_only``: only if a compiled model or the fused kernel serves them at once; returns
+        whether they were computed (otherwise nothing happened but keying)."""
         done = threading.Event()  # set when this call's in-flight outputs are written back
         claimed: list = []
         results = None
@@ -227,11 +230,13 @@ class Engine:
                     with self._lock:
                         outputs = [v for v in outputs if v.node is not None]
                         if not outputs:
-                            return
+                            return True
                         busy = [e for e in (self._in_flight.get(id(v)) for v in outputs) if e is not None]
-                        job = None if busy else self._start(outputs, compiled_here)
+                        if busy and fast_only:
+                            return False
+                        job = None if busy else self._start(outputs, compiled_here, fast_only)
                         if job is None and not busy:
-                            return  # computed under the lock by the interpreter
+                            return not fast_only  # computed under the lock by the interpreter
                         if not busy and not isinstance(job, Future):
                             for v in outputs:
                                 self._in_flight[id(v)] = done
@@ -258,16 +263,21 @@ class Engine:
                     for v in claimed:
                         self._in_flight.pop(id(v), None)
                 done.set()
+        return True
 
-    def _start(self, outputs, compiled_here: bool = False):
+    def _start(self, outputs, compiled_here: bool = False, fast_only: bool = False):
         """Under the lock: key the trace and run it with the interpreter (None), or return
         ``(run, buffers)`` for ``run(buffers)`` outside the lock (a compiled model or the fused
         kernel), or a compile's Future to wait for."""
         traced = self._trace(outputs)
         key, leaves = traced[0], traced[2]
         entry = self._cache.get(key)
-        if entry is None:
-            entry = self._cache[key] = _Entry(key)
+        if entry is None and fast_only:  # a probe: remembered only if the fused kernel takes it
+            entry = _Entry(key)
+            if self._fused_run(entry, traced, outputs) is None:
+                return None
+        if entry is None or key not in self._cache:
+            entry = self._cache.setdefault(key, entry or _Entry(key))
             if len(self._cache) > _MAX_CACHE_ENTRIES:
                 self._unload(self._cache.popitem(last=False)[1])
             self._load_from_disk(entry)
@@ -287,13 +297,16 @@ class Engine:
         def build(symbolic):
             return self._lower(traced, outputs, symbolic)
 
-        if self._must_compile(entry):
-            return self._compile_future(entry, build)
-        fused = self._fused_run(entry, traced, outputs)
+        fused = None if self._must_compile(entry) else self._fused_run(entry, traced, outputs)
         if fused is not None:  # near compiled speed already: this structure is never compiled
             self.stats.evaluations += 1
             self.stats.fused += 1
             return fused, buffers
+        if fast_only:
+            entry.sightings -= 1  # only a probe
+            return None
+        if self._must_compile(entry):
+            return self._compile_future(entry, build)
         if self.policy == "auto" and entry.sightings >= 2 and entry.compiling is None and not entry.compile_failed:
             self._compile_future(entry, build)
         results = self._interpret(entry, build, tuple(leaf.shape for leaf in leaves), buffers)
@@ -465,7 +478,7 @@ class Engine:
         if found is not None:
             model, nbytes = found
             self._charge(entry, model, nbytes)
-            self.stats.disk_loads += 1
+            self.stats.disk_loads += entry.key[0] != "named"  # structures only
 
     # --- lowering to MAX -------------------------------------------------------
     def lower(self, outputs: list, symbolic: bool = True):

@@ -96,6 +96,11 @@ class ComputeGraph:
         rec = self._local
         wanted = [] if requested is None else requested if isinstance(requested, list) else [requested]
         impls = self._live_pending()
+        if wanted and len(impls) > len(wanted) and self.engine.run(_pending_values(wanted), fast_only=True):
+            # what was read runs at once on a compiled model or the fused kernel; the rest of the
+            # pending work waits for its own read rather than make a joint graph that runs slowly
+            rec.epoch += 1
+            return
         known = set(map(id, impls))
         impls += [i for i in wanted if id(i) not in known and not i.is_realized]
         count = len(rec.pending)
@@ -118,14 +123,19 @@ class ComputeGraph:
         rec.epoch += 1
 
     def _run(self, impls) -> None:
-        outputs, seen = [], set()
-        for impl in impls:
-            for v in impl._values:
-                if v.node is not None and id(v) not in seen:
-                    seen.add(id(v))
-                    outputs.append(v)
+        outputs = _pending_values(impls)
         if outputs:
             self.engine.run(outputs)
+
+
+def _pending_values(impls) -> list:
+    outputs, seen = [], set()
+    for impl in impls:
+        for v in impl._values:
+            if v.node is not None and id(v) not in seen:
+                seen.add(id(v))
+                outputs.append(v)
+    return outputs
 
 
 GRAPH = ComputeGraph()

@@ -420,6 +420,21 @@ def _make_binary(op):
 
 UNARY_FUNCTIONS = {name: _make_unary(op) for name, op in UNARY_OPS.items()}
 BINARY_FUNCTIONS = {name: _make_binary(op) for name, op in BINARY_OPS.items()}
+_general_pow = BINARY_FUNCTIONS["pow"]
+
+
+def _pow(x, y):
+    # x ** 2 is x * x exactly (NumPy takes the same shortcut); as `square` it stays an elementwise
+    # op that the fused first-sight kernel runs, and its derivative is the plain one
+    if type(x) is Tensor and type(y) in (int, float) and y == 2 and (
+            type(y) is int and not x._impl.dtype.is_bool or x._impl.dtype.is_floating):
+        return UNARY_FUNCTIONS["square"](x)
+    return _general_pow(x, y)
+
+
+_pow.__name__ = _pow.__qualname__ = "pow"
+_pow.__doc__ = _general_pow.__doc__
+BINARY_FUNCTIONS["pow"] = _pow
 globals().update(UNARY_FUNCTIONS)
 globals().update(BINARY_FUNCTIONS)
 
