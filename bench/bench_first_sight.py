@@ -84,6 +84,30 @@ for call in range(1, 11):
 print(json.dumps(rows))
 """
 
+# the same reduction on the fused kernel and on its compiled model, one process (the engine's
+# reason not to compile what the fused kernel serves)
+VERSUS = """
+import time, statistics
+import numpy as np
+import nabla as nb
+from nabla.core.graph import GRAPH
+x_host = np.random.default_rng(0).standard_normal(10_000_000).astype(np.float32)
+x = nb.asarray(x_host)
+f = lambda: float(nb.sum(nb.exp(-x * x / 2) * nb.cos(x)))
+def best(fn):
+    fn(); fn()
+    ts = []
+    for _ in range(7):
+        t0 = time.perf_counter(); fn(); ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+fused = best(f)
+GRAPH.engine.fused_enabled = False
+nb.set_realization_policy("compile")
+compiled = best(f)
+numpy = best(lambda: float(np.sum(np.exp(-x_host * x_host / 2) * np.cos(x_host))))
+print(json.dumps({"fused": fused, "compiled": compiled, "numpy": numpy}))
+"""
+
 BUSY = """
 import numpy as np, random
 import nabla as nb
@@ -128,6 +152,12 @@ def main():
             if call in (1, 2, 10):
                 rows.append((f"sum(exp(-x*x/2)*cos(x)) 10M float32, call {call}, fresh process",
                              f"{t * 1e3:.0f} ms", "<= 1.5x NumPy", f"NumPy {t_np * 1e3:.0f} ms: **{t / t_np:.1f}x**"))
+
+        v = fresh(VERSUS, os.path.join(tmp, "versus"))
+        rows.append(("same reduction, steady state: fused kernel vs its compiled model (one process)",
+                     f"fused {v['fused'] * 1e3:.0f} ms, compiled {v['compiled'] * 1e3:.0f} ms",
+                     "fused <= 1.5x compiled", f"NumPy {v['numpy'] * 1e3:.0f} ms: fused/compiled "
+                     f"**{v['fused'] / v['compiled']:.2f}x**"))
 
         if not args.skip_background:
             busy = subprocess.Popen([sys.executable, "-c", textwrap.dedent(BUSY)],

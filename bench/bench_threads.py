@@ -62,7 +62,7 @@ def bench_concurrency(rows):
     nb.wait_for_compiles()
     serial = best(lambda: sum(timed(small_work, s) for s in range(4)))
     threaded = best(concurrent_time, small_work, [(s,) for s in range(4)])
-    rows.append(("4 threads x 200 small expressions (compiled structure)", serial, threaded))
+    rows.append(("4 threads x 200 small expressions (served by the fused kernel)", serial, threaded))
 
     data = [nb.asarray(np.random.default_rng(s).standard_normal(10_000_000).astype(np.float32))
             for s in range(2)]
