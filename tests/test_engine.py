@@ -135,3 +135,21 @@ def test_a_training_loop_settles_on_one_structure(stats):
         w, b = w - 0.1 * gw, b - 0.1 * gb
         loss.item()
     assert stats()["cache_entries"] <= 2  # the first step (lazy zeros) and every step after
+
+
+def test_a_cold_interpreter_compiles_the_structure_instead(stats, policy, no_fused):
+    # without `max warm-interpreter-cache`, each op family the interpreter meets would compile in
+    # this process (~15 s each): the engine compiles the whole structure once instead
+    from nabla.core.graph import GRAPH
+
+    policy("auto")
+    GRAPH.engine._interpreter_warm = False
+    try:
+        x = nb.asarray(np.ones((3, 2), np.float32))
+        w = nb.asarray(np.full((2, 4), 0.25, np.float32))
+        out = nb.tanh(x @ w * 1.125)  # a structure no other test builds
+        np.testing.assert_allclose(out.numpy(), np.tanh(np.full((3, 4), 0.5 * 1.125)), rtol=1e-6)
+        d = stats()
+        assert d["compiles"] == 1 and d["interpreted"] == 0
+    finally:
+        GRAPH.engine._interpreter_warm = None

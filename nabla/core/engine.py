@@ -117,6 +117,7 @@ class Engine:
             raise ValueError(f"NABLA_REALIZE={self.policy!r}: expected one of {_POLICIES}")
         self.symbolic_dims = os.environ.get("NABLA_SYMBOLIC_DIMS", "1") != "0"
         self.fused_enabled = os.environ.get("NABLA_FUSED", "1") != "0"
+        self._interpreter_warm = None
         self._named: dict[str, _Entry] = {}
         directory = model_cache_dir(Path(__file__).resolve().parent.parent)
         self.disk = None if directory is None else ModelDiskCache(directory)
@@ -297,7 +298,12 @@ class Engine:
         def build(symbolic):
             return self._lower(traced, outputs, symbolic)
 
-        fused = None if self._must_compile(entry) else self._fused_run(entry, traced, outputs)
+        fused = None if entry.interpreter_refused or self.policy == "compile" else \
+            self._fused_run(entry, traced, outputs)
+        if isinstance(fused, Future):  # the fused kernel is being compiled (once per machine)
+            if not fast_only and not self.interpreter_warm:
+                return fused  # cold interpreter: waiting for the kernel costs least
+            fused = None
         if fused is not None:  # near compiled speed already: this structure is never compiled
             self.stats.evaluations += 1
             self.stats.fused += 1
@@ -318,7 +324,8 @@ class Engine:
         return None
 
     def _fused_run(self, entry, traced, outputs):
-        """A function of the leaf buffers that runs this trace on the fused kernel, or None."""
+        """A function of the leaf buffers that runs this trace on the fused kernel, or the Future
+        of the kernel's compile, or None."""
         path = self.first_sight
         if path is None or not self.fused_enabled or entry.fused is False:
             return None
@@ -328,14 +335,14 @@ class Engine:
             if entry.fused is False:
                 return None
         model = path.model(self, entry.fused)
-        if model is None:
-            return None
+        if model is None or isinstance(model, Future):
+            return model
         plan, shape = entry.fused, outputs[0].shape
         return lambda buffers: plan.run(model, buffers, shape)
 
     def named_model(self, name: str, build):
         """A model kept by name, built by ``build()`` and compiled once per machine in the background
-        (then loaded from disk); None until it has landed."""
+        (then loaded from disk); until it has landed, the Future of its compile (None if that failed)."""
         with self._lock:
             entry = self._named.get(name)
             if entry is None:
@@ -345,10 +352,28 @@ class Engine:
                 with mlir_context():
                     entry.compiling = self.compiler.submit(*self._serialize(build()))
                 self._compiling.append(entry)
-            return entry.model
+            return entry.model if entry.model is not None else entry.compiling
 
     def _must_compile(self, entry) -> bool:
-        return entry.interpreter_refused or (self.policy == "compile" and not entry.compile_failed)
+        if entry.interpreter_refused:
+            return True
+        if entry.compile_failed:
+            return False
+        # on a machine whose interpreter cache is cold, each op family the interpreter meets would
+        # compile in this process (~15 s each): one compile of the whole structure costs less
+        return self.policy == "compile" or (self.policy == "auto" and not self.interpreter_warm)
+
+    @property
+    def interpreter_warm(self) -> bool:
+        """Whether MAX's interpreter kernels are precompiled on this machine (`max warm-interpreter-cache`)."""
+        if self._interpreter_warm is None:
+            try:
+                from max._interpreter_ops import gc_compile
+
+                self._interpreter_warm = bool(gc_compile.warm_stamp_matches())
+            except Exception:  # MAX's internals moved: assume warm, as before
+                self._interpreter_warm = True
+        return self._interpreter_warm
 
     def _interpret(self, entry, build, shapes, buffers):
         """MAX's eager interpreter on concrete buffers; None when it cannot run this graph."""

@@ -11,6 +11,7 @@ priority, and kept in Nabla's disk cache; until they land, the interpreter serve
 from __future__ import annotations
 
 import math
+from concurrent.futures import Future
 
 import numpy as np
 
@@ -204,8 +205,8 @@ class FusedPath:
 
     @staticmethod
     def model(engine, plan_: Plan):
-        """The compiled fused kernel for ``plan_``, or None while the engine compiles it (once per
-        machine, in the background)."""
+        """The compiled fused kernel for ``plan_``, or the Future of its compile (once per machine,
+        in the background), or None if that failed."""
         return engine.named_model(_model_name(bool(plan_.reduce), plan_.dtype),
                                   lambda: _graph(plan_.dtype, bool(plan_.reduce)))
 
@@ -227,11 +228,14 @@ def warm_fused_kernels(wait: bool = True) -> bool:
     def request():
         return [engine.named_model(_model_name(r, d), lambda r=r, d=d: _graph(d, r)) for r, d in kinds]
 
+    def ready(models):
+        return all(m is not None and not isinstance(m, Future) for m in models)
+
     models = request()
-    if wait and not all(models):
+    if wait and not ready(models):
         engine.wait_for_compiles()
         models = request()
-    return all(m is not None for m in models)
+    return ready(models)
 
 
 def _graph(dtype, reduce: bool):
