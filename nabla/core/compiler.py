@@ -3,9 +3,9 @@
 A compile takes 10-30 s of both cores and 0.1-0.8 GB for the compiler itself. Done in the
 user's process it stalls the foreground (measured: a repeated 10M-element reduction ran 85x
 slower than NumPy while its compile ran) and the compiler's memory stays for good. So graphs
-go, as MLIR bytecode, to one worker process of MAX's ``ProcessCompilePool``, started from a
-thread whose nice value is 19: the forkserver and the worker inherit it, so the kernel
-scheduler gives the foreground the cores first. The worker is shut down once no compile has
+go, as MLIR bytecode, to worker processes of MAX's ``ProcessCompilePool`` (two at most), started
+from a thread whose nice value is 19: the forkserver and the worker inherit it, so the kernel
+scheduler gives the foreground the cores first. The workers are shut down once no compile has
 come for ``idle_seconds``, which hands the compiler's memory back.
 
 ``NABLA_COMPILE_PROCESS=0`` compiles in-process instead (for hosts without subprocesses).
@@ -28,9 +28,16 @@ def _lower_this_threads_priority() -> None:
         pass
 
 
+def _resolve(ours: Future, theirs: Future) -> None:
+    try:
+        ours.set_result(theirs.result())
+    except BaseException as e:  # noqa: BLE001 - delivered to the waiting thread
+        ours.set_exception(e)
+
+
 class BackgroundCompiler:
-    """One compile at a time, in a low-priority worker process; ``submit`` returns a Future
-    of a ``max.engine.CompiledModel``."""
+    """Compiles in low-priority worker processes (up to ``workers`` at once); ``submit`` returns
+    a Future of a ``max.engine.CompiledModel``."""
 
     def __init__(self, in_process_session=None, idle_seconds: float = 60.0):
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
@@ -41,6 +48,10 @@ class BackgroundCompiler:
         self.in_process = os.environ.get("NABLA_COMPILE_PROCESS", "1") == "0"
         self.idle_seconds = idle_seconds
         self.worker_starts = 0
+        self._running = 0  # compiles submitted to the pool and not finished
+        # two compiles at once on two cores: the foreground keeps priority (nice 19), and a cold
+        # machine's first structures and Nabla's kernels compile side by side
+        self.workers = max(1, min(2, os.cpu_count() or 1))
 
     def submit(self, bytecode: bytes, extensions=()) -> Future:
         fut: Future = Future()
@@ -62,32 +73,40 @@ class BackgroundCompiler:
             try:
                 job = self._jobs.get(timeout=self.idle_seconds if self._pool is not None else None)
             except queue.Empty:
-                self._close_pool()  # idle: give the compiler's memory back
+                if not self._running:
+                    self._close_pool()  # idle: give the compiler's memory back
                 continue
             bytecode, extensions, fut = job
             if not fut.set_running_or_notify_cancel():
                 continue
             try:
-                fut.set_result(self._compile(bytecode, extensions))
+                if self.in_process:
+                    fut.set_result(self._compile_here(bytecode, extensions))
+                else:  # the pool runs up to `workers` compiles at once; its future resolves ours
+                    self._running += 1
+                    self._submit_to_pool(bytecode, extensions).add_done_callback(
+                        lambda done, fut=fut: self._finished(fut, done))
             except BaseException as e:  # noqa: BLE001 - delivered to the waiting thread
                 fut.set_exception(e)
                 if type(e).__name__ == "BrokenProcessPool":
                     self._close_pool()
 
-    def _compile(self, bytecode: bytes, extensions):
-        if self.in_process:
-            return self._compile_here(bytecode, extensions)
+    def _finished(self, fut: Future, done: Future) -> None:
+        self._running -= 1  # (from the pool's thread; a stale count only delays an idle shutdown)
+        _resolve(fut, done)
+
+    def _submit_to_pool(self, bytecode: bytes, extensions):
         if self._pool is None:
             from max.driver import DeviceSpec, accelerator_count
             from max.experimental.compile_pool import ProcessCompilePool
 
             specs = [DeviceSpec.cpu()] + [DeviceSpec.accelerator(i) for i in range(accelerator_count())]
-            self._pool = ProcessCompilePool(device_specs=specs, max_workers=1)
+            self._pool = ProcessCompilePool(device_specs=specs, max_workers=self.workers)
             self.worker_starts += 1
         # compile_module reads only ``module.mlir_module.bytecode``: the graph was serialized
         # where it was built, so this thread never touches an MLIR context
         module = SimpleNamespace(mlir_module=SimpleNamespace(bytecode=bytecode))
-        return self._pool.compile_module(module, custom_extensions=extensions).result()
+        return self._pool.compile_module(module, custom_extensions=extensions)
 
     def _compile_here(self, bytecode: bytes, extensions):
         from max import mlir

@@ -210,6 +210,13 @@ class FusedPath:
         return engine.named_model(_model_name(bool(plan_.reduce), plan_.dtype),
                                   lambda: _graph(plan_.dtype, bool(plan_.reduce)))
 
+    @staticmethod
+    def prepare(engine, dtypes=(_dt.float32,)) -> None:
+        """Ask for the kernels of the default float dtype now (a cold machine's first realization)."""
+        for reduce in (False, True):
+            for d in dtypes:
+                engine.named_model(_model_name(reduce, d), lambda r=reduce, d=d: _graph(d, r))
+
 
 def _model_name(reduce: bool, dtype) -> str:
     from .custom_kernels import kernel_digest
