@@ -122,7 +122,7 @@ def test_settings_are_per_thread():
 
 
 def test_joblib_threading_backend():
-    joblib = pytest.importorskip("joblib", reason="joblib is in the test extra")
+    import joblib  # the test extra installs it
     rng = np.random.default_rng(3)
     data = [rng.standard_normal((50, 8)) for _ in range(16)]
 

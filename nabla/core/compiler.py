@@ -3,9 +3,9 @@
 A compile takes 10-30 s of both cores and 0.1-0.8 GB for the compiler itself. Done in the
 user's process it stalls the foreground (measured: a repeated 10M-element reduction ran 85x
 slower than NumPy while its compile ran) and the compiler's memory stays for good. So graphs
-go, as MLIR bytecode, to worker processes of MAX's ``ProcessCompilePool`` (two at most), started
-from a thread whose nice value is 19: the forkserver and the worker inherit it, so the kernel
-scheduler gives the foreground the cores first. The workers are shut down once no compile has
+go, as MLIR bytecode, to worker processes of MAX's ``ProcessCompilePool`` (``NABLA_COMPILE_WORKERS``,
+default one) started from a thread whose nice value is 19: the forkserver and the workers inherit
+it, so the kernel scheduler gives the foreground the cores first. The workers are shut down once no compile has
 come for ``idle_seconds``, which hands the compiler's memory back.
 
 ``NABLA_COMPILE_PROCESS=0`` compiles in-process instead (for hosts without subprocesses).
@@ -49,9 +49,9 @@ class BackgroundCompiler:
         self.idle_seconds = idle_seconds
         self.worker_starts = 0
         self._running = 0  # compiles submitted to the pool and not finished
-        # two compiles at once on two cores: the foreground keeps priority (nice 19), and a cold
-        # machine's first structures and Nabla's kernels compile side by side
-        self.workers = max(1, min(2, os.cpu_count() or 1))
+        # one compile at a time by default: each holds 0.1-1.4 GB, and on a cold 2-core machine two
+        # at once finished no sooner (measured: the demo took 98 s either way)
+        self.workers = max(1, int(os.environ.get("NABLA_COMPILE_WORKERS", "1")))
 
     def submit(self, bytecode: bytes, extensions=()) -> Future:
         fut: Future = Future()

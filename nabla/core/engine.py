@@ -300,7 +300,8 @@ class Engine:
 
         fused = None if entry.interpreter_refused or self.policy == "compile" else \
             self._fused_run(entry, traced, outputs)
-        if not self.interpreter_warm and self.first_sight is not None and self.fused_enabled:
+        if not callable(fused) and self.first_sight is not None and self.fused_enabled \
+                and not self.interpreter_warm:  # (asked only here: finding out imports MAX's interpreter)
             self.first_sight.prepare(self)  # a cold machine needs the kernels: compile them now
         if isinstance(fused, Future):  # the fused kernel is being compiled (once per machine)
             if not fast_only and not self.interpreter_warm:
