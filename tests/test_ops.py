@@ -222,6 +222,18 @@ def test_matmul_vs_numpy():
     check(nb.matmul(a, nb.asarray(b)), a @ b, rtol=1e-4)
 
 
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32, np.uint64, np.int8, np.int64])
+def test_integer_matmul_wraps_like_numpy_without_a_compile(dtype, stats):
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(7)
+    a = rng.integers(info.min, info.max, (3, 5), dtype=dtype, endpoint=True)
+    b = rng.integers(info.min, info.max, (5, 2), dtype=dtype, endpoint=True)
+    got = (nb.asarray(a) @ nb.asarray(b)).numpy()
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got, a @ b)  # exact, wrapping around as NumPy's does
+    assert stats()["compiles"] == 0  # MAX's interpreter has no unsigned matmul: lowered as signed
+
+
 def test_physical_batch_ops():
     from nabla.ops import _physical as P
 

@@ -31,6 +31,14 @@ class MatmulOp(Operation):
         from max.graph import ops
 
         if not complex_storage:
+            from max.dtype import DType
+
+            signed = {DType.uint8: DType.int8, DType.uint16: DType.int16, DType.uint32: DType.int32,
+                      DType.uint64: DType.int64}.get(x.dtype)
+            if signed is not None:
+                # MAX's interpreter has no unsigned matmul (such a graph would be compiled, 10-40 s):
+                # the same-width signed product wraps to the same bits, as NumPy's unsigned one does
+                return ops.cast(ops.matmul(ops.cast(x, signed), ops.cast(y, signed)), x.dtype)
             return ops.matmul(x, y)
         from .complex_lowerings import im, pack, re
 
