@@ -275,7 +275,7 @@ class Engine:
         entry = self._cache.get(key)
         if entry is None and fast_only:  # a probe: remembered only if the fused kernel takes it
             entry = _Entry(key)
-            if self._fused_run(entry, traced, outputs) is None:
+            if not callable(self._fused_run(entry, traced, outputs)):
                 return None
         if entry is None or key not in self._cache:
             entry = self._cache.setdefault(key, entry or _Entry(key))

@@ -377,6 +377,7 @@ struct FusedMap:
     ) raises:
         comptime T = output.dtype
         comptime assert T.is_floating_point(), "the fused evaluator runs on float data"
+        comptime assert target == "cpu", "the fused evaluator runs on the CPU (Nabla plans it for host data only)"
         comptime w = simd_width_of[T]()
         var n = output.dim_size(0)
         var blocks = (n + BLOCK - 1) // BLOCK
@@ -434,6 +435,7 @@ struct FusedReduce:
     ) raises:
         comptime T = output.dtype
         comptime assert T.is_floating_point(), "the fused evaluator runs on float data"
+        comptime assert target == "cpu", "the fused evaluator runs on the CPU (Nabla plans it for host data only)"
         var n = x0.dim_size(0)
         var blocks = (n + BLOCK - 1) // BLOCK
         var tasks = (blocks + BLOCKS_PER_TASK - 1) // BLOCKS_PER_TASK
