@@ -141,6 +141,27 @@ def test_maps_across_block_and_task_edges_keep_shape(shape):
     np.testing.assert_allclose(got, want, rtol=5e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("shapes", [
+    [(1000, 200), (200,)],            # a row of statistics: (X - mu) / sd
+    [(1000, 200), (1000, 1)],         # a column
+    [(1000, 200), (1, 200), (1000, 1)],
+    [(5, 4, 3), (4, 1)],              # the kept axes in the middle
+    [(7, 2, 3, 11), (1, 3, 11)],
+])
+def test_inputs_broadcast_over_one_run_of_axes_fuse(shapes):
+    rng = np.random.default_rng(4)
+    arrays = [rng.standard_normal(sh) for sh in shapes]
+    args = arrays + [np.ones(1)] * (3 - len(arrays))
+    fn = lambda x, y, z: (x - y) / (x + y + 10.0) * z  # noqa: E731
+    want = (args[0] - args[1]) / (args[0] + args[1] + 10.0) * args[2]
+    got, ran_fused = run(fn, *args)
+    assert ran_fused and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-15)
+    got, ran_fused = run(lambda x, y, z: nb.sum(fn(x, y, z)), *args)
+    assert ran_fused
+    np.testing.assert_allclose(got, want.sum(), rtol=1e-12)
+
+
 def test_reshapes_and_scalar_leaves_fuse():
     a = np.linspace(-1, 1, 24)
     got, ran_fused = run(lambda x, s: nb.reshape(nb.sin(x), (4, 6)) * s + 1.0, a, np.float64(3.0))
@@ -148,7 +169,8 @@ def test_reshapes_and_scalar_leaves_fuse():
     np.testing.assert_allclose(got, np.sin(a).reshape(4, 6) * 3.0 + 1.0, rtol=1e-14)
 
 
-@pytest.mark.parametrize("case", ["matmul", "int", "broadcast", "transpose", "axis_reduce", "bool_out",
+@pytest.mark.parametrize("case", ["matmul", "int", "broadcast_two_runs", "spread_intermediate", "transpose",
+                                  "axis_reduce", "bool_out",
                                   "mixed_dtypes", "too_many_inputs", "complex"])
 def test_traces_the_kernel_cannot_run_go_to_the_interpreter(case):
     rng = np.random.default_rng(2)
@@ -156,7 +178,8 @@ def test_traces_the_kernel_cannot_run_go_to_the_interpreter(case):
     cases = {
         "matmul": (lambda x: nb.exp(x @ nb.permute_dims(x, (1, 0))), [m]),
         "int": (lambda x: x * 2 + 1, [np.arange(6)]),
-        "broadcast": (lambda x, y: x + y, [m, m[0]]),
+        "broadcast_two_runs": (lambda x, y: x + y, [np.ones((5, 4, 3)), np.ones((5, 1, 3))]),
+        "spread_intermediate": (lambda x, y: x + nb.exp(y), [m, m[0]]),
         "transpose": (lambda x: nb.permute_dims(nb.sin(x), (1, 0)) + 1.0, [m]),
         "axis_reduce": (lambda x: nb.sum(nb.sin(x), axis=0), [m]),
         "bool_out": (lambda x: x > 0.5, [m]),

@@ -1,7 +1,7 @@
 """First sight without a compile: whole elementwise traces as programs for one fused Mojo kernel.
 
-A trace made of elementwise float ops (over values of one size, or single values), reshapes,
-constants and at most one full reduction at its end is written as a small program
+A trace made of elementwise float ops (over values of one size, single values, or inputs broadcast
+over one run of axes), reshapes, constants and at most one full reduction at its end is written as a small program
 (``kernels/fused.mojo``) and run by a compiled model that serves every such trace: fused, in
 cache-sized blocks, on all cores, with no per-structure compile. The models (one per float
 dtype, for a map and for a reduction) are compiled once per machine, in the background at low
@@ -83,7 +83,6 @@ def plan(order, leaves, outputs, node_ids, leaf_ids) -> Plan | None:
     dtype = out.dtype
     if dtype not in (_dt.float32, _dt.float64) or not out.device.is_host:
         return None
-    sizes = {math.prod(leaf.shape) for leaf in leaves} | {math.prod(out.shape)}
     reduce = 0
     last = order[-1]
     if last.op.name in REDUCE_CODES and out.node is last:
@@ -91,18 +90,15 @@ def plan(order, leaves, outputs, node_ids, leaf_ids) -> Plan | None:
         if len(last.kwargs.get("axes", ())) != len(x.shape) or not x.shape:
             return None
         reduce = REDUCE_CODES[last.op.name]
-        sizes.add(math.prod(x.shape))
-        sizes.discard(1)
+        full = math.prod(x.shape)
         body = order[:-1]
     else:
+        full = math.prod(out.shape)
         body = order
-    full = max(sizes) if sizes else 1
-    if len(sizes - {1}) > 1 or full == 0:
+    if full == 0 or len(leaves) > _SLOTS or any(leaf.dtype is not dtype for leaf in leaves):
         return None
-    if len(leaves) > _SLOTS or any(leaf.dtype is not dtype or math.prod(leaf.shape) not in (1, full)
-                                  for leaf in leaves):
-        return None
-    # the kernel takes the element count from slot 0: a full-size leaf goes there
+    # the kernel takes the element count from slot 0: a full-size leaf goes there; leaves of other
+    # sizes are single values or are spread over the elements (broadcast), described where used
     slots = sorted(range(len(leaves)), key=lambda k: math.prod(leaves[k].shape) != full)
     if full > 1 and (not slots or math.prod(leaves[slots[0]].shape) != full):
         return None
@@ -130,24 +126,40 @@ def plan(order, leaves, outputs, node_ids, leaf_ids) -> Plan | None:
     reg_of: dict[int, int] = {}
     free = list(range(_REGISTERS - 1, -1, -1))
 
+    spread: dict[int, tuple] = {}  # leaf -> (div, mod): element j reads the leaf at (j // div) % mod
+
     def register(vid):
         if vid in reg_of:
             return reg_of[vid]
         if vid >= 0 or not free:
             raise _Unfit
         r = reg_of[vid] = free.pop()
-        instructions.append((_LOAD, r, slot_of[-1 - vid], 0, 0))
+        instructions.append((_LOAD, r, slot_of[-1 - vid], *spread.get(-1 - vid, (0, 0))))
         return r
+
+    def check_sizes(n):
+        out_shape = None
+        for v in n.inputs:
+            size = math.prod(v.shape)
+            if size in (1, full):
+                continue
+            leaf = -1 - ref(v)
+            if leaf < 0 or n.op.name not in BINARY_CODES and n.op.name != "where":
+                raise _Unfit  # only leaves are spread, by the ops that broadcast
+            if out_shape is None:
+                out_shape = np.broadcast_shapes(*[u.shape for u in n.inputs])
+            how = _spread(v.shape, out_shape, full)
+            if how is None or spread.setdefault(leaf, how) != how:
+                raise _Unfit
 
     try:
         for i, n in enumerate(body):
             name = n.op.name
-            if any(math.prod(v.shape) not in (1, full) for v in n.inputs):
-                raise _Unfit
             if "complex_storage" in n.kwargs or "src_complex" in n.kwargs:
                 raise _Unfit
             if i in alias:
                 continue
+            check_sizes(n)
             if name == "constant":
                 value = n.kwargs["value"]
                 if isinstance(value, complex):
@@ -184,6 +196,21 @@ def plan(order, leaves, outputs, node_ids, leaf_ids) -> Plan | None:
 
 class _Unfit(Exception):
     pass
+
+
+def _spread(shape, out_shape, full):
+    """(div, mod) such that element j of a row-major ``out_shape`` reads element (j // div) % mod of
+    a value of ``shape`` broadcast to it; None unless the axes it keeps are one contiguous run."""
+    if math.prod(out_shape) != full:
+        return None
+    padded = (1,) * (len(out_shape) - len(shape)) + tuple(shape)
+    kept = [a for a, (d, o) in enumerate(zip(padded, out_shape)) if d == o and o > 1]
+    if any(d != o and d != 1 for d, o in zip(padded, out_shape)) or not kept:
+        return None
+    first, last = kept[0], kept[-1] + 1
+    if any(out_shape[a] > 1 and a not in kept for a in range(first, last)):
+        return None
+    return math.prod(out_shape[last:]), math.prod(out_shape[first:last])
 
 
 def _is_alias(node, dtype) -> bool:

@@ -5,7 +5,8 @@
 #
 # Program (int32): [n_instructions, result_register, reduction, then 5 ints per instruction:
 # opcode, destination, a, b, c]. Registers hold one block of values each; booleans are 1 / 0.
-# Opcode numbers are fixed by nabla/ops/fused.py (FUSED_OPCODES), which writes the programs.
+# Load: a = input slot, and for an input broadcast over one run of axes b, c = (div, mod).
+# Opcode numbers are fixed by nabla/ops/fused.py (UNARY_CODES, BINARY_CODES), which writes programs.
 from std.math import exp, log, sqrt, sin, cos, tanh, log1p, expm1, floor, ceil, trunc
 from std.memory import bitcast
 from std.sys.info import simd_width_of
@@ -159,9 +160,22 @@ def _binary[T: DType, w: Int](op: Int, x: SIMD[T, w], y: SIMD[T, w]) -> SIMD[T, 
 
 @always_inline
 def _fill[T: DType](dst: UnsafePointer[Scalar[T], MutUntrackedOrigin], src: UnsafePointer[Scalar[T], _],
-                    size: Int, start: Int, count: Int):
+                    size: Int, start: Int, count: Int, div: Int, mod: Int):
+    """A block of an input: every element, one value for all, or (div > 0) a broadcast input whose
+    element j is src[(j // div) % mod]."""
     comptime w = simd_width_of[T]()
-    if size == 1:
+    if div > 0:
+        var k = (start // div) % mod
+        var r = start % div
+        for i in range(count):
+            dst.unsafe_store(i, src.unsafe_load(k))
+            r += 1
+            if r == div:
+                r = 0
+                k += 1
+                if k == mod:
+                    k = 0
+    elif size == 1:
         var v = SIMD[T, w](src.unsafe_load(0))
         for i in range(0, count, w):
             dst.unsafe_store(i, v)
@@ -240,13 +254,13 @@ def _run_block[T: DType](
         var c = Int(prog.unsafe_load(at + 4))
         if op == 0:  # load input slot a
             if a == 0:
-                _fill[T](dst, x0, s0, start, count)
+                _fill[T](dst, x0, s0, start, count, b, c)
             elif a == 1:
-                _fill[T](dst, x1, s1, start, count)
+                _fill[T](dst, x1, s1, start, count, b, c)
             elif a == 2:
-                _fill[T](dst, x2, s2, start, count)
+                _fill[T](dst, x2, s2, start, count, b, c)
             else:
-                _fill[T](dst, x3, s3, start, count)
+                _fill[T](dst, x3, s3, start, count, b, c)
         elif op == 1:  # constant a
             var v = SIMD[T, w](Scalar[T](consts.unsafe_load(a)))
             for i in range(0, padded, w):
