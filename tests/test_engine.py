@@ -153,3 +153,20 @@ def test_a_cold_interpreter_compiles_the_structure_instead(stats, policy, no_fus
         assert d["compiles"] == 1 and d["interpreted"] == 0
     finally:
         GRAPH.engine._interpreter_warm = None
+
+
+def test_compiles_run_in_process_where_subprocesses_are_off(policy):
+    # NABLA_COMPILE_PROCESS=0: the same compile, in this process (hosts without subprocesses)
+    from nabla.core.graph import GRAPH, Engine
+
+    saved = GRAPH.engine
+    GRAPH.engine = engine = Engine()
+    engine.compiler.in_process = True
+    engine.disk = None
+    try:
+        policy("compile")
+        a = np.linspace(-1, 1, 5, dtype=np.float32)
+        np.testing.assert_allclose((nb.sin(nb.asarray(a)) * 1.375).numpy(), np.sin(a) * 1.375, rtol=1e-6)
+        assert nb.engine_stats()["compiles"] == 1
+    finally:
+        GRAPH.engine = saved

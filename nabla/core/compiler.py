@@ -47,7 +47,6 @@ class BackgroundCompiler:
         self._session = in_process_session  # a callable giving the session, for in-process compiles
         self.in_process = os.environ.get("NABLA_COMPILE_PROCESS", "1") == "0"
         self.idle_seconds = idle_seconds
-        self.worker_starts = 0
         self._running = 0  # compiles submitted to the pool and not finished
         # one compile at a time by default: each holds 0.1-1.4 GB, and on a cold 2-core machine two
         # at once finished no sooner (measured: the demo took 98 s either way)
@@ -61,10 +60,6 @@ class BackgroundCompiler:
                 self._thread = threading.Thread(target=self._loop, name="nabla-compiler", daemon=True)
                 self._thread.start()
         return fut
-
-    @property
-    def worker_running(self) -> bool:
-        return self._pool is not None
 
     # --- the compiler thread --------------------------------------------------------
     def _loop(self) -> None:
@@ -102,7 +97,6 @@ class BackgroundCompiler:
 
             specs = [DeviceSpec.cpu()] + [DeviceSpec.accelerator(i) for i in range(accelerator_count())]
             self._pool = ProcessCompilePool(device_specs=specs, max_workers=self.workers)
-            self.worker_starts += 1
         # compile_module reads only ``module.mlir_module.bytecode``: the graph was serialized
         # where it was built, so this thread never touches an MLIR context
         module = SimpleNamespace(mlir_module=SimpleNamespace(bytecode=bytecode))
@@ -125,7 +119,3 @@ class BackgroundCompiler:
                 pool.close()
             except Exception:
                 pass
-
-    def shutdown(self) -> None:
-        """Stop the worker process now (it restarts on the next compile)."""
-        self._close_pool()
