@@ -1,11 +1,11 @@
 """First sight without a compile: whole elementwise traces as programs for one fused Mojo kernel.
 
-A trace made of elementwise float ops (over values of one size, single values, or inputs broadcast
-over one run of axes), reshapes, constants and at most one full reduction at its end is written as a small program
-(``kernels/fused.mojo``) and run by a compiled model that serves every such trace: fused, in
-cache-sized blocks, on all cores, with no per-structure compile. The models (one per float
-dtype, for a map and for a reduction) are compiled once per machine, in the background at low
-priority, and kept in Nabla's disk cache; until they land, the interpreter serves first sight.
+A trace of elementwise float ops (over values of one size, single values, or inputs broadcast over
+one run of axes), order-keeping views, constants and at most one full reduction at its end is
+written as a small program for ``kernels/fused.mojo`` and run by a compiled model that serves every
+such trace: fused, in cache-sized blocks, on all CPU cores, with no per-structure compile. The
+models (map and reduce, per float dtype) are compiled once per machine, in the background at low
+priority, into the machine-wide kernel cache; until they land, the interpreter serves first sight.
 """
 
 from __future__ import annotations
