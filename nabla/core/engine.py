@@ -550,6 +550,12 @@ class Engine:
             g.output(*[get(v) for v in outputs])
         return g
 
+    def write_back(self, outputs, results) -> None:
+        """Results computed outside the engine (``nabla.compile``'s models) become the outputs'
+        buffers, under the lock that tracing holds."""
+        with self._lock:
+            _write_back(outputs, results)
+
     def snapshot_stats(self) -> dict:
         with self._lock:
             self.stats.cache_entries = len(self._cache)

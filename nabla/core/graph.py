@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 import weakref
 
-from .engine import Engine, RealizationError, hashable_params  # noqa: F401  (re-exported)
+from .engine import Engine, RealizationError  # noqa: F401  (RealizationError re-exported)
 
 
 class Node:

@@ -239,24 +239,23 @@ class FusedPath:
     def model(engine, plan_: Plan):
         """The compiled fused kernel for ``plan_``, or the Future of its compile (once per machine,
         in the background), or None if that failed."""
-        model = engine.named_model(_model_name(bool(plan_.reduce), plan_.dtype),
-                                   lambda: _graph(plan_.dtype, bool(plan_.reduce)))
+        model = _request(engine, bool(plan_.reduce), plan_.dtype)
         if isinstance(model, Future) and not _FINISH_AT_EXIT:
             _FINISH_AT_EXIT.append(atexit.register(_finish_elsewhere, engine))
         return model
 
     @staticmethod
-    def prepare(engine, dtypes=(_dt.float32,)) -> None:
-        """Ask for the kernels of the default float dtype now (a cold machine's first realization)."""
-        for reduce in (False, True):
-            for d in dtypes:
-                engine.named_model(_model_name(reduce, d), lambda r=reduce, d=d: _graph(d, r))
+    def prepare(engine, dtypes=(_dt.float32,)) -> list:
+        """Ask for the map and reduce models of ``dtypes`` now (a cold machine's first realization
+        asks for the default float's); their models, or the Futures of their compiles."""
+        return [_request(engine, reduce, d) for reduce in (False, True) for d in dtypes]
 
 
-def _model_name(reduce: bool, dtype) -> str:
+def _request(engine, reduce: bool, dtype):
     from .custom_kernels import kernel_digest
 
-    return f"fused-{'reduce' if reduce else 'map'}-{dtype.name}-{kernel_digest()}"
+    name = f"fused-{'reduce' if reduce else 'map'}-{dtype.name}-{kernel_digest()}"
+    return engine.named_model(name, lambda: _graph(dtype, reduce))
 
 
 def warm_fused_kernels(wait: bool = True) -> bool:
@@ -265,18 +264,15 @@ def warm_fused_kernels(wait: bool = True) -> bool:
     from ..core.graph import GRAPH
 
     engine = GRAPH.engine
-    kinds = [(reduce, dtype) for reduce in (False, True) for dtype in (_dt.float32, _dt.float64)]
-
-    def request():
-        return [engine.named_model(_model_name(r, d), lambda r=r, d=d: _graph(d, r)) for r, d in kinds]
+    both = (_dt.float32, _dt.float64)
 
     def ready(models):
         return all(m is not None and not isinstance(m, Future) for m in models)
 
-    models = request()
+    models = FusedPath.prepare(engine, both)
     if wait and not ready(models):
         engine.wait_for_compiles()
-        models = request()
+        models = FusedPath.prepare(engine, both)
     return ready(models)
 
 

@@ -214,8 +214,7 @@ class CompiledFunction:
         with self._lock:
             self._compiles += 1
         buffers = [flat[s]._impl._values[0].buffer if isinstance(s, int) else s[1] for s in entry.sources]
-        for v, buf in zip(values, entry.model.execute(*buffers)):
-            v.buffer, v.node = buf, None
+        engine.write_back(values, entry.model.execute(*buffers))
         outs = iter(out_tensors)
         leaves_out = [next(outs) if isinstance(o, Tensor) else o for o in out_flat]
         return entry, tree_unflatten(entry.out_def, leaves_out)
