@@ -1,4 +1,4 @@
-"""Nabla's own Mojo kernels (``kernels/``), for what no MAX graph op can express.
+"""Nabla's own Mojo kernels (``kernels/<package>/``), for what no MAX graph op can express.
 
 Each kernel is declared with ``max.experimental.custom.declare`` so MAX's eager
 interpreter runs it as well as the compiler. The Mojo package is built once per
@@ -19,28 +19,32 @@ from max.dtype import DType
 from max.graph import ops
 
 KERNEL_DIR = Path(__file__).with_name("kernels")
+#: package -> the Python files that declare and stage its kernels (part of its digest)
+PACKAGES = {"core": ("custom_kernels.py", "fused.py"), "linalg": ("custom_kernels.py",)}
 _BUILD_LOCK = threading.Lock()
 
 
 @functools.cache
-def kernel_digest() -> str:
-    """A digest of the kernels' sources and of the Python that declares and stages them."""
+def kernel_digest(package: str = "core") -> str:
+    """A digest of one package's sources and of the Python that declares and stages them: editing
+    the linalg kernels leaves the fused evaluator's compiled models valid."""
     from ..core.disk_cache import source_digest
 
     here = Path(__file__).parent
-    return source_digest(KERNEL_DIR, (".mojo",), extra=(here / "custom_kernels.py", here / "fused.py"))
+    return source_digest(KERNEL_DIR / package, (".mojo",), extra=tuple(here / f for f in PACKAGES[package]))
 
 
 @functools.cache
-def kernel_library() -> Path:
-    """The built package of ``kernels/`` (built on first use per source digest), or the source
-    folder itself when there is no kernel cache (MAX then builds it in this process)."""
+def kernel_library(package: str = "core") -> Path:
+    """The built Mojo package ``kernels/<package>`` (built on first use per source digest), or the
+    source folder itself when there is no kernel cache (MAX then builds it in this process)."""
     from ..core.disk_cache import kernel_cache_dir
 
+    source = KERNEL_DIR / package
     root = kernel_cache_dir()
     if root is None:
-        return KERNEL_DIR
-    target = root / "mojo" / kernel_digest() / "nabla_kernels.mojoc"
+        return source
+    target = root / "mojo" / kernel_digest(package) / f"nabla_{package}.mojoc"
     with _BUILD_LOCK:
         if not target.exists():
             from mojo.run import subprocess_run_mojo
@@ -49,7 +53,7 @@ def kernel_library() -> Path:
             staging = target.parent / f".staging.{os.getpid()}.{threading.get_ident()}"
             staging.mkdir(parents=True, exist_ok=True)
             try:
-                subprocess_run_mojo(["precompile", str(KERNEL_DIR), "-o", str(staging / target.name)],
+                subprocess_run_mojo(["precompile", str(source), "-o", str(staging / target.name)],
                                     capture_output=True, check=True)
                 os.replace(staging / target.name, target)  # atomic: other processes see all or nothing
             finally:
@@ -79,7 +83,7 @@ def sign_bit(x):
 
 @functools.cache
 def fused_kernel(reduce: bool):
-    """The fused evaluator (kernels/fused.mojo): program, constants and four data slots in; the
+    """The fused evaluator (kernels/core/fused.mojo): program, constants and four data slots in; the
     values (or their reduction, one element) out."""
     from max.experimental import custom
 
@@ -92,4 +96,44 @@ def fused_kernel(reduce: bool):
         inputs=inputs,
         outputs=[custom.TemplateType(T, [1] if reduce else [n0])],
         custom_extensions=[kernel_library()],
+    )
+
+
+#: linalg kernel -> (input dims, output dims), over symbols b (stack), m (rows), c (stored columns:
+#: 2 per complex value), k (right-hand sides); ``n`` is the column count c // w and ``mw`` the
+#: stored width of m columns. Shapes tell the kernels real from complex.
+_LINALG_SIGNATURES = {
+    "cholesky": (("bmc",), ("bmc",)),
+    "lu_solve": (("bmc", "bmk"), ("bmk",)),
+    "lu_det": (("bmc",), ("b5",)),
+    "qr_reduced": (("bmc",), ("bmc", "bnc")),  # m >= n
+    "qr_complete": (("bmc",), ("bm[mw]", "bmc")),
+    "eigh": (("bmc",), ("bm", "bmc")),
+    "svd_reduced": (("bmc",), ("bmc", "bn", "bnc")),  # m >= n
+    "svd_complete": (("bmc",), ("bm[mw]", "bn", "bnc")),
+    "eig": (("bmc",), ("bc", "bmc")),  # complex only
+}
+
+
+@functools.cache
+def linalg_kernel(name: str, cplx: bool):
+    """The declared linalg kernel ``nabla_<family>`` (kernels/linalg/) for float64 stacks."""
+    import re
+
+    from max.experimental import custom
+
+    b, m, c, k = custom.Symbols("b", "m", "c", "k")
+    w = 2 if cplx else 1
+    dims = {"b": b, "m": m, "c": c, "k": k, "n": c if w == 1 else c // 2, "mw": m if w == 1 else m * 2, "5": 5}
+
+    def template(spec):
+        return custom.TemplateType(DType.float64, [dims[long or short]
+                                                   for long, short in re.findall(r"\[(\w+)\]|(\w)", spec)])
+
+    ins, outs = _LINALG_SIGNATURES[name]
+    return custom.declare(
+        "nabla_" + (name.split("_")[0] if name.startswith(("qr", "svd")) else name),
+        inputs={f"x{i}": template(s) for i, s in enumerate(ins)},
+        outputs=[template(s) for s in outs],
+        custom_extensions=[kernel_library("linalg")],
     )

@@ -2,7 +2,7 @@
 
 A trace of elementwise float ops (over values of one size, single values, or inputs broadcast over
 one run of axes), order-keeping views, constants and at most one full reduction at its end is
-written as a small program for ``kernels/fused.mojo`` and run by a compiled model that serves every
+written as a small program for ``kernels/core/fused.mojo`` and run by a compiled model that serves every
 such trace: fused, in cache-sized blocks, on all CPU cores, with no per-structure compile. The
 models (map and reduce, per float dtype) are compiled once per machine, in the background at low
 priority, into the machine-wide kernel cache; until they land, the interpreter serves first sight.
@@ -22,7 +22,7 @@ import numpy as np
 
 from ..core import dtypes as _dt
 
-#: op name -> opcode of kernels/fused.mojo
+#: op name -> opcode of kernels/core/fused.mojo
 UNARY_CODES = {
     "negative": 10, "abs": 11, "square": 12, "reciprocal": 13, "exp": 14, "expm1": 15, "log": 16,
     "log1p": 17, "sqrt": 18, "sin": 19, "cos": 20, "tanh": 21, "floor": 22, "ceil": 23, "trunc": 24,

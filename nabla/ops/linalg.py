@@ -91,3 +91,58 @@ def matmul(x, y) -> Tensor:
     if vec_y:
         return squeeze(out, -1)
     return out
+
+
+# --- matrix helpers on the last two (logical) axes, for linalg rules and compositions ---------
+
+def adjoint(x: Tensor) -> Tensor:
+    """The conjugate transpose of the last two axes."""
+    from .elementwise import UNARY_FUNCTIONS
+    from .view import swap_axes
+
+    t = swap_axes(x, -1, -2)
+    return UNARY_FUNCTIONS["conj"](t) if x.dtype.is_complex else t
+
+
+def band_mask(m: int, n: int, k: int, lower: bool, device) -> Tensor:
+    """Boolean (m, n): True on and below diagonal ``k`` (lower) or on and above it (upper)."""
+    from .creation import arange
+    from .elementwise import BINARY_FUNCTIONS
+    from .view import reshape
+
+    offset = reshape(arange(n, device=device), (1, n)) - reshape(arange(m, device=device), (m, 1))
+    return BINARY_FUNCTIONS["less_equal" if lower else "greater_equal"](offset, k)
+
+
+def tril(x: Tensor, k: int = 0) -> Tensor:
+    from .elementwise import where, zeros_like_physical
+
+    return where(band_mask(*x.shape[-2:], k, True, x.device), x, zeros_like_physical(x))
+
+
+def triu(x: Tensor, k: int = 0) -> Tensor:
+    from .elementwise import where, zeros_like_physical
+
+    return where(band_mask(*x.shape[-2:], k, False, x.device), x, zeros_like_physical(x))
+
+
+def eye_like(x: Tensor, n: int | None = None) -> Tensor:
+    """The n x n identity (n: x's last size) in x's dtype and device."""
+    from .elementwise import astype
+
+    n = x.shape[-1] if n is None else n
+    return astype(band_mask(n, n, 0, True, x.device) & band_mask(n, n, 0, False, x.device), x.dtype)
+
+
+def diag_part(x: Tensor) -> Tensor:
+    """The main diagonal of the last two axes (square), as (..., n)."""
+    from .reduction import sum
+
+    return sum(x * eye_like(x), axis=-1)
+
+
+def diag_embed(v: Tensor) -> Tensor:
+    """(..., n) -> (..., n, n) with v on the diagonal."""
+    from .view import unsqueeze
+
+    return unsqueeze(v, -1) * eye_like(v, v.shape[-1])

@@ -1,0 +1,290 @@
+"""Matrix factorizations on Nabla's Mojo kernels (``kernels/linalg/``): Cholesky, LU (solve, det),
+Householder QR. Spectral ones (eigh, svd) are in ``spectral.py``.
+
+Each op stages its operand for the kernel (moved to the CPU, cast to float64, leading axes
+flattened into one stack axis; complex values stay interleaved) and undoes that on the results,
+so one compiled kernel serves every dtype, rank and size. The derivative rules are the standard
+matrix-calculus ones (Giles, "An extended collection of matrix derivative results", 2008; Murray,
+"Differentiation of the Cholesky decomposition", 2016; Walter & Lehmann 2018 for QR), written with
+Nabla ops so they are differentiable again.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+
+from ..core import dtypes as _dt
+from ..core.operation import Operation
+from ..core.tensor import Tensor
+from .base import describe
+from .linalg import adjoint, diag_embed, diag_part, eye_like, matmul, tril
+from .reduction import sum as _sum
+
+
+# --- staging a stack for a kernel -----------------------------------------------------------
+
+def stage(x, cplx: bool):
+    """(..., m, n[, 2]) -> ((b, m, n*w) float64 on the CPU, (m, n), restore)."""
+    from max.dtype import DType
+    from max.graph import DeviceRef, Dim, ops
+
+    device, dtype = x.device, x.dtype
+    cpu = DeviceRef.CPU()
+    if device != cpu:  # the kernels are CPU code: data on an accelerator makes the round trip
+        x = ops.transfer_to(x, cpu)
+    if dtype != DType.float64:
+        x = ops.cast(x, DType.float64)
+    shape = list(x.shape)
+    tail = 3 if cplx else 2
+    lead, m, n = shape[:-tail], shape[-tail], shape[-tail + 1]
+    batch = functools.reduce(operator.mul, lead, Dim(1))
+    flat = ops.reshape(x, [batch, m, n * 2 if cplx else n])
+
+    def restore(y, tail_dims):
+        y = ops.reshape(y, lead + list(tail_dims))
+        if dtype != DType.float64:
+            y = ops.cast(y, dtype)
+        return ops.transfer_to(y, device) if device != cpu else y
+
+    return flat, (m, n), restore
+
+
+def run_kernel(name: str, cplx: bool, *values) -> list:
+    from .custom_kernels import linalg_kernel
+
+    out = linalg_kernel(name, cplx)(*values)
+    return list(out) if isinstance(out, (list, tuple)) else [out]
+
+
+def pair(cplx: bool) -> list:
+    """The trailing storage axis of a complex result."""
+    return [2] if cplx else []
+
+
+class KernelOperation(Operation):
+    """An op lowered to one of Nabla's linalg kernels; complex operands reach ``maxpr`` as
+    ``cplx=True`` with their interleaved storage."""
+
+    supports_complex = True
+    shape_polymorphic = True
+
+    def complex_storage_kwargs(self, kwargs):
+        return {**kwargs, "cplx": True}
+
+
+def check_matrix(op: str, *xs, square: bool = True) -> None:
+    for x in xs:
+        if not (x.dtype.is_floating or x.dtype.is_complex):
+            raise TypeError(f"nabla.linalg.{op}: expected floating-point input, got {describe(x)}")
+        if x.ndim < 2:
+            raise ValueError(f"nabla.linalg.{op}: expected a stack of matrices (at least 2-D), got {describe(x)}")
+        if square and x.shape[-1] != x.shape[-2]:
+            raise ValueError(f"nabla.linalg.{op}: expected square matrices, got {describe(x)}")
+
+
+def real_only_vjp(op: str, x: Tensor) -> None:
+    if x.dtype.is_complex:
+        raise NotImplementedError(f"nabla.linalg.{op}: reverse-mode derivative of complex input is not implemented "
+                                  f"yet (forward mode is)")
+
+
+# --- Cholesky ---------------------------------------------------------------------------------
+
+def _phi(x: Tensor) -> Tensor:
+    """The lower triangle with the diagonal halved."""
+    return tril(x, -1) + diag_embed(diag_part(x) * 0.5)
+
+
+class CholeskyOp(KernelOperation):
+    """The lower factor L of A = L L^H (only A's lower triangle is read); NaN where A is not
+    positive definite."""
+
+    name = "cholesky"
+
+    def abstract_eval(self, a):
+        check_matrix(self.name, a)
+        return a.cached_shape, a.dtype, a.batch_dims
+
+    def maxpr(self, a, cplx=False):
+        flat, (m, n), restore = stage(a, cplx)
+        (l,) = run_kernel("cholesky", cplx, flat)
+        return restore(l, [m, n, *pair(cplx)])
+
+    def jvp_rule(self, primals, tangents, output):
+        lower = output
+        z = adjoint(solve(lower, adjoint(solve(lower, tangents[0]))))  # L^-1 dA L^-H
+        return matmul(lower, _phi(z))
+
+    def vjp_rule(self, primals, cotangent, output):
+        lower = output
+        p = _phi(matmul(adjoint(lower), cotangent))
+        s = adjoint(solve(lower, adjoint(solve(adjoint(lower), p))))  # L^-H P L^-1
+        return [(s + adjoint(s)) * 0.5]
+
+
+cholesky_op = CholeskyOp()
+
+
+# --- LU: solve and determinants -----------------------------------------------------------------
+
+class SolveOp(KernelOperation):
+    """X = A^-1 B for square A (..., n, n) and B (..., n, k) with equal leading axes."""
+
+    name = "solve"
+
+    def abstract_eval(self, a, b):
+        check_matrix(self.name, a)
+        if b.dtype is not a.dtype or a.cached_shape[:-1] != b.cached_shape[:-1]:
+            raise ValueError(f"nabla.linalg.solve: operands do not match: {describe(a, b)}")
+        return b.cached_shape, b.dtype, b.batch_dims
+
+    def maxpr(self, a, b, cplx=False):
+        fa, (n, _), restore = stage(a, cplx)
+        fb, (_, k), _ = stage(b, cplx)
+        (x,) = run_kernel("lu_solve", cplx, fa, fb)
+        return restore(x, [n, k, *pair(cplx)])
+
+    def jvp_rule(self, primals, tangents, output):
+        a, _ = primals
+        da, db = tangents
+        rhs = db if da is None else (matmul(da, output) * -1 if db is None else db - matmul(da, output))
+        return solve(a, rhs)
+
+    def vjp_rule(self, primals, cotangent, output):
+        a, _ = primals
+        gb = solve(adjoint(a), cotangent)
+        return [matmul(gb, adjoint(output)) * -1, gb]
+
+
+solve_op = SolveOp()
+
+
+def solve(a: Tensor, b: Tensor) -> Tensor:
+    """A^-1 B for stacks of square A and matrices B (k right-hand sides), leading axes broadcast."""
+    from ._physical import with_batch_dims_as_logical
+    from .base import broadcast_shapes
+    from .view import broadcast_to
+
+    def aligned(a, b, depth=0):
+        lead = broadcast_shapes(a.shape[:-2], b.shape[:-2], op="linalg.solve")
+        return solve_op(broadcast_to(a, lead + a.shape[-2:]), broadcast_to(b, lead + b.shape[-2:]))
+
+    if a.batch_dims or b.batch_dims:
+        return with_batch_dims_as_logical(aligned, a, b)
+    return aligned(a, b)
+
+
+class LuDetOp(KernelOperation):
+    """(sign, log|det|, det) of a square stack from one LU factorization."""
+
+    name = "det"
+
+    def abstract_eval(self, a):
+        check_matrix(self.name, a)
+        lead = a.cached_shape[:-2]
+        real = _dt.real_dtype(a.dtype) if a.dtype.is_complex else a.dtype
+        return [(lead, a.dtype, a.batch_dims), (lead, real, a.batch_dims), (lead, a.dtype, a.batch_dims)]
+
+    def maxpr(self, a, cplx=False):
+        from . import lowerings as L
+
+        flat, _, restore = stage(a, cplx)
+        (parts,) = run_kernel("lu_det", cplx, flat)
+
+        def columns(lo, hi):
+            return restore(L.slice_tensor(parts, [slice(None), slice(lo, hi)]), [hi - lo] if hi - lo > 1 else [])
+
+        if cplx:
+            return [columns(0, 2), columns(2, 3), columns(3, 5)]
+        return [columns(0, 1), columns(2, 3), columns(3, 4)]
+
+    def jvp_rule(self, primals, tangents, outputs):
+        from .elementwise import UNARY_FUNCTIONS, astype
+
+        sign, _, det = outputs
+        trace = _sum(diag_part(solve(primals[0], tangents[0])), axis=-1)  # tr(A^-1 dA)
+        if not trace.dtype.is_complex:
+            return [None, trace, det * trace]
+        real = UNARY_FUNCTIONS["real"](trace)
+        return [sign * (trace - astype(real, trace.dtype)), real, det * trace]
+
+    def vjp_rule(self, primals, cotangents, outputs):
+        from .view import unsqueeze
+
+        (a,) = primals
+        real_only_vjp(self.name, a)
+        _, g_log, g_det = cotangents
+        det = outputs[2] if outputs[2] is not None else self(a)[2]
+        weight = g_log
+        if g_det is not None:
+            weight = g_det * det if weight is None else weight + g_det * det
+        if weight is None:
+            return [None]
+        inv_t = solve(adjoint(a), eye_like(a))  # A^-T
+        return [unsqueeze(unsqueeze(weight, -1), -1) * inv_t]
+
+
+lu_det_op = LuDetOp()
+
+
+# --- Householder QR ---------------------------------------------------------------------------------
+
+class QrOp(KernelOperation):
+    """A = Q R; ``mode`` "reduced" (k = min(m, n) columns of Q) or "complete"."""
+
+    name = "qr"
+    shape_polymorphic = False  # k = min(m, n) is no expression MAX's symbolic dims can state
+
+    def abstract_eval(self, a, *, mode):
+        check_matrix(self.name, a, square=False)
+        *lead, m, n = a.cached_shape
+        lead, k = tuple(lead), (min(m, n) if mode == "reduced" else m)
+        return [(lead + (m, k), a.dtype, a.batch_dims), (lead + (k, n), a.dtype, a.batch_dims)]
+
+    def maxpr(self, a, *, mode, cplx=False):
+        flat, (m, n), restore = stage(a, cplx)
+        tall = mode == "reduced" and int(m) >= int(n)
+        q, r = run_kernel("qr_reduced" if tall else "qr_complete", cplx, flat)
+        k = n if tall else m
+        return [restore(q, [m, k, *pair(cplx)]), restore(r, [k, n, *pair(cplx)])]
+
+    def _check_differentiable(self, a, mode):
+        m, n = a.shape[-2:]
+        if m < n or (mode == "complete" and m != n):
+            raise NotImplementedError(f"nabla.linalg.qr: derivatives need m >= n and reduced mode (Q and R are "
+                                      f"then unique), got {describe(a._impl)} in {mode} mode")
+
+    def jvp_rule(self, primals, tangents, outputs, *, mode):
+        (a,), (da,) = primals, tangents
+        self._check_differentiable(a, mode)
+        q, r = outputs
+        da_rinv = adjoint(solve(adjoint(r), adjoint(da)))  # dA R^-1
+        c = matmul(adjoint(q), da_rinv)
+        lower = tril(c, -1)
+        omega = lower - adjoint(lower)
+        if c.dtype.is_complex:  # the diagonal of Q^H dQ is imaginary: R's diagonal keeps its phase choice
+            from .elementwise import UNARY_FUNCTIONS, astype
+
+            d = diag_part(c)
+            omega = omega + diag_embed(d - astype(UNARY_FUNCTIONS["real"](d), d.dtype))
+        dq = matmul(q, omega - c) + da_rinv
+        dr = matmul(c - omega, r)
+        return [dq, dr]
+
+    def vjp_rule(self, primals, cotangents, outputs, *, mode):
+        from .elementwise import zeros_like_physical
+
+        (a,) = primals
+        self._check_differentiable(a, mode)
+        real_only_vjp(self.name, a)
+        q, r = outputs if all(o is not None for o in outputs) else self(a, mode=mode)
+        gq, gr = (zeros_like_physical(o) if g is None else g for g, o in zip(cotangents, (q, r)))
+        m = matmul(r, adjoint(gr)) - matmul(adjoint(gq), q)
+        lower = tril(m, -1)
+        copyltu = lower + adjoint(lower) + diag_embed(diag_part(m))
+        b = gq + matmul(q, copyltu)
+        return [adjoint(solve(r, adjoint(b)))]  # B R^-T
+
+
+qr_op = QrOp()

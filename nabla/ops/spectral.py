@@ -1,0 +1,211 @@
+"""Spectral decompositions on Nabla's Mojo kernels: Hermitian eigenproblems (Jacobi) and the SVD
+(one-sided Jacobi). Derivative rules: Giles 2008 (eigh), Townsend, "Differentiating the singular
+value decomposition", 2016 (svd). Both assume distinct eigen/singular values (and, for the SVD,
+nonzero ones): at a degenerate spectrum the vectors are not unique and the rules give inf/NaN,
+as JAX's and PyTorch's do.
+"""
+
+from __future__ import annotations
+
+from ..core import dtypes as _dt
+from .base import describe
+from .factorizations import KernelOperation, check_matrix, pair, real_only_vjp, run_kernel, stage
+from .linalg import adjoint, band_mask, diag_embed, diag_part, matmul
+
+
+def _adjoint_value(x, cplx: bool):
+    """Conjugate transpose of a MAX value's matrix axes (complex: interleaved storage)."""
+    import numpy as np
+    from max.graph import ops
+
+    r = len(x.shape)
+    if not cplx:
+        return ops.transpose(x, r - 2, r - 1)
+    flip = ops.constant(np.array([1.0, -1.0]), x.dtype, x.device)
+    return ops.mul(ops.transpose(x, r - 3, r - 2), flip)
+
+
+def _inverse_gaps(values, square: bool):
+    """F[i, j] = 1 / (v_j - v_i) (of the squares when ``square``), 0 on the diagonal."""
+    from .elementwise import where
+    from .view import unsqueeze
+
+    v = values * values if square else values
+    n = v.shape[-1]
+    diagonal = band_mask(n, n, 0, True, v.device) & band_mask(n, n, 0, False, v.device)
+    gaps = unsqueeze(v, -2) - unsqueeze(v, -1)
+    return where(diagonal, 0.0, 1.0 / where(diagonal, 1.0, gaps))
+
+
+def _like(x, dtype):
+    from .elementwise import astype
+
+    return x if x.dtype is dtype else astype(x, dtype)
+
+
+def _real(x):
+    from .elementwise import UNARY_FUNCTIONS
+
+    return UNARY_FUNCTIONS["real"](x) if x.dtype.is_complex else x
+
+
+class EighOp(KernelOperation):
+    """Eigenvalues (ascending, real) and eigenvectors (columns) of Hermitian stacks; only the
+    lower triangle is read."""
+
+    name = "eigh"
+
+    def abstract_eval(self, a):
+        check_matrix(self.name, a)
+        real = _dt.real_dtype(a.dtype) if a.dtype.is_complex else a.dtype
+        return [(a.cached_shape[:-1], real, a.batch_dims), (a.cached_shape, a.dtype, a.batch_dims)]
+
+    def maxpr(self, a, cplx=False):
+        flat, (m, n), restore = stage(a, cplx)
+        w, v = run_kernel("eigh", cplx, flat)
+        return [restore(w, [n]), restore(v, [n, n, *pair(cplx)])]
+
+    def jvp_rule(self, primals, tangents, outputs):
+        w, v = outputs
+        x = matmul(matmul(adjoint(v), tangents[0]), v)
+        dv = matmul(v, _like(_inverse_gaps(w, False), x.dtype) * x)
+        return [_real(diag_part(x)), dv]
+
+    def vjp_rule(self, primals, cotangents, outputs):
+        (a,) = primals
+        real_only_vjp(self.name, a)
+        w, v = outputs if all(o is not None for o in outputs) else self(a)
+        gw, gv = cotangents
+        inner = None if gw is None else diag_embed(gw)
+        if gv is not None:
+            term = _inverse_gaps(w, False) * matmul(adjoint(v), gv)
+            inner = term if inner is None else inner + term
+        return [matmul(matmul(v, inner), adjoint(v))]
+
+
+eigh_op = EighOp()
+
+
+class SvdOp(KernelOperation):
+    """A = U diag(S) Vh, S descending; ``full_matrices`` completes U and Vh to square."""
+
+    name = "svd"
+    shape_polymorphic = False  # k = min(m, n)
+
+    def abstract_eval(self, a, *, full_matrices):
+        check_matrix(self.name, a, square=False)
+        *lead, m, n = a.cached_shape
+        lead, k = tuple(lead), min(m, n)
+        real = _dt.real_dtype(a.dtype) if a.dtype.is_complex else a.dtype
+        bd = a.batch_dims
+        return [(lead + (m, m if full_matrices else k), a.dtype, bd), (lead + (k,), real, bd),
+                (lead + (n if full_matrices else k, n), a.dtype, bd)]
+
+    def maxpr(self, a, *, full_matrices, cplx=False):
+        r = len(a.shape) - (1 if cplx else 0)
+        wide = int(a.shape[r - 2]) < int(a.shape[r - 1])
+        flat, (m, n), restore = stage(_adjoint_value(a, cplx) if wide else a, cplx)  # m >= n from here
+        u, s, v = run_kernel("svd_complete" if full_matrices else "svd_reduced", cplx, flat)
+        u = restore(u, [m, m if full_matrices else n, *pair(cplx)])
+        v = restore(v, [n, n, *pair(cplx)])
+        s = restore(s, [n])
+        if wide:  # A^H = U S V^H, so A = V S U^H
+            return [v, s, _adjoint_value(u, cplx)]
+        return [u, s, _adjoint_value(v, cplx)]
+
+    def _check_differentiable(self, a, full_matrices):
+        m, n = a.shape[-2:]
+        if full_matrices and m != n:
+            raise NotImplementedError(f"nabla.linalg.svd: derivatives of full_matrices=True are not unique for "
+                                      f"non-square input ({describe(a._impl)}); use full_matrices=False")
+
+    def jvp_rule(self, primals, tangents, outputs, *, full_matrices):
+        from .view import unsqueeze
+
+        (a,), (da,) = primals, tangents
+        self._check_differentiable(a, full_matrices)
+        u, s, vh = outputs
+        v = adjoint(vh)
+        m, n = a.shape[-2:]
+        k = min(m, n)
+        p = matmul(matmul(adjoint(u), da), v)  # U^H dA V
+        row, col = _like(unsqueeze(s, -2), p.dtype), _like(unsqueeze(s, -1), p.dtype)
+        f = _like(_inverse_gaps(s, True), p.dtype)
+        ps, sp = p * row, col * p
+        du = matmul(u, f * (ps + adjoint(ps)))
+        dv = matmul(v, f * (sp + adjoint(sp)))
+        if p.dtype.is_complex:  # the phase each pair of singular vectors shares
+            du = du + matmul(u, diag_embed(diag_part(p - adjoint(p)) * 0.5 / _like(s, p.dtype)))
+        if m > k:
+            dav = matmul(da, v)
+            du = du + (dav - matmul(u, matmul(adjoint(u), dav))) / row
+        if n > k:
+            dahu = matmul(adjoint(da), u)
+            dv = dv + (dahu - matmul(v, matmul(adjoint(v), dahu))) / row
+        return [du, _real(diag_part(p)), adjoint(dv)]
+
+    def vjp_rule(self, primals, cotangents, outputs, *, full_matrices):
+        from .elementwise import zeros_like_physical
+        from .view import unsqueeze
+
+        (a,) = primals
+        self._check_differentiable(a, full_matrices)
+        real_only_vjp(self.name, a)
+        u, s, vh = outputs if all(o is not None for o in outputs) else self(a, full_matrices=full_matrices)
+        gu, gs, gvh = (zeros_like_physical(o) if g is None else g for g, o in zip(cotangents, (u, s, vh)))
+        v, gv = adjoint(vh), adjoint(gvh)
+        m, n = a.shape[-2:]
+        k = min(m, n)
+        row, col = unsqueeze(s, -2), unsqueeze(s, -1)
+        f = _inverse_gaps(s, True)
+        j = f * (matmul(adjoint(u), gu) - matmul(adjoint(gu), u))
+        kk = f * (matmul(adjoint(v), gv) - matmul(adjoint(gv), v))
+        inner = j * row + diag_embed(gs) + col * kk
+        ga = matmul(matmul(u, inner), vh)
+        if m > k:
+            ga = ga + matmul((gu - matmul(u, matmul(adjoint(u), gu))) / row, vh)
+        if n > k:
+            ga = ga + matmul(u, adjoint((gv - matmul(v, matmul(adjoint(v), gv))) / row))
+        return [ga]
+
+
+svd_op = SvdOp()
+
+
+class EigOp(KernelOperation):
+    """Eigenvalues and unit eigenvectors (largest component real) of general complex stacks
+    (callers convert real input); the order is the Schur form's, as LAPACK's geev."""
+
+    name = "eig"
+
+    def abstract_eval(self, a):
+        check_matrix(self.name, a)
+        if not a.dtype.is_complex:
+            raise TypeError(f"nabla.linalg.eig: the kernel takes complex input, got {describe(a)}")
+        return [(a.cached_shape[:-1], a.dtype, a.batch_dims), (a.cached_shape, a.dtype, a.batch_dims)]
+
+    def maxpr(self, a, cplx=False):
+        flat, (m, n), restore = stage(a, True)
+        w, v = run_kernel("eig", True, flat)
+        return [restore(w, [n, 2]), restore(v, [n, n, 2])]
+
+    def jvp_rule(self, primals, tangents, outputs):
+        from .elementwise import UNARY_FUNCTIONS, astype
+        from .factorizations import solve
+        from .reduction import sum as _sum
+        from .view import unsqueeze
+
+        w, v = outputs
+        x = solve(v, matmul(tangents[0], v))  # V^-1 dA V
+        dv = matmul(v, _inverse_gaps(w, False) * x)
+        # keep each vector's unit norm (its largest-component phase is left free, as in JAX)
+        real = UNARY_FUNCTIONS["real"](_sum(UNARY_FUNCTIONS["conj"](v) * dv, axis=-2))
+        dv = dv - v * unsqueeze(astype(real, v.dtype), -2)
+        return [diag_part(x), dv]
+
+    def vjp_rule(self, primals, cotangents, outputs):
+        raise NotImplementedError("nabla.linalg.eig: reverse-mode derivative is not implemented yet (forward mode "
+                                  "is); for Hermitian input use eigh")
+
+
+eig_op = EigOp()
