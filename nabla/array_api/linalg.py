@@ -15,7 +15,7 @@ from .. import ops as _ops
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops import factorizations as _f, linalg as _la, spectral as _sp
-from ..ops.base import normalize_axes, normalize_axis
+from ..ops.base import broadcast_shapes as _broadcast_shapes, normalize_axes, normalize_axis
 from ..ops.elementwise import BINARY_FUNCTIONS as _B, UNARY_FUNCTIONS as _U, astype as _astype, where as _where
 from ._functions import matmul, matrix_transpose, tensordot, vecdot  # noqa: F401  (also in this extension)
 
@@ -142,7 +142,7 @@ def solve(x1, x2, /) -> Tensor:
     if x2.shape[-2] != n:
         raise ValueError(f"nabla.linalg.solve: x2 has {x2.shape[-2]} rows, the matrices are {n} x {n} "
                          f"(shapes {x1.shape} and {x2.shape if not vector else x2.shape[:-1]})")
-    lead = _ops.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
+    lead = _broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
     if math.prod(lead) == 0 or n == 0 or x2.shape[-1] == 0:
         out = _filled(lead + x2.shape[-2:], 0, dtype, x1)
     else:
@@ -237,21 +237,16 @@ def outer(x1, x2, /) -> Tensor:
 def cross(x1, x2, /, *, axis=-1) -> Tensor:
     if not isinstance(x1, Tensor) or not isinstance(x2, Tensor):
         raise TypeError("nabla.linalg.cross: expected arrays")
-    if x1.ndim != x2.ndim:  # the standard broadcasts only within one rank
-        raise ValueError(f"nabla.linalg.cross: operands must have one rank, got shapes {x1.shape} and {x2.shape}")
-    a1, a2 = normalize_axis(axis, x1.ndim, "linalg.cross"), normalize_axis(axis, x2.ndim, "linalg.cross")
-    if x1.shape[a1] != 3 or x2.shape[a2] != 3:
+    shape = _broadcast_shapes(x1.shape, x2.shape)  # the vectors broadcast like any operands
+    a = normalize_axis(axis, len(shape), "linalg.cross")
+    if shape[a] != 3 or x1.shape[axis] != 3 or x2.shape[axis] != 3:
         raise ValueError(f"nabla.linalg.cross: axis {axis} must have size 3, got shapes {x1.shape} and {x2.shape}")
     dtype = _dt.result_type(x1.dtype, x2.dtype)
-    a = _ops.moveaxis(_astype(x1, dtype), a1, -1)
-    b = _ops.moveaxis(_astype(x2, dtype), a2, -1)
-    lead = _ops.broadcast_shapes(a.shape[:-1], b.shape[:-1])
-    a, b = _ops.broadcast_to(a, lead + (3,)), _ops.broadcast_to(b, lead + (3,))
-    p = [a[..., i] for i in range(3)]
-    q = [b[..., i] for i in range(3)]
+    p = _ops.moveaxis(_ops.broadcast_to(_astype(x1, dtype), shape), a, -1)
+    q = _ops.moveaxis(_ops.broadcast_to(_astype(x2, dtype), shape), a, -1)
+    p, q = [p[..., i] for i in range(3)], [q[..., i] for i in range(3)]
     parts = [p[1] * q[2] - p[2] * q[1], p[2] * q[0] - p[0] * q[2], p[0] * q[1] - p[1] * q[0]]
-    out = _ops.concat([_ops.unsqueeze(t, -1) for t in parts], axis=-1)
-    return _ops.moveaxis(out, -1, a1 if axis >= 0 else x1.ndim + axis)
+    return _ops.moveaxis(_ops.concat([_ops.unsqueeze(t, -1) for t in parts], axis=-1), -1, a)
 
 
 def diagonal(x, /, *, offset=0) -> Tensor:

@@ -119,7 +119,8 @@ class CholeskyOp(KernelOperation):
     def vjp_rule(self, primals, cotangent, output):
         lower = output
         p = _phi(matmul(adjoint(lower), cotangent))
-        s = adjoint(solve(lower, adjoint(solve(adjoint(lower), p))))  # L^-H P L^-1
+        x = solve(adjoint(lower), p)  # L^-H P
+        s = adjoint(solve(adjoint(lower), adjoint(x)))  # L^-H P L^-1
         return [(s + adjoint(s)) * 0.5]
 
 
@@ -148,31 +149,31 @@ class SolveOp(KernelOperation):
     def jvp_rule(self, primals, tangents, output):
         a, _ = primals
         da, db = tangents
-        rhs = db if da is None else (matmul(da, output) * -1 if db is None else db - matmul(da, output))
-        return solve(a, rhs)
+        if da is None:
+            return solve(a, db)
+        rhs = matmul(da, output)
+        return solve(a, db - rhs) if db is not None else -solve(a, rhs)
 
     def vjp_rule(self, primals, cotangent, output):
-        a, _ = primals
+        a, b = primals
         gb = solve(adjoint(a), cotangent)
-        return [matmul(gb, adjoint(output)) * -1, gb]
+        return [-matmul(gb, adjoint(output)), gb if b._impl.traced else None]
 
 
 solve_op = SolveOp()
 
 
 def solve(a: Tensor, b: Tensor) -> Tensor:
-    """A^-1 B for stacks of square A and matrices B (k right-hand sides), leading axes broadcast."""
-    from ._physical import with_batch_dims_as_logical
+    """A^-1 B for stacks of square A and matrices B (k right-hand sides), leading axes broadcast
+    (vmap's batch dims apart from the logical ones, as every broadcasting op does)."""
+    from ._physical import broadcast_physical
     from .base import broadcast_shapes
-    from .view import broadcast_to
 
-    def aligned(a, b, depth=0):
-        lead = broadcast_shapes(a.shape[:-2], b.shape[:-2], op="linalg.solve")
-        return solve_op(broadcast_to(a, lead + a.shape[-2:]), broadcast_to(b, lead + b.shape[-2:]))
-
-    if a.batch_dims or b.batch_dims:
-        return with_batch_dims_as_logical(aligned, a, b)
-    return aligned(a, b)
+    batch = broadcast_shapes(a._impl.batch_shape, b._impl.batch_shape, op="linalg.solve")
+    lead = broadcast_shapes(a.shape[:-2], b.shape[:-2], op="linalg.solve")
+    a = broadcast_physical(a, batch + lead + a.shape[-2:], len(batch))
+    b = broadcast_physical(b, batch + lead + b.shape[-2:], len(batch))
+    return solve_op(a, b)
 
 
 class LuDetOp(KernelOperation):
@@ -204,8 +205,10 @@ class LuDetOp(KernelOperation):
 
         sign, _, det = outputs
         trace = _sum(diag_part(solve(primals[0], tangents[0])), axis=-1)  # tr(A^-1 dA)
-        if not trace.dtype.is_complex:
-            return [None, trace, det * trace]
+        if not trace.dtype.is_complex:  # a real sign is locally constant
+            from .elementwise import zeros_like_physical
+
+            return [zeros_like_physical(sign), trace, det * trace]
         real = UNARY_FUNCTIONS["real"](trace)
         return [sign * (trace - astype(real, trace.dtype)), real, det * trace]
 

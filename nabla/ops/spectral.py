@@ -21,7 +21,7 @@ def _adjoint_value(x, cplx: bool):
     r = len(x.shape)
     if not cplx:
         return ops.transpose(x, r - 2, r - 1)
-    flip = ops.constant(np.array([1.0, -1.0]), x.dtype, x.device)
+    flip = ops.constant(np.array([1.0, -1.0], dtype=x.dtype.to_numpy()), x.dtype, x.device)
     return ops.mul(ops.transpose(x, r - 3, r - 2), flip)
 
 
@@ -204,8 +204,18 @@ class EigOp(KernelOperation):
         return [diag_part(x), dv]
 
     def vjp_rule(self, primals, cotangents, outputs):
-        raise NotImplementedError("nabla.linalg.eig: reverse-mode derivative is not implemented yet (forward mode "
-                                  "is); for Hermitian input use eigh")
+        from .factorizations import solve
+        from .view import swap_axes
+
+        (a,) = primals
+        gw, gv = cotangents
+        if gv is not None:
+            raise NotImplementedError("nabla.linalg.eig: reverse-mode derivatives through the eigenvectors are not "
+                                      "implemented yet (eigenvalues and forward mode are); for Hermitian input use eigh")
+        v = outputs[1] if outputs[1] is not None else self(a)[1]
+        vt = swap_axes(v, -1, -2)
+        # eigenvalues are holomorphic in A: dw = diag(V^-1 dA V), so the cotangent maps by the transpose
+        return [solve(vt, matmul(diag_embed(gw), vt))]
 
 
 eig_op = EigOp()

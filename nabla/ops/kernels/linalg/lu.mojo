@@ -5,8 +5,7 @@ from std.math import log
 from max.algorithm import parallelize
 from max.gpu.host import DeviceContext
 from extensibility import InputTensor, OutputTensor, register
-from .common import (W, all_finite, cabs, caxpy, cdiv, fill_nan, is_nan, inf64, load_matrix, nan64, put,
-                     task_count)
+from .common import W, all_finite, cabs, caxpy, cdiv, is_nan, inf64, load_matrix, nan64, put, task_count
 
 
 @always_inline
@@ -104,11 +103,15 @@ def _solve_stack[C: Bool](ap: UnsafePointer[Float64, _], bp: UnsafePointer[Float
         var br = ws + 2 * n * n
         var bi = br + n * k
         for b in range(lo, hi):
+            var dst = xp + b * n * k * w
+            if not all_finite(ap + b * n * n * w, n * n * w):  # as the factorization would: NaN through
+                for e in range(n * k * w):
+                    dst.unsafe_store(e, nan64())
+                continue
             load_matrix[C](ap + b * n * n * w, n, n, re, im)
             load_matrix[C](bp + b * n * k * w, n, k, br, bi)
             _ = lu_factor[C](re, im, n, br, bi, k)
             back_substitute[C](re, im, n, br, bi, k)
-            var dst = xp + b * n * k * w
             for e in range(n * k):
                 comptime if C:
                     put[C](dst, e, br.unsafe_load(e), bi.unsafe_load(e))
