@@ -6,6 +6,8 @@ import pytest
 
 # A private compiled-model cache per test session, so first sight really is first sight.
 os.environ.setdefault("NABLA_CACHE_DIR", tempfile.mkdtemp(prefix="nabla-test-cache-"))
+# scipy reads this once, at import: scikit-learn's array-API dispatch (tests/test_sklearn.py) needs it
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
 import nabla as nb  # noqa: E402
 

@@ -33,6 +33,11 @@ class DType:
         return (from_name, (self.name,))
 
     @property
+    def dtype(self) -> _np.dtype:
+        """NumPy's protocol: ``np.dtype(nabla.float64)`` (and ``dtype=`` in NumPy calls) reads this."""
+        return self.numpy_dtype
+
+    @property
     def is_floating(self) -> bool:
         return self.kind == "f"
 

@@ -88,12 +88,12 @@ class Tensor:
         return arr
 
     def __array__(self, dtype=None, copy=None):
+        """``np.asarray(x)`` gives a writable array of its own, as NumPy code expects (it may write
+        into it, as scikit-learn's chi2 kernels do); ``copy=False`` gives the read-only view."""
         arr = self.numpy()
-        if dtype is not None:
-            arr = arr.astype(dtype, copy=False)
-        if copy:
-            arr = arr.copy()
-        return arr
+        if copy is False:
+            return arr if dtype is None else arr.astype(dtype, copy=False)
+        return np.array(arr, dtype=dtype, copy=True)
 
     def item(self):
         if self.size != 1:
