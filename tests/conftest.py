@@ -8,6 +8,8 @@ import pytest
 os.environ.setdefault("NABLA_CACHE_DIR", tempfile.mkdtemp(prefix="nabla-test-cache-"))
 # scipy reads this once, at import: scikit-learn's array-API dispatch (tests/test_sklearn.py) needs it
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
+# the standalone kernel models this session's many structures want are not compiled at its exit
+os.environ.setdefault("NABLA_COMPILE_AT_EXIT", "0")
 
 import nabla as nb  # noqa: E402
 

@@ -87,7 +87,7 @@ def qr(x, /, *, mode="reduced") -> QRResult:
     k = min(m, n) if mode == "reduced" else m
     if x.size == 0:
         return QRResult(_eye(m, k, tuple(lead), x), _filled((*lead, k, n), 0, x.dtype, x))
-    return QRResult(*_f.qr_op(x, mode=mode))
+    return QRResult(*_f.qr(x, mode))
 
 
 def eigh(x, /) -> EighResult:
@@ -108,7 +108,7 @@ def svd(x, /, *, full_matrices=True) -> SVDResult:
     if x.size == 0:
         return SVDResult(_eye(m, m if full_matrices else k, lead, x), _filled(lead + (k,), 0, _real_dtype(x.dtype), x),
                          _eye(n if full_matrices else k, n, lead, x))
-    return SVDResult(*_sp.svd_op(x, full_matrices=bool(full_matrices)))
+    return SVDResult(*_sp.svd(x, full_matrices))
 
 
 def svdvals(x, /) -> Tensor:

@@ -84,6 +84,13 @@ def _float_key(v):
     return ("f", struct.pack("<d", v).hex()) if isinstance(v, float) else v
 
 
+def symbolic_dims(shape, sizes: dict) -> tuple:
+    """``shape`` with each size above 2 named by its value (equal sizes share a name). Sizes 2
+    stay concrete: complex storage's (re, im) pair is one, and lowerings use it as such (and every
+    2 must stay one, or a contraction of 2 with a named size would not type-check)."""
+    return tuple(d if d <= 2 else sizes.setdefault(d, f"d{len(sizes)}") for d in shape)
+
+
 def hashable_params(kwargs: dict) -> tuple:
     return tuple((k, _float_key(v)) for k, v in kwargs.items())
 
@@ -207,7 +214,7 @@ class Engine:
         for leaf in leaves:
             dims = leaf.shape
             if polymorphic:
-                dims = tuple(d if d <= 1 else sizes.setdefault(d, f"d{len(sizes)}") for d in dims)
+                dims = symbolic_dims(dims, sizes)
             leaf_sigs.append((leaf.dtype, dims, leaf.device.label, leaf.device.id))
         out_refs = tuple(
             -1 - leaf_ids[id(v)] if v.node is None else (node_ids[id(v.node)] << 16) | v.index for v in outputs
@@ -221,6 +228,8 @@ class Engine:
 
         ``fast_only``: only if a compiled model or the fused kernel serves them at once; returns
         whether they were computed (otherwise nothing happened but keying)."""
+        if not fast_only and self.fused_enabled and self.first_sight is not None:
+            self._run_standalone_first(outputs)
         done = threading.Event()  # set when this call's in-flight outputs are written back
         claimed: list = []
         results = None
@@ -265,6 +274,38 @@ class Engine:
                         self._in_flight.pop(id(v), None)
                 done.set()
         return True
+
+    def _run_standalone_first(self, outputs) -> None:
+        """Realize the nodes of ops marked ``standalone`` (kernels with first-sight models of their
+        own) apart from the rest of the trace, inputs first: each then runs alone on its model,
+        where inside a joint graph MAX's interpreter would bind the kernel (seconds per process)."""
+        found: dict[int, list] = {}  # standalone node -> its values the trace uses
+        nodes: dict[int, object] = {}
+        seen: set[int] = set()
+        stack = [v for v in outputs if v.node is not None]
+        count = 0
+        while stack:
+            v = stack.pop()
+            n = v.node
+            if n is None:
+                continue
+            if getattr(n.op, "standalone", False):
+                vals = found.setdefault(id(n), [])
+                if all(u is not v for u in vals):
+                    vals.append(v)
+                nodes[id(n)] = n
+            if id(n) in seen:
+                continue
+            seen.add(id(n))
+            count += 1
+            stack.extend(n.inputs)
+        if not found or (count == 1 and all(v.node is None for n in nodes.values() for v in n.inputs)):
+            return  # none, or the trace is one standalone node on realized operands already
+        for key, n in nodes.items():
+            pending = [v for v in n.inputs if v.node is not None]
+            if pending:
+                self.run(pending)  # upstream work (and upstream kernels) first
+            self.run([v for v in found[key] if v.node is not None])
 
     def _start(self, outputs, compiled_here: bool = False, fast_only: bool = False):
         """Under the lock: key the trace and run it with the interpreter (None), or return
@@ -343,14 +384,17 @@ class Engine:
         plan, shape = entry.fused, outputs[0].shape
         return lambda buffers: plan.run(model, buffers, shape)
 
-    def named_model(self, name: str, build):
+    def named_model(self, name: str, build, compile: bool = True):
         """A model kept by name, built by ``build()`` and compiled once per machine in the background
-        (then loaded from disk); until it has landed, the Future of its compile (None if that failed)."""
+        (then loaded from disk); until it has landed, the Future of its compile (None if that failed).
+        ``compile=False``: only a model already compiled (in memory or on disk), else None."""
         with self._lock:
             entry = self._named.get(name)
             if entry is None:
                 entry = self._named[name] = _Entry(("named", name))
                 self._load_from_disk(entry)
+            if not compile and entry.compiling is None:
+                return entry.model
             if entry.model is None and entry.compiling is None and not entry.compile_failed:
                 with mlir_context():
                     entry.compiling = self.compiler.submit(*self._serialize(build()))

@@ -13,5 +13,7 @@ from .view import (broadcast_to, expand_dims, moveaxis, permute_dims, reshape, s
 
 from ..core.engine import Engine as _Engine  # noqa: E402
 from .fused import FusedPath as _FusedPath  # noqa: E402
+from .standalone import FirstSightPaths as _FirstSightPaths, KernelPath as _KernelPath  # noqa: E402
 
-_Engine.first_sight = _FusedPath()  # first sight of elementwise traces: the fused kernel
+# first sight: elementwise traces on the fused kernel, lone linalg kernels on their own models
+_Engine.first_sight = _FirstSightPaths(_FusedPath(), _KernelPath())

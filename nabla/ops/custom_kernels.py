@@ -20,7 +20,8 @@ from max.graph import ops
 
 KERNEL_DIR = Path(__file__).with_name("kernels")
 #: package -> the Python files that declare and stage its kernels (part of its digest)
-PACKAGES = {"core": ("custom_kernels.py", "fused.py"), "linalg": ("custom_kernels.py",)}
+PACKAGES = {"core": ("custom_kernels.py", "fused.py"),
+            "linalg": ("custom_kernels.py", "factorizations.py", "spectral.py", "standalone.py")}
 _BUILD_LOCK = threading.Lock()
 
 

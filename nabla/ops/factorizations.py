@@ -68,6 +68,8 @@ class KernelOperation(Operation):
 
     supports_complex = True
     shape_polymorphic = True
+    #: alone in a trace on host operands, it runs on a compiled model of its own (ops/standalone.py)
+    standalone = True
 
     def complex_storage_kwargs(self, kwargs):
         return {**kwargs, "cplx": True}
@@ -234,20 +236,20 @@ lu_det_op = LuDetOp()
 # --- Householder QR ---------------------------------------------------------------------------------
 
 class QrOp(KernelOperation):
-    """A = Q R; ``mode`` "reduced" (k = min(m, n) columns of Q) or "complete"."""
+    """A = Q R; ``mode`` "reduced" (k = min(m, n) columns of Q) or "complete". ``tall`` (reduced and
+    m >= n) is recorded with the call, so the lowering needs no concrete size: k = min(m, n) is no
+    expression MAX's symbolic dims can state, but with ``tall`` known it is n or m."""
 
     name = "qr"
-    shape_polymorphic = False  # k = min(m, n) is no expression MAX's symbolic dims can state
 
-    def abstract_eval(self, a, *, mode):
+    def abstract_eval(self, a, *, mode, tall):
         check_matrix(self.name, a, square=False)
         *lead, m, n = a.cached_shape
         lead, k = tuple(lead), (min(m, n) if mode == "reduced" else m)
         return [(lead + (m, k), a.dtype, a.batch_dims), (lead + (k, n), a.dtype, a.batch_dims)]
 
-    def maxpr(self, a, *, mode, cplx=False):
+    def maxpr(self, a, *, mode, tall, cplx=False):
         flat, (m, n), restore = stage(a, cplx)
-        tall = mode == "reduced" and int(m) >= int(n)
         q, r = run_kernel("qr_reduced" if tall else "qr_complete", cplx, flat)
         k = n if tall else m
         return [restore(q, [m, k, *pair(cplx)]), restore(r, [k, n, *pair(cplx)])]
@@ -258,7 +260,7 @@ class QrOp(KernelOperation):
             raise NotImplementedError(f"nabla.linalg.qr: derivatives need m >= n and reduced mode (Q and R are "
                                       f"then unique), got {describe(a._impl)} in {mode} mode")
 
-    def jvp_rule(self, primals, tangents, outputs, *, mode):
+    def jvp_rule(self, primals, tangents, outputs, *, mode, tall):
         (a,), (da,) = primals, tangents
         self._check_differentiable(a, mode)
         q, r = outputs
@@ -275,13 +277,13 @@ class QrOp(KernelOperation):
         dr = matmul(c - omega, r)
         return [dq, dr]
 
-    def vjp_rule(self, primals, cotangents, outputs, *, mode):
+    def vjp_rule(self, primals, cotangents, outputs, *, mode, tall):
         from .elementwise import zeros_like_physical
 
         (a,) = primals
         self._check_differentiable(a, mode)
         real_only_vjp(self.name, a)
-        q, r = outputs if all(o is not None for o in outputs) else self(a, mode=mode)
+        q, r = outputs if all(o is not None for o in outputs) else self(a, mode=mode, tall=tall)
         gq, gr = (zeros_like_physical(o) if g is None else g for g, o in zip(cotangents, (q, r)))
         m = matmul(r, adjoint(gr)) - matmul(adjoint(gq), q)
         lower = tril(m, -1)
@@ -291,3 +293,8 @@ class QrOp(KernelOperation):
 
 
 qr_op = QrOp()
+
+
+def qr(a: Tensor, mode: str = "reduced"):
+    m, n = a.shape[-2:]
+    return qr_op(a, mode=mode, tall=mode == "reduced" and m >= n)

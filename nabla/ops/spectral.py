@@ -87,12 +87,12 @@ eigh_op = EighOp()
 
 
 class SvdOp(KernelOperation):
-    """A = U diag(S) Vh, S descending; ``full_matrices`` completes U and Vh to square."""
+    """A = U diag(S) Vh, S descending; ``full_matrices`` completes U and Vh to square. ``wide``
+    (m < n: the kernel factors A^H) is recorded with the call, so the lowering needs no concrete size."""
 
     name = "svd"
-    shape_polymorphic = False  # k = min(m, n)
 
-    def abstract_eval(self, a, *, full_matrices):
+    def abstract_eval(self, a, *, full_matrices, wide):
         check_matrix(self.name, a, square=False)
         *lead, m, n = a.cached_shape
         lead, k = tuple(lead), min(m, n)
@@ -101,9 +101,7 @@ class SvdOp(KernelOperation):
         return [(lead + (m, m if full_matrices else k), a.dtype, bd), (lead + (k,), real, bd),
                 (lead + (n if full_matrices else k, n), a.dtype, bd)]
 
-    def maxpr(self, a, *, full_matrices, cplx=False):
-        r = len(a.shape) - (1 if cplx else 0)
-        wide = int(a.shape[r - 2]) < int(a.shape[r - 1])
+    def maxpr(self, a, *, full_matrices, wide, cplx=False):
         flat, (m, n), restore = stage(_adjoint_value(a, cplx) if wide else a, cplx)  # m >= n from here
         u, s, v = run_kernel("svd_complete" if full_matrices else "svd_reduced", cplx, flat)
         u = restore(u, [m, m if full_matrices else n, *pair(cplx)])
@@ -119,7 +117,7 @@ class SvdOp(KernelOperation):
             raise NotImplementedError(f"nabla.linalg.svd: derivatives of full_matrices=True are not unique for "
                                       f"non-square input ({describe(a._impl)}); use full_matrices=False")
 
-    def jvp_rule(self, primals, tangents, outputs, *, full_matrices):
+    def jvp_rule(self, primals, tangents, outputs, *, full_matrices, wide):
         from .view import unsqueeze
 
         (a,), (da,) = primals, tangents
@@ -144,14 +142,14 @@ class SvdOp(KernelOperation):
             dv = dv + (dahu - matmul(v, matmul(adjoint(v), dahu))) / row
         return [du, _real(diag_part(p)), adjoint(dv)]
 
-    def vjp_rule(self, primals, cotangents, outputs, *, full_matrices):
+    def vjp_rule(self, primals, cotangents, outputs, *, full_matrices, wide):
         from .elementwise import zeros_like_physical
         from .view import unsqueeze
 
         (a,) = primals
         self._check_differentiable(a, full_matrices)
         real_only_vjp(self.name, a)
-        u, s, vh = outputs if all(o is not None for o in outputs) else self(a, full_matrices=full_matrices)
+        u, s, vh = outputs if all(o is not None for o in outputs) else self(a, full_matrices=full_matrices, wide=wide)
         gu, gs, gvh = (zeros_like_physical(o) if g is None else g for g, o in zip(cotangents, (u, s, vh)))
         v, gv = adjoint(vh), adjoint(gvh)
         m, n = a.shape[-2:]
@@ -170,6 +168,11 @@ class SvdOp(KernelOperation):
 
 
 svd_op = SvdOp()
+
+
+def svd(a, full_matrices: bool = False):
+    m, n = a.shape[-2:]
+    return svd_op(a, full_matrices=bool(full_matrices), wide=m < n)
 
 
 class EigOp(KernelOperation):

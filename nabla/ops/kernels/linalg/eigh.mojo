@@ -8,10 +8,120 @@ from std.math import sqrt
 from max.algorithm import parallelize
 from max.gpu.host import DeviceContext
 from extensibility import InputTensor, OutputTensor, register
-from .common import (EPS, W, all_finite, cabs, is_finite, jacobi_rotation, nan64, pow2_inverse, put,
+from .common import (EPS, W, all_finite, axpy, cabs, dot, jacobi_rotation, nan64, nrm2, pow2_inverse, put,
                      rotate_pair, task_count)
 
 comptime MAX_SWEEPS = 60
+#: real matrices from this size on take the tridiagonal QR path (Jacobi's sweeps cost more there)
+comptime TRIDIAGONAL_FROM = 17
+
+
+def tridiagonalize(a: W, n: Int, d: W, e: W, q: W, v: W, p: W):
+    """Householder reduction of the symmetric n x n workspace to tridiagonal (d, e), Q (row-major)
+    accumulated with A = Q T Q^T (Golub & Van Loan, 4th ed., 8.3.1; LAPACK sytrd/orgtr)."""
+    for i in range(n * n):
+        q.unsafe_store(i, 0.0)
+    for i in range(n):
+        q.unsafe_store(i * n + i, 1.0)
+    for k in range(n - 2):
+        var span = n - k - 1
+        var row = a + k * n + k + 1  # A[k, k+1:], the column below the diagonal by symmetry
+        var alpha = row.unsafe_load(0)
+        var xnorm = nrm2[False](row + 1, row + 1, span - 1)
+        if xnorm == 0.0:
+            row.unsafe_store(0, 0.0)  # v = 0 marks "no reflector" for the accumulation
+            e.unsafe_store(k, alpha)
+            continue
+        var beta = cabs(alpha, xnorm)
+        if alpha >= 0.0:
+            beta = -beta
+        var tau = (beta - alpha) / beta
+        var inv = 1.0 / (alpha - beta)
+        v.unsafe_store(0, 1.0)
+        for i in range(1, span):
+            v.unsafe_store(i, row.unsafe_load(i) * inv)
+        e.unsafe_store(k, beta)
+        # B <- H B H on the trailing block B = A[k+1:, k+1:]: p = tau B v, w = p - (tau/2)(p.v) v
+        var b = a + (k + 1) * n + k + 1
+        for i in range(span):
+            p.unsafe_store(i, tau * dot(b + i * n, v, span))
+        var half = 0.5 * tau * dot(p, v, span)
+        for i in range(span):
+            p.unsafe_store(i, p.unsafe_load(i) - half * v.unsafe_load(i))
+        for i in range(span):  # B -= v w^T + w v^T, row by row
+            axpy(-v.unsafe_load(i), p, b + i * n, span)
+            axpy(-p.unsafe_load(i), v, b + i * n, span)
+        # keep v (its leading 1 implied) and tau in row k for the accumulation below
+        row.unsafe_store(0, tau)
+        for i in range(1, span):
+            row.unsafe_store(i, v.unsafe_load(i))
+    for k in range(n):
+        d.unsafe_store(k, a.unsafe_load(k * n + k))
+    if n >= 2:
+        e.unsafe_store(n - 2, a.unsafe_load((n - 2) * n + n - 1))
+    for k in range(n - 3, -1, -1):  # Q = H_0 ... H_{n-3}, backwards: Q[k+1:, k+1:] <- H_k Q[k+1:, k+1:]
+        var span = n - k - 1
+        var row = a + k * n + k + 1
+        var tau = row.unsafe_load(0)
+        if tau == 0.0:
+            continue
+        v.unsafe_store(0, 1.0)
+        for i in range(1, span):
+            v.unsafe_store(i, row.unsafe_load(i))
+        var sub = q + (k + 1) * n + k + 1
+        for j in range(span):
+            p.unsafe_store(j, 0.0)
+        for i in range(span):  # w^T = v^T Q_sub
+            axpy(v.unsafe_load(i), sub + i * n, p, span)
+        for i in range(span):  # Q_sub -= tau v w^T
+            axpy(-tau * v.unsafe_load(i), p, sub + i * n, span)
+
+
+def tridiagonal_qr(d: W, e: W, n: Int, qt: W) -> Bool:
+    """Eigenvalues of the symmetric tridiagonal (d, e) into d by implicit QR steps with Wilkinson
+    shifts (Golub & Van Loan, 4th ed., 8.3.2-8.3.3); the rotations also act on the rows of qt
+    (Q^T), whose rows become the eigenvectors. False if it did not converge."""
+    var hi = n - 1
+    var steps = 0
+    while hi > 0:
+        if abs(e.unsafe_load(hi - 1)) <= EPS * (abs(d.unsafe_load(hi - 1)) + abs(d.unsafe_load(hi))):
+            e.unsafe_store(hi - 1, 0.0)
+            hi -= 1
+            continue
+        steps += 1
+        if steps > 40 * n:
+            return False
+        var lo = hi - 1
+        while lo > 0 and abs(e.unsafe_load(lo - 1)) > EPS * (abs(d.unsafe_load(lo - 1)) + abs(d.unsafe_load(lo))):
+            lo -= 1
+        var delta = 0.5 * (d.unsafe_load(hi - 1) - d.unsafe_load(hi))
+        var bb = e.unsafe_load(hi - 1)
+        var root = cabs(delta, bb)
+        var mu = d.unsafe_load(hi) - bb * bb / (delta + root if delta >= 0.0 else delta - root)
+        var x = d.unsafe_load(lo) - mu
+        var z = e.unsafe_load(lo)
+        for k in range(lo, hi):
+            var r = cabs(x, z)
+            var c = 1.0
+            var s = 0.0
+            if r > 0.0:
+                c = x / r
+                s = z / r
+            if k > lo:
+                e.unsafe_store(k - 1, r)
+            var a0 = d.unsafe_load(k)
+            var b0 = e.unsafe_load(k)
+            var d1 = d.unsafe_load(k + 1)
+            d.unsafe_store(k, c * c * a0 + 2.0 * c * s * b0 + s * s * d1)
+            d.unsafe_store(k + 1, s * s * a0 - 2.0 * c * s * b0 + c * c * d1)
+            e.unsafe_store(k, c * s * (d1 - a0) + (c * c - s * s) * b0)
+            if k + 1 < hi:
+                var e1 = e.unsafe_load(k + 1)
+                z = s * e1
+                e.unsafe_store(k + 1, c * e1)
+            x = e.unsafe_load(k)
+            rotate_pair[False](qt + k * n, qt + k * n, qt + (k + 1) * n, qt + (k + 1) * n, c, -s, 1.0, 0.0, n)
+    return True
 
 
 def jacobi_eigh[C: Bool](re: W, im: W, n: Int, vr: W, vi: W) -> Int:
@@ -102,7 +212,7 @@ def _eigh_stack[C: Bool](ap: UnsafePointer[Float64, _], wp: UnsafePointer[mut=Tr
     def task(t: Int) {var ap, var wp, var vp, var batch, var n, var tasks}:
         var lo = batch * t // tasks
         var hi = batch * (t + 1) // tasks
-        var ws = alloc[Float64](4 * n * n + n)
+        var ws = alloc[Float64](4 * n * n + 5 * n)
         var re = ws
         var im = ws + n * n
         var vr = ws + 2 * n * n
@@ -139,7 +249,25 @@ def _eigh_stack[C: Bool](ap: UnsafePointer[Float64, _], wp: UnsafePointer[mut=Tr
                 re.unsafe_store(e, re.unsafe_load(e) * scale)
                 comptime if C:
                     im.unsafe_store(e, im.unsafe_load(e) * scale)
-            _ = jacobi_eigh[C](re, im, n, vr, vi)
+            var tri = False
+            comptime if not C:
+                tri = n >= TRIDIAGONAL_FROM
+            if tri:  # eigenvalues to the diagonal of re, eigenvectors to the rows of vr, as Jacobi leaves them
+                var d = order + n
+                var e = d + n
+                var tmp_v = e + n
+                var tmp_p = tmp_v + n
+                tridiagonalize(re, n, d, e, vi, tmp_v, tmp_p)  # vi holds Q
+                for i in range(n):
+                    for j in range(n):
+                        vr.unsafe_store(i * n + j, vi.unsafe_load(j * n + i))
+                if not tridiagonal_qr(d, e, n, vr):
+                    for i in range(n):
+                        d.unsafe_store(i, nan64())
+                for i in range(n):
+                    re.unsafe_store(i * (n + 1), d.unsafe_load(i))
+            else:
+                _ = jacobi_eigh[C](re, im, n, vr, vi)
             for i in range(n):
                 order.unsafe_store(i, Float64(i))
             for i in range(n):  # selection sort, ascending

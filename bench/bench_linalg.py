@@ -1,0 +1,135 @@
+"""linalg against NumPy (LAPACK), JAX (jit) and PyTorch, side by side in one process (issue #14).
+
+    python -m bench.bench_linalg
+
+Nabla is timed in its steady state (the structure compiled, as on any repeated call) and on its
+first call in this process (the interpreter runs the kernel). Every timing reads the result back
+to the host. Prints Markdown rows; ratios are Nabla / the faster peer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from bench.peers import jax, jnp, median_time, torch
+
+
+def _cases(rng):
+    def spd(b, n):
+        a = rng.standard_normal((b, n, n))
+        return a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+
+    small = rng.standard_normal((1000, 8, 8)) + 4 * np.eye(8)
+    rhs_small = rng.standard_normal((1000, 8, 1))
+    big = rng.standard_normal((512, 512)) + 32 * np.eye(512)
+    rhs_big = rng.standard_normal((512, 1))
+    sym256 = spd(1, 256)[0]
+    mid = rng.standard_normal((256, 256))
+    return [
+        ("1000 x (8x8) solve", "solve", (small, rhs_small)),
+        ("1000 x (8x8) cholesky", "cholesky", (spd(1000, 8),)),
+        ("1000 x (8x8) eigh", "eigh", (spd(1000, 8),)),
+        ("1000 x (8x8) svd", "svd", (small,)),
+        ("512x512 cholesky", "cholesky", (spd(1, 512)[0],)),
+        ("512x512 solve (1 rhs)", "solve", (big, rhs_big)),
+        ("256x256 svd", "svd", (mid,)),
+        ("256x256 eigh", "eigh", (sym256,)),
+    ]
+
+
+def _numpy(name):
+    return {"solve": np.linalg.solve, "cholesky": np.linalg.cholesky, "eigh": np.linalg.eigh,
+            "svd": lambda a: np.linalg.svd(a, full_matrices=False)}[name]
+
+
+def _nabla(name):
+    import nabla as nb
+
+    la = nb.linalg
+    return {"solve": la.solve, "cholesky": la.cholesky, "eigh": la.eigh,
+            "svd": lambda a: la.svd(a, full_matrices=False)}[name]
+
+
+def _leaves(out):
+    return out if isinstance(out, tuple) else (out,)
+
+
+def time_nabla(name, arrays):
+    import nabla as nb
+
+    fn = _nabla(name)
+    xs = [nb.asarray(a) for a in arrays]
+
+    def run():
+        for o in _leaves(fn(*xs)):
+            o.numpy()
+
+    t0 = time.perf_counter()
+    run()
+    first = time.perf_counter() - t0
+    run()  # the second sight queues the compile
+    nb.wait_for_compiles()
+    return first, median_time(run, repeat=7)
+
+
+def time_peers(name, arrays):
+    out = {"numpy": median_time(lambda: _numpy(name)(*arrays), repeat=7)}
+    if jax is not None:
+        jfn = jax.jit({"solve": jnp.linalg.solve, "cholesky": jnp.linalg.cholesky, "eigh": jnp.linalg.eigh,
+                       "svd": lambda a: jnp.linalg.svd(a, full_matrices=False)}[name])
+        js = [jnp.asarray(a) for a in arrays]
+        out["jax"] = median_time(lambda: jax.block_until_ready(jfn(*js)), repeat=7)
+    if torch is not None:
+        tfn = {"solve": torch.linalg.solve, "cholesky": torch.linalg.cholesky, "eigh": torch.linalg.eigh,
+               "svd": lambda a: torch.linalg.svd(a, full_matrices=False)}[name]
+        ts = [torch.from_numpy(a) for a in arrays]
+        out["torch"] = median_time(lambda: tfn(*ts), repeat=7)
+    return out
+
+
+FIRST_SOLVE = """
+import time, json
+t0 = time.perf_counter()
+import numpy as np
+import nabla as nb
+t1 = time.perf_counter()
+a = np.random.default_rng(0).standard_normal((8, 8)) + 4 * np.eye(8)
+x = nb.linalg.solve(nb.asarray(a), nb.asarray(np.ones(8))).numpy()
+t2 = time.perf_counter()
+print(json.dumps({"import": t1 - t0, "solve": t2 - t1}))
+"""
+
+
+def first_solve_in_fresh_process() -> dict:
+    """A new process, Nabla's compiled-model cache empty, the machine's kernel cache warm."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NABLA_CACHE_DIR=cache)
+        out = subprocess.run([sys.executable, "-c", FIRST_SOLVE], env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main():
+    rng = np.random.default_rng(0)
+    print("| figure | Nabla steady | Nabla first call | NumPy | JAX jit | PyTorch | ratio vs faster peer |")
+    print("|---|---|---|---|---|---|---|")
+    for label, name, arrays in _cases(rng):
+        first, steady = time_nabla(name, arrays)
+        peers = time_peers(name, arrays)
+        best = min(peers.values())
+        cells = [f"{peers[k] * 1e3:.2f} ms" if k in peers else "-" for k in ("numpy", "jax", "torch")]
+        print(f"| {label} | {steady * 1e3:.2f} ms | {first * 1e3:.0f} ms | {' | '.join(cells)} | "
+              f"{steady / best:.2f}x |", flush=True)
+    runs = [first_solve_in_fresh_process() for _ in range(3)]
+    solves = ", ".join(f"{r['solve'] * 1e3:.0f} ms" for r in runs)
+    print(f"\nfirst solve in a fresh process (import excluded): {solves}; import {runs[-1]['import'] * 1e3:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()
