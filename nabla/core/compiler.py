@@ -119,3 +119,35 @@ class BackgroundCompiler:
                 pool.close()
             except Exception:
                 pass
+
+
+def start_detached(lock_name: str, module: str, args=(), stale_after: float = 900.0) -> bool:
+    """Start ``python -m <module> LOCK *args`` detached from this process, at nice 19, unless another
+    holds the lock file in the kernel cache (one such process per machine; it removes the lock when
+    done, and a lock older than ``stale_after`` seconds is taken to be a process that died)."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from .disk_cache import kernel_cache_dir
+
+    root = kernel_cache_dir()
+    if root is None:
+        return False
+    lock = root / lock_name
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        if lock.exists() and time.time() - lock.stat().st_mtime > stale_after:
+            lock.unlink(missing_ok=True)
+        os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except OSError:
+        return False  # another process holds it
+    try:
+        subprocess.Popen([sys.executable, "-m", module, str(lock), *map(str, args)], start_new_session=True,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         preexec_fn=lambda: os.nice(19))
+    except OSError:
+        lock.unlink(missing_ok=True)
+        return False
+    return True

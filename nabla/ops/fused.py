@@ -13,9 +13,7 @@ from __future__ import annotations
 import atexit
 import math
 import os
-import subprocess
 import sys
-import time
 from concurrent.futures import Future
 
 import numpy as np
@@ -297,27 +295,10 @@ def _finish_elsewhere(engine) -> None:
     """At exit, a kernel compile still under way would be lost (the worker goes with this process),
     and a short script would start it again next time: hand it to a detached, nice-19 process that
     compiles the four models into the kernel cache. One at a time per machine (a lock file)."""
-    from ..core.disk_cache import kernel_cache_dir
+    from ..core.compiler import start_detached
 
-    if all(e.model is not None or e.compiling is None for e in engine._named.values()):
-        return
-    root = kernel_cache_dir()
-    if root is None:
-        return
-    lock = root / "warming.lock"
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-        if lock.exists() and time.time() - lock.stat().st_mtime > 900:
-            lock.unlink(missing_ok=True)  # a warm that died
-        os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-    except OSError:
-        return  # another process is warming
-    try:
-        subprocess.Popen([sys.executable, "-m", "nabla.ops.fused", str(lock)], start_new_session=True,
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         preexec_fn=lambda: os.nice(19))
-    except OSError:
-        lock.unlink(missing_ok=True)
+    if any(e.model is None and e.compiling is not None for e in engine._named.values()):
+        start_detached("warming.lock", "nabla.ops.fused")
 
 
 if __name__ == "__main__":  # the detached warm: python -m nabla.ops.fused LOCK

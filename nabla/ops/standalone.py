@@ -15,10 +15,8 @@ import atexit
 import hashlib
 import json
 import os
-import subprocess
 import sys
 import tempfile
-import time
 
 from ..core.engine import hashable_params, symbolic_dims
 
@@ -93,28 +91,18 @@ def model(engine, plan_: KernelPlan):
 def _compile_elsewhere() -> None:
     """At exit: compile the models this process wanted in a detached, nice-19 process (one such
     process at a time per machine: a lock file)."""
+    from ..core.compiler import start_detached
     from ..core.disk_cache import kernel_cache_dir
 
     root = kernel_cache_dir()
     if root is None or not _WANTED or os.environ.get("NABLA_COMPILE_AT_EXIT", "1") == "0":
         return
-    lock = root / "standalone.lock"
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-        if lock.exists() and time.time() - lock.stat().st_mtime > 3600:
-            lock.unlink(missing_ok=True)  # a compile that died
-        os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-    except OSError:
-        return  # another process is compiling: the next process to exit asks again
+    root.mkdir(parents=True, exist_ok=True)
     fd, specs = tempfile.mkstemp(prefix="nabla-standalone-", suffix=".json", dir=root)
     with os.fdopen(fd, "w") as f:
         json.dump(list(_WANTED.values()), f)
-    try:
-        subprocess.Popen([sys.executable, "-m", "nabla.ops.standalone", str(lock), specs], start_new_session=True,
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         preexec_fn=lambda: os.nice(19))
-    except OSError:
-        lock.unlink(missing_ok=True)
+    if not start_detached("standalone.lock", "nabla.ops.standalone", [specs], stale_after=3600):
+        os.unlink(specs)  # another process is compiling: the next process to exit asks again
 
 
 def compile_specs(specs: list) -> None:
