@@ -288,9 +288,18 @@ def _complex(*shape):
     return R.uniform(0.5, 1.5, shape) + 1j * R.choice([-1, 1], shape) * R.uniform(0.2, 0.6, shape)
 
 
+_BASE = _complex(3, 3) + 2 * np.eye(3)
+_SPREAD = _complex(3, 3)
+
+
+def _matrix_of(z):
+    return nb.asarray(_BASE) + nb.array_api.expand_dims(z, axis=1) * nb.asarray(_SPREAD)
+
+
 def _complex_cases():
     from nabla.ops import complex_lowerings as C
 
+    rhs = nb.asarray(_complex(3))
     w = _complex(3)
     weigh = lambda out: nb.sum(nb.real(nb.asarray(w) * out))
     cases = {}
@@ -309,6 +318,11 @@ def _complex_cases():
         "getitem": lambda z: weigh(z[::-1] * z[0]),
         "concat_reshape": lambda z: nb.abs(nb.reshape(nb.concat([z, z * z]), (2, 3))).sum(),
         "astype_real_part": lambda z: nb.sum(nb.astype(z, nb.float64) * nb.imag(z)),
+        # linalg: a complex matrix moved by z; solve and det are holomorphic, log|det| is not
+        "linalg_solve": lambda z: weigh(nb.array_api.linalg.solve(_matrix_of(z), rhs)),
+        "linalg_det": lambda z: nb.real(nb.asarray(w[0]) * nb.array_api.linalg.det(_matrix_of(z)))
+        + nb.array_api.linalg.slogdet(_matrix_of(z)).logabsdet,
+        "linalg_inv": lambda z: weigh(nb.array_api.linalg.inv(_matrix_of(z))[0]),
     })
     return cases
 

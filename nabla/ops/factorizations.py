@@ -157,9 +157,12 @@ class SolveOp(KernelOperation):
         return solve(a, db - rhs) if db is not None else -solve(a, rhs)
 
     def vjp_rule(self, primals, cotangent, output):
+        from .view import swap_axes
+
+        # X = A^-1 B is holomorphic: the cotangent maps by the transpose (JAX's convention)
         a, b = primals
-        gb = solve(adjoint(a), cotangent)
-        return [-matmul(gb, adjoint(output)), gb if b._impl.traced else None]
+        gb = solve(swap_axes(a, -1, -2), cotangent)
+        return [-matmul(gb, swap_axes(output, -1, -2)), gb if b._impl.traced else None]
 
 
 solve_op = SolveOp()
@@ -215,22 +218,34 @@ class LuDetOp(KernelOperation):
         return [sign * (trace - astype(real, trace.dtype)), real, det * trace]
 
     def vjp_rule(self, primals, cotangents, outputs):
-        from .view import unsqueeze
+        from .elementwise import UNARY_FUNCTIONS, astype
+        from .view import swap_axes, unsqueeze
 
+        # with T = tr(A^-1 dA): d det = det T (holomorphic), d log|det| = Re T, d sign = sign i Im T;
+        # each pairs with A^-T under JAX's convention <a, b> = Re(sum a b)
         (a,) = primals
-        real_only_vjp(self.name, a)
-        _, g_log, g_det = cotangents
-        det = outputs[2] if outputs[2] is not None else self(a)[2]
-        weight = g_log
+        g_sign, g_log, g_det = cotangents
+        sign, _, det = outputs if all(o is not None for o in outputs) else self(a)
+        weight = None if g_log is None else astype(g_log, a.dtype)
         if g_det is not None:
             weight = g_det * det if weight is None else weight + g_det * det
+        if g_sign is not None and a.dtype.is_complex:
+            turn = UNARY_FUNCTIONS["imag"](g_sign * sign)
+            term = astype(turn, a.dtype) * _imaginary_unit(a)
+            weight = term if weight is None else weight + term
         if weight is None:
             return [None]
-        inv_t = solve(adjoint(a), eye_like(a))  # A^-T
+        inv_t = solve(swap_axes(a, -1, -2), eye_like(a))  # A^-T
         return [unsqueeze(unsqueeze(weight, -1), -1) * inv_t]
 
 
 lu_det_op = LuDetOp()
+
+
+def _imaginary_unit(like: Tensor) -> Tensor:
+    from .creation import full
+
+    return full((), 1j, dtype=like.dtype, device=like.device)
 
 
 # --- Householder QR ---------------------------------------------------------------------------------
