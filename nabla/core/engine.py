@@ -84,6 +84,9 @@ def _float_key(v):
     return ("f", struct.pack("<d", v).hex()) if isinstance(v, float) else v
 
 
+_SPLIT = object()  # _start's answer for a trace whose kernel nodes must run apart
+
+
 def symbolic_dims(shape, sizes: dict) -> tuple:
     """``shape`` with each size above 2 named by its value (equal sizes share a name). Sizes 2
     stay concrete: complex storage's (re, im) pair is one, and lowerings use it as such (and every
@@ -173,6 +176,7 @@ class Engine:
         leaves: list = []
         sigs: list = []
         polymorphic = self.symbolic_dims
+        lone = 0  # nodes of ops that run apart (standalone)
         for out in outputs:
             if id(out.node) in node_ids:
                 continue
@@ -206,6 +210,7 @@ class Engine:
                 order.append(n)
                 op = n.op
                 polymorphic = polymorphic and op.shape_polymorphic
+                lone += op.standalone
                 kw = n.kwargs
                 sigs.append((op, hashable_params(kw) if kw else (), tuple(refs), n.treedef))
 
@@ -220,7 +225,7 @@ class Engine:
             -1 - leaf_ids[id(v)] if v.node is None else (node_ids[id(v.node)] << 16) | v.index for v in outputs
         )
         key = (tuple(sigs), tuple(leaf_sigs), out_refs)
-        return key, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs
+        return key, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs, lone
 
     # --- running -----------------------------------------------------------------
     def run(self, outputs: list, fast_only: bool = False) -> bool:
@@ -228,8 +233,6 @@ class Engine:
 
         ``fast_only``: only if a compiled model or the fused kernel serves them at once; returns
         whether they were computed (otherwise nothing happened but keying)."""
-        if not fast_only and self.fused_enabled and self.first_sight is not None:
-            self._run_standalone_first(outputs)
         done = threading.Event()  # set when this call's in-flight outputs are written back
         claimed: list = []
         results = None
@@ -245,14 +248,17 @@ class Engine:
                         if busy and fast_only:
                             return False
                         job = None if busy else self._start(outputs, compiled_here, fast_only)
+                        split = job is _SPLIT
                         if job is None and not busy:
                             return not fast_only  # computed under the lock by the interpreter
-                        if not busy and not isinstance(job, Future):
+                        if not busy and not split and not isinstance(job, Future):
                             for v in outputs:
                                 self._in_flight[id(v)] = done
                             claimed = outputs
                             break
-                    if busy:  # another thread is computing some of them: wait for it, then look again
+                    if split:  # kernel nodes first, each alone, then the rest (traced again)
+                        self._run_standalone_first(outputs)
+                    elif busy:  # another thread is computing some of them: wait for it, then look again
                         busy[0].wait()
                     else:  # a compile this structure must have: wait for it without the lock
                         t0 = time.perf_counter()
@@ -283,24 +289,19 @@ class Engine:
         nodes: dict[int, object] = {}
         seen: set[int] = set()
         stack = [v for v in outputs if v.node is not None]
-        count = 0
         while stack:
             v = stack.pop()
             n = v.node
             if n is None:
                 continue
-            if getattr(n.op, "standalone", False):
+            if n.op.standalone:
                 vals = found.setdefault(id(n), [])
                 if all(u is not v for u in vals):
                     vals.append(v)
                 nodes[id(n)] = n
-            if id(n) in seen:
-                continue
-            seen.add(id(n))
-            count += 1
-            stack.extend(n.inputs)
-        if not found or (count == 1 and all(v.node is None for n in nodes.values() for v in n.inputs)):
-            return  # none, or the trace is one standalone node on realized operands already
+            if id(n) not in seen:
+                seen.add(id(n))
+                stack.extend(n.inputs)
         for key, n in nodes.items():
             pending = [v for v in n.inputs if v.node is not None]
             if pending:
@@ -313,6 +314,9 @@ class Engine:
         kernel), or a compile's Future to wait for."""
         traced = self._trace(outputs)
         key, leaves = traced[0], traced[2]
+        if traced[7] and len(traced[1]) > 1 and not fast_only and self.fused_enabled \
+                and self.first_sight is not None:
+            return _SPLIT  # a kernel node among others: realize it apart, alone (see run)
         entry = self._cache.get(key)
         if entry is None and fast_only:  # a probe: remembered only if the fused kernel takes it
             entry = _Entry(key)
@@ -374,7 +378,7 @@ class Engine:
         if path is None or not self.fused_enabled or entry.fused is False:
             return None
         if entry.fused is None:
-            _, order, leaves, node_ids, leaf_ids, _, _ = traced
+            _, order, leaves, node_ids, leaf_ids, _, _, _ = traced
             entry.fused = path.plan(order, leaves, outputs, node_ids, leaf_ids) or False
             if entry.fused is False:
                 return None
@@ -559,7 +563,7 @@ class Engine:
             return self._lower(self._trace(outputs), outputs, symbolic)
 
     def _lower(self, traced, outputs, symbolic):
-        _, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs = traced
+        _, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs, _ = traced
         dims = [sig[1] for sig in leaf_sigs] if symbolic else [leaf.shape for leaf in leaves]
         return self._build(order, leaves, outputs, node_ids, leaf_ids, dims, symbolic and polymorphic)
 

@@ -45,6 +45,9 @@ class Operation:
     #: The op's lowering uses no concrete size from its kwargs, so traces made
     #: only of such ops compile with symbolic dims (one model for every size).
     shape_polymorphic: bool = False
+    #: The op runs apart from the rest of a trace, on a model of its own (kernels whose binding in
+    #: MAX's interpreter costs seconds per process: see nabla/ops/standalone.py).
+    standalone: bool = False
     #: The op understands complex operands (stored as paired reals on a hidden trailing axis).
     supports_complex: bool = False
 

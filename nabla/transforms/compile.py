@@ -190,7 +190,7 @@ class CompiledFunction:
         values = [o._impl._values[0] for o in out_tensors]
         arg_of = {id(x._impl._values[0]): k for k, x in enumerate(flat) if isinstance(x, Tensor)}
         with mlir_context(), engine._lock:
-            _, order, leaves, node_ids, leaf_ids, polymorphic, _ = engine._trace(values)
+            _, order, leaves, node_ids, leaf_ids, polymorphic, _, _ = engine._trace(values)
             dims = []
             for leaf in leaves:
                 k = arg_of.get(id(leaf))
