@@ -164,14 +164,12 @@ def meshgrid(*arrays, indexing="xy") -> tuple[Tensor, ...]:
 
 
 def _band(x, k: int, lower: bool) -> Tensor:
+    from ..ops import linalg as _la
+
     x = _tensor(x, "tril" if lower else "triu")
     if x.ndim < 2:
         raise ValueError(f"nabla.{'tril' if lower else 'triu'}: needs at least 2-D, got shape {x.shape}")
-    m, n = x.shape[-2:]
-    rows = _ops.reshape(_ops.arange(m, device=x.device), (m, 1))
-    cols = _ops.reshape(_ops.arange(n, device=x.device), (1, n))
-    keep = _B["less_equal"](cols - rows, k) if lower else _B["greater_equal"](cols - rows, k)
-    return _where(keep, x, _ops.zeros((), dtype=x.dtype, device=x.device))
+    return _la.tril(x, k) if lower else _la.triu(x, k)
 
 
 def tril(x, /, *, k=0) -> Tensor:

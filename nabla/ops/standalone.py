@@ -58,7 +58,7 @@ def plan(order, leaves, outputs, node_ids, leaf_ids):
     if len(order) != 1:
         return None
     node = order[0]
-    if not getattr(node.op, "standalone", False) or node.treedef is not None \
+    if not node.op.standalone or node.treedef is not None \
             or any(not v.device.is_host for v in node.inputs):
         return None
     if any(v.node is not node for v in outputs):
