@@ -21,7 +21,8 @@ from max.graph import ops
 KERNEL_DIR = Path(__file__).with_name("kernels")
 #: package -> the Python files that declare and stage its kernels (part of its digest)
 PACKAGES = {"core": ("custom_kernels.py", "fused.py"),
-            "linalg": ("custom_kernels.py", "factorizations.py", "spectral.py", "standalone.py")}
+            "linalg": ("custom_kernels.py", "factorizations.py", "spectral.py", "standalone.py"),
+            "fft": ("custom_kernels.py", "fourier.py", "standalone.py")}
 _BUILD_LOCK = threading.Lock()
 
 
@@ -137,4 +138,21 @@ def linalg_kernel(name: str, cplx: bool):
         inputs={f"x{i}": template(s) for i, s in enumerate(ins)},
         outputs=[template(s) for s in outs],
         custom_extensions=[kernel_library("linalg")],
+    )
+
+
+@functools.cache
+def fft_kernel():
+    """The FFT kernel (kernels/fft/): rows (b, cols_in) of float32 or float64, the spec [sign,
+    scale] and a (0, cols_out) operand that carries the output width."""
+    from max.experimental import custom
+
+    b, ci, co = custom.Symbols("b", "ci", "co")
+    T = custom.DTypeVar("T")
+    return custom.declare(
+        "nabla_fft",
+        inputs={"x": custom.TemplateType(T, [b, ci]), "spec": custom.TemplateType(DType.float64, [2]),
+                "like": custom.TemplateType(DType.uint8, [co])},
+        outputs=[custom.TemplateType(T, [b, co])],
+        custom_extensions=[kernel_library("fft")],
     )

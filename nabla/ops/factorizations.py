@@ -70,6 +70,7 @@ class KernelOperation(Operation):
     shape_polymorphic = True
     #: alone in a trace on host operands, it runs on a compiled model of its own (ops/standalone.py)
     standalone = True
+    kernel_package = "linalg"
 
     def complex_storage_kwargs(self, kwargs):
         return {**kwargs, "cplx": True}

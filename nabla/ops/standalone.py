@@ -70,7 +70,8 @@ def plan(order, leaves, outputs, node_ids, leaf_ids):
                       [(v.dtype.name, d) for v, d in zip(node.inputs, dims)], picks))
     from .custom_kernels import kernel_digest
 
-    name = f"op-{node.op.name}-{hashlib.sha256(signature.encode()).hexdigest()[:16]}-{kernel_digest('linalg')}"
+    name = f"op-{node.op.name}-{hashlib.sha256(signature.encode()).hexdigest()[:16]}-" \
+           f"{kernel_digest(node.op.kernel_package)}"
     return KernelPlan(name, node, tuple(leaf_ids[id(v)] for v in node.inputs), picks, dims)
 
 
@@ -109,9 +110,9 @@ def compile_specs(specs: list) -> None:
     """Compile standalone models from their specs (the detached process's work)."""
     from ..core import dtypes as _dt
     from ..core.graph import GRAPH
-    from . import factorizations, spectral
+    from . import factorizations, fourier, spectral
 
-    ops = {o.name: o for mod in (factorizations, spectral) for o in vars(mod).values()
+    ops = {o.name: o for mod in (factorizations, fourier, spectral) for o in vars(mod).values()
            if getattr(o, "standalone", False) and not isinstance(o, type)}
     engine = GRAPH.engine
     for spec in specs:

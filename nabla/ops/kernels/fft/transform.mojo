@@ -1,0 +1,355 @@
+# Complex FFT of one row, any length, on split real/imaginary planes.
+#
+# Smooth lengths (factors 2, 3, 5, 7, 11, 13) run the Stockham autosort algorithm, decimation in
+# frequency (Cooley & Tukey 1965; Stockham 1966; Van Loan, "Computational Frameworks for the FFT",
+# 1992, 1.7): each pass reads x[q + s(p + k m)] and writes y[q + s(r p + j)], so the result comes
+# out in natural order with no bit reversal, and the innermost loop (over q) is contiguous, which
+# is what the SIMD path vectorizes once s reaches the vector width. Other lengths use Bluestein's
+# chirp-z algorithm (Bluestein 1970): a circular convolution through power-of-two transforms of
+# length M >= 2n - 1, so a prime length costs about what a power of two near 2n does.
+#
+# Twiddles are computed in float64 (two-level tables: e^(2 pi i k / n) = hi[k / B] lo[k % B], with
+# hi and lo from sin/cos, so the error stays a few ulps) and stored in the data's precision; the
+# chirp's angle comes from k^2 mod 2n in integers. Tables hold cos and sin of +2 pi k / n; the
+# transform's sign is applied where they are read, so one table serves both directions.
+from std.math import cos, sin, sqrt
+from std.sys.info import simd_width_of
+from max.algorithm import parallelize
+
+comptime TAU = 6.283185307179586
+#: a row at least this long is split over cores pass by pass (below it, rows are the unit of work)
+comptime PARALLEL_ROW = 32768
+
+
+@always_inline
+def smooth_radices(n: Int) -> List[Int]:
+    """The Stockham passes for n (4s first, then 2, 3, 5, 7, 11, 13), or an empty list when n has
+    another prime factor (n == 1 too: nothing to do)."""
+    var out = List[Int]()
+    var rest = n
+    while rest % 4 == 0:
+        out.append(4)
+        rest //= 4
+    for r in [2, 3, 5, 7, 11, 13]:
+        while rest % r == 0:
+            out.append(r)
+            rest //= r
+    if rest != 1:
+        return List[Int]()
+    return out^
+
+
+@always_inline
+def is_smooth(n: Int) -> Bool:
+    return n == 1 or len(smooth_radices(n)) > 0
+
+
+def bluestein_length(n: Int) -> Int:
+    var m = 1
+    while m < 2 * n - 1:
+        m *= 2
+    return m
+
+
+def fill_roots[T: DType](cr: UnsafePointer[mut=True, Scalar[T], _], si: UnsafePointer[mut=True, Scalar[T], _],
+                         n: Int, count: Int):
+    """cr[k], si[k] = cos, sin of 2 pi k / n for k < count, computed in float64."""
+    if count <= 0:
+        return
+    var b = Int(sqrt(Float64(count))) + 1
+    var lo = alloc[Float64](2 * b)
+    for j in range(b):
+        var a = TAU * Float64(j) / Float64(n)
+        lo[2 * j] = cos(a)
+        lo[2 * j + 1] = sin(a)
+    var hi_count = (count + b - 1) // b
+    for t in range(hi_count):
+        var a = TAU * Float64((t * b) % n) / Float64(n)
+        var hr = cos(a)
+        var hs = sin(a)
+        var end = min(count, (t + 1) * b)
+        for k in range(t * b, end):
+            var j = k - t * b
+            var lr = lo[2 * j]
+            var ls = lo[2 * j + 1]
+            cr[k] = Scalar[T](hr * lr - hs * ls)
+            si[k] = Scalar[T](hr * ls + hs * lr)
+    lo.free()
+
+
+# --- butterflies --------------------------------------------------------------------------------
+
+@always_inline
+def _twiddle[T: DType, v: Int](mut re: SIMD[T, v], mut im: SIMD[T, v], tr: Scalar[T], ti: Scalar[T]):
+    var r = re * tr - im * ti
+    im = re * ti + im * tr
+    re = r
+
+
+@always_inline
+def _pass_block[T: DType, v: Int](
+    xr: UnsafePointer[Scalar[T], _], xi: UnsafePointer[Scalar[T], _],
+    yr: UnsafePointer[mut=True, Scalar[T], _], yi: UnsafePointer[mut=True, Scalar[T], _],
+    cr: UnsafePointer[Scalar[T], _], si: UnsafePointer[Scalar[T], _],
+    wr: UnsafePointer[Scalar[T], _], wi: UnsafePointer[Scalar[T], _],
+    sign: Scalar[T], r: Int, m: Int, s: Int, stride: Int, p: Int, q: Int,
+):
+    """One radix-r butterfly on v consecutive q's at position p of a pass; wr/wi: the r-th roots."""
+    var i0 = q + s * p
+    var step = s * m
+    var o0 = q + s * r * p
+    var tw = p * stride
+    if r == 4:
+        var a0r = xr.load[width=v](i0)
+        var a0i = xi.load[width=v](i0)
+        var a1r = xr.load[width=v](i0 + step)
+        var a1i = xi.load[width=v](i0 + step)
+        var a2r = xr.load[width=v](i0 + 2 * step)
+        var a2i = xi.load[width=v](i0 + 2 * step)
+        var a3r = xr.load[width=v](i0 + 3 * step)
+        var a3i = xi.load[width=v](i0 + 3 * step)
+        var t0r = a0r + a2r
+        var t0i = a0i + a2i
+        var t1r = a0r - a2r
+        var t1i = a0i - a2i
+        var t2r = a1r + a3r
+        var t2i = a1i + a3i
+        # omega * (a1 - a3), omega = sign * i
+        var t3r = (a3i - a1i) * sign
+        var t3i = (a1r - a3r) * sign
+        yr.store(o0, t0r + t2r)
+        yi.store(o0, t0i + t2i)
+        var b1r = t1r + t3r
+        var b1i = t1i + t3i
+        var b2r = t0r - t2r
+        var b2i = t0i - t2i
+        var b3r = t1r - t3r
+        var b3i = t1i - t3i
+        if p != 0:
+            _twiddle(b1r, b1i, cr[tw], sign * si[tw])
+            _twiddle(b2r, b2i, cr[2 * tw], sign * si[2 * tw])
+            _twiddle(b3r, b3i, cr[3 * tw], sign * si[3 * tw])
+        yr.store(o0 + s, b1r)
+        yi.store(o0 + s, b1i)
+        yr.store(o0 + 2 * s, b2r)
+        yi.store(o0 + 2 * s, b2i)
+        yr.store(o0 + 3 * s, b3r)
+        yi.store(o0 + 3 * s, b3i)
+    elif r == 2:
+        var a0r = xr.load[width=v](i0)
+        var a0i = xi.load[width=v](i0)
+        var a1r = xr.load[width=v](i0 + step)
+        var a1i = xi.load[width=v](i0 + step)
+        yr.store(o0, a0r + a1r)
+        yi.store(o0, a0i + a1i)
+        var b1r = a0r - a1r
+        var b1i = a0i - a1i
+        if p != 0:
+            _twiddle(b1r, b1i, cr[tw], sign * si[tw])
+        yr.store(o0 + s, b1r)
+        yi.store(o0 + s, b1i)
+    elif r == 3:
+        comptime h = 0.8660254037844386
+        var a0r = xr.load[width=v](i0)
+        var a0i = xi.load[width=v](i0)
+        var a1r = xr.load[width=v](i0 + step)
+        var a1i = xi.load[width=v](i0 + step)
+        var a2r = xr.load[width=v](i0 + 2 * step)
+        var a2i = xi.load[width=v](i0 + 2 * step)
+        var tr = a1r + a2r
+        var ti = a1i + a2i
+        var ur = (a1i - a2i) * (sign * Scalar[T](h))  # i * sign * h * (a1 - a2)
+        var ui = (a2r - a1r) * (sign * Scalar[T](h))
+        var mr = a0r - tr * Scalar[T](0.5)
+        var mi = a0i - ti * Scalar[T](0.5)
+        yr.store(o0, a0r + tr)
+        yi.store(o0, a0i + ti)
+        var b1r = mr - ur
+        var b1i = mi - ui
+        var b2r = mr + ur
+        var b2i = mi + ui
+        if p != 0:
+            _twiddle(b1r, b1i, cr[tw], sign * si[tw])
+            _twiddle(b2r, b2i, cr[2 * tw], sign * si[2 * tw])
+        yr.store(o0 + s, b1r)
+        yi.store(o0 + s, b1i)
+        yr.store(o0 + 2 * s, b2r)
+        yi.store(o0 + 2 * s, b2i)
+    else:  # 5, 7, 11, 13: the r-point DFT as sums, O(r^2) per butterfly
+        for j in range(r):
+            var br = SIMD[T, v](0)
+            var bi = SIMD[T, v](0)
+            for k in range(r):
+                var e = (j * k) % r
+                var ar = xr.load[width=v](i0 + k * step)
+                var ai = xi.load[width=v](i0 + k * step)
+                var er = wr[e]
+                var ei = sign * wi[e]
+                br += ar * er - ai * ei
+                bi += ar * ei + ai * er
+            if p != 0 and j != 0:
+                _twiddle(br, bi, cr[j * tw], sign * si[j * tw])
+            yr.store(o0 + j * s, br)
+            yi.store(o0 + j * s, bi)
+
+
+def _pass[T: DType](
+    xr: UnsafePointer[Scalar[T], _], xi: UnsafePointer[Scalar[T], _],
+    yr: UnsafePointer[mut=True, Scalar[T], _], yi: UnsafePointer[mut=True, Scalar[T], _],
+    cr: UnsafePointer[Scalar[T], _], si: UnsafePointer[Scalar[T], _],
+    wr: UnsafePointer[Scalar[T], _], wi: UnsafePointer[Scalar[T], _],
+    sign: Scalar[T], r: Int, m: Int, s: Int, stride: Int, p_lo: Int, p_hi: Int,
+):
+    comptime v = simd_width_of[T]()
+    var whole = s // v * v
+    for p in range(p_lo, p_hi):
+        for q in range(0, whole, v):
+            _pass_block[T, v](xr, xi, yr, yi, cr, si, wr, wi, sign, r, m, s, stride, p, q)
+        for q in range(whole, s):
+            _pass_block[T, 1](xr, xi, yr, yi, cr, si, wr, wi, sign, r, m, s, stride, p, q)
+
+
+def _parallel_pass[T: DType](
+    xr: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin], xi: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin],
+    yr: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin], yi: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin],
+    cr: UnsafePointer[Scalar[T], MutUntrackedOrigin], si: UnsafePointer[Scalar[T], MutUntrackedOrigin],
+    wr: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin], wi: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin],
+    sign: Scalar[T], r: Int, m: Int, s: Int, stride: Int, tasks: Int,
+):
+    # captured by reference (parallelize returns when every task has): a by-value capture of
+    # T-typed values inside a T-generic function crashes Mojo 1.2's compiler
+    def task(t: Int) {xr, xi, yr, yi, cr, si, wr, wi, sign, r, m, s, stride, tasks}:
+        _pass[T](xr, xi, yr, yi, cr, si, wr, wi, sign, r, m, s, stride, m * t // tasks, m * (t + 1) // tasks)
+
+    parallelize(task, tasks)
+
+
+def stockham[T: DType](
+    xr: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin], xi: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin],
+    yr: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin], yi: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin],
+    n: Int, radices: List[Int], cr: UnsafePointer[Scalar[T], MutUntrackedOrigin],
+    si: UnsafePointer[Scalar[T], MutUntrackedOrigin], sign: Scalar[T], tasks: Int,
+):
+    """The length-n transform of (xr, xi), left in (xr, xi); (yr, yi) is scratch. ``cr``/``si`` hold
+    n roots of unity; ``tasks`` > 1 splits each pass over cores."""
+    var small = alloc[Scalar[T]](32)
+    var wr = small
+    var wi = small + 16
+    var a = xr
+    var b = xi
+    var c = yr
+    var d = yi
+    var ln = n
+    var s = 1
+    for idx in range(len(radices)):
+        var r = radices[idx]
+        if r > 4:
+            for e in range(r):
+                var ang = TAU * Float64(e) / Float64(r)
+                wr[e] = Scalar[T](cos(ang))
+                wi[e] = Scalar[T](sin(ang))
+        var m = ln // r
+        var stride = n // ln
+        if tasks > 1 and m >= tasks:
+            _parallel_pass[T](a, b, c, d, cr, si, wr, wi, sign, r, m, s, stride, tasks)
+        else:
+            _pass[T](a, b, c, d, cr, si, wr, wi, sign, r, m, s, stride, 0, m)
+        var t0 = a
+        var t1 = b
+        a = c
+        b = d
+        c = t0
+        d = t1
+        ln = m
+        s *= r
+    if a != xr:
+        for k in range(n):
+            xr[k] = a[k]
+            xi[k] = b[k]
+    small.free()
+
+
+# --- a plan: everything a length needs, computed once per kernel call ------------------------------
+
+def plan_size(n: Int) -> Int:
+    """Scalars a plan for length n holds: roots of n, or (Bluestein) roots of M, the chirp and the
+    kernel's spectrum."""
+    if is_smooth(n):
+        return 2 * n
+    var m = bluestein_length(n)
+    return 2 * m + 2 * n + 2 * m
+
+
+def workspace_size(n: Int) -> Int:
+    """Scratch planes a row transform of length n needs besides its own (re, im) planes."""
+    if is_smooth(n):
+        return 2 * n
+    return 6 * bluestein_length(n)
+
+
+def build_plan[T: DType](plan: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin], n: Int, sign: Scalar[T]):
+    if is_smooth(n):
+        fill_roots[T](plan, plan + n, n, n)
+        return
+    var m = bluestein_length(n)
+    fill_roots[T](plan, plan + m, m, m)
+    var chr = plan + 2 * m
+    var chi = chr + n
+    var spr = chi + n
+    var spi = spr + m
+    for k in range(n):  # chirp e^(sign pi i k^2 / n), the angle from k^2 mod 2n
+        var ang = Float64(TAU / 2.0) * Float64((k * k) % (2 * n)) / Float64(n)
+        chr[k] = Scalar[T](cos(ang))
+        chi[k] = sign * Scalar[T](sin(ang))
+    for k in range(m):
+        spr[k] = 0
+        spi[k] = 0
+    var inv_m = Scalar[T](1.0 / Float64(m))
+    for k in range(n):  # conj(chirp) at k and -k, scaled by 1/M (the inverse transform's factor)
+        spr[k] = chr[k] * inv_m
+        spi[k] = -chi[k] * inv_m
+        if k > 0:
+            spr[m - k] = spr[k]
+            spi[m - k] = spi[k]
+    var scratch = alloc[Scalar[T]](2 * m)
+    stockham[T](spr, spi, scratch, scratch + m, m, smooth_radices(m), plan, plan + m, Scalar[T](-1), 1)
+    scratch.free()
+
+
+def transform[T: DType](
+    xr: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin], xi: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin],
+    ws: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin], n: Int,
+    plan: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin], sign: Scalar[T], tasks: Int,
+):
+    """The length-n DFT with exponent sign ``sign`` of (xr, xi), in place, unnormalized."""
+    if n <= 1:
+        return
+    var radices = smooth_radices(n)
+    if len(radices) > 0:
+        stockham[T](xr, xi, ws, ws + n, n, radices, plan, plan + n, sign, tasks)
+        return
+    var m = bluestein_length(n)
+    var mr = smooth_radices(m)
+    var chr = plan + 2 * m
+    var chi = chr + n
+    var spr = chi + n
+    var spi = spr + m
+    var ar = ws
+    var ai = ws + m
+    var sc = ws + 2 * m
+    for k in range(n):
+        var r = xr[k] * chr[k] - xi[k] * chi[k]
+        ai[k] = xr[k] * chi[k] + xi[k] * chr[k]
+        ar[k] = r
+    for k in range(n, m):
+        ar[k] = 0
+        ai[k] = 0
+    stockham[T](ar, ai, sc, sc + m, m, mr, plan, plan + m, Scalar[T](-1), tasks)
+    for k in range(m):
+        var r = ar[k] * spr[k] - ai[k] * spi[k]
+        ai[k] = ar[k] * spi[k] + ai[k] * spr[k]
+        ar[k] = r
+    stockham[T](ar, ai, sc, sc + m, m, mr, plan, plan + m, Scalar[T](1), tasks)
+    for k in range(n):
+        xr[k] = ar[k] * chr[k] - ai[k] * chi[k]
+        xi[k] = ar[k] * chi[k] + ai[k] * chr[k]
