@@ -36,4 +36,4 @@ def warm_fused_kernels(wait: bool = True) -> bool:
 __version__ = "0.1.0"
 
 from . import array_api  # noqa: E402  (the standard's namespace; also completes the array object)
-from .array_api import linalg  # noqa: E402
+from .array_api import fft, linalg  # noqa: E402

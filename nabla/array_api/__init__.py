@@ -15,7 +15,7 @@ from ._dtypes import can_cast, finfo, iinfo, isdtype, result_type
 from ._functions import *  # noqa: F401,F403,A004  (the standard's names: sum, max, all, ...)
 from ._info import __array_namespace_info__
 from ._elementwise import ELEMENTWISE_FUNCTIONS
-from . import linalg
+from . import fft, linalg
 
 __array_api_version__ = "2025.12"
 
@@ -31,5 +31,5 @@ __all__ = sorted(
     ["__array_api_version__", "__array_namespace_info__", "e", "inf", "nan", "pi", "newaxis",
      "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
      "complex64", "complex128", "can_cast", "finfo", "iinfo", "isdtype", "result_type",
-     *ELEMENTWISE_FUNCTIONS, *[n for n in dir() if not n.startswith("_") and callable(globals()[n])], "linalg"]
+     *ELEMENTWISE_FUNCTIONS, *[n for n in dir() if not n.startswith("_") and callable(globals()[n])], "fft", "linalg"]
 )
