@@ -8,7 +8,6 @@ helpers and the shifts are compositions on MAX ops.
 
 from __future__ import annotations
 
-import math
 import numbers
 
 from .. import ops as _ops
@@ -24,13 +23,13 @@ __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "
 _NORMS = ("backward", "ortho", "forward")
 
 
-def _scale(norm: str, n: int, inverse: bool, op: str) -> float:
-    """The factor a transform of length n carries under ``norm`` (an inverse one mirrors it)."""
+def _scaling(norm: str, inverse: bool, op: str) -> int:
+    """What divides a transform under ``norm`` (an inverse one mirrors it): 0 nothing, 1 sqrt(n), 2 n."""
     if norm not in _NORMS:
         raise ValueError(f"nabla.fft.{op}: norm must be one of {_NORMS}, got {norm!r}")
     if norm == "ortho":
-        return 1.0 / math.sqrt(n)
-    return 1.0 / n if (norm == "backward") == inverse else 1.0
+        return 1
+    return 2 if (norm == "backward") == inverse else 0
 
 
 def _check_n(n, op: str) -> None:
@@ -81,7 +80,7 @@ def _c2c(x: Tensor, n, axis: int, norm: str, inverse: bool, op: str) -> Tensor:
     def run(t):
         m = t.shape[-1] if n is None else n
         _check_n(m, op)
-        return fft_rows(_resize_last(t, m), "c2c", 1 if inverse else -1, _scale(norm, m, inverse, op), m)
+        return fft_rows(_resize_last(t, m), "c2c", 1 if inverse else -1, _scaling(norm, inverse, op), m)
 
     return _along(x, axis, op, run)
 
@@ -90,7 +89,7 @@ def _r2c(x: Tensor, n, axis: int, norm: str, inverse: bool, op: str) -> Tensor:
     def run(t):
         m = t.shape[-1] if n is None else n
         _check_n(m, op)
-        return fft_rows(_resize_last(t, m), "r2c", 1 if inverse else -1, _scale(norm, m, inverse, op), m)
+        return fft_rows(_resize_last(t, m), "r2c", 1 if inverse else -1, _scaling(norm, inverse, op), m)
 
     return _along(x, axis, op, run)
 
@@ -99,7 +98,7 @@ def _c2r(x: Tensor, n, axis: int, norm: str, inverse: bool, op: str) -> Tensor:
     def run(t):
         m = 2 * (t.shape[-1] - 1) if n is None else n
         _check_n(m, op)
-        return fft_rows(_resize_last(t, m // 2 + 1), "c2r", 1 if inverse else -1, _scale(norm, m, inverse, op), m)
+        return fft_rows(_resize_last(t, m // 2 + 1), "c2r", 1 if inverse else -1, _scaling(norm, inverse, op), m)
 
     return _along(x, axis, op, run)
 

@@ -2,8 +2,9 @@
 
 One op, three kinds: ``c2c`` (complex in and out), ``r2c`` (real in, the n // 2 + 1 non-negative
 frequencies out) and ``c2r`` (those frequencies in, n reals out, Hermitian symmetry implied).
-``sign`` is the exponent's sign (-1 forward, +1 inverse) and ``scale`` multiplies the result, so
-the standard's norms, ``hfft`` and ``ihfft`` are the same op with other constants. Other axes,
+``sign`` is the exponent's sign (-1 forward, +1 inverse) and ``scaling`` what divides the result
+(0: nothing, 1: sqrt(n), 2: n, with n the transform's length, so one lowering serves every
+length), so the standard's norms, ``hfft`` and ``ihfft`` are the same op with other constants. Other axes,
 zero-padding and truncation are the callers' (``array_api/fft.py``) moves around it.
 
 The transforms are linear, so the JVP is the op itself and the VJP its transpose (JAX's
@@ -21,10 +22,6 @@ from .base import describe
 KINDS = ("c2c", "r2c", "c2r")
 
 
-def out_length(kind: str, size: int, n: int) -> int:
-    return n // 2 + 1 if kind == "r2c" else (n if kind == "c2r" else size)
-
-
 class FftOp(Operation):
     """The DFT of each row (last axis); complex data is interleaved (re, im) storage."""
 
@@ -37,19 +34,19 @@ class FftOp(Operation):
     def complex_storage_kwargs(self, kwargs):
         return {**kwargs, "cplx": True}
 
-    def abstract_eval(self, x, *, kind, sign, scale, n):
+    def abstract_eval(self, x, *, kind, sign, scaling, n):
         shape = x.cached_shape
         if kind == "r2c":
             if x.dtype.is_complex or not x.dtype.is_floating:
                 raise TypeError(f"nabla.fft: a real transform needs real floating input, got {describe(x)}")
-            return shape[:-1] + (n // 2 + 1,), _dt.complex_dtype(x.dtype), x.batch_dims
+            return shape[:-1] + (shape[-1] // 2 + 1,), _dt.complex_dtype(x.dtype), x.batch_dims
         if not x.dtype.is_complex:
             raise TypeError(f"nabla.fft: expected complex input, got {describe(x)}")
         if kind == "c2r":
             return shape[:-1] + (n,), _dt.real_dtype(x.dtype), x.batch_dims
         return shape, x.dtype, x.batch_dims
 
-    def maxpr(self, x, *, kind, sign, scale, n, cplx=False):
+    def maxpr(self, x, *, kind, sign, scaling, n, cplx=False):
         import functools
         import operator
 
@@ -67,26 +64,27 @@ class FftOp(Operation):
         batch = functools.reduce(operator.mul, lead, Dim(1))
         cols = shape[-2] * 2 if cplx else shape[-1]
         flat = ops.reshape(x, [batch, cols])
-        width = 2 * (n // 2 + 1) if kind == "r2c" else (n if kind == "c2r" else cols)
-        spec = ops.constant(np.array([sign, scale], dtype=np.float64), DType.float64, cpu)
+        width = (cols // 2 + 1) * 2 if kind == "r2c" else (n if kind == "c2r" else cols)
+        spec = ops.constant(np.array([sign, scaling], dtype=np.float64), DType.float64, cpu)
         like = ops.broadcast_to(ops.constant(np.zeros(1, np.uint8), DType.uint8, cpu), [width])
         y = fft_kernel()(flat, spec, like)
         y = y[0] if isinstance(y, (list, tuple)) else y
-        tail = [n] if kind == "c2r" else ([n // 2 + 1, 2] if kind == "r2c" else shape[-2:])
+        tail = [n] if kind == "c2r" else ([cols // 2 + 1, 2] if kind == "r2c" else shape[-2:])
         y = ops.reshape(y, lead + tail)
         return ops.transfer_to(y, device) if device != cpu else y
 
-    def jvp_rule(self, primals, tangents, output, *, kind, sign, scale, n):
-        return self(tangents[0], kind=kind, sign=sign, scale=scale, n=n)
+    def jvp_rule(self, primals, tangents, output, *, kind, sign, scaling, n):
+        return self(tangents[0], kind=kind, sign=sign, scaling=scaling, n=n)
 
-    def vjp_rule(self, primals, cotangent, output, *, kind, sign, scale, n):
+    def vjp_rule(self, primals, cotangent, output, *, kind, sign, scaling, n):
         (x,) = primals
         if kind == "c2c":
-            return [self(cotangent, kind="c2c", sign=sign, scale=scale, n=n)]
+            return [self(cotangent, kind="c2c", sign=sign, scaling=scaling, n=n)]
         if kind == "r2c":  # Re(F^T pad(ct)): c2r counts k and n - k once each, so halve those
-            ct = cotangent * _pair_weights(n, 0.5, cotangent)
-            return [self(ct, kind="c2r", sign=sign, scale=scale, n=n)]
-        g = self(cotangent, kind="r2c", sign=sign, scale=scale, n=n)  # c2r: a pair's value counts twice
+            size = x.shape[-1]
+            ct = cotangent * _pair_weights(size, 0.5, cotangent)
+            return [self(ct, kind="c2r", sign=sign, scaling=scaling, n=size)]
+        g = self(cotangent, kind="r2c", sign=sign, scaling=scaling, n=0)  # c2r: a pair's value counts twice
         return [g * _pair_weights(n, 2.0, g)]
 
 
@@ -103,6 +101,7 @@ def _pair_weights(n: int, w: float, like):
 fft_op = FftOp()
 
 
-def fft_rows(x, kind: str, sign: int, scale: float, n: int):
-    """The transform of each row of ``x`` (last axis, already of the length the kind expects)."""
-    return fft_op(x, kind=kind, sign=float(sign), scale=float(scale), n=int(n))
+def fft_rows(x, kind: str, sign: int, scaling: int, n: int):
+    """The transform of each row of ``x`` (last axis, already of the length the kind expects; ``n``,
+    the real side's length, matters to c2r only)."""
+    return fft_op(x, kind=kind, sign=int(sign), scaling=int(scaling), n=int(n) if kind == "c2r" else 0)

@@ -1,12 +1,13 @@
 # Nabla's FFT kernel: complex-to-complex, real-to-complex and complex-to-real transforms of the
 # rows of a (b, cols) stack, complex values interleaved. The mode is told by the widths: equal in
 # and out is c2c (n = cols / 2), a wider output r2c (n = in cols), a narrower one c2r (n = out
-# cols, the input holding n // 2 + 1 values). `spec` = [sign of the exponent, scale of the result].
+# cols, the input holding n // 2 + 1 values). `spec` = [sign of the exponent, scaling: 0 none,
+# 1 by 1 / sqrt(n), 2 by 1 / n].
 #
 # Real transforms of even n use the half-length trick (a length-n/2 complex transform of the
 # even/odd samples packed as re/im, then one pass that splits them with the n-th roots of unity:
 # Cooley, Lewis & Welch 1970); odd n runs a complex transform of n with zero imaginary parts.
-from std.math import cos, sin
+from std.math import sqrt
 from max.algorithm import parallelize
 from max.gpu.host import DeviceContext
 from extensibility import InputTensor, OutputTensor, register
@@ -149,5 +150,13 @@ struct FFT:
         if batch == 0:
             return
         var sp = spec.unsafe_ptr()
-        _run[T](output.unsafe_ptr(), x.unsafe_ptr(), batch, x.dim_size(1), output.dim_size(1),
-                Scalar[T](sp[0]), Scalar[T](sp[1]))
+        var ci = x.dim_size(1)
+        var co = output.dim_size(1)
+        var n = ci // 2 if ci == co else min(ci, co)  # c2c, or the real side of r2c / c2r
+        var scaling = Int(sp.unsafe_load(1))
+        var scale = 1.0
+        if scaling == 1 and n > 0:
+            scale = 1.0 / sqrt(Float64(n))
+        elif scaling == 2 and n > 0:
+            scale = 1.0 / Float64(n)
+        _run[T](output.unsafe_ptr(), x.unsafe_ptr(), batch, ci, co, Scalar[T](sp.unsafe_load(0)), Scalar[T](scale))
