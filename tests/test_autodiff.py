@@ -9,8 +9,8 @@ import pytest
 import nabla as nb
 from nabla.core.operation import Operation
 from nabla.ops import _physical as P
-from nabla.ops import (creation, elementwise, factorizations, indexing, linalg, multi_output, reduction, sorting,
-                       spectral, view)
+from nabla.ops import (creation, elementwise, factorizations, fourier, indexing, linalg, multi_output, reduction,
+                       sorting, spectral, view)
 
 R = np.random.default_rng(7)
 
@@ -115,6 +115,15 @@ DIFF_CASES.update({
     "eig": (lambda x: nb.real(_la.eigvals(x)), [np.diag([1.0, 2.0, 3.5]) + 0.1 * f64(3, 3)]),
 })
 
+_fft = nb.array_api.fft
+_parts = lambda z: (nb.real(z), nb.imag(z))
+# fft: one op, three kinds (c2c, r2c, c2r), odd and even lengths, each norm
+DIFF_CASES.update({
+    "fft": (lambda x: (*_parts(_fft.fft(x, n=5, norm="ortho")), *_parts(_fft.rfft(x, axis=0)),
+                       _fft.irfft(_fft.ifft(x, axis=0), n=4, axis=0), _fft.hfft(_fft.fft(x), n=5, norm="forward"),
+                       *_parts(_fft.ihfft(x, n=6))), [f64(3, 4)]),
+})
+
 # ops with no derivative: bool results, no inputs, or integer-valued
 NOT_DIFFERENTIABLE = {
     "equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "logical_and", "logical_or",
@@ -132,8 +141,8 @@ def _set(x, key, v):
 
 def all_ops() -> dict[str, Operation]:
     found = {}
-    for mod in (creation, elementwise, factorizations, indexing, linalg, multi_output, reduction, sorting, spectral,
-                view, P):
+    for mod in (creation, elementwise, factorizations, fourier, indexing, linalg, multi_output, reduction, sorting,
+                spectral, view, P):
         for _, obj in inspect.getmembers(mod):
             if isinstance(obj, Operation):
                 found[obj.name] = obj
@@ -323,6 +332,12 @@ def _complex_cases():
         "linalg_det": lambda z: nb.real(nb.asarray(w[0]) * nb.array_api.linalg.det(_matrix_of(z)))
         + nb.array_api.linalg.slogdet(_matrix_of(z)).logabsdet,
         "linalg_inv": lambda z: weigh(nb.array_api.linalg.inv(_matrix_of(z))[0]),
+        # fft: c2c is holomorphic; c2r (irfft, hfft) reads a half spectrum and drops imaginary parts
+        "fft_fft": lambda z: weigh(nb.array_api.fft.fft(z, norm="ortho")),
+        "fft_ifft": lambda z: weigh(nb.array_api.fft.ifft(z * z, n=3)),
+        "fft_irfft_even": lambda z: nb.sum(nb.array_api.fft.irfft(z, n=4) * nb.asarray(np.arange(1.0, 5.0))),
+        "fft_irfft_odd": lambda z: nb.sum(nb.array_api.fft.irfft(z) ** 2 + nb.array_api.fft.irfft(z, n=5)),
+        "fft_hfft": lambda z: nb.sum(nb.array_api.fft.hfft(z, n=5, norm="ortho") * nb.asarray(np.arange(5.0))),
     })
     return cases
 
