@@ -336,7 +336,7 @@ def _complex_cases():
         "fft_fft": lambda z: weigh(nb.array_api.fft.fft(z, norm="ortho")),
         "fft_ifft": lambda z: weigh(nb.array_api.fft.ifft(z * z, n=3)),
         "fft_irfft_even": lambda z: nb.sum(nb.array_api.fft.irfft(z, n=4) * nb.asarray(np.arange(1.0, 5.0))),
-        "fft_irfft_odd": lambda z: nb.sum(nb.array_api.fft.irfft(z) ** 2 + nb.array_api.fft.irfft(z, n=5)),
+        "fft_irfft_odd": lambda z: nb.sum(nb.array_api.fft.irfft(z, n=5) ** 2 + nb.array_api.fft.irfft(z, n=5)),
         "fft_hfft": lambda z: nb.sum(nb.array_api.fft.hfft(z, n=5, norm="ortho") * nb.asarray(np.arange(5.0))),
     })
     return cases
