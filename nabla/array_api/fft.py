@@ -1,8 +1,8 @@
 """``fft``: the standard's Fourier transform extension (2025.12) on Nabla's FFT kernel.
 
-Every transform is one or more 1-D transforms along the last axis (``nabla/ops/fourier.py``): the
-transformed axis is moved last and back, truncated or zero-padded to ``n`` first. An n-dimensional
-transform is the composition of 1-D ones, the norm's factor split over the axes. The frequency
+Every transform is one or more 1-D transforms along an axis (``nabla/ops/fourier.py``), the axis
+truncated or zero-padded to ``n`` first. An n-dimensional transform is the composition of 1-D
+ones, the norm's factor split over the axes. The frequency
 helpers and the shifts are compositions on MAX ops.
 """
 
@@ -15,7 +15,7 @@ from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops.base import describe, normalize_axis
 from ..ops.elementwise import astype as _astype
-from ..ops.fourier import fft_rows
+from ..ops.fourier import fft_along
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft", "fftfreq",
            "rfftfreq", "fftshift", "ifftshift"]
@@ -53,54 +53,41 @@ def _input(x, op: str, real: bool = False) -> Tensor:
     return _astype(x, _dt.complex_dtype(dt) if dt.is_floating else _dt.complex128)
 
 
-def _resize_last(x: Tensor, n: int) -> Tensor:
-    """Truncate or zero-pad the last axis to n."""
-    size = x.shape[-1]
+def _resize(x: Tensor, axis: int, n: int) -> Tensor:
+    """Truncate or zero-pad ``axis`` to n."""
+    size = x.shape[axis]
     if size == n:
         return x
     if size > n:
-        return x[..., :n]
-    pad = _ops.zeros(x.shape[:-1] + (n - size,), dtype=x.dtype, device=x.device)
-    return _ops.concat([x, pad], axis=-1)
+        return x[(slice(None),) * axis + (slice(0, n),)]
+    shape = list(x.shape)
+    shape[axis] = n - size
+    return _ops.concat([x, _ops.zeros(tuple(shape), dtype=x.dtype, device=x.device)], axis=axis)
 
 
-def _along(x: Tensor, axis: int, op: str, fn):
-    """Apply ``fn`` (a last-axis transform) along ``axis``."""
+def _transform(x: Tensor, n, axis: int, norm: str, kind: str, inverse: bool, op: str) -> Tensor:
+    """One 1-D transform along ``axis``; ``n`` is the real side's length (c2r: of the result)."""
     if x.ndim == 0:
         raise ValueError(f"nabla.fft.{op}: expected at least one axis, got {describe(x._impl)}")
     axis = normalize_axis(axis, x.ndim, f"fft.{op}")
-    last = x.ndim - 1
-    if axis != last:
-        x = _ops.moveaxis(x, axis, last)
-    y = fn(x)
-    return _ops.moveaxis(y, last, axis) if axis != last else y
+    size = x.shape[axis]
+    if n is None:
+        n = 2 * (size - 1) if kind == "c2r" else size
+    _check_n(n, op)
+    x = _resize(x, axis, n // 2 + 1 if kind == "c2r" else n)
+    return fft_along(x, axis, kind, 1 if inverse else -1, _scaling(norm, inverse, op), n)
 
 
-def _c2c(x: Tensor, n, axis: int, norm: str, inverse: bool, op: str) -> Tensor:
-    def run(t):
-        m = t.shape[-1] if n is None else n
-        _check_n(m, op)
-        return fft_rows(_resize_last(t, m), "c2c", 1 if inverse else -1, _scaling(norm, inverse, op), m)
-
-    return _along(x, axis, op, run)
+def _c2c(x, n, axis, norm, inverse, op):
+    return _transform(x, n, axis, norm, "c2c", inverse, op)
 
 
-def _r2c(x: Tensor, n, axis: int, norm: str, inverse: bool, op: str) -> Tensor:
-    def run(t):
-        m = t.shape[-1] if n is None else n
-        _check_n(m, op)
-        return fft_rows(_resize_last(t, m), "r2c", 1 if inverse else -1, _scaling(norm, inverse, op), m)
-
-    return _along(x, axis, op, run)
+def _r2c(x, n, axis, norm, inverse, op):
+    return _transform(x, n, axis, norm, "r2c", inverse, op)
 
 
-def _c2r(x: Tensor, n, axis: int, norm: str, inverse: bool, op: str) -> Tensor:
-    def run(t):
-        m = 2 * (t.shape[-1] - 1) if n is None else n
-        _check_n(m, op)
-        return fft_rows(_resize_last(t, m // 2 + 1), "c2r", 1 if inverse else -1, _scaling(norm, inverse, op), m)
-
-    return _along(x, axis, op, run)
+def _c2r(x, n, axis, norm, inverse, op):
+    return _transform(x, n, axis, norm, "c2r", inverse, op)
 
 
 def fft(x, /, *, n=None, axis=-1, norm="backward") -> Tensor:

@@ -198,14 +198,14 @@ def _pass[T: DType](
     yr: UnsafePointer[mut=True, Scalar[T], _], yi: UnsafePointer[mut=True, Scalar[T], _],
     cr: UnsafePointer[Scalar[T], _], si: UnsafePointer[Scalar[T], _],
     wr: UnsafePointer[Scalar[T], _], wi: UnsafePointer[Scalar[T], _],
-    sign: Scalar[T], r: Int, m: Int, s: Int, stride: Int, p_lo: Int, p_hi: Int,
+    sign: Scalar[T], r: Int, m: Int, s: Int, stride: Int, p_lo: Int, p_hi: Int, q_lo: Int, q_hi: Int,
 ):
     comptime v = simd_width_of[T]()
-    var whole = s // v * v
+    var whole = q_lo + (q_hi - q_lo) // v * v
     for p in range(p_lo, p_hi):
-        for q in range(0, whole, v):
+        for q in range(q_lo, whole, v):
             _pass_block[T, v](xr, xi, yr, yi, cr, si, wr, wi, sign, r, m, s, stride, p, q)
-        for q in range(whole, s):
+        for q in range(whole, q_hi):
             _pass_block[T, 1](xr, xi, yr, yi, cr, si, wr, wi, sign, r, m, s, stride, p, q)
 
 
@@ -218,8 +218,17 @@ def _parallel_pass[T: DType](
 ):
     # captured by reference (parallelize returns when every task has): a by-value capture of
     # T-typed values inside a T-generic function crashes Mojo 1.2's compiler
-    def task(t: Int) {xr, xi, yr, yi, cr, si, wr, wi, sign, r, m, s, stride, tasks}:
-        _pass[T](xr, xi, yr, yi, cr, si, wr, wi, sign, r, m, s, stride, m * t // tasks, m * (t + 1) // tasks)
+    comptime v = simd_width_of[T]()
+    var by_p = m >= tasks
+    var chunks = (s + v - 1) // v  # split q in whole vectors when there are fewer p's than tasks
+
+    def task(t: Int) {xr, xi, yr, yi, cr, si, wr, wi, sign, r, m, s, stride, tasks, by_p, chunks}:
+        if by_p:
+            _pass[T](xr, xi, yr, yi, cr, si, wr, wi, sign, r, m, s, stride, m * t // tasks, m * (t + 1) // tasks, 0, s)
+        else:
+            var lo = min(s, chunks * t // tasks * v)
+            var hi = min(s, chunks * (t + 1) // tasks * v)
+            _pass[T](xr, xi, yr, yi, cr, si, wr, wi, sign, r, m, s, stride, 0, m, lo, hi)
 
     parallelize(task, tasks)
 
@@ -227,11 +236,13 @@ def _parallel_pass[T: DType](
 def stockham[T: DType](
     xr: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin], xi: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin],
     yr: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin], yi: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin],
-    n: Int, radices: List[Int], cr: UnsafePointer[Scalar[T], MutUntrackedOrigin],
+    n: Int, lanes: Int, radices: List[Int], cr: UnsafePointer[Scalar[T], MutUntrackedOrigin],
     si: UnsafePointer[Scalar[T], MutUntrackedOrigin], sign: Scalar[T], tasks: Int,
 ):
-    """The length-n transform of (xr, xi), left in (xr, xi); (yr, yi) is scratch. ``cr``/``si`` hold
-    n roots of unity; ``tasks`` > 1 splits each pass over cores."""
+    """The length-n transforms of ``lanes`` interleaved sequences (element k of sequence l at
+    k * lanes + l), left in (xr, xi); (yr, yi) is scratch. Interleaving is Stockham's stride s
+    started at ``lanes`` instead of 1, so every pass runs on whole vectors once lanes reaches the
+    SIMD width. ``cr``/``si`` hold n roots of unity; ``tasks`` > 1 splits each pass over cores."""
     var small = alloc[Scalar[T]](32)
     var wr = small
     var wi = small + 16
@@ -240,7 +251,7 @@ def stockham[T: DType](
     var c = yr
     var d = yi
     var ln = n
-    var s = 1
+    var s = lanes
     for idx in range(len(radices)):
         var r = radices[idx]
         if r > 4:
@@ -250,10 +261,10 @@ def stockham[T: DType](
                 wi[e] = Scalar[T](sin(ang))
         var m = ln // r
         var stride = n // ln
-        if tasks > 1 and m >= tasks:
+        if tasks > 1:
             _parallel_pass[T](a, b, c, d, cr, si, wr, wi, sign, r, m, s, stride, tasks)
         else:
-            _pass[T](a, b, c, d, cr, si, wr, wi, sign, r, m, s, stride, 0, m)
+            _pass[T](a, b, c, d, cr, si, wr, wi, sign, r, m, s, stride, 0, m, 0, s)
         var t0 = a
         var t1 = b
         a = c
@@ -263,7 +274,7 @@ def stockham[T: DType](
         ln = m
         s *= r
     if a != xr:
-        for k in range(n):
+        for k in range(n * lanes):
             xr[k] = a[k]
             xi[k] = b[k]
     small.free()
@@ -312,21 +323,22 @@ def build_plan[T: DType](plan: UnsafePointer[mut=True, Scalar[T], MutUntrackedOr
             spr[m - k] = spr[k]
             spi[m - k] = spi[k]
     var scratch = alloc[Scalar[T]](2 * m)
-    stockham[T](spr, spi, scratch, scratch + m, m, smooth_radices(m), plan, plan + m, Scalar[T](-1), 1)
+    stockham[T](spr, spi, scratch, scratch + m, m, 1, smooth_radices(m), plan, plan + m, Scalar[T](-1), 1)
     scratch.free()
 
 
 def transform[T: DType](
     xr: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin], xi: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin],
-    ws: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin], n: Int,
+    ws: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin], n: Int, lanes: Int,
     plan: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin], sign: Scalar[T], tasks: Int,
 ):
-    """The length-n DFT with exponent sign ``sign`` of (xr, xi), in place, unnormalized."""
+    """The length-n DFTs (exponent sign ``sign``, unnormalized) of ``lanes`` interleaved sequences
+    in (xr, xi), in place; ``ws`` holds workspace_size(n) * lanes scalars."""
     if n <= 1:
         return
     var radices = smooth_radices(n)
     if len(radices) > 0:
-        stockham[T](xr, xi, ws, ws + n, n, radices, plan, plan + n, sign, tasks)
+        stockham[T](xr, xi, ws, ws + n * lanes, n, lanes, radices, plan, plan + n, sign, tasks)
         return
     var m = bluestein_length(n)
     var mr = smooth_radices(m)
@@ -334,22 +346,34 @@ def transform[T: DType](
     var chi = chr + n
     var spr = chi + n
     var spi = spr + m
+    var L = lanes
     var ar = ws
-    var ai = ws + m
-    var sc = ws + 2 * m
+    var ai = ws + m * L
+    var sc = ws + 2 * m * L
     for k in range(n):
-        var r = xr[k] * chr[k] - xi[k] * chi[k]
-        ai[k] = xr[k] * chi[k] + xi[k] * chr[k]
-        ar[k] = r
-    for k in range(n, m):
-        ar[k] = 0
-        ai[k] = 0
-    stockham[T](ar, ai, sc, sc + m, m, mr, plan, plan + m, Scalar[T](-1), tasks)
+        var cr = chr[k]
+        var ci = chi[k]
+        for l in range(L):
+            var i = k * L + l
+            ar[i] = xr[i] * cr - xi[i] * ci
+            ai[i] = xr[i] * ci + xi[i] * cr
+    for i in range(n * L, m * L):
+        ar[i] = 0
+        ai[i] = 0
+    stockham[T](ar, ai, sc, sc + m * L, m, L, mr, plan, plan + m, Scalar[T](-1), tasks)
     for k in range(m):
-        var r = ar[k] * spr[k] - ai[k] * spi[k]
-        ai[k] = ar[k] * spi[k] + ai[k] * spr[k]
-        ar[k] = r
-    stockham[T](ar, ai, sc, sc + m, m, mr, plan, plan + m, Scalar[T](1), tasks)
+        var br = spr[k]
+        var bi = spi[k]
+        for l in range(L):
+            var i = k * L + l
+            var r = ar[i] * br - ai[i] * bi
+            ai[i] = ar[i] * bi + ai[i] * br
+            ar[i] = r
+    stockham[T](ar, ai, sc, sc + m * L, m, L, mr, plan, plan + m, Scalar[T](1), tasks)
     for k in range(n):
-        xr[k] = ar[k] * chr[k] - ai[k] * chi[k]
-        xi[k] = ar[k] * chi[k] + ai[k] * chr[k]
+        var cr = chr[k]
+        var ci = chi[k]
+        for l in range(L):
+            var i = k * L + l
+            xr[i] = ar[i] * cr - ai[i] * ci
+            xi[i] = ar[i] * ci + ai[i] * cr
