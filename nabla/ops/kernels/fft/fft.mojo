@@ -170,8 +170,12 @@ def _run[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], src: UnsafePointe
             var first = blk * group
             var L = min(group, batch - first) if K == 1 else lanes
             _load[T](src + first * item_in, ls_in, cols_in, L, xr, xi, mode, n, ln, cn, sn, sign)
-            transform[T](xr, xi, ws + 2 * ln * lanes, ln, L, plan, sign, inner)
-            _store[T](dst + first * item_out, ls_out, cols_out, L, xr, xi, mode, n, ln, cn, sn, sign, scale)
+            var scratch = ws + 2 * ln * lanes
+            if transform[T](xr, xi, scratch, ln, L, plan, sign, inner):  # the result is in the scratch planes
+                _store[T](dst + first * item_out, ls_out, cols_out, L, scratch, scratch + ln * L, mode, n, ln,
+                          cn, sn, sign, scale)
+            else:
+                _store[T](dst + first * item_out, ls_out, cols_out, L, xr, xi, mode, n, ln, cn, sn, sign, scale)
         ws.free()
 
     if tasks <= 1:

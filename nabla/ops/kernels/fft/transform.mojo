@@ -23,10 +23,13 @@ comptime PARALLEL_ROW = 32768
 
 @always_inline
 def smooth_radices(n: Int) -> List[Int]:
-    """The Stockham passes for n (4s first, then 2, 3, 5, 7, 11, 13), or an empty list when n has
-    another prime factor (n == 1 too: nothing to do)."""
+    """The Stockham passes for n (8s first, then 4, 2, 3, 5, 7, 11, 13: fewer passes over memory),
+    or an empty list when n has another prime factor (n == 1 too: nothing to do)."""
     var out = List[Int]()
     var rest = n
+    while rest % 8 == 0:
+        out.append(8)
+        rest //= 8
     while rest % 4 == 0:
         out.append(4)
         rest //= 4
@@ -45,10 +48,18 @@ def is_smooth(n: Int) -> Bool:
 
 
 def bluestein_length(n: Int) -> Int:
-    var m = 1
-    while m < 2 * n - 1:
-        m *= 2
-    return m
+    """The smallest 2^a 3^b >= 2n - 1: the convolution's length (radix 8, 4, 2 and 3 passes only)."""
+    var best = 1
+    while best < 2 * n - 1:
+        best *= 2
+    var p3 = 1
+    while p3 < 2 * n - 1:
+        var m = p3
+        while m < 2 * n - 1:
+            m *= 2
+        best = min(best, m)
+        p3 *= 3
+    return best
 
 
 def fill_roots[T: DType](cr: UnsafePointer[mut=True, Scalar[T], _], si: UnsafePointer[mut=True, Scalar[T], _],
@@ -87,6 +98,100 @@ def _twiddle[T: DType, v: Int](mut re: SIMD[T, v], mut im: SIMD[T, v], tr: Scala
 
 
 @always_inline
+def _dft4[T: DType, v: Int](
+    xr: UnsafePointer[Scalar[T], _], xi: UnsafePointer[Scalar[T], _], i0: Int, step: Int, sign: Scalar[T],
+    mut b0r: SIMD[T, v], mut b0i: SIMD[T, v], mut b1r: SIMD[T, v], mut b1i: SIMD[T, v],
+    mut b2r: SIMD[T, v], mut b2i: SIMD[T, v], mut b3r: SIMD[T, v], mut b3i: SIMD[T, v],
+):
+    """The 4-point DFT (omega = sign * i) of x[i0], x[i0 + step], x[i0 + 2 step], x[i0 + 3 step]."""
+    var a0r = xr.load[width=v](i0)
+    var a0i = xi.load[width=v](i0)
+    var a1r = xr.load[width=v](i0 + step)
+    var a1i = xi.load[width=v](i0 + step)
+    var a2r = xr.load[width=v](i0 + 2 * step)
+    var a2i = xi.load[width=v](i0 + 2 * step)
+    var a3r = xr.load[width=v](i0 + 3 * step)
+    var a3i = xi.load[width=v](i0 + 3 * step)
+    var t0r = a0r + a2r
+    var t0i = a0i + a2i
+    var t1r = a0r - a2r
+    var t1i = a0i - a2i
+    var t2r = a1r + a3r
+    var t2i = a1i + a3i
+    var t3r = (a3i - a1i) * sign
+    var t3i = (a1r - a3r) * sign
+    b0r = t0r + t2r
+    b0i = t0i + t2i
+    b1r = t1r + t3r
+    b1i = t1i + t3i
+    b2r = t0r - t2r
+    b2i = t0i - t2i
+    b3r = t1r - t3r
+    b3i = t1i - t3i
+
+
+@always_inline
+def _put[T: DType, v: Int](
+    yr: UnsafePointer[mut=True, Scalar[T], _], yi: UnsafePointer[mut=True, Scalar[T], _],
+    cr: UnsafePointer[Scalar[T], _], si: UnsafePointer[Scalar[T], _], sign: Scalar[T],
+    at: Int, j: Int, tw: Int, p: Int, re: SIMD[T, v], im: SIMD[T, v],
+):
+    """Output j of a butterfly, times its twiddle w^(p j)."""
+    var vr = re
+    var vi = im
+    if p != 0 and j != 0:
+        _twiddle(vr, vi, cr[j * tw], sign * si[j * tw])
+    yr.store(at, vr)
+    yi.store(at, vi)
+
+
+@always_inline
+def _radix8[T: DType, v: Int](
+    xr: UnsafePointer[Scalar[T], _], xi: UnsafePointer[Scalar[T], _],
+    yr: UnsafePointer[mut=True, Scalar[T], _], yi: UnsafePointer[mut=True, Scalar[T], _],
+    cr: UnsafePointer[Scalar[T], _], si: UnsafePointer[Scalar[T], _],
+    sign: Scalar[T], i0: Int, step: Int, o0: Int, s: Int, tw: Int, p: Int,
+):
+    """An 8-point butterfly: 4-point DFTs of the even and odd inputs joined by the 8th roots."""
+    comptime c = 0.7071067811865476
+    var z = SIMD[T, v](0)
+    var e0r = z
+    var e0i = z
+    var e1r = z
+    var e1i = z
+    var e2r = z
+    var e2i = z
+    var e3r = z
+    var e3i = z
+    var o0r = z
+    var o0i = z
+    var o1r = z
+    var o1i = z
+    var o2r = z
+    var o2i = z
+    var o3r = z
+    var o3i = z
+    _dft4[T, v](xr, xi, i0, 2 * step, sign, e0r, e0i, e1r, e1i, e2r, e2i, e3r, e3i)
+    _dft4[T, v](xr, xi, i0 + step, 2 * step, sign, o0r, o0i, o1r, o1i, o2r, o2i, o3r, o3i)
+    var h = Scalar[T](c)
+    # omega8^j O_j, omega8 = (1 + sign i) / sqrt 2
+    var w1r = (o1r - sign * o1i) * h
+    var w1i = (sign * o1r + o1i) * h
+    var w2r = -sign * o2i
+    var w2i = sign * o2r
+    var w3r = (-o3r - sign * o3i) * h
+    var w3i = (sign * o3r - o3i) * h
+    _put[T, v](yr, yi, cr, si, sign, o0, 0, tw, p, e0r + o0r, e0i + o0i)
+    _put[T, v](yr, yi, cr, si, sign, o0 + s, 1, tw, p, e1r + w1r, e1i + w1i)
+    _put[T, v](yr, yi, cr, si, sign, o0 + 2 * s, 2, tw, p, e2r + w2r, e2i + w2i)
+    _put[T, v](yr, yi, cr, si, sign, o0 + 3 * s, 3, tw, p, e3r + w3r, e3i + w3i)
+    _put[T, v](yr, yi, cr, si, sign, o0 + 4 * s, 4, tw, p, e0r - o0r, e0i - o0i)
+    _put[T, v](yr, yi, cr, si, sign, o0 + 5 * s, 5, tw, p, e1r - w1r, e1i - w1i)
+    _put[T, v](yr, yi, cr, si, sign, o0 + 6 * s, 6, tw, p, e2r - w2r, e2i - w2i)
+    _put[T, v](yr, yi, cr, si, sign, o0 + 7 * s, 7, tw, p, e3r - w3r, e3i - w3i)
+
+
+@always_inline
 def _pass_block[T: DType, v: Int](
     xr: UnsafePointer[Scalar[T], _], xi: UnsafePointer[Scalar[T], _],
     yr: UnsafePointer[mut=True, Scalar[T], _], yi: UnsafePointer[mut=True, Scalar[T], _],
@@ -99,7 +204,9 @@ def _pass_block[T: DType, v: Int](
     var step = s * m
     var o0 = q + s * r * p
     var tw = p * stride
-    if r == 4:
+    if r == 8:
+        _radix8[T, v](xr, xi, yr, yi, cr, si, sign, i0, step, o0, s, tw, p)
+    elif r == 4:
         var a0r = xr.load[width=v](i0)
         var a0i = xi.load[width=v](i0)
         var a1r = xr.load[width=v](i0 + step)
@@ -238,9 +345,10 @@ def stockham[T: DType](
     yr: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin], yi: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin],
     n: Int, lanes: Int, radices: List[Int], cr: UnsafePointer[Scalar[T], MutUntrackedOrigin],
     si: UnsafePointer[Scalar[T], MutUntrackedOrigin], sign: Scalar[T], tasks: Int,
-):
+) -> Bool:
     """The length-n transforms of ``lanes`` interleaved sequences (element k of sequence l at
-    k * lanes + l), left in (xr, xi); (yr, yi) is scratch. Interleaving is Stockham's stride s
+    k * lanes + l), left in (xr, xi), or in (yr, yi) when this returns True (an odd number of
+    passes: no copy back). Interleaving is Stockham's stride s
     started at ``lanes`` instead of 1, so every pass runs on whole vectors once lanes reaches the
     SIMD width. ``cr``/``si`` hold n roots of unity; ``tasks`` > 1 splits each pass over cores."""
     var small = alloc[Scalar[T]](32)
@@ -273,11 +381,8 @@ def stockham[T: DType](
         d = t1
         ln = m
         s *= r
-    if a != xr:
-        for k in range(n * lanes):
-            xr[k] = a[k]
-            xi[k] = b[k]
     small.free()
+    return a != xr
 
 
 # --- a plan: everything a length needs, computed once per kernel call ------------------------------
@@ -295,7 +400,7 @@ def workspace_size(n: Int) -> Int:
     """Scratch planes a row transform of length n needs besides its own (re, im) planes."""
     if is_smooth(n):
         return 2 * n
-    return 6 * bluestein_length(n)
+    return 4 * bluestein_length(n)
 
 
 def build_plan[T: DType](plan: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin], n: Int, sign: Scalar[T]):
@@ -323,7 +428,10 @@ def build_plan[T: DType](plan: UnsafePointer[mut=True, Scalar[T], MutUntrackedOr
             spr[m - k] = spr[k]
             spi[m - k] = spi[k]
     var scratch = alloc[Scalar[T]](2 * m)
-    stockham[T](spr, spi, scratch, scratch + m, m, 1, smooth_radices(m), plan, plan + m, Scalar[T](-1), 1)
+    if stockham[T](spr, spi, scratch, scratch + m, m, 1, smooth_radices(m), plan, plan + m, Scalar[T](-1), 1):
+        for k in range(m):
+            spr[k] = scratch[k]
+            spi[k] = scratch[m + k]
     scratch.free()
 
 
@@ -331,15 +439,15 @@ def transform[T: DType](
     xr: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin], xi: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin],
     ws: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin], n: Int, lanes: Int,
     plan: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin], sign: Scalar[T], tasks: Int,
-):
+) -> Bool:
     """The length-n DFTs (exponent sign ``sign``, unnormalized) of ``lanes`` interleaved sequences
-    in (xr, xi), in place; ``ws`` holds workspace_size(n) * lanes scalars."""
+    in (xr, xi): left there, or (True) in ws's first two planes of n * lanes. ``ws`` holds
+    workspace_size(n) * lanes scalars."""
     if n <= 1:
-        return
+        return False
     var radices = smooth_radices(n)
     if len(radices) > 0:
-        stockham[T](xr, xi, ws, ws + n * lanes, n, lanes, radices, plan, plan + n, sign, tasks)
-        return
+        return stockham[T](xr, xi, ws, ws + n * lanes, n, lanes, radices, plan, plan + n, sign, tasks)
     var m = bluestein_length(n)
     var mr = smooth_radices(m)
     var chr = plan + 2 * m
@@ -349,7 +457,8 @@ def transform[T: DType](
     var L = lanes
     var ar = ws
     var ai = ws + m * L
-    var sc = ws + 2 * m * L
+    var br = ws + 2 * m * L
+    var bi = ws + 3 * m * L
     for k in range(n):
         var cr = chr[k]
         var ci = chi[k]
@@ -360,16 +469,20 @@ def transform[T: DType](
     for i in range(n * L, m * L):
         ar[i] = 0
         ai[i] = 0
-    stockham[T](ar, ai, sc, sc + m * L, m, L, mr, plan, plan + m, Scalar[T](-1), tasks)
-    for k in range(m):
-        var br = spr[k]
-        var bi = spi[k]
+    if stockham[T](ar, ai, br, bi, m, L, mr, plan, plan + m, Scalar[T](-1), tasks):
+        swap(ar, br)
+        swap(ai, bi)
+    for k in range(m):  # times the chirp's spectrum
+        var sr = spr[k]
+        var sj = spi[k]
         for l in range(L):
             var i = k * L + l
-            var r = ar[i] * br - ai[i] * bi
-            ai[i] = ar[i] * bi + ai[i] * br
+            var r = ar[i] * sr - ai[i] * sj
+            ai[i] = ar[i] * sj + ai[i] * sr
             ar[i] = r
-    stockham[T](ar, ai, sc, sc + m * L, m, L, mr, plan, plan + m, Scalar[T](1), tasks)
+    if stockham[T](ar, ai, br, bi, m, L, mr, plan, plan + m, Scalar[T](1), tasks):
+        swap(ar, br)
+        swap(ai, bi)
     for k in range(n):
         var cr = chr[k]
         var ci = chi[k]
@@ -377,3 +490,4 @@ def transform[T: DType](
             var i = k * L + l
             xr[i] = ar[i] * cr - ai[i] * ci
             xi[i] = ar[i] * ci + ai[i] * cr
+    return False
