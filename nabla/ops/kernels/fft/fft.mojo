@@ -23,6 +23,33 @@ comptime R2C = 1
 comptime C2R = 2
 
 
+@always_inline
+def _split_run[T: DType](src: UnsafePointer[Scalar[T], _], xr: UnsafePointer[mut=True, Scalar[T], _],
+                         xi: UnsafePointer[mut=True, Scalar[T], _], count: Int):
+    """count interleaved (re, im) pairs into two planes, a vector at a time."""
+    comptime w = simd_width_of[T]()
+    var whole = count // w * w
+    for k in range(0, whole, w):
+        var pair = src.load[width=2 * w](2 * k).deinterleave()
+        xr.store(k, pair[0])
+        xi.store(k, pair[1])
+    for k in range(whole, count):
+        xr[k] = src[2 * k]
+        xi[k] = src[2 * k + 1]
+
+
+@always_inline
+def _join_run[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], xr: UnsafePointer[Scalar[T], _],
+                        xi: UnsafePointer[Scalar[T], _], count: Int, scale: Scalar[T]):
+    comptime w = simd_width_of[T]()
+    var whole = count // w * w
+    for k in range(0, whole, w):
+        dst.store(2 * k, (xr.load[width=w](k) * scale).interleave(xi.load[width=w](k) * scale))
+    for k in range(whole, count):
+        dst[2 * k] = xr[k] * scale
+        dst[2 * k + 1] = xi[k] * scale
+
+
 def _load[T: DType](src: UnsafePointer[Scalar[T], _], ls: Int, es: Int, lanes: Int,
                     xr: UnsafePointer[mut=True, Scalar[T], _], xi: UnsafePointer[mut=True, Scalar[T], _],
                     mode: Int, n: Int, ln: Int, cn: UnsafePointer[Scalar[T], _], sn: UnsafePointer[Scalar[T], _],
@@ -30,7 +57,12 @@ def _load[T: DType](src: UnsafePointer[Scalar[T], _], ls: Int, es: Int, lanes: I
     """One block into the (xr, xi) planes of the length-ln complex transforms: value k of lane l
     is read at src + l * ls + k * es, and goes to k * lanes + l."""
     var L = lanes
-    if mode == C2C:
+    if (mode == C2C and L == 1 and es == 2) or (mode == R2C and ln != n and L == 1 and es == 1):
+        _split_run[T](src, xr, xi, ln)  # one contiguous sequence (complex values, or packed real pairs)
+    elif mode == C2C and ls == 2:  # an inner axis: each element's lanes are contiguous pairs
+        for k in range(ln):
+            _split_run[T](src + k * es, xr + k * L, xi + k * L, L)
+    elif mode == C2C:
         for k in range(ln):
             for l in range(L):
                 var a = l * ls + k * es
@@ -84,7 +116,12 @@ def _store[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], ls: Int, es: In
                      cn: UnsafePointer[Scalar[T], _], sn: UnsafePointer[Scalar[T], _], sign: Scalar[T],
                      scale: Scalar[T]):
     var L = lanes
-    if mode == C2C:
+    if (mode == C2C and L == 1 and es == 2) or (mode == C2R and ln != n and L == 1 and es == 1):
+        _join_run[T](dst, xr, xi, ln, scale)
+    elif mode == C2C and ls == 2:
+        for k in range(ln):
+            _join_run[T](dst + k * es, xr + k * L, xi + k * L, L, scale)
+    elif mode == C2C:
         for k in range(ln):
             for l in range(L):
                 var a = l * ls + k * es
