@@ -16,7 +16,7 @@ from std.sys.info import simd_width_of
 from max.algorithm import parallelize
 from max.gpu.host import DeviceContext
 from extensibility import InputTensor, OutputTensor, register
-from .transform import PARALLEL_ROW, build_plan, fill_roots, plan_size, transform, workspace_size
+from .transform import PARALLEL_ROW, build_plan, fill_roots, plan_size, transform, work_length, workspace_size
 
 comptime C2C = 0
 comptime R2C = 1
@@ -195,7 +195,7 @@ def _run[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], src: UnsafePointe
     var wsize = (2 * ln + workspace_size(ln)) * lanes
     var tasks = min(blocks, 64)
     var inner = 1
-    if blocks == 1 and ln * lanes >= PARALLEL_ROW:
+    if blocks == 1 and work_length(ln) * lanes >= PARALLEL_ROW:
         inner = 4
 
     def task(t: Int) {dst, src, plan, cn, sn, batch, blocks, tasks, mode, n, ln, group, lanes, item_in, item_out,

@@ -17,8 +17,9 @@ from std.sys.info import simd_width_of
 from max.algorithm import parallelize
 
 comptime TAU = 6.283185307179586
-#: a row at least this long is split over cores pass by pass (below it, rows are the unit of work)
-comptime PARALLEL_ROW = 32768
+#: a block at least this long (its transform's length times its lanes) is split over cores pass by
+#: pass; below it, blocks are the unit of work
+comptime PARALLEL_ROW = 8192
 
 
 @always_inline
@@ -396,6 +397,11 @@ def plan_size(n: Int) -> Int:
     return 2 * m + 2 * n + 2 * m
 
 
+def work_length(n: Int) -> Int:
+    """The length a transform of n actually runs: n, or Bluestein's convolution length."""
+    return n if is_smooth(n) else bluestein_length(n)
+
+
 def workspace_size(n: Int) -> Int:
     """Scratch planes a row transform of length n needs besides its own (re, im) planes."""
     if is_smooth(n):
@@ -413,10 +419,14 @@ def build_plan[T: DType](plan: UnsafePointer[mut=True, Scalar[T], MutUntrackedOr
     var chi = chr + n
     var spr = chi + n
     var spi = spr + m
-    for k in range(n):  # chirp e^(sign pi i k^2 / n), the angle from k^2 mod 2n
-        var ang = Float64(TAU / 2.0) * Float64((k * k) % (2 * n)) / Float64(n)
-        chr[k] = Scalar[T](cos(ang))
-        chi[k] = sign * Scalar[T](sin(ang))
+    # chirp e^(sign pi i k^2 / n) = the (k^2 mod 2n)-th of the 2n-th roots of unity
+    var roots = alloc[Float64](4 * n)
+    fill_roots[DType.float64](roots, roots + 2 * n, 2 * n, 2 * n)
+    for k in range(n):
+        var e = (k * k) % (2 * n)
+        chr[k] = Scalar[T](roots[e])
+        chi[k] = sign * Scalar[T](roots[2 * n + e])
+    roots.free()
     for k in range(m):
         spr[k] = 0
         spi[k] = 0
