@@ -201,3 +201,17 @@ def test_lazy_and_composable_with_other_ops():
     got = F.irfft(F.rfft(xp.asarray(x) * 2.0) * F.rfft(xp.asarray(k)), n=16) + 1.0
     want = np.fft.irfft(np.fft.rfft(x * 2.0) * np.fft.rfft(k), n=16) + 1.0
     assert rel(got.numpy(), want) <= 1e-14
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_inner_axes_in_cache_sized_chunks(dtype):
+    """An inner axis's sequences go in chunks (a partial one last); odd lengths and Bluestein too."""
+    for shape, axis in [((512, 300), 0), ((2, 97, 333), 1), ((1024, 2, 40), 0)]:
+        x = (R.standard_normal(shape) + 1j * R.standard_normal(shape)).astype(dtype)
+        got = F.fft(xp.asarray(x), axis=axis).numpy()
+        assert rel(got, np.fft.fft(x.astype(np.complex128), axis=axis)) <= TOL[dtype]
+        real = x.real.copy()
+        got = F.rfft(xp.asarray(real), axis=axis).numpy()
+        assert rel(got, np.fft.rfft(real.astype(np.float64), axis=axis)) <= TOL[dtype]
+        back = F.irfft(xp.asarray(np.fft.rfft(real, axis=axis).astype(dtype)), n=shape[axis], axis=axis).numpy()
+        assert rel(back, real.astype(np.float64)) <= 10 * TOL[dtype]

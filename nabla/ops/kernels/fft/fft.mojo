@@ -18,6 +18,8 @@ from max.gpu.host import DeviceContext
 from extensibility import InputTensor, OutputTensor, register
 from .transform import PARALLEL_ROW, build_plan, fill_roots, plan_size, transform, work_length, workspace_size
 
+#: elements of one plane that a block aims at: 4 planes of them stay in a core's L2 cache
+comptime CACHED_ELEMENTS = 16384
 comptime C2C = 0
 comptime R2C = 1
 comptime C2R = 2
@@ -184,12 +186,16 @@ def _run[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], src: UnsafePointe
     var sn = cn + (n // 2 + 1)
     if mode != C2C and ln != n:
         fill_roots[T](cn, sn, n, n // 2 + 1)
-    # a block: `group` items of the batch side by side (K == 1), or one item's K sequences
+    # a block: `group` items of the batch side by side (K == 1), or a chunk of one item's K
+    # sequences, as many as keep the block's planes within a core's cache (every pass then works
+    # in cache; a chunk is at least a SIMD vector wide)
     var item_in = rows_in * cols_in
     var item_out = rows_out * cols_out
     var group = min(V, batch) if K == 1 else 1
-    var lanes = group if K == 1 else K
-    var blocks = (batch + group - 1) // group
+    var chunk = min(K, max(V, CACHED_ELEMENTS // work_length(ln) // V * V))
+    var per_item = (K + chunk - 1) // chunk
+    var lanes = group if K == 1 else chunk
+    var blocks = (batch + group - 1) // group if K == 1 else batch * per_item
     var ls_in = item_in if K == 1 else (2 if mode != R2C else 1)
     var ls_out = item_out if K == 1 else (2 if mode != C2R else 1)
     var wsize = (2 * ln + workspace_size(ln)) * lanes
@@ -199,20 +205,32 @@ def _run[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], src: UnsafePointe
         inner = 4
 
     def task(t: Int) {dst, src, plan, cn, sn, batch, blocks, tasks, mode, n, ln, group, lanes, item_in, item_out,
-                      ls_in, ls_out, cols_in, cols_out, wsize, sign, scale, inner, K}:  # by reference: see _parallel_pass
+                      ls_in, ls_out, cols_in, cols_out, wsize, sign, scale, inner, K, chunk, per_item}:  # by reference: see _parallel_pass
         var ws = alloc[Scalar[T]](wsize)
         var xr = ws
         var xi = ws + ln * lanes
         for blk in range(blocks * t // tasks, blocks * (t + 1) // tasks):
-            var first = blk * group
-            var L = min(group, batch - first) if K == 1 else lanes
-            _load[T](src + first * item_in, ls_in, cols_in, L, xr, xi, mode, n, ln, cn, sn, sign)
+            var L = lanes
+            var at_in = 0
+            var at_out = 0
+            if K == 1:
+                var first = blk * group
+                L = min(group, batch - first)
+                at_in = first * item_in
+                at_out = first * item_out
+            else:
+                var item = blk // per_item
+                var l0 = (blk % per_item) * chunk
+                L = min(chunk, K - l0)
+                at_in = item * item_in + l0 * ls_in
+                at_out = item * item_out + l0 * ls_out
+            _load[T](src + at_in, ls_in, cols_in, L, xr, xi, mode, n, ln, cn, sn, sign)
             var scratch = ws + 2 * ln * lanes
             if transform[T](xr, xi, scratch, ln, L, plan, sign, inner):  # the result is in the scratch planes
-                _store[T](dst + first * item_out, ls_out, cols_out, L, scratch, scratch + ln * L, mode, n, ln,
-                          cn, sn, sign, scale)
+                _store[T](dst + at_out, ls_out, cols_out, L, scratch, scratch + ln * L, mode, n, ln, cn, sn, sign,
+                          scale)
             else:
-                _store[T](dst + first * item_out, ls_out, cols_out, L, xr, xi, mode, n, ln, cn, sn, sign, scale)
+                _store[T](dst + at_out, ls_out, cols_out, L, xr, xi, mode, n, ln, cn, sn, sign, scale)
         ws.free()
 
     if tasks <= 1:
