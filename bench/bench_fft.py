@@ -10,16 +10,9 @@ ratios are Nabla / the faster peer.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import tempfile
-import time
-
 import numpy as np
 
-from bench.peers import jax, jnp, median_time, torch
+from bench.peers import first_and_steady, in_fresh_process, jax, jnp, median_time, print_table, torch
 
 
 def _cases(rng):
@@ -51,15 +44,7 @@ def time_nabla(name, x):
     fn = _nabla(name)
     t = nb.asarray(x)
 
-    def run():
-        fn(t).numpy()
-
-    t0 = time.perf_counter()
-    run()
-    first = time.perf_counter() - t0
-    run()  # the second sight queues the compile
-    nb.wait_for_compiles()
-    return first, median_time(run, repeat=7)
+    return first_and_steady(lambda: fn(t).numpy())
 
 
 def time_peers(name, x):
@@ -88,26 +73,9 @@ print(json.dumps({"import": t1 - t0, "fft": t2 - t1}))
 """
 
 
-def first_fft_in_fresh_process() -> dict:
-    """A new process, Nabla's compiled-model cache empty, the machine's kernel cache warm."""
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NABLA_CACHE_DIR=cache)
-        out = subprocess.run([sys.executable, "-c", FIRST_FFT], env=env, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def main():
-    rng = np.random.default_rng(0)
-    print("| figure | Nabla steady | Nabla first call | NumPy | JAX jit | PyTorch | ratio vs faster peer |")
-    print("|---|---|---|---|---|---|---|")
-    for label, name, x in _cases(rng):
-        first, steady = time_nabla(name, x)
-        peers = time_peers(name, x)
-        best = min(peers.values())
-        cells = [f"{peers[k] * 1e3:.2f} ms" if k in peers else "-" for k in ("numpy", "jax", "torch")]
-        print(f"| {label} | {steady * 1e3:.2f} ms | {first * 1e3:.0f} ms | {' | '.join(cells)} | "
-              f"{steady / best:.2f}x |", flush=True)
-    runs = [first_fft_in_fresh_process() for _ in range(3)]
+    print_table(_cases(np.random.default_rng(0)), time_nabla, time_peers)
+    runs = [in_fresh_process(FIRST_FFT) for _ in range(3)]
     ffts = ", ".join(f"{r['fft'] * 1e3:.0f} ms" for r in runs)
     print(f"\nfirst rfft in a fresh process (import excluded): {ffts}; import {runs[-1]['import'] * 1e3:.0f} ms")
 

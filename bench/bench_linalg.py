@@ -9,16 +9,9 @@ to the host. Prints Markdown rows; ratios are Nabla / the faster peer.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import tempfile
-import time
-
 import numpy as np
 
-from bench.peers import jax, jnp, median_time, torch
+from bench.peers import first_and_steady, in_fresh_process, jax, jnp, median_time, print_table, torch
 
 
 def _cases(rng):
@@ -71,12 +64,7 @@ def time_nabla(name, arrays):
         for o in _leaves(fn(*xs)):
             o.numpy()
 
-    t0 = time.perf_counter()
-    run()
-    first = time.perf_counter() - t0
-    run()  # the second sight queues the compile
-    nb.wait_for_compiles()
-    return first, median_time(run, repeat=7)
+    return first_and_steady(run)
 
 
 def time_peers(name, arrays):
@@ -107,26 +95,9 @@ print(json.dumps({"import": t1 - t0, "solve": t2 - t1}))
 """
 
 
-def first_solve_in_fresh_process() -> dict:
-    """A new process, Nabla's compiled-model cache empty, the machine's kernel cache warm."""
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NABLA_CACHE_DIR=cache)
-        out = subprocess.run([sys.executable, "-c", FIRST_SOLVE], env=env, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def main():
-    rng = np.random.default_rng(0)
-    print("| figure | Nabla steady | Nabla first call | NumPy | JAX jit | PyTorch | ratio vs faster peer |")
-    print("|---|---|---|---|---|---|---|")
-    for label, name, arrays in _cases(rng):
-        first, steady = time_nabla(name, arrays)
-        peers = time_peers(name, arrays)
-        best = min(peers.values())
-        cells = [f"{peers[k] * 1e3:.2f} ms" if k in peers else "-" for k in ("numpy", "jax", "torch")]
-        print(f"| {label} | {steady * 1e3:.2f} ms | {first * 1e3:.0f} ms | {' | '.join(cells)} | "
-              f"{steady / best:.2f}x |", flush=True)
-    runs = [first_solve_in_fresh_process() for _ in range(3)]
+    print_table(_cases(np.random.default_rng(0)), time_nabla, time_peers)
+    runs = [in_fresh_process(FIRST_SOLVE) for _ in range(3)]
     solves = ", ".join(f"{r['solve'] * 1e3:.0f} ms" for r in runs)
     print(f"\nfirst solve in a fresh process (import excluded): {solves}; import {runs[-1]['import'] * 1e3:.0f} ms")
 

@@ -18,12 +18,28 @@ from pathlib import Path
 from max.dtype import DType
 from max.graph import ops
 
+from ..core.operation import Operation
+
 KERNEL_DIR = Path(__file__).with_name("kernels")
 #: package -> the Python files that declare and stage its kernels (part of its digest)
 PACKAGES = {"core": ("custom_kernels.py", "fused.py"),
             "linalg": ("custom_kernels.py", "factorizations.py", "spectral.py", "standalone.py"),
             "fft": ("custom_kernels.py", "fourier.py", "standalone.py")}
 _BUILD_LOCK = threading.Lock()
+
+
+class KernelOperation(Operation):
+    """An op lowered to one of Nabla's kernel packages (``kernel_package``); complex operands reach
+    ``maxpr`` as ``cplx=True`` with their interleaved storage."""
+
+    supports_complex = True
+    shape_polymorphic = True
+    #: alone in a trace on host operands, it runs on a compiled model of its own (ops/standalone.py)
+    standalone = True
+    kernel_package = "linalg"
+
+    def complex_storage_kwargs(self, kwargs):
+        return {**kwargs, "cplx": True}
 
 
 @functools.cache

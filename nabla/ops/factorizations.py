@@ -15,9 +15,9 @@ import functools
 import operator
 
 from ..core import dtypes as _dt
-from ..core.operation import Operation
 from ..core.tensor import Tensor
 from .base import describe
+from .custom_kernels import KernelOperation
 from .linalg import adjoint, diag_embed, diag_part, eye_like, matmul, tril
 from .reduction import sum as _sum
 
@@ -60,20 +60,6 @@ def run_kernel(name: str, cplx: bool, *values) -> list:
 def pair(cplx: bool) -> list:
     """The trailing storage axis of a complex result."""
     return [2] if cplx else []
-
-
-class KernelOperation(Operation):
-    """An op lowered to one of Nabla's linalg kernels; complex operands reach ``maxpr`` as
-    ``cplx=True`` with their interleaved storage."""
-
-    supports_complex = True
-    shape_polymorphic = True
-    #: alone in a trace on host operands, it runs on a compiled model of its own (ops/standalone.py)
-    standalone = True
-    kernel_package = "linalg"
-
-    def complex_storage_kwargs(self, kwargs):
-        return {**kwargs, "cplx": True}
 
 
 def check_matrix(op: str, *xs, square: bool = True) -> None:

@@ -18,23 +18,17 @@ for two (k and n - k) halved, and c2r's is r2c with those doubled.
 from __future__ import annotations
 
 from ..core import dtypes as _dt
-from ..core.operation import Operation
 from .base import describe
+from .custom_kernels import KernelOperation
 
 KINDS = ("c2c", "r2c", "c2r")
 
 
-class FftOp(Operation):
+class FftOp(KernelOperation):
     """The DFT along ``axis`` (negative); complex data is interleaved (re, im) storage."""
 
     name = "fft"
-    supports_complex = True
-    shape_polymorphic = True
-    standalone = True
     kernel_package = "fft"
-
-    def complex_storage_kwargs(self, kwargs):
-        return {**kwargs, "cplx": True}
 
     def abstract_eval(self, x, *, kind, sign, scaling, n, axis):
         shape = list(x.cached_shape)

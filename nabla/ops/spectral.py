@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from ..core import dtypes as _dt
 from .base import describe
-from .factorizations import KernelOperation, check_matrix, pair, real_only_vjp, run_kernel, stage
+from .custom_kernels import KernelOperation
+from .factorizations import check_matrix, pair, real_only_vjp, run_kernel, stage
 from .linalg import adjoint, band_mask, diag_embed, diag_part, matmul
 
 
