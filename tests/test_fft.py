@@ -215,3 +215,13 @@ def test_inner_axes_in_cache_sized_chunks(dtype):
         assert rel(got, np.fft.rfft(real.astype(np.float64), axis=axis)) <= TOL[dtype]
         back = F.irfft(xp.asarray(np.fft.rfft(real, axis=axis).astype(dtype)), n=shape[axis], axis=axis).numpy()
         assert rel(back, real.astype(np.float64)) <= 10 * TOL[dtype]
+
+
+def test_inside_compile_with_dynamic_batch():
+    @nb.compile(dynamic_dims={0: {0: "batch"}})
+    def power(x):
+        return xp.abs(F.rfft(x, axis=-1)) ** 2
+
+    for rows in (2, 5):
+        x = R.standard_normal((rows, 12))
+        np.testing.assert_allclose(power(xp.asarray(x)).numpy(), np.abs(np.fft.rfft(x)) ** 2, rtol=1e-12, atol=1e-12)

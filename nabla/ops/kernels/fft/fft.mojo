@@ -52,6 +52,67 @@ def _join_run[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], xr: UnsafePo
         dst[2 * k + 1] = xi[k] * scale
 
 
+@always_inline
+def _transpose[T: DType, v: Int](rows: UnsafePointer[SIMD[T, v], _]) -> SIMD[T, v * v]:
+    """out[j * v + i] = rows[i][j]: a v x v transpose in registers (v = 4 or 8)."""
+    comptime if v == 8:
+        var w0 = rows[0].interleave(rows[4]).interleave(rows[2].interleave(rows[6]))
+        var w1 = rows[1].interleave(rows[5]).interleave(rows[3].interleave(rows[7]))
+        return rebind[SIMD[T, v * v]](w0.interleave(w1))
+    else:
+        var w0 = rows[0].interleave(rows[2])
+        var w1 = rows[1].interleave(rows[3])
+        return rebind[SIMD[T, v * v]](w0.interleave(w1))
+
+
+def _split_rows[T: DType](src: UnsafePointer[Scalar[T], _], ls: Int, count: Int,
+                          xr: UnsafePointer[mut=True, Scalar[T], _], xi: UnsafePointer[mut=True, Scalar[T], _]):
+    """A full group of V rows (row l at src + l * ls, ``count`` (re, im) pairs each) into lane
+    planes (value k of row l at k * V + l), a V x V tile at a time."""
+    comptime V = simd_width_of[T]()
+    var re = alloc[SIMD[T, V]](V)
+    var im = alloc[SIMD[T, V]](V)
+    var whole = count // V * V
+    for k0 in range(0, whole, V):
+        for l in range(V):
+            var pair = src.load[width=2 * V](l * ls + 2 * k0).deinterleave()
+            re[l] = rebind[SIMD[T, V]](pair[0])
+            im[l] = rebind[SIMD[T, V]](pair[1])
+        xr.store(k0 * V, _transpose[T, V](re))
+        xi.store(k0 * V, _transpose[T, V](im))
+    for k in range(whole, count):
+        for l in range(V):
+            xr[k * V + l] = src[l * ls + 2 * k]
+            xi[k * V + l] = src[l * ls + 2 * k + 1]
+    re.free()
+    im.free()
+
+
+def _join_rows[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], ls: Int, count: Int,
+                         xr: UnsafePointer[Scalar[T], _], xi: UnsafePointer[Scalar[T], _], scale: Scalar[T]):
+    """The inverse of _split_rows, scaled."""
+    comptime V = simd_width_of[T]()
+    var re = alloc[SIMD[T, V]](V)
+    var im = alloc[SIMD[T, V]](V)
+    var tile = alloc[Scalar[T]](2 * V * V)
+    var whole = count // V * V
+    for k0 in range(0, whole, V):
+        for i in range(V):  # V lane vectors (values k0 + i of every row)
+            re[i] = xr.load[width=V]((k0 + i) * V) * scale
+            im[i] = xi.load[width=V]((k0 + i) * V) * scale
+        tile.store(0, _transpose[T, V](re))  # row l's values k0 .. k0 + V - 1 at l * V
+        tile.store(V * V, _transpose[T, V](im))
+        for l in range(V):
+            dst.store(l * ls + 2 * k0, tile.load[width=V](l * V).interleave(tile.load[width=V](V * V + l * V)))
+    for k in range(whole, count):
+        for l in range(V):
+            dst[l * ls + 2 * k] = xr[k * V + l] * scale
+            dst[l * ls + 2 * k + 1] = xi[k * V + l] * scale
+    re.free()
+    im.free()
+    tile.free()
+
+
 def _load[T: DType](src: UnsafePointer[Scalar[T], _], ls: Int, es: Int, lanes: Int,
                     xr: UnsafePointer[mut=True, Scalar[T], _], xi: UnsafePointer[mut=True, Scalar[T], _],
                     mode: Int, n: Int, ln: Int, cn: UnsafePointer[Scalar[T], _], sn: UnsafePointer[Scalar[T], _],
@@ -64,6 +125,8 @@ def _load[T: DType](src: UnsafePointer[Scalar[T], _], ls: Int, es: Int, lanes: I
     elif mode == C2C and ls == 2:  # an inner axis: each element's lanes are contiguous pairs
         for k in range(ln):
             _split_run[T](src + k * es, xr + k * L, xi + k * L, L)
+    elif L == simd_width_of[T]() and ((mode == C2C and es == 2) or (mode == R2C and ln != n and es == 1)):
+        _split_rows[T](src, ls, ln, xr, xi)  # a full group of rows (complex values, or packed real pairs)
     elif mode == C2C:
         for k in range(ln):
             for l in range(L):
@@ -123,6 +186,8 @@ def _store[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], ls: Int, es: In
     elif mode == C2C and ls == 2:
         for k in range(ln):
             _join_run[T](dst + k * es, xr + k * L, xi + k * L, L, scale)
+    elif L == simd_width_of[T]() and ((mode == C2C and es == 2) or (mode == C2R and ln != n and es == 1)):
+        _join_rows[T](dst, ls, ln, xr, xi, scale)
     elif mode == C2C:
         for k in range(ln):
             for l in range(L):
@@ -210,9 +275,9 @@ def _run[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], src: UnsafePointe
         var xr = ws
         var xi = ws + ln * lanes
         for blk in range(blocks * t // tasks, blocks * (t + 1) // tasks):
-            var L = lanes
-            var at_in = 0
-            var at_out = 0
+            var L: Int
+            var at_in: Int
+            var at_out: Int
             if K == 1:
                 var first = blk * group
                 L = min(group, batch - first)

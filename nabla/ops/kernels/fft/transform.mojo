@@ -301,6 +301,105 @@ def _pass_block[T: DType, v: Int](
             yi.store(o0 + j * s, bi)
 
 
+@always_inline
+def _cmul[T: DType, v: Int](ar: SIMD[T, v], ai: SIMD[T, v], br: SIMD[T, v], bi: SIMD[T, v],
+                            mut re: SIMD[T, v], mut im: SIMD[T, v]):
+    re = ar * br - ai * bi
+    im = ar * bi + ai * br
+
+
+@always_inline
+def _interleave8[T: DType, v: Int](
+    b0: SIMD[T, v], b1: SIMD[T, v], b2: SIMD[T, v], b3: SIMD[T, v], b4: SIMD[T, v], b5: SIMD[T, v],
+    b6: SIMD[T, v], b7: SIMD[T, v],
+) -> SIMD[T, 8 * v]:
+    """[b0[0], b1[0], ..., b7[0], b0[1], ...]: an 8 x v transpose in registers."""
+    var w0 = b0.interleave(b4).interleave(b2.interleave(b6))
+    var w1 = b1.interleave(b5).interleave(b3.interleave(b7))
+    return w0.interleave(w1)
+
+
+@always_inline
+def _radix8_first[T: DType, v: Int](
+    xr: UnsafePointer[Scalar[T], _], xi: UnsafePointer[Scalar[T], _],
+    yr: UnsafePointer[mut=True, Scalar[T], _], yi: UnsafePointer[mut=True, Scalar[T], _],
+    cr: UnsafePointer[Scalar[T], _], si: UnsafePointer[Scalar[T], _], sign: Scalar[T], m: Int, p: Int,
+):
+    """The first radix-8 pass of a single sequence (s = 1) on v consecutive p's: the inputs are
+    contiguous over p, the 8 outputs of each p are adjacent (a transpose in registers), and the
+    twiddles w^(p j) come from w^p by at most three products."""
+    comptime c = 0.7071067811865476
+    var z = SIMD[T, v](0)
+    var e0r = z
+    var e0i = z
+    var e1r = z
+    var e1i = z
+    var e2r = z
+    var e2i = z
+    var e3r = z
+    var e3i = z
+    var o0r = z
+    var o0i = z
+    var o1r = z
+    var o1i = z
+    var o2r = z
+    var o2i = z
+    var o3r = z
+    var o3i = z
+    _dft4[T, v](xr, xi, p, 2 * m, sign, e0r, e0i, e1r, e1i, e2r, e2i, e3r, e3i)
+    _dft4[T, v](xr, xi, p + m, 2 * m, sign, o0r, o0i, o1r, o1i, o2r, o2i, o3r, o3i)
+    var h = Scalar[T](c)
+    var w1r = (o1r - sign * o1i) * h
+    var w1i = (sign * o1r + o1i) * h
+    var w2r = -sign * o2i
+    var w2i = sign * o2r
+    var w3r = (-o3r - sign * o3i) * h
+    var w3i = (sign * o3r - o3i) * h
+    var t1r = cr.load[width=v](p)
+    var t1i = si.load[width=v](p) * sign
+    var t2r = z
+    var t2i = z
+    var t3r = z
+    var t3i = z
+    var t4r = z
+    var t4i = z
+    var t5r = z
+    var t5i = z
+    var t6r = z
+    var t6i = z
+    var t7r = z
+    var t7i = z
+    _cmul(t1r, t1i, t1r, t1i, t2r, t2i)
+    _cmul(t2r, t2i, t1r, t1i, t3r, t3i)
+    _cmul(t2r, t2i, t2r, t2i, t4r, t4i)
+    _cmul(t4r, t4i, t1r, t1i, t5r, t5i)
+    _cmul(t3r, t3i, t3r, t3i, t6r, t6i)
+    _cmul(t6r, t6i, t1r, t1i, t7r, t7i)
+    var b1r = z
+    var b1i = z
+    var b2r = z
+    var b2i = z
+    var b3r = z
+    var b3i = z
+    var b4r = z
+    var b4i = z
+    var b5r = z
+    var b5i = z
+    var b6r = z
+    var b6i = z
+    var b7r = z
+    var b7i = z
+    _cmul(e1r + w1r, e1i + w1i, t1r, t1i, b1r, b1i)
+    _cmul(e2r + w2r, e2i + w2i, t2r, t2i, b2r, b2i)
+    _cmul(e3r + w3r, e3i + w3i, t3r, t3i, b3r, b3i)
+    _cmul(e0r - o0r, e0i - o0i, t4r, t4i, b4r, b4i)
+    _cmul(e1r - w1r, e1i - w1i, t5r, t5i, b5r, b5i)
+    _cmul(e2r - w2r, e2i - w2i, t6r, t6i, b6r, b6i)
+    _cmul(e3r - w3r, e3i - w3i, t7r, t7i, b7r, b7i)
+    yr.store(8 * p, _interleave8(e0r + o0r, b1r, b2r, b3r, b4r, b5r, b6r, b7r))
+    yi.store(8 * p, _interleave8(e0i + o0i, b1i, b2i, b3i, b4i, b5i, b6i, b7i))
+
+
 def _pass[T: DType](
     xr: UnsafePointer[Scalar[T], _], xi: UnsafePointer[Scalar[T], _],
     yr: UnsafePointer[mut=True, Scalar[T], _], yi: UnsafePointer[mut=True, Scalar[T], _],
@@ -309,8 +408,17 @@ def _pass[T: DType](
     sign: Scalar[T], r: Int, m: Int, s: Int, stride: Int, p_lo: Int, p_hi: Int, q_lo: Int, q_hi: Int,
 ):
     comptime v = simd_width_of[T]()
+    var p_start = p_lo
+    if r == 8 and s == 1 and stride == 1 and q_lo == 0 and q_hi == 1:  # a single sequence's first pass
+        var first = (p_lo + v - 1) // v * v
+        var last = max(first, p_hi // v * v)
+        for p in range(p_lo, min(first, p_hi)):
+            _pass_block[T, 1](xr, xi, yr, yi, cr, si, wr, wi, sign, r, m, s, stride, p, 0)
+        for p in range(first, last, v):
+            _radix8_first[T, v](xr, xi, yr, yi, cr, si, sign, m, p)
+        p_start = max(last, min(first, p_hi))
     var whole = q_lo + (q_hi - q_lo) // v * v
-    for p in range(p_lo, p_hi):
+    for p in range(p_start, p_hi):
         for q in range(q_lo, whole, v):
             _pass_block[T, v](xr, xi, yr, yi, cr, si, wr, wi, sign, r, m, s, stride, p, q)
         for q in range(whole, q_hi):
