@@ -21,9 +21,6 @@ from ..core import dtypes as _dt
 from .base import describe
 from .custom_kernels import KernelOperation
 
-KINDS = ("c2c", "r2c", "c2r")
-
-
 class FftOp(KernelOperation):
     """The DFT along ``axis`` (negative); complex data is interleaved (re, im) storage."""
 
