@@ -471,11 +471,7 @@ def _nan_reduce(name, x, axis, keepdims):
     axes = normalize_axes(axis, x.ndim, name)
     if x.ndim and builtins.any(x.shape[a] == 0 for a in axes):
         raise ValueError(f"nabla.{name}: zero-size reduction axis (shape {x.shape})")
-    out = getattr(_ops, name)(x, axis=axis, keepdims=keepdims)
-    if x.dtype.is_floating:
-        has_nan = any(_U["isnan"](x), axis=axis, keepdims=keepdims)
-        out = _where(has_nan, float("nan"), out)
-    return out
+    return getattr(_ops, name)(x, axis=axis, keepdims=keepdims)  # NaN propagates (the op's lowering)
 
 
 def max(x, /, *, axis=None, keepdims=False) -> Tensor:

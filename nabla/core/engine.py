@@ -72,7 +72,7 @@ class _Entry:
         self.interpreter_refused = False  # the interpreter cannot run it: it must be compiled
         self.static_graphs = None  # leaf shapes -> MAX graph with static dims, for the interpreter
         self.digest = None  # the key's disk-cache name, once computed
-        self.fused = None  # the fused kernel's plan for it, False where it does not fit
+        self.fused = None  # leaf shapes -> the fused kernel's plan for them, False where it does not fit
 
     @property
     def op_names(self) -> list:
@@ -85,6 +85,10 @@ def _float_key(v):
 
 
 _SPLIT = object()  # _start's answer for a trace whose kernel nodes must run apart
+
+
+class _Stages(tuple):
+    """_start's answer for a trace the first-sight path runs in stages: these values first."""
 
 
 def symbolic_dims(shape, sizes: dict) -> tuple:
@@ -248,7 +252,7 @@ class Engine:
                         if busy and fast_only:
                             return False
                         job = None if busy else self._start(outputs, compiled_here, fast_only)
-                        split = job is _SPLIT
+                        split = job is _SPLIT or isinstance(job, _Stages)
                         if job is None and not busy:
                             return not fast_only  # computed under the lock by the interpreter
                         if not busy and not split and not isinstance(job, Future):
@@ -256,7 +260,10 @@ class Engine:
                                 self._in_flight[id(v)] = done
                             claimed = outputs
                             break
-                    if split:  # kernel nodes first, each alone, then the rest (traced again)
+                    if isinstance(job, _Stages):  # earlier stages first, then the rest (traced again)
+                        for stage in job:
+                            self.run([stage])
+                    elif split:  # kernel nodes first, each alone, then the rest (traced again)
                         self._run_standalone_first(outputs)
                     elif busy:  # another thread is computing some of them: wait for it, then look again
                         busy[0].wait()
@@ -359,6 +366,10 @@ class Engine:
         if fast_only:
             entry.sightings -= 1  # only a probe
             return None
+        stages = self._stages(entry, traced, outputs)
+        if stages:  # the first-sight path runs this trace in stages: never compiled whole
+            entry.sightings -= 1
+            return _Stages(stages)
         if self._must_compile(entry):
             return self._compile_future(entry, build)
         if self.policy == "auto" and entry.sightings >= 2 and entry.compiling is None and not entry.compile_failed:
@@ -375,18 +386,35 @@ class Engine:
         """A function of the leaf buffers that runs this trace on the fused kernel, or the Future
         of the kernel's compile, or None."""
         path = self.first_sight
-        if path is None or not self.fused_enabled or entry.fused is False:
+        if path is None or not self.fused_enabled:
             return None
-        if entry.fused is None:
-            _, order, leaves, node_ids, leaf_ids, _, _, _ = traced
-            entry.fused = path.plan(order, leaves, outputs, node_ids, leaf_ids) or False
-            if entry.fused is False:
-                return None
-        model = path.model(self, entry.fused)
+        _, order, leaves, node_ids, leaf_ids, _, _, _ = traced
+        # a plan holds sizes (a broadcast input's layout, a reduction's extent) while the key may
+        # hold symbolic dims: one plan per set of leaf shapes
+        plans = entry.fused
+        if plans is None:
+            plans = entry.fused = {}
+        shapes = tuple(leaf.shape for leaf in leaves)
+        plan = plans.get(shapes)
+        if plan is None:
+            plan = plans[shapes] = path.plan(order, leaves, outputs, node_ids, leaf_ids) or False
+            if len(plans) > 8:
+                plans.pop(next(iter(plans)))
+        if plan is False:
+            return None
+        model = path.model(self, plan)
         if model is None or isinstance(model, Future):
             return model
-        plan, shape = entry.fused, outputs[0].shape
+        shape = outputs[0].shape
         return lambda buffers: plan.run(model, buffers, shape)
+
+    def _stages(self, entry, traced, outputs) -> list:
+        """Values the first-sight path would realize first so that the rest of the trace fits it
+        (a reduction that feeds more work), or []."""
+        path = self.first_sight
+        if path is None or not self.fused_enabled or self.policy == "compile" or entry.interpreter_refused:
+            return []
+        return path.stages(traced[1], outputs) or []
 
     def named_model(self, name: str, build, compile: bool = True):
         """A model kept by name, built by ``build()`` and compiled once per machine in the background

@@ -102,17 +102,19 @@ def sign_bit(x):
 @functools.cache
 def fused_kernel(reduce: bool):
     """The fused evaluator (kernels/core/fused.mojo): program, constants and four data slots in; the
-    values (or their reduction, one element) out."""
+    values out, or their reduction over one run of axes (``kept`` carries the output's size)."""
     from max.experimental import custom
 
     T = custom.DTypeVar("T")
-    p, c, n0, n1, n2, n3 = custom.Symbols("p", "c", "n0", "n1", "n2", "n3")
+    p, c, n0, n1, n2, n3, m = custom.Symbols("p", "c", "n0", "n1", "n2", "n3", "m")
     inputs = {"prog": custom.TemplateType(DType.int32, [p]), "consts": custom.TemplateType(DType.float64, [c])}
     inputs.update({f"x{k}": custom.TemplateType(T, [n]) for k, n in enumerate((n0, n1, n2, n3))})
+    if reduce:
+        inputs["kept"] = custom.TemplateType(DType.uint8, [m])
     return custom.declare(
         "nabla_fused_reduce" if reduce else "nabla_fused_map",
         inputs=inputs,
-        outputs=[custom.TemplateType(T, [1] if reduce else [n0])],
+        outputs=[custom.TemplateType(T, [m] if reduce else [n0])],
         custom_extensions=[kernel_library()],
     )
 

@@ -37,31 +37,33 @@ _ORDER_KEEPING = frozenset({"reshape", "expand_dims", "squeeze", "identity"})
 REDUCE_CODES = {"sum": 1, "mean": 2, "max": 3, "min": 4, "prod": 5}
 _SLOTS = 4
 _REGISTERS = 24
-_HEADER = 3
+_HEADER = 5
 
 
 class Plan:
     """A trace written as a program: what to feed the fused kernel and how to read its result."""
 
-    __slots__ = ("dtype", "reduce", "program", "consts", "slots", "_buffers")
+    __slots__ = ("dtype", "reduce", "program", "consts", "slots", "kept", "_buffers")
 
-    def __init__(self, dtype, reduce, program, consts, slots):
+    def __init__(self, dtype, reduce, program, consts, slots, kept):
         self.dtype, self.reduce, self.program, self.consts, self.slots = dtype, reduce, program, consts, slots
+        self.kept = kept  # a reduction's output size
         self._buffers = None
 
     def arguments(self, leaf_buffers):
-        """The kernel's operands: program, constants, then four data slots (unused ones get a
-        one-element stand-in)."""
+        """The kernel's operands: program, constants, four data slots (unused ones get a one-element
+        stand-in), and for a reduction an operand whose size is the output's."""
         if self._buffers is None:
             from max import driver
 
             stand_in = driver.Buffer.from_numpy(np.zeros(1, self.dtype.numpy_dtype))
+            extra = (driver.Buffer.from_numpy(np.zeros(self.kept, np.uint8)),) if self.reduce else ()
             self._buffers = (driver.Buffer.from_numpy(self.program), driver.Buffer.from_numpy(self.consts),
-                             stand_in)
-        prog, consts, stand_in = self._buffers
+                             stand_in, extra)
+        prog, consts, stand_in, extra = self._buffers
         data = [_flat(leaf_buffers[k]) for k in self.slots]
         data += [stand_in] * (_SLOTS - len(data))
-        return [prog, consts, *data]
+        return [prog, consts, *data, *extra]
 
     def run(self, model, leaf_buffers, out_shape):
         (buf,) = model.execute(*self.arguments(leaf_buffers))
@@ -81,12 +83,14 @@ def plan(order, leaves, outputs, node_ids, leaf_ids) -> Plan | None:
     dtype = out.dtype
     if dtype not in (_dt.float32, _dt.float64) or not out.device.is_host:
         return None
-    reduce = 0
+    reduce, rows, inner = 0, 1, 1
     last = order[-1]
     if last.op.name in REDUCE_CODES and out.node is last:
         x = last.inputs[0]
-        if len(last.kwargs.get("axes", ())) != len(x.shape) or not x.shape:
+        split = _reduced_run(x.shape, last.kwargs.get("axes", ()))
+        if split is None:
             return None
+        rows, inner = split
         reduce = REDUCE_CODES[last.op.name]
         full = math.prod(x.shape)
         body = order[:-1]
@@ -135,20 +139,10 @@ def plan(order, leaves, outputs, node_ids, leaf_ids) -> Plan | None:
         instructions.append((_LOAD, r, slot_of[-1 - vid], *spread.get(-1 - vid, (0, 0))))
         return r
 
-    def check_sizes(n):
-        out_shape = None
-        for v in n.inputs:
-            size = math.prod(v.shape)
-            if size in (1, full):
-                continue
-            leaf = -1 - ref(v)
-            if leaf < 0 or n.op.name not in BINARY_CODES and n.op.name != "where":
-                raise _Unfit  # only leaves are spread, by the ops that broadcast
-            if out_shape is None:
-                out_shape = np.broadcast_shapes(*[u.shape for u in n.inputs])
-            how = _spread(v.shape, out_shape, full)
-            if how is None or spread.setdefault(leaf, how) != how:
-                raise _Unfit
+    try:
+        _layouts(body, last.inputs[0] if reduce else out, full, ref, alias, node_ids, spread)
+    except _Unfit:
+        return None
 
     try:
         for i, n in enumerate(body):
@@ -157,7 +151,6 @@ def plan(order, leaves, outputs, node_ids, leaf_ids) -> Plan | None:
                 raise _Unfit
             if i in alias:
                 continue
-            check_sizes(n)
             if name == "constant":
                 value = n.kwargs["value"]
                 if isinstance(value, complex):
@@ -170,6 +163,8 @@ def plan(order, leaves, outputs, node_ids, leaf_ids) -> Plan | None:
                 args, code = n.inputs, (BINARY_CODES[name],)
             elif name == "where":
                 args, code = n.inputs, (_WHERE,)
+            elif name == "broadcast_to":  # the input is already spread over the elements
+                args, code = n.inputs, (UNARY_CODES["positive"],)
             else:
                 raise _Unfit
             regs_in = [register(ref(v)) for v in args]
@@ -187,13 +182,115 @@ def plan(order, leaves, outputs, node_ids, leaf_ids) -> Plan | None:
     except _Unfit:
         return None
     program = np.zeros(_HEADER + 5 * len(instructions), np.int32)
-    program[:_HEADER] = (len(instructions), result, reduce)
+    program[:_HEADER] = (len(instructions), result, reduce, rows, inner)
     program[_HEADER:] = np.asarray(instructions, np.int32).reshape(-1)
-    return Plan(dtype, reduce, program, np.asarray(consts or [0.0], np.float64), slots)
+    kept = full // rows if reduce else 0
+    return Plan(dtype, reduce, program, np.asarray(consts or [0.0], np.float64), slots, kept)
 
 
 class _Unfit(Exception):
     pass
+
+
+_STAGEABLE = frozenset(UNARY_CODES) | frozenset(BINARY_CODES) | frozenset(REDUCE_CODES) | _ORDER_KEEPING \
+    | {"where", "constant", "broadcast_to", "astype"}
+
+
+def stages(order, outputs) -> list:
+    """The values to realize first when a trace of the kernel's ops has reductions that feed more
+    work (``(x - mean(x, axis=0)) / std(x, axis=0)``): each reduction runs as a program of its own,
+    then the rest reads it as an input; a trace with several results gives each its own program.
+    [] when the trace is not made of the kernel's ops."""
+    reductions = set()
+    for n in order:
+        if n.op.name not in _STAGEABLE or "complex_storage" in n.kwargs or "src_complex" in n.kwargs:
+            return []
+        if n.op.name in REDUCE_CODES:
+            reductions.add(id(n))
+    if not reductions and len(outputs) == 1:
+        return []
+    if any(v.dtype not in _STAGE_DTYPES or not v.device.is_host for n in order for v in n.inputs):
+        return []
+    first: list = []
+    for n in order:
+        for v in n.inputs:
+            if v.node is not None and id(v.node) in reductions and all(v is not u for u in first):
+                first.append(v)
+    if not first and len(outputs) > 1:  # the kernel has one output: one program per result
+        position = {id(n): i for i, n in enumerate(order)}
+        first = sorted(outputs, key=lambda v: position[id(v.node)])
+    return first
+
+
+_STAGE_DTYPES = (_dt.float32, _dt.float64, _dt.bool_)
+
+
+def _layouts(body, result, full, ref, alias, node_ids, spread) -> None:
+    """How each value smaller than the trace is spread over its elements. Registers always hold
+    values spread to full size, so only the leaves' layouts matter: a value smaller than the trace
+    takes the shape of the full-size result it is broadcast into (its context), from its consumers
+    back to the leaves it is computed from; a leaf's context gives its (div, mod). Raises _Unfit
+    where a leaf would need two layouts, a context is not one run of axes, or a smaller value is
+    reshaped on the way."""
+    shape_of: dict[int, tuple] = {}  # node index -> its output's shape (from the values that use it)
+    for v in [u for n in body for u in n.inputs] + [result]:
+        if v.node is not None and id(v.node) in node_ids:
+            shape_of[node_ids[id(v.node)]] = tuple(v.shape)
+    # node -> (context, the shape in which the context sees its value: a reshape may stand between)
+    context: dict[int, tuple] = {}
+    for i in range(len(body) - 1, -1, -1):
+        if i in alias or i not in shape_of:
+            continue
+        own = shape_of[i]
+        ctx, view = (own, own) if math.prod(own) == full else context.get(i, (None, None))
+        for v in body[i].inputs:
+            size = math.prod(v.shape)
+            if size in (1, full):
+                continue
+            if ctx is None:
+                raise _Unfit
+            rank = len(ctx)
+            if _padded(view, rank) == _padded(own, rank):
+                seen = tuple(v.shape)
+            elif tuple(v.shape) == own:  # an elementwise input of a value seen reshaped
+                seen = view
+            else:
+                raise _Unfit
+            src = ref(v)
+            if src < 0:
+                how = _spread(seen, ctx, full)
+                if how is None or spread.setdefault(-1 - src, how) != how:
+                    raise _Unfit
+                continue
+            mine = (_padded(ctx, rank), _padded(seen, rank))
+            known = context.setdefault(src, (ctx, seen))
+            if (_padded(known[0], rank), _padded(known[1], rank)) != mine:
+                raise _Unfit
+
+
+def _padded(shape, rank):
+    shape = tuple(shape)
+    while len(shape) > rank and shape[0] == 1:
+        shape = shape[1:]
+    return (1,) * (rank - len(shape)) + shape
+
+
+def _reduced_run(shape, axes):
+    """(r, inner) when the reduced ``axes`` of ``shape`` (size-1 axes aside) are one contiguous run:
+    the values are then an (outer, r, inner) block reduced over r. None otherwise."""
+    if not shape or any(d >= 2 ** 31 for d in shape):
+        return None
+    axes = sorted(a % len(shape) for a in axes)
+    if not axes:
+        return None
+    moving = [a for a in axes if shape[a] > 1]
+    if moving and any(shape[a] > 1 and a not in axes for a in range(moving[0], moving[-1] + 1)):
+        return None
+    r = math.prod(shape[a] for a in axes)
+    inner = math.prod(shape[moving[-1] + 1:]) if moving else 1
+    if r * inner >= 2 ** 31:
+        return None
+    return r, inner
 
 
 def _spread(shape, out_shape, full):
@@ -232,6 +329,7 @@ class FusedPath:
     """What the engine asks at first sight: a program for this trace, and the model to run it."""
 
     plan = staticmethod(plan)
+    stages = staticmethod(stages)
 
     @staticmethod
     def model(engine, plan_: Plan):
@@ -283,6 +381,8 @@ def _graph(dtype, reduce: bool):
     cpu = DeviceRef.CPU()
     types = [TensorType(DType.int32, ["p"], cpu), TensorType(DType.float64, ["c"], cpu)]
     types += [TensorType(dtype.max_dtype, [f"n{k}"], cpu) for k in range(_SLOTS)]
+    if reduce:
+        types.append(TensorType(DType.uint8, ["m"], cpu))
     with Graph(f"nabla_fused_{'reduce' if reduce else 'map'}", input_types=types) as g:
         g.output(fused_kernel(reduce)(*[v.tensor for v in g.inputs]))
     return g

@@ -23,7 +23,14 @@ class _MaxReduce(ReduceOperation):
     def reduce_one(self, x, axis):
         from max.graph import ops
 
-        return getattr(ops, self.max_fn)(x, axis=axis)
+        out = getattr(ops, self.max_fn)(x, axis=axis)
+        if self.name in ("max", "min") and x.dtype.is_float():
+            # MAX's max/min skip NaN; NumPy's (and the standard's) propagate it
+            from .lowerings import const
+
+            seen = ops.max(ops.cast(ops.is_nan(x), x.dtype), axis=axis)
+            out = ops.where(ops.greater(seen, const(0, seen)), const(float("nan"), out), out)
+        return out
 
     # --- derivatives: every rule is made of Nabla ops, so higher orders follow ---
     @staticmethod

@@ -137,6 +137,14 @@ class FirstSightPaths:
                 return _Planned(path, found)
         return None
 
+    def stages(self, order, outputs) -> list:
+        for path in self.paths:
+            found = getattr(path, "stages", None)
+            found = found(order, outputs) if found else None
+            if found:
+                return found
+        return []
+
     @staticmethod
     def model(engine, planned: "_Planned"):
         return planned.path.model(engine, planned.plan)
