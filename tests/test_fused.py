@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import nabla as nb
+import nabla.array_api as xp
 from nabla.core.graph import GRAPH
 from nabla.ops.fused import BINARY_CODES, REDUCE_CODES, UNARY_CODES
 
@@ -169,7 +170,7 @@ def test_reshapes_and_scalar_leaves_fuse():
     np.testing.assert_allclose(got, np.sin(a).reshape(4, 6) * 3.0 + 1.0, rtol=1e-14)
 
 
-@pytest.mark.parametrize("case", ["matmul", "int", "broadcast_two_runs", "leaf_in_two_layouts", "transpose",
+@pytest.mark.parametrize("case", ["matmul", "int", "gather", "leaf_in_two_layouts",
                                   "axis_reduce_split_axes", "bool_out",
                                   "mixed_dtypes", "too_many_inputs", "complex"])
 def test_traces_the_kernel_cannot_run_go_to_the_interpreter(case):
@@ -178,9 +179,8 @@ def test_traces_the_kernel_cannot_run_go_to_the_interpreter(case):
     cases = {
         "matmul": (lambda x: nb.exp(x @ nb.permute_dims(x, (1, 0))), [m]),
         "int": (lambda x: x * 2 + 1, [np.arange(6)]),
-        "broadcast_two_runs": (lambda x, y: x + y, [np.ones((5, 4, 3)), np.ones((5, 1, 3))]),
+        "gather": (lambda x: nb.exp(xp.take(x, nb.asarray(np.array([2, 0, 1])), axis=1)), [m]),
         "leaf_in_two_layouts": (lambda x, y: x + y + nb.reshape(y, (4, 1)), [np.ones((4, 4)), m[:, 0]]),
-        "transpose": (lambda x: nb.permute_dims(nb.sin(x), (1, 0)) + 1.0, [m]),
         "axis_reduce_split_axes": (lambda x: nb.sum(nb.sin(x), axis=(0, 2)), [m.reshape(2, 2, 3)]),
         "bool_out": (lambda x: x > 0.5, [m]),
         "mixed_dtypes": (lambda x, y: x + nb.astype(y, nb.float64), [m, m.astype(np.float32)]),
@@ -289,3 +289,36 @@ def test_smaller_intermediates_spread_like_their_results():
     want = a * np.exp(row) + (np.sin(col) * 2.0).reshape(50, 1) - np.sqrt(np.abs(row))
     assert ran_fused
     np.testing.assert_allclose(got, want, rtol=1e-11, atol=1e-10)  # exp and sin good to ~1e-12
+
+
+@pytest.mark.parametrize("case", ["column", "steps", "reversed", "transpose", "broadcast_two_runs", "element",
+                                  "view_of_view", "reduce_a_view", "transpose_of_computed", "rows_and_columns"])
+def test_views_of_inputs_are_strided_loads(case):
+    """Basic slices, transposes and broadcasts of an input are read through strided layouts."""
+    rng = np.random.default_rng(9)
+    a, b = rng.standard_normal((40, 30)), rng.standard_normal((5, 1, 3))
+    c = rng.standard_normal((5, 4, 3))
+    cases = {
+        "column": (lambda x: nb.sin(x[:, 3]) * 2.0, [a], lambda x: np.sin(x[:, 3]) * 2.0),
+        "steps": (lambda x: x[1::7, ::3] * x[1::7, 2::3], [a], lambda x: x[1::7, ::3] * x[1::7, 2::3]),
+        "reversed": (lambda x: x[::-1, ::-2] + 1.0, [a], lambda x: x[::-1, ::-2] + 1.0),
+        "transpose": (lambda x: nb.permute_dims(x, (1, 0)) * 3.0 + x[0], [a[:30]],
+                      lambda x: x.T * 3.0 + x[0]),
+        "broadcast_two_runs": (lambda x, y: x + y, [c, b], lambda x, y: x + y),
+        "element": (lambda x: x * x[3, 4], [a], lambda x: x * x[3, 4]),
+        "view_of_view": (lambda x: nb.reshape(x[2:6], (-1,))[5::4] - x[::2][:30, 5::4].T[0, 1], [a],
+                         lambda x: x[2:6].reshape(-1)[5::4] - x[::2][:30, 5::4].T[0, 1]),
+        "reduce_a_view": (lambda x: nb.sum(nb.permute_dims(x[:, ::2], (1, 0)) ** 2, axis=1), [a],
+                          lambda x: (x[:, ::2].T ** 2).sum(1)),
+        "transpose_of_computed": (lambda x: nb.permute_dims(nb.sin(x), (1, 0)) + 1.0, [a],
+                                  lambda x: np.sin(x).T + 1.0),
+        "rows_and_columns": (lambda x: nb.max(x[:10] - nb.reshape(x[:10, 0], (10, 1)), axis=0), [a],
+                             lambda x: (x[:10] - x[:10, :1]).max(0)),
+    }
+    fn, arrays, ref = cases[case]
+    before = nb.engine_stats()
+    got, ran_fused = run(fn, *arrays)
+    assert ran_fused and nb.engine_stats()["interpreted"] == before["interpreted"]
+    want = ref(*arrays)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

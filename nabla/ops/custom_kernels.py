@@ -22,7 +22,7 @@ from ..core.operation import Operation
 
 KERNEL_DIR = Path(__file__).with_name("kernels")
 #: package -> the Python files that declare and stage its kernels (part of its digest)
-PACKAGES = {"core": ("custom_kernels.py", "fused.py"),
+PACKAGES = {"core": ("custom_kernels.py", "fused.py", "fused_program.py"),
             "linalg": ("custom_kernels.py", "factorizations.py", "spectral.py", "standalone.py"),
             "fft": ("custom_kernels.py", "fourier.py", "standalone.py")}
 _BUILD_LOCK = threading.Lock()
@@ -102,19 +102,18 @@ def sign_bit(x):
 @functools.cache
 def fused_kernel(reduce: bool):
     """The fused evaluator (kernels/core/fused.mojo): program, constants and four data slots in; the
-    values out, or their reduction over one run of axes (``kept`` carries the output's size)."""
+    values out, or their reduction over one run of axes (``size`` carries the output's size)."""
     from max.experimental import custom
 
     T = custom.DTypeVar("T")
     p, c, n0, n1, n2, n3, m = custom.Symbols("p", "c", "n0", "n1", "n2", "n3", "m")
     inputs = {"prog": custom.TemplateType(DType.int32, [p]), "consts": custom.TemplateType(DType.float64, [c])}
     inputs.update({f"x{k}": custom.TemplateType(T, [n]) for k, n in enumerate((n0, n1, n2, n3))})
-    if reduce:
-        inputs["kept"] = custom.TemplateType(DType.uint8, [m])
+    inputs["size"] = custom.TemplateType(DType.uint8, [m])
     return custom.declare(
         "nabla_fused_reduce" if reduce else "nabla_fused_map",
         inputs=inputs,
-        outputs=[custom.TemplateType(T, [m] if reduce else [n0])],
+        outputs=[custom.TemplateType(T, [m])],
         custom_extensions=[kernel_library()],
     )
 

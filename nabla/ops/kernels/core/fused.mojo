@@ -5,7 +5,8 @@
 #
 # Program (int32): [n_instructions, result_register, reduction, r, inner, then 5 ints per instruction:
 # opcode, destination, a, b, c]. Registers hold one block of values each; booleans are 1 / 0.
-# Load: a = input slot, and for an input broadcast over one run of axes b, c = (div, mod).
+# Load: a = input slot, b = 0 (in order, or one value for all) or 1 + where its strided layout
+# starts in the constants (NumPy's view model: slices, transposes and broadcasts of an input).
 # Opcode numbers are fixed by nabla/ops/fused.py (UNARY_CODES, BINARY_CODES), which writes programs.
 from std.math import exp, log, sqrt, sin, cos, tanh, log1p, expm1, floor, ceil, trunc
 from std.memory import bitcast
@@ -160,22 +161,10 @@ def _binary[T: DType, w: Int](op: Int, x: SIMD[T, w], y: SIMD[T, w]) -> SIMD[T, 
 
 @always_inline
 def _fill[T: DType](dst: UnsafePointer[Scalar[T], MutUntrackedOrigin], src: UnsafePointer[Scalar[T], _],
-                    size: Int, start: Int, count: Int, div: Int, mod: Int):
-    """A block of an input: every element, one value for all, or (div > 0) a broadcast input whose
-    element j is src[(j // div) % mod]."""
+                    size: Int, start: Int, count: Int):
+    """A block of an input read in order, or one value for all (an input of size 1)."""
     comptime w = simd_width_of[T]()
-    if div > 0:
-        var k = (start // div) % mod
-        var r = start % div
-        for i in range(count):
-            dst.unsafe_store(i, src.unsafe_load(k))
-            r += 1
-            if r == div:
-                r = 0
-                k += 1
-                if k == mod:
-                    k = 0
-    elif size == 1:
+    if size == 1:
         var v = SIMD[T, w](src.unsafe_load(0))
         for i in range(0, count, w):
             dst.unsafe_store(i, v)
@@ -185,6 +174,57 @@ def _fill[T: DType](dst: UnsafePointer[Scalar[T], MutUntrackedOrigin], src: Unsa
             dst.unsafe_store(i, src.unsafe_load[width=w](start + i))
         for i in range(whole, count):
             dst.unsafe_store(i, src.unsafe_load(start + i))
+
+
+@always_inline
+def _fill_strided[T: DType](dst: UnsafePointer[Scalar[T], MutUntrackedOrigin], src: UnsafePointer[Scalar[T], _],
+                            start: Int, count: Int, layout: UnsafePointer[Float64, _]):
+    """A block of a strided view of an input: layout = [rank, offset, then (size, stride) per axis of
+    the trace's elements, outermost first] (stride 0 where the input is broadcast)."""
+    comptime w = simd_width_of[T]()
+    var rank = Int(layout.unsafe_load(0))
+    var index = alloc[Int](rank)
+    var at = Int(layout.unsafe_load(1))
+    var rest = start
+    for d in range(rank - 1, -1, -1):
+        var size = Int(layout.unsafe_load(2 + 2 * d))
+        var i = rest % size
+        rest //= size
+        index.unsafe_store(d, i)
+        at += i * Int(layout.unsafe_load(3 + 2 * d))
+    var last = rank - 1
+    var n_last = Int(layout.unsafe_load(2 + 2 * last))
+    var s_last = Int(layout.unsafe_load(3 + 2 * last))
+    var done = 0
+    while done < count:
+        var run = min(n_last - index.unsafe_load(last), count - done)
+        if s_last == 1:
+            var whole = run // w * w
+            for i in range(0, whole, w):
+                dst.unsafe_store(done + i, src.unsafe_load[width=w](at + i))
+            for i in range(whole, run):
+                dst.unsafe_store(done + i, src.unsafe_load(at + i))
+        elif s_last == 0:
+            var v = SIMD[T, w](src.unsafe_load(at))
+            var whole = run // w * w
+            for i in range(0, whole, w):
+                dst.unsafe_store(done + i, v)
+            for i in range(whole, run):
+                dst.unsafe_store(done + i, v[0])
+        else:
+            for i in range(run):
+                dst.unsafe_store(done + i, src.unsafe_load(at + i * s_last))
+        done += run
+        at += run * s_last
+        index.unsafe_store(last, index.unsafe_load(last) + run)
+        var d = last
+        while d > 0 and index.unsafe_load(d) == Int(layout.unsafe_load(2 + 2 * d)):
+            at -= Int(layout.unsafe_load(2 + 2 * d)) * Int(layout.unsafe_load(3 + 2 * d))
+            index.unsafe_store(d, 0)
+            d -= 1
+            index.unsafe_store(d, index.unsafe_load(d) + 1)
+            at += Int(layout.unsafe_load(3 + 2 * d))
+    index.free()
 
 
 @always_inline
@@ -252,15 +292,13 @@ def _run_block[T: DType](
         var a = Int(prog.unsafe_load(at + 2))
         var b = Int(prog.unsafe_load(at + 3))
         var c = Int(prog.unsafe_load(at + 4))
-        if op == 0:  # load input slot a
-            if a == 0:
-                _fill[T](dst, x0, s0, start, count, b, c)
-            elif a == 1:
-                _fill[T](dst, x1, s1, start, count, b, c)
-            elif a == 2:
-                _fill[T](dst, x2, s2, start, count, b, c)
+        if op == 0:  # load input slot a, in order (b == 0) or through the layout at consts[b - 1]
+            var src = x0 if a == 0 else (x1 if a == 1 else (x2 if a == 2 else x3))
+            var size = s0 if a == 0 else (s1 if a == 1 else (s2 if a == 2 else s3))
+            if b > 0:
+                _fill_strided[T](dst, src, start, count, consts + (b - 1))
             else:
-                _fill[T](dst, x3, s3, start, count, b, c)
+                _fill[T](dst, src, size, start, count)
         elif op == 1:  # constant a
             var v = SIMD[T, w](Scalar[T](consts.unsafe_load(a)))
             for i in range(0, padded, w):
@@ -375,8 +413,8 @@ def _identity(kind: Int) -> Float64:
 
 @register("nabla_fused_map")
 struct FusedMap:
-    """Evaluate a program over every element: ``out[i] = program(x0[i], x1[i], ...)``; an input of
-    size 1 stands for every element."""
+    """Evaluate a program over every element: ``out[i] = program(inputs read through their
+    layouts)``; the output's size is that of ``size`` (its only use)."""
 
     @staticmethod
     def execute[target: StaticString](
@@ -387,6 +425,7 @@ struct FusedMap:
         x1: InputTensor[dtype=output.dtype, rank=1, ...],
         x2: InputTensor[dtype=output.dtype, rank=1, ...],
         x3: InputTensor[dtype=output.dtype, rank=1, ...],
+        size: InputTensor[dtype=DType.uint8, rank=1, ...],
         ctx: DeviceContext,
     ) raises:
         comptime T = output.dtype
@@ -456,8 +495,8 @@ def _accumulate[T: DType](kind: Int, acc: UnsafePointer[Float64, MutUntrackedOri
 struct FusedReduce:
     """Evaluate a program over the elements of an (outer, r, inner) space and reduce over r (program
     header: kind 1 sum, 2 mean, 3 max, 4 min, 5 prod; then r and inner), accumulating in float64.
-    The output has outer * inner elements (the size of ``kept``, which carries only that size); a
-    full reduction is outer = inner = 1."""
+    The output has outer * inner elements (the size of ``size``, its only use); a full reduction is
+    outer = inner = 1."""
 
     @staticmethod
     def execute[target: StaticString](
@@ -468,19 +507,19 @@ struct FusedReduce:
         x1: InputTensor[dtype=output.dtype, rank=1, ...],
         x2: InputTensor[dtype=output.dtype, rank=1, ...],
         x3: InputTensor[dtype=output.dtype, rank=1, ...],
-        kept: InputTensor[dtype=DType.uint8, rank=1, ...],
+        size: InputTensor[dtype=DType.uint8, rank=1, ...],
         ctx: DeviceContext,
     ) raises:
         comptime T = output.dtype
         comptime assert T.is_floating_point(), "the fused evaluator runs on float data"
         comptime assert target == "cpu", "the fused evaluator runs on the CPU (Nabla plans it for host data only)"
-        var n = x0.dim_size(0)
         var m = output.dim_size(0)
         var p = prog.unsafe_ptr()
         var k = consts.unsafe_ptr()
         var kind = Int(p.unsafe_load(2))
         var r = Int(p.unsafe_load(3))
         var inner = Int(p.unsafe_load(4))
+        var n = m * r
         var a0 = x0.unsafe_ptr()
         var a1 = x1.unsafe_ptr()
         var a2 = x2.unsafe_ptr()

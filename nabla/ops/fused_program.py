@@ -1,0 +1,425 @@
+"""Traces written as programs for the fused kernel (``kernels/core/fused.mojo``).
+
+A program is a list of 5-int instructions over registers that each hold one block of the trace's
+elements. Every value in a register is spread to the trace's full shape; inputs are read through
+strided layouts (NumPy's view model: an offset and a stride per axis), so basic slices, transposes
+and broadcasts of an input cost no instruction and no copy. A trace whose reductions feed more
+work, or that has several results, is run in stages (``stages``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..core import dtypes as _dt
+
+#: op name -> opcode of kernels/core/fused.mojo
+UNARY_CODES = {
+    "negative": 10, "abs": 11, "square": 12, "reciprocal": 13, "exp": 14, "expm1": 15, "log": 16,
+    "log1p": 17, "sqrt": 18, "sin": 19, "cos": 20, "tanh": 21, "floor": 22, "ceil": 23, "trunc": 24,
+    "sign": 25, "isnan": 26, "isinf": 27, "isfinite": 28, "logical_not": 29, "positive": 30,
+}
+BINARY_CODES = {
+    "add": 40, "subtract": 41, "multiply": 42, "divide": 43, "maximum": 44, "minimum": 45,
+    "equal": 46, "not_equal": 47, "greater": 48, "greater_equal": 49, "less": 50, "less_equal": 51,
+    "logical_and": 52, "logical_or": 53, "logical_xor": 54,
+}
+REDUCE_CODES = {"sum": 1, "mean": 2, "max": 3, "min": 4, "prod": 5}
+_LOAD, _CONST, _WHERE = 0, 1, 60
+#: views that keep the elements' order: an alias in the program
+_ORDER_KEEPING = frozenset({"reshape", "expand_dims", "squeeze", "identity"})
+#: views an input's strided layout expresses
+_STRIDED = frozenset({"getitem", "permute_dims", "broadcast_to"})
+SLOTS = 4
+_REGISTERS = 24
+HEADER = 5  # n_instructions, result register, reduction kind, reduced extent r, inner extent
+
+
+class _Unfit(Exception):
+    pass
+
+
+class Program:
+    """What ``write`` makes of a trace: the program, its constants (layouts included), which leaf
+    feeds each data slot, the reduction kind and the output's size."""
+
+    __slots__ = ("program", "consts", "slots", "reduce", "size")
+
+    def __init__(self, program, consts, slots, reduce, size):
+        self.program, self.consts, self.slots, self.reduce, self.size = program, consts, slots, reduce, size
+
+
+def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
+    """The program for a trace, or None when the fused kernel cannot run it."""
+    if len(outputs) != 1 or not order:
+        return None
+    out = outputs[0]
+    dtype = out.dtype
+    if dtype not in (_dt.float32, _dt.float64) or not out.device.is_host:
+        return None
+    reduce, rows, inner = 0, 1, 1
+    last = order[-1]
+    result = out
+    body = order
+    if last.op.name in REDUCE_CODES and out.node is last:
+        result = last.inputs[0]
+        split = _reduced_run(result.shape, last.kwargs.get("axes", ()))
+        if split is None:
+            return None
+        rows, inner = split
+        reduce = REDUCE_CODES[last.op.name]
+        body = order[:-1]
+    full = math.prod(result.shape)
+    if full == 0 or full >= 2 ** 31 or len(leaves) > SLOTS or any(leaf.dtype is not dtype for leaf in leaves):
+        return None
+    try:
+        return _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner)
+    except _Unfit:
+        return None
+
+
+def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner) -> Program:
+    # value ids: leaves -(k+1), node outputs by node index; order-keeping views and free casts are
+    # aliases of their input; strided views of an input are loads of it (``views``)
+    alias: dict[int, int] = {}
+    views: dict[int, tuple] = {}  # node -> (leaf, offset, sizes, strides)
+
+    def ref(v):
+        r = -1 - leaf_ids[id(v)] if v.node is None else node_ids[id(v.node)]
+        return alias.get(r, r)
+
+    def view_of(v, shape=None):
+        """The strided view (leaf, offset, sizes, strides) that ``v``, seen as ``shape``, is of a
+        leaf; None for a computed value."""
+        r = ref(v)
+        if r < 0:
+            leaf = leaves[-1 - r]
+            found = (-1 - r, 0, tuple(leaf.shape), _contiguous(leaf.shape))
+        elif r in views:
+            found = views[r]
+        else:
+            return None
+        strides = _restride(found[2], found[3], tuple(v.shape if shape is None else shape))
+        if strides is None:
+            raise _Unfit
+        return found[0], found[1], tuple(v.shape if shape is None else shape), strides
+
+    for i, n in enumerate(body):
+        if "complex_storage" in n.kwargs or "src_complex" in n.kwargs:
+            raise _Unfit
+        if _is_alias(n, dtype):
+            alias[i] = ref(n.inputs[0])
+        elif n.op.name in _STRIDED:
+            found = view_of(n.inputs[0])
+            if found is not None:
+                views[i] = _through(n, found)
+            elif n.op.name != "broadcast_to":
+                raise _Unfit  # a slice or transpose of a computed value: ``stages`` realizes it first
+
+    loads = _layouts(body, result, full, ref, alias, views, node_ids, view_of)
+    uses: dict[int, int] = {}
+    for i, n in enumerate(body):
+        for v in n.inputs:
+            uses[ref(v)] = i
+    final = ref(result)
+    uses[final] = len(body)
+    instructions: list[tuple] = []
+    consts: list[float] = []
+    reg_of: dict[int, int] = {}
+    free = list(range(_REGISTERS - 1, -1, -1))
+    slot_of: dict[int, int] = {}
+
+    def register(vid):
+        if vid in reg_of:
+            return reg_of[vid]
+        if (vid >= 0 and vid not in views) or not free:
+            raise _Unfit
+        leaf = -1 - vid if vid < 0 else views[vid][0]
+        slot = slot_of.setdefault(leaf, len(slot_of))
+        layout = loads.get(vid)
+        at = 0
+        if layout is not None:
+            at = len(consts) + 1
+            consts.extend(layout)
+        r = reg_of[vid] = free.pop()
+        instructions.append((_LOAD, r, slot, at, 0))
+        return r
+
+    for i, n in enumerate(body):
+        if i in alias or i in views:
+            continue
+        name = n.op.name
+        if name == "constant":
+            value = n.kwargs["value"]
+            if isinstance(value, complex):
+                raise _Unfit
+            args, code = (), (_CONST, len(consts))
+            consts.append(float(value))
+        elif name in UNARY_CODES:
+            args, code = n.inputs, (UNARY_CODES[name],)
+        elif name in BINARY_CODES:
+            args, code = n.inputs, (BINARY_CODES[name],)
+        elif name == "where":
+            args, code = n.inputs, (_WHERE,)
+        elif name == "broadcast_to":  # of a computed value: its register already spreads it
+            args, code = n.inputs, (UNARY_CODES["positive"],)
+        else:
+            raise _Unfit
+        regs_in = [register(ref(v)) for v in args]
+        for v in set(map(ref, args)):  # last use: the register is free for this result
+            if uses.get(v) == i and v in reg_of:
+                free.append(reg_of.pop(v))
+        if not free:
+            raise _Unfit
+        dst = reg_of[i] = free.pop()
+        if code[0] == _CONST:
+            instructions.append((_CONST, dst, code[1], 0, 0))
+        else:
+            instructions.append((code[0], dst, *(regs_in + [0, 0, 0])[:3]))
+    result_register = register(final)
+    program = np.zeros(HEADER + 5 * len(instructions), np.int32)
+    program[:HEADER] = (len(instructions), result_register, reduce, rows, inner)
+    program[HEADER:] = np.asarray(instructions, np.int32).reshape(-1)
+    slots = [leaf for leaf, _ in sorted(slot_of.items(), key=lambda kv: kv[1])]
+    size = full // rows if reduce else full
+    return Program(program, np.asarray(consts or [0.0], np.float64), slots, reduce, size)
+
+
+def _layouts(body, result, full, ref, alias, views, node_ids, view_of) -> dict:
+    """The layout each loaded value is read with: registers hold values spread to the trace's full
+    shape, so a value smaller than the trace takes the shape of the full-size result it is
+    broadcast into (its context), from its consumers back to the inputs it is computed from.
+    Returns vid -> layout (None: read in order). Raises _Unfit where a value would need two
+    layouts."""
+    shape_of: dict[int, tuple] = {}  # node index -> its output's shape (from the values that use it)
+    for v in [u for n in body for u in n.inputs] + [result]:
+        if v.node is not None and id(v.node) in node_ids:
+            shape_of[node_ids[id(v.node)]] = tuple(v.shape)
+    loads: dict[int, tuple | None] = {}
+
+    def load(v, seen, ctx):
+        src = ref(v)
+        layout = _layout(view_of(v, seen), ctx, full)
+        if loads.setdefault(src, layout) != layout:
+            raise _Unfit
+
+    # node -> (context, the shape in which the context sees its value: a reshape may stand between)
+    context: dict[int, tuple] = {}
+    final = ref(result)
+    if final < 0 or final in views:
+        load(result, tuple(result.shape), tuple(result.shape))
+    for i in range(len(body) - 1, -1, -1):
+        if i in alias or i in views or i not in shape_of:
+            continue
+        own = shape_of[i]
+        ctx, view = (own, own) if math.prod(own) == full else context.get(i, (None, None))
+        for v in body[i].inputs:
+            size = math.prod(v.shape)
+            src = ref(v)
+            loaded = src < 0 or src in views
+            if size == 1 or (size == full and not loaded):
+                if size == 1 and loaded:
+                    load(v, tuple(v.shape), (1,))
+                continue
+            if ctx is None:
+                raise _Unfit
+            rank = len(ctx)
+            if _padded(view, rank) == _padded(own, rank):
+                seen = tuple(v.shape)
+            elif tuple(v.shape) == own:  # an elementwise input of a value seen reshaped
+                seen = view
+            else:
+                raise _Unfit
+            if loaded:
+                load(v, seen, ctx)
+                continue
+            mine = (_padded(ctx, rank), _padded(seen, rank))
+            known = context.setdefault(src, (ctx, seen))
+            if (_padded(known[0], rank), _padded(known[1], rank)) != mine:
+                raise _Unfit
+    return loads
+
+
+def _layout(view, ctx, full):
+    """[rank, offset, (size, stride) per axis] reading ``view`` (leaf, offset, shape, strides)
+    spread to the full shape ``ctx``, axes merged where they can be; None when that is the leaf
+    itself in order."""
+    _, offset, shape, strides = view
+    if math.prod(shape) == 1:  # one value for all
+        return (1.0, float(offset), float(full), 0.0)
+    if math.prod(ctx) != full or len(shape) > len(ctx):
+        raise _Unfit
+    lead = len(ctx) - len(shape)
+    axes = []
+    for a, n in enumerate(ctx):
+        if a < lead:
+            s = 0
+        else:
+            d, s = shape[a - lead], strides[a - lead]
+            if d != n:
+                if d != 1:
+                    raise _Unfit
+                s = 0
+        if n != 1:
+            axes.append([n, s])
+    merged = [axes[0]] if axes else [[1, 0]]
+    for n, s in axes[1:]:
+        if merged[-1][1] == n * s:  # the outer axis steps over exactly this one
+            merged[-1] = [merged[-1][0] * n, s]
+        else:
+            merged.append([n, s])
+    if offset == 0 and len(merged) == 1 and merged[0][1] == 1 and merged[0][0] == full:
+        return None
+    return (float(len(merged)), float(offset), *[float(x) for axis in merged for x in axis])
+
+
+def _contiguous(shape):
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.append(step)
+        step *= d
+    return tuple(reversed(strides))
+
+
+def _restride(sizes, strides, shape):
+    """Strides for ``shape`` over the same elements as (sizes, strides), where a view can express
+    it (NumPy's no-copy reshape); None otherwise."""
+    sizes, shape = tuple(sizes), tuple(shape)
+    if sizes == shape:
+        return tuple(strides)
+    if math.prod(sizes) != math.prod(shape):
+        return None
+    old = [(n, s) for n, s in zip(sizes, strides) if n != 1]
+    new = [0] * len(shape)
+    oi = ni = 0
+    while ni < len(shape) and oi < len(old):
+        nsize, osize = shape[ni], old[oi][0]
+        nj, oj = ni + 1, oi + 1
+        while nsize != osize:
+            if nsize < osize:
+                nsize *= shape[nj]
+                nj += 1
+            else:
+                osize *= old[oj][0]
+                oj += 1
+        for k in range(oi, oj - 1):
+            if old[k][1] != old[k + 1][0] * old[k + 1][1]:
+                return None
+        step = old[oj - 1][1]
+        for k in range(nj - 1, ni - 1, -1):
+            new[k] = step
+            step *= shape[k]
+        ni, oi = nj, oj
+    return tuple(new)
+
+
+def _through(node, view):
+    """The strided view after ``node`` (a slice, a transpose or a broadcast) of ``view``."""
+    leaf, offset, sizes, strides = view
+    name, kw = node.op.name, node.kwargs
+    if name == "getitem":
+        index = kw["index"]
+        if len(index) != len(sizes):
+            raise _Unfit
+        new_sizes, new_strides = [], []
+        for (start, stop, step), s in zip(index, strides):
+            offset += start * s
+            new_sizes.append(len(range(start, stop, step)))
+            new_strides.append(s * step)
+        return leaf, offset, tuple(new_sizes), tuple(new_strides)
+    if name == "permute_dims":
+        perm = kw["perm"]
+        return leaf, offset, tuple(sizes[p] for p in perm), tuple(strides[p] for p in perm)
+    target = tuple(kw["shape"])  # broadcast_to
+    lead = len(target) - len(sizes)
+    if lead < 0:
+        raise _Unfit
+    new_strides = [0] * lead + [s if d == n else 0 for d, n, s in zip(sizes, target[lead:], strides)]
+    return leaf, offset, target, tuple(new_strides)
+
+
+def _padded(shape, rank):
+    shape = tuple(shape)
+    while len(shape) > rank and shape[0] == 1:
+        shape = shape[1:]
+    return (1,) * (rank - len(shape)) + shape
+
+
+def _reduced_run(shape, axes):
+    """(r, inner) when the reduced ``axes`` of ``shape`` (size-1 axes aside) are one contiguous run:
+    the values are then an (outer, r, inner) block reduced over r. None otherwise."""
+    if not shape:
+        return None
+    axes = sorted(a % len(shape) for a in axes)
+    if not axes:
+        return None
+    moving = [a for a in axes if shape[a] > 1]
+    if moving and any(shape[a] > 1 and a not in axes for a in range(moving[0], moving[-1] + 1)):
+        return None
+    r = math.prod(shape[a] for a in axes)
+    inner = math.prod(shape[moving[-1] + 1:]) if moving else 1
+    return r, inner
+
+
+def _is_alias(node, dtype) -> bool:
+    """A node whose value is its input's, element for element, in the program's registers: views
+    that keep the order, a single value broadcast, casts to this dtype from itself or from bool
+    (stored as 1 / 0)."""
+    name = node.op.name
+    if name in _ORDER_KEEPING:
+        return True
+    if name == "broadcast_to":
+        return math.prod(node.inputs[0].shape) == 1
+    if name == "astype":
+        src = node.inputs[0].dtype
+        return node.kwargs.get("dtype") is dtype and (src is dtype or src is _dt.bool_)
+    return False
+
+
+# --- stages -------------------------------------------------------------------------------------
+
+_STAGEABLE = frozenset(UNARY_CODES) | frozenset(BINARY_CODES) | frozenset(REDUCE_CODES) | _ORDER_KEEPING \
+    | _STRIDED | {"where", "constant", "astype"}
+_STAGE_DTYPES = (_dt.float32, _dt.float64, _dt.bool_)
+
+
+def stages(order, outputs) -> list:
+    """The values to realize first so that the rest of a trace of the kernel's ops fits it: a
+    reduction that feeds more work (``(x - mean(x, axis=0)) / std(x, axis=0)``), a computed value
+    that is sliced or transposed, each of several results. [] when the trace is not made of the
+    kernel's ops, or needs no stage."""
+    for n in order:
+        if n.op.name not in _STAGEABLE or "complex_storage" in n.kwargs or "src_complex" in n.kwargs:
+            return []
+    if any(v.dtype not in _STAGE_DTYPES or not v.device.is_host for n in order for v in n.inputs):
+        return []
+    first: list = []
+
+    def add(v):
+        if v.node is not None and all(v is not u for u in first):
+            first.append(v)
+
+    computed = {id(n) for n in order if n.op.name not in _ORDER_KEEPING and n.op.name not in _STRIDED}
+    for n in order:
+        for v in n.inputs:
+            if v.node is None:
+                continue
+            if v.node.op.name in REDUCE_CODES:
+                add(v)
+            elif n.op.name in ("getitem", "permute_dims") and _computed_below(v, computed):
+                add(v)
+    if not first and len(outputs) > 1:  # the kernel has one output: one program per result
+        position = {id(n): i for i, n in enumerate(order)}
+        first = sorted(outputs, key=lambda v: position[id(v.node)])
+    return first
+
+
+def _computed_below(v, computed) -> bool:
+    """Whether ``v`` is computed (not a leaf seen through views)."""
+    while v.node is not None:
+        if id(v.node) in computed:
+            return True
+        v = v.node.inputs[0]
+    return False
