@@ -88,7 +88,8 @@ _SPLIT = object()  # _start's answer for a trace whose kernel nodes must run apa
 
 
 class _Stages(tuple):
-    """_start's answer for a trace the first-sight path runs in stages: these values first."""
+    """_start's answer for a trace the first-sight path runs in stages: these values first (their
+    traces are realized as stages: never compiled on their own)."""
 
 
 def symbolic_dims(shape, sizes: dict) -> tuple:
@@ -232,7 +233,7 @@ class Engine:
         return key, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs, lone
 
     # --- running -----------------------------------------------------------------
-    def run(self, outputs: list, fast_only: bool = False) -> bool:
+    def run(self, outputs: list, fast_only: bool = False, staged: bool = False) -> bool:
         """Compute ``outputs`` (pending values) and turn them into leaves holding buffers.
 
         ``fast_only``: only if a compiled model or the fused kernel serves them at once; returns
@@ -251,7 +252,7 @@ class Engine:
                         busy = [e for e in (self._in_flight.get(id(v)) for v in outputs) if e is not None]
                         if busy and fast_only:
                             return False
-                        job = None if busy else self._start(outputs, compiled_here, fast_only)
+                        job = None if busy else self._start(outputs, compiled_here, fast_only, staged)
                         split = job is _SPLIT or isinstance(job, _Stages)
                         if job is None and not busy:
                             return not fast_only  # computed under the lock by the interpreter
@@ -262,7 +263,7 @@ class Engine:
                             break
                     if isinstance(job, _Stages):  # earlier stages first, then the rest (traced again)
                         for stage in job:
-                            self.run([stage])
+                            self.run([stage], staged=True)
                     elif split:  # kernel nodes first, each alone, then the rest (traced again)
                         self._run_standalone_first(outputs)
                     elif busy:  # another thread is computing some of them: wait for it, then look again
@@ -315,7 +316,7 @@ class Engine:
                 self.run(pending)  # upstream work (and upstream kernels) first
             self.run([v for v in found[key] if v.node is not None])
 
-    def _start(self, outputs, compiled_here: bool = False, fast_only: bool = False):
+    def _start(self, outputs, compiled_here: bool = False, fast_only: bool = False, staged: bool = False):
         """Under the lock: key the trace and run it with the interpreter (None), or return
         ``(run, buffers)`` for ``run(buffers)`` outside the lock (a compiled model or the fused
         kernel), or a compile's Future to wait for."""
@@ -366,14 +367,17 @@ class Engine:
         if fast_only:
             entry.sightings -= 1  # only a probe
             return None
-        stages = self._stages(entry, traced, outputs)
-        if stages:  # the first-sight path runs this trace in stages: never compiled whole
+        stages, pure = self._stages(entry, traced, outputs)
+        if stages and pure:  # all of it runs on the fused kernel, in stages: never compiled whole
             entry.sightings -= 1
             return _Stages(stages)
         if self._must_compile(entry):
             return self._compile_future(entry, build)
-        if self.policy == "auto" and entry.sightings >= 2 and entry.compiling is None and not entry.compile_failed:
-            self._compile_future(entry, build)
+        if self.policy == "auto" and entry.sightings >= 2 and not staged and entry.compiling is None \
+                and not entry.compile_failed:
+            self._compile_future(entry, build)  # in the background; until it lands, first sight serves
+        if stages:  # the fused kernel's parts in stages, the rest interpreted in small traces
+            return _Stages(stages)
         results = self._interpret(entry, build, tuple(leaf.shape for leaf in leaves), buffers)
         if results is None:  # refused: this structure must be compiled
             return self._compile_future(entry, build)
@@ -408,13 +412,14 @@ class Engine:
         shape = outputs[0].shape
         return lambda buffers: plan.run(model, buffers, shape)
 
-    def _stages(self, entry, traced, outputs) -> list:
-        """Values the first-sight path would realize first so that the rest of the trace fits it
-        (a reduction that feeds more work), or []."""
+    def _stages(self, entry, traced, outputs) -> tuple:
+        """(values, pure): the values the first-sight path would realize first so that more of the
+        trace runs on it (a reduction that feeds more work, a matmul's elementwise operands), and
+        whether every stage then runs on it; ([], True) when it has none."""
         path = self.first_sight
         if path is None or not self.fused_enabled or self.policy == "compile" or entry.interpreter_refused:
-            return []
-        return path.stages(traced[1], outputs) or []
+            return [], True
+        return path.stages(traced[1], outputs)
 
     def named_model(self, name: str, build, compile: bool = True):
         """A model kept by name, built by ``build()`` and compiled once per machine in the background

@@ -100,9 +100,10 @@ def sign_bit(x):
 
 
 @functools.cache
-def fused_kernel(reduce: bool):
+def fused_kernel(reduce: bool, count: bool = False):
     """The fused evaluator (kernels/core/fused.mojo): program, constants and four data slots in; the
-    values out, or their reduction over one run of axes (``size`` carries the output's size)."""
+    values out, or their reduction over one run of axes (``size`` carries the output's size; a count
+    comes out as int64)."""
     from max.experimental import custom
 
     T = custom.DTypeVar("T")
@@ -113,7 +114,7 @@ def fused_kernel(reduce: bool):
     return custom.declare(
         "nabla_fused_reduce" if reduce else "nabla_fused_map",
         inputs=inputs,
-        outputs=[custom.TemplateType(T, [m])],
+        outputs=[custom.TemplateType(DType.int64 if count else T, [m])],
         custom_extensions=[kernel_library()],
     )
 

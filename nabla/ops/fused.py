@@ -36,6 +36,11 @@ class Plan:
     def reduce(self) -> int:
         return self.program.reduce
 
+    @property
+    def kind(self) -> str:
+        """Which of the kernel's models runs it: map, reduce, or count (a sum of 1 / 0 to int64)."""
+        return "count" if self.program.count else ("reduce" if self.program.reduce else "map")
+
     def arguments(self, leaf_buffers):
         """The kernel's operands: program, constants, four data slots (unused ones get a one-element
         stand-in), and an operand whose size is the output's (its only use)."""
@@ -64,7 +69,7 @@ def _flat(buf):
 def plan(order, leaves, outputs, node_ids, leaf_ids) -> Plan | None:
     """The fused kernel's plan for a trace, or None when it cannot run it."""
     program = write(order, leaves, outputs, node_ids, leaf_ids)
-    return None if program is None else Plan(outputs[0].dtype, program)
+    return None if program is None else Plan(program.dtype, program)
 
 
 # --- the engine's hook --------------------------------------------------------------------------
@@ -79,28 +84,28 @@ class FusedPath:
     def model(engine, plan_: Plan):
         """The compiled fused kernel for ``plan_``, or the Future of its compile (once per machine,
         in the background), or None if that failed."""
-        model = _request(engine, bool(plan_.reduce), plan_.dtype)
+        model = _request(engine, plan_.kind, plan_.dtype)
         if isinstance(model, Future) and not _FINISH_AT_EXIT:
             _FINISH_AT_EXIT.append(atexit.register(_finish_elsewhere, engine))
         return model
 
     @staticmethod
-    def prepare(engine, dtypes=(_dt.float32,)) -> list:
-        """Ask for the map and reduce models of ``dtypes`` now (a cold machine's first realization
-        asks for the default float's); their models, or the Futures of their compiles."""
-        return [_request(engine, reduce, d) for reduce in (False, True) for d in dtypes]
+    def prepare(engine, dtypes=(_dt.float32,), kinds=("map", "reduce")) -> list:
+        """Ask for the models of ``kinds`` for ``dtypes`` now (a cold machine's first realization
+        asks for the default float's map and reduce); their models, or the Futures of their compiles."""
+        return [_request(engine, kind, d) for kind in kinds for d in dtypes]
 
 
-def _request(engine, reduce: bool, dtype):
+def _request(engine, kind: str, dtype):
     from .custom_kernels import kernel_digest
 
-    name = f"fused-{'reduce' if reduce else 'map'}-{dtype.name}-{kernel_digest()}"
-    return engine.named_model(name, lambda: _graph(dtype, reduce))
+    name = f"fused-{kind}-{dtype.name}-{kernel_digest()}"
+    return engine.named_model(name, lambda: _graph(dtype, kind))
 
 
 def warm_fused_kernels(wait: bool = True) -> bool:
-    """Compile the fused kernel's four models now (once per machine; later processes read them from
-    disk in milliseconds). Returns whether all four are ready."""
+    """Compile the fused kernel's six models now (map, reduce and count for both float dtypes, once
+    per machine; later processes read them from disk in milliseconds). Returns whether all are ready."""
     from ..core.graph import GRAPH
 
     engine = GRAPH.engine
@@ -109,14 +114,15 @@ def warm_fused_kernels(wait: bool = True) -> bool:
     def ready(models):
         return all(m is not None and not isinstance(m, Future) for m in models)
 
-    models = FusedPath.prepare(engine, both)
+    kinds = ("map", "reduce", "count")
+    models = FusedPath.prepare(engine, both, kinds)
     if wait and not ready(models):
         engine.wait_for_compiles()
-        models = FusedPath.prepare(engine, both)
+        models = FusedPath.prepare(engine, both, kinds)
     return ready(models)
 
 
-def _graph(dtype, reduce: bool):
+def _graph(dtype, kind: str):
     from max.dtype import DType
     from max.graph import DeviceRef, Graph, TensorType
 
@@ -126,8 +132,8 @@ def _graph(dtype, reduce: bool):
     types = [TensorType(DType.int32, ["p"], cpu), TensorType(DType.float64, ["c"], cpu)]
     types += [TensorType(dtype.max_dtype, [f"n{k}"], cpu) for k in range(SLOTS)]
     types.append(TensorType(DType.uint8, ["m"], cpu))
-    with Graph(f"nabla_fused_{'reduce' if reduce else 'map'}", input_types=types) as g:
-        g.output(fused_kernel(reduce)(*[v.tensor for v in g.inputs]))
+    with Graph(f"nabla_fused_{kind}", input_types=types) as g:
+        g.output(fused_kernel(kind != "map", kind == "count")(*[v.tensor for v in g.inputs]))
     return g
 
 
@@ -137,7 +143,7 @@ _FINISH_AT_EXIT: list = []
 def _finish_elsewhere(engine) -> None:
     """At exit, a kernel compile still under way would be lost (the worker goes with this process),
     and a short script would start it again next time: hand it to a detached, nice-19 process that
-    compiles the four models into the kernel cache. One at a time per machine (a lock file)."""
+    compiles the models into the kernel cache. One at a time per machine (a lock file)."""
     from ..core.compiler import start_detached
 
     if any(e.model is None and e.compiling is not None for e in engine._named.values()):

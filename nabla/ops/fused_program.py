@@ -45,10 +45,12 @@ class Program:
     """What ``write`` makes of a trace: the program, its constants (layouts included), which leaf
     feeds each data slot, the reduction kind and the output's size."""
 
-    __slots__ = ("program", "consts", "slots", "reduce", "size")
+    __slots__ = ("program", "consts", "slots", "reduce", "size", "dtype", "count")
 
-    def __init__(self, program, consts, slots, reduce, size):
+    def __init__(self, program, consts, slots, reduce, size, dtype, count):
         self.program, self.consts, self.slots, self.reduce, self.size = program, consts, slots, reduce, size
+        self.dtype = dtype  # of the inputs and the registers
+        self.count = count  # a sum of 1 / 0 whose result is int64
 
 
 def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
@@ -57,10 +59,13 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
         return None
     out = outputs[0]
     dtype = out.dtype
+    last = order[-1]
+    count = dtype is _dt.int64 and last.op.name == "sum" and out.node is last and _counts(last.inputs[0])
+    if count:  # a count of true values: 1 / 0 in registers of the inputs' float dtype
+        dtype = leaves[0].dtype if leaves else None
     if dtype not in (_dt.float32, _dt.float64) or not out.device.is_host:
         return None
     reduce, rows, inner = 0, 1, 1
-    last = order[-1]
     result = out
     body = order
     if last.op.name in REDUCE_CODES and out.node is last:
@@ -75,12 +80,12 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
     if full == 0 or full >= 2 ** 31 or len(leaves) > SLOTS or any(leaf.dtype is not dtype for leaf in leaves):
         return None
     try:
-        return _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner)
+        return _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner, count)
     except _Unfit:
         return None
 
 
-def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner) -> Program:
+def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner, count) -> Program:
     # value ids: leaves -(k+1), node outputs by node index; order-keeping views and free casts are
     # aliases of their input; strided views of an input are loads of it (``views``)
     alias: dict[int, int] = {}
@@ -109,7 +114,7 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
     for i, n in enumerate(body):
         if "complex_storage" in n.kwargs or "src_complex" in n.kwargs:
             raise _Unfit
-        if _is_alias(n, dtype):
+        if _is_alias(n, dtype) or (count and v_is(n, result)):
             alias[i] = ref(n.inputs[0])
         elif n.op.name in _STRIDED:
             found = view_of(n.inputs[0])
@@ -184,7 +189,17 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
     program[HEADER:] = np.asarray(instructions, np.int32).reshape(-1)
     slots = [leaf for leaf, _ in sorted(slot_of.items(), key=lambda kv: kv[1])]
     size = full // rows if reduce else full
-    return Program(program, np.asarray(consts or [0.0], np.float64), slots, reduce, size)
+    return Program(program, np.asarray(consts or [0.0], np.float64), slots, reduce, size, dtype, count)
+
+
+def _counts(v) -> bool:
+    """Whether ``v`` is booleans cast to int64 (what ``sum`` of a mask counts)."""
+    n = v.node
+    return n is not None and n.op.name == "astype" and n.inputs[0].dtype is _dt.bool_ and v.dtype is _dt.int64
+
+
+def v_is(node, value) -> bool:
+    return value.node is node
 
 
 def _layouts(body, result, full, ref, alias, views, node_ids, view_of) -> dict:
@@ -385,41 +400,54 @@ _STAGEABLE = frozenset(UNARY_CODES) | frozenset(BINARY_CODES) | frozenset(REDUCE
 _STAGE_DTYPES = (_dt.float32, _dt.float64, _dt.bool_)
 
 
-def stages(order, outputs) -> list:
-    """The values to realize first so that the rest of a trace of the kernel's ops fits it: a
-    reduction that feeds more work (``(x - mean(x, axis=0)) / std(x, axis=0)``), a computed value
-    that is sliced or transposed, each of several results. [] when the trace is not made of the
-    kernel's ops, or needs no stage."""
-    for n in order:
-        if n.op.name not in _STAGEABLE or "complex_storage" in n.kwargs or "src_complex" in n.kwargs:
-            return []
-    if any(v.dtype not in _STAGE_DTYPES or not v.device.is_host for n in order for v in n.inputs):
-        return []
+def stages(order, outputs) -> tuple:
+    """(values, pure): the values to realize first so that more of a trace runs on the kernel, and
+    whether all of it then does. In a trace of the kernel's ops: a reduction that feeds more work
+    (``(x - mean(x, axis=0)) / std(x, axis=0)``), a computed value that is sliced or transposed,
+    each of several results. In a trace with other ops (a matmul): the kernel's work on their
+    operands, and their results that the kernel's ops use, so that only those ops are left to the
+    interpreter. ([], True) when there is nothing to stage."""
+    def unfit(n):
+        return n.op.name not in _STAGEABLE or "complex_storage" in n.kwargs or "src_complex" in n.kwargs
+
     first: list = []
 
     def add(v):
         if v.node is not None and all(v is not u for u in first):
             first.append(v)
 
-    computed = {id(n) for n in order if n.op.name not in _ORDER_KEEPING and n.op.name not in _STRIDED}
+    foreign = {id(n) for n in order if unfit(n)}
+    if foreign:
+        for n in order:
+            for v in n.inputs:
+                below = _first_computed(v)
+                if below is None or below.node.op.name == "constant":
+                    continue
+                if id(n) in foreign and id(below.node) not in foreign and below.dtype in _STAGE_DTYPES[:2]:
+                    add(below)  # an operand the kernel computes
+                elif id(n) not in foreign and id(below.node) in foreign:
+                    add(below)  # a result the kernel's ops go on with
+        return first, False
+    if any(v.dtype not in _STAGE_DTYPES or not v.device.is_host for n in order for v in n.inputs):
+        return [], True
     for n in order:
         for v in n.inputs:
             if v.node is None:
                 continue
             if v.node.op.name in REDUCE_CODES:
                 add(v)
-            elif n.op.name in ("getitem", "permute_dims") and _computed_below(v, computed):
+            elif n.op.name in ("getitem", "permute_dims") and _first_computed(v) is not None:
                 add(v)
     if not first and len(outputs) > 1:  # the kernel has one output: one program per result
         position = {id(n): i for i, n in enumerate(order)}
         first = sorted(outputs, key=lambda v: position[id(v.node)])
-    return first
+    return first, True
 
 
-def _computed_below(v, computed) -> bool:
-    """Whether ``v`` is computed (not a leaf seen through views)."""
+def _first_computed(v):
+    """The computed value that ``v`` is a view of (or is), None for a view of a leaf."""
     while v.node is not None:
-        if id(v.node) in computed:
-            return True
+        if v.node.op.name not in _ORDER_KEEPING and v.node.op.name not in _STRIDED:
+            return v
         v = v.node.inputs[0]
-    return False
+    return None

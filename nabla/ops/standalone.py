@@ -137,13 +137,13 @@ class FirstSightPaths:
                 return _Planned(path, found)
         return None
 
-    def stages(self, order, outputs) -> list:
+    def stages(self, order, outputs) -> tuple:
         for path in self.paths:
             found = getattr(path, "stages", None)
             found = found(order, outputs) if found else None
-            if found:
+            if found and found[0]:
                 return found
-        return []
+        return [], True
 
     @staticmethod
     def model(engine, planned: "_Planned"):

@@ -496,21 +496,22 @@ struct FusedReduce:
     """Evaluate a program over the elements of an (outer, r, inner) space and reduce over r (program
     header: kind 1 sum, 2 mean, 3 max, 4 min, 5 prod; then r and inner), accumulating in float64.
     The output has outer * inner elements (the size of ``size``, its only use); a full reduction is
-    outer = inner = 1."""
+    outer = inner = 1. The output is of the inputs' dtype, or int64 for a count (a sum of 1 / 0)."""
 
     @staticmethod
     def execute[target: StaticString](
         output: OutputTensor[rank=1, ...],
         prog: InputTensor[dtype=DType.int32, rank=1, ...],
         consts: InputTensor[dtype=DType.float64, rank=1, ...],
-        x0: InputTensor[dtype=output.dtype, rank=1, ...],
-        x1: InputTensor[dtype=output.dtype, rank=1, ...],
-        x2: InputTensor[dtype=output.dtype, rank=1, ...],
-        x3: InputTensor[dtype=output.dtype, rank=1, ...],
+        x0: InputTensor[rank=1, ...],
+        x1: InputTensor[dtype=x0.dtype, rank=1, ...],
+        x2: InputTensor[dtype=x0.dtype, rank=1, ...],
+        x3: InputTensor[dtype=x0.dtype, rank=1, ...],
         size: InputTensor[dtype=DType.uint8, rank=1, ...],
         ctx: DeviceContext,
     ) raises:
-        comptime T = output.dtype
+        comptime T = x0.dtype
+        comptime O = output.dtype
         comptime assert T.is_floating_point(), "the fused evaluator runs on float data"
         comptime assert target == "cpu", "the fused evaluator runs on the CPU (Nabla plans it for host data only)"
         var m = output.dim_size(0)
@@ -536,7 +537,7 @@ struct FusedReduce:
         var out = output.unsafe_ptr()
         for i in range(m):
             var v = result.unsafe_load(i)
-            out.unsafe_store(i, Scalar[T](v / Float64(r) if kind == 2 else v))
+            out.unsafe_store(i, (v / Float64(r) if kind == 2 else v).cast[O]())
         result.free()
 
 
