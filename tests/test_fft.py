@@ -89,7 +89,7 @@ def test_round_trips(n):
         assert rel(herm, x.real) <= 1e-14
 
 
-@pytest.mark.parametrize("norm", ["backward", "ortho", "forward"])
+@pytest.mark.parametrize("norm", ["backward", "ortho", "forward", None])  # None: NumPy's "backward"
 def test_every_function_matches_numpy_with_n_axis_and_norm(norm):
     x = R.standard_normal((4, 5, 6)) + 1j * R.standard_normal((4, 5, 6))
     X = xp.asarray(x)

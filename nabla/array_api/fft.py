@@ -24,7 +24,10 @@ _NORMS = ("backward", "ortho", "forward")
 
 
 def _scaling(norm: str, inverse: bool, op: str) -> int:
-    """What divides a transform under ``norm`` (an inverse one mirrors it): 0 nothing, 1 sqrt(n), 2 n."""
+    """What divides a transform under ``norm`` (an inverse one mirrors it): 0 nothing, 1 sqrt(n), 2 n.
+    ``None`` is "backward", as in NumPy."""
+    if norm is None:
+        norm = "backward"
     if norm not in _NORMS:
         raise ValueError(f"nabla.fft.{op}: norm must be one of {_NORMS}, got {norm!r}")
     if norm == "ortho":

@@ -368,15 +368,13 @@ class Engine:
             entry.sightings -= 1  # only a probe
             return None
         stages, pure = self._stages(entry, traced, outputs)
-        if stages and pure:  # all of it runs on the fused kernel, in stages: never compiled whole
-            entry.sightings -= 1
-            return _Stages(stages)
-        if self._must_compile(entry):
+        repeated = self.policy == "auto" and entry.sightings >= 2 and not staged and entry.compiling is None \
+            and not entry.compile_failed
+        if not (stages and pure) and self._must_compile(entry):
             return self._compile_future(entry, build)
-        if self.policy == "auto" and entry.sightings >= 2 and not staged and entry.compiling is None \
-                and not entry.compile_failed:
-            self._compile_future(entry, build)  # in the background; until it lands, first sight serves
-        if stages:  # the fused kernel's parts in stages, the rest interpreted in small traces
+        if repeated:  # in the background; until it lands, first sight serves
+            self._compile_future(entry, build)
+        if stages:  # the fused kernel's parts in stages (ops it lacks interpreted alone)
             return _Stages(stages)
         results = self._interpret(entry, build, tuple(leaf.shape for leaf in leaves), buffers)
         if results is None:  # refused: this structure must be compiled

@@ -34,7 +34,7 @@ _ORDER_KEEPING = frozenset({"reshape", "expand_dims", "squeeze", "identity"})
 _STRIDED = frozenset({"getitem", "permute_dims", "broadcast_to"})
 SLOTS = 4
 _REGISTERS = 24
-HEADER = 5  # n_instructions, result register, reduction kind, reduced extent r, inner extent
+HEADER = 5  # n_instructions, result register, reduction (or scan) kind, reduced extent r, inner extent
 
 
 class _Unfit(Exception):
@@ -68,6 +68,7 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
     reduce, rows, inner = 0, 1, 1
     result = out
     body = order
+    scan = 0
     if last.op.name in REDUCE_CODES and out.node is last:
         result = last.inputs[0]
         split = _reduced_run(result.shape, last.kwargs.get("axes", ()))
@@ -76,16 +77,24 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
         rows, inner = split
         reduce = REDUCE_CODES[last.op.name]
         body = order[:-1]
+    elif last.op.name == "cumulative_sum" and out.node is last:  # a running sum: the map model scans
+        result = last.inputs[0]
+        split = _reduced_run(result.shape, (last.kwargs["axis"],))
+        if split is None or result.shape[last.kwargs["axis"]] == 0:
+            return None
+        rows, inner = split
+        scan = 2 if last.kwargs.get("reverse") else 1
+        body = order[:-1]
     full = math.prod(result.shape)
     if full == 0 or full >= 2 ** 31 or len(leaves) > SLOTS or any(leaf.dtype is not dtype for leaf in leaves):
         return None
     try:
-        return _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner, count)
+        return _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner, count, scan)
     except _Unfit:
         return None
 
 
-def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner, count) -> Program:
+def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner, count, scan) -> Program:
     # value ids: leaves -(k+1), node outputs by node index; order-keeping views and free casts are
     # aliases of their input; strided views of an input are loads of it (``views``)
     alias: dict[int, int] = {}
@@ -185,7 +194,7 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
             instructions.append((code[0], dst, *(regs_in + [0, 0, 0])[:3]))
     result_register = register(final)
     program = np.zeros(HEADER + 5 * len(instructions), np.int32)
-    program[:HEADER] = (len(instructions), result_register, reduce, rows, inner)
+    program[:HEADER] = (len(instructions), result_register, reduce or scan, rows, inner)
     program[HEADER:] = np.asarray(instructions, np.int32).reshape(-1)
     slots = [leaf for leaf, _ in sorted(slot_of.items(), key=lambda kv: kv[1])]
     size = full // rows if reduce else full
@@ -396,7 +405,7 @@ def _is_alias(node, dtype) -> bool:
 # --- stages -------------------------------------------------------------------------------------
 
 _STAGEABLE = frozenset(UNARY_CODES) | frozenset(BINARY_CODES) | frozenset(REDUCE_CODES) | _ORDER_KEEPING \
-    | _STRIDED | {"where", "constant", "astype"}
+    | _STRIDED | {"where", "constant", "astype", "cumulative_sum"}
 _STAGE_DTYPES = (_dt.float32, _dt.float64, _dt.bool_)
 
 
@@ -434,8 +443,8 @@ def stages(order, outputs) -> tuple:
         for v in n.inputs:
             if v.node is None:
                 continue
-            if v.node.op.name in REDUCE_CODES:
-                add(v)
+            if v.node.op.name in REDUCE_CODES or v.node.op.name == "cumulative_sum":
+                add(v)  # a reduction or a scan ends a program
             elif n.op.name in ("getitem", "permute_dims") and _first_computed(v) is not None:
                 add(v)
     if not first and len(outputs) > 1:  # the kernel has one output: one program per result

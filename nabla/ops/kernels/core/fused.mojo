@@ -414,7 +414,8 @@ def _identity(kind: Int) -> Float64:
 @register("nabla_fused_map")
 struct FusedMap:
     """Evaluate a program over every element: ``out[i] = program(inputs read through their
-    layouts)``; the output's size is that of ``size`` (its only use)."""
+    layouts)``, or its running sum along one run of axes; the output's size is that of ``size``
+    (its only use)."""
 
     @staticmethod
     def execute[target: StaticString](
@@ -447,6 +448,10 @@ struct FusedMap:
         var s1 = x1.dim_size(0)
         var s2 = x2.dim_size(0)
         var s3 = x3.dim_size(0)
+        var scan = Int(p.unsafe_load(2))
+        if scan != 0:  # a running sum over one run of axes (header: 1 forward, 2 reverse; r, inner)
+            _scan[T](p, k, a0, s0, a1, s1, a2, s2, a3, s3, n, scan == 2, out)
+            return
 
         def task(t: Int) {var out, var p, var k, var a0, var a1, var a2, var a3, var s0, var s1, var s2, var s3,
                            var n, var blocks, var result}:
@@ -675,3 +680,61 @@ def _accumulate_f64(kind: Int, acc: UnsafePointer[Float64, MutUntrackedOrigin],
                     part: UnsafePointer[Float64, MutUntrackedOrigin], count: Int):
     for i in range(count):
         acc.unsafe_store(i, _combine(kind, acc.unsafe_load(i), part.unsafe_load(i)))
+
+
+def _scan[T: DType](
+    p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _],
+    a0: UnsafePointer[Scalar[T], _], s0: Int, a1: UnsafePointer[Scalar[T], _], s1: Int,
+    a2: UnsafePointer[Scalar[T], _], s2: Int, a3: UnsafePointer[Scalar[T], _], s3: Int,
+    n: Int, reverse: Bool, dst: UnsafePointer[Scalar[T], MutAnyOrigin],
+) raises where T.is_floating_point():
+    """Running sums (in float64) of the program's values over r, in an (outer, r, inner) space: rows
+    (inner = 1) a task's whole rows at a time, else an outer index and a chunk of inner columns per
+    task, a row of the chunk at a time."""
+    var r = Int(p.unsafe_load(3))
+    var inner = Int(p.unsafe_load(4))
+    var outer = n // (r * inner)
+    var result_at = Int(p.unsafe_load(1))
+    var chunk = min(inner, BLOCK)
+    var chunks = (inner + chunk - 1) // chunk
+    var rows_per_task = max(1, BLOCKS_PER_TASK * BLOCK // r) if inner == 1 else 1
+    var tasks = (outer + rows_per_task - 1) // rows_per_task if inner == 1 else outer * chunks
+
+    def task(t: Int) {p, k, a0, s0, a1, s1, a2, s2, a3, s3, r, inner, outer, chunk, chunks, rows_per_task,
+                      reverse, dst, result_at}:
+        var regs = alloc[Scalar[T]](MAX_REGISTERS * BLOCK)
+        var values = regs + result_at * BLOCK
+        if inner == 1:
+            for row in range(t * rows_per_task, min(outer, (t + 1) * rows_per_task)):
+                var acc = Float64(0)
+                var blocks = (r + BLOCK - 1) // BLOCK
+                for b in range(blocks):
+                    var first = (blocks - 1 - b) * BLOCK if reverse else b * BLOCK
+                    var count = min(BLOCK, r - first)
+                    var start = row * r + first
+                    _run_block[T](p, k, a0, s0, a1, s1, a2, s2, a3, s3, regs, start, count)
+                    for j in range(count):
+                        var i = count - 1 - j if reverse else j
+                        acc += Float64(values.unsafe_load(i))
+                        dst.unsafe_store(start + i, Scalar[T](acc))
+        else:
+            var o = t // chunks
+            var col = (t % chunks) * chunk
+            var width = min(chunk, inner - col)
+            var acc = alloc[Float64](chunk)
+            for i in range(width):
+                acc.unsafe_store(i, 0)
+            for j in range(r):
+                var kk = r - 1 - j if reverse else j
+                var start = (o * r + kk) * inner + col
+                _run_block[T](p, k, a0, s0, a1, s1, a2, s2, a3, s3, regs, start, width)
+                _accumulate[T](1, acc, values, width)
+                for i in range(width):
+                    dst.unsafe_store(start + i, Scalar[T](acc.unsafe_load(i)))
+            acc.free()
+        regs.free()
+
+    if tasks == 1:
+        task(0)
+    elif tasks > 1:
+        parallelize(task, tasks)
