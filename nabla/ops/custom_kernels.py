@@ -100,10 +100,11 @@ def sign_bit(x):
 
 
 @functools.cache
-def fused_kernel(reduce: bool, count: bool = False):
-    """The fused evaluator (kernels/core/fused.mojo): program, constants and four data slots in; the
-    values out, or their reduction over one run of axes (``size`` carries the output's size; a count
-    comes out as int64)."""
+def fused_kernel(kind: str):
+    """The fused evaluator (kernels/core/fused.mojo) as the model ``kind`` runs it: program,
+    constants and four data slots in; out the values (map), their reduction over one run of axes
+    (reduce; count: a sum of 1 / 0 as int64) or their running sum (scan). ``size`` carries the
+    output's size."""
     from max.experimental import custom
 
     T = custom.DTypeVar("T")
@@ -112,9 +113,9 @@ def fused_kernel(reduce: bool, count: bool = False):
     inputs.update({f"x{k}": custom.TemplateType(T, [n]) for k, n in enumerate((n0, n1, n2, n3))})
     inputs["size"] = custom.TemplateType(DType.uint8, [m])
     return custom.declare(
-        "nabla_fused_reduce" if reduce else "nabla_fused_map",
+        "nabla_fused_" + ("reduce" if kind == "count" else kind),
         inputs=inputs,
-        outputs=[custom.TemplateType(DType.int64 if count else T, [m])],
+        outputs=[custom.TemplateType(DType.int64 if kind == "count" else T, [m])],
         custom_extensions=[kernel_library()],
     )
 

@@ -38,8 +38,10 @@ class Plan:
 
     @property
     def kind(self) -> str:
-        """Which of the kernel's models runs it: map, reduce, or count (a sum of 1 / 0 to int64)."""
-        return "count" if self.program.count else ("reduce" if self.program.reduce else "map")
+        """Which of the kernel's models runs it: map, reduce, count (a sum of 1 / 0 to int64) or scan
+        (a running sum; apart from map, so that the model a cold machine waits for stays small)."""
+        p = self.program
+        return "count" if p.count else ("reduce" if p.reduce else ("scan" if p.scan else "map"))
 
     def arguments(self, leaf_buffers):
         """The kernel's operands: program, constants, four data slots (unused ones get a one-element
@@ -104,8 +106,9 @@ def _request(engine, kind: str, dtype):
 
 
 def warm_fused_kernels(wait: bool = True) -> bool:
-    """Compile the fused kernel's six models now (map, reduce and count for both float dtypes, once
-    per machine; later processes read them from disk in milliseconds). Returns whether all are ready."""
+    """Compile the fused kernel's eight models now (map, reduce, count and scan for both float
+    dtypes, once per machine; later processes read them from disk in milliseconds). Returns whether
+    all are ready."""
     from ..core.graph import GRAPH
 
     engine = GRAPH.engine
@@ -114,7 +117,7 @@ def warm_fused_kernels(wait: bool = True) -> bool:
     def ready(models):
         return all(m is not None and not isinstance(m, Future) for m in models)
 
-    kinds = ("map", "reduce", "count")
+    kinds = ("map", "reduce", "count", "scan")
     models = FusedPath.prepare(engine, both, kinds)
     if wait and not ready(models):
         engine.wait_for_compiles()
@@ -133,7 +136,7 @@ def _graph(dtype, kind: str):
     types += [TensorType(dtype.max_dtype, [f"n{k}"], cpu) for k in range(SLOTS)]
     types.append(TensorType(DType.uint8, ["m"], cpu))
     with Graph(f"nabla_fused_{kind}", input_types=types) as g:
-        g.output(fused_kernel(kind != "map", kind == "count")(*[v.tensor for v in g.inputs]))
+        g.output(fused_kernel(kind)(*[v.tensor for v in g.inputs]))
     return g
 
 

@@ -45,12 +45,13 @@ class Program:
     """What ``write`` makes of a trace: the program, its constants (layouts included), which leaf
     feeds each data slot, the reduction kind and the output's size."""
 
-    __slots__ = ("program", "consts", "slots", "reduce", "size", "dtype", "count")
+    __slots__ = ("program", "consts", "slots", "reduce", "size", "dtype", "count", "scan")
 
-    def __init__(self, program, consts, slots, reduce, size, dtype, count):
+    def __init__(self, program, consts, slots, reduce, size, dtype, count, scan):
         self.program, self.consts, self.slots, self.reduce, self.size = program, consts, slots, reduce, size
         self.dtype = dtype  # of the inputs and the registers
         self.count = count  # a sum of 1 / 0 whose result is int64
+        self.scan = scan  # a running sum: 1 forward, 2 reverse
 
 
 def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
@@ -77,7 +78,7 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
         rows, inner = split
         reduce = REDUCE_CODES[last.op.name]
         body = order[:-1]
-    elif last.op.name == "cumulative_sum" and out.node is last:  # a running sum: the map model scans
+    elif last.op.name == "cumulative_sum" and out.node is last:  # a running sum: the scan model
         result = last.inputs[0]
         split = _reduced_run(result.shape, (last.kwargs["axis"],))
         if split is None or result.shape[last.kwargs["axis"]] == 0:
@@ -198,7 +199,7 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
     program[HEADER:] = np.asarray(instructions, np.int32).reshape(-1)
     slots = [leaf for leaf, _ in sorted(slot_of.items(), key=lambda kv: kv[1])]
     size = full // rows if reduce else full
-    return Program(program, np.asarray(consts or [0.0], np.float64), slots, reduce, size, dtype, count)
+    return Program(program, np.asarray(consts or [0.0], np.float64), slots, reduce, size, dtype, count, scan)
 
 
 def _counts(v) -> bool:

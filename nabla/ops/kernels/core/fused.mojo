@@ -414,8 +414,7 @@ def _identity(kind: Int) -> Float64:
 @register("nabla_fused_map")
 struct FusedMap:
     """Evaluate a program over every element: ``out[i] = program(inputs read through their
-    layouts)``, or its running sum along one run of axes; the output's size is that of ``size``
-    (its only use)."""
+    layouts)``; the output's size is that of ``size`` (its only use)."""
 
     @staticmethod
     def execute[target: StaticString](
@@ -448,10 +447,6 @@ struct FusedMap:
         var s1 = x1.dim_size(0)
         var s2 = x2.dim_size(0)
         var s3 = x3.dim_size(0)
-        var scan = Int(p.unsafe_load(2))
-        if scan != 0:  # a running sum over one run of axes (header: 1 forward, 2 reverse; r, inner)
-            _scan[T](p, k, a0, s0, a1, s1, a2, s2, a3, s3, n, scan == 2, out)
-            return
 
         def task(t: Int) {var out, var p, var k, var a0, var a1, var a2, var a3, var s0, var s1, var s2, var s3,
                            var n, var blocks, var result}:
@@ -680,6 +675,33 @@ def _accumulate_f64(kind: Int, acc: UnsafePointer[Float64, MutUntrackedOrigin],
                     part: UnsafePointer[Float64, MutUntrackedOrigin], count: Int):
     for i in range(count):
         acc.unsafe_store(i, _combine(kind, acc.unsafe_load(i), part.unsafe_load(i)))
+
+
+@register("nabla_fused_scan")
+struct FusedScan:
+    """Evaluate a program over the elements of an (outer, r, inner) space and write its running sums
+    over r (program header: 1 forward, 2 reverse; then r and inner), accumulated in float64. A model
+    apart from the map's, so the one a cold machine waits for stays small."""
+
+    @staticmethod
+    def execute[target: StaticString](
+        output: OutputTensor[rank=1, ...],
+        prog: InputTensor[dtype=DType.int32, rank=1, ...],
+        consts: InputTensor[dtype=DType.float64, rank=1, ...],
+        x0: InputTensor[dtype=output.dtype, rank=1, ...],
+        x1: InputTensor[dtype=output.dtype, rank=1, ...],
+        x2: InputTensor[dtype=output.dtype, rank=1, ...],
+        x3: InputTensor[dtype=output.dtype, rank=1, ...],
+        size: InputTensor[dtype=DType.uint8, rank=1, ...],
+        ctx: DeviceContext,
+    ) raises:
+        comptime T = output.dtype
+        comptime assert T.is_floating_point(), "the fused evaluator runs on float data"
+        comptime assert target == "cpu", "the fused evaluator runs on the CPU (Nabla plans it for host data only)"
+        var p = prog.unsafe_ptr()
+        _scan[T](p, consts.unsafe_ptr(), x0.unsafe_ptr(), x0.dim_size(0), x1.unsafe_ptr(), x1.dim_size(0),
+                 x2.unsafe_ptr(), x2.dim_size(0), x3.unsafe_ptr(), x3.dim_size(0), output.dim_size(0),
+                 Int(p.unsafe_load(2)) == 2, output.unsafe_ptr())
 
 
 def _scan[T: DType](
