@@ -105,9 +105,12 @@ def test_realized_tensors_drop_their_symbolic_graph():
     assert y._impl.cached_shape == (3,)
 
 
-def test_tensor_facade_is_stateless():
+def test_tensor_facade_holds_only_its_value_and_alias_links():
     x = nb.asarray([1.0])
-    assert not hasattr(x, "__dict__") and type(x).__slots__ == ("_impl", "__weakref__")
+    assert not hasattr(x, "__dict__") and type(x).__slots__ == ("_impl", "_view", "_views", "__weakref__")
+    assert x._view is None and x._views is None  # links appear only when a view is taken (ops/aliasing.py)
+    v = x[:]
+    assert v._view[0] is x and x._views[0]() is v
 
 
 def test_epoch_increments_on_every_evaluation():

@@ -27,7 +27,38 @@ class DType:
     def __repr__(self) -> str:
         return f"nabla.{self.name}"
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        return self.name  # as NumPy's str(dtype)
+
+    def __eq__(self, other) -> bool:
+        """Equal to itself and to what names it: ``x.dtype == np.float64``, ``== "float32"`` (as NumPy's)."""
+        if isinstance(other, DType):
+            return other is self
+        if not isinstance(other, (str, type, _np.dtype)):
+            return False
+        try:
+            return _np.dtype(other) == self.numpy_dtype
+        except (TypeError, ValueError):
+            return False
+
+    def __ne__(self, other) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        return hash(self.numpy_dtype)
+
+    @property
+    def char(self) -> str:
+        return self.numpy_dtype.char
+
+    @property
+    def str(self) -> str:  # noqa: A003  (NumPy's attribute name)
+        return self.numpy_dtype.str
+
+    @property
+    def type(self):  # noqa: A003
+        """NumPy's scalar type (``x.dtype.type(3)``)."""
+        return self.numpy_dtype.type
 
     def __reduce__(self):
         return (from_name, (self.name,))

@@ -102,6 +102,11 @@ class Operation:
                 bad = next(type(a).__name__ for a in flat if not isinstance(a, Tensor))
                 raise TypeError(f"nabla.{self.name}: expected Tensor arguments, got {bad}") from None
             impls = [a._impl for a in flat]
+        cls = Tensor  # a face's subclass (nabla.numpy.ndarray) carries over to the results
+        for a in flat:
+            if type(a) is not Tensor:
+                cls = type(a)
+                break
         traced = has_tangent = complex_in = False
         in_values = []
         for i in impls:  # one pass: this is the recording hot path
@@ -129,7 +134,7 @@ class Operation:
             shape, dtype, batch_dims = spec
             out = TensorImpl([_value(node, 0, shape, dtype, device)], dtype, batch_dims, traced)
             out.output_refs = OutputRefs((weakref.ref(out),), None, self, tuple(impls) if traced else (), kwargs)
-            result = Tensor(out)
+            result = cls(out)
             outs = (out,)
         else:
             specs, out_def = tree_flatten(spec, is_leaf=lambda s: type(s) is tuple)
@@ -142,7 +147,7 @@ class Operation:
             for k, o in enumerate(outs):
                 o.output_refs = refs
                 o.output_index = k
-            result = tree_unflatten(out_def, [Tensor(o) for o in outs])
+            result = tree_unflatten(out_def, [cls(o) for o in outs])
 
         if has_tangent:
             self._attach_tangents(flat, impls, treedef, result, outs, kwargs)

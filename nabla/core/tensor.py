@@ -14,11 +14,15 @@ from .tensor_impl import TensorImpl
 class Tensor:
     """A lazy n-dimensional array on a MAX device."""
 
-    __slots__ = ("_impl", "__weakref__")
+    # _view: (parent, derive, put_back) when this tensor is a view of another; _views: weak references
+    # to this tensor's live views. nabla.ops' aliasing module keeps writes and views consistent.
+    __slots__ = ("_impl", "_view", "_views", "__weakref__")
     __array_priority__ = 100  # NumPy defers binary operators to us
 
     def __init__(self, impl: TensorImpl):
         self._impl = impl
+        self._view = None
+        self._views = None
 
     # --- metadata (never realizes) ---------------------------------------------
     @property

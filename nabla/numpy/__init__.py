@@ -1,1 +1,117 @@
-"""Nabla numpy: see the open issues; filled on top of nabla.ops."""
+"""``import nabla.numpy as np``: NumPy's main namespace on Nabla arrays, lazy and on MAX.
+
+A thin face over ``nabla.array_api`` and ``nabla.ops`` (one implementation): NumPy's defaults (float64,
+int64), NEP 50 promotion, NumPy's signatures, ufunc objects, the ndarray methods, views that see writes
+(``ops/aliasing.py``), ``linalg``, ``fft`` and ``random``. ``ndarray`` is Nabla's ``Tensor``.
+"""
+
+from __future__ import annotations
+
+import math as _pymath
+import types as _types
+
+import numpy as _np
+
+from . import _ndarray
+from ._ndarray import ndarray
+from ._arrays import *  # noqa: F401,F403
+from ._arrays import (arange, array, asarray, concatenate, copy, empty, eye, full, linspace, ones, reshape,  # noqa: F401
+                      zeros)
+from ._dtypes import (bool_, byte, can_cast, cdouble, complex64, complex128, complexfloating, csingle, double,  # noqa: F401
+                      dtype, finfo, float16, float32, float64, floating, generic, half, iinfo, inexact, int8, int16,
+                      int32, int64, int_, intc, integer, intp, issubdtype, longlong, number, promote_types, short,
+                      signedinteger, single, ubyte, uint8, uint16, uint32, uint64, uintc, uintp, unsignedinteger,
+                      ushort)
+from ._einsum import einsum  # noqa: F401
+from ._indexing import *  # noqa: F401,F403
+from ._indexing import (argwhere, c_, compress, copyto, digitize, extract, flatnonzero, ix_, nonzero, place, put,  # noqa: F401
+                        put_along_axis, putmask, r_, ravel_multi_index, searchsorted, select, unravel_index, where)
+from ._io import frombuffer, fromfile, genfromtxt, load, loadtxt, save, savetxt, savez, savez_compressed  # noqa: F401
+from ._math import *  # noqa: F401,F403
+from ._reductions import *  # noqa: F401,F403
+from ._sorting import *  # noqa: F401,F403
+from ._ufunc_table import UFUNCS as _UFUNCS
+from ._ufuncs import ufunc  # noqa: F401
+from . import fft, lib, linalg, random  # noqa: F401,E402
+
+bool = _np.bool_  # noqa: A001  (NumPy 2's name)
+globals().update(_UFUNCS)
+abs = _UFUNCS["absolute"]  # noqa: A001
+
+pi, e, inf, nan, euler_gamma = _pymath.pi, _pymath.e, _pymath.inf, _pymath.nan, _np.euler_gamma
+newaxis = None
+NaN = NAN = nan
+Inf = PINF = inf
+NINF = -inf
+little_endian = _np.little_endian
+set_printoptions, get_printoptions, printoptions = _np.set_printoptions, _np.get_printoptions, _np.printoptions
+array2string, array_repr, array_str = _np.array2string, _np.array_repr, _np.array_str
+errstate, seterr, geterr = _np.errstate, _np.seterr, _np.geterr  # NumPy's own: Nabla's ops do not warn
+broadcast_shapes = _np.broadcast_shapes
+ndindex, ndenumerate = _np.ndindex, _np.ndenumerate  # index iterators (host only)
+AxisError = _np.exceptions.AxisError
+
+
+def shape(a):
+    return a.shape if isinstance(a, ndarray) else _np.shape(a)
+
+
+def ndim(a):
+    return a.ndim if isinstance(a, ndarray) else _np.ndim(a)
+
+
+def size(a, axis=None):
+    s = shape(a)
+    return _pymath.prod(s) if axis is None else s[axis]
+
+
+def isscalar(element):
+    return _np.isscalar(element)
+
+
+def iscomplexobj(x):
+    return (x.dtype.is_complex if isinstance(x, ndarray) else _np.iscomplexobj(x))
+
+
+def isrealobj(x):
+    return not iscomplexobj(x)
+
+
+def result_type(*arrays_and_dtypes):
+    return _np.result_type(*(a.dtype.numpy_dtype if isinstance(a, ndarray) else a for a in arrays_and_dtypes))
+
+
+def astype(x, dtype, /, *, copy=True, device=None):
+    return ndarray.astype(asarray(x), dtype, copy=copy)
+
+
+def nditer(*args, **kwargs):
+    raise NotImplementedError("nabla.numpy.nditer: element-by-element iteration has no lazy form on MAX; write the "
+                              "loop as whole-array expressions (ufuncs, where, reductions), or iterate "
+                              "numpy.asarray(x) on the host")
+
+
+def vectorize(pyfunc, *args, **kwargs):
+    raise NotImplementedError("nabla.numpy.vectorize: a Python function per element cannot run on MAX; write it "
+                              "with array operations, or use nabla.vmap to map a function over an axis")
+
+
+def frompyfunc(*args, **kwargs):
+    raise NotImplementedError("nabla.numpy.frompyfunc: Python functions per element cannot run on MAX; use "
+                              "nabla.vmap or array operations")
+
+
+def _face_namespace(ns: dict) -> None:
+    """Every public function of a face namespace returns ndarrays (``_dtypes.face``)."""
+    from ._dtypes import face
+
+    for name, value in list(ns.items()):
+        if not name.startswith("_") and isinstance(value, _types.FunctionType) and \
+                (value.__module__ or "").startswith("nabla."):
+            ns[name] = face(value)
+
+
+_ndarray.bind()
+_face_namespace(globals())
+_face_namespace(vars(linalg))
+_face_namespace(vars(fft))

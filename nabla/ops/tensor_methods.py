@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..core.tensor import Tensor
-from . import elementwise as ew, indexing, linalg, multi_output, reduction, view
+from . import aliasing, elementwise as ew, indexing, linalg, multi_output, reduction, view
 
 _B = ew.BINARY_FUNCTIONS
 _U = ew.UNARY_FUNCTIONS
@@ -25,6 +25,7 @@ def _inplace(fn, name):
                 raise TypeError(f"nabla: in-place {name} cannot store a {out.dtype} result in a {self.dtype} array")
             out = ew.astype(out, self.dtype)
         self._impl = out._impl
+        aliasing.wrote(self)
         return self
 
     return method
@@ -47,7 +48,7 @@ _OPERATORS = {
     "__gt__": _B["greater"], "__ge__": _B["greater_equal"],
     "__neg__": _U["negative"], "__pos__": _U["positive"], "__abs__": _U["abs"],
     "__invert__": _U["bitwise_invert"],
-    "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,
+    "__getitem__": aliasing.getitem, "__setitem__": aliasing.setitem,
 }
 
 
@@ -59,23 +60,18 @@ def _read_scalar(self):
 _METHODS = {
     "sum": reduction.sum, "mean": reduction.mean, "prod": reduction.prod,
     "max": reduction.max, "min": reduction.min,
-    "reshape": lambda self, *shape: view.reshape(self, shape[0] if len(shape) == 1 else shape),
-    "transpose": lambda self, *axes: view.transpose(self, (axes[0] if len(axes) == 1 else axes) or None),
-    "permute": lambda self, *axes: view.permute_dims(self, axes[0] if len(axes) == 1 else axes),
-    "unsqueeze": view.unsqueeze, "squeeze": view.squeeze, "broadcast_to": view.broadcast_to,
-    "swapaxes": view.swap_axes, "astype": ew.astype, "split": multi_output.split,
+    # views: writes through them reach their base (aliasing.py)
+    "reshape": aliasing.reshape, "transpose": aliasing.transpose, "permute": aliasing.transpose,
+    "unsqueeze": aliasing.unsqueeze, "squeeze": aliasing.squeeze, "swapaxes": aliasing.swapaxes,
+    "broadcast_to": view.broadcast_to, "astype": ew.astype, "split": multi_output.split,
     "exp": _U["exp"], "log": _U["log"], "tanh": _U["tanh"], "sqrt": _U["sqrt"], "abs": _U["abs"],
 }
-
-
-def _T(self):
-    return view.transpose(self)
 
 
 def bind() -> None:
     for name, fn in {**_OPERATORS, **_METHODS}.items():
         setattr(Tensor, name, fn)
-    Tensor.T = property(_T)
+    Tensor.T = property(aliasing.T)
     Tensor._read_scalar = _read_scalar
     Tensor.__hash__ = lambda self: id(self)
 

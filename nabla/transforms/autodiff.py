@@ -70,7 +70,7 @@ def _detach(x):
     if not isinstance(x, Tensor) or _DEPTH.value:
         return x
     impl = x._impl
-    return Tensor(TensorImpl(list(impl._values), impl.dtype, impl.batch_dims))
+    return type(x)(TensorImpl(list(impl._values), impl.dtype, impl.batch_dims))
 
 
 def _check_differentiable(x: Tensor, fn: str, argnum) -> None:

@@ -1,0 +1,554 @@
+"""Creation and manipulation as NumPy spells them (float64/int64 defaults, lists accepted), over
+``nabla.array_api``. Reshapes, transposes and basic slices return views (see ``ops/aliasing.py``)."""
+
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+
+import numpy as _np
+
+from .. import array_api as _xp
+from ..core import dtypes as _dt
+from ..core.tensor import Tensor
+from ..ops import aliasing
+from ..ops.elementwise import astype as _astype
+from . import _dtypes as D
+
+_F64, _I64 = _dt.float64, _dt.int64
+
+
+def _default(dtype, op, fallback=_F64):
+    return D.to_nabla(dtype, op) or fallback
+
+
+def _shape(shape) -> tuple:
+    if isinstance(shape, Tensor):
+        shape = shape.tolist()
+    return (operator.index(shape),) if not isinstance(shape, (tuple, list)) else tuple(operator.index(s) for s in shape)
+
+
+# --- creation -----------------------------------------------------------------------------------------
+
+def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None, device=None):
+    x = D.asarray(obj, dtype, "array", device)
+    if isinstance(obj, Tensor) and x is obj and copy is not False:
+        x = Tensor(obj._impl)  # values are immutable underneath: a new name is a copy
+    if x.ndim < ndmin:
+        x = _xp.reshape(x, (1,) * (ndmin - x.ndim) + x.shape)
+    return x
+
+
+def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    if copy:
+        return array(a, dtype, device=device)
+    return D.asarray(a, dtype, "asarray", device)
+
+
+asanyarray = ascontiguousarray = asfortranarray = asarray
+
+
+def copy(a, order="K", subok=False):
+    return array(a, copy=True)
+
+
+def zeros(shape, dtype=None, order="C", *, device=None, like=None):
+    return _xp.zeros(_shape(shape), dtype=_default(dtype, "zeros"), device=device)
+
+
+def ones(shape, dtype=None, order="C", *, device=None, like=None):
+    return _xp.ones(_shape(shape), dtype=_default(dtype, "ones"), device=device)
+
+
+def empty(shape, dtype=None, order="C", *, device=None, like=None):
+    return zeros(shape, dtype, device=device)
+
+
+def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
+    if dtype is None:
+        fill = D.asarray(fill_value, op="full")
+        return _xp.broadcast_to(fill, _shape(shape)) * 1 if fill.ndim else \
+            _xp.full(_shape(shape), fill.item(), dtype=fill.dtype, device=device)
+    return _xp.full(_shape(shape), fill_value, dtype=D.to_nabla(dtype, "full"), device=device)
+
+
+def _like(fn, a, dtype, shape, **kw):
+    x = D.asarray(a, op=fn.__name__)
+    return fn(x.shape if shape is None else shape, dtype=dtype or x.dtype, **kw)
+
+
+def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    return _like(zeros, a, dtype, shape)
+
+
+def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    return _like(ones, a, dtype, shape)
+
+
+def empty_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    return _like(zeros, a, dtype, shape)
+
+
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    x = D.asarray(a, op="full_like")
+    return _xp.full(x.shape if shape is None else _shape(shape), fill_value,
+                    dtype=D.to_nabla(dtype, "full_like") or x.dtype)
+
+
+def arange(start, stop=None, step=None, dtype=None, *, device=None, like=None):
+    if stop is None:
+        start, stop = 0, start
+    step = 1 if step is None else step
+    target = D.to_nabla(dtype, "arange")
+    if target is None:
+        target = _dt.as_dtype(_np.result_type(*(type(v) if not isinstance(v, _np.generic) else v.dtype
+                                                for v in (start, stop, step))))
+        if target.kind == "f":
+            target = _F64
+    return _xp.arange(start, stop, step, dtype=target, device=device)
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
+    if isinstance(start, (Tensor, list, tuple, _np.ndarray)) or isinstance(stop, (Tensor, list, tuple, _np.ndarray)):
+        lo, hi = D.asarray(start, _np.float64, "linspace"), D.asarray(stop, _np.float64, "linspace")
+        t = _xp.linspace(0.0, 1.0, num, dtype=_F64, endpoint=endpoint)
+        t = _xp.reshape(t, (num,) + (1,) * builtins.max(lo.ndim, hi.ndim))
+        out = lo + (hi - lo) * t
+        if axis != 0:
+            out = _xp.moveaxis(out, 0, axis)
+    else:
+        out = _xp.linspace(start, stop, num, dtype=_F64, endpoint=endpoint, device=device)
+    if dtype is not None:
+        out = _astype(out, D.to_nabla(dtype, "linspace"))
+    if retstep:
+        div = (num - 1) if endpoint else num
+        return out, ((stop - start) / div if div > 0 else _np.nan)
+    return out
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    out = _xp.pow(float(base), linspace(start, stop, num, endpoint, axis=axis))
+    return out if dtype is None else _astype(out, D.to_nabla(dtype, "logspace"))
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    if start == 0 or stop == 0:
+        raise ValueError("nabla.numpy.geomspace: geometric sequence cannot include zero")
+    out = _xp.exp(linspace(math.log(abs(start)), math.log(abs(stop)), num, endpoint, axis=axis))
+    out = out * (1.0 if start > 0 else -1.0)
+    return out if dtype is None else _astype(out, D.to_nabla(dtype, "geomspace"))
+
+
+def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):
+    return _xp.eye(N, M, k=k, dtype=_default(dtype, "eye"), device=device)
+
+
+def identity(n, dtype=None, *, like=None):
+    return eye(n, dtype=dtype or float)
+
+
+def tri(N, M=None, k=0, dtype=float, *, like=None):
+    return _xp.tril(_xp.ones((N, N if M is None else M), dtype=_default(dtype, "tri")), k=k)
+
+
+def tril(m, k=0):
+    return _xp.tril(D.asarray(m, op="tril"), k=k)
+
+
+def triu(m, k=0):
+    return _xp.triu(D.asarray(m, op="triu"), k=k)
+
+
+def diag(v, k=0):
+    x = D.asarray(v, op="diag")
+    if x.ndim == 1:
+        n = x.shape[0] + builtins.abs(k)
+        rows = _xp.reshape(_xp.arange(n), (n, 1))
+        cols = _xp.reshape(_xp.arange(n), (1, n))
+        hit = _xp.equal(rows + k, cols)
+        idx = _xp.clip(rows if k >= 0 else cols, 0, builtins.max(x.shape[0] - 1, 0))
+        vals = _xp.take(x, _xp.reshape(idx, (-1,)), axis=0)
+        vals = _xp.reshape(vals, (n, 1) if k >= 0 else (1, n))
+        return _xp.where(hit, vals, _xp.zeros((), dtype=x.dtype))
+    if x.ndim == 2:
+        return _xp.linalg.diagonal(x, offset=k)
+    raise ValueError(f"nabla.numpy.diag: input must be 1-D or 2-D, got shape {x.shape}")
+
+
+def diagflat(v, k=0):
+    return diag(ravel(D.asarray(v, op="diagflat")), k)
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    x = D.asarray(a, op="diagonal")
+    if x.ndim < 2:
+        raise ValueError(f"nabla.numpy.diagonal: needs at least 2-D, got shape {x.shape}")
+    x = _xp.moveaxis(x, (axis1, axis2), (-2, -1))
+    return _xp.linalg.diagonal(x, offset=offset)
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    from ._reductions import sum as _sum
+
+    return _sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype, out=out)
+
+
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    arrays = [ravel(D.asarray(x, op="meshgrid")) for x in xi]
+    if sparse:
+        n = len(arrays)
+        out = []
+        for k, a in enumerate(arrays):
+            pos = (1 - k if k < 2 else k) if indexing == "xy" and n > 1 else k
+            out.append(_xp.reshape(a, tuple(a.shape[0] if j == pos else 1 for j in range(n))))
+        return tuple(out)
+    return tuple(_xp.meshgrid(*arrays, indexing=indexing))
+
+
+def indices(dimensions, dtype=int, sparse=False):
+    dims = tuple(dimensions)
+    grids = [_xp.reshape(_xp.arange(n, dtype=_default(dtype, "indices", _I64)),
+                         tuple(n if j == k else 1 for j in range(len(dims)))) for k, n in enumerate(dims)]
+    if sparse:
+        return tuple(grids)
+    return _xp.stack([_xp.broadcast_to(g, dims) for g in grids], axis=0) if dims else _xp.zeros((0,), dtype=_I64)
+
+
+def fromfunction(function, shape, *, dtype=float, **kwargs):
+    return function(*indices(shape, dtype=dtype), **kwargs)
+
+
+# --- views and reshaping ------------------------------------------------------------------------------
+
+def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+    if order != "C":
+        raise NotImplementedError("nabla.numpy.reshape: only order='C'")
+    return aliasing.reshape(D.asarray(a, op="reshape"), shape if shape is not None else newshape)
+
+
+def ravel(a, order="C"):
+    return aliasing.reshape(D.asarray(a, op="ravel"), (-1,))
+
+
+def transpose(a, axes=None):
+    x = D.asarray(a, op="transpose")
+    return aliasing.transpose(x, *(() if axes is None else (tuple(axes),)))
+
+
+def swapaxes(a, axis1, axis2):
+    return aliasing.swapaxes(D.asarray(a, op="swapaxes"), axis1, axis2)
+
+
+def moveaxis(a, source, destination):
+    x = D.asarray(a, op="moveaxis")
+    src = [s % x.ndim for s in ((source,) if isinstance(source, int) else source)]
+    dst = [d % x.ndim for d in ((destination,) if isinstance(destination, int) else destination)]
+    order = [k for k in range(x.ndim) if k not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return aliasing.transpose(x, tuple(order))
+
+
+def rollaxis(a, axis, start=0):
+    x = D.asarray(a, op="rollaxis")
+    axis %= x.ndim
+    start = start % (x.ndim + 1) if start < 0 else start
+    return moveaxis(x, axis, start if start < axis else start - 1)
+
+
+def squeeze(a, axis=None):
+    x = D.asarray(a, op="squeeze")
+    if axis is None:
+        axis = tuple(k for k, n in enumerate(x.shape) if n == 1)
+    return aliasing.squeeze(x, axis)
+
+
+def expand_dims(a, axis):
+    x = D.asarray(a, op="expand_dims")
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    n = x.ndim + len(axes)
+    axes = sorted(k % n for k in axes)
+    shape = list(x.shape)
+    for k in axes:
+        shape.insert(k, 1)
+    return aliasing.reshape(x, tuple(shape))
+
+
+def atleast_1d(*arys):
+    out = [D.asarray(a, op="atleast_1d") for a in arys]
+    out = [_xp.reshape(a, (1,)) if a.ndim == 0 else a for a in out]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def atleast_2d(*arys):
+    out = [D.asarray(a, op="atleast_2d") for a in arys]
+    out = [_xp.reshape(a, (1,) * (2 - a.ndim) + a.shape) if a.ndim < 2 else a for a in out]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def atleast_3d(*arys):
+    def up(a):
+        if a.ndim == 0:
+            return _xp.reshape(a, (1, 1, 1))
+        if a.ndim == 1:
+            return _xp.reshape(a, (1, a.shape[0], 1))
+        if a.ndim == 2:
+            return _xp.reshape(a, a.shape + (1,))
+        return a
+
+    out = [up(D.asarray(a, op="atleast_3d")) for a in arys]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def broadcast_to(array, shape, subok=False):
+    return _xp.broadcast_to(D.asarray(array, op="broadcast_to"), _shape(shape))
+
+
+def broadcast_arrays(*args, subok=False):
+    return tuple(_xp.broadcast_arrays(*(D.asarray(a, op="broadcast_arrays") for a in args)))
+
+
+broadcast_shapes = _xp.broadcast_shapes
+
+
+# --- joining and splitting ----------------------------------------------------------------------------
+
+def _arrays(seq, op):
+    if isinstance(seq, Tensor):
+        return list(_xp.unstack(seq, axis=0))
+    parts = [D.asarray(a, op=op) for a in seq]
+    if not parts:
+        raise ValueError(f"nabla.numpy.{op}: need at least one array")
+    return D._promote_all(parts, op)
+
+
+def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    parts = _arrays(arrays, "concatenate")
+    if axis is None:
+        parts, axis = [_xp.reshape(p, (-1,)) for p in parts], 0
+    r = _xp.concat(parts, axis=axis)
+    if dtype is not None:
+        r = _astype(r, D.to_nabla(dtype, "concatenate"))
+    if out is not None:
+        from ._ufuncs import write_out
+
+        return write_out(out, r, "concatenate", casting)
+    return r
+
+
+concat = concatenate
+
+
+def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    r = _xp.stack(_arrays(arrays, "stack"), axis=axis)
+    return r if dtype is None else _astype(r, D.to_nabla(dtype, "stack"))
+
+
+def vstack(tup, *, dtype=None, casting="same_kind"):
+    return concatenate(atleast_2d(*_arrays(tup, "vstack")) if len(tup) > 1 else [atleast_2d(_arrays(tup, "vstack")[0])],
+                       axis=0, dtype=dtype)
+
+
+row_stack = vstack
+
+
+def hstack(tup, *, dtype=None, casting="same_kind"):
+    parts = [atleast_1d(a) for a in _arrays(tup, "hstack")]
+    return concatenate(parts, axis=0 if parts[0].ndim == 1 else 1, dtype=dtype)
+
+
+def dstack(tup):
+    parts = [atleast_3d(a) for a in _arrays(tup, "dstack")]
+    return concatenate(parts, axis=2)
+
+
+def column_stack(tup):
+    parts = [_xp.reshape(a, (-1, 1)) if a.ndim < 2 else a for a in _arrays(tup, "column_stack")]
+    return concatenate(parts, axis=1)
+
+
+def append(arr, values, axis=None):
+    a, v = D.asarray(arr, op="append"), D.asarray(values, op="append")
+    if axis is None:
+        return concatenate([ravel(a), ravel(v)])
+    return concatenate([a, v], axis=axis)
+
+
+def _split_points(n, indices_or_sections, op, even):
+    if isinstance(indices_or_sections, (int, _np.integer)):
+        k = int(indices_or_sections)
+        if k <= 0:
+            raise ValueError(f"nabla.numpy.{op}: number of sections must be larger than 0")
+        if even and n % k:
+            raise ValueError(f"nabla.numpy.{op}: array split does not result in an equal division "
+                             f"({n} into {k})")
+        q, r = divmod(n, k)
+        sizes = [q + 1] * r + [q] * (k - r)
+        return [builtins.sum(sizes[:i]) for i in range(k + 1)]
+    pts = [builtins.min(builtins.max(int(i) if i >= 0 else n + int(i), 0), n) for i in indices_or_sections]
+    return [0] + pts + [n]
+
+
+def _split(ary, indices_or_sections, axis, op, even):
+    x = D.asarray(ary, op=op)
+    axis %= x.ndim
+    pts = _split_points(x.shape[axis], indices_or_sections, op, even)
+    lead = (slice(None),) * axis
+    return [x[lead + (slice(a, builtins.max(a, b)),)] for a, b in zip(pts[:-1], pts[1:])]
+
+
+def split(ary, indices_or_sections, axis=0):
+    return _split(ary, indices_or_sections, axis, "split", True)
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    return _split(ary, indices_or_sections, axis, "array_split", False)
+
+
+def hsplit(ary, indices_or_sections):
+    x = D.asarray(ary, op="hsplit")
+    return split(x, indices_or_sections, axis=1 if x.ndim > 1 else 0)
+
+
+def vsplit(ary, indices_or_sections):
+    return split(ary, indices_or_sections, axis=0)
+
+
+def dsplit(ary, indices_or_sections):
+    return split(ary, indices_or_sections, axis=2)
+
+
+# --- rearranging --------------------------------------------------------------------------------------
+
+def flip(m, axis=None):
+    return _xp.flip(D.asarray(m, op="flip"), axis=axis)
+
+
+def fliplr(m):
+    return flip(m, 1)
+
+
+def flipud(m):
+    return flip(m, 0)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    x = D.asarray(m, op="rot90")
+    k %= 4
+    a, b = axes
+    if k == 0:
+        return array(x)
+    if k == 2:
+        return flip(flip(x, a), b)
+    perm = list(range(x.ndim))
+    perm[a], perm[b] = perm[b], perm[a]
+    return _xp.permute_dims(flip(x, b), perm) if k == 1 else flip(_xp.permute_dims(x, perm), b)
+
+
+def roll(a, shift, axis=None):
+    return _xp.roll(D.asarray(a, op="roll"), shift, axis=axis)
+
+
+def tile(A, reps):
+    return _xp.tile(D.asarray(A, op="tile"), (reps,) if isinstance(reps, int) else tuple(reps))
+
+
+def repeat(a, repeats, axis=None):
+    x = D.asarray(a, op="repeat")
+    if not isinstance(repeats, int):
+        repeats = D.asarray(repeats, op="repeat")
+    if axis is None:
+        x, axis = _xp.reshape(x, (-1,)), 0
+    return _xp.repeat(x, repeats, axis=axis)
+
+
+def pad(array, pad_width, mode="constant", **kwargs):
+    x = D.asarray(array, op="pad")
+    widths = _np.broadcast_to(_np.asarray(pad_width, dtype=_np.int64), (x.ndim, 2))
+    if (widths < 0).any():
+        raise ValueError("nabla.numpy.pad: index can't contain negative values")
+    for ax in range(x.ndim):
+        before, after = int(widths[ax, 0]), int(widths[ax, 1])
+        if not before and not after:
+            continue
+        x = _pad_axis(x, ax, before, after, mode, kwargs)
+    return x
+
+
+def _pad_axis(x, ax, before, after, mode, kwargs):
+    n = x.shape[ax]
+
+    def part(idx):
+        return _xp.take(x, _xp.asarray(idx, dtype=_I64), axis=ax)
+
+    if mode == "constant":
+        cv = _np.broadcast_to(_np.asarray(kwargs.get("constant_values", 0)), (x.ndim, 2))
+        shape_b = x.shape[:ax] + (before,) + x.shape[ax + 1:]
+        shape_a = x.shape[:ax] + (after,) + x.shape[ax + 1:]
+        lo = _xp.full(shape_b, cv[ax, 0].item(), dtype=x.dtype)
+        hi = _xp.full(shape_a, cv[ax, 1].item(), dtype=x.dtype)
+        return _xp.concat([lo, x, hi], axis=ax)
+    if mode == "edge":
+        idx = [0] * before + list(range(n)) + [n - 1] * after
+    elif mode in ("reflect", "symmetric", "wrap"):
+        period = {"reflect": 2 * n - 2, "symmetric": 2 * n, "wrap": n}[mode]
+        if period <= 0:
+            idx = [0] * (before + n + after)
+        else:
+            def fold(i):
+                j = i % period
+                if mode == "wrap":
+                    return j
+                if mode == "reflect":
+                    return j if j < n else period - j
+                return j if j < n else period - 1 - j
+            idx = [fold(i) for i in range(-before, n + after)]
+    elif mode in ("mean", "maximum", "minimum", "median"):
+        from . import _reductions as R
+
+        fn = {"mean": R.mean, "maximum": R.max, "minimum": R.min, "median": R.median}[mode]
+        stat = fn(x, axis=ax, keepdims=True)
+        stat = stat if stat.dtype is x.dtype else _astype(_xp.round(stat) if x.dtype.is_integer else stat, x.dtype)
+        reps = lambda k: _xp.broadcast_to(stat, x.shape[:ax] + (k,) + x.shape[ax + 1:])  # noqa: E731
+        return _xp.concat([reps(before), x, reps(after)], axis=ax)
+    else:
+        raise NotImplementedError(f"nabla.numpy.pad: mode {mode!r} is not supported (constant, edge, reflect, "
+                                  "symmetric, wrap, mean, maximum, minimum, median are)")
+    return part(idx)
+
+
+def take(a, indices, axis=None, out=None, mode="raise"):
+    x = D.asarray(a, op="take")
+    idx = D.asarray(indices, op="take")
+    if axis is None:
+        x, axis = _xp.reshape(x, (-1,)), 0
+    if mode == "wrap":
+        idx = idx % x.shape[axis]
+    elif mode == "clip":
+        idx = _xp.clip(idx, 0, x.shape[axis] - 1)
+    flat = _xp.reshape(idx, (-1,))
+    r = _xp.take(x, flat, axis=axis)
+    r = _xp.reshape(r, x.shape[:axis] + idx.shape + x.shape[axis + 1:])
+    if out is not None:
+        from ._ufuncs import write_out
+
+        return write_out(out, r, "take")
+    return r
+
+
+def take_along_axis(arr, indices, axis=-1):
+    x = D.asarray(arr, op="take_along_axis")
+    if axis is None:
+        x, axis = _xp.reshape(x, (-1,)), 0
+    return _xp.take_along_axis(x, D.asarray(indices, op="take_along_axis"), axis=axis)
+
+
+def put_along_axis(arr, indices, values, axis):
+    from . import _indexing
+
+    return _indexing.put_along_axis(arr, indices, values, axis)
+
+
+__all__ = [n for n, v in list(globals().items()) if not n.startswith("_") and callable(v)
+           and getattr(v, "__module__", None) == __name__]

@@ -1,0 +1,153 @@
+"""NumPy's dtype conventions for the face: NumPy's own dtype objects and scalar types, float64/int64
+defaults, NEP 50 promotion (resolved by NumPy on dtypes alone: metadata, never data), and the host
+boundary that turns lists, ranges, NumPy arrays and scalars into tensors."""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import numbers
+
+import numpy as _np
+
+from ..core import dtypes as _dt
+from ..core.tensor import Tensor
+from ..ops.base import tensor_from_host
+from ..ops.elementwise import astype as _astype
+from ._ndarray import ndarray, wrap
+
+# NumPy's scalar types are the face's dtypes: ``np.float32(2.5)`` is a host scalar, ``x.dtype == np.float32``
+bool_ = _np.bool_
+int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
+uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
+float16, float32, float64 = _np.float16, _np.float32, _np.float64
+complex64, complex128 = _np.complex64, _np.complex128
+intp, uintp, int_, double, single, half, longlong = _np.intp, _np.uintp, _np.int_, _np.double, _np.single, \
+    _np.half, _np.longlong
+cdouble, csingle, byte, ubyte, short, ushort, intc, uintc = _np.cdouble, _np.csingle, _np.byte, _np.ubyte, \
+    _np.short, _np.ushort, _np.intc, _np.uintc
+generic, number, integer, signedinteger, unsignedinteger, floating, complexfloating, inexact = \
+    _np.generic, _np.number, _np.integer, _np.signedinteger, _np.unsignedinteger, _np.floating, \
+    _np.complexfloating, _np.inexact
+dtype = _np.dtype
+finfo, iinfo = _np.finfo, _np.iinfo
+can_cast, promote_types, issubdtype = _np.can_cast, _np.promote_types, _np.issubdtype
+
+#: what cannot live on MAX, and what to use instead
+_UNSUPPORTED_KINDS = {
+    "O": "object arrays: keep Python objects in a list, or use numpy itself",
+    "U": "string arrays: use Python lists of str, or numpy.char on a NumPy array",
+    "S": "byte-string arrays: use bytes or a NumPy array",
+    "V": "structured/void arrays: use one array per field (a dict of arrays), or numpy's structured arrays",
+    "M": "datetime64 arrays: store integer timestamps (int64) or use numpy/pandas for dates",
+    "m": "timedelta64 arrays: store integer durations (int64)",
+}
+
+
+def unsupported(kind: str, op: str):
+    return TypeError(f"nabla.numpy.{op}: {_UNSUPPORTED_KINDS[kind]} (MAX computes on numbers only)")
+
+
+def to_nabla(dtype_like, op: str):
+    """A NumPy dtype spelling (``float``, ``"f4"``, ``np.int32``, a Nabla dtype) -> Nabla dtype, or None."""
+    if dtype_like is None:
+        return None
+    if isinstance(dtype_like, _dt.DType):
+        return dtype_like
+    try:
+        d = _np.dtype(dtype_like)
+    except TypeError as e:
+        raise TypeError(f"nabla.numpy.{op}: data type {dtype_like!r} not understood") from e
+    if d.kind in _UNSUPPORTED_KINDS:
+        raise unsupported(d.kind, op)
+    return _dt.as_dtype(d)
+
+
+def numpy_dtype(x) -> _np.dtype:
+    return x.dtype.numpy_dtype if isinstance(x, Tensor) else _np.dtype(x)
+
+
+def asarray(a, dtype=None, op: str = "asarray", device=None) -> Tensor:
+    """The face's host boundary: tensors pass (cast if asked); anything NumPy reads becomes a tensor."""
+    target = to_nabla(dtype, op)
+    if isinstance(a, Tensor):
+        a = wrap(a)
+        return a if target is None or a.dtype is target else _astype(a, target)
+    if isinstance(a, (list, tuple)) and a and builtins.any(isinstance(v, Tensor) for v in a):
+        from ..array_api import stack  # tensors in a list stay lazy: stacked, not read back
+
+        parts = [asarray(v, None, op, device) for v in a]
+        out = stack(_promote_all(parts, op), axis=0)
+        return out if target is None else _astype(out, target)
+    arr = _np.asarray(a, dtype=None if target is None else target.numpy_dtype)
+    if arr.dtype.kind in _UNSUPPORTED_KINDS:
+        raise unsupported(arr.dtype.kind, op)
+    if arr.dtype == _np.longdouble and arr.dtype != _np.float64:
+        arr = arr.astype(_np.float64)
+    return ndarray(tensor_from_host(arr, device)._impl)
+
+
+def as_face(r):
+    """Results of the face's functions as ndarrays (tuples, named tuples and lists of them too)."""
+    if type(r) is Tensor:
+        return wrap(r)
+    if isinstance(r, (tuple, list)) and builtins.any(type(v) is Tensor for v in r):
+        items = [wrap(v) if type(v) is Tensor else v for v in r]
+        return type(r)._make(items) if hasattr(type(r), "_make") else type(r)(items)
+    return r
+
+
+def face(fn):
+    """``fn`` with its results as ndarrays (the face's functions; ops keep ndarrays by themselves)."""
+    @functools.wraps(fn)
+    def f(*args, **kwargs):
+        return as_face(fn(*args, **kwargs))
+
+    return f
+
+
+def _promote_all(tensors, op: str):
+    target = _np.result_type(*(t.dtype.numpy_dtype for t in tensors))
+    return [t if t.dtype.numpy_dtype == target else _astype(t, _dt.as_dtype(target)) for t in tensors]
+
+
+def is_scalar(v) -> bool:
+    return isinstance(v, (builtins.bool, numbers.Number)) and not isinstance(v, _np.generic)
+
+
+def operand(v, op: str):
+    """Arrays and array-likes become tensors; Python scalars stay weak (NEP 50); NumPy scalars are strong."""
+    if isinstance(v, Tensor) or is_scalar(v):
+        return v
+    return asarray(v, op=op)
+
+
+def weak_type(v):
+    """What NumPy's type resolution takes for an operand: a dtype, or the Python type of a weak scalar."""
+    if isinstance(v, Tensor):
+        return v.dtype.numpy_dtype
+    return type(v) if not isinstance(v, builtins.bool) else _np.dtype(_np.bool_)
+
+
+def cast(x, target: _np.dtype):
+    """A tensor operand cast to NumPy's loop dtype; Python scalars are left for the op's weak-scalar rule."""
+    if not isinstance(x, Tensor) or x.dtype.numpy_dtype == target:
+        return x
+    return _astype(x, _dt.as_dtype(target))
+
+
+@functools.lru_cache(maxsize=4096)
+def _sum_dtype(d: _np.dtype) -> _np.dtype:
+    return _np.add.reduce(_np.zeros(1, d)).dtype  # NumPy's accumulator: small ints widen to int64
+
+
+def reduction_dtype(x: Tensor, kind: str) -> _np.dtype:
+    """Result dtype of a NumPy reduction: ``sum``/``prod`` widen small integers, ``mean``/``var`` give floats."""
+    d = x.dtype.numpy_dtype
+    if kind == "sum":
+        return _sum_dtype(d)
+    if kind == "mean":
+        return d if d.kind in "fc" else _np.dtype(_np.float64)
+    if kind == "var":
+        return _np.dtype(_np.float64) if d.kind not in "fc" else (_np.finfo(d).dtype if d.kind == "c" else d)
+    return d

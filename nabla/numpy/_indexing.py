@@ -1,0 +1,238 @@
+"""Index helpers and in-place writers as NumPy spells them: ``where``, ``nonzero``, ``argwhere``,
+``unravel_index``, ``ix_``, ``r_``/``c_``, ``put``, ``putmask``, ``copyto``, ``select``, ``digitize``,
+``searchsorted``, ``sliding_window_view``. Writers go through ``ops.aliasing`` so views stay in sync."""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as _np
+
+from .. import array_api as _xp
+from ..core import dtypes as _dt
+from ..core.tensor import Tensor
+from ..ops import aliasing
+from ..ops.elementwise import astype as _astype
+from . import _dtypes as D
+
+_I64 = _dt.int64
+
+
+def where(condition, x=None, y=None):
+    cond = D.asarray(condition, op="where")
+    if x is None and y is None:
+        return nonzero(cond)
+    if x is None or y is None:
+        raise ValueError("nabla.numpy.where: either both or neither of x and y should be given")
+    a, b = D.operand(x, "where"), D.operand(y, "where")
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype is not b.dtype:
+        a, b = D._promote_all([a, b], "where")
+    elif not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        a, b = D._promote_all([D.asarray(a), D.asarray(b)], "where")
+    elif isinstance(a, Tensor) != isinstance(b, Tensor):  # one weak scalar: NEP 50 decides the dtype
+        t = a if isinstance(a, Tensor) else b
+        s = b if t is a else a
+        target = _np.result_type(t.dtype.numpy_dtype, s)
+        t = D.cast(t, target)
+        a, b = (t, s) if t is not None and isinstance(a, Tensor) else (s, t)
+    return _xp.where(_astype(cond, _dt.bool_) if cond.dtype is not _dt.bool_ else cond, a, b)
+
+
+def nonzero(a):
+    x = D.asarray(a, op="nonzero")
+    if x.ndim == 0:
+        raise ValueError("nabla.numpy.nonzero: calling nonzero on 0d arrays is not allowed; use atleast_1d")
+    return tuple(_xp.nonzero(x))
+
+
+def flatnonzero(a):
+    return _xp.nonzero(_xp.reshape(D.asarray(a, op="flatnonzero"), (-1,)))[0]
+
+
+def argwhere(a):
+    x = D.asarray(a, op="argwhere")
+    if x.ndim == 0:
+        x = _xp.reshape(x, (1,))
+        return _xp.reshape(_xp.nonzero(x)[0], (-1, 0))
+    return _xp.stack(_xp.nonzero(x), axis=1)
+
+
+def unravel_index(indices, shape, order="C"):
+    idx = D.asarray(indices, op="unravel_index")
+    out = []
+    for n in reversed(tuple(shape)):
+        out.append(idx % n)
+        idx = idx // n
+    return tuple(reversed(out))
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    parts = [D.asarray(i, op="ravel_multi_index") for i in multi_index]
+    flat = None
+    for p, n in zip(parts, dims):
+        p = p % n if mode == "wrap" else _xp.clip(p, 0, n - 1) if mode == "clip" else p
+        flat = p if flat is None else flat * n + p
+    return flat
+
+
+def ix_(*args):
+    n = len(args)
+    out = []
+    for k, a in enumerate(args):
+        x = D.asarray(a, op="ix_")
+        if x.dtype.is_bool:
+            x = _xp.nonzero(x)[0]
+        out.append(_xp.reshape(x, tuple(-1 if j == k else 1 for j in range(n))))
+    return tuple(out)
+
+
+class _Concatenator:
+    """``r_[...]`` and ``c_[...]``: slices become aranges (complex steps: linspace counts)."""
+
+    def __init__(self, axis: int, columns: bool):
+        self.axis, self.columns = axis, columns
+
+    def __getitem__(self, key):
+        from ._arrays import arange, atleast_1d, concatenate, linspace
+
+        items = key if isinstance(key, tuple) else (key,)
+        parts = []
+        for it in items:
+            if isinstance(it, slice):
+                start = 0 if it.start is None else it.start
+                if isinstance(it.step, complex):
+                    parts.append(linspace(start, it.stop, int(abs(it.step))))
+                else:
+                    parts.append(arange(start, it.stop, 1 if it.step is None else it.step))
+            elif isinstance(it, str):
+                raise NotImplementedError("nabla.numpy.r_: string directives are not supported")
+            else:
+                parts.append(atleast_1d(D.asarray(it, op="r_")))
+        if self.columns:
+            parts = [_xp.reshape(p, (-1, 1)) if p.ndim == 1 else p for p in parts]
+            return concatenate(parts, axis=-1)
+        return concatenate(parts, axis=self.axis)
+
+
+r_ = _Concatenator(0, False)
+c_ = _Concatenator(-1, True)
+
+
+def put(a, ind, v, mode="raise"):
+    """``a.flat[ind] = v`` in place."""
+    flat = _xp.reshape(a, (-1,))
+    idx = D.asarray(ind, op="put")
+    n = flat.shape[0]
+    idx = idx % n if mode == "wrap" else _xp.clip(idx, 0, n - 1) if mode == "clip" else idx
+    idx = _xp.reshape(idx, (-1,))
+    vals = D.asarray(v, op="put")
+    vals = _xp.reshape(vals, (-1,))
+    if vals.shape[0] != idx.shape[0]:
+        vals = _xp.take(vals, _xp.arange(idx.shape[0]) % builtins.max(vals.shape[0], 1), axis=0)
+    flat[idx] = vals
+    aliasing.setitem(a, ..., _xp.reshape(flat, a.shape))
+
+
+def putmask(a, mask, values):
+    m = D.asarray(mask, op="putmask")
+    v = D.asarray(values, op="putmask")
+    if v.shape != a.shape:  # NumPy repeats values over the flat positions
+        n = math.prod(a.shape)
+        v = _xp.reshape(_xp.take(_xp.reshape(v, (-1,)), _xp.arange(n) % builtins.max(v.size, 1), axis=0), a.shape)
+    aliasing.setitem(a, ..., _xp.where(m, _astype(v, a.dtype), a))
+
+
+def place(arr, mask, vals):
+    m = D.asarray(mask, op="place")
+    arr[m] = D.asarray(vals, op="place")[: int(_xp.sum(_astype(m, _I64)))]
+
+
+def copyto(dst, src, casting="same_kind", where=True):
+    from ._ufuncs import write_out
+
+    s = D.asarray(src, op="copyto")
+    if where is not True:
+        s = _xp.where(D.asarray(where, op="copyto"), _xp.broadcast_to(_astype(s, dst.dtype), dst.shape), dst)
+    write_out(dst, s, "copyto", casting)
+
+
+def put_along_axis(arr, indices, values, axis):
+    if axis is None:
+        raise NotImplementedError("nabla.numpy.put_along_axis: axis=None; ravel first")
+    idx = D.asarray(indices, op="put_along_axis")
+    axis %= arr.ndim
+    grids = [_xp.reshape(_xp.arange(n), tuple(n if j == k else 1 for j in range(arr.ndim)))
+             for k, n in enumerate(idx.shape)]
+    key = tuple(idx if k == axis else _xp.broadcast_to(g, idx.shape) for k, g in enumerate(grids))
+    arr[key] = D.asarray(values, op="put_along_axis")
+
+
+def select(condlist, choicelist, default=0):
+    if len(condlist) != len(choicelist):
+        raise ValueError("nabla.numpy.select: list of cases must be same length as list of conditions")
+    choices = [D.asarray(c, op="select") for c in choicelist]
+    choices = D._promote_all(choices + [D.asarray(default, op="select")], "select")
+    out = choices[-1]
+    for cond, choice in zip(reversed(condlist), reversed(choices[:-1])):
+        out = _xp.where(D.asarray(cond, op="select"), choice, out)
+    return out
+
+
+def extract(condition, arr):
+    return _xp.reshape(D.asarray(arr, op="extract"), (-1,))[_xp.reshape(D.asarray(condition), (-1,)) != 0]
+
+
+def compress(condition, a, axis=None):
+    x = D.asarray(a, op="compress")
+    c = D.asarray(condition, op="compress")
+    if axis is None:
+        x, axis = _xp.reshape(x, (-1,)), 0
+    idx = _xp.nonzero(c)[0]
+    return _xp.take(x, idx, axis=axis)
+
+
+def searchsorted(a, v, side="left", sorter=None):
+    x = D.asarray(a, op="searchsorted")
+    vals = D.asarray(v, op="searchsorted")
+    x, vals = D._promote_all([x, vals], "searchsorted")
+    s = None if sorter is None else D.asarray(sorter, op="searchsorted")
+    return _xp.searchsorted(x, vals, side=side, sorter=s)
+
+
+def digitize(x, bins, right=False):
+    b = D.asarray(bins, op="digitize")
+    v = D.asarray(x, op="digitize")
+    if b.ndim != 1:
+        raise ValueError("nabla.numpy.digitize: bins must be 1-dimensional")
+    # increasing bins: searchsorted with the opposite side (NumPy's own definition)
+    increasing = bool(b.shape[0] < 2 or bool(b[-1] >= b[0]))
+    side = "left" if right else "right"
+    if increasing:
+        return searchsorted(b, v, side=side)
+    rb = _xp.flip(b)
+    return b.shape[0] - searchsorted(rb, v, side=side)
+
+
+def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
+    a = D.asarray(x, op="sliding_window_view")
+    ws = (window_shape,) if isinstance(window_shape, int) else tuple(window_shape)
+    axes = tuple(range(a.ndim)) if axis is None else ((axis,) if isinstance(axis, int) else tuple(axis))
+    if len(ws) != len(axes):
+        raise ValueError("nabla.numpy.sliding_window_view: window_shape and axis must have the same length")
+    out = a
+    for w, ax in zip(ws, axes):
+        ax %= a.ndim
+        n = out.shape[ax]
+        if w > n:
+            raise ValueError(f"nabla.numpy.sliding_window_view: window {w} is larger than axis {ax} of size {n}")
+        # windows as a gather: row i holds elements i .. i+w-1 (a new trailing axis)
+        idx = _xp.reshape(_xp.arange(n - w + 1), (-1, 1)) + _xp.reshape(_xp.arange(w), (1, -1))
+        g = _xp.take(out, _xp.reshape(idx, (-1,)), axis=ax)
+        g = _xp.reshape(g, out.shape[:ax] + (n - w + 1, w) + out.shape[ax + 1:])
+        out = _xp.moveaxis(g, ax + 1, -1)
+    return out
+
+
+__all__ = [n for n, v in list(globals().items()) if not n.startswith("_") and callable(v)
+           and getattr(v, "__module__", None) == __name__]

@@ -1,0 +1,52 @@
+"""File IO at the host boundary: NumPy reads and writes the bytes, Nabla holds the arrays."""
+
+from __future__ import annotations
+
+import numpy as _np
+
+from ..core.tensor import Tensor
+from . import _dtypes as D
+
+
+def _host(a):
+    return a.numpy() if isinstance(a, Tensor) else a
+
+
+def load(file, mmap_mode=None, allow_pickle=False, **kwargs):
+    data = _np.load(file, mmap_mode=mmap_mode, allow_pickle=allow_pickle, **kwargs)
+    if isinstance(data, _np.lib.npyio.NpzFile):
+        with data:
+            return {k: D.asarray(data[k], op="load") for k in data.files}
+    return D.asarray(data, op="load")
+
+
+def save(file, arr, allow_pickle=True, **kwargs):
+    _np.save(file, _host(arr), allow_pickle=allow_pickle, **kwargs)
+
+
+def savez(file, *args, **kwds):
+    _np.savez(file, *map(_host, args), **{k: _host(v) for k, v in kwds.items()})
+
+
+def savez_compressed(file, *args, **kwds):
+    _np.savez_compressed(file, *map(_host, args), **{k: _host(v) for k, v in kwds.items()})
+
+
+def savetxt(fname, X, *args, **kwargs):
+    _np.savetxt(fname, _host(X), *args, **kwargs)
+
+
+def loadtxt(fname, *args, **kwargs):
+    return D.asarray(_np.loadtxt(fname, *args, **kwargs), op="loadtxt")
+
+
+def genfromtxt(fname, *args, **kwargs):
+    return D.asarray(_np.genfromtxt(fname, *args, **kwargs), op="genfromtxt")
+
+
+def fromfile(file, dtype=float, count=-1, sep="", offset=0, **kwargs):
+    return D.asarray(_np.fromfile(file, dtype=dtype, count=count, sep=sep, offset=offset, **kwargs), op="fromfile")
+
+
+def frombuffer(buffer, dtype=float, count=-1, offset=0, **kwargs):
+    return D.asarray(_np.frombuffer(buffer, dtype=dtype, count=count, offset=offset, **kwargs), op="frombuffer")

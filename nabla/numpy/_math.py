@@ -1,0 +1,437 @@
+"""Products, differences, signal helpers, comparisons and statistics as NumPy spells them."""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as _np
+
+from .. import array_api as _xp
+from ..core import dtypes as _dt
+from ..core.tensor import Tensor
+from ..ops.elementwise import astype as _astype
+from . import _dtypes as D
+from ._ufuncs import write_out
+
+_F64, _I64 = _dt.float64, _dt.int64
+
+
+def _pair(a, b, op):
+    x, y = D.asarray(a, op=op), D.asarray(b, op=op)
+    return tuple(D._promote_all([x, y], op))
+
+
+# --- products -----------------------------------------------------------------------------------------
+
+def matmul(x1, x2, /, out=None, **kwargs):
+    a, b = _pair(x1, x2, "matmul")
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError("nabla.numpy.matmul: input operand does not have enough dimensions (scalars: use *)")
+    r = _xp.matmul(a, b)
+    return r if out is None else write_out(out, r, "matmul")
+
+
+def dot(a, b, out=None):
+    x, y = _pair(a, b, "dot")
+    if x.ndim == 0 or y.ndim == 0:
+        r = x * y
+    elif y.ndim <= 2:
+        r = _xp.matmul(x, y)
+    else:  # sum over the last axis of a and the second-to-last of b
+        r = _xp.tensordot(x, y, axes=([x.ndim - 1], [y.ndim - 2]))
+    return r if out is None else write_out(out, r, "dot")
+
+
+def vdot(a, b):
+    x, y = _pair(a, b, "vdot")
+    x, y = _xp.reshape(x, (-1,)), _xp.reshape(y, (-1,))
+    if x.dtype.is_complex:
+        x = _xp.conj(x)
+    return _xp.sum(x * y)
+
+
+def inner(a, b):
+    x, y = _pair(a, b, "inner")
+    if x.ndim == 0 or y.ndim == 0:
+        return x * y
+    return _xp.tensordot(x, y, axes=([x.ndim - 1], [y.ndim - 1]))
+
+
+def outer(a, b, out=None):
+    x, y = _pair(a, b, "outer")
+    r = _xp.reshape(x, (-1, 1)) * _xp.reshape(y, (1, -1))
+    return r if out is None else write_out(out, r, "outer")
+
+
+def tensordot(a, b, axes=2):
+    x, y = _pair(a, b, "tensordot")
+    return _xp.tensordot(x, y, axes=axes)
+
+
+def kron(a, b):
+    x, y = _pair(a, b, "kron")
+    nd = builtins.max(x.ndim, y.ndim)
+    x = _xp.reshape(x, (1,) * (nd - x.ndim) + x.shape)
+    y = _xp.reshape(y, (1,) * (nd - y.ndim) + y.shape)
+    xs = tuple(d for n in x.shape for d in (n, 1))
+    ys = tuple(d for n in y.shape for d in (1, n))
+    r = _xp.reshape(x, xs) * _xp.reshape(y, ys)
+    return _xp.reshape(r, tuple(p * q for p, q in zip(x.shape, y.shape)))
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    x, y = _pair(a, b, "cross")
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    x, y = _xp.moveaxis(x, axisa, -1), _xp.moveaxis(y, axisb, -1)
+    if x.shape[-1] == 2 and y.shape[-1] == 2:
+        return x[..., 0] * y[..., 1] - x[..., 1] * y[..., 0]
+    if x.shape[-1] == 2:
+        x = _xp.concat([x, _xp.zeros(x.shape[:-1] + (1,), dtype=x.dtype)], axis=-1)
+    if y.shape[-1] == 2:
+        y = _xp.concat([y, _xp.zeros(y.shape[:-1] + (1,), dtype=y.dtype)], axis=-1)
+    shape = _xp.broadcast_shapes(x.shape, y.shape)
+    r = _xp.linalg.cross(_xp.broadcast_to(x, shape), _xp.broadcast_to(y, shape), axis=-1)
+    return _xp.moveaxis(r, -1, axisc)
+
+
+# --- differences and signals --------------------------------------------------------------------------
+
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    x = D.asarray(a, op="diff")
+    pre = None if prepend is None else D.asarray(prepend, op="diff")
+    app = None if append is None else D.asarray(append, op="diff")
+    if pre is not None and pre.ndim == 0:
+        pre = _xp.broadcast_to(pre, x.shape[:axis % x.ndim] + (1,) + x.shape[axis % x.ndim + 1:])
+    if app is not None and app.ndim == 0:
+        app = _xp.broadcast_to(app, x.shape[:axis % x.ndim] + (1,) + x.shape[axis % x.ndim + 1:])
+    parts = [p for p in (pre, x, app) if p is not None]
+    x = _xp.concat(D._promote_all(parts, "diff"), axis=axis) if len(parts) > 1 else x
+    if n == 0:
+        return x
+    if x.dtype.is_bool:
+        r = x
+        for _ in range(n):
+            r = _xp.not_equal(_take_slice(r, axis, 1, None), _take_slice(r, axis, None, -1))
+        return r
+    return _xp.diff(x, axis=axis, n=n)
+
+
+def _take_slice(x, axis, start, stop):
+    return x[(slice(None),) * (axis % x.ndim) + (slice(start, stop),)]
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    x = _xp.reshape(D.asarray(ary, op="ediff1d"), (-1,))
+    r = x[1:] - x[:-1]
+    parts = [p for p in (to_begin, r, to_end) if p is not None]
+    return _xp.concat([_xp.reshape(D.asarray(p, r.dtype), (-1,)) for p in parts], axis=0)
+
+
+def gradient(f, *varargs, axis=None, edge_order=1):
+    """Second-order central differences inside, one-sided at the edges (uniform or coordinate spacing)."""
+    y = D.asarray(f, op="gradient")
+    if y.dtype.kind in "biu":
+        y = _astype(y, _F64)
+    axes = tuple(range(y.ndim)) if axis is None else ((axis,) if isinstance(axis, int) else tuple(axis))
+    spacing = list(varargs) if varargs else [1.0] * len(axes)
+    if len(spacing) == 1 and len(axes) > 1:
+        spacing = spacing * len(axes)
+    out = []
+    for ax, h in zip(axes, spacing):
+        ax %= y.ndim
+        n = y.shape[ax]
+        if n < edge_order + 1:
+            raise ValueError("nabla.numpy.gradient: shape of the array too small for a gradient; needs at least "
+                             f"{edge_order + 1} elements along axis {ax}")
+        s = lambda a, b: _take_slice(y, ax, a, b)  # noqa: E731
+        if isinstance(h, (int, float)) or (isinstance(h, Tensor) and h.ndim == 0) or _np.ndim(h) == 0:
+            h = float(h)
+            mid = (s(2, None) - s(None, -2)) / (2.0 * h)
+            if edge_order == 1:
+                first = (s(1, 2) - s(0, 1)) / h
+                last = (s(-1, None) - s(-2, -1)) / h
+            else:
+                first = (-1.5 * s(0, 1) + 2.0 * s(1, 2) - 0.5 * s(2, 3)) / h
+                last = (0.5 * s(-3, -2) - 2.0 * s(-2, -1) + 1.5 * s(-1, None)) / h
+        else:  # coordinates: NumPy's nonuniform second-order formula
+            xs = D.asarray(h, _np.float64, "gradient")
+            dx = xs[1:] - xs[:-1]
+            shape = tuple(-1 if k == ax else 1 for k in range(y.ndim))
+            h1 = _xp.reshape(dx[:-1], shape)
+            h2 = _xp.reshape(dx[1:], shape)
+            mid = (h1 * h1 * s(2, None) - h2 * h2 * s(None, -2) + (h2 * h2 - h1 * h1) * s(1, -1)) / \
+                (h1 * h2 * (h1 + h2))
+            d0, dn = float(dx[0]), float(dx[-1])
+            first = (s(1, 2) - s(0, 1)) / d0
+            last = (s(-1, None) - s(-2, -1)) / dn
+        out.append(_xp.concat([first, mid, last], axis=ax) if n > 2 else _xp.concat([first, last], axis=ax))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def convolve(a, v, mode="full"):
+    """1-D convolution as one matrix-vector product on MAX (the Toeplitz gather of ``a``)."""
+    x, w = _pair(a, v, "convolve")
+    x, w = _xp.reshape(x, (-1,)), _xp.reshape(w, (-1,))
+    if x.shape[0] == 0 or w.shape[0] == 0:
+        raise ValueError("nabla.numpy.convolve: inputs cannot be empty")
+    if w.shape[0] > x.shape[0]:
+        x, w = w, x
+    n, m = x.shape[0], w.shape[0]
+    padded = _xp.concat([_xp.zeros((m - 1,), dtype=x.dtype), x, _xp.zeros((m - 1,), dtype=x.dtype)], axis=0)
+    rows = n + m - 1
+    idx = _xp.reshape(_xp.arange(rows), (-1, 1)) + _xp.reshape(_xp.arange(m), (1, -1))
+    windows = _xp.reshape(_xp.take(padded, _xp.reshape(idx, (-1,)), axis=0), (rows, m))
+    full = _xp.sum(windows * _xp.flip(w), axis=1)
+    if mode == "full":
+        return full
+    if mode == "same":
+        start = (m - 1) // 2
+        return full[start:start + n]
+    if mode == "valid":
+        return full[m - 1:n]
+    raise ValueError(f"nabla.numpy.convolve: mode must be 'full', 'same' or 'valid', got {mode!r}")
+
+
+def correlate(a, v, mode="valid"):
+    x, w = _pair(a, v, "correlate")
+    w = _xp.reshape(w, (-1,))
+    return convolve(x, _xp.flip(_xp.conj(w) if w.dtype.is_complex else w), mode)
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    if period is not None:
+        raise NotImplementedError("nabla.numpy.interp: period= is not supported yet")
+    xv = D.asarray(x, _np.float64, "interp")
+    xs = D.asarray(xp, _np.float64, "interp")
+    fs = D.asarray(fp, op="interp")
+    fs = fs if fs.dtype.is_complex else _astype(fs, _F64)
+    n = xs.shape[0]
+    j = _xp.clip(_xp.searchsorted(xs, xv, side="right") - 1, 0, builtins.max(n - 2, 0))
+    x0, x1 = _xp.take(xs, j, axis=0), _xp.take(xs, _xp.clip(j + 1, 0, n - 1), axis=0)
+    f0, f1 = _xp.take(fs, j, axis=0), _xp.take(fs, _xp.clip(j + 1, 0, n - 1), axis=0)
+    width = x1 - x0
+    t = _xp.where(width == 0, 0.0, (xv - x0) / _xp.where(width == 0, 1.0, width))
+    r = f0 + (f1 - f0) * t
+    lo = fs[0] if left is None else left
+    hi = fs[-1] if right is None else right
+    r = _xp.where(xv < xs[0], lo, r)
+    r = _xp.where(xv > xs[-1], hi, r)
+    return _xp.where(xv == xs[-1], fs[-1], r)
+
+
+# --- comparisons --------------------------------------------------------------------------------------
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    x, y = _pair(a, b, "isclose")
+    if x.dtype.kind in "biu":
+        x, y = _astype(x, _F64), _astype(y, _F64)
+    close = _xp.abs(x - y) <= atol + rtol * _xp.abs(y)
+    exact = x == y  # infinities of one sign
+    r = _xp.logical_or(close, exact)
+    if x.dtype.is_floating:
+        r = _xp.logical_and(r, _xp.logical_not(_xp.logical_or(_xp.isinf(x), _xp.isinf(y))) | exact)
+        if equal_nan:
+            r = _xp.logical_or(r, _xp.logical_and(_xp.isnan(x), _xp.isnan(y)))
+    return r
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(_xp.all(isclose(a, b, rtol, atol, equal_nan)))
+
+
+def array_equal(a1, a2, equal_nan=False):
+    x, y = D.asarray(a1, op="array_equal"), D.asarray(a2, op="array_equal")
+    if x.shape != y.shape:
+        return False
+    eq = x == y
+    if equal_nan and x.dtype.kind in "fc":
+        eq = _xp.logical_or(eq, _xp.logical_and(_xp.isnan(x), _xp.isnan(y)))
+    return bool(_xp.all(eq))
+
+
+def array_equiv(a1, a2):
+    x, y = D.asarray(a1, op="array_equiv"), D.asarray(a2, op="array_equiv")
+    try:
+        shape = _xp.broadcast_shapes(x.shape, y.shape)
+    except ValueError:
+        return False
+    return bool(_xp.all(_xp.broadcast_to(x, shape) == _xp.broadcast_to(y, shape)))
+
+
+# --- elementwise helpers that are not ufuncs ----------------------------------------------------------
+
+def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None, **kwargs):  # noqa: A002
+    x = D.asarray(a, op="clip")
+    lo = a_min if min is None else min
+    hi = a_max if max is None else max
+    lo = lo if lo is None or D.is_scalar(lo) else D.asarray(lo, op="clip")
+    hi = hi if hi is None or D.is_scalar(hi) else D.asarray(hi, op="clip")
+    r = x
+    if lo is not None:
+        r = _xp.where(r < lo, lo, r) if not isinstance(lo, Tensor) else _xp.maximum(r, _astype(lo, r.dtype))
+    if hi is not None:
+        r = _xp.where(r > hi, hi, r) if not isinstance(hi, Tensor) else _xp.minimum(r, _astype(hi, r.dtype))
+    return r if out is None else write_out(out, r, "clip")
+
+
+def around(a, decimals=0, out=None):
+    x = D.asarray(a, op="around")
+    if decimals == 0 or x.dtype.kind in "biu":
+        r = _xp.round(x) if decimals == 0 else x
+    elif decimals > 0:
+        s = 10.0 ** decimals
+        r = _xp.round(x * s) / s
+    else:
+        s = 10.0 ** -decimals
+        r = _xp.round(x / s) * s
+    return r if out is None else write_out(out, r, "around")
+
+
+round = around  # noqa: A001
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    a = D.asarray(x, op="nan_to_num")
+    if not a.dtype.is_floating:
+        return a
+    info = _np.finfo(a.dtype.numpy_dtype)
+    a = _xp.where(_xp.isnan(a), nan, a)
+    a = _xp.where(a == _np.inf, float(info.max) if posinf is None else posinf, a)
+    return _xp.where(a == -_np.inf, float(info.min) if neginf is None else neginf, a)
+
+
+def real(val):
+    return _xp.real(D.asarray(val, op="real"))
+
+
+def imag(val):
+    x = D.asarray(val, op="imag")
+    return _xp.imag(x) if x.dtype.is_complex else _xp.zeros_like(x)
+
+
+def angle(z, deg=False):
+    x = D.asarray(z, op="angle")
+    r = _xp.atan2(_xp.imag(x), _xp.real(x)) if x.dtype.is_complex else \
+        _xp.where(x < 0, math.pi, 0.0 * _astype(x, _F64 if x.dtype.kind in "biu" else x.dtype))
+    return r * (180.0 / math.pi) if deg else r
+
+
+def isreal(x):
+    a = D.asarray(x, op="isreal")
+    return _xp.imag(a) == 0 if a.dtype.is_complex else _xp.ones(a.shape, dtype=_dt.bool_)
+
+
+def iscomplex(x):
+    return _xp.logical_not(isreal(x))
+
+
+def isneginf(x, out=None):
+    a = D.asarray(x, op="isneginf")
+    return _xp.logical_and(_xp.isinf(a), a < 0)
+
+
+def isposinf(x, out=None):
+    a = D.asarray(x, op="isposinf")
+    return _xp.logical_and(_xp.isinf(a), a > 0)
+
+
+def sinc(x):
+    a = D.asarray(x, op="sinc")
+    a = a if a.dtype.kind in "fc" else _astype(a, _F64)
+    y = math.pi * _xp.where(a == 0, 1.0e-20, a)
+    return _xp.where(a == 0, 1.0, _xp.sin(y) / y)
+
+
+# --- statistics ---------------------------------------------------------------------------------------
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
+    if fweights is not None or aweights is not None:
+        raise NotImplementedError("nabla.numpy.cov: fweights/aweights are not supported yet")
+    x = D.asarray(m, op="cov")
+    x = _xp.reshape(x, (1, -1)) if x.ndim == 1 else x
+    if not rowvar and x.shape[0] != 1:
+        x = _xp.permute_dims(x, (1, 0))
+    if y is not None:
+        yy = D.asarray(y, op="cov")
+        yy = _xp.reshape(yy, (1, -1)) if yy.ndim == 1 else yy
+        if not rowvar and yy.shape[0] != 1:
+            yy = _xp.permute_dims(yy, (1, 0))
+        x = _xp.concat(D._promote_all([x, yy], "cov"), axis=0)
+    if x.dtype.kind in "biu":
+        x = _astype(x, _F64)
+    if dtype is not None:
+        x = _astype(x, D.to_nabla(dtype, "cov"))
+    n = x.shape[1]
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    xc = x - _xp.mean(x, axis=1, keepdims=True)
+    xt = _xp.conj(xc) if xc.dtype.is_complex else xc
+    c = _xp.matmul(xc, _xp.permute_dims(xt, (1, 0))) / builtins.max(n - ddof, 0)
+    return _xp.squeeze(c, axis=(0, 1)) if c.shape == (1, 1) else c
+
+
+def corrcoef(x, y=None, rowvar=True, *, dtype=None):
+    c = cov(x, y, rowvar, dtype=dtype)
+    if c.ndim == 0:
+        return c / c
+    d = _xp.linalg.diagonal(c)
+    s = _xp.sqrt(_xp.real(d) if d.dtype.is_complex else d)
+    r = c / _xp.reshape(s, (-1, 1)) / _xp.reshape(s, (1, -1))
+    return _xp.clip(r, -1.0, 1.0) if not r.dtype.is_complex else r
+
+
+def bincount(x, weights=None, minlength=0):
+    """Counts per value as one scatter-add on MAX (the length is read from the data: a host boundary)."""
+    from ..ops.indexing import scatter_add_op
+
+    v = D.asarray(x, op="bincount")
+    if v.ndim != 1 or not (v.dtype.is_integer or v.dtype.is_bool):
+        raise TypeError(f"nabla.numpy.bincount: x must be a 1-D array of non-negative integers, got "
+                        f"{v.dtype.name}{list(v.shape)}")
+    v = _astype(v, _I64)
+    if v.shape[0] and int(_xp.min(v)) < 0:
+        raise ValueError("nabla.numpy.bincount: x must contain non-negative integers")
+    n = builtins.max(int(_xp.max(v)) + 1 if v.shape[0] else 0, minlength)
+    w = _xp.ones(v.shape, dtype=_I64) if weights is None else D.asarray(weights, _np.float64, "bincount")
+    return scatter_add_op(_xp.zeros((n,), dtype=w.dtype), w, v, axis=0)
+
+
+def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
+    x = _xp.reshape(D.asarray(a, op="histogram"), (-1,))
+    xf = _astype(x, _F64) if x.dtype is not _F64 else x
+    if isinstance(bins, (int, _np.integer)):
+        if range is None:
+            lo, hi = (float(_xp.min(xf)), float(_xp.max(xf))) if x.shape[0] else (0.0, 1.0)
+        else:
+            lo, hi = float(range[0]), float(range[1])
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges = _xp.linspace(lo, hi, int(bins) + 1, dtype=_F64)
+        nb = int(bins)
+        # NumPy's bin rule: index from the scaled position, corrected against the edges themselves
+        k = _astype(_xp.floor((xf - lo) * (nb / (hi - lo))), _I64)
+        k = _xp.where(k == nb, nb - 1, k)
+        k = k - _astype(xf < _xp.take(edges, _xp.clip(k, 0, nb), axis=0), _I64)
+        k = k + _astype(xf >= _xp.take(edges, _xp.clip(k + 1, 0, nb), axis=0), _I64) * _astype(k != nb - 1, _I64)
+        inside = _xp.logical_and(xf >= lo, xf <= hi)
+    else:
+        edges = D.asarray(bins, _np.float64, "histogram")
+        nb = edges.shape[0] - 1
+        k = _xp.searchsorted(edges, xf, side="right") - 1
+        k = _xp.where(xf == edges[-1], nb - 1, k)
+        inside = _xp.logical_and(xf >= edges[0], xf <= edges[-1])
+    from ..ops.indexing import scatter_add_op
+
+    w = _xp.ones(x.shape, dtype=_I64) if weights is None else \
+        _xp.reshape(D.asarray(weights, _np.float64, "histogram"), (-1,))
+    w = _xp.where(inside, w, _xp.zeros((), dtype=w.dtype))
+    counts = scatter_add_op(_xp.zeros((nb,), dtype=w.dtype), w, _xp.clip(k, 0, nb - 1), axis=0)
+    if density:
+        widths = edges[1:] - edges[:-1]
+        counts = _astype(counts, _F64) / widths / _xp.sum(_astype(counts, _F64))
+    return counts, edges
+
+
+__all__ = [n for n, v in list(globals().items()) if not n.startswith("_") and callable(v)
+           and getattr(v, "__module__", None) == __name__]

@@ -1,0 +1,225 @@
+"""``nabla.numpy.ndarray``: the NumPy face's array, a thin subclass of Tensor (same values, same ops, same
+views) whose operators follow NumPy's promotion (NEP 50, through the face's ufuncs), whose methods take
+NumPy's keywords, whose repr is NumPy's, and which real NumPy functions and ufuncs dispatch to
+(``__array_ufunc__``, ``__array_function__``), so ``numpy.mean(x)`` and ``numpy.exp(x)`` stay lazy.
+
+Ops give results of their inputs' subclass (``core/operation.py``), so ndarrays stay ndarrays through
+every computation; the face wraps what it creates from host data."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as _np
+
+from .. import array_api as _xp
+from ..core.tensor import Tensor
+from ..core.tensor_impl import TensorImpl
+from ..ops import aliasing
+from ..ops.elementwise import astype as _astype
+
+
+class ndarray(Tensor):
+    """A lazy n-dimensional array on a MAX device, with NumPy's interface."""
+
+    __slots__ = ()
+
+    def __init__(self, impl, dtype=float, *args, **kwargs):
+        if not isinstance(impl, TensorImpl):  # numpy.ndarray(shape, dtype): an (uninitialized) array
+            from ._arrays import zeros
+
+            impl = zeros(impl, dtype)._impl
+        super().__init__(impl)
+
+    def __repr__(self):
+        if self._impl.batch_dims:
+            return f"array(<batched>, shape={self.shape}, dtype={self.dtype.name}, batch_dims={self.batch_dims})"
+        return repr(self.numpy())
+
+    def __contains__(self, value):
+        return bool(_xp.any(self == value))
+
+    # --- attributes ---------------------------------------------------------------------------------
+    @property
+    def nbytes(self):
+        return self.size * self.dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def real(self):
+        return _xp.real(self) if self.dtype.is_complex else self
+
+    @property
+    def imag(self):
+        from ._math import imag
+
+        return imag(self)
+
+    @property
+    def base(self):
+        return None if self._view is None else self._view[0]
+
+    @property
+    def flat(self):
+        return iter(_xp.reshape(self, (-1,)))
+
+    # --- methods ------------------------------------------------------------------------------------
+    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+        from . import _dtypes as D
+
+        target = D.to_nabla(dtype, "astype")
+        if not _np.can_cast(self.dtype.numpy_dtype, target.numpy_dtype, casting):
+            raise TypeError(f"nabla.numpy.astype: cannot cast {self.dtype.name} to {target.name} under "
+                            f"casting={casting!r}")
+        if target is self.dtype:
+            return ndarray(self._impl) if copy else self
+        return _astype(self, target)
+
+    def item(self, *args):
+        """``x.item()``, ``x.item(flat_index)`` or ``x.item(i, j, ...)``."""
+        if not args:
+            return Tensor.item(self)
+        if len(args) == 1 and isinstance(args[0], int):
+            return Tensor.item(_xp.reshape(self, (-1,))[args[0]])
+        return Tensor.item(self[args[0] if len(args) == 1 else args])
+
+    def reshape(self, *shape, order="C", copy=None):
+        from ._arrays import reshape
+
+        return reshape(self, shape[0] if len(shape) == 1 else shape, order)
+
+    def transpose(self, *axes):
+        from ._arrays import transpose
+
+        axes = axes[0] if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))) else axes
+        return transpose(self, axes or None)
+
+    def flatten(self, order="C"):
+        return _xp.reshape(self, (-1,))  # array_api's reshape makes no view: a copy, as NumPy's flatten
+
+    def copy(self, order="C"):
+        return ndarray(self._impl)  # values are immutable underneath: a new name is a copy
+
+    def fill(self, value):
+        aliasing.setitem(self, ..., value)
+
+    def sort(self, axis=-1, kind=None, order=None, *, stable=None):
+        from ._sorting import sort
+
+        aliasing.setitem(self, ..., sort(self, axis, kind, order))
+
+    def nonzero(self):
+        from ._indexing import nonzero
+
+        return nonzero(self)
+
+    def tobytes(self, order="C"):
+        return self.numpy().tobytes(order)
+
+    def view(self, dtype=None, type=None):  # noqa: A002
+        from . import _dtypes as D
+
+        if dtype is None or D.to_nabla(dtype, "view") is self.dtype:
+            return aliasing.make_view(self, ndarray(self._impl), lambda p: p, lambda p, c: c)
+        raise NotImplementedError("nabla.numpy.ndarray.view: reinterpreting the bytes as another dtype is not "
+                                  "supported on MAX; use astype (a converting copy)")
+
+    # --- NumPy's protocols --------------------------------------------------------------------------
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from ._ufunc_table import UFUNCS
+
+        ours = UFUNCS.get(ufunc.__name__)
+        if ours is None:
+            return NotImplemented
+        if "out" in kwargs:
+            out = kwargs["out"]
+            if any(not isinstance(o, Tensor) for o in out):
+                return NotImplemented  # NumPy writes into its own arrays itself
+            kwargs["out"] = out if len(out) > 1 else out[0]
+        fn = ours if method == "__call__" else getattr(ours, method, None)
+        return NotImplemented if fn is None else fn(*inputs, **kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        import nabla.numpy as fnp
+
+        module = func.__module__ or ""
+        space = fnp.linalg if module.startswith("numpy.linalg") else fnp.fft if module.startswith("numpy.fft") \
+            else fnp
+        ours = getattr(space, func.__name__, None)
+        if ours is None or not callable(ours):
+            return NotImplemented
+        return ours(*args, **kwargs)
+
+
+def _methods():
+    """The NumPy-signature methods that are the face's functions of the same name."""
+    from . import _arrays as A, _indexing as I, _math as M, _reductions as R, _sorting as S
+
+    return {
+        "sum": R.sum, "prod": R.prod, "mean": R.mean, "std": R.std, "var": R.var, "min": R.min, "max": R.max,
+        "argmin": R.argmin, "argmax": R.argmax, "all": R.all, "any": R.any, "cumsum": R.cumsum,
+        "cumprod": R.cumprod, "ptp": R.ptp, "clip": M.clip, "round": M.around, "dot": M.dot, "repeat": A.repeat,
+        "squeeze": A.squeeze, "swapaxes": A.swapaxes, "ravel": A.ravel, "argsort": S.argsort,
+        "searchsorted": I.searchsorted, "take": A.take, "trace": A.trace, "diagonal": A.diagonal,
+        "conj": _xp.conj, "conjugate": _xp.conj,
+    }
+
+
+def _operators():
+    from ._math import matmul
+    from ._ufunc_table import UFUNCS
+
+    def binary(u):
+        def op(self, other):
+            if not isinstance(other, (Tensor, numbers.Number, list, tuple, _np.ndarray, _np.generic)):
+                return NotImplemented
+            return u(self, other)
+        return op
+
+    def reflected(u):
+        return lambda self, other: u(other, self)
+
+    def inplace(u):
+        def op(self, other):
+            u(self, other, out=self)
+            return self
+        return op
+
+    names = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide", "floordiv": "floor_divide",
+             "mod": "remainder", "pow": "power", "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+             "lshift": "left_shift", "rshift": "right_shift"}
+    out = {}
+    for py, np_name in names.items():
+        u = UFUNCS[np_name]
+        out[f"__{py}__"], out[f"__r{py}__"], out[f"__i{py}__"] = binary(u), reflected(u), inplace(u)
+    for py, np_name in {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal", "gt": "greater",
+                        "ge": "greater_equal"}.items():
+        out[f"__{py}__"] = binary(UFUNCS[np_name])
+    for py, np_name in {"neg": "negative", "pos": "positive", "abs": "absolute", "invert": "invert"}.items():
+        out[f"__{py}__"] = (lambda u: lambda self: u(self))(UFUNCS[np_name])  # ufuncs are no descriptors
+    out["__divmod__"] = binary(UFUNCS["divmod"])
+    out["__matmul__"] = lambda self, other: matmul(self, other)
+    out["__rmatmul__"] = lambda self, other: matmul(other, self)
+
+    def imatmul(self, other):
+        aliasing.setitem(self, ..., matmul(self, other))
+        return self
+
+    out["__imatmul__"] = imatmul
+    return out
+
+
+def bind() -> None:
+    for name, fn in {**_methods(), **_operators()}.items():
+        setattr(ndarray, name, fn)
+    ndarray.__hash__ = Tensor.__hash__  # by identity (NumPy's arrays are unhashable; tracing keys on them)
+
+
+def wrap(x: Tensor) -> ndarray:
+    """A Tensor seen as an ndarray: the same value; a write through either reaches the other."""
+    if isinstance(x, ndarray):
+        return x
+    return aliasing.make_view(x, ndarray(x._impl), lambda p: p, lambda p, c: c)

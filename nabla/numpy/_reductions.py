@@ -1,0 +1,386 @@
+"""Reductions, scans and statistics with NumPy's signatures (``axis``, ``dtype``, ``out``, ``keepdims``,
+``initial``, ``where``, ``ddof``) and NumPy's result dtypes, over ``nabla.array_api``."""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as _np
+
+from .. import array_api as _xp
+from ..core import dtypes as _dt
+from ..core.tensor import Tensor
+from ..ops.elementwise import astype as _astype, where as _where
+from . import _dtypes as D
+from ._ufunc_table import UFUNCS
+from ._ufuncs import write_out
+
+
+def _axis(axis):
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
+def _finish(r: Tensor, dtype, out, op: str):
+    if dtype is not None:
+        target = D.to_nabla(dtype, op)
+        if r.dtype is not target:
+            r = _astype(r, target)
+    return r if out is None else write_out(out, r, op)
+
+
+def _prepared(a, op: str, kind: str, dtype=None):
+    x = D.asarray(a, op=op)
+    target = D.to_nabla(dtype, op) if dtype is not None else _dt.as_dtype(D.reduction_dtype(x, kind))
+    return x if x.dtype is target else _astype(x, target)
+
+
+def _masked(x, where, fill, op):
+    if where is True:
+        return x
+    return _where(D.asarray(where, op=op), x, _xp.full_like(x, fill))
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):  # noqa: A001
+    x = _masked(_prepared(a, "sum", "sum", dtype), where, 0, "sum")
+    r = _xp.sum(x, axis=_axis(axis), keepdims=keepdims)
+    if initial is not None:
+        r = r + initial
+    return _finish(r, None, out, "sum")
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    x = _masked(_prepared(a, "prod", "sum", dtype), where, 1, "prod")
+    r = _xp.prod(x, axis=_axis(axis), keepdims=keepdims)
+    if initial is not None:
+        r = r * initial
+    return _finish(r, None, out, "prod")
+
+
+def _extreme(name, a, axis, out, keepdims, initial, where):
+    x = D.asarray(a, op=name)
+    if where is not True:
+        if initial is None:
+            raise ValueError(f"nabla.numpy.{name}: where= needs initial= (a reduction with no identity)")
+        x = _masked(x, where, initial, name)
+    if x.size == 0 and initial is None:
+        raise ValueError(f"nabla.numpy.{name}: zero-size array to reduction operation {name} which has no identity")
+    r = (_xp.max if name == "max" else _xp.min)(x, axis=_axis(axis), keepdims=keepdims)
+    if initial is not None:
+        r = UFUNCS["maximum" if name == "max" else "minimum"](r, initial)
+    return _finish(r, None, out, name)
+
+
+def max(a, axis=None, out=None, keepdims=False, initial=None, where=True):  # noqa: A001
+    return _extreme("max", a, axis, out, keepdims, initial, where)
+
+
+def min(a, axis=None, out=None, keepdims=False, initial=None, where=True):  # noqa: A001
+    return _extreme("min", a, axis, out, keepdims, initial, where)
+
+
+amax, amin = max, min
+
+
+def _count(x: Tensor, axis, keepdims: bool, where=True) -> Tensor | int:
+    if where is not True:
+        w = _xp.broadcast_to(D.asarray(where, op="mean"), x.shape)
+        return _xp.sum(_astype(w, x.dtype if x.dtype.kind != "c" else _dt.real_dtype(x.dtype)),
+                       axis=_axis(axis), keepdims=keepdims)
+    axes = range(x.ndim) if axis is None else ((axis,) if isinstance(axis, int) else axis)
+    return math.prod(x.shape[a] for a in axes)
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    x = _prepared(a, "mean", "mean", dtype)
+    if where is True:
+        r = _xp.mean(x, axis=_axis(axis), keepdims=keepdims)
+    else:
+        r = _xp.sum(_masked(x, where, 0, "mean"), axis=_axis(axis), keepdims=keepdims) / \
+            _count(x, axis, keepdims, where)
+    return _finish(r, None, out, "mean")
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None, correction=None):
+    x = _prepared(a, "var", "mean", dtype)
+    ddof = correction if correction is not None else ddof
+    if where is True and mean is None:
+        r = _xp.var(x, axis=_axis(axis), correction=ddof, keepdims=keepdims)
+    else:
+        m = mean if mean is not None else _xp.sum(_masked(x, where, 0, "var"), axis=_axis(axis), keepdims=True) / \
+            _count(x, axis, True, where)
+        d = x - m
+        sq = _xp.real(d * _xp.conj(d)) if x.dtype.is_complex else d * d
+        r = _xp.sum(_masked(sq, where, 0, "var"), axis=_axis(axis), keepdims=keepdims) / \
+            (_count(x, axis, keepdims, where) - ddof)
+    return _finish(r, None, out, "var")
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None, correction=None):
+    r = _xp.sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where, mean=mean, correction=correction))
+    return _finish(r, None, out, "std")
+
+
+def _arg(name, a, axis, out, keepdims):
+    x = D.asarray(a, op=name)
+    r = (_xp.argmax if name == "argmax" else _xp.argmin)(x, axis=axis, keepdims=keepdims)
+    return _finish(r, None, out, name)
+
+
+def argmax(a, axis=None, out=None, *, keepdims=False):
+    return _arg("argmax", a, axis, out, keepdims)
+
+
+def argmin(a, axis=None, out=None, *, keepdims=False):
+    return _arg("argmin", a, axis, out, keepdims)
+
+
+def _logical(name, a, axis, out, keepdims, where):
+    x = D.asarray(a, op=name)
+    if where is not True:
+        x = _where(D.asarray(where, op=name), _xp.astype(x, _dt.bool_), name == "all")
+    r = (_xp.all if name == "all" else _xp.any)(x, axis=_axis(axis), keepdims=keepdims)
+    return _finish(r, None, out, name)
+
+
+def all(a, axis=None, out=None, keepdims=False, *, where=True):  # noqa: A001
+    return _logical("all", a, axis, out, keepdims, where)
+
+
+def any(a, axis=None, out=None, keepdims=False, *, where=True):  # noqa: A001
+    return _logical("any", a, axis, out, keepdims, where)
+
+
+def _scan(name, a, axis, dtype, out):
+    x = _prepared(a, name, "sum", dtype)
+    if axis is None:
+        x, axis = _xp.reshape(x, (-1,)), 0
+    fn = _xp.cumulative_sum if name == "cumsum" else _xp.cumulative_prod
+    return _finish(fn(x, axis=axis), None, out, name)
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    return _scan("cumsum", a, axis, dtype, out)
+
+
+def cumprod(a, axis=None, dtype=None, out=None):
+    return _scan("cumprod", a, axis, dtype, out)
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    return _finish(max(a, axis, keepdims=keepdims) - min(a, axis, keepdims=keepdims), None, out, "ptp")
+
+
+def count_nonzero(a, axis=None, *, keepdims=False):
+    return _xp.count_nonzero(D.asarray(a, op="count_nonzero"), axis=_axis(axis), keepdims=keepdims)
+
+
+def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    x = D.asarray(a, op="average")
+    if weights is None:
+        r = mean(x, axis, keepdims=keepdims)
+        n = _count(x, axis, keepdims)
+        return (r, _xp.full_like(r, n)) if returned else r
+    w = D.asarray(weights, op="average")
+    if w.shape != x.shape:
+        if axis is None or w.ndim != 1 or w.shape[0] != x.shape[axis]:
+            raise ValueError(f"nabla.numpy.average: weights of shape {w.shape} do not match a of shape {x.shape} "
+                             f"along axis {axis}")
+        w = _xp.reshape(w, tuple(-1 if k == axis % x.ndim else 1 for k in range(x.ndim)))
+    target = _np.result_type(x.dtype.numpy_dtype, w.dtype.numpy_dtype, _np.float64 if x.dtype.kind in "biu" else
+                             x.dtype.numpy_dtype)
+    x, w = D.cast(x, target), D.cast(w, target)
+    wsum = _xp.sum(_xp.broadcast_to(w, x.shape), axis=_axis(axis), keepdims=keepdims)
+    r = _xp.sum(x * w, axis=_axis(axis), keepdims=keepdims) / wsum
+    return (r, wsum) if returned else r
+
+
+# --- the nan* family: NaNs replaced by the reduction's identity, counted out of means ---------------
+
+def _nan_filled(a, fill, op):
+    x = D.asarray(a, op=op)
+    return x if not (x.dtype.is_floating or x.dtype.is_complex) else _where(_xp.isnan(x), fill, x)
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    return sum(_nan_filled(a, 0, "nansum"), axis, dtype, out, keepdims, initial, where)
+
+
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    return prod(_nan_filled(a, 1, "nanprod"), axis, dtype, out, keepdims, initial, where)
+
+
+def _nan_count(x, axis, keepdims):
+    return _xp.sum(_astype(_xp.logical_not(_xp.isnan(x)), _dt.as_dtype(D.reduction_dtype(x, "mean"))),
+                   axis=_axis(axis), keepdims=keepdims)
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    x = _prepared(a, "nanmean", "mean", dtype)
+    r = sum(_nan_filled(x, 0, "nanmean"), axis, keepdims=keepdims, where=where) / \
+        _nan_count(_masked(x, where, _np.nan, "nanmean"), axis, keepdims)
+    return _finish(r, None, out, "nanmean")
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
+    x = _masked(_prepared(a, "nanvar", "mean", dtype), where, _np.nan, "nanvar")
+    m = nanmean(x, axis, keepdims=True)
+    d = _nan_filled(x - m, 0, "nanvar")
+    r = _xp.sum(d * d, axis=_axis(axis), keepdims=keepdims) / (_nan_count(x, axis, keepdims) - ddof)
+    return _finish(r, None, out, "nanvar")
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
+    return _finish(_xp.sqrt(nanvar(a, axis, dtype, None, ddof, keepdims, where=where)), None, out, "nanstd")
+
+
+def _nan_extreme(name, a, axis, out, keepdims):
+    x = D.asarray(a, op=name)
+    fill = _np.inf if name == "nanmin" else -_np.inf
+    r = (_xp.max if name == "nanmax" else _xp.min)(_nan_filled(x, fill, name), axis=_axis(axis), keepdims=keepdims)
+    if x.dtype.is_floating:  # an all-NaN slice gives NaN, as NumPy's (which also warns)
+        r = _where(_xp.all(_xp.isnan(x), axis=_axis(axis), keepdims=keepdims), _np.nan, r)
+    return _finish(r, None, out, name)
+
+
+def nanmax(a, axis=None, out=None, keepdims=False):
+    return _nan_extreme("nanmax", a, axis, out, keepdims)
+
+
+def nanmin(a, axis=None, out=None, keepdims=False):
+    return _nan_extreme("nanmin", a, axis, out, keepdims)
+
+
+def _nan_arg(name, a, axis):
+    x = D.asarray(a, op=name)
+    fill = _np.inf if name == "nanargmin" else -_np.inf
+    return (_xp.argmax if name == "nanargmax" else _xp.argmin)(_nan_filled(x, fill, name), axis=axis)
+
+
+def nanargmax(a, axis=None, out=None, *, keepdims=False):
+    return _nan_arg("nanargmax", a, axis)
+
+
+def nanargmin(a, axis=None, out=None, *, keepdims=False):
+    return _nan_arg("nanargmin", a, axis)
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    return cumsum(_nan_filled(a, 0, "nancumsum"), axis, dtype, out)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    return cumprod(_nan_filled(a, 1, "nancumprod"), axis, dtype, out)
+
+
+# --- order statistics: a sort on MAX, then NumPy's interpolation methods ----------------------------
+
+_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
+             weights=None, interpolation=None, _nan=False):
+    op = "quantile"
+    method = interpolation or method
+    if method not in _METHODS:
+        raise ValueError(f"nabla.numpy.{op}: method {method!r} is not supported; use one of {_METHODS}")
+    if weights is not None:
+        raise NotImplementedError(f"nabla.numpy.{op}: weights= is not supported yet")
+    x = D.asarray(a, op=op)
+    if x.dtype.kind in "biu":
+        x = _astype(x, _dt.float64)
+    qs = _np.asarray(q.numpy() if isinstance(q, Tensor) else q, dtype=_np.float64)  # q: host parameters
+    if qs.size and (qs.min() < 0 or qs.max() > 1):
+        raise ValueError(f"nabla.numpy.{op}: quantiles must be in the range [0, 1]")
+    if axis is None:
+        x, ax = _xp.reshape(x, (-1,)), 0
+        kept = (1,) * D.asarray(a).ndim
+    else:
+        axes = (axis,) if isinstance(axis, int) else tuple(axis)
+        axes = tuple(k % x.ndim for k in axes)
+        rest = [k for k in range(x.ndim) if k not in axes]
+        x = _xp.permute_dims(x, tuple(rest) + axes)
+        x = _xp.reshape(x, x.shape[:len(rest)] + (-1,))
+        ax = len(rest)
+        kept = tuple(1 if k in axes else D.asarray(a).shape[k] for k in range(D.asarray(a).ndim))
+    s = _xp.sort(x, axis=ax)
+    n = s.shape[ax]
+    if n == 0:
+        raise ValueError(f"nabla.numpy.{op}: cannot take quantiles of an empty axis")
+    counts = None
+    if _nan:  # nan-quantile: NaNs sort last; each row's quantile ranges over its count of numbers
+        counts = _xp.sum(_astype(_xp.logical_not(_xp.isnan(s)), _dt.int64), axis=ax, keepdims=True)
+    results = []
+    for qv in qs.reshape(-1):
+        results.append(_pick(s, ax, n, float(qv), method, counts))
+    r = results[0] if qs.ndim == 0 else _xp.stack(results, axis=0)
+    if not _nan:
+        bad = _xp.any(_xp.isnan(x), axis=ax)
+        r = _where(bad, _np.nan, r)
+    if keepdims:
+        lead = () if qs.ndim == 0 else qs.shape
+        r = _xp.reshape(r, lead + kept)
+    return r if out is None else write_out(out, r, op)
+
+
+def _pick(s, ax, n, q, method, counts):
+    if counts is None:
+        pos = q * (n - 1)
+        lo_i, hi_i = math.floor(pos), math.ceil(pos)
+        lo = _take(s, ax, lo_i)
+        hi = _take(s, ax, hi_i)
+        frac = pos - lo_i
+    else:
+        pos = _astype(counts - 1, s.dtype) * q
+        lo_i = _xp.clip(_astype(_xp.floor(pos), _dt.int64), 0, n - 1)
+        hi_i = _xp.clip(_astype(_xp.ceil(pos), _dt.int64), 0, n - 1)
+        lo = _xp.squeeze(_xp.take_along_axis(s, lo_i, axis=ax), axis=ax)
+        hi = _xp.squeeze(_xp.take_along_axis(s, hi_i, axis=ax), axis=ax)
+        frac = _xp.squeeze(pos - _astype(lo_i, s.dtype), axis=ax)
+    if method == "lower":
+        return lo
+    if method == "higher":
+        return hi
+    if method == "midpoint":
+        return (lo + hi) * 0.5
+    if method == "nearest":
+        if counts is None:
+            return _take(s, ax, round(pos))  # NumPy rounds half to even, as Python's round
+        return _where(frac <= 0.5, lo, hi)
+    return lo + (hi - lo) * frac
+
+
+def _take(s, ax, i):
+    return s[(slice(None),) * ax + (i,)]
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
+               weights=None, interpolation=None):
+    qs = _np.asarray(q.numpy() if isinstance(q, Tensor) else q, dtype=_np.float64) / 100.0
+    return quantile(a, qs, axis, out, overwrite_input, method, keepdims, weights=weights, interpolation=interpolation)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return quantile(a, 0.5, axis, out, keepdims=keepdims)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
+                weights=None, interpolation=None):
+    return quantile(a, q, axis, out, overwrite_input, method, keepdims, weights=weights,
+                    interpolation=interpolation, _nan=True)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
+                  weights=None, interpolation=None):
+    qs = _np.asarray(q.numpy() if isinstance(q, Tensor) else q, dtype=_np.float64) / 100.0
+    return nanquantile(a, qs, axis, out, overwrite_input, method, keepdims, weights=weights,
+                       interpolation=interpolation)
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    return nanquantile(a, 0.5, axis, out, keepdims=keepdims)
+
+
+__all__ = [n for n, v in list(globals().items()) if not n.startswith("_") and callable(v)
+           and getattr(v, "__module__", None) == __name__]
+__all__ += ["amax", "amin"]

@@ -1,0 +1,168 @@
+"""Sorting, searching and set routines as NumPy spells them, on Nabla's sort ops."""
+
+from __future__ import annotations
+
+from .. import array_api as _xp
+from ..core import dtypes as _dt
+from ..ops.elementwise import astype as _astype
+from . import _dtypes as D
+
+_I64 = _dt.int64
+
+
+def _flat_or(x, axis):
+    return (_xp.reshape(x, (-1,)), -1) if axis is None else (x, axis)
+
+
+def sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    if order is not None:
+        raise TypeError("nabla.numpy.sort: order= is for structured arrays, which MAX does not hold; "
+                        "sort by one array with argsort and take the others with it")
+    x, axis = _flat_or(D.asarray(a, op="sort"), axis)
+    return _xp.sort(x, axis=axis)
+
+
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+    if order is not None:
+        raise TypeError("nabla.numpy.argsort: order= is for structured arrays; use lexsort")
+    x, axis = _flat_or(D.asarray(a, op="argsort"), axis)
+    return _xp.argsort(x, axis=axis)
+
+
+def partition(a, kth, axis=-1, kind="introselect", order=None):
+    """A full sort satisfies partition's contract (kth in place, smaller before, larger after)."""
+    return sort(a, axis)
+
+
+def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    return argsort(a, axis)
+
+
+def lexsort(keys, axis=-1):
+    """Indices sorting by the last key first: stable argsorts from the least significant key up."""
+    ks = list(keys) if not hasattr(keys, "ndim") or keys.ndim > 1 else [keys]
+    ks = [D.asarray(k, op="lexsort") for k in ks]
+    perm = None
+    for k in ks:
+        if perm is None:
+            perm = _xp.argsort(k, axis=axis, stable=True)
+        else:
+            k_perm = _xp.take_along_axis(k, perm, axis=axis)
+            perm = _xp.take_along_axis(perm, _xp.argsort(k_perm, axis=axis, stable=True), axis=axis)
+    return perm
+
+
+def sort_complex(a):
+    x = D.asarray(a, op="sort_complex")
+    if not x.dtype.is_complex:
+        x = _astype(x, _dt.complex128 if x.dtype.itemsize >= 4 or x.dtype.kind in "iu" else _dt.complex64)
+    return _xp.take(x, lexsort([_xp.imag(x), _xp.real(x)]), axis=0)
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True,
+           sorted=True):  # noqa: A002
+    x = D.asarray(ar, op="unique")
+    if axis is None:
+        flat = _xp.reshape(x, (-1,))
+        rows = _xp.reshape(flat, (-1, 1))
+        values, index, inverse, counts = _unique_rows(rows, equal_nan)
+        values = _xp.reshape(values, (-1,))
+        if return_inverse:
+            inverse = _xp.reshape(inverse, x.shape)  # NumPy 2: the input's shape
+    else:
+        axis %= x.ndim
+        moved = _xp.moveaxis(x, axis, 0)
+        rows = _xp.reshape(moved, (moved.shape[0], -1))
+        values, index, inverse, counts = _unique_rows(rows, equal_nan)
+        values = _xp.moveaxis(_xp.reshape(values, (values.shape[0],) + moved.shape[1:]), 0, axis)
+    out = [values]
+    if return_index:
+        out.append(index)
+    if return_inverse:
+        out.append(inverse)
+    if return_counts:
+        out.append(counts)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _unique_rows(rows, equal_nan):
+    """Unique rows of a 2-D array: a lexicographic (stable) sort, then the starts of runs of equal rows."""
+    n = rows.shape[0]
+    if n == 0:
+        empty = _xp.zeros((0,), dtype=_I64)
+        return rows, empty, empty, empty
+    cols = [rows[:, j] for j in range(rows.shape[1] - 1, -1, -1)]
+    perm = lexsort(cols) if cols else _xp.arange(n)
+    s = _xp.take(rows, perm, axis=0)
+    differ = s[1:] != s[:-1]
+    if equal_nan and rows.dtype.kind in "fc":
+        differ = _xp.logical_and(differ, _xp.logical_not(_xp.logical_and(_xp.isnan(s[1:]), _xp.isnan(s[:-1]))))
+    starts_mask = _xp.concat([_xp.ones((1,), dtype=_dt.bool_), _xp.any(differ, axis=1)], axis=0)
+    starts = _xp.nonzero(starts_mask)[0]
+    values = _xp.take(s, starts, axis=0)
+    index = _xp.take(perm, starts, axis=0)
+    group = _xp.cumulative_sum(_astype(starts_mask, _I64)) - 1
+    inverse = _xp.take(group, _xp.argsort(perm), axis=0)
+    ends = _xp.concat([starts[1:], _xp.full((1,), n, dtype=_I64)], axis=0)
+    return values, index, inverse, ends - starts
+
+
+def unique_values(x):
+    return unique(x)
+
+
+def unique_counts(x):
+    return unique(x, return_counts=True)
+
+
+def unique_inverse(x):
+    return unique(x, return_inverse=True)
+
+
+def unique_all(x):
+    return unique(x, True, True, True)
+
+
+def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
+    e = D.asarray(element, op="isin")
+    t = D.asarray(test_elements, op="isin")
+    e, t = D._promote_all([e, t], "isin")
+    return _xp.isin(e, _xp.reshape(t, (-1,)), invert=invert)
+
+
+def in1d(ar1, ar2, assume_unique=False, invert=False, *, kind=None):
+    return _xp.reshape(isin(ar1, ar2, invert=invert), (-1,))
+
+
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
+    a, b = unique(ar1), unique(ar2)
+    mask = isin(a, b)
+    common = a[mask]
+    if not return_indices:
+        return common
+    _, ia = unique(ar1, return_index=True)
+    _, ib = unique(ar2, return_index=True)
+    ia = ia[mask]
+    ib = _xp.take(ib, _xp.searchsorted(b, common), axis=0)
+    return common, ia, ib
+
+
+def union1d(ar1, ar2):
+    a, b = D._promote_all([D.asarray(ar1, op="union1d"), D.asarray(ar2, op="union1d")], "union1d")
+    return unique(_xp.concat([_xp.reshape(a, (-1,)), _xp.reshape(b, (-1,))], axis=0))
+
+
+def setdiff1d(ar1, ar2, assume_unique=False):
+    a = unique(ar1) if not assume_unique else _xp.reshape(D.asarray(ar1), (-1,))
+    return a[isin(a, ar2, invert=True)]
+
+
+def setxor1d(ar1, ar2, assume_unique=False):
+    a, b = unique(ar1), unique(ar2)
+    return unique(_xp.concat(D._promote_all([a[isin(a, b, invert=True)], b[isin(b, a, invert=True)]], "setxor1d"),
+                             axis=0))
+
+
+__all__ = ["sort", "argsort", "partition", "argpartition", "lexsort", "sort_complex", "unique", "unique_values",
+           "unique_counts", "unique_inverse", "unique_all", "isin", "in1d", "intersect1d", "union1d",
+           "setdiff1d", "setxor1d"]

@@ -1,0 +1,105 @@
+"""The face's ufuncs as a table: NumPy name -> Nabla elementwise function (compositions where Nabla has
+no op of that name); NumPy's ufunc of the same name resolves the types."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as _np
+
+from .. import array_api as _xp
+from ..core import dtypes as _dt
+from ..ops.elementwise import BINARY_FUNCTIONS as _B, UNARY_FUNCTIONS as _U, astype as _astype, where as _where
+from ._ufuncs import ufunc
+
+_UNARY = {
+    "absolute": "abs", "fabs": "abs", "arccos": "acos", "arccosh": "acosh", "arcsin": "asin", "arcsinh": "asinh",
+    "arctan": "atan", "arctanh": "atanh", "invert": "bitwise_invert", "bitwise_not": "bitwise_invert",
+    "bitwise_invert": "bitwise_invert", "acos": "acos", "acosh": "acosh", "asin": "asin", "asinh": "asinh",
+    "atan": "atan", "atanh": "atanh", "ceil": "ceil", "conjugate": "conj", "conj": "conj", "cos": "cos",
+    "cosh": "cosh", "exp": "exp", "expm1": "expm1", "floor": "floor", "isfinite": "isfinite", "isinf": "isinf",
+    "isnan": "isnan", "log": "log", "log10": "log10", "log1p": "log1p", "log2": "log2",
+    "negative": "negative", "positive": "positive", "reciprocal": "reciprocal",
+    "rint": "round", "sign": "sign", "signbit": "signbit", "sin": "sin", "sinh": "sinh", "sqrt": "sqrt",
+    "square": "square", "tan": "tan", "tanh": "tanh", "trunc": "trunc",
+}
+_BINARY = {
+    "add": "add", "arctan2": "atan2", "atan2": "atan2", "bitwise_and": "bitwise_and", "bitwise_or": "bitwise_or",
+    "bitwise_xor": "bitwise_xor", "left_shift": "bitwise_left_shift", "bitwise_left_shift": "bitwise_left_shift",
+    "right_shift": "bitwise_right_shift", "bitwise_right_shift": "bitwise_right_shift", "copysign": "copysign",
+    "divide": "divide", "true_divide": "divide", "equal": "equal", "floor_divide": "floor_divide",
+    "greater": "greater", "greater_equal": "greater_equal", "hypot": "hypot", "less": "less",
+    "less_equal": "less_equal", "logaddexp": "logaddexp", "maximum": "maximum", "minimum": "minimum", "multiply": "multiply",
+    "nextafter": "nextafter", "not_equal": "not_equal", "power": "pow", "pow": "pow", "float_power": "pow",
+    "remainder": "remainder", "mod": "remainder", "subtract": "subtract",
+}
+
+_LN2 = math.log(2.0)
+
+
+def _fmax(a, b):
+    return _where(_U["isnan"](b), a, _where(_U["isnan"](a), b, _B["maximum"](a, b)))
+
+
+def _fmin(a, b):
+    return _where(_U["isnan"](b), a, _where(_U["isnan"](a), b, _B["minimum"](a, b)))
+
+
+def _fmod(a, b):
+    if a.dtype.is_integer:  # C's fmod: the sign of the dividend
+        r = _B["remainder"](a, b)
+        return _where(_B["logical_and"](r != 0, (r < 0) != (a < 0)), r - b, r)
+    return a - _U["trunc"](a / b) * b
+
+
+def _heaviside(x, h0):
+    return _where(x < 0, _xp.zeros_like(x), _where(x > 0, _xp.ones_like(x), h0 + _xp.zeros_like(x)))
+
+
+def _cbrt(x):
+    return _U["sign"](x) * _B["pow"](_U["abs"](x), 1.0 / 3.0)
+
+
+def _deg2rad(x):
+    return x * (math.pi / 180.0)
+
+
+def _rad2deg(x):
+    return x * (180.0 / math.pi)
+
+
+def _truth(x):
+    if not hasattr(x, "dtype"):
+        return bool(x)
+    return x if x.dtype.is_bool else _astype(x, _dt.bool_)  # NumPy's logical loops take any dtype
+
+
+_COMPOSED = {
+    "logical_not": lambda x: _U["logical_not"](_truth(x)),
+    **{name: (lambda fn: lambda a, b: fn(_truth(a), _truth(b)))(_B[name])
+       for name in ("logical_and", "logical_or", "logical_xor")},
+    "exp2": lambda x: _U["exp"](x * _LN2),
+    "cbrt": _cbrt,
+    "deg2rad": _deg2rad, "radians": _deg2rad, "rad2deg": _rad2deg, "degrees": _rad2deg,
+    "fmax": _fmax, "fmin": _fmin, "fmod": _fmod, "heaviside": _heaviside,
+    "logaddexp2": lambda a, b: _B["logaddexp"](a * _LN2, b * _LN2) / _LN2,
+    "divmod": lambda a, b: (_B["floor_divide"](a, b), _B["remainder"](a, b)),
+}
+
+_REDUCERS = {"add": _xp.sum, "multiply": _xp.prod, "maximum": _xp.max, "minimum": _xp.min,
+             "logical_and": _xp.all, "logical_or": _xp.any}
+_ACCUMULATORS = {"add": _xp.cumulative_sum, "multiply": _xp.cumulative_prod}
+
+
+def _np_ufunc(name):
+    return getattr(_np, {"bitwise_invert": "invert", "bitwise_left_shift": "left_shift",
+                         "bitwise_right_shift": "right_shift"}.get(name, name))
+
+
+def build() -> dict[str, ufunc]:
+    fns = {**{k: _U[v] for k, v in _UNARY.items()}, **{k: _B[v] for k, v in _BINARY.items()}, **_COMPOSED}
+    return {name: ufunc(name, fn, _np_ufunc(name), reducer=_REDUCERS.get(name), accumulator=_ACCUMULATORS.get(name))
+            for name, fn in fns.items()}
+
+
+UFUNCS = build()

@@ -1,0 +1,253 @@
+"""NumPy's ufuncs as objects over Nabla's elementwise ops: ``__call__`` with ``out=``, ``where=``,
+``dtype=``, and the methods ``reduce``, ``accumulate``, ``outer`` and ``at``.
+
+Types are resolved by NumPy's own ``ufunc.resolve_dtypes`` on dtypes alone (NEP 50: Python scalars are
+weak), the tensor operands are cast to the loop's dtypes, and the op computes on MAX.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as _np
+
+from .. import array_api as _xp
+from ..core import dtypes as _dt
+from ..core.tensor import Tensor
+from ..ops import aliasing
+from ..ops.elementwise import BINARY_FUNCTIONS as _B, UNARY_FUNCTIONS as _U, astype as _astype, where as _where
+from . import _dtypes as D
+
+
+@functools.lru_cache(maxsize=8192)
+def _loop(np_ufunc, types, dtype):
+    kwargs = {} if dtype is None else {"signature": (None,) * np_ufunc.nin + (dtype,) * np_ufunc.nout}
+    try:
+        return np_ufunc.resolve_dtypes(types + (None,) * np_ufunc.nout, **kwargs)
+    except TypeError as e:
+        names = ", ".join(getattr(t, "name", getattr(t, "__name__", str(t))) for t in types)
+        raise TypeError(f"nabla.numpy.{np_ufunc.__name__}: not supported for input types ({names}): {e}") from None
+
+
+def write_out(out: Tensor, value: Tensor, op: str, casting: str = "same_kind") -> Tensor:
+    """``out[...] = value`` as NumPy's ``out=`` does it: the casting rule checked, views kept in sync."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"nabla.numpy.{op}: out must be a nabla array, got {type(out).__name__}")
+    if not _np.can_cast(value.dtype.numpy_dtype, out.dtype.numpy_dtype, casting):
+        raise TypeError(f"nabla.numpy.{op}: cannot cast the result from {value.dtype.name} to the out array's "
+                        f"{out.dtype.name} with casting rule {casting!r}")
+    try:
+        value = _xp.broadcast_to(value, out.shape)
+    except ValueError:
+        raise ValueError(f"nabla.numpy.{op}: result of shape {value.shape} does not fit out of shape "
+                         f"{out.shape}") from None
+    aliasing.setitem(out, ..., value if value.dtype is out.dtype else _astype(value, out.dtype))
+    return out
+
+
+def _as_out(out, nout: int):
+    if out is None:
+        return (None,) * nout
+    if isinstance(out, tuple):
+        if len(out) != nout:
+            raise ValueError(f"nabla.numpy: out must have {nout} entries, got {len(out)}")
+        return out
+    return (out,)
+
+
+class ufunc:
+    """A NumPy-style universal function computing on MAX."""
+
+    def __init__(self, name: str, fn, np_ufunc, *, reducer=None, accumulator=None):
+        self.__name__ = name
+        self._fn = fn
+        self._np = np_ufunc
+        self.nin, self.nout = np_ufunc.nin, np_ufunc.nout
+        self.nargs = self.nin + self.nout
+        self.identity = np_ufunc.identity
+        self._reducer = reducer
+        self._accumulator = accumulator
+        self.__doc__ = f"NumPy's ``{np_ufunc.__name__}`` on Nabla arrays (lazy, on MAX)."
+
+    def __repr__(self) -> str:
+        return f"<ufunc '{self.__name__}' (nabla.numpy)>"
+
+    def __call__(self, *args, out=None, where=True, dtype=None, casting="same_kind", **kwargs):
+        kwargs.pop("order", None)
+        kwargs.pop("subok", None)
+        if kwargs:
+            raise TypeError(f"nabla.numpy.{self.__name__}: unsupported keyword(s) {sorted(kwargs)}")
+        if len(args) > self.nin:
+            if out is not None:
+                raise TypeError(f"nabla.numpy.{self.__name__}: out given both by position and by keyword")
+            out = args[self.nin:] if len(args) > self.nin + 1 else args[self.nin]
+            args = args[:self.nin]
+        if len(args) != self.nin:
+            raise TypeError(f"nabla.numpy.{self.__name__}: takes {self.nin} input(s), got {len(args)}")
+        operands = [D.operand(a, self.__name__) for a in args]
+        if not any(isinstance(a, Tensor) for a in operands):  # all Python scalars: NumPy's default dtypes
+            operands[0] = D.asarray(operands[0], op=self.__name__)
+        dt = None if dtype is None else _np.dtype(D.to_nabla(dtype, self.__name__).numpy_dtype)
+        loop = _loop(self._np, tuple(D.weak_type(a) for a in operands), dt)
+        inputs = [D.cast(a, loop[i]) for i, a in enumerate(operands)]
+        results = self._fn(*inputs)
+        results = results if isinstance(results, tuple) else (results,)
+        results = tuple(r if r.dtype.numpy_dtype == loop[self.nin + i] else _astype(r, _dt.as_dtype(loop[self.nin + i]))
+                        for i, r in enumerate(results))
+        outs = _as_out(out, self.nout)
+        if where is not True:
+            mask = D.asarray(where, op=self.__name__)
+            results = tuple(_where(mask, r, o if o is not None else _xp.zeros_like(r))
+                            for r, o in zip(results, outs))
+        results = tuple(r if o is None else write_out(o, r, self.__name__, casting) for r, o in zip(results, outs))
+        return results if self.nout > 1 else results[0]
+
+    # --- methods --------------------------------------------------------------------------------------
+    def _binary_only(self, method: str):
+        if self.nin != 2 or self.nout != 1:
+            raise ValueError(f"nabla.numpy.{self.__name__}.{method}: only binary ufuncs have {method}")
+
+    def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True):
+        self._binary_only("reduce")
+        x = D.asarray(array, op=f"{self.__name__}.reduce")
+        if dtype is not None:
+            x = _astype(x, D.to_nabla(dtype, f"{self.__name__}.reduce"))
+        axes = tuple(range(x.ndim)) if axis is None else axis
+        if where is not True:
+            fill = self.identity if initial is None else initial
+            if fill is None:
+                raise ValueError(f"nabla.numpy.{self.__name__}.reduce: where= needs initial= (no identity)")
+            x = _where(D.asarray(where, op="reduce"), x, _xp.full_like(x, fill))
+        if self._reducer is not None:
+            r = self._reducer(x, axis=axes, keepdims=keepdims)
+        else:
+            r = self._fold(self._as_loop_dtype(x), axes, keepdims)
+        if initial is not None:
+            r = self(r, initial)
+        return r if out is None else write_out(out, r, f"{self.__name__}.reduce")
+
+    def _as_loop_dtype(self, x: Tensor) -> Tensor:
+        """Reductions and scans keep one dtype throughout: NumPy's loop output for (x, x)."""
+        loop = _loop(self._np, (x.dtype.numpy_dtype,) * 2, None)
+        return D.cast(x, loop[-1])
+
+    def _fold(self, x: Tensor, axes, keepdims: bool) -> Tensor:
+        """Associative ufuncs reduce by halving (log2(n) whole-array steps); the others fold left, as NumPy."""
+        axes = (axes,) if isinstance(axes, int) else tuple(a % x.ndim for a in axes)
+        for a in sorted(axes, reverse=True):
+            if x.shape[a] == 0:
+                if self.identity is None:
+                    raise ValueError(f"nabla.numpy.{self.__name__}.reduce: zero-size axis and no identity")
+                x = _xp.full(x.shape[:a] + x.shape[a + 1:], self.identity, dtype=x.dtype)
+                x = _xp.expand_dims(x, axis=a)
+            if self.__name__ not in _ASSOCIATIVE:
+                x = self._left_fold(x, a)
+            while x.shape[a] > 1:
+                n = x.shape[a]
+                half = n // 2
+                lo = _take_range(x, a, 0, half)
+                hi = _take_range(x, a, half, 2 * half)
+                folded = self._fn(lo, hi)
+                x = folded if n % 2 == 0 else _xp.concat([folded, _take_range(x, a, 2 * half, n)], axis=a)
+            if not keepdims:
+                x = _xp.squeeze(x, axis=a)
+        return x
+
+    def accumulate(self, array, axis=0, dtype=None, out=None):
+        self._binary_only("accumulate")
+        x = D.asarray(array, op=f"{self.__name__}.accumulate")
+        if dtype is not None:
+            x = _astype(x, D.to_nabla(dtype, f"{self.__name__}.accumulate"))
+        if self._accumulator is not None:
+            r = self._accumulator(x, axis=axis)
+        else:
+            r = self._scan(self._as_loop_dtype(x), axis % x.ndim)
+        return r if out is None else write_out(out, r, f"{self.__name__}.accumulate")
+
+    def _left_fold(self, x: Tensor, a: int) -> Tensor:
+        n = x.shape[a]
+        if n <= 1:
+            return x
+        r = _take_range(x, a, 0, 1)
+        for i in range(1, n):
+            r = self._fn(r, _take_range(x, a, i, i + 1))
+        return r
+
+    def _scan(self, x: Tensor, a: int) -> Tensor:
+        """Inclusive scan by doubling (Hillis and Steele, 1986) for associative ufuncs; left to right else."""
+        n = x.shape[a]
+        if self.__name__ not in _ASSOCIATIVE:
+            parts = [_take_range(x, a, 0, 1)] if n else []
+            for i in range(1, n):
+                parts.append(self._fn(parts[-1], _take_range(x, a, i, i + 1)))
+            return _xp.concat(parts, axis=a) if parts else x
+        k = 1
+        while k < n:
+            head = _take_range(x, a, 0, k)
+            x = _xp.concat([head, self._fn(_take_range(x, a, k, n), _take_range(x, a, 0, n - k))], axis=a)
+            k *= 2
+        return x
+
+    def outer(self, A, B, **kwargs):
+        self._binary_only("outer")
+        a = D.operand(A, f"{self.__name__}.outer")
+        b = D.operand(B, f"{self.__name__}.outer")
+        a = D.asarray(a) if not isinstance(a, Tensor) else a
+        b = D.asarray(b) if not isinstance(b, Tensor) else b
+        return self(_xp.reshape(a, a.shape + (1,) * b.ndim), b, **kwargs)
+
+    def at(self, a, indices, b=None):
+        """Unbuffered in-place ``a[indices] = ufunc(a[indices], b)``: repeated indices all count for add and
+        subtract (a scatter-add); other ufuncs take indices without repeats."""
+        name = f"{self.__name__}.at"
+        if not isinstance(a, Tensor):
+            raise TypeError(f"nabla.numpy.{name}: the target must be a nabla array")
+        parts = indices if isinstance(indices, tuple) else (indices,)
+        basic = all(isinstance(i, (int, slice)) or i is None or i is Ellipsis for i in parts)
+        if self.__name__ in ("add", "subtract") and not basic:
+            b = D.asarray(b, op=name)
+            b = b if self.__name__ == "add" else -b
+            aliasing.setitem(a, ..., _scatter_add(a, indices, b, name))
+            return None
+        current = a[indices]
+        new = self(current) if self.nin == 1 else self(current, b)
+        aliasing.setitem(a, indices, new)
+        return None
+
+
+#: ufuncs whose reduction may regroup: (a op b) op c == a op (b op c)
+_ASSOCIATIVE = frozenset({"add", "multiply", "maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or",
+                          "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "hypot", "logaddexp",
+                          "logaddexp2"})
+
+
+def _take_range(x: Tensor, axis: int, start: int, stop: int) -> Tensor:
+    key = (slice(None),) * axis + (slice(start, stop),)
+    from ..ops import indexing
+
+    return indexing.getitem(x, key)
+
+
+def _scatter_add(a: Tensor, indices, b: Tensor, op: str) -> Tensor:
+    from ..ops.indexing import scatter_add_op
+
+    idx = indices if isinstance(indices, tuple) else (indices,)
+    if any(isinstance(i, slice) or i is Ellipsis or i is None for i in idx):
+        raise NotImplementedError(f"nabla.numpy.{op}: mixing integer arrays with slices; index with arrays only")
+    arrays = [D.asarray(i, op=op) for i in idx]
+    for t in arrays:
+        if not t.dtype.is_integer:
+            raise IndexError(f"nabla.numpy.{op}: indices must be integers, got {t.dtype.name}")
+    arrays = _xp.broadcast_arrays(*arrays)
+    k = len(arrays)
+    lead = a.shape[:k]
+    flat = None
+    for t, n in zip(arrays, lead):
+        t = _astype(t, _dt.int64)
+        t = _where(t < 0, t + n, t)
+        flat = t if flat is None else flat * n + t
+    rest = a.shape[k:]
+    base = _xp.reshape(a, (math.prod(lead),) + rest)
+    u = _xp.broadcast_to(b if b.dtype is a.dtype else _astype(b, a.dtype), flat.shape + rest)
+    return _xp.reshape(scatter_add_op(base, u, flat, axis=0), a.shape)

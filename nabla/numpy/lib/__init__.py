@@ -1,0 +1,3 @@
+"""``nabla.numpy.lib``: the parts of NumPy's ``lib`` that scripts reach for."""
+
+from . import stride_tricks  # noqa: F401

@@ -1,0 +1,213 @@
+"""``nabla.numpy.linalg``: NumPy's ``linalg`` over the standard's extension (``nabla.array_api.linalg``,
+Nabla's Mojo kernels), with NumPy's signatures and extras (``norm`` with ``ord``/``axis``, ``lstsq``,
+``cond``, ``multi_dot``, ``matrix_rank(tol=)``, ``eigh(UPLO=)``, ``svd(compute_uv=)``)."""
+
+from __future__ import annotations
+
+import numpy as _np
+
+from .. import array_api as _xp
+from ..array_api import linalg as _la
+from ..core import dtypes as _dt
+from ..ops.elementwise import astype as _astype
+from . import _dtypes as D
+
+LinAlgError = _np.linalg.LinAlgError
+EighResult, EigResult, QRResult, SlogdetResult, SVDResult = (_la.EighResult, _la.EigResult, _la.QRResult,
+                                                             _la.SlogdetResult, _la.SVDResult)
+
+
+def _float(a, op):
+    x = D.asarray(a, op=f"linalg.{op}")
+    return _astype(x, _dt.float64) if x.dtype.kind in "biu" else x
+
+
+def cholesky(a, /, *, upper=False):
+    return _la.cholesky(_float(a, "cholesky"), upper=upper)
+
+
+def qr(a, mode="reduced"):
+    x = _float(a, "qr")
+    if mode == "r":
+        return _la.qr(x, mode="reduced").R
+    if mode not in ("reduced", "complete"):
+        raise ValueError(f"nabla.numpy.linalg.qr: mode {mode!r} is not supported ('reduced', 'complete', 'r')")
+    return _la.qr(x, mode=mode)
+
+
+def _hermitian_from(x, UPLO):
+    if UPLO not in ("L", "U"):
+        raise ValueError(f"nabla.numpy.linalg: UPLO must be 'L' or 'U', got {UPLO!r}")
+    tri = _xp.tril(x) if UPLO == "L" else _xp.triu(x)
+    strict = _xp.tril(x, k=-1) if UPLO == "L" else _xp.triu(x, k=1)
+    other = _xp.matrix_transpose(strict)
+    return tri + (_xp.conj(other) if x.dtype.is_complex else other)
+
+
+def eigh(a, UPLO="L"):
+    return _la.eigh(_hermitian_from(_float(a, "eigh"), UPLO))
+
+
+def eigvalsh(a, UPLO="L"):
+    return _la.eigvalsh(_hermitian_from(_float(a, "eigvalsh"), UPLO))
+
+
+def eig(a):
+    return _la.eig(_float(a, "eig"))
+
+
+def eigvals(a):
+    return _la.eigvals(_float(a, "eigvals"))
+
+
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    x = _float(a, "svd")
+    if not compute_uv:
+        return _la.svdvals(x)
+    return _la.svd(x, full_matrices=full_matrices)
+
+
+svdvals = _la.svdvals
+
+
+def solve(a, b):
+    x, y = D._promote_all([_float(a, "solve"), _float(b, "solve")], "solve")
+    return _la.solve(x, y)
+
+
+def inv(a):
+    return _la.inv(_float(a, "inv"))
+
+
+def det(a):
+    return _la.det(_float(a, "det"))
+
+
+def slogdet(a):
+    return _la.slogdet(_float(a, "slogdet"))
+
+
+def matrix_power(a, n):
+    return _la.matrix_power(D.asarray(a, op="linalg.matrix_power"), n)
+
+
+def pinv(a, rcond=None, hermitian=False, *, rtol=None):
+    tol = rtol if rtol is not None else rcond
+    return _la.pinv(_float(a, "pinv"), rtol=tol)
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
+    x = _float(A, "matrix_rank")
+    if x.ndim < 2:
+        return _xp.astype(_xp.any(x != 0), _dt.int64)
+    if tol is None:
+        return _la.matrix_rank(x, rtol=rtol)
+    s = _la.svdvals(x)
+    return _xp.sum(_astype(s > tol, _dt.int64), axis=-1)
+
+
+def lstsq(a, b, rcond=None):
+    """Least squares by the SVD (as LAPACK's gelsd): solution, residuals, rank, singular values."""
+    A = _float(a, "lstsq")
+    B = _float(b, "lstsq")
+    A, B = D._promote_all([A, B], "lstsq")
+    vector = B.ndim == 1
+    Bm = _xp.reshape(B, (-1, 1)) if vector else B
+    m, n = A.shape
+    u, s, vh = _la.svd(A, full_matrices=False)
+    eps = _np.finfo(_dt.real_dtype(A.dtype).numpy_dtype).eps
+    cutoff = (eps * max(m, n) if rcond is None else rcond) * (_xp.max(s) if s.shape[0] else 0.0)
+    keep = s > cutoff
+    sinv = _xp.where(keep, 1.0 / _xp.where(keep, s, 1.0), 0.0)
+    uh = _xp.conj(_xp.matrix_transpose(u)) if A.dtype.is_complex else _xp.matrix_transpose(u)
+    vt = _xp.conj(_xp.matrix_transpose(vh)) if A.dtype.is_complex else _xp.matrix_transpose(vh)
+    x = _xp.matmul(vt, _xp.reshape(sinv, (-1, 1)) * _xp.matmul(uh, Bm))
+    rank = _xp.sum(_astype(keep, _dt.int64))
+    r = Bm - _xp.matmul(A, x)
+    residuals = _xp.sum(_xp.real(r * _xp.conj(r)) if r.dtype.is_complex else r * r, axis=0)
+    if m <= n or int(rank) < n:
+        residuals = _xp.zeros((0,), dtype=residuals.dtype)
+    return (_xp.reshape(x, (-1,)) if vector else x), residuals, rank, s
+
+
+def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
+    a = _float(x, "norm")
+    if axis is None:
+        if ord is None or (ord in ("fro", "f") and a.ndim == 2):
+            r = _la.vector_norm(a, axis=None)
+            return _xp.reshape(r, (1,) * a.ndim) if keepdims else r
+        axis = tuple(range(a.ndim))
+        if len(axis) > 2:
+            raise ValueError("nabla.numpy.linalg.norm: improper number of dimensions to norm")
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    if len(axes) == 1:
+        return _la.vector_norm(a, axis=axes[0], keepdims=keepdims, ord=2 if ord is None else ord)
+    if len(axes) != 2:
+        raise ValueError("nabla.numpy.linalg.norm: improper number of dimensions to norm")
+    r0, r1 = (k % a.ndim for k in axes)
+    moved = _xp.moveaxis(a, (r0, r1), (-2, -1))
+    r = _la.matrix_norm(moved, ord="fro" if ord is None else ord, keepdims=keepdims)
+    if keepdims:
+        r = _xp.moveaxis(r, (-2, -1), (r0, r1))
+    return r
+
+
+def cond(x, p=None):
+    a = _float(x, "cond")
+    if p is None or p in (2, -2):
+        s = _la.svdvals(a)
+        return (s[..., 0] / s[..., -1]) if p != -2 else (s[..., -1] / s[..., 0])
+    return _la.matrix_norm(a, ord=p) * _la.matrix_norm(_la.inv(a), ord=p)
+
+
+def multi_dot(arrays, *, out=None):
+    """Chained products in the cheapest order (the classic matrix-chain dynamic program)."""
+    mats = [D.asarray(a, op="linalg.multi_dot") for a in arrays]
+    if len(mats) < 2:
+        raise ValueError("nabla.numpy.linalg.multi_dot: expecting at least two arrays")
+    first_vec, last_vec = mats[0].ndim == 1, mats[-1].ndim == 1
+    if first_vec:
+        mats[0] = _xp.reshape(mats[0], (1, -1))
+    if last_vec:
+        mats[-1] = _xp.reshape(mats[-1], (-1, 1))
+    dims = [m.shape[0] for m in mats] + [mats[-1].shape[1]]
+    n = len(mats)
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = float("inf")
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+
+    def chain(i, j):
+        if i == j:
+            return mats[i]
+        k = split[i][j]
+        return _xp.matmul(chain(i, k), chain(k + 1, j))
+
+    r = chain(0, n - 1)
+    if first_vec:
+        r = r[0]
+    if last_vec:
+        r = r[..., 0]
+    return r
+
+
+def tensorsolve(a, b, axes=None):
+    A, B = _float(a, "tensorsolve"), _float(b, "tensorsolve")
+    if axes is not None:
+        raise NotImplementedError("nabla.numpy.linalg.tensorsolve: axes= is not supported yet")
+    rest = A.shape[B.ndim:]
+    n = 1
+    for d in rest:
+        n *= d
+    return _xp.reshape(_la.solve(_xp.reshape(A, (-1, n)), _xp.reshape(B, (-1, 1))), rest)
+
+
+matmul, outer, cross, diagonal, trace, vecdot, tensordot, matrix_transpose, vector_norm, matrix_norm = (
+    _la.matmul, _la.outer, _la.cross, _la.diagonal, _la.trace, _la.vecdot, _la.tensordot, _la.matrix_transpose,
+    _la.vector_norm, _la.matrix_norm)

@@ -1,0 +1,239 @@
+"""``nabla.numpy.random``: NumPy's random API generating on MAX from a counter-based generator.
+
+Each ``Generator`` holds a 64-bit Philox key (from NumPy's ``SeedSequence`` of the seed: host metadata)
+and a counter; a draw of n values takes counters ``[c, c + n)`` and advances the counter, so results are
+reproducible under a seed and do not depend on how the work is split (``ops/random_bits.py``). The
+streams differ from NumPy's bit streams: distributions match, values do not.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import threading
+
+import numpy as _np
+
+from .. import array_api as _xp
+from ..core import dtypes as _dt
+from ..core.tensor import Tensor
+from ..ops import aliasing
+from ..ops.elementwise import astype as _astype
+from ..ops.random_bits import normal_bits, uniform_bits
+from . import _dtypes as D
+from ._ndarray import wrap
+
+_F64, _I64 = _dt.float64, _dt.int64
+
+
+def _shape(size) -> tuple:
+    if size is None:
+        return ()
+    return (operator.index(size),) if not isinstance(size, (tuple, list)) else tuple(operator.index(s) for s in size)
+
+
+def _float_dtype(dtype, op):
+    d = D.to_nabla(dtype, op)
+    if d not in (_dt.float32, _dt.float64):
+        raise TypeError(f"nabla.numpy.random.{op}: dtype must be float32 or float64, got {d.name}")
+    return d
+
+
+class Generator:
+    """NumPy's ``Generator`` interface on a Philox key and counter."""
+
+    def __init__(self, seed=None):
+        words = _np.random.SeedSequence(seed).generate_state(2, _np.uint32)
+        self._key = (int(words[0]), int(words[1]))
+        self._counter = 0
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"Generator(Philox4x32 on MAX) at {hex(id(self))}"
+
+    def _advance(self, n: int) -> int:
+        with self._lock:
+            start = self._counter
+            self._counter += n
+            return start
+
+    def _uniform(self, shape, dtype=_F64) -> Tensor:
+        return wrap(uniform_bits(self._key, self._advance(math.prod(shape)), shape, dtype))
+
+    def _normal(self, shape, dtype=_F64) -> Tensor:
+        return wrap(normal_bits(self._key, self._advance(math.prod(shape)), shape, dtype))
+
+    @staticmethod
+    def _finish(r: Tensor, size, out):
+        if out is not None:
+            from ._ufuncs import write_out
+
+            return write_out(out, r, "random")
+        return r
+
+    # --- continuous ---------------------------------------------------------------------------------
+    def random(self, size=None, dtype=_np.float64, out=None):
+        shape = out.shape if out is not None and size is None else _shape(size)
+        return self._finish(self._uniform(shape, _float_dtype(dtype, "random")), size, out)
+
+    def standard_normal(self, size=None, dtype=_np.float64, out=None):
+        shape = out.shape if out is not None and size is None else _shape(size)
+        return self._finish(self._normal(shape, _float_dtype(dtype, "standard_normal")), size, out)
+
+    def _params(self, size, *params, op):
+        ps = [p if D.is_scalar(p) else D.asarray(p, _np.float64, f"random.{op}") for p in params]
+        shapes = [p.shape for p in ps if isinstance(p, Tensor)]
+        shape = _shape(size) if size is not None else _xp.broadcast_shapes(*shapes) if shapes else ()
+        return shape, ps
+
+    def normal(self, loc=0.0, scale=1.0, size=None):
+        shape, (mu, sd) = self._params(size, loc, scale, op="normal")
+        if D.is_scalar(sd) and sd < 0:
+            raise ValueError("nabla.numpy.random.normal: scale < 0")
+        return mu + sd * self._normal(shape)
+
+    def uniform(self, low=0.0, high=1.0, size=None):
+        shape, (lo, hi) = self._params(size, low, high, op="uniform")
+        return lo + (hi - lo) * self._uniform(shape)
+
+    def standard_exponential(self, size=None, dtype=_np.float64, method="inv", out=None):
+        u = self._uniform(_shape(size), _float_dtype(dtype, "standard_exponential"))
+        return self._finish(-_xp.log1p(-u), size, out)
+
+    def exponential(self, scale=1.0, size=None):
+        shape, (s,) = self._params(size, scale, op="exponential")
+        return s * -_xp.log1p(-self._uniform(shape))
+
+    def lognormal(self, mean=0.0, sigma=1.0, size=None):
+        return _xp.exp(self.normal(mean, sigma, size))
+
+    def logistic(self, loc=0.0, scale=1.0, size=None):
+        shape, (mu, s) = self._params(size, loc, scale, op="logistic")
+        u = self._uniform(shape)
+        return mu + s * (_xp.log(u) - _xp.log1p(-u))
+
+    def gumbel(self, loc=0.0, scale=1.0, size=None):
+        shape, (mu, s) = self._params(size, loc, scale, op="gumbel")
+        return mu - s * _xp.log(-_xp.log1p(-self._uniform(shape)))
+
+    def laplace(self, loc=0.0, scale=1.0, size=None):
+        shape, (mu, s) = self._params(size, loc, scale, op="laplace")
+        u = self._uniform(shape) - 0.5
+        return mu - s * _xp.sign(u) * _xp.log1p(-2.0 * _xp.abs(u))
+
+    # --- discrete -----------------------------------------------------------------------------------
+    def integers(self, low, high=None, size=None, dtype=_np.int64, endpoint=False):
+        if high is None:
+            low, high = 0, low
+        target = D.to_nabla(dtype, "integers")
+        if not (target.is_integer or target.is_bool):
+            raise TypeError(f"nabla.numpy.random.integers: dtype must be an integer type, got {target.name}")
+        shape, (lo, hi) = self._params(size, low, high, op="integers")
+        if endpoint:
+            hi = hi + 1
+        if D.is_scalar(lo) and D.is_scalar(hi) and hi <= lo:
+            raise ValueError(f"nabla.numpy.random.integers: low >= high ({low} >= {high})")
+        span = hi - lo
+        k = _xp.floor(self._uniform(shape) * span)
+        k = _xp.minimum(k, span - 1)
+        return _astype(k + lo, target)
+
+    def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
+        pool = None if isinstance(a, (int, _np.integer)) else D.asarray(a, op="random.choice")
+        n = int(a) if pool is None else pool.shape[axis]
+        shape = _shape(size)
+        k = math.prod(shape)
+        if n == 0 and k:
+            raise ValueError("nabla.numpy.random.choice: a cannot be empty unless no samples are taken")
+        if not replace and k > n:
+            raise ValueError("nabla.numpy.random.choice: cannot take a larger sample than population when "
+                             "replace=False")
+        if p is not None:
+            w = D.asarray(p, _np.float64, "random.choice")
+            if w.shape != (n,):
+                raise ValueError("nabla.numpy.random.choice: p must be 1-dimensional and the size of a")
+        if replace:
+            if p is None:
+                idx = self.integers(0, n, shape)
+            else:
+                cdf = _xp.cumulative_sum(w)
+                u = self._uniform(shape) * cdf[-1]
+                idx = _xp.minimum(_xp.searchsorted(cdf, _xp.reshape(u, (-1,)), side="right"), n - 1)
+                idx = _xp.reshape(idx, shape)
+        else:
+            keys = self._uniform((n,))
+            if p is not None:  # Efraimidis and Spirakis (2006): top-k of u^(1/w), as logs
+                keys = _xp.log(keys + 1e-300) / w
+            idx = _xp.reshape(_xp.argsort(keys, descending=True)[:k], shape)
+        if pool is None:
+            return idx
+        flat = _xp.take(pool, _xp.reshape(idx, (-1,)), axis=axis)
+        return _xp.reshape(flat, pool.shape[:axis] + shape + pool.shape[axis + 1:])
+
+    def permutation(self, x, axis=0):
+        if isinstance(x, (int, _np.integer)):
+            return _xp.argsort(self._uniform((int(x),)))
+        arr = D.asarray(x, op="random.permutation")
+        perm = _xp.argsort(self._uniform((arr.shape[axis],)))
+        return _xp.take(arr, perm, axis=axis)
+
+    def shuffle(self, x, axis=0):
+        if not isinstance(x, Tensor):
+            raise TypeError("nabla.numpy.random.shuffle: x must be a nabla array (it is shuffled in place)")
+        aliasing.setitem(x, ..., self.permutation(x, axis))
+
+    def bytes(self, length):
+        return _np.asarray(self.integers(0, 256, length, dtype=_np.uint8)).tobytes()
+
+
+def default_rng(seed=None):
+    return seed if isinstance(seed, Generator) else Generator(seed)
+
+
+class RandomState(Generator):
+    """The legacy interface (``rand``, ``randn``, ``randint``, ``random_sample``) on the same generator."""
+
+    def rand(self, *shape):
+        return self.random(shape or None)
+
+    def randn(self, *shape):
+        return self.standard_normal(shape or None)
+
+    def randint(self, low, high=None, size=None, dtype=int):
+        return self.integers(low, high, size, dtype=dtype)
+
+    def random_sample(self, size=None):
+        return self.random(size)
+
+    ranf = sample = random_sample
+
+    def seed(self, seed=None):
+        self.__init__(seed)
+
+
+_GLOBAL = RandomState()
+
+
+def seed(seed=None):
+    _GLOBAL.seed(seed)
+
+
+def get_state():
+    raise NotImplementedError("nabla.numpy.random.get_state: NumPy's Mersenne Twister state has no counterpart; "
+                              "keep a Generator (default_rng(seed)) and reuse it")
+
+
+def _forward(name):
+    def f(*args, **kwargs):
+        return getattr(_GLOBAL, name)(*args, **kwargs)
+
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = f"NumPy's legacy ``random.{name}`` on the global Philox generator (``seed`` resets it)."
+    return f
+
+
+for _name in ("rand", "randn", "randint", "random_sample", "ranf", "sample", "random", "uniform", "normal",
+              "standard_normal", "exponential", "standard_exponential", "lognormal", "logistic", "gumbel",
+              "laplace", "choice", "permutation", "shuffle", "bytes"):
+    globals()[_name] = _forward(_name)
+del _name

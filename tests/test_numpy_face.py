@@ -1,0 +1,567 @@
+"""``nabla.numpy`` against NumPy itself: one table of expressions, each written once against a module
+``m`` and run with ``m = numpy`` (the oracle) and ``m = nabla.numpy``; values, dtypes and shapes must
+agree. Then views and in-place writes, ufunc objects, random (distribution tests), interop, errors,
+and whole NumPy-style scripts."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+import nabla
+import nabla.numpy as fnp
+
+R = numpy.random.default_rng(7)
+X = R.standard_normal((4, 5))
+P = numpy.abs(X) + 0.5
+I = R.integers(-5, 9, (4, 5))
+B = X > 0
+V = R.standard_normal(7)
+NANS = numpy.where(R.random((4, 5)) < 0.3, numpy.nan, X)
+
+
+def _x(m):
+    return m.asarray(X)
+
+
+def _i(m):
+    return m.asarray(I)
+
+
+CASES = {
+    # --- creation ---
+    "array_ints": lambda m: m.array([[1, 2], [3, 4]]),
+    "array_floats": lambda m: m.array([1.0, 2.5]),
+    "array_bools": lambda m: m.array([True, False]),
+    "array_dtype": lambda m: m.array([1, 2], dtype=m.float32),
+    "array_ndmin": lambda m: m.array(3.0, ndmin=2),
+    "asarray_range": lambda m: m.asarray(range(5)),
+    "zeros": lambda m: m.zeros(3),
+    "ones_int": lambda m: m.ones((2, 3), int),
+    "empty_shape": lambda m: m.empty((2, 0)).shape,
+    "full_int": lambda m: m.full((2, 2), 7),
+    "full_float": lambda m: m.full(3, 1.5),
+    "zeros_like": lambda m: m.zeros_like(_i(m)),
+    "full_like": lambda m: m.full_like(_x(m), 2),
+    "arange": lambda m: m.arange(5),
+    "arange_float": lambda m: m.arange(1, 2, 0.25),
+    "arange_neg": lambda m: m.arange(5, -3, -2),
+    "linspace": lambda m: m.linspace(0, 1, 7),
+    "linspace_noend": lambda m: m.linspace(-1, 1, 4, endpoint=False),
+    "logspace": lambda m: m.logspace(0, 2, 5),
+    "geomspace": lambda m: m.geomspace(1, 1000, 4),
+    "eye": lambda m: m.eye(3, 4, k=1),
+    "identity": lambda m: m.identity(2),
+    "tri": lambda m: m.tri(3, k=-1),
+    "diag_1d": lambda m: m.diag(m.array([1, 2, 3]), k=1),
+    "diag_2d": lambda m: m.diag(_x(m), k=-1),
+    "meshgrid": lambda m: m.meshgrid(m.arange(3), m.arange(2)),
+    "meshgrid_ij": lambda m: m.meshgrid(m.arange(3), m.arange(2), indexing="ij"),
+    "indices": lambda m: m.indices((2, 3)),
+    "fromfunction": lambda m: m.fromfunction(lambda i, j: i * 10 + j, (2, 3)),
+    "tril_triu": lambda m: m.tril(_x(m), -1) + m.triu(_x(m), 2),
+    # --- manipulation ---
+    "reshape": lambda m: m.reshape(_x(m), (5, 4)),
+    "reshape_method": lambda m: _x(m).reshape(2, -1),
+    "ravel": lambda m: m.ravel(_x(m)),
+    "transpose": lambda m: m.transpose(m.reshape(m.arange(24), (2, 3, 4)), (1, 2, 0)),
+    "T": lambda m: _x(m).T,
+    "swapaxes": lambda m: m.swapaxes(m.reshape(m.arange(24), (2, 3, 4)), 0, 2),
+    "moveaxis": lambda m: m.moveaxis(m.reshape(m.arange(24), (2, 3, 4)), 0, -1),
+    "squeeze": lambda m: m.squeeze(m.zeros((1, 3, 1))),
+    "expand_dims": lambda m: m.expand_dims(_x(m), (0, 2)),
+    "concatenate": lambda m: m.concatenate([_x(m), _i(m)], axis=1),
+    "concatenate_none": lambda m: m.concatenate([_x(m), _i(m)], axis=None),
+    "stack": lambda m: m.stack([_x(m), _x(m) * 2], axis=1),
+    "vstack": lambda m: m.vstack([m.arange(3), m.arange(3)]),
+    "hstack": lambda m: m.hstack([m.arange(3), m.arange(2)]),
+    "dstack": lambda m: m.dstack([m.arange(3), m.arange(3)]),
+    "column_stack": lambda m: m.column_stack([m.arange(3), m.arange(3) * 2]),
+    "split": lambda m: m.split(m.arange(6), 3),
+    "split_points": lambda m: m.split(m.arange(7), [2, 5]),
+    "array_split": lambda m: m.array_split(m.arange(7), 3),
+    "hsplit": lambda m: m.hsplit(m.reshape(m.arange(8), (2, 4)), 2),
+    "pad_constant": lambda m: m.pad(m.arange(6).reshape(2, 3), ((1, 0), (2, 1)), constant_values=9),
+    "pad_edge": lambda m: m.pad(m.arange(4), 2, mode="edge"),
+    "pad_reflect": lambda m: m.pad(m.arange(5), (3, 2), mode="reflect"),
+    "pad_symmetric": lambda m: m.pad(m.arange(5), 2, mode="symmetric"),
+    "pad_wrap": lambda m: m.pad(m.arange(5), (2, 3), mode="wrap"),
+    "pad_mean": lambda m: m.pad(_x(m), 1, mode="mean"),
+    "rot90": lambda m: m.rot90(_x(m)),
+    "rot90_3": lambda m: m.rot90(_x(m), 3),
+    "flip": lambda m: m.flip(_x(m), 0),
+    "fliplr": lambda m: m.fliplr(_x(m)),
+    "roll": lambda m: m.roll(_x(m), 2, axis=1),
+    "roll_flat": lambda m: m.roll(_x(m), -3),
+    "tile": lambda m: m.tile(m.arange(3), (2, 2)),
+    "repeat": lambda m: m.repeat(m.arange(3), 2),
+    "repeat_axis": lambda m: m.repeat(_x(m), [1, 0, 2, 1], axis=0),
+    "atleast_2d": lambda m: m.atleast_2d(m.arange(3)),
+    "atleast_3d": lambda m: m.atleast_3d(_x(m)),
+    "r_": lambda m: m.r_[m.array([1, 2]), 0, 4:7],
+    "c_": lambda m: m.c_[m.array([1, 2, 3]), m.array([4, 5, 6])],
+    "ix_": lambda m: _x(m)[m.ix_([0, 2], [1, 3, 4])],
+    "unravel_index": lambda m: m.unravel_index(m.array([5, 7, 19]), (4, 5)),
+    "ravel_multi_index": lambda m: m.ravel_multi_index((m.array([1, 3]), m.array([2, 4])), (4, 5)),
+    "sliding_window": lambda m: m.lib.stride_tricks.sliding_window_view(m.arange(6), 3),
+    "sliding_window_2d": lambda m: m.lib.stride_tricks.sliding_window_view(_x(m), (2, 3)),
+    "take": lambda m: m.take(_x(m), [0, 7, 19]),
+    "take_axis": lambda m: m.take(_x(m), [[0, 2], [1, 1]], axis=1),
+    "take_along_axis": lambda m: m.take_along_axis(_x(m), m.argsort(_x(m), axis=1), axis=1),
+    "append": lambda m: m.append(m.arange(3), [[7, 8]]),
+    "where3": lambda m: m.where(_x(m) > 0, _x(m), 0),
+    "where1": lambda m: m.where(_x(m) > 0.5),
+    "nonzero": lambda m: m.nonzero(_i(m) > 2),
+    "argwhere": lambda m: m.argwhere(_i(m) > 4),
+    "flatnonzero": lambda m: m.flatnonzero(_i(m) > 4),
+    "select": lambda m: m.select([_x(m) < -0.5, _x(m) > 0.5], [_x(m) * 10, _x(m) * 100], -1.0),
+    "compress": lambda m: m.compress([True, False, True, True], _x(m), axis=0),
+    # --- reductions and statistics ---
+    "sum": lambda m: m.sum(_x(m)),
+    "sum_axis_keep": lambda m: m.sum(_x(m), axis=0, keepdims=True),
+    "sum_int32": lambda m: m.sum(m.asarray(I, dtype=m.int32), axis=1),
+    "sum_where": lambda m: m.sum(_x(m), where=_x(m) > 0),
+    "sum_initial": lambda m: m.sum(_i(m), initial=100),
+    "prod": lambda m: m.prod(m.asarray(P), axis=1),
+    "mean_int": lambda m: m.mean(_i(m), axis=0),
+    "mean_where": lambda m: m.mean(_x(m), axis=1, where=_x(m) > -0.5),
+    "std": lambda m: m.std(_x(m), ddof=1),
+    "var_axis": lambda m: m.var(_x(m), axis=(0, 1)),
+    "max_min": lambda m: (m.max(_x(m), axis=1), m.min(_i(m))),
+    "amax_initial": lambda m: m.amax(_x(m), axis=0, initial=0.5),
+    "argmax": lambda m: (m.argmax(_x(m)), m.argmin(_x(m), axis=1)),
+    "all_any": lambda m: (m.all(_x(m) > -5), m.any(_x(m) > 2, axis=0)),
+    "cumsum": lambda m: m.cumsum(_x(m)),
+    "cumsum_int_axis": lambda m: m.cumsum(m.asarray(I, dtype=m.int8), axis=1),
+    "cumprod": lambda m: m.cumprod(m.asarray(P), axis=0),
+    "ptp": lambda m: m.ptp(_x(m), axis=1),
+    "count_nonzero": lambda m: m.count_nonzero(_i(m), axis=0),
+    "average_w": lambda m: m.average(_x(m), axis=1, weights=[1, 2, 3, 4, 5]),
+    "average": lambda m: m.average(_i(m)),
+    "median": lambda m: m.median(_x(m)),
+    "median_axis": lambda m: m.median(_x(m), axis=0),
+    "percentile": lambda m: m.percentile(_x(m), [10, 50, 90], axis=1),
+    "quantile_methods": lambda m: tuple(m.quantile(m.asarray(V), 0.3, method=k)
+                                        for k in ("linear", "lower", "higher", "nearest", "midpoint")),
+    "quantile_keepdims": lambda m: m.quantile(_x(m), 0.25, axis=1, keepdims=True),
+    "nansum": lambda m: m.nansum(m.asarray(NANS), axis=0),
+    "nanmean": lambda m: m.nanmean(m.asarray(NANS), axis=1),
+    "nanstd": lambda m: m.nanstd(m.asarray(NANS)),
+    "nanmax": lambda m: (m.nanmax(m.asarray(NANS), axis=0), m.nanmin(m.asarray(NANS))),
+    "nanargmax": lambda m: m.nanargmax(m.asarray(NANS), axis=1),
+    "nanmedian": lambda m: m.nanmedian(m.asarray(NANS), axis=1),
+    "nanpercentile": lambda m: m.nanpercentile(m.asarray(NANS), 30),
+    "nancumsum": lambda m: m.nancumsum(m.asarray(NANS), axis=1),
+    "median_nan": lambda m: m.median(m.asarray(NANS), axis=1),
+    "cov": lambda m: m.cov(_x(m)),
+    "cov_cols": lambda m: m.cov(_x(m), rowvar=False, ddof=0),
+    "corrcoef": lambda m: m.corrcoef(_x(m)),
+    "histogram": lambda m: m.histogram(m.asarray(V), bins=4),
+    "histogram_edges": lambda m: m.histogram(m.asarray(V), bins=[-2.0, -0.5, 0.0, 0.7, 3.0]),
+    "histogram_density": lambda m: m.histogram(_x(m), bins=3, range=(-1, 1), density=True),
+    "bincount": lambda m: m.bincount(m.array([0, 1, 1, 3, 2, 1, 7])),
+    "bincount_w": lambda m: m.bincount(m.array([0, 1, 1, 3]), weights=[0.5, 1.0, 2.0, 1.5], minlength=6),
+    "digitize": lambda m: m.digitize(m.asarray(V), [-1.0, 0.0, 1.0]),
+    "digitize_right": lambda m: m.digitize(m.array([0.0, 1.0, 2.5]), [0.0, 1.0, 2.0], right=True),
+    "digitize_decreasing": lambda m: m.digitize(m.array([0.5, 1.5, 3.0]), [3.0, 2.0, 1.0]),
+    # --- products and signals ---
+    "dot": lambda m: m.dot(_x(m), m.ones(5)),
+    "dot_2d": lambda m: m.dot(_x(m), _x(m).T),
+    "dot_scalar": lambda m: m.dot(3, _x(m)),
+    "vdot": lambda m: m.vdot(_x(m), _x(m)),
+    "inner": lambda m: m.inner(_x(m), _x(m)),
+    "outer": lambda m: m.outer(m.arange(3), m.arange(4)),
+    "matmul_op": lambda m: _x(m) @ _x(m).T,
+    "tensordot": lambda m: m.tensordot(m.reshape(m.arange(24.0), (2, 3, 4)), m.ones((3, 4)), axes=2),
+    "kron": lambda m: m.kron(m.eye(2), m.array([[1, 2], [3, 4]])),
+    "cross": lambda m: m.cross(m.array([1.0, 2, 3]), m.array([4.0, 5, 6])),
+    "einsum_matmul": lambda m: m.einsum("ij,kj->ik", _x(m), _x(m)),
+    "einsum_trace": lambda m: m.einsum("ii", m.reshape(m.arange(9.0), (3, 3))),
+    "einsum_diag": lambda m: m.einsum("ii->i", m.reshape(m.arange(9.0), (3, 3))),
+    "einsum_sum": lambda m: m.einsum("ij->j", _x(m)),
+    "einsum_batch": lambda m: m.einsum("bij,bjk->bik", m.reshape(m.arange(24.0), (2, 3, 4)),
+                                       m.reshape(m.arange(16.0), (2, 4, 2))),
+    "einsum_ellipsis": lambda m: m.einsum("...j,j->...", _x(m), m.arange(5.0)),
+    "einsum_three": lambda m: m.einsum("ij,jk,kl->il", _x(m), _x(m).T, _x(m)),
+    "einsum_outer": lambda m: m.einsum("i,j", m.arange(3.0), m.arange(2.0)),
+    "trace": lambda m: m.trace(_x(m), offset=1),
+    "diagonal": lambda m: m.diagonal(m.reshape(m.arange(24), (2, 3, 4)), 0, 1, 2),
+    "diff": lambda m: m.diff(_x(m), axis=0),
+    "diff_n2": lambda m: m.diff(m.asarray(V), n=2),
+    "diff_prepend": lambda m: m.diff(m.arange(5), prepend=0, append=[9, 9]),
+    "diff_bool": lambda m: m.diff(_x(m) > 0),
+    "ediff1d": lambda m: m.ediff1d(m.array([1, 2, 4, 7]), to_begin=0),
+    "gradient": lambda m: m.gradient(m.asarray(V)),
+    "gradient_2d": lambda m: m.gradient(_x(m), 0.5),
+    "gradient_order2": lambda m: m.gradient(m.asarray(V), edge_order=2),
+    "gradient_coords": lambda m: m.gradient(m.asarray(V), m.cumsum(m.abs(m.asarray(V)) + 0.1)),
+    "convolve_full": lambda m: m.convolve(m.asarray(V), m.array([1.0, 2.0, -1.0])),
+    "convolve_same": lambda m: m.convolve(m.asarray(V), m.array([0.25, 0.5, 0.25, 0.1]), mode="same"),
+    "convolve_valid": lambda m: m.convolve(m.asarray(V), m.array([1.0, -1.0]), mode="valid"),
+    "correlate": lambda m: m.correlate(m.asarray(V), m.array([1.0, 0.5]), mode="full"),
+    "interp": lambda m: m.interp(m.linspace(-1, 5, 13), m.array([0.0, 1.0, 3.0]), m.array([1.0, 3.0, 0.0])),
+    "interp_lr": lambda m: m.interp(m.array([-1.0, 4.0]), m.array([0.0, 1.0]), m.array([1.0, 3.0]), left=-9,
+                                    right=9),
+    "clip": lambda m: m.clip(_x(m), -0.5, 0.5),
+    "clip_int": lambda m: m.clip(_i(m), 0, 4),
+    "around": lambda m: m.around(_x(m) * 100, -1),
+    "round_dec": lambda m: m.round(_x(m), 2),
+    "nan_to_num": lambda m: m.nan_to_num(m.array([numpy.nan, numpy.inf, -numpy.inf, 1.0])),
+    "isclose": lambda m: m.isclose(m.array([1.0, numpy.nan, numpy.inf, 1e-9]), m.array([1.0 + 1e-9, numpy.nan,
+                                                                                      numpy.inf, 0.0])),
+    "allclose": lambda m: (m.allclose(_x(m), _x(m) + 1e-9), m.allclose(_x(m), _x(m) + 1.0)),
+    "array_equal": lambda m: (m.array_equal(_i(m), _i(m)), m.array_equal(_i(m), _i(m).T),
+                              m.array_equiv(m.arange(3), m.tile(m.arange(3), (2, 1)))),
+    "sinc": lambda m: m.sinc(m.linspace(-2, 2, 9)),
+    "angle": lambda m: m.angle(m.array([1 + 1j, -1.0 + 0j, -2j])),
+    "isneginf": lambda m: m.isneginf(m.array([-numpy.inf, 0.0, numpy.inf])),
+    # --- sorting and sets ---
+    "sort": lambda m: m.sort(_x(m)),
+    "sort_axis0": lambda m: m.sort(_x(m), axis=0),
+    "sort_none": lambda m: m.sort(_x(m), axis=None),
+    "argsort": lambda m: m.argsort(m.asarray(V)),
+    "partition_kth": lambda m: m.partition(m.asarray(V), 3)[3],
+    "lexsort": lambda m: m.lexsort((m.array([1, 5, 1, 4, 3]), m.array([9, 4, 0, 4, 0]))),
+    "unique": lambda m: m.unique(_i(m)),
+    "unique_all": lambda m: m.unique(m.array([3, 1, 2, 3, 1, 7]), return_index=True, return_inverse=True,
+                                     return_counts=True),
+    "unique_axis": lambda m: m.unique(m.array([[1, 0], [0, 1], [1, 0], [0, 0]]), axis=0, return_counts=True),
+    "unique_2d_inverse": lambda m: m.unique(m.array([[2, 1], [1, 2]]), return_inverse=True),
+    "intersect1d": lambda m: m.intersect1d(m.array([1, 3, 4, 3]), m.array([3, 1, 2, 1])),
+    "intersect1d_idx": lambda m: m.intersect1d(m.array([1, 3, 4, 3]), m.array([3, 1, 2, 1]), return_indices=True),
+    "union1d": lambda m: m.union1d(m.array([-1, 0, 1]), m.array([-2, 0, 2])),
+    "setdiff1d": lambda m: m.setdiff1d(m.array([1, 2, 3, 2, 4, 1]), m.array([3, 4, 5, 6])),
+    "setxor1d": lambda m: m.setxor1d(m.array([1, 2, 3, 2, 4]), m.array([2, 3, 5, 7, 5])),
+    "isin": lambda m: m.isin(_i(m), [1, 2, 3]),
+    "isin_invert": lambda m: m.isin(_i(m), m.array([[1, 2], [3, 4]]), invert=True),
+    "searchsorted": lambda m: m.searchsorted(m.array([1, 2, 3, 5]), m.array([0, 3, 4, 6]), side="right"),
+    # --- promotion (NEP 50) ---
+    "int_times_float": lambda m: m.arange(3) * 2.5,
+    "int_true_divide": lambda m: m.arange(4) / 2,
+    "int32_plus_int64": lambda m: m.asarray([1, 2], dtype=m.int32) + m.asarray([1, 2], dtype=m.int64),
+    "uint8_plus_pyint": lambda m: m.asarray([1, 2], dtype=m.uint8) + 3,
+    "f32_times_pyfloat": lambda m: m.asarray([1, 2], dtype=m.float32) * 2.0,
+    "f32_plus_int64": lambda m: m.asarray([1, 2], dtype=m.float32) + m.asarray([1, 2]),
+    "uint64_plus_int64": lambda m: m.asarray([1, 2], dtype=m.uint64) + m.asarray([1, 2]),
+    "bool_sum": lambda m: (_x(m) > 0).sum(),
+    "int_pow": lambda m: m.arange(4) ** 2,
+    "reflected": lambda m: 1 - _x(m),
+    "floordiv_mod": lambda m: (_i(m) // 3, _i(m) % 3, divmod(_i(m), 4)),
+    # --- methods ---
+    "m_sum": lambda m: _x(m).sum(axis=0, keepdims=True),
+    "m_mean_std": lambda m: (_x(m).mean(1), _x(m).std(ddof=1), _i(m).var()),
+    "m_minmax": lambda m: (_x(m).max(axis=0), _x(m).min(), _x(m).argmax(), _x(m).argmin(axis=1)),
+    "m_cumsum": lambda m: _x(m).cumsum(axis=1),
+    "m_astype": lambda m: _x(m).astype(m.float32),
+    "m_astype_int": lambda m: (_x(m) * 10).astype(int),
+    "m_flatten_ravel": lambda m: (_x(m).flatten(), _x(m).ravel()),
+    "m_transpose_args": lambda m: m.reshape(m.arange(24), (2, 3, 4)).transpose(2, 0, 1),
+    "m_clip_round": lambda m: (_x(m).clip(-0.2, 0.2), _x(m).round(1)),
+    "m_all_any": lambda m: (_x(m).all(), (_x(m) > 1).any(axis=1)),
+    "m_item": lambda m: (_x(m).item(3), _x(m).item(1, 2), m.sum(_x(m)).item()),
+    "m_tolist": lambda m: m.arange(4).reshape(2, 2).tolist(),
+    "m_nonzero": lambda m: (_i(m) > 3).nonzero(),
+    "m_repeat_squeeze": lambda m: (m.arange(3).repeat(2), m.zeros((1, 3)).squeeze()),
+    "m_swapaxes_dot": lambda m: (_x(m).swapaxes(0, 1), _x(m).dot(m.ones(5))),
+    "m_attrs": lambda m: (_x(m).nbytes, _x(m).itemsize, _x(m).ndim, _x(m).size, len(_x(m))),
+    "m_contains": lambda m: (3 in m.arange(5), 7 in m.arange(5)),
+    "m_iter": lambda m: [row.sum() for row in _x(m)],
+    "m_real_imag": lambda m: (m.array([1 + 2j, 3 - 1j]).real, m.array([1 + 2j, 3 - 1j]).imag, _x(m).imag),
+    "m_conj": lambda m: m.array([1 + 2j]).conj(),
+    # --- indexing ---
+    "getitem_mask": lambda m: _x(m)[_x(m) > 0],
+    "getitem_fancy": lambda m: _x(m)[[0, 2, 3]][:, [4, 0]],
+    "getitem_mixed": lambda m: _x(m)[1:, [0, 2]],
+    "getitem_newaxis": lambda m: _x(m)[:, m.newaxis, 2],
+    # --- dtype objects ---
+    "dtype_eq": lambda m: (_x(m).dtype == m.float64, _i(m).dtype == m.int64, _x(m).dtype == "float64",
+                           m.dtype("float32") == m.float32, m.float32(2.5) * 2),
+    "finfo": lambda m: (m.finfo(m.float32).eps, m.iinfo(m.int16).max),
+    "result_type": lambda m: m.result_type(m.arange(3), 1.5),
+}
+
+
+def _compare(got, want, name):
+    if isinstance(want, (tuple, list)):
+        assert isinstance(got, (tuple, list)) and len(got) == len(want), f"{name}: {got!r} vs {want!r}"
+        for g, w in zip(got, want):
+            _compare(g, w, name)
+        return
+    if isinstance(want, (numpy.ndarray, numpy.generic)):
+        g = numpy.asarray(got)
+        w = numpy.asarray(want)
+        assert g.shape == w.shape, f"{name}: shape {g.shape} vs {w.shape}"
+        assert g.dtype == w.dtype, f"{name}: dtype {g.dtype} vs {w.dtype}"
+        if w.dtype.kind in "fc":
+            numpy.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12, err_msg=name)
+        else:
+            numpy.testing.assert_array_equal(g, w, err_msg=name)
+        return
+    assert got == want or (isinstance(want, float) and abs(got - want) <= 1e-12 * max(1, abs(want))), \
+        f"{name}: {got!r} vs {want!r}"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_against_numpy(name):
+    want = CASES[name](numpy)
+    got = CASES[name](fnp)
+    _compare(got, want, name)
+
+
+def test_results_are_ndarrays_and_lazy():
+    y = fnp.exp(fnp.arange(3.0)) + fnp.sum(fnp.ones((2, 3)), axis=0)
+    assert isinstance(y, fnp.ndarray) and isinstance(y, nabla.Tensor)
+    assert not y.is_realized
+    assert isinstance(fnp.linalg.svd(fnp.eye(3)).S, fnp.ndarray)
+    assert isinstance(fnp.unique(fnp.array([1, 1]), return_counts=True)[1], fnp.ndarray)
+
+
+# --- ufunc objects ---------------------------------------------------------------------------------------
+
+UNARY_DOMAIN = {"arccosh": P + 1, "log": P, "log10": P, "log2": P, "log1p": P, "sqrt": P, "reciprocal": P,
+                "arccos": numpy.tanh(X), "arcsin": numpy.tanh(X), "arctanh": numpy.tanh(X) * 0.9,
+                "acos": numpy.tanh(X), "asin": numpy.tanh(X), "atanh": numpy.tanh(X) * 0.9, "acosh": P + 1}
+
+
+@pytest.mark.parametrize("name", sorted(n for n, u in fnp._UFUNCS.items() if u.nin == 1))
+def test_unary_ufuncs(name):
+    ours, theirs = getattr(fnp, name), getattr(numpy, name)
+    data = I if name in ("invert", "bitwise_not", "bitwise_invert") else UNARY_DOMAIN.get(name, X)
+    _compare(ours(fnp.asarray(data)), theirs(data), name)
+    if name not in ("invert", "bitwise_not", "bitwise_invert", "logical_not"):
+        ints = numpy.abs(I) + 1  # integer inputs take NumPy's loop (float64 for the float-only ufuncs)
+        _compare(ours(fnp.asarray(ints)), theirs(ints), f"{name}(int)")
+
+
+@pytest.mark.parametrize("name", sorted(n for n, u in fnp._UFUNCS.items() if u.nin == 2))
+def test_binary_ufuncs(name):
+    ours, theirs = getattr(fnp, name), getattr(numpy, name)
+    if "shift" in name or name.startswith("bitwise") or name in ("gcd", "lcm"):
+        a, b = numpy.abs(I), numpy.abs(I.T[:4, :4]).T[:, :1] % 5
+    elif name in ("power", "pow", "float_power"):
+        a, b = P, X
+    elif name in ("floor_divide", "remainder", "mod", "fmod", "divmod"):
+        a, b = I, numpy.where(I == 0, 3, I)[::-1]
+    else:
+        a, b = X, X[::-1] * 0.5
+    _compare(ours(fnp.asarray(a), fnp.asarray(b)), theirs(a, b), name)
+    _compare(ours(fnp.asarray(a), 2), theirs(a, 2), f"{name}(scalar)")
+
+
+def test_ufunc_keywords_and_methods():
+    x = fnp.asarray(X)
+    out = fnp.zeros((4, 5))
+    r = fnp.add(x, 1.0, out=out)
+    assert r is out
+    numpy.testing.assert_allclose(out.numpy(), X + 1)
+    w = fnp.multiply(x, 2.0, where=x > 0, out=fnp.full((4, 5), -1.0))
+    numpy.testing.assert_allclose(w.numpy(), numpy.multiply(X, 2.0, where=X > 0, out=numpy.full((4, 5), -1.0)))
+    numpy.testing.assert_allclose(fnp.add(x, x, dtype=fnp.float32).numpy(), (X + X).astype(numpy.float32),
+                                  rtol=1e-6)
+    assert fnp.add(x, x, dtype=fnp.float32).dtype == numpy.float32
+    for u in ("add", "multiply", "maximum", "minimum", "logical_or", "fmax", "hypot", "subtract"):
+        data = P if u == "multiply" else X
+        numpy.testing.assert_allclose(getattr(fnp, u).reduce(fnp.asarray(data), axis=1).numpy(),
+                                      getattr(numpy, u).reduce(data, axis=1), rtol=1e-12, err_msg=u)
+        numpy.testing.assert_allclose(getattr(fnp, u).accumulate(fnp.asarray(data), axis=1).numpy(),
+                                      getattr(numpy, u).accumulate(data, axis=1), rtol=1e-12, err_msg=u)
+    numpy.testing.assert_allclose(fnp.add.reduce(fnp.asarray(X), axis=None).numpy(), numpy.add.reduce(X, axis=None))
+    numpy.testing.assert_allclose(fnp.subtract.outer(fnp.arange(3), fnp.arange(4)).numpy(),
+                                  numpy.subtract.outer(numpy.arange(3), numpy.arange(4)))
+    a, n = fnp.zeros(6), numpy.zeros(6)
+    fnp.add.at(a, [0, 0, 3, 5, 0], [1.0, 2.0, 3.0, 4.0, 5.0])
+    numpy.add.at(n, [0, 0, 3, 5, 0], [1.0, 2.0, 3.0, 4.0, 5.0])
+    numpy.testing.assert_array_equal(a.numpy(), n)
+    g, h = fnp.arange(12.0).reshape(3, 4), numpy.arange(12.0).reshape(3, 4)
+    fnp.subtract.at(g, ([0, 2, 0], [1, 1, 1]), 1.0)
+    numpy.subtract.at(h, ([0, 2, 0], [1, 1, 1]), 1.0)
+    numpy.testing.assert_array_equal(g.numpy(), h)
+    fnp.maximum.at(g, slice(1, 3), 100.0)
+    numpy.maximum.at(h, slice(1, 3), 100.0)
+    numpy.testing.assert_array_equal(g.numpy(), h)
+    with pytest.raises(TypeError, match="add"):
+        fnp.add(fnp.arange(3), 1.5, out=fnp.zeros(3, dtype=int))
+    with pytest.raises(TypeError, match="bitwise_and"):
+        fnp.bitwise_and(fnp.asarray(X), 1)
+
+
+# --- views and in-place writes -------------------------------------------------------------------------
+
+def test_views_see_writes_both_ways():
+    for m in (numpy, fnp):
+        a = m.arange(24.0).reshape(4, 6)
+        row = a[1]
+        block = a[1:3, ::2]
+        col = a.T[:, 2]
+        flat = a.reshape(-1)
+        row[...] = -1.0            # through a view
+        block += 100               # through a strided view
+        a[3, 5] = 7.0              # to the base
+        flat[0] = 42.0             # through a reshape
+        inner = block[:, 1:]       # a view of a view
+        inner *= 2
+        col -= 0.5                 # through a transpose
+        got = [numpy.asarray(v) for v in (a, row, block, col, flat, inner)]
+        if m is numpy:
+            want = got
+        else:
+            for g, w in zip(got, want):
+                numpy.testing.assert_array_equal(g, w)
+
+
+def test_in_place_methods_and_aliases():
+    for m in (numpy, fnp):
+        a = m.asarray(X).copy()
+        b = a
+        s = a[:2]
+        a.sort(axis=1)
+        s.fill(3.0)
+        b[b > 1] = 0
+        a += 1
+        c = a.copy()
+        c *= 0
+        res = [numpy.asarray(v) for v in (a, b, s, c)]
+        if m is numpy:
+            want = res
+        else:
+            for g, w in zip(res, want):
+                numpy.testing.assert_array_equal(g, w)
+
+
+def test_writes_under_grad_and_vmap():
+    def f(x):
+        y = x * 1.0
+        v = y[1:]
+        v *= x[:-1]      # writes through a view into y
+        y[0] = 0.0
+        return fnp.sum(y ** 2)
+
+    x0 = numpy.array([0.5, -1.0, 2.0, 1.5])
+
+    def f_np(x):
+        y = x.copy()
+        y[1:] *= x[:-1]
+        y[0] = 0.0
+        return (y ** 2).sum()
+
+    g = nabla.grad(f)(fnp.asarray(x0)).numpy()
+    eps = 1e-6
+    fd = numpy.array([(f_np(x0 + eps * e) - f_np(x0 - eps * e)) / (2 * eps) for e in numpy.eye(4)])
+    numpy.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
+    xs = R.standard_normal((3, 4))
+    got = nabla.vmap(f)(fnp.asarray(xs)).numpy()
+    numpy.testing.assert_allclose(got, [f_np(r) for r in xs], rtol=1e-12)
+
+
+# --- random ----------------------------------------------------------------------------------------------
+
+def test_philox_known_answer():
+    """Random123's published Philox4x32-10 vectors (counter, key) -> block."""
+    from nabla.ops.random_bits import philox_blocks
+
+    words = [int(w.numpy()[0]) for w in philox_blocks((0, 0), 0, 1)]
+    assert words == [0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8]
+
+
+def _ks(sample, cdf):
+    s = numpy.sort(sample)
+    n = len(s)
+    c = cdf(s)
+    return max(numpy.max(numpy.arange(1, n + 1) / n - c), numpy.max(c - numpy.arange(n) / n))
+
+
+def test_random_distributions():
+    from math import erf, sqrt
+
+    rng = fnp.random.default_rng(123)
+    n = 20000
+    bound = 1.63 / sqrt(n)  # KS at the 1% level
+    u = rng.random(n).numpy()
+    assert u.dtype == numpy.float64 and u.min() >= 0 and u.max() < 1
+    assert _ks(u, lambda t: t) < bound
+    z = rng.standard_normal(n).numpy()
+    assert _ks(z, lambda t: 0.5 * (1 + numpy.vectorize(erf)(t / sqrt(2)))) < bound
+    e = rng.exponential(2.0, n).numpy()
+    assert _ks(e, lambda t: 1 - numpy.exp(-t / 2.0)) < bound
+    nrm = rng.normal(3.0, 0.5, size=(n,)).numpy()
+    assert abs(nrm.mean() - 3.0) < 4 * 0.5 / sqrt(n) and abs(nrm.std() - 0.5) < 0.02
+    k = rng.integers(2, 8, n).numpy()
+    assert k.dtype == numpy.int64 and k.min() == 2 and k.max() == 7
+    counts = numpy.bincount(k - 2) / n
+    assert numpy.all(numpy.abs(counts - 1 / 6) < 0.02)
+    f32 = rng.random((10, 10), dtype=fnp.float32)
+    assert f32.dtype == numpy.float32 and f32.shape == (10, 10)
+    c = rng.choice(5, size=n, p=[0.1, 0.2, 0.3, 0.4, 0.0]).numpy()
+    assert numpy.all(numpy.abs(numpy.bincount(c, minlength=5) / n - [0.1, 0.2, 0.3, 0.4, 0.0]) < 0.02)
+    perm = rng.permutation(50).numpy()
+    assert sorted(perm.tolist()) == list(range(50))
+    sample = rng.choice(numpy.arange(10) * 10, size=10, replace=False).numpy()
+    assert sorted(sample.tolist()) == list(range(0, 100, 10))
+
+
+def test_random_reproducible_and_global_api():
+    a = fnp.random.default_rng(5).standard_normal((3, 4)).numpy()
+    b = fnp.random.default_rng(5).standard_normal((3, 4)).numpy()
+    numpy.testing.assert_array_equal(a, b)
+    g = fnp.random.default_rng(5)
+    first, second = g.random(6).numpy(), g.random(6).numpy()
+    whole = fnp.random.default_rng(5).random(12).numpy()  # counters: two draws = one longer draw
+    numpy.testing.assert_array_equal(numpy.concatenate([first, second]), whole)
+    fnp.random.seed(0)
+    r1 = fnp.random.rand(2, 3).numpy()
+    fnp.random.seed(0)
+    numpy.testing.assert_array_equal(fnp.random.rand(2, 3).numpy(), r1)
+    assert fnp.random.randn(4).shape == (4,)
+    ri = fnp.random.randint(0, 3, size=100).numpy()
+    assert set(ri.tolist()) <= {0, 1, 2}
+    x = fnp.arange(10)
+    alias = x[:]
+    fnp.random.shuffle(x)
+    assert sorted(x.numpy().tolist()) == list(range(10))
+    numpy.testing.assert_array_equal(alias.numpy(), x.numpy())  # shuffled in place, views see it
+
+
+# --- interop and errors ----------------------------------------------------------------------------------
+
+def test_numpy_dispatches_to_nabla():
+    x = fnp.asarray(X)
+    m = numpy.mean(x, axis=0)
+    assert isinstance(m, fnp.ndarray) and not m.is_realized
+    numpy.testing.assert_allclose(m.numpy(), X.mean(axis=0))
+    e = numpy.exp(x)
+    assert isinstance(e, fnp.ndarray)
+    numpy.testing.assert_allclose(e.numpy(), numpy.exp(X))
+    s = X + x  # a NumPy array on the left
+    assert isinstance(s, fnp.ndarray)
+    numpy.testing.assert_allclose(numpy.linalg.norm(x).numpy(), numpy.linalg.norm(X))
+    numpy.testing.assert_allclose(numpy.fft.fft(x).numpy(), numpy.fft.fft(X))
+    arr = numpy.asarray(x)
+    assert type(arr) is numpy.ndarray and arr.dtype == numpy.float64
+
+
+def test_errors_name_the_alternative():
+    with pytest.raises(TypeError, match="string"):
+        fnp.array(["a", "b"])
+    with pytest.raises(TypeError, match="object"):
+        fnp.array([{}, 1], dtype=object)
+    with pytest.raises(TypeError, match="datetime64"):
+        fnp.zeros(3, dtype="datetime64[s]")
+    with pytest.raises(NotImplementedError, match="whole-array"):
+        fnp.nditer(fnp.zeros(3))
+    with pytest.raises(ValueError, match="equal division"):
+        fnp.split(fnp.arange(7), 3)
+    with pytest.raises(TypeError, match="structured"):
+        fnp.sort(fnp.arange(3), order="x")
+
+
+def test_file_io_round_trip(tmp_path):
+    x = fnp.asarray(X)
+    fnp.save(tmp_path / "x.npy", x)
+    y = fnp.load(tmp_path / "x.npy")
+    assert isinstance(y, fnp.ndarray)
+    numpy.testing.assert_array_equal(y.numpy(), X)
+    fnp.savetxt(tmp_path / "x.txt", x)
+    numpy.testing.assert_allclose(fnp.loadtxt(tmp_path / "x.txt").numpy(), X)
+    fnp.savez(tmp_path / "z.npz", a=x, b=fnp.arange(3))
+    z = fnp.load(tmp_path / "z.npz")
+    numpy.testing.assert_array_equal(z["b"].numpy(), numpy.arange(3))
