@@ -507,7 +507,7 @@ def test_random_reproducible_and_global_api():
     numpy.testing.assert_array_equal(a, b)
     g = fnp.random.default_rng(5)
     first, second = g.random(6).numpy(), g.random(6).numpy()
-    whole = fnp.random.default_rng(5).random(12).numpy()  # counters: two draws = one longer draw
+    whole = fnp.random.default_rng(5).random(12).numpy()  # counters: two draws = one longer draw (even sizes)
     numpy.testing.assert_array_equal(numpy.concatenate([first, second]), whole)
     fnp.random.seed(0)
     r1 = fnp.random.rand(2, 3).numpy()
@@ -567,3 +567,86 @@ def test_file_io_round_trip(tmp_path):
     fnp.savez(tmp_path / "z.npz", a=x, b=fnp.arange(3))
     z = fnp.load(tmp_path / "z.npz")
     numpy.testing.assert_array_equal(z["b"].numpy(), numpy.arange(3))
+
+
+# --- whole NumPy-style scripts, run unchanged with either module -----------------------------------------
+
+def _clean(m, data):
+    x = m.array(data)
+    col_mean = m.nanmean(x, axis=0)
+    x = m.where(m.isnan(x), col_mean, x)
+    mu, sd = x.mean(axis=0), x.std(axis=0)
+    x = m.clip(x, mu - 2 * sd, mu + 2 * sd)
+    x[:, 0] -= x[:, 0].min()
+    z = (x - x.mean(axis=0)) / x.std(axis=0)
+    return z, m.percentile(z, [5, 50, 95], axis=0), m.corrcoef(z, rowvar=False)
+
+
+def _kmeans(m, data, k=3, steps=8):
+    x = m.asarray(data)
+    centers = x[:k].copy()
+    for _ in range(steps):
+        d = ((x[:, None, :] - centers[None, :, :]) ** 2).sum(axis=-1)
+        label = d.argmin(axis=1)
+        for j in range(k):
+            members = label == j
+            centers[j] = (x * members[:, None]).sum(axis=0) / m.maximum(members.sum(), 1)
+    return centers, label, m.bincount(label, minlength=k)
+
+
+def _heat(m, n=40, steps=30):
+    u = m.zeros(n)
+    u[n // 2 - 3:n // 2 + 3] = 1.0
+    r = 0.4
+    for _ in range(steps):
+        u[1:-1] += r * (u[2:] - 2 * u[1:-1] + u[:-2])
+    return u, m.trapezoid(u) if hasattr(m, "trapezoid") and m is numpy else u.sum()
+
+
+def _image(m, img):
+    a = m.asarray(img)
+    p = m.pad(a, 1, mode="edge")
+    blur = sum(p[i:i + a.shape[0], j:j + a.shape[1]] for i in range(3) for j in range(3)) / 9.0
+    gx = p[1:-1, 2:] - p[1:-1, :-2]
+    gy = p[2:, 1:-1] - p[:-2, 1:-1]
+    edges = m.hypot(gx, gy)
+    mask = edges > m.percentile(edges, 80)
+    out = blur.copy()
+    out[mask] = 1.0
+    return blur, edges, out, m.histogram(out, bins=5, range=(0, 1))[0]
+
+
+def test_script_data_cleaning():
+    data = R.standard_normal((60, 4)) * [1, 5, 0.1, 2] + [0, 10, -3, 1]
+    data[R.random((60, 4)) < 0.1] = numpy.nan
+    _compare(_clean(fnp, data), _clean(numpy, data), "cleaning")
+
+
+def test_script_kmeans():
+    pts = numpy.concatenate([R.standard_normal((20, 2)) + c for c in ([0, 0], [6, 6], [0, 8])])
+    R.shuffle(pts)
+    _compare(_kmeans(fnp, pts), _kmeans(numpy, pts), "kmeans")
+
+
+def test_script_finite_differences():
+    got_u, got_s = _heat(fnp)
+    want_u, _ = _heat(numpy)
+    _compare(got_u, want_u, "heat")
+    numpy.testing.assert_allclose(float(got_s), want_u.sum(), rtol=1e-12)
+
+
+def test_script_image_filter():
+    img = numpy.clip(R.random((24, 32)) * 0.3 + (numpy.arange(32) > 15) * 0.6, 0, 1)
+    _compare(_image(fnp, img), _image(numpy, img), "image")
+
+
+def test_script_monte_carlo():
+    """Same script, each module's own generator: the estimates agree with pi and with each other."""
+    def estimate(m, n=50_000):
+        rng = m.random.default_rng(11)
+        xy = rng.random((n, 2))
+        inside = (xy ** 2).sum(axis=1) <= 1.0
+        return 4.0 * float(inside.mean()), float(m.std(4.0 * inside) / n ** 0.5)
+
+    (ours, se), (theirs, _) = estimate(fnp), estimate(numpy)
+    assert abs(ours - numpy.pi) < 4 * se and abs(ours - theirs) < 6 * se

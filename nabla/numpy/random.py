@@ -1,8 +1,9 @@
 """``nabla.numpy.random``: NumPy's random API generating on MAX from a counter-based generator.
 
 Each ``Generator`` holds a 64-bit Philox key (from NumPy's ``SeedSequence`` of the seed: host metadata)
-and a counter; a draw of n values takes counters ``[c, c + n)`` and advances the counter, so results are
-reproducible under a seed and do not depend on how the work is split (``ops/random_bits.py``). The
+and a counter; a draw takes the next counters (two or four values per counter) and advances the
+counter, so results are reproducible under a seed and do not depend on how the work is split
+(``ops/random_bits.py``). The
 streams differ from NumPy's bit streams: distributions match, values do not.
 """
 
@@ -19,7 +20,7 @@ from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops import aliasing
 from ..ops.elementwise import astype as _astype
-from ..ops.random_bits import normal_bits, uniform_bits
+from ..ops.random_bits import counters_for, normal_bits, uniform_bits
 from . import _dtypes as D
 from ._ndarray import wrap
 
@@ -58,10 +59,12 @@ class Generator:
             return start
 
     def _uniform(self, shape, dtype=_F64) -> Tensor:
-        return wrap(uniform_bits(self._key, self._advance(math.prod(shape)), shape, dtype))
+        start = self._advance(counters_for(math.prod(shape), dtype))
+        return wrap(uniform_bits(self._key, start, shape, dtype))
 
     def _normal(self, shape, dtype=_F64) -> Tensor:
-        return wrap(normal_bits(self._key, self._advance(math.prod(shape)), shape, dtype))
+        start = self._advance(counters_for(math.prod(shape), dtype, "normal"))
+        return wrap(normal_bits(self._key, start, shape, dtype))
 
     @staticmethod
     def _finish(r: Tensor, size, out):

@@ -64,14 +64,41 @@ def _xor(*words):
     return _B["bitwise_xor"](out, const) if const else out
 
 
+def values_per_counter(dtype, kind: str = "uniform") -> int:
+    """How many values one Philox block (four 32-bit words) gives: 4 float32 uniforms, else 2."""
+    return 4 if kind == "uniform" and dtype is _dt.float32 else 2
+
+
+def counters_for(n: int, dtype, kind: str = "uniform") -> int:
+    k = values_per_counter(dtype, kind)
+    return -(-n // k)
+
+
+def _interleave(parts: list[Tensor], n: int, shape) -> Tensor:
+    """Value j of a draw comes from counter j // k, word group j % k (k = len(parts))."""
+    from .multi_output import concat
+
+    cols = [reshape(p, (-1, 1)) for p in parts]
+    flat = reshape(concat(cols, axis=1), (-1,))
+    if flat.shape[0] != n:
+        from . import indexing
+
+        flat = indexing.getitem(flat, slice(0, n))
+    return reshape(flat, tuple(shape))
+
+
 def uniform_bits(key, start: int, shape, dtype, device=None) -> Tensor:
-    """Uniform floats in [0, 1) of ``dtype`` (float32: 24 random bits; float64: 53), shaped ``shape``."""
+    """Uniform floats in [0, 1) of ``dtype`` (float32: 24 random bits per word; float64: 53 per word pair)."""
     n = math.prod(shape)
-    w = philox_blocks(key, start, n, device=device)
-    return reshape(_to_unit(w[0], w[1], dtype), tuple(shape))
+    w = philox_blocks(key, start, counters_for(n, dtype), device=device)
+    if dtype is _dt.float32:
+        parts = [_to_unit(word, None, dtype) for word in w]
+    else:
+        parts = [_to_unit(w[0], w[1], dtype), _to_unit(w[2], w[3], dtype)]
+    return _interleave(parts, n, shape)
 
 
-def _to_unit(hi: Tensor, lo: Tensor, dtype) -> Tensor:
+def _to_unit(hi: Tensor, lo, dtype) -> Tensor:
     shr, bor, shl = _B["bitwise_right_shift"], _B["bitwise_or"], _B["bitwise_left_shift"]
     if dtype is _dt.float32:
         return astype(astype(shr(hi, 8), _dt.int64), _dt.float32) * (1.0 / (1 << 24))
@@ -80,14 +107,14 @@ def _to_unit(hi: Tensor, lo: Tensor, dtype) -> Tensor:
 
 
 def normal_bits(key, start: int, shape, dtype, device=None) -> Tensor:
-    """Standard normals by Box and Muller (1958), one per counter from its four words."""
+    """Standard normals by Box and Muller (1958): two per counter (r cos t, r sin t)."""
     from .elementwise import UNARY_FUNCTIONS as _U
 
     n = math.prod(shape)
-    w = philox_blocks(key, start, n, device=device)
+    w = philox_blocks(key, start, counters_for(n, dtype, "normal"), device=device)
     u1 = _to_unit(w[0], w[1], _dt.float64)
     u2 = _to_unit(w[2], w[3], _dt.float64)
     radius = _U["sqrt"](-2.0 * _U["log1p"](-u1))  # log(1 - u1): u1 in [0, 1) never reaches log(0)
-    z = radius * _U["cos"](u2 * (2.0 * math.pi))
-    z = z if dtype is _dt.float64 else astype(z, dtype)
-    return reshape(z, tuple(shape))
+    angle = u2 * (2.0 * math.pi)
+    z = _interleave([radius * _U["cos"](angle), radius * _U["sin"](angle)], n, shape)
+    return z if dtype is _dt.float64 else astype(z, dtype)
