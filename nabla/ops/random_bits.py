@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
+from .base import tensor_from_host
 from .creation import arange
 from .elementwise import BINARY_FUNCTIONS as _B, astype
 from .view import reshape
@@ -27,8 +30,9 @@ def philox_blocks(key: tuple[int, int], start: int, n: int, stream: int = 0, dev
     """Four uint64 tensors of length ``n`` holding 32-bit words: Philox4x32-10 of counters start..start+n-1."""
     u64 = _dt.uint64
     idx = arange(n, dtype=u64, device=device)
-    if start:
-        idx = idx + start
+    # the start counter is data, not a constant: repeated draws of one shape are one structure, which
+    # the engine compiles on its second sight like any repeated work
+    idx = idx + tensor_from_host(np.array([start], dtype=np.uint64), device)
     c0 = _B["bitwise_and"](idx, _MASK32)
     c1 = 0 if start + n <= _MASK32 else _B["bitwise_right_shift"](idx, 32)
     c2, c3 = stream & _MASK32, (stream >> 32) & _MASK32
