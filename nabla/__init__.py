@@ -37,3 +37,11 @@ __version__ = "0.1.0"
 
 from . import array_api  # noqa: E402  (the standard's namespace; also completes the array object)
 from .array_api import fft, linalg  # noqa: E402
+
+
+def __getattr__(name):
+    if name == "numpy":  # NumPy's face, imported on first use (``import nabla.numpy as np`` also works)
+        import importlib
+
+        return importlib.import_module(".numpy", __name__)
+    raise AttributeError(f"module 'nabla' has no attribute {name!r}")
