@@ -15,8 +15,7 @@ import numpy as _np
 from . import _ndarray
 from ._ndarray import ndarray
 from ._arrays import *  # noqa: F401,F403
-from ._arrays import (arange, array, asarray, concatenate, copy, empty, eye, full, linspace, ones, reshape,  # noqa: F401
-                      zeros)
+from ._arrays import asarray
 from ._dtypes import (bool_, byte, can_cast, cdouble, complex64, complex128, complexfloating, csingle, double,  # noqa: F401
                       dtype, finfo, float16, float32, float64, floating, generic, half, iinfo, inexact, int8, int16,
                       int32, int64, int_, intc, integer, intp, issubdtype, longlong, number, promote_types, short,
@@ -24,8 +23,7 @@ from ._dtypes import (bool_, byte, can_cast, cdouble, complex64, complex128, com
                       ushort)
 from ._einsum import einsum  # noqa: F401
 from ._indexing import *  # noqa: F401,F403
-from ._indexing import (argwhere, c_, compress, copyto, digitize, extract, flatnonzero, ix_, nonzero, place, put,  # noqa: F401
-                        put_along_axis, putmask, r_, ravel_multi_index, searchsorted, select, unravel_index, where)
+from ._indexing import c_, r_  # noqa: F401  (objects, not functions: outside __all__)
 from ._io import frombuffer, fromfile, genfromtxt, load, loadtxt, save, savetxt, savez, savez_compressed  # noqa: F401
 from ._math import *  # noqa: F401,F403
 from ._reductions import *  # noqa: F401,F403

@@ -68,7 +68,7 @@ def empty(shape, dtype=None, order="C", *, device=None, like=None):
 def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
     if dtype is None:
         fill = D.asarray(fill_value, op="full")
-        return _xp.broadcast_to(fill, _shape(shape)) * 1 if fill.ndim else \
+        return _xp.broadcast_to(fill, _shape(shape)) if fill.ndim else \
             _xp.full(_shape(shape), fill.item(), dtype=fill.dtype, device=device)
     return _xp.full(_shape(shape), fill_value, dtype=D.to_nabla(dtype, "full"), device=device)
 
@@ -320,7 +320,7 @@ def _arrays(seq, op):
     parts = [D.asarray(a, op=op) for a in seq]
     if not parts:
         raise ValueError(f"nabla.numpy.{op}: need at least one array")
-    return D._promote_all(parts, op)
+    return D.promote_all(parts, op)
 
 
 def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):

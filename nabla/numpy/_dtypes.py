@@ -77,7 +77,7 @@ def asarray(a, dtype=None, op: str = "asarray", device=None) -> Tensor:
         from ..array_api import stack  # tensors in a list stay lazy: stacked, not read back
 
         parts = [asarray(v, None, op, device) for v in a]
-        out = stack(_promote_all(parts, op), axis=0)
+        out = stack(promote_all(parts, op), axis=0)
         return out if target is None else _astype(out, target)
     arr = _np.asarray(a, dtype=None if target is None else target.numpy_dtype)
     if arr.dtype.kind in _UNSUPPORTED_KINDS:
@@ -106,7 +106,7 @@ def face(fn):
     return f
 
 
-def _promote_all(tensors, op: str):
+def promote_all(tensors, op: str):
     target = _np.result_type(*(t.dtype.numpy_dtype for t in tensors))
     return [t if t.dtype.numpy_dtype == target else _astype(t, _dt.as_dtype(target)) for t in tensors]
 
@@ -136,16 +136,20 @@ def cast(x, target: _np.dtype):
     return _astype(x, _dt.as_dtype(target))
 
 
-@functools.lru_cache(maxsize=4096)
-def _sum_dtype(d: _np.dtype) -> _np.dtype:
-    return _np.add.reduce(_np.zeros(1, d)).dtype  # NumPy's accumulator: small ints widen to int64
+def axis_range(x: Tensor, axis: int, start, stop) -> Tensor:
+    """``x[..., start:stop, ...]`` along ``axis`` (a value, not a view)."""
+    from ..ops import indexing
+
+    return indexing.getitem(x, (slice(None),) * (axis % x.ndim) + (slice(start, stop),))
 
 
 def reduction_dtype(x: Tensor, kind: str) -> _np.dtype:
     """Result dtype of a NumPy reduction: ``sum``/``prod`` widen small integers, ``mean``/``var`` give floats."""
     d = x.dtype.numpy_dtype
     if kind == "sum":
-        return _sum_dtype(d)
+        from ..ops.reduction import _accumulation_dtype  # NumPy's rule too: small ints widen to int64
+
+        return _accumulation_dtype(x.dtype).numpy_dtype
     if kind == "mean":
         return d if d.kind in "fc" else _np.dtype(_np.float64)
     if kind == "var":

@@ -89,7 +89,7 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
     if not isinstance(subscripts, str):
         raise NotImplementedError("nabla.numpy.einsum: the interleaved (operand, sublist) form is not supported; "
                                   "write the subscripts as a string")
-    xs = D._promote_all([D.asarray(o, op="einsum") for o in operands], "einsum")
+    xs = D.promote_all([D.asarray(o, op="einsum") for o in operands], "einsum")
     if dtype is not None:
         xs = [_xp.astype(x, D.to_nabla(dtype, "einsum")) for x in xs]
     terms, target = _parse(subscripts, xs)

@@ -27,9 +27,9 @@ def where(condition, x=None, y=None):
         raise ValueError("nabla.numpy.where: either both or neither of x and y should be given")
     a, b = D.operand(x, "where"), D.operand(y, "where")
     if isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype is not b.dtype:
-        a, b = D._promote_all([a, b], "where")
+        a, b = D.promote_all([a, b], "where")
     elif not isinstance(a, Tensor) and not isinstance(b, Tensor):
-        a, b = D._promote_all([D.asarray(a), D.asarray(b)], "where")
+        a, b = D.promote_all([D.asarray(a), D.asarray(b)], "where")
     elif isinstance(a, Tensor) != isinstance(b, Tensor):  # one weak scalar: NEP 50 decides the dtype
         t = a if isinstance(a, Tensor) else b
         s = b if t is a else a
@@ -172,7 +172,7 @@ def select(condlist, choicelist, default=0):
     if len(condlist) != len(choicelist):
         raise ValueError("nabla.numpy.select: list of cases must be same length as list of conditions")
     choices = [D.asarray(c, op="select") for c in choicelist]
-    choices = D._promote_all(choices + [D.asarray(default, op="select")], "select")
+    choices = D.promote_all(choices + [D.asarray(default, op="select")], "select")
     out = choices[-1]
     for cond, choice in zip(reversed(condlist), reversed(choices[:-1])):
         out = _xp.where(D.asarray(cond, op="select"), choice, out)
@@ -195,7 +195,7 @@ def compress(condition, a, axis=None):
 def searchsorted(a, v, side="left", sorter=None):
     x = D.asarray(a, op="searchsorted")
     vals = D.asarray(v, op="searchsorted")
-    x, vals = D._promote_all([x, vals], "searchsorted")
+    x, vals = D.promote_all([x, vals], "searchsorted")
     s = None if sorter is None else D.asarray(sorter, op="searchsorted")
     return _xp.searchsorted(x, vals, side=side, sorter=s)
 

@@ -19,7 +19,7 @@ _F64, _I64 = _dt.float64, _dt.int64
 
 def _pair(a, b, op):
     x, y = D.asarray(a, op=op), D.asarray(b, op=op)
-    return tuple(D._promote_all([x, y], op))
+    return tuple(D.promote_all([x, y], op))
 
 
 # --- products -----------------------------------------------------------------------------------------
@@ -107,19 +107,15 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     if app is not None and app.ndim == 0:
         app = _xp.broadcast_to(app, x.shape[:axis % x.ndim] + (1,) + x.shape[axis % x.ndim + 1:])
     parts = [p for p in (pre, x, app) if p is not None]
-    x = _xp.concat(D._promote_all(parts, "diff"), axis=axis) if len(parts) > 1 else x
+    x = _xp.concat(D.promote_all(parts, "diff"), axis=axis) if len(parts) > 1 else x
     if n == 0:
         return x
     if x.dtype.is_bool:
         r = x
         for _ in range(n):
-            r = _xp.not_equal(_take_slice(r, axis, 1, None), _take_slice(r, axis, None, -1))
+            r = _xp.not_equal(D.axis_range(r, axis, 1, None), D.axis_range(r, axis, None, -1))
         return r
     return _xp.diff(x, axis=axis, n=n)
-
-
-def _take_slice(x, axis, start, stop):
-    return x[(slice(None),) * (axis % x.ndim) + (slice(start, stop),)]
 
 
 def ediff1d(ary, to_end=None, to_begin=None):
@@ -145,7 +141,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         if n < edge_order + 1:
             raise ValueError("nabla.numpy.gradient: shape of the array too small for a gradient; needs at least "
                              f"{edge_order + 1} elements along axis {ax}")
-        s = lambda a, b: _take_slice(y, ax, a, b)  # noqa: E731
+        s = lambda a, b: D.axis_range(y, ax, a, b)  # noqa: E731
         if isinstance(h, (int, float)) or (isinstance(h, Tensor) and h.ndim == 0) or _np.ndim(h) == 0:
             h = float(h)
             mid = (s(2, None) - s(None, -2)) / (2.0 * h)
@@ -263,16 +259,16 @@ def array_equiv(a1, a2):
 # --- elementwise helpers that are not ufuncs ----------------------------------------------------------
 
 def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None, **kwargs):  # noqa: A002
-    x = D.asarray(a, op="clip")
+    """``minimum(maximum(a, a_min), a_max)``, as NumPy defines it (its promotion included)."""
+    from ._ufunc_table import UFUNCS
+
+    r = D.asarray(a, op="clip")
     lo = a_min if min is None else min
     hi = a_max if max is None else max
-    lo = lo if lo is None or D.is_scalar(lo) else D.asarray(lo, op="clip")
-    hi = hi if hi is None or D.is_scalar(hi) else D.asarray(hi, op="clip")
-    r = x
     if lo is not None:
-        r = _xp.where(r < lo, lo, r) if not isinstance(lo, Tensor) else _xp.maximum(r, _astype(lo, r.dtype))
+        r = UFUNCS["maximum"](r, lo)
     if hi is not None:
-        r = _xp.where(r > hi, hi, r) if not isinstance(hi, Tensor) else _xp.minimum(r, _astype(hi, r.dtype))
+        r = UFUNCS["minimum"](r, hi)
     return r if out is None else write_out(out, r, "clip")
 
 
@@ -358,7 +354,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         yy = _xp.reshape(yy, (1, -1)) if yy.ndim == 1 else yy
         if not rowvar and yy.shape[0] != 1:
             yy = _xp.permute_dims(yy, (1, 0))
-        x = _xp.concat(D._promote_all([x, yy], "cov"), axis=0)
+        x = _xp.concat(D.promote_all([x, yy], "cov"), axis=0)
     if x.dtype.kind in "biu":
         x = _astype(x, _F64)
     if dtype is not None:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import builtins
 import math
 
 import numpy as _np
@@ -287,6 +286,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
     if weights is not None:
         raise NotImplementedError(f"nabla.numpy.{op}: weights= is not supported yet")
     x = D.asarray(a, op=op)
+    in_shape = x.shape
     if x.dtype.kind in "biu":
         x = _astype(x, _dt.float64)
     qs = _np.asarray(q.numpy() if isinstance(q, Tensor) else q, dtype=_np.float64)  # q: host parameters
@@ -294,7 +294,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
         raise ValueError(f"nabla.numpy.{op}: quantiles must be in the range [0, 1]")
     if axis is None:
         x, ax = _xp.reshape(x, (-1,)), 0
-        kept = (1,) * D.asarray(a).ndim
+        kept = (1,) * len(in_shape)
     else:
         axes = (axis,) if isinstance(axis, int) else tuple(axis)
         axes = tuple(k % x.ndim for k in axes)
@@ -302,7 +302,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
         x = _xp.permute_dims(x, tuple(rest) + axes)
         x = _xp.reshape(x, x.shape[:len(rest)] + (-1,))
         ax = len(rest)
-        kept = tuple(1 if k in axes else D.asarray(a).shape[k] for k in range(D.asarray(a).ndim))
+        kept = tuple(1 if k in axes else n for k, n in enumerate(in_shape))
     s = _xp.sort(x, axis=ax)
     n = s.shape[ax]
     if n == 0:
@@ -327,8 +327,8 @@ def _pick(s, ax, n, q, method, counts):
     if counts is None:
         pos = q * (n - 1)
         lo_i, hi_i = math.floor(pos), math.ceil(pos)
-        lo = _take(s, ax, lo_i)
-        hi = _take(s, ax, hi_i)
+        lo = _xp.squeeze(D.axis_range(s, ax, lo_i, lo_i + 1), axis=ax)
+        hi = _xp.squeeze(D.axis_range(s, ax, hi_i, hi_i + 1), axis=ax)
         frac = pos - lo_i
     else:
         pos = _astype(counts - 1, s.dtype) * q
@@ -345,13 +345,10 @@ def _pick(s, ax, n, q, method, counts):
         return (lo + hi) * 0.5
     if method == "nearest":
         if counts is None:
-            return _take(s, ax, round(pos))  # NumPy rounds half to even, as Python's round
+            k = round(pos)  # NumPy rounds half to even, as Python's round
+            return _xp.squeeze(D.axis_range(s, ax, k, k + 1), axis=ax)
         return _where(frac <= 0.5, lo, hi)
     return lo + (hi - lo) * frac
-
-
-def _take(s, ax, i):
-    return s[(slice(None),) * ax + (i,)]
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,

@@ -126,7 +126,7 @@ def unique_all(x):
 def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
     e = D.asarray(element, op="isin")
     t = D.asarray(test_elements, op="isin")
-    e, t = D._promote_all([e, t], "isin")
+    e, t = D.promote_all([e, t], "isin")
     return _xp.isin(e, _xp.reshape(t, (-1,)), invert=invert)
 
 
@@ -148,7 +148,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
 
 
 def union1d(ar1, ar2):
-    a, b = D._promote_all([D.asarray(ar1, op="union1d"), D.asarray(ar2, op="union1d")], "union1d")
+    a, b = D.promote_all([D.asarray(ar1, op="union1d"), D.asarray(ar2, op="union1d")], "union1d")
     return unique(_xp.concat([_xp.reshape(a, (-1,)), _xp.reshape(b, (-1,))], axis=0))
 
 
@@ -159,7 +159,7 @@ def setdiff1d(ar1, ar2, assume_unique=False):
 
 def setxor1d(ar1, ar2, assume_unique=False):
     a, b = unique(ar1), unique(ar2)
-    return unique(_xp.concat(D._promote_all([a[isin(a, b, invert=True)], b[isin(b, a, invert=True)]], "setxor1d"),
+    return unique(_xp.concat(D.promote_all([a[isin(a, b, invert=True)], b[isin(b, a, invert=True)]], "setxor1d"),
                              axis=0))
 
 

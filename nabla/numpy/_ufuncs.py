@@ -16,7 +16,7 @@ from .. import array_api as _xp
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops import aliasing
-from ..ops.elementwise import BINARY_FUNCTIONS as _B, UNARY_FUNCTIONS as _U, astype as _astype, where as _where
+from ..ops.elementwise import astype as _astype, where as _where
 from . import _dtypes as D
 
 
@@ -146,10 +146,10 @@ class ufunc:
             while x.shape[a] > 1:
                 n = x.shape[a]
                 half = n // 2
-                lo = _take_range(x, a, 0, half)
-                hi = _take_range(x, a, half, 2 * half)
+                lo = D.axis_range(x, a, 0, half)
+                hi = D.axis_range(x, a, half, 2 * half)
                 folded = self._fn(lo, hi)
-                x = folded if n % 2 == 0 else _xp.concat([folded, _take_range(x, a, 2 * half, n)], axis=a)
+                x = folded if n % 2 == 0 else _xp.concat([folded, D.axis_range(x, a, 2 * half, n)], axis=a)
             if not keepdims:
                 x = _xp.squeeze(x, axis=a)
         return x
@@ -169,23 +169,23 @@ class ufunc:
         n = x.shape[a]
         if n <= 1:
             return x
-        r = _take_range(x, a, 0, 1)
+        r = D.axis_range(x, a, 0, 1)
         for i in range(1, n):
-            r = self._fn(r, _take_range(x, a, i, i + 1))
+            r = self._fn(r, D.axis_range(x, a, i, i + 1))
         return r
 
     def _scan(self, x: Tensor, a: int) -> Tensor:
         """Inclusive scan by doubling (Hillis and Steele, 1986) for associative ufuncs; left to right else."""
         n = x.shape[a]
         if self.__name__ not in _ASSOCIATIVE:
-            parts = [_take_range(x, a, 0, 1)] if n else []
+            parts = [D.axis_range(x, a, 0, 1)] if n else []
             for i in range(1, n):
-                parts.append(self._fn(parts[-1], _take_range(x, a, i, i + 1)))
+                parts.append(self._fn(parts[-1], D.axis_range(x, a, i, i + 1)))
             return _xp.concat(parts, axis=a) if parts else x
         k = 1
         while k < n:
-            head = _take_range(x, a, 0, k)
-            x = _xp.concat([head, self._fn(_take_range(x, a, k, n), _take_range(x, a, 0, n - k))], axis=a)
+            head = D.axis_range(x, a, 0, k)
+            x = _xp.concat([head, self._fn(D.axis_range(x, a, k, n), D.axis_range(x, a, 0, n - k))], axis=a)
             k *= 2
         return x
 
@@ -220,13 +220,6 @@ class ufunc:
 _ASSOCIATIVE = frozenset({"add", "multiply", "maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or",
                           "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "hypot", "logaddexp",
                           "logaddexp2"})
-
-
-def _take_range(x: Tensor, axis: int, start: int, stop: int) -> Tensor:
-    key = (slice(None),) * axis + (slice(start, stop),)
-    from ..ops import indexing
-
-    return indexing.getitem(x, key)
 
 
 def _scatter_add(a: Tensor, indices, b: Tensor, op: str) -> Tensor:

@@ -71,7 +71,7 @@ svdvals = _la.svdvals
 
 
 def solve(a, b):
-    x, y = D._promote_all([_float(a, "solve"), _float(b, "solve")], "solve")
+    x, y = D.promote_all([_float(a, "solve"), _float(b, "solve")], "solve")
     return _la.solve(x, y)
 
 
@@ -110,7 +110,7 @@ def lstsq(a, b, rcond=None):
     """Least squares by the SVD (as LAPACK's gelsd): solution, residuals, rank, singular values."""
     A = _float(a, "lstsq")
     B = _float(b, "lstsq")
-    A, B = D._promote_all([A, B], "lstsq")
+    A, B = D.promote_all([A, B], "lstsq")
     vector = B.ndim == 1
     Bm = _xp.reshape(B, (-1, 1)) if vector else B
     m, n = A.shape

@@ -67,7 +67,7 @@ class Generator:
         return wrap(normal_bits(self._key, start, shape, dtype))
 
     @staticmethod
-    def _finish(r: Tensor, size, out):
+    def _finish(r: Tensor, out):
         if out is not None:
             from ._ufuncs import write_out
 
@@ -77,11 +77,11 @@ class Generator:
     # --- continuous ---------------------------------------------------------------------------------
     def random(self, size=None, dtype=_np.float64, out=None):
         shape = out.shape if out is not None and size is None else _shape(size)
-        return self._finish(self._uniform(shape, _float_dtype(dtype, "random")), size, out)
+        return self._finish(self._uniform(shape, _float_dtype(dtype, "random")), out)
 
     def standard_normal(self, size=None, dtype=_np.float64, out=None):
         shape = out.shape if out is not None and size is None else _shape(size)
-        return self._finish(self._normal(shape, _float_dtype(dtype, "standard_normal")), size, out)
+        return self._finish(self._normal(shape, _float_dtype(dtype, "standard_normal")), out)
 
     def _params(self, size, *params, op):
         ps = [p if D.is_scalar(p) else D.asarray(p, _np.float64, f"random.{op}") for p in params]
@@ -101,7 +101,7 @@ class Generator:
 
     def standard_exponential(self, size=None, dtype=_np.float64, method="inv", out=None):
         u = self._uniform(_shape(size), _float_dtype(dtype, "standard_exponential"))
-        return self._finish(-_xp.log1p(-u), size, out)
+        return self._finish(-_xp.log1p(-u), out)
 
     def exponential(self, scale=1.0, size=None):
         shape, (s,) = self._params(size, scale, op="exponential")

@@ -42,8 +42,7 @@ def philox_blocks(key: tuple[int, int], start: int, n: int, stream: int = 0, dev
         hi1, lo1 = _mulhilo(c2, _M1)
         c0, c1, c2, c3 = _xor(hi1, c1, k0), lo1, _xor(hi0, c3, k1), lo0
         k0, k1 = (k0 + _W0) & _MASK32, (k1 + _W1) & _MASK32
-    zero = _B["multiply"](idx, 0)
-    return [w if isinstance(w, Tensor) else zero + w for w in (c0, c1, c2, c3)]
+    return [w if isinstance(w, Tensor) else _B["multiply"](idx, 0) + w for w in (c0, c1, c2, c3)]
 
 
 def _mulhilo(c, m: int):
