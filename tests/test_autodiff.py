@@ -124,12 +124,17 @@ DIFF_CASES.update({
                        *_parts(_fft.ihfft(x, n=6))), [f64(3, 4)]),
 })
 
+# sort: values move with their permutation (the integer output carries no tangent)
+DIFF_CASES.update({
+    "sort": (lambda x: (sorting.sort(x, axis=0), sorting.sort(x, axis=-1, descending=True)), [f64(4, 5)]),
+})
+
 # ops with no derivative: bool results, no inputs, or integer-valued
 NOT_DIFFERENTIABLE = {
     "equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "logical_and", "logical_or",
     "logical_xor", "logical_not", "constant", "full", "arange",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert", "bitwise_left_shift", "bitwise_right_shift",
-    "isnan", "isinf", "isfinite", "signbit", "zeros_like", "nextafter", "floor_divide", "nonzero", "argsort", "argmax", "argmin",
+    "isnan", "isinf", "isfinite", "signbit", "zeros_like", "nextafter", "floor_divide", "nonzero", "argmax", "argmin", "random_bits",
 }
 
 

@@ -457,12 +457,23 @@ def test_writes_under_grad_and_vmap():
 
 # --- random ----------------------------------------------------------------------------------------------
 
-def test_philox_known_answer():
-    """Random123's published Philox4x32-10 vectors (counter, key) -> block."""
-    from nabla.ops.random_bits import philox_blocks
+@pytest.mark.parametrize("counter,key,block", [
+    ((0, 0, 0, 0), (0, 0), (0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8)),
+    ((0xFFFFFFFF,) * 4, (0xFFFFFFFF,) * 2, (0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD)),
+    ((0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344), (0xA4093822, 0x299F31D0),
+     (0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1)),
+])
+def test_philox_known_answer(counter, key, block):
+    """Random123's published Philox4x32-10 vectors (counter words, key words) -> block; the next
+    counters of a draw are the following blocks (checked: the first block again from a later start)."""
+    from nabla.ops.random_bits import draw
 
-    words = [int(w.numpy()[0]) for w in philox_blocks((0, 0), 0, 1)]
-    assert words == [0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8]
+    start, stream = counter[0] | counter[1] << 32, counter[2] | counter[3] << 32
+    k = key[0] | key[1] << 32
+    words = draw(k, start, (12,), None, "bits", stream=stream).numpy()
+    assert words.dtype == numpy.uint32 and tuple(int(w) for w in words[:4]) == block
+    later = draw(k, start - 2, (12,), None, "bits", stream=stream).numpy()
+    assert (later[8:12] == words[:4]).all()
 
 
 def _ks(sample, cdf):

@@ -45,7 +45,7 @@ class Generator:
 
     def __init__(self, seed=None):
         words = _np.random.SeedSequence(seed).generate_state(2, _np.uint32)
-        self._key = (int(words[0]), int(words[1]))
+        self._key = int(words[0]) | int(words[1]) << 32  # Philox's two key words
         self._counter = 0
         self._lock = threading.Lock()
 

@@ -24,7 +24,9 @@ KERNEL_DIR = Path(__file__).with_name("kernels")
 #: package -> the Python files that declare and stage its kernels (part of its digest)
 PACKAGES = {"core": ("custom_kernels.py", "fused.py", "fused_program.py"),
             "linalg": ("custom_kernels.py", "factorizations.py", "spectral.py", "standalone.py"),
-            "fft": ("custom_kernels.py", "fourier.py", "standalone.py")}
+            "fft": ("custom_kernels.py", "fourier.py", "standalone.py"),
+            "sort": ("custom_kernels.py", "sorting.py", "standalone.py"),
+            "random": ("custom_kernels.py", "random_bits.py", "standalone.py")}
 _BUILD_LOCK = threading.Lock()
 
 
@@ -174,4 +176,35 @@ def fft_kernel():
                 "rows": custom.TemplateType(DType.uint8, [ro]), "cols": custom.TemplateType(DType.uint8, [co])},
         outputs=[custom.TemplateType(T, [b, ro, co])],
         custom_extensions=[kernel_library("fft")],
+    )
+
+
+@functools.cache
+def sort_kernel():
+    """The sort kernel (kernels/sort/): x (b, n, k) sorted along axis 1, stably, into the values and
+    the permutation (int64); ``spec`` = [descending]."""
+    from max.experimental import custom
+
+    b, n, k = custom.Symbols("b", "n", "k")
+    T = custom.DTypeVar("T")
+    return custom.declare(
+        "nabla_sort",
+        inputs={"x": custom.TemplateType(T, [b, n, k]), "spec": custom.TemplateType(DType.int64, [1])},
+        outputs=[custom.TemplateType(T, [b, n, k]), custom.TemplateType(DType.int64, [b, n, k])],
+        custom_extensions=[kernel_library("sort")],
+    )
+
+
+@functools.cache
+def random_kernel(dtype):
+    """The Philox kernel (kernels/random/): a draw of ``size``'s length into ``dtype`` (uint32 words,
+    float32 or float64 values) from ``state`` = [key, start counter, stream, kind]."""
+    from max.experimental import custom
+
+    (m,) = custom.Symbols("m")
+    return custom.declare(
+        "nabla_random",
+        inputs={"state": custom.TemplateType(DType.uint64, [4]), "size": custom.TemplateType(DType.uint8, [m])},
+        outputs=[custom.TemplateType(dtype, [m])],
+        custom_extensions=[kernel_library("random")],
     )

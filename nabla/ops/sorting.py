@@ -1,95 +1,77 @@
-"""Sorting, searching and scans on MAX: argsort, argmax/argmin, cumulative sum.
+"""Sorting, searching and scans on MAX: sort/argsort, argmax/argmin, cumulative sum.
 
-MAX's ``argsort`` is 1-D and refused by its eager interpreter, and ``top_k`` is not
-stable, so ``ArgsortOp`` ranks by pairwise comparison along the axis (stable, NaN
-last): O(n^2) work per row, which MAX vectorizes well for the row lengths arrays
-usually sort; rows longer than ``PAIRWISE_LIMIT`` use ``top_k`` (ties unordered).
+Sorting runs on Nabla's sort kernel (``kernels/sort/``): a stable radix sort of every row that
+gives the sorted values and the permutation in one pass, NaN last (first when descending), for
+every real dtype. MAX's own ``argsort`` is 1-D and refused by its eager interpreter and its
+``top_k`` is not stable, so neither serves.
 """
 
 from __future__ import annotations
 
 from ..core import dtypes as _dt
-from ..core.operation import Operation
 from ..core.tensor import Tensor
+from ..core.operation import Operation
 from .base import describe, normalize_axis
+from .custom_kernels import KernelOperation
 from . import lowerings as L
 
-PAIRWISE_LIMIT = 4096
 
+class SortOp(KernelOperation):
+    """``[values, permutation]`` of ``x`` sorted along the physical ``axis``, stably."""
 
-def _to_last(x, axis):
-    rank = len(x.shape)
-    if axis == rank - 1:
-        return x, None
-    perm = [a for a in range(rank) if a != axis] + [axis]
-    inverse = [0] * rank
-    for i, p in enumerate(perm):
-        inverse[p] = i
-    return L.permute(x, perm), inverse
+    name = "sort"
+    kernel_package = "sort"
+    supports_complex = False
 
-
-def _nan_aware_less(a, b, lowering):
-    """a < b with NaN greater than everything (and NaNs equal to each other)."""
-    from max.graph import ops
-
-    lt = ops.greater(b, a)
-    if lowering.is_float(a):
-        lt = ops.logical_or(lt, ops.logical_and(ops.logical_not(ops.is_nan(a)), ops.is_nan(b)))
-    return lt
-
-
-def _nan_aware_equal(a, b, lowering):
-    from max.graph import ops
-
-    eq = ops.equal(a, b)
-    if lowering.is_float(a):
-        eq = ops.logical_or(eq, ops.logical_and(ops.is_nan(a), ops.is_nan(b)))
-    return eq
-
-
-class ArgsortOp(Operation):
-    name = "argsort"
-
-    def abstract_eval(self, x, *, axis, descending, stable):
+    def abstract_eval(self, x, *, axis, descending):
         if x.dtype.is_complex:
-            raise TypeError(f"nabla.argsort: complex tensors have no order ({describe(x)})")
-        return x.cached_shape, _dt.int64, x.batch_dims
+            raise TypeError(f"nabla.sort: complex tensors have no order ({describe(x)})")
+        return [(x.cached_shape, x.dtype, x.batch_dims), (x.cached_shape, _dt.int64, x.batch_dims)]
 
-    def maxpr(self, x, *, axis, descending, stable):
+    def maxpr(self, x, *, axis, descending):
+        import functools
+        import operator
+
         import numpy as np
         from max.dtype import DType
-        from max.graph import ops
+        from max.graph import DeviceRef, Dim, ops
+
+        from .custom_kernels import sort_kernel
+
+        device, dtype, cpu = x.device, x.dtype, DeviceRef.CPU()
+        if device != cpu:  # the kernel is CPU code: accelerator data makes the round trip
+            x = ops.transfer_to(x, cpu)
+        staged = {DType.bool: DType.uint8, DType.float16: DType.float32, DType.bfloat16: DType.float32}.get(dtype)
+        if staged is not None:  # exact both ways
+            x = ops.cast(x, staged)
+        shape = list(x.shape)
+        outer = functools.reduce(operator.mul, shape[:axis], Dim(1))
+        inner = functools.reduce(operator.mul, shape[axis + 1:], Dim(1))
+        spec = ops.constant(np.array([int(descending)], np.int64), DType.int64, cpu)
+        values, order = sort_kernel()(ops.reshape(x, [outer, shape[axis], inner]), spec)
+        values, order = ops.reshape(values, shape), ops.reshape(order, shape)
+        if staged is not None:
+            values = ops.cast(values, dtype)
+        if device != cpu:
+            values, order = ops.transfer_to(values, device), ops.transfer_to(order, device)
+        return [values, order]
+
+    def jvp_rule(self, primals, tangents, outputs, *, axis, descending):
+        from .indexing import take_along_axis
+
+        return [take_along_axis(tangents[0], outputs[1], axis - len(primals[0].shape) - primals[0].batch_dims), None]
+
+    def vjp_rule(self, primals, cotangents, outputs, *, axis, descending):
+        from .indexing import take_along_axis
+
+        x = primals[0]
+        logical = axis - x.batch_dims
+        order = outputs[1] if outputs[1] is not None else self(x, axis=axis, descending=descending)[1]
+        inverse = argsort(order, logical)  # where each input element went
+        return [take_along_axis(cotangents[0], inverse, logical - x.ndim)]
 
 
-        if len(x.shape) > L.MOVE_RANK and L.static_shape(x) is not None:
-            rows, restore = L.fold_rows(x, axis)
-            return restore(self.maxpr(rows, axis=1, descending=descending, stable=stable))
-        n = int(x.shape[axis])
-        if n <= 1:
-            return L.broadcast_to(ops.constant(0, DType.int64, x.device), [int(d) for d in x.shape])
-        if x.dtype == DType.bool:
-            x = ops.cast(x, DType.int8)
-        y, inverse = _to_last(x, axis)
-        if n > PAIRWISE_LIMIT:
-            _, idx = ops.top_k(ops.negate(y) if not descending else y, n, axis=-1)
-            out = ops.cast(idx, DType.int64)
-        else:
-            a = ops.unsqueeze(y, -1)  # element i
-            b = ops.unsqueeze(y, -2)  # element j
-            before = _nan_aware_less(a, b, L) if descending else _nan_aware_less(b, a, L)
-            # rank_i = #{j before i} + #{j < i equal to i}: a stable order
-            tri = ops.constant(np.tril(np.ones((n, n), dtype=bool), -1), DType.bool, y.device)
-            ties = ops.logical_and(_nan_aware_equal(a, b, L), tri)
-            count = ops.add(ops.cast(before, DType.int64), ops.cast(ties, DType.int64))
-            rank = ops.sum(count, axis=-1)  # (..., n, 1)
-            positions = ops.constant(np.arange(n, dtype=np.int64), DType.int64, y.device)
-            # out[r] = the i whose rank is r
-            hit = ops.cast(ops.equal(rank, ops.reshape(positions, [1] * (len(y.shape) - 1) + [n])), DType.int64)
-            out = ops.sum(ops.mul(hit, ops.reshape(positions, [n, 1])), axis=-2)
-            out = ops.squeeze(out, -2)
-        if inverse is not None:
-            out = L.permute(out, inverse)
-        return out
+sort_op = SortOp()
 
 
 class ArgReduceOp(Operation):
@@ -160,25 +142,26 @@ class CumsumOp(Operation):
         return [cumsum_op(cotangent, axis=axis + cotangent.batch_dims - primals[0].batch_dims, reverse=not reverse)]
 
 
-argsort_op = ArgsortOp()
 argmax_op = ArgReduceOp("argmax", "argmax")
 argmin_op = ArgReduceOp("argmin", "argmin")
 cumsum_op = CumsumOp()
 
 
-def argsort(x: Tensor, axis: int = -1, descending: bool = False, stable: bool = True) -> Tensor:
+def _sorted(x: Tensor, axis: int, descending: bool, op: str) -> list:
     impl = x._impl
     if impl.ndim == 0:
-        raise ValueError("nabla.argsort: 0-d tensors cannot be sorted")
-    a = normalize_axis(axis, impl.ndim, "argsort")
-    return argsort_op(x, axis=impl.batch_dims + a, descending=bool(descending), stable=bool(stable))
+        raise ValueError(f"nabla.{op}: 0-d tensors cannot be sorted")
+    a = normalize_axis(axis, impl.ndim, op)
+    return sort_op(x, axis=impl.batch_dims + a, descending=bool(descending))
+
+
+def argsort(x: Tensor, axis: int = -1, descending: bool = False, stable: bool = True) -> Tensor:
+    """The stable order of ``x`` along ``axis`` (every sort here is stable)."""
+    return _sorted(x, axis, descending, "argsort")[1]
 
 
 def sort(x: Tensor, axis: int = -1, descending: bool = False, stable: bool = True) -> Tensor:
-    from .indexing import take_along_axis
-
-    idx = argsort(x, axis, descending, stable)
-    return take_along_axis(x, idx, axis)
+    return _sorted(x, axis, descending, "sort")[0]
 
 
 def _arg_reduce(op, x: Tensor, axis, keepdims: bool) -> Tensor:

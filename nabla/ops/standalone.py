@@ -110,9 +110,9 @@ def compile_specs(specs: list) -> None:
     """Compile standalone models from their specs (the detached process's work)."""
     from ..core import dtypes as _dt
     from ..core.graph import GRAPH
-    from . import factorizations, fourier, spectral
+    from . import factorizations, fourier, sorting, spectral
 
-    ops = {o.name: o for mod in (factorizations, fourier, spectral) for o in vars(mod).values()
+    ops = {o.name: o for mod in (factorizations, fourier, sorting, spectral) for o in vars(mod).values()
            if getattr(o, "standalone", False) and not isinstance(o, type)}
     engine = GRAPH.engine
     for spec in specs:
