@@ -37,7 +37,13 @@ def interpret_by_default():
     """Tests run first-sight style (MAX's interpreter): compiling every repeated structure in the
     background would cost 10-30 s each on a cold machine. Engine tests opt into other policies."""
     nb.set_realization_policy("interpret")
+    engine = nb.core.graph.GRAPH.engine
+    saved = engine.single_op_models
+    # single-op models depend on what this machine compiled before: tests that count paths must
+    # not (tests/test_engine.py turns them on where they are the subject)
+    engine.single_op_models = False
     yield
+    engine.single_op_models = saved
     nb.set_realization_policy("interpret")
 
 

@@ -173,3 +173,31 @@ def test_compiles_run_in_process_where_subprocesses_are_off(policy):
         assert nb.engine_stats()["compiles"] == 1
     finally:
         GRAPH.engine = saved
+
+
+def test_single_op_models_run_a_new_trace_node_by_node(stats, monkeypatch):
+    """A trace the fused kernel cannot take (integer arithmetic) runs on MAX's interpreter at first
+    sight and asks for single-op models; once this machine has compiled them, traces of those ops,
+    of any size, run node by node on them (no interpreter), with the same values."""
+    from nabla.ops import standalone
+
+    engine = nb.core.graph.GRAPH.engine
+    monkeypatch.setattr(engine, "single_op_models", True)
+    monkeypatch.setattr(standalone, "_WANTED", {})
+
+    def f(x, y):
+        return x * 7 + y
+
+    def check(rows, cols):
+        a = np.arange(rows * cols, dtype=np.int64).reshape(rows, cols) - 5
+        b = np.arange(rows, dtype=np.int64).reshape(rows, 1) * -3
+        np.testing.assert_array_equal(f(nb.asarray(a), nb.asarray(b)).numpy(), f(a, b))
+
+    check(3, 4)
+    assert stats()["interpreted"] == 1
+    wanted = {spec["op"] for spec in standalone._WANTED.values()}
+    assert wanted == {"multiply", "add"}, wanted
+    standalone.compile_specs(list(standalone._WANTED.values()))
+    for shape in ((3, 4), (5, 9)):
+        check(*shape)
+    assert stats()["interpreted"] == 1

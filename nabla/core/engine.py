@@ -132,6 +132,8 @@ class Engine:
             raise ValueError(f"NABLA_REALIZE={self.policy!r}: expected one of {_POLICIES}")
         self.symbolic_dims = os.environ.get("NABLA_SYMBOLIC_DIMS", "1") != "0"
         self.fused_enabled = os.environ.get("NABLA_FUSED", "1") != "0"
+        #: first sight may run ops alone on single-op models this machine compiled earlier
+        self.single_op_models = os.environ.get("NABLA_SINGLE_OP_MODELS", "1") != "0"
         self._interpreter_warm = None
         self._named: dict[str, _Entry] = {}
         directory = model_cache_dir(Path(__file__).resolve().parent.parent)
@@ -376,6 +378,11 @@ class Engine:
             self._compile_future(entry, build)
         if stages:  # the fused kernel's parts in stages (ops it lacks interpreted alone)
             return _Stages(stages)
+        if len(traced[1]) > 1 and not staged and self.first_sight is not None and self.fused_enabled \
+                and self.single_op_models and self.policy != "compile":
+            parts = self.first_sight.split(self, traced[1], outputs)
+            if parts:  # node by node on single-op models this machine has compiled
+                return _Stages(parts)
         results = self._interpret(entry, build, tuple(leaf.shape for leaf in leaves), buffers)
         if results is None:  # refused: this structure must be compiled
             return self._compile_future(entry, build)

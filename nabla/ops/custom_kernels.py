@@ -43,6 +43,12 @@ class KernelOperation(Operation):
     def complex_storage_kwargs(self, kwargs):
         return {**kwargs, "cplx": True}
 
+    def standalone_form(self, kwargs: dict, shapes: list):
+        """``(kwargs, dims, views)``: a canonical form for the standalone model, so one model serves
+        every rank and axis (operands are viewed as ``views``, dims may name symbols), or None to
+        build it for the node's own shapes (sizes above 2 made symbolic)."""
+        return None
+
 
 @functools.cache
 def kernel_digest(package: str = "core") -> str:
@@ -201,10 +207,10 @@ def random_kernel(dtype):
     float32 or float64 values) from ``state`` = [key, start counter, stream, kind]."""
     from max.experimental import custom
 
-    (m,) = custom.Symbols("m")
+    s, m = custom.Symbols("s", "m")  # s: the state's 4 (engines may name any size symbolically)
     return custom.declare(
         "nabla_random",
-        inputs={"state": custom.TemplateType(DType.uint64, [4]), "size": custom.TemplateType(DType.uint8, [m])},
+        inputs={"state": custom.TemplateType(DType.uint64, [s]), "size": custom.TemplateType(DType.uint8, [m])},
         outputs=[custom.TemplateType(dtype, [m])],
         custom_extensions=[kernel_library("random")],
     )

@@ -23,21 +23,25 @@ KINDS = {"bits": 0, "uniform": 1, "normal": 2}
 
 
 class RandomOp(KernelOperation):
-    """A draw of ``size``'s length: ``state`` = [key, start, stream, kind] (uint64)."""
+    """A draw of ``size``'s length: ``state`` = [key, start, stream, kind] (uint64); ``dtype`` by name
+    (kwargs travel as JSON to the process that compiles standalone models)."""
 
     name = "random_bits"
     kernel_package = "random"
     supports_complex = False
 
     def abstract_eval(self, state, size, *, dtype):
-        if dtype not in (_dt.uint32, _dt.float32, _dt.float64):
-            raise TypeError(f"nabla.random: draws are uint32 words, float32 or float64, not {dtype.name}")
-        return size.cached_shape, dtype, 0
+        if dtype not in ("uint32", "float32", "float64"):
+            raise TypeError(f"nabla.random: draws are uint32 words, float32 or float64, not {dtype}")
+        return size.cached_shape, _dt.from_name(dtype), 0
+
+    def standalone_form(self, kwargs, shapes):
+        return kwargs, [[4], ["m"]], None
 
     def maxpr(self, state, size, *, dtype):
         from .custom_kernels import random_kernel
 
-        out = random_kernel(dtype.max_dtype)(state, size)
+        out = random_kernel(_dt.from_name(dtype).max_dtype)(state, size)
         return out[0] if isinstance(out, (list, tuple)) else out
 
 
@@ -63,7 +67,8 @@ def draw(key: int, start: int, shape, dtype, kind: str = "uniform", stream: int 
     n = math.prod(shape)
     kernel_dtype = _dt.uint32 if kind == "bits" else (_dt.float64 if kind == "normal" else dtype)
     state = np.array([key & (2**64 - 1), start & (2**64 - 1), stream & (2**64 - 1), KINDS[kind]], dtype=np.uint64)
-    out = random_op(tensor_from_host(state, None), tensor_from_host(np.zeros(n, np.uint8), None), dtype=kernel_dtype)
+    out = random_op(tensor_from_host(state, None), tensor_from_host(np.zeros(n, np.uint8), None),
+                    dtype=kernel_dtype.name)
     if kind == "normal" and dtype is not _dt.float64:
         from .elementwise import astype
 

@@ -12,6 +12,7 @@ and a test session's many structures do not queue ahead of its own compiles.
 from __future__ import annotations
 
 import atexit
+import functools
 import hashlib
 import json
 import os
@@ -23,23 +24,32 @@ from ..core.engine import hashable_params, symbolic_dims
 
 class KernelPlan:
     """How one kernel node runs on its standalone model: which leaves feed it, which of its
-    outputs were asked for."""
+    outputs were asked for, and (for ops with a canonical form) the shapes its operands are viewed
+    as and its results viewed back from."""
 
-    def __init__(self, name: str, node, arguments: tuple, picks: tuple, dims: list):
+    def __init__(self, name: str, node, arguments: tuple, picks: tuple, dims: list, kwargs: dict,
+                 views=None, out_shapes=None):
         self.name, self.node, self.arguments, self.picks, self.dims = name, node, arguments, picks, dims
+        self.kwargs, self.views, self.out_shapes = kwargs, views, out_shapes
 
     def spec(self) -> dict:
         """What a detached process needs to build this model again."""
         n = self.node
-        return {"name": self.name, "op": n.op.name, "kwargs": n.kwargs, "dtypes": [v.dtype.name for v in n.inputs],
+        return {"name": self.name, "op": n.op.name, "kwargs": self.kwargs, "dtypes": [v.dtype.name for v in n.inputs],
                 "dims": self.dims, "picks": list(self.picks)}
 
     def run(self, model, leaf_buffers, out_shape):
-        return list(model.execute(*[leaf_buffers[i] for i in self.arguments]))  # the picked outputs, in order
+        buffers = [leaf_buffers[i] for i in self.arguments]
+        if self.views is not None:
+            buffers = [b.view(b.dtype, shape) for b, shape in zip(buffers, self.views)]
+        out = list(model.execute(*buffers))  # the picked outputs, in order
+        if self.out_shapes is not None:
+            out = [o.view(o.dtype, shape) for o, shape in zip(out, self.out_shapes)]
+        return out
 
     def graph(self):
         n = self.node
-        return _graph(n.op, n.kwargs, [v.dtype for v in n.inputs], self.dims, self.picks)
+        return _graph(n.op, self.kwargs, [v.dtype for v in n.inputs], self.dims, self.picks)
 
 
 def _graph(op, kwargs, dtypes, dims, picks):
@@ -53,39 +63,161 @@ def _graph(op, kwargs, dtypes, dims, picks):
     return g
 
 
+def _served(node) -> bool:
+    """Whether a node can run alone on a model of its own, with tensor operands on the host: a kernel
+    op, or any other op with operands (a library of single ops compiled once per machine: one model
+    serves every size of a shape-polymorphic op, others get one per shape)."""
+    op = node.op
+    if node.treedef is not None or any(not v.device.is_host for v in node.inputs):
+        return False
+    return op.standalone or (bool(node.inputs) and op.name not in _NOT_SERVED)
+
+
+#: ops left to the interpreter: a result whose size depends on the data
+_NOT_SERVED = frozenset({"constant", "nonzero"})
+
+
+@functools.cache
+def _ops_digest() -> str:
+    """Models of ops without a kernel package are keyed by the lowerings' sources."""
+    from pathlib import Path
+
+    from ..core.disk_cache import source_digest
+
+    return source_digest(Path(__file__).parent, (".py",))
+
+
+def _signature(node, picks: tuple):
+    """(name, kwargs, dims, views) of the model that runs ``node`` alone, giving outputs ``picks``."""
+    shapes = [tuple(int(d) for d in v.shape) for v in node.inputs]
+    form = node.op.standalone_form(node.kwargs, shapes) if node.op.standalone else None
+    if form is None:
+        sizes: dict[int, str] = {}
+        kwargs, views = node.kwargs, None
+        # an op whose lowering uses concrete sizes gets a model per shape
+        dims = [list(symbolic_dims(s, sizes) if node.op.shape_polymorphic else s) for s in shapes]
+    else:
+        kwargs, dims, views = form
+    signature = repr((node.op.name, hashable_params(kwargs) if kwargs else (),
+                      [(v.dtype.name, d) for v, d in zip(node.inputs, dims)], picks))
+    if node.op.standalone:
+        from .custom_kernels import kernel_digest
+
+        digest = kernel_digest(node.op.kernel_package)
+    else:
+        digest = _ops_digest()
+    name = f"op-{node.op.name}-{hashlib.sha256(signature.encode()).hexdigest()[:16]}-{digest}"
+    return name, kwargs, [list(d) for d in dims], views
+
+
 def plan(order, leaves, outputs, node_ids, leaf_ids):
-    """A plan when the trace is one standalone-capable node on host operands, else None."""
+    """A plan when the trace is one node that can run alone, on host operands; else None."""
     if len(order) != 1:
         return None
     node = order[0]
-    if not node.op.standalone or node.treedef is not None \
-            or any(not v.device.is_host for v in node.inputs):
+    if not _served(node) or any(v.node is not node for v in outputs):
         return None
-    if any(v.node is not node for v in outputs):
-        return None
-    sizes: dict[int, str] = {}
-    dims = [list(symbolic_dims(v.shape, sizes)) for v in node.inputs]
     picks = tuple(v.index for v in outputs)
-    signature = repr((node.op.name, hashable_params(node.kwargs) if node.kwargs else (),
-                      [(v.dtype.name, d) for v, d in zip(node.inputs, dims)], picks))
-    from .custom_kernels import kernel_digest
-
-    name = f"op-{node.op.name}-{hashlib.sha256(signature.encode()).hexdigest()[:16]}-" \
-           f"{kernel_digest(node.op.kernel_package)}"
-    return KernelPlan(name, node, tuple(leaf_ids[id(v)] for v in node.inputs), picks, dims)
+    name, kwargs, dims, views = _signature(node, picks)
+    out_shapes = None if views is None else [tuple(int(d) for d in v.shape) for v in outputs]
+    return KernelPlan(name, node, tuple(leaf_ids[id(v)] for v in node.inputs), picks, dims, kwargs, views,
+                      out_shapes)
 
 
+def split(engine, order, outputs):
+    """The stages that run a trace node by node on single-op models, when this machine has every
+    one of them (each then costs milliseconds where MAX's interpreter would load its kernel
+    families, about a second per process); None otherwise, and the missing models are asked for.
+    Scalar constants become host data. Under the engine's lock."""
+    units = [n for n in order if n.op.name != "constant"]
+    if len(units) < 2 or not all(_served(n) for n in units):
+        return None
+    used: dict[int, list] = {}
+    for v in [v for n in order for v in n.inputs] + list(outputs):
+        if v.node is not None and all(u is not v for u in used.setdefault(id(v.node), [])):
+            used[id(v.node)].append(v)
+    if any(len(used.get(id(n), ())) > 1 for n in units):
+        return None  # a node read through several outputs: left whole
+    constants = [v for n in order if n.op.name == "constant" for v in used.get(id(n), ())]
+    if any(v.dtype.is_complex or not v.device.is_host for v in constants):
+        return None
+    ready = True
+    for n in units:
+        v = used[id(n)][0]
+        name, kwargs, dims, _ = _signature(n, (v.index,))
+        if engine.named_model(name, None, compile=False) is None:
+            ready = False
+            _want(name, {"name": name, "op": n.op.name, "kwargs": kwargs, "dtypes": [u.dtype.name for u in n.inputs],
+                         "dims": dims, "picks": [v.index]})
+    if not ready:
+        return None
+    import numpy as np
+    from max import driver
+
+    from ..core.engine import _write_back
+
+    for v in constants:  # host data, like any operand the user passes
+        c = v.node
+        _write_back([v], [driver.Buffer.from_numpy(np.asarray(c.kwargs["value"], c.kwargs["dtype"].numpy_dtype))])
+    return [used[id(n)][0] for n in units[:-1]]  # the last runs when the trace is taken again
+
+
+#: models asked for by this process, compiled after it exits; bounded, as each costs a compile
 _WANTED: dict[str, dict] = {}
+_MAX_WANTED = 64
+
+
+def _want(name: str, spec: dict) -> None:
+    if name in _WANTED or len(_WANTED) >= _MAX_WANTED:
+        return
+    try:
+        spec = {**spec, "kwargs": _encode(spec["kwargs"])}
+    except TypeError:  # kwargs the detached process could not rebuild
+        return
+    if not _WANTED:
+        atexit.register(_compile_elsewhere)
+    _WANTED[name] = spec
+
+
+def _encode(value):
+    """kwargs as JSON: dtypes and tuples tagged so that ``_decode`` gives them back as they were."""
+    from ..core import dtypes as _dt
+
+    if isinstance(value, _dt.DType):
+        return {"dtype": value.name}
+    if isinstance(value, tuple):
+        return {"tuple": [_encode(v) for v in value]}
+    if isinstance(value, list):
+        return [_encode(v) for v in value]
+    if isinstance(value, dict):
+        return {"dict": {k: _encode(v) for k, v in value.items()}}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise TypeError(f"cannot encode {type(value).__name__}")
+
+
+def _decode(value):
+    from ..core import dtypes as _dt
+
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    if isinstance(value, dict):
+        if "dtype" in value:
+            return _dt.from_name(value["dtype"])
+        if "tuple" in value:
+            return tuple(_decode(v) for v in value["tuple"])
+        return {k: _decode(v) for k, v in value["dict"].items()}
+    return value
 
 
 def model(engine, plan_: KernelPlan):
     """The standalone model if this machine has compiled it, else None (the interpreter serves this
     sight, and the model is compiled after this process exits)."""
+    if not plan_.node.op.standalone and not engine.single_op_models:
+        return None
     found = engine.named_model(plan_.name, plan_.graph, compile=False)
-    if found is None and plan_.name not in _WANTED:
-        if not _WANTED:
-            atexit.register(_compile_elsewhere)
-        _WANTED[plan_.name] = plan_.spec()
+    if found is None:
+        _want(plan_.name, plan_.spec())
     return found
 
 
@@ -110,18 +242,37 @@ def compile_specs(specs: list) -> None:
     """Compile standalone models from their specs (the detached process's work)."""
     from ..core import dtypes as _dt
     from ..core.graph import GRAPH
-    from . import factorizations, fourier, sorting, spectral
 
-    ops = {o.name: o for mod in (factorizations, fourier, sorting, spectral) for o in vars(mod).values()
-           if getattr(o, "standalone", False) and not isinstance(o, type)}
+    ops = all_ops()
     engine = GRAPH.engine
     for spec in specs:
         op = ops.get(spec["op"])
         if op is None:
             continue
         dtypes = [_dt.from_name(d) for d in spec["dtypes"]]
-        engine.named_model(spec["name"], lambda: _graph(op, spec["kwargs"], dtypes, spec["dims"], spec["picks"]))
-        engine.wait_for_compiles()  # one at a time: this process runs at nice 19 beside the user's work
+        kwargs = _decode(spec["kwargs"])
+        try:
+            engine.named_model(spec["name"], lambda: _graph(op, kwargs, dtypes, spec["dims"], spec["picks"]))
+            engine.wait_for_compiles()  # one at a time: this process runs at nice 19 beside the user's work
+        except Exception:  # one model that does not build must not stop the others
+            continue
+
+
+def all_ops() -> dict:
+    """Every op of ``nabla.ops`` by name."""
+    from ..core.operation import Operation
+    from . import (_physical, creation, elementwise, factorizations, fourier, indexing, linalg, multi_output,
+                   random_bits, reduction, sorting, spectral, view)
+
+    found = {}
+    for mod in (creation, elementwise, factorizations, fourier, indexing, linalg, multi_output, random_bits, reduction,
+                sorting, spectral, view, _physical):
+        for obj in vars(mod).values():
+            if isinstance(obj, Operation):
+                found[obj.name] = obj
+            elif isinstance(obj, dict):
+                found.update({o.name: o for o in obj.values() if isinstance(o, Operation)})
+    return found
 
 
 class FirstSightPaths:
@@ -149,6 +300,14 @@ class FirstSightPaths:
     def model(engine, planned: "_Planned"):
         return planned.path.model(engine, planned.plan)
 
+    def split(self, engine, order, outputs):
+        for path in self.paths:
+            found = getattr(path, "split", None)
+            found = found(engine, order, outputs) if found else None
+            if found:
+                return found
+        return None
+
     def prepare(self, engine) -> list:
         return [m for path in self.paths if hasattr(path, "prepare") for m in path.prepare(engine)]
 
@@ -166,6 +325,7 @@ class _Planned:
 class KernelPath:
     plan = staticmethod(plan)
     model = staticmethod(model)
+    split = staticmethod(split)
 
 
 if __name__ == "__main__":  # the detached compile: python -m nabla.ops.standalone LOCK SPECS
