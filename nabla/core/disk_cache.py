@@ -36,11 +36,12 @@ def default_root() -> Path | None:
     return (Path(root) if root else Path.home() / ".cache" / "nabla") / _max_tag()
 
 
-def source_digest(root: Path, suffixes=(".py", ".mojo"), extra=()) -> str:
-    """A digest of the files under ``root`` (and of ``extra`` files): a key names ops, not how
-    they lower, so models compiled by another version of the lowerings must never be found."""
+def source_digest(root: Path, suffixes=(".py", ".mojo"), extra=(), exclude=()) -> str:
+    """A digest of the files under ``root`` (and of ``extra`` files, less ``exclude``): a key names
+    ops, not how they lower, so models compiled by another version of the lowerings must never be
+    found."""
     h = hashlib.sha256()
-    paths = [p for p in sorted(root.rglob("*")) if p.suffix in suffixes] + list(extra)
+    paths = [p for p in sorted(root.rglob("*")) if p.suffix in suffixes and p not in exclude] + list(extra)
     for path in paths:
         h.update(path.name.encode() if path in extra else path.relative_to(root).as_posix().encode())
         h.update(path.read_bytes())

@@ -23,10 +23,10 @@ from ..core.operation import Operation
 KERNEL_DIR = Path(__file__).with_name("kernels")
 #: package -> the Python files that declare and stage its kernels (part of its digest)
 PACKAGES = {"core": ("custom_kernels.py", "fused.py", "fused_program.py"),
-            "linalg": ("custom_kernels.py", "factorizations.py", "spectral.py", "standalone.py"),
-            "fft": ("custom_kernels.py", "fourier.py", "standalone.py"),
-            "sort": ("custom_kernels.py", "sorting.py", "standalone.py"),
-            "random": ("custom_kernels.py", "random_bits.py", "standalone.py")}
+            "linalg": ("custom_kernels.py", "factorizations.py", "spectral.py"),
+            "fft": ("custom_kernels.py", "fourier.py"),
+            "sort": ("custom_kernels.py", "sorting.py"),
+            "random": ("custom_kernels.py", "random_bits.py")}
 _BUILD_LOCK = threading.Lock()
 
 

@@ -70,11 +70,16 @@ def _served(node) -> bool:
     op = node.op
     if node.treedef is not None or any(not v.device.is_host for v in node.inputs):
         return False
-    return op.standalone or (bool(node.inputs) and op.name not in _NOT_SERVED)
+    return op.standalone or op.name not in _NOT_SERVED
 
 
 #: ops left to the interpreter: a result whose size depends on the data
 _NOT_SERVED = frozenset({"constant", "nonzero"})
+
+
+#: the version of how ``_graph`` builds a model from a spec: part of every model's name (this
+#: file's other code does not change what a model computes, so it is not part of the digests)
+MODEL_FORMAT = 1
 
 
 @functools.cache
@@ -84,7 +89,8 @@ def _ops_digest() -> str:
 
     from ..core.disk_cache import source_digest
 
-    return source_digest(Path(__file__).parent, (".py",))
+    here = Path(__file__).parent
+    return source_digest(here, (".py",), exclude=(here / "standalone.py",))
 
 
 def _signature(node, picks: tuple):
@@ -106,7 +112,7 @@ def _signature(node, picks: tuple):
         digest = kernel_digest(node.op.kernel_package)
     else:
         digest = _ops_digest()
-    name = f"op-{node.op.name}-{hashlib.sha256(signature.encode()).hexdigest()[:16]}-{digest}"
+    name = f"op{MODEL_FORMAT}-{node.op.name}-{hashlib.sha256(signature.encode()).hexdigest()[:16]}-{digest}"
     return name, kwargs, [list(d) for d in dims], views
 
 
@@ -130,7 +136,7 @@ def split(engine, order, outputs):
     families, about a second per process); None otherwise, and the missing models are asked for.
     Scalar constants become host data. Under the engine's lock."""
     units = [n for n in order if n.op.name != "constant"]
-    if len(units) < 2 or not all(_served(n) for n in units):
+    if len(order) < 2 or not units or not all(_served(n) for n in units):
         return None
     used: dict[int, list] = {}
     for v in [v for n in order for v in n.inputs] + list(outputs):
@@ -159,7 +165,7 @@ def split(engine, order, outputs):
     for v in constants:  # host data, like any operand the user passes
         c = v.node
         _write_back([v], [driver.Buffer.from_numpy(np.asarray(c.kwargs["value"], c.kwargs["dtype"].numpy_dtype))])
-    return [used[id(n)][0] for n in units[:-1]]  # the last runs when the trace is taken again
+    return [used[id(n)][0] for n in units[:-1]]  # the last runs when the trace is taken again (alone)
 
 
 #: models asked for by this process, compiled after it exits; bounded, as each costs a compile
@@ -185,6 +191,8 @@ def _encode(value):
 
     if isinstance(value, _dt.DType):
         return {"dtype": value.name}
+    if getattr(value, "is_host", False) and hasattr(value, "label"):  # the host device (served ops run there)
+        return {"device": "cpu"}
     if isinstance(value, tuple):
         return {"tuple": [_encode(v) for v in value]}
     if isinstance(value, list):
@@ -204,6 +212,10 @@ def _decode(value):
     if isinstance(value, dict):
         if "dtype" in value:
             return _dt.from_name(value["dtype"])
+        if "device" in value:
+            from ..core.context import cpu
+
+            return cpu()
         if "tuple" in value:
             return tuple(_decode(v) for v in value["tuple"])
         return {k: _decode(v) for k, v in value["dict"].items()}
