@@ -378,7 +378,7 @@ class Engine:
             self._compile_future(entry, build)
         if stages:  # the fused kernel's parts in stages (ops it lacks interpreted alone)
             return _Stages(stages)
-        if len(traced[1]) > 1 and not staged and self.first_sight is not None and self.fused_enabled \
+        if len(traced[1]) > 1 and self.first_sight is not None and self.fused_enabled \
                 and self.single_op_models and self.policy != "compile":
             parts = self.first_sight.split(self, traced[1], outputs)
             if parts:  # node by node on single-op models this machine has compiled

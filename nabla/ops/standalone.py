@@ -33,10 +33,7 @@ class KernelPlan:
         self.kwargs, self.views, self.out_shapes = kwargs, views, out_shapes
 
     def spec(self) -> dict:
-        """What a detached process needs to build this model again."""
-        n = self.node
-        return {"name": self.name, "op": n.op.name, "kwargs": self.kwargs, "dtypes": [v.dtype.name for v in n.inputs],
-                "dims": self.dims, "picks": list(self.picks)}
+        return _spec(self.node, self.name, self.kwargs, self.dims, self.picks)
 
     def run(self, model, leaf_buffers, out_shape):
         buffers = [leaf_buffers[i] for i in self.arguments]
@@ -49,15 +46,35 @@ class KernelPlan:
 
     def graph(self):
         n = self.node
-        return _graph(n.op, self.kwargs, [v.dtype for v in n.inputs], self.dims, self.picks)
+        return _graph(n.op, self.kwargs, [v.dtype for v in n.inputs], self.dims, self.picks, _layout(n))
 
 
-def _graph(op, kwargs, dtypes, dims, picks):
+def _spec(node, name: str, kwargs: dict, dims: list, picks) -> dict:
+    """What a detached process needs to build a node's model again."""
+    return {"name": name, "op": node.op.name, "kwargs": kwargs, "dtypes": [v.dtype.name for v in node.inputs],
+            "dims": dims, "picks": list(picks), "layout": _layout(node)}
+
+
+def _layout(node):
+    """How an op taking nested arguments (concat's list) receives its operands: their positions in
+    that structure, or None for flat operands."""
+    return None if node.treedef is None else node.treedef.unflatten(list(range(len(node.inputs))))
+
+
+def _fill(layout, values):
+    if isinstance(layout, int):
+        return values[layout]
+    filled = [_fill(x, values) for x in layout]
+    return tuple(filled) if isinstance(layout, tuple) else filled
+
+
+def _graph(op, kwargs, dtypes, dims, picks, layout=None):
     from max.graph import DeviceRef, Graph, TensorType
 
     types = [TensorType(dt.max_dtype, d, device=DeviceRef.CPU()) for dt, d in zip(dtypes, dims)]
     with Graph(f"nabla_{op.name}", input_types=types) as g:
-        out = op.maxpr(*[inp.tensor for inp in g.inputs], **kwargs)
+        operands = [inp.tensor for inp in g.inputs]
+        out = op.maxpr(*(operands if layout is None else _fill(layout, operands)), **kwargs)
         out = list(out) if isinstance(out, (list, tuple)) else [out]
         g.output(*[out[i] for i in picks])
     return g
@@ -68,7 +85,7 @@ def _served(node) -> bool:
     op, or any other op with operands (a library of single ops compiled once per machine: one model
     serves every size of a shape-polymorphic op, others get one per shape)."""
     op = node.op
-    if node.treedef is not None or any(not v.device.is_host for v in node.inputs):
+    if any(not v.device.is_host for v in node.inputs):
         return False
     return op.standalone or op.name not in _NOT_SERVED
 
@@ -104,8 +121,9 @@ def _signature(node, picks: tuple):
         dims = [list(symbolic_dims(s, sizes) if node.op.shape_polymorphic else s) for s in shapes]
     else:
         kwargs, dims, views = form
+    layout = _layout(node)
     signature = repr((node.op.name, hashable_params(kwargs) if kwargs else (),
-                      [(v.dtype.name, d) for v, d in zip(node.inputs, dims)], picks))
+                      [(v.dtype.name, d) for v, d in zip(node.inputs, dims)], picks) + ((layout,) if layout else ()))
     if node.op.standalone:
         from .custom_kernels import kernel_digest
 
@@ -153,8 +171,7 @@ def split(engine, order, outputs):
         name, kwargs, dims, _ = _signature(n, (v.index,))
         if engine.named_model(name, None, compile=False) is None:
             ready = False
-            _want(name, {"name": name, "op": n.op.name, "kwargs": kwargs, "dtypes": [u.dtype.name for u in n.inputs],
-                         "dims": dims, "picks": [v.index]})
+            _want(name, _spec(n, name, kwargs, dims, (v.index,)))
     if not ready:
         return None
     import numpy as np
@@ -177,7 +194,7 @@ def _want(name: str, spec: dict) -> None:
     if name in _WANTED or len(_WANTED) >= _MAX_WANTED:
         return
     try:
-        spec = {**spec, "kwargs": _encode(spec["kwargs"])}
+        spec = {**spec, "kwargs": _encode(spec["kwargs"]), "layout": _encode(spec["layout"])}
     except TypeError:  # kwargs the detached process could not rebuild
         return
     if not _WANTED:
@@ -264,7 +281,8 @@ def compile_specs(specs: list) -> None:
         dtypes = [_dt.from_name(d) for d in spec["dtypes"]]
         kwargs = _decode(spec["kwargs"])
         try:
-            engine.named_model(spec["name"], lambda: _graph(op, kwargs, dtypes, spec["dims"], spec["picks"]))
+            layout = _decode(spec.get("layout"))
+            engine.named_model(spec["name"], lambda: _graph(op, kwargs, dtypes, spec["dims"], spec["picks"], layout))
             engine.wait_for_compiles()  # one at a time: this process runs at nice 19 beside the user's work
         except Exception:  # one model that does not build must not stop the others
             continue
