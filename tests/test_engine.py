@@ -175,14 +175,17 @@ def test_compiles_run_in_process_where_subprocesses_are_off(policy):
         GRAPH.engine = saved
 
 
-def test_single_op_models_run_a_new_trace_node_by_node(stats, monkeypatch):
+def test_single_op_models_run_a_new_trace_node_by_node(stats, monkeypatch, tmp_path):
     """A trace the fused kernel cannot take (integer arithmetic) runs on MAX's interpreter at first
     sight and asks for single-op models; once this machine has compiled them, traces of those ops,
     of any size, run node by node on them (no interpreter), with the same values."""
+    from nabla.core.disk_cache import ModelDiskCache
     from nabla.ops import standalone
 
     engine = nb.core.graph.GRAPH.engine
     monkeypatch.setattr(engine, "single_op_models", True)
+    monkeypatch.setattr(engine, "kernel_disk", ModelDiskCache(tmp_path))  # a machine with no models yet
+    monkeypatch.setattr(engine, "_named", {})
     monkeypatch.setattr(standalone, "_WANTED", {})
 
     def f(x, y):
