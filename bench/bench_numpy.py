@@ -1,9 +1,10 @@
 """The NumPy face on a script seen once: the same text run with ``import numpy as np`` and with
 ``import nabla.numpy as np``, each in a fresh process (empty Nabla disk cache), in the same run.
 
-    python -m bench.bench_numpy
+    python -m bench.bench_numpy             # the script, fresh processes
+    python -m bench.bench_numpy --kernels   # the sort and random kernels' steady state
 
-Figure of issue #16: wall time including import, target <= 2x NumPy. Prints a Markdown row.
+Figure of issue #16: wall time including import, target <= 2x NumPy. Prints Markdown rows.
 """
 
 from __future__ import annotations
@@ -59,7 +60,47 @@ def fresh(code: str, cache_dir: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+KERNELS = """
+import time
+import numpy
+import nabla.numpy as np
+
+def best(f, reps=5):
+    f()
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter(); f(); times.append(time.perf_counter() - t)
+    return min(times)
+
+rows = []
+for n in (100_000, 1_000_000):
+    host = numpy.random.default_rng(0).standard_normal(n)
+    x = np.asarray(host)
+    rows.append((f"argsort float64, n = {n:,}", best(lambda: np.argsort(x).numpy()),
+                 best(lambda: numpy.argsort(host, kind="stable"))))
+    rng, ref = np.random.default_rng(0), numpy.random.default_rng(0)
+    rows.append((f"random() float64, n = {n:,}", best(lambda: rng.random(n).numpy()), best(lambda: ref.random(n))))
+    rows.append((f"standard_normal() float64, n = {n:,}", best(lambda: rng.standard_normal(n).numpy()),
+                 best(lambda: ref.standard_normal(n))))
+rows.append(("sort float64 rows, 1000 x 200, axis=1", best(lambda: np.sort(np.asarray(host[:200_000].reshape(1000, 200)),
+                                                                              axis=1).numpy()),
+             best(lambda: numpy.sort(host[:200_000].reshape(1000, 200), axis=1, kind="stable"))))
+print(json.dumps(rows))
+"""
+
+
+def kernels() -> None:
+    """Steady state of the sort and Philox kernels against NumPy, one process."""
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = fresh(KERNELS, os.path.join(tmp, "nabla"))
+    print("| figure | Nabla | NumPy | ratio |\n|---|---|---|---|")
+    for name, ours, theirs in rows:
+        print(f"| {name} | {ours * 1e3:.2f} ms | {theirs * 1e3:.2f} ms | {ours / theirs:.2f}x |")
+
+
 def main():
+    if "--kernels" in sys.argv:
+        return kernels()
     with tempfile.TemporaryDirectory() as tmp:
         nab = fresh(SCRIPT.format(imp="import nabla.numpy as np"), os.path.join(tmp, "nabla"))
         ref = fresh(SCRIPT.format(imp="import numpy as np"), os.path.join(tmp, "numpy"))

@@ -438,3 +438,11 @@ def test_python_scalars_keep_the_tensor_dtype_in_isin_and_setitem():
     y = xp.asarray(np.complex128(1 + 1j))
     y[xp.asarray(True)] = -4.36e-97 + 1.17e135j  # would overflow through complex64
     assert complex(y) == -4.36e-97 + 1.17e135j
+
+
+def test_concat_flattens_empty_complex_stacks_beside_a_scalar():
+    """array-api-tests found it: flattening an empty (0, 5) complex stack gave the fused kernel a
+    view of no elements that it tried to lay out."""
+    parts = [np.zeros((0, 5), np.complex64), np.zeros((0, 5), np.complex128), np.array(2 + 1j)]
+    got = xp.concat([xp.asarray(p) for p in parts], axis=None).numpy()
+    np.testing.assert_array_equal(got, np.concatenate([p.reshape(-1) for p in parts]))

@@ -314,8 +314,8 @@ def _restride(sizes, strides, shape):
     sizes, shape = tuple(sizes), tuple(shape)
     if sizes == shape:
         return tuple(strides)
-    if math.prod(sizes) != math.prod(shape):
-        return None
+    if math.prod(sizes) != math.prod(shape) or math.prod(shape) == 0:
+        return None  # (an empty value seen through another shape: nothing to load, no layout)
     old = [(n, s) for n, s in zip(sizes, strides) if n != 1]
     new = [0] * len(shape)
     oi = ni = 0
