@@ -37,11 +37,10 @@ def _stable_descending(a, axis):
     elif np.issubdtype(a.dtype, np.unsignedinteger):
         keys = np.iinfo(a.dtype).max - a
     elif np.issubdtype(a.dtype, np.integer):
-        keys = -a.astype(np.float64)  # exact for these magnitudes... and the extremes order right
+        keys = -a.astype(np.float64)  # the extremes may round, but stay the extremes
         keys = np.where(a == np.iinfo(a.dtype).min, np.inf, keys)
     else:
         keys = np.where(np.isnan(a), -np.inf, -a.astype(np.float64))
-        keys = np.where(np.isnan(a), -np.inf, keys)
         # NaN first: below -inf, keep them apart by ranking -inf's after
         order = np.argsort(np.where(np.isnan(a), 0, 1), axis=axis, kind="stable")
         rest = np.take_along_axis(keys, order, axis)

@@ -82,8 +82,9 @@ def _graph(op, kwargs, dtypes, dims, picks, layout=None):
 
 def _served(node) -> bool:
     """Whether a node can run alone on a model of its own, with tensor operands on the host: a kernel
-    op, or any other op with operands (a library of single ops compiled once per machine: one model
-    serves every size of a shape-polymorphic op, others get one per shape)."""
+    op, or any other op but a scalar constant or a data-sized result (a library of single ops
+    compiled once per machine: one model serves every size of a shape-polymorphic op, others get
+    one per shape)."""
     op = node.op
     if any(not v.device.is_host for v in node.inputs):
         return False
