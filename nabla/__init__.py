@@ -37,6 +37,8 @@ __version__ = "0.1.0"
 
 from . import array_api  # noqa: E402  (the standard's namespace; also completes the array object)
 from .array_api import fft, linalg  # noqa: E402
+from . import sharding  # noqa: E402
+from .sharding import DeviceMesh, NamedSharding, P, PartitionSpec, device_put, shard_map  # noqa: E402
 
 
 def __getattr__(name):

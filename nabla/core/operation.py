@@ -111,8 +111,8 @@ class Operation:
         in_values = []
         for i in impls:  # one pass: this is the recording hot path
             vals = i._values
-            if len(vals) != 1:
-                raise NotImplementedError(f"nabla.{self.name}: sharded inputs need shard_map")
+            if len(vals) != 1 or i.sharding is not None:
+                return self._call_sharded(flat, impls, treedef, kwargs, cls)
             in_values.append(vals[0])
             if i.traced:
                 traced = True
@@ -142,14 +142,33 @@ class Operation:
                 TensorImpl([_value(node, k, s[0], s[1], device)], s[1], s[2], traced)
                 for k, s in enumerate(specs)
             )
-            refs = OutputRefs(tuple(weakref.ref(o) for o in outs), out_def, self,
-                              tuple(impls) if traced else (), kwargs)
-            for k, o in enumerate(outs):
-                o.output_refs = refs
-                o.output_index = k
-            result = tree_unflatten(out_def, [cls(o) for o in outs])
+            result = self._link_outputs(outs, out_def, impls, traced, kwargs, cls)
 
         if has_tangent:
+            self._attach_tangents(flat, impls, treedef, result, outs, kwargs)
+        return result
+
+    def _link_outputs(self, outs, out_def, impls, traced, kwargs, cls):
+        refs = OutputRefs(tuple(weakref.ref(o) for o in outs), out_def, self,
+                          tuple(impls) if traced else (), kwargs)
+        for k, o in enumerate(outs):
+            o.output_refs = refs
+            o.output_index = k
+        return cls(outs[0]) if out_def is None else tree_unflatten(out_def, [cls(o) for o in outs])
+
+    def _call_sharded(self, flat, impls, treedef, kwargs, cls):
+        """An operand lies on a device mesh: ``nabla.sharding`` runs the op once per shard (after
+        resharding operands as the op's family rule asks) and the results get the usual links."""
+        from . import tensor_impl
+
+        if tensor_impl.SPMD is None:
+            raise RuntimeError(f"nabla.{self.name}: sharded operands need nabla.sharding imported")
+        outs, out_def = tensor_impl.SPMD.call(self, flat, impls, treedef, kwargs)
+        traced = GRAD_MODE.enabled and any(i.traced for i in impls)
+        for o in outs:
+            o.traced = traced
+        result = self._link_outputs(outs, out_def, impls, traced, kwargs, cls)
+        if any(i.tangents is not None for i in impls):
             self._attach_tangents(flat, impls, treedef, result, outs, kwargs)
         return result
 

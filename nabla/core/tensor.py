@@ -80,8 +80,10 @@ class Tensor:
                 f"nabla: cannot read the data of a tensor with {impl.batch_dims} hidden vmap batch dim(s) "
                 "inside the transformed function; return it from the function instead"
             )
-        if impl.num_shards != 1:
-            raise NotImplementedError("nabla: reading a sharded tensor needs its shards gathered first")
+        if impl.sharding is not None or impl.num_shards != 1:
+            from . import tensor_impl
+
+            impl = tensor_impl.SPMD.gather(impl)
         impl.realize()
         arr = impl._values[0].buffer.to_numpy()
         if impl.dtype.is_complex:

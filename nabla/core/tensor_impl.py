@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from .graph import GRAPH, Value
 
+#: Set by ``nabla.sharding`` (the core names no sharding code): runs ops on sharded operands
+#: (``SPMD.call``) and gathers a sharded tensor for host access (``SPMD.gather``).
+SPMD = None
+
 
 class TensorImpl:
     """Unrealized (symbolic ``Value``s from the trace) or realized (driver buffers).
@@ -37,6 +41,13 @@ class TensorImpl:
         self.requires_grad = False
         if pending and values[0].node is not None:
             GRAPH.add_pending(self)
+
+    def detached(self) -> "TensorImpl":
+        """The same values (and layout) as a fresh impl with no links or tangents."""
+        out = TensorImpl(list(self._values), self.dtype, self.batch_dims)
+        out.cached_shape = self.cached_shape
+        out.sharding = self.sharding
+        return out
 
     # --- state -----------------------------------------------------------------
     @property

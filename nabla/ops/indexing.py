@@ -779,7 +779,7 @@ def host_element(x: Tensor):
     from .view import reshape_op
 
     impl = x._impl
-    if impl.dtype.is_complex or impl.batch_dims or impl.tangents is not None:
+    if impl.dtype.is_complex or impl.batch_dims or impl.tangents is not None or impl.sharding is not None:
         return None
     node = impl._values[0].node
     if node is not None and node.op is reshape_op:

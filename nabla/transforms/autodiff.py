@@ -69,8 +69,7 @@ def _detach(x):
     """At depth 0, a result that neither keeps the trace alive nor carries a tangent."""
     if not isinstance(x, Tensor) or _DEPTH.value:
         return x
-    impl = x._impl
-    return type(x)(TensorImpl(list(impl._values), impl.dtype, impl.batch_dims))
+    return type(x)(x._impl.detached())
 
 
 def _check_differentiable(x: Tensor, fn: str, argnum) -> None:
@@ -473,8 +472,7 @@ def _backward(self: Tensor, gradient=None) -> None:
 
 
 def _detach_always(x: Tensor) -> Tensor:
-    impl = x._impl
-    return Tensor(TensorImpl(list(impl._values), impl.dtype, impl.batch_dims))
+    return Tensor(x._impl.detached())
 
 
 def _grad_get(self: Tensor):

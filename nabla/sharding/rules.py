@@ -1,0 +1,243 @@
+"""Sharding propagation by op family: which layout each operand must have and what comes out.
+
+A rule returns a ``Plan``: the spec each operand is moved to before the per-shard call, the
+kwargs of that call (shapes and indices made local), the output specs, and an optional step on
+each shard's result. Ops without a rule run on whole (replicated) operands, so a result is never
+silently wrong; rules exist where a family keeps data where it is.
+
+Pending reductions (``partial``) pass through linear ops (JAX's "unreduced" values): an add whose
+operands are all partial sums, a product or quotient with one partial factor, a reduction of the
+same kind, a matmul with one partial factor, and every layout op. Anything else completes them
+first. A contraction or reduction over a sharded axis makes a new one (``mean``: a partial sum of
+shard means, each scaled by 1/shards).
+"""
+
+from __future__ import annotations
+
+from ..ops import base
+from ..ops._physical import IdentityOp
+from ..ops.indexing import SliceOp
+from ..ops.linalg import MatmulOp
+from ..ops.multi_output import ConcatOp, SplitOp
+from ..ops.view import BroadcastToOp, PermuteOp, ReshapeOp, SqueezeOp, UnsqueezeOp
+from .mesh import ShardingSpec
+
+
+class Plan:
+    __slots__ = ("in_specs", "out_specs", "kwargs", "post")
+
+    def __init__(self, in_specs, out_specs, kwargs, post=None):
+        self.in_specs, self.out_specs, self.kwargs, self.post = in_specs, out_specs, kwargs, post
+
+
+def _spec(mesh, dims, partial=None) -> ShardingSpec:
+    return ShardingSpec(mesh, dims, partial)
+
+
+def _sum_partial(spec) -> dict | None:
+    """The spec's pending reductions when they are all sums (the only kind linear ops carry)."""
+    return dict(spec.partial) if spec.partial and all(k == "sum" for _, k in spec.partial) else None
+
+
+def _replicated(impls, specs, kwargs, outs, mesh) -> Plan:
+    return Plan([ShardingSpec.replicated(mesh, len(s.dims)) for s in specs],
+                [ShardingSpec.replicated(mesh, len(o)) for o in outs], kwargs)
+
+
+def _broadcast(shapes, specs, out_shape, skip=frozenset()):
+    """Right-aligned broadcast: each out dim takes the first operand's sharding of a full-size dim
+    whose axes are still free; operands then take the out dim's axes on their full-size dims."""
+    nd = len(out_shape)
+    dims, used = [()] * nd, set(skip)
+    for shape, spec in zip(shapes, specs):
+        off = nd - len(shape)
+        for k, axes in enumerate(spec.dims[:len(shape)]):
+            j = k + off
+            if axes and not dims[j] and shape[k] == out_shape[j] and not used & set(axes):
+                dims[j] = axes
+                used |= set(axes)
+    per_input = [[dims[k + nd - len(shape)] if shape[k] == out_shape[k + nd - len(shape)] else ()
+                  for k in range(len(shape))] for shape in shapes]
+    return dims, per_input
+
+
+_LINEAR_UNARY = {"negative", "positive", "conj", "real", "imag", "identity"}
+
+
+def _carried(name: str, specs) -> list | None:
+    """Per operand, the pending sums an elementwise op may keep; ``None``: complete them first."""
+    sums = [_sum_partial(s) for s in specs]
+    if not any(s.partial for s in specs):
+        return [{} for _ in specs]
+    if any(s.partial and p is None for s, p in zip(specs, sums)):
+        return None
+    if name in _LINEAR_UNARY:
+        return sums
+    if name in ("add", "subtract"):
+        return sums if all(p == sums[0] for p in sums) else None
+    if name == "multiply":
+        return sums if sum(bool(p) for p in sums) == 1 else None
+    if name == "divide":
+        return sums if sums[0] and not sums[1] else None
+    return None
+
+
+def _elementwise(op, impls, specs, kwargs, outs, mesh):
+    carried = _carried(op.name, specs)
+    if carried is None:
+        carried = [{} for _ in specs]
+    partial = next((p for p in carried if p), {})
+    dims, per_input = _broadcast([i.cached_shape for i in impls], specs, outs[0], skip=set(partial))
+    return Plan([_spec(mesh, d, p) for d, p in zip(per_input, carried)], [_spec(mesh, dims, partial)], kwargs)
+
+
+_NEW_PARTIAL = {"sum": "sum", "mean": "sum", "max": "max", "min": "min"}
+
+
+def _reduce(op, impls, specs, kwargs, outs, mesh):
+    spec, axes, keepdims = specs[0], kwargs["axes"], kwargs["keepdims"]
+    kind = _NEW_PARTIAL.get(op.name)
+    keep = {a: k for a, k in spec.partial if k == kind} if spec.partial and all(
+        k == kind for _, k in spec.partial) else {}
+    in_dims, partial, shards = list(spec.dims), dict(keep), 1
+    for a in axes:
+        if spec.dims[a]:
+            if kind is None:
+                in_dims[a] = ()
+                continue
+            for ax in spec.dims[a]:
+                partial[ax] = kind
+            shards *= spec.shards(a)
+    out_dims = [() if d in axes else in_dims[d] for d in range(len(in_dims)) if keepdims or d not in axes]
+    post = None
+    if op.name == "mean" and shards > 1:
+        post = lambda t, s=shards: t * (1.0 / s)  # noqa: E731
+    return Plan([_spec(mesh, in_dims, keep)], [_spec(mesh, out_dims, partial)], kwargs, post)
+
+
+def _matmul(op, impls, specs, kwargs, outs, mesh):
+    x, y = impls
+    sx, sy = specs
+    # linear in each factor: one factor may stay a pending sum, not both
+    carry = [{}, {}] if sx.partial and sy.partial else [_sum_partial(sx) or {}, _sum_partial(sy) or {}]
+    partial = dict(carry[0] or carry[1])
+    out_shape = outs[0]
+    lead, (lx, ly) = _broadcast([x.cached_shape[:-2], y.cached_shape[:-2]],
+                                [sx.with_dims(sx.dims[:-2]), sy.with_dims(sy.dims[:-2])],
+                                out_shape[:-2], skip=set(partial))
+    used = set(partial) | {a for d in lead for a in d}
+    m = sx.dims[-2] if not used & set(sx.dims[-2]) else ()
+    used |= set(m)
+    n = sy.dims[-1] if not used & set(sy.dims[-1]) else ()
+    used |= set(n)
+    k = next((c for c in (sx.dims[-1], sy.dims[-2]) if c and not used & set(c)), ())
+    out_partial = {**partial, **{a: "sum" for a in k}}
+    return Plan([_spec(mesh, lx + [m, k], carry[0]), _spec(mesh, ly + [k, n], carry[1])],
+                [_spec(mesh, lead + [m, n], out_partial)], kwargs)
+
+
+def _linear_layout(specs):
+    """Layout ops carry pending sums; other pending kinds are completed first."""
+    return _sum_partial(specs[0]) or {}
+
+
+def _permute(op, impls, specs, kwargs, outs, mesh):
+    s, p = specs[0], _linear_layout(specs)
+    return Plan([_spec(mesh, s.dims, p)], [_spec(mesh, [s.dims[q] for q in kwargs["perm"]], p)], kwargs)
+
+
+def _unsqueeze(op, impls, specs, kwargs, outs, mesh):
+    s, p, a = specs[0], _linear_layout(specs), kwargs["axis"]
+    return Plan([_spec(mesh, s.dims, p)], [_spec(mesh, s.dims[:a] + ((),) + s.dims[a:], p)], kwargs)
+
+
+def _squeeze(op, impls, specs, kwargs, outs, mesh):
+    s, p, a = specs[0], _linear_layout(specs), kwargs["axis"]
+    dims = list(s.dims)
+    dims[a] = ()
+    return Plan([_spec(mesh, dims, p)], [_spec(mesh, dims[:a] + dims[a + 1:], p)], kwargs)
+
+
+def _broadcast_to(op, impls, specs, kwargs, outs, mesh):
+    p = _linear_layout(specs)
+    dims, (per,) = _broadcast([impls[0].cached_shape], specs, outs[0], skip=set(p))
+    out = _spec(mesh, dims, p)
+    return Plan([_spec(mesh, per, p)], [out], {**kwargs, "shape": out.local_shape(outs[0])})
+
+
+def _reshape(op, impls, specs, kwargs, outs, mesh):
+    a, b, s = impls[0].cached_shape, tuple(outs[0]), specs[0]
+    if 0 in a or 0 in b:
+        return None
+    p = _linear_layout(specs)
+    in_dims, out_dims = list(s.dims), [()] * len(b)
+    i = j = 0
+    while i < len(a) and j < len(b):  # blocks of dims whose products match
+        i0, j0, pa, pb = i, j, a[i], b[j]
+        i, j = i + 1, j + 1
+        while pa != pb:
+            if pa < pb:
+                pa, i = pa * a[i], i + 1
+            else:
+                pb, j = pb * b[j], j + 1
+        sharded = [q for q in range(i0, i) if s.dims[q]]
+        if not sharded:
+            continue
+        first_in = next((q for q in range(i0, i) if a[q] != 1), None)
+        first_out = next((q for q in range(j0, j) if b[q] != 1), None)
+        q = sharded[0]
+        # a split dim stays split only as the major-most factor of its block, on both sides
+        if len(sharded) == 1 and q == first_in and first_out is not None and b[first_out] % s.shards(q) == 0:
+            out_dims[first_out] = s.dims[q]
+        else:
+            for q in sharded:
+                in_dims[q] = ()
+    for q in range(i, len(a)):
+        in_dims[q] = ()
+    out = _spec(mesh, out_dims, p)
+    return Plan([_spec(mesh, in_dims, p)], [out], {**kwargs, "shape": out.local_shape(b)})
+
+
+def _slice(op, impls, specs, kwargs, outs, mesh):
+    s, p, shape = specs[0], _linear_layout(specs), impls[0].cached_shape
+    dims, index = list(s.dims), list(kwargs["index"])
+    for d, sl in enumerate(index):
+        if dims[d]:
+            if tuple(sl) == (0, shape[d], 1):
+                index[d] = (0, shape[d] // s.shards(d), 1)
+            else:
+                dims[d] = ()
+    return Plan([_spec(mesh, dims, p)], [_spec(mesh, dims, p)], {**kwargs, "index": tuple(index)})
+
+
+def _concat(op, impls, specs, kwargs, outs, mesh):
+    axis = kwargs["axis"]
+    dims = list(specs[0].dims)
+    dims[axis] = ()
+    sums = [_sum_partial(s) for s in specs]
+    p = sums[0] if all(q == sums[0] and q for q in sums) else {}
+    return Plan([_spec(mesh, dims, p) for _ in specs], [_spec(mesh, dims, p)], kwargs)
+
+
+def _split(op, impls, specs, kwargs, outs, mesh):
+    dims, p = list(specs[0].dims), _linear_layout(specs)
+    dims[kwargs["axis"]] = ()
+    return Plan([_spec(mesh, dims, p)], [_spec(mesh, dims, p) for _ in outs], kwargs)
+
+
+_RULES = (
+    (base.UnaryOperation, _elementwise), (base.BinaryOperation, _elementwise), (IdentityOp, _elementwise),
+    (base.ReduceOperation, _reduce), (MatmulOp, _matmul), (PermuteOp, _permute), (UnsqueezeOp, _unsqueeze),
+    (SqueezeOp, _squeeze), (BroadcastToOp, _broadcast_to), (ReshapeOp, _reshape), (SliceOp, _slice),
+    (ConcatOp, _concat), (SplitOp, _split),
+)
+
+
+def rule_for(op):
+    return next((rule for cls, rule in _RULES if isinstance(op, cls)), None)
+
+
+def plan(op, impls, specs, kwargs, outs, mesh) -> Plan:
+    rule = rule_for(op)
+    got = None if rule is None else rule(op, impls, specs, kwargs, outs, mesh)
+    return _replicated(impls, specs, kwargs, outs, mesh) if got is None else got

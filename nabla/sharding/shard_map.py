@@ -1,0 +1,165 @@
+"""``shard_map``: run a function on each device's block, collectives by mesh axis name (JAX's
+semantics, ``check_vma`` included).
+
+The arguments are laid out by ``in_specs`` (an op, so gradients flow back through it), handed to
+``f`` as block tensors (``LocalView``), and ``f``'s results are joined by ``out_specs``: a named
+mesh axis concatenates the blocks along its dim, an unnamed one keeps one copy, which must then be
+the same on every device along it (checked from the varying axes each value carries).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from ..core.operation import Operation
+from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.tensor import Tensor
+from .collectives import MESHES, psum_op
+from .mesh import DeviceMesh, LocalView, PartitionSpec, ShardingSpec
+from .spmd import laid_out, move, spec_of
+
+
+class ToBlocksOp(Operation):
+    """A global tensor laid out as ``spec``, seen as its blocks."""
+
+    name = "to_blocks"
+    supports_complex = True
+
+    def __call__(self, x, *, spec):
+        return self._call_sharded([x], [x._impl], None, {"spec": spec}, type(x))
+
+    def abstract_eval(self, x, *, spec):
+        return spec.local_shape(x.cached_shape), x.dtype, x.batch_dims
+
+    def spmd_apply(self, impls, vals, kwargs, mesh):
+        x, spec = impls[0], kwargs["spec"]
+        moved = move(vals[0], x.dtype, x.batch_dims, spec_of(x, mesh), spec)
+        return [laid_out(moved, self.abstract_eval(x, spec=spec), LocalView(mesh, spec.used_axes))], None
+
+    def jvp_rule(self, primals, tangents, output, *, spec):
+        return to_blocks_op(tangents[0], spec=spec)
+
+    def vjp_rule(self, primals, cotangent, output, *, spec):
+        # the argument was the same on every device along the axes its spec leaves out: the
+        # devices' cotangents along those axes add up
+        view = cotangent._impl.sharding
+        extra = tuple(a for a in spec.mesh.axis_names
+                      if isinstance(view, LocalView) and a in view.varying and a not in spec.used_axes)
+        if extra:
+            cotangent = psum_op(cotangent, axes=extra)
+        return [from_blocks_op(_as_blocks(cotangent, spec.mesh), spec=spec)]
+
+
+class FromBlocksOp(Operation):
+    """Blocks joined into the global tensor laid out as ``spec``; along a mesh axis the spec
+    leaves out, the first device's block is kept."""
+
+    name = "from_blocks"
+    supports_complex = True
+
+    def __call__(self, x, *, spec):
+        return self._call_sharded([x], [x._impl], None, {"spec": spec}, type(x))
+
+    def abstract_eval(self, x, *, spec):
+        return spec.global_shape(x.cached_shape), x.dtype, x.batch_dims
+
+    def spmd_apply(self, impls, vals, kwargs, mesh):
+        x, spec = impls[0], kwargs["spec"]
+        vals = vals[0]
+        left_out = [k for k, a in enumerate(mesh.axis_names) if a not in spec.used_axes]
+        keep = []
+        for d in range(mesh.size):  # the device with the same position on named axes, 0 on the others
+            c = mesh.coords(d)
+            keep.append(vals[d - sum(c[k] * mesh._strides[k] for k in left_out)])
+        return [laid_out(keep, self.abstract_eval(x, spec=spec), spec)], None
+
+    def jvp_rule(self, primals, tangents, output, *, spec):
+        return from_blocks_op(_as_blocks(tangents[0], spec.mesh), spec=spec)
+
+    def vjp_rule(self, primals, cotangent, output, *, spec):
+        return [to_blocks_op(cotangent, spec=spec)]
+
+
+def _as_blocks(t: Tensor, mesh) -> Tensor:
+    """A tensor made outside any shard_map (a constant seed, say) as invariant blocks."""
+    if t._impl.sharding is not None:
+        return t
+    impl = t._impl
+    return Tensor(laid_out([impl._values[0]] * mesh.size, (impl.cached_shape, impl.dtype, impl.batch_dims),
+                           LocalView(mesh)))
+
+
+to_blocks_op = ToBlocksOp()
+from_blocks_op = FromBlocksOp()
+
+
+def _is_spec(s) -> bool:
+    return s is None or isinstance(s, (PartitionSpec, ShardingSpec))
+
+
+def _specs_for(specs, tree, what: str) -> list:
+    """``specs`` (a pytree prefix of ``tree`` with ``P`` leaves) matched to ``tree``'s tensors."""
+    if _is_spec(specs):
+        return [specs] * len(tree_flatten(tree, is_leaf=lambda t: isinstance(t, Tensor))[0])
+    if isinstance(specs, dict) and isinstance(tree, (tuple, list)):
+        if any(not isinstance(k, int) for k in specs):
+            raise TypeError(f"nabla.shard_map: {what} as a dict maps argument positions to specs")
+        return [s for k, arg in enumerate(tree) for s in _specs_for(specs.get(k), arg, what)]
+    if isinstance(specs, (tuple, list)) and isinstance(tree, (tuple, list)) and len(specs) == len(tree):
+        return [s for sp, sub in zip(specs, tree) for s in _specs_for(sp, sub, what)]
+    if isinstance(specs, dict) and isinstance(tree, dict) and set(specs) == set(tree):
+        return [s for key in tree for s in _specs_for(specs[key], tree[key], what)]
+    raise ValueError(f"nabla.shard_map: {what} {specs!r} does not match the structure of {type(tree).__name__}")
+
+
+def _layout(x: Tensor, mesh, spec, what: str) -> ShardingSpec:
+    impl = x._impl
+    if isinstance(spec, ShardingSpec):
+        spec = tuple(spec.dims)[impl.batch_dims:] if len(spec.dims) == len(impl.cached_shape) else spec.dims
+    spec = () if spec is None else tuple(spec)
+    return ShardingSpec.parse(mesh, ((),) * impl.batch_dims + spec, impl.cached_shape, f"shard_map ({what})")
+
+
+def shard_map(f=None, mesh: DeviceMesh = None, in_specs=None, out_specs=None, check_vma: bool = True):
+    """``f`` runs on each device's blocks of its arguments (``in_specs``: one ``P`` per argument,
+    or a pytree prefix, or the design's ``{position: ShardingSpec}``), calling collectives by mesh
+    axis name; its results' blocks are joined as ``out_specs`` say."""
+    if f is None:
+        return functools.partial(shard_map, mesh=mesh, in_specs=in_specs, out_specs=out_specs, check_vma=check_vma)
+    if not isinstance(mesh, DeviceMesh):
+        raise TypeError(f"nabla.shard_map: mesh must be a DeviceMesh, got {type(mesh).__name__}")
+
+    @functools.wraps(f)
+    def run(*args):
+        from ..ops.creation import asarray
+
+        flat, tdef = tree_flatten(args, is_leaf=lambda t: isinstance(t, Tensor))
+        specs = _specs_for(in_specs, args, "in_specs")
+        blocks = []
+        for x, s in zip(flat, specs):
+            x = x if isinstance(x, Tensor) else asarray(x)
+            if isinstance(x._impl.sharding, LocalView):
+                raise ValueError("nabla.shard_map: nested shard_map over the same blocks is not supported")
+            blocks.append(to_blocks_op(x, spec=_layout(x, mesh, s, "in_specs")))
+        MESHES.meshes.append(mesh)
+        try:
+            out = f(*tree_unflatten(tdef, blocks))
+        finally:
+            MESHES.meshes.pop()
+        out_flat, out_def = tree_flatten(out, is_leaf=lambda t: isinstance(t, Tensor))
+        results = []
+        for y, s in zip(out_flat, _specs_for(out_specs, out, "out_specs")):
+            y = _as_blocks(y if isinstance(y, Tensor) else asarray(y), mesh)
+            impl = y._impl
+            named = ((),) * impl.batch_dims + (() if s is None else tuple(s.spec if isinstance(s, ShardingSpec) else s))
+            target = ShardingSpec(mesh, named + ((),) * (len(impl.cached_shape) - len(named)))
+            left = sorted(impl.sharding.varying - target.used_axes, key=mesh.axis_index)
+            if check_vma and left:
+                raise ValueError(
+                    f"nabla.shard_map: an output varies along mesh axes {left} that out_specs {s!r} does not "
+                    "name; name them to join the blocks, psum/pmax/all_gather over them, or pass check_vma=False")
+            target = ShardingSpec.parse(mesh, target.dims, target.global_shape(impl.cached_shape), "shard_map")
+            results.append(from_blocks_op(y, spec=target))
+        return tree_unflatten(out_def, results)
+
+    return run

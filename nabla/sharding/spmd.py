@@ -1,0 +1,258 @@
+"""Ops on sharded operands: reshard what the op's family rule asks, then lower once per shard.
+
+A sharded ``TensorImpl`` holds one ``Value`` per mesh device (row-major device order) and its
+global physical shape; equal shards share one ``Value``, so a replicated operand or result costs
+one node, not one per device. Each per-shard call is an ordinary unsharded op call, so the trace
+the engine realizes is plain: one chain per distinct shard plus the collectives, all in one graph.
+Collectives on a simulated mesh are ordinary ops on one device (an add or max tree for a pending
+reduction, a concat for a gather, a slice for a split).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+
+from ..core import tensor_impl as _core
+from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.tensor import Tensor
+from ..core.tensor_impl import TensorImpl
+from ..ops.base import Operation
+from ..ops.elementwise import BINARY_OPS
+from ..ops.indexing import slice_op
+from ..ops.multi_output import concat_op
+from . import rules
+from .mesh import LocalView, ShardingSpec
+
+
+class _Log(threading.local):
+    entries = None
+
+
+_LOG = _Log()
+
+
+@contextlib.contextmanager
+def collectives_recorded():
+    """Collect ``(kind, mesh axes)`` of every collective recorded in this thread meanwhile."""
+    saved, _LOG.entries = _LOG.entries, []
+    try:
+        yield _LOG.entries
+    finally:
+        _LOG.entries = saved
+
+
+def _note(kind: str, axes) -> None:
+    if _LOG.entries is not None:
+        _LOG.entries.append((kind, tuple(axes)))
+
+
+def _local(value, dtype, batch_dims) -> Tensor:
+    return Tensor(TensorImpl([value], dtype, batch_dims, pending=False))
+
+
+def spec_of(impl: TensorImpl, mesh) -> ShardingSpec:
+    return impl.sharding if impl.sharding is not None else ShardingSpec.replicated(mesh, len(impl.cached_shape))
+
+
+def values_of(impl: TensorImpl, mesh) -> list:
+    vals = impl._values
+    return list(vals) if len(vals) == mesh.size else [vals[0]] * mesh.size
+
+
+# --- collectives on a simulated mesh -------------------------------------------------
+
+_REDUCERS = {"sum": "add", "max": "maximum", "min": "minimum"}
+
+
+def _all_reduce(vals, dtype, bd, mesh, axis, kind):
+    op = BINARY_OPS[_REDUCERS[kind]]
+    out, done = [None] * mesh.size, {}
+    for group in mesh.groups((axis,)):
+        key = tuple(id(vals[d]) for d in group)
+        if key not in done:
+            terms = [_local(vals[d], dtype, bd) for d in group]
+            while len(terms) > 1:  # a tree: log2(k) dependent steps
+                terms = [op(terms[i], terms[i + 1]) if i + 1 < len(terms) else terms[i]
+                         for i in range(0, len(terms), 2)]
+            done[key] = terms[0]._impl._values[0]
+        for d in group:
+            out[d] = done[key]
+    _note(f"all_reduce_{kind}", (axis,))
+    return out
+
+
+def _all_gather(vals, dtype, bd, mesh, axes, dim):
+    out, done = [None] * mesh.size, {}
+    for group in mesh.groups(axes):
+        key = tuple(id(vals[d]) for d in group)
+        if key not in done:
+            done[key] = concat_op([_local(vals[d], dtype, bd) for d in group], axis=dim)._impl._values[0]
+        for d in group:
+            out[d] = done[key]
+    _note("all_gather", axes)
+    return out
+
+
+def _split(vals, dtype, bd, mesh, axes, dim, ndim):
+    """Each device keeps its block of ``dim``: a local slice, no communication."""
+    k = 1
+    for a in axes:
+        k *= mesh.axis_size(a)
+    out, done = [], {}
+    for d, v in enumerate(vals):
+        blk = mesh.block(d, axes)
+        key = (id(v), blk)
+        if key not in done:
+            n = v.shape[dim] // k
+            index = tuple((blk * n, (blk + 1) * n, 1) if i == dim else (0, v.shape[i], 1) for i in range(ndim))
+            done[key] = slice_op(_local(v, dtype, bd), index=index)._impl._values[0]
+        out.append(done[key])
+    return out
+
+
+def move(vals, dtype, bd, src: ShardingSpec, dst: ShardingSpec) -> list:
+    """Per-device values of a tensor laid out as ``src``, laid out as ``dst``."""
+    if src == dst:
+        return vals
+    mesh = src.mesh
+    for axis, kind in src.partial:
+        if (axis, kind) not in dst.partial:
+            vals = _all_reduce(vals, dtype, bd, mesh, axis, kind)
+    if any(p not in src.partial for p in dst.partial):
+        raise ValueError(f"nabla.sharding: cannot make {dst} from {src}")
+    ndim = len(src.dims)
+    current = list(src.dims)
+    for i, (have, want) in enumerate(zip(src.dims, dst.dims)):
+        if have and have != want:
+            vals = _all_gather(vals, dtype, bd, mesh, have, i)
+            current[i] = ()
+    for i, (have, want) in enumerate(zip(current, dst.dims)):
+        if want and not have:
+            vals = _split(vals, dtype, bd, mesh, want, i, ndim)
+    return vals
+
+
+def gather(impl: TensorImpl) -> TensorImpl:
+    """The whole tensor on one device, pending reductions done (for host access)."""
+    spec = impl.sharding
+    if isinstance(spec, LocalView):
+        raise ValueError("nabla: inside shard_map a tensor is one block per device; return it from the "
+                         "function (its out_specs say how the blocks join) to read it")
+    mesh = spec.mesh
+    vals = move(values_of(impl, mesh), impl.dtype, impl.batch_dims, spec, ShardingSpec.replicated(mesh, len(spec.dims)))
+    return TensorImpl([vals[0]], impl.dtype, impl.batch_dims, pending=False)
+
+
+# --- running an op ----------------------------------------------------------------------
+
+def _mesh(op, impls, kwargs):
+    layouts = [i.sharding for i in impls if i.sharding is not None]
+    meshes = {s.mesh for s in layouts}
+    target = kwargs.get("spec")
+    if isinstance(target, ShardingSpec):  # layout ops name their mesh
+        meshes.add(target.mesh)
+    if len(meshes) != 1:
+        raise ValueError(f"nabla.{op.name}: operands lie on different device meshes: "
+                         f"{', '.join(map(repr, meshes))}")
+    local = {isinstance(s, LocalView) for s in layouts}
+    if len(local) > 1:
+        raise ValueError(f"nabla.{op.name}: a shard_map block cannot meet a tensor sharded outside it; "
+                         "pass the tensor through shard_map's arguments")
+    return meshes.pop(), local == {True}
+
+
+def call(op, flat, impls, treedef, kwargs):
+    """Run ``op`` on operands of which some are sharded; return ``(output impls, out_def)``."""
+    mesh, local = _mesh(op, impls, kwargs)
+    if getattr(op, "spmd_apply", None) is not None:
+        return op.spmd_apply(impls, [values_of(i, mesh) for i in impls], kwargs, mesh)
+    # the op's own shape rule on global shapes: errors name the shapes the user wrote
+    spec = op.abstract_eval(*(impls if treedef is None else tree_unflatten(treedef, impls)), **kwargs)
+    single = type(spec) is tuple
+    outs, out_def = ([spec], None) if single else tree_flatten(spec, is_leaf=lambda s: type(s) is tuple)
+    if local:  # inside shard_map: every op runs on each device's block as it is
+        varying = frozenset().union(*(i.sharding.varying for i in impls if i.sharding is not None))
+        per_device = per_shard(op, impls, [values_of(i, mesh) for i in impls], treedef, kwargs)
+        layouts = [LocalView(mesh, varying)] * len(outs)
+    else:
+        specs = [spec_of(i, mesh) for i in impls]
+        plan = rules.plan(op, impls, specs, kwargs, [o[0] for o in outs], mesh)
+        in_vals = [move(values_of(i, mesh), i.dtype, i.batch_dims, s, t)
+                   for i, s, t in zip(impls, specs, plan.in_specs)]
+        per_device = per_shard(op, impls, in_vals, treedef, plan.kwargs, plan.post)
+        layouts = plan.out_specs
+    return [laid_out([r[k] for r in per_device], o, s) for k, (o, s) in enumerate(zip(outs, layouts))], out_def
+
+
+def per_shard(op, impls, in_vals, treedef, kwargs, post=None) -> list:
+    """Per device, the output values of ``op`` on that device's operands (one call per distinct
+    set of operands: replicated shards are computed once)."""
+    done, per_device = {}, []
+    for d in range(len(in_vals[0]) if in_vals else 1):
+        key = tuple(id(v[d]) for v in in_vals)
+        res = done.get(key)
+        if res is None:
+            locs = [_local(v[d], i.dtype, i.batch_dims) for v, i in zip(in_vals, impls)]
+            args = locs if treedef is None else tree_unflatten(treedef, locs)
+            got = op(*args, **kwargs)
+            got = [got] if isinstance(got, Tensor) else tree_flatten(got, is_leaf=lambda t: isinstance(t, Tensor))[0]
+            if post is not None:
+                got = [post(t) for t in got]
+            res = done[key] = [t._impl._values[0] for t in got]
+        per_device.append(res)
+    return per_device
+
+
+def laid_out(vals, out, layout) -> TensorImpl:
+    """A tensor of per-device ``vals``: ``out`` is ``(shape, dtype, batch_dims)``, the global shape
+    for a ``ShardingSpec`` layout, the block shape for a ``LocalView``."""
+    shape, dtype, bd = out
+    impl = TensorImpl(vals, dtype, bd)
+    impl.cached_shape = tuple(shape)
+    impl.sharding = layout
+    return impl
+
+
+class ReshardOp(Operation):
+    """Lay a tensor out as ``spec`` (from any layout, or none): slices where a dim gets split,
+    gathers where one is joined, reductions where a partial is completed. The value is unchanged,
+    so its derivative is the identity in both directions."""
+
+    name = "reshard"
+    supports_complex = True
+
+    def __call__(self, x, *, spec):
+        if isinstance(x._impl.sharding, LocalView):
+            raise ValueError("nabla.shard: inside shard_map a tensor is one device's block; "
+                             "lay tensors out through shard_map's in_specs")
+        return self._call_sharded([x], [x._impl], None, {"spec": spec}, type(x))
+
+    def spmd_apply(self, impls, vals, kwargs, mesh):
+        x, spec = impls[0], kwargs["spec"]
+        moved = move(vals[0], x.dtype, x.batch_dims, spec_of(x, mesh), spec)
+        return [laid_out(moved, (x.cached_shape, x.dtype, x.batch_dims), spec)], None
+
+    def abstract_eval(self, x, *, spec):
+        return x.cached_shape, x.dtype, x.batch_dims
+
+    def jvp_rule(self, primals, tangents, output, *, spec):
+        t = tangents[0]
+        return reshard_op(t, spec=spec) if t.batch_dims == primals[0].batch_dims else t
+
+    def vjp_rule(self, primals, cotangent, output, *, spec):
+        src = primals[0]._impl.sharding
+        if src is None or cotangent.batch_dims != primals[0].batch_dims:
+            return [cotangent]
+        return [reshard_op(cotangent, spec=src.without_partial())]
+
+
+reshard_op = ReshardOp()
+
+
+class _Runner:
+    call = staticmethod(call)
+    gather = staticmethod(gather)
+
+
+_core.SPMD = _Runner

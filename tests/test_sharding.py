@@ -1,0 +1,376 @@
+"""SPMD sharding on simulated meshes: layouts, propagation, collectives, shard_map, transforms.
+
+Oracles: NumPy for values (every op, every mesh, layouts drawn from the mesh axes), the unsharded
+Nabla result for gradients, the adjoint identity <c, J t> = <J^T c, t> for the collectives'
+transposes, JAX's documented examples for ppermute and all_to_all.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import nabla as nb
+import nabla.array_api as xp
+from nabla.sharding import (DeviceMesh, P, ShardingSpec, all_gather, all_reduce, all_to_all, axis_index,
+                            collectives_recorded, pmax, pmean, pmin, ppermute, psum, psum_scatter, reshard,
+                            shard_map, typeof)
+
+MESH_SHAPES = [(1,), (2,), (4,), (8,), (2, 2), (3, 2), (2, 2, 2)]
+NAMES = ("a", "b", "c")
+
+
+def mesh_of(shape) -> DeviceMesh:
+    return DeviceMesh(shape, NAMES[:len(shape)])
+
+
+def layouts(mesh, ndim: int, count: int, rng) -> list:
+    """``count`` specs for a rank-``ndim`` tensor: each mesh axis on some dim or on none."""
+    choices = list(itertools.product(range(-1, ndim), repeat=len(mesh.axis_names)))
+    picked = [choices[i] for i in rng.choice(len(choices), size=min(count, len(choices)), replace=False)]
+    out = []
+    for assign in picked:
+        dims = [[] for _ in range(ndim)]
+        for axis, d in zip(mesh.axis_names, assign):
+            if d >= 0:
+                dims[d].append(axis)
+        out.append(P(*[tuple(d) if len(d) > 1 else d[0] if d else None for d in dims]))
+    return out
+
+
+def _softmax(m, x):
+    e = m.exp(x - m.max(x, axis=1, keepdims=True))
+    return e / m.sum(e, axis=1, keepdims=True)
+
+
+# name -> (function of (module, *inputs), input shapes). Sizes divide by every mesh's shard counts.
+CASES = {
+    "exp": (lambda m, x: m.exp(x), [(24, 48)]),
+    "tanh_neg": (lambda m, x: -m.tanh(x), [(24, 48)]),
+    "add_bcast": (lambda m, x, y: x + y, [(24, 48), (48,)]),
+    "mul": (lambda m, x, y: x * y, [(24, 48), (24, 48)]),
+    "where": (lambda m, x, y: m.where(x > y, x, y * 2), [(24, 48), (24, 48)]),
+    "sum0": (lambda m, x: m.sum(x, axis=0), [(24, 48)]),
+    "sum1_keep": (lambda m, x: m.sum(x, axis=1, keepdims=True), [(24, 48)]),
+    "sum_all": (lambda m, x: m.sum(x), [(24, 48)]),
+    "mean0": (lambda m, x: m.mean(x, axis=0), [(24, 48)]),
+    "max1": (lambda m, x: m.max(x, axis=1), [(24, 48)]),
+    "min_all": (lambda m, x: m.min(x), [(24, 48)]),
+    "prod1": (lambda m, x: m.prod(x * 0.1 + 1, axis=1), [(24, 48)]),
+    "matmul": (lambda m, x, w: x @ w, [(24, 48), (48, 24)]),
+    "batched_matmul": (lambda m, x, w: x @ w, [(24, 24, 24), (24, 24)]),
+    "mlp": (lambda m, x, w: m.sum(m.tanh(x @ w) ** 2, axis=1), [(24, 48), (48, 24)]),
+    "softmax": (_softmax, [(24, 48)]),
+    "transpose": (lambda m, x: m.permute_dims(x, (1, 0)) if m is nb else x.T, [(24, 48)]),
+    "reshape_split": (lambda m, x: m.reshape(x, (24, 6, 8)), [(24, 48)]),
+    "reshape_merge": (lambda m, x: m.reshape(x, (24 * 48,)), [(24, 48)]),
+    "expand_squeeze": (lambda m, x: m.squeeze(m.expand_dims(x, axis=1), axis=1) + 1, [(24, 48)]),
+    "broadcast_to": (lambda m, x: m.broadcast_to(x, (24, 48)), [(48,)]),
+    "slice": (lambda m, x: x[:, 6:30] * 2, [(24, 48)]),
+    "concat": (lambda m, x, y: m.concat([x, y], axis=1) if m is nb else np.concatenate([x, y], axis=1),
+               [(24, 48), (24, 48)]),
+    "sort": (lambda m, x: xp.sort(x, axis=1) if m is nb else np.sort(x, axis=1), [(24, 48)]),
+    "cumsum": (lambda m, x: xp.cumulative_sum(x, axis=0) if m is nb else np.cumsum(x, axis=0), [(24, 48)]),
+}
+
+
+@pytest.mark.parametrize("mesh_shape", MESH_SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_sharded_op_matches_numpy(case, mesh_shape):
+    fn, shapes = CASES[case]
+    mesh = mesh_of(mesh_shape)
+    rng = np.random.default_rng(abs(hash((case, mesh_shape))) % 2**32)
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    expected = fn(np, *arrays)
+    unsharded = fn(nb, *[nb.asarray(a) for a in arrays]).numpy()
+    per_input = [layouts(mesh, len(s), 3, rng) for s in shapes]
+    for specs in list(itertools.product(*per_input))[:4]:
+        xs = [nb.asarray(a).shard(mesh, s) for a, s in zip(arrays, specs)]
+        out = fn(nb, *xs)
+        assert out.sharding is not None and out.sharding.mesh == mesh, (case, specs)
+        got = out.numpy()
+        assert got.shape == expected.shape, (case, specs)
+        np.testing.assert_allclose(got, expected, rtol=2e-5, atol=2e-5, err_msg=f"{case} {specs}")
+        np.testing.assert_allclose(got, unsharded, rtol=2e-5, atol=2e-5, err_msg=f"{case} {specs}")
+
+
+def test_layout_round_trip_and_notation():
+    mesh = mesh_of((2, 2))
+    a = np.arange(32, dtype=np.float32).reshape(8, 4)
+    x = nb.asarray(a).shard(mesh, P("a", "b"))
+    assert typeof(x) == "float32[8@a,4@b]"
+    assert x.sharding.spec == P("a", "b") and x.shape == (8, 4)
+    np.testing.assert_array_equal(x.numpy(), a)
+    np.testing.assert_array_equal(np.asarray(x), a)
+    y = nb.device_put(a, nb.NamedSharding(mesh, P(("a", "b"))))
+    assert typeof(y) == "float32[8@(a,b),4]"
+    np.testing.assert_array_equal(reshard(y, P(None, "a")).numpy(), a)
+    # each device holds its own block
+    blocks = [nb.Tensor(nb.TensorImpl([v], x.dtype)).numpy() for v in x._impl._values]
+    for d, blk in enumerate(blocks):
+        i, j = mesh.coords(d)
+        np.testing.assert_array_equal(blk, a[4 * i:4 * i + 4, 2 * j:2 * j + 2])
+
+
+def test_layout_errors():
+    mesh = mesh_of((2, 2))
+    x = nb.asarray(np.zeros((6, 3), np.float32))
+    with pytest.raises(ValueError, match="dim 1 of size 3 does not divide"):
+        x.shard(mesh, P(None, "b"))
+    with pytest.raises(ValueError, match="not an axis"):
+        x.shard(mesh, P("z"))
+    with pytest.raises(ValueError, match="used twice"):
+        x.shard(mesh, P("a", "a"))
+    with pytest.raises(ValueError, match="entries for a tensor of rank 2"):
+        x.shard(mesh, P("a", None, None))
+    with pytest.raises(ValueError, match="different device meshes"):
+        x.shard(mesh, P("a")) + x.shard(mesh_of((2,)), P("a"))
+    with pytest.raises(ValueError, match="shape"):
+        DeviceMesh((2, 2), ("a",))
+    with pytest.raises(ValueError, match="collectives run inside shard_map"):
+        psum(x, "a")
+
+
+def test_data_parallel_matmul_moves_nothing_and_row_parallel_reduces_once():
+    mesh = mesh_of((2, 2))
+    rng = np.random.default_rng(0)
+    a, w = rng.standard_normal((8, 4)).astype(np.float32), rng.standard_normal((4, 6)).astype(np.float32)
+    x_dp, w_rep = nb.asarray(a).shard(mesh, P("a")), nb.asarray(w).shard(mesh, P())
+    with collectives_recorded() as log:
+        y = nb.tanh(x_dp @ w_rep)
+    assert log == [] and y.sharding.spec == P("a")
+    x_col, w_row = nb.asarray(a).shard(mesh, P(None, "b")), nb.asarray(w).shard(mesh, P("b"))
+    with collectives_recorded() as log:
+        z = x_col @ w_row
+        assert log == [] and z.sharding.partial == (("b", "sum"),)
+        r = nb.tanh(z)  # nonlinear: the pending sum completes first
+    assert log == [("all_reduce_sum", ("b",))] and r.sharding.is_replicated
+    np.testing.assert_allclose(r.numpy(), np.tanh(a @ w), rtol=1e-5)
+    # negative oracle: tanh applied to each device's partial product, then summed, is wrong
+    parts = {id(v): nb.Tensor(nb.TensorImpl([v], z.dtype)) for v in z._impl._values}
+    wrong = sum(nb.tanh(t).numpy() for t in parts.values())
+    assert len(parts) == 2 and not np.allclose(wrong, np.tanh(a @ w), atol=1e-2)
+
+
+@pytest.mark.parametrize("kind", ["add", "mul", "div", "sum", "layout", "matmul"])
+def test_pending_sums_ride_linear_ops(kind):
+    mesh = mesh_of((2,))
+    rng = np.random.default_rng(1)
+    a, w = rng.standard_normal((4, 6)).astype(np.float32), rng.standard_normal((6, 4)).astype(np.float32)
+    x, ww = nb.asarray(a).shard(mesh, P(None, "a")), nb.asarray(w).shard(mesh, P("a"))
+    z, ref = x @ ww, a @ w  # partial over "a"
+    other = nb.asarray(np.full((4, 4), 3.0, np.float32))
+    ops = {"add": (lambda t: t + t, lambda r: r + r), "mul": (lambda t: t * other, lambda r: r * 3),
+           "div": (lambda t: t / other, lambda r: r / 3), "sum": (lambda t: nb.sum(t, axis=0), lambda r: r.sum(0)),
+           "layout": (lambda t: nb.reshape(t.T, (16,))[2:10], lambda r: r.T.reshape(16)[2:10]),
+           "matmul": (lambda t: t @ other, lambda r: r @ np.full((4, 4), 3.0))}
+    f, g = ops[kind]
+    with collectives_recorded() as log:
+        out = f(z)
+    assert log == [] and out.sharding.partial == (("a", "sum"),), kind
+    np.testing.assert_allclose(out.numpy(), g(ref), rtol=1e-5, atol=1e-5)
+    # a sum of two pending sums stays pending; a pending sum plus a whole value does not
+    with collectives_recorded() as log:
+        mixed = z + other
+    assert log == [("all_reduce_sum", ("a",))]
+    np.testing.assert_allclose(mixed.numpy(), ref + 3, rtol=1e-5)
+
+
+def test_reductions_make_pending_kinds():
+    mesh = mesh_of((2, 2))
+    a = np.random.default_rng(2).standard_normal((8, 6)).astype(np.float32)
+    x = nb.asarray(a).shard(mesh, P(("a", "b")))
+    for name, kind, ref in (("sum", "sum", a.sum(0)), ("max", "max", a.max(0)), ("min", "min", a.min(0)),
+                            ("mean", "sum", a.mean(0))):
+        out = getattr(nb, name)(x, axis=0)
+        assert out.sharding.partial == (("a", kind), ("b", kind)), name
+        np.testing.assert_allclose(out.numpy(), ref, rtol=1e-5, atol=1e-6)
+    assert all_reduce(nb.sum(x, axis=0)).sharding.is_replicated
+
+
+def test_unsupported_ops_gather_first():
+    mesh = mesh_of((4,))
+    a = np.random.default_rng(3).standard_normal((8, 5)).astype(np.float32)
+    x = nb.asarray(a).shard(mesh, P("a"))
+    with collectives_recorded() as log:
+        s = xp.sort(x, axis=0)
+    assert log == [("all_gather", ("a",))] and s.sharding.is_replicated
+    np.testing.assert_array_equal(s.numpy(), np.sort(a, axis=0))
+
+
+# --- transforms ---------------------------------------------------------------------------
+
+def _mlp_loss(params, x):
+    w1, w2 = params
+    return nb.mean((nb.tanh(x @ w1) @ w2) ** 2)
+
+
+@pytest.mark.parametrize("style", ["data", "tensor", "both"])
+def test_grad_of_sharded_mlp_matches_unsharded(style):
+    mesh = mesh_of((2, 2))
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((8, 6)).astype(np.float32)
+    w1, w2 = rng.standard_normal((6, 8)).astype(np.float32), rng.standard_normal((8, 4)).astype(np.float32)
+    specs = {"data": (P("a"), P(), P()), "tensor": (P(), P(None, "b"), P("b")),
+             "both": (P("a"), P(None, "b"), P("b"))}[style]
+    x, p1, p2 = (nb.asarray(v).shard(mesh, s) for v, s in zip((a, w1, w2), specs))
+    loss, (g1, g2) = nb.value_and_grad(_mlp_loss)((p1, p2), x)
+    ref_loss, (r1, r2) = nb.value_and_grad(_mlp_loss)((nb.asarray(w1), nb.asarray(w2)), nb.asarray(a))
+    np.testing.assert_allclose(float(loss), float(ref_loss), rtol=1e-5)
+    np.testing.assert_allclose(g1.numpy(), r1.numpy(), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(g2.numpy(), r2.numpy(), rtol=1e-4, atol=1e-6)
+    # an SGD step keeps the parameters' layouts
+    new1 = p1 - 0.1 * g1
+    assert new1.sharding.dims[:2] == p1.sharding.dims[:2] and not new1.sharding.partial
+    # forward mode through the same layouts
+    _, t = nb.jvp(lambda w: _mlp_loss((w, p2), x), (p1,), (nb.ones_like(p1),))
+    _, rt = nb.jvp(lambda w: _mlp_loss((w, nb.asarray(w2)), nb.asarray(a)), (nb.asarray(w1),),
+                   (nb.ones_like(nb.asarray(w1)),))
+    np.testing.assert_allclose(float(t), float(rt), rtol=1e-4)
+
+
+def test_vmap_over_a_sharded_tensor():
+    mesh = mesh_of((2,))
+    a = np.random.default_rng(5).standard_normal((4, 6)).astype(np.float32)
+    out = nb.vmap(lambda r: nb.sum(r * r))(nb.asarray(a).shard(mesh, P("a")))
+    np.testing.assert_allclose(out.numpy(), (a * a).sum(1), rtol=1e-5)
+
+
+# --- shard_map and collectives ---------------------------------------------------------------
+
+def _blocks(a, k, axis=0):
+    return np.split(a, k, axis=axis)
+
+
+@pytest.mark.parametrize("mesh_shape", [(4,), (2, 2), (3, 2)], ids=lambda s: "x".join(map(str, s)))
+def test_collectives_match_numpy(mesh_shape):
+    mesh = mesh_of(mesh_shape)
+    k = mesh.shape[0]
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((k * 2, 6)).astype(np.float32)
+    x = nb.asarray(a)
+    run = lambda f, out=P(), check=True: shard_map(f, mesh, in_specs=P("a"), out_specs=out,  # noqa: E731
+                                                   check_vma=check)(x).numpy()
+    blocks = _blocks(a, k)
+    np.testing.assert_allclose(run(lambda b: psum(b, "a")), sum(blocks), rtol=1e-5)
+    np.testing.assert_allclose(run(lambda b: pmean(b, "a")), sum(blocks) / k, rtol=1e-5)
+    np.testing.assert_allclose(run(lambda b: pmax(b, "a")), np.max(blocks, axis=0))
+    np.testing.assert_allclose(run(lambda b: pmin(b, "a")), np.min(blocks, axis=0))
+    np.testing.assert_allclose(run(lambda b: all_gather(b, "a", tiled=True), P(), False), a)
+    np.testing.assert_allclose(run(lambda b: all_gather(b, "a"), P(), False), np.stack(blocks))
+    np.testing.assert_allclose(run(lambda b: b * 0 + nb.astype(axis_index("a"), nb.float32), P("a")),
+                               np.repeat(np.arange(k, dtype=np.float32), 2)[:, None] * np.ones((1, 6)))
+    # psum_scatter: the sum over the group, device i keeping block i of the scattered dim
+    tiled = run(lambda b: psum_scatter(b, "a", scatter_dimension=1, tiled=True), P(None, "a")) \
+        if 6 % k == 0 else None
+    if tiled is not None:
+        np.testing.assert_allclose(tiled, sum(blocks), rtol=1e-5)
+    y = nb.asarray(rng.standard_normal((k * k, 3)).astype(np.float32))
+    rows = shard_map(lambda b: psum_scatter(b, "a"), mesh, in_specs=P("a"), out_specs=P("a"))(y).numpy()
+    np.testing.assert_allclose(rows, sum(_blocks(y.numpy(), k)).reshape(-1), rtol=1e-5)
+
+
+def test_ppermute_and_all_to_all_follow_jax_examples():
+    mesh = mesh_of((4,))
+    x = nb.asarray(np.array([1.0, 2.0, 3.0, 4.0], np.float32))
+    shifted = shard_map(lambda b: ppermute(b, "a", [(0, 1), (1, 2), (2, 3)]), mesh, in_specs=P("a"),
+                        out_specs=P("a"))(x)
+    np.testing.assert_array_equal(shifted.numpy(), [0.0, 1.0, 2.0, 3.0])  # destinations not listed get zeros
+    with pytest.raises(ValueError, match="perm"):
+        shard_map(lambda b: ppermute(b, "a", [(0, 1), (1, 1)]), mesh, in_specs=P("a"), out_specs=P("a"))(x)
+    # all_to_all: block (i, j) of the result is block (j, i) of the input
+    a = np.arange(64, dtype=np.float32).reshape(8, 8)
+    out = shard_map(lambda b: all_to_all(b, "a", 1, 0, tiled=True), mesh, in_specs=P("a"),
+                    out_specs=P(None, "a"))(nb.asarray(a)).numpy()
+    for i in range(4):
+        for j in range(4):
+            # device j's input block rows 2j:2j+2; it sends columns 2i:2i+2 to device i, stacked on axis 0
+            np.testing.assert_array_equal(out[2 * j:2 * j + 2, 2 * i:2 * i + 2], a[2 * j:2 * j + 2, 2 * i:2 * i + 2])
+    stacked = shard_map(lambda b: all_to_all(b, "a", 0, 0), mesh, in_specs=P(None, "a"),
+                        out_specs=P(None, "a"))(nb.asarray(np.arange(32, dtype=np.float32).reshape(4, 8)))
+    ref = np.arange(32, dtype=np.float32).reshape(4, 8)
+    # untiled: device i gets row i of every device's block, stacked by source device
+    for i in range(4):
+        np.testing.assert_array_equal(stacked.numpy()[:, 2 * i:2 * i + 2],
+                                      np.stack([ref[i, 2 * j:2 * j + 2] for j in range(4)]))
+
+
+def test_shard_map_checks_varying_axes_and_specs():
+    mesh = mesh_of((2, 2))
+    x = nb.asarray(np.ones((4, 4), np.float32))
+    with pytest.raises(ValueError, match=r"varies along mesh axes \['a'\]"):
+        shard_map(lambda b: b * 2, mesh, in_specs=P("a"), out_specs=P())(x)
+    ok = shard_map(lambda b: psum(b, "a"), mesh, in_specs=P("a"), out_specs=P())(x)
+    np.testing.assert_array_equal(ok.numpy(), np.full((2, 4), 2.0))
+    first = shard_map(lambda b: b * nb.astype(axis_index("a"), nb.float32), mesh, in_specs=P("a"), out_specs=P(),
+                      check_vma=False)(x)
+    np.testing.assert_array_equal(first.numpy(), np.zeros((2, 4)))  # device 0's block, as JAX keeps it
+    with pytest.raises(ValueError, match="dim 0 of size 3 does not divide"):
+        shard_map(lambda b: b, mesh, in_specs=P("a"), out_specs=P("a"))(nb.asarray(np.ones((3,), np.float32)))
+    with pytest.raises(ValueError, match="return it from the function"):
+        shard_map(lambda b: b.numpy(), mesh, in_specs=P("a"), out_specs=P("a"))(x)
+    # the design's {position: ShardingSpec} form
+    spec = ShardingSpec(mesh, [("a",), ()])
+    y = shard_map(lambda u, v: u + v, mesh, in_specs={0: spec, 1: spec}, out_specs=P("a"))(x, x)
+    np.testing.assert_array_equal(y.numpy(), np.full((4, 4), 2.0))
+
+
+def test_grad_of_a_psummed_loss_gives_each_shard_its_gradient():
+    mesh = mesh_of((4,))
+    a = np.arange(8, dtype=np.float32)
+
+    def loss(x, w):
+        return shard_map(lambda b, v: psum(nb.sum((b * v) ** 2), "a"), mesh, in_specs=(P("a"), P()),
+                         out_specs=P())(x, w)
+
+    gx, gw = nb.grad(loss, argnums=(0, 1))(nb.asarray(a), nb.asarray(np.float32(1.5)))
+    np.testing.assert_allclose(gx.numpy(), 2 * 1.5 ** 2 * a, rtol=1e-6)  # JAX's doc: [0, 2, ..., 14] at w=1
+    np.testing.assert_allclose(float(gw), 2 * 1.5 * (a ** 2).sum(), rtol=1e-6)  # the replicated w sums over devices
+
+
+COLLECTIVE_MAPS = {
+    "psum": (lambda b: psum(b, "a"), P("a"), P(), True),
+    "pmax": (lambda b: pmax(b, "a"), P("a"), P(), True),
+    "all_gather": (lambda b: all_gather(b, "a", axis=1, tiled=True), P("a"), P("a"), True),
+    "psum_scatter": (lambda b: psum_scatter(b, "a", scatter_dimension=1, tiled=True), P("a"), P(None, "a"), True),
+    "ppermute": (lambda b: ppermute(b, "a", [(0, 1), (1, 2), (2, 3), (3, 0)]), P("a"), P("a"), True),
+    "all_to_all": (lambda b: all_to_all(b, "a", 1, 0, tiled=True), P("a"), P(None, "a"), True),
+    "local_mlp": (lambda b: psum(nb.tanh(b) * 2, "a"), P("a"), P(), True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COLLECTIVE_MAPS))
+def test_collective_transposes(name):
+    """jvp vs finite differences, and vjp as the transpose of jvp: <c, J t> == <J^T c, t>."""
+    f, ins, outs, _ = COLLECTIVE_MAPS[name]
+    mesh = mesh_of((4,))
+    g = shard_map(f, mesh, in_specs=ins, out_specs=outs)
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((8, 8))
+    t = rng.standard_normal((8, 8))
+    y, jt = nb.jvp(g, (nb.asarray(x),), (nb.asarray(t),))
+    eps = 1e-6
+    fd = (g(nb.asarray(x + eps * t)).numpy() - g(nb.asarray(x - eps * t)).numpy()) / (2 * eps)
+    np.testing.assert_allclose(jt.numpy(), fd, rtol=1e-5, atol=1e-6)
+    c = rng.standard_normal(y.shape)
+    _, pullback = nb.vjp(g, nb.asarray(x))
+    (jtc,) = pullback(nb.asarray(c))
+    np.testing.assert_allclose(np.sum(c * jt.numpy()), np.sum(jtc.numpy() * t), rtol=1e-9)
+
+
+def test_shard_map_data_parallel_training_step_matches_unsharded():
+    mesh = mesh_of((2,))
+    rng = np.random.default_rng(8)
+    a, y = rng.standard_normal((8, 6)), rng.standard_normal((8, 1))
+    w = rng.standard_normal((6, 1))
+
+    def local_grad(w, xb, yb):
+        g = nb.grad(lambda v: nb.sum((xb @ v - yb) ** 2))(w)
+        return pmean(g, "a") / 4  # per-device mean of a per-device sum: the global mean's gradient
+
+    step = shard_map(local_grad, mesh, in_specs=(P(), P("a"), P("a")), out_specs=P())
+    got = step(nb.asarray(w), nb.asarray(a), nb.asarray(y)).numpy()
+    ref = nb.grad(lambda v: nb.mean((nb.asarray(a) @ v - nb.asarray(y)) ** 2))(nb.asarray(w)).numpy()
+    np.testing.assert_allclose(got, ref, rtol=1e-10)
