@@ -18,6 +18,14 @@ from nabla.sharding import (DeviceMesh, P, ShardingSpec, all_gather, all_reduce,
                             collectives_recorded, pmax, pmean, pmin, ppermute, psum, psum_scatter, reshard,
                             shard_map, typeof)
 
+@pytest.fixture(autouse=True)
+def _check_local_shapes(monkeypatch):
+    """Each per-shard call also runs the op's own shape rule on its local operands."""
+    from nabla.sharding import spmd
+
+    monkeypatch.setattr(spmd, "CHECK_LOCAL_SHAPES", True)
+
+
 MESH_SHAPES = [(1,), (2,), (4,), (8,), (2, 2), (3, 2), (2, 2, 2)]
 NAMES = ("a", "b", "c")
 
@@ -374,3 +382,45 @@ def test_shard_map_data_parallel_training_step_matches_unsharded():
     got = step(nb.asarray(w), nb.asarray(a), nb.asarray(y)).numpy()
     ref = nb.grad(lambda v: nb.mean((nb.asarray(a) @ v - nb.asarray(y)) ** 2))(nb.asarray(w)).numpy()
     np.testing.assert_allclose(got, ref, rtol=1e-10)
+
+
+def test_data_parallel_step_all_reduces_each_gradient_once():
+    """Bias gradients sum over the split batch dim (``sum_to``): a pending sum, not a gather."""
+    mesh = mesh_of((2,))
+    rng = np.random.default_rng(9)
+    host = [rng.standard_normal((6, 8)), rng.standard_normal(8), rng.standard_normal((8, 3))]
+    a, y = rng.standard_normal((8, 6)), rng.standard_normal((8, 3))
+
+    def loss(params, x, t):
+        w1, b1, w2 = params
+        return nb.mean((nb.maximum(x @ w1 + b1, 0.0) @ w2 - t) ** 2)
+
+    params = tuple(nb.asarray(h).shard(mesh, P()) for h in host)
+    with collectives_recorded() as log:
+        grads = nb.grad(loss)(params, nb.asarray(a).shard(mesh, P("a")), nb.asarray(y).shard(mesh, P("a")))
+        new = [p - 0.1 * g for p, g in zip(params, grads)]
+    assert log == [("all_reduce_sum", ("a",))] * 3
+    ref = nb.grad(loss)(tuple(nb.asarray(h) for h in host), nb.asarray(a), nb.asarray(y))
+    for n, h, r in zip(new, host, ref):
+        np.testing.assert_allclose(n.numpy(), h - 0.1 * r.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_compile_keys_on_layout_and_lays_out_arguments():
+    mesh = mesh_of((2, 2))
+    rng = np.random.default_rng(10)
+    a, w = rng.standard_normal((8, 6)).astype(np.float32), rng.standard_normal((6, 4)).astype(np.float32)
+    f = nb.compile(lambda x, v: nb.tanh(x @ v))
+    wb = nb.asarray(w).shard(mesh, P(None, "b"))
+    for spec in (P("a"), P("a"), P("b")):
+        y = f(nb.asarray(a).shard(mesh, spec), wb)
+        np.testing.assert_allclose(y.numpy(), np.tanh(a @ w), rtol=1e-5)
+    assert typeof(y) == "float32[8@b,4]"  # rows took "b", so the columns gathered it
+    info = f.cache_info()
+    assert (info.hits, info.misses, info.compiles) == (1, 2, 2)
+    g = nb.compile(lambda x, v: x @ v, in_shardings=(nb.NamedSharding(mesh, P(None, "a")), nb.NamedSharding(mesh, P("a"))),
+                   out_shardings=nb.NamedSharding(mesh, P("b")))
+    for _ in range(2):
+        z = g(nb.asarray(a), nb.asarray(w))
+        assert typeof(z) == "float32[8@b,4]"
+        np.testing.assert_allclose(z.numpy(), a @ w, rtol=1e-5)
+    assert g.cache_info().hits == 1

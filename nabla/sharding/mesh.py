@@ -84,10 +84,13 @@ class DeviceMesh:
         return [sorted(g, key=lambda d: self.block(d, axes)) for g in found.values()]
 
     def _key(self):
-        return self.shape, self.axis_names, tuple(map(str, self.devices))
+        key = self.__dict__.get("_cached_key")
+        if key is None:
+            key = self._cached_key = (self.shape, self.axis_names, tuple(map(str, self.devices)))
+        return key
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, DeviceMesh) and self._key() == other._key()
+        return self is other or isinstance(other, DeviceMesh) and self._key() == other._key()
 
     def __hash__(self) -> int:
         return hash(self._key())
@@ -134,9 +137,10 @@ class ShardingSpec:
     """How a tensor lies on ``mesh``: ``dims[i]`` are the axes splitting physical dim i; ``partial``
     maps mesh axes to the reduction still pending over them."""
 
-    __slots__ = ("mesh", "dims", "partial")
+    __slots__ = ("mesh", "dims", "partial", "_hash")
 
     def __init__(self, mesh: DeviceMesh, dims, partial=None):
+        self._hash = None
         self.mesh = mesh
         self.dims = tuple(_dim_axes(d) for d in dims)
         partial = dict(partial or {})
@@ -222,10 +226,12 @@ class ShardingSpec:
         return self.mesh, self.dims, self.partial
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, ShardingSpec) and self._key() == other._key()
+        return self is other or isinstance(other, ShardingSpec) and self._key() == other._key()
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        if self._hash is None:
+            self._hash = hash(self._key())
+        return self._hash
 
     def __repr__(self) -> str:
         dims = ", ".join("{" + ", ".join(repr(a) for a in axes) + "}" for axes in self.dims)

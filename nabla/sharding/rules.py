@@ -15,7 +15,7 @@ shard means, each scaled by 1/shards).
 from __future__ import annotations
 
 from ..ops import base
-from ..ops._physical import IdentityOp
+from ..ops._physical import BroadcastPhysicalOp, IdentityOp, SumToOp
 from ..ops.indexing import SliceOp
 from ..ops.linalg import MatmulOp
 from ..ops.multi_output import ConcatOp, SplitOp
@@ -30,8 +30,18 @@ class Plan:
         self.in_specs, self.out_specs, self.kwargs, self.post = in_specs, out_specs, kwargs, post
 
 
-def _spec(mesh, dims, partial=None) -> ShardingSpec:
-    return ShardingSpec(mesh, dims, partial)
+_SPECS: dict = {}
+
+
+def interned_spec(mesh, dims, partial=None) -> ShardingSpec:
+    """One shared instance per layout: later comparisons are identity checks."""
+    key = (mesh, tuple(map(tuple, dims)), tuple(sorted(partial.items())) if partial else ())
+    spec = _SPECS.get(key)
+    if spec is None:
+        if len(_SPECS) > 4096:
+            _SPECS.clear()
+        spec = _SPECS[key] = ShardingSpec(mesh, dims, partial)
+    return spec
 
 
 def _sum_partial(spec) -> dict | None:
@@ -40,8 +50,8 @@ def _sum_partial(spec) -> dict | None:
 
 
 def _replicated(impls, specs, kwargs, outs, mesh) -> Plan:
-    return Plan([ShardingSpec.replicated(mesh, len(s.dims)) for s in specs],
-                [ShardingSpec.replicated(mesh, len(o)) for o in outs], kwargs)
+    return Plan([interned_spec(mesh, ((),) * len(s.dims)) for s in specs], [interned_spec(mesh, ((),) * len(o)) for o in outs],
+                kwargs)
 
 
 def _broadcast(shapes, specs, out_shape, skip=frozenset()):
@@ -88,7 +98,7 @@ def _elementwise(op, impls, specs, kwargs, outs, mesh):
         carried = [{} for _ in specs]
     partial = next((p for p in carried if p), {})
     dims, per_input = _broadcast([i.cached_shape for i in impls], specs, outs[0], skip=set(partial))
-    return Plan([_spec(mesh, d, p) for d, p in zip(per_input, carried)], [_spec(mesh, dims, partial)], kwargs)
+    return Plan([interned_spec(mesh, d, p) for d, p in zip(per_input, carried)], [interned_spec(mesh, dims, partial)], kwargs)
 
 
 _NEW_PARTIAL = {"sum": "sum", "mean": "sum", "max": "max", "min": "min"}
@@ -112,7 +122,7 @@ def _reduce(op, impls, specs, kwargs, outs, mesh):
     post = None
     if op.name == "mean" and shards > 1:
         post = lambda t, s=shards: t * (1.0 / s)  # noqa: E731
-    return Plan([_spec(mesh, in_dims, keep)], [_spec(mesh, out_dims, partial)], kwargs, post)
+    return Plan([interned_spec(mesh, in_dims, keep)], [interned_spec(mesh, out_dims, partial)], kwargs, post)
 
 
 def _matmul(op, impls, specs, kwargs, outs, mesh):
@@ -132,8 +142,8 @@ def _matmul(op, impls, specs, kwargs, outs, mesh):
     used |= set(n)
     k = next((c for c in (sx.dims[-1], sy.dims[-2]) if c and not used & set(c)), ())
     out_partial = {**partial, **{a: "sum" for a in k}}
-    return Plan([_spec(mesh, lx + [m, k], carry[0]), _spec(mesh, ly + [k, n], carry[1])],
-                [_spec(mesh, lead + [m, n], out_partial)], kwargs)
+    return Plan([interned_spec(mesh, lx + [m, k], carry[0]), interned_spec(mesh, ly + [k, n], carry[1])],
+                [interned_spec(mesh, lead + [m, n], out_partial)], kwargs)
 
 
 def _linear_layout(specs):
@@ -143,26 +153,26 @@ def _linear_layout(specs):
 
 def _permute(op, impls, specs, kwargs, outs, mesh):
     s, p = specs[0], _linear_layout(specs)
-    return Plan([_spec(mesh, s.dims, p)], [_spec(mesh, [s.dims[q] for q in kwargs["perm"]], p)], kwargs)
+    return Plan([interned_spec(mesh, s.dims, p)], [interned_spec(mesh, [s.dims[q] for q in kwargs["perm"]], p)], kwargs)
 
 
 def _unsqueeze(op, impls, specs, kwargs, outs, mesh):
     s, p, a = specs[0], _linear_layout(specs), kwargs["axis"]
-    return Plan([_spec(mesh, s.dims, p)], [_spec(mesh, s.dims[:a] + ((),) + s.dims[a:], p)], kwargs)
+    return Plan([interned_spec(mesh, s.dims, p)], [interned_spec(mesh, s.dims[:a] + ((),) + s.dims[a:], p)], kwargs)
 
 
 def _squeeze(op, impls, specs, kwargs, outs, mesh):
     s, p, a = specs[0], _linear_layout(specs), kwargs["axis"]
     dims = list(s.dims)
     dims[a] = ()
-    return Plan([_spec(mesh, dims, p)], [_spec(mesh, dims[:a] + dims[a + 1:], p)], kwargs)
+    return Plan([interned_spec(mesh, dims, p)], [interned_spec(mesh, dims[:a] + dims[a + 1:], p)], kwargs)
 
 
 def _broadcast_to(op, impls, specs, kwargs, outs, mesh):
     p = _linear_layout(specs)
     dims, (per,) = _broadcast([impls[0].cached_shape], specs, outs[0], skip=set(p))
-    out = _spec(mesh, dims, p)
-    return Plan([_spec(mesh, per, p)], [out], {**kwargs, "shape": out.local_shape(outs[0])})
+    out = interned_spec(mesh, dims, p)
+    return Plan([interned_spec(mesh, per, p)], [out], {**kwargs, "shape": out.local_shape(outs[0])})
 
 
 def _reshape(op, impls, specs, kwargs, outs, mesh):
@@ -194,8 +204,8 @@ def _reshape(op, impls, specs, kwargs, outs, mesh):
                 in_dims[q] = ()
     for q in range(i, len(a)):
         in_dims[q] = ()
-    out = _spec(mesh, out_dims, p)
-    return Plan([_spec(mesh, in_dims, p)], [out], {**kwargs, "shape": out.local_shape(b)})
+    out = interned_spec(mesh, out_dims, p)
+    return Plan([interned_spec(mesh, in_dims, p)], [out], {**kwargs, "shape": out.local_shape(b)})
 
 
 def _slice(op, impls, specs, kwargs, outs, mesh):
@@ -207,7 +217,7 @@ def _slice(op, impls, specs, kwargs, outs, mesh):
                 index[d] = (0, shape[d] // s.shards(d), 1)
             else:
                 dims[d] = ()
-    return Plan([_spec(mesh, dims, p)], [_spec(mesh, dims, p)], {**kwargs, "index": tuple(index)})
+    return Plan([interned_spec(mesh, dims, p)], [interned_spec(mesh, dims, p)], {**kwargs, "index": tuple(index)})
 
 
 def _concat(op, impls, specs, kwargs, outs, mesh):
@@ -216,20 +226,58 @@ def _concat(op, impls, specs, kwargs, outs, mesh):
     dims[axis] = ()
     sums = [_sum_partial(s) for s in specs]
     p = sums[0] if all(q == sums[0] and q for q in sums) else {}
-    return Plan([_spec(mesh, dims, p) for _ in specs], [_spec(mesh, dims, p)], kwargs)
+    return Plan([interned_spec(mesh, dims, p) for _ in specs], [interned_spec(mesh, dims, p)], kwargs)
 
 
 def _split(op, impls, specs, kwargs, outs, mesh):
     dims, p = list(specs[0].dims), _linear_layout(specs)
     dims[kwargs["axis"]] = ()
-    return Plan([_spec(mesh, dims, p)], [_spec(mesh, dims, p) for _ in outs], kwargs)
+    return Plan([interned_spec(mesh, dims, p)], [interned_spec(mesh, dims, p) for _ in outs], kwargs)
+
+
+def _aligned(in_shape, in_bd, out_shape, out_bd) -> dict:
+    """Input axis -> output axis, batch parts and logical parts each right-aligned (the
+    ``sum_to``/``broadcast_physical`` convention)."""
+    pairs = {}
+    for lo, hi, tlo, thi in ((0, in_bd, 0, out_bd), (in_bd, len(in_shape), out_bd, len(out_shape))):
+        for i in range(min(hi - lo, thi - tlo)):
+            pairs[hi - 1 - i] = thi - 1 - i
+    return pairs
+
+
+def _sum_to(op, impls, specs, kwargs, outs, mesh):
+    x, s, p = impls[0], specs[0], _linear_layout(specs)
+    shape = kwargs["shape"]
+    pairs = _aligned(x.cached_shape, kwargs["in_batch_dims"], shape, kwargs["batch_dims"])
+    out_dims, partial = [()] * len(shape), dict(p)
+    for a, axes in enumerate(s.dims):
+        j = pairs.get(a)
+        if j is not None and shape[j] == x.cached_shape[a]:
+            out_dims[j] = axes
+        else:  # summed away: each device holds part of the sum
+            partial.update({ax: "sum" for ax in axes})
+    out = interned_spec(mesh, out_dims, partial)
+    return Plan([interned_spec(mesh, s.dims, p)], [out], {**kwargs, "shape": out.local_shape(shape)})
+
+
+def _broadcast_physical(op, impls, specs, kwargs, outs, mesh):
+    x, s, p = impls[0], specs[0], _linear_layout(specs)
+    shape = kwargs["shape"]
+    pairs = _aligned(x.cached_shape, kwargs["in_batch_dims"], shape, kwargs["batch_dims"])
+    in_dims, out_dims = [()] * len(s.dims), [()] * len(shape)
+    for a, axes in enumerate(s.dims):
+        j = pairs.get(a)
+        if axes and j is not None and shape[j] == x.cached_shape[a]:
+            in_dims[a] = out_dims[j] = axes
+    out = interned_spec(mesh, out_dims, p)
+    return Plan([interned_spec(mesh, in_dims, p)], [out], {**kwargs, "shape": out.local_shape(shape)})
 
 
 _RULES = (
     (base.UnaryOperation, _elementwise), (base.BinaryOperation, _elementwise), (IdentityOp, _elementwise),
     (base.ReduceOperation, _reduce), (MatmulOp, _matmul), (PermuteOp, _permute), (UnsqueezeOp, _unsqueeze),
     (SqueezeOp, _squeeze), (BroadcastToOp, _broadcast_to), (ReshapeOp, _reshape), (SliceOp, _slice),
-    (ConcatOp, _concat), (SplitOp, _split),
+    (ConcatOp, _concat), (SplitOp, _split), (SumToOp, _sum_to), (BroadcastPhysicalOp, _broadcast_physical),
 )
 
 

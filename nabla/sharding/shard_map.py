@@ -15,7 +15,7 @@ from ..core.operation import Operation
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.tensor import Tensor
 from .collectives import MESHES, psum_op
-from .mesh import DeviceMesh, LocalView, PartitionSpec, ShardingSpec
+from .mesh import DeviceMesh, LocalView, NamedSharding, PartitionSpec, ShardingSpec
 from .spmd import laid_out, move, spec_of
 
 
@@ -94,7 +94,7 @@ from_blocks_op = FromBlocksOp()
 
 
 def _is_spec(s) -> bool:
-    return s is None or isinstance(s, (PartitionSpec, ShardingSpec))
+    return s is None or isinstance(s, (PartitionSpec, ShardingSpec, NamedSharding))
 
 
 def _specs_for(specs, tree, what: str) -> list:
@@ -163,3 +163,29 @@ def shard_map(f=None, mesh: DeviceMesh = None, in_specs=None, out_specs=None, ch
         return tree_unflatten(out_def, results)
 
     return run
+
+
+def with_shardings(f, in_shardings, out_shardings):
+    """``f`` with its tensor arguments laid out as ``in_shardings`` and its results as
+    ``out_shardings`` (``NamedSharding`` leaves of a pytree prefix; ``None``: left as they are)."""
+    from . import shard
+
+    def lay_out(tree, shardings, what):
+        flat, tdef = tree_flatten(tree, is_leaf=lambda t: isinstance(t, Tensor))
+        specs = _specs_for(shardings, tree if isinstance(tree, (tuple, list, dict)) else (tree,), what) \
+            if not _is_spec(shardings) else [shardings] * len(flat)
+        for s in specs:
+            if s is not None and not isinstance(s, NamedSharding):
+                raise TypeError(f"nabla.compile: {what} takes NamedSharding leaves, got {s!r}")
+        flat = [shard(x, s.mesh, s.spec) if s is not None and isinstance(x, Tensor) else x
+                for x, s in zip(flat, specs)]
+        return tree_unflatten(tdef, flat)
+
+    @functools.wraps(f)
+    def laid_out(*args):
+        if in_shardings is not None:
+            args = lay_out(args, in_shardings, "in_shardings")
+        out = f(*args)
+        return out if out_shardings is None else lay_out(out, out_shardings, "out_shardings")
+
+    return laid_out

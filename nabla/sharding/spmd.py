@@ -14,6 +14,8 @@ import contextlib
 import threading
 
 from ..core import tensor_impl as _core
+from ..core.graph import Node
+from ..core.operation import _value
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
@@ -52,7 +54,7 @@ def _local(value, dtype, batch_dims) -> Tensor:
 
 
 def spec_of(impl: TensorImpl, mesh) -> ShardingSpec:
-    return impl.sharding if impl.sharding is not None else ShardingSpec.replicated(mesh, len(impl.cached_shape))
+    return impl.sharding if impl.sharding is not None else rules.interned_spec(mesh, ((),) * len(impl.cached_shape))
 
 
 def values_of(impl: TensorImpl, mesh) -> list:
@@ -147,6 +149,17 @@ def gather(impl: TensorImpl) -> TensorImpl:
 # --- running an op ----------------------------------------------------------------------
 
 def _mesh(op, impls, kwargs):
+    first = None
+    for i in impls:  # the common case: one layout kind on one mesh, no mesh named in kwargs
+        s = i.sharding
+        if s is not None:
+            if first is None:
+                first = s
+            elif s.mesh is not first.mesh or type(s) is not type(first):
+                first = None
+                break
+    if first is not None and "spec" not in kwargs:
+        return first.mesh, type(first) is LocalView
     layouts = [i.sharding for i in impls if i.sharding is not None]
     meshes = {s.mesh for s in layouts}
     target = kwargs.get("spec")
@@ -162,34 +175,91 @@ def _mesh(op, impls, kwargs):
     return meshes.pop(), local == {True}
 
 
+class _Prepared:
+    """What one op call on given layouts needs, reusable by every call with the same op, kwargs,
+    operand shapes, dtypes and layouts (a loop records the same few combinations again and again)."""
+
+    __slots__ = ("outs", "out_def", "in_specs", "kwargs", "post", "local_outs", "layouts")
+
+
+_PREPARED: dict = {}
+
+
+def _prepare(op, impls, treedef, kwargs, mesh, local) -> _Prepared:
+    p = _Prepared()
+    # the op's own shape rule on global shapes: errors name the shapes the user wrote
+    spec = op.abstract_eval(*(impls if treedef is None else tree_unflatten(treedef, impls)), **kwargs)
+    outs, p.out_def = ([spec], None) if type(spec) is tuple else tree_flatten(spec, is_leaf=lambda s: type(s) is tuple)
+    p.outs = outs
+    if local:  # inside shard_map: every op runs on each device's block as it is
+        varying = frozenset().union(*(i.sharding.varying for i in impls if i.sharding is not None))
+        p.in_specs, p.kwargs, p.post = None, kwargs, None
+        p.local_outs = [(o[0], o[1]) for o in outs]
+        p.layouts = [LocalView(mesh, varying)] * len(outs)
+    else:
+        specs = [spec_of(i, mesh) for i in impls]
+        plan = rules.plan(op, impls, specs, kwargs, [o[0] for o in outs], mesh)
+        p.in_specs, p.kwargs, p.post = plan.in_specs, plan.kwargs, plan.post
+        p.local_outs = [(s.local_shape(o[0]), o[1]) for o, s in zip(outs, plan.out_specs)]
+        p.layouts = plan.out_specs
+    return p
+
+
 def call(op, flat, impls, treedef, kwargs):
     """Run ``op`` on operands of which some are sharded; return ``(output impls, out_def)``."""
     mesh, local = _mesh(op, impls, kwargs)
     if getattr(op, "spmd_apply", None) is not None:
         return op.spmd_apply(impls, [values_of(i, mesh) for i in impls], kwargs, mesh)
-    # the op's own shape rule on global shapes: errors name the shapes the user wrote
-    spec = op.abstract_eval(*(impls if treedef is None else tree_unflatten(treedef, impls)), **kwargs)
-    single = type(spec) is tuple
-    outs, out_def = ([spec], None) if single else tree_flatten(spec, is_leaf=lambda s: type(s) is tuple)
-    if local:  # inside shard_map: every op runs on each device's block as it is
-        varying = frozenset().union(*(i.sharding.varying for i in impls if i.sharding is not None))
-        per_device = per_shard(op, impls, [values_of(i, mesh) for i in impls], treedef, kwargs)
-        layouts = [LocalView(mesh, varying)] * len(outs)
-    else:
-        specs = [spec_of(i, mesh) for i in impls]
-        plan = rules.plan(op, impls, specs, kwargs, [o[0] for o in outs], mesh)
-        in_vals = [move(values_of(i, mesh), i.dtype, i.batch_dims, s, t)
-                   for i, s, t in zip(impls, specs, plan.in_specs)]
-        per_device = per_shard(op, impls, in_vals, treedef, plan.kwargs, plan.post)
-        layouts = plan.out_specs
-    return [laid_out([r[k] for r in per_device], o, s) for k, (o, s) in enumerate(zip(outs, layouts))], out_def
+    try:
+        key = (op, treedef, tuple(kwargs.items()), mesh,
+               tuple((i.cached_shape, i.dtype, i.batch_dims, i.sharding) for i in impls))
+        prepared = _PREPARED.get(key)
+    except TypeError:  # unhashable kwargs: no reuse
+        key = prepared = None
+    if prepared is None:
+        prepared = _prepare(op, impls, treedef, kwargs, mesh, local)
+        if key is not None:
+            if len(_PREPARED) > 4096:
+                _PREPARED.clear()
+            _PREPARED[key] = prepared
+    in_vals = [values_of(i, mesh) for i in impls]
+    if prepared.in_specs is not None:
+        in_vals = [move(v, i.dtype, i.batch_dims, spec_of(i, mesh), t)
+                   for v, i, t in zip(in_vals, impls, prepared.in_specs)]
+    per_device = per_shard(op, impls, in_vals, treedef, prepared.kwargs, prepared.local_outs, prepared.post)
+    return [laid_out([r[k] for r in per_device], o, s)
+            for k, (o, s) in enumerate(zip(prepared.outs, prepared.layouts))], prepared.out_def
 
 
-def per_shard(op, impls, in_vals, treedef, kwargs, post=None) -> list:
-    """Per device, the output values of ``op`` on that device's operands (one call per distinct
-    set of operands: replicated shards are computed once)."""
+#: Tests set this: each per-shard call then also runs the op's shape rule on the local operands
+#: and checks it against the shapes the layout rule derived.
+CHECK_LOCAL_SHAPES = False
+
+
+def per_shard(op, impls, in_vals, treedef, kwargs, local_outs, post=None) -> list:
+    """Per device, the output values of ``op`` on that device's operands (one node per distinct
+    set of operands: replicated shards are computed once). ``local_outs``: each output's
+    ``(shape, dtype)`` on one device, the same on all (shards are equal in size)."""
+    if post is not None or CHECK_LOCAL_SHAPES:
+        return _per_shard_calls(op, impls, in_vals, treedef, kwargs, local_outs, post)
+    complex_in = any(i.dtype.is_complex for i in impls)
+    node_kwargs = op.complex_storage_kwargs(kwargs) if complex_in else kwargs
     done, per_device = {}, []
-    for d in range(len(in_vals[0]) if in_vals else 1):
+    columns = list(zip(*in_vals)) if len(in_vals) > 1 else [(v,) for v in in_vals[0]]
+    for ins in columns:
+        key = tuple(map(id, ins))
+        res = done.get(key)
+        if res is None:
+            node = Node(op, node_kwargs, ins, treedef)
+            res = done[key] = [_value(node, k, shape, dtype, ins[0].device)
+                               for k, (shape, dtype) in enumerate(local_outs)]
+        per_device.append(res)
+    return per_device
+
+
+def _per_shard_calls(op, impls, in_vals, treedef, kwargs, local_outs, post):
+    done, per_device = {}, []
+    for d in range(len(in_vals[0])):
         key = tuple(id(v[d]) for v in in_vals)
         res = done.get(key)
         if res is None:
@@ -197,6 +267,9 @@ def per_shard(op, impls, in_vals, treedef, kwargs, post=None) -> list:
             args = locs if treedef is None else tree_unflatten(treedef, locs)
             got = op(*args, **kwargs)
             got = [got] if isinstance(got, Tensor) else tree_flatten(got, is_leaf=lambda t: isinstance(t, Tensor))[0]
+            if CHECK_LOCAL_SHAPES:
+                have = [(t._impl.cached_shape, t.dtype) for t in got]
+                assert have == [(tuple(s), dt) for s, dt in local_outs], (op.name, have, local_outs)
             if post is not None:
                 got = [post(t) for t in got]
             res = done[key] = [t._impl._values[0] for t in got]

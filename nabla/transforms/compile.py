@@ -97,7 +97,11 @@ class CompiledFunction:
                         raise ValueError(f"nabla.compile: dynamic dim {d} is out of range for argument of shape "
                                          f"{leaf.shape}")
                     dims[impl.batch_dims + d % impl.ndim] = str(name)
-                sig.append((impl.dtype, tuple(dims), impl.batch_dims, impl.device.label, impl.device.id))
+                if impl.sharding is not None and k in dyn_by_leaf:
+                    raise ValueError("nabla.compile: dynamic_dims cannot name a sharded argument")
+                # the layout (mesh, split dims and pending reductions) is part of the structure
+                sig.append((impl.dtype, tuple(dims), impl.batch_dims, impl.device.label, impl.device.id,
+                            impl.sharding))
             else:
                 sig.append(("static", _static_key(leaf)))
         return (treedef, tuple(sig)), dyn_by_leaf
@@ -137,18 +141,27 @@ class CompiledFunction:
         if pending:
             GRAPH.evaluate(pending)
 
+    @staticmethod
+    def _buffers(entry, flat) -> list:
+        return [s[1] if s[0] == "captured" else flat[s[0]]._impl._values[s[1]].buffer for s in entry.sources]
+
     def _run(self, entry, flat):
         self._realize_inputs(flat)
-        buffers = [flat[s]._impl._values[0].buffer if isinstance(s, int) else s[1] for s in entry.sources]
-        results = iter(entry.model.execute(*buffers))
+        results = list(entry.model.execute(*self._buffers(entry, flat)))
         leaves = []
         for spec in entry.out_specs:
             if spec[0] == "static":
                 leaves.append(spec[1])
                 continue
-            dtype, batch_dims, device = spec
-            buf = next(results)
-            impl = TensorImpl([Value.leaf(buf, tuple(int(d) for d in buf.shape), dtype, device)], dtype, batch_dims)
+            dtype, batch_dims, device, layout, shape, positions = spec
+            made = {}  # a sharded result's equal shards share one value, as they did when traced
+            for i in positions:
+                if i not in made:
+                    buf = results[i]
+                    made[i] = Value.leaf(buf, tuple(int(d) for d in buf.shape), dtype, device)
+            impl = TensorImpl([made[i] for i in positions], dtype, batch_dims)
+            if layout is not None:
+                impl.cached_shape, impl.sharding = shape, layout
             leaves.append(Tensor(impl))
         return tree_unflatten(entry.out_def, leaves)
 
@@ -173,13 +186,19 @@ class CompiledFunction:
             return entry, result
 
         out_flat, entry.out_def = tree_flatten(result, is_leaf=_is_tensor)
-        out_tensors = []
+        out_tensors, values, position = [], [], {}
         for o in out_flat:
             if isinstance(o, Tensor):
-                if o._impl._values[0].node is None:  # an input or constant returned as is
+                if any(v.node is None for v in o._impl._values):  # an input or constant returned as is
                     o = identity_op(o)
                 out_tensors.append(o)
-                entry.out_specs.append((o.dtype, o.batch_dims, o.device))
+                impl = o._impl
+                for v in impl._values:  # one graph output per distinct shard
+                    if id(v) not in position:
+                        position[id(v)] = len(values)
+                        values.append(v)
+                entry.out_specs.append((o.dtype, o.batch_dims, o.device, impl.sharding, impl.cached_shape,
+                                        tuple(position[id(v)] for v in impl._values)))
             else:
                 entry.out_specs.append(("static", o))
         if not out_tensors:
@@ -187,18 +206,19 @@ class CompiledFunction:
             return entry, result
 
         engine = GRAPH.engine
-        values = [o._impl._values[0] for o in out_tensors]
-        arg_of = {id(x._impl._values[0]): k for k, x in enumerate(flat) if isinstance(x, Tensor)}
+        arg_of = {id(v): (k, d) for k, x in enumerate(flat) if isinstance(x, Tensor)
+                  for d, v in enumerate(x._impl._values)}
         with mlir_context(), engine._lock:
             _, order, leaves, node_ids, leaf_ids, polymorphic, _, _ = engine._trace(values)
             dims = []
             for leaf in leaves:
-                k = arg_of.get(id(leaf))
-                if k is None:
+                source = arg_of.get(id(leaf))
+                if source is None:
                     entry.sources.append(("captured", leaf.buffer))
                     dims.append(leaf.shape)
                     continue
-                entry.sources.append(k)
+                entry.sources.append(source)
+                k = source[0]
                 impl = flat[k]._impl
                 shape = list(leaf.shape)
                 for d, name in dyn.get(k, {}).items():
@@ -213,15 +233,24 @@ class CompiledFunction:
         entry.model = engine.compile_graph(graph)
         with self._lock:
             self._compiles += 1
-        buffers = [flat[s]._impl._values[0].buffer if isinstance(s, int) else s[1] for s in entry.sources]
-        engine.write_back(values, entry.model.execute(*buffers))
+        engine.write_back(values, entry.model.execute(*self._buffers(entry, flat)))
         outs = iter(out_tensors)
         leaves_out = [next(outs) if isinstance(o, Tensor) else o for o in out_flat]
         return entry, tree_unflatten(entry.out_def, leaves_out)
 
 
-def compile(f=None, *, dynamic_dims=None, fullgraph: bool = False, cache_size: int = 64):
-    """Compile ``f`` per input signature; usable as ``@nabla.compile`` or ``@nabla.compile(...)``."""
+def compile(f=None, *, dynamic_dims=None, fullgraph: bool = False, cache_size: int = 64, in_shardings=None,
+            out_shardings=None):
+    """Compile ``f`` per input signature; usable as ``@nabla.compile`` or ``@nabla.compile(...)``.
+
+    ``in_shardings``/``out_shardings`` (``NamedSharding``s, one per argument/result or a pytree
+    prefix) lay the arguments out on a mesh before the body runs and the results after: the
+    layout moves are part of the compiled model."""
     if f is None:
-        return lambda g: CompiledFunction(g, dynamic_dims, fullgraph, cache_size)
+        return lambda g: compile(g, dynamic_dims=dynamic_dims, fullgraph=fullgraph, cache_size=cache_size,
+                                 in_shardings=in_shardings, out_shardings=out_shardings)
+    if in_shardings is not None or out_shardings is not None:
+        from ..sharding.shard_map import with_shardings
+
+        f = with_shardings(f, in_shardings, out_shardings)
     return CompiledFunction(f, dynamic_dims, fullgraph, cache_size)
