@@ -37,13 +37,29 @@ __version__ = "0.1.0"
 
 from . import array_api  # noqa: E402  (the standard's namespace; also completes the array object)
 from .array_api import fft, linalg  # noqa: E402
-from . import sharding  # noqa: E402
-from .sharding import DeviceMesh, NamedSharding, P, PartitionSpec, device_put, shard_map  # noqa: E402
+
+# NumPy's face and nabla.sharding load on first use (``import nabla.numpy as np`` also works); a
+# sharded tensor can only come from nabla.sharding
+_SHARDING_NAMES = ("DeviceMesh", "NamedSharding", "P", "PartitionSpec", "device_put", "shard_map")
 
 
 def __getattr__(name):
-    if name == "numpy":  # NumPy's face, imported on first use (``import nabla.numpy as np`` also works)
-        import importlib
+    import importlib
 
-        return importlib.import_module(".numpy", __name__)
+    if name in ("numpy", "sharding"):
+        return importlib.import_module("." + name, __name__)
+    if name in _SHARDING_NAMES:
+        return getattr(importlib.import_module(".sharding", __name__), name)
     raise AttributeError(f"module 'nabla' has no attribute {name!r}")
+
+
+def _shard(self, mesh, spec=None):
+    """``self`` laid out on ``mesh`` as ``spec`` (see ``nabla.sharding.shard``)."""
+    from .sharding import shard
+
+    return shard(self, mesh, spec)
+
+
+Tensor.shard = _shard
+Tensor.sharding = property(lambda self: self._impl.sharding, doc="The ShardingSpec, or None off a mesh.")
+

@@ -79,9 +79,6 @@ def typeof(x: Tensor) -> str:
     return spec.describe(impl.cached_shape, impl.dtype)
 
 
-Tensor.shard = shard
-Tensor.sharding = property(sharding_of)
-
 __all__ = ["DeviceMesh", "DimSpec", "NamedSharding", "P", "PartitionSpec", "ShardingSpec", "all_gather",
            "all_reduce", "all_to_all", "axis_index", "collectives_recorded", "device_put", "pmax", "pmean", "pmin",
            "ppermute", "psum", "psum_scatter", "pvary", "reshard", "shard", "shard_map", "sharding_of", "typeof"]
