@@ -108,6 +108,17 @@ def _group_size(mesh, axes) -> int:
     return k
 
 
+def _scattered(x, axes, axis, tiled, op):
+    """``x``'s shape as a list and the group size, checking that ``axis`` splits over the group
+    (tiled: divides by its size; untiled: equals it)."""
+    s = list(x.cached_shape)
+    k = _group_size(x.sharding.mesh, axes)
+    if (s[axis] % k) if tiled else (s[axis] != k):
+        raise ValueError(f"nabla.{op}: axis {axis - x.batch_dims} of size {s[axis]} does not "
+                         f"{'divide over' if tiled else 'equal'} the {k} devices along {axes}")
+    return s, k
+
+
 class AllGatherOp(_Collective):
     """Every device gets the blocks of its group along ``axes``, joined on ``axis`` (tiled) or
     stacked on a new ``axis``."""
@@ -142,11 +153,7 @@ class PsumScatterOp(_Collective):
     name = "psum_scatter"
 
     def abstract_eval(self, x, *, axes, axis, tiled):
-        s = list(x.cached_shape)
-        k = _group_size(x.sharding.mesh, axes)
-        if (s[axis] % k) if tiled else (s[axis] != k):
-            raise ValueError(f"nabla.psum_scatter: axis {axis - x.batch_dims} of size {s[axis]} does not "
-                             f"{'divide over' if tiled else 'equal'} the {k} devices along {axes}")
+        s, k = _scattered(x, axes, axis, tiled, self.name)
         if tiled:
             s[axis] //= k
         else:
@@ -205,11 +212,7 @@ class AllToAllOp(_Collective):
     name = "all_to_all"
 
     def abstract_eval(self, x, *, axes, split_axis, concat_axis, tiled):
-        s = list(x.cached_shape)
-        k = _group_size(x.sharding.mesh, axes)
-        if (s[split_axis] % k) if tiled else (s[split_axis] != k):
-            raise ValueError(f"nabla.all_to_all: split axis {split_axis - x.batch_dims} of size {s[split_axis]} "
-                             f"does not {'divide over' if tiled else 'equal'} the {k} devices along {axes}")
+        s, k = _scattered(x, axes, split_axis, tiled, self.name)
         if tiled:
             s[split_axis] //= k
             s[concat_axis] *= k
