@@ -9,6 +9,7 @@ and the cost of recording one op on a 4-device mesh against an unsharded op. Pri
 
 from __future__ import annotations
 
+import gc
 import time
 
 import numpy as np
@@ -58,6 +59,7 @@ def training_step(mesh_size: int | None, batch: int = 512, width: int = 256):
 
 
 def recording(mesh_size: int | None, ops: int = 400) -> float:
+    gc.collect()  # the training steps above leave garbage that would be collected mid-measurement
     x = nb.asarray(np.ones((64, 64), np.float32))
     if mesh_size is not None:
         x = x.shard(DeviceMesh((mesh_size,), ("dp",)), P("dp"))
@@ -76,12 +78,14 @@ def recording(mesh_size: int | None, ops: int = 400) -> float:
 def main() -> None:
     print("| figure | unsharded | simulated mesh | mesh / unsharded |")
     print("|---|---|---|---|")
-    base_first, base, base_loss = training_step(None)
-    for k in (2, 4):
-        first, t, loss = training_step(k)
-        assert abs(loss - base_loss) < 1e-4 * max(1.0, abs(base_loss)), (loss, base_loss)
-        print(f"| MLP training step, data-parallel ({k},) mesh, compiled | {base * 1e3:.2f} ms | {t * 1e3:.2f} ms "
-              f"| **{t / base:.2f}x** (first call {base_first:.1f} s vs {first:.1f} s) |")
+    for batch, width in ((512, 256), (2048, 512)):
+        base_first, base, base_loss = training_step(None, batch, width)
+        for k in (2, 4):
+            first, t, loss = training_step(k, batch, width)
+            assert abs(loss - base_loss) < 1e-4 * max(1.0, abs(base_loss)), (loss, base_loss)
+            print(f"| MLP step (batch {batch}, 64-{width}-8), data-parallel ({k},) mesh, compiled | "
+                  f"{base * 1e3:.2f} ms | {t * 1e3:.2f} ms | **{t / base:.2f}x** (first call {base_first:.1f} s "
+                  f"vs {first:.1f} s) |")
     r0, r4 = recording(None), recording(4)
     print(f"| recording one op (tanh or scale) on a (4,) mesh, per op | {r0 * 1e6:.1f} us | {r4 * 1e6:.1f} us "
           f"| **{r4 / r0:.2f}x** |")
