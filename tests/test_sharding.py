@@ -239,11 +239,25 @@ def test_grad_of_sharded_mlp_matches_unsharded(style):
     np.testing.assert_allclose(float(t), float(rt), rtol=1e-4)
 
 
-def test_vmap_over_a_sharded_tensor():
-    mesh = mesh_of((2,))
-    a = np.random.default_rng(5).standard_normal((4, 6)).astype(np.float32)
-    out = nb.vmap(lambda r: nb.sum(r * r))(nb.asarray(a).shard(mesh, P("a")))
+def test_vmap_over_a_sharded_tensor_and_spmd_axis_name():
+    mesh = mesh_of((2, 2))
+    rng = np.random.default_rng(5)
+    a, w = rng.standard_normal((4, 6)).astype(np.float32), rng.standard_normal(6).astype(np.float32)
+    with collectives_recorded() as log:
+        out = nb.vmap(lambda r: nb.sum(r * r))(nb.asarray(a).shard(mesh, P("a")))
+    assert log == [] and out.sharding.spec == P("a")  # the mapped axis keeps its split
     np.testing.assert_allclose(out.numpy(), (a * a).sum(1), rtol=1e-5)
+    seen = []
+
+    def f(r):
+        seen.append(r.sharding)
+        return nb.sum(nb.tanh(r) * nb.asarray(w))
+
+    out = nb.vmap(f, spmd_axis_name="b")(nb.asarray(a).shard(mesh, P(None, "a")))
+    assert seen[0].dims == (("b",), ("a",)) and out.sharding.spec == P("b")
+    np.testing.assert_allclose(out.numpy(), np.array([(np.tanh(r) * w).sum() for r in a]), rtol=1e-5)
+    with pytest.raises(ValueError, match="laid out on one device mesh"):
+        nb.vmap(f, spmd_axis_name="b")(nb.asarray(a))
 
 
 # --- shard_map and collectives ---------------------------------------------------------------

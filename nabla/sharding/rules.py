@@ -15,7 +15,7 @@ shard means, each scaled by 1/shards).
 from __future__ import annotations
 
 from ..ops import base
-from ..ops._physical import BroadcastPhysicalOp, IdentityOp, SumToOp
+from ..ops._physical import BroadcastPhysicalOp, IdentityOp, SumToOp, _BatchDimsOp
 from ..ops.indexing import SliceOp
 from ..ops.linalg import MatmulOp
 from ..ops.multi_output import ConcatOp, SplitOp
@@ -156,6 +156,11 @@ def _permute(op, impls, specs, kwargs, outs, mesh):
     return Plan([interned_spec(mesh, s.dims, p)], [interned_spec(mesh, [s.dims[q] for q in kwargs["perm"]], p)], kwargs)
 
 
+def _same_layout(op, impls, specs, kwargs, outs, mesh):
+    s, p = specs[0], _linear_layout(specs)
+    return Plan([interned_spec(mesh, s.dims, p)], [interned_spec(mesh, s.dims, p)], kwargs)
+
+
 def _unsqueeze(op, impls, specs, kwargs, outs, mesh):
     s, p, a = specs[0], _linear_layout(specs), kwargs["axis"]
     return Plan([interned_spec(mesh, s.dims, p)], [interned_spec(mesh, s.dims[:a] + ((),) + s.dims[a:], p)], kwargs)
@@ -278,6 +283,7 @@ _RULES = (
     (base.ReduceOperation, _reduce), (MatmulOp, _matmul), (PermuteOp, _permute), (UnsqueezeOp, _unsqueeze),
     (SqueezeOp, _squeeze), (BroadcastToOp, _broadcast_to), (ReshapeOp, _reshape), (SliceOp, _slice),
     (ConcatOp, _concat), (SplitOp, _split), (SumToOp, _sum_to), (BroadcastPhysicalOp, _broadcast_physical),
+    (_BatchDimsOp, _same_layout),
 )
 
 

@@ -62,8 +62,31 @@ def _exit(x: Tensor, axis, depth: int, size: int, where: str) -> Tensor:
     return move_axis_from_batch_dims(x, 0, axis % n)
 
 
-def vmap(f, in_axes=0, out_axes=0, axis_size: int | None = None):
-    """Vectorize ``f`` over an axis of its arguments (JAX's ``vmap``)."""
+def _split_over(batched: list, name: str) -> list:
+    """The batched arguments with their new batch axis split over mesh axis ``name`` (the mesh is
+    the one the arguments lie on)."""
+    meshes = {t._impl.sharding.mesh for t in batched if isinstance(t, Tensor) and t._impl.sharding is not None
+              and hasattr(t._impl.sharding, "dims")}
+    if len(meshes) != 1:
+        raise ValueError(f"nabla.vmap: spmd_axis_name={name!r} needs the mapped arguments laid out on one device "
+                         f"mesh (x.shard(mesh, spec)); found {len(meshes)} meshes")
+    from ..sharding import ShardingSpec, reshard_op
+
+    mesh = meshes.pop()
+    out = []
+    for t in batched:
+        impl = t._impl
+        spec = impl.sharding if impl.sharding is not None else ShardingSpec.replicated(mesh, len(impl.cached_shape))
+        dims = [tuple(a for a in d if a != name) for d in spec.dims]
+        dims[0] = (name,)
+        target = ShardingSpec.parse(mesh, ShardingSpec(mesh, dims), impl.cached_shape, "vmap (spmd_axis_name)")
+        out.append(reshard_op(t, spec=target))
+    return out
+
+
+def vmap(f, in_axes=0, out_axes=0, axis_size: int | None = None, spmd_axis_name: str | None = None):
+    """Vectorize ``f`` over an axis of its arguments (JAX's ``vmap``). With ``spmd_axis_name``, the
+    mapped axis is split over that axis of the mesh the arguments lie on."""
 
     @functools.wraps(f)
     def wrapped(*args):
@@ -98,6 +121,10 @@ def vmap(f, in_axes=0, out_axes=0, axis_size: int | None = None):
         depth = _LEVEL.value
         batched = [_enter(t, ax, depth, f"argument leaf {k}") if ax is not None else t
                    for k, (t, ax) in enumerate(zip(tensors, axes))]
+        if spmd_axis_name is not None:
+            mapped = [k for k, ax in enumerate(axes) if ax is not None]
+            for k, t in zip(mapped, _split_over([batched[k] for k in mapped], spmd_axis_name)):
+                batched[k] = t
         _LEVEL.value += 1
         try:
             out = f(*tree_unflatten(in_def, batched))
