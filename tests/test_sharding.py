@@ -115,6 +115,8 @@ def test_layout_round_trip_and_notation():
     y = nb.device_put(a, nb.NamedSharding(mesh, P(("a", "b"))))
     assert typeof(y) == "float32[8@(a,b),4]"
     np.testing.assert_array_equal(reshard(y, P(None, "a")).numpy(), a)
+    plain = nb.asarray(a)
+    assert nb.device_put(plain) is plain and nb.device_put(plain, nb.cpu()).sharding is None
     # each device holds its own block
     blocks = [nb.Tensor(nb.TensorImpl([v], x.dtype)).numpy() for v in x._impl._values]
     for d, blk in enumerate(blocks):

@@ -62,6 +62,8 @@ def device_put(x, sharding=None) -> Tensor:
         from ..ops.creation import asarray
 
         return shard(x if isinstance(x, Tensor) else asarray(x), sharding.mesh, sharding.spec)
+    if isinstance(x, Tensor):
+        return x if sharding is None else x.to_device(sharding)
     from ..ops.creation import asarray
 
     return asarray(x, device=sharding)
