@@ -81,6 +81,9 @@ CASES = {
                [(24, 48), (24, 48)]),
     "sort": (lambda m, x: xp.sort(x, axis=1) if m is nb else np.sort(x, axis=1), [(24, 48)]),
     "cumsum": (lambda m, x: xp.cumulative_sum(x, axis=0) if m is nb else np.cumsum(x, axis=0), [(24, 48)]),
+    "argmax": (lambda m, x: xp.argmax(x, axis=1) if m is nb else np.argmax(x, axis=1), [(24, 48)]),
+    "take": (lambda m, x: xp.take(x, xp.asarray([3, 0, 7, 7]), axis=1) if m is nb else np.take(x, [3, 0, 7, 7], axis=1),
+             [(24, 48)]),
 }
 
 
@@ -200,7 +203,7 @@ def test_reductions_make_pending_kinds():
     assert all_reduce(nb.sum(x, axis=0)).sharding.is_replicated
 
 
-def test_unsupported_ops_gather_first():
+def test_ops_along_a_split_axis_gather_it_first():
     mesh = mesh_of((4,))
     a = np.random.default_rng(3).standard_normal((8, 5)).astype(np.float32)
     x = nb.asarray(a).shard(mesh, P("a"))
@@ -208,6 +211,14 @@ def test_unsupported_ops_gather_first():
         s = xp.sort(x, axis=0)
     assert log == [("all_gather", ("a",))] and s.sharding.is_replicated
     np.testing.assert_array_equal(s.numpy(), np.sort(a, axis=0))
+    with collectives_recorded() as log:  # along a whole axis: the split stays
+        s = xp.sort(x, axis=1)
+    assert log == [] and s.sharding.spec == P("a")
+    np.testing.assert_array_equal(s.numpy(), np.sort(a, axis=1))
+    with collectives_recorded() as log:  # a scan along the split axis gathers that axis first
+        c = xp.cumulative_sum(x, axis=0)
+    assert log == [("all_gather", ("a",))]
+    np.testing.assert_allclose(c.numpy(), np.cumsum(a, axis=0), rtol=1e-5)
 
 
 # --- transforms ---------------------------------------------------------------------------

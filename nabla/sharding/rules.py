@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from ..ops import base
 from ..ops._physical import BroadcastPhysicalOp, IdentityOp, SumToOp, _BatchDimsOp
-from ..ops.indexing import SliceOp
+from ..ops.indexing import GatherOp, SliceOp
+from ..ops.sorting import ArgReduceOp, CumsumOp, SortOp
 from ..ops.linalg import MatmulOp
 from ..ops.multi_output import ConcatOp, SplitOp
 from ..ops.view import BroadcastToOp, PermuteOp, ReshapeOp, SqueezeOp, UnsqueezeOp
@@ -225,6 +226,28 @@ def _slice(op, impls, specs, kwargs, outs, mesh):
     return Plan([interned_spec(mesh, dims, p)], [interned_spec(mesh, dims, p)], {**kwargs, "index": tuple(index)})
 
 
+def _along_axis(op, impls, specs, kwargs, outs, mesh):
+    """Sorts, scans and arg-reductions along one axis: that axis whole on each device, the other
+    dims keep their splits (a cumulative sum, being linear, keeps a pending sum too)."""
+    s, axis = specs[0], kwargs["axis"]
+    p = _linear_layout(specs) if isinstance(op, CumsumOp) else {}
+    dims = list(s.dims)
+    dims[axis] = ()
+    out_specs = [interned_spec(mesh, dims if len(o) == len(dims) else dims[:axis] + dims[axis + 1:], p)
+                 for o in outs]
+    return Plan([interned_spec(mesh, dims, p)], out_specs, kwargs)
+
+
+def _take(op, impls, specs, kwargs, outs, mesh):
+    """``take`` along an axis: that axis whole, the indices whole, the other dims keep their splits."""
+    s, axis, p = specs[0], kwargs["axis"], _linear_layout(specs[:1])
+    dims = list(s.dims)
+    dims[axis] = ()
+    n_idx = len(impls[1].cached_shape)
+    out = interned_spec(mesh, dims[:axis] + [()] * n_idx + dims[axis + 1:], p)
+    return Plan([interned_spec(mesh, dims, p), interned_spec(mesh, ((),) * n_idx)], [out], kwargs)
+
+
 def _concat(op, impls, specs, kwargs, outs, mesh):
     axis = kwargs["axis"]
     dims = list(specs[0].dims)
@@ -283,7 +306,8 @@ _RULES = (
     (base.ReduceOperation, _reduce), (MatmulOp, _matmul), (PermuteOp, _permute), (UnsqueezeOp, _unsqueeze),
     (SqueezeOp, _squeeze), (BroadcastToOp, _broadcast_to), (ReshapeOp, _reshape), (SliceOp, _slice),
     (ConcatOp, _concat), (SplitOp, _split), (SumToOp, _sum_to), (BroadcastPhysicalOp, _broadcast_physical),
-    (_BatchDimsOp, _same_layout),
+    (_BatchDimsOp, _same_layout), (SortOp, _along_axis), (CumsumOp, _along_axis), (ArgReduceOp, _along_axis),
+    (GatherOp, _take),
 )
 
 
