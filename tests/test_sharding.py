@@ -451,3 +451,13 @@ def test_compile_keys_on_layout_and_lays_out_arguments():
         assert typeof(z) == "float32[8@b,4]"
         np.testing.assert_allclose(z.numpy(), a @ w, rtol=1e-5)
     assert g.cache_info().hits == 1
+
+
+def test_collectives_under_vmap_act_per_mapped_row():
+    mesh = mesh_of((2,))
+    a = np.random.default_rng(11).standard_normal((4, 6)).astype(np.float32)
+    run = lambda f, out: shard_map(f, mesh, in_specs=P("a"), out_specs=out, check_vma=False)(nb.asarray(a)).numpy()  # noqa: E731
+    np.testing.assert_allclose(run(lambda b: nb.vmap(lambda r: psum(r, "a"))(b), P()), run(lambda b: psum(b, "a"), P()),
+                               rtol=1e-6)
+    np.testing.assert_array_equal(run(lambda b: nb.vmap(lambda r: all_gather(r, "a", tiled=True))(b), P("a")),
+                                  run(lambda b: all_gather(b, "a", axis=1, tiled=True), P("a")))
