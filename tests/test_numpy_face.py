@@ -155,6 +155,9 @@ CASES = {
     "median_nan": lambda m: m.median(m.asarray(NANS), axis=1),
     "cov": lambda m: m.cov(_x(m)),
     "cov_cols": lambda m: m.cov(_x(m), rowvar=False, ddof=0),
+    "cov_fweights": lambda m: m.cov(_x(m), fweights=[1, 2, 0, 3, 1]),
+    "cov_aweights": lambda m: m.cov(_x(m), aweights=[0.5, 1.0, 2.0, 0.25, 1.0], ddof=0),
+    "cov_both": lambda m: m.cov(_x(m).T, rowvar=False, fweights=[2, 1, 1, 3, 1], aweights=[1.0, 0.5, 2.0, 1.0, 3.0]),
     "corrcoef": lambda m: m.corrcoef(_x(m)),
     "histogram": lambda m: m.histogram(m.asarray(V), bins=4),
     "histogram_edges": lambda m: m.histogram(m.asarray(V), bins=[-2.0, -0.5, 0.0, 0.7, 3.0]),
@@ -184,6 +187,9 @@ CASES = {
     "einsum_ellipsis": lambda m: m.einsum("...j,j->...", _x(m), m.arange(5.0)),
     "einsum_three": lambda m: m.einsum("ij,jk,kl->il", _x(m), _x(m).T, _x(m)),
     "einsum_outer": lambda m: m.einsum("i,j", m.arange(3.0), m.arange(2.0)),
+    "einsum_sublist": lambda m: m.einsum(_x(m), [0, 1], _x(m), [2, 1], [0, 2]),
+    "einsum_sublist_ellipsis": lambda m: m.einsum(_x(m), [Ellipsis, 1], m.arange(5.0), [1]),
+    "einsum_sublist_implicit": lambda m: m.einsum(m.reshape(m.arange(9.0), (3, 3)), [27, 27]),
     "trace": lambda m: m.trace(_x(m), offset=1),
     "diagonal": lambda m: m.diagonal(m.reshape(m.arange(24), (2, 3, 4)), 0, 1, 2),
     "diff": lambda m: m.diff(_x(m), axis=0),
@@ -200,6 +206,8 @@ CASES = {
     "convolve_valid": lambda m: m.convolve(m.asarray(V), m.array([1.0, -1.0]), mode="valid"),
     "correlate": lambda m: m.correlate(m.asarray(V), m.array([1.0, 0.5]), mode="full"),
     "interp": lambda m: m.interp(m.linspace(-1, 5, 13), m.array([0.0, 1.0, 3.0]), m.array([1.0, 3.0, 0.0])),
+    "interp_period": lambda m: m.interp(m.linspace(-400, 400, 17), m.array([-180.0, -170.0, -10.0, 170.0, 5.0]),
+                                        m.array([4.0, 1.0, 3.0, 2.0, 0.5]), period=360),
     "interp_lr": lambda m: m.interp(m.array([-1.0, 4.0]), m.array([0.0, 1.0]), m.array([1.0, 3.0]), left=-9,
                                     right=9),
     "clip": lambda m: m.clip(_x(m), -0.5, 0.5),
@@ -661,3 +669,17 @@ def test_script_monte_carlo():
 
     (ours, se), (theirs, _) = estimate(fnp), estimate(numpy)
     assert abs(ours - numpy.pi) < 4 * se and abs(ours - theirs) < 6 * se
+
+
+def test_cov_interp_einsum_argument_errors_match_numpy():
+    import nabla.numpy as fnp
+
+    for m in (numpy, fnp):
+        with pytest.raises(ValueError, match="negative"):
+            m.cov(m.ones((2, 3)), fweights=[1, -1, 2])
+        with pytest.raises(TypeError, match="integer"):
+            m.cov(m.ones((2, 3)), fweights=[1, 1.5, 2])
+        with pytest.raises(ValueError, match="non-zero"):
+            m.interp([1.0], [0.0, 2.0], [1.0, 2.0], period=0)
+        with pytest.raises(ValueError):
+            m.einsum(m.ones(3), [60])

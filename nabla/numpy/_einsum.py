@@ -4,6 +4,7 @@ summed first, and each pair of operands contracts as one ``(batch, L, C) @ (batc
 from __future__ import annotations
 
 import math
+import numbers
 import string
 
 from .. import array_api as _xp
@@ -85,10 +86,30 @@ def _contract(x, tx, y, ty, keep: set):
     return r, "".join(batch + left + right)
 
 
+def _sublist_letters(sublist) -> str:
+    """NumPy's sublist form: ints 0-51 name axes ('a'-'z', then 'A'-'Z'), ``...`` the broadcast axes."""
+    out = []
+    for s in sublist:
+        if s is Ellipsis:
+            out.append("...")
+        elif isinstance(s, numbers.Integral) and not isinstance(s, bool) and 0 <= s < 52:
+            out.append(chr(ord("a") + s) if s < 26 else chr(ord("A") + s - 26))
+        else:
+            raise ValueError(f"nabla.numpy.einsum: subscript {s!r} in a sublist must be an int in [0, 52) or ...")
+    return "".join(out)
+
+
+def _from_sublists(args) -> tuple:
+    """``(op0, sub0, op1, sub1, ..., [sub_out])`` as ``(subscripts, operands)``."""
+    pairs = len(args) // 2
+    ins = ",".join(_sublist_letters(args[2 * k + 1]) for k in range(pairs))
+    target = "->" + _sublist_letters(args[-1]) if len(args) % 2 else ""
+    return ins + target, [args[2 * k] for k in range(pairs)]
+
+
 def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
     if not isinstance(subscripts, str):
-        raise NotImplementedError("nabla.numpy.einsum: the interleaved (operand, sublist) form is not supported; "
-                                  "write the subscripts as a string")
+        subscripts, operands = _from_sublists((subscripts,) + operands)
     xs = D.promote_all([D.asarray(o, op="einsum") for o in operands], "einsum")
     if dtype is not None:
         xs = [_xp.astype(x, D.to_nabla(dtype, "einsum")) for x in xs]

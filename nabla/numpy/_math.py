@@ -197,12 +197,20 @@ def correlate(a, v, mode="valid"):
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
-    if period is not None:
-        raise NotImplementedError("nabla.numpy.interp: period= is not supported yet")
     xv = D.asarray(x, _np.float64, "interp")
     xs = D.asarray(xp, _np.float64, "interp")
     fs = D.asarray(fp, op="interp")
     fs = fs if fs.dtype.is_complex else _astype(fs, _F64)
+    if period is not None:  # NumPy's rule: wrap into [0, period), sort, pad one period on each side
+        if period == 0:
+            raise ValueError("nabla.numpy.interp: period must be a non-zero value")
+        period = builtins.abs(float(period))
+        left = right = None
+        xv, xs = _xp.remainder(xv, period), _xp.remainder(xs, period)
+        order = _xp.argsort(xs, stable=True)
+        xs, fs = _xp.take(xs, order, axis=0), _xp.take(fs, order, axis=0)
+        xs = _xp.concat([xs[-1:] - period, xs, xs[:1] + period])
+        fs = _xp.concat([fs[-1:], fs, fs[:1]])
     n = xs.shape[0]
     j = _xp.clip(_xp.searchsorted(xs, xv, side="right") - 1, 0, builtins.max(n - 2, 0))
     x0, x1 = _xp.take(xs, j, axis=0), _xp.take(xs, _xp.clip(j + 1, 0, n - 1), axis=0)
@@ -342,9 +350,26 @@ def sinc(x):
 
 # --- statistics ---------------------------------------------------------------------------------------
 
+def _cov_weights(w, n: int, kind: str):
+    """Frequency or analytic weights for ``cov``, checked as NumPy checks them (signs only when they
+    come as host data: a lazy tensor's values are not read here)."""
+    if w is None:
+        return None
+    if not isinstance(w, Tensor):
+        host = _np.asarray(w)
+        if kind == "fweights" and host.dtype.kind not in "biu" and not _np.all(host == _np.around(host)):
+            raise TypeError("nabla.numpy.cov: fweights must be integer")
+        if _np.any(host < 0):
+            raise ValueError(f"nabla.numpy.cov: {kind} cannot be negative")
+    t = _astype(D.asarray(w, op="cov"), _F64)
+    if t.ndim > 1:
+        raise RuntimeError(f"nabla.numpy.cov: cannot handle multidimensional {kind}")
+    if t.shape[0] != n:
+        raise RuntimeError(f"nabla.numpy.cov: incompatible numbers of samples and {kind} ({n} vs {t.shape[0]})")
+    return t
+
+
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
-    if fweights is not None or aweights is not None:
-        raise NotImplementedError("nabla.numpy.cov: fweights/aweights are not supported yet")
     x = D.asarray(m, op="cov")
     x = _xp.reshape(x, (1, -1)) if x.ndim == 1 else x
     if not rowvar and x.shape[0] != 1:
@@ -361,9 +386,19 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         x = _astype(x, D.to_nabla(dtype, "cov"))
     n = x.shape[1]
     ddof = (0 if bias else 1) if ddof is None else ddof
-    xc = x - _xp.mean(x, axis=1, keepdims=True)
+    fw, aw = _cov_weights(fweights, n, "fweights"), _cov_weights(aweights, n, "aweights")
+    w = fw if aw is None else aw if fw is None else fw * aw
+    if w is None:
+        xc = x - _xp.mean(x, axis=1, keepdims=True)
+        fact = builtins.max(n - ddof, 0)
+    else:  # NumPy's weighted estimate: weighted mean, then the normalization by the weights' sums
+        w_sum = _xp.sum(w)
+        xc = x - _xp.sum(x * w, axis=1, keepdims=True) / w_sum
+        fact = w_sum if ddof == 0 else w_sum - ddof if aw is None else w_sum - ddof * _xp.sum(w * aw) / w_sum
     xt = _xp.conj(xc) if xc.dtype.is_complex else xc
-    c = _xp.matmul(xc, _xp.permute_dims(xt, (1, 0))) / builtins.max(n - ddof, 0)
+    if w is not None:
+        xt = xt * w
+    c = _xp.matmul(xc, _xp.permute_dims(xt, (1, 0))) / fact
     return _xp.squeeze(c, axis=(0, 1)) if c.shape == (1, 1) else c
 
 
