@@ -144,6 +144,11 @@ CASES = {
     "quantile_methods": lambda m: tuple(m.quantile(m.asarray(V), 0.3, method=k)
                                         for k in ("linear", "lower", "higher", "nearest", "midpoint")),
     "quantile_keepdims": lambda m: m.quantile(_x(m), 0.25, axis=1, keepdims=True),
+    "quantile_weights": lambda m: tuple(m.quantile(_x(m), q, axis=a, method="inverted_cdf",
+                                                   weights=numpy.abs(X) * (numpy.arange(X.size).reshape(X.shape) % 3))
+                                        for q in (0.0, 0.35, [0.5, 1.0]) for a in (None, 0, 1)),
+    "percentile_weights_1d": lambda m: m.percentile(_x(m), [10, 60], axis=1, method="inverted_cdf",
+                                                     weights=[0.0, 1.0, 2.0, 0.5, 3.0][:X.shape[1]]),
     "nansum": lambda m: m.nansum(m.asarray(NANS), axis=0),
     "nanmean": lambda m: m.nanmean(m.asarray(NANS), axis=1),
     "nanstd": lambda m: m.nanstd(m.asarray(NANS)),

@@ -281,29 +281,29 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
              weights=None, interpolation=None, _nan=False):
     op = "quantile"
     method = interpolation or method
-    if method not in _METHODS:
-        raise ValueError(f"nabla.numpy.{op}: method {method!r} is not supported; use one of {_METHODS}")
     if weights is not None:
-        raise NotImplementedError(f"nabla.numpy.{op}: weights= is not supported yet")
+        if method != "inverted_cdf":
+            raise ValueError(f"nabla.numpy.{op}: only method 'inverted_cdf' supports weights, got {method!r}")
+        if _nan:
+            raise NotImplementedError(f"nabla.numpy.nan{op}: weights= is not supported yet")
+    elif method not in _METHODS:
+        raise ValueError(f"nabla.numpy.{op}: method {method!r} is not supported; use one of {_METHODS}")
     x = D.asarray(a, op=op)
-    in_shape = x.shape
     if x.dtype.kind in "biu":
         x = _astype(x, _dt.float64)
+    w = None if weights is None else _quantile_weights(weights, x, axis, op)
     qs = _np.asarray(q.numpy() if isinstance(q, Tensor) else q, dtype=_np.float64)  # q: host parameters
     if qs.size and (qs.min() < 0 or qs.max() > 1):
         raise ValueError(f"nabla.numpy.{op}: quantiles must be in the range [0, 1]")
-    if axis is None:
-        x, ax = _xp.reshape(x, (-1,)), 0
-        kept = (1,) * len(in_shape)
+    x, ax, kept = _reduced_last(x, axis)
+    if w is not None:
+        w = _reduced_last(w, axis)[0]
+        order = _xp.argsort(x, axis=ax, stable=True)
+        s, ws = _xp.take_along_axis(x, order, axis=ax), _xp.take_along_axis(w, order, axis=ax)
+        cdf = _xp.cumulative_sum(ws, axis=ax) / _xp.sum(ws, axis=ax, keepdims=True)
+        cdf = _where(cdf == 0, -1.0, cdf)  # leading zero weights never hold a quantile
     else:
-        axes = (axis,) if isinstance(axis, int) else tuple(axis)
-        axes = tuple(k % x.ndim for k in axes)
-        rest = [k for k in range(x.ndim) if k not in axes]
-        x = _xp.permute_dims(x, tuple(rest) + axes)
-        x = _xp.reshape(x, x.shape[:len(rest)] + (-1,))
-        ax = len(rest)
-        kept = tuple(1 if k in axes else n for k, n in enumerate(in_shape))
-    s = _xp.sort(x, axis=ax)
+        s = _xp.sort(x, axis=ax)
     n = s.shape[ax]
     if n == 0:
         raise ValueError(f"nabla.numpy.{op}: cannot take quantiles of an empty axis")
@@ -312,7 +312,13 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
         counts = _xp.sum(_astype(_xp.logical_not(_xp.isnan(s)), _dt.int64), axis=ax, keepdims=True)
     results = []
     for qv in qs.reshape(-1):
-        results.append(_pick(s, ax, n, float(qv), method, counts))
+        if weights is not None:
+            # inverted CDF: the first value whose cumulative weight reaches q
+            first = _xp.sum(_astype(cdf < float(qv), _dt.int64), axis=ax, keepdims=True)
+            pick = _xp.take_along_axis(s, _xp.minimum(first, n - 1), axis=ax)
+            results.append(_xp.squeeze(pick, axis=ax))
+        else:
+            results.append(_pick(s, ax, n, float(qv), method, counts))
     r = results[0] if qs.ndim == 0 else _xp.stack(results, axis=0)
     if not _nan:
         bad = _xp.any(_xp.isnan(x), axis=ax)
@@ -321,6 +327,34 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
         lead = () if qs.ndim == 0 else qs.shape
         r = _xp.reshape(r, lead + kept)
     return r if out is None else write_out(out, r, op)
+
+
+def _reduced_last(x, axis):
+    """``x`` with the reduced axes merged into its last axis: ``(x, that axis, keepdims shape)``."""
+    if axis is None:
+        return _xp.reshape(x, (-1,)), 0, (1,) * x.ndim
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = tuple(k % x.ndim for k in axes)
+    rest = [k for k in range(x.ndim) if k not in axes]
+    kept = tuple(1 if k in axes else n for k, n in enumerate(x.shape))
+    y = _xp.permute_dims(x, tuple(rest) + axes)
+    return _xp.reshape(y, y.shape[:len(rest)] + (-1,)), len(rest), kept
+
+
+def _quantile_weights(weights, x, axis, op):
+    """``weights`` of ``x``'s shape (NumPy takes ``x``'s shape, or 1-D along a single ``axis``),
+    non-negative (checked when they come as host data)."""
+    if not isinstance(weights, Tensor) and _np.any(_np.asarray(weights) < 0):
+        raise ValueError(f"nabla.numpy.{op}: weights must be non-negative")
+    w = D.asarray(weights, _np.float64, op)
+    if w.shape == x.shape:
+        return w
+    if w.ndim == 1 and isinstance(axis, int) and w.shape[0] == x.shape[axis % x.ndim]:
+        shape = [1] * x.ndim
+        shape[axis % x.ndim] = w.shape[0]
+        return _xp.broadcast_to(_xp.reshape(w, tuple(shape)), x.shape)
+    raise ValueError(f"nabla.numpy.{op}: weights of shape {w.shape} do not fit data of shape {x.shape} "
+                     f"along axis {axis}")
 
 
 def _pick(s, ax, n, q, method, counts):
