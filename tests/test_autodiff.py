@@ -310,6 +310,12 @@ def _matrix_of(z):
     return nb.asarray(_BASE) + nb.array_api.expand_dims(z, axis=1) * nb.asarray(_SPREAD)
 
 
+def _hermitian_of(z):
+    """A Hermitian positive definite matrix moved by z (M M^H + 3 I)."""
+    m = _matrix_of(z)
+    return nb.matmul(m, nb.conj(nb.array_api.matrix_transpose(m))) + 3 * nb.asarray(np.eye(3))
+
+
 def _complex_cases():
     from nabla.ops import complex_lowerings as C
 
@@ -337,6 +343,16 @@ def _complex_cases():
         "linalg_det": lambda z: nb.real(nb.asarray(w[0]) * nb.array_api.linalg.det(_matrix_of(z)))
         + nb.array_api.linalg.slogdet(_matrix_of(z)).logabsdet,
         "linalg_inv": lambda z: weigh(nb.array_api.linalg.inv(_matrix_of(z))[0]),
+        # factorizations of complex input (JAX's convention through the Hermitian-adjoint rules);
+        # eigenvectors and singular vectors enter through phase-free quantities
+        "linalg_cholesky": lambda z: weigh(nb.array_api.linalg.cholesky(_hermitian_of(z))[2]),
+        "linalg_qr": lambda z: weigh(nb.array_api.linalg.qr(_matrix_of(z)).R[0]) + weigh(
+            nb.array_api.linalg.qr(_matrix_of(z)).Q[1] * nb.conj(nb.array_api.linalg.qr(_matrix_of(z)).Q[2])),
+        "linalg_eigh": lambda z: nb.sum(nb.array_api.linalg.eigh(_hermitian_of(z)).eigenvalues * nb.asarray(w.real))
+        + nb.sum(nb.abs(nb.array_api.linalg.eigh(_hermitian_of(z)).eigenvectors[0]) ** 2 * nb.asarray(w.imag)),
+        "linalg_svd": lambda z: nb.sum(nb.array_api.linalg.svd(_matrix_of(z)).S * nb.asarray(w.real))
+        + nb.sum(nb.abs(nb.array_api.linalg.svd(_matrix_of(z)).U[1]) ** 2 * nb.asarray(w.imag))
+        + nb.sum(nb.abs(nb.array_api.linalg.svd(_matrix_of(z)).Vh[2]) ** 2),
         # fft: c2c is holomorphic; c2r (irfft, hfft) reads a half spectrum and drops imaginary parts
         "fft_fft": lambda z: weigh(nb.array_api.fft.fft(z, norm="ortho")),
         "fft_ifft": lambda z: weigh(nb.array_api.fft.ifft(z * z, n=3)),

@@ -72,10 +72,23 @@ def check_matrix(op: str, *xs, square: bool = True) -> None:
             raise ValueError(f"nabla.linalg.{op}: expected square matrices, got {describe(x)}")
 
 
-def real_only_vjp(op: str, x: Tensor) -> None:
-    if x.dtype.is_complex:
-        raise NotImplementedError(f"nabla.linalg.{op}: reverse-mode derivative of complex input is not implemented "
-                                  f"yet (forward mode is)")
+def conjugate_convention(rule):
+    """A vjp rule written with conjugate transposes gives the adjoint under the Hermitian inner
+    product (PyTorch's convention for complex gradients); JAX's (and Nabla's) transpose pairs
+    values by Re(sum(u * v)), so for complex input it is conj(rule(conj(cotangents)))."""
+
+    @functools.wraps(rule)
+    def vjp_rule(self, primals, cotangents, outputs, **kwargs):
+        if not primals[0].dtype.is_complex:
+            return rule(self, primals, cotangents, outputs, **kwargs)
+        from .elementwise import UNARY_FUNCTIONS
+
+        conj = UNARY_FUNCTIONS["conj"]
+        flip = lambda c: conj(c) if c is not None and c.dtype.is_complex else c  # noqa: E731
+        cts = [flip(c) for c in cotangents] if isinstance(cotangents, (list, tuple)) else flip(cotangents)
+        return [flip(g) for g in rule(self, primals, cts, outputs, **kwargs)]
+
+    return vjp_rule
 
 
 # --- Cholesky ---------------------------------------------------------------------------------
@@ -105,6 +118,7 @@ class CholeskyOp(KernelOperation):
         z = adjoint(solve(lower, adjoint(solve(lower, tangents[0]))))  # L^-1 dA L^-H
         return matmul(lower, _phi(z))
 
+    @conjugate_convention
     def vjp_rule(self, primals, cotangent, output):
         lower = output
         p = _phi(matmul(adjoint(lower), cotangent))
@@ -279,17 +293,22 @@ class QrOp(KernelOperation):
         dr = matmul(c - omega, r)
         return [dq, dr]
 
+    @conjugate_convention
     def vjp_rule(self, primals, cotangents, outputs, *, mode, tall):
         from .elementwise import zeros_like_physical
 
         (a,) = primals
         self._check_differentiable(a, mode)
-        real_only_vjp(self.name, a)
         q, r = outputs if all(o is not None for o in outputs) else self(a, mode=mode, tall=tall)
         gq, gr = (zeros_like_physical(o) if g is None else g for g, o in zip(cotangents, (q, r)))
         m = matmul(r, adjoint(gr)) - matmul(adjoint(gq), q)
         lower = tril(m, -1)
-        copyltu = lower + adjoint(lower) + diag_embed(diag_part(m))
+        d = diag_part(m)
+        if d.dtype.is_complex:  # the adjoint of the jvp's gauge (imaginary diagonal of Q^H dQ) keeps Re
+            from .elementwise import UNARY_FUNCTIONS, astype
+
+            d = astype(UNARY_FUNCTIONS["real"](d), d.dtype)
+        copyltu = lower + adjoint(lower) + diag_embed(d)
         b = gq + matmul(q, copyltu)
         return [adjoint(solve(r, adjoint(b)))]  # B R^-T
 

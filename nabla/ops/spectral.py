@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..core import dtypes as _dt
 from .base import describe
 from .custom_kernels import KernelOperation
-from .factorizations import check_matrix, pair, real_only_vjp, run_kernel, stage
+from .factorizations import check_matrix, conjugate_convention, pair, run_kernel, stage
 from .linalg import adjoint, band_mask, diag_embed, diag_part, matmul
 
 
@@ -72,9 +72,9 @@ class EighOp(KernelOperation):
         dv = matmul(v, _like(_inverse_gaps(w, False), x.dtype) * x)
         return [_real(diag_part(x)), dv]
 
+    @conjugate_convention
     def vjp_rule(self, primals, cotangents, outputs):
         (a,) = primals
-        real_only_vjp(self.name, a)
         w, v = outputs if all(o is not None for o in outputs) else self(a)
         gw, gv = cotangents
         inner = None if gw is None else diag_embed(gw)
@@ -143,13 +143,13 @@ class SvdOp(KernelOperation):
             dv = dv + (dahu - matmul(v, matmul(adjoint(v), dahu))) / row
         return [du, _real(diag_part(p)), adjoint(dv)]
 
+    @conjugate_convention
     def vjp_rule(self, primals, cotangents, outputs, *, full_matrices, wide):
         from .elementwise import zeros_like_physical
         from .view import unsqueeze
 
         (a,) = primals
         self._check_differentiable(a, full_matrices)
-        real_only_vjp(self.name, a)
         u, s, vh = outputs if all(o is not None for o in outputs) else self(a, full_matrices=full_matrices, wide=wide)
         gu, gs, gvh = (zeros_like_physical(o) if g is None else g for g, o in zip(cotangents, (u, s, vh)))
         v, gv = adjoint(vh), adjoint(gvh)
