@@ -104,6 +104,7 @@ DIFF_CASES = {
 
 _la = nb.array_api.linalg
 _EYE3 = np.eye(3)
+_ROTATION = np.array([[0.0, -1.5, 0.0], [1.5, 0.0, 0.0], [0.0, 0.0, 0.0]])
 # linalg: spectral outputs enter through functions their sign/phase choices do not change
 DIFF_CASES.update({
     "cholesky": (lambda x: _la.cholesky(x @ nb.array_api.matrix_transpose(x) + 3.0), [f64(3, 3) + 2 * _EYE3]),
@@ -112,7 +113,9 @@ DIFF_CASES.update({
     "qr": (lambda x: tuple(_la.qr(x)), [f64(4, 3)]),
     "eigh": (lambda x: (lambda w, v: (w, v * v))(*_la.eigh(x + nb.array_api.matrix_transpose(x))), [f64(3, 3)]),
     "svd": (lambda x: (lambda u, s, vh: (u * u, s, vh * vh))(*_la.svd(x, full_matrices=False)), [f64(4, 3)]),
-    "eig": (lambda x: nb.real(_la.eigvals(x)), [np.diag([1.0, 2.0, 3.5]) + 0.1 * f64(3, 3)]),
+    # a real spectrum, and (x + _ROTATION) a complex pair; |v|^2 is phase-free
+    "eig": (lambda x: [(nb.real(w), nb.imag(w), nb.abs(v) ** 2) for w, v in (_la.eig(x), _la.eig(x + _ROTATION))],
+            [np.diag([1.0, 2.0, 3.5]) + 0.1 * f64(3, 3)]),
 })
 
 _fft = nb.array_api.fft
@@ -238,9 +241,7 @@ def _scalar_of_first_arg(name):
     return scalar, arrays[0]
 
 
-#: first-order rules only: eig's reverse mode covers the eigenvalues, not the eigenvectors its
-#: forward rule produces, so reverse-over-forward has nothing to run
-FIRST_ORDER_ONLY = {"eig"}
+FIRST_ORDER_ONLY: set = set()
 
 
 @pytest.mark.parametrize("name", sorted(set(DIFF_CASES) - INTERNAL - FIRST_ORDER_ONLY))
@@ -323,7 +324,7 @@ def _complex_cases():
     w = _complex(3)
     weigh = lambda out: nb.sum(nb.real(nb.asarray(w) * out))
     cases = {}
-    for name in set(C.COMPLEX_UNARY) - {"isnan", "isinf", "isfinite", "round", "sign"}:
+    for name in set(C.COMPLEX_UNARY) - {"isnan", "isinf", "isfinite", "round"}:
         op = getattr(nb.array_api, name)
         cases[name] = lambda z, op=op: weigh(op(z))
     u = nb.asarray(_complex(3))
@@ -350,6 +351,8 @@ def _complex_cases():
             nb.array_api.linalg.qr(_matrix_of(z)).Q[1] * nb.conj(nb.array_api.linalg.qr(_matrix_of(z)).Q[2])),
         "linalg_eigh": lambda z: nb.sum(nb.array_api.linalg.eigh(_hermitian_of(z)).eigenvalues * nb.asarray(w.real))
         + nb.sum(nb.abs(nb.array_api.linalg.eigh(_hermitian_of(z)).eigenvectors[0]) ** 2 * nb.asarray(w.imag)),
+        "linalg_eig": lambda z: weigh(nb.array_api.linalg.eigvals(_matrix_of(z)))
+        + nb.sum(nb.abs(nb.array_api.linalg.eig(_matrix_of(z)).eigenvectors[1]) ** 2 * nb.asarray(w.imag)),
         "linalg_svd": lambda z: nb.sum(nb.array_api.linalg.svd(_matrix_of(z)).S * nb.asarray(w.real))
         + nb.sum(nb.abs(nb.array_api.linalg.svd(_matrix_of(z)).U[1]) ** 2 * nb.asarray(w.imag))
         + nb.sum(nb.abs(nb.array_api.linalg.svd(_matrix_of(z)).Vh[2]) ** 2),
@@ -380,6 +383,18 @@ def test_complex_gradients_against_finite_differences(name):
     t = _complex(3)
     _, jv = nb.jvp(f, (nb.asarray(z),), (nb.asarray(t),))
     assert jv.item() == pytest.approx(float(np.real(np.sum(got * t))), rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.parametrize("name", ["abs", "sign", "sqrt", "linalg_qr", "linalg_eigh", "linalg_eig", "linalg_svd"])
+def test_complex_second_order_against_finite_differences(name):
+    """Forward over reverse of non-holomorphic rules (abs's and sign's included) against finite
+    differences of the gradient."""
+    f = COMPLEX_CASES[name]
+    z, t = _complex(3), _complex(3)
+    grad = lambda p: nb.grad(f)(nb.asarray(p)).numpy()
+    _, hv = nb.jvp(nb.grad(f), (nb.asarray(z),), (nb.asarray(t),))
+    h = 1e-6
+    np.testing.assert_allclose(hv.numpy(), (grad(z + h * t) - grad(z - h * t)) / (2 * h), rtol=1e-5, atol=1e-6)
 
 
 def test_complex_grad_matches_jax_and_rejects_complex_outputs():

@@ -242,8 +242,20 @@ _NONHOLOMORPHIC = {
     "conj": (lambda x, t: UNARY_FUNCTIONS["conj"](t), lambda x, ct: UNARY_FUNCTIONS["conj"](ct)),
     "real": (lambda x, t: UNARY_FUNCTIONS["real"](t), lambda x, ct: astype(ct, x.dtype)),
     "imag": (lambda x, t: UNARY_FUNCTIONS["imag"](t), lambda x, ct: astype(ct, x.dtype) * -1j),
-    "sign": (lambda x, t: zeros_like_physical(t), lambda x, ct: zeros_like_physical(ct)),
+    # sign(z) = z / |z| is smooth off 0: ds = (t - s Re(conj(s) t)) / |z| (0 at 0), so abs's
+    # rules above (written with sign) have correct higher derivatives
+    "sign": (lambda x, t: _over_abs(x, t - UNARY_FUNCTIONS["sign"](x) * _real_as(_unit_conj(x) * t, x)),
+             lambda x, ct: _over_abs(x, ct - _real_as(ct * UNARY_FUNCTIONS["sign"](x), x) * _unit_conj(x))),
 }
+
+
+def _real_as(z, like):
+    return astype(UNARY_FUNCTIONS["real"](z), like.dtype)
+
+
+def _over_abs(x, v):
+    r = _real_as(UNARY_FUNCTIONS["abs"](x), x)
+    return where(r == 0, 0, v / where(r == 0, 1, r))
 
 
 def _pow_partials(x, y, out):

@@ -207,19 +207,26 @@ class EigOp(KernelOperation):
         dv = dv - v * unsqueeze(astype(real, v.dtype), -2)
         return [diag_part(x), dv]
 
+    @conjugate_convention
     def vjp_rule(self, primals, cotangents, outputs):
+        """The Hermitian adjoint of jvp_rule (as PyTorch's linalg_eig_backward): with
+        G = V^H gV - V^H V diag(Re diag(V^H gV)) (the unit-norm projection's adjoint),
+        gA = V^-H (diag(gw) + conj(F) * G) V^H. Only phase-invariant losses are well defined."""
+        from .elementwise import UNARY_FUNCTIONS, astype, zeros_like_physical
         from .factorizations import solve
-        from .view import swap_axes
+        from .view import unsqueeze
 
         (a,) = primals
+        w, v = outputs if all(o is not None for o in outputs) else self(a)
         gw, gv = cotangents
+        vh = adjoint(v)
+        inner = diag_embed(zeros_like_physical(w) if gw is None else gw)
         if gv is not None:
-            raise NotImplementedError("nabla.linalg.eig: reverse-mode derivatives through the eigenvectors are not "
-                                      "implemented yet (eigenvalues and forward mode are); for Hermitian input use eigh")
-        v = outputs[1] if outputs[1] is not None else self(a)[1]
-        vt = swap_axes(v, -1, -2)
-        # eigenvalues are holomorphic in A: dw = diag(V^-1 dA V), so the cotangent maps by the transpose
-        return [solve(vt, matmul(diag_embed(gw), vt))]
+            vhgv = matmul(vh, gv)
+            re_diag = astype(UNARY_FUNCTIONS["real"](diag_part(vhgv)), v.dtype)
+            g = vhgv - matmul(vh, v) * unsqueeze(re_diag, -2)
+            inner = inner + UNARY_FUNCTIONS["conj"](_inverse_gaps(w, False)) * g
+        return [solve(vh, matmul(inner, vh))]
 
 
 eig_op = EigOp()
