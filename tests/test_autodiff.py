@@ -118,6 +118,9 @@ DIFF_CASES.update({
             [np.diag([1.0, 2.0, 3.5]) + 0.1 * f64(3, 3)]),
 })
 
+# complex from parts: broadcast parts, and through a complex product so both parts mix
+DIFF_CASES["complex"] = (lambda x, y: _parts(elementwise.complex_from_parts(x, y) * (0.5 - 2j)), [f64(2, 3), f64(3)])
+
 _fft = nb.array_api.fft
 _parts = lambda z: (nb.real(z), nb.imag(z))
 # fft: one op, three kinds (c2c, r2c, c2r), odd and even lengths, each norm

@@ -436,6 +436,42 @@ def test_views_see_writes_both_ways():
     _same_under_both(script)
 
 
+def test_real_and_imag_are_views():
+    def script(m):
+        z = m.array([1 + 2j, 3 - 1j, m.inf + 1j, -0.0 - 4j])
+        r, i = z.real, m.imag(z)
+        r[0] = 10.0                # through the real view: the imaginary parts stay bit for bit
+        z.imag = [5.0, 6.0, 7.0, m.nan]
+        z.real[1:3] *= 2           # a view of a view
+        z += 1j                    # to the base, seen by both views
+        x = m.arange(3.0)
+        x.real = 7.0               # a real array's real part is the array
+        return z, r, i, x, x.imag
+
+    _same_under_both(script)
+
+
+def test_read_only_views_refuse_writes_and_see_their_base():
+    def script(m):
+        a = m.arange(9.0).reshape(3, 3)
+        d, b, zeros = m.diagonal(a), m.broadcast_to(a[0], (2, 3)), a.imag
+        a[1, 1] = 100.0            # seen by the read-only views
+        errors = []
+        for view in (d, b, zeros, d[1:]):
+            for write in (lambda v: v.__setitem__(0, 1.0), lambda v: v.__iadd__(1.0)):
+                try:
+                    write(view)
+                except ValueError as e:
+                    errors.append("read-only" in str(e))
+        try:
+            a.imag = 1.0
+        except TypeError:
+            errors.append(True)
+        return a, d, b, m.asarray(errors)
+
+    _same_under_both(script)
+
+
 def test_in_place_methods_and_aliases():
     def script(m):
         a = m.asarray(X).copy()

@@ -302,6 +302,15 @@ NAMESPACE_CASES.update({
     "fft.ifftshift": (lambda x: _F.ifftshift(x), [_rand(B, 3, 5)], [0]),
 })
 
+def _from_parts(x, y):
+    from nabla.ops.elementwise import complex_from_parts
+
+    return _re_im(complex_from_parts(x, y) * (1 + 2j))
+
+
+# the op behind NumPy's writable x.real / x.imag views; parts broadcast across batch dims
+NAMESPACE_CASES["complex_from_parts"] = (_from_parts, [_rand(B, 2, 3), _rand(3)], [0, None])
+
 #: names the registry does not run, and why
 NOT_MAPPED = {
     **{n: "no array argument (creation from Python values)" for n in (

@@ -184,8 +184,8 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     x = D.asarray(a, op="diagonal")
     if x.ndim < 2:
         raise ValueError(f"nabla.numpy.diagonal: needs at least 2-D, got shape {x.shape}")
-    x = _xp.moveaxis(x, (axis1, axis2), (-2, -1))
-    return _xp.linalg.diagonal(x, offset=offset)
+    derive = lambda p: _xp.linalg.diagonal(_xp.moveaxis(p, (axis1, axis2), (-2, -1)), offset=offset)  # noqa: E731
+    return aliasing.read_only_view(x, derive(x), derive)  # NumPy's diagonal is a read-only view
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
@@ -302,7 +302,9 @@ def atleast_3d(*arys):
 
 
 def broadcast_to(array, shape, subok=False):
-    return _xp.broadcast_to(D.asarray(array, op="broadcast_to"), _shape(shape))
+    x, shape = D.asarray(array, op="broadcast_to"), _shape(shape)
+    derive = lambda p: _xp.broadcast_to(p, shape)  # noqa: E731
+    return aliasing.read_only_view(x, derive(x), derive)  # read-only, as NumPy's
 
 
 def broadcast_arrays(*args, subok=False):

@@ -307,12 +307,11 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 
 def real(val):
-    return _xp.real(D.asarray(val, op="real"))
+    return D.asarray(val, op="real").real  # a view, as NumPy's
 
 
 def imag(val):
-    x = D.asarray(val, op="imag")
-    return _xp.imag(x) if x.dtype.is_complex else _xp.zeros_like(x)
+    return D.asarray(val, op="imag").imag
 
 
 def angle(z, deg=False):

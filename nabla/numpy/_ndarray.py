@@ -16,7 +16,7 @@ from .. import array_api as _xp
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from ..ops import aliasing
-from ..ops.elementwise import astype as _astype
+from ..ops.elementwise import astype as _astype, complex_from_parts
 
 
 class ndarray(Tensor):
@@ -48,15 +48,30 @@ class ndarray(Tensor):
     def itemsize(self):
         return self.dtype.itemsize
 
+    # real/imag are views, as NumPy's: writes through them reach the complex array
     @property
     def real(self):
-        return _xp.real(self) if self.dtype.is_complex else self
+        if not self.dtype.is_complex:
+            return self
+        return aliasing.make_view(self, _xp.real(self), _xp.real,
+                                  lambda p, c: complex_from_parts(c, _xp.imag(p)))
+
+    @real.setter
+    def real(self, value):
+        aliasing.setitem(self.real, ..., value)
 
     @property
     def imag(self):
-        from ._math import imag
+        if not self.dtype.is_complex:  # NumPy: read-only zeros
+            return aliasing.read_only_view(self, _xp.zeros_like(self), _xp.zeros_like)
+        return aliasing.make_view(self, _xp.imag(self), _xp.imag,
+                                  lambda p, c: complex_from_parts(_xp.real(p), c))
 
-        return imag(self)
+    @imag.setter
+    def imag(self, value):
+        if not self.dtype.is_complex:
+            raise TypeError(f"array does not have imaginary part to set ({self.dtype})")
+        aliasing.setitem(self.imag, ..., value)
 
     @property
     def base(self):

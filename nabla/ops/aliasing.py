@@ -31,6 +31,21 @@ def make_view(parent: Tensor, child: Tensor, derive, put_back) -> Tensor:
     return child
 
 
+def read_only_view(parent: Tensor, child: Tensor, derive) -> Tensor:
+    """A view that sees writes to ``parent`` but takes none (NumPy's ``diagonal``, ``broadcast_to``)."""
+    return make_view(parent, child, derive, None)
+
+
+def check_writeable(x: Tensor) -> None:
+    """Raise before a write when ``x`` is, or views, a read-only view (NumPy's message)."""
+    node = x
+    while node._view is not None:
+        if node._view[2] is None:
+            raise ValueError(f"assignment destination is read-only (a read-only view of shape {node.shape}, "
+                             f"{node.dtype}; copy it first)")
+        node = node._view[0]
+
+
 def wrote(x: Tensor) -> None:
     """``x._impl`` was just rebound by a write: carry the write to x's base and to every view of both."""
     if x._view is None and x._views is None:
@@ -96,6 +111,8 @@ def _setitem_put_back(key):
 
 
 def setitem(x: Tensor, key, value) -> None:
+    if x._view is not None:
+        check_writeable(x)
     before = x._impl
     indexing.setitem(x, key, value)
     if x._impl is not before:

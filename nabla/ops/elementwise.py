@@ -451,6 +451,48 @@ globals().update(UNARY_FUNCTIONS)
 globals().update(BINARY_FUNCTIONS)
 
 
+class ComplexOp(BinaryOperation):
+    """``re + 1j * im`` from real floating parts of one shape (JAX's ``lax.complex``): exact where
+    arithmetic is not (``1j * inf`` is NaN), so writes through NumPy's ``x.real``/``x.imag`` keep
+    the other part bit for bit."""
+
+    name = "complex"
+
+    def out_dtype(self, dtype):
+        return _dt.complex_dtype(dtype)
+
+    def check_dtype(self, dtype):
+        if not dtype.is_floating:
+            raise TypeError(f"nabla.complex: expected real floating parts, got {dtype.name}")
+
+    def maxpr(self, re, im):
+        return C.pack(re, im)
+
+    def jvp_rule(self, primals, tangents, output):
+        dre, dim = (zeros_like_physical(p) if t is None else t for p, t in zip(primals, tangents))
+        return complex_op(dre, dim)
+
+    def vjp_rule(self, primals, cotangent, output):
+        # pairing Re(ct * (dre + i dim)) = Re(ct) dre - Im(ct) dim
+        return [UNARY_FUNCTIONS["real"](cotangent), -UNARY_FUNCTIONS["imag"](cotangent)]
+
+
+complex_op = ComplexOp()
+
+
+def complex_from_parts(re, im) -> Tensor:
+    """The complex array with real part ``re`` and imaginary part ``im`` (broadcast together)."""
+    from ._physical import broadcast_physical
+    from .base import broadcast_shapes
+
+    re, im = coerce_operands(re, im, "complex")
+    if not re.dtype.is_floating:
+        re, im = cast_op(re, dtype=_dt.float64), cast_op(im, dtype=_dt.float64)
+    batch = broadcast_shapes(re._impl.batch_shape, im._impl.batch_shape, op="complex")
+    shape = batch + broadcast_shapes(re.shape, im.shape, op="complex")
+    return complex_op(broadcast_physical(re, shape, len(batch)), broadcast_physical(im, shape, len(batch)))
+
+
 def relu(x: Tensor) -> Tensor:
     return BINARY_FUNCTIONS["maximum"](x, 0)
 

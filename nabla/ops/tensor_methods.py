@@ -24,6 +24,8 @@ def _inplace(fn, name):
             if out.dtype.kind != self.dtype.kind and not (out.dtype.is_integer and self.dtype.is_integer):
                 raise TypeError(f"nabla: in-place {name} cannot store a {out.dtype} result in a {self.dtype} array")
             out = ew.astype(out, self.dtype)
+        if self._view is not None:
+            aliasing.check_writeable(self)
         self._impl = out._impl
         aliasing.wrote(self)
         return self
