@@ -53,6 +53,20 @@ def _softmax(m, x):
     return e / m.sum(e, axis=1, keepdims=True)
 
 
+def _spd(m, x):
+    """Stacks of well-conditioned symmetric positive definite matrices made from x."""
+    ns = xp if m is nb else np
+    return x @ ns.matrix_transpose(x) / x.shape[-1] + ns.eye(x.shape[-1], dtype=x.dtype)
+
+
+def _la(m):
+    return xp.linalg if m is nb else np.linalg
+
+
+def _fft(m):
+    return xp.fft if m is nb else np.fft
+
+
 # name -> (function of (module, *inputs), input shapes). Sizes divide by every mesh's shard counts.
 CASES = {
     "exp": (lambda m, x: m.exp(x), [(24, 48)]),
@@ -84,6 +98,15 @@ CASES = {
     "argmax": (lambda m, x: xp.argmax(x, axis=1) if m is nb else np.argmax(x, axis=1), [(24, 48)]),
     "take": (lambda m, x: xp.take(x, xp.asarray([3, 0, 7, 7]), axis=1) if m is nb else np.take(x, [3, 0, 7, 7], axis=1),
              [(24, 48)]),
+    # kernels of ours: a matrix (or the transformed axis) whole per device, stacks keep their splits
+    "cholesky": (lambda m, x: _la(m).cholesky(_spd(m, x)), [(24, 24, 24)]),
+    "solve": (lambda m, x, b: _la(m).solve(_spd(m, x), b), [(24, 24, 24), (24, 24, 24)]),
+    "slogdet": (lambda m, x: _la(m).slogdet(_spd(m, x))[1], [(24, 24, 24)]),
+    "eigvalsh": (lambda m, x: _la(m).eigvalsh(_spd(m, x)), [(24, 24, 24)]),
+    "svdvals": (lambda m, x: _la(m).svdvals(x), [(24, 24, 24)]),
+    "qr_r": (lambda m, x: (xp if m is nb else np).abs(_la(m).qr(x)[1]), [(24, 24, 24)]),
+    "fft": (lambda m, x: (xp if m is nb else np).abs(_fft(m).fft(x, axis=1)), [(24, 48)]),
+    "rfft": (lambda m, x: (xp if m is nb else np).real(_fft(m).rfft(x, axis=0)), [(24, 48)]),
 }
 
 
@@ -105,6 +128,26 @@ def test_sharded_op_matches_numpy(case, mesh_shape):
         assert got.shape == expected.shape, (case, specs)
         np.testing.assert_allclose(got, expected, rtol=2e-5, atol=2e-5, err_msg=f"{case} {specs}")
         np.testing.assert_allclose(got, unsharded, rtol=2e-5, atol=2e-5, err_msg=f"{case} {specs}")
+
+
+def test_kernels_keep_stack_splits_without_collectives():
+    """A stack of matrices split over devices factorizes in place; a transform keeps the other dims'
+    splits; splitting the matrix (or the transformed axis) gathers it first."""
+    mesh = mesh_of((2, 2))
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((8, 6, 6))
+    x = nb.asarray(a).shard(mesh, P("a", None, None))
+    with collectives_recorded() as log:
+        w, v = xp.linalg.eigh(x + xp.matrix_transpose(x))
+        f = xp.fft.fft(x, axis=2)
+    assert log == [] and w.sharding.spec == P("a") and f.sharding.spec == P("a")
+    np.testing.assert_allclose(w.numpy(), np.linalg.eigvalsh(a + a.transpose(0, 2, 1)), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(f.numpy(), np.fft.fft(a, axis=2), rtol=1e-10, atol=1e-10)
+    split_rows = nb.asarray(a).shard(mesh, P("a", "b", None))
+    with collectives_recorded() as log:
+        d = xp.linalg.det(split_rows)
+    assert log == [("all_gather", ("b",))] and d.sharding.spec == P("a")
+    np.testing.assert_allclose(d.numpy(), np.linalg.det(a), rtol=1e-10)
 
 
 def test_layout_round_trip_and_notation():

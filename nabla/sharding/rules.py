@@ -15,6 +15,9 @@ shard means, each scaled by 1/shards).
 from __future__ import annotations
 
 from ..ops import base
+from ..ops.factorizations import CholeskyOp, LuDetOp, QrOp, SolveOp
+from ..ops.fourier import FftOp
+from ..ops.spectral import EigOp, EighOp, SvdOp
 from ..ops._physical import BroadcastPhysicalOp, IdentityOp, SumToOp, _BatchDimsOp
 from ..ops.indexing import GatherOp, SliceOp
 from ..ops.sorting import ArgReduceOp, CumsumOp, SortOp
@@ -301,13 +304,34 @@ def _broadcast_physical(op, impls, specs, kwargs, outs, mesh):
     return Plan([interned_spec(mesh, in_dims, p)], [out], {**kwargs, "shape": out.local_shape(shape)})
 
 
+def _stacked_matrices(op, impls, specs, kwargs, outs, mesh):
+    """Linear-algebra kernels: each matrix (the last two dims) whole on a device, the stack's
+    leading dims keep their splits. Operands share their leading dims (``solve`` broadcasts them
+    first): the most-split operand's layout is every operand's."""
+    lead = len(impls[0].cached_shape) - 2
+    if lead <= 0 or any(len(i.cached_shape) - 2 != lead for i in impls):
+        return None
+    best = max(specs, key=lambda s: sum(len(d) for d in s.dims[:lead]))
+    dims = [tuple(d) for d in best.dims[:lead]]
+    return Plan([interned_spec(mesh, dims + [()] * 2) for _ in impls],
+                [interned_spec(mesh, dims + [()] * (len(o) - lead)) for o in outs], kwargs)
+
+
+def _transform_axis(op, impls, specs, kwargs, outs, mesh):
+    """The FFT kernel: the transformed axis whole on each device, the other dims keep their splits."""
+    dims = list(specs[0].dims)
+    dims[kwargs["axis"]] = ()
+    return Plan([interned_spec(mesh, dims)], [interned_spec(mesh, dims)], kwargs)
+
+
 _RULES = (
     (base.UnaryOperation, _elementwise), (base.BinaryOperation, _elementwise), (IdentityOp, _elementwise),
     (base.ReduceOperation, _reduce), (MatmulOp, _matmul), (PermuteOp, _permute), (UnsqueezeOp, _unsqueeze),
     (SqueezeOp, _squeeze), (BroadcastToOp, _broadcast_to), (ReshapeOp, _reshape), (SliceOp, _slice),
     (ConcatOp, _concat), (SplitOp, _split), (SumToOp, _sum_to), (BroadcastPhysicalOp, _broadcast_physical),
     (_BatchDimsOp, _same_layout), (SortOp, _along_axis), (CumsumOp, _along_axis), (ArgReduceOp, _along_axis),
-    (GatherOp, _take),
+    (GatherOp, _take), (FftOp, _transform_axis),
+    *((cls, _stacked_matrices) for cls in (CholeskyOp, SolveOp, LuDetOp, QrOp, EighOp, SvdOp, EigOp)),
 )
 
 
