@@ -150,6 +150,25 @@ def test_kernels_keep_stack_splits_without_collectives():
     np.testing.assert_allclose(d.numpy(), np.linalg.det(a), rtol=1e-10)
 
 
+@pytest.mark.parametrize("src,dst,axes", [
+    (P("a"), P(None, "a"), ("a",)), (P(None, "b"), P("b"), ("b",)),
+    (P(("a", "b")), P(None, None, ("a", "b")), ("a", "b")), (P("a", "b"), P(None, "b", "a"), ("a",))])
+def test_a_split_that_moves_dims_is_one_all_to_all(src, dst, axes):
+    """Each device ends with its own block (1/k of a gather's memory) and the values are NumPy's."""
+    mesh = mesh_of((2, 3))
+    a = np.arange(12 * 12 * 6, dtype=np.float32).reshape(12, 12, 6)
+    x = nb.asarray(a).shard(mesh, src)
+    with collectives_recorded() as log:
+        y = reshard(x, dst)
+    assert log == [("all_to_all", axes)] and y.sharding.spec == dst
+    want = ShardingSpec.parse(mesh, dst, a.shape)
+    for d, v in enumerate(y._impl._values):
+        blocks = tuple(slice(None) if not ax else slice(mesh.block(d, ax) * (n // k), (mesh.block(d, ax) + 1) * (n // k))
+                       for ax, n, k in ((ax, n, int(np.prod([mesh.axis_size(q) for q in ax])))
+                                        for ax, n in zip(want.dims, a.shape)))
+        np.testing.assert_array_equal(nb.Tensor(nb.TensorImpl([v], y.dtype)).numpy(), a[blocks])
+
+
 def test_layout_round_trip_and_notation():
     mesh = mesh_of((2, 2))
     a = np.arange(32, dtype=np.float32).reshape(8, 4)

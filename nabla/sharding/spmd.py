@@ -96,6 +96,32 @@ def _all_gather(vals, dtype, bd, mesh, axes, dim):
     return out
 
 
+def _block_index(shape, dim, blk, k, ndim):
+    n = shape[dim] // k
+    return tuple((blk * n, (blk + 1) * n, 1) if i == dim else (0, shape[i], 1) for i in range(ndim))
+
+
+def _all_to_all(vals, dtype, bd, mesh, axes, from_dim, to_dim, ndim):
+    """A split over ``axes`` moves from ``from_dim`` to ``to_dim``: device d joins, along
+    ``from_dim``, its block of ``to_dim`` from each peer's block (1/k of a gather's traffic and
+    of its memory per device)."""
+    k = 1
+    for a in axes:
+        k *= mesh.axis_size(a)
+    out, done = [None] * mesh.size, {}
+    for group in mesh.groups(axes):
+        for d in group:
+            blk = mesh.block(d, axes)
+            key = (tuple(id(vals[s]) for s in group), blk)
+            if key not in done:
+                pieces = [slice_op(_local(vals[s], dtype, bd), index=_block_index(vals[s].shape, to_dim, blk, k, ndim))
+                          for s in group]
+                done[key] = concat_op(pieces, axis=from_dim)._impl._values[0]
+            out[d] = done[key]
+    _note("all_to_all", axes)
+    return out
+
+
 def _split(vals, dtype, bd, mesh, axes, dim, ndim):
     """Each device keeps its block of ``dim``: a local slice, no communication."""
     k = 1
@@ -106,9 +132,7 @@ def _split(vals, dtype, bd, mesh, axes, dim, ndim):
         blk = mesh.block(d, axes)
         key = (id(v), blk)
         if key not in done:
-            n = v.shape[dim] // k
-            index = tuple((blk * n, (blk + 1) * n, 1) if i == dim else (0, v.shape[i], 1) for i in range(ndim))
-            done[key] = slice_op(_local(v, dtype, bd), index=index)._impl._values[0]
+            done[key] = slice_op(_local(v, dtype, bd), index=_block_index(v.shape, dim, blk, k, ndim))._impl._values[0]
         out.append(done[key])
     return out
 
@@ -127,7 +151,12 @@ def move(vals, dtype, bd, src: ShardingSpec, dst: ShardingSpec) -> list:
     current = list(src.dims)
     for i, (have, want) in enumerate(zip(src.dims, dst.dims)):
         if have and have != want:
-            vals = _all_gather(vals, dtype, bd, mesh, have, i)
+            j = next((j for j in range(ndim) if j != i and dst.dims[j] == have and not current[j]), None)
+            if j is not None and not want:  # the split moves to another dim: each device swaps blocks
+                vals = _all_to_all(vals, dtype, bd, mesh, have, i, j, ndim)
+                current[j] = have
+            else:
+                vals = _all_gather(vals, dtype, bd, mesh, have, i)
             current[i] = ()
     for i, (have, want) in enumerate(zip(current, dst.dims)):
         if want and not have:
