@@ -67,6 +67,28 @@ def _fft(m):
     return xp.fft if m is nb else np.fft
 
 
+def _set_slice(m, x, y):
+    z = x * 1.0
+    z[:, 6:30] = y[:, :24] * 2
+    return z
+
+
+def _set_rows(m, x, y):
+    z = x * 1.0
+    z[xp.asarray([3, 0, 7, 12]) if m is nb else [3, 0, 7, 12]] = y[:4] * 2
+    return z
+
+
+def _grad_of_take(m, x):
+    """The gradient of a gather is a scatter-add (repeated indices add up)."""
+    idx = [3, 0, 7, 7]
+    if m is nb:
+        return nb.grad(lambda t: xp.sum(xp.take(t, xp.asarray(idx), axis=1) ** 2))(x)
+    g = np.zeros_like(x)
+    np.add.at(g, (slice(None), idx), 2 * x[:, idx])
+    return g
+
+
 # name -> (function of (module, *inputs), input shapes). Sizes divide by every mesh's shard counts.
 CASES = {
     "exp": (lambda m, x: m.exp(x), [(24, 48)]),
@@ -98,6 +120,9 @@ CASES = {
     "argmax": (lambda m, x: xp.argmax(x, axis=1) if m is nb else np.argmax(x, axis=1), [(24, 48)]),
     "take": (lambda m, x: xp.take(x, xp.asarray([3, 0, 7, 7]), axis=1) if m is nb else np.take(x, [3, 0, 7, 7], axis=1),
              [(24, 48)]),
+    "set_slice": (_set_slice, [(24, 48), (24, 48)]),
+    "set_rows": (_set_rows, [(24, 48), (24, 48)]),
+    "scatter_add": (_grad_of_take, [(24, 48)]),
     # kernels of ours: a matrix (or the transformed axis) whole per device, stacks keep their splits
     "cholesky": (lambda m, x: _la(m).cholesky(_spd(m, x)), [(24, 24, 24)]),
     "solve": (lambda m, x, b: _la(m).solve(_spd(m, x), b), [(24, 24, 24), (24, 24, 24)]),
@@ -128,6 +153,24 @@ def test_sharded_op_matches_numpy(case, mesh_shape):
         assert got.shape == expected.shape, (case, specs)
         np.testing.assert_allclose(got, expected, rtol=2e-5, atol=2e-5, err_msg=f"{case} {specs}")
         np.testing.assert_allclose(got, unsharded, rtol=2e-5, atol=2e-5, err_msg=f"{case} {specs}")
+
+
+def test_writes_keep_the_splits_of_dims_they_do_not_index():
+    mesh = mesh_of((2,))
+    a = np.arange(48.0).reshape(8, 6)
+    x = nb.asarray(a).shard(mesh, P(None, "a"))
+    with collectives_recorded() as log:
+        rows = x * 1.0
+        rows[xp.asarray([3, 0, 5])] = x[:3] * 2   # rows whole already: columns keep their split
+        cols = x * 1.0
+        cols[1:5] = 0.0                             # a dim taken whole (columns) keeps its split
+    assert log == [] and rows.sharding.spec == P(None, "a") and cols.sharding.spec == P(None, "a")
+    want = a.copy()
+    want[[3, 0, 5]] = a[:3] * 2
+    np.testing.assert_array_equal(rows.numpy(), want)
+    want = a.copy()
+    want[1:5] = 0.0
+    np.testing.assert_array_equal(cols.numpy(), want)
 
 
 def test_kernels_keep_stack_splits_without_collectives():

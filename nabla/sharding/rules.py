@@ -19,7 +19,7 @@ from ..ops.factorizations import CholeskyOp, LuDetOp, QrOp, SolveOp
 from ..ops.fourier import FftOp
 from ..ops.spectral import EigOp, EighOp, SvdOp
 from ..ops._physical import BroadcastPhysicalOp, IdentityOp, SumToOp, _BatchDimsOp
-from ..ops.indexing import GatherOp, SliceOp
+from ..ops.indexing import GatherOp, ScatterAddOp, ScatterOp, SetSliceOp, SliceOp
 from ..ops.sorting import ArgReduceOp, CumsumOp, SortOp
 from ..ops.linalg import MatmulOp
 from ..ops.multi_output import ConcatOp, SplitOp
@@ -217,16 +217,47 @@ def _reshape(op, impls, specs, kwargs, outs, mesh):
     return Plan([interned_spec(mesh, in_dims, p)], [out], {**kwargs, "shape": out.local_shape(b)})
 
 
-def _slice(op, impls, specs, kwargs, outs, mesh):
-    s, p, shape = specs[0], _linear_layout(specs), impls[0].cached_shape
-    dims, index = list(s.dims), list(kwargs["index"])
+def _whole_dims(s, shape, index):
+    """A split dim the index takes whole keeps its split (its local index is the whole block);
+    any other split dim is gathered."""
+    dims, index = list(s.dims), list(index)
     for d, sl in enumerate(index):
         if dims[d]:
             if tuple(sl) == (0, shape[d], 1):
                 index[d] = (0, shape[d] // s.shards(d), 1)
             else:
                 dims[d] = ()
-    return Plan([interned_spec(mesh, dims, p)], [interned_spec(mesh, dims, p)], {**kwargs, "index": tuple(index)})
+    return dims, tuple(index)
+
+
+def _slice(op, impls, specs, kwargs, outs, mesh):
+    p = _linear_layout(specs)
+    dims, index = _whole_dims(specs[0], impls[0].cached_shape, kwargs["index"])
+    return Plan([interned_spec(mesh, dims, p)], [interned_spec(mesh, dims, p)], {**kwargs, "index": index})
+
+
+def _set_slice(op, impls, specs, kwargs, outs, mesh):
+    """``x[index] = v``: a dim written whole keeps x's split and v's block matches it."""
+    dims, index = _whole_dims(specs[0], impls[0].cached_shape, kwargs["index"])
+    spec = interned_spec(mesh, dims)
+    return Plan([spec, spec], [spec], {**kwargs, "index": index})
+
+
+def _scatter(op, impls, specs, kwargs, outs, mesh):
+    """Scatters (``scatter``: rows of the first k axes, u = idx dims + x's other dims;
+    ``scatter_add``: along one axis, u = x's dims with idx dims in place of the axis): the indexed
+    axes and the indices whole, every other dim of x keeps its split and u's matching dims take it."""
+    x, n_idx = specs[0], len(impls[2].cached_shape)
+    if "k" in kwargs:
+        before, after, x_mid = [], [tuple(d) for d in x.dims[kwargs["k"]:]], [()] * kwargs["k"]
+    else:
+        a = kwargs["axis"]
+        before, after, x_mid = [tuple(d) for d in x.dims[:a]], [tuple(d) for d in x.dims[a + 1:]], [()]
+    if len(impls[1].cached_shape) != len(before) + n_idx + len(after):
+        return None
+    x_spec = interned_spec(mesh, before + x_mid + after)
+    return Plan([x_spec, interned_spec(mesh, before + [()] * n_idx + after), interned_spec(mesh, [()] * n_idx)],
+                [x_spec], kwargs)
 
 
 def _along_axis(op, impls, specs, kwargs, outs, mesh):
@@ -330,7 +361,8 @@ _RULES = (
     (SqueezeOp, _squeeze), (BroadcastToOp, _broadcast_to), (ReshapeOp, _reshape), (SliceOp, _slice),
     (ConcatOp, _concat), (SplitOp, _split), (SumToOp, _sum_to), (BroadcastPhysicalOp, _broadcast_physical),
     (_BatchDimsOp, _same_layout), (SortOp, _along_axis), (CumsumOp, _along_axis), (ArgReduceOp, _along_axis),
-    (GatherOp, _take), (FftOp, _transform_axis),
+    (GatherOp, _take), (SetSliceOp, _set_slice), (ScatterOp, _scatter), (ScatterAddOp, _scatter),
+    (FftOp, _transform_axis),
     *((cls, _stacked_matrices) for cls in (CholeskyOp, SolveOp, LuDetOp, QrOp, EighOp, SvdOp, EigOp)),
 )
 
