@@ -1,0 +1,200 @@
+"""Compiled models: background compiles and where they land, the byte budget of the loaded ones
+(least recently used evicted to disk), the on-disk cache, and models kept by name (Nabla's kernels).
+
+``ModelStore`` is the engine's half that owns models; the engine (``engine.py``) decides what to run.
+Both work under the engine's one lock (see engine.py's docstring).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import time
+from concurrent import futures
+
+from .disk_cache import ModelDiskCache
+
+#: resident memory one loaded model costs beyond its MEF file (measured: docs/realization.md)
+_MODEL_OVERHEAD_BYTES = 4 << 20
+
+
+class RealizationError(RuntimeError):
+    """Nabla failed to lower or run a trace that passed eager checks: a bug in Nabla."""
+
+
+class _Entry:
+    __slots__ = ("key", "model", "nbytes", "sightings", "compiling", "compile_failed", "error",
+                 "interpreter_refused", "static_graphs", "digest", "fused")
+
+    def __init__(self, key):
+        self.key = key
+        self.model = None
+        self.nbytes = 0  # charged against the engine's byte budget while ``model`` is loaded
+        self.sightings = 0
+        self.compiling = None  # Future of a background compile
+        self.compile_failed = False  # a compile failed: keep interpreting
+        self.error = None  # why it failed
+        self.interpreter_refused = False  # the interpreter cannot run it: it must be compiled
+        self.static_graphs = None  # leaf shapes -> MAX graph with static dims, for the interpreter
+        self.digest = None  # the key's disk-cache name, once computed
+        self.fused = None  # leaf shapes -> the fused kernel's plan for them, False where it does not fit
+
+    @property
+    def op_names(self) -> list:
+        return sorted({sig[0].name for sig in self.key[0]})
+
+
+def _bytes_budget() -> int:
+    text = os.environ.get("NABLA_MODEL_CACHE_BYTES", "")
+    return int(float(text)) if text else 2 << 30
+
+
+def mlir_context():
+    """Enter MAX's default MLIR context on this thread (MLIR's current context is thread-local)."""
+    from max._mlir_context import ensure_default_mlir_context
+
+    return ensure_default_mlir_context()
+
+
+class ModelStore:
+    """Models by structure key (``self._cache``, an LRU) and by name, compiled in the background
+    worker (``self.compiler``), charged against ``max_model_bytes``, saved to and read from disk."""
+
+    def named_model(self, name: str, build, compile: bool = True):
+        """A model kept by name, built by ``build()`` and compiled once per machine in the background
+        (then loaded from disk); until it has landed, the Future of its compile (None if that failed).
+        ``compile=False``: only a model already compiled (in memory or on disk), else None."""
+        with self._lock:
+            entry = self._named.get(name)
+            if entry is None:
+                entry = self._named[name] = _Entry(("named", name))
+                self._load_from_disk(entry)
+            if not compile and entry.compiling is None:
+                return entry.model
+            if entry.model is None and entry.compiling is None and not entry.compile_failed:
+                with mlir_context():
+                    entry.compiling = self.compiler.submit(*self._serialize(build()))
+                self._compiling.append(entry)
+            return entry.model if entry.model is not None else entry.compiling
+
+    def _compile_future(self, entry, build):
+        if entry.compiling is None:
+            if entry.compile_failed:  # it must be compiled, and compiling it failed
+                raise RealizationError(
+                    "nabla: MAX could not compile a trace that passed Nabla's checks; this is a bug in "
+                    f"Nabla (ops: {entry.op_names})") from entry.error
+            entry.compiling = self.compiler.submit(*self._serialize(build(True)))
+            self._compiling.append(entry)
+        return entry.compiling
+
+    def _serialize(self, graph):
+        return graph._module.bytecode, list(graph.kernel_libraries_paths)
+
+    def compile_graph(self, graph):
+        """Compile a MAX graph in the worker and load it here (for ``nabla.compile``)."""
+        with mlir_context():
+            fut = self.compiler.submit(*self._serialize(graph))
+        t0 = time.perf_counter()
+        compiled = fut.result()
+        with self._lock:
+            self.stats.compile_seconds += time.perf_counter() - t0
+            self.stats.compiles += 1
+            return self.session.init(compiled)
+
+    def _land(self, entry, compiled) -> None:
+        try:
+            model = self.session.init(compiled)
+        except Exception as e:
+            entry.compile_failed, entry.error = True, e
+            return
+        self.stats.compiles += 1
+        nbytes = 0
+        disk = self._disk_of(entry)
+        if disk is not None:
+            nbytes = disk.save(self._digest(entry), compiled.export_mef)
+        self._charge(entry, model, nbytes)
+
+    def _poll_compiles(self) -> None:
+        """Land the background compiles that have finished."""
+        still = []
+        for entry in self._compiling:
+            fut = entry.compiling
+            if not fut.done():
+                still.append(entry)
+                continue
+            entry.compiling = None
+            try:
+                compiled = fut.result()
+            except Exception as e:  # a failed compile falls back to the interpreter where it can
+                entry.compile_failed, entry.error = True, e
+                continue
+            self._land(entry, compiled)
+        self._compiling = still
+
+    def wait_for_compiles(self) -> None:
+        """Block until every background compile has landed."""
+        with self._lock:
+            pending = [e.compiling for e in self._compiling]
+        futures.wait(pending)
+        with self._lock:
+            self._poll_compiles()
+
+    # --- memory: loaded models within a byte budget, the rest on disk --------------
+    def _charge(self, entry, model, file_bytes: int) -> None:
+        self._unload(entry)
+        entry.model = model
+        entry.nbytes = file_bytes + _MODEL_OVERHEAD_BYTES
+        self._model_bytes += entry.nbytes
+        if self._model_bytes > self.max_model_bytes:
+            for other in list(self._cache.values()):  # least recently used first
+                if self._model_bytes <= self.max_model_bytes:
+                    break
+                if other is not entry and other.model is not None:
+                    self._unload(other)
+                    self.stats.evictions += 1
+
+    def _unload(self, entry) -> None:
+        if entry.model is not None:
+            self._model_bytes -= entry.nbytes
+            entry.model = None
+            entry.nbytes = -1  # evicted: the next sight loads it from disk
+
+    # --- compiled models on disk ---------------------------------------------------
+    def _digest(self, entry) -> str:
+        if entry.digest is None:
+            entry.digest = ModelDiskCache.key_digest(_stable_text(entry.key))
+        return entry.digest
+
+    def _disk_of(self, entry):
+        """Named models (Nabla's own kernels) are machine-wide; structures go with Nabla's sources."""
+        return self.kernel_disk if entry.key[0] == "named" else self.disk
+
+    def _load_from_disk(self, entry) -> None:
+        disk = self._disk_of(entry)
+        if disk is None:
+            return
+        from max import engine
+
+        found = disk.load(self._digest(entry), lambda path: self.session.init(
+            engine.read(io.BytesIO(path.read_bytes()))))
+        if found is not None:
+            model, nbytes = found
+            self._charge(entry, model, nbytes)
+            self.stats.disk_loads += entry.key[0] != "named"  # structures only
+
+
+def _stable_text(obj) -> str:
+    """A process-independent spelling of a structure key (ops, dtypes and devices by name)."""
+    if isinstance(obj, tuple):
+        return "(" + ",".join(_stable_text(o) for o in obj) + ")"
+    if isinstance(obj, (str, int, float, bool)) or obj is None:
+        return repr(obj)
+    name = getattr(obj, "name", None)
+    kind = type(obj)
+    if hasattr(obj, "maxpr"):
+        return f"op:{kind.__module__}.{kind.__qualname__}:{name}"
+    if hasattr(obj, "label") and hasattr(obj, "id"):
+        return f"dev:{obj.label}:{obj.id}"
+    if isinstance(name, str):
+        return f"{kind.__qualname__}:{name}"
+    return f"{kind.__qualname__}:{obj!r}"
