@@ -173,6 +173,21 @@ def test_writes_keep_the_splits_of_dims_they_do_not_index():
     np.testing.assert_array_equal(cols.numpy(), want)
 
 
+@pytest.mark.parametrize("mesh_shape", [(2, 2), (3, 2)], ids=lambda s: "x".join(map(str, s)))
+def test_recording_path_matches_numpy(mesh_shape, monkeypatch):
+    """The path users run (nodes recorded directly, no per-shard shape check) on every case."""
+    from nabla.sharding import spmd
+
+    monkeypatch.setattr(spmd, "CHECK_LOCAL_SHAPES", False)
+    mesh = mesh_of(mesh_shape)
+    rng = np.random.default_rng(7)
+    for case, (fn, shapes) in sorted(CASES.items()):
+        arrays = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+        specs = [layouts(mesh, len(s), 1, rng)[0] for s in shapes]
+        got = fn(nb, *[nb.asarray(a).shard(mesh, p) for a, p in zip(arrays, specs)]).numpy()
+        np.testing.assert_allclose(got, fn(np, *arrays), rtol=2e-5, atol=2e-5, err_msg=f"{case} {specs}")
+
+
 def test_kernels_keep_stack_splits_without_collectives():
     """A stack of matrices split over devices factorizes in place; a transform keeps the other dims'
     splits; splitting the matrix (or the transformed axis) gathers it first."""

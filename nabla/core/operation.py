@@ -13,6 +13,7 @@ import weakref
 from .graph import Node, Value
 from .pytree import tree_flatten, tree_unflatten
 from .tensor import Tensor
+from . import tensor_impl as _tensor_impl
 from .tensor_impl import TensorImpl
 from .tracing import OutputRefs
 
@@ -159,11 +160,10 @@ class Operation:
     def _call_sharded(self, flat, impls, treedef, kwargs, cls):
         """An operand lies on a device mesh: ``nabla.sharding`` runs the op once per shard (after
         resharding operands as the op's family rule asks) and the results get the usual links."""
-        from . import tensor_impl
-
-        if tensor_impl.SPMD is None:
+        spmd = _tensor_impl.SPMD
+        if spmd is None:
             raise RuntimeError(f"nabla.{self.name}: sharded operands need nabla.sharding imported")
-        outs, out_def = tensor_impl.SPMD.call(self, flat, impls, treedef, kwargs)
+        outs, out_def = spmd.call(self, flat, impls, treedef, kwargs)
         traced = GRAD_MODE.enabled and any(i.traced for i in impls)
         for o in outs:
             o.traced = traced

@@ -14,8 +14,8 @@ import contextlib
 import threading
 
 from ..core import tensor_impl as _core
-from ..core.graph import Node
-from ..core.operation import _value
+from ..core import dtypes as _dt
+from ..core.graph import Node, Value
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
@@ -208,7 +208,8 @@ class _Prepared:
     """What one op call on given layouts needs, reusable by every call with the same op, kwargs,
     operand shapes, dtypes and layouts (a loop records the same few combinations again and again)."""
 
-    __slots__ = ("outs", "out_def", "in_specs", "kwargs", "post", "local_outs", "layouts")
+    __slots__ = ("mesh", "outs", "out_def", "moves", "kwargs", "node_kwargs", "post", "local_outs", "values",
+                 "layouts")
 
 
 _PREPARED: dict = {}
@@ -216,48 +217,62 @@ _PREPARED: dict = {}
 
 def _prepare(op, impls, treedef, kwargs, mesh, local) -> _Prepared:
     p = _Prepared()
+    p.mesh = mesh
     # the op's own shape rule on global shapes: errors name the shapes the user wrote
     spec = op.abstract_eval(*(impls if treedef is None else tree_unflatten(treedef, impls)), **kwargs)
     outs, p.out_def = ([spec], None) if type(spec) is tuple else tree_flatten(spec, is_leaf=lambda s: type(s) is tuple)
     p.outs = outs
     if local:  # inside shard_map: every op runs on each device's block as it is
         varying = frozenset().union(*(i.sharding.varying for i in impls if i.sharding is not None))
-        p.in_specs, p.kwargs, p.post = None, kwargs, None
+        p.moves, p.kwargs, p.post = [None] * len(impls), kwargs, None
         p.local_outs = [(o[0], o[1]) for o in outs]
         p.layouts = [LocalView(mesh, varying)] * len(outs)
     else:
         specs = [spec_of(i, mesh) for i in impls]
         plan = rules.plan(op, impls, specs, kwargs, [o[0] for o in outs], mesh)
-        p.in_specs, p.kwargs, p.post = plan.in_specs, plan.kwargs, plan.post
+        p.moves = [None if src == dst else (src, dst) for src, dst in zip(specs, plan.in_specs)]
+        p.kwargs, p.post = plan.kwargs, plan.post
         p.local_outs = [(s.local_shape(o[0]), o[1]) for o, s in zip(outs, plan.out_specs)]
         p.layouts = plan.out_specs
+    complex_in = any(i.dtype.is_complex for i in impls)
+    p.node_kwargs = op.complex_storage_kwargs(p.kwargs) if complex_in else p.kwargs
+    # each output's stored form per device (complex as paired reals), for the nodes recorded directly
+    p.values = [(tuple(shape) + (2,), _dt.real_dtype(dtype)) if dtype.is_complex else (shape, dtype)
+                for shape, dtype in p.local_outs]
     return p
 
 
 def call(op, flat, impls, treedef, kwargs):
     """Run ``op`` on operands of which some are sharded; return ``(output impls, out_def)``."""
-    mesh, local = _mesh(op, impls, kwargs)
     if getattr(op, "spmd_apply", None) is not None:
+        mesh, _ = _mesh(op, impls, kwargs)
         return op.spmd_apply(impls, [values_of(i, mesh) for i in impls], kwargs, mesh)
-    try:
-        key = (op, treedef, tuple(kwargs.items()), mesh,
-               tuple((i.cached_shape, i.dtype, i.batch_dims, i.sharding) for i in impls))
+    try:  # the layouts name their mesh, so the key needs no other
+        key = (op, treedef, tuple(kwargs.items()) if kwargs else (),
+               tuple([(i.cached_shape, i.dtype, i.batch_dims, i.sharding) for i in impls]))
         prepared = _PREPARED.get(key)
     except TypeError:  # unhashable kwargs: no reuse
         key = prepared = None
     if prepared is None:
+        mesh, local = _mesh(op, impls, kwargs)
         prepared = _prepare(op, impls, treedef, kwargs, mesh, local)
         if key is not None:
             if len(_PREPARED) > 4096:
                 _PREPARED.clear()
             _PREPARED[key] = prepared
-    in_vals = [values_of(i, mesh) for i in impls]
-    if prepared.in_specs is not None:
-        in_vals = [move(v, i.dtype, i.batch_dims, spec_of(i, mesh), t)
-                   for v, i, t in zip(in_vals, impls, prepared.in_specs)]
-    per_device = per_shard(op, impls, in_vals, treedef, prepared.kwargs, prepared.local_outs, prepared.post)
-    return [laid_out([r[k] for r in per_device], o, s)
-            for k, (o, s) in enumerate(zip(prepared.outs, prepared.layouts))], prepared.out_def
+    size = prepared.mesh.size
+    in_vals = []
+    for i, mv in zip(impls, prepared.moves):
+        vals = i._values
+        if len(vals) != size:
+            vals = [vals[0]] * size
+        in_vals.append(vals if mv is None else move(list(vals), i.dtype, i.batch_dims, *mv))
+    if prepared.post is not None or CHECK_LOCAL_SHAPES:
+        per_device = _per_shard_calls(op, impls, in_vals, treedef, prepared.kwargs, prepared.local_outs, prepared.post)
+        per_output = [[r[k] for r in per_device] for k in range(len(prepared.outs))]
+    else:
+        per_output = _record(op, in_vals, treedef, prepared.node_kwargs, prepared.values)
+    return [laid_out(v, o, s) for v, o, s in zip(per_output, prepared.outs, prepared.layouts)], prepared.out_def
 
 
 #: Tests set this: each per-shard call then also runs the op's shape rule on the local operands
@@ -265,25 +280,28 @@ def call(op, flat, impls, treedef, kwargs):
 CHECK_LOCAL_SHAPES = False
 
 
-def per_shard(op, impls, in_vals, treedef, kwargs, local_outs, post=None) -> list:
-    """Per device, the output values of ``op`` on that device's operands (one node per distinct
-    set of operands: replicated shards are computed once). ``local_outs``: each output's
-    ``(shape, dtype)`` on one device, the same on all (shards are equal in size)."""
-    if post is not None or CHECK_LOCAL_SHAPES:
-        return _per_shard_calls(op, impls, in_vals, treedef, kwargs, local_outs, post)
-    complex_in = any(i.dtype.is_complex for i in impls)
-    node_kwargs = op.complex_storage_kwargs(kwargs) if complex_in else kwargs
-    done, per_device = {}, []
-    columns = list(zip(*in_vals)) if len(in_vals) > 1 else [(v,) for v in in_vals[0]]
+def _record(op, in_vals, treedef, node_kwargs, values) -> list:
+    """Per output, its per-device values: one node per distinct column of operand values (Values
+    compare by identity, so a column is its own key); ``values``: each output's stored form."""
+    done = {}
+    columns = zip(*in_vals) if len(in_vals) > 1 else [(v,) for v in in_vals[0]]
+    if len(values) == 1:  # the common case, kept lean: this is the recording hot path
+        (shape, dtype), out = values[0], []
+        for ins in columns:
+            v = done.get(ins)
+            if v is None:
+                v = done[ins] = Value(Node(op, node_kwargs, ins, treedef), 0, shape, dtype, ins[0].device)
+            out.append(v)
+        return [out]
+    outs = [[] for _ in values]
     for ins in columns:
-        key = tuple(map(id, ins))
-        res = done.get(key)
+        res = done.get(ins)
         if res is None:
             node = Node(op, node_kwargs, ins, treedef)
-            res = done[key] = [_value(node, k, shape, dtype, ins[0].device)
-                               for k, (shape, dtype) in enumerate(local_outs)]
-        per_device.append(res)
-    return per_device
+            res = done[ins] = [Value(node, k, shape, dtype, ins[0].device) for k, (shape, dtype) in enumerate(values)]
+        for o, v in zip(outs, res):
+            o.append(v)
+    return outs
 
 
 def _per_shard_calls(op, impls, in_vals, treedef, kwargs, local_outs, post):
