@@ -175,6 +175,36 @@ def test_compiles_run_in_process_where_subprocesses_are_off(policy):
         GRAPH.engine = saved
 
 
+def test_nonzero_runs_on_one_single_op_model_for_every_count(stats, monkeypatch, tmp_path):
+    """nonzero's size (realized first) travels as an operand's length, so once this machine has
+    compiled its model, every shape and count runs on it (no interpreter)."""
+    from nabla.core.disk_cache import ModelDiskCache
+    from nabla.ops import standalone
+
+    engine = nb.core.graph.GRAPH.engine
+    monkeypatch.setattr(engine, "single_op_models", True)
+    monkeypatch.setattr(engine, "kernel_disk", ModelDiskCache(tmp_path))
+    monkeypatch.setattr(engine, "_named", {})
+    monkeypatch.setattr(standalone, "_WANTED", {})
+    rng = np.random.default_rng(0)
+
+    def check(shape, p):  # the op alone (nabla.nonzero's column slices would want models of their own)
+        from nabla.ops.base import tensor_from_host
+        from nabla.ops.indexing import nonzero_op
+
+        a = rng.random(shape) < p
+        got = nonzero_op(nb.asarray(a), tensor_from_host(np.zeros(a.sum(), np.uint8)))
+        np.testing.assert_array_equal(got.numpy(), np.argwhere(a))
+
+    check((6, 7), 0.5)
+    assert stats()["interpreted"] == 1
+    assert [spec["op"] for spec in standalone._WANTED.values()] == ["nonzero"]
+    standalone.compile_specs(list(standalone._WANTED.values()))
+    for shape, p in (((6, 7), 0.3), ((40, 9), 0.7), ((17, 5), 0.9)):
+        check(shape, p)
+    assert stats()["interpreted"] == 1
+
+
 def test_single_op_models_run_a_new_trace_node_by_node(stats, monkeypatch, tmp_path):
     """A trace the fused kernel cannot take (integer arithmetic) runs on MAX's interpreter at first
     sight and asks for single-op models; once this machine has compiled them, traces of those ops,

@@ -250,18 +250,22 @@ def _last_writes(idx: Tensor, rows: int) -> Tensor:
 
 
 class NonzeroOp(Operation):
-    """Coordinates of the true elements, shape ``(count, ndim)``; ``count`` was realized first."""
+    """Coordinates of the true elements of a bool tensor, shape ``(count, ndim)``. The count,
+    realized first, arrives as the length of ``size`` (a zero-filled carrier whose data is never
+    read), so one compiled model, with symbolic dims, serves every shape and count."""
 
     name = "nonzero"
+    shape_polymorphic = True
 
-    def abstract_eval(self, x, *, count):
-        return (count, len(x.cached_shape)), _dt.int64, 0
+    def abstract_eval(self, x, size):
+        return (size.cached_shape[0], len(x.cached_shape)), _dt.int64, 0
 
-    def maxpr(self, x, *, count):
+    def maxpr(self, x, size):
         from max.dtype import DType
-        from max.graph import ops
+        from max.graph import StaticDim, ops
 
-        if count == 0:
+        count = size.shape[0]
+        if isinstance(count, StaticDim) and int(count) == 0:  # MAX's nonzero wants a positive static size
             return L.broadcast_to(ops.constant(0, DType.int64, x.device), [0, len(x.shape)])
         return ops.nonzero(x, count)
 
@@ -371,6 +375,7 @@ def _expand_bools(x: Tensor, entries, op: str):
 
 def nonzero(x: Tensor) -> tuple[Tensor, ...]:
     """Indices of the nonzero elements, one int64 tensor per axis (realizes the count)."""
+    from .base import tensor_from_host
     from .elementwise import astype
     from .reduction import sum as reduce_sum
 
@@ -378,7 +383,7 @@ def nonzero(x: Tensor) -> tuple[Tensor, ...]:
         raise ValueError("nabla.nonzero: 0-d tensors are not supported; use atleast_1d first")
     mask = x if x.dtype.is_bool else (x != 0)
     count = int(reduce_sum(astype(mask, _dt.int64)).item())
-    coords = nonzero_op(mask, count=count)
+    coords = nonzero_op(mask, tensor_from_host(np.zeros(count, np.uint8), mask.device))
     return tuple(_column(coords, k) for k in range(x.ndim))
 
 

@@ -82,7 +82,7 @@ def _graph(op, kwargs, dtypes, dims, picks, layout=None):
 
 def _served(node) -> bool:
     """Whether a node can run alone on a model of its own, with tensor operands on the host: a kernel
-    op, or any other op but a scalar constant or a data-sized result (a library of single ops
+    op, or any other op but a scalar constant (a library of single ops
     compiled once per machine: one model serves every size of a shape-polymorphic op, others get
     one per shape)."""
     op = node.op
@@ -91,8 +91,8 @@ def _served(node) -> bool:
     return op.standalone or op.name not in _NOT_SERVED
 
 
-#: ops left to the interpreter: a result whose size depends on the data
-_NOT_SERVED = frozenset({"constant", "nonzero"})
+#: ops left to the interpreter (a scalar constant is host data to the others)
+_NOT_SERVED = frozenset({"constant"})
 
 
 #: the version of how ``_graph`` builds a model from a spec: part of every model's name (this
