@@ -8,6 +8,7 @@
 # [0, 1) (24 bits of a word each) or two float64 (53 bits of a word pair each); `normal` gives two
 # standard normals by Box & Muller (1958) from two float64 uniforms.
 from std.math import cos, log1p, sin, sqrt
+from std.memory import bitcast
 from max.algorithm import parallelize
 from max.gpu.host import DeviceContext
 from extensibility import InputTensor, OutputTensor, register
@@ -38,8 +39,17 @@ def philox_block(counter: U64, stream: UInt64, key: UInt64, mut w0: U64, mut w1:
 
 
 @always_inline
+def _exact_f64[w: Int](v: SIMD[DType.uint64, w]) -> SIMD[DType.float64, w]:
+    """``v`` < 2^52 as float64, exactly: its bits under 2^52's exponent, minus 2^52. AVX2 has no
+    vector uint64 -> float64 conversion, and the compiler's emulation made float draws 5x slower
+    than the words they come from."""
+    return bitcast[DType.float64, w](v | 0x4330000000000000) - 4503599627370496.0
+
+
+@always_inline
 def _unit53(hi: U64, lo: U64) -> SIMD[DType.float64, V]:
-    return ((hi >> 11) << 32 | lo).cast[DType.float64]() * (1.0 / 9007199254740992.0)
+    # (hi >> 11) * 2^32 + lo < 2^53: every step exact, the same value as converting the 53-bit word
+    return (_exact_f64[V](hi >> 11) * 4294967296.0 + _exact_f64[V](lo)) * (1.0 / 9007199254740992.0)
 
 
 @always_inline
@@ -51,9 +61,11 @@ def _store[T: DType, w: Int](dst: UnsafePointer[mut=True, Scalar[T], _], at: Int
             dst[at + l] = v[l]
 
 
-def _draw[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], n: Int, key: UInt64, start: UInt64, stream: UInt64,
-                    kind: Int):
-    var per = 4 if (T == DType.uint32 or (T == DType.float32 and kind == UNIFORM)) else 2
+def _draw[T: DType, normal: Bool](dst: UnsafePointer[mut=True, Scalar[T], _], n: Int, key: UInt64, start: UInt64,
+                                  stream: UInt64):
+    # the kind is a parameter: a runtime test inside the loop was if-converted, so every uniform
+    # draw also paid for the normals' log, sqrt, cos and sin (10x slower)
+    comptime per = 4 if (T == DType.uint32 or (T == DType.float32 and not normal)) else 2
     var counters = (n + per - 1) // per
     var vectors = (counters + V - 1) // V
     var tasks = min(vectors, max(1, vectors // 512), 64)
@@ -61,7 +73,7 @@ def _draw[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], n: Int, key: UIn
     for l in range(V):
         lanes[l] = UInt64(l)
 
-    def task(t: Int) {dst, n, key, start, stream, kind, per, vectors, tasks, lanes}:
+    def task(t: Int) {dst, n, key, start, stream, vectors, tasks, lanes}:
         var w0 = U64(0)
         var w1 = U64(0)
         var w2 = U64(0)
@@ -72,13 +84,13 @@ def _draw[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], n: Int, key: UIn
             comptime if T == DType.uint32:
                 _store[T, 4 * V](dst, at, n, w0.interleave(w2).interleave(w1.interleave(w3)).cast[T]())
             elif T.is_floating_point():
-                if per == 4:  # float32 uniforms: 24 bits of each word
+                comptime if per == 4:  # float32 uniforms: 24 bits of each word
                     var words = w0.interleave(w2).interleave(w1.interleave(w3))
-                    _store[T, 4 * V](dst, at, n, ((words >> 8).cast[DType.float32]() * (1.0 / 16777216.0)).cast[T]())
+                    _store[T, 4 * V](dst, at, n, (_exact_f64[4 * V](words >> 8) * (1.0 / 16777216.0)).cast[T]())
                 else:
                     var a = _unit53(w0, w1)
                     var b = _unit53(w2, w3)
-                    if kind == NORMAL:
+                    comptime if normal:
                         var radius = sqrt(-2.0 * log1p(-a))  # log(1 - a): a < 1 never reaches log(0)
                         var angle = b * 6.283185307179586
                         a = radius * cos(angle)
@@ -111,4 +123,7 @@ struct Random:
         if n == 0:
             return
         var s = state.unsafe_ptr()
-        _draw[T](dst.unsafe_ptr(), n, s.unsafe_load(0), s.unsafe_load(1), s.unsafe_load(2), Int(s.unsafe_load(3)))
+        if Int(s.unsafe_load(3)) == NORMAL:
+            _draw[T, True](dst.unsafe_ptr(), n, s.unsafe_load(0), s.unsafe_load(1), s.unsafe_load(2))
+        else:
+            _draw[T, False](dst.unsafe_ptr(), n, s.unsafe_load(0), s.unsafe_load(1), s.unsafe_load(2))
