@@ -218,6 +218,12 @@ CASES = {
     "polyder_polyint": lambda m: (m.polyder([1, 2, 3, 4]), m.polyder([1.0, 2, 3, 4], 2), m.polyint([3.0, 2, 1], 2, k=[1, 2])),
     "polyarith": lambda m: (m.polyadd([1, 2], [1, 2, 3]), m.polysub([1.0, 2], [1, 2, 3]), m.polymul([1, 2], [1, 2, 3]),
                             *m.polydiv([1.0, 5, 6, 9], [1.0, 2])),
+    "poly1d_arith": lambda m: _poly1d_parts(m, m.poly1d([0, 2.0, -3, 1, 5]), m.poly1d([1.0, -2])),
+    "poly1d_int": lambda m: _poly1d_parts(m, m.poly1d([1, 2, 0, -1]), m.poly1d([3, 1])),
+    "poly1d_classic": lambda m: tuple(r.coeffs for r in (
+        m.polyadd(m.poly1d([1, 2]), [1, 2, 3]), m.polymul([1.0, 2], m.poly1d([1, -1])), *m.polydiv(m.poly1d([1.0, 5, 6]), [1.0, 2]),
+        m.polyder(m.poly1d([1, 2, 3, 4]), 2), m.polyint(m.poly1d([3.0, 2]), k=1), m.polyval(m.poly1d([1.0, 1]), m.poly1d([2.0, 0])),
+        m.poly1d([1.0, -2, 4], r=True))),
     "vander": lambda m: (m.vander([1, 2, 3]), m.vander(m.array([1.0, 2.0]), 3, increasing=True)),
     "interp": lambda m: m.interp(m.linspace(-1, 5, 13), m.array([0.0, 1.0, 3.0]), m.array([1.0, 3.0, 0.0])),
     "interp_period": lambda m: m.interp(m.linspace(-400, 400, 17), m.array([-180.0, -170.0, -10.0, 170.0, 5.0]),
@@ -303,6 +309,14 @@ CASES = {
 }
 
 
+def _poly1d_parts(m, p, q):
+    """What poly1d arithmetic gives, as arrays: coefficients, values, orders."""
+    quotient, remainder = p / q
+    return (p.coeffs, (p + q).coeffs, (p - q).coeffs, (2 - p).coeffs, (p * q).coeffs, (p * 3).coeffs, (p ** 3).coeffs,
+            (-p).coeffs, quotient.coeffs, remainder.coeffs, p.deriv(2).coeffs, p.integ(2, k=[1, 2]).coeffs,
+            p(q).coeffs, p(m.arange(4.0)), p(2), m.asarray([p.order, len(q)]), m.asarray([p[1], p[0], p[9]]))
+
+
 def _compare(got, want, name):
     if isinstance(want, (tuple, list)):
         assert isinstance(got, (tuple, list)) and len(got) == len(want), f"{name}: {got!r} vs {want!r}"
@@ -328,6 +342,23 @@ def test_against_numpy(name):
     want = CASES[name](numpy)
     got = CASES[name](fnp)
     _compare(got, want, name)
+
+
+def test_poly1d_printing_equality_items_and_errors():
+    for m in (numpy, fnp):
+        p = m.poly1d([1.0, -3, 2], variable="z")
+        assert repr(p) == "poly1d([ 1., -3.,  2.])" and str(p) == str(numpy.poly1d([1.0, -3, 2], variable="z"))
+        assert p == m.poly1d([0, 1.0, -3, 2]) and p != m.poly1d([1.0, -3]) and p.variable == "z"
+        p[4] = 7.0
+        numpy.testing.assert_array_equal(numpy.asarray(p.coeffs), [7.0, 0, 1, -3, 2])
+        numpy.testing.assert_allclose(numpy.sort_complex(numpy.asarray(m.poly1d([1.0, -3, 2]).roots)), [1, 2])
+        assert numpy.asarray(p).tolist() == [7.0, 0, 1, -3, 2]
+        with pytest.raises(ValueError):
+            p ** -1
+        with pytest.raises(ValueError):
+            m.poly1d([[1.0, 2.0]])
+        with pytest.raises(ValueError):
+            p[-1] = 2.0
 
 
 def test_results_are_ndarrays_and_lazy():

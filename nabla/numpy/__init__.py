@@ -27,6 +27,7 @@ from ._indexing import c_, r_  # noqa: F401  (objects, not functions: outside __
 from ._io import frombuffer, fromfile, genfromtxt, load, loadtxt, save, savetxt, savez, savez_compressed  # noqa: F401
 from ._math import *  # noqa: F401,F403
 from ._polynomial import *  # noqa: F401,F403
+from ._poly1d import *  # noqa: F401,F403  (poly1d, and the classic functions taking it)
 from ._reductions import *  # noqa: F401,F403
 from ._sorting import *  # noqa: F401,F403
 from ._ufunc_table import UFUNCS as _UFUNCS
