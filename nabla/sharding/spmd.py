@@ -213,6 +213,8 @@ class _Prepared:
 
 
 _PREPARED: dict = {}
+#: op class -> its ``spmd_apply`` (collectives, resharding, shard_map's boundaries) or None
+_OWN_RULE: dict = {}
 
 
 def _prepare(op, impls, treedef, kwargs, mesh, local) -> _Prepared:
@@ -244,7 +246,11 @@ def _prepare(op, impls, treedef, kwargs, mesh, local) -> _Prepared:
 
 def call(op, flat, impls, treedef, kwargs):
     """Run ``op`` on operands of which some are sharded; return ``(output impls, out_def)``."""
-    if getattr(op, "spmd_apply", None) is not None:
+    kind = type(op)
+    own = _OWN_RULE.get(kind, _OWN_RULE)
+    if own is _OWN_RULE:  # (a dict lookup: getattr with a default walks the class hierarchy)
+        own = _OWN_RULE[kind] = getattr(kind, "spmd_apply", None)
+    if own is not None:
         mesh, _ = _mesh(op, impls, kwargs)
         return op.spmd_apply(impls, [values_of(i, mesh) for i in impls], kwargs, mesh)
     try:  # the layouts name their mesh, so the key needs no other
