@@ -56,6 +56,7 @@ def _float_key(v):
     return ("f", struct.pack("<d", v).hex()) if isinstance(v, float) else v
 
 
+_UNSET = object()
 _SPLIT = object()  # _start's answer for a trace whose kernel nodes must run apart
 
 
@@ -96,8 +97,7 @@ class Engine(ModelStore):
         self.single_op_models = os.environ.get("NABLA_SINGLE_OP_MODELS", "1") != "0"
         self._interpreter_warm = None
         self._named: dict[str, _Entry] = {}
-        directory = model_cache_dir(Path(__file__).resolve().parent.parent)
-        self.disk = None if directory is None else ModelDiskCache(directory)
+        self._disk = _UNSET  # the structure cache's folder names a digest of Nabla's sources: found on first use
         kernels = kernel_cache_dir()
         self.kernel_disk = None if kernels is None else ModelDiskCache(kernels)  # for named models
         self.max_model_bytes = _bytes_budget()
@@ -106,6 +106,17 @@ class Engine(ModelStore):
         self._in_flight: dict[int, threading.Event] = {}  # id(Value) -> set when its run ends
         self._compiling: list[_Entry] = []  # entries whose compile is under way
         self.compiler = BackgroundCompiler(lambda: self.session)
+
+    @property
+    def disk(self) -> ModelDiskCache | None:
+        if self._disk is _UNSET:
+            directory = model_cache_dir(Path(__file__).resolve().parent.parent)
+            self._disk = None if directory is None else ModelDiskCache(directory)
+        return self._disk
+
+    @disk.setter
+    def disk(self, cache: ModelDiskCache | None) -> None:
+        self._disk = cache
 
     @property
     def disk_cache(self) -> Path | None:
