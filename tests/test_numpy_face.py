@@ -224,6 +224,14 @@ CASES = {
         m.polyadd(m.poly1d([1, 2]), [1, 2, 3]), m.polymul([1.0, 2], m.poly1d([1, -1])), *m.polydiv(m.poly1d([1.0, 5, 6]), [1.0, 2]),
         m.polyder(m.poly1d([1, 2, 3, 4]), 2), m.polyint(m.poly1d([3.0, 2]), k=1), m.polyval(m.poly1d([1.0, 1]), m.poly1d([2.0, 0])),
         m.poly1d([1.0, -2, 4], r=True))),
+    "polynomial_module": lambda m: (lambda pp: (
+        pp.polyadd([1, -1], [0, 1]), pp.polysub([1.0, 2, 3], [1, 2, 3]), pp.polymul([1, 2], [1, 0, -1]),
+        *pp.polydiv([1.0, 2, 3], [1, 1]), pp.polypow([1.0, 1], 3), pp.polyval(m.linspace(-1, 2, 5), [1.0, -2, 3]),
+        pp.polyder([1, 2, 3, 4], 2, scl=2), pp.polyint([1, 2, 3], m=2, k=[1, 2], lbnd=1), pp.polyvander([1.0, 2.0], 2),
+        pp.polyfromroots([1.0, 2, -3]), pp.polyroots([1.0, 0, 1]), m.real(pp.polyroots([6.0, -5, 1])),
+        pp.polyfit(m.linspace(0, 1, 9), m.linspace(0, 1, 9) ** 2 - 1, 2)))(m.polynomial.polynomial),
+    "polynomial_class": lambda m: (lambda P: _polynomial_parts(m, P.fit(m.linspace(-1, 3, 20), m.linspace(-1, 3, 20) ** 3 - 1, 3),
+                                                               P([1.0, 2, 3], domain=[0, 2]), P))(m.polynomial.Polynomial),
     "vander": lambda m: (m.vander([1, 2, 3]), m.vander(m.array([1.0, 2.0]), 3, increasing=True)),
     "interp": lambda m: m.interp(m.linspace(-1, 5, 13), m.array([0.0, 1.0, 3.0]), m.array([1.0, 3.0, 0.0])),
     "interp_period": lambda m: m.interp(m.linspace(-400, 400, 17), m.array([-180.0, -170.0, -10.0, 170.0, 5.0]),
@@ -317,6 +325,14 @@ def _poly1d_parts(m, p, q):
             p(q).coeffs, p(m.arange(4.0)), p(2), m.asarray([p.order, len(q)]), m.asarray([p[1], p[0], p[9]]))
 
 
+def _polynomial_parts(m, fitted, q, P):
+    quotient, remainder = divmod(q, P([1.0, 1], domain=[0, 2]))
+    return (fitted.coef, m.asarray(fitted.domain), fitted.convert().coef, fitted(m.asarray([0.5, 2.0])), q.coef,
+            (q + 1).coef, (2 - q).coef, (q * q).coef, (q ** 2).coef, (q / 2).coef, quotient.coef, remainder.coef,
+            q.deriv().coef, q.integ(lbnd=1).coef, q.convert().coef, q.convert(domain=[1, 4]).coef, q.linspace(4)[1],
+            m.sort_complex(q.roots()), m.asarray([q.degree(), len(q)]))
+
+
 def _compare(got, want, name):
     if isinstance(want, (tuple, list)):
         assert isinstance(got, (tuple, list)) and len(got) == len(want), f"{name}: {got!r} vs {want!r}"
@@ -342,6 +358,21 @@ def test_against_numpy(name):
     want = CASES[name](numpy)
     got = CASES[name](fnp)
     _compare(got, want, name)
+
+
+def test_polynomial_class_printing_equality_and_errors():
+    for m in (numpy, fnp):
+        P = m.polynomial.Polynomial
+        p = P([1.0, 2, 3], domain=[0, 2], symbol="t")
+        assert repr(p) == repr(numpy.polynomial.Polynomial([1.0, 2, 3], domain=[0, 2], symbol="t"))
+        assert str(p) == str(numpy.polynomial.Polynomial([1.0, 2, 3], domain=[0, 2], symbol="t"))
+        assert p == P([1.0, 2, 3], domain=[0, 2], symbol="t") and p != P([1.0, 2, 3], symbol="t")
+        with pytest.raises(TypeError):
+            p + P([1.0], symbol="t")  # domains differ
+        with pytest.raises(ValueError):
+            P([1.0], domain=[0, 1, 2])
+        with pytest.raises(ZeroDivisionError):
+            m.polynomial.polynomial.polydiv([1.0, 2], [0.0])
 
 
 def test_poly1d_printing_equality_items_and_errors():
