@@ -250,15 +250,16 @@ def _last_writes(idx: Tensor, rows: int) -> Tensor:
 
 
 class NonzeroOp(Operation):
-    """Coordinates of the true elements of a bool tensor, shape ``(count, ndim)``. The count,
-    realized first, arrives as the length of ``size`` (a zero-filled carrier whose data is never
-    read), so one compiled model, with symbolic dims, serves every shape and count."""
+    """The coordinates of the true elements of a bool tensor, one int64 vector per axis. The
+    count, realized first, arrives as the length of ``size`` (a zero-filled carrier whose data is
+    never read), so one compiled model, with symbolic dims, serves every shape and count: the
+    columns come out of the op itself, since slicing them afterwards would name the count."""
 
     name = "nonzero"
     shape_polymorphic = True
 
     def abstract_eval(self, x, size):
-        return (size.cached_shape[0], len(x.cached_shape)), _dt.int64, 0
+        return [((size.cached_shape[0],), _dt.int64, 0) for _ in x.cached_shape]
 
     def maxpr(self, x, size):
         from max.dtype import DType
@@ -266,8 +267,9 @@ class NonzeroOp(Operation):
 
         count = size.shape[0]
         if isinstance(count, StaticDim) and int(count) == 0:  # MAX's nonzero wants a positive static size
-            return L.broadcast_to(ops.constant(0, DType.int64, x.device), [0, len(x.shape)])
-        return ops.nonzero(x, count)
+            return [L.broadcast_to(ops.constant(0, DType.int64, x.device), [0]) for _ in x.shape]
+        coords = ops.nonzero(x, count)
+        return [ops.squeeze(L.slice_tensor(coords, [slice(None), slice(k, k + 1)]), 1) for k in range(len(x.shape))]
 
 
 slice_op = SliceOp()
@@ -383,13 +385,14 @@ def nonzero(x: Tensor) -> tuple[Tensor, ...]:
         raise ValueError("nabla.nonzero: 0-d tensors are not supported; use atleast_1d first")
     mask = x if x.dtype.is_bool else (x != 0)
     count = int(reduce_sum(astype(mask, _dt.int64)).item())
-    coords = nonzero_op(mask, tensor_from_host(np.zeros(count, np.uint8), mask.device))
-    return tuple(_column(coords, k) for k in range(x.ndim))
+    cols = nonzero_op(mask, tensor_from_host(np.zeros(count, np.uint8), mask.device))
+    if not any(c._impl.traced or c._impl.batch_dims for c in cols):
+        # computed now, all columns in one run: the count was just read anyway, and columns realized
+        # one by one would each ask for a model of their own (and run the op again)
+        from ..core.graph import GRAPH
 
-
-def _column(coords: Tensor, k: int) -> Tensor:
-    n = coords.shape[0]
-    return slice_op(coords, index=((0, n, 1), (k, k + 1, 1))).reshape((n,))
+        GRAPH.evaluate([c._impl for c in cols])
+    return tuple(cols)
 
 
 def _basic(x: Tensor, entries, op: str):
