@@ -61,8 +61,8 @@ _SPLIT = object()  # _start's answer for a trace whose kernel nodes must run apa
 
 
 class _Stages(tuple):
-    """_start's answer for a trace the first-sight path runs in stages: these values first (their
-    traces are realized as stages: never compiled on their own)."""
+    """_start's answer for a trace the first-sight path runs in stages: these values (or lists of
+    values realized together) first; their traces are realized as stages, never compiled alone."""
 
 
 def symbolic_dims(shape, sizes: dict) -> tuple:
@@ -235,8 +235,8 @@ class Engine(ModelStore):
                             claimed = outputs
                             break
                     if isinstance(job, _Stages):  # earlier stages first, then the rest (traced again)
-                        for stage in job:
-                            self.run([stage], staged=True)
+                        for stage in job:  # a value, or the values of one node read together
+                            self.run(stage if isinstance(stage, list) else [stage], staged=True)
                     elif split:  # kernel nodes first, each alone, then the rest (traced again)
                         self._run_standalone_first(outputs)
                     elif busy:  # another thread is computing some of them: wait for it, then look again
@@ -326,9 +326,6 @@ class Engine(ModelStore):
 
         fused = None if entry.interpreter_refused or self.policy == "compile" else \
             self._fused_run(entry, traced, outputs)
-        if not callable(fused) and self.first_sight is not None and self.fused_enabled \
-                and not self.interpreter_warm:  # (asked only here: finding out imports MAX's interpreter)
-            self.first_sight.prepare(self)  # a cold machine needs the kernels: compile them now
         if isinstance(fused, Future):  # the fused kernel is being compiled (once per machine)
             if not fast_only and not self.interpreter_warm:
                 return fused  # cold interpreter: waiting for the kernel costs least
@@ -343,17 +340,23 @@ class Engine(ModelStore):
         stages, pure = self._stages(entry, traced, outputs)
         repeated = self.policy == "auto" and entry.sightings >= 2 and not staged and entry.compiling is None \
             and not entry.compile_failed
+        parts = None
+        if not stages and len(traced[1]) > 1 and self.first_sight is not None and self.fused_enabled \
+                and self.single_op_models and self.policy != "compile":
+            parts = self.first_sight.split(self, traced[1], outputs)
+        if parts:  # node by node on single-op models this machine has compiled: no interpreter, no compile
+            if repeated:
+                self._compile_future(entry, build)
+            return _Stages(parts)
+        # (asked only now: finding out whether MAX's interpreter is warm imports it, ~0.7 s)
+        if self.first_sight is not None and self.fused_enabled and not self.interpreter_warm:
+            self.first_sight.prepare(self)  # a cold machine needs the kernels: compile them now
         if not (stages and pure) and self._must_compile(entry):
             return self._compile_future(entry, build)
         if repeated:  # in the background; until it lands, first sight serves
             self._compile_future(entry, build)
         if stages:  # the fused kernel's parts in stages (ops it lacks interpreted alone)
             return _Stages(stages)
-        if len(traced[1]) > 1 and self.first_sight is not None and self.fused_enabled \
-                and self.single_op_models and self.policy != "compile":
-            parts = self.first_sight.split(self, traced[1], outputs)
-            if parts:  # node by node on single-op models this machine has compiled
-                return _Stages(parts)
         results = self._interpret(entry, build, tuple(leaf.shape for leaf in leaves), buffers)
         if results is None:  # refused: this structure must be compiled
             return self._compile_future(entry, build)

@@ -161,18 +161,21 @@ def split(engine, order, outputs):
     for v in [v for n in order for v in n.inputs] + list(outputs):
         if v.node is not None and all(u is not v for u in used.setdefault(id(v.node), [])):
             used[id(v.node)].append(v)
-    if any(len(used.get(id(n), ())) > 1 for n in units):
-        return None  # a node read through several outputs: left whole
+    for vals in used.values():  # a node read through several outputs runs once, giving them in order
+        vals.sort(key=lambda v: v.index)
+    last = [v.index for v in outputs if v.node is units[-1]]
+    if last != sorted(last):
+        return None  # the last node runs again as the trace asks: its outputs must come in index order
     constants = [v for n in order if n.op.name == "constant" for v in used.get(id(n), ())]
     if any(v.dtype.is_complex or not v.device.is_host for v in constants):
         return None
     ready = True
     for n in units:
-        v = used[id(n)][0]
-        name, kwargs, dims, _ = _signature(n, (v.index,))
+        picks = tuple(v.index for v in used[id(n)])
+        name, kwargs, dims, _ = _signature(n, picks)
         if engine.named_model(name, None, compile=False) is None:
             ready = False
-            _want(name, _spec(n, name, kwargs, dims, (v.index,)))
+            _want(name, _spec(n, name, kwargs, dims, picks))
     if not ready:
         return None
     import numpy as np
@@ -183,7 +186,8 @@ def split(engine, order, outputs):
     for v in constants:  # host data, like any operand the user passes
         c = v.node
         _write_back([v], [driver.Buffer.from_numpy(np.asarray(c.kwargs["value"], c.kwargs["dtype"].numpy_dtype))])
-    return [used[id(n)][0] for n in units[:-1]]  # the last runs when the trace is taken again (alone)
+    # the last runs when the trace is taken again (alone)
+    return [used[id(n)][0] if len(used[id(n)]) == 1 else used[id(n)] for n in units[:-1]]
 
 
 #: models asked for by this process, compiled after it exits; bounded, as each costs a compile
