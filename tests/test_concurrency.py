@@ -307,6 +307,32 @@ def test_two_processes_racing_to_write_one_entry(tmp_path):
     assert cache.load("k" * 40, lambda p: p.read_bytes())[0] == bytes(range(256)) * 4096
 
 
+def test_disk_listing_finds_entries_other_processes_publish(tmp_path):
+    """The directory is listed once and reused; an entry published afterwards (by another process:
+    here another instance) is still found, also when the directory's mtime did not move (a file
+    published within the same clock tick as the listing)."""
+    from nabla.core.disk_cache import ModelDiskCache
+
+    reader, writer = ModelDiskCache(tmp_path), ModelDiskCache(tmp_path)
+    read = lambda p: p.read_bytes()  # noqa: E731
+    assert reader.load("a" * 40, read) is None  # lists the empty directory
+    assert writer.save("a" * 40, lambda p: p.write_bytes(b"first")) == 5
+    assert reader.load("a" * 40, read) == (b"first", 5)
+    before = os.stat(tmp_path).st_mtime_ns
+    assert writer.save("b" * 40, lambda p: p.write_bytes(b"second")) == 6
+    os.utime(tmp_path, ns=(before, before))  # as if in the tick of the listing above
+    assert reader.load("b" * 40, read) == (b"second", 6)
+    listed = []
+    real_scandir = os.scandir
+    try:
+        os.scandir = lambda *a: listed.append(a) or real_scandir(*a)
+        time.sleep(0.06)
+        assert reader.load("b" * 40, read) == (b"second", 6)  # a hit: no listing
+        assert listed == []
+    finally:
+        os.scandir = real_scandir
+
+
 def _digest16(data):
     import hashlib
 

@@ -13,6 +13,7 @@ import functools
 import hashlib
 import os
 import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -62,18 +63,41 @@ class ModelDiskCache:
 
     def __init__(self, directory: Path):
         self.directory = directory
+        self._listing: dict[str, list[str]] = {}
+        self._listed_at = None  # (the directory's mtime, when it was listed)
 
     @staticmethod
     def key_digest(stable_key: str) -> str:
         return hashlib.sha256(stable_key.encode()).hexdigest()[:40]
 
+    def _entries(self, key_digest: str) -> list[str]:
+        """Entry names for the key. The directory (thousands of entries on a machine that has run
+        Nabla a while) is listed once and again only when its mtime moves; a listing taken within
+        a clock tick of that mtime may miss a file published in the same tick, so it is not
+        trusted for a miss."""
+        try:
+            mtime = os.stat(self.directory).st_mtime
+        except OSError:
+            return []
+        stale = self._listed_at is None or self._listed_at[0] != mtime
+        if not stale and key_digest not in self._listing and self._listed_at[1] - mtime < 0.05:
+            stale = True
+        if stale:
+            listing: dict[str, list[str]] = {}
+            now = time.time()
+            try:
+                with os.scandir(self.directory) as it:
+                    for e in it:
+                        if e.name.endswith(".mef") and not e.name.startswith("."):
+                            listing.setdefault(e.name.split(".", 1)[0], []).append(e.name)
+            except OSError:
+                return []
+            self._listing, self._listed_at = listing, (mtime, now)
+        return sorted(self._listing.get(key_digest, ()))
+
     def load(self, key_digest: str, read):
         """``read(path)`` of the first intact entry for the key, or ``None``; bad entries are removed."""
-        try:
-            candidates = sorted(self.directory.glob(f"{key_digest}.*.mef"))
-        except OSError:
-            return None
-        for path in candidates:
+        for path in [self.directory / name for name in self._entries(key_digest)]:
             want = path.name[len(key_digest) + 1: -len(".mef")]
             try:
                 data = path.read_bytes()

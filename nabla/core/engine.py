@@ -337,7 +337,7 @@ class Engine(ModelStore):
         if fast_only:
             entry.sightings -= 1  # only a probe
             return None
-        stages, pure = self._stages(entry, traced, outputs)
+        stages = self._stages(entry, traced, outputs)
         repeated = self.policy == "auto" and entry.sightings >= 2 and not staged and entry.compiling is None \
             and not entry.compile_failed
         parts = None
@@ -348,15 +348,17 @@ class Engine(ModelStore):
             if repeated:
                 self._compile_future(entry, build)
             return _Stages(parts)
+        if stages:  # the fused kernel's parts in stages; each stage, and the rest, choose their own path
+            if repeated:  # in the background; until it lands, first sight serves
+                self._compile_future(entry, build)
+            return _Stages(stages)
         # (asked only now: finding out whether MAX's interpreter is warm imports it, ~0.7 s)
         if self.first_sight is not None and self.fused_enabled and not self.interpreter_warm:
             self.first_sight.prepare(self)  # a cold machine needs the kernels: compile them now
-        if not (stages and pure) and self._must_compile(entry):
+        if self._must_compile(entry):
             return self._compile_future(entry, build)
-        if repeated:  # in the background; until it lands, first sight serves
+        if repeated:
             self._compile_future(entry, build)
-        if stages:  # the fused kernel's parts in stages (ops it lacks interpreted alone)
-            return _Stages(stages)
         results = self._interpret(entry, build, tuple(leaf.shape for leaf in leaves), buffers)
         if results is None:  # refused: this structure must be compiled
             return self._compile_future(entry, build)
@@ -391,13 +393,12 @@ class Engine(ModelStore):
         shape = outputs[0].shape
         return lambda buffers: plan.run(model, buffers, shape)
 
-    def _stages(self, entry, traced, outputs) -> tuple:
-        """(values, pure): the values the first-sight path would realize first so that more of the
-        trace runs on it (a reduction that feeds more work, a matmul's elementwise operands), and
-        whether every stage then runs on it; ([], True) when it has none."""
+    def _stages(self, entry, traced, outputs) -> list:
+        """The values the first-sight path would realize first so that more of the trace runs on
+        it (a reduction that feeds more work, a matmul's elementwise operands); [] when none."""
         path = self.first_sight
         if path is None or not self.fused_enabled or self.policy == "compile" or entry.interpreter_refused:
-            return [], True
+            return []
         return path.stages(traced[1], outputs)
 
     def _must_compile(self, entry) -> bool:

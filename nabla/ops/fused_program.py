@@ -410,13 +410,12 @@ _STAGEABLE = frozenset(UNARY_CODES) | frozenset(BINARY_CODES) | frozenset(REDUCE
 _STAGE_DTYPES = (_dt.float32, _dt.float64, _dt.bool_)
 
 
-def stages(order, outputs) -> tuple:
-    """(values, pure): the values to realize first so that more of a trace runs on the kernel, and
-    whether all of it then does. In a trace of the kernel's ops: a reduction that feeds more work
+def stages(order, outputs) -> list:
+    """The values to realize first so that more of a trace runs on the kernel. In a trace of the kernel's ops: a reduction that feeds more work
     (``(x - mean(x, axis=0)) / std(x, axis=0)``), a computed value that is sliced or transposed,
     each of several results. In a trace with other ops (a matmul): the kernel's work on their
     operands, and their results that the kernel's ops use, so that only those ops are left to the
-    interpreter. ([], True) when there is nothing to stage."""
+    interpreter (or single-op models). [] when there is nothing to stage."""
     def unfit(n):
         return n.op.name not in _STAGEABLE or "complex_storage" in n.kwargs or "src_complex" in n.kwargs
 
@@ -437,9 +436,9 @@ def stages(order, outputs) -> tuple:
                     add(below)  # an operand the kernel computes
                 elif id(n) not in foreign and id(below.node) in foreign:
                     add(below)  # a result the kernel's ops go on with
-        return first, False
+        return first
     if any(v.dtype not in _STAGE_DTYPES or not v.device.is_host for n in order for v in n.inputs):
-        return [], True
+        return []
     for n in order:
         for v in n.inputs:
             if v.node is None:
@@ -451,7 +450,7 @@ def stages(order, outputs) -> tuple:
     if not first and len(outputs) > 1:  # the kernel has one output: one program per result
         position = {id(n): i for i, n in enumerate(order)}
         first = sorted(outputs, key=lambda v: position[id(v.node)])
-    return first, True
+    return first
 
 
 def _first_computed(v):

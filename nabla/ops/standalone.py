@@ -323,13 +323,13 @@ class FirstSightPaths:
                 return _Planned(path, found)
         return None
 
-    def stages(self, order, outputs) -> tuple:
+    def stages(self, order, outputs) -> list:
         for path in self.paths:
             found = getattr(path, "stages", None)
             found = found(order, outputs) if found else None
-            if found and found[0]:
+            if found:
                 return found
-        return [], True
+        return []
 
     @staticmethod
     def model(engine, planned: "_Planned"):
