@@ -4,7 +4,9 @@
 
 Issue #13's figures: 4 threads x 200 independent small expressions, and 2 threads x a 10M-element
 reduction, each against the same work done serially in one thread; plus resident memory as a
-process compiles many distinct structures (``--memory N``). Prints Markdown rows.
+process compiles many distinct structures (``--memory N``), and where that growth comes from:
+MAX alone loading N distinct compiled models from Nabla's disk cache and dropping each, then the
+same models again, with and without ``malloc_trim`` (``--retention N``). Prints Markdown rows.
 """
 
 from __future__ import annotations
@@ -89,8 +91,11 @@ def bench_memory(n: int, budget_mb: int):
     nb.core.graph.GRAPH.engine.max_model_bytes = budget_mb << 20
     x = nb.asarray(np.linspace(0, 1, 8, dtype=np.float32))
     samples = [(0, rss_mb())]
-    for k in range(n):
-        (nb.sin(x) * (1.0 + k / 997.0) + 0.25).numpy()
+    for k in range(n):  # structure k: its ops spell k in binary (constants would be data, not structure)
+        y = x
+        for bit in format(k, "b"):
+            y = nb.sin(y) if bit == "1" else nb.cos(y)
+        (y * 1.5 + 0.25).numpy()
         if (k + 1) % max(1, n // 10) == 0:
             s = nb.engine_stats()
             samples.append((k + 1, rss_mb(), s["model_bytes"] / 2**20, s["evictions"]))
@@ -101,11 +106,53 @@ def bench_memory(n: int, budget_mb: int):
     print(f"start RSS {samples[0][1]:.0f} MiB")
 
 
+def bench_retention(n: int):
+    """MAX alone (no Nabla engine): RSS as ``n`` distinct models from the disk cache are loaded into
+    one session and dropped at once; then the same models again; then ``malloc_trim``."""
+    import ctypes
+    import glob
+    import io
+    import os
+
+    from max import engine
+    from max.driver import CPU
+
+    from nabla.core.disk_cache import default_root
+
+    files = sorted(glob.glob(str(default_root() / "v*-*" / "*.mef")), key=os.path.getsize)[:n]  # structures
+    if len(files) < n:
+        print(f"\nonly {len(files)} models on disk; run more code first")
+        return
+    session = engine.InferenceSession(devices=[CPU()])
+    blobs = [open(f, "rb").read() for f in files]
+    start = rss_mb()
+    rows = []
+    for label in ("first load of each", "the same models again"):
+        t0 = rss_mb()
+        for b in blobs:
+            model = session.init(engine.read(io.BytesIO(b)))
+            del model
+        rows.append((label, t0, rss_mb()))
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+        rows.append(("after malloc_trim(0)", rows[-1][2], rss_mb()))
+    except OSError:
+        pass
+    print(f"\nMAX alone: {n} distinct models ({sum(map(len, blobs)) / n / 1024:.0f} KiB each on disk), "
+          f"each loaded then dropped (start RSS {start:.0f} MiB):")
+    print("| pass | RSS before MiB | RSS after MiB | per model KiB |\n|---|---|---|---|")
+    for label, a, b in rows:
+        print(f"| {label} | {a:.0f} | {b:.0f} | {(b - a) * 1024 / n:.0f} |")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--memory", type=int, default=0, help="also compile N distinct structures, sampling RSS")
     ap.add_argument("--budget-mb", type=int, default=64)
+    ap.add_argument("--retention", type=int, default=0, help="only: MAX loading N distinct models, sampling RSS")
     args = ap.parse_args()
+    if args.retention:
+        return bench_retention(args.retention)
     rows = []
     bench_concurrency(rows)
     print("| figure | serial, one thread | concurrent | concurrent / serial |\n|---|---|---|---|")

@@ -52,7 +52,42 @@ def test_compile_policy_compiles_once_per_structure(stats, policy):
     assert d["compiles"] == 1 and d["cache_hits"] == 3
 
 
-def test_constants_are_part_of_the_key():
+def test_scalar_constants_are_data_not_structure(stats, policy, first_sight):
+    """Traces that differ only in a Python scalar share one cache entry, one compiled model and one
+    fused plan; each run gets its own value (sign of zero, inf and NaN included)."""
+    a = np.linspace(-1, 1, 9, dtype=np.float32)
+    x = nb.asarray(a)
+    policy("auto")
+    values = (0.5, -0.0, 0.0, 1e30, np.inf, -np.inf, np.nan, 3.0, 0.5)
+    for c in values:
+        with np.errstate(all="ignore"):
+            want = np.tanh(a * np.float32(c)) + np.float32(c)
+        got = (nb.tanh(x * c) + c).numpy()
+        np.testing.assert_allclose(got, want, rtol=2e-6)
+        real = ~np.isnan(want)  # (a NaN's sign is the hardware's)
+        np.testing.assert_array_equal(np.signbit(got[real]), np.signbit(want[real]))  # -0.0 is not 0.0
+    d = stats()
+    assert d["cache_entries"] <= 1 and d["compiles"] == 0  # (0 where another test built it first)
+    i = nb.asarray(np.arange(6, dtype=np.int32))
+    for k in (3, -7, 2**31 - 1):  # integer and boolean constants too
+        np.testing.assert_array_equal((i * 2 + k).numpy(), np.arange(6, dtype=np.int32) * 2 + np.int32(k))
+        np.testing.assert_array_equal(nb.where(i > 2, i, k).numpy(), np.where(np.arange(6) > 2, np.arange(6), k))
+    np.testing.assert_array_equal(nb.logical_and(i > 2, True).numpy(), np.arange(6) > 2)
+    np.testing.assert_array_equal(nb.logical_and(i > 2, False).numpy(), np.zeros(6, bool))
+    assert stats()["cache_entries"] <= 4
+
+
+def test_a_structure_compiled_once_serves_every_constant(stats, policy, no_fused):
+    policy("compile")
+    x = nb.asarray(np.linspace(0, 1, 5))
+    for c in (0.75, 1.75, -2.5):
+        np.testing.assert_allclose((nb.log1p(x) * c - x).numpy(), np.log1p(np.linspace(0, 1, 5)) * c
+                                   - np.linspace(0, 1, 5))
+    d = stats()
+    assert d["compiles"] == 1 and d["cache_hits"] == 2
+
+
+def test_constants_keep_their_bits():
     x = nb.asarray(np.ones(3, np.float32))
     np.testing.assert_array_equal((x * 0.0).numpy(), np.zeros(3))
     np.testing.assert_array_equal(np.signbit((x * -0.0).numpy()), np.ones(3, bool))  # -0.0 is not 0.0

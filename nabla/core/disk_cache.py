@@ -17,7 +17,7 @@ import time
 import uuid
 from pathlib import Path
 
-_FORMAT = "v2"  # bump when the meaning of a structure key or of an entry changes
+_FORMAT = "v3"  # bump when the meaning of a structure key or of an entry changes
 _CONTENT_DIGITS = 16
 
 

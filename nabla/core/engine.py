@@ -87,6 +87,7 @@ class Engine(ModelStore):
         self.stats = EngineStats()
         self._cache: collections.OrderedDict[tuple, _Entry] = collections.OrderedDict()
         self._session = None
+        self._param_cache: dict = {}
         self._interpreter = None
         self.policy = os.environ.get("NABLA_REALIZE", "auto")
         if self.policy not in _POLICIES:
@@ -146,13 +147,16 @@ class Engine(ModelStore):
         """Post-order the nodes behind ``outputs`` and key them by structure, in one pass.
 
         Leaves (realized values) are numbered by first use; a reference to a value is
-        ``-1 - leaf`` or ``node << 16 | output_index``.
+        ``-1 - leaf`` or ``node << 16 | output_index``. Nodes whose op holds data in a kwarg (a
+        scalar constant's value) are keyed without it and listed as params: ``(node, (host
+        array, device))``, inputs after the leaves of whatever runs the trace.
         """
         node_ids: dict[int, int] = {}
         leaf_ids: dict[int, int] = {}
         order: list = []
         leaves: list = []
         sigs: list = []
+        params: list = []
         polymorphic = self.symbolic_dims
         lone = 0  # nodes of ops that run apart (standalone)
         for out in outputs:
@@ -190,7 +194,13 @@ class Engine(ModelStore):
                 polymorphic = polymorphic and op.shape_polymorphic
                 lone += op.standalone
                 kw = n.kwargs
-                sigs.append((op, hashable_params(kw) if kw else (), tuple(refs), n.treedef))
+                data = op.data(kw) if op.data_kwarg is not None else None
+                if data is not None:
+                    params.append((n, data))
+                    kw = {k: v for k, v in kw.items() if k != op.data_kwarg}
+                    sigs.append((op, hashable_params(kw), (), "data"))
+                else:
+                    sigs.append((op, hashable_params(kw) if kw else (), tuple(refs), n.treedef))
 
         sizes: dict[int, str] = {}
         leaf_sigs = []
@@ -203,7 +213,7 @@ class Engine(ModelStore):
             -1 - leaf_ids[id(v)] if v.node is None else (node_ids[id(v.node)] << 16) | v.index for v in outputs
         )
         key = (tuple(sigs), tuple(leaf_sigs), out_refs)
-        return key, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs, lone
+        return key, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs, lone, params
 
     # --- running -----------------------------------------------------------------
     def run(self, outputs: list, fast_only: bool = False, staged: bool = False) -> bool:
@@ -315,11 +325,12 @@ class Engine(ModelStore):
         entry.sightings += 1
         self._poll_compiles()
         buffers = [leaf.buffer for leaf in leaves]
+        params = traced[8]
         if entry.model is not None:
             self.stats.evaluations += 1
             self.stats.cache_hits += not compiled_here
             model = entry.model
-            return (lambda b: model.execute(*b)), buffers
+            return (lambda b: model.execute(*b)), buffers + self._param_buffers(params)
 
         def build(symbolic):
             return self._lower(traced, outputs, symbolic)
@@ -359,7 +370,8 @@ class Engine(ModelStore):
             return self._compile_future(entry, build)
         if repeated:
             self._compile_future(entry, build)
-        results = self._interpret(entry, build, tuple(leaf.shape for leaf in leaves), buffers)
+        results = self._interpret(entry, build, tuple(leaf.shape for leaf in leaves),
+                                  buffers + self._param_buffers(params))
         if results is None:  # refused: this structure must be compiled
             return self._compile_future(entry, build)
         self.stats.evaluations += 1
@@ -373,7 +385,7 @@ class Engine(ModelStore):
         path = self.first_sight
         if path is None or not self.fused_enabled:
             return None
-        _, order, leaves, node_ids, leaf_ids, _, _, _ = traced
+        _, order, leaves, node_ids, leaf_ids, _, _, _, params = traced
         # a plan holds sizes (a broadcast input's layout, a reduction's extent) while the key may
         # hold symbolic dims: one plan per set of leaf shapes
         plans = entry.fused
@@ -391,7 +403,8 @@ class Engine(ModelStore):
         if model is None or isinstance(model, Future):
             return model
         shape = outputs[0].shape
-        return lambda buffers: plan.run(model, buffers, shape)
+        values = {node_ids[id(n)]: data[0] for n, data in params}
+        return lambda buffers: plan.run(model, buffers, shape, values)
 
     def _stages(self, entry, traced, outputs) -> list:
         """The values the first-sight path would realize first so that more of the trace runs on
@@ -454,11 +467,13 @@ class Engine(ModelStore):
             return self._lower(self._trace(outputs), outputs, symbolic)
 
     def _lower(self, traced, outputs, symbolic):
-        _, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs, _ = traced
+        _, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs, _, params = traced
         dims = [sig[1] for sig in leaf_sigs] if symbolic else [leaf.shape for leaf in leaves]
-        return self._build(order, leaves, outputs, node_ids, leaf_ids, dims, symbolic and polymorphic)
+        return self._build(order, leaves, outputs, node_ids, leaf_ids, dims, symbolic and polymorphic, params)
 
-    def _build(self, order, leaves, outputs, node_ids, leaf_ids, dims, symbolic):
+    def _build(self, order, leaves, outputs, node_ids, leaf_ids, dims, symbolic, params=()):
+        """A MAX graph of the trace: the leaves' buffers, then the params' (see ``_trace``), as inputs."""
+        from max.dtype import DType
         from max.graph import DeviceRef, Graph, TensorType
 
         self.stats.graph_builds += 1
@@ -466,15 +481,20 @@ class Engine(ModelStore):
         input_types = [
             TensorType(leaf.dtype.max_dtype, d, device=DeviceRef.from_device(leaf.device))
             for leaf, d in zip(leaves, dims)
-        ]
+        ] + [TensorType(DType.from_numpy(a.dtype), a.shape, device=DeviceRef.from_device(dev))
+             for _, (a, dev) in params]
         with Graph(f"nabla_{self.stats.graph_builds}", input_types=input_types) as g:
             leaf_vals = [inp.tensor for inp in g.inputs]
             env: list[list] = []
+            given = {id(n): leaf_vals[len(leaves) + i] for i, (n, _) in enumerate(params)}
 
             def get(v):
                 return leaf_vals[leaf_ids[id(v)]] if v.node is None else env[node_ids[id(v.node)]][v.index]
 
             for n in order:
+                if id(n) in given:
+                    env.append([given[id(n)]])
+                    continue
                 args = [get(v) for v in n.inputs]
                 if n.treedef is not None:
                     args = n.treedef.unflatten(args)
@@ -489,6 +509,26 @@ class Engine(ModelStore):
             g.output(*[get(v) for v in outputs])
         return g
 
+    def _param_buffers(self, params) -> list:
+        """Buffers holding the params' data (see ``_trace``); a few hundred distinct scalars kept."""
+        if not params:
+            return []
+        from max import driver
+
+        out = []
+        for _, (a, device) in params:
+            key = (a.dtype.str, a.tobytes(), device.label, device.id)
+            buf = self._param_cache.get(key)
+            if buf is None:
+                if len(self._param_cache) >= 512:
+                    self._param_cache.clear()
+                buf = scalar_buffer(a)
+                if not device.is_host:
+                    buf = buf.to(device)
+                self._param_cache[key] = buf
+            out.append(buf)
+        return out
+
     def write_back(self, outputs, results) -> None:
         """Results computed outside the engine (``nabla.compile``'s models) become the outputs'
         buffers, under the lock that tracing holds."""
@@ -500,6 +540,14 @@ class Engine(ModelStore):
             self.stats.cache_entries = len(self._cache)
             self.stats.model_bytes = self._model_bytes
             return self.stats.as_dict()
+
+
+def scalar_buffer(a):
+    """A host buffer of a 0-d array (MAX's ``from_numpy`` refuses 0-d booleans)."""
+    from max import driver
+
+    buf = driver.Buffer.from_numpy(a.reshape(1))
+    return buf.view(buf.dtype, ())
 
 
 def _write_back(outputs, results) -> None:

@@ -51,6 +51,14 @@ class Operation:
     standalone: bool = False
     #: The op understands complex operands (stored as paired reals on a hidden trailing axis).
     supports_complex: bool = False
+    #: A kwarg whose value is data, not structure (a scalar constant's value): traces that differ
+    #: only in it share one key, one compiled model and one fused plan, and get it as an input.
+    data_kwarg: str | None = None
+
+    def data(self, kwargs):
+        """``(host ndarray, device)`` holding ``kwargs[data_kwarg]``, or None where it must stay
+        part of the structure."""
+        return None
 
     def __repr__(self) -> str:
         return f"<nabla op {self.name}>"

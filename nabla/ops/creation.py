@@ -45,6 +45,16 @@ class ConstantOp(CreationOperation):
 
     name = "constant"
     shape_polymorphic = True
+    data_kwarg = "value"
+
+    def data(self, kwargs):
+        dtype = kwargs["dtype"]
+        if dtype.is_complex:  # stored as a pair of reals: stays in the structure
+            return None
+        try:
+            return np.asarray(kwargs["value"], dtype.numpy_dtype), kwargs["device"]
+        except (TypeError, ValueError, OverflowError):
+            return None
 
     def abstract_eval(self, *, value, dtype, device):
         return (), dtype, 0

@@ -43,23 +43,32 @@ class Plan:
         p = self.program
         return "count" if p.count else ("reduce" if p.reduce else ("scan" if p.scan else "map"))
 
-    def arguments(self, leaf_buffers):
+    def arguments(self, leaf_buffers, values=None):
         """The kernel's operands: program, constants, four data slots (unused ones get a one-element
-        stand-in), and an operand whose size is the output's (its only use)."""
+        stand-in), and an operand whose size is the output's (its only use). ``values``: this run's
+        scalar constants by trace position (traces that differ only in them share the plan)."""
+        from max import driver
+
         p = self.program
         if self._buffers is None:
-            from max import driver
-
             stand_in = driver.Buffer.from_numpy(np.zeros(1, self.dtype.numpy_dtype))
             self._buffers = (driver.Buffer.from_numpy(p.program), driver.Buffer.from_numpy(p.consts),
                              stand_in, driver.Buffer.from_numpy(np.zeros(p.size, np.uint8)))
         prog, consts, stand_in, size = self._buffers
+        if values and any(float(values.get(i, p.consts[at])) != p.consts[at] or
+                          np.signbit(values.get(i, p.consts[at])) != np.signbit(p.consts[at])
+                          for i, at in p.lifted):
+            fresh = p.consts.copy()  # not written in place: other threads may run this plan
+            for i, at in p.lifted:
+                if i in values:
+                    fresh[at] = float(values[i])
+            consts = driver.Buffer.from_numpy(fresh)
         data = [_flat(leaf_buffers[k]) for k in p.slots]
         data += [stand_in] * (SLOTS - len(data))
         return [prog, consts, *data, size]
 
-    def run(self, model, leaf_buffers, out_shape):
-        (buf,) = model.execute(*self.arguments(leaf_buffers))
+    def run(self, model, leaf_buffers, out_shape, values=None):
+        (buf,) = model.execute(*self.arguments(leaf_buffers, values))
         return [buf.view(buf.dtype, out_shape)]
 
 

@@ -45,13 +45,14 @@ class Program:
     """What ``write`` makes of a trace: the program, its constants (layouts included), which leaf
     feeds each data slot, the reduction kind and the output's size."""
 
-    __slots__ = ("program", "consts", "slots", "reduce", "size", "dtype", "count", "scan")
+    __slots__ = ("program", "consts", "slots", "reduce", "size", "dtype", "count", "scan", "lifted")
 
-    def __init__(self, program, consts, slots, reduce, size, dtype, count, scan):
+    def __init__(self, program, consts, slots, reduce, size, dtype, count, scan, lifted=()):
         self.program, self.consts, self.slots, self.reduce, self.size = program, consts, slots, reduce, size
         self.dtype = dtype  # of the inputs and the registers
         self.count = count  # a sum of 1 / 0 whose result is int64
         self.scan = scan  # a running sum: 1 forward, 2 reverse
+        self.lifted = lifted  # (trace position of a scalar constant, its index in consts): data per run
 
 
 def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
@@ -142,6 +143,7 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
     uses[final] = len(body)
     instructions: list[tuple] = []
     consts: list[float] = []
+    lifted: list[tuple[int, int]] = []
     reg_of: dict[int, int] = {}
     free = list(range(_REGISTERS - 1, -1, -1))
     slot_of: dict[int, int] = {}
@@ -171,6 +173,7 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
             if isinstance(value, complex):
                 raise _Unfit
             args, code = (), (_CONST, len(consts))
+            lifted.append((i, len(consts)))
             consts.append(float(value))
         elif name in UNARY_CODES:
             args, code = n.inputs, (UNARY_CODES[name],)
@@ -199,7 +202,8 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
     program[HEADER:] = np.asarray(instructions, np.int32).reshape(-1)
     slots = [leaf for leaf, _ in sorted(slot_of.items(), key=lambda kv: kv[1])]
     size = full // rows if reduce else full
-    return Program(program, np.asarray(consts or [0.0], np.float64), slots, reduce, size, dtype, count, scan)
+    return Program(program, np.asarray(consts or [0.0], np.float64), slots, reduce, size, dtype, count, scan,
+                   tuple(lifted))
 
 
 def _counts(v) -> bool:

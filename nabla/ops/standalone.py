@@ -35,7 +35,7 @@ class KernelPlan:
     def spec(self) -> dict:
         return _spec(self.node, self.name, self.kwargs, self.dims, self.picks)
 
-    def run(self, model, leaf_buffers, out_shape):
+    def run(self, model, leaf_buffers, out_shape, values=None):
         buffers = [leaf_buffers[i] for i in self.arguments]
         if self.views is not None:
             buffers = [b.view(b.dtype, shape) for b, shape in zip(buffers, self.views)]
@@ -179,13 +179,12 @@ def split(engine, order, outputs):
     if not ready:
         return None
     import numpy as np
-    from max import driver
 
-    from ..core.engine import _write_back
+    from ..core.engine import _write_back, scalar_buffer
 
     for v in constants:  # host data, like any operand the user passes
         c = v.node
-        _write_back([v], [driver.Buffer.from_numpy(np.asarray(c.kwargs["value"], c.kwargs["dtype"].numpy_dtype))])
+        _write_back([v], [scalar_buffer(np.asarray(c.kwargs["value"], c.kwargs["dtype"].numpy_dtype))])
     # the last runs when the trace is taken again (alone)
     return [used[id(n)][0] if len(used[id(n)]) == 1 else used[id(n)] for n in units[:-1]]
 
@@ -353,8 +352,8 @@ class _Planned:
     def __init__(self, path, plan_):
         self.path, self.plan = path, plan_
 
-    def run(self, model, leaf_buffers, out_shape):
-        return self.plan.run(model, leaf_buffers, out_shape)
+    def run(self, model, leaf_buffers, out_shape, values=None):
+        return self.plan.run(model, leaf_buffers, out_shape, values)
 
 
 class KernelPath:

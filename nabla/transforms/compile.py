@@ -209,7 +209,7 @@ class CompiledFunction:
         arg_of = {id(v): (k, d) for k, x in enumerate(flat) if isinstance(x, Tensor)
                   for d, v in enumerate(x._impl._values)}
         with mlir_context(), engine._lock:
-            _, order, leaves, node_ids, leaf_ids, polymorphic, _, _ = engine._trace(values)
+            _, order, leaves, node_ids, leaf_ids, polymorphic, _, _, _ = engine._trace(values)
             dims = []
             for leaf in leaves:
                 source = arg_of.get(id(leaf))
