@@ -121,6 +121,35 @@ for k in range(3):  # new structures, compiled one after another
 """
 
 
+# a training loop whose Python scalar (the learning rate) changes every step: one structure, since
+# scalar constants are data (``--lr-loop``; with ``NABLA_REALIZE=compile`` in the environment, one
+# compile in all)
+LR_LOOP = """
+import time
+import numpy as np
+import nabla as nb
+rng = np.random.default_rng(0)
+X = nb.asarray(rng.standard_normal((256, 32)).astype(np.float32))
+y = nb.asarray(rng.standard_normal((256, 1)).astype(np.float32))
+W1 = nb.asarray(rng.standard_normal((32, 64)).astype(np.float32) * 0.1)
+W2 = nb.asarray(rng.standard_normal((64, 1)).astype(np.float32) * 0.1)
+loss = lambda W1, W2: nb.mean((nb.tanh(X @ W1) @ W2 - y) ** 2)
+g = nb.grad(loss, argnums=(0, 1))
+times = []
+for step in range(300):
+    t = time.perf_counter()
+    lr = 0.1 / (1 + 0.01 * step)
+    g1, g2 = g(W1, W2)
+    W1 = W1 - lr * g1
+    W2 = W2 - lr * g2
+    float(loss(W1, W2))
+    times.append(time.perf_counter() - t)
+s = nb.engine_stats()
+print(json.dumps({"median_last_100": sorted(times[-100:])[50], "entries": s["cache_entries"],
+                  "compiles": s["compiles"]}))
+"""
+
+
 def fresh(code: str, cache_dir: str) -> dict | list:
     env = dict(os.environ, NABLA_CACHE_DIR=cache_dir)
     out = subprocess.run([sys.executable, "-c", "import json\n" + textwrap.dedent(code)], env=env,
@@ -131,7 +160,14 @@ def fresh(code: str, cache_dir: str) -> dict | list:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--skip-background", action="store_true")
+    ap.add_argument("--lr-loop", action="store_true", help="only: the decaying-learning-rate loop")
     args = ap.parse_args()
+    if args.lr_loop:
+        with tempfile.TemporaryDirectory() as tmp:
+            r = fresh(LR_LOOP, tmp)
+        print(f"SGD loop, 300 steps, new learning rate each step: median step {r['median_last_100'] * 1e3:.2f} ms, "
+              f"{r['entries']} cache entries, {r['compiles']} compiles")
+        return
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         small = [fresh(SMALL, os.path.join(tmp, f"s{i}")) for i in range(3)]

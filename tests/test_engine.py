@@ -271,4 +271,7 @@ def test_single_op_models_run_a_new_trace_node_by_node(stats, monkeypatch, tmp_p
     standalone.compile_specs(list(standalone._WANTED.values()))
     for shape in ((3, 4), (5, 9)):
         check(*shape)
+    a = np.arange(12, dtype=np.int64).reshape(3, 4)
+    for c in (7, -2):  # one node and its scalar constant: its model, the constant given as data
+        np.testing.assert_array_equal((nb.asarray(a) * c).numpy(), a * c)
     assert stats()["interpreted"] == 1

@@ -36,7 +36,11 @@ class KernelPlan:
         return _spec(self.node, self.name, self.kwargs, self.dims, self.picks)
 
     def run(self, model, leaf_buffers, out_shape, values=None):
-        buffers = [leaf_buffers[i] for i in self.arguments]
+        from ..core.engine import scalar_buffer
+
+        # an argument >= 0 is a leaf; -1 - k is the scalar constant at trace position k (its value
+        # is this run's: traces that differ only in it share the plan)
+        buffers = [leaf_buffers[i] if i >= 0 else scalar_buffer(values[-1 - i]) for i in self.arguments]
         if self.views is not None:
             buffers = [b.view(b.dtype, shape) for b, shape in zip(buffers, self.views)]
         out = list(model.execute(*buffers))  # the picked outputs, in order
@@ -136,24 +140,26 @@ def _signature(node, picks: tuple):
 
 
 def plan(order, leaves, outputs, node_ids, leaf_ids):
-    """A plan when the trace is one node that can run alone, on host operands; else None."""
-    if len(order) != 1:
-        return None
-    node = order[0]
+    """A plan when the trace is one node that can run alone on host operands and scalar constants
+    (given as data); else None."""
+    node = order[-1]
     if not _served(node) or any(v.node is not node for v in outputs):
+        return None
+    if any(n.op.name != "constant" or n.inputs or n.op.data(n.kwargs) is None
+           or not n.kwargs["device"].is_host for n in order[:-1]):
         return None
     picks = tuple(v.index for v in outputs)
     name, kwargs, dims, views = _signature(node, picks)
     out_shapes = None if views is None else [tuple(int(d) for d in v.shape) for v in outputs]
-    return KernelPlan(name, node, tuple(leaf_ids[id(v)] for v in node.inputs), picks, dims, kwargs, views,
-                      out_shapes)
+    arguments = tuple(leaf_ids[id(v)] if v.node is None else -1 - node_ids[id(v.node)] for v in node.inputs)
+    return KernelPlan(name, node, arguments, picks, dims, kwargs, views, out_shapes)
 
 
 def split(engine, order, outputs):
     """The stages that run a trace node by node on single-op models, when this machine has every
     one of them (each then costs milliseconds where MAX's interpreter would load its kernel
     families, about a second per process); None otherwise, and the missing models are asked for.
-    Scalar constants become host data. Under the engine's lock."""
+    Each unit runs with its scalar constants as data (see ``plan``). Under the engine's lock."""
     units = [n for n in order if n.op.name != "constant"]
     if len(order) < 2 or not units or not all(_served(n) for n in units):
         return None
@@ -166,9 +172,9 @@ def split(engine, order, outputs):
     last = [v.index for v in outputs if v.node is units[-1]]
     if last != sorted(last):
         return None  # the last node runs again as the trace asks: its outputs must come in index order
-    constants = [v for n in order if n.op.name == "constant" for v in used.get(id(n), ())]
-    if any(v.dtype.is_complex or not v.device.is_host for v in constants):
-        return None
+    if any(n.op.name == "constant" and (n.op.data(n.kwargs) is None or not n.kwargs["device"].is_host)
+           for n in order):
+        return None  # (each unit runs with its scalar constants as data: see ``plan``)
     ready = True
     for n in units:
         picks = tuple(v.index for v in used[id(n)])
@@ -178,13 +184,6 @@ def split(engine, order, outputs):
             _want(name, _spec(n, name, kwargs, dims, picks))
     if not ready:
         return None
-    import numpy as np
-
-    from ..core.engine import _write_back, scalar_buffer
-
-    for v in constants:  # host data, like any operand the user passes
-        c = v.node
-        _write_back([v], [scalar_buffer(np.asarray(c.kwargs["value"], c.kwargs["dtype"].numpy_dtype))])
     # the last runs when the trace is taken again (alone)
     return [used[id(n)][0] if len(used[id(n)]) == 1 else used[id(n)] for n in units[:-1]]
 
