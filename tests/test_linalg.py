@@ -373,3 +373,13 @@ def test_gaussian_log_likelihood_and_least_squares_gradients():
     got = nb.grad(lambda w: lstsq_loss(w, xp))(arr(a)).numpy()
     np.testing.assert_allclose(got, _fd_grad(lambda w: lstsq_loss(w, np), a), rtol=1e-6, atol=1e-8)
 
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint16, np.float64, np.complex64])
+def test_matmul_over_an_empty_contraction_is_zeros(dtype):
+    """An empty sum is 0 (MAX's matmul kernel leaves such an output unwritten: garbage before)."""
+    for sa, sb in (((1, 0), (0,)), ((3, 0), (0, 2)), ((2, 1, 0), (0, 4)), ((0,), (0,))):
+        a, b = np.ones(sa, dtype), np.ones(sb, dtype)
+        got = (nb.asarray(a) @ nb.asarray(b)).numpy()
+        assert got.dtype == (a @ b).dtype and got.shape == (a @ b).shape
+        np.testing.assert_array_equal(got, a @ b)

@@ -28,6 +28,16 @@ class MatmulOp(Operation):
         return lead + (sx[-2], sy[-1]), x.dtype, max(x.batch_dims, y.batch_dims)
 
     def maxpr(self, x, y, complex_storage=False):
+        from max.graph import StaticDim, ops
+
+        out = self._product(x, y, complex_storage)
+        k = x.shape[-2 if complex_storage else -1]
+        if isinstance(k, StaticDim) and int(k) == 0:  # an empty sum: MAX's kernel leaves the output unwritten
+            return ops.broadcast_to(ops.constant(0, out.dtype, out.device), out.shape)
+        return out
+
+    @staticmethod
+    def _product(x, y, complex_storage):
         from max.graph import ops
 
         if not complex_storage:
