@@ -431,6 +431,17 @@ def test_complex_reductions_scans_and_sets_vs_numpy():
     assert same(u.values.numpy(), values) and same(u.counts.numpy(), counts)
 
 
+def test_asarray_of_python_ints_past_int64_is_exact():
+    """NumPy infers float64 for ``[2**64 - 2, 3]``; with ``dtype=uint64`` the ints must stay exact
+    (found by array-api-tests' test_astype: the element came back as 0)."""
+    big = 2**64 - 2
+    assert xp.asarray([big, 3], dtype=xp.uint64).numpy().tolist() == [big, 3]
+    assert xp.asarray([[big], [2**63]], dtype=xp.uint64).numpy().tolist() == [[big], [2**63]]
+    assert xp.asarray([1.75, -2.5], dtype=xp.int32).numpy().tolist() == [1, -2]  # floats still truncate
+    with pytest.raises(OverflowError):
+        xp.asarray([big, -1], dtype=xp.uint64)
+
+
 def test_python_scalars_keep_the_tensor_dtype_in_isin_and_setitem():
     x = xp.asarray(np.array([[929, 171727]], dtype=np.uint64))
     assert xp.isin(x, 171727).numpy().tolist() == [[False, True]]

@@ -239,7 +239,14 @@ def host_array(obj, dtype=None, op: str = "asarray") -> np.ndarray:
     else:
         target = _dt.as_dtype(dtype)
     if arr.dtype != target.numpy_dtype:
-        arr = arr.astype(target.numpy_dtype)
+        if target.is_integer and arr.dtype.kind == "f" and not isinstance(obj, (np.ndarray, np.generic)):
+            # Python ints past int64 mixed with others make NumPy infer float64: convert them exactly
+            try:
+                arr = np.asarray(obj, dtype=target.numpy_dtype)
+            except OverflowError as e:
+                raise OverflowError(f"nabla.{op}: {e} (dtype {target})") from None
+        else:
+            arr = arr.astype(target.numpy_dtype)
     return arr
 
 
