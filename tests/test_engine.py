@@ -275,3 +275,26 @@ def test_single_op_models_run_a_new_trace_node_by_node(stats, monkeypatch, tmp_p
     for c in (7, -2):  # one node and its scalar constant: its model, the constant given as data
         np.testing.assert_array_equal((nb.asarray(a) * c).numpy(), a * c)
     assert stats()["interpreted"] == 1
+
+
+def test_every_exiting_process_queues_its_wanted_models(monkeypatch, tmp_path):
+    """Processes that exit while the detached compiler runs queue their wants; the compiler
+    drains every queued file (not just the first process's) and leaves the queue empty."""
+    from nabla.core import compiler
+    from nabla.ops import standalone
+
+    monkeypatch.setenv("NABLA_KERNEL_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("NABLA_COMPILE_AT_EXIT", raising=False)
+    started = []
+    monkeypatch.setattr(compiler, "start_detached", lambda *a, **k: started.append(a) or False)  # one is running
+    for names in (["a", "b"], ["c"]):
+        monkeypatch.setattr(standalone, "_WANTED", {n: {"name": n} for n in names})
+        standalone._compile_elsewhere()
+    assert len(started) == 2 and len(list(tmp_path.glob(standalone._QUEUED))) == 2
+    compiled = []
+    monkeypatch.setattr(standalone, "compile_specs", lambda specs: compiled.extend(s["name"] for s in specs))
+    lock = tmp_path / "standalone.lock"
+    lock.touch()
+    standalone._drain(tmp_path, lock)
+    assert sorted(compiled) == ["a", "b", "c"]
+    assert not list(tmp_path.glob(standalone._QUEUED))

@@ -5,8 +5,9 @@ where MAX's interpreter would load the kernel package twice and bind the kernel 
 process, measured; later first sights of that kernel in the process then cost milliseconds).
 
 The models are compiled after the process that first needed them exits, by a detached nice-19
-process (``python -m nabla.ops.standalone SPECS``), so no foreground work ever waits for them
-and a test session's many structures do not queue ahead of its own compiles.
+process (``python -m nabla.ops.standalone LOCK CACHE_DIR``), so no foreground work ever waits for
+them and a test session's many structures do not queue ahead of its own compiles. Each exiting
+process queues what it wanted (a spec file in the kernel cache); the one compiler drains the queue.
 """
 
 from __future__ import annotations
@@ -254,8 +255,9 @@ def model(engine, plan_: KernelPlan):
 
 
 def _compile_elsewhere() -> None:
-    """At exit: compile the models this process wanted in a detached, nice-19 process (one such
-    process at a time per machine: a lock file)."""
+    """At exit: queue the specs of the models this process wanted in the kernel cache and start the
+    detached, nice-19 compiler unless one is running (one per machine: a lock file); a running
+    compiler takes every queued file before it stops, so no process's wants are dropped."""
     from ..core.compiler import start_detached
     from ..core.disk_cache import kernel_cache_dir
 
@@ -263,11 +265,39 @@ def _compile_elsewhere() -> None:
     if root is None or not _WANTED or os.environ.get("NABLA_COMPILE_AT_EXIT", "1") == "0":
         return
     root.mkdir(parents=True, exist_ok=True)
-    fd, specs = tempfile.mkstemp(prefix="nabla-standalone-", suffix=".json", dir=root)
+    if len(list(root.glob(_QUEUED))) >= _MAX_QUEUED:
+        return  # the compiler is that far behind: later processes ask again
+    fd, specs = tempfile.mkstemp(prefix=_QUEUED[:-6], suffix=".json", dir=root)
     with os.fdopen(fd, "w") as f:
         json.dump(list(_WANTED.values()), f)
-    if not start_detached("standalone.lock", "nabla.ops.standalone", [specs], stale_after=3600):
-        os.unlink(specs)  # another process is compiling: the next process to exit asks again
+    start_detached("standalone.lock", "nabla.ops.standalone", [root], stale_after=3600)
+
+
+#: spec files waiting for the detached compiler, and how many may wait
+_QUEUED = "nabla-standalone-*.json"
+_MAX_QUEUED = 32
+
+
+def _drain(root, lock) -> None:
+    """Compile the queued specs, oldest file first, until none is left (the detached compiler's
+    loop). Its lock's mtime is refreshed per file, so a long queue is never taken for a dead
+    process."""
+    from pathlib import Path
+
+    root, lock = Path(root), Path(lock)
+    while True:
+        files = sorted(root.glob(_QUEUED), key=lambda p: p.stat().st_mtime if p.exists() else 0)
+        if not files:
+            return
+        for path in files:
+            try:
+                with open(path) as f:
+                    specs = json.load(f)
+            except (OSError, ValueError):
+                specs = []
+            path.unlink(missing_ok=True)
+            lock.touch()
+            compile_specs(specs)
 
 
 def compile_specs(specs: list) -> None:
@@ -361,11 +391,14 @@ class KernelPath:
     split = staticmethod(split)
 
 
-if __name__ == "__main__":  # the detached compile: python -m nabla.ops.standalone LOCK SPECS
+if __name__ == "__main__":  # the detached compiler: python -m nabla.ops.standalone LOCK CACHE_DIR
     try:
-        with open(sys.argv[2]) as f:
-            compile_specs(json.load(f))
+        _drain(sys.argv[2], sys.argv[1])
     finally:
-        os.unlink(sys.argv[2])
         os.unlink(sys.argv[1])
+    from pathlib import Path
 
+    if any(Path(sys.argv[2]).glob(_QUEUED)):  # queued after the last look, before the lock went
+        from ..core.compiler import start_detached
+
+        start_detached("standalone.lock", "nabla.ops.standalone", [sys.argv[2]], stale_after=3600)
