@@ -230,6 +230,9 @@ CASES = {
         pp.polyder([1, 2, 3, 4], 2, scl=2), pp.polyint([1, 2, 3], m=2, k=[1, 2], lbnd=1), pp.polyvander([1.0, 2.0], 2),
         pp.polyfromroots([1.0, 2, -3]), pp.polyroots([1.0, 0, 1]), m.real(pp.polyroots([6.0, -5, 1])),
         pp.polyfit(m.linspace(0, 1, 9), m.linspace(0, 1, 9) ** 2 - 1, 2)))(m.polynomial.polynomial),
+    "polyfit_cov": lambda m: (lambda x: (*m.polyfit(x, m.sin(3 * x), 3, cov=True),
+                                         *m.polyfit(x, m.stack([m.sin(x), m.cos(x)], 1), 2, cov="unscaled"),
+                                         *m.polyfit(x, m.exp(x), 2, w=x + 1, cov=True)))(m.linspace(0, 2, 11)),
     "polynomial_class": lambda m: (lambda P: _polynomial_parts(m, P.fit(m.linspace(-1, 3, 20), m.linspace(-1, 3, 20) ** 3 - 1, 3),
                                                                P([1.0, 2, 3], domain=[0, 2]), P))(m.polynomial.Polynomial),
     "vander": lambda m: (m.vander([1, 2, 3]), m.vander(m.array([1.0, 2.0]), 3, increasing=True)),
@@ -317,6 +320,40 @@ CASES = {
 }
 
 
+_FAMILIES = {"cheb": ("chebyshev", "Chebyshev"), "leg": ("legendre", "Legendre"), "lag": ("laguerre", "Laguerre"),
+             "herm": ("hermite", "Hermite"), "herme": ("hermite_e", "HermiteE")}
+
+
+def _family_module_parts(m, p):
+    """Every function of one orthogonal-series module, as NumPy's module computes it."""
+    f = lambda name: getattr(getattr(m.polynomial, _FAMILIES[p][0]), p + name)  # noqa: E731
+    c1, c2, x = [1.0, -2, 3, 0.5], [0.5, 2.0, -1.0], m.linspace(-0.9, 0.9, 7)
+    q, r = f("div")(c1, c2)
+    return (f("add")(c1, c2), f("sub")(c1, c2), f("mul")(c1, c2), f("mulx")(c1), f("pow")(c2, 3), q, r,
+            f("val")(x, c1), f("val")(x, m.ones((4, 2))), f("der")(c1), f("der")(c1, 2, 3), f("int")(c1),
+            f("int")(c1, 2, [1, 2], 0.5, 2), f("int")([0.0]), f("vander")(x, 3), f("fromroots")([0.3, -0.2, 0.7]),
+            f("2poly")(c1), getattr(getattr(m.polynomial, _FAMILIES[p][0]), "poly2" + p)([1.0, 2, 0, 4]),
+            f("companion")(c1), *f("gauss")(5), f("fit")(x, m.sin(x), 3), f("fit")(x, m.sin(x), [0, 1, 3]),
+            f("trim")([1, 2, 0, 1e-9], 1e-6), f("weight")(x), f("val2d")(x, x, m.ones((3, 2))),
+            f("grid2d")(x, x[:3], m.ones((3, 2))), m.sort(m.real(f("roots")(c1))))
+
+
+def _family_class_parts(m, p):
+    """One series class: fit, calculus, conversion between kinds, arithmetic, roots, construction."""
+    K = getattr(m.polynomial, _FAMILIES[p][1])
+    xs = m.linspace(0, 3, 20)
+    a, q = K.fit(xs, m.exp(-xs), 4), K([1.0, 2, 3], domain=[0, 2])
+    return (a.coef, a(xs), a.deriv().coef, a.integ(lbnd=1).coef, a.convert(kind=m.polynomial.Polynomial).coef,
+            a.convert().coef, (q * q).coef, (q ** 2).coef, (q - 1).coef, (q // K([1.0, 1], domain=[0, 2])).coef,
+            (q % K([1.0, 1], domain=[0, 2])).coef, m.sort(m.real(q.roots())), K.fromroots([1, 2, 3]).coef,
+            K.identity([0, 2]).coef, K.cast(m.polynomial.Polynomial([1.0, 2, 3])).coef, K.basis(3).coef,
+            m.polynomial.Chebyshev.cast(q).coef, q.trim(2.5).coef, q.cutdeg(1).coef)
+
+
+CASES.update({f"polynomial_{p}_module": (lambda p: lambda m: _family_module_parts(m, p))(p) for p in _FAMILIES})
+CASES.update({f"polynomial_{p}_class": (lambda p: lambda m: _family_class_parts(m, p))(p) for p in _FAMILIES})
+
+
 def _poly1d_parts(m, p, q):
     """What poly1d arithmetic gives, as arrays: coefficients, values, orders."""
     quotient, remainder = p / q
@@ -373,6 +410,12 @@ def test_polynomial_class_printing_equality_and_errors():
             P([1.0], domain=[0, 1, 2])
         with pytest.raises(ZeroDivisionError):
             m.polynomial.polynomial.polydiv([1.0, 2], [0.0])
+        for name in ("Chebyshev", "Legendre", "Laguerre", "Hermite", "HermiteE"):
+            K, NK = getattr(m.polynomial, name), getattr(numpy.polynomial, name)
+            assert repr(K([1.0, 2, 3], domain=[0, 2])) == repr(NK([1.0, 2, 3], domain=[0, 2]))
+            assert str(K([1.0, 2, 3], symbol="t")) == str(NK([1.0, 2, 3], symbol="t"))
+            with pytest.raises(TypeError):
+                K([1.0, 2]) + P([1.0, 2])  # kinds differ
 
 
 def test_poly1d_printing_equality_items_and_errors():

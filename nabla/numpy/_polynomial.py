@@ -49,37 +49,61 @@ def polyval(p, x):
     return y
 
 
-def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
-    from .linalg import lstsq
+def least_squares(lhs, y, x, rcond, w, op: str, cov=False):
+    """NumPy's fits: ``lhs`` (a Vandermonde-like matrix of ``x``) against ``y``, weighted rows,
+    columns scaled to unit norm before the SVD ``lstsq`` (so that high degrees stay well
+    conditioned). ``(coef, resids, rank, singular values, rcond)``, and the coefficients'
+    covariance (``cov``: NumPy's ``polyfit(cov=True)``, ``"unscaled"`` without the residual factor)."""
+    from .linalg import inv, lstsq
 
+    yv = D.asarray(y, op=op)
+    yv = yv if yv.dtype.is_complex else _astype(yv, _dt.float64)
+    if x.ndim != 1 or x.shape[0] == 0:
+        raise TypeError(f"nabla.numpy.{op}: expected a non-empty 1-D vector for x")
+    if yv.ndim not in (1, 2):
+        raise TypeError(f"nabla.numpy.{op}: expected a 1-D or 2-D array for y")
+    if yv.shape[0] != x.shape[0]:
+        raise TypeError(f"nabla.numpy.{op}: expected x and y to have the same length")
+    n, order = x.shape[0], lhs.shape[1]
+    rhs = yv
+    if w is not None:
+        wv = _astype(D.asarray(w, op=op), _dt.float64)
+        if wv.ndim != 1 or wv.shape[0] != n:
+            raise TypeError(f"nabla.numpy.{op}: expected a 1-D w of the length of x")
+        lhs = lhs * _xp.reshape(wv, (-1, 1))
+        rhs = rhs * (wv if rhs.ndim == 1 else _xp.reshape(wv, (-1, 1)))
+    rcond = n * _np.finfo(_np.float64).eps if rcond is None else rcond
+    scale = _xp.sqrt(_xp.sum(_xp.real(lhs * _xp.conj(lhs)) if lhs.dtype.is_complex else lhs * lhs, axis=0))
+    scale = _xp.where(scale == 0, 1.0, scale)
+    scaled = lhs / scale
+    c, resids, rank, s = lstsq(scaled, rhs, rcond)
+    c = c / (scale if c.ndim == 1 else _xp.reshape(scale, (-1, 1)))
+    if not cov:
+        return c, resids, rank, s, rcond
+    # NumPy: inv(L^T L) of the scaled matrix, unscaled, times the residual variance per column of y
+    base = inv(_xp.matrix_transpose(scaled) @ scaled) / (_xp.reshape(scale, (-1, 1)) * _xp.reshape(scale, (1, -1)))
+    if cov == "unscaled":
+        fac = 1.0
+    else:
+        if n <= order:
+            raise ValueError(f"nabla.numpy.{op}: the number of data points must exceed order to scale the covariance matrix")
+        fac = resids / (n - order)
+    if yv.ndim == 1:
+        return c, resids, rank, s, rcond, base * fac
+    return c, resids, rank, s, rcond, _xp.reshape(base, base.shape + (1,)) * fac
+
+
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     deg = int(deg)
     if deg < 0:
         raise ValueError("nabla.numpy.polyfit: expected deg >= 0")
     xv = _astype(D.asarray(x, op="polyfit"), _dt.float64)
-    yv = D.asarray(y, op="polyfit")
-    yv = yv if yv.dtype.is_complex else _astype(yv, _dt.float64)
     if xv.ndim != 1 or xv.shape[0] == 0:
         raise TypeError("nabla.numpy.polyfit: expected a non-empty 1-D vector for x")
-    if yv.ndim not in (1, 2):
-        raise TypeError("nabla.numpy.polyfit: expected a 1-D or 2-D array for y")
-    if yv.shape[0] != xv.shape[0]:
-        raise TypeError("nabla.numpy.polyfit: expected x and y to have the same length")
-    if cov:
-        raise NotImplementedError("nabla.numpy.polyfit: cov=True is not supported yet")
-    n = xv.shape[0]
-    lhs, rhs = vander(xv, deg + 1), yv
-    if w is not None:
-        wv = _astype(D.asarray(w, op="polyfit"), _dt.float64)
-        if wv.ndim != 1 or wv.shape[0] != n:
-            raise TypeError("nabla.numpy.polyfit: expected a 1-D w of the length of x")
-        lhs = lhs * _xp.reshape(wv, (-1, 1))
-        rhs = rhs * (wv if rhs.ndim == 1 else _xp.reshape(wv, (-1, 1)))
-    rcond = n * _np.finfo(_np.float64).eps if rcond is None else rcond
-    scale = _xp.sqrt(_xp.sum(lhs * lhs, axis=0))
-    scale = _xp.where(scale == 0, 1.0, scale)
-    c, resids, rank, s = lstsq(lhs / scale, rhs, rcond)
-    c = c / (scale if c.ndim == 1 else _xp.reshape(scale, (-1, 1)))
-    return (c, resids, rank, s, rcond) if full else c
+    out = least_squares(vander(xv, deg + 1), y, xv, rcond, w, "polyfit", cov=False if full else cov)
+    if full:
+        return out
+    return (out[0], out[5]) if cov else out[0]
 
 
 def roots(p):

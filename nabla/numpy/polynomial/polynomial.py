@@ -29,6 +29,18 @@ def trimseq(s):
     return s[:int(nonzero[-1]) + 1] if nonzero.size else s[:1]
 
 
+def trimcoef(c, tol=0):
+    """``c`` less its trailing coefficients of magnitude <= tol (``[0]`` when all are)."""
+    if tol < 0:
+        raise ValueError("nabla.numpy.polynomial.trimcoef: tol must be non-negative")
+    s = as_series(c, "trimcoef")
+    keep = _np.flatnonzero(_np.abs(s.numpy()) > tol)
+    return s[:int(keep[-1]) + 1] if keep.size else s[:1] * 0
+
+
+polytrim = trimcoef
+
+
 def _flip(s):
     return _xp.flip(s, axis=0)
 
@@ -137,4 +149,4 @@ def mapparms(old, new):
 
 
 __all__ = ["polyadd", "polysub", "polymul", "polydiv", "polypow", "polyval", "polyder", "polyint", "polyvander",
-           "polyfromroots", "polyroots", "polyfit", "as_series", "trimseq", "mapparms"]
+           "polyfromroots", "polyroots", "polyfit", "as_series", "trimseq", "trimcoef", "polytrim", "mapparms"]
