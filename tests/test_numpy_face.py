@@ -335,7 +335,8 @@ def _family_module_parts(m, p):
             f("2poly")(c1), getattr(getattr(m.polynomial, _FAMILIES[p][0]), "poly2" + p)([1.0, 2, 0, 4]),
             f("companion")(c1), *f("gauss")(5), f("fit")(x, m.sin(x), 3), f("fit")(x, m.sin(x), [0, 1, 3]),
             f("trim")([1, 2, 0, 1e-9], 1e-6), f("weight")(x), f("val2d")(x, x, m.ones((3, 2))),
-            f("grid2d")(x, x[:3], m.ones((3, 2))), m.sort(m.real(f("roots")(c1))))
+            f("grid2d")(x, x[:3], m.ones((3, 2))), m.sort(m.real(f("roots")(c1))),
+            *((f("pts1")(5), f("pts2")(6), f("interpolate")(m.exp, 6)) if p == "cheb" else ()))
 
 
 def _family_class_parts(m, p):

@@ -413,8 +413,40 @@ def functions(fam: Family) -> dict:
     }
     out = {p + name: f for name, f in table.items()}
     out[f"{p}2poly"], out[f"poly2{p}"] = to_power, from_power
+    if p == "cheb":
+        out.update(_chebyshev_points(vander))
     out[f"{p}domain"] = _np.array(fam.domain)
     out[f"{p}zero"], out[f"{p}one"] = _np.array([0]), _np.array([1])
     out[f"{p}x"] = _np.array([-B(0) / A(0), 1.0 / A(0)]) if fam.prefix == "lag" else _np.array(
         [0, 1] if A(0) == 1 else [0, 1.0 / A(0)])
     return out
+
+
+def _chebyshev_points(vander) -> dict:
+    """Chebyshev points of the first and second kind, and interpolation at the former (the
+    discrete orthogonality of T_k at them: c = V^T f scaled, no solve)."""
+
+    def chebpts1(npts):
+        n = int(npts)
+        if n != npts or n < 1:
+            raise ValueError("nabla.numpy.polynomial.chebpts1: npts must be a positive integer")
+        return _xp.sin(_xp.arange(-n + 1, n + 1, 2, dtype=_dt.float64) * (0.5 * math.pi / n))
+
+    def chebpts2(npts):
+        n = int(npts)
+        if n != npts or n < 2:
+            raise ValueError("nabla.numpy.polynomial.chebpts2: npts must be an integer >= 2")
+        return _xp.cos(_xp.linspace(-math.pi, 0.0, n, dtype=_dt.float64))
+
+    def chebinterpolate(func, deg, args=()):
+        deg = int(deg)
+        if deg < 0:
+            raise ValueError("nabla.numpy.polynomial.chebinterpolate: deg must be a non-negative integer")
+        order = deg + 1
+        x = chebpts1(order)
+        c = _xp.matrix_transpose(vander(x, deg)) @ D.asarray(func(x, *args), op="chebinterpolate")
+        scale = _xp.concat([_xp.full((1,), 1.0 / order, dtype=_dt.float64),
+                            _xp.full((deg,), 2.0 / order, dtype=_dt.float64)])
+        return c * (scale if c.ndim == 1 else _xp.reshape(scale, (-1, 1)))
+
+    return {"chebpts1": chebpts1, "chebpts2": chebpts2, "chebinterpolate": chebinterpolate}
