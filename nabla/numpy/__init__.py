@@ -32,7 +32,7 @@ from ._reductions import *  # noqa: F401,F403
 from ._sorting import *  # noqa: F401,F403
 from ._ufunc_table import UFUNCS as _UFUNCS
 from ._ufuncs import ufunc  # noqa: F401
-from . import fft, lib, linalg, polynomial, random  # noqa: F401,E402
+from . import fft, lib, linalg, random  # noqa: F401,E402
 
 bool = _np.bool_  # noqa: A001  (NumPy 2's name)
 globals().update(_UFUNCS)
@@ -115,3 +115,11 @@ _ndarray.bind()
 _face_namespace(globals())
 _face_namespace(vars(linalg))
 _face_namespace(vars(fft))
+
+
+def __getattr__(name):
+    if name == "polynomial":  # loaded on first use: its classes and tables cost ~14 ms of import
+        import importlib
+
+        return importlib.import_module(f"{__name__}.polynomial")
+    raise AttributeError(f"module 'nabla.numpy' has no attribute {name!r}")
