@@ -275,7 +275,7 @@ def _compile_elsewhere() -> None:
 
 #: spec files waiting for the detached compiler, and how many may wait
 _QUEUED = "nabla-standalone-*.json"
-_MAX_QUEUED = 32
+_MAX_QUEUED = 16
 
 
 def _drain(root, lock) -> None:
