@@ -298,3 +298,34 @@ def test_every_exiting_process_queues_its_wanted_models(monkeypatch, tmp_path):
     standalone._drain(tmp_path, lock)
     assert sorted(compiled) == ["a", "b", "c"]
     assert not list(tmp_path.glob(standalone._QUEUED))
+
+
+def test_a_renamed_single_op_model_with_the_same_graph_is_linked_not_compiled(monkeypatch, tmp_path):
+    """Model names carry a digest of the lowerings' sources, so an edit anywhere in nabla/ops renames
+    them all; the detached compiler links a model whose graph text it compiled before (no compile)
+    and compiles one whose graph differs."""
+    from nabla.core.disk_cache import ModelDiskCache
+    from nabla.core.models import named_digest
+    from nabla.ops import standalone
+
+    engine = nb.core.graph.GRAPH.engine
+    disk = ModelDiskCache(tmp_path)
+    monkeypatch.setattr(engine, "kernel_disk", disk)
+    monkeypatch.setattr(engine, "_named", {})
+    spec = {"op": "add", "kwargs": {"dict": {}}, "dtypes": ["float32", "float32"], "dims": [["a"], ["a"]], "picks": [0],
+            "layout": None}
+    compiles = engine.stats.compiles
+    standalone.compile_specs([{**spec, "name": "op1-add-test-oldsources"}])
+    assert engine.stats.compiles == compiles + 1
+    standalone.compile_specs([{**spec, "name": "op1-add-test-newsources"}])
+    assert engine.stats.compiles == compiles + 1  # linked
+    old, new = (disk.path_of(named_digest(n)) for n in ("op1-add-test-oldsources", "op1-add-test-newsources"))
+    assert old is not None and new is not None and old.read_bytes() == new.read_bytes()
+    x = np.arange(5, dtype=np.float32)
+    monkeypatch.setattr(engine, "_named", {})  # as another process finds it
+    model = engine.named_model("op1-add-test-newsources", None, compile=False)
+    from max.driver import Buffer
+
+    np.testing.assert_array_equal(model.execute(*[Buffer.from_numpy(x)] * 2)[0].to_numpy(), x + x)
+    standalone.compile_specs([{**spec, "op": "multiply", "name": "op1-multiply-test-newsources"}])
+    assert engine.stats.compiles == compiles + 2  # another graph: compiled

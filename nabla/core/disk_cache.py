@@ -112,6 +112,28 @@ class ModelDiskCache:
                 path.unlink(missing_ok=True)
         return None
 
+    def path_of(self, key_digest: str):
+        """The file of the key's first entry, or None."""
+        names = self._entries(key_digest)
+        return self.directory / names[0] if names else None
+
+    def alias(self, key_digest: str, source: Path) -> bool:
+        """Publish the entry file ``source`` (a ``<digest>.<content>.mef`` name) under another key:
+        a hard link, or a copy where links are refused. Readers verify it as any entry."""
+        content = source.name.split(".")[1]
+        target = self.directory / f"{key_digest}.{content}.mef"
+        staged = self.directory / f".{key_digest}.{os.getpid()}.{uuid.uuid4().hex[:8]}.mef"
+        try:
+            try:
+                os.link(source, staged)
+            except OSError:
+                staged.write_bytes(source.read_bytes())
+            os.replace(staged, target)
+            return True
+        except OSError:
+            staged.unlink(missing_ok=True)
+            return False
+
     def save(self, key_digest: str, export) -> int:
         """Publish what ``export(tmp_path)`` writes; returns its size in bytes (0 if not written)."""
         staged = self.directory / f".{key_digest}.{os.getpid()}.{threading.get_ident()}.{uuid.uuid4().hex[:8]}.mef"

@@ -183,6 +183,11 @@ class ModelStore:
             self.stats.disk_loads += entry.key[0] != "named"  # structures only
 
 
+def named_digest(name: str) -> str:
+    """The disk-cache key of the named model ``name``."""
+    return ModelDiskCache.key_digest(_stable_text(("named", name)))
+
+
 def _stable_text(obj) -> str:
     """A process-independent spelling of a structure key (ops, dtypes and devices by name)."""
     if isinstance(obj, tuple):
