@@ -192,7 +192,7 @@ def split(engine, order, outputs):
 
 #: models asked for by this process, compiled after it exits; bounded, as each costs a compile
 _WANTED: dict[str, dict] = {}
-_MAX_WANTED = 64
+_MAX_WANTED = 512
 
 
 def _want(name: str, spec: dict) -> None:
