@@ -177,7 +177,7 @@ def test_traces_the_kernel_cannot_run_go_to_the_interpreter(case):
     rng = np.random.default_rng(2)
     m = rng.standard_normal((4, 3))
     cases = {
-        "matmul": (lambda x: nb.exp(x @ nb.permute_dims(x, (1, 0))), [m]),
+        "matmul": (lambda x: nb.exp(x @ nb.permute_dims(x, (1, 0))), [rng.standard_normal((80, 60))]),  # > MATMUL_PRODUCTS
         "int": (lambda x: x * 2 + 1, [np.arange(6)]),
         "gather": (lambda x: nb.exp(xp.take(x, nb.asarray(np.array([2, 0, 1])), axis=1)), [m]),
         "leaf_in_two_layouts": (lambda x, y: x + y + nb.reshape(y, (4, 1)), [np.ones((4, 4)), m[:, 0]]),
@@ -394,3 +394,48 @@ def test_running_sums_fuse(shape, axis, dtype):
     got, ran_fused = run(lambda x: nb.sum(xp.cumulative_sum(xp.reshape(x, (-1,)))), a)
     assert ran_fused
     np.testing.assert_allclose(got, np.cumsum(a.reshape(-1).astype(np.float64)).sum(), rtol=1e-4 if dtype == np.float32 else 1e-11)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", ["plain", "vector_matrix", "transposed", "batched_broadcast", "same_input",
+                                  "column_slice", "one_column"])
+def test_small_matmuls_are_products_reduced_over_the_contraction(case, dtype):
+    """A small matmul of (views of) inputs runs on the fused reduce model: no compile, no interpreter
+    (a cold machine's first sight otherwise compiles MAX's matmul kernels: 38 s measured)."""
+    rng = np.random.default_rng(21)
+    a, b = rng.standard_normal((6, 5)).astype(dtype), rng.standard_normal((5, 4)).astype(dtype)
+    c, d = rng.standard_normal((3, 1, 6, 5)).astype(dtype), rng.standard_normal((2, 5, 4)).astype(dtype)
+    cases = {
+        "plain": (lambda x, y: x @ y, [a, b], lambda: a @ b),
+        "vector_matrix": (lambda x, y: x[0] @ y, [a, b], lambda: a[0] @ b),
+        "transposed": (lambda x, y: nb.permute_dims(x, (1, 0)) @ x, [a, b], lambda: a.T @ a),
+        "batched_broadcast": (lambda x, y: x @ y, [c, d], lambda: c @ d),
+        "same_input": (lambda x, y: x @ nb.permute_dims(x, (1, 0)), [a, b], lambda: a @ a.T),
+        "column_slice": (lambda x, y: x[::2, 1:] @ y[1:, ::3], [a, b], lambda: a[::2, 1:] @ b[1:, ::3]),
+        "one_column": (lambda x, y: x @ y[:, 2:3], [a, b], lambda: a @ b[:, 2:3]),
+    }
+    fn, arrays, ref = cases[case]
+    before = nb.engine_stats()
+    got, ran_fused = run(fn, *arrays)
+    after = nb.engine_stats()
+    assert ran_fused and after["interpreted"] == before["interpreted"] and after["compiles"] == before["compiles"]
+    want = ref()
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-13, atol=1e-6)
+
+
+def test_fills_and_physical_broadcasts_run_fused():
+    """``full`` (``ones``, ``zeros``) and vmap's physical broadcasts are programs too: the demo's
+    traces need no compile once the fused models exist."""
+    before = nb.engine_stats()
+    filled = nb.full((3, 7), 2.5).numpy()
+    scaled = (nb.ones((7, 3)) * 0.5).numpy()
+    after = nb.engine_stats()
+    assert after["fused"] - before["fused"] == 2 and after["compiles"] == before["compiles"]
+    np.testing.assert_array_equal(filled, np.full((3, 7), 2.5, np.float32))
+    np.testing.assert_array_equal(scaled, np.full((7, 3), 0.5, np.float32))
+    x = np.random.default_rng(4).standard_normal((4, 3)).astype(np.float32)
+    w = nb.asarray(np.linspace(-1, 1, 3).astype(np.float32))
+    per_example = nb.vmap(nb.grad(lambda w, xi: nb.tanh(xi @ w)), in_axes=(None, 0))(w, nb.asarray(x)).numpy()
+    want = (1 - np.tanh(x @ np.linspace(-1, 1, 3).astype(np.float32)) ** 2)[:, None] * x
+    np.testing.assert_allclose(per_example, want, rtol=1e-5, atol=1e-6)

@@ -31,7 +31,7 @@ _LOAD, _CONST, _WHERE = 0, 1, 60
 #: views that keep the elements' order: an alias in the program
 _ORDER_KEEPING = frozenset({"reshape", "expand_dims", "squeeze", "identity"})
 #: views an input's strided layout expresses
-_STRIDED = frozenset({"getitem", "permute_dims", "broadcast_to"})
+_STRIDED = frozenset({"getitem", "permute_dims", "broadcast_to", "broadcast_physical"})
 SLOTS = 4
 _REGISTERS = 24
 HEADER = 5  # n_instructions, result register, reduction (or scan) kind, reduced extent r, inner extent
@@ -87,6 +87,13 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
         rows, inner = split
         scan = 2 if last.kwargs.get("reverse") else 1
         body = order[:-1]
+    elif last.op.name == "matmul" and out.node is last:
+        if len(leaves) > SLOTS or any(leaf.dtype is not dtype for leaf in leaves):
+            return None
+        try:
+            return _matmul(order, leaves, last, dtype, node_ids, leaf_ids)
+        except _Unfit:
+            return None
     full = math.prod(result.shape)
     if full == 0 or full >= 2 ** 31 or len(leaves) > SLOTS or any(leaf.dtype is not dtype for leaf in leaves):
         return None
@@ -96,9 +103,10 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
         return None
 
 
-def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner, count, scan) -> Program:
-    # value ids: leaves -(k+1), node outputs by node index; order-keeping views and free casts are
-    # aliases of their input; strided views of an input are loads of it (``views``)
+def _viewer(body, leaves, dtype, node_ids, leaf_ids, count=False, result=None):
+    """What the trace's views are: value ids (leaves -(k+1), node outputs by node index), with
+    order-keeping views and free casts as aliases of their input and strided views of an input as
+    loads of it. Returns (alias, views, ref, view_of)."""
     alias: dict[int, int] = {}
     views: dict[int, tuple] = {}  # node -> (leaf, offset, sizes, strides)
 
@@ -131,9 +139,13 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
             found = view_of(n.inputs[0])
             if found is not None:
                 views[i] = _through(n, found)
-            elif n.op.name != "broadcast_to":
+            elif n.op.name not in ("broadcast_to", "broadcast_physical"):
                 raise _Unfit  # a slice or transpose of a computed value: ``stages`` realizes it first
+    return alias, views, ref, view_of
 
+
+def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner, count, scan) -> Program:
+    alias, views, ref, view_of = _viewer(body, leaves, dtype, node_ids, leaf_ids, count, result)
     loads = _layouts(body, result, full, ref, alias, views, node_ids, view_of)
     uses: dict[int, int] = {}
     for i, n in enumerate(body):
@@ -175,13 +187,19 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
             args, code = (), (_CONST, len(consts))
             lifted.append((i, len(consts)))
             consts.append(float(value))
+        elif name == "full":  # a fill: the same value everywhere, whatever its shape
+            value = n.kwargs["value"]
+            if isinstance(value, complex):
+                raise _Unfit
+            args, code = (), (_CONST, len(consts))
+            consts.append(float(value))
         elif name in UNARY_CODES:
             args, code = n.inputs, (UNARY_CODES[name],)
         elif name in BINARY_CODES:
             args, code = n.inputs, (BINARY_CODES[name],)
         elif name == "where":
             args, code = n.inputs, (_WHERE,)
-        elif name == "broadcast_to":  # of a computed value: its register already spreads it
+        elif name in ("broadcast_to", "broadcast_physical"):  # of a computed value: its register spreads it
             args, code = n.inputs, (UNARY_CODES["positive"],)
         else:
             raise _Unfit
@@ -204,6 +222,51 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
     size = full // rows if reduce else full
     return Program(program, np.asarray(consts or [0.0], np.float64), slots, reduce, size, dtype, count, scan,
                    tuple(lifted))
+
+
+#: the largest matmul (batch * M * K * N products) the kernel takes: a product of views of the
+#: inputs summed over the contraction, one multiply-add per element, where MAX's compiled matmul is
+#: blocked and vectorized; small products (a first sight's) cost microseconds either way, where a
+#: compile costs 10-40 s
+MATMUL_PRODUCTS = 1 << 18
+
+
+def _matmul(order, leaves, node, dtype, node_ids, leaf_ids) -> Program | None:
+    """``x @ y`` of (views of) inputs: registers over (..., M, K, N) holding x[..., m, k] *
+    y[..., k, n], reduced over K."""
+    if node.kwargs.get("complex_storage"):
+        return None
+    x, y = node.inputs
+    if len(x.shape) < 2 or len(y.shape) < 2:
+        return None
+    (*bx, m, k), (*by, _, n) = x.shape, y.shape
+    ctx = tuple(np.broadcast_shapes(tuple(bx), tuple(by))) + (m, k, n)
+    full = math.prod(ctx)
+    if k == 0 or full == 0 or full > MATMUL_PRODUCTS:
+        return None
+    _, _, _, view_of = _viewer(order[:-1], leaves, dtype, node_ids, leaf_ids)
+    vx, vy = view_of(x), view_of(y)
+    if vx is None or vy is None:
+        return None  # a computed operand: ``stages`` realizes it first
+    seen_x = (vx[0], vx[1], vx[2] + (1,), vx[3] + (0,))  # (..., M, K, 1)
+    seen_y = (vy[0], vy[1], vy[2][:-2] + (1,) + vy[2][-2:], vy[3][:-2] + (0,) + vy[3][-2:])  # (..., 1, K, N)
+    consts: list[float] = []
+    slot_of: dict[int, int] = {}
+    instructions = []
+    for register, view in enumerate((seen_x, seen_y)):
+        layout = _layout(view, ctx, full)
+        at = 0
+        if layout is not None:
+            at = len(consts) + 1
+            consts.extend(layout)
+        instructions.append((_LOAD, register, slot_of.setdefault(view[0], len(slot_of)), at, 0))
+    instructions.append((BINARY_CODES["multiply"], 2, 0, 1, 0))
+    program = np.zeros(HEADER + 5 * len(instructions), np.int32)
+    program[:HEADER] = (len(instructions), 2, REDUCE_CODES["sum"], k, n)
+    program[HEADER:] = np.asarray(instructions, np.int32).reshape(-1)
+    slots = [leaf for leaf, _ in sorted(slot_of.items(), key=lambda kv: kv[1])]
+    return Program(program, np.asarray(consts or [0.0], np.float64), slots, REDUCE_CODES["sum"], full // k, dtype,
+                   False, 0)
 
 
 def _counts(v) -> bool:
@@ -362,6 +425,14 @@ def _through(node, view):
         perm = kw["perm"]
         return leaf, offset, tuple(sizes[p] for p in perm), tuple(strides[p] for p in perm)
     target = tuple(kw["shape"])  # broadcast_to
+    if name == "broadcast_physical":  # batch and logical parts each right-aligned first
+        nb, batch_dims = kw["in_batch_dims"], kw["batch_dims"]
+        padded = ((1,) * (batch_dims - nb) + tuple(sizes[:nb]) + (1,) * (len(target) - batch_dims - len(sizes) + nb)
+                  + tuple(sizes[nb:]))
+        strides = _restride(sizes, strides, padded)
+        if strides is None:
+            raise _Unfit
+        sizes = padded
     lead = len(target) - len(sizes)
     if lead < 0:
         raise _Unfit
@@ -410,7 +481,7 @@ def _is_alias(node, dtype) -> bool:
 # --- stages -------------------------------------------------------------------------------------
 
 _STAGEABLE = frozenset(UNARY_CODES) | frozenset(BINARY_CODES) | frozenset(REDUCE_CODES) | _ORDER_KEEPING \
-    | _STRIDED | {"where", "constant", "astype", "cumulative_sum"}
+    | _STRIDED | {"where", "constant", "astype", "cumulative_sum", "full"}
 _STAGE_DTYPES = (_dt.float32, _dt.float64, _dt.bool_)
 
 
