@@ -103,14 +103,15 @@ def test_static_shape_ops_key_by_size(stats, no_fused):
 
 
 def test_a_read_that_the_fused_kernel_serves_runs_alone(stats, fused_kernels):
-    x = nb.asarray(np.arange(4, dtype=np.float32))
-    m = nb.asarray(np.eye(4, dtype=np.float32))
-    ys = [x * k for k in (3.0, 2.0)] + [m @ x]  # the matmul is no work for the fused kernel
-    np.testing.assert_array_equal(ys[1].numpy(), np.arange(4) * 2.0)
+    n = 600  # n * n products: a matmul too large for the fused kernel
+    x = nb.asarray(np.arange(n, dtype=np.float32))
+    m = nb.asarray(np.eye(n, dtype=np.float32))
+    ys = [x * k for k in (3.0, 2.0)] + [m @ x]
+    np.testing.assert_array_equal(ys[1].numpy(), np.arange(n) * 2.0)
     assert stats()["fused"] == 1 and not ys[0].is_realized and not ys[2].is_realized
-    np.testing.assert_array_equal(ys[2].numpy(), np.arange(4))  # the rest: one interpreted graph
+    np.testing.assert_array_equal(ys[2].numpy(), np.arange(n))  # the rest: one interpreted graph
     assert stats()["interpreted"] == 1 and ys[0].is_realized
-    np.testing.assert_array_equal(ys[0].numpy(), np.arange(4) * 3.0)
+    np.testing.assert_array_equal(ys[0].numpy(), np.arange(n) * 3.0)
 
 
 def test_all_pending_work_runs_in_one_graph(stats, no_fused):
