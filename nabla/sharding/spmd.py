@@ -152,7 +152,9 @@ def move(vals, dtype, bd, src: ShardingSpec, dst: ShardingSpec) -> list:
     for i, (have, want) in enumerate(zip(src.dims, dst.dims)):
         if have and have != want:
             j = next((j for j in range(ndim) if j != i and dst.dims[j] == have and not current[j]), None)
-            if j is not None and not want:  # the split moves to another dim: each device swaps blocks
+            if j is not None:  # the split moves to another dim: each device swaps blocks (a dim that
+                # wants another split is sliced locally below: a swap of two dims' splits is one
+                # gather and one all_to_all, not two gathers)
                 vals = _all_to_all(vals, dtype, bd, mesh, have, i, j, ndim)
                 current[j] = have
             else:
