@@ -293,7 +293,7 @@ def test_every_exiting_process_queues_its_wanted_models(monkeypatch, tmp_path):
         standalone._compile_elsewhere()
     assert len(started) == 2 and len(list(tmp_path.glob(standalone._QUEUED))) == 2
     compiled = []
-    monkeypatch.setattr(standalone, "compile_specs", lambda specs: compiled.extend(s["name"] for s in specs))
+    monkeypatch.setattr(standalone, "compile_specs", lambda specs, alive: compiled.extend(s["name"] for s in specs))
     lock = tmp_path / "standalone.lock"
     lock.touch()
     standalone._drain(tmp_path, lock)

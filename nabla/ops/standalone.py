@@ -281,7 +281,7 @@ _MAX_QUEUED = 16
 
 def _drain(root, lock) -> None:
     """Compile the queued specs, oldest file first, until none is left (the detached compiler's
-    loop). Its lock's mtime is refreshed per file, so a long queue is never taken for a dead
+    loop). Its lock's mtime is refreshed per spec, so a long queue is never taken for a dead
     process."""
     from pathlib import Path
 
@@ -297,11 +297,10 @@ def _drain(root, lock) -> None:
             except (OSError, ValueError):
                 specs = []
             path.unlink(missing_ok=True)
-            lock.touch()
-            compile_specs(specs)
+            compile_specs(specs, lock.touch)
 
 
-def compile_specs(specs: list) -> None:
+def compile_specs(specs: list, alive=lambda: None) -> None:
     """Compile standalone models from their specs (the detached process's work). A model whose
     graph is the same text as one compiled before (an edit elsewhere in ``nabla/ops`` renames
     every model: the names carry a digest of the lowerings' sources) is linked, not compiled: the
@@ -314,6 +313,7 @@ def compile_specs(specs: list) -> None:
     engine = GRAPH.engine
     disk = engine.kernel_disk
     for spec in specs:
+        alive()
         op = ops.get(spec["op"])
         if op is None:
             continue
