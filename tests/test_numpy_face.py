@@ -229,7 +229,10 @@ CASES = {
         *pp.polydiv([1.0, 2, 3], [1, 1]), pp.polypow([1.0, 1], 3), pp.polyval(m.linspace(-1, 2, 5), [1.0, -2, 3]),
         pp.polyder([1, 2, 3, 4], 2, scl=2), pp.polyint([1, 2, 3], m=2, k=[1, 2], lbnd=1), pp.polyvander([1.0, 2.0], 2),
         pp.polyfromroots([1.0, 2, -3]), pp.polyroots([1.0, 0, 1]), m.real(pp.polyroots([6.0, -5, 1])),
-        pp.polyfit(m.linspace(0, 1, 9), m.linspace(0, 1, 9) ** 2 - 1, 2)))(m.polynomial.polynomial),
+        pp.polyfit(m.linspace(0, 1, 9), m.linspace(0, 1, 9) ** 2 - 1, 2), pp.polymulx([1.0, 2, 3]), pp.polyline(3, 2),
+        pp.polyval2d(m.linspace(0, 1, 4), m.linspace(1, 2, 4), m.ones((2, 3))),
+        pp.polygrid2d(m.linspace(0, 1, 4), m.linspace(1, 2, 3), m.ones((2, 3))),
+        pp.polyvander2d(m.linspace(0, 1, 4), m.linspace(1, 2, 4), [2, 1])))(m.polynomial.polynomial),
     "polyfit_cov": lambda m: (lambda x: (*m.polyfit(x, m.sin(3 * x), 3, cov=True),
                                          *m.polyfit(x, m.stack([m.sin(x), m.cos(x)], 1), 2, cov="unscaled"),
                                          *m.polyfit(x, m.exp(x), 2, w=x + 1, cov=True)))(m.linspace(0, 2, 11)),
@@ -336,6 +339,8 @@ def _family_module_parts(m, p):
             f("companion")(c1), *f("gauss")(5), f("fit")(x, m.sin(x), 3), f("fit")(x, m.sin(x), [0, 1, 3]),
             f("trim")([1, 2, 0, 1e-9], 1e-6), f("weight")(x), f("val2d")(x, x, m.ones((3, 2))),
             f("grid2d")(x, x[:3], m.ones((3, 2))), m.sort(m.real(f("roots")(c1))),
+            f("vander2d")(x, x[::-1], [2, 3]), f("vander3d")(x[:4], x[1:5], x[2:6], [1, 2, 1]), f("line")(3, 2),
+            f("line")(0.5, -1.5), f("line")(3, 0),
             *((f("pts1")(5), f("pts2")(6), f("interpolate")(m.exp, 6)) if p == "cheb" else ()))
 
 

@@ -323,10 +323,14 @@ def functions(fam: Family) -> dict:
         return _xp.take(r, _xp.argsort(_xp.real(r), stable=True))
 
     def line(off, scl):
-        """off + scl x = (off - scl B_0 / A_0) P_0 + (scl / A_0) P_1."""
+        """off + scl x = (off - scl B_0 / A_0) P_0 + (scl / A_0) P_1; integral factors stay integers,
+        so integer arguments give NumPy's integer series."""
+        def exact(r):
+            return int(r) if float(r).is_integer() else r
+
         if scl == 0:
-            return _xp.asarray([off])
-        return _xp.asarray([off - scl * B(0) / A(0), scl / A(0)])
+            return D.asarray([off], op=f"{p}line")
+        return D.asarray([off - scl * exact(B(0) / A(0)), scl * exact(1 / A(0))], op=f"{p}line")
 
     def fromroots(rs):
         r = D.asarray(rs, op=f"{p}fromroots")
@@ -404,12 +408,34 @@ def functions(fam: Family) -> dict:
             return out
         return fn
 
+    def make_vander_nd(k_dims):
+        def fn(*args):
+            *points, degs = args
+            if len(points) != k_dims or len(degs) != k_dims:
+                raise ValueError(f"nabla.numpy.polynomial.{p}vander{k_dims}d: expected {k_dims} point arrays and "
+                                 f"{k_dims} degrees")
+            pts = [D.asarray(pt, op=f"{p}vander{k_dims}d") for pt in points]
+            if len({tuple(t.shape) for t in pts}) > 1:
+                raise ValueError(f"nabla.numpy.polynomial.{p}vander{k_dims}d: the point arrays differ in shape "
+                                 f"({[tuple(t.shape) for t in pts]})")
+            out = None
+            for pt, deg in zip(pts, degs):  # an outer product over the last axis, first degree slowest
+                v = vander(pt, deg)
+                if out is None:
+                    out = v
+                else:
+                    prod = _xp.reshape(out, out.shape + (1,)) * _xp.reshape(v, v.shape[:-1] + (1, v.shape[-1]))
+                    out = _xp.reshape(prod, prod.shape[:-2] + (prod.shape[-2] * prod.shape[-1],))
+            return out
+        return fn
+
     table = {
         "add": lambda c1, c2: _power.polyadd(c1, c2), "sub": lambda c1, c2: _power.polysub(c1, c2),
         "mulx": mulx, "mul": mul, "div": div, "pow": pow_, "val": val, "der": der, "int": integ, "vander": vander,
         "fit": fit, "companion": companion, "roots": roots, "line": line, "fromroots": fromroots, "gauss": gauss,
         "trim": trim, "weight": lambda x: fam.weight(_coef(x, "weight", fam)), "val2d": make_val_nd(2, False), "val3d": make_val_nd(3, False),
         "grid2d": make_val_nd(2, True), "grid3d": make_val_nd(3, True),
+        "vander2d": make_vander_nd(2), "vander3d": make_vander_nd(3),
     }
     out = {p + name: f for name, f in table.items()}
     out[f"{p}2poly"], out[f"poly2{p}"] = to_power, from_power

@@ -148,5 +148,19 @@ def mapparms(old, new):
     return (o1 * n0 - o0 * n1) / (o1 - o0), (n1 - n0) / (o1 - o0)
 
 
+def _from_recurrence():
+    """The multi-dimensional values, grids and Vandermonde matrices, ``polymulx`` and ``polyline``:
+    the orthogonal-series table's, with the power basis as its recurrence (A = 1, B = C = 0)."""
+    from ._orthogonal import POWER, functions
+
+    fns = functions(POWER)
+    return {n: fns[n] for n in ("polyval2d", "polyval3d", "polygrid2d", "polygrid3d", "polyvander2d",
+                                "polyvander3d", "polymulx", "polyline")}
+
+
+globals().update(_from_recurrence())
+
 __all__ = ["polyadd", "polysub", "polymul", "polydiv", "polypow", "polyval", "polyder", "polyint", "polyvander",
-           "polyfromroots", "polyroots", "polyfit", "as_series", "trimseq", "trimcoef", "polytrim", "mapparms"]
+           "polyfromroots", "polyroots", "polyfit", "as_series", "trimseq", "trimcoef", "polytrim", "mapparms",
+           "polyval2d", "polyval3d", "polygrid2d", "polygrid3d", "polyvander2d", "polyvander3d", "polymulx",
+           "polyline"]
