@@ -67,7 +67,10 @@ def test_scalar_constants_are_data_not_structure(first_sight, stats, policy):  #
         real = ~np.isnan(want)  # (a NaN's sign is the hardware's)
         np.testing.assert_array_equal(np.signbit(got[real]), np.signbit(want[real]))  # -0.0 is not 0.0
     d = stats()
-    assert d["cache_entries"] <= 1 and d["compiles"] == 0  # (0 where another test built it first)
+    # one entry and at most one compiled model for all nine values (the interpreter's path queues a
+    # compile at the second sight; it lands during the loop when MAX has the graph cached); the
+    # fused kernel's path never compiles (0 entries where another test built it first)
+    assert d["cache_entries"] <= 1 and d["compiles"] <= (0 if first_sight == "fused" else 1)
     i = nb.asarray(np.arange(6, dtype=np.int32))
     for k in (3, -7, 2**31 - 1):  # integer and boolean constants too
         np.testing.assert_array_equal((i * 2 + k).numpy(), np.arange(6, dtype=np.int32) * 2 + np.int32(k))
