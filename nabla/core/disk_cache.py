@@ -122,7 +122,7 @@ class ModelDiskCache:
         a hard link, or a copy where links are refused. Readers verify it as any entry."""
         content = source.name.split(".")[1]
         target = self.directory / f"{key_digest}.{content}.mef"
-        staged = self.directory / f".{key_digest}.{os.getpid()}.{uuid.uuid4().hex[:8]}.mef"
+        staged = self._staging(key_digest)
         try:
             try:
                 os.link(source, staged)
@@ -134,9 +134,13 @@ class ModelDiskCache:
             staged.unlink(missing_ok=True)
             return False
 
+    def _staging(self, key_digest: str) -> Path:
+        """A private name in the directory (hidden: listings skip it) to write before the rename."""
+        return self.directory / f".{key_digest}.{os.getpid()}.{threading.get_ident()}.{uuid.uuid4().hex[:8]}.mef"
+
     def save(self, key_digest: str, export) -> int:
         """Publish what ``export(tmp_path)`` writes; returns its size in bytes (0 if not written)."""
-        staged = self.directory / f".{key_digest}.{os.getpid()}.{threading.get_ident()}.{uuid.uuid4().hex[:8]}.mef"
+        staged = self._staging(key_digest)
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             export(staged)

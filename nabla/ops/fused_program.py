@@ -215,13 +215,19 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
         else:
             instructions.append((code[0], dst, *(regs_in + [0, 0, 0])[:3]))
     result_register = register(final)
+    size = full // rows if reduce else full
+    return _program(instructions, result_register, reduce or scan, rows, inner, consts, slot_of, reduce, size,
+                    dtype, count, scan, tuple(lifted))
+
+
+def _program(instructions, result_register, kind, rows, inner, consts, slot_of, reduce, size, dtype, count=False,
+             scan=0, lifted=()) -> Program:
+    """The instructions packed behind their header, the data slots in the order they were given."""
     program = np.zeros(HEADER + 5 * len(instructions), np.int32)
-    program[:HEADER] = (len(instructions), result_register, reduce or scan, rows, inner)
+    program[:HEADER] = (len(instructions), result_register, kind, rows, inner)
     program[HEADER:] = np.asarray(instructions, np.int32).reshape(-1)
     slots = [leaf for leaf, _ in sorted(slot_of.items(), key=lambda kv: kv[1])]
-    size = full // rows if reduce else full
-    return Program(program, np.asarray(consts or [0.0], np.float64), slots, reduce, size, dtype, count, scan,
-                   tuple(lifted))
+    return Program(program, np.asarray(consts or [0.0], np.float64), slots, reduce, size, dtype, count, scan, lifted)
 
 
 #: the largest matmul (batch * M * K * N products) the kernel takes: a product of views of the
@@ -261,12 +267,8 @@ def _matmul(order, leaves, node, dtype, node_ids, leaf_ids) -> Program | None:
             consts.extend(layout)
         instructions.append((_LOAD, register, slot_of.setdefault(view[0], len(slot_of)), at, 0))
     instructions.append((BINARY_CODES["multiply"], 2, 0, 1, 0))
-    program = np.zeros(HEADER + 5 * len(instructions), np.int32)
-    program[:HEADER] = (len(instructions), 2, REDUCE_CODES["sum"], k, n)
-    program[HEADER:] = np.asarray(instructions, np.int32).reshape(-1)
-    slots = [leaf for leaf, _ in sorted(slot_of.items(), key=lambda kv: kv[1])]
-    return Program(program, np.asarray(consts or [0.0], np.float64), slots, REDUCE_CODES["sum"], full // k, dtype,
-                   False, 0)
+    total = REDUCE_CODES["sum"]
+    return _program(instructions, 2, total, k, n, consts, slot_of, total, full // k, dtype)
 
 
 def _counts(v) -> bool:

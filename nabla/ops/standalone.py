@@ -312,6 +312,7 @@ def compile_specs(specs: list, alive=lambda: None) -> None:
     ops = all_ops()
     engine = GRAPH.engine
     disk = engine.kernel_disk
+    index = None if disk is None else ModelDiskCache(disk.directory / "ir")
     for spec in specs:
         alive()
         op = ops.get(spec["op"])
@@ -329,14 +330,14 @@ def compile_specs(specs: list, alive=lambda: None) -> None:
 
             with mlir_context():
                 same = hashlib.sha256(str(build()._module).encode()).hexdigest()[:40]
-            index = None if disk is None else ModelDiskCache(disk.directory / "ir")
+            key = named_digest(name)
             if index is not None:
                 found = index.path_of(same)
-                if found is not None and disk.alias(named_digest(name), found):
+                if found is not None and disk.alias(key, found):
                     continue
             engine.named_model(name, build)
             engine.wait_for_compiles()  # one at a time: this process runs at nice 19 beside the user's work
-            made = None if disk is None else disk.path_of(named_digest(name))
+            made = None if disk is None else disk.path_of(key)
             if made is not None:
                 index.directory.mkdir(exist_ok=True)
                 index.alias(same, made)

@@ -13,6 +13,7 @@ As in NumPy, sums, products and quotients drop trailing zero coefficients (read 
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Callable
@@ -151,6 +152,7 @@ def _series(c, op, fam):
     return _power.trimseq(_power.as_series(c, f"{fam.prefix}{op}"))
 
 
+@functools.cache
 def functions(fam: Family) -> dict:
     """NumPy's module of ``fam``: ``chebval``, ``chebfit``, ... by name."""
     p = fam.prefix
@@ -280,12 +282,13 @@ def functions(fam: Family) -> dict:
             raise TypeError(f"nabla.numpy.polynomial.{p}fit: deg must be a non-negative int or a 1-D list of them")
         top = int(degs.max())
         lhs = vander(xv, top)
+        listed = sorted(int(d) for d in degs)
         if _np.ndim(deg):
-            lhs = _xp.take(lhs, _xp.asarray(_np.sort(degs)), axis=1)
+            lhs = _xp.take(lhs, _xp.asarray(listed), axis=1)
         out = least_squares(lhs, y, xv, rcond, w, f"{p}fit")[:4]
         coef = out[0]
         if _np.ndim(deg):  # the listed degrees' coefficients in place, zeros elsewhere
-            rows = _xp.reshape(_xp.asarray(_np.sort(degs)), (-1, 1))
+            rows = _xp.reshape(_xp.asarray(listed), (-1, 1))
             pick = _xp.astype(_xp.reshape(_xp.arange(top + 1), (1, -1)) == rows, coef.dtype)
             coef = _xp.matrix_transpose(pick) @ coef if coef.ndim > 1 else _xp.reshape(
                 _xp.matrix_transpose(pick) @ _xp.reshape(coef, (-1, 1)), (-1,))

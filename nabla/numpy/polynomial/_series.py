@@ -7,6 +7,7 @@ import numbers
 import numpy as _np
 
 from ... import array_api as _xp
+from ...core import dtypes as _dt
 from .. import _dtypes as D
 from . import polynomial
 from ._orthogonal import FAMILIES, POWER, clenshaw, functions, is_series
@@ -74,7 +75,7 @@ class ABCPolyBase:
     def basis(cls, deg, domain=None, window=None, symbol="x"):
         if int(deg) != deg or deg < 0:
             raise ValueError(f"nabla.numpy.polynomial.{cls.__name__}.basis: deg must be a non-negative integer")
-        return cls(_xp.concat([_xp.zeros((int(deg),), dtype=_dt_float64()), _xp.ones((1,), dtype=_dt_float64())]),
+        return cls(_xp.concat([_xp.zeros((int(deg),), dtype=_dt.float64), _xp.ones((1,), dtype=_dt.float64)]),
                    domain, window, symbol)
 
     @classmethod
@@ -229,17 +230,11 @@ class ABCPolyBase:
         return self._like(self._fn["pow"](self.coef, n))
 
 
-def _dt_float64():
-    from ...core import dtypes
-
-    return dtypes.float64
-
-
 def _power_functions() -> dict:
     p = polynomial
     return {"add": p.polyadd, "sub": p.polysub, "mul": p.polymul, "div": p.polydiv, "pow": p.polypow,
-            "val": lambda x, c: p.polyval(x, c), "der": p.polyder, "int": p.polyint, "roots": p.polyroots,
-            "fit": p.polyfit, "fromroots": p.polyfromroots, "line": lambda off, scl: [off, scl] if scl != 0 else [off]}
+            "val": p.polyval, "der": p.polyder, "int": p.polyint, "roots": p.polyroots,
+            "fit": p.polyfit, "fromroots": p.polyfromroots, "line": p.polyline}
 
 
 class Polynomial(ABCPolyBase):
