@@ -1,6 +1,6 @@
 """linalg against NumPy (LAPACK), JAX (jit) and PyTorch, side by side in one process (issue #14).
 
-    python -m bench.bench_linalg
+    python -m bench.bench_linalg [WORD]   (WORD: only the figures whose name holds it, e.g. svd)
 
 Nabla is timed in its steady state (the structure compiled, as on any repeated call) and on its
 first call in this process (the interpreter runs the kernel). Every timing reads the result back
@@ -96,7 +96,12 @@ print(json.dumps({"import": t1 - t0, "solve": t2 - t1}))
 
 
 def main():
-    print_table(_cases(np.random.default_rng(0)), time_nabla, time_peers)
+    import sys
+
+    word = sys.argv[1] if len(sys.argv) > 1 else ""
+    print_table([c for c in _cases(np.random.default_rng(0)) if word in c[0]], time_nabla, time_peers)
+    if word:
+        return
     runs = [in_fresh_process(FIRST_SOLVE) for _ in range(3)]
     solves = ", ".join(f"{r['solve'] * 1e3:.0f} ms" for r in runs)
     print(f"\nfirst solve in a fresh process (import excluded): {solves}; import {runs[-1]['import'] * 1e3:.0f} ms")

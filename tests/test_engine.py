@@ -1,5 +1,8 @@
 """The realization engine: structure-keyed cache, symbolic dims, first-sight interpreter."""
 
+import os
+import time
+
 import numpy as np
 import pytest
 
@@ -299,9 +302,60 @@ def test_every_exiting_process_queues_its_wanted_models(monkeypatch, tmp_path):
     monkeypatch.setattr(standalone, "compile_specs", lambda specs, alive: compiled.extend(s["name"] for s in specs))
     lock = tmp_path / "standalone.lock"
     lock.touch()
+    monkeypatch.setattr(standalone, "_sources_changed", lambda: True)  # edited since this compiler started
+    standalone._drain(tmp_path, lock)
+    assert not compiled and len(list(tmp_path.glob(standalone._QUEUED))) == 2  # left for a fresh compiler
+    monkeypatch.setattr(standalone, "_sources_changed", lambda: False)
     standalone._drain(tmp_path, lock)
     assert sorted(compiled) == ["a", "b", "c"]
     assert not list(tmp_path.glob(standalone._QUEUED))
+
+
+def test_a_killed_compilers_lock_is_taken(monkeypatch, tmp_path):
+    """The detached compiler's lock names its pid: a lock whose process is dead (a session's
+    processes were killed) is taken at once, a live one is respected, one naming no pid is taken
+    after a minute (it blocked every compile for an hour before)."""
+    import subprocess
+
+    from nabla.core import compiler
+
+    finished = subprocess.Popen(["true"])
+    finished.wait()
+    monkeypatch.setenv("NABLA_KERNEL_CACHE_DIR", str(tmp_path))
+    started = []
+
+    class Child:
+        def __init__(self, argv, **kwargs):
+            started.append(argv)
+            self.pid = finished.pid + 0  # any pid: only written to the lock
+
+    monkeypatch.setattr(subprocess, "Popen", Child)
+    lock = tmp_path / "x.lock"
+    lock.write_text(str(os.getpid()))
+    assert not compiler.start_detached("x.lock", "m") and not started
+    lock.write_text(str(finished.pid))
+    assert compiler.start_detached("x.lock", "m") and len(started) == 1
+    assert lock.read_text() == str(finished.pid)
+    lock.write_text("")
+    assert not compiler.start_detached("x.lock", "m")
+    os.utime(lock, (time.time() - 120, time.time() - 120))
+    assert compiler.start_detached("x.lock", "m") and len(started) == 2
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/autogroup"), reason="Linux autogroups only")
+def test_detached_compilers_yield_to_the_users_session():
+    """A detached compiler starts a session of its own; with autogroups its session's group must be
+    nice 19 too, or it takes a whole core from the user's work whatever its own nice value."""
+    import subprocess
+    import sys
+
+    from nabla.core import compiler
+
+    child = subprocess.run([sys.executable, "-c", "import os; print(open('/proc/self/autogroup').read(), os.nice(0))"],
+                           start_new_session=True, preexec_fn=compiler._background_priority, capture_output=True,
+                           text=True, check=True)
+    group, nice = child.stdout.rsplit(maxsplit=1)
+    assert group.strip().endswith("nice 19") and nice == "19"
 
 
 def test_a_renamed_single_op_model_with_the_same_graph_is_linked_not_compiled(monkeypatch, tmp_path):
@@ -318,11 +372,16 @@ def test_a_renamed_single_op_model_with_the_same_graph_is_linked_not_compiled(mo
     monkeypatch.setattr(engine, "_named", {})
     spec = {"op": "add", "kwargs": {"dict": {}}, "dtypes": ["float32", "float32"], "dims": [["a"], ["a"]], "picks": [0],
             "layout": None}
+    sources = ["oldsources"]
+    monkeypatch.setattr(standalone, "_digest_of", lambda op: sources[0])
     compiles = engine.stats.compiles
     standalone.compile_specs([{**spec, "name": "op1-add-test-oldsources"}])
     assert engine.stats.compiles == compiles + 1
+    sources[0] = "newsources"
     standalone.compile_specs([{**spec, "name": "op1-add-test-newsources"}])
     assert engine.stats.compiles == compiles + 1  # linked
+    standalone.compile_specs([{**spec, "op": "subtract", "name": "op1-subtract-test-oldsources"}])
+    assert engine.stats.compiles == compiles + 1  # asked for by older sources: skipped, nothing looks it up
     old, new = (disk.path_of(named_digest(n)) for n in ("op1-add-test-oldsources", "op1-add-test-newsources"))
     assert old is not None and new is not None and old.read_bytes() == new.read_bytes()
     x = np.arange(5, dtype=np.float32)
@@ -333,3 +392,27 @@ def test_a_renamed_single_op_model_with_the_same_graph_is_linked_not_compiled(mo
     np.testing.assert_array_equal(model.execute(*[Buffer.from_numpy(x)] * 2)[0].to_numpy(), x + x)
     standalone.compile_specs([{**spec, "op": "multiply", "name": "op1-multiply-test-newsources"}])
     assert engine.stats.compiles == compiles + 2  # another graph: compiled
+
+
+def test_picking_elements_reads_host_data_not_a_graph_per_index(stats):
+    """``x[i, j]`` (an integer per axis) is a 0-d copy read from host data, as NumPy's scalar: code
+    that checks arrays element by element (array-api-tests, for every example) made a graph per
+    index (a new structure each: 1-6 ms apiece). A small lazy source is realized once, whole."""
+    a = np.arange(24, dtype=np.int16).reshape(2, 3, 4)
+    lazy = nb.asarray(a) * 3 - 1
+    base = stats()["evaluations"]
+    picks = [lazy[i, j, k] for i in range(2) for j in range(3) for k in range(4)]
+    assert stats()["evaluations"] == base + 1  # the source, once
+    assert [int(p) for p in picks] == [int(v) for v in (a * 3 - 1).ravel()] and str(picks[5]) == str(a.ravel()[5] * 3 - 1)
+    assert all(p.dtype == nb.int16 and p.shape == () for p in picks)
+    assert stats()["evaluations"] == base + 1
+    x = nb.asarray(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    v = x[0, 1]
+    x[0, 1] = 9.0  # a copy, as NumPy's scalar: the write does not reach it
+    assert float(v) == 2.0 and float(x[0, 1]) == 9.0 and float(x[-1, -2]) == 3.0
+    with pytest.raises(IndexError):
+        x[2, 0]
+    g = nb.grad(lambda t: t[1, 0] * 3.0 + t[0, 1])(x)  # under a transform a pick stays an op
+    np.testing.assert_array_equal(g.numpy(), [[0.0, 1.0], [3.0, 0.0]])
+    flag = nb.asarray(np.asarray(True))  # a 0-d bool array (MAX's from_numpy fails on it)
+    assert bool(flag) and flag.shape == () and flag.dtype == nb.bool

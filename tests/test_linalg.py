@@ -96,7 +96,7 @@ def test_qr(dtype, mode, shape):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("shape", [(6, 6), (2, 3, 4, 4)])
+@pytest.mark.parametrize("shape", [(6, 6), (2, 3, 4, 4), (3, 20, 20)])  # Jacobi below 6 and for complex; tridiagonal QR
 def test_eigh(dtype, shape):
     a = hermitian(shape, dtype)
     w, v = la.eigh(arr(a))
@@ -112,7 +112,7 @@ def test_eigh(dtype, shape):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("full", [False, True])
-@pytest.mark.parametrize("shape", [(7, 4), (4, 7), (5, 5), (2, 2, 3, 6)])
+@pytest.mark.parametrize("shape", [(7, 4), (4, 7), (5, 5), (2, 2, 3, 6), (3, 9, 7), (33, 40)])
 def test_svd(dtype, full, shape):
     a = rand(shape, dtype)
     u, s, vh = la.svd(arr(a), full_matrices=full)
@@ -163,6 +163,30 @@ def test_solve_inv_det_slogdet(dtype):
     assert logabs.dtype == (xp.float32 if dtype in (np.float32, np.complex64) else xp.float64)
 
 
+@pytest.mark.parametrize("n", [97, 150])  # the blocked LU and Cholesky (order 96 and up), ragged panels
+def test_blocked_factorizations(n):
+    a = rand((2, n, n)) + 2 * math.sqrt(n) * np.eye(n)
+    b = rand((2, n, 3))
+    x = la.solve(arr(a), arr(b)).numpy()
+    assert fro(a @ x - b) <= tol(np.float64, n, fro(a) * fro(x))
+    ainv = la.inv(arr(a)).numpy()
+    assert fro(a @ ainv - np.eye(n)) <= tol(np.float64, n, fro(a) * fro(ainv))
+    sign, logabs = la.slogdet(arr(a))
+    ws, wl = np.linalg.slogdet(a)
+    np.testing.assert_array_equal(sign.numpy(), ws)
+    np.testing.assert_allclose(logabs.numpy(), wl, rtol=tol(np.float64, n))
+    singular = a[0].copy()
+    singular[:, 40] = 0.0
+    assert la.det(arr(singular)).numpy() == 0
+    spd = pos_def((2, n, n), np.float64)
+    low = la.cholesky(arr(spd)).numpy()
+    assert np.all(np.triu(low, 1) == 0) and np.all(np.diagonal(low, axis1=-2, axis2=-1) > 0)
+    assert fro(low @ H(low) - spd) <= tol(np.float64, n, fro(spd))
+    spd[1, 60, 60] = -1e6  # not positive definite from row 60 on
+    bad = la.cholesky(arr(spd)).numpy()
+    assert np.isfinite(bad[0]).all() and np.isfinite(bad[1, :60, :60]).all() and np.isnan(bad[1, 60:, 60]).all()
+
+
 def test_singular_determinants():
     a = np.array([[1.0, 2.0], [2.0, 4.0]])
     assert la.det(arr(a)).numpy() == 0
@@ -188,18 +212,19 @@ def test_ill_conditioned(cond):
     assert fro(q.numpy() @ r.numpy() - a) <= tol(np.float64, 8, fro(a))
 
 
-def test_rank_deficient():
-    a = rand((6, 2)) @ rand((2, 5))  # rank 2
+@pytest.mark.parametrize("m, rank, n", [(6, 2, 5), (40, 3, 30)])  # Jacobi; Golub-Kahan (zeros on B's diagonal)
+def test_rank_deficient(m, rank, n):
+    a = rand((m, rank)) @ rand((rank, n))
     u, s, vh = la.svd(arr(a))
     u, s, vh = u.numpy(), s.numpy(), vh.numpy()
-    assert fro(H(u) @ u - np.eye(6)) <= tol(np.float64, 6) and fro(vh @ H(vh) - np.eye(5)) <= tol(np.float64, 6)
-    assert fro((u[:, :5] * s) @ vh - a) <= tol(np.float64, 6, fro(a))
-    assert int(la.matrix_rank(arr(a)).numpy()) == 2
+    assert fro(H(u) @ u - np.eye(m)) <= tol(np.float64, m) and fro(vh @ H(vh) - np.eye(n)) <= tol(np.float64, m)
+    assert fro((u[:, :n] * s) @ vh - a) <= tol(np.float64, m, fro(a))
+    assert int(la.matrix_rank(arr(a)).numpy()) == rank
     pinv = la.pinv(arr(a)).numpy()
-    np.testing.assert_allclose(pinv, np.linalg.pinv(a), atol=tol(np.float64, 6, fro(pinv), 100))
-    zero = np.zeros((4, 3))
+    np.testing.assert_allclose(pinv, np.linalg.pinv(a), atol=tol(np.float64, m, fro(pinv), 100))
+    zero = np.zeros((m - 2, n - 2))
     u, s, vh = la.svd(arr(zero))
-    assert np.all(s.numpy() == 0) and fro(H(u.numpy()) @ u.numpy() - np.eye(4)) <= tol(np.float64, 4)
+    assert np.all(s.numpy() == 0) and fro(H(u.numpy()) @ u.numpy() - np.eye(m - 2)) <= tol(np.float64, m)
 
 
 def test_near_singular_and_hermitian_complex():
@@ -210,9 +235,10 @@ def test_near_singular_and_hermitian_complex():
     assert fro(h @ v.numpy() - v.numpy() * w.numpy()) <= tol(np.complex128, 5, fro(h))
 
 
+@pytest.mark.parametrize("shape", [(4, 3), (12, 9)])
 @pytest.mark.parametrize("scale", [1e300, 1e-300, 3e38])
-def test_huge_and_tiny_magnitudes(scale):
-    a = rand((4, 3)) * scale
+def test_huge_and_tiny_magnitudes(scale, shape):
+    a = rand(shape) * scale
     s = la.svdvals(arr(a)).numpy()
     assert np.all(np.isfinite(s)) and np.all(np.diff(s) <= 0)
     np.testing.assert_allclose(s / scale, np.linalg.svd(a / scale, compute_uv=False), rtol=1e-13)

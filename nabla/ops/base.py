@@ -262,7 +262,10 @@ def tensor_from_host(arr: np.ndarray, device=None, copy: bool | None = True) -> 
     if dtype.is_complex:  # MAX has no complex dtype: paired reals on a hidden trailing axis
         storage_dtype = _dt.real_dtype(dtype)
         storage = arr.reshape(arr.shape or (1,)).view(storage_dtype.numpy_dtype).reshape(arr.shape + (2,))
-    buf = driver.Buffer.from_numpy(storage)
+    if storage.ndim == 0 and storage.dtype == np.bool_:  # MAX's from_numpy fails on a 0-d bool array
+        buf = driver.Buffer.from_numpy(storage.reshape(1)).view(storage_dtype.max_dtype, ())
+    else:
+        buf = driver.Buffer.from_numpy(storage)
     if not device.is_host:
         buf = buf.to(device)
     return Tensor(TensorImpl([Value.leaf(buf, tuple(storage.shape), storage_dtype, device)], dtype))

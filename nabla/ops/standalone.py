@@ -117,6 +117,24 @@ def _ops_digest() -> str:
     return source_digest(here, (".py",), exclude=(here / "standalone.py",))
 
 
+def _digest_of(op) -> str:
+    """The digest a model name of ``op`` carries: its kernel package's, else the lowerings'."""
+    if op.standalone:
+        from .custom_kernels import kernel_digest
+
+        return kernel_digest(op.kernel_package)
+    return _ops_digest()
+
+
+def _sources_changed() -> bool:
+    """Whether the lowerings or a kernel package changed since this process computed their digests
+    (the detached compiler outlives edits)."""
+    from .custom_kernels import PACKAGES, kernel_digest
+
+    return _ops_digest.__wrapped__() != _ops_digest() or any(
+        kernel_digest.__wrapped__(p) != kernel_digest(p) for p in PACKAGES)
+
+
 def _signature(node, picks: tuple):
     """(name, kwargs, dims, views) of the model that runs ``node`` alone, giving outputs ``picks``."""
     shapes = [tuple(int(d) for d in v.shape) for v in node.inputs]
@@ -131,13 +149,7 @@ def _signature(node, picks: tuple):
     layout = _layout(node)
     signature = repr((node.op.name, hashable_params(kwargs) if kwargs else (),
                       [(v.dtype.name, d) for v, d in zip(node.inputs, dims)], picks) + ((layout,) if layout else ()))
-    if node.op.standalone:
-        from .custom_kernels import kernel_digest
-
-        digest = kernel_digest(node.op.kernel_package)
-    else:
-        digest = _ops_digest()
-    name = f"op{MODEL_FORMAT}-{node.op.name}-{hashlib.sha256(signature.encode()).hexdigest()[:16]}-{digest}"
+    name = f"op{MODEL_FORMAT}-{node.op.name}-{hashlib.sha256(signature.encode()).hexdigest()[:16]}-{_digest_of(node.op)}"
     return name, kwargs, [list(d) for d in dims], views
 
 
@@ -291,6 +303,8 @@ def _drain(root, lock) -> None:
         if not files:
             return
         for path in files:
+            if _sources_changed():
+                return  # this process would build the old lowerings: a fresh compiler takes the queue
             try:
                 with open(path) as f:
                     specs = json.load(f)
@@ -318,9 +332,11 @@ def compile_specs(specs: list, alive=lambda: None) -> None:
         op = ops.get(spec["op"])
         if op is None:
             continue
+        name = spec["name"]
+        if not name.endswith("-" + _digest_of(op)):
+            continue  # asked for by an older version of the sources: nothing will look it up
         dtypes = [_dt.from_name(d) for d in spec["dtypes"]]
         kwargs = _decode(spec["kwargs"])
-        name = spec["name"]
         try:
             layout = _decode(spec.get("layout"))
             if engine.named_model(name, None, compile=False) is not None:

@@ -1,16 +1,22 @@
 # Cholesky factorization A = L L^H, row by row (Golub & Van Loan, 4th ed., 4.2): each entry is
 # one contiguous dot product of rows already computed. Only the lower triangle of A is read (as
 # LAPACK's potrf with uplo='L'); the strict upper triangle of the result is exactly +0. A pivot
-# that is not positive (A not positive definite) makes that row and every later one NaN.
+# that is not positive (A not positive definite) makes that row and every later one NaN. Real
+# matrices of order BLOCKED_FROM and up take the blocked factorization (blocked.mojo).
 from std.math import sqrt
 from max.algorithm import parallelize
 from max.gpu.host import DeviceContext
 from extensibility import InputTensor, OutputTensor, register
+from .blocked import BLOCKED_FROM, cholesky_blocked
 from .common import W, cdot_conj, is_nan, load_matrix, nan64, put, task_count
 
 
 def cholesky_factor[C: Bool](re: W, im: W, n: Int):
     """In place on the lower triangle of the n x n workspace."""
+    comptime if not C:
+        if n >= BLOCKED_FROM:
+            cholesky_blocked(re, n)
+            return
     for i in range(n):
         for j in range(i + 1):
             var s = cdot_conj[C](re + i * n, im + i * n, re + j * n, im + j * n, j)

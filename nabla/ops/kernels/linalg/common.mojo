@@ -172,22 +172,47 @@ def jacobi_rotation(app: Float64, aqq: Float64, g: Float64) -> SIMD[DType.float6
 @always_inline
 def rotate_pair[C: Bool](pr: W, pi: W, qr: W, qi: W, c: Float64, s: Float64, er: Float64, ei: Float64, n: Int):
     """(p, q) <- (c p - s e q, s p + c e q) over n entries, e = er + i ei of modulus 1."""
-    for k in range(n):
-        var xpr = pr.unsafe_load(k)
-        var xqr = qr.unsafe_load(k)
-        comptime if C:
-            var xpi = pi.unsafe_load(k)
-            var xqi = qi.unsafe_load(k)
-            var eqr = er * xqr - ei * xqi
-            var eqi = er * xqi + ei * xqr
-            pr.unsafe_store(k, c * xpr - s * eqr)
-            pi.unsafe_store(k, c * xpi - s * eqi)
-            qr.unsafe_store(k, s * xpr + c * eqr)
-            qi.unsafe_store(k, s * xpi + c * eqi)
-        else:
-            var eq = er * xqr
-            pr.unsafe_store(k, c * xpr - s * eq)
-            qr.unsafe_store(k, s * xpr + c * eq)
+    var whole = n // SIMD_W * SIMD_W
+    for k in range(0, whole, SIMD_W):
+        _rotate_pair_at[C, SIMD_W](pr, pi, qr, qi, c, s, er, ei, k)
+    for k in range(whole, n):
+        _rotate_pair_at[C, 1](pr, pi, qr, qi, c, s, er, ei, k)
+
+
+@always_inline
+def _rotate_pair_at[C: Bool, V: Int](pr: W, pi: W, qr: W, qi: W, c: Float64, s: Float64, er: Float64, ei: Float64,
+                                     k: Int):
+    var xpr = pr.unsafe_load[width=V](k)
+    var xqr = qr.unsafe_load[width=V](k)
+    comptime if C:
+        var xpi = pi.unsafe_load[width=V](k)
+        var xqi = qi.unsafe_load[width=V](k)
+        var eqr = er * xqr - ei * xqi
+        var eqi = er * xqi + ei * xqr
+        pr.unsafe_store(k, c * xpr - s * eqr)
+        pi.unsafe_store(k, c * xpi - s * eqi)
+        qr.unsafe_store(k, s * xpr + c * eqr)
+        qi.unsafe_store(k, s * xpi + c * eqi)
+    else:
+        var eq = er * xqr
+        pr.unsafe_store(k, c * xpr - s * eq)
+        qr.unsafe_store(k, s * xpr + c * eq)
+
+
+@always_inline
+def rotate(x: W, y: W, c: Float64, s: Float64, length: Int):
+    """(x, y) <- (c x + s y, c y - s x)."""
+    var whole = length // SIMD_W * SIMD_W
+    for i in range(0, whole, SIMD_W):
+        var xv = x.unsafe_load[width=SIMD_W](i)
+        var yv = y.unsafe_load[width=SIMD_W](i)
+        x.unsafe_store(i, c * xv + s * yv)
+        y.unsafe_store(i, c * yv - s * xv)
+    for i in range(whole, length):
+        var xs = x.unsafe_load(i)
+        var ys = y.unsafe_load(i)
+        x.unsafe_store(i, c * xs + s * ys)
+        y.unsafe_store(i, c * ys - s * xs)
 
 
 @always_inline

@@ -9,11 +9,11 @@ from max.algorithm import parallelize
 from max.gpu.host import DeviceContext
 from extensibility import InputTensor, OutputTensor, register
 from .common import (EPS, W, all_finite, axpy, cabs, dot, jacobi_rotation, nan64, nrm2, pow2_inverse, put,
-                     rotate_pair, task_count)
+                     rotate, rotate_pair, task_count)
 
 comptime MAX_SWEEPS = 60
 #: real matrices from this size on take the tridiagonal QR path (Jacobi's sweeps cost more there)
-comptime TRIDIAGONAL_FROM = 17
+comptime TRIDIAGONAL_FROM = 6
 
 
 def tridiagonalize(a: W, n: Int, d: W, e: W, q: W, v: W, p: W):
@@ -120,7 +120,7 @@ def tridiagonal_qr(d: W, e: W, n: Int, qt: W) -> Bool:
                 z = s * e1
                 e.unsafe_store(k + 1, c * e1)
             x = e.unsafe_load(k)
-            rotate_pair[False](qt + k * n, qt + k * n, qt + (k + 1) * n, qt + (k + 1) * n, c, -s, 1.0, 0.0, n)
+            rotate(qt + k * n, qt + (k + 1) * n, c, s, n)
     return True
 
 

@@ -1,10 +1,11 @@
 # LU with partial pivoting (Golub & Van Loan, 4th ed., 3.4; LAPACK getrf/getrs): solve, inv, det
 # and slogdet. Each matrix of the stack is factored in a task's workspace; the stack is spread
-# over the cores.
+# over the cores. Real matrices of order BLOCKED_FROM and up take the blocked factorization.
 from std.math import log
 from max.algorithm import parallelize
 from max.gpu.host import DeviceContext
 from extensibility import InputTensor, OutputTensor, register
+from .blocked import BLOCKED_FROM, lu_factor_blocked
 from .common import W, all_finite, cabs, caxpy, cdiv, is_nan, inf64, load_matrix, nan64, put, task_count
 
 
@@ -21,6 +22,9 @@ def lu_factor[C: Bool](re: W, im: W, n: Int, br: W, bi: W, k: Int) -> Int:
     row swaps and eliminations applied to n x k right-hand sides. Returns the permutation's sign.
     The pivot is the largest |re| + |im| (LAPACK's cabs1); a NaN is never chosen, and a column
     with nothing but zeros (or NaN) is left as it is (a singular factor)."""
+    comptime if not C:
+        if n >= BLOCKED_FROM:
+            return lu_factor_blocked(re, n, br, k)
     var sign = 1
     for col in range(n):
         var p = col

@@ -5,15 +5,19 @@
 # neither overflow nor underflow for any finite input, and the sweeps are capped, so NaN and
 # infinity terminate (the result is NaN). Columns of U for zero singular values, and the extra
 # columns of a complete U, are an orthonormal completion by Gram-Schmidt on the unit vectors.
-# Callers pass m >= n (a wide matrix is transposed first).
+# Callers pass m >= n (a wide matrix is transposed first). Real matrices from GOLUB_KAHAN_FROM
+# columns on take Golub-Kahan-Reinsch (golub_kahan.mojo): one reduction instead of Jacobi's sweeps.
 from std.math import sqrt
 from max.algorithm import parallelize
 from max.gpu.host import DeviceContext
 from extensibility import InputTensor, OutputTensor, register
-from .common import (EPS, W, all_finite, caxpy, cdot_conj, jacobi_rotation, load_transposed, nan64,
+from .common import (EPS, W, all_finite, caxpy, cdot_conj, fill_nan, jacobi_rotation, load_transposed,
                      pow2_inverse, put, rotate_pair, scal, sumsq, task_count)
+from .golub_kahan import ROTATIONS, golub_kahan_svd
 
 comptime MAX_SWEEPS = 60
+#: real matrices with this many columns or more take the Golub-Kahan path
+comptime GOLUB_KAHAN_FROM = 6
 
 
 def one_sided_jacobi[C: Bool](ar: W, ai: W, m: Int, n: Int, vr: W, vi: W):
@@ -83,16 +87,35 @@ def complete_basis[C: Bool](ur: W, ui: W, m: Int, filled: W, cols: Int, tmp_r: W
                 break
 
 
+def sort_descending(norms: W, order: W, n: Int):
+    """order <- 0..n-1 by descending norms (selection sort: n is small beside the factorization)."""
+    for j in range(n):
+        order.unsafe_store(j, Float64(j))
+    for i in range(n):
+        var best = i
+        for j in range(i + 1, n):
+            if norms.unsafe_load(Int(order.unsafe_load(j))) > norms.unsafe_load(Int(order.unsafe_load(best))):
+                best = j
+        var tmp = order.unsafe_load(i)
+        order.unsafe_store(i, order.unsafe_load(best))
+        order.unsafe_store(best, tmp)
+
+
 def _svd_stack[C: Bool](ap: UnsafePointer[Float64, _], up: UnsafePointer[mut=True, Float64, _],
                         sp: UnsafePointer[mut=True, Float64, _], vp: UnsafePointer[mut=True, Float64, _],
                         batch: Int, m: Int, n: Int, ucols: Int):
     comptime w = 2 if C else 1
     var tasks = task_count(batch, 10 * m * n * n)
 
-    def task(t: Int) {var ap, var up, var sp, var vp, var batch, var m, var n, var ucols, var tasks}:
+    var golub = False
+    comptime if not C:
+        golub = n >= GOLUB_KAHAN_FROM
+
+    def task(t: Int) {var ap, var up, var sp, var vp, var batch, var m, var n, var ucols, var tasks, var golub}:
         var lo = batch * t // tasks
         var hi = batch * (t + 1) // tasks
         var ws = alloc[Float64](2 * m * n + 2 * n * n + 2 * m * ucols + 2 * m + 3 * ucols)
+        var gk = alloc[Float64](6 * n + m + 8 * ROTATIONS if golub else 1)
         var ar = ws
         var ai = ar + m * n
         var vr = ai + m * n
@@ -110,12 +133,9 @@ def _svd_stack[C: Bool](ap: UnsafePointer[Float64, _], up: UnsafePointer[mut=Tru
             var so = sp + b * n
             var vo = vp + b * n * n * w
             if not all_finite(src, m * n * w):
-                for e in range(n):
-                    so.unsafe_store(e, nan64())
-                for e in range(m * ucols):
-                    put[C](uo, e, nan64(), nan64())
-                for e in range(n * n):
-                    put[C](vo, e, nan64(), nan64())
+                fill_nan[False](so, n)
+                fill_nan[C](uo, m * ucols)
+                fill_nan[C](vo, n * n)
                 continue
             load_transposed[C](src, m, n, ar, ai)
             var big = 0.0
@@ -127,18 +147,28 @@ def _svd_stack[C: Bool](ap: UnsafePointer[Float64, _], up: UnsafePointer[mut=Tru
             scal(scale, ar, m * n)
             comptime if C:
                 scal(scale, ai, m * n)
+            if golub:
+                if not golub_kahan_svd(ar, m, n, ucols, ur, vr, norms, gk):
+                    fill_nan[False](so, n)
+                    fill_nan[C](uo, m * ucols)
+                    fill_nan[C](vo, n * n)
+                    continue
+                sort_descending(norms, order, n)
+                for j in range(n):
+                    var col = Int(order.unsafe_load(j))
+                    so.unsafe_store(j, norms.unsafe_load(col) / scale)
+                    for k in range(n):  # V[k, j] = VT[col, k]
+                        vo.unsafe_store(k * n + j, vr.unsafe_load(col * n + k))
+                for i in range(m):  # U[i, j] = UT[col, i]; the completion's columns keep their places
+                    for j in range(ucols):
+                        var col = Int(order.unsafe_load(j)) if j < n else j
+                        uo.unsafe_store(i * ucols + j, ur.unsafe_load(col * m + i))
+                continue
             one_sided_jacobi[C](ar, ai, m, n, vr, vi)
             for j in range(n):
                 norms.unsafe_store(j, sqrt(sumsq[C](ar + j * m, ai + j * m, m)))
                 order.unsafe_store(j, Float64(j))
-            for i in range(n):  # selection sort, descending
-                var best = i
-                for j in range(i + 1, n):
-                    if norms.unsafe_load(Int(order.unsafe_load(j))) > norms.unsafe_load(Int(order.unsafe_load(best))):
-                        best = j
-                var tmp = order.unsafe_load(i)
-                order.unsafe_store(i, order.unsafe_load(best))
-                order.unsafe_store(best, tmp)
+            sort_descending(norms, order, n)
             for j in range(ucols):
                 filled.unsafe_store(j, 0.0)
             for j in range(n):
@@ -165,6 +195,7 @@ def _svd_stack[C: Bool](ap: UnsafePointer[Float64, _], up: UnsafePointer[mut=Tru
                     else:
                         put[C](uo, i * ucols + j, ur.unsafe_load(j * m + i), 0.0)
         ws.free()
+        gk.free()
 
     if tasks == 1:
         task(0)
