@@ -355,6 +355,10 @@ def test_detached_compilers_yield_to_the_users_session():
                            start_new_session=True, preexec_fn=compiler._background_priority, capture_output=True,
                            text=True, check=True)
     group, nice = child.stdout.rsplit(maxsplit=1)
+    probe = subprocess.run([sys.executable, "-c", "open('/proc/self/autogroup', 'w').write('19')"],
+                           start_new_session=True, capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip("this system does not let a process renice its autogroup")
     assert group.strip().endswith("nice 19") and nice == "19"
 
 
