@@ -409,3 +409,13 @@ def test_matmul_over_an_empty_contraction_is_zeros(dtype):
         got = (nb.asarray(a) @ nb.asarray(b)).numpy()
         assert got.dtype == (a @ b).dtype and got.shape == (a @ b).shape
         np.testing.assert_array_equal(got, a @ b)
+
+
+def test_matching_dtypes_record_no_casts():
+    """Promotion to a common dtype records nothing when the dtypes already match: a cast to the same
+    dtype was one more graph per call on the single-op path (1000 x 8x8 solve: 0.82 -> 0.41 ms)."""
+    a, b = arr(rand((4, 3, 3)) + 3 * np.eye(3)), arr(rand((4, 3, 2)))
+    node = la.solve(a, b)._impl._values[0].node
+    assert node.op.name == "solve" and all(v.node is None for v in node.inputs)
+    node = la.outer(arr(rand((3,))), arr(rand((2,))))._impl._values[0].node  # multiply of two unsqueezes
+    assert all(v.node.inputs[0].node is None for v in node.inputs)

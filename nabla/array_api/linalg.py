@@ -120,7 +120,7 @@ def eig(x, /) -> EigResult:
     cdtype = x.dtype if x.dtype.is_complex else _dt.complex_dtype(x.dtype)
     if x.size == 0:
         return EigResult(_filled(x.shape[:-1], 0, cdtype, x), _filled(x.shape, 0, cdtype, x))
-    return EigResult(*_sp.eig_op(_astype(x, cdtype)))
+    return EigResult(*_sp.eig_op(_astype(x, cdtype, copy=False)))
 
 
 def eigvals(x, /) -> Tensor:
@@ -134,7 +134,7 @@ def solve(x1, x2, /) -> Tensor:
     if not isinstance(x2, Tensor):
         raise TypeError(f"nabla.linalg.solve: expected an array, got {type(x2).__name__}")
     dtype = _dt.result_type(x1.dtype, x2.dtype)
-    x1, x2 = _astype(x1, dtype), _astype(x2, dtype)
+    x1, x2 = _astype(x1, dtype, copy=False), _astype(x2, dtype, copy=False)
     n = x1.shape[-1]
     vector = x2.ndim == 1
     if vector:
@@ -199,7 +199,7 @@ def _tolerance(s: Tensor, rtol, m: int, n: int) -> Tensor:
     if rtol is None:
         rtol = max(m, n) * _EPS[s.dtype.name]
     if isinstance(rtol, Tensor):
-        rtol = _ops.unsqueeze(_astype(rtol, s.dtype), -1)
+        rtol = _ops.unsqueeze(_astype(rtol, s.dtype, copy=False), -1)
     return _ops.max(s, axis=-1, keepdims=True) * rtol
 
 
@@ -223,7 +223,7 @@ def pinv(x, /, *, rtol=None) -> Tensor:
     u, s, vh = svd(x, full_matrices=False)
     keep = _B["greater"](s, _tolerance(s, rtol, m, n))
     s_inv = _where(keep, 1.0 / _where(keep, s, 1.0), 0.0)
-    return _ops.matmul(_la.adjoint(vh) * _ops.unsqueeze(_astype(s_inv, x.dtype), -2), _la.adjoint(u))
+    return _ops.matmul(_la.adjoint(vh) * _ops.unsqueeze(_astype(s_inv, x.dtype, copy=False), -2), _la.adjoint(u))
 
 
 def outer(x1, x2, /) -> Tensor:
@@ -231,7 +231,7 @@ def outer(x1, x2, /) -> Tensor:
         if not isinstance(x, Tensor) or x.ndim != 1:
             raise ValueError(f"nabla.linalg.outer: expected 1-D arrays, got {getattr(x, 'shape', type(x).__name__)}")
     dtype = _dt.result_type(x1.dtype, x2.dtype)
-    return _B["multiply"](_ops.unsqueeze(_astype(x1, dtype), 1), _ops.unsqueeze(_astype(x2, dtype), 0))
+    return _B["multiply"](_ops.unsqueeze(_astype(x1, dtype, copy=False), 1), _ops.unsqueeze(_astype(x2, dtype, copy=False), 0))
 
 
 def cross(x1, x2, /, *, axis=-1) -> Tensor:
@@ -242,8 +242,8 @@ def cross(x1, x2, /, *, axis=-1) -> Tensor:
     if shape[a] != 3 or x1.shape[axis] != 3 or x2.shape[axis] != 3:
         raise ValueError(f"nabla.linalg.cross: axis {axis} must have size 3, got shapes {x1.shape} and {x2.shape}")
     dtype = _dt.result_type(x1.dtype, x2.dtype)
-    p = _ops.moveaxis(_ops.broadcast_to(_astype(x1, dtype), shape), a, -1)
-    q = _ops.moveaxis(_ops.broadcast_to(_astype(x2, dtype), shape), a, -1)
+    p = _ops.moveaxis(_ops.broadcast_to(_astype(x1, dtype, copy=False), shape), a, -1)
+    q = _ops.moveaxis(_ops.broadcast_to(_astype(x2, dtype, copy=False), shape), a, -1)
     p, q = [p[..., i] for i in range(3)], [q[..., i] for i in range(3)]
     parts = [p[1] * q[2] - p[2] * q[1], p[2] * q[0] - p[0] * q[2], p[0] * q[1] - p[1] * q[0]]
     return _ops.moveaxis(_ops.concat([_ops.unsqueeze(t, -1) for t in parts], axis=-1), -1, a)
