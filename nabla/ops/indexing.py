@@ -794,7 +794,7 @@ def _element_from_host(x: Tensor, entries):
     if len(entries) != impl.ndim or any(e[0] != "int" for e in entries):
         return None
     if impl.dtype.is_complex or impl.batch_dims or impl.tangents is not None or impl.sharding is not None \
-            or impl.traced or impl.requires_grad or impl.num_shards != 1 or not impl.device.is_host:
+            or impl.traced or impl.requires_grad or not impl.device.is_host:
         return None
     index = []
     for (_, i), n in zip(entries, impl.shape):

@@ -5,7 +5,7 @@
 # (6 rows x 8 columns kept in registers over the panel's width), so the trailing matrix streams
 # once per panel instead of once per column: the unblocked LU of a 512 x 512 matrix was bound by
 # the L3 bandwidth (10.7 ms; blocked 4.7 ms).
-from .common import SIMD_W, W, axpy, dot, is_nan, nan64, scal
+from .common import SIMD_W, W, axpy, dot, is_nan, nan64, scal, swap
 
 from std.math import sqrt
 
@@ -15,14 +15,6 @@ comptime PANEL = 32
 comptime TILE_ROWS = 6
 #: rows per rank update of the Cholesky trailing matrix (only its lower triangle is updated)
 comptime CHOLESKY_ROWS = 48
-
-
-@always_inline
-def _swap_rows(a: W, b: W, n: Int):
-    for k in range(n):
-        var t = a.unsafe_load(k)
-        a.unsafe_store(k, b.unsafe_load(k))
-        b.unsafe_store(k, t)
 
 
 def rank_update(c: W, ldc: Int, l: W, ldl: Int, u: W, ldu: Int, rows: Int, cols: Int, depth: Int):
@@ -100,8 +92,8 @@ def lu_factor_blocked(a: W, n: Int, b: W, k: Int) -> Int:
                     best = v
                     p = r
             if p != c:  # whole rows of a (its panel columns are rewritten below), b and the panel
-                _swap_rows(a + (j0 + p) * n, a + (j0 + c) * n, n)
-                _swap_rows(b + (j0 + p) * k, b + (j0 + c) * k, k)
+                swap(a + (j0 + p) * n, a + (j0 + c) * n, n)
+                swap(b + (j0 + p) * k, b + (j0 + c) * k, k)
                 for q in range(width):
                     var t = panel.unsafe_load(q * rows + p)
                     panel.unsafe_store(q * rows + p, panel.unsafe_load(q * rows + c))

@@ -216,6 +216,40 @@ def rotate(x: W, y: W, c: Float64, s: Float64, length: Int):
 
 
 @always_inline
+def reflector(x: W, length: Int) -> SIMD[DType.float64, 2]:
+    """Householder H = I - tau v v^T with H x = beta e_0: x[1:] becomes v[1:] (v[0] = 1 implied);
+    returns (beta, tau). tau = 0 when x[1:] is already zero (H = I)."""
+    var alpha = x.unsafe_load(0)
+    var xnorm = nrm2[False](x + 1, x + 1, length - 1)
+    if xnorm == 0.0:
+        return SIMD[DType.float64, 2](alpha, 0.0)
+    var beta = cabs(alpha, xnorm)
+    if alpha >= 0.0:
+        beta = -beta
+    var inv = 1.0 / (alpha - beta)
+    for i in range(1, length):
+        x.unsafe_store(i, x.unsafe_load(i) * inv)
+    return SIMD[DType.float64, 2](beta, (beta - alpha) / beta)
+
+
+@always_inline
+def reflect(v: W, tau: Float64, y: W, length: Int):
+    """y <- (I - tau v v^T) y, v[0] = 1 implied (v[0] itself is not read)."""
+    var s = tau * (y.unsafe_load(0) + dot(v + 1, y + 1, length - 1))
+    y.unsafe_store(0, y.unsafe_load(0) - s)
+    axpy(-s, v + 1, y + 1, length - 1)
+
+
+@always_inline
+def swap(a: W, b: W, n: Int):
+    """Exchange n entries of a and b (rows of a workspace)."""
+    for k in range(n):
+        var t = a.unsafe_load(k)
+        a.unsafe_store(k, b.unsafe_load(k))
+        b.unsafe_store(k, t)
+
+
+@always_inline
 def load_matrix[C: Bool](src: UnsafePointer[Float64, _], rows: Int, cols: Int, re: W, im: W):
     """Row-major rows x cols from (interleaved, when complex) float64 data."""
     for k in range(rows * cols):

@@ -8,7 +8,7 @@ from std.math import sqrt
 from max.algorithm import parallelize
 from max.gpu.host import DeviceContext
 from extensibility import InputTensor, OutputTensor, register
-from .common import (EPS, W, all_finite, axpy, cabs, dot, jacobi_rotation, nan64, nrm2, pow2_inverse, put,
+from .common import (EPS, W, all_finite, axpy, cabs, dot, jacobi_rotation, nan64, pow2_inverse, put, reflector,
                      rotate, rotate_pair, task_count)
 
 comptime MAX_SWEEPS = 60
@@ -26,21 +26,15 @@ def tridiagonalize(a: W, n: Int, d: W, e: W, q: W, v: W, p: W):
     for k in range(n - 2):
         var span = n - k - 1
         var row = a + k * n + k + 1  # A[k, k+1:], the column below the diagonal by symmetry
-        var alpha = row.unsafe_load(0)
-        var xnorm = nrm2[False](row + 1, row + 1, span - 1)
-        if xnorm == 0.0:
-            row.unsafe_store(0, 0.0)  # v = 0 marks "no reflector" for the accumulation
-            e.unsafe_store(k, alpha)
+        var h = reflector(row, span)  # row[1:] becomes the reflector's tail
+        var tau = h[1]
+        e.unsafe_store(k, h[0])
+        if tau == 0.0:
+            row.unsafe_store(0, 0.0)  # tau = 0 marks "no reflector" for the accumulation
             continue
-        var beta = cabs(alpha, xnorm)
-        if alpha >= 0.0:
-            beta = -beta
-        var tau = (beta - alpha) / beta
-        var inv = 1.0 / (alpha - beta)
         v.unsafe_store(0, 1.0)
         for i in range(1, span):
-            v.unsafe_store(i, row.unsafe_load(i) * inv)
-        e.unsafe_store(k, beta)
+            v.unsafe_store(i, row.unsafe_load(i))
         # B <- H B H on the trailing block B = A[k+1:, k+1:]: p = tau B v, w = p - (tau/2)(p.v) v
         var b = a + (k + 1) * n + k + 1
         for i in range(span):

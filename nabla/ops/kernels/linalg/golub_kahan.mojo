@@ -11,34 +11,9 @@
 # Layout: the matrix arrives transposed (column j of A is the contiguous row j of `a`, length m), U
 # and V are kept as rows of U^T and V^T, so every reflector and rotation streams contiguous memory.
 from std.math import sqrt
-from .common import EPS, W, axpy, cabs, dot, nrm2, rotate, scal
+from .common import EPS, W, axpy, cabs, reflect, reflector, rotate, scal
 
 comptime ROTATIONS = 4096  # rotations recorded per side before they are applied
-
-
-@always_inline
-def reflector(x: W, length: Int) -> SIMD[DType.float64, 2]:
-    """Householder H = I - tau v v^T with H x = beta e_0: x[1:] becomes v[1:] (v[0] = 1 implied);
-    returns (beta, tau). tau = 0 when x[1:] is already zero (H = I)."""
-    var alpha = x.unsafe_load(0)
-    var xnorm = nrm2[False](x + 1, x + 1, length - 1)
-    if xnorm == 0.0:
-        return SIMD[DType.float64, 2](alpha, 0.0)
-    var beta = cabs(alpha, xnorm)
-    if alpha >= 0.0:
-        beta = -beta
-    var inv = 1.0 / (alpha - beta)
-    for i in range(1, length):
-        x.unsafe_store(i, x.unsafe_load(i) * inv)
-    return SIMD[DType.float64, 2](beta, (beta - alpha) / beta)
-
-
-@always_inline
-def reflect(v: W, tau: Float64, y: W, length: Int):
-    """y <- (I - tau v v^T) y, v[0] = 1 implied (v[0] itself is not read)."""
-    var s = tau * (y.unsafe_load(0) + dot(v + 1, y + 1, length - 1))
-    y.unsafe_store(0, y.unsafe_load(0) - s)
-    axpy(-s, v + 1, y + 1, length - 1)
 
 
 def bidiagonalize(a: W, m: Int, n: Int, d: W, e: W, tauq: W, taup: W, tmp: W, w: W):

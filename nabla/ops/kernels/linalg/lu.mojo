@@ -6,15 +6,7 @@ from max.algorithm import parallelize
 from max.gpu.host import DeviceContext
 from extensibility import InputTensor, OutputTensor, register
 from .blocked import BLOCKED_FROM, lu_factor_blocked
-from .common import W, all_finite, cabs, caxpy, cdiv, is_nan, inf64, load_matrix, nan64, put, task_count
-
-
-@always_inline
-def _swap(a: W, b: W, n: Int):
-    for k in range(n):
-        var t = a.unsafe_load(k)
-        a.unsafe_store(k, b.unsafe_load(k))
-        b.unsafe_store(k, t)
+from .common import W, all_finite, cabs, caxpy, cdiv, is_nan, inf64, load_matrix, nan64, put, swap, task_count
 
 
 def lu_factor[C: Bool](re: W, im: W, n: Int, br: W, bi: W, k: Int) -> Int:
@@ -37,11 +29,11 @@ def lu_factor[C: Bool](re: W, im: W, n: Int, br: W, bi: W, k: Int) -> Int:
                 best = v
                 p = i
         if p != col:
-            _swap(re + p * n, re + col * n, n)
-            _swap(br + p * k, br + col * k, k)
+            swap(re + p * n, re + col * n, n)
+            swap(br + p * k, br + col * k, k)
             comptime if C:
-                _swap(im + p * n, im + col * n, n)
-                _swap(bi + p * k, bi + col * k, k)
+                swap(im + p * n, im + col * n, n)
+                swap(bi + p * k, bi + col * k, k)
             sign = -sign
         if best <= 0.0:
             continue
