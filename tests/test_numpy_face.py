@@ -55,6 +55,7 @@ CASES = {
     "tri": lambda m: m.tri(3, k=-1),
     "diag_1d": lambda m: m.diag(m.array([1, 2, 3]), k=1),
     "diag_2d": lambda m: m.diag(_x(m), k=-1),
+    "resize": lambda m: (m.resize(m.asarray(I), (3, 7)), m.resize(m.arange(3), 2), m.resize(m.zeros(0), (2, 2))),
     "meshgrid": lambda m: m.meshgrid(m.arange(3), m.arange(2)),
     "meshgrid_ij": lambda m: m.meshgrid(m.arange(3), m.arange(2), indexing="ij"),
     "indices": lambda m: m.indices((2, 3)),

@@ -118,8 +118,8 @@ _face_namespace(vars(fft))
 
 
 def __getattr__(name):
-    if name == "polynomial":  # loaded on first use: its classes and tables cost ~14 ms of import
+    if name in ("polynomial", "ma"):  # loaded on first use: their classes and tables cost import time
         import importlib
 
-        return importlib.import_module(f"{__name__}.polynomial")
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'nabla.numpy' has no attribute {name!r}")

@@ -456,6 +456,19 @@ def tile(A, reps):
     return _xp.tile(D.asarray(A, op="tile"), (reps,) if isinstance(reps, int) else tuple(reps))
 
 
+def resize(a, new_shape):
+    """``a``'s entries, flattened and repeated cyclically, in ``new_shape`` (zeros if ``a`` is empty)."""
+    x = D.asarray(a, op="resize")
+    shape = _shape(new_shape)
+    if any(n < 0 for n in shape):
+        raise ValueError(f"nabla.numpy.resize: all elements of new_shape must be non-negative, got {shape}")
+    n = math.prod(shape)
+    if x.size == 0 or n == 0:
+        return _xp.zeros(shape, dtype=x.dtype)
+    flat = _xp.reshape(x, (-1,))
+    return _xp.reshape(_xp.tile(flat, (-(-n // x.size),))[:n], shape)
+
+
 def repeat(a, repeats, axis=None):
     x = D.asarray(a, op="repeat")
     if not isinstance(repeats, int):

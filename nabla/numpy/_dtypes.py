@@ -101,6 +101,8 @@ def face(fn):
     """``fn`` with its results as ndarrays (the face's functions; ops keep ndarrays by themselves)."""
     @functools.wraps(fn)
     def f(*args, **kwargs):
+        if args and hasattr(type(args[0]), "__nabla_array_function__"):  # masked arrays: ma's function
+            return type(args[0]).__nabla_array_function__(args[0], fn, args, kwargs)
         return as_face(fn(*args, **kwargs))
 
     return f

@@ -56,6 +56,14 @@ def _as_out(out, nout: int):
     return (out,)
 
 
+def _deferred(owner, u, method: str, args, kwargs):
+    r = type(owner).__nabla_ufunc__(owner, u, method, *args, **kwargs)
+    if r is NotImplemented:
+        raise TypeError(f"nabla.numpy.{u.__name__}.{method}: not supported for {type(owner).__name__} with "
+                        f"keywords {sorted(kwargs)}")
+    return r
+
+
 class ufunc:
     """A NumPy-style universal function computing on MAX."""
 
@@ -74,6 +82,11 @@ class ufunc:
         return f"<ufunc '{self.__name__}' (nabla.numpy)>"
 
     def __call__(self, *args, out=None, where=True, dtype=None, casting="same_kind", **kwargs):
+        for a in args:
+            if hasattr(type(a), "__nabla_ufunc__"):  # masked arrays: the masked ufunc of this name
+                given = {k: v for k, v in (("out", out), ("where", where), ("dtype", dtype))
+                         if v is not (True if k == "where" else None)}
+                return _deferred(a, self, "__call__", args, {**given, **kwargs})
         kwargs.pop("order", None)
         kwargs.pop("subok", None)
         if kwargs:
@@ -110,6 +123,8 @@ class ufunc:
 
     def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True):
         self._binary_only("reduce")
+        if hasattr(type(array), "__nabla_ufunc__"):
+            return _deferred(array, self, "reduce", (array,), {"axis": axis, **({"dtype": dtype} if dtype else {})})
         x = D.asarray(array, op=f"{self.__name__}.reduce")
         if dtype is not None:
             x = _astype(x, D.to_nabla(dtype, f"{self.__name__}.reduce"))
@@ -156,6 +171,8 @@ class ufunc:
 
     def accumulate(self, array, axis=0, dtype=None, out=None):
         self._binary_only("accumulate")
+        if hasattr(type(array), "__nabla_ufunc__"):
+            return _deferred(array, self, "accumulate", (array,), {"axis": axis, **({"dtype": dtype} if dtype else {})})
         x = D.asarray(array, op=f"{self.__name__}.accumulate")
         if dtype is not None:
             x = _astype(x, D.to_nabla(dtype, f"{self.__name__}.accumulate"))
@@ -191,6 +208,8 @@ class ufunc:
 
     def outer(self, A, B, **kwargs):
         self._binary_only("outer")
+        if hasattr(type(A), "__nabla_ufunc__") or hasattr(type(B), "__nabla_ufunc__"):
+            return _deferred(A if hasattr(type(A), "__nabla_ufunc__") else B, self, "outer", (A, B), kwargs)
         a = D.operand(A, f"{self.__name__}.outer")
         b = D.operand(B, f"{self.__name__}.outer")
         a = D.asarray(a) if not isinstance(a, Tensor) else a

@@ -807,7 +807,8 @@ def _element_from_host(x: Tensor, entries):
         impl.realize()
     from .creation import asarray
 
-    return asarray(np.asarray(impl._values[0].buffer.to_numpy()[tuple(index)]), device=impl.device)
+    r = asarray(np.asarray(impl._values[0].buffer.to_numpy()[tuple(index)]), device=impl.device)
+    return r if type(x) is Tensor else type(x)(r._impl)  # a face's pick stays the face's array
 
 
 def host_element(x: Tensor):
