@@ -67,6 +67,20 @@ def test_rfft_and_irfft_every_length_to_300(dtype):
     assert not bad, bad
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_many_rows_take_the_row_group_paths(dtype):
+    """37 rows: full groups of SIMD-width rows (4, 8 or 16 lanes, by the machine's vectors and the
+    dtype) moved by in-register transposes, and a partial group left over."""
+    tol = TOL[dtype]
+    for n in (2, 6, 16, 30, 64, 97, 128, 1024):
+        x = R.standard_normal((37, n)).astype(dtype)
+        z = (x + 1j * R.standard_normal((37, n))).astype(np.complex64 if dtype == np.float32 else np.complex128)
+        assert rel(F.rfft(xp.asarray(x)).numpy(), np.fft.rfft(reference(x))) <= tol, n
+        assert rel(F.fft(xp.asarray(z)).numpy(), np.fft.fft(reference(z))) <= tol, n
+        X = np.fft.rfft(reference(x)).astype(z.dtype) + 0.25j
+        assert rel(F.irfft(xp.asarray(X), n=n).numpy(), np.fft.irfft(X.astype(np.complex128), n=n)) <= tol, n
+
+
 @pytest.mark.parametrize("n", LARGE)
 def test_large_lengths(n):
     x = R.standard_normal(n) + 1j * R.standard_normal(n)

@@ -54,15 +54,36 @@ def _join_run[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], xr: UnsafePo
 
 @always_inline
 def _transpose[T: DType, v: Int](rows: UnsafePointer[SIMD[T, v], _]) -> SIMD[T, v * v]:
-    """out[j * v + i] = rows[i][j]: a v x v transpose in registers (v = 4 or 8)."""
-    comptime if v == 8:
+    """out[j * v + i] = rows[i][j]: a v x v transpose in registers. Each level interleaves row i
+    with row i + v / 2 of the level before (v = 16: float32 under AVX-512; 8; 4; 2)."""
+    comptime if v == 16:
+        var a0 = rows[0].interleave(rows[8])
+        var a1 = rows[1].interleave(rows[9])
+        var a2 = rows[2].interleave(rows[10])
+        var a3 = rows[3].interleave(rows[11])
+        var a4 = rows[4].interleave(rows[12])
+        var a5 = rows[5].interleave(rows[13])
+        var a6 = rows[6].interleave(rows[14])
+        var a7 = rows[7].interleave(rows[15])
+        var c0 = a0.interleave(a4).interleave(a2.interleave(a6))
+        var c1 = a1.interleave(a5).interleave(a3.interleave(a7))
+        return rebind[SIMD[T, v * v]](c0.interleave(c1))
+    elif v == 8:
         var w0 = rows[0].interleave(rows[4]).interleave(rows[2].interleave(rows[6]))
         var w1 = rows[1].interleave(rows[5]).interleave(rows[3].interleave(rows[7]))
         return rebind[SIMD[T, v * v]](w0.interleave(w1))
-    else:
+    elif v == 4:
         var w0 = rows[0].interleave(rows[2])
         var w1 = rows[1].interleave(rows[3])
         return rebind[SIMD[T, v * v]](w0.interleave(w1))
+    elif v == 2:
+        return rebind[SIMD[T, v * v]](rows[0].interleave(rows[1]))
+    else:
+        var out = SIMD[T, v * v](0)
+        for i in range(v):
+            for j in range(v):
+                out[j * v + i] = rows[i][j]
+        return out
 
 
 def _split_rows[T: DType](src: UnsafePointer[Scalar[T], _], ls: Int, count: Int,
@@ -113,6 +134,60 @@ def _join_rows[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], ls: Int, co
     tile.free()
 
 
+def _hermitian_split[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], ls: Int, xr: UnsafePointer[Scalar[T], _],
+                               xi: UnsafePointer[Scalar[T], _], h: Int, cn: UnsafePointer[Scalar[T], _],
+                               sn: UnsafePointer[Scalar[T], _], sign: Scalar[T], scale: Scalar[T]):
+    """r2c of even n = 2h for V rows at once: X_k = (Z_k + conj Z_h-k) / 2 + w^k (Z_k - conj Z_h-k) / 2i
+    on lane vectors, then V x V transposes into the rows (the scalar loop below costs as much as the
+    transform itself)."""
+    comptime V = simd_width_of[T]()
+    var planes = alloc[Scalar[T]](2 * (h + 1) * V)
+    var tr = planes
+    var ti = planes + (h + 1) * V
+    var half = Scalar[T](0.5) * scale
+    for k in range(h + 1):
+        var z = (k % h) * V
+        var c = ((h - k) % h) * V
+        var zr = xr.load[width=V](z)
+        var zi = xi.load[width=V](z)
+        var cr = xr.load[width=V](c)
+        var ci = -xi.load[width=V](c)
+        var o_r = zi - ci
+        var o_i = cr - zr
+        var wr = cn[k]
+        var wi = sign * sn[k]
+        tr.store(k * V, (zr + cr + o_r * wr - o_i * wi) * half)
+        ti.store(k * V, (zi + ci + o_r * wi + o_i * wr) * half)
+    _join_rows[T](dst, ls, h + 1, tr, ti, Scalar[T](1))
+    planes.free()
+
+
+def _hermitian_pack[T: DType](src: UnsafePointer[Scalar[T], _], ls: Int, xr: UnsafePointer[mut=True, Scalar[T], _],
+                              xi: UnsafePointer[mut=True, Scalar[T], _], h: Int, cn: UnsafePointer[Scalar[T], _],
+                              sn: UnsafePointer[Scalar[T], _], sign: Scalar[T]):
+    """c2r of even n = 2h for V rows at once: the h + 1 spectrum values of each row into lane vectors,
+    then Z_k = E_k + i O_k (E = X_k + conj X_h-k, O = (X_k - conj X_h-k) w^k) on whole vectors."""
+    comptime V = simd_width_of[T]()
+    var planes = alloc[Scalar[T]](2 * (h + 1) * V)
+    var ar_ = planes
+    var ai_ = planes + (h + 1) * V
+    _split_rows[T](src, ls, h + 1, ar_, ai_)
+    for k in range(h):
+        var ar = ar_.load[width=V](k * V)
+        var ai = ai_.load[width=V](k * V) if k != 0 else SIMD[T, V](0)
+        var br = ar_.load[width=V]((h - k) * V)
+        var bi = -ai_.load[width=V]((h - k) * V) if k != 0 else SIMD[T, V](0)  # X_h's imaginary part is dropped
+        var dr = ar - br
+        var di = ai - bi
+        var wr = cn[k]
+        var wi = sign * sn[k]
+        var o_r = dr * wr - di * wi
+        var o_i = dr * wi + di * wr
+        xr.store(k * V, ar + br - o_i)
+        xi.store(k * V, ai + bi + o_r)
+    planes.free()
+
+
 def _load[T: DType](src: UnsafePointer[Scalar[T], _], ls: Int, es: Int, lanes: Int,
                     xr: UnsafePointer[mut=True, Scalar[T], _], xi: UnsafePointer[mut=True, Scalar[T], _],
                     mode: Int, n: Int, ln: Int, cn: UnsafePointer[Scalar[T], _], sn: UnsafePointer[Scalar[T], _],
@@ -156,6 +231,8 @@ def _load[T: DType](src: UnsafePointer[Scalar[T], _], ls: Int, es: Int, lanes: I
                 xi[k * L + l] = src[a + 1]
                 xr[(n - k) * L + l] = src[a]
                 xi[(n - k) * L + l] = -src[a + 1]
+    elif L == simd_width_of[T]() and es == 2:  # c2r, even n, a full group of rows: in lane vectors
+        _hermitian_pack[T](src, ls, xr, xi, ln, cn, sn, sign)
     else:  # c2r, even n: E + i O, E = X_k + conj(X_h-k), O = (X_k - conj(X_h-k)) w^k
         var h = ln
         for k in range(h):
@@ -210,6 +287,8 @@ def _store[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], ls: Int, es: In
                 var a = l * ls + k * es
                 dst[a] = xr[k * L + l] * scale
                 dst[a + 1] = xi[k * L + l] * scale
+    elif L == simd_width_of[T]() and es == 2:  # r2c, even n, a full group of rows: in lane vectors
+        _hermitian_split[T](dst, ls, xr, xi, ln, cn, sn, sign, scale)
     else:  # r2c, even n: X_k = E_k + w^k O_k from Z = E + i O
         var h = ln
         var half = Scalar[T](0.5) * scale
