@@ -187,6 +187,31 @@ def test_blocked_factorizations(n):
     assert np.isfinite(bad[0]).all() and np.isfinite(bad[1, :60, :60]).all() and np.isnan(bad[1, 60:, 60]).all()
 
 
+@pytest.mark.parametrize("n", [1, 2, 5, 8, 16])
+def test_small_stacks_in_simd_lanes(n):
+    """37 matrices: whole groups of SIMD-width lanes (lanes.mojo) and a tail one at a time, with a
+    zero leading entry (a row swap in one lane only), a NaN matrix and a not-positive-definite
+    one inside a group: their lanes go bad, their neighbours do not."""
+    a = rand((37, n, n)) + 2 * np.eye(n)
+    if n > 1:
+        a[3, 0, 0] = 0.0  # lane 3 must pivot at once
+    b = rand((37, n, 3))
+    a[10, n - 1, 0] = np.nan
+    x = la.solve(arr(a), arr(b)).numpy()
+    good = [i for i in range(37) if i != 10]
+    np.testing.assert_allclose(x[good], np.linalg.solve(a[good], b[good]), rtol=1e-9, atol=1e-9)
+    assert np.isnan(x[10]).all()
+    x1 = la.solve(arr(a[good]), arr(b[good, :, :1])).numpy()
+    np.testing.assert_allclose(x1, np.linalg.solve(a[good], b[good, :, :1]), rtol=1e-9, atol=1e-9)
+    spd = pos_def((37, n, n), np.float64)
+    spd[5, n - 1, n - 1] = -1.0  # not positive definite at its last pivot
+    low = la.cholesky(arr(spd)).numpy()
+    ok = [i for i in range(37) if i != 5]
+    np.testing.assert_allclose(low[ok], np.linalg.cholesky(spd[ok]), rtol=1e-10, atol=1e-12)
+    assert np.all(np.triu(low, 1) == 0)
+    assert np.isnan(low[5, n - 1, n - 1]) and np.isfinite(low[5, : n - 1, : n - 1]).all()
+
+
 def test_singular_determinants():
     a = np.array([[1.0, 2.0], [2.0, 4.0]])
     assert la.det(arr(a)).numpy() == 0

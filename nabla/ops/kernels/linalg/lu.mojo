@@ -7,6 +7,7 @@ from max.gpu.host import DeviceContext
 from extensibility import InputTensor, OutputTensor, register
 from .blocked import BLOCKED_FROM, lu_factor_blocked
 from .common import W, all_finite, cabs, caxpy, cdiv, is_nan, inf64, load_matrix, nan64, put, swap, task_count
+from .lanes import LANES_UP_TO, V, gather_lanes, lu_solve_lanes, scatter_lanes
 
 
 def lu_factor[C: Bool](re: W, im: W, n: Int, br: W, bi: W, k: Int) -> Int:
@@ -85,35 +86,68 @@ def back_substitute[C: Bool](re: W, im: W, n: Int, br: W, bi: W, k: Int):
                 br.unsafe_store(i * k + e, br.unsafe_load(i * k + e) * inv)
 
 
+def _solve_range[C: Bool](ap: UnsafePointer[Float64, _], bp: UnsafePointer[Float64, _],
+                          xp: UnsafePointer[mut=True, Float64, _], lo: Int, hi: Int, n: Int, k: Int):
+    """Matrices lo .. hi - 1 of the stack, one at a time."""
+    comptime w = 2 if C else 1
+    var ws = alloc[Float64](2 * (n * n + n * k))
+    var re = ws
+    var im = ws + n * n
+    var br = ws + 2 * n * n
+    var bi = br + n * k
+    for b in range(lo, hi):
+        var dst = xp + b * n * k * w
+        if not all_finite(ap + b * n * n * w, n * n * w):  # as the factorization would: NaN through
+            for e in range(n * k * w):
+                dst.unsafe_store(e, nan64())
+            continue
+        load_matrix[C](ap + b * n * n * w, n, n, re, im)
+        load_matrix[C](bp + b * n * k * w, n, k, br, bi)
+        _ = lu_factor[C](re, im, n, br, bi, k)
+        back_substitute[C](re, im, n, br, bi, k)
+        for e in range(n * k):
+            comptime if C:
+                put[C](dst, e, br.unsafe_load(e), bi.unsafe_load(e))
+            else:
+                put[C](dst, e, br.unsafe_load(e), 0.0)
+    ws.free()
+
+
+def _solve_lanes(ap: UnsafePointer[Float64, _], bp: UnsafePointer[Float64, _], xp: UnsafePointer[mut=True, Float64, _],
+                 batch: Int, n: Int, k: Int):
+    """Small real systems V at a time in SIMD lanes (lanes.mojo); the last batch % V one at a time."""
+    var groups = batch // V
+    var tasks = task_count(groups, V * n * n * (n + k))
+
+    def task(t: Int) {var ap, var bp, var xp, var groups, var n, var k, var tasks}:
+        var ws = alloc[Float64]((n * n + n * k) * V)
+        var a = ws
+        var b = ws + n * n * V
+        for g in range(groups * t // tasks, groups * (t + 1) // tasks):
+            var first = g * V
+            var bad = gather_lanes(ap + first * n * n, n * n, n * n, a)
+            _ = gather_lanes(bp + first * n * k, n * k, n * k, b)
+            lu_solve_lanes(a, b, n, k)
+            scatter_lanes(b, n * k, xp + first * n * k, n * k, bad)
+        ws.free()
+
+    if tasks == 1:
+        task(0)
+    elif tasks > 1:
+        parallelize(task, tasks)
+    _solve_range[False](ap, bp, xp, groups * V, batch, n, k)
+
+
 def _solve_stack[C: Bool](ap: UnsafePointer[Float64, _], bp: UnsafePointer[Float64, _],
                           xp: UnsafePointer[mut=True, Float64, _], batch: Int, n: Int, k: Int):
-    comptime w = 2 if C else 1
+    comptime if not C:
+        if n <= LANES_UP_TO and batch >= V:
+            _solve_lanes(ap, bp, xp, batch, n, k)
+            return
     var tasks = task_count(batch, n * n * (n + k))
 
     def task(t: Int) {var ap, var bp, var xp, var batch, var n, var k, var tasks}:
-        var lo = batch * t // tasks
-        var hi = batch * (t + 1) // tasks
-        var ws = alloc[Float64](2 * (n * n + n * k))
-        var re = ws
-        var im = ws + n * n
-        var br = ws + 2 * n * n
-        var bi = br + n * k
-        for b in range(lo, hi):
-            var dst = xp + b * n * k * w
-            if not all_finite(ap + b * n * n * w, n * n * w):  # as the factorization would: NaN through
-                for e in range(n * k * w):
-                    dst.unsafe_store(e, nan64())
-                continue
-            load_matrix[C](ap + b * n * n * w, n, n, re, im)
-            load_matrix[C](bp + b * n * k * w, n, k, br, bi)
-            _ = lu_factor[C](re, im, n, br, bi, k)
-            back_substitute[C](re, im, n, br, bi, k)
-            for e in range(n * k):
-                comptime if C:
-                    put[C](dst, e, br.unsafe_load(e), bi.unsafe_load(e))
-                else:
-                    put[C](dst, e, br.unsafe_load(e), 0.0)
-        ws.free()
+        _solve_range[C](ap, bp, xp, batch * t // tasks, batch * (t + 1) // tasks, n, k)
 
     if tasks == 1:
         task(0)
