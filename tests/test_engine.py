@@ -120,6 +120,29 @@ def test_a_read_that_the_fused_kernel_serves_runs_alone(stats, fused_kernels):
     np.testing.assert_array_equal(ys[0].numpy(), np.arange(n) * 3.0)
 
 
+def test_reading_one_output_realizes_its_siblings(stats, monkeypatch, tmp_path):
+    """A read that runs at once on its own model takes the other outputs of the same node along:
+    eigh's eigenvectors come from the run that gave its eigenvalues, not from a second run."""
+    from nabla.core.disk_cache import ModelDiskCache
+    from nabla.ops import standalone
+
+    engine = nb.core.graph.GRAPH.engine
+    monkeypatch.setattr(engine, "single_op_models", True)
+    monkeypatch.setattr(engine, "kernel_disk", ModelDiskCache(tmp_path))
+    monkeypatch.setattr(engine, "_named", {})
+    monkeypatch.setattr(standalone, "_WANTED", {})
+    a = np.array([[2.0, 1.0], [1.0, 3.0]])
+    w, v = nb.linalg.eigh(nb.asarray(a))
+    w.numpy()
+    standalone.compile_specs(list(standalone._WANTED.values()))  # this machine now has eigh's model
+    before = stats()["evaluations"]
+    other = nb.asarray(a) * 2.5  # pending work the read leaves for later
+    w, v = nb.linalg.eigh(nb.asarray(a))
+    np.testing.assert_allclose(w.numpy(), np.linalg.eigvalsh(a))
+    assert v.is_realized and not other.is_realized and stats()["evaluations"] == before + 1
+    np.testing.assert_allclose(np.abs(v.numpy()), np.abs(np.linalg.eigh(a)[1]))
+
+
 def test_all_pending_work_runs_in_one_graph(stats, no_fused):
     x = nb.asarray(np.arange(4, dtype=np.float32))
     ys = [x * k for k in (1.0, 2.0, 3.0)]

@@ -96,7 +96,8 @@ class ComputeGraph:
         rec = self._local
         wanted = [] if requested is None else requested if isinstance(requested, list) else [requested]
         impls = self._live_pending()
-        if wanted and len(impls) > len(wanted) and self.engine.run(_pending_values(wanted), fast_only=True):
+        if wanted and len(impls) > len(wanted) and \
+                self.engine.run(_pending_values(_with_siblings(wanted, impls)), fast_only=True):
             # what was read runs at once on a compiled model or the fused kernel; the rest of the
             # pending work waits for its own read rather than make a joint graph that runs slowly
             rec.epoch += 1
@@ -126,6 +127,17 @@ class ComputeGraph:
         outputs = _pending_values(impls)
         if outputs:
             self.engine.run(outputs)
+
+
+def _with_siblings(wanted, impls) -> list:
+    """``wanted`` and the pending tensors holding other outputs of the same nodes: reading one
+    result of a multi-output op (eigh's eigenvalues) realizes its siblings in the same run, where
+    each read ran the op again (measured: 1000 x 8x8 eigh 3.8 ms, two kernel runs; svd three)."""
+    nodes = {id(v.node) for i in wanted for v in i._values if v.node is not None}
+    have = set(map(id, wanted))
+    extra = [i for i in impls if id(i) not in have and
+             any(v.node is not None and id(v.node) in nodes for v in i._values)]
+    return wanted + extra if extra else wanted
 
 
 def _pending_values(impls) -> list:
