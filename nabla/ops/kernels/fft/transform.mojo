@@ -417,12 +417,24 @@ def _pass[T: DType](
         for p in range(first, last, v):
             _radix8_first[T, v](xr, xi, yr, yi, cr, si, sign, m, p)
         p_start = max(last, min(first, p_hi))
-    var whole = q_lo + (q_hi - q_lo) // v * v
     for p in range(p_start, p_hi):
-        for q in range(q_lo, whole, v):
+        # whole vectors, then halves and quarters: the early passes of a single row have s < v
+        # (s = 8 under AVX-512's 16 float32 lanes), which ran one element at a time before
+        var q = q_lo
+        while q + v <= q_hi:
             _pass_block[T, v](xr, xi, yr, yi, cr, si, wr, wi, sign, r, m, s, stride, p, q)
-        for q in range(whole, q_hi):
+            q += v
+        comptime if v >= 4:
+            while q + v // 2 <= q_hi:
+                _pass_block[T, v // 2](xr, xi, yr, yi, cr, si, wr, wi, sign, r, m, s, stride, p, q)
+                q += v // 2
+        comptime if v >= 8:
+            while q + v // 4 <= q_hi:
+                _pass_block[T, v // 4](xr, xi, yr, yi, cr, si, wr, wi, sign, r, m, s, stride, p, q)
+                q += v // 4
+        while q < q_hi:
             _pass_block[T, 1](xr, xi, yr, yi, cr, si, wr, wi, sign, r, m, s, stride, p, q)
+            q += 1
 
 
 def _parallel_pass[T: DType](
