@@ -14,7 +14,8 @@ xp = nb.array_api
 F = xp.fft
 R = np.random.default_rng(5)
 TOL = {np.complex128: 1e-13, np.complex64: 5e-6, np.float64: 1e-13, np.float32: 5e-6}
-LARGE = [512, 1000, 1024, 2187, 3125, 4096, 6561 * 5, 10007, 65536, 65537, 101 * 103, 1009 * 1013, 2 ** 20]
+LARGE = [512, 1000, 1024, 2187, 3125, 4096, 6561 * 5, 10007, 65536, 65537, 101 * 103, 1009 * 1013, 2 ** 20,
+         2 ** 22]  # 2^22: one row long enough to split its passes over the cores (PARALLEL_ROW)
 
 
 def rel(got, want):
