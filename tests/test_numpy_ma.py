@@ -167,16 +167,12 @@ def _put_fill(m):
     return a, b
 
 
-def _compare(got, want, name):
-    if isinstance(want, (tuple, list)):
-        assert isinstance(got, (tuple, list)) and len(got) == len(want), f"{name}: {got!r} vs {want!r}"
-        for g, w in zip(got, want):
-            _compare(g, w, name)
-        return
+def _masked_leaf(got, want, name) -> bool:
+    """The pairs only masked arrays have; True when checked here."""
     if want is numpy.ma.masked:
         assert got is fnp.ma.masked or (isinstance(got, fnp.ma.MaskedArray) and got.ndim == 0 and
                                         bool(got.mask)), f"{name}: {got!r} should be masked"
-        return
+        return True
     if isinstance(want, numpy.ma.MaskedArray):
         assert isinstance(got, fnp.ma.MaskedArray), f"{name}: {type(got).__name__} is not a masked array"
         g = got.numpy()
@@ -185,11 +181,17 @@ def _compare(got, want, name):
         gm, wm = numpy.ma.getmaskarray(g), numpy.ma.getmaskarray(want)
         numpy.testing.assert_array_equal(gm, wm, err_msg=f"{name}: masks")
         _values(numpy.asarray(g.data)[~wm], numpy.asarray(want.data)[~wm], name)
-        return
+        return True
     if isinstance(got, fnp.ma.MaskedArray) and isinstance(want, (numpy.ndarray, numpy.generic)):
+        # a reduction of a masked array: a 0-d masked array here, NumPy's scalar there
         assert not bool(got.mask), f"{name}: {got!r} is masked, NumPy gives {want!r}"
-        got = got.data  # a reduction of a masked array: a 0-d masked array here, NumPy's scalar there
-    _compare_plain(got, want, name)
+        _compare_plain(got.data, want, name)
+        return True
+    return False
+
+
+def _compare(got, want, name):
+    _compare_plain(got, want, name, _masked_leaf)
 
 
 def _values(g, w, name):
