@@ -59,14 +59,12 @@ def _checked_fill(fill_value, dtype: _np.dtype):
     """NumPy's conversion of a fill value to the array's dtype (its errors too)."""
     if fill_value is None:
         return default_fill_value(dtype)
-    return _np.ma.MaskedArray(_np.empty(0, dtype), fill_value=getdata_host(fill_value)).fill_value
+    if isinstance(fill_value, Tensor) and fill_value.ndim == 0:
+        fill_value = fill_value.item()
+    return _np.ma.MaskedArray(_np.empty(0, dtype), fill_value=fill_value).fill_value
 
 
-def getdata_host(v):
-    return v.item() if isinstance(v, Tensor) and v.ndim == 0 else v
-
-
-def _fill_scalar(fill_value, dtype: _np.dtype):
+def fill_scalar(fill_value, dtype: _np.dtype):
     """The fill as a NumPy scalar of exactly ``dtype`` (NumPy's filled casts unsafely: 999999 -> int8 63)."""
     with _np.errstate(all="ignore"):
         return _np.asarray(fill_value).astype(dtype)[()]
@@ -82,14 +80,11 @@ def _bool_array(m):
 
 def _mask_for(mask, shape: tuple):
     """A user's mask as a fresh bool array of ``shape`` (a scalar spreads, an equal size reshapes)."""
-    fnp = _fnp()
     m = _bool_array(mask)
-    if m.shape == shape:
-        return m.copy()
-    if m.size == 1:
-        return fnp.full(shape, False) | fnp.reshape(m, ())
+    if m.shape == shape or m.size == 1:
+        return _fresh(_fnp().reshape(m, ()) if m.shape != shape else m, shape)
     if m.size == math.prod(shape):
-        return fnp.reshape(m, shape).copy()
+        return _fnp().reshape(m, shape).copy()
     raise MaskError(f"Mask and data not compatible: data size is {math.prod(shape)}, mask size is {m.size}.")
 
 
@@ -242,12 +237,11 @@ class MaskedArray:
         self.__setmask__(value)
 
     def __setmask__(self, mask, copy=False):
-        if mask is nomask or mask is False and not isinstance(mask, Tensor):
+        if mask is nomask or mask is False:
             if self._mask is not nomask and not self._hardmask:
                 aliasing.setitem(self._mask, ..., False)
             return
-        new = mask is True or isinstance(mask, MaskedConstant)
-        m = _mask_for(True if new else mask, self.shape)
+        m = _mask_for(mask, self.shape)  # ``masked`` and True mask everything
         if self._mask is nomask:
             self._mask = m
         elif self._hardmask:
@@ -305,7 +299,7 @@ class MaskedArray:
         if self._mask is nomask:
             return self._data
         dt = self.dtype.numpy_dtype
-        fv = _fill_scalar(self.fill_value if fill_value is None else _checked_fill(fill_value, dt), dt)
+        fv = fill_scalar(self.fill_value if fill_value is None else _checked_fill(fill_value, dt), dt)
         return _fnp().where(self._mask, fv, self._data)
 
     def compressed(self):
@@ -380,10 +374,17 @@ class MaskedArray:
         return complex(math.nan) if _is_masked_scalar(self) else complex(self._data)
 
     def item(self, *args):
-        r = self[args[0] if len(args) == 1 else args] if args else self.reshape(()) if self.size == 1 else None
-        if r is None:
-            raise ValueError("can only convert an array of size 1 to a Python scalar")
-        return r if r is masked else (r.item() if isinstance(r, (Tensor, MaskedArray)) else r)
+        """One element as a Python scalar, or ``masked``: ``item()``, ``item(flat_index)``, ``item(i, j)``."""
+        if not args:
+            if self.size != 1:
+                raise ValueError("can only convert an array of size 1 to a Python scalar")
+            index = (0,) * self.ndim
+        elif len(args) == 1 and isinstance(args[0], int):
+            index = _np.unravel_index(args[0], self.shape)
+        else:
+            index = args[0] if len(args) == 1 else args
+        r = self[tuple(index)]
+        return r if r is masked else r.item()
 
     # --- indexing -----------------------------------------------------------------------------------
     def __getitem__(self, index):
@@ -444,9 +445,8 @@ class MaskedArray:
             return ours(*args, **kwargs)
         return D.as_face(face_fn(*args, **kwargs))
 
-    def __nabla_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        """The face's ufuncs (``nabla.numpy.exp(m)``) hand masked operands to the masked ufunc."""
-        return self.__array_ufunc__(ufunc, method, *inputs, **kwargs)
+    # the face's ufuncs (``nabla.numpy.exp(m)``) hand masked operands to the masked ufunc alike
+    __nabla_ufunc__ = __array_ufunc__
 
 
 def _fill_for(like, dtype: _np.dtype):

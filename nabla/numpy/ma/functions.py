@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as _np
 
-from .core import (MaskedArray, _bool_array, _fnp, _fresh, _or, filled, getdata, getmask,
-                   getmaskarray, masked, nomask)
+from .core import (MaskedArray, _bool_array, _copy_mask, _fnp, _fresh, _or, fill_scalar, filled, getdata,
+                   getmask, getmaskarray, masked, nomask)
 from .reductions import _as_masked
 
 # --- construction ---------------------------------------------------------------------------------------
@@ -96,17 +96,17 @@ masked_less_equal = _masked_by("less_equal")
 
 
 def masked_inside(x, v1, v2, copy=True):
-    fnp = _fnp()
-    v1, v2 = (v2, v1) if v2 < v1 else (v1, v2)
+    """Entries in the closed interval between v1 and v2 masked."""
+    lo, hi = min(v1, v2), max(v1, v2)
     xf = filled(x)
-    return masked_where(fnp.logical_and(xf >= v1, xf <= v2), x, copy=copy)
+    return masked_where(_fnp().logical_and(xf >= lo, xf <= hi), x, copy=copy)
 
 
 def masked_outside(x, v1, v2, copy=True):
-    fnp = _fnp()
-    v1, v2 = (v2, v1) if v2 < v1 else (v1, v2)
+    """Entries outside the closed interval between v1 and v2 masked."""
+    lo, hi = min(v1, v2), max(v1, v2)
     xf = filled(x)
-    return masked_where(fnp.logical_or(xf < v1, xf > v2), x, copy=copy)
+    return masked_where(_fnp().logical_or(xf < lo, xf > hi), x, copy=copy)
 
 
 def masked_invalid(a, copy=True):
@@ -136,7 +136,7 @@ def fix_invalid(a, mask=nomask, copy=True, fill_value=None):
     fnp = _fnp()
     a = MaskedArray(a, mask=mask, copy=copy, fill_value=fill_value)
     invalid = fnp.logical_not(fnp.isfinite(a._data))
-    fv = _np.asarray(a.fill_value).astype(a.dtype.numpy_dtype)[()]
+    fv = fill_scalar(a.fill_value, a.dtype.numpy_dtype)
     return MaskedArray._from(fnp.where(invalid, fv, a._data), _or(invalid, a._mask, a.shape), a)
 
 
@@ -155,7 +155,11 @@ def _on_both(name: str):
 _SHAPE_FUNCTIONS = ("reshape", "ravel", "transpose", "swapaxes", "squeeze", "expand_dims", "moveaxis",
                     "repeat", "diagonal", "flip", "fliplr", "flipud", "rot90", "roll", "broadcast_to", "take",
                     "tril", "triu", "diag", "diagflat")
-globals().update({name: _on_both(name) for name in _SHAPE_FUNCTIONS})
+(reshape, ravel, transpose, swapaxes, squeeze, expand_dims, moveaxis, repeat, diagonal, flip, fliplr, flipud, rot90,
+ roll, broadcast_to, take, tril, triu, diag, diagflat) = (_on_both(name) for name in _SHAPE_FUNCTIONS)
+assert [f.__name__ for f in (reshape, ravel, transpose, swapaxes, squeeze, expand_dims, moveaxis, repeat, diagonal,
+                             flip, fliplr, flipud, rot90, roll, broadcast_to, take, tril, triu, diag, diagflat)] \
+    == list(_SHAPE_FUNCTIONS)
 
 
 def _atleast(name: str):
@@ -198,7 +202,7 @@ def compress(condition, a, axis=None):
 def put(a, indices, values, mode="raise"):
     """``a.flat[indices] = values``, masks included."""
     fnp = _fnp()
-    flat = ravel(a)  # noqa: F821  (a view: writes reach a)
+    flat = ravel(a)  # a view: writes reach a
     idx = fnp.asarray(getdata(indices))
     vals = _as_masked(values)
     n = idx.size
@@ -209,7 +213,7 @@ def put(a, indices, values, mode="raise"):
 
 def angle(z, deg=False):
     z = _as_masked(z)
-    return MaskedArray._from(_fnp().angle(z._data, deg), z._mask if z._mask is nomask else z._mask.copy(), z)
+    return MaskedArray._from(_fnp().angle(z._data, deg), _copy_mask(z._mask), z)
 
 
 def cov(x, y=None, rowvar=True, bias=False, allow_masked=True, ddof=None):
@@ -236,7 +240,7 @@ def cov(x, y=None, rowvar=True, bias=False, allow_masked=True, ddof=None):
 
     out = MASKED_UFUNCS["true_divide"](data, fact)
     out = MaskedArray._from(out._data, fnp.logical_or(getmaskarray(out), fact <= 0))
-    return squeeze(out)  # noqa: F821
+    return squeeze(out)
 
 
 def corrcoef(x, y=None, rowvar=True, bias=None, allow_masked=True, ddof=None):
@@ -245,7 +249,7 @@ def corrcoef(x, y=None, rowvar=True, bias=None, allow_masked=True, ddof=None):
     c = cov(x, y, rowvar, allow_masked=allow_masked)
     if c.ndim == 0:
         return c / c
-    d = MASKED_UFUNCS["sqrt"](diagonal(c))  # noqa: F821
+    d = MASKED_UFUNCS["sqrt"](diagonal(c))
     return c / MASKED_UFUNCS["multiply"].outer(d, d)
 
 
@@ -258,7 +262,7 @@ def ndenumerate(a, compressed=True):
 def append(a, b, axis=None):
     a, b = _as_masked(a), _as_masked(b)
     if axis is None:
-        a, b = ravel(a), ravel(b)  # noqa: F821  (built from the table above)
+        a, b = ravel(a), ravel(b)
         axis = 0
     return concatenate([a, b], axis=axis)
 
@@ -269,7 +273,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):  # noqa: A002
     if len(parts) > 1:
         axis_ = axis % a.ndim
         parts = [p if p.ndim == a.ndim else
-                 broadcast_to(p, a.shape[:axis_] + (1,) + a.shape[axis_ + 1:])  # noqa: F821
+                 broadcast_to(p, a.shape[:axis_] + (1,) + a.shape[axis_ + 1:])
                  for p in parts]
         a = concatenate(parts, axis=axis)
     for _ in range(n):
@@ -281,7 +285,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):  # noqa: A002
 
 
 def ediff1d(arr, to_end=None, to_begin=None):
-    return diff(ravel(arr), prepend=to_begin, append=to_end)  # noqa: F821
+    return diff(ravel(arr), prepend=to_begin, append=to_end)
 
 
 # --- values ---------------------------------------------------------------------------------------------
@@ -318,12 +322,12 @@ def clip(a, a_min=None, a_max=None, **kwargs):
     a = _as_masked(a)
     return MaskedArray._from(_fnp().clip(a._data, getdata(a_min) if a_min is not None else None,
                                          getdata(a_max) if a_max is not None else None, **kwargs),
-                             _fresh(a._mask, a.shape) if a._mask is not nomask else nomask, a)
+                             _copy_mask(a._mask), a)
 
 
 def round(a, decimals=0, out=None):  # noqa: A001
     a = _as_masked(a)
-    return MaskedArray._from(_fnp().around(a._data, decimals), a._mask if a._mask is nomask else a._mask.copy(), a)
+    return MaskedArray._from(_fnp().around(a._data, decimals), _copy_mask(a._mask), a)
 
 
 around = round_ = round
@@ -331,7 +335,7 @@ around = round_ = round
 
 def copy(a):
     a = _as_masked(a)
-    return MaskedArray._from(a._data.copy(), a._mask if a._mask is nomask else a._mask.copy(), a)
+    return MaskedArray._from(a._data.copy(), _copy_mask(a._mask), a)
 
 
 def dot(a, b, strict=False, out=None):
@@ -351,7 +355,7 @@ def dot(a, b, strict=False, out=None):
 
 def inner(a, b):
     a, b = _as_masked(a), _as_masked(b)
-    return dot(a, swapaxes(b, -1, -2) if b.ndim > 1 else b)  # noqa: F821
+    return dot(a, swapaxes(b, -1, -2) if b.ndim > 1 else b)
 
 
 innerproduct = inner
@@ -360,7 +364,7 @@ innerproduct = inner
 def outer(a, b):
     from .ufuncs import MASKED_UFUNCS
 
-    return MASKED_UFUNCS["multiply"].outer(ravel(a), ravel(b))  # noqa: F821
+    return MASKED_UFUNCS["multiply"].outer(ravel(a), ravel(b))
 
 
 outerproduct = outer
@@ -369,7 +373,7 @@ outerproduct = outer
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     from .reductions import sum as _sum
 
-    return _sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)  # noqa: F821
+    return _sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 
 def putmask(a, mask, values):
@@ -405,7 +409,7 @@ def argsort(a, axis=-1, kind=None, order=None, endwith=True, fill_value=None, st
 def sort(a, axis=-1, kind=None, order=None, endwith=True, fill_value=None, stable=None):
     a = _as_masked(a)
     if axis is None:
-        a, axis = ravel(a), 0  # noqa: F821
+        a, axis = ravel(a), 0
     idx = argsort(a, axis, kind, order, endwith, fill_value)
     fnp = _fnp()
     return MaskedArray._from(fnp.take_along_axis(a._data, idx, axis),

@@ -9,7 +9,7 @@ import math
 
 import numpy as _np
 
-from .core import MaskedArray, _fnp, _fresh, maximum_fill_value, minimum_fill_value, nomask
+from .core import MaskedArray, _fnp, _fresh, fill_scalar, maximum_fill_value, minimum_fill_value, nomask
 
 
 def _as_masked(a) -> MaskedArray:
@@ -84,7 +84,7 @@ def _extreme(face_name: str, fill_rule):
         d = getattr(_fnp(), face_name)(a.filled(fill), axis=_axis(axis), keepdims=keepdims)
         newmask = _all_masked(a._mask, axis, keepdims)
         if newmask is not nomask and d.ndim:  # NumPy: the fill value, not an infinity, under the mask
-            d = _fnp().where(newmask, _np.asarray(a.fill_value).astype(d.dtype.numpy_dtype)[()], d)
+            d = _fnp().where(newmask, fill_scalar(a.fill_value, d.dtype.numpy_dtype), d)
         return _result(d, newmask, a)
     reduce.__name__ = face_name
     return reduce

@@ -13,7 +13,7 @@ import numpy as _np
 from ...core.tensor import Tensor
 from ...ops import aliasing
 from .. import _dtypes as D
-from .core import MaskedArray, _fnp, _fresh, _or, getdata, getmask, nomask
+from .core import MaskedArray, _copy_mask, _fnp, _fresh, _or, fill_scalar, getdata, getmask, getmaskarray, nomask
 
 _TINY = float(_np.finfo(_np.float64).tiny)
 
@@ -42,19 +42,10 @@ BINARY_DOMAINS = {name: _safe_divide for name in
 
 def _put_back(result, d, m, casting: str):
     """``np.copyto(result, d, where=m)``: masked entries keep the operand's data where it casts."""
-    fnp = _fnp()
-    if m is nomask:
-        return result
     dt = result.dtype.numpy_dtype
-    if isinstance(d, Tensor):
-        if not _np.can_cast(d.dtype.numpy_dtype, dt, casting):
-            return result
-        d = d if d.dtype is result.dtype else d.astype(dt)
-    elif not _np.can_cast(_np.asarray(d).dtype, dt, casting) and casting != "unsafe":
+    if m is nomask or not _np.can_cast(d.dtype.numpy_dtype, dt, casting):
         return result
-    else:
-        d = _np.asarray(d).astype(dt)[()]
-    return fnp.where(m, d, result)
+    return _fnp().where(m, d if d.dtype is result.dtype else d.astype(dt), result)
 
 
 class MaskedUfunc:
@@ -82,7 +73,7 @@ class MaskedUfunc:
         results = self._u(*data, **kwargs)
         if self.nout > 1:
             m = _or(masks[0], masks[1] if self.nin > 1 else nomask, results[0].shape)
-            return tuple(MaskedArray._from(r, m if i == 0 or m is nomask else m.copy(), _like(args))
+            return tuple(MaskedArray._from(r, _copy_mask(m) if i else m, _like(args))
                          for i, r in enumerate(results))
         r = results
         m = _or(masks[0], masks[1] if self.nin > 1 else nomask, r.shape)
@@ -115,17 +106,10 @@ class MaskedUfunc:
         return fn(target, axis=axis, dtype=dtype)
 
     def outer(self, a, b):
-        fnp = _fnp()
-        da, db = getdata(a), getdata(b)
-        da, db = fnp.asarray(da), fnp.asarray(db)
-        d = self._u.outer(da, db)
-        ma, mb = getmask(a), getmask(b)
-        if ma is nomask and mb is nomask:
+        d = self._u.outer(getdata(a), getdata(b))
+        if getmask(a) is nomask and getmask(b) is nomask:
             return MaskedArray._from(d, nomask, _like((a, b)))
-        ma = fnp.zeros(da.shape, bool) if ma is nomask else ma
-        mb = fnp.zeros(db.shape, bool) if mb is nomask else mb
-        m = fnp.logical_or.outer(ma, mb)
-        return MaskedArray._from(_put_back(d, 0, m, "unsafe"), m, _like((a, b)))
+        return MaskedArray._from(d, _fnp().logical_or.outer(getmaskarray(a), getmaskarray(b)), _like((a, b)))
 
 
 def _like(args):
@@ -143,11 +127,9 @@ def power(a, b, third=None):
     if m is not nomask:
         r = _put_back(r, fa, m, "unsafe")
     invalid = fnp.logical_not(fnp.isfinite(r))
-    like = _like((a, b))
-    out = MaskedArray._from(r, nomask, like)
-    out._data = fnp.where(invalid, _np.asarray(out.fill_value).astype(r.dtype.numpy_dtype)[()], r) \
-        if r.dtype.numpy_dtype.kind in "fc" else r
-    out._mask = invalid if m is nomask else fnp.logical_or(m, invalid)
+    out = MaskedArray._from(r, invalid if m is nomask else fnp.logical_or(m, invalid), _like((a, b)))
+    if r.dtype.numpy_dtype.kind in "fc":  # NumPy: the fill value under the invalid entries
+        out._data = fnp.where(invalid, fill_scalar(out.fill_value, r.dtype.numpy_dtype), r)
     return out
 
 

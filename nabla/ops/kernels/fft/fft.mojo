@@ -134,6 +134,26 @@ def _join_rows[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], ls: Int, co
     tile.free()
 
 
+@always_inline
+def _split_bin[T: DType, w: Int](zr: SIMD[T, w], zi: SIMD[T, w], cr: SIMD[T, w], ci: SIMD[T, w], wr: Scalar[T],
+                                 wi: Scalar[T], half: Scalar[T]) -> Tuple[SIMD[T, w], SIMD[T, w]]:
+    """r2c of even n: X_k = (Z_k + C) / 2 + w^k (Z_k - C) / 2i from Z (C = conj Z_h-k, given as cr, ci)."""
+    var o_r = zi - ci  # (Z - C) / i
+    var o_i = cr - zr
+    return ((zr + cr + o_r * wr - o_i * wi) * half, (zi + ci + o_r * wi + o_i * wr) * half)
+
+
+@always_inline
+def _pack_bin[T: DType, w: Int](ar: SIMD[T, w], ai: SIMD[T, w], br: SIMD[T, w], bi: SIMD[T, w], wr: Scalar[T],
+                                wi: Scalar[T]) -> Tuple[SIMD[T, w], SIMD[T, w]]:
+    """c2r of even n: Z_k = E + i O, E = A + B, O = (A - B) w^k (A = X_k, B = conj X_h-k as br, bi)."""
+    var dr = ar - br
+    var di = ai - bi
+    var o_r = dr * wr - di * wi
+    var o_i = dr * wi + di * wr
+    return (ar + br - o_i, ai + bi + o_r)
+
+
 def _hermitian_split[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], ls: Int, xr: UnsafePointer[Scalar[T], _],
                                xi: UnsafePointer[Scalar[T], _], h: Int, cn: UnsafePointer[Scalar[T], _],
                                sn: UnsafePointer[Scalar[T], _], sign: Scalar[T], scale: Scalar[T]):
@@ -148,16 +168,10 @@ def _hermitian_split[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], ls: I
     for k in range(h + 1):
         var z = (k % h) * V
         var c = ((h - k) % h) * V
-        var zr = xr.load[width=V](z)
-        var zi = xi.load[width=V](z)
-        var cr = xr.load[width=V](c)
-        var ci = -xi.load[width=V](c)
-        var o_r = zi - ci
-        var o_i = cr - zr
-        var wr = cn[k]
-        var wi = sign * sn[k]
-        tr.store(k * V, (zr + cr + o_r * wr - o_i * wi) * half)
-        ti.store(k * V, (zi + ci + o_r * wi + o_i * wr) * half)
+        var x = _split_bin[T, V](xr.load[width=V](z), xi.load[width=V](z), xr.load[width=V](c),
+                                 -xi.load[width=V](c), cn[k], sign * sn[k], half)
+        tr.store(k * V, x[0])
+        ti.store(k * V, x[1])
     _join_rows[T](dst, ls, h + 1, tr, ti, Scalar[T](1))
     planes.free()
 
@@ -177,14 +191,9 @@ def _hermitian_pack[T: DType](src: UnsafePointer[Scalar[T], _], ls: Int, xr: Uns
         var ai = ai_.load[width=V](k * V) if k != 0 else SIMD[T, V](0)
         var br = ar_.load[width=V]((h - k) * V)
         var bi = -ai_.load[width=V]((h - k) * V) if k != 0 else SIMD[T, V](0)  # X_h's imaginary part is dropped
-        var dr = ar - br
-        var di = ai - bi
-        var wr = cn[k]
-        var wi = sign * sn[k]
-        var o_r = dr * wr - di * wi
-        var o_i = dr * wi + di * wr
-        xr.store(k * V, ar + br - o_i)
-        xi.store(k * V, ai + bi + o_r)
+        var z = _pack_bin[T, V](ar, ai, br, bi, cn[k], sign * sn[k])
+        xr.store(k * V, z[0])
+        xi.store(k * V, z[1])
     planes.free()
 
 
@@ -245,12 +254,9 @@ def _load[T: DType](src: UnsafePointer[Scalar[T], _], ls: Int, es: Int, lanes: I
                 var ai = src[a + 1] if k != 0 else Scalar[T](0)
                 var br = src[b]
                 var bi = -src[b + 1] if k != 0 else Scalar[T](0)  # conj; X_h's imaginary part is dropped
-                var dr = ar - br
-                var di = ai - bi
-                var o_r = dr * wr - di * wi
-                var o_i = dr * wi + di * wr
-                xr[k * L + l] = ar + br - o_i
-                xi[k * L + l] = ai + bi + o_r
+                var z = _pack_bin[T, 1](ar, ai, br, bi, wr, wi)
+                xr[k * L + l] = z[0]
+                xi[k * L + l] = z[1]
 
 
 def _store[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], ls: Int, es: Int, lanes: Int,
@@ -298,15 +304,10 @@ def _store[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], ls: Int, es: In
             var z = (k % h) * L
             var c = ((h - k) % h) * L
             for l in range(L):
-                var zr = xr[z + l]
-                var zi = xi[z + l]
-                var cr = xr[c + l]
-                var ci = -xi[c + l]
-                var o_r = zi - ci  # (Z - conj Z') / i
-                var o_i = cr - zr
+                var x = _split_bin[T, 1](xr[z + l], xi[z + l], xr[c + l], -xi[c + l], wr, wi, half)
                 var a = l * ls + k * es
-                dst[a] = (zr + cr + o_r * wr - o_i * wi) * half
-                dst[a + 1] = (zi + ci + o_r * wi + o_i * wr) * half
+                dst[a] = x[0]
+                dst[a + 1] = x[1]
 
 
 def _run[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], src: UnsafePointer[Scalar[T], _], batch: Int,
