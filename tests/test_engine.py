@@ -240,9 +240,9 @@ def test_compiles_run_in_process_where_subprocesses_are_off(policy):
         GRAPH.engine = saved
 
 
-def test_nonzero_runs_on_one_single_op_model_for_every_count(stats, monkeypatch, tmp_path):
-    """nonzero's size (realized first) travels as an operand's length, so once this machine has
-    compiled its model, every shape and count runs on it (no interpreter)."""
+@pytest.fixture
+def empty_library(monkeypatch, tmp_path):
+    """A machine whose library of single-op models is empty (and used); gives ``nabla.ops.standalone``."""
     from nabla.core.disk_cache import ModelDiskCache
     from nabla.ops import standalone
 
@@ -251,6 +251,13 @@ def test_nonzero_runs_on_one_single_op_model_for_every_count(stats, monkeypatch,
     monkeypatch.setattr(engine, "kernel_disk", ModelDiskCache(tmp_path))
     monkeypatch.setattr(engine, "_named", {})
     monkeypatch.setattr(standalone, "_WANTED", {})
+    return standalone
+
+
+def test_nonzero_runs_on_one_single_op_model_for_every_count(stats, empty_library):
+    """nonzero's size (realized first) travels as an operand's length, so once this machine has
+    compiled its model, every shape and count runs on it (no interpreter)."""
+    standalone = empty_library
     rng = np.random.default_rng(0)
 
     def check(shape, p):  # the op as nabla.nonzero runs it once the count is known: columns in one run
@@ -271,6 +278,35 @@ def test_nonzero_runs_on_one_single_op_model_for_every_count(stats, monkeypatch,
     for shape, p in (((6, 7), 0.3), ((40, 9), 0.7), ((17, 5), 0.9)):
         check(shape, p)
     assert stats()["interpreted"] == 1
+
+
+def test_a_linalg_model_serves_every_stack_of_a_matrix_shape(stats, empty_library):
+    """Linalg kernels take their operands as (b, m, n), all symbolic: once this machine has det's,
+    solve's and signbit's models (signbit reads sign bits with a kernel too), stacks of any leading
+    shape and matrix size run on them, with NumPy's values, and no trace meets MAX's interpreter."""
+    standalone = empty_library
+    rng = np.random.default_rng(0)
+
+    def check(lead, dtype=np.float64, n=3):
+        a = (rng.standard_normal(lead + (n, n)) + 3 * np.eye(n)).astype(dtype)
+        b = rng.standard_normal(lead + (n, 4)).astype(dtype)
+        np.testing.assert_allclose(nb.linalg.det(nb.asarray(a)).numpy(), np.linalg.det(a), rtol=1e-10)
+        np.testing.assert_allclose(nb.linalg.solve(nb.asarray(a), nb.asarray(b)).numpy(), np.linalg.solve(a, b),
+                                   rtol=1e-9, atol=1e-12)
+        z = np.array([-0.0, 0.0, -np.nan, np.nan, -1.0], dtype)
+        np.testing.assert_array_equal(nb.signbit(nb.asarray(z)).numpy(), np.signbit(z))
+
+    check((2,))
+    first = stats()["interpreted"]
+    assert {spec["op"] for spec in standalone._WANTED.values()} >= {"det", "solve", "signbit"}
+    assert {spec["reuse"] for spec in standalone._WANTED.values() if spec["op"] != "getitem"} == {standalone.KERNEL}
+    standalone.compile_specs(list(standalone._WANTED.values()))
+    for lead in ((), (4,), (3, 2), (1, 5)):
+        check(lead)
+    for n in (1, 2, 5):  # every size of matrix too
+        check((3,), n=n)
+    assert stats()["interpreted"] == first
+    check((0,))  # an empty stack's results are fills
 
 
 def test_single_op_models_run_a_new_trace_node_by_node(stats, monkeypatch, tmp_path):
@@ -331,6 +367,36 @@ def test_every_exiting_process_queues_its_wanted_models(monkeypatch, tmp_path):
     monkeypatch.setattr(standalone, "_sources_changed", lambda: False)
     standalone._drain(tmp_path, lock)
     assert sorted(compiled) == ["a", "b", "c"]
+    assert not list(tmp_path.glob(standalone._QUEUED))
+
+
+def test_the_detached_compiler_takes_what_saves_most_first(monkeypatch, tmp_path):
+    """Kernel models first, then models for every size, then one-shape models; within each, the
+    ones more processes asked for; then the oldest. A spec queued while it compiles joins the order."""
+    import json
+
+    from nabla.ops import standalone
+
+    def queue(*specs):
+        (tmp_path / f"nabla-standalone-{len(list(tmp_path.iterdir()))}.json").write_text(json.dumps(list(specs)))
+
+    one, every, kernel = standalone.ONE_SHAPE, standalone.EVERY_SIZE, standalone.KERNEL
+    queue({"name": "getitem", "reuse": one}, {"name": "add", "reuse": every}, {"name": "old"})
+    queue({"name": "reshape", "reuse": one}, {"name": "sum", "reuse": every})
+    queue({"name": "reshape", "reuse": one}, {"name": "cholesky", "reuse": kernel})
+    compiled = []
+
+    def compile_specs(specs, alive):
+        compiled.extend(s["name"] for s in specs)
+        if len(compiled) == 1:
+            queue({"name": "sort", "reuse": kernel})  # asked for while the compiler runs
+
+    monkeypatch.setattr(standalone, "compile_specs", compile_specs)
+    monkeypatch.setattr(standalone, "_sources_changed", lambda: False)
+    lock = tmp_path / "standalone.lock"
+    lock.touch()
+    standalone._drain(tmp_path, lock)
+    assert compiled == ["cholesky", "sort", "add", "sum", "reshape", "getitem", "old"]
     assert not list(tmp_path.glob(standalone._QUEUED))
 
 

@@ -137,9 +137,9 @@ class Engine(ModelStore):
     @property
     def interpreter(self):
         if self._interpreter is None:
-            from max.experimental.executor import InterpreterExecutor
+            from .interpreter import new_interpreter
 
-            self._interpreter = InterpreterExecutor(max_ops=None)
+            self._interpreter = new_interpreter()
         return self._interpreter
 
     # --- the trace ---------------------------------------------------------------

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from ..core import dtypes as _dt
 from .base import describe
-from .custom_kernels import KernelOperation
-from .factorizations import check_matrix, conjugate_convention, pair, run_kernel, stage
+from .factorizations import MatrixKernelOperation, check_matrix, conjugate_convention, pair, run_kernel, stage
 from .linalg import adjoint, band_mask, diag_embed, diag_part, matmul
 
 
@@ -50,7 +49,7 @@ def _real(x):
     return UNARY_FUNCTIONS["real"](x) if x.dtype.is_complex else x
 
 
-class EighOp(KernelOperation):
+class EighOp(MatrixKernelOperation):
     """Eigenvalues (ascending, real) and eigenvectors (columns) of Hermitian stacks; only the
     lower triangle is read."""
 
@@ -87,7 +86,7 @@ class EighOp(KernelOperation):
 eigh_op = EighOp()
 
 
-class SvdOp(KernelOperation):
+class SvdOp(MatrixKernelOperation):
     """A = U diag(S) Vh, S descending; ``full_matrices`` completes U and Vh to square. ``wide``
     (m < n: the kernel factors A^H) is recorded with the call, so the lowering needs no concrete size."""
 
@@ -176,7 +175,7 @@ def svd(a, full_matrices: bool = False):
     return svd_op(a, full_matrices=bool(full_matrices), wide=m < n)
 
 
-class EigOp(KernelOperation):
+class EigOp(MatrixKernelOperation):
     """Eigenvalues and unit eigenvectors (largest component real) of general complex stacks
     (callers convert real input); the order is the Schur form's, as LAPACK's geev."""
 

@@ -13,6 +13,7 @@ process queues what it wanted (a spec file in the kernel cache); the one compile
 from __future__ import annotations
 
 import atexit
+import collections
 import functools
 import hashlib
 import json
@@ -56,9 +57,17 @@ class KernelPlan:
 
 
 def _spec(node, name: str, kwargs: dict, dims: list, picks) -> dict:
-    """What a detached process needs to build a node's model again."""
+    """What a detached process needs to build a node's model again, and how much its model is
+    worth (``reuse``: see ``_priority``)."""
+    symbolic = any(isinstance(d, str) for ds in dims for d in ds)
+    reuse = KERNEL if node.op.standalone else EVERY_SIZE if symbolic else ONE_SHAPE
     return {"name": name, "op": node.op.name, "kwargs": kwargs, "dtypes": [v.dtype.name for v in node.inputs],
-            "dims": dims, "picks": list(picks), "layout": _layout(node)}
+            "dims": dims, "picks": list(picks), "layout": _layout(node), "reuse": reuse}
+
+
+#: what a model saves, best first: a kernel op's (MAX's interpreter binds a Nabla kernel in 1.6-2.8 s
+#: per kernel and process), one that serves every size of its op, one that serves a single shape
+KERNEL, EVERY_SIZE, ONE_SHAPE = 0, 1, 2
 
 
 def _layout(node):
@@ -118,12 +127,16 @@ def _ops_digest() -> str:
 
 
 def _digest_of(op) -> str:
-    """The digest a model name of ``op`` carries: its kernel package's, else the lowerings'."""
-    if op.standalone:
-        from .custom_kernels import kernel_digest
+    """The digest a model name of ``op`` carries: its kernel package's and, for an op lowered in
+    ``lowerings.py`` (signbit's kernel), the lowerings' too; else the lowerings'."""
+    from .custom_kernels import KernelOperation, kernel_digest
 
-        return kernel_digest(op.kernel_package)
-    return _ops_digest()
+    package = getattr(op, "kernel_package", None)
+    if package is None:
+        return _ops_digest()
+    if isinstance(op, KernelOperation):
+        return kernel_digest(package)
+    return hashlib.sha256((kernel_digest(package) + _ops_digest()).encode()).hexdigest()[:12]
 
 
 def _sources_changed() -> bool:
@@ -138,7 +151,8 @@ def _sources_changed() -> bool:
 def _signature(node, picks: tuple):
     """(name, kwargs, dims, views) of the model that runs ``node`` alone, giving outputs ``picks``."""
     shapes = [tuple(int(d) for d in v.shape) for v in node.inputs]
-    form = node.op.standalone_form(node.kwargs, shapes) if node.op.standalone else None
+    canonical = getattr(node.op, "standalone_form", None)
+    form = canonical(node.kwargs, shapes) if canonical is not None else None
     if form is None:
         sizes: dict[int, str] = {}
         kwargs, views = node.kwargs, None
@@ -203,12 +217,15 @@ def split(engine, order, outputs):
 
 
 #: models asked for by this process, compiled after it exits; bounded, as each costs a compile
+#: (a test session asks for thousands of one-shape models; the reusable ones have room of their own)
 _WANTED: dict[str, dict] = {}
 _MAX_WANTED = 512
+_MAX_WANTED_REUSABLE = 2048
 
 
 def _want(name: str, spec: dict) -> None:
-    if name in _WANTED or len(_WANTED) >= _MAX_WANTED:
+    one_shape = spec.get("reuse", ONE_SHAPE) == ONE_SHAPE
+    if name in _WANTED or len(_WANTED) >= (_MAX_WANTED if one_shape else _MAX_WANTED_REUSABLE):
         return
     try:
         spec = {**spec, "kwargs": _encode(spec["kwargs"]), "layout": _encode(spec["layout"])}
@@ -291,27 +308,47 @@ _QUEUED = "nabla-standalone-*.json"
 _MAX_QUEUED = 16
 
 
+def _priority(spec: dict, wanted_by: int, arrival: int) -> tuple:
+    """The detached compiler's order, first first: the models that save most (a kernel's, then those
+    serving every size: see ``_spec``), then the ones more processes asked for, then the oldest.
+    Before, it took files oldest first: a test session's hundreds of one-shape models (a getitem
+    per index and shape) queued ahead of the linalg kernels every later process needed."""
+    return spec.get("reuse", ONE_SHAPE), -wanted_by, arrival
+
+
 def _drain(root, lock) -> None:
-    """Compile the queued specs, oldest file first, until none is left (the detached compiler's
-    loop). Its lock's mtime is refreshed per spec, so a long queue is never taken for a dead
-    process."""
+    """Compile the queued specs in ``_priority`` order until none is left (the detached compiler's
+    loop); files queued meanwhile join the order. Its lock's mtime is refreshed per spec, so a long
+    queue is never taken for a dead process."""
     from pathlib import Path
 
     root, lock = Path(root), Path(lock)
+    pending: dict[str, dict] = {}
+    wanted_by: collections.Counter = collections.Counter()
+    arrival: dict[str, int] = {}
     while True:
-        files = sorted(root.glob(_QUEUED), key=lambda p: p.stat().st_mtime if p.exists() else 0)
-        if not files:
+        if _sources_changed():  # this process would build the old lowerings: a fresh compiler takes the queue
+            if pending:
+                fd, path = tempfile.mkstemp(prefix=_QUEUED[:-6], suffix=".json", dir=root)
+                with os.fdopen(fd, "w") as f:
+                    json.dump(list(pending.values()), f)
             return
-        for path in files:
-            if _sources_changed():
-                return  # this process would build the old lowerings: a fresh compiler takes the queue
+        for path in sorted(root.glob(_QUEUED), key=lambda p: p.stat().st_mtime if p.exists() else 0):
             try:
                 with open(path) as f:
                     specs = json.load(f)
             except (OSError, ValueError):
                 specs = []
             path.unlink(missing_ok=True)
-            compile_specs(specs, lock.touch)
+            for spec in specs:
+                name = spec.get("name")
+                wanted_by[name] += 1
+                arrival.setdefault(name, len(arrival))
+                pending[name] = spec
+        if not pending:
+            return
+        name = min(pending, key=lambda n: _priority(pending[n], wanted_by[n], arrival[n]))
+        compile_specs([pending.pop(name)], lock.touch)
 
 
 def compile_specs(specs: list, alive=lambda: None) -> None:

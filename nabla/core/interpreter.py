@@ -1,0 +1,76 @@
+"""MAX's eager interpreter, as the engine's last first-sight resort.
+
+The interpreter loads its kernels by op family, a whole precompiled sweep per family (every dtype
+and rank variant), the first time a process dispatches an op of that family: 0.1-0.7 s each
+(reduce 0.63 s, shape rearrangement 0.67 s, elementwise binary 0.22 s, measured on the 2-core
+machine), paid by whichever trace meets the family first. A process that needs the interpreter
+once usually needs it again, for other families (a test session, a notebook, a script whose
+structures the machine has not compiled), so the first use starts a daemon thread that, if the
+process still runs ``DELAY`` seconds later (a session, not a short script), loads the families
+Nabla lowers to, one at a time, under MAX's own compile lock. Most of a load runs in MAX's C++
+(the foreground kept ~70% of its Python speed during one, measured), and a family the foreground
+asks for while the thread loads another waits at most that one load. At exit the process waits
+for the family being loaded (at most ~0.7 s), not for the rest. ``NABLA_WARM_INTERPRETER=0``
+turns the thread off.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import threading
+
+#: MAX's interpreter families that Nabla's lowerings dispatch to, most used first; the neural
+#: network families (conv, pooling, norms, resize, nms, roi_align) are never loaded ahead
+FAMILIES = ("binary", "unary", "cast", "shape_rearrange", "select", "reduce_axis", "gather", "range",
+            "data_movement", "scatter", "nonzero", "matmul", "band_part", "topk", "random", "scatter_nd",
+            "scatter_nd_add", "scatter_nd_max", "scatter_nd_min", "scatter_nd_mul")
+
+_started = threading.Event()
+_stop = threading.Event()
+
+
+def new_interpreter():
+    """MAX's interpreter, and (once per process) the thread that loads its families ahead."""
+    from max.experimental.executor import InterpreterExecutor
+
+    executor = InterpreterExecutor(max_ops=None)
+    if not _started.is_set() and os.environ.get("NABLA_WARM_INTERPRETER", "1") != "0":
+        _started.set()
+        thread = threading.Thread(target=_load_families, name="nabla-interpreter-families", daemon=True)
+        thread.start()
+        atexit.register(_finish, thread)
+    return executor
+
+
+def _finish(thread) -> None:
+    """At exit: let the family being loaded finish (a thread left inside MAX's loader while the
+    process tears MAX down aborts it: "terminate called without an active exception")."""
+    _stop.set()
+    thread.join()
+
+
+#: seconds after the first use before loading: a script done by then pays nothing for the thread
+#: (measured: loading at once slowed a 2-s script by 0.6 s, its own families waiting behind others)
+DELAY = 2.0
+
+
+def _load_families() -> None:
+    if _stop.wait(DELAY):
+        return
+    try:
+        from max._interpreter_ops import gc_compile, handlers  # noqa: F401 (registers the families)
+
+        if not gc_compile.warm_stamp_matches():
+            return  # a cold machine would compile each family here (minutes): leave that to need
+        families = {f.name: f for f in gc_compile.registered_families()}
+        for name in FAMILIES:
+            if _stop.is_set():
+                return
+            family = families.get(name)
+            if family is None or family.swept:
+                continue
+            with gc_compile.COMPILE_LOCK:
+                family.ensure_swept()
+    except Exception:  # MAX's internals moved: the interpreter loads each family on need, as before
+        return
