@@ -114,8 +114,8 @@ class MatrixKernelOperation(KernelOperation):
         if any(len(s) < tail for s in shapes) or len({tuple(s[:-tail]) for s in shapes}) != 1:
             return None
         names: dict[int, str] = {}
-        dims = [["b", *(names.setdefault(d, f"d{len(names)}") for d in s[len(s) - tail:len(s) - tail + 2]),
-                 *s[len(s) - tail + 2:]] for s in shapes]
+        # (m, n) named by size, the complex pair kept as it is
+        dims = [["b", *(names.setdefault(d, f"d{len(names)}") for d in s[-tail:][:2]), *s[-tail:][2:]] for s in shapes]
         batch = math.prod(shapes[0][:-tail])
         return kwargs, dims, [(batch, *s[-tail:]) for s in shapes]
 

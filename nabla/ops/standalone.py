@@ -297,10 +297,15 @@ def _compile_elsewhere() -> None:
     root.mkdir(parents=True, exist_ok=True)
     if len(list(root.glob(_QUEUED))) >= _MAX_QUEUED:
         return  # the compiler is that far behind: later processes ask again
-    fd, specs = tempfile.mkstemp(prefix=_QUEUED[:-6], suffix=".json", dir=root)
-    with os.fdopen(fd, "w") as f:
-        json.dump(list(_WANTED.values()), f)
+    _queue(root, list(_WANTED.values()))
     start_detached("standalone.lock", "nabla.ops.standalone", [root], stale_after=3600)
+
+
+def _queue(root, specs: list) -> None:
+    """One spec file for the detached compiler."""
+    fd, _ = tempfile.mkstemp(prefix=_QUEUED[:-6], suffix=".json", dir=root)
+    with os.fdopen(fd, "w") as f:
+        json.dump(specs, f)
 
 
 #: spec files waiting for the detached compiler, and how many may wait
@@ -329,9 +334,7 @@ def _drain(root, lock) -> None:
     while True:
         if _sources_changed():  # this process would build the old lowerings: a fresh compiler takes the queue
             if pending:
-                fd, path = tempfile.mkstemp(prefix=_QUEUED[:-6], suffix=".json", dir=root)
-                with os.fdopen(fd, "w") as f:
-                    json.dump(list(pending.values()), f)
+                _queue(root, list(pending.values()))
             return
         for path in sorted(root.glob(_QUEUED), key=lambda p: p.stat().st_mtime if p.exists() else 0):
             try:
