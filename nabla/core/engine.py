@@ -306,7 +306,7 @@ class Engine(ModelStore):
         traced = self._trace(outputs)
         key, leaves = traced[0], traced[2]
         if traced[7] and len(traced[1]) > 1 and not fast_only and self.fused_enabled \
-                and self.first_sight is not None:
+                and self.first_sight is not None and self.policy != "compile":
             return _SPLIT  # a kernel node among others: realize it apart, alone (see run)
         entry = self._cache.get(key)
         if entry is None and fast_only:  # a probe: remembered only if the fused kernel takes it
