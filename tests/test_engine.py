@@ -335,12 +335,53 @@ def test_single_op_models_run_a_new_trace_node_by_node(stats, monkeypatch, tmp_p
     wanted = {spec["op"] for spec in standalone._WANTED.values()}
     assert wanted == {"multiply", "add"}, wanted
     standalone.compile_specs(list(standalone._WANTED.values()))
+    # one compile for both (MAX's cost per compile is nearly all fixed): one file under both names
+    from nabla.core.models import named_digest
+
+    files = {engine.kernel_disk.path_of(named_digest(name)) for name in standalone._WANTED}
+    assert None not in files and len({f.name.split(".")[1] for f in files}) == 1, files
     for shape in ((3, 4), (5, 9)):
         check(*shape)
     a = np.arange(12, dtype=np.int64).reshape(3, 4)
     for c in (7, -2):  # one node and its scalar constant: its model, the constant given as data
         np.testing.assert_array_equal((nb.asarray(a) * c).numpy(), a * c)
     assert stats()["interpreted"] == 1
+
+
+def test_a_trace_runs_its_nodes_with_models_on_them_while_the_interpreter_lacks_families(
+        stats, monkeypatch, empty_library):
+    """Where this machine has models for some of a trace's nodes and MAX's interpreter has not yet
+    loaded its families (a process's first traces), every node runs alone: those with models on
+    them, the others on the interpreter, which then loads only their families. Once the families
+    are loaded the interpreter takes such a trace whole."""
+    standalone = empty_library
+    engine = nb.core.graph.GRAPH.engine
+    interpreted = []
+    run_interpreter = engine._interpret
+
+    def record(entry, *args):
+        interpreted.append(sorted(set(entry.op_names) - {"constant"}))
+        return run_interpreter(entry, *args)
+
+    monkeypatch.setattr(engine, "_interpret", record)
+    a = np.arange(24, dtype=np.int64).reshape(6, 4) - 5
+    b = np.arange(6, dtype=np.int64).reshape(6, 1) * -3
+
+    def check(rows=3):
+        got = (nb.asarray(a[:rows]) * 7 - nb.asarray(b[:rows])) // 4
+        np.testing.assert_array_equal(got.numpy(), (a[:rows] * 7 - b[:rows]) // 4)
+
+    check()
+    assert interpreted == [["floor_divide", "multiply", "subtract"]]
+    standalone.compile_specs([s for s in standalone._WANTED.values() if s["op"] in ("multiply", "floor_divide")])
+    interpreted.clear()
+    monkeypatch.setattr(standalone, "families_loaded", lambda: False)
+    check(5)
+    assert interpreted == [["subtract"]]  # multiply and floor_divide ran on their models
+    interpreted.clear()
+    monkeypatch.setattr(standalone, "families_loaded", lambda: True)
+    check(6)
+    assert interpreted == [["floor_divide", "multiply", "subtract"]]
 
 
 def test_every_exiting_process_queues_its_wanted_models(monkeypatch, tmp_path):

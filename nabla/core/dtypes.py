@@ -14,7 +14,7 @@ from max.dtype import DType as _MaxDType
 class DType:
     """A Nabla data type. Instances are singletons; compare with ``==`` or ``is``."""
 
-    __slots__ = ("name", "kind", "itemsize", "max_dtype", "numpy_dtype", "_rank")
+    __slots__ = ("name", "kind", "itemsize", "max_dtype", "numpy_dtype", "_rank", "_hash")
 
     def __init__(self, name: str, kind: str, itemsize: int, max_dtype, rank: int):
         self.name = name
@@ -23,6 +23,7 @@ class DType:
         self.max_dtype = max_dtype
         self.numpy_dtype = _np.dtype(name)
         self._rank = rank
+        self._hash = hash(self.numpy_dtype)  # as NumPy's dtype (equal objects, equal hashes); every trace key hashes it
 
     def __repr__(self) -> str:
         return f"nabla.{self.name}"
@@ -45,7 +46,7 @@ class DType:
         return not self.__eq__(other)
 
     def __hash__(self) -> int:
-        return hash(self.numpy_dtype)
+        return self._hash
 
     @property
     def char(self) -> str:

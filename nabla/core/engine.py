@@ -98,6 +98,7 @@ class Engine(ModelStore):
         self.single_op_models = os.environ.get("NABLA_SINGLE_OP_MODELS", "1") != "0"
         self._interpreter_warm = None
         self._named: dict[str, _Entry] = {}
+        self._bundled: dict = {}  # (directory, graph symbol) -> a bundle's member loaded with another
         self._disk = _UNSET  # the structure cache's folder names a digest of Nabla's sources: found on first use
         kernels = kernel_cache_dir()
         self.kernel_disk = None if kernels is None else ModelDiskCache(kernels)  # for named models

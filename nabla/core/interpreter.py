@@ -55,6 +55,24 @@ def _finish(thread) -> None:
 DELAY = 2.0
 
 
+def families_loaded() -> bool:
+    """Whether this process's interpreter has every family Nabla uses loaded (a trace then runs
+    whole at once on it; before, each new family costs its load)."""
+    if _loaded.is_set():
+        return True
+    try:
+        from max._interpreter_ops import gc_compile
+    except Exception:
+        return True
+    swept = {f.name for f in gc_compile.registered_families() if f.swept}
+    if swept.issuperset(FAMILIES):
+        _loaded.set()
+    return _loaded.is_set()
+
+
+_loaded = threading.Event()
+
+
 def _load_families() -> None:
     if _stop.wait(DELAY):
         return

@@ -69,6 +69,8 @@ class ModelStore:
             if entry is None:
                 entry = self._named[name] = _Entry(("named", name))
                 self._load_from_disk(entry)
+            elif entry.model is None and entry.compiling is None and not entry.compile_failed:
+                self._load_from_disk(entry)  # published since (the detached compiler): a stat when not
             if not compile and entry.compiling is None:
                 return entry.model
             if entry.model is None and entry.compiling is None and not entry.compile_failed:
@@ -173,14 +175,38 @@ class ModelStore:
         disk = self._disk_of(entry)
         if disk is None:
             return
-        from max import engine
-
-        found = disk.load(self._digest(entry), lambda path: self.session.init(
-            engine.read(io.BytesIO(path.read_bytes()))))
+        if entry.key[0] == "named":
+            model = self._bundled.pop((disk.directory, bundle_symbol(self._digest(entry))), None)
+            if model is not None:  # loaded beside another member of its bundle
+                self._charge(entry, model, 0)
+                return
+        found = disk.load(self._digest(entry), lambda path: self._read(entry, disk, path))
         if found is not None:
             model, nbytes = found
             self._charge(entry, model, nbytes)
             self.stats.disk_loads += entry.key[0] != "named"  # structures only
+
+    def _read(self, entry, disk, path):
+        """The model in an MEF file; for a named model the file may be a bundle (several models
+        compiled as one module: see ``nabla/ops/standalone.py``), whose other members are kept
+        for their own lookups."""
+        from max import engine
+
+        compiled = engine.read(io.BytesIO(path.read_bytes()))
+        if entry.key[0] != "named":
+            return self.session.init(compiled)
+        models = self.session.init_all(compiled)
+        if len(models) == 1:
+            return next(iter(models.values()))
+        mine = models.pop(bundle_symbol(self._digest(entry)))
+        for symbol, model in models.items():
+            self._bundled.setdefault((disk.directory, symbol), model)
+        return mine
+
+
+def bundle_symbol(digest: str) -> str:
+    """The graph name of a named model (by its disk digest) inside a bundle."""
+    return "k" + digest
 
 
 def named_digest(name: str) -> str:

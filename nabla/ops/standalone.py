@@ -20,9 +20,11 @@ import json
 import os
 import sys
 import tempfile
+import time
 
 from ..core.disk_cache import ModelDiskCache
 from ..core.engine import hashable_params, symbolic_dims
+from ..core.interpreter import families_loaded
 
 
 class KernelPlan:
@@ -83,11 +85,11 @@ def _fill(layout, values):
     return tuple(filled) if isinstance(layout, tuple) else filled
 
 
-def _graph(op, kwargs, dtypes, dims, picks, layout=None):
+def _graph(op, kwargs, dtypes, dims, picks, layout=None, name=None, module=None):
     from max.graph import DeviceRef, Graph, TensorType
 
     types = [TensorType(dt.max_dtype, d, device=DeviceRef.CPU()) for dt, d in zip(dtypes, dims)]
-    with Graph(f"nabla_{op.name}", input_types=types) as g:
+    with Graph(name or f"nabla_{op.name}", input_types=types, module=module) as g:
         operands = [inp.tensor for inp in g.inputs]
         out = op.maxpr(*(operands if layout is None else _fill(layout, operands)), **kwargs)
         out = list(out) if isinstance(out, (list, tuple)) else [out]
@@ -184,9 +186,10 @@ def plan(order, leaves, outputs, node_ids, leaf_ids):
 
 
 def split(engine, order, outputs):
-    """The stages that run a trace node by node on single-op models, when this machine has every
-    one of them (each then costs milliseconds where MAX's interpreter would load its kernel
-    families, about a second per process); None otherwise, and the missing models are asked for.
+    """The stages that run a trace node by node on single-op models, when this machine has them
+    (each then costs milliseconds where MAX's interpreter would load its kernel families, about a
+    second per process); None when it has none of them, or lacks some and the interpreter's
+    families are loaded (it then runs the trace whole at once). The missing models are asked for.
     Each unit runs with its scalar constants as data (see ``plan``). Under the engine's lock."""
     units = [n for n in order if n.op.name != "constant"]
     if len(order) < 2 or not units or not all(_served(n) for n in units):
@@ -203,16 +206,21 @@ def split(engine, order, outputs):
     if any(n.op.name == "constant" and (n.op.data(n.kwargs) is None or not n.kwargs["device"].is_host)
            for n in order):
         return None  # (each unit runs with its scalar constants as data: see ``plan``)
-    ready = True
+    missing = 0
     for n in units:
         picks = tuple(v.index for v in used[id(n)])
         name, kwargs, dims, _ = _signature(n, picks)
         if engine.named_model(name, None, compile=False) is None:
-            ready = False
+            missing += 1
             _want(name, _spec(n, name, kwargs, dims, picks))
-    if not ready:
+    if missing and (missing == len(units) or families_loaded()):
         return None
-    # the last runs when the trace is taken again (alone)
+    # Some models missing while MAX's interpreter still lacks families: every node runs alone all
+    # the same, the ones with models on them and each other alone (on the fused kernel, or the
+    # interpreter, which then loads only its families: a getitem of a new shape among six
+    # elementwise ops and a sum, the first check of a test session, took 1.2-1.7 s interpreted
+    # whole, nearly all of it loading the reduce, binary, unary and cast families).
+    # The last runs when the trace is taken again (alone).
     return [used[id(n)][0] if len(used[id(n)]) == 1 else used[id(n)] for n in units[:-1]]
 
 
@@ -350,23 +358,32 @@ def _drain(root, lock) -> None:
                 pending[name] = spec
         if not pending:
             return
-        name = min(pending, key=lambda n: _priority(pending[n], wanted_by[n], arrival[n]))
-        compile_specs([pending.pop(name)], lock.touch)
+        order = sorted(pending, key=lambda n: _priority(pending[n], wanted_by[n], arrival[n]))
+        reuse = pending[order[0]].get("reuse", ONE_SHAPE)
+        batch = [n for n in order if pending[n].get("reuse", ONE_SHAPE) == reuse][:_BUNDLE[reuse]]
+        compile_specs([pending.pop(n) for n in batch], lock.touch)
+
+
+#: specs compiled together, as one module, per priority class: MAX's cost per compile is nearly all
+#: fixed (one elementwise model 13-21 s on the 2-core machine, thirteen in one module 16.5 s;
+#: loading that bundle 26 ms), so a bundle lands many models for the price of one. Kernels go a
+#: few at a time: each is a large compile of its own, and the first should land early.
+_BUNDLE = {KERNEL: 4, EVERY_SIZE: 32, ONE_SHAPE: 32}
 
 
 def compile_specs(specs: list, alive=lambda: None) -> None:
-    """Compile standalone models from their specs (the detached process's work). A model whose
-    graph is the same text as one compiled before (an edit elsewhere in ``nabla/ops`` renames
-    every model: the names carry a digest of the lowerings' sources) is linked, not compiled: the
-    kernel cache keeps ``ir/<digest of the graph's text>`` beside the models."""
-    from ..core import dtypes as _dt
+    """Compile standalone models from their specs (the detached process's work), together in one
+    module where there are several (see ``_BUNDLE``). A model whose graph is the same text as one
+    compiled alone before (an edit elsewhere in ``nabla/ops`` renames every model: the names carry
+    a digest of the lowerings' sources) is linked, not compiled: the kernel cache keeps
+    ``ir/<digest of the graph's text>`` beside the models."""
     from ..core.graph import GRAPH
-    from ..core.models import mlir_context, named_digest
 
     ops = all_ops()
     engine = GRAPH.engine
     disk = engine.kernel_disk
     index = None if disk is None else ModelDiskCache(disk.directory / "ir")
+    todo = []  # (spec, name, op, build, text digest)
     for spec in specs:
         alive()
         op = ops.get(spec["op"])
@@ -375,30 +392,111 @@ def compile_specs(specs: list, alive=lambda: None) -> None:
         name = spec["name"]
         if not name.endswith("-" + _digest_of(op)):
             continue  # asked for by an older version of the sources: nothing will look it up
+        t0 = time.perf_counter()
+        outcome, build, same = _link_or_build(spec, op, name, engine, disk, index)
+        if outcome is None:
+            todo.append((spec, name, build, same))
+        elif disk is not None:
+            _log(disk.directory, spec, outcome, time.perf_counter() - t0)
+    if len(todo) > 1 and disk is not None:
+        t0 = time.perf_counter()
+        try:
+            _compile_bundle(engine, disk, [(name, build) for _, name, build, _ in todo])
+        except Exception:  # one graph that does not compile must not stop the others: one at a time
+            pass
+        else:
+            for spec, *_ in todo:
+                _log(disk.directory, spec, f"bundled{len(todo)}", (time.perf_counter() - t0) / len(todo))
+            return
+    for spec, name, build, same in todo:
+        alive()
+        t0 = time.perf_counter()
+        outcome = _compile_alone(name, build, same, engine, disk, index)
+        if disk is not None:
+            _log(disk.directory, spec, outcome, time.perf_counter() - t0)
+
+
+def _link_or_build(spec, op, name, engine, disk, index):
+    """``(outcome, build, text digest)``: outcome "present" (another process compiled it
+    meanwhile), "linked" (the same graph was compiled alone before) or a failure; None when it
+    must be compiled, ``build(graph_name=None, module=None)`` giving its graph."""
+    from ..core import dtypes as _dt
+    from ..core.models import mlir_context, named_digest
+
+    try:
         dtypes = [_dt.from_name(d) for d in spec["dtypes"]]
         kwargs = _decode(spec["kwargs"])
-        try:
-            layout = _decode(spec.get("layout"))
-            if engine.named_model(name, None, compile=False) is not None:
-                continue  # another process compiled it meanwhile
-            def build():
-                return _graph(op, kwargs, dtypes, spec["dims"], spec["picks"], layout)
+        layout = _decode(spec.get("layout"))
+        if engine.named_model(name, None, compile=False) is not None:
+            return "present", None, None
 
-            with mlir_context():
-                same = hashlib.sha256(str(build()._module).encode()).hexdigest()[:40]
-            key = named_digest(name)
-            if index is not None:
-                found = index.path_of(same)
-                if found is not None and disk.alias(key, found):
-                    continue
-            engine.named_model(name, build)
-            engine.wait_for_compiles()  # one at a time: this process runs at nice 19 beside the user's work
-            made = None if disk is None else disk.path_of(key)
-            if made is not None:
-                index.directory.mkdir(exist_ok=True)
-                index.alias(same, made)
-        except Exception:  # one model that does not build must not stop the others
-            continue
+        def build(graph_name=None, module=None):
+            return _graph(op, kwargs, dtypes, spec["dims"], spec["picks"], layout, graph_name, module)
+
+        with mlir_context():
+            same = hashlib.sha256(str(build()._module).encode()).hexdigest()[:40]
+        if index is not None:
+            found = index.path_of(same)
+            if found is not None and disk.alias(named_digest(name), found):
+                return "linked", None, None
+        return None, build, same
+    except Exception as e:
+        return f"failed: {type(e).__name__}", None, None
+
+
+def _compile_alone(name, build, same, engine, disk, index) -> str:
+    from ..core.models import named_digest
+
+    try:
+        engine.named_model(name, build)
+        engine.wait_for_compiles()  # one at a time: this process runs at nice 19 beside the user's work
+        made = None if disk is None else disk.path_of(named_digest(name))
+        if made is not None:
+            index.directory.mkdir(exist_ok=True)
+            index.alias(same, made)
+        return "compiled"
+    except Exception as e:
+        return f"failed: {type(e).__name__}"
+
+
+def _compile_bundle(engine, disk, members: list) -> None:
+    """Compile ``members`` (``(name, build)``) as one module and publish the file under each
+    member's name; each graph is named for its member (``bundle_symbol``), which the engine's loader
+    picks out. Bundled graphs get no ``ir`` entry: a renamed member is compiled again (bundled)."""
+    from max.graph import Module
+
+    from ..core.models import bundle_symbol, mlir_context, named_digest
+
+    paths: list = []
+    with mlir_context():
+        module = Module()
+        for name, build in members:
+            graph = build(bundle_symbol(named_digest(name)), module)
+            paths += [p for p in graph.kernel_libraries_paths if p not in paths]
+        bytecode = module.mlir_module.bytecode
+    compiled = engine.compiler.submit(bytecode, paths).result()
+    names = sorted(name for name, _ in members)
+    key = ModelDiskCache.key_digest("bundle:" + ",".join(names))
+    if not disk.save(key, compiled.export_mef):
+        raise OSError("the bundle could not be written")
+    made = disk.path_of(key)
+    for name in names:
+        disk.alias(named_digest(name), made)
+
+
+def _log(directory, spec: dict, outcome: str, seconds: float) -> None:
+    """One line per spec in ``standalone.log`` (what the detached compiler did, in its order),
+    cut back to its last half when it passes 1 MB."""
+    path = directory / "standalone.log"
+    line = f"{time.strftime('%Y-%m-%d %H:%M:%S')} {outcome:8} {seconds:7.2f}s " \
+           f"reuse={spec.get('reuse', ONE_SHAPE)} {spec['op']} {spec['name']}\n"
+    try:
+        if path.exists() and path.stat().st_size > 1 << 20:
+            path.write_text(path.read_text()[-(1 << 19):])
+        with open(path, "a") as f:
+            f.write(line)
+    except OSError:
+        pass
 
 
 def all_ops() -> dict:

@@ -215,6 +215,7 @@ class _Prepared:
 
 
 _PREPARED: dict = {}
+_SPECS: dict = {}
 #: op class -> its ``spmd_apply`` (collectives, resharding, shard_map's boundaries) or None
 _OWN_RULE: dict = {}
 
@@ -237,7 +238,8 @@ def _prepare(op, impls, treedef, kwargs, mesh, local) -> _Prepared:
         p.moves = [None if src == dst else (src, dst) for src, dst in zip(specs, plan.in_specs)]
         p.kwargs, p.post = plan.kwargs, plan.post
         p.local_outs = [(s.local_shape(o[0]), o[1]) for o, s in zip(outs, plan.out_specs)]
-        p.layouts = plan.out_specs
+        # one object per distinct spec: the next op's key then matches by identity, not __eq__
+        p.layouts = [_SPECS.setdefault(s, s) for s in plan.out_specs]
     complex_in = any(i.dtype.is_complex for i in impls)
     p.node_kwargs = op.complex_storage_kwargs(p.kwargs) if complex_in else p.kwargs
     # each output's stored form per device (complex as paired reals), for the nodes recorded directly
@@ -267,6 +269,7 @@ def call(op, flat, impls, treedef, kwargs):
         if key is not None:
             if len(_PREPARED) > 4096:
                 _PREPARED.clear()
+                _SPECS.clear()
             _PREPARED[key] = prepared
     size = prepared.mesh.size
     in_vals = []
