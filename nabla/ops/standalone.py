@@ -398,22 +398,32 @@ def compile_specs(specs: list, alive=lambda: None) -> None:
             todo.append((spec, name, build, same))
         elif disk is not None:
             _log(disk.directory, spec, outcome, time.perf_counter() - t0)
-    if len(todo) > 1 and disk is not None:
-        t0 = time.perf_counter()
-        try:
-            _compile_bundle(engine, disk, [(name, build) for _, name, build, _ in todo])
-        except Exception:  # one graph that does not compile must not stop the others: one at a time
-            pass
-        else:
-            for spec, *_ in todo:
-                _log(disk.directory, spec, f"bundled{len(todo)}", (time.perf_counter() - t0) / len(todo))
-            return
-    for spec, name, build, same in todo:
-        alive()
-        t0 = time.perf_counter()
-        outcome = _compile_alone(name, build, same, engine, disk, index)
-        if disk is not None:
-            _log(disk.directory, spec, outcome, time.perf_counter() - t0)
+    _compile_todo(todo, engine, disk, index, alive)
+
+
+def _compile_todo(todo, engine, disk, index, alive) -> None:
+    """Compile ``todo`` as one bundle; if MAX refuses it, each half on its own (down to single
+    models), so one graph that does not compile costs a few compiles, not one per member."""
+    alive()
+    if len(todo) == 1 or disk is None:
+        for spec, name, build, same in todo:
+            t0 = time.perf_counter()
+            outcome = _compile_alone(name, build, same, engine, disk, index)
+            if disk is not None:
+                _log(disk.directory, spec, outcome, time.perf_counter() - t0)
+        return
+    t0 = time.perf_counter()
+    try:
+        _compile_bundle(engine, disk, [(name, build) for _, name, build, _ in todo])
+    except Exception as e:
+        _log(disk.directory, todo[0][0], f"bundle of {len(todo)} refused: {type(e).__name__}: "
+             f"{str(e).splitlines()[0][:200] if str(e) else ''}", time.perf_counter() - t0)
+        half = len(todo) // 2
+        _compile_todo(todo[:half], engine, disk, index, alive)
+        _compile_todo(todo[half:], engine, disk, index, alive)
+        return
+    for spec, *_ in todo:
+        _log(disk.directory, spec, f"bundled{len(todo)}", (time.perf_counter() - t0) / len(todo))
 
 
 def _link_or_build(spec, op, name, engine, disk, index):
