@@ -365,10 +365,12 @@ def _drain(root, lock) -> None:
 
 
 #: specs compiled together, as one module, per priority class: MAX's cost per compile is nearly all
-#: fixed (one elementwise model 13-21 s on the 2-core machine, thirteen in one module 16.5 s;
-#: loading that bundle 26 ms), so a bundle lands many models for the price of one. Kernels go a
-#: few at a time: each is a large compile of its own, and the first should land early.
-_BUNDLE = {KERNEL: 4, EVERY_SIZE: 32, ONE_SHAPE: 32}
+#: fixed (one elementwise model 13-21 s on the 2-core machine, thirteen in one module 16.5 s), so
+#: a bundle lands many models for the price of one; but a process that needs one member loads the
+#: whole bundle (measured: read and init of a single model 2-10 ms, of 32 models 10-77 ms; a
+#: conformance run at 32 per bundle spent 0.64 s in 20 bundle loads). Eight balances the two.
+#: Kernels go a few at a time: each is a large compile of its own, and the first should land early.
+_BUNDLE = {KERNEL: 4, EVERY_SIZE: 8, ONE_SHAPE: 8}
 
 
 def compile_specs(specs: list, alive=lambda: None) -> None:
