@@ -1,5 +1,6 @@
 """The realization engine: structure-keyed cache, symbolic dims, first-sight interpreter."""
 
+import collections
 import os
 import time
 
@@ -131,6 +132,7 @@ def test_reading_one_output_realizes_its_siblings(stats, monkeypatch, tmp_path):
     monkeypatch.setattr(engine, "kernel_disk", ModelDiskCache(tmp_path))
     monkeypatch.setattr(engine, "_named", {})
     monkeypatch.setattr(standalone, "_WANTED", {})
+    monkeypatch.setattr(standalone, "_WANTED_PER_CLASS", collections.Counter())
     a = np.array([[2.0, 1.0], [1.0, 3.0]])
     w, v = nb.linalg.eigh(nb.asarray(a))
     w.numpy()
@@ -251,6 +253,7 @@ def empty_library(monkeypatch, tmp_path):
     monkeypatch.setattr(engine, "kernel_disk", ModelDiskCache(tmp_path))
     monkeypatch.setattr(engine, "_named", {})
     monkeypatch.setattr(standalone, "_WANTED", {})
+    monkeypatch.setattr(standalone, "_WANTED_PER_CLASS", collections.Counter())
     return standalone
 
 
@@ -321,6 +324,7 @@ def test_single_op_models_run_a_new_trace_node_by_node(stats, monkeypatch, tmp_p
     monkeypatch.setattr(engine, "kernel_disk", ModelDiskCache(tmp_path))  # a machine with no models yet
     monkeypatch.setattr(engine, "_named", {})
     monkeypatch.setattr(standalone, "_WANTED", {})
+    monkeypatch.setattr(standalone, "_WANTED_PER_CLASS", collections.Counter())
 
     def f(x, y):
         return x * 7 + y
@@ -382,6 +386,24 @@ def test_a_trace_runs_its_nodes_with_models_on_them_while_the_interpreter_lacks_
     monkeypatch.setattr(standalone, "families_loaded", lambda: True)
     check(6)
     assert interpreted == [["floor_divide", "multiply", "subtract"]]
+
+
+def test_kernel_models_are_asked_for_when_the_other_wants_are_full(monkeypatch):
+    """A session that has asked for as many every-size and one-shape models as it may still asks
+    for a kernel's model (the ones that save most)."""
+    from nabla.ops import standalone
+
+    monkeypatch.setattr(standalone, "_WANTED", {})
+    monkeypatch.setattr(standalone, "_WANTED_PER_CLASS", collections.Counter())
+    monkeypatch.setattr(standalone, "_MAX_WANTED", {standalone.KERNEL: 2, standalone.EVERY_SIZE: 3,
+                                                    standalone.ONE_SHAPE: 3})
+    spec = {"kwargs": {}, "layout": None}
+    for i in range(10):
+        standalone._want(f"s{i}", {**spec, "reuse": standalone.EVERY_SIZE})
+        standalone._want(f"o{i}", {**spec, "reuse": standalone.ONE_SHAPE})
+    standalone._want("k", {**spec, "reuse": standalone.KERNEL})
+    classes = collections.Counter(s["reuse"] for s in standalone._WANTED.values())
+    assert classes == {standalone.EVERY_SIZE: 3, standalone.ONE_SHAPE: 3, standalone.KERNEL: 1}
 
 
 def test_every_exiting_process_queues_its_wanted_models(monkeypatch, tmp_path):
