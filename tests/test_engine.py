@@ -572,3 +572,10 @@ def test_picking_elements_reads_host_data_not_a_graph_per_index(stats):
     np.testing.assert_array_equal(g.numpy(), [[0.0, 1.0], [3.0, 0.0]])
     flag = nb.asarray(np.asarray(True))  # a 0-d bool array (MAX's from_numpy fails on it)
     assert bool(flag) and flag.shape == () and flag.dtype == nb.bool
+    for dtype in (np.complex64, np.complex128):  # complex too (stored as (re, im) pairs)
+        c = (np.arange(6).reshape(2, 3) - 1j * np.arange(6).reshape(2, 3) ** 2).astype(dtype)
+        z = nb.asarray(c)
+        base = stats()["evaluations"]
+        assert [complex(z[i, j]) for i in range(2) for j in range(3)] == [complex(v) for v in c.ravel()]
+        assert stats()["evaluations"] == base
+        assert complex(z[1:][0, 2]) == complex(c[1, 2])  # a pick of a view: the view realized once

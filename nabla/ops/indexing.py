@@ -820,7 +820,7 @@ def host_element(x: Tensor):
     from .view import reshape_op
 
     impl = x._impl
-    if impl.dtype.is_complex or impl.batch_dims or impl.tangents is not None or impl.sharding is not None:
+    if impl.batch_dims or impl.tangents is not None or impl.sharding is not None:
         return None
     node = impl._values[0].node
     if node is not None and node.op is reshape_op:
@@ -831,6 +831,11 @@ def host_element(x: Tensor):
     if src.node is not None or src.buffer is None or not src.device.is_host:
         return None
     index = node.kwargs["index"]
-    if any(len(range(*sl)) != 1 for sl in index):
+    pair = impl.dtype.is_complex  # stored as (re, im) on a trailing axis the index takes whole
+    if pair and tuple(index[-1]) != (0, 2, 1):
         return None
-    return src.buffer.to_numpy()[tuple(sl[0] for sl in index)].item()
+    picked = index[:-1] if pair else index
+    if any(len(range(*sl)) != 1 for sl in picked):
+        return None
+    value = src.buffer.to_numpy()[tuple(sl[0] for sl in picked)]
+    return complex(value[0], value[1]) if pair else value.item()
