@@ -406,6 +406,26 @@ def test_kernel_models_are_asked_for_when_the_other_wants_are_full(monkeypatch):
     assert classes == {standalone.EVERY_SIZE: 3, standalone.ONE_SHAPE: 3, standalone.KERNEL: 1}
 
 
+def test_a_bundle_compiled_again_under_new_names_serves_them(stats, empty_library):
+    """MAX's compile cache ignores graph names: the same graphs bundled under new names (an edit
+    renamed the models) come back with the old names; each new name still finds its model."""
+    standalone = empty_library
+    engine = nb.core.graph.GRAPH.engine
+    a = np.arange(24, dtype=np.int64).reshape(6, 4) - 5
+    (nb.asarray(a) * 7 - 2).numpy()
+    specs = list(standalone._WANTED.values())
+    ops = standalone.all_ops()
+    for suffix in ("", "-renamed"):
+        members = [(spec["name"] + suffix, standalone._link_or_build(spec, ops[spec["op"]], spec["name"] + suffix,
+                                                                    engine, None, None)[1]) for spec in specs]
+        standalone._compile_bundle(engine, engine.kernel_disk, members)
+    engine._named = {}  # a fresh process (the fixture puts the engine's own back)
+    assert {s["op"] for s in specs} == {"multiply", "subtract"}
+    for spec in specs:
+        assert engine.named_model(spec["name"] + "-renamed", None, compile=False) is not None, spec["name"]
+        assert engine.named_model(spec["name"], None, compile=False) is not None, spec["name"]
+
+
 def test_every_exiting_process_queues_its_wanted_models(monkeypatch, tmp_path):
     """Processes that exit while the detached compiler runs queue their wants; the compiler
     drains every queued file (not just the first process's) and leaves the queue empty."""

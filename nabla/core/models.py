@@ -198,10 +198,37 @@ class ModelStore:
         models = self.session.init_all(compiled)
         if len(models) == 1:
             return next(iter(models.values()))
-        mine = models.pop(bundle_symbol(self._digest(entry)))
+        renamed = _bundle_names(path)  # member's graph name -> its name in the file
+        mine = models.pop(renamed.get(bundle_symbol(self._digest(entry)), bundle_symbol(self._digest(entry))))
+        ours = {theirs: member for member, theirs in renamed.items()}
         for symbol, model in models.items():
-            self._bundled.setdefault((disk.directory, symbol), model)
+            self._bundled.setdefault((disk.directory, ours.get(symbol, symbol)), model)
         return mine
+
+
+def _names_file(path):
+    """Beside a bundle (``<key>.<content>.mef``): which graph name stands for which member, when
+    the file holds other names (named by content, so every alias of the file finds it)."""
+    return path.parent / f"{path.name.split('.')[1]}.names.json"
+
+
+def write_bundle_names(path, names: dict) -> None:
+    import json
+    import uuid
+
+    target = _names_file(path)
+    staged = target.parent / f".{target.name}.{uuid.uuid4().hex[:8]}"
+    staged.write_text(json.dumps({**_bundle_names(path), **names}))  # (renamed members of earlier bundles too)
+    os.replace(staged, target)
+
+
+def _bundle_names(path) -> dict:
+    import json
+
+    try:
+        return json.loads(_names_file(path).read_text())
+    except (OSError, ValueError):
+        return {}
 
 
 def bundle_symbol(digest: str) -> str:

@@ -480,7 +480,7 @@ def _compile_bundle(engine, disk, members: list) -> None:
     picks out. Bundled graphs get no ``ir`` entry: a renamed member is compiled again (bundled)."""
     from max.graph import Module
 
-    from ..core.models import bundle_symbol, mlir_context, named_digest
+    from ..core.models import bundle_symbol, mlir_context, named_digest, write_bundle_names
 
     paths: list = []
     with mlir_context():
@@ -495,6 +495,19 @@ def _compile_bundle(engine, disk, members: list) -> None:
     if not disk.save(key, compiled.export_mef):
         raise OSError("the bundle could not be written")
     made = disk.path_of(key)
+    # MAX's compile cache ignores graph names: a module equal to one compiled before but for its
+    # names (members renamed by an edit elsewhere) comes back at once, with the old names, in the
+    # same order. The file then gets a note of which name stands for which member.
+    from io import BytesIO
+
+    from max import engine as max_engine
+
+    symbols = [bundle_symbol(named_digest(name)) for name, _ in members]
+    found = list(engine.session.init_all(max_engine.read(BytesIO(made.read_bytes()))))
+    if found != symbols:
+        if len(found) != len(symbols):
+            raise RuntimeError(f"a bundle of {len(symbols)} graphs came back with {len(found)}")
+        write_bundle_names(made, dict(zip(symbols, found)))
     for name in names:
         disk.alias(named_digest(name), made)
 
