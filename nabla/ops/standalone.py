@@ -477,7 +477,8 @@ def _compile_alone(name, build, same, engine, disk, index) -> str:
 def _compile_bundle(engine, disk, members: list) -> None:
     """Compile ``members`` (``(name, build)``) as one module and publish the file under each
     member's name; each graph is named for its member (``bundle_symbol``), which the engine's loader
-    picks out. Bundled graphs get no ``ir`` entry: a renamed member is compiled again (bundled)."""
+    picks out. Bundled graphs get no ``ir`` entry: renamed members are bundled again (MAX's compile
+    cache then answers at once: see below)."""
     from max.graph import Module
 
     from ..core.models import bundle_symbol, mlir_context, named_digest, write_bundle_names
