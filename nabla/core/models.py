@@ -199,7 +199,8 @@ class ModelStore:
         if len(models) == 1:
             return next(iter(models.values()))
         renamed = _bundle_names(path)  # member's graph name -> its name in the file
-        mine = models.pop(renamed.get(bundle_symbol(self._digest(entry)), bundle_symbol(self._digest(entry))))
+        symbol = bundle_symbol(self._digest(entry))
+        mine = models.pop(renamed.get(symbol, symbol))
         ours = {theirs: member for member, theirs in renamed.items()}
         for symbol, model in models.items():
             self._bundled.setdefault((disk.directory, ours.get(symbol, symbol)), model)

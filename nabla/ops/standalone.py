@@ -388,7 +388,7 @@ def compile_specs(specs: list, alive=lambda: None) -> None:
     engine = GRAPH.engine
     disk = engine.kernel_disk
     index = None if disk is None else ModelDiskCache(disk.directory / "ir")
-    todo = []  # (spec, name, op, build, text digest)
+    todo = []  # (spec, name, build, text digest): the ones to compile
     for spec in specs:
         alive()
         op = ops.get(spec["op"])

@@ -295,14 +295,6 @@ def _record(op, in_vals, treedef, node_kwargs, values) -> list:
     """Per output, its per-device values: one node per distinct column of operand values (Values
     compare by identity, so a column is its own key); ``values``: each output's stored form."""
     done = {}
-    if len(values) == 1 and len(in_vals) == 1:  # a unary op: the leanest case of the hot path
-        (shape, dtype), out = values[0], []
-        for v in in_vals[0]:
-            w = done.get(v)
-            if w is None:
-                w = done[v] = Value(Node(op, node_kwargs, (v,), treedef), 0, shape, dtype, v.device)
-            out.append(w)
-        return [out]
     columns = zip(*in_vals) if len(in_vals) > 1 else [(v,) for v in in_vals[0]]
     if len(values) == 1:  # the common case, kept lean: this is the recording hot path
         (shape, dtype), out = values[0], []
