@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import nabla as nb
+from nabla.ops import standalone_compiler
 
 
 def expr(x):
@@ -133,10 +134,11 @@ def test_reading_one_output_realizes_its_siblings(stats, monkeypatch, tmp_path):
     monkeypatch.setattr(engine, "_named", {})
     monkeypatch.setattr(standalone, "_WANTED", {})
     monkeypatch.setattr(standalone, "_WANTED_PER_CLASS", collections.Counter())
+    monkeypatch.setattr(standalone, "_MISSES", collections.Counter())
     a = np.array([[2.0, 1.0], [1.0, 3.0]])
     w, v = nb.linalg.eigh(nb.asarray(a))
     w.numpy()
-    standalone.compile_specs(list(standalone._WANTED.values()))  # this machine now has eigh's model
+    standalone_compiler.compile_specs(list(standalone._WANTED.values()))  # this machine now has eigh's model
     before = stats()["evaluations"]
     other = nb.asarray(a) * 2.5  # pending work the read leaves for later
     w, v = nb.linalg.eigh(nb.asarray(a))
@@ -254,6 +256,7 @@ def empty_library(monkeypatch, tmp_path):
     monkeypatch.setattr(engine, "_named", {})
     monkeypatch.setattr(standalone, "_WANTED", {})
     monkeypatch.setattr(standalone, "_WANTED_PER_CLASS", collections.Counter())
+    monkeypatch.setattr(standalone, "_MISSES", collections.Counter())
     return standalone
 
 
@@ -277,7 +280,7 @@ def test_nonzero_runs_on_one_single_op_model_for_every_count(stats, empty_librar
     check((6, 7), 0.5)
     assert stats()["interpreted"] == 1
     assert [spec["op"] for spec in standalone._WANTED.values()] == ["nonzero"]
-    standalone.compile_specs(list(standalone._WANTED.values()))
+    standalone_compiler.compile_specs(list(standalone._WANTED.values()))
     for shape, p in (((6, 7), 0.3), ((40, 9), 0.7), ((17, 5), 0.9)):
         check(shape, p)
     assert stats()["interpreted"] == 1
@@ -303,7 +306,7 @@ def test_a_linalg_model_serves_every_stack_of_a_matrix_shape(stats, empty_librar
     first = stats()["interpreted"]
     assert {spec["op"] for spec in standalone._WANTED.values()} >= {"det", "solve", "signbit"}
     assert {spec["reuse"] for spec in standalone._WANTED.values() if spec["op"] != "getitem"} == {standalone.KERNEL}
-    standalone.compile_specs(list(standalone._WANTED.values()))
+    standalone_compiler.compile_specs(list(standalone._WANTED.values()))
     for lead in ((), (4,), (3, 2), (1, 5)):
         check(lead)
     for n in (1, 2, 5):  # every size of matrix too
@@ -325,6 +328,7 @@ def test_single_op_models_run_a_new_trace_node_by_node(stats, monkeypatch, tmp_p
     monkeypatch.setattr(engine, "_named", {})
     monkeypatch.setattr(standalone, "_WANTED", {})
     monkeypatch.setattr(standalone, "_WANTED_PER_CLASS", collections.Counter())
+    monkeypatch.setattr(standalone, "_MISSES", collections.Counter())
 
     def f(x, y):
         return x * 7 + y
@@ -338,7 +342,7 @@ def test_single_op_models_run_a_new_trace_node_by_node(stats, monkeypatch, tmp_p
     assert stats()["interpreted"] == 1
     wanted = {spec["op"] for spec in standalone._WANTED.values()}
     assert wanted == {"multiply", "add"}, wanted
-    standalone.compile_specs(list(standalone._WANTED.values()))
+    standalone_compiler.compile_specs(list(standalone._WANTED.values()))
     # one compile for both (MAX's cost per compile is nearly all fixed): one file under both names
     from nabla.core.models import named_digest
 
@@ -377,7 +381,8 @@ def test_a_trace_runs_its_nodes_with_models_on_them_while_the_interpreter_lacks_
 
     check()
     assert interpreted == [["floor_divide", "multiply", "subtract"]]
-    standalone.compile_specs([s for s in standalone._WANTED.values() if s["op"] in ("multiply", "floor_divide")])
+    standalone_compiler.compile_specs([s for s in standalone._WANTED.values()
+                                       if s["op"] in ("multiply", "floor_divide")])
     interpreted.clear()
     monkeypatch.setattr(standalone, "families_loaded", lambda: False)
     check(5)
@@ -395,15 +400,18 @@ def test_kernel_models_are_asked_for_when_the_other_wants_are_full(monkeypatch):
 
     monkeypatch.setattr(standalone, "_WANTED", {})
     monkeypatch.setattr(standalone, "_WANTED_PER_CLASS", collections.Counter())
+    monkeypatch.setattr(standalone, "_MISSES", collections.Counter())
     monkeypatch.setattr(standalone, "_MAX_WANTED", {standalone.KERNEL: 2, standalone.EVERY_SIZE: 3,
                                                     standalone.ONE_SHAPE: 3})
     spec = {"kwargs": {}, "layout": None}
     for i in range(10):
         standalone._want(f"s{i}", {**spec, "reuse": standalone.EVERY_SIZE})
         standalone._want(f"o{i}", {**spec, "reuse": standalone.ONE_SHAPE})
-    standalone._want("k", {**spec, "reuse": standalone.KERNEL})
+    for _ in range(3):
+        standalone._want("k", {**spec, "reuse": standalone.KERNEL})
     classes = collections.Counter(s["reuse"] for s in standalone._WANTED.values())
     assert classes == {standalone.EVERY_SIZE: 3, standalone.ONE_SHAPE: 3, standalone.KERNEL: 1}
+    assert standalone._MISSES["k"] == 3 and standalone._MISSES["s0"] == 1 and "s9" not in standalone._MISSES
 
 
 def test_a_bundle_compiled_again_under_new_names_serves_them(stats, empty_library):
@@ -414,11 +422,12 @@ def test_a_bundle_compiled_again_under_new_names_serves_them(stats, empty_librar
     a = np.arange(24, dtype=np.int64).reshape(6, 4) - 5
     (nb.asarray(a) * 7 - 2).numpy()
     specs = list(standalone._WANTED.values())
-    ops = standalone.all_ops()
+    ops = standalone_compiler.all_ops()
     for suffix in ("", "-renamed"):
-        members = [(spec["name"] + suffix, standalone._link_or_build(spec, ops[spec["op"]], spec["name"] + suffix,
-                                                                    engine, None, None)[1]) for spec in specs]
-        standalone._compile_bundle(engine, engine.kernel_disk, members)
+        members = [(spec["name"] + suffix,
+                    standalone_compiler._link_or_build(spec, ops[spec["op"]], spec["name"] + suffix, engine, None,
+                                                       None)[1]) for spec in specs]
+        standalone_compiler._compile_bundle(engine, engine.kernel_disk, members)
     engine._named = {}  # a fresh process (the fixture puts the engine's own back)
     assert {s["op"] for s in specs} == {"multiply", "subtract"}
     for spec in specs:
@@ -439,23 +448,25 @@ def test_every_exiting_process_queues_its_wanted_models(monkeypatch, tmp_path):
     for names in (["a", "b"], ["c"]):
         monkeypatch.setattr(standalone, "_WANTED", {n: {"name": n} for n in names})
         standalone._compile_elsewhere()
-    assert len(started) == 2 and len(list(tmp_path.glob(standalone._QUEUED))) == 2
+    assert len(started) == 2 and len(list(tmp_path.glob(standalone_compiler.QUEUED))) == 2
     compiled = []
-    monkeypatch.setattr(standalone, "compile_specs", lambda specs, alive: compiled.extend(s["name"] for s in specs))
+    monkeypatch.setattr(standalone_compiler, "compile_specs",
+                        lambda specs, alive: compiled.extend(s["name"] for s in specs))
     lock = tmp_path / "standalone.lock"
     lock.touch()
-    monkeypatch.setattr(standalone, "_sources_changed", lambda: True)  # edited since this compiler started
-    standalone._drain(tmp_path, lock)
-    assert not compiled and len(list(tmp_path.glob(standalone._QUEUED))) == 2  # left for a fresh compiler
-    monkeypatch.setattr(standalone, "_sources_changed", lambda: False)
-    standalone._drain(tmp_path, lock)
+    monkeypatch.setattr(standalone_compiler, "_sources_changed", lambda: True)  # edited since this compiler started
+    standalone_compiler._drain(tmp_path, lock)
+    assert not compiled and len(list(tmp_path.glob(standalone_compiler.QUEUED))) == 2  # left for a fresh compiler
+    monkeypatch.setattr(standalone_compiler, "_sources_changed", lambda: False)
+    standalone_compiler._drain(tmp_path, lock)
     assert sorted(compiled) == ["a", "b", "c"]
-    assert not list(tmp_path.glob(standalone._QUEUED))
+    assert not list(tmp_path.glob(standalone_compiler.QUEUED))
 
 
 def test_the_detached_compiler_takes_what_saves_most_first(monkeypatch, tmp_path):
-    """Kernel models first, then models for every size, then one-shape models; within each, the
-    ones more processes asked for; then the oldest. A spec queued while it compiles joins the order."""
+    """Kernel models first, then the ones processes missed most often (summed over processes),
+    then models for every size before one-shape models, then the oldest. A spec queued while it
+    compiles joins the order."""
     import json
 
     from nabla.ops import standalone
@@ -466,7 +477,8 @@ def test_the_detached_compiler_takes_what_saves_most_first(monkeypatch, tmp_path
     one, every, kernel = standalone.ONE_SHAPE, standalone.EVERY_SIZE, standalone.KERNEL
     queue({"name": "getitem", "reuse": one}, {"name": "add", "reuse": every}, {"name": "old"})
     queue({"name": "reshape", "reuse": one}, {"name": "sum", "reuse": every})
-    queue({"name": "reshape", "reuse": one}, {"name": "cholesky", "reuse": kernel})
+    queue({"name": "reshape", "reuse": one}, {"name": "cholesky", "reuse": kernel},
+          {"name": "equal", "reuse": one, "misses": 3})
     compiled = []
 
     def compile_specs(specs, alive):
@@ -474,13 +486,13 @@ def test_the_detached_compiler_takes_what_saves_most_first(monkeypatch, tmp_path
         if len(compiled) == 1:
             queue({"name": "sort", "reuse": kernel})  # asked for while the compiler runs
 
-    monkeypatch.setattr(standalone, "compile_specs", compile_specs)
-    monkeypatch.setattr(standalone, "_sources_changed", lambda: False)
+    monkeypatch.setattr(standalone_compiler, "compile_specs", compile_specs)
+    monkeypatch.setattr(standalone_compiler, "_sources_changed", lambda: False)
     lock = tmp_path / "standalone.lock"
     lock.touch()
-    standalone._drain(tmp_path, lock)
-    assert compiled == ["cholesky", "sort", "add", "sum", "reshape", "getitem", "old"]
-    assert not list(tmp_path.glob(standalone._QUEUED))
+    standalone_compiler._drain(tmp_path, lock)
+    assert compiled == ["cholesky", "sort", "equal", "reshape", "add", "sum", "getitem", "old"]
+    assert not list(tmp_path.glob(standalone_compiler.QUEUED))
 
 
 def test_a_killed_compilers_lock_is_taken(monkeypatch, tmp_path):
@@ -549,14 +561,14 @@ def test_a_renamed_single_op_model_with_the_same_graph_is_linked_not_compiled(mo
     spec = {"op": "add", "kwargs": {"dict": {}}, "dtypes": ["float32", "float32"], "dims": [["a"], ["a"]], "picks": [0],
             "layout": None}
     sources = ["oldsources"]
-    monkeypatch.setattr(standalone, "_digest_of", lambda op: sources[0])
+    monkeypatch.setattr(standalone_compiler, "_digest_of", lambda op: sources[0])
     compiles = engine.stats.compiles
-    standalone.compile_specs([{**spec, "name": "op1-add-test-oldsources"}])
+    standalone_compiler.compile_specs([{**spec, "name": "op1-add-test-oldsources"}])
     assert engine.stats.compiles == compiles + 1
     sources[0] = "newsources"
-    standalone.compile_specs([{**spec, "name": "op1-add-test-newsources"}])
+    standalone_compiler.compile_specs([{**spec, "name": "op1-add-test-newsources"}])
     assert engine.stats.compiles == compiles + 1  # linked
-    standalone.compile_specs([{**spec, "op": "subtract", "name": "op1-subtract-test-oldsources"}])
+    standalone_compiler.compile_specs([{**spec, "op": "subtract", "name": "op1-subtract-test-oldsources"}])
     assert engine.stats.compiles == compiles + 1  # asked for by older sources: skipped, nothing looks it up
     old, new = (disk.path_of(named_digest(n)) for n in ("op1-add-test-oldsources", "op1-add-test-newsources"))
     assert old is not None and new is not None and old.read_bytes() == new.read_bytes()
@@ -566,7 +578,7 @@ def test_a_renamed_single_op_model_with_the_same_graph_is_linked_not_compiled(mo
     from max.driver import Buffer
 
     np.testing.assert_array_equal(model.execute(*[Buffer.from_numpy(x)] * 2)[0].to_numpy(), x + x)
-    standalone.compile_specs([{**spec, "op": "multiply", "name": "op1-multiply-test-newsources"}])
+    standalone_compiler.compile_specs([{**spec, "op": "multiply", "name": "op1-multiply-test-newsources"}])
     assert engine.stats.compiles == compiles + 2  # another graph: compiled
 
 

@@ -70,6 +70,22 @@ def broadcast_impls(impls, op: str):
     return batch + logical, None, max(i.batch_dims for i in impls)
 
 
+def flat_form(kwargs: dict, shapes: list, paired: tuple):
+    """An elementwise op's canonical standalone form (see ``KernelOperation.standalone_form``): when
+    its operands share a logical shape, each is viewed as one axis ``(n,)`` (``(n, 2)`` where
+    ``paired`` marks complex storage), so one model per dtype serves every shape and rank. Keyed by
+    rank, a conformance run asked for a model per rank, 0-d included (its per-element checks), and
+    most were still missing a run later (each costs the detached compiler seconds). None when the
+    operands broadcast."""
+    import math
+
+    logical = [s[:-1] if p else s for s, p in zip(shapes, paired)]
+    if any(s != logical[0] for s in logical[1:]):
+        return None
+    n = math.prod(logical[0])
+    return kwargs, [["n", 2] if p else ["n"] for p in paired], [(n, 2) if p else (n,) for p in paired]
+
+
 class UnaryOperation(Operation):
     """One tensor in, same shape out; ``out_dtype`` may change the dtype."""
 

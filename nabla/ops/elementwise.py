@@ -12,7 +12,7 @@ from ..core.context import get_default_dtype
 from ..core.tensor import Tensor
 from . import complex_lowerings as C
 from . import lowerings as L
-from .base import BinaryOperation, UnaryOperation, broadcast_impls, describe
+from .base import BinaryOperation, UnaryOperation, broadcast_impls, describe, flat_form
 
 # dtype categories: which input dtypes an op accepts
 _CATEGORIES = {
@@ -59,6 +59,9 @@ class ElementwiseUnary(UnaryOperation):
     def complex_storage_kwargs(self, kwargs):
         return {"complex_storage": True}
 
+    def standalone_form(self, kwargs, shapes):
+        return flat_form(kwargs, shapes, (bool(kwargs.get("complex_storage")),))
+
     def check_dtype(self, x):
         if not _CATEGORIES[self.category](x.dtype):
             raise TypeError(f"nabla.{self.name}: expected {_CATEGORY_TEXT[self.category]}, got {describe(x)}")
@@ -93,6 +96,9 @@ class ElementwiseBinary(BinaryOperation):
 
     def complex_storage_kwargs(self, kwargs):
         return {"complex_storage": True}
+
+    def standalone_form(self, kwargs, shapes):
+        return flat_form(kwargs, shapes, (bool(kwargs.get("complex_storage")),) * 2)
 
     def out_dtype(self, dtype):
         return _dt.bool_ if self.out_bool else dtype
@@ -144,6 +150,9 @@ class CastOp(UnaryOperation):
 
     def complex_storage_kwargs(self, kwargs):
         return {**kwargs, "src_complex": True}
+
+    def standalone_form(self, kwargs, shapes):
+        return flat_form(kwargs, shapes, (bool(kwargs.get("src_complex")),))
 
     def abstract_eval(self, x, *, dtype):
         return x.cached_shape, dtype, x.batch_dims
@@ -522,6 +531,10 @@ class WhereOp(BinaryOperation):
 
     def complex_storage_kwargs(self, kwargs):
         return {"complex_storage": True}
+
+    def standalone_form(self, kwargs, shapes):
+        paired = bool(kwargs.get("complex_storage"))
+        return flat_form(kwargs, shapes, (False, paired, paired))
 
     def maxpr(self, cond, x, y, complex_storage=False):
         from max.graph import ops

@@ -5,7 +5,7 @@ where MAX's interpreter would load the kernel package twice and bind the kernel 
 process, measured; later first sights of that kernel in the process then cost milliseconds).
 
 The models are compiled after the process that first needed them exits, by a detached nice-19
-process (``python -m nabla.ops.standalone LOCK CACHE_DIR``), so no foreground work ever waits for
+process (``standalone_compiler.py``), so no foreground work ever waits for
 them and a test session's many structures do not queue ahead of its own compiles. Each exiting
 process queues what it wanted (a spec file in the kernel cache); the one compiler drains the queue.
 """
@@ -16,13 +16,8 @@ import atexit
 import collections
 import functools
 import hashlib
-import json
 import os
-import sys
-import tempfile
-import time
 
-from ..core.disk_cache import ModelDiskCache
 from ..core.engine import hashable_params, symbolic_dims
 from ..core.interpreter import families_loaded
 
@@ -32,10 +27,10 @@ class KernelPlan:
     outputs were asked for, and (for ops with a canonical form) the shapes its operands are viewed
     as and its results viewed back from."""
 
-    def __init__(self, name: str, node, arguments: tuple, picks: tuple, dims: list, kwargs: dict,
-                 views=None, out_shapes=None):
+    def __init__(self, name: str, node, arguments: tuple, picks, dims: list, kwargs: dict,
+                 views=None, out_shapes=None, select=None):
         self.name, self.node, self.arguments, self.picks, self.dims = name, node, arguments, picks, dims
-        self.kwargs, self.views, self.out_shapes = kwargs, views, out_shapes
+        self.kwargs, self.views, self.out_shapes, self.select = kwargs, views, out_shapes, select
 
     def spec(self) -> dict:
         return _spec(self.node, self.name, self.kwargs, self.dims, self.picks)
@@ -48,7 +43,9 @@ class KernelPlan:
         buffers = [leaf_buffers[i] if i >= 0 else scalar_buffer(values[-1 - i]) for i in self.arguments]
         if self.views is not None:
             buffers = [b.view(b.dtype, shape) for b, shape in zip(buffers, self.views)]
-        out = list(model.execute(*buffers))  # the picked outputs, in order
+        out = list(model.execute(*buffers))  # the picked outputs, in order (all: see ``_model_picks``)
+        if self.select is not None:
+            out = [out[i] for i in self.select]
         if self.out_shapes is not None:
             out = [o.view(o.dtype, shape) for o, shape in zip(out, self.out_shapes)]
         return out
@@ -64,7 +61,7 @@ def _spec(node, name: str, kwargs: dict, dims: list, picks) -> dict:
     symbolic = any(isinstance(d, str) for ds in dims for d in ds)
     reuse = KERNEL if node.op.standalone else EVERY_SIZE if symbolic else ONE_SHAPE
     return {"name": name, "op": node.op.name, "kwargs": kwargs, "dtypes": [v.dtype.name for v in node.inputs],
-            "dims": dims, "picks": list(picks), "layout": _layout(node), "reuse": reuse}
+            "dims": dims, "picks": None if picks is None else list(picks), "layout": _layout(node), "reuse": reuse}
 
 
 #: what a model saves, best first: a kernel op's (MAX's interpreter binds a Nabla kernel in 1.6-2.8 s
@@ -93,7 +90,7 @@ def _graph(op, kwargs, dtypes, dims, picks, layout=None, name=None, module=None)
         operands = [inp.tensor for inp in g.inputs]
         out = op.maxpr(*(operands if layout is None else _fill(layout, operands)), **kwargs)
         out = list(out) if isinstance(out, (list, tuple)) else [out]
-        g.output(*[out[i] for i in picks])
+        g.output(*(out if picks is None else [out[i] for i in picks]))
     return g
 
 
@@ -125,7 +122,7 @@ def _ops_digest() -> str:
     from ..core.disk_cache import source_digest
 
     here = Path(__file__).parent
-    return source_digest(here, (".py",), exclude=(here / "standalone.py",))
+    return source_digest(here, (".py",), exclude=tuple(here / f for f in ("standalone.py", "standalone_compiler.py")))
 
 
 def _digest_of(op) -> str:
@@ -139,15 +136,6 @@ def _digest_of(op) -> str:
     if isinstance(op, KernelOperation):
         return kernel_digest(package)
     return hashlib.sha256((kernel_digest(package) + _ops_digest()).encode()).hexdigest()[:12]
-
-
-def _sources_changed() -> bool:
-    """Whether the lowerings or a kernel package changed since this process computed their digests
-    (the detached compiler outlives edits)."""
-    from .custom_kernels import PACKAGES, kernel_digest
-
-    return _ops_digest.__wrapped__() != _ops_digest() or any(
-        kernel_digest.__wrapped__(p) != kernel_digest(p) for p in PACKAGES)
 
 
 def _signature(node, picks: tuple):
@@ -179,10 +167,20 @@ def plan(order, leaves, outputs, node_ids, leaf_ids):
            or not n.kwargs["device"].is_host for n in order[:-1]):
         return None
     picks = tuple(v.index for v in outputs)
-    name, kwargs, dims, views = _signature(node, picks)
+    model_picks = _model_picks(node, picks)
+    name, kwargs, dims, views = _signature(node, model_picks)
     out_shapes = None if views is None else [tuple(int(d) for d in v.shape) for v in outputs]
     arguments = tuple(leaf_ids[id(v)] if v.node is None else -1 - node_ids[id(v.node)] for v in node.inputs)
-    return KernelPlan(name, node, arguments, picks, dims, kwargs, views, out_shapes)
+    return KernelPlan(name, node, arguments, model_picks, dims, kwargs, views, out_shapes,
+                      None if model_picks is not None else picks)
+
+
+def _model_picks(node, picks: tuple):
+    """The outputs a node's model gives: a kernel op's give all (its kernel computes them all
+    anyway), so one model serves ``sort`` and ``argsort``, ``eigh`` and ``eigvalsh``; before, each
+    subset the trace read was a model of its own, and a kernel model missed costs a kernel bind in
+    MAX's interpreter (1.6-2.8 s). Others give what the trace reads (None: all)."""
+    return None if node.op.standalone else picks
 
 
 def split(engine, order, outputs):
@@ -208,7 +206,7 @@ def split(engine, order, outputs):
         return None  # (each unit runs with its scalar constants as data: see ``plan``)
     missing = 0
     for n in units:
-        picks = tuple(v.index for v in used[id(n)])
+        picks = _model_picks(n, tuple(v.index for v in used[id(n)]))
         name, kwargs, dims, _ = _signature(n, picks)
         if engine.named_model(name, None, compile=False) is None:
             missing += 1
@@ -231,11 +229,16 @@ def split(engine, order, outputs):
 _WANTED: dict[str, dict] = {}
 _MAX_WANTED = {KERNEL: 256, EVERY_SIZE: 2048, ONE_SHAPE: 512}
 _WANTED_PER_CLASS: collections.Counter = collections.Counter()
+#: how many times this process missed each wanted model (the compiler's order: see ``_priority``)
+_MISSES: collections.Counter = collections.Counter()
 
 
 def _want(name: str, spec: dict) -> None:
+    if name in _WANTED:
+        _MISSES[name] += 1
+        return
     reuse = spec.get("reuse", ONE_SHAPE)
-    if name in _WANTED or _WANTED_PER_CLASS[reuse] >= _MAX_WANTED[reuse]:
+    if _WANTED_PER_CLASS[reuse] >= _MAX_WANTED[reuse]:
         return
     try:
         spec = {**spec, "kwargs": _encode(spec["kwargs"]), "layout": _encode(spec["layout"])}
@@ -245,6 +248,7 @@ def _want(name: str, spec: dict) -> None:
         atexit.register(_compile_elsewhere)
     _WANTED[name] = spec
     _WANTED_PER_CLASS[reuse] += 1
+    _MISSES[name] += 1
 
 
 def _encode(value):
@@ -305,244 +309,13 @@ def _compile_elsewhere() -> None:
     root = kernel_cache_dir()
     if root is None or not _WANTED or os.environ.get("NABLA_COMPILE_AT_EXIT", "1") == "0":
         return
+    from .standalone_compiler import MAX_QUEUED, QUEUED, queue
+
     root.mkdir(parents=True, exist_ok=True)
-    if len(list(root.glob(_QUEUED))) >= _MAX_QUEUED:
+    if len(list(root.glob(QUEUED))) >= MAX_QUEUED:
         return  # the compiler is that far behind: later processes ask again
-    _queue(root, list(_WANTED.values()))
-    start_detached("standalone.lock", "nabla.ops.standalone", [root], stale_after=3600)
-
-
-def _queue(root, specs: list) -> None:
-    """One spec file for the detached compiler."""
-    fd, _ = tempfile.mkstemp(prefix=_QUEUED[:-6], suffix=".json", dir=root)
-    with os.fdopen(fd, "w") as f:
-        json.dump(specs, f)
-
-
-#: spec files waiting for the detached compiler, and how many may wait
-_QUEUED = "nabla-standalone-*.json"
-_MAX_QUEUED = 16
-
-
-def _priority(spec: dict, wanted_by: int, arrival: int) -> tuple:
-    """The detached compiler's order, first first: the models that save most (a kernel's, then those
-    serving every size: see ``_spec``), then the ones more processes asked for, then the oldest.
-    Before, it took files oldest first: a test session's hundreds of one-shape models (a getitem
-    per index and shape) queued ahead of the linalg kernels every later process needed."""
-    return spec.get("reuse", ONE_SHAPE), -wanted_by, arrival
-
-
-def _drain(root, lock) -> None:
-    """Compile the queued specs in ``_priority`` order until none is left (the detached compiler's
-    loop); files queued meanwhile join the order. Its lock's mtime is refreshed per spec, so a long
-    queue is never taken for a dead process."""
-    from pathlib import Path
-
-    root, lock = Path(root), Path(lock)
-    pending: dict[str, dict] = {}
-    wanted_by: collections.Counter = collections.Counter()
-    arrival: dict[str, int] = {}
-    while True:
-        if _sources_changed():  # this process would build the old lowerings: a fresh compiler takes the queue
-            if pending:
-                _queue(root, list(pending.values()))
-            return
-        for path in sorted(root.glob(_QUEUED), key=lambda p: p.stat().st_mtime if p.exists() else 0):
-            try:
-                with open(path) as f:
-                    specs = json.load(f)
-            except (OSError, ValueError):
-                specs = []
-            path.unlink(missing_ok=True)
-            for spec in specs:
-                name = spec.get("name")
-                wanted_by[name] += 1
-                arrival.setdefault(name, len(arrival))
-                pending[name] = spec
-        if not pending:
-            return
-        order = sorted(pending, key=lambda n: _priority(pending[n], wanted_by[n], arrival[n]))
-        reuse = pending[order[0]].get("reuse", ONE_SHAPE)
-        batch = [n for n in order if pending[n].get("reuse", ONE_SHAPE) == reuse][:_BUNDLE[reuse]]
-        compile_specs([pending.pop(n) for n in batch], lock.touch)
-
-
-#: specs compiled together, as one module, per priority class: MAX's cost per compile is nearly all
-#: fixed (one elementwise model 13-21 s on the 2-core machine, thirteen in one module 16.5 s), so
-#: a bundle lands many models for the price of one; but a process that needs one member loads the
-#: whole bundle (measured: read and init of a single model 2-10 ms, of 32 models 10-77 ms; a
-#: conformance run at 32 per bundle spent 0.64 s in 20 bundle loads). Eight balances the two.
-#: Kernels go a few at a time: each is a large compile of its own, and the first should land early.
-_BUNDLE = {KERNEL: 4, EVERY_SIZE: 8, ONE_SHAPE: 8}
-
-
-def compile_specs(specs: list, alive=lambda: None) -> None:
-    """Compile standalone models from their specs (the detached process's work), together in one
-    module where there are several (see ``_BUNDLE``). A model whose graph is the same text as one
-    compiled alone before (an edit elsewhere in ``nabla/ops`` renames every model: the names carry
-    a digest of the lowerings' sources) is linked, not compiled: the kernel cache keeps
-    ``ir/<digest of the graph's text>`` beside the models."""
-    from ..core.graph import GRAPH
-
-    ops = all_ops()
-    engine = GRAPH.engine
-    disk = engine.kernel_disk
-    index = None if disk is None else ModelDiskCache(disk.directory / "ir")
-    todo = []  # (spec, name, build, text digest): the ones to compile
-    for spec in specs:
-        alive()
-        op = ops.get(spec["op"])
-        if op is None:
-            continue
-        name = spec["name"]
-        if not name.endswith("-" + _digest_of(op)):
-            continue  # asked for by an older version of the sources: nothing will look it up
-        t0 = time.perf_counter()
-        outcome, build, same = _link_or_build(spec, op, name, engine, disk, index)
-        if outcome is None:
-            todo.append((spec, name, build, same))
-        elif disk is not None:
-            _log(disk.directory, spec, outcome, time.perf_counter() - t0)
-    _compile_todo(todo, engine, disk, index, alive)
-
-
-def _compile_todo(todo, engine, disk, index, alive) -> None:
-    """Compile ``todo`` as one bundle; if MAX refuses it, each half on its own (down to single
-    models), so one graph that does not compile costs a few compiles, not one per member."""
-    alive()
-    if len(todo) == 1 or disk is None:
-        for spec, name, build, same in todo:
-            t0 = time.perf_counter()
-            outcome = _compile_alone(name, build, same, engine, disk, index)
-            if disk is not None:
-                _log(disk.directory, spec, outcome, time.perf_counter() - t0)
-        return
-    t0 = time.perf_counter()
-    try:
-        _compile_bundle(engine, disk, [(name, build) for _, name, build, _ in todo])
-    except Exception as e:
-        _log(disk.directory, todo[0][0], f"bundle of {len(todo)} refused: {type(e).__name__}: "
-             f"{str(e).splitlines()[0][:200] if str(e) else ''}", time.perf_counter() - t0)
-        half = len(todo) // 2
-        _compile_todo(todo[:half], engine, disk, index, alive)
-        _compile_todo(todo[half:], engine, disk, index, alive)
-        return
-    for spec, *_ in todo:
-        _log(disk.directory, spec, f"bundled{len(todo)}", (time.perf_counter() - t0) / len(todo))
-
-
-def _link_or_build(spec, op, name, engine, disk, index):
-    """``(outcome, build, text digest)``: outcome "present" (another process compiled it
-    meanwhile), "linked" (the same graph was compiled alone before) or a failure; None when it
-    must be compiled, ``build(graph_name=None, module=None)`` giving its graph."""
-    from ..core import dtypes as _dt
-    from ..core.models import mlir_context, named_digest
-
-    try:
-        dtypes = [_dt.from_name(d) for d in spec["dtypes"]]
-        kwargs = _decode(spec["kwargs"])
-        layout = _decode(spec.get("layout"))
-        if engine.named_model(name, None, compile=False) is not None:
-            return "present", None, None
-
-        def build(graph_name=None, module=None):
-            return _graph(op, kwargs, dtypes, spec["dims"], spec["picks"], layout, graph_name, module)
-
-        with mlir_context():
-            same = hashlib.sha256(str(build()._module).encode()).hexdigest()[:40]
-        if index is not None:
-            found = index.path_of(same)
-            if found is not None and disk.alias(named_digest(name), found):
-                return "linked", None, None
-        return None, build, same
-    except Exception as e:
-        return f"failed: {type(e).__name__}", None, None
-
-
-def _compile_alone(name, build, same, engine, disk, index) -> str:
-    from ..core.models import named_digest
-
-    try:
-        engine.named_model(name, build)
-        engine.wait_for_compiles()  # one at a time: this process runs at nice 19 beside the user's work
-        made = None if disk is None else disk.path_of(named_digest(name))
-        if made is not None:
-            index.directory.mkdir(exist_ok=True)
-            index.alias(same, made)
-        return "compiled"
-    except Exception as e:
-        return f"failed: {type(e).__name__}"
-
-
-def _compile_bundle(engine, disk, members: list) -> None:
-    """Compile ``members`` (``(name, build)``) as one module and publish the file under each
-    member's name; each graph is named for its member (``bundle_symbol``), which the engine's loader
-    picks out. Bundled graphs get no ``ir`` entry: renamed members are bundled again (MAX's compile
-    cache then answers at once: see below)."""
-    from max.graph import Module
-
-    from ..core.models import bundle_symbol, mlir_context, named_digest, write_bundle_names
-
-    paths: list = []
-    with mlir_context():
-        module = Module()
-        for name, build in members:
-            graph = build(bundle_symbol(named_digest(name)), module)
-            paths += [p for p in graph.kernel_libraries_paths if p not in paths]
-        bytecode = module.mlir_module.bytecode
-    compiled = engine.compiler.submit(bytecode, paths).result()
-    names = sorted(name for name, _ in members)
-    key = ModelDiskCache.key_digest("bundle:" + ",".join(names))
-    if not disk.save(key, compiled.export_mef):
-        raise OSError("the bundle could not be written")
-    made = disk.path_of(key)
-    # MAX's compile cache ignores graph names: a module equal to one compiled before but for its
-    # names (members renamed by an edit elsewhere) comes back at once, with the old names, in the
-    # same order. The file then gets a note of which name stands for which member.
-    from io import BytesIO
-
-    from max import engine as max_engine
-
-    symbols = [bundle_symbol(named_digest(name)) for name, _ in members]
-    found = list(engine.session.init_all(max_engine.read(BytesIO(made.read_bytes()))))
-    if found != symbols:
-        if len(found) != len(symbols):
-            raise RuntimeError(f"a bundle of {len(symbols)} graphs came back with {len(found)}")
-        write_bundle_names(made, dict(zip(symbols, found)))
-    for name in names:
-        disk.alias(named_digest(name), made)
-
-
-def _log(directory, spec: dict, outcome: str, seconds: float) -> None:
-    """One line per spec in ``standalone.log`` (what the detached compiler did, in its order),
-    cut back to its last half when it passes 1 MB."""
-    path = directory / "standalone.log"
-    line = f"{time.strftime('%Y-%m-%d %H:%M:%S')} {outcome:8} {seconds:7.2f}s " \
-           f"reuse={spec.get('reuse', ONE_SHAPE)} {spec['op']} {spec['name']}\n"
-    try:
-        if path.exists() and path.stat().st_size > 1 << 20:
-            path.write_text(path.read_text()[-(1 << 19):])
-        with open(path, "a") as f:
-            f.write(line)
-    except OSError:
-        pass
-
-
-def all_ops() -> dict:
-    """Every op of ``nabla.ops`` by name."""
-    from ..core.operation import Operation
-    from . import (_physical, creation, elementwise, factorizations, fourier, indexing, linalg, multi_output,
-                   random_bits, reduction, sorting, spectral, view)
-
-    found = {}
-    for mod in (creation, elementwise, factorizations, fourier, indexing, linalg, multi_output, random_bits, reduction,
-                sorting, spectral, view, _physical):
-        for obj in vars(mod).values():
-            if isinstance(obj, Operation):
-                found[obj.name] = obj
-            elif isinstance(obj, dict):
-                found.update({o.name: o for o in obj.values() if isinstance(o, Operation)})
-    return found
+    queue(root, [{**spec, "misses": _MISSES[name]} for name, spec in _WANTED.items()])
+    start_detached("standalone.lock", "nabla.ops.standalone_compiler", [root], stale_after=3600)
 
 
 class FirstSightPaths:
@@ -596,16 +369,3 @@ class KernelPath:
     plan = staticmethod(plan)
     model = staticmethod(model)
     split = staticmethod(split)
-
-
-if __name__ == "__main__":  # the detached compiler: python -m nabla.ops.standalone LOCK CACHE_DIR
-    try:
-        _drain(sys.argv[2], sys.argv[1])
-    finally:
-        os.unlink(sys.argv[1])
-    from pathlib import Path
-
-    if any(Path(sys.argv[2]).glob(_QUEUED)):  # queued after the last look, before the lock went
-        from ..core.compiler import start_detached
-
-        start_detached("standalone.lock", "nabla.ops.standalone", [sys.argv[2]], stale_after=3600)

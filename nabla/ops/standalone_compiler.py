@@ -1,0 +1,278 @@
+"""The detached compiler of first-sight models (``python -m nabla.ops.standalone_compiler LOCK
+CACHE_DIR``): a nice-19 process that drains the specs exiting processes queued in the kernel cache
+(``standalone._compile_elsewhere``), most useful first, compiling them in bundles. What a model
+computes is decided in ``standalone.py``; this file only schedules and builds, so neither is part
+of the digests that name the models.
+"""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+import json
+import os
+import sys
+import tempfile
+import time
+
+from ..core.disk_cache import ModelDiskCache
+from .standalone import KERNEL, ONE_SHAPE, _decode, _digest_of, _graph, _ops_digest
+
+
+def _sources_changed() -> bool:
+    """Whether the lowerings or a kernel package changed since this process computed their digests
+    (the detached compiler outlives edits)."""
+    from .custom_kernels import PACKAGES, kernel_digest
+
+    return _ops_digest.__wrapped__() != _ops_digest() or any(
+        kernel_digest.__wrapped__(p) != kernel_digest(p) for p in PACKAGES)
+
+
+def queue(root, specs: list) -> None:
+    """One spec file for the detached compiler."""
+    fd, _ = tempfile.mkstemp(prefix=QUEUED[:-6], suffix=".json", dir=root)
+    with os.fdopen(fd, "w") as f:
+        json.dump(specs, f)
+
+
+#: spec files waiting for the detached compiler, and how many may wait
+QUEUED = "nabla-standalone-*.json"
+MAX_QUEUED = 16
+
+
+def _priority(spec: dict, misses: int, arrival: int) -> tuple:
+    """The detached compiler's order, first first: kernels' models (each miss binds a kernel in
+    MAX's interpreter, seconds), then the models processes missed most often, then those serving
+    every size, then the oldest. Misses count each time a trace needed the model, not once per
+    process: the per-element checks of array-api-tests run a 0-d ``equal`` or ``isnan`` hundreds of
+    times per example (1-7 ms each interpreted, complex the slowest), and ordered by class and
+    process count those models waited behind a thousand models needed once."""
+    reuse = spec.get("reuse", ONE_SHAPE)
+    return reuse != KERNEL, -misses, reuse, arrival
+
+
+def _drain(root, lock) -> None:
+    """Compile the queued specs in ``_priority`` order until none is left (the detached compiler's
+    loop); files queued meanwhile join the order. Its lock's mtime is refreshed per spec, so a long
+    queue is never taken for a dead process."""
+    from pathlib import Path
+
+    root, lock = Path(root), Path(lock)
+    pending: dict[str, dict] = {}
+    misses: collections.Counter = collections.Counter()
+    arrival: dict[str, int] = {}
+    while True:
+        if _sources_changed():  # this process would build the old lowerings: a fresh compiler takes the queue
+            if pending:
+                queue(root, list(pending.values()))
+            return
+        for path in sorted(root.glob(QUEUED), key=lambda p: p.stat().st_mtime if p.exists() else 0):
+            try:
+                with open(path) as f:
+                    specs = json.load(f)
+            except (OSError, ValueError):
+                specs = []
+            path.unlink(missing_ok=True)
+            for spec in specs:
+                name = spec.get("name")
+                misses[name] += spec.get("misses", 1)
+                arrival.setdefault(name, len(arrival))
+                pending[name] = spec
+        if not pending:
+            return
+        order = sorted(pending, key=lambda n: _priority(pending[n], misses[n], arrival[n]))
+        kernels = pending[order[0]].get("reuse", ONE_SHAPE) == KERNEL  # kernels bundle apart
+        batch = [n for n in order if (pending[n].get("reuse", ONE_SHAPE) == KERNEL) == kernels]
+        batch = batch[:_BUNDLE_KERNELS if kernels else _BUNDLE]
+        compile_specs([pending.pop(n) for n in batch], lock.touch)
+
+
+#: specs compiled together, as one module (kernels' apart from the rest): MAX's cost per compile is nearly all
+#: fixed (one elementwise model 13-21 s on the 2-core machine, thirteen in one module 16.5 s), so
+#: a bundle lands many models for the price of one; but a process that needs one member loads the
+#: whole bundle (measured: read and init of a single model 2-10 ms, of 32 models 10-77 ms; a
+#: conformance run at 32 per bundle spent 0.64 s in 20 bundle loads). Eight balances the two.
+#: Kernels go a few at a time: each is a large compile of its own, and the first should land early.
+_BUNDLE, _BUNDLE_KERNELS = 8, 4
+
+
+def compile_specs(specs: list, alive=lambda: None) -> None:
+    """Compile standalone models from their specs (the detached process's work), together in one
+    module where there are several (see ``_BUNDLE``). A model whose graph is the same text as one
+    compiled alone before (an edit elsewhere in ``nabla/ops`` renames every model: the names carry
+    a digest of the lowerings' sources) is linked, not compiled: the kernel cache keeps
+    ``ir/<digest of the graph's text>`` beside the models."""
+    from ..core.graph import GRAPH
+
+    ops = all_ops()
+    engine = GRAPH.engine
+    disk = engine.kernel_disk
+    index = None if disk is None else ModelDiskCache(disk.directory / "ir")
+    todo = []  # (spec, name, build, text digest): the ones to compile
+    for spec in specs:
+        alive()
+        op = ops.get(spec["op"])
+        if op is None:
+            continue
+        name = spec["name"]
+        if not name.endswith("-" + _digest_of(op)):
+            continue  # asked for by an older version of the sources: nothing will look it up
+        t0 = time.perf_counter()
+        outcome, build, same = _link_or_build(spec, op, name, engine, disk, index)
+        if outcome is None:
+            todo.append((spec, name, build, same))
+        elif disk is not None:
+            _log(disk.directory, spec, outcome, time.perf_counter() - t0)
+    _compile_todo(todo, engine, disk, index, alive)
+
+
+def _compile_todo(todo, engine, disk, index, alive) -> None:
+    """Compile ``todo`` as one bundle; if MAX refuses it, each half on its own (down to single
+    models), so one graph that does not compile costs a few compiles, not one per member."""
+    alive()
+    if len(todo) == 1 or disk is None:
+        for spec, name, build, same in todo:
+            t0 = time.perf_counter()
+            outcome = _compile_alone(name, build, same, engine, disk, index)
+            if disk is not None:
+                _log(disk.directory, spec, outcome, time.perf_counter() - t0)
+        return
+    t0 = time.perf_counter()
+    try:
+        _compile_bundle(engine, disk, [(name, build) for _, name, build, _ in todo])
+    except Exception as e:
+        _log(disk.directory, todo[0][0], f"bundle of {len(todo)} refused: {type(e).__name__}: "
+             f"{str(e).splitlines()[0][:200] if str(e) else ''}", time.perf_counter() - t0)
+        half = len(todo) // 2
+        _compile_todo(todo[:half], engine, disk, index, alive)
+        _compile_todo(todo[half:], engine, disk, index, alive)
+        return
+    for spec, *_ in todo:
+        _log(disk.directory, spec, f"bundled{len(todo)}", (time.perf_counter() - t0) / len(todo))
+
+
+def _link_or_build(spec, op, name, engine, disk, index):
+    """``(outcome, build, text digest)``: outcome "present" (another process compiled it
+    meanwhile), "linked" (the same graph was compiled alone before) or a failure; None when it
+    must be compiled, ``build(graph_name=None, module=None)`` giving its graph."""
+    from ..core import dtypes as _dt
+    from ..core.models import mlir_context, named_digest
+
+    try:
+        dtypes = [_dt.from_name(d) for d in spec["dtypes"]]
+        kwargs = _decode(spec["kwargs"])
+        layout = _decode(spec.get("layout"))
+        if engine.named_model(name, None, compile=False) is not None:
+            return "present", None, None
+
+        def build(graph_name=None, module=None):
+            return _graph(op, kwargs, dtypes, spec["dims"], spec["picks"], layout, graph_name, module)
+
+        with mlir_context():
+            same = hashlib.sha256(str(build()._module).encode()).hexdigest()[:40]
+        if index is not None:
+            found = index.path_of(same)
+            if found is not None and disk.alias(named_digest(name), found):
+                return "linked", None, None
+        return None, build, same
+    except Exception as e:
+        return f"failed: {type(e).__name__}", None, None
+
+
+def _compile_alone(name, build, same, engine, disk, index) -> str:
+    from ..core.models import named_digest
+
+    try:
+        engine.named_model(name, build)
+        engine.wait_for_compiles()  # one at a time: this process runs at nice 19 beside the user's work
+        made = None if disk is None else disk.path_of(named_digest(name))
+        if made is not None:
+            index.directory.mkdir(exist_ok=True)
+            index.alias(same, made)
+        return "compiled"
+    except Exception as e:
+        return f"failed: {type(e).__name__}"
+
+
+def _compile_bundle(engine, disk, members: list) -> None:
+    """Compile ``members`` (``(name, build)``) as one module and publish the file under each
+    member's name; each graph is named for its member (``bundle_symbol``), which the engine's loader
+    picks out. Bundled graphs get no ``ir`` entry: renamed members are bundled again (MAX's compile
+    cache then answers at once: see below)."""
+    from max.graph import Module
+
+    from ..core.models import bundle_symbol, mlir_context, named_digest, write_bundle_names
+
+    paths: list = []
+    with mlir_context():
+        module = Module()
+        for name, build in members:
+            graph = build(bundle_symbol(named_digest(name)), module)
+            paths += [p for p in graph.kernel_libraries_paths if p not in paths]
+        bytecode = module.mlir_module.bytecode
+    compiled = engine.compiler.submit(bytecode, paths).result()
+    names = sorted(name for name, _ in members)
+    key = ModelDiskCache.key_digest("bundle:" + ",".join(names))
+    if not disk.save(key, compiled.export_mef):
+        raise OSError("the bundle could not be written")
+    made = disk.path_of(key)
+    # MAX's compile cache ignores graph names: a module equal to one compiled before but for its
+    # names (members renamed by an edit elsewhere) comes back at once, with the old names, in the
+    # same order. The file then gets a note of which name stands for which member.
+    from io import BytesIO
+
+    from max import engine as max_engine
+
+    symbols = [bundle_symbol(named_digest(name)) for name, _ in members]
+    found = list(engine.session.init_all(max_engine.read(BytesIO(made.read_bytes()))))
+    if found != symbols:
+        if len(found) != len(symbols):
+            raise RuntimeError(f"a bundle of {len(symbols)} graphs came back with {len(found)}")
+        write_bundle_names(made, dict(zip(symbols, found)))
+    for name in names:
+        disk.alias(named_digest(name), made)
+
+
+def _log(directory, spec: dict, outcome: str, seconds: float) -> None:
+    """One line per spec in ``standalone.log`` (what the detached compiler did, in its order),
+    cut back to its last half when it passes 1 MB."""
+    path = directory / "standalone.log"
+    line = f"{time.strftime('%Y-%m-%d %H:%M:%S')} {outcome:8} {seconds:7.2f}s " \
+           f"reuse={spec.get('reuse', ONE_SHAPE)} {spec['op']} {spec['name']}\n"
+    try:
+        if path.exists() and path.stat().st_size > 1 << 20:
+            path.write_text(path.read_text()[-(1 << 19):])
+        with open(path, "a") as f:
+            f.write(line)
+    except OSError:
+        pass
+
+
+def all_ops() -> dict:
+    """Every op of ``nabla.ops`` by name."""
+    from ..core.operation import Operation
+    from . import (_physical, creation, elementwise, factorizations, fourier, indexing, linalg, multi_output,
+                   random_bits, reduction, sorting, spectral, view)
+
+    found = {}
+    for mod in (creation, elementwise, factorizations, fourier, indexing, linalg, multi_output, random_bits, reduction,
+                sorting, spectral, view, _physical):
+        for obj in vars(mod).values():
+            if isinstance(obj, Operation):
+                found[obj.name] = obj
+            elif isinstance(obj, dict):
+                found.update({o.name: o for o in obj.values() if isinstance(o, Operation)})
+    return found
+
+
+if __name__ == "__main__":  # the detached compiler: python -m nabla.ops.standalone_compiler LOCK CACHE_DIR
+    try:
+        _drain(sys.argv[2], sys.argv[1])
+    finally:
+        os.unlink(sys.argv[1])
+    from pathlib import Path
+
+    if any(Path(sys.argv[2]).glob(QUEUED)):  # queued after the last look, before the lock went
+        from ..core.compiler import start_detached
+
+        start_detached("standalone.lock", "nabla.ops.standalone_compiler", [sys.argv[2]], stale_after=3600)
