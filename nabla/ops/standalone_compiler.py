@@ -64,7 +64,7 @@ def _drain(root, lock) -> None:
     while True:
         if _sources_changed():  # this process would build the old lowerings: a fresh compiler takes the queue
             if pending:
-                queue(root, list(pending.values()))
+                queue(root, [{**spec, "misses": misses[n]} for n, spec in pending.items()])
             return
         for path in sorted(root.glob(QUEUED), key=lambda p: p.stat().st_mtime if p.exists() else 0):
             try:
@@ -84,7 +84,7 @@ def _drain(root, lock) -> None:
         kernels = pending[order[0]].get("reuse", ONE_SHAPE) == KERNEL  # kernels bundle apart
         batch = [n for n in order if (pending[n].get("reuse", ONE_SHAPE) == KERNEL) == kernels]
         batch = batch[:_BUNDLE_KERNELS if kernels else _BUNDLE]
-        compile_specs([pending.pop(n) for n in batch], lock.touch)
+        compile_specs([{**pending.pop(n), "misses": misses[n]} for n in batch], lock.touch)
 
 
 #: specs compiled together, as one module (kernels' apart from the rest): MAX's cost per compile is nearly all
@@ -238,7 +238,7 @@ def _log(directory, spec: dict, outcome: str, seconds: float) -> None:
     cut back to its last half when it passes 1 MB."""
     path = directory / "standalone.log"
     line = f"{time.strftime('%Y-%m-%d %H:%M:%S')} {outcome:8} {seconds:7.2f}s " \
-           f"reuse={spec.get('reuse', ONE_SHAPE)} {spec['op']} {spec['name']}\n"
+           f"reuse={spec.get('reuse', ONE_SHAPE)} misses={spec.get('misses', 1)} {spec['op']} {spec['name']}\n"
     try:
         if path.exists() and path.stat().st_size > 1 << 20:
             path.write_text(path.read_text()[-(1 << 19):])
