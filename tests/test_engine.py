@@ -394,8 +394,9 @@ def test_a_trace_runs_its_nodes_with_models_on_them_while_the_interpreter_lacks_
 
 
 def test_kernel_models_are_asked_for_when_the_other_wants_are_full(monkeypatch):
-    """A session that has asked for as many every-size and one-shape models as it may still asks
-    for a kernel's model (the ones that save most)."""
+    """A session that has asked for as many every-size and one-shape models as it may queue still
+    asks for a kernel's model (the ones that save most); per class, the models it missed most
+    often are queued."""
     from nabla.ops import standalone
 
     monkeypatch.setattr(standalone, "_WANTED", {})
@@ -405,13 +406,17 @@ def test_kernel_models_are_asked_for_when_the_other_wants_are_full(monkeypatch):
                                                     standalone.ONE_SHAPE: 3})
     spec = {"kwargs": {}, "layout": None}
     for i in range(10):
-        standalone._want(f"s{i}", {**spec, "reuse": standalone.EVERY_SIZE})
-        standalone._want(f"o{i}", {**spec, "reuse": standalone.ONE_SHAPE})
+        standalone._want(f"s{i}", {**spec, "name": f"s{i}", "reuse": standalone.EVERY_SIZE})
+        standalone._want(f"o{i}", {**spec, "name": f"o{i}", "reuse": standalone.ONE_SHAPE})
     for _ in range(3):
-        standalone._want("k", {**spec, "reuse": standalone.KERNEL})
-    classes = collections.Counter(s["reuse"] for s in standalone._WANTED.values())
+        standalone._want("k", {**spec, "name": "k", "reuse": standalone.KERNEL})
+        # missed most: queued though met last
+        standalone._want("late", {**spec, "name": "late", "reuse": standalone.ONE_SHAPE})
+    queued = standalone._selected()
+    classes = collections.Counter(s["reuse"] for s in queued)
     assert classes == {standalone.EVERY_SIZE: 3, standalone.ONE_SHAPE: 3, standalone.KERNEL: 1}
-    assert standalone._MISSES["k"] == 3 and standalone._MISSES["s0"] == 1 and "s9" not in standalone._MISSES
+    assert [s["name"] for s in queued if s["reuse"] == standalone.ONE_SHAPE] == ["late", "o0", "o1"]
+    assert {s["name"]: s["misses"] for s in queued}["k"] == 3 and standalone._MISSES["s0"] == 1
 
 
 def test_a_bundle_compiled_again_under_new_names_serves_them(stats, empty_library):

@@ -12,7 +12,7 @@ from ..core.context import get_default_dtype
 from ..core.tensor import Tensor
 from . import complex_lowerings as C
 from . import lowerings as L
-from .base import BinaryOperation, UnaryOperation, broadcast_impls, describe, flat_form
+from .base import BinaryOperation, UnaryOperation, broadcast_impls, broadcast_shapes, describe, flat_form
 
 # dtype categories: which input dtypes an op accepts
 _CATEGORIES = {
@@ -437,6 +437,13 @@ def _make_binary(op):
         xi, yi = x._impl, y._impl
         if (xi.batch_dims or yi.batch_dims) and xi.ndim != yi.ndim:
             x, y = _align_batched(x, y)
+        elif op.standalone and xi.shape != yi.shape and not xi.batch_dims and not yi.batch_dims:
+            # a kernel op broadcasts apart: its model then serves every shape (see ``flat_form``),
+            # where a model per pair of ranks cost a kernel bind per new pair (2.7 s)
+            from .view import broadcast_to
+
+            shape = broadcast_shapes(xi.shape, yi.shape, op=name)
+            x, y = broadcast_to(x, shape), broadcast_to(y, shape)
         return op(x, y)
 
     fn.__name__ = fn.__qualname__ = op.name

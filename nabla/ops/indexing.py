@@ -793,7 +793,7 @@ def _element_from_host(x: Tensor, entries):
     impl = x._impl
     if len(entries) != impl.ndim or any(e[0] != "int" for e in entries):
         return None
-    if impl.dtype.is_complex or impl.batch_dims or impl.tangents is not None or impl.sharding is not None \
+    if impl.batch_dims or impl.tangents is not None or impl.sharding is not None \
             or impl.traced or impl.requires_grad or not impl.device.is_host:
         return None
     index = []
@@ -807,7 +807,10 @@ def _element_from_host(x: Tensor, entries):
         impl.realize()
     from .creation import asarray
 
-    r = asarray(np.asarray(impl._values[0].buffer.to_numpy()[tuple(index)]), device=impl.device)
+    picked = np.asarray(impl._values[0].buffer.to_numpy()[tuple(index)])
+    if impl.dtype.is_complex:  # stored as a (re, im) pair
+        picked = np.ascontiguousarray(picked).view(impl.dtype.numpy_dtype).reshape(())
+    r = asarray(picked, device=impl.device)
     return r if type(x) is Tensor else type(x)(r._impl)  # a face's pick stays the face's array
 
 

@@ -27,6 +27,20 @@ class MatmulOp(Operation):
         lead = broadcast_shapes(sx[:-2], sy[:-2], op="matmul")
         return lead + (sx[-2], sy[-1]), x.dtype, max(x.batch_dims, y.batch_dims)
 
+    def standalone_form(self, kwargs, shapes):
+        """``(b, m, k) @ (b, k, n)``, every size named, when the leading axes match: one model per
+        dtype serves every product (array-api-tests' tensordot checks interpreted a thousand
+        products of small shapes per test). An empty sum keeps its concrete 0 (see ``maxpr``)."""
+        import math
+
+        tail = 3 if kwargs.get("complex_storage") else 2
+        (sx, sy), pair = shapes, [2] * (tail - 2)
+        if sx[:-tail] != sy[:-tail] or sx[len(sx) - tail + 1] == 0:
+            return None
+        b = math.prod(sx[:-tail])
+        (m, k), n = sx[len(sx) - tail:][:2], sy[len(sy) - tail + 1]
+        return kwargs, [["b", "m", "k", *pair], ["b", "k", "n", *pair]], [(b, m, k, *pair), (b, k, n, *pair)]
+
     def maxpr(self, x, y, complex_storage=False):
         from max.graph import StaticDim, ops
 

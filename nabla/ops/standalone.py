@@ -222,12 +222,16 @@ def split(engine, order, outputs):
     return [used[id(n)][0] if len(used[id(n)]) == 1 else used[id(n)] for n in units[:-1]]
 
 
-#: models asked for by this process, compiled after it exits; bounded per class, as each costs a
-#: compile. A test session asks for thousands of one-shape and every-size models; kernels have room
-#: of their own (before, a conformance run's every-size wants filled one shared cap by the time
-#: its linalg tests ran, so float32 cholesky was never asked for and bound its kernel every run).
+#: models asked for by this process, compiled after it exits; at most ``_MAX_WANTED`` per class
+#: are queued, as each costs a compile: the ones this process missed most often (a test session
+#: asks for thousands of one-shape and every-size models; the first 512 met used to be the ones
+#: queued, so the linalg tests near a conformance run's end never got their small matmuls and
+#: reshapes, missed a thousand times each). Kernels have room of their own (before, a shared cap
+#: was full by the time the linalg tests ran, and float32 cholesky bound its kernel every run).
+#: ``_KEPT`` times as many are remembered until the process exits.
 _WANTED: dict[str, dict] = {}
 _MAX_WANTED = {KERNEL: 256, EVERY_SIZE: 2048, ONE_SHAPE: 512}
+_KEPT = 8
 _WANTED_PER_CLASS: collections.Counter = collections.Counter()
 #: how many times this process missed each wanted model (the compiler's order: see ``_priority``)
 _MISSES: collections.Counter = collections.Counter()
@@ -238,7 +242,7 @@ def _want(name: str, spec: dict) -> None:
         _MISSES[name] += 1
         return
     reuse = spec.get("reuse", ONE_SHAPE)
-    if _WANTED_PER_CLASS[reuse] >= _MAX_WANTED[reuse]:
+    if _WANTED_PER_CLASS[reuse] >= _MAX_WANTED[reuse] * _KEPT:
         return
     try:
         spec = {**spec, "kwargs": _encode(spec["kwargs"]), "layout": _encode(spec["layout"])}
@@ -299,6 +303,20 @@ def model(engine, plan_: KernelPlan):
     return found
 
 
+def _selected() -> list:
+    """The wanted specs to queue: per class, the ``_MAX_WANTED`` this process missed most often
+    (first met first among equals), each with its count of misses."""
+    ranked = sorted(_WANTED, key=lambda n: -_MISSES[n])  # stable: first met first among equals
+    taken: collections.Counter = collections.Counter()
+    out = []
+    for name in ranked:
+        reuse = _WANTED[name].get("reuse", ONE_SHAPE)
+        if taken[reuse] < _MAX_WANTED[reuse]:
+            taken[reuse] += 1
+            out.append({**_WANTED[name], "misses": _MISSES[name]})
+    return out
+
+
 def _compile_elsewhere() -> None:
     """At exit: queue the specs of the models this process wanted in the kernel cache and start the
     detached, nice-19 compiler unless one is running (one per machine: a lock file); a running
@@ -314,7 +332,7 @@ def _compile_elsewhere() -> None:
     root.mkdir(parents=True, exist_ok=True)
     if len(list(root.glob(QUEUED))) >= MAX_QUEUED:
         return  # the compiler is that far behind: later processes ask again
-    queue(root, [{**spec, "misses": _MISSES[name]} for name, spec in _WANTED.items()])
+    queue(root, _selected())
     start_detached("standalone.lock", "nabla.ops.standalone_compiler", [root], stale_after=3600)
 
 
