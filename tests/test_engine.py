@@ -286,6 +286,50 @@ def test_nonzero_runs_on_one_single_op_model_for_every_count(stats, empty_librar
     assert stats()["interpreted"] == 1
 
 
+def test_canonical_forms_give_one_model_per_dtype_with_numpys_values(stats, empty_library):
+    """Elementwise ops on equal shapes run as ``(n,)`` (``(n, 2)`` complex), any reshape as a flat
+    identity, matmul as ``(b, m, k) @ (b, k, n)``, copysign broadcast apart: after one shape per
+    dtype is compiled, other shapes and ranks (0-d included) run on the same models with NumPy's
+    values, and only models of another kind meet MAX's interpreter; an empty sum (k = 0) still
+    gives zeros."""
+    standalone = empty_library
+    rng = np.random.default_rng(3)
+
+    def arrays(shape, dtype):
+        a = rng.standard_normal(shape) * 3
+        b = rng.standard_normal(shape) * 3
+        if np.dtype(dtype).kind == "c":
+            a, b = a + 1j * rng.standard_normal(shape), b - 2j
+        return a.astype(dtype), b.astype(dtype)
+
+    def check(shape, k, dtype):
+        a, b = arrays(shape, dtype)
+        b.flat[:1] = a.flat[:1]
+        x, y = nb.asarray(a), nb.asarray(b)
+        np.testing.assert_array_equal((x == y).numpy(), a == b)
+        np.testing.assert_array_equal(nb.isnan(x).numpy(), np.isnan(a))
+        np.testing.assert_array_equal(nb.where(x == y, x, y).numpy(), np.where(a == b, a, b))
+        np.testing.assert_array_equal(nb.reshape(x, (-1,)).numpy(), a.reshape(-1))
+        m, n = rng.standard_normal((2, 3, k)).astype(dtype), rng.standard_normal((2, k, 4)).astype(dtype)
+        np.testing.assert_allclose(nb.matmul(nb.asarray(m), nb.asarray(n)).numpy(), m @ n, rtol=1e-5, atol=1e-5)
+        if np.dtype(dtype).kind == "f":
+            got = nb.copysign(x, nb.asarray(np.array([-0.0, 2.0][:1], dtype))).numpy()
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(np.copysign(a, -0.0)))
+
+    for dtype in (np.float32, np.complex128):
+        check((4, 5), 3, dtype)
+    standalone_compiler.compile_specs(list(standalone._WANTED.values()))
+    names = {spec["name"] for spec in standalone._WANTED.values()}
+    before = stats()["interpreted"]
+    for shape, k in (((), 2), ((3, 1, 2), 0), ((7,), 5)):
+        for dtype in (np.float32, np.complex128):
+            check(shape, k, dtype)
+    new = [spec for spec in standalone._WANTED.values() if spec["name"] not in names]
+    # an empty sum's matmul keeps its static 0, and broadcast_to is a model per target shape
+    assert all(spec["op"] == "broadcast_to" or spec["op"] == "matmul" and 0 in spec["dims"][0] for spec in new)
+    assert stats()["interpreted"] == before + len(new)
+
+
 def test_a_linalg_model_serves_every_stack_of_a_matrix_shape(stats, empty_library):
     """Linalg kernels take their operands as (b, m, n), all symbolic: once this machine has det's,
     solve's and signbit's models (signbit reads sign bits with a kernel too), stacks of any leading
