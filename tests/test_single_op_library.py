@@ -1,0 +1,399 @@
+"""The machine's library of single-op models (nabla/ops/standalone.py): lone kernel ops and traces
+run on models compiled once per machine, their canonical forms, and the detached compiler that
+builds them (nabla/ops/standalone_compiler.py)."""
+
+import collections
+import os
+import time
+
+import numpy as np
+import pytest
+
+import nabla as nb
+from nabla.ops import standalone_compiler
+
+
+@pytest.fixture
+def empty_library(monkeypatch, tmp_path):
+    """A machine whose library of single-op models is empty (and used); gives ``nabla.ops.standalone``."""
+    from nabla.core.disk_cache import ModelDiskCache
+    from nabla.ops import standalone
+
+    engine = nb.core.graph.GRAPH.engine
+    monkeypatch.setattr(engine, "single_op_models", True)
+    monkeypatch.setattr(engine, "kernel_disk", ModelDiskCache(tmp_path))
+    monkeypatch.setattr(engine, "_named", {})
+    monkeypatch.setattr(standalone, "_WANTED", {})
+    monkeypatch.setattr(standalone, "_WANTED_PER_CLASS", collections.Counter())
+    monkeypatch.setattr(standalone, "_MISSES", collections.Counter())
+    return standalone
+
+
+def test_nonzero_runs_on_one_single_op_model_for_every_count(stats, empty_library):
+    """nonzero's size (realized first) travels as an operand's length, so once this machine has
+    compiled its model, every shape and count runs on it (no interpreter)."""
+    standalone = empty_library
+    rng = np.random.default_rng(0)
+
+    def check(shape, p):  # the op as nabla.nonzero runs it once the count is known: columns in one run
+        from nabla.core.graph import GRAPH
+        from nabla.ops.base import tensor_from_host
+        from nabla.ops.indexing import nonzero_op
+
+        a = rng.random(shape) < p
+        got = nonzero_op(nb.asarray(a), tensor_from_host(np.zeros(a.sum(), np.uint8)))
+        GRAPH.evaluate([c._impl for c in got])
+        for g, w in zip(got, np.nonzero(a), strict=True):
+            np.testing.assert_array_equal(g.numpy(), w)
+
+    check((6, 7), 0.5)
+    assert stats()["interpreted"] == 1
+    assert [spec["op"] for spec in standalone._WANTED.values()] == ["nonzero"]
+    standalone_compiler.compile_specs(list(standalone._WANTED.values()))
+    for shape, p in (((6, 7), 0.3), ((40, 9), 0.7), ((17, 5), 0.9)):
+        check(shape, p)
+    assert stats()["interpreted"] == 1
+
+
+def test_canonical_forms_give_one_model_per_dtype_with_numpys_values(stats, empty_library):
+    """Elementwise ops on equal shapes run as ``(n,)`` (``(n, 2)`` complex), any reshape as a flat
+    identity, matmul as ``(b, m, k) @ (b, k, n)``, copysign broadcast apart: after one shape per
+    dtype is compiled, other shapes and ranks (0-d included) run on the same models with NumPy's
+    values, and only models of another kind meet MAX's interpreter; an empty sum (k = 0) still
+    gives zeros."""
+    standalone = empty_library
+    rng = np.random.default_rng(3)
+
+    def arrays(shape, dtype):
+        a = rng.standard_normal(shape) * 3
+        b = rng.standard_normal(shape) * 3
+        if np.dtype(dtype).kind == "c":
+            a, b = a + 1j * rng.standard_normal(shape), b - 2j
+        return a.astype(dtype), b.astype(dtype)
+
+    def check(shape, k, dtype):
+        a, b = arrays(shape, dtype)
+        b.flat[:1] = a.flat[:1]
+        x, y = nb.asarray(a), nb.asarray(b)
+        np.testing.assert_array_equal((x == y).numpy(), a == b)
+        np.testing.assert_array_equal(nb.isnan(x).numpy(), np.isnan(a))
+        np.testing.assert_array_equal(nb.where(x == y, x, y).numpy(), np.where(a == b, a, b))
+        np.testing.assert_array_equal(nb.reshape(x, (-1,)).numpy(), a.reshape(-1))
+        m, n = rng.standard_normal((2, 3, k)).astype(dtype), rng.standard_normal((2, k, 4)).astype(dtype)
+        np.testing.assert_allclose(nb.matmul(nb.asarray(m), nb.asarray(n)).numpy(), m @ n, rtol=1e-5, atol=1e-5)
+        if np.dtype(dtype).kind == "f":
+            got = nb.copysign(x, nb.asarray(np.array([-0.0, 2.0][:1], dtype))).numpy()
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(np.copysign(a, -0.0)))
+
+    for dtype in (np.float32, np.complex128):
+        check((4, 5), 3, dtype)
+    standalone_compiler.compile_specs(list(standalone._WANTED.values()))
+    names = {spec["name"] for spec in standalone._WANTED.values()}
+    before = stats()["interpreted"]
+    for shape, k in (((), 2), ((3, 1, 2), 0), ((7,), 5)):
+        for dtype in (np.float32, np.complex128):
+            check(shape, k, dtype)
+    new = [spec for spec in standalone._WANTED.values() if spec["name"] not in names]
+    # an empty sum's matmul keeps its static 0, and broadcast_to is a model per target shape
+    assert all(spec["op"] == "broadcast_to" or spec["op"] == "matmul" and 0 in spec["dims"][0] for spec in new)
+    assert stats()["interpreted"] == before + len(new)
+
+
+def test_a_linalg_model_serves_every_stack_of_a_matrix_shape(stats, empty_library):
+    """Linalg kernels take their operands as (b, m, n), all symbolic: once this machine has det's,
+    solve's and signbit's models (signbit reads sign bits with a kernel too), stacks of any leading
+    shape and matrix size run on them, with NumPy's values, and no trace meets MAX's interpreter."""
+    standalone = empty_library
+    rng = np.random.default_rng(0)
+
+    def check(lead, dtype=np.float64, n=3):
+        a = (rng.standard_normal(lead + (n, n)) + 3 * np.eye(n)).astype(dtype)
+        b = rng.standard_normal(lead + (n, 4)).astype(dtype)
+        np.testing.assert_allclose(nb.linalg.det(nb.asarray(a)).numpy(), np.linalg.det(a), rtol=1e-10)
+        np.testing.assert_allclose(nb.linalg.solve(nb.asarray(a), nb.asarray(b)).numpy(), np.linalg.solve(a, b),
+                                   rtol=1e-9, atol=1e-12)
+        z = np.array([-0.0, 0.0, -np.nan, np.nan, -1.0], dtype)
+        np.testing.assert_array_equal(nb.signbit(nb.asarray(z)).numpy(), np.signbit(z))
+
+    check((2,))
+    first = stats()["interpreted"]
+    assert {spec["op"] for spec in standalone._WANTED.values()} >= {"det", "solve", "signbit"}
+    assert {spec["reuse"] for spec in standalone._WANTED.values() if spec["op"] != "getitem"} == {standalone.KERNEL}
+    standalone_compiler.compile_specs(list(standalone._WANTED.values()))
+    for lead in ((), (4,), (3, 2), (1, 5)):
+        check(lead)
+    for n in (1, 2, 5):  # every size of matrix too
+        check((3,), n=n)
+    assert stats()["interpreted"] == first
+    check((0,))  # an empty stack's results are fills
+
+
+def test_single_op_models_run_a_new_trace_node_by_node(stats, monkeypatch, tmp_path):
+    """A trace the fused kernel cannot take (integer arithmetic) runs on MAX's interpreter at first
+    sight and asks for single-op models; once this machine has compiled them, traces of those ops,
+    of any size, run node by node on them (no interpreter), with the same values."""
+    from nabla.core.disk_cache import ModelDiskCache
+    from nabla.ops import standalone
+
+    engine = nb.core.graph.GRAPH.engine
+    monkeypatch.setattr(engine, "single_op_models", True)
+    monkeypatch.setattr(engine, "kernel_disk", ModelDiskCache(tmp_path))  # a machine with no models yet
+    monkeypatch.setattr(engine, "_named", {})
+    monkeypatch.setattr(standalone, "_WANTED", {})
+    monkeypatch.setattr(standalone, "_WANTED_PER_CLASS", collections.Counter())
+    monkeypatch.setattr(standalone, "_MISSES", collections.Counter())
+
+    def f(x, y):
+        return x * 7 + y
+
+    def check(rows, cols):
+        a = np.arange(rows * cols, dtype=np.int64).reshape(rows, cols) - 5
+        b = np.arange(rows, dtype=np.int64).reshape(rows, 1) * -3
+        np.testing.assert_array_equal(f(nb.asarray(a), nb.asarray(b)).numpy(), f(a, b))
+
+    check(3, 4)
+    assert stats()["interpreted"] == 1
+    wanted = {spec["op"] for spec in standalone._WANTED.values()}
+    assert wanted == {"multiply", "add"}, wanted
+    standalone_compiler.compile_specs(list(standalone._WANTED.values()))
+    # one compile for both (MAX's cost per compile is nearly all fixed): one file under both names
+    from nabla.core.models import named_digest
+
+    files = {engine.kernel_disk.path_of(named_digest(name)) for name in standalone._WANTED}
+    assert None not in files and len({f.name.split(".")[1] for f in files}) == 1, files
+    for shape in ((3, 4), (5, 9)):
+        check(*shape)
+    a = np.arange(12, dtype=np.int64).reshape(3, 4)
+    for c in (7, -2):  # one node and its scalar constant: its model, the constant given as data
+        np.testing.assert_array_equal((nb.asarray(a) * c).numpy(), a * c)
+    assert stats()["interpreted"] == 1
+
+
+def test_a_trace_runs_its_nodes_with_models_on_them_while_the_interpreter_lacks_families(
+        stats, monkeypatch, empty_library):
+    """Where this machine has models for some of a trace's nodes and MAX's interpreter has not yet
+    loaded its families (a process's first traces), every node runs alone: those with models on
+    them, the others on the interpreter, which then loads only their families. Once the families
+    are loaded the interpreter takes such a trace whole."""
+    standalone = empty_library
+    engine = nb.core.graph.GRAPH.engine
+    interpreted = []
+    run_interpreter = engine._interpret
+
+    def record(entry, *args):
+        interpreted.append(sorted(set(entry.op_names) - {"constant"}))
+        return run_interpreter(entry, *args)
+
+    monkeypatch.setattr(engine, "_interpret", record)
+    a = np.arange(24, dtype=np.int64).reshape(6, 4) - 5
+    b = np.arange(6, dtype=np.int64).reshape(6, 1) * -3
+
+    def check(rows=3):
+        got = (nb.asarray(a[:rows]) * 7 - nb.asarray(b[:rows])) // 4
+        np.testing.assert_array_equal(got.numpy(), (a[:rows] * 7 - b[:rows]) // 4)
+
+    check()
+    assert interpreted == [["floor_divide", "multiply", "subtract"]]
+    standalone_compiler.compile_specs([s for s in standalone._WANTED.values()
+                                       if s["op"] in ("multiply", "floor_divide")])
+    interpreted.clear()
+    monkeypatch.setattr(standalone, "families_loaded", lambda: False)
+    check(5)
+    assert interpreted == [["subtract"]]  # multiply and floor_divide ran on their models
+    interpreted.clear()
+    monkeypatch.setattr(standalone, "families_loaded", lambda: True)
+    check(6)
+    assert interpreted == [["floor_divide", "multiply", "subtract"]]
+
+
+def test_kernel_models_are_asked_for_when_the_other_wants_are_full(monkeypatch):
+    """A session that has asked for as many every-size and one-shape models as it may queue still
+    asks for a kernel's model (the ones that save most); per class, the models it missed most
+    often are queued."""
+    from nabla.ops import standalone
+
+    monkeypatch.setattr(standalone, "_WANTED", {})
+    monkeypatch.setattr(standalone, "_WANTED_PER_CLASS", collections.Counter())
+    monkeypatch.setattr(standalone, "_MISSES", collections.Counter())
+    monkeypatch.setattr(standalone, "_MAX_WANTED", {standalone.KERNEL: 2, standalone.EVERY_SIZE: 3,
+                                                    standalone.ONE_SHAPE: 3})
+    spec = {"kwargs": {}, "layout": None}
+    for i in range(10):
+        standalone._want(f"s{i}", {**spec, "name": f"s{i}", "reuse": standalone.EVERY_SIZE})
+        standalone._want(f"o{i}", {**spec, "name": f"o{i}", "reuse": standalone.ONE_SHAPE})
+    for _ in range(3):
+        standalone._want("k", {**spec, "name": "k", "reuse": standalone.KERNEL})
+        # missed most: queued though met last
+        standalone._want("late", {**spec, "name": "late", "reuse": standalone.ONE_SHAPE})
+    queued = standalone._selected()
+    classes = collections.Counter(s["reuse"] for s in queued)
+    assert classes == {standalone.EVERY_SIZE: 3, standalone.ONE_SHAPE: 3, standalone.KERNEL: 1}
+    assert [s["name"] for s in queued if s["reuse"] == standalone.ONE_SHAPE] == ["late", "o0", "o1"]
+    assert {s["name"]: s["misses"] for s in queued}["k"] == 3 and standalone._MISSES["s0"] == 1
+
+
+def test_a_bundle_compiled_again_under_new_names_serves_them(stats, empty_library):
+    """MAX's compile cache ignores graph names: the same graphs bundled under new names (an edit
+    renamed the models) come back with the old names; each new name still finds its model."""
+    standalone = empty_library
+    engine = nb.core.graph.GRAPH.engine
+    a = np.arange(24, dtype=np.int64).reshape(6, 4) - 5
+    (nb.asarray(a) * 7 - 2).numpy()
+    specs = list(standalone._WANTED.values())
+    ops = standalone_compiler.all_ops()
+    for suffix in ("", "-renamed"):
+        members = [(spec["name"] + suffix,
+                    standalone_compiler._link_or_build(spec, ops[spec["op"]], spec["name"] + suffix, engine, None,
+                                                       None)[1]) for spec in specs]
+        standalone_compiler._compile_bundle(engine, engine.kernel_disk, members)
+    engine._named = {}  # a fresh process (the fixture puts the engine's own back)
+    assert {s["op"] for s in specs} == {"multiply", "subtract"}
+    for spec in specs:
+        assert engine.named_model(spec["name"] + "-renamed", None, compile=False) is not None, spec["name"]
+        assert engine.named_model(spec["name"], None, compile=False) is not None, spec["name"]
+
+
+def test_every_exiting_process_queues_its_wanted_models(monkeypatch, tmp_path):
+    """Processes that exit while the detached compiler runs queue their wants; the compiler
+    drains every queued file (not just the first process's) and leaves the queue empty."""
+    from nabla.core import compiler
+    from nabla.ops import standalone
+
+    monkeypatch.setenv("NABLA_KERNEL_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("NABLA_COMPILE_AT_EXIT", raising=False)
+    started = []
+    monkeypatch.setattr(compiler, "start_detached", lambda *a, **k: started.append(a) or False)  # one is running
+    for names in (["a", "b"], ["c"]):
+        monkeypatch.setattr(standalone, "_WANTED", {n: {"name": n} for n in names})
+        standalone._compile_elsewhere()
+    assert len(started) == 2 and len(list(tmp_path.glob(standalone_compiler.QUEUED))) == 2
+    compiled = []
+    monkeypatch.setattr(standalone_compiler, "compile_specs",
+                        lambda specs, alive: compiled.extend(s["name"] for s in specs))
+    lock = tmp_path / "standalone.lock"
+    lock.touch()
+    monkeypatch.setattr(standalone_compiler, "_sources_changed", lambda: True)  # edited since this compiler started
+    standalone_compiler._drain(tmp_path, lock)
+    assert not compiled and len(list(tmp_path.glob(standalone_compiler.QUEUED))) == 2  # left for a fresh compiler
+    monkeypatch.setattr(standalone_compiler, "_sources_changed", lambda: False)
+    standalone_compiler._drain(tmp_path, lock)
+    assert sorted(compiled) == ["a", "b", "c"]
+    assert not list(tmp_path.glob(standalone_compiler.QUEUED))
+
+
+def test_the_detached_compiler_takes_what_saves_most_first(monkeypatch, tmp_path):
+    """Kernel models first, then the ones processes missed most often (summed over processes),
+    then models for every size before one-shape models, then the oldest. A spec queued while it
+    compiles joins the order."""
+    import json
+
+    from nabla.ops import standalone
+
+    def queue(*specs):
+        (tmp_path / f"nabla-standalone-{len(list(tmp_path.iterdir()))}.json").write_text(json.dumps(list(specs)))
+
+    one, every, kernel = standalone.ONE_SHAPE, standalone.EVERY_SIZE, standalone.KERNEL
+    queue({"name": "getitem", "reuse": one}, {"name": "add", "reuse": every}, {"name": "old"})
+    queue({"name": "reshape", "reuse": one}, {"name": "sum", "reuse": every})
+    queue({"name": "reshape", "reuse": one}, {"name": "cholesky", "reuse": kernel},
+          {"name": "equal", "reuse": one, "misses": 3})
+    compiled = []
+
+    def compile_specs(specs, alive):
+        compiled.extend(s["name"] for s in specs)
+        if len(compiled) == 1:
+            queue({"name": "sort", "reuse": kernel})  # asked for while the compiler runs
+
+    monkeypatch.setattr(standalone_compiler, "compile_specs", compile_specs)
+    monkeypatch.setattr(standalone_compiler, "_sources_changed", lambda: False)
+    lock = tmp_path / "standalone.lock"
+    lock.touch()
+    standalone_compiler._drain(tmp_path, lock)
+    assert compiled == ["cholesky", "sort", "equal", "reshape", "add", "sum", "getitem", "old"]
+    assert not list(tmp_path.glob(standalone_compiler.QUEUED))
+
+
+def test_a_killed_compilers_lock_is_taken(monkeypatch, tmp_path):
+    """The detached compiler's lock names its pid: a lock whose process is dead (a session's
+    processes were killed) is taken at once, a live one is respected, one naming no pid is taken
+    after a minute (it blocked every compile for an hour before)."""
+    import subprocess
+
+    from nabla.core import compiler
+
+    finished = subprocess.Popen(["true"])
+    finished.wait()
+    monkeypatch.setenv("NABLA_KERNEL_CACHE_DIR", str(tmp_path))
+    started = []
+
+    class Child:
+        def __init__(self, argv, **kwargs):
+            started.append(argv)
+            self.pid = finished.pid + 0  # any pid: only written to the lock
+
+    monkeypatch.setattr(subprocess, "Popen", Child)
+    lock = tmp_path / "x.lock"
+    lock.write_text(str(os.getpid()))
+    assert not compiler.start_detached("x.lock", "m") and not started
+    lock.write_text(str(finished.pid))
+    assert compiler.start_detached("x.lock", "m") and len(started) == 1
+    assert lock.read_text() == str(finished.pid)
+    lock.write_text("")
+    assert not compiler.start_detached("x.lock", "m")
+    os.utime(lock, (time.time() - 120, time.time() - 120))
+    assert compiler.start_detached("x.lock", "m") and len(started) == 2
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/autogroup"), reason="Linux autogroups only")
+def test_detached_compilers_yield_to_the_users_session():
+    """A detached compiler starts a session of its own; with autogroups its session's group must be
+    nice 19 too, or it takes a whole core from the user's work whatever its own nice value."""
+    import subprocess
+    import sys
+
+    from nabla.core import compiler
+
+    child = subprocess.run([sys.executable, "-c", "import os; print(open('/proc/self/autogroup').read(), os.nice(0))"],
+                           start_new_session=True, preexec_fn=compiler._background_priority, capture_output=True,
+                           text=True, check=True)
+    group, nice = child.stdout.rsplit(maxsplit=1)
+    probe = subprocess.run([sys.executable, "-c", "open('/proc/self/autogroup', 'w').write('19')"],
+                           start_new_session=True, capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip("this system does not let a process renice its autogroup")
+    assert group.strip().endswith("nice 19") and nice == "19"
+
+
+def test_a_renamed_single_op_model_with_the_same_graph_is_linked_not_compiled(monkeypatch, tmp_path):
+    """Model names carry a digest of the lowerings' sources, so an edit anywhere in nabla/ops renames
+    them all; the detached compiler links a model whose graph text it compiled before (no compile)
+    and compiles one whose graph differs."""
+    from nabla.core.disk_cache import ModelDiskCache
+    from nabla.core.models import named_digest
+
+    engine = nb.core.graph.GRAPH.engine
+    disk = ModelDiskCache(tmp_path)
+    monkeypatch.setattr(engine, "kernel_disk", disk)
+    monkeypatch.setattr(engine, "_named", {})
+    spec = {"op": "add", "kwargs": {"dict": {}}, "dtypes": ["float32", "float32"], "dims": [["a"], ["a"]], "picks": [0],
+            "layout": None}
+    sources = ["oldsources"]
+    monkeypatch.setattr(standalone_compiler, "_digest_of", lambda op: sources[0])
+    compiles = engine.stats.compiles
+    standalone_compiler.compile_specs([{**spec, "name": "op1-add-test-oldsources"}])
+    assert engine.stats.compiles == compiles + 1
+    sources[0] = "newsources"
+    standalone_compiler.compile_specs([{**spec, "name": "op1-add-test-newsources"}])
+    assert engine.stats.compiles == compiles + 1  # linked
+    standalone_compiler.compile_specs([{**spec, "op": "subtract", "name": "op1-subtract-test-oldsources"}])
+    assert engine.stats.compiles == compiles + 1  # asked for by older sources: skipped, nothing looks it up
+    old, new = (disk.path_of(named_digest(n)) for n in ("op1-add-test-oldsources", "op1-add-test-newsources"))
+    assert old is not None and new is not None and old.read_bytes() == new.read_bytes()
+    x = np.arange(5, dtype=np.float32)
+    monkeypatch.setattr(engine, "_named", {})  # as another process finds it
+    model = engine.named_model("op1-add-test-newsources", None, compile=False)
+    from max.driver import Buffer
+
+    np.testing.assert_array_equal(model.execute(*[Buffer.from_numpy(x)] * 2)[0].to_numpy(), x + x)
+    standalone_compiler.compile_specs([{**spec, "op": "multiply", "name": "op1-multiply-test-newsources"}])
+    assert engine.stats.compiles == compiles + 2  # another graph: compiled
