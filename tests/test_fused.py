@@ -178,7 +178,7 @@ def test_traces_the_kernel_cannot_run_go_to_the_interpreter(case):
     m = rng.standard_normal((4, 3))
     cases = {
         "matmul": (lambda x: nb.exp(x @ nb.permute_dims(x, (1, 0))), [rng.standard_normal((80, 60))]),  # > MATMUL_PRODUCTS
-        "int": (lambda x: x * 2 + 1, [np.arange(6)]),
+        "int": (lambda x: x * 2 + 1, [np.arange(6, dtype=np.uint64)]),  # (the integer family stops at int64)
         "gather": (lambda x: nb.exp(xp.take(x, nb.asarray(np.array([2, 0, 1])), axis=1)), [m]),
         "leaf_in_two_layouts": (lambda x, y: x + y + nb.reshape(y, (4, 1)), [np.ones((4, 4)), m[:, 0]]),
         "axis_reduce_split_axes": (lambda x: nb.sum(nb.sin(x), axis=(0, 2)), [m.reshape(2, 2, 3)]),
@@ -439,3 +439,69 @@ def test_fills_and_physical_broadcasts_run_fused():
     per_example = nb.vmap(nb.grad(lambda w, xi: nb.tanh(xi @ w)), in_axes=(None, 0))(w, nb.asarray(x)).numpy()
     want = (1 - np.tanh(x @ np.linspace(-1, 1, 3).astype(np.float32)) ** 2)[:, None] * x
     np.testing.assert_allclose(per_example, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int8])  # (unsigned sums are uint64)
+def test_empty_results_and_reductions_over_nothing_run_no_interpreter(dtype):
+    """An empty result is its shape (no kernel runs); a sum or product over an empty axis is a
+    program of one constant: the identity, as NumPy gives."""
+    a = np.zeros((3, 0, 2), dtype)
+    before = nb.engine_stats()["interpreted"]
+    x = nb.asarray(a)
+    empty = (x * 2 + 1).numpy()
+    assert empty.shape == (3, 0, 2) and empty.dtype == a.dtype
+    for name in ("sum", "prod"):
+        got = getattr(nb, name)(x + 1, axis=1).numpy()
+        want = getattr(np, name)(a + 1, axis=1)
+        np.testing.assert_array_equal(got, want.astype(got.dtype))
+        assert got.shape == (3, 2)
+    assert nb.engine_stats()["interpreted"] == before
+
+
+@pytest.mark.parametrize("case", ["row", "rows", "row_reshaped", "element", "column", "stepped"])
+def test_contiguous_views_of_realized_arrays_copy_nothing(case):
+    """A result that is a contiguous run of one realized input (``res[i]``, ``X[2:4]``, reshapes of
+    them) is that input's buffer viewed; other views (a column, a step) are kernel loads. Both give
+    NumPy's values, and neither meets the interpreter."""
+    a = np.arange(60, dtype=np.int32).reshape(5, 3, 4)
+    index, want = {"row": ((2,), a[2]), "rows": ((slice(1, 3),), a[1:3]), "row_reshaped": ((3,), a[3].reshape(12)),
+                   "element": ((4, 2, 1), a[4, 2, 1]), "column": ((slice(None), 1), a[:, 1]),
+                   "stepped": ((slice(None, None, 2),), a[::2])}[case]
+    x = nb.asarray(a)
+    x.numpy()
+    before = nb.engine_stats()["interpreted"]
+    y = x[index]
+    if case == "row_reshaped":
+        y = nb.reshape(y, (12,))
+    np.testing.assert_array_equal(y.numpy(), want)
+    assert nb.engine_stats()["interpreted"] == before
+
+
+@pytest.mark.parametrize("case", ["scalars", "columns", "rows_int", "too_many", "concat"])
+def test_stacks_of_computed_parts_fuse(case):
+    """``stack`` of full-size parts is one program: the index along the new axis picks each
+    element's part; more parts than registers, or a concat of wider parts, run elsewhere."""
+    rng = np.random.default_rng(9)
+    f = rng.standard_normal((4, 5))
+    i = rng.integers(-50, 50, (3, 4)).astype(np.int32)
+    fn, arrays, want, fuses = {
+        # (element picks of a realized array are host reads: four inputs, the kernel's data slots)
+        "scalars": (lambda x: xp.stack([x[0, 1] * x[1, 2], x[2, 0] + 1.0, -x[3, 4]]), [f],
+                    np.stack([f[0, 1] * f[1, 2], f[2, 0] + 1.0, -f[3, 4]]), True),
+        "columns": (lambda x: xp.stack([x[:, 0] * 2.0, x[:, 1], nb.exp(x[:, 2])], axis=1), [f],
+                    np.stack([f[:, 0] * 2.0, f[:, 1], np.exp(f[:, 2])], axis=1), True),
+        "rows_int": (lambda x: xp.stack([x[0] * x[1], x[2] - x[1]]), [i], np.stack([i[0] * i[1], i[2] - i[1]]), True),
+        "too_many": (lambda x: xp.stack([x[:, k] + 1.0 for k in range(5)] * 2), [f],
+                     np.stack([f[:, k] + 1.0 for k in range(5)] * 2), False),
+        "concat": (lambda x: xp.concat([x[:2] * 2.0, x[2:] + 1.0]), [f], np.concatenate([f[:2] * 2.0, f[2:] + 1.0]),
+                   False),
+    }[case]
+    got, whole = run(lambda *t: fn(*t) * 1, *arrays)
+    np.testing.assert_allclose(got, want, rtol=1e-11)  # (the kernel's float64 exp: ~1e-12)
+    assert got.dtype == want.dtype
+    if fuses:
+        engine = GRAPH.engine
+        before = nb.engine_stats()
+        fn(*[nb.asarray(a) for a in arrays]).numpy()
+        after = nb.engine_stats()
+        assert after["fused"] - before["fused"] == 1 and after["interpreted"] == before["interpreted"], engine

@@ -304,6 +304,8 @@ class Engine(ModelStore):
         """Under the lock: key the trace and run it with the interpreter (None), or return
         ``(run, buffers)`` for ``run(buffers)`` outside the lock (a compiled model or the fused
         kernel), or a compile's Future to wait for."""
+        if all(0 in v.shape for v in outputs):  # nothing to compute: an empty result is its shape
+            return (lambda _: [_empty(v) for v in outputs]), []
         traced = self._trace(outputs)
         key, leaves = traced[0], traced[2]
         if traced[7] and len(traced[1]) > 1 and not fast_only and self.fused_enabled \
@@ -318,7 +320,11 @@ class Engine(ModelStore):
             entry = self._cache.setdefault(key, entry or _Entry(key))
             if len(self._cache) > _MAX_CACHE_ENTRIES:
                 self._unload(self._cache.popitem(last=False)[1])
-            self._load_from_disk(entry)
+            # a structure the fused kernel runs is never compiled, so never on disk: the lookup
+            # (a digest of the key, a stat) would cost more than the run; element-by-element
+            # checks meet thousands of such keys
+            if self.policy == "compile" or not callable(self._fused_run(entry, traced, outputs)):
+                self._load_from_disk(entry)
         else:
             self._cache.move_to_end(key)
             if entry.model is None and entry.nbytes < 0:  # evicted from memory: it is on disk
@@ -549,6 +555,12 @@ def scalar_buffer(a):
 
     buf = driver.Buffer.from_numpy(a.reshape(1))
     return buf.view(buf.dtype, ())
+
+
+def _empty(v):
+    from max import driver
+
+    return driver.Buffer(v.dtype.max_dtype, tuple(v.shape), device=v.device)
 
 
 def _write_back(outputs, results) -> None:

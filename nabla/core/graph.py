@@ -95,13 +95,15 @@ class ComputeGraph:
         (a TensorImpl, or a list of them, possibly recorded by other threads)."""
         rec = self._local
         wanted = [] if requested is None else requested if isinstance(requested, list) else [requested]
-        impls = self._live_pending()
-        if wanted and len(impls) > len(wanted) and \
-                self.engine.run(_pending_values(_with_siblings(wanted, impls)), fast_only=True):
+        # (the probe comes before the scan of pending work: reading n pending scalars one by one,
+        # ``[float(t) for t in ts]``, would otherwise scan the other pending tensors n times)
+        if wanted and len(rec.pending) > len(wanted) and \
+                self.engine.run(_pending_values(_with_siblings(wanted)), fast_only=True):
             # what was read runs at once on a compiled model or the fused kernel; the rest of the
             # pending work waits for its own read rather than make a joint graph that runs slowly
             rec.epoch += 1
             return
+        impls = self._live_pending()
         known = set(map(id, impls))
         impls += [i for i in wanted if id(i) not in known and not i.is_realized]
         count = len(rec.pending)
@@ -129,14 +131,21 @@ class ComputeGraph:
             self.engine.run(outputs)
 
 
-def _with_siblings(wanted, impls) -> list:
-    """``wanted`` and the pending tensors holding other outputs of the same nodes: reading one
+def _with_siblings(wanted) -> list:
+    """``wanted`` and the pending tensors holding other outputs of the same calls: reading one
     result of a multi-output op (eigh's eigenvalues) realizes its siblings in the same run, where
     each read ran the op again (measured: 1000 x 8x8 eigh 3.8 ms, two kernel runs; svd three)."""
-    nodes = {id(v.node) for i in wanted for v in i._values if v.node is not None}
     have = set(map(id, wanted))
-    extra = [i for i in impls if id(i) not in have and
-             any(v.node is not None and id(v.node) in nodes for v in i._values)]
+    extra = []
+    for i in wanted:
+        refs = i.output_refs
+        if refs is None or len(refs.refs) == 1:
+            continue
+        for r in refs.refs:
+            o = r()
+            if o is not None and id(o) not in have and not o.is_realized:
+                have.add(id(o))
+                extra.append(o)
     return wanted + extra if extra else wanted
 
 

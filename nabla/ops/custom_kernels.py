@@ -23,6 +23,7 @@ from ..core.operation import Operation
 KERNEL_DIR = Path(__file__).with_name("kernels")
 #: package -> the Python files that declare and stage its kernels (part of its digest)
 PACKAGES = {"core": ("custom_kernels.py", "fused.py", "fused_program.py"),
+            "bits": ("custom_kernels.py",),
             "linalg": ("custom_kernels.py", "factorizations.py", "spectral.py"),
             "fft": ("custom_kernels.py", "fourier.py"),
             "sort": ("custom_kernels.py", "sorting.py"),
@@ -96,7 +97,7 @@ def _declared_sign_bit():
         "nabla_signbit",
         inputs={"x": custom.TemplateType(custom.DTypeVar("T"), [n])},
         outputs=[custom.TemplateType(DType.bool, [n])],
-        custom_extensions=[kernel_library()],
+        custom_extensions=[kernel_library("bits")],
     )
 
 

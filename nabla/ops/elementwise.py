@@ -328,7 +328,7 @@ BINARY_OPS = {name: ElementwiseBinary(name, *spec) for name, spec in BINARY_TABL
 # run apart at first sight, on a model of their own, since MAX's interpreter binds a kernel in
 # 1.6-2.8 s per process (the first float check of a conformance run paid it)
 for _op in (UNARY_OPS["signbit"], BINARY_OPS["copysign"]):
-    _op.standalone, _op.kernel_package = True, "core"
+    _op.standalone, _op.kernel_package = True, "bits"
 
 
 def astype(x: Tensor, dtype, copy: bool = True) -> Tensor:

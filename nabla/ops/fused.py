@@ -20,7 +20,8 @@ from concurrent.futures import Future
 import numpy as np
 
 from ..core import dtypes as _dt
-from .fused_program import BINARY_CODES, REDUCE_CODES, SLOTS, UNARY_CODES, stages, write  # noqa: F401
+from .fused_program import (BINARY_CODES, BYTES, REDUCE_CODES, SLOTS, UNARY_CODES, constant_bits,  # noqa: F401
+                             contiguous_view, stages, write)
 
 
 class Plan:
@@ -50,26 +51,28 @@ class Plan:
         from max import driver
 
         p = self.program
+        ints = self.dtype is BYTES
         if self._buffers is None:
             stand_in = driver.Buffer.from_numpy(np.zeros(1, self.dtype.numpy_dtype))
+            out_bytes = p.size * (p.out_dtype.itemsize if ints else 1)
             self._buffers = (driver.Buffer.from_numpy(p.program), driver.Buffer.from_numpy(p.consts),
-                             stand_in, driver.Buffer.from_numpy(np.zeros(p.size, np.uint8)))
+                             stand_in, driver.Buffer.from_numpy(np.zeros(out_bytes, np.uint8)))
         prog, consts, stand_in, size = self._buffers
-        if values and any(float(values.get(i, p.consts[at])) != p.consts[at] or
-                          np.signbit(values.get(i, p.consts[at])) != np.signbit(p.consts[at])
-                          for i, at in p.lifted):
+        if values and p.lifted:
             fresh = p.consts.copy()  # not written in place: other threads may run this plan
             for i, at in p.lifted:
                 if i in values:
-                    fresh[at] = float(values[i])
-            consts = driver.Buffer.from_numpy(fresh)
-        data = [_flat(leaf_buffers[k]) for k in p.slots]
+                    fresh[at] = constant_bits(values[i], ints)
+            if fresh.view(np.int64).tolist() != p.consts.view(np.int64).tolist():  # by their bits: -0.0, NaN
+                consts = driver.Buffer.from_numpy(fresh)
+        data = [(_bytes if ints else _flat)(leaf_buffers[k]) for k in p.slots]
         data += [stand_in] * (SLOTS - len(data))
         return [prog, consts, *data, size]
 
     def run(self, model, leaf_buffers, out_shape, values=None):
         (buf,) = model.execute(*self.arguments(leaf_buffers, values))
-        return [buf.view(buf.dtype, out_shape)]
+        dtype = self.program.out_dtype.max_dtype if self.dtype is BYTES else buf.dtype
+        return [buf.view(dtype, out_shape)]
 
 
 def _flat(buf):
@@ -77,8 +80,34 @@ def _flat(buf):
     return buf if len(buf.shape) == 1 else buf.view(buf.dtype, (n,))
 
 
-def plan(order, leaves, outputs, node_ids, leaf_ids) -> Plan | None:
+def _bytes(buf):
+    """An integer or bool buffer as the integer family's kernels take it: its bytes."""
+    return buf.view(BYTES.max_dtype, (math.prod(buf.shape) * buf.dtype.size_in_bytes,))
+
+
+class ViewPlan:
+    """A trace whose result is a contiguous run of one input's elements: that input's buffer,
+    viewed (no kernel, no copy)."""
+
+    __slots__ = ("leaf", "offset")
+    kind = "view"
+
+    def __init__(self, leaf, offset):
+        self.leaf, self.offset = leaf, offset
+
+    def run(self, model, leaf_buffers, out_shape, values=None):
+        buf = _flat(leaf_buffers[self.leaf])
+        n = math.prod(out_shape)
+        if self.offset or n != buf.shape[0]:
+            buf = buf[self.offset:self.offset + n]
+        return [buf.view(buf.dtype, out_shape)]
+
+
+def plan(order, leaves, outputs, node_ids, leaf_ids) -> Plan | ViewPlan | None:
     """The fused kernel's plan for a trace, or None when it cannot run it."""
+    view = contiguous_view(order, leaves, outputs, node_ids, leaf_ids)
+    if view is not None:
+        return ViewPlan(*view)
     program = write(order, leaves, outputs, node_ids, leaf_ids)
     return None if program is None else Plan(program.dtype, program)
 
@@ -95,6 +124,8 @@ class FusedPath:
     def model(engine, plan_: Plan):
         """The compiled fused kernel for ``plan_``, or the Future of its compile (once per machine,
         in the background), or None if that failed."""
+        if plan_.kind == "view":
+            return True  # (no model: the input's buffer is the result)
         model = _request(engine, plan_.kind, plan_.dtype)
         if isinstance(model, Future) and not _FINISH_AT_EXIT:
             _FINISH_AT_EXIT.append(atexit.register(_finish_elsewhere, engine))
@@ -115,22 +146,24 @@ def _request(engine, kind: str, dtype):
 
 
 def warm_fused_kernels(wait: bool = True) -> bool:
-    """Compile the fused kernel's eight models now (map, reduce, count and scan for both float
-    dtypes, once per machine; later processes read them from disk in milliseconds). Returns whether
-    all are ready."""
+    """Compile the fused kernel's ten models now (map, reduce, count and scan for both float
+    dtypes, map and reduce for the integer family; once per machine, later processes read them from
+    disk in milliseconds). Returns whether all are ready."""
     from ..core.graph import GRAPH
 
     engine = GRAPH.engine
-    both = (_dt.float32, _dt.float64)
+
+    def prepare():
+        return FusedPath.prepare(engine, (_dt.float32, _dt.float64), ("map", "reduce", "count", "scan")) + \
+            FusedPath.prepare(engine, (BYTES,), ("map", "reduce"))
 
     def ready(models):
         return all(m is not None and not isinstance(m, Future) for m in models)
 
-    kinds = ("map", "reduce", "count", "scan")
-    models = FusedPath.prepare(engine, both, kinds)
+    models = prepare()
     if wait and not ready(models):
         engine.wait_for_compiles()
-        models = FusedPath.prepare(engine, both, kinds)
+        models = prepare()
     return ready(models)
 
 

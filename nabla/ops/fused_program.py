@@ -5,6 +5,11 @@ elements. Every value in a register is spread to the trace's full shape; inputs 
 strided layouts (NumPy's view model: an offset and a stride per axis), so basic slices, transposes
 and broadcasts of an input cost no instruction and no copy. A trace whose reductions feed more
 work, or that has several results, is run in stages (``stages``).
+
+Two families: float traces (everything of one float dtype; the registers hold it) and integer
+traces (bool and integers up to 32 bits unsigned, 64 signed, mixed: int64 registers, data passed as
+bytes and read and written through dtype codes, narrow results wrapped after each op as NumPy's
+arithmetic wraps).
 """
 
 from __future__ import annotations
@@ -27,14 +32,27 @@ BINARY_CODES = {
     "logical_and": 52, "logical_or": 53, "logical_xor": 54,
 }
 REDUCE_CODES = {"sum": 1, "mean": 2, "max": 3, "min": 4, "prod": 5}
-_LOAD, _CONST, _WHERE = 0, 1, 60
+_LOAD, _CONST, _WHERE, _WRAP, _AXIS_INDEX = 0, 1, 60, 61, 62
+#: the most parts a stack (a concat of one-step parts) is written for: each holds a register
+_STACK_PARTS = 8
+#: the integer family's dtypes -> their codes in kernels/core/fused.mojo
+INT_CODES = {_dt.bool_: 0, _dt.int8: 1, _dt.int16: 2, _dt.int32: 3, _dt.int64: 4, _dt.uint8: 5, _dt.uint16: 6,
+             _dt.uint32: 7}
+#: what the integer family's programs take as data: bytes
+BYTES = _dt.uint8
+_INT_UNARY = frozenset({"negative", "abs", "square", "floor", "ceil", "trunc", "sign", "isnan", "isinf", "isfinite",
+                        "logical_not", "positive"})
+#: integer ops whose results wrap to a narrow dtype
+_WRAPPING = frozenset({"negative", "abs", "square", "add", "subtract", "multiply"})
 #: views that keep the elements' order: an alias in the program
 _ORDER_KEEPING = frozenset({"reshape", "expand_dims", "squeeze", "identity"})
+#: ops that are the identity on real values
+_REAL_IDENTITIES = frozenset({"conj", "real"})
 #: views an input's strided layout expresses
 _STRIDED = frozenset({"getitem", "permute_dims", "broadcast_to", "broadcast_physical"})
 SLOTS = 4
 _REGISTERS = 24
-HEADER = 5  # n_instructions, result register, reduction (or scan) kind, reduced extent r, inner extent
+HEADER = 6  # n_instructions, result register, reduction (or scan) kind, reduced extent r, inner extent, output code
 
 
 class _Unfit(Exception):
@@ -45,11 +63,12 @@ class Program:
     """What ``write`` makes of a trace: the program, its constants (layouts included), which leaf
     feeds each data slot, the reduction kind and the output's size."""
 
-    __slots__ = ("program", "consts", "slots", "reduce", "size", "dtype", "count", "scan", "lifted")
+    __slots__ = ("program", "consts", "slots", "reduce", "size", "dtype", "count", "scan", "lifted", "out_dtype")
 
-    def __init__(self, program, consts, slots, reduce, size, dtype, count, scan, lifted=()):
+    def __init__(self, program, consts, slots, reduce, size, dtype, count, scan, lifted=(), out_dtype=None):
         self.program, self.consts, self.slots, self.reduce, self.size = program, consts, slots, reduce, size
-        self.dtype = dtype  # of the inputs and the registers
+        self.dtype = dtype  # of the inputs and the registers (BYTES: the integer family)
+        self.out_dtype = out_dtype or dtype  # the integer family's result dtype
         self.count = count  # a sum of 1 / 0 whose result is int64
         self.scan = scan  # a running sum: 1 forward, 2 reverse
         self.lifted = lifted  # (trace position of a scalar constant, its index in consts): data per run
@@ -60,12 +79,16 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
     if len(outputs) != 1 or not order:
         return None
     out = outputs[0]
-    dtype = out.dtype
+    if not out.device.is_host:
+        return None
     last = order[-1]
-    count = dtype is _dt.int64 and last.op.name == "sum" and out.node is last and _counts(last.inputs[0])
+    ints = out.dtype in INT_CODES and all(leaf.dtype in INT_CODES for leaf in leaves)
+    dtype = BYTES if ints else out.dtype
+    count = not ints and out.dtype is _dt.int64 and last.op.name == "sum" and out.node is last \
+        and _counts(last.inputs[0])
     if count:  # a count of true values: 1 / 0 in registers of the inputs' float dtype
-        dtype = leaves[0].dtype if leaves else None
-    if dtype not in (_dt.float32, _dt.float64) or not out.device.is_host:
+        dtype = leaves[0].dtype if leaves and leaves[0].dtype in (_dt.float32, _dt.float64) else None
+    if dtype not in (_dt.float32, _dt.float64, BYTES) or (ints and last.op.name in ("mean", "cumulative_sum")):
         return None
     reduce, rows, inner = 0, 1, 1
     result = out
@@ -73,10 +96,12 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
     scan = 0
     if last.op.name in REDUCE_CODES and out.node is last:
         result = last.inputs[0]
-        split = _reduced_run(result.shape, last.kwargs.get("axes", ()))
+        split = _reduced_run(result.shape, last.kwargs.get("axes", ())) if result.shape else (1, 1)
         if split is None:
             return None
         rows, inner = split
+        if rows == 0:  # a sum or product over nothing: its identity everywhere
+            return _identity_fill(last.op.name, out, dtype)
         reduce = REDUCE_CODES[last.op.name]
         body = order[:-1]
     elif last.op.name == "cumulative_sum" and out.node is last:  # a running sum: the scan model
@@ -88,19 +113,45 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
         scan = 2 if last.kwargs.get("reverse") else 1
         body = order[:-1]
     elif last.op.name == "matmul" and out.node is last:
-        if len(leaves) > SLOTS or any(leaf.dtype is not dtype for leaf in leaves):
+        if len(leaves) > SLOTS or any(leaf.dtype is not dtype and not ints for leaf in leaves):
             return None
         try:
-            return _matmul(order, leaves, last, dtype, node_ids, leaf_ids)
+            return _matmul(order, leaves, last, dtype, node_ids, leaf_ids, out.dtype)
         except _Unfit:
             return None
     full = math.prod(result.shape)
-    if full == 0 or full >= 2 ** 31 or len(leaves) > SLOTS or any(leaf.dtype is not dtype for leaf in leaves):
+    if full == 0 or full >= 2 ** 31 or len(leaves) > SLOTS or any(leaf.dtype is not dtype and not ints
+                                                                   for leaf in leaves):
         return None
     try:
-        return _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner, count, scan)
+        return _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner, count, scan,
+                      out.dtype)
     except _Unfit:
         return None
+
+
+def contiguous_view(order, leaves, outputs, node_ids, leaf_ids):
+    """(leaf, offset) when the trace's one result is a contiguous run of one input's elements
+    (reshapes and basic slices of it, ``res[i]`` of a C-ordered array): a view of that input's
+    buffer, which no kernel needs to copy; None otherwise."""
+    if len(outputs) != 1 or not outputs[0].device.is_host:
+        return None
+    if any((n.op.name not in _ORDER_KEEPING and n.op.name != "getitem") or "complex_storage" in n.kwargs
+           for n in order):
+        return None
+    try:
+        found = _viewer(order, leaves, None, node_ids, leaf_ids)[3](outputs[0])
+    except _Unfit:
+        return None
+    if found is None:
+        return None
+    leaf, offset, sizes, strides = found
+    step = 1
+    for n, s in zip(reversed(sizes), reversed(strides)):
+        if n != 1 and s != step:
+            return None
+        step *= n
+    return leaf, offset
 
 
 def _viewer(body, leaves, dtype, node_ids, leaf_ids, count=False, result=None):
@@ -144,8 +195,11 @@ def _viewer(body, leaves, dtype, node_ids, leaf_ids, count=False, result=None):
     return alias, views, ref, view_of
 
 
-def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner, count, scan) -> Program:
+def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner, count, scan,
+           out_dtype) -> Program:
     alias, views, ref, view_of = _viewer(body, leaves, dtype, node_ids, leaf_ids, count, result)
+    ints = dtype is BYTES
+    dtype_of = _dtypes(body, result, node_ids) if ints else {}
     loads = _layouts(body, result, full, ref, alias, views, node_ids, view_of)
     uses: dict[int, int] = {}
     for i, n in enumerate(body):
@@ -173,26 +227,33 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
             at = len(consts) + 1
             consts.extend(layout)
         r = reg_of[vid] = free.pop()
-        instructions.append((_LOAD, r, slot, at, 0))
+        instructions.append((_LOAD, r, slot, at, INT_CODES[leaves[leaf].dtype] if ints else 0))
         return r
 
     for i, n in enumerate(body):
+        if ints and dtype_of.get(i) not in INT_CODES:  # (a uint64 or float intermediate)
+            raise _Unfit
         if i in alias or i in views:
             continue
         name = n.op.name
-        if name == "constant":
+        if name == "concat":
+            _stack(n, i, result, ints, register, ref, uses, free, reg_of, instructions, consts)
+            continue
+        if name in ("constant", "full"):  # a fill (full) is the same value everywhere, whatever its shape
             value = n.kwargs["value"]
             if isinstance(value, complex):
                 raise _Unfit
             args, code = (), (_CONST, len(consts))
-            lifted.append((i, len(consts)))
-            consts.append(float(value))
-        elif name == "full":  # a fill: the same value everywhere, whatever its shape
-            value = n.kwargs["value"]
-            if isinstance(value, complex):
+            if name == "constant":
+                lifted.append((i, len(consts)))
+            consts.append(constant_bits(value, ints))
+        elif ints and (name in UNARY_CODES and name not in _INT_UNARY or name == "divide"):
+            raise _Unfit  # float results
+        elif ints and name == "astype":  # to a narrower or other-signed integer, or to bool
+            target = n.kwargs.get("dtype")
+            if target not in INT_CODES:
                 raise _Unfit
-            args, code = (), (_CONST, len(consts))
-            consts.append(float(value))
+            args, code = n.inputs, (_WRAP, INT_CODES[target])
         elif name in UNARY_CODES:
             args, code = n.inputs, (UNARY_CODES[name],)
         elif name in BINARY_CODES:
@@ -212,22 +273,83 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
         dst = reg_of[i] = free.pop()
         if code[0] == _CONST:
             instructions.append((_CONST, dst, code[1], 0, 0))
+        elif code[0] == _WRAP:
+            instructions.append((_WRAP, dst, regs_in[0], code[1], 0))
         else:
             instructions.append((code[0], dst, *(regs_in + [0, 0, 0])[:3]))
+            narrow = dtype_of.get(i)
+            if name in _WRAPPING and narrow is not None and narrow is not _dt.int64:
+                instructions.append((_WRAP, dst, dst, INT_CODES[narrow], 0))
     result_register = register(final)
     size = full // rows if reduce else full
     return _program(instructions, result_register, reduce or scan, rows, inner, consts, slot_of, reduce, size,
-                    dtype, count, scan, tuple(lifted))
+                    dtype, count, scan, tuple(lifted), out_dtype)
 
 
 def _program(instructions, result_register, kind, rows, inner, consts, slot_of, reduce, size, dtype, count=False,
-             scan=0, lifted=()) -> Program:
+             scan=0, lifted=(), out_dtype=None) -> Program:
     """The instructions packed behind their header, the data slots in the order they were given."""
     program = np.zeros(HEADER + 5 * len(instructions), np.int32)
-    program[:HEADER] = (len(instructions), result_register, kind, rows, inner)
+    out_code = INT_CODES[out_dtype] if dtype is BYTES else 0
+    program[:HEADER] = (len(instructions), result_register, kind, rows, inner, out_code)
     program[HEADER:] = np.asarray(instructions, np.int32).reshape(-1)
     slots = [leaf for leaf, _ in sorted(slot_of.items(), key=lambda kv: kv[1])]
-    return Program(program, np.asarray(consts or [0.0], np.float64), slots, reduce, size, dtype, count, scan, lifted)
+    return Program(program, np.asarray(consts or [0.0], np.float64), slots, reduce, size, dtype, count, scan, lifted,
+                   out_dtype)
+
+
+def _stack(n, i, result, ints, register, ref, uses, free, reg_of, instructions, consts) -> None:
+    """A concat whose parts are each one step along its axis (``stack``), at the trace's full shape:
+    the index along the axis picks each element's part (``where(index == j, part_j, ...)``)."""
+    axis = n.kwargs["axis"]
+    shape = tuple(result.shape)
+    parts = n.inputs
+    if not 1 < len(parts) <= _STACK_PARTS or any(len(v.shape) != len(shape) or v.shape[axis] != 1 for v in parts) \
+            or shape[axis] != len(parts) or tuple(parts[0].shape[:axis] + parts[0].shape[axis + 1:]) != \
+            shape[:axis] + shape[axis + 1:]:
+        raise _Unfit
+    regs_in = [register(ref(v)) for v in parts]
+    if len(free) < 4:
+        raise _Unfit
+    index, mask, j_reg, dst = free.pop(), free.pop(), free.pop(), free.pop()
+    instructions.append((_AXIS_INDEX, index, math.prod(shape[axis + 1:]), len(parts), 0))
+    instructions.append((UNARY_CODES["positive"], dst, regs_in[-1], 0, 0))
+    for j in range(len(parts) - 2, -1, -1):
+        instructions.append((_CONST, j_reg, len(consts), 0, 0))
+        consts.append(constant_bits(j, ints))
+        instructions.append((BINARY_CODES["equal"], mask, index, j_reg, 0))
+        instructions.append((_WHERE, dst, mask, regs_in[j], dst))
+    free.extend((index, mask, j_reg))
+    for v in set(map(ref, parts)):  # last use: the register is free again
+        if uses.get(v) == i and v in reg_of:
+            free.append(reg_of.pop(v))
+    reg_of[i] = dst
+
+
+def _identity_fill(name, out, dtype) -> Program | None:
+    """A program without inputs that fills the output with the identity of ``name`` (sum, prod)."""
+    size = math.prod(out.shape)
+    if name not in ("sum", "prod") or size == 0 or size >= 2 ** 31 or (dtype is not BYTES and out.dtype is not dtype):
+        return None
+    value = constant_bits(int(name == "prod"), dtype is BYTES)
+    return _program([(_CONST, 0, 0, 0, 0)], 0, 0, 1, 1, [value], {}, 0, size, dtype, out_dtype=out.dtype)
+
+
+def constant_bits(value, ints: bool) -> float:
+    """A constant as the kernel reads it: its float value, or (integer family: a constant of an
+    integer or bool dtype) its int64 bits."""
+    if ints:
+        return float(np.array([int(value) % 2 ** 64], np.uint64).view(np.float64)[0])
+    return float(value)
+
+
+def _dtypes(body, result, node_ids) -> dict:
+    """node index -> its output's dtype (from the values that use it)."""
+    found = {}
+    for v in [u for n in body for u in n.inputs] + [result]:
+        if v.node is not None and id(v.node) in node_ids:
+            found[node_ids[id(v.node)]] = v.dtype
+    return found
 
 
 #: the largest matmul (batch * M * K * N products) the kernel takes: a product of views of the
@@ -237,7 +359,7 @@ def _program(instructions, result_register, kind, rows, inner, consts, slot_of, 
 MATMUL_PRODUCTS = 1 << 18
 
 
-def _matmul(order, leaves, node, dtype, node_ids, leaf_ids) -> Program | None:
+def _matmul(order, leaves, node, dtype, node_ids, leaf_ids, out_dtype) -> Program | None:
     """``x @ y`` of (views of) inputs: registers over (..., M, K, N) holding x[..., m, k] *
     y[..., k, n], reduced over K."""
     if node.kwargs.get("complex_storage"):
@@ -265,10 +387,11 @@ def _matmul(order, leaves, node, dtype, node_ids, leaf_ids) -> Program | None:
         if layout is not None:
             at = len(consts) + 1
             consts.extend(layout)
-        instructions.append((_LOAD, register, slot_of.setdefault(view[0], len(slot_of)), at, 0))
-    instructions.append((BINARY_CODES["multiply"], 2, 0, 1, 0))
+        code = INT_CODES[leaves[view[0]].dtype] if dtype is BYTES else 0
+        instructions.append((_LOAD, register, slot_of.setdefault(view[0], len(slot_of)), at, code))
+    instructions.append((BINARY_CODES["multiply"], 2, 0, 1, 0))  # (narrow sums wrap at the store)
     total = REDUCE_CODES["sum"]
-    return _program(instructions, 2, total, k, n, consts, slot_of, total, full // k, dtype)
+    return _program(instructions, 2, total, k, n, consts, slot_of, total, full // k, dtype, out_dtype=out_dtype)
 
 
 def _counts(v) -> bool:
@@ -470,21 +593,23 @@ def _is_alias(node, dtype) -> bool:
     that keep the order, a single value broadcast, casts to this dtype from itself or from bool
     (stored as 1 / 0)."""
     name = node.op.name
-    if name in _ORDER_KEEPING:
+    if name in _ORDER_KEEPING or (name in _REAL_IDENTITIES and not node.inputs[0].dtype.is_complex):
         return True
     if name == "broadcast_to":
         return math.prod(node.inputs[0].shape) == 1
     if name == "astype":
-        src = node.inputs[0].dtype
-        return node.kwargs.get("dtype") is dtype and (src is dtype or src is _dt.bool_)
+        src, target = node.inputs[0].dtype, node.kwargs.get("dtype")
+        if dtype is BYTES:  # integers: the same values in int64 registers
+            return src is target or (target in INT_CODES and (src is _dt.bool_ or target is _dt.int64))
+        return target is dtype and (src is dtype or src is _dt.bool_)
     return False
 
 
 # --- stages -------------------------------------------------------------------------------------
 
 _STAGEABLE = frozenset(UNARY_CODES) | frozenset(BINARY_CODES) | frozenset(REDUCE_CODES) | _ORDER_KEEPING \
-    | _STRIDED | {"where", "constant", "astype", "cumulative_sum", "full"}
-_STAGE_DTYPES = (_dt.float32, _dt.float64, _dt.bool_)
+    | _STRIDED | _REAL_IDENTITIES | {"where", "constant", "astype", "cumulative_sum", "full"}
+_STAGE_DTYPES = (_dt.float32, _dt.float64, *INT_CODES)
 
 
 def stages(order, outputs) -> list:
@@ -509,7 +634,8 @@ def stages(order, outputs) -> list:
                 below = _first_computed(v)
                 if below is None or below.node.op.name == "constant":
                     continue
-                if id(n) in foreign and id(below.node) not in foreign and below.dtype in _STAGE_DTYPES[:2]:
+                if id(n) in foreign and id(below.node) not in foreign and below.dtype in _STAGE_DTYPES \
+                        and below.dtype is not _dt.bool_:
                     add(below)  # an operand the kernel computes
                 elif id(n) not in foreign and id(below.node) in foreign:
                     add(below)  # a result the kernel's ops go on with

@@ -3,11 +3,18 @@
 # elementwise expression, so a structure seen for the first time runs fused, in cache-sized
 # blocks, SIMD, on all cores, without compiling anything.
 #
-# Program (int32): [n_instructions, result_register, reduction, r, inner, then 5 ints per instruction:
-# opcode, destination, a, b, c]. Registers hold one block of values each; booleans are 1 / 0.
-# Load: a = input slot, b = 0 (in order, or one value for all) or 1 + where its strided layout
-# starts in the constants (NumPy's view model: slices, transposes and broadcasts of an input).
-# Opcode numbers are fixed by nabla/ops/fused.py (UNARY_CODES, BINARY_CODES), which writes programs.
+# Program (int32): [n_instructions, result_register, reduction, r, inner, output code, then 5 ints
+# per instruction: opcode, destination, a, b, c]. Registers hold one block of values each; booleans
+# are 1 / 0. Load: a = input slot, b = 0 (in order, or one value for all) or 1 + where its strided
+# layout starts in the constants (NumPy's view model: slices, transposes and broadcasts of an
+# input), c = the slot's dtype code (integer family). Opcode numbers are fixed by
+# nabla/ops/fused_program.py (UNARY_CODES, BINARY_CODES), which writes programs.
+#
+# Two families: float (registers and data of one float dtype) and integer (registers int64, data
+# slots and output bytes read and written through dtype codes: 0 bool, 1 int8, 2 int16, 3 int32,
+# 4 int64, 5 uint8, 6 uint16, 7 uint32). Integer results narrower than 64 bits are wrapped to
+# their dtype after each op (opcode 61), as NumPy's integer arithmetic wraps, so comparisons and
+# maxima see wrapped values; sums and products wrap at the store (arithmetic modulo 2^k agrees).
 from std.math import exp, log, sqrt, sin, cos, tanh, log1p, expm1, floor, ceil, trunc
 from std.memory import bitcast
 from std.sys.info import simd_width_of
@@ -17,7 +24,7 @@ from extensibility import InputTensor, OutputTensor, register
 
 comptime BLOCK = 1024
 comptime MAX_REGISTERS = 24
-comptime HEADER = 5
+comptime HEADER = 6
 comptime WIDTH_OF_INSTRUCTION = 5
 comptime BLOCKS_PER_TASK = 16
 
@@ -160,25 +167,188 @@ def _binary[T: DType, w: Int](op: Int, x: SIMD[T, w], y: SIMD[T, w]) -> SIMD[T, 
 
 
 @always_inline
-def _fill[T: DType](dst: UnsafePointer[Scalar[T], MutUntrackedOrigin], src: UnsafePointer[Scalar[T], _],
-                    size: Int, start: Int, count: Int):
+def _unary_int[w: Int](op: Int, x: SIMD[DType.int64, w]) -> SIMD[DType.int64, w]:
+    comptime I = DType.int64
+    if op == 10:
+        return -x
+    elif op == 11:
+        return abs(x)
+    elif op == 12:
+        return x * x
+    elif op == 25:
+        return _bool[I, w](x.gt(0)) - _bool[I, w](x.lt(0))
+    elif op == 26 or op == 27:  # isnan, isinf
+        return SIMD[I, w](0)
+    elif op == 28:  # isfinite
+        return SIMD[I, w](1)
+    elif op == 29:
+        return _bool[I, w](x.eq(0))
+    return x  # floor, ceil, trunc, positive, casts
+
+
+@always_inline
+def _binary_int[w: Int](op: Int, x: SIMD[DType.int64, w], y: SIMD[DType.int64, w]) -> SIMD[DType.int64, w]:
+    comptime I = DType.int64
+    if op == 40:
+        return x + y
+    elif op == 41:
+        return x - y
+    elif op == 42:
+        return x * y
+    elif op == 44:
+        return x.ge(y).select(x, y)
+    elif op == 45:
+        return x.le(y).select(x, y)
+    elif op == 46:
+        return _bool[I, w](x.eq(y))
+    elif op == 47:
+        return _bool[I, w](x.ne(y))
+    elif op == 48:
+        return _bool[I, w](x.gt(y))
+    elif op == 49:
+        return _bool[I, w](x.ge(y))
+    elif op == 50:
+        return _bool[I, w](x.lt(y))
+    elif op == 51:
+        return _bool[I, w](x.le(y))
+    elif op == 52:
+        return _bool[I, w](x.ne(0) & y.ne(0))
+    elif op == 53:
+        return _bool[I, w](x.ne(0) | y.ne(0))
+    return _bool[I, w](x.ne(0) ^ y.ne(0))  # 54: logical_xor
+
+
+@always_inline
+def _wrap[w: Int](code: Int, x: SIMD[DType.int64, w]) -> SIMD[DType.int64, w]:
+    """``x`` as a value of the dtype ``code`` (bool: nonzero)."""
+    if code == 0:
+        return _bool[DType.int64, w](x.ne(0))
+    elif code == 1:
+        return x.cast[DType.int8]().cast[DType.int64]()
+    elif code == 2:
+        return x.cast[DType.int16]().cast[DType.int64]()
+    elif code == 3:
+        return x.cast[DType.int32]().cast[DType.int64]()
+    elif code == 5:
+        return x.cast[DType.uint8]().cast[DType.int64]()
+    elif code == 6:
+        return x.cast[DType.uint16]().cast[DType.int64]()
+    elif code == 7:
+        return x.cast[DType.uint32]().cast[DType.int64]()
+    return x
+
+
+def itemsize(code: Int) -> Int:
+    """Bytes per element of the dtype ``code``."""
+    if code == 2 or code == 6:
+        return 2
+    elif code == 3 or code == 7:
+        return 4
+    elif code == 4:
+        return 8
+    return 1
+
+
+@always_inline
+def _load_as[S: DType, T: DType](dst: UnsafePointer[Scalar[T], MutUntrackedOrigin], src: UnsafePointer[UInt8, _],
+                                 nbytes: Int, start: Int, count: Int, layout: UnsafePointer[Float64, _], strided: Bool):
+    var typed = src.unsafe_bitcast[Scalar[S]]()
+    if strided:
+        _fill_strided[S, T](dst, typed, start, count, layout)
+    else:
+        _fill[S, T](dst, typed, nbytes // itemsize(_code_of[S]()), start, count)
+
+
+def _code_of[S: DType]() -> Int:
+    comptime if S == DType.int8:
+        return 1
+    elif S == DType.int16:
+        return 2
+    elif S == DType.int32:
+        return 3
+    elif S == DType.int64:
+        return 4
+    elif S == DType.uint16:
+        return 6
+    elif S == DType.uint32:
+        return 7
+    return 5
+
+
+@always_inline
+def _load_coded[T: DType](code: Int, dst: UnsafePointer[Scalar[T], MutUntrackedOrigin], src: UnsafePointer[UInt8, _],
+                          nbytes: Int, start: Int, count: Int, layout: UnsafePointer[Float64, _], strided: Bool):
+    """A block of an integer or bool input held as bytes, read as the dtype ``code``."""
+    if code == 1:
+        _load_as[DType.int8, T](dst, src, nbytes, start, count, layout, strided)
+    elif code == 2:
+        _load_as[DType.int16, T](dst, src, nbytes, start, count, layout, strided)
+    elif code == 3:
+        _load_as[DType.int32, T](dst, src, nbytes, start, count, layout, strided)
+    elif code == 4:
+        _load_as[DType.int64, T](dst, src, nbytes, start, count, layout, strided)
+    elif code == 6:
+        _load_as[DType.uint16, T](dst, src, nbytes, start, count, layout, strided)
+    elif code == 7:
+        _load_as[DType.uint32, T](dst, src, nbytes, start, count, layout, strided)
+    else:  # bool, uint8
+        _load_as[DType.uint8, T](dst, src, nbytes, start, count, layout, strided)
+
+
+@always_inline
+def _store_as[D: DType, T: DType](dst: UnsafePointer[UInt8, MutAnyOrigin], src: UnsafePointer[Scalar[T], _],
+                                  start: Int, count: Int):
+    comptime w = simd_width_of[T]()
+    var out = dst.unsafe_bitcast[Scalar[D]]()
+    var whole = count // w * w
+    for i in range(0, whole, w):
+        out.unsafe_store(start + i, src.unsafe_load[width=w](i).cast[D]())
+    for i in range(whole, count):
+        out.unsafe_store(start + i, src.unsafe_load(i).cast[D]())
+
+
+@always_inline
+def store_coded[T: DType](code: Int, dst: UnsafePointer[UInt8, MutAnyOrigin], src: UnsafePointer[Scalar[T], _],
+                          start: Int, count: Int):
+    """``count`` values written from element ``start`` on into an output of the dtype ``code``,
+    held as bytes (casts truncate: the integer family's wrap)."""
+    if code == 1:
+        _store_as[DType.int8, T](dst, src, start, count)
+    elif code == 2:
+        _store_as[DType.int16, T](dst, src, start, count)
+    elif code == 3:
+        _store_as[DType.int32, T](dst, src, start, count)
+    elif code == 4:
+        _store_as[DType.int64, T](dst, src, start, count)
+    elif code == 6:
+        _store_as[DType.uint16, T](dst, src, start, count)
+    elif code == 7:
+        _store_as[DType.uint32, T](dst, src, start, count)
+    else:
+        _store_as[DType.uint8, T](dst, src, start, count)
+
+
+@always_inline
+def _fill[S: DType, T: DType](dst: UnsafePointer[Scalar[T], MutUntrackedOrigin], src: UnsafePointer[Scalar[S], _],
+                            size: Int, start: Int, count: Int):
     """A block of an input read in order, or one value for all (an input of size 1)."""
     comptime w = simd_width_of[T]()
     if size == 1:
-        var v = SIMD[T, w](src.unsafe_load(0))
+        var v = SIMD[T, w](src.unsafe_load(0).cast[T]())
         for i in range(0, count, w):
             dst.unsafe_store(i, v)
     else:
         var whole = count // w * w
         for i in range(0, whole, w):
-            dst.unsafe_store(i, src.unsafe_load[width=w](start + i))
+            dst.unsafe_store(i, src.unsafe_load[width=w](start + i).cast[T]())
         for i in range(whole, count):
-            dst.unsafe_store(i, src.unsafe_load(start + i))
+            dst.unsafe_store(i, src.unsafe_load(start + i).cast[T]())
 
 
 @always_inline
-def _fill_strided[T: DType](dst: UnsafePointer[Scalar[T], MutUntrackedOrigin], src: UnsafePointer[Scalar[T], _],
-                            start: Int, count: Int, layout: UnsafePointer[Float64, _]):
+def _fill_strided[S: DType, T: DType](dst: UnsafePointer[Scalar[T], MutUntrackedOrigin],
+                                    src: UnsafePointer[Scalar[S], _], start: Int, count: Int,
+                                    layout: UnsafePointer[Float64, _]):
     """A block of a strided view of an input: layout = [rank, offset, then (size, stride) per axis of
     the trace's elements, outermost first] (stride 0 where the input is broadcast)."""
     comptime w = simd_width_of[T]()
@@ -201,11 +371,11 @@ def _fill_strided[T: DType](dst: UnsafePointer[Scalar[T], MutUntrackedOrigin], s
         if s_last == 1:
             var whole = run // w * w
             for i in range(0, whole, w):
-                dst.unsafe_store(done + i, src.unsafe_load[width=w](at + i))
+                dst.unsafe_store(done + i, src.unsafe_load[width=w](at + i).cast[T]())
             for i in range(whole, run):
-                dst.unsafe_store(done + i, src.unsafe_load(at + i))
+                dst.unsafe_store(done + i, src.unsafe_load(at + i).cast[T]())
         elif s_last == 0:
-            var v = SIMD[T, w](src.unsafe_load(at))
+            var v = SIMD[T, w](src.unsafe_load(at).cast[T]())
             var whole = run // w * w
             for i in range(0, whole, w):
                 dst.unsafe_store(done + i, v)
@@ -213,7 +383,7 @@ def _fill_strided[T: DType](dst: UnsafePointer[Scalar[T], MutUntrackedOrigin], s
                 dst.unsafe_store(done + i, v[0])
         else:
             for i in range(run):
-                dst.unsafe_store(done + i, src.unsafe_load(at + i * s_last))
+                dst.unsafe_store(done + i, src.unsafe_load(at + i * s_last).cast[T]())
         done += run
         at += run * s_last
         index.unsafe_store(last, index.unsafe_load(last) + run)
@@ -227,42 +397,61 @@ def _fill_strided[T: DType](dst: UnsafePointer[Scalar[T], MutUntrackedOrigin], s
     index.free()
 
 
+def register_stride[T: DType](n: Int) -> Int:
+    """How many values each register holds for a program over ``n`` elements: a block, or all of
+    them rounded up to whole vectors (a small trace's registers then fit in a few cache lines,
+    where a block's would be a fresh 192 KiB allocation per run)."""
+    comptime w = simd_width_of[T]()
+    return min(BLOCK, (n + w - 1) // w * w)
+
+
+def accumulator[T: DType]() -> DType:
+    """What reductions accumulate a family's registers in: float64, or int64 (wrapping)."""
+    return DType.float64 if T.is_floating_point() else DType.int64
+
+
 @always_inline
-def _reduce_block[T: DType](kind: Int, r: UnsafePointer[Scalar[T], MutUntrackedOrigin], count: Int) -> Float64:
-    """The block's values reduced in float64; sums and maxima in SIMD lanes."""
+def _reduce_block[T: DType, A: DType](kind: Int, r: UnsafePointer[Scalar[T], MutUntrackedOrigin],
+                                      count: Int) -> Scalar[A]:
+    """The block's values reduced in the accumulator dtype ``A``; sums and maxima in SIMD lanes."""
     comptime w = simd_width_of[T]()
     var whole = count // w * w
-    var acc = _identity(kind)
+    var acc = _identity[A](kind)
     if kind == 1 or kind == 2:
-        var lanes = SIMD[DType.float64, w](0)
+        var lanes = SIMD[A, w](0)
         for i in range(0, whole, w):
-            lanes += r.unsafe_load[width=w](i).cast[DType.float64]()
+            lanes += r.unsafe_load[width=w](i).cast[A]()
         acc = lanes.reduce_add()
     elif kind == 3 or kind == 4:
         var lanes = SIMD[T, w](r.unsafe_load(0))
         var nan = SIMD[DType.bool, w](fill=False)
         for i in range(0, whole, w):
             var v = r.unsafe_load[width=w](i)
-            nan |= _is_nan(v)
+            comptime if T.is_floating_point():
+                nan |= _is_nan(v)
             lanes = (v.gt(lanes) if kind == 3 else v.lt(lanes)).select(v, lanes)
-        if nan.reduce_or():
-            return bitcast[DType.float64, 1](SIMD[DType.int64, 1](0x7FF8000000000000))
+        comptime if A.is_floating_point():
+            if nan.reduce_or():
+                return bitcast[A, 1](SIMD[DType.int64, 1](0x7FF8000000000000))
         for k in range(w):
             if whole > 0:
-                acc = _combine(kind, acc, Float64(lanes[k]))
+                acc = _combine[A](kind, acc, lanes[k].cast[A]())
     else:
         whole = 0
     for i in range(whole, count):
-        acc = _combine(kind, acc, Float64(r.unsafe_load(i)))
+        acc = _combine[A](kind, acc, r.unsafe_load(i).cast[A]())
     return acc
 
 
 @always_inline
 def _map_unary[T: DType, op: Int](dst: UnsafePointer[Scalar[T], MutUntrackedOrigin],
-                                  src: UnsafePointer[Scalar[T], MutUntrackedOrigin], padded: Int) where T.is_floating_point():
+                                  src: UnsafePointer[Scalar[T], MutUntrackedOrigin], padded: Int):
     comptime w = simd_width_of[T]()
     for i in range(0, padded, w):
-        dst.unsafe_store(i, _unary[T, w](op, src.unsafe_load[width=w](i)))
+        comptime if T.is_floating_point():
+            dst.unsafe_store(i, _unary[T, w](op, src.unsafe_load[width=w](i)))
+        else:
+            dst.unsafe_store(i, _unary_int[w](op, src.unsafe_load[width=w](i).cast[DType.int64]()).cast[T]())
 
 
 @always_inline
@@ -271,40 +460,54 @@ def _map_binary[T: DType, op: Int](dst: UnsafePointer[Scalar[T], MutUntrackedOri
                                    q: UnsafePointer[Scalar[T], MutUntrackedOrigin], padded: Int):
     comptime w = simd_width_of[T]()
     for i in range(0, padded, w):
-        dst.unsafe_store(i, _binary[T, w](op, p.unsafe_load[width=w](i), q.unsafe_load[width=w](i)))
+        comptime if T.is_floating_point():
+            dst.unsafe_store(i, _binary[T, w](op, p.unsafe_load[width=w](i), q.unsafe_load[width=w](i)))
+        else:
+            var x = p.unsafe_load[width=w](i).cast[DType.int64]()
+            dst.unsafe_store(i, _binary_int[w](op, x, q.unsafe_load[width=w](i).cast[DType.int64]()).cast[T]())
 
 
-def _run_block[T: DType](
+def _run_block[T: DType, S: DType](
     prog: UnsafePointer[Int32, _], consts: UnsafePointer[Float64, _],
-    x0: UnsafePointer[Scalar[T], _], s0: Int,
-    x1: UnsafePointer[Scalar[T], _], s1: Int,
-    x2: UnsafePointer[Scalar[T], _], s2: Int,
-    x3: UnsafePointer[Scalar[T], _], s3: Int,
-    regs: UnsafePointer[Scalar[T], MutUntrackedOrigin], start: Int, count: Int,
-) where T.is_floating_point():
+    x0: UnsafePointer[Scalar[S], _], s0: Int,
+    x1: UnsafePointer[Scalar[S], _], s1: Int,
+    x2: UnsafePointer[Scalar[S], _], s2: Int,
+    x3: UnsafePointer[Scalar[S], _], s3: Int,
+    regs: UnsafePointer[Scalar[T], MutUntrackedOrigin], stride: Int, start: Int, count: Int,
+):
+    """One block of the program's values into ``regs`` (register k at ``regs + k * stride``): T the
+    registers' dtype, S the data slots' (T itself, or bytes for the integer family, read through
+    each load's dtype code)."""
     comptime w = simd_width_of[T]()
     var n_instr = Int(prog.unsafe_load(0))
     var padded = (count + w - 1) // w * w
     for pc in range(n_instr):
         var at = HEADER + pc * WIDTH_OF_INSTRUCTION
         var op = Int(prog.unsafe_load(at))
-        var dst = regs + Int(prog.unsafe_load(at + 1)) * BLOCK
+        var dst = regs + Int(prog.unsafe_load(at + 1)) * stride
         var a = Int(prog.unsafe_load(at + 2))
         var b = Int(prog.unsafe_load(at + 3))
         var c = Int(prog.unsafe_load(at + 4))
         if op == 0:  # load input slot a, in order (b == 0) or through the layout at consts[b - 1]
             var src = x0 if a == 0 else (x1 if a == 1 else (x2 if a == 2 else x3))
             var size = s0 if a == 0 else (s1 if a == 1 else (s2 if a == 2 else s3))
-            if b > 0:
-                _fill_strided[T](dst, src, start, count, consts + (b - 1))
+            comptime if S == T:
+                if b > 0:
+                    _fill_strided[S, T](dst, src, start, count, consts + (b - 1))
+                else:
+                    _fill[S, T](dst, src, size, start, count)
             else:
-                _fill[T](dst, src, size, start, count)
-        elif op == 1:  # constant a
-            var v = SIMD[T, w](Scalar[T](consts.unsafe_load(a)))
+                _load_coded[T](c, dst, src.unsafe_bitcast[UInt8](), size, start, count, consts + (b - 1), b > 0)
+        elif op == 1:  # constant a (the integer family's: its int64 bits)
+            var v: SIMD[T, w]
+            comptime if T.is_floating_point():
+                v = SIMD[T, w](consts.unsafe_load(a).cast[T]())
+            else:
+                v = SIMD[T, w](bitcast[DType.int64, 1](consts.unsafe_load(a)).cast[T]())
             for i in range(0, padded, w):
                 dst.unsafe_store(i, v)
         elif op < 40:  # the opcode picks a loop compiled for it: no dispatch per element
-            var src = regs + a * BLOCK
+            var src = regs + a * stride
             if op == 10:
                 _map_unary[T, 10](dst, src, padded)
             elif op == 11:
@@ -348,8 +551,8 @@ def _run_block[T: DType](
             elif op == 30:
                 _map_unary[T, 30](dst, src, padded)
         elif op < 60:
-            var p = regs + a * BLOCK
-            var q = regs + b * BLOCK
+            var p = regs + a * stride
+            var q = regs + b * stride
             if op == 40:
                 _map_binary[T, 40](dst, p, q, padded)
             elif op == 41:
@@ -380,41 +583,56 @@ def _run_block[T: DType](
                 _map_binary[T, 53](dst, p, q, padded)
             elif op == 54:
                 _map_binary[T, 54](dst, p, q, padded)
+        elif op == 62:  # the index along one axis of the trace's elements: (element // a) % b
+            for i in range(count):
+                dst.unsafe_store(i, Scalar[T](((start + i) // a) % b))
+        elif op == 61:  # wrap register a to the dtype code b (integer family)
+            comptime if not T.is_floating_point():
+                var src = regs + a * stride
+                for i in range(0, padded, w):
+                    dst.unsafe_store(i, _wrap[w](b, src.unsafe_load[width=w](i).cast[DType.int64]()).cast[T]())
         else:  # 60: where(a != 0, b, c)
-            var m = regs + a * BLOCK
-            var p = regs + b * BLOCK
-            var q = regs + c * BLOCK
+            var m = regs + a * stride
+            var p = regs + b * stride
+            var q = regs + c * stride
             for i in range(0, padded, w):
                 dst.unsafe_store(i, m.unsafe_load[width=w](i).ne(0).select(p.unsafe_load[width=w](i), q.unsafe_load[width=w](i)))
 
 
 @always_inline
-def _combine(kind: Int, acc: Float64, v: Float64) -> Float64:
-    if kind == 3 or kind == 4:  # NaN wins, as in NumPy
-        if _is_nan[DType.float64, 1](acc):
-            return acc
-        if _is_nan[DType.float64, 1](v):
-            return v
+def _combine[A: DType](kind: Int, acc: Scalar[A], v: Scalar[A]) -> Scalar[A]:
+    if kind == 3 or kind == 4:
+        comptime if A.is_floating_point():  # NaN wins, as in NumPy
+            if _is_nan[A, 1](acc):
+                return acc
+            if _is_nan[A, 1](v):
+                return v
         return v if (v > acc if kind == 3 else v < acc) else acc
     elif kind == 5:
         return acc * v
     return acc + v
 
 
-def _identity(kind: Int) -> Float64:
-    if kind == 3:
-        return -Float64.MAX - Float64.MAX
-    elif kind == 4:
-        return Float64.MAX + Float64.MAX
-    elif kind == 5:
-        return 1.0
-    return 0.0
+def _identity[A: DType](kind: Int) -> Scalar[A]:
+    comptime if A.is_floating_point():
+        if kind == 3:
+            return -Scalar[A].MAX - Scalar[A].MAX
+        elif kind == 4:
+            return Scalar[A].MAX + Scalar[A].MAX
+    else:
+        if kind == 3:
+            return Scalar[A].MIN
+        elif kind == 4:
+            return Scalar[A].MAX
+    return Scalar[A](1) if kind == 5 else Scalar[A](0)
 
 
 @register("nabla_fused_map")
 struct FusedMap:
     """Evaluate a program over every element: ``out[i] = program(inputs read through their
-    layouts)``; the output's size is that of ``size`` (its only use)."""
+    layouts)``; the output's size is that of ``size`` (its only use). Float data: everything of one
+    float dtype. Bytes (uint8): the integer family, int64 registers, the output's dtype code in the
+    program's header."""
 
     @staticmethod
     def execute[target: StaticString](
@@ -428,15 +646,19 @@ struct FusedMap:
         size: InputTensor[dtype=DType.uint8, rank=1, ...],
         ctx: DeviceContext,
     ) raises:
-        comptime T = output.dtype
-        comptime assert T.is_floating_point(), "the fused evaluator runs on float data"
+        comptime S = output.dtype
+        comptime T = S if S.is_floating_point() else DType.int64
+        comptime assert S.is_floating_point() or S == DType.uint8, "the fused evaluator runs on float data or bytes"
         comptime assert target == "cpu", "the fused evaluator runs on the CPU (Nabla plans it for host data only)"
         comptime w = simd_width_of[T]()
+        var p = prog.unsafe_ptr()
+        var code = Int(p.unsafe_load(5))
         var n = output.dim_size(0)
+        comptime if S != T:
+            n //= itemsize(code)
         var blocks = (n + BLOCK - 1) // BLOCK
         var tasks = (blocks + BLOCKS_PER_TASK - 1) // BLOCKS_PER_TASK
         var out = output.unsafe_ptr()
-        var p = prog.unsafe_ptr()
         var k = consts.unsafe_ptr()
         var result = Int(p.unsafe_load(1))
         var a0 = x0.unsafe_ptr()
@@ -448,20 +670,25 @@ struct FusedMap:
         var s2 = x2.dim_size(0)
         var s3 = x3.dim_size(0)
 
+        var stride = register_stride[T](n)
+
         def task(t: Int) {var out, var p, var k, var a0, var a1, var a2, var a3, var s0, var s1, var s2, var s3,
-                           var n, var blocks, var result}:
-            var regs = alloc[Scalar[T]](MAX_REGISTERS * BLOCK)
+                           var n, var blocks, var result, var code, var stride}:
+            var regs = alloc[Scalar[T]](MAX_REGISTERS * stride)
             var last = min(blocks, (t + 1) * BLOCKS_PER_TASK)
             for blk in range(t * BLOCKS_PER_TASK, last):
                 var start = blk * BLOCK
                 var count = min(BLOCK, n - start)
-                _run_block[T](p, k, a0, s0, a1, s1, a2, s2, a3, s3, regs, start, count)
-                var r = regs + result * BLOCK
-                var whole = count // w * w
-                for i in range(0, whole, w):
-                    out.unsafe_store(start + i, r.unsafe_load[width=w](i))
-                for i in range(whole, count):
-                    out.unsafe_store(start + i, r.unsafe_load(i))
+                _run_block[T, S](p, k, a0, s0, a1, s1, a2, s2, a3, s3, regs, stride, start, count)
+                var r = regs + result * stride
+                comptime if S == T:
+                    var whole = count // w * w
+                    for i in range(0, whole, w):
+                        out.unsafe_store(start + i, r.unsafe_load[width=w](i).cast[S]())
+                    for i in range(whole, count):
+                        out.unsafe_store(start + i, r.unsafe_load(i).cast[S]())
+                else:
+                    store_coded[T](code, out.unsafe_bitcast[UInt8](), r, start, count)
             regs.free()
 
         if tasks == 1:

@@ -1,32 +1,36 @@
 # The fused evaluator's reductions and running sums (see fused.mojo for the programs they run):
 # over one run of axes of the program's elements, seen as an (outer, r, inner) block, accumulated
-# in float64, without transposing anything.
+# in float64 (the integer family: int64), without transposing anything.
 from std.sys.info import simd_width_of
 from max.algorithm import parallelize
 from max.gpu.host import DeviceContext
 from extensibility import InputTensor, OutputTensor, register
-from .fused import BLOCK, BLOCKS_PER_TASK, MAX_REGISTERS, _combine, _identity, _is_nan, _reduce_block, _run_block
+from .fused import (BLOCK, BLOCKS_PER_TASK, MAX_REGISTERS, _combine, _identity, _is_nan, _reduce_block, _run_block,
+                    accumulator, itemsize, register_stride, store_coded)
 
 
 @always_inline
-def _accumulate[T: DType](kind: Int, acc: UnsafePointer[Float64, MutUntrackedOrigin],
-                          row: UnsafePointer[Scalar[T], MutUntrackedOrigin], count: Int):
-    """acc[i] = acc[i] (+) row[i], elementwise in float64 lanes; NaN wins in max and min."""
-    comptime w = simd_width_of[DType.float64]()
+def _accumulate[T: DType, A: DType](kind: Int, acc: UnsafePointer[Scalar[A], MutUntrackedOrigin],
+                                    row: UnsafePointer[Scalar[T], MutUntrackedOrigin], count: Int):
+    """acc[i] = acc[i] (+) row[i], elementwise in accumulator lanes; NaN wins in max and min."""
+    comptime w = simd_width_of[A]()
     var whole = count // w * w
     for i in range(0, whole, w):
         var a = acc.unsafe_load[width=w](i)
-        var v = row.unsafe_load[width=w](i).cast[DType.float64]()
+        var v = row.unsafe_load[width=w](i).cast[A]()
         if kind == 1 or kind == 2:
             a = a + v
         elif kind == 5:
             a = a * v
         else:
             var better = v.gt(a) if kind == 3 else v.lt(a)
-            a = _is_nan(v).select(v, _is_nan(a).select(a, better.select(v, a)))
+            comptime if A.is_floating_point():
+                a = _is_nan(v).select(v, _is_nan(a).select(a, better.select(v, a)))
+            else:
+                a = better.select(v, a)
         acc.unsafe_store(i, a)
     for i in range(whole, count):
-        acc.unsafe_store(i, _combine(kind, acc.unsafe_load(i), Float64(row.unsafe_load(i))))
+        acc.unsafe_store(i, _combine[A](kind, acc.unsafe_load(i), row.unsafe_load(i).cast[A]()))
 
 
 @register("nabla_fused_reduce")
@@ -34,7 +38,9 @@ struct FusedReduce:
     """Evaluate a program over the elements of an (outer, r, inner) space and reduce over r (program
     header: kind 1 sum, 2 mean, 3 max, 4 min, 5 prod; then r and inner), accumulating in float64.
     The output has outer * inner elements (the size of ``size``, its only use); a full reduction is
-    outer = inner = 1. The output is of the inputs' dtype, or int64 for a count (a sum of 1 / 0)."""
+    outer = inner = 1. The output is of the inputs' dtype, or int64 for a count (a sum of 1 / 0);
+    bytes in and out: the integer family (int64 accumulators, the output's dtype code in the
+    header)."""
 
     @staticmethod
     def execute[target: StaticString](
@@ -48,12 +54,17 @@ struct FusedReduce:
         size: InputTensor[dtype=DType.uint8, rank=1, ...],
         ctx: DeviceContext,
     ) raises:
-        comptime T = x0.dtype
+        comptime S = x0.dtype
+        comptime T = S if S.is_floating_point() else DType.int64
+        comptime A = accumulator[T]()
         comptime O = output.dtype
-        comptime assert T.is_floating_point(), "the fused evaluator runs on float data"
+        comptime assert S.is_floating_point() or S == DType.uint8, "the fused evaluator runs on float data or bytes"
         comptime assert target == "cpu", "the fused evaluator runs on the CPU (Nabla plans it for host data only)"
-        var m = output.dim_size(0)
         var p = prog.unsafe_ptr()
+        var code = Int(p.unsafe_load(5))
+        var m = output.dim_size(0)
+        comptime if S != T:
+            m //= itemsize(code)
         var k = consts.unsafe_ptr()
         var kind = Int(p.unsafe_load(2))
         var r = Int(p.unsafe_load(3))
@@ -67,51 +78,57 @@ struct FusedReduce:
         var s1 = x1.dim_size(0)
         var s2 = x2.dim_size(0)
         var s3 = x3.dim_size(0)
-        var result = alloc[Float64](max(m, 1))
+        var result = alloc[Scalar[A]](max(m, 1))
         if inner == 1:
-            _reduce_rows[T](p, k, a0, s0, a1, s1, a2, s2, a3, s3, n, r, kind, result)
+            _reduce_rows[T, S](p, k, a0, s0, a1, s1, a2, s2, a3, s3, n, r, kind, result)
         else:
-            _reduce_columns[T](p, k, a0, s0, a1, s1, a2, s2, a3, s3, m // inner, r, inner, kind, result)
+            _reduce_columns[T, S](p, k, a0, s0, a1, s1, a2, s2, a3, s3, m // inner, r, inner, kind, result)
         var out = output.unsafe_ptr()
-        for i in range(m):
-            var v = result.unsafe_load(i)
-            out.unsafe_store(i, (v / Float64(r) if kind == 2 else v).cast[O]())
+        comptime if S == T:
+            for i in range(m):
+                var v = result.unsafe_load(i)
+                out.unsafe_store(i, (v / Scalar[A](r) if kind == 2 else v).cast[O]())
+        else:
+            store_coded[A](code, out.unsafe_bitcast[UInt8](), result, 0, m)
         result.free()
 
 
-def _reduce_rows[T: DType](
+def _reduce_rows[T: DType, S: DType](
     p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _],
-    a0: UnsafePointer[Scalar[T], _], s0: Int, a1: UnsafePointer[Scalar[T], _], s1: Int,
-    a2: UnsafePointer[Scalar[T], _], s2: Int, a3: UnsafePointer[Scalar[T], _], s3: Int,
-    n: Int, r: Int, kind: Int, result: UnsafePointer[Float64, MutUntrackedOrigin],
-) raises where T.is_floating_point():
+    a0: UnsafePointer[Scalar[S], _], s0: Int, a1: UnsafePointer[Scalar[S], _], s1: Int,
+    a2: UnsafePointer[Scalar[S], _], s2: Int, a3: UnsafePointer[Scalar[S], _], s3: Int,
+    n: Int, r: Int, kind: Int, result: UnsafePointer[Scalar[accumulator[T]()], MutUntrackedOrigin],
+) raises:
     """Rows of r contiguous elements (inner = 1). Tasks take equal spans of the elements, whatever
     the rows: a row inside one task is written by it; a row that two or more tasks share gets
     each one's partial (a task's first and last row), combined in task order afterwards."""
     var blocks = (n + BLOCK - 1) // BLOCK
     var tasks = (blocks + BLOCKS_PER_TASK - 1) // BLOCKS_PER_TASK
-    var shared = alloc[Float64](2 * max(tasks, 1))  # per task: head partial, tail partial
+    comptime A = accumulator[T]()
+    var shared = alloc[Scalar[A]](2 * max(tasks, 1))  # per task: head partial, tail partial
     var shared_row = alloc[Int](2 * max(tasks, 1))  # their rows (-1: none)
     var result_at = Int(p.unsafe_load(1))
+    var stride = register_stride[T](n)
 
-    def task(t: Int) {p, k, a0, s0, a1, s1, a2, s2, a3, s3, n, r, kind, result, shared, shared_row, result_at}:
-        var regs = alloc[Scalar[T]](MAX_REGISTERS * BLOCK)
+    def task(t: Int) {p, k, a0, s0, a1, s1, a2, s2, a3, s3, n, r, kind, result, shared, shared_row, result_at,
+                      stride}:
+        var regs = alloc[Scalar[T]](MAX_REGISTERS * stride)
         var first = t * BLOCKS_PER_TASK * BLOCK
         var last = min(n, (t + 1) * BLOCKS_PER_TASK * BLOCK)
         shared_row.unsafe_store(2 * t, -1)
         shared_row.unsafe_store(2 * t + 1, -1)
         var row = first // r
         var row_end = (row + 1) * r
-        var acc = _identity(kind)
+        var acc = _identity[A](kind)
         var start = first
         while start < last:
             var count = min(BLOCK, last - start)
-            _run_block[T](p, k, a0, s0, a1, s1, a2, s2, a3, s3, regs, start, count)
-            var values = regs + result_at * BLOCK
+            _run_block[T, S](p, k, a0, s0, a1, s1, a2, s2, a3, s3, regs, stride, start, count)
+            var values = regs + result_at * stride
             var at = start
             while at < start + count:
                 var stop = min(start + count, row_end)
-                acc = _combine(kind, acc, _reduce_block[T](kind, values + (at - start), stop - at))
+                acc = _combine[A](kind, acc, _reduce_block[T, A](kind, values + (at - start), stop - at))
                 at = stop
                 if at == row_end:  # the row ends in this task
                     if row * r < first:
@@ -121,7 +138,7 @@ def _reduce_rows[T: DType](
                         result.unsafe_store(row, acc)
                     row += 1
                     row_end += r
-                    acc = _identity(kind)
+                    acc = _identity[A](kind)
             start += count
         if last < row_end and last > row * r:  # the last row goes on past this task
             var slot = 2 * t if row * r < first else 2 * t + 1
@@ -142,17 +159,17 @@ def _reduce_rows[T: DType](
             result.unsafe_store(row, shared.unsafe_load(s))
             merged = row
         else:
-            result.unsafe_store(row, _combine(kind, result.unsafe_load(row), shared.unsafe_load(s)))
+            result.unsafe_store(row, _combine[A](kind, result.unsafe_load(row), shared.unsafe_load(s)))
     shared.free()
     shared_row.free()
 
 
-def _reduce_columns[T: DType](
+def _reduce_columns[T: DType, S: DType](
     p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _],
-    a0: UnsafePointer[Scalar[T], _], s0: Int, a1: UnsafePointer[Scalar[T], _], s1: Int,
-    a2: UnsafePointer[Scalar[T], _], s2: Int, a3: UnsafePointer[Scalar[T], _], s3: Int,
-    outer: Int, r: Int, inner: Int, kind: Int, result: UnsafePointer[Float64, MutUntrackedOrigin],
-) raises where T.is_floating_point():
+    a0: UnsafePointer[Scalar[S], _], s0: Int, a1: UnsafePointer[Scalar[S], _], s1: Int,
+    a2: UnsafePointer[Scalar[S], _], s2: Int, a3: UnsafePointer[Scalar[S], _], s3: Int,
+    outer: Int, r: Int, inner: Int, kind: Int, result: UnsafePointer[Scalar[accumulator[T]()], MutUntrackedOrigin],
+) raises:
     """Reduction over a middle axis (inner > 1): a task takes one outer index, a chunk of at most
     BLOCK inner columns and a span of the reduced axis, accumulating whole rows of its columns
     elementwise (no transpose); the spans' partials are combined in order afterwards."""
@@ -162,12 +179,14 @@ def _reduce_columns[T: DType](
     var per_span = (r + spans - 1) // spans
     spans = (r + per_span - 1) // per_span
     var tasks = outer * chunks * spans
-    var partials = alloc[Float64](tasks * chunk)
+    comptime A = accumulator[T]()
+    var partials = alloc[Scalar[A]](tasks * chunk)
     var result_at = Int(p.unsafe_load(1))
+    var stride = register_stride[T](outer * r * inner)
 
     def task(t: Int) {p, k, a0, s0, a1, s1, a2, s2, a3, s3, r, inner, kind, chunk, chunks, spans, per_span,
-                      partials, result_at}:
-        var regs = alloc[Scalar[T]](MAX_REGISTERS * BLOCK)
+                      partials, result_at, stride}:
+        var regs = alloc[Scalar[T]](MAX_REGISTERS * stride)
         var span = t % spans
         var c = (t // spans) % chunks
         var o = t // (spans * chunks)
@@ -175,7 +194,7 @@ def _reduce_columns[T: DType](
         var width = min(chunk, inner - col)
         var acc = partials + t * chunk
         for i in range(width):
-            acc.unsafe_store(i, _identity(kind))
+            acc.unsafe_store(i, _identity[A](kind))
         var k0 = span * per_span
         var k1 = min(r, k0 + per_span)
         # whole rows fit a block when the chunk is all of them: several rows per block
@@ -185,10 +204,10 @@ def _reduce_columns[T: DType](
             var nrows = min(rows, k1 - kk)
             var start = (o * r + kk) * inner + col
             var count = (nrows - 1) * inner + width
-            _run_block[T](p, k, a0, s0, a1, s1, a2, s2, a3, s3, regs, start, count)
-            var values = regs + result_at * BLOCK
+            _run_block[T, S](p, k, a0, s0, a1, s1, a2, s2, a3, s3, regs, stride, start, count)
+            var values = regs + result_at * stride
             for j in range(nrows):
-                _accumulate[T](kind, acc, values + j * inner, width)
+                _accumulate[T, A](kind, acc, values + j * inner, width)
             kk += nrows
         regs.free()
 
@@ -205,14 +224,14 @@ def _reduce_columns[T: DType](
         for i in range(width):
             dst.unsafe_store(i, partials.unsafe_load(t * chunk + i))
         for s in range(1, spans):
-            _accumulate_f64(kind, dst, partials + (t + s) * chunk, width)
+            _combine_rows[A](kind, dst, partials + (t + s) * chunk, width)
     partials.free()
 
 
-def _accumulate_f64(kind: Int, acc: UnsafePointer[Float64, MutUntrackedOrigin],
-                    part: UnsafePointer[Float64, MutUntrackedOrigin], count: Int):
+def _combine_rows[A: DType](kind: Int, acc: UnsafePointer[Scalar[A], MutUntrackedOrigin],
+                           part: UnsafePointer[Scalar[A], MutUntrackedOrigin], count: Int):
     for i in range(count):
-        acc.unsafe_store(i, _combine(kind, acc.unsafe_load(i), part.unsafe_load(i)))
+        acc.unsafe_store(i, _combine[A](kind, acc.unsafe_load(i), part.unsafe_load(i)))
 
 
 @register("nabla_fused_scan")
@@ -263,7 +282,7 @@ def _scan[T: DType](
     def task(t: Int) {p, k, a0, s0, a1, s1, a2, s2, a3, s3, r, inner, outer, chunk, chunks, rows_per_task,
                       reverse, dst, result_at}:
         var regs = alloc[Scalar[T]](MAX_REGISTERS * BLOCK)
-        var values = regs + result_at * BLOCK
+        var values = regs + result_at * BLOCK  # (scans keep whole blocks: their rows are long)
         if inner == 1:
             for row in range(t * rows_per_task, min(outer, (t + 1) * rows_per_task)):
                 var acc = Float64(0)
@@ -272,7 +291,7 @@ def _scan[T: DType](
                     var first = (blocks - 1 - b) * BLOCK if reverse else b * BLOCK
                     var count = min(BLOCK, r - first)
                     var start = row * r + first
-                    _run_block[T](p, k, a0, s0, a1, s1, a2, s2, a3, s3, regs, start, count)
+                    _run_block[T, T](p, k, a0, s0, a1, s1, a2, s2, a3, s3, regs, BLOCK, start, count)
                     for j in range(count):
                         var i = count - 1 - j if reverse else j
                         acc += Float64(values.unsafe_load(i))
@@ -287,8 +306,8 @@ def _scan[T: DType](
             for j in range(r):
                 var kk = r - 1 - j if reverse else j
                 var start = (o * r + kk) * inner + col
-                _run_block[T](p, k, a0, s0, a1, s1, a2, s2, a3, s3, regs, start, width)
-                _accumulate[T](1, acc, values, width)
+                _run_block[T, T](p, k, a0, s0, a1, s1, a2, s2, a3, s3, regs, BLOCK, start, width)
+                _accumulate[T, DType.float64](1, acc, values, width)
                 for i in range(width):
                     dst.unsafe_store(start + i, Scalar[T](acc.unsafe_load(i)))
             acc.free()

@@ -1,0 +1,188 @@
+"""The fused kernel's integer family: bool and integer traces (up to uint32 and int64, mixed) in
+int64 registers, read and written through dtype codes. Values against NumPy, wrapping included
+(narrow results wrap after every op, as NumPy's do), and against the interpreter."""
+
+import numpy as np
+import pytest
+
+import nabla as nb
+import nabla.array_api as xp
+from nabla.core.graph import GRAPH
+from nabla.ops.fused_program import INT_CODES
+
+INT_DTYPES = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64"]
+
+NP_UNARY = {"negative": np.negative, "abs": np.abs, "square": np.square, "floor": np.floor, "ceil": np.ceil,
+            "trunc": np.trunc, "sign": np.sign, "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite,
+            "logical_not": np.logical_not, "positive": np.positive}
+NP_BINARY = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "maximum": np.maximum,
+             "minimum": np.minimum, "equal": np.equal, "not_equal": np.not_equal, "greater": np.greater,
+             "greater_equal": np.greater_equal, "less": np.less, "less_equal": np.less_equal,
+             "logical_and": np.logical_and, "logical_or": np.logical_or, "logical_xor": np.logical_xor}
+
+
+@pytest.fixture(autouse=True)
+def fused_on(fused_kernels):
+    GRAPH.engine.fused_enabled = True
+
+
+def run(fn, *arrays, fused=True):
+    """``fn`` on fresh tensors down one path; returns (NumPy result, whether it ran fused)."""
+    engine = GRAPH.engine
+    engine.fused_enabled = fused
+    try:
+        before = nb.engine_stats()["fused"]
+        out = np.asarray(fn(*[nb.asarray(a) for a in arrays]).numpy())
+        return out, nb.engine_stats()["fused"] > before
+    finally:
+        engine.fused_enabled = True
+
+
+def edges(dtype, n=40, seed=0):
+    """The dtype's extremes, 0 and +-1, then random values over its whole range."""
+    info = np.iinfo(dtype)
+    fixed = [info.min, info.max, 0, 1, info.max - 1, info.min + 1] + ([-1, -2] if info.min < 0 else [2, 3])
+    rand = np.random.default_rng(seed).integers(info.min, info.max, n - len(fixed), dtype=dtype, endpoint=True)
+    return np.concatenate([np.array(fixed, dtype), rand])
+
+
+def same(got, want):
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape, want.dtype, want.shape)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_the_family_names_every_dtype_up_to_uint32_and_int64():
+    assert {d.name for d in INT_CODES} == set(INT_DTYPES) | {"bool"}
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+@pytest.mark.parametrize("name", sorted(NP_UNARY))
+def test_unary_ops_wrap_like_numpy(name, dtype):
+    a = edges(dtype)
+    op = getattr(nb, name)
+    if name == "logical_not":  # (of booleans: the integers' nonzero)
+        op, ref_op = (lambda x: getattr(nb, name)(x != 0)), (lambda x: np.logical_not(x != 0))
+    else:
+        ref_op = NP_UNARY[name]
+    fn = (lambda x: op(x) == op(x)) if name.startswith("is") or name == "logical_not" else (lambda x: op(x) + 1)
+    with np.errstate(all="ignore"):
+        ref = ref_op(a)
+        want = (ref == ref) if ref.dtype == bool else ref + np.array(1, ref.dtype)
+        if name in ("floor", "ceil", "trunc"):  # NumPy < 2.1 gives floats; the standard keeps the dtype
+            want = a + np.array(1, a.dtype)
+    got, fused = run(fn, a)
+    assert fused
+    same(got, want)
+    same(run(fn, a, fused=False)[0], got)
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+@pytest.mark.parametrize("name", sorted(NP_BINARY))
+def test_binary_ops_wrap_like_numpy(name, dtype):
+    a, b = edges(dtype, seed=1), edges(dtype, seed=2)[::-1].copy()
+    op, ref_op = getattr(nb, name), NP_BINARY[name]
+    if name.startswith("logical"):  # (of booleans: the integers' nonzero)
+        op, ref_op = (lambda x, y, f=op: f(x != 0, y != 0)), (lambda x, y, f=ref_op: f(x != 0, y != 0))
+    with np.errstate(all="ignore"):
+        want = ref_op(a, b)
+    got, fused = run(op, a, b)
+    assert fused
+    same(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint32"])
+def test_narrow_intermediates_wrap_before_comparisons(dtype):
+    """``x * y - x`` overflows the dtype: NumPy compares the wrapped value, and so must the kernel
+    (its registers are int64 and would otherwise hold the exact product)."""
+    a, b = edges(dtype, seed=3), edges(dtype, seed=4)
+    with np.errstate(all="ignore"):
+        want = np.maximum(a * b - a, b) > (b // 2)
+    got, fused = run(lambda x, y: nb.maximum(x * y - x, y) > nb.asarray(np.asarray(b // 2)), a, b)
+    assert fused
+    same(got, want)
+
+
+@pytest.mark.parametrize("src", INT_DTYPES + ["bool"])
+@pytest.mark.parametrize("dst", INT_DTYPES + ["bool"])
+def test_casts_between_the_family_dtypes(src, dst):
+    a = edges(src) if src != "bool" else np.array([True, False, True])
+    got, fused = run(lambda x: xp.astype(x + x, getattr(xp, dst)) if src != "bool"
+                     else xp.astype(xp.logical_not(x), getattr(xp, dst)), a)
+    with np.errstate(all="ignore"):
+        want = (a + a).astype(dst) if src != "bool" else np.logical_not(a).astype(dst)
+    assert fused
+    same(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint16", "int32", "uint32", "int64"])
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min"])
+@pytest.mark.parametrize("shape,axis", [((1025,), None), ((16 * 1024 + 3,), None), ((37, 29), 1), ((29, 37), 0),
+                                        ((3, 40, 5), 1)])
+def test_reductions_accumulate_in_int64(name, dtype, shape, axis):
+    a = np.random.default_rng(5).integers(-3 if dtype[0] == "i" else 0, 4, shape).astype(dtype)
+    got, fused = run(lambda x: getattr(nb, name)(x * 1, axis=axis), a)
+    want = getattr(np, name)(a, axis=axis)
+    if name in ("sum", "prod"):  # the standard's default: int64 for signed, uint64 for unsigned
+        want = want.astype(got.dtype)
+    assert fused == (got.dtype.name in INT_DTYPES)
+    same(got, want)
+
+
+def test_reduction_of_a_zero_d_value_fuses():
+    got, fused = run(lambda x: xp.all(xp.equal(x, x)), np.array(7, np.int32))
+    assert fused and got.dtype == bool and got.shape == () and bool(got)
+
+
+@pytest.mark.parametrize("c", [3, -5, 2 ** 61 + 7, 2 ** 62 - 1, -2 ** 63])
+def test_constants_are_exact_int64_bits_and_data(c):
+    """Constants are the kernel's data (one plan serves every value), passed as int64 bits: values
+    above 2**53 stay exact."""
+    a = np.array([2 ** 62, -2 ** 62 + 3, 5, 0], np.int64)
+    got, fused = run(lambda x: x + c, a)
+    with np.errstate(all="ignore"):
+        want = a + np.int64(c)
+    assert fused
+    same(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int32", "int64"])
+def test_small_integer_matmuls_wrap_like_numpy(dtype):
+    a, b = edges(dtype, 35, seed=6).reshape(5, 7), edges(dtype, 28, seed=7).reshape(7, 4)
+    got, fused = run(lambda x, y: x @ y, a, b)
+    assert fused
+    with np.errstate(all="ignore"):
+        same(got, a @ b)
+
+
+def test_an_element_check_runs_fused_without_the_interpreter():
+    """What array-api-tests does per element of a linalg result: slices of two inputs, a small
+    contraction, an exact comparison, ``all``: every stage on the kernel."""
+    rng = np.random.default_rng(8)
+    a, b = rng.integers(-50, 50, (4, 3, 5)).astype(np.int32), rng.integers(-50, 50, (4, 3, 5)).astype(np.int32)
+    x, y = nb.asarray(a), nb.asarray(b)
+    res = xp.vecdot(x, y)
+    res.numpy()
+    before = nb.engine_stats()
+    for i in range(4):
+        for j in range(3):
+            assert bool(xp.all(xp.equal(res[i, j], xp.sum(xp.multiply(xp.conj(x[i, j, :]), y[i, j, :])))))
+    after = nb.engine_stats()
+    assert after["interpreted"] == before["interpreted"]
+    assert after["fused"] >= before["fused"] + 12
+
+
+@pytest.mark.parametrize("case", ["uint64", "floor_divide", "to_float", "float_constant", "uint64_inside"])
+def test_integer_traces_the_family_lacks_go_elsewhere(case):
+    a = np.arange(1, 7)
+    fn, arrays = {
+        "uint64": (lambda x: x * 2 + 1, [a.astype(np.uint64)]),
+        "floor_divide": (lambda x: x // 2 + 1, [a]),
+        "to_float": (lambda x: x / 2 + 1, [a]),
+        "float_constant": (lambda x: x > 2.5, [a]),  # a float constant is no int64 register's value
+        "uint64_inside": (lambda x: xp.astype(x, xp.uint64) * 2 > 3, [a.astype(np.uint8)]),
+    }[case]
+    got, fused = run(fn, *arrays)
+    assert not fused or case == "floor_divide"  # parts of them may run fused, in stages
+    want = {"uint64": arrays[0] * np.uint64(2) + np.uint64(1), "floor_divide": a // 2 + 1, "to_float": a / 2 + 1,
+            "float_constant": a > 2.5, "uint64_inside": a * 2 > 3}[case]
+    same(got, want.astype(got.dtype))  # (the default float dtype is Nabla's to choose)
