@@ -14,11 +14,12 @@ INT_DTYPES = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64"]
 
 NP_UNARY = {"negative": np.negative, "abs": np.abs, "square": np.square, "floor": np.floor, "ceil": np.ceil,
             "trunc": np.trunc, "sign": np.sign, "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite,
-            "logical_not": np.logical_not, "positive": np.positive}
+            "logical_not": np.logical_not, "positive": np.positive, "bitwise_invert": np.invert}
 NP_BINARY = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "maximum": np.maximum,
              "minimum": np.minimum, "equal": np.equal, "not_equal": np.not_equal, "greater": np.greater,
              "greater_equal": np.greater_equal, "less": np.less, "less_equal": np.less_equal,
-             "logical_and": np.logical_and, "logical_or": np.logical_or, "logical_xor": np.logical_xor}
+             "logical_and": np.logical_and, "logical_or": np.logical_or, "logical_xor": np.logical_xor,
+             "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor}
 
 
 @pytest.fixture(autouse=True)
@@ -186,3 +187,14 @@ def test_integer_traces_the_family_lacks_go_elsewhere(case):
     want = {"uint64": arrays[0] * np.uint64(2) + np.uint64(1), "floor_divide": a // 2 + 1, "to_float": a / 2 + 1,
             "float_constant": a > 2.5, "uint64_inside": a * 2 > 3}[case]
     same(got, want.astype(got.dtype))  # (the default float dtype is Nabla's to choose)
+
+
+@pytest.mark.parametrize("name", ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert"])
+def test_bitwise_ops_on_booleans_are_the_logical_ones(name):
+    a, b = np.array([True, False, True, False]), np.array([True, True, False, False])
+    op = getattr(nb, name)
+    fn = (lambda x, y: op(x)) if name == "bitwise_invert" else op
+    want = np.invert(a) if name == "bitwise_invert" else getattr(np, name)(a, b)
+    got, fused = run(fn, a, b)
+    assert fused
+    same(got, want)

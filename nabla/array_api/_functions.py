@@ -514,7 +514,8 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False) -> Te
 def any(x, /, *, axis=None, keepdims=False) -> Tensor:
     x = _tensor(x, "any")
     nz = x if x.dtype.is_bool else _B["not_equal"](x, 0)
-    return _B["greater"](_ops.sum(_astype(nz, _dt.int32), axis=_axis(axis), keepdims=keepdims), 0)
+    # a count in int64: the fused kernel runs ``sum(astype(mask, int64))`` of float data as one program
+    return _B["greater"](_ops.sum(_astype(nz, _dt.int64), axis=_axis(axis), keepdims=keepdims), 0)
 
 
 def all(x, /, *, axis=None, keepdims=False) -> Tensor:

@@ -308,8 +308,9 @@ class Engine(ModelStore):
             return (lambda _: [_empty(v) for v in outputs]), []
         traced = self._trace(outputs)
         key, leaves = traced[0], traced[2]
-        if traced[7] and len(traced[1]) > 1 and not fast_only and self.fused_enabled \
-                and self.first_sight is not None and self.policy != "compile":
+        lone = traced[7] and len(traced[1]) > 1 and not fast_only and self.fused_enabled \
+            and self.first_sight is not None and self.policy != "compile"
+        if lone and not self.first_sight.computes_kernel_nodes(traced[1]):
             return _SPLIT  # a kernel node among others: realize it apart, alone (see run)
         entry = self._cache.get(key)
         if entry is None and fast_only:  # a probe: remembered only if the fused kernel takes it
@@ -370,6 +371,8 @@ class Engine(ModelStore):
             if repeated:  # in the background; until it lands, first sight serves
                 self._compile_future(entry, build)
             return _Stages(stages)
+        if lone:  # kernel nodes the fused kernel computes, in a trace it could not take: apart after all
+            return _SPLIT
         # (asked only now: finding out whether MAX's interpreter is warm imports it, ~0.7 s)
         if self.first_sight is not None and self.fused_enabled and not self.interpreter_warm:
             self.first_sight.prepare(self)  # a cold machine needs the kernels: compile them now

@@ -121,6 +121,12 @@ class FusedPath:
     stages = staticmethod(stages)
 
     @staticmethod
+    def computes_kernel_nodes(order) -> bool:
+        return all(n.op.name in UNARY_CODES and all(v.dtype in (_dt.float32, _dt.float64) and v.device.is_host
+                                                     for v in n.inputs)
+                   for n in order if n.op.standalone)
+
+    @staticmethod
     def model(engine, plan_: Plan):
         """The compiled fused kernel for ``plan_``, or the Future of its compile (once per machine,
         in the background), or None if that failed."""

@@ -25,12 +25,19 @@ UNARY_CODES = {
     "negative": 10, "abs": 11, "square": 12, "reciprocal": 13, "exp": 14, "expm1": 15, "log": 16,
     "log1p": 17, "sqrt": 18, "sin": 19, "cos": 20, "tanh": 21, "floor": 22, "ceil": 23, "trunc": 24,
     "sign": 25, "isnan": 26, "isinf": 27, "isfinite": 28, "logical_not": 29, "positive": 30,
+    "bitwise_invert": 31, "signbit": 32,
 }
 BINARY_CODES = {
     "add": 40, "subtract": 41, "multiply": 42, "divide": 43, "maximum": 44, "minimum": 45,
     "equal": 46, "not_equal": 47, "greater": 48, "greater_equal": 49, "less": 50, "less_equal": 51,
     "logical_and": 52, "logical_or": 53, "logical_xor": 54,
+    "bitwise_and": 55, "bitwise_or": 56, "bitwise_xor": 57,
 }
+#: on booleans the bitwise ops are the logical ones
+_ON_BOOLS = {"bitwise_and": "logical_and", "bitwise_or": "logical_or", "bitwise_xor": "logical_xor",
+             "bitwise_invert": "logical_not"}
+#: codes only the integer family runs (the float family: signbit only)
+_INT_ONLY = frozenset({"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert"})
 REDUCE_CODES = {"sum": 1, "mean": 2, "max": 3, "min": 4, "prod": 5}
 _LOAD, _CONST, _WHERE, _WRAP, _AXIS_INDEX = 0, 1, 60, 61, 62
 #: the most parts a stack (a concat of one-step parts) is written for: each holds a register
@@ -41,9 +48,9 @@ INT_CODES = {_dt.bool_: 0, _dt.int8: 1, _dt.int16: 2, _dt.int32: 3, _dt.int64: 4
 #: what the integer family's programs take as data: bytes
 BYTES = _dt.uint8
 _INT_UNARY = frozenset({"negative", "abs", "square", "floor", "ceil", "trunc", "sign", "isnan", "isinf", "isfinite",
-                        "logical_not", "positive"})
+                        "logical_not", "positive", "bitwise_invert"})
 #: integer ops whose results wrap to a narrow dtype
-_WRAPPING = frozenset({"negative", "abs", "square", "add", "subtract", "multiply"})
+_WRAPPING = frozenset({"negative", "abs", "square", "add", "subtract", "multiply", "bitwise_invert"})
 #: views that keep the elements' order: an alias in the program
 _ORDER_KEEPING = frozenset({"reshape", "expand_dims", "squeeze", "identity"})
 #: ops that are the identity on real values
@@ -236,6 +243,10 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
         if i in alias or i in views:
             continue
         name = n.op.name
+        if name in _ON_BOOLS and all(v.dtype is _dt.bool_ for v in n.inputs):
+            name = _ON_BOOLS[name]
+        elif name in _INT_ONLY and not ints:
+            raise _Unfit
         if name == "concat":
             _stack(n, i, result, ints, register, ref, uses, free, reg_of, instructions, consts)
             continue
@@ -619,7 +630,8 @@ def stages(order, outputs) -> list:
     operands, and their results that the kernel's ops use, so that only those ops are left to the
     interpreter (or single-op models). [] when there is nothing to stage."""
     def unfit(n):
-        return n.op.name not in _STAGEABLE or "complex_storage" in n.kwargs or "src_complex" in n.kwargs
+        return n.op.name not in _STAGEABLE or "complex_storage" in n.kwargs or "src_complex" in n.kwargs \
+            or (n.op.name in _INT_ONLY and any(v.dtype not in INT_CODES for v in n.inputs))
 
     first: list = []
 

@@ -377,6 +377,11 @@ class FirstSightPaths:
     def prepare(self, engine) -> list:
         return [m for path in self.paths if hasattr(path, "prepare") for m in path.prepare(engine)]
 
+    def computes_kernel_nodes(self, order) -> bool:
+        """Whether a path computes every kernel node of the trace (``signbit``: the fused kernel's
+        opcode), so that they need not run apart, alone."""
+        return any(getattr(path, "computes_kernel_nodes", lambda o: False)(order) for path in self.paths)
+
 
 class _Planned:
     __slots__ = ("path", "plan")

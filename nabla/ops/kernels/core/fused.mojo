@@ -129,6 +129,11 @@ def _unary[T: DType, w: Int](op: Int, x: SIMD[T, w]) -> SIMD[T, w] where T.is_fl
         return _bool[T, w](_magnitude_bits(x).lt(SIMD[DType.int64, w](_inf_bits[T]())))
     elif op == 29:  # logical_not
         return _bool[T, w](x.eq(0))
+    elif op == 32:  # signbit: the sign bit, NaN's and -0.0's included
+        comptime if T == DType.float64:
+            return _bool[T, w](bitcast[DType.int64, w](x).lt(0))
+        else:
+            return _bool[T, w](bitcast[DType.int32, w](x).lt(0))
     return x  # 30: identity (positive, casts between bool and this dtype, reshapes)
 
 
@@ -183,6 +188,8 @@ def _unary_int[w: Int](op: Int, x: SIMD[DType.int64, w]) -> SIMD[DType.int64, w]
         return SIMD[I, w](1)
     elif op == 29:
         return _bool[I, w](x.eq(0))
+    elif op == 31:  # bitwise_invert (narrow results wrapped after it)
+        return ~x
     return x  # floor, ceil, trunc, positive, casts
 
 
@@ -215,6 +222,12 @@ def _binary_int[w: Int](op: Int, x: SIMD[DType.int64, w], y: SIMD[DType.int64, w
         return _bool[I, w](x.ne(0) & y.ne(0))
     elif op == 53:
         return _bool[I, w](x.ne(0) | y.ne(0))
+    elif op == 55:  # bitwise ops on sign- or zero-extended values give the extended narrow result
+        return x & y
+    elif op == 56:
+        return x | y
+    elif op == 57:
+        return x ^ y
     return _bool[I, w](x.ne(0) ^ y.ne(0))  # 54: logical_xor
 
 
@@ -550,6 +563,10 @@ def _run_block[T: DType, S: DType](
                 _map_unary[T, 29](dst, src, padded)
             elif op == 30:
                 _map_unary[T, 30](dst, src, padded)
+            elif op == 31:
+                _map_unary[T, 31](dst, src, padded)
+            elif op == 32:
+                _map_unary[T, 32](dst, src, padded)
         elif op < 60:
             var p = regs + a * stride
             var q = regs + b * stride
@@ -583,6 +600,12 @@ def _run_block[T: DType, S: DType](
                 _map_binary[T, 53](dst, p, q, padded)
             elif op == 54:
                 _map_binary[T, 54](dst, p, q, padded)
+            elif op == 55:
+                _map_binary[T, 55](dst, p, q, padded)
+            elif op == 56:
+                _map_binary[T, 56](dst, p, q, padded)
+            elif op == 57:
+                _map_binary[T, 57](dst, p, q, padded)
         elif op == 62:  # the index along one axis of the trace's elements: (element // a) % b
             for i in range(count):
                 dst.unsafe_store(i, Scalar[T](((start + i) // a) % b))
