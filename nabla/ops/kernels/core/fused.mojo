@@ -18,6 +18,7 @@
 from std.math import exp, log, sqrt, sin, cos, tanh, log1p, expm1, floor, ceil, trunc
 from std.memory import bitcast
 from std.sys.info import simd_width_of
+from std.utils.numerics import FlushDenormals
 from max.algorithm import parallelize
 from max.gpu.host import DeviceContext
 from extensibility import InputTensor, OutputTensor, register
@@ -714,7 +715,10 @@ struct FusedMap:
                     store_coded[T](code, out.unsafe_bitcast[UInt8](), r, start, count)
             regs.free()
 
-        if tasks == 1:
-            task(0)
-        elif tasks > 1:
-            parallelize(task, tasks)
+        # MAX's CPU kernels flush denormals to zero (its worker threads run so): a run on the
+        # calling thread does too, so a value is the same whichever path computed it
+        with FlushDenormals():
+            if tasks == 1:
+                task(0)
+            elif tasks > 1:
+                parallelize(task, tasks)

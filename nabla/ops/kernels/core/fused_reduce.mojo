@@ -2,6 +2,7 @@
 # over one run of axes of the program's elements, seen as an (outer, r, inner) block, accumulated
 # in float64 (the integer family: int64), without transposing anything.
 from std.sys.info import simd_width_of
+from std.utils.numerics import FlushDenormals
 from max.algorithm import parallelize
 from max.gpu.host import DeviceContext
 from extensibility import InputTensor, OutputTensor, register
@@ -79,10 +80,11 @@ struct FusedReduce:
         var s2 = x2.dim_size(0)
         var s3 = x3.dim_size(0)
         var result = alloc[Scalar[A]](max(m, 1))
-        if inner == 1:
-            _reduce_rows[T, S](p, k, a0, s0, a1, s1, a2, s2, a3, s3, n, r, kind, result)
-        else:
-            _reduce_columns[T, S](p, k, a0, s0, a1, s1, a2, s2, a3, s3, m // inner, r, inner, kind, result)
+        with FlushDenormals():  # as MAX's CPU kernels (see fused.mojo)
+            if inner == 1:
+                _reduce_rows[T, S](p, k, a0, s0, a1, s1, a2, s2, a3, s3, n, r, kind, result)
+            else:
+                _reduce_columns[T, S](p, k, a0, s0, a1, s1, a2, s2, a3, s3, m // inner, r, inner, kind, result)
         var out = output.unsafe_ptr()
         comptime if S == T:
             for i in range(m):
@@ -256,9 +258,10 @@ struct FusedScan:
         comptime assert T.is_floating_point(), "the fused evaluator runs on float data"
         comptime assert target == "cpu", "the fused evaluator runs on the CPU (Nabla plans it for host data only)"
         var p = prog.unsafe_ptr()
-        _scan[T](p, consts.unsafe_ptr(), x0.unsafe_ptr(), x0.dim_size(0), x1.unsafe_ptr(), x1.dim_size(0),
-                 x2.unsafe_ptr(), x2.dim_size(0), x3.unsafe_ptr(), x3.dim_size(0), output.dim_size(0),
-                 Int(p.unsafe_load(2)) == 2, output.unsafe_ptr())
+        with FlushDenormals():  # as MAX's CPU kernels (see fused.mojo)
+            _scan[T](p, consts.unsafe_ptr(), x0.unsafe_ptr(), x0.dim_size(0), x1.unsafe_ptr(), x1.dim_size(0),
+                     x2.unsafe_ptr(), x2.dim_size(0), x3.unsafe_ptr(), x3.dim_size(0), output.dim_size(0),
+                     Int(p.unsafe_load(2)) == 2, output.unsafe_ptr())
 
 
 def _scan[T: DType](
