@@ -7,8 +7,9 @@ import pytest
 
 import nabla as nb
 import nabla.array_api as xp
-from nabla.core.graph import GRAPH
 from nabla.ops.fused_program import INT_CODES
+
+from .test_fused import fused_on, run  # noqa: F401  (the autouse fixture and the two-path runner)
 
 INT_DTYPES = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64"]
 
@@ -20,23 +21,6 @@ NP_BINARY = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "m
              "greater_equal": np.greater_equal, "less": np.less, "less_equal": np.less_equal,
              "logical_and": np.logical_and, "logical_or": np.logical_or, "logical_xor": np.logical_xor,
              "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor}
-
-
-@pytest.fixture(autouse=True)
-def fused_on(fused_kernels):
-    GRAPH.engine.fused_enabled = True
-
-
-def run(fn, *arrays, fused=True):
-    """``fn`` on fresh tensors down one path; returns (NumPy result, whether it ran fused)."""
-    engine = GRAPH.engine
-    engine.fused_enabled = fused
-    try:
-        before = nb.engine_stats()["fused"]
-        out = np.asarray(fn(*[nb.asarray(a) for a in arrays]).numpy())
-        return out, nb.engine_stats()["fused"] > before
-    finally:
-        engine.fused_enabled = True
 
 
 def edges(dtype, n=40, seed=0):

@@ -22,7 +22,7 @@ from ..core.operation import Operation
 
 KERNEL_DIR = Path(__file__).with_name("kernels")
 #: package -> the Python files that declare and stage its kernels (part of its digest)
-PACKAGES = {"core": ("custom_kernels.py", "fused.py", "fused_program.py"),
+PACKAGES = {"core": ("custom_kernels.py", "fused.py", "fused_program.py", "fused_layouts.py"),
             "bits": ("custom_kernels.py",),
             "linalg": ("custom_kernels.py", "factorizations.py", "spectral.py"),
             "fft": ("custom_kernels.py", "fourier.py"),

@@ -19,6 +19,8 @@ import math
 import numpy as np
 
 from ..core import dtypes as _dt
+from .fused_layouts import Unfit as _Unfit
+from .fused_layouts import _contiguous, _layout, _layouts, _reduced_run, _restride, _through
 
 #: op name -> opcode of kernels/core/fused.mojo
 UNARY_CODES = {
@@ -60,10 +62,6 @@ _STRIDED = frozenset({"getitem", "permute_dims", "broadcast_to", "broadcast_phys
 SLOTS = 4
 _REGISTERS = 24
 HEADER = 6  # n_instructions, result register, reduction (or scan) kind, reduced extent r, inner extent, output code
-
-
-class _Unfit(Exception):
-    pass
 
 
 class Program:
@@ -413,190 +411,6 @@ def _counts(v) -> bool:
 
 def v_is(node, value) -> bool:
     return value.node is node
-
-
-def _layouts(body, result, full, ref, alias, views, node_ids, view_of) -> dict:
-    """The layout each loaded value is read with: registers hold values spread to the trace's full
-    shape, so a value smaller than the trace takes the shape of the full-size result it is
-    broadcast into (its context), from its consumers back to the inputs it is computed from.
-    Returns vid -> layout (None: read in order). Raises _Unfit where a value would need two
-    layouts."""
-    shape_of: dict[int, tuple] = {}  # node index -> its output's shape (from the values that use it)
-    for v in [u for n in body for u in n.inputs] + [result]:
-        if v.node is not None and id(v.node) in node_ids:
-            shape_of[node_ids[id(v.node)]] = tuple(v.shape)
-    loads: dict[int, tuple | None] = {}
-
-    def load(v, seen, ctx):
-        src = ref(v)
-        layout = _layout(view_of(v, seen), ctx, full)
-        if loads.setdefault(src, layout) != layout:
-            raise _Unfit
-
-    # node -> (context, the shape in which the context sees its value: a reshape may stand between)
-    context: dict[int, tuple] = {}
-    final = ref(result)
-    if final < 0 or final in views:
-        load(result, tuple(result.shape), tuple(result.shape))
-    for i in range(len(body) - 1, -1, -1):
-        if i in alias or i in views or i not in shape_of:
-            continue
-        own = shape_of[i]
-        ctx, view = (own, own) if math.prod(own) == full else context.get(i, (None, None))
-        for v in body[i].inputs:
-            size = math.prod(v.shape)
-            src = ref(v)
-            loaded = src < 0 or src in views
-            if size == 1 or (size == full and not loaded):
-                if size == 1 and loaded:
-                    load(v, tuple(v.shape), (1,))
-                continue
-            if ctx is None:
-                raise _Unfit
-            rank = len(ctx)
-            if _padded(view, rank) == _padded(own, rank):
-                seen = tuple(v.shape)
-            elif tuple(v.shape) == own:  # an elementwise input of a value seen reshaped
-                seen = view
-            else:
-                raise _Unfit
-            if loaded:
-                load(v, seen, ctx)
-                continue
-            mine = (_padded(ctx, rank), _padded(seen, rank))
-            known = context.setdefault(src, (ctx, seen))
-            if (_padded(known[0], rank), _padded(known[1], rank)) != mine:
-                raise _Unfit
-    return loads
-
-
-def _layout(view, ctx, full):
-    """[rank, offset, (size, stride) per axis] reading ``view`` (leaf, offset, shape, strides)
-    spread to the full shape ``ctx``, axes merged where they can be; None when that is the leaf
-    itself in order."""
-    _, offset, shape, strides = view
-    if math.prod(shape) == 1:  # one value for all
-        return (1.0, float(offset), float(full), 0.0)
-    if math.prod(ctx) != full or len(shape) > len(ctx):
-        raise _Unfit
-    lead = len(ctx) - len(shape)
-    axes = []
-    for a, n in enumerate(ctx):
-        if a < lead:
-            s = 0
-        else:
-            d, s = shape[a - lead], strides[a - lead]
-            if d != n:
-                if d != 1:
-                    raise _Unfit
-                s = 0
-        if n != 1:
-            axes.append([n, s])
-    merged = [axes[0]] if axes else [[1, 0]]
-    for n, s in axes[1:]:
-        if merged[-1][1] == n * s:  # the outer axis steps over exactly this one
-            merged[-1] = [merged[-1][0] * n, s]
-        else:
-            merged.append([n, s])
-    if offset == 0 and len(merged) == 1 and merged[0][1] == 1 and merged[0][0] == full:
-        return None
-    return (float(len(merged)), float(offset), *[float(x) for axis in merged for x in axis])
-
-
-def _contiguous(shape):
-    strides, step = [], 1
-    for d in reversed(shape):
-        strides.append(step)
-        step *= d
-    return tuple(reversed(strides))
-
-
-def _restride(sizes, strides, shape):
-    """Strides for ``shape`` over the same elements as (sizes, strides), where a view can express
-    it (NumPy's no-copy reshape); None otherwise."""
-    sizes, shape = tuple(sizes), tuple(shape)
-    if sizes == shape:
-        return tuple(strides)
-    if math.prod(sizes) != math.prod(shape) or math.prod(shape) == 0:
-        return None  # (an empty value seen through another shape: nothing to load, no layout)
-    old = [(n, s) for n, s in zip(sizes, strides) if n != 1]
-    new = [0] * len(shape)
-    oi = ni = 0
-    while ni < len(shape) and oi < len(old):
-        nsize, osize = shape[ni], old[oi][0]
-        nj, oj = ni + 1, oi + 1
-        while nsize != osize:
-            if nsize < osize:
-                nsize *= shape[nj]
-                nj += 1
-            else:
-                osize *= old[oj][0]
-                oj += 1
-        for k in range(oi, oj - 1):
-            if old[k][1] != old[k + 1][0] * old[k + 1][1]:
-                return None
-        step = old[oj - 1][1]
-        for k in range(nj - 1, ni - 1, -1):
-            new[k] = step
-            step *= shape[k]
-        ni, oi = nj, oj
-    return tuple(new)
-
-
-def _through(node, view):
-    """The strided view after ``node`` (a slice, a transpose or a broadcast) of ``view``."""
-    leaf, offset, sizes, strides = view
-    name, kw = node.op.name, node.kwargs
-    if name == "getitem":
-        index = kw["index"]
-        if len(index) != len(sizes):
-            raise _Unfit
-        new_sizes, new_strides = [], []
-        for (start, stop, step), s in zip(index, strides):
-            offset += start * s
-            new_sizes.append(len(range(start, stop, step)))
-            new_strides.append(s * step)
-        return leaf, offset, tuple(new_sizes), tuple(new_strides)
-    if name == "permute_dims":
-        perm = kw["perm"]
-        return leaf, offset, tuple(sizes[p] for p in perm), tuple(strides[p] for p in perm)
-    target = tuple(kw["shape"])  # broadcast_to
-    if name == "broadcast_physical":  # batch and logical parts each right-aligned first
-        nb, batch_dims = kw["in_batch_dims"], kw["batch_dims"]
-        padded = ((1,) * (batch_dims - nb) + tuple(sizes[:nb]) + (1,) * (len(target) - batch_dims - len(sizes) + nb)
-                  + tuple(sizes[nb:]))
-        strides = _restride(sizes, strides, padded)
-        if strides is None:
-            raise _Unfit
-        sizes = padded
-    lead = len(target) - len(sizes)
-    if lead < 0:
-        raise _Unfit
-    new_strides = [0] * lead + [s if d == n else 0 for d, n, s in zip(sizes, target[lead:], strides)]
-    return leaf, offset, target, tuple(new_strides)
-
-
-def _padded(shape, rank):
-    shape = tuple(shape)
-    while len(shape) > rank and shape[0] == 1:
-        shape = shape[1:]
-    return (1,) * (rank - len(shape)) + shape
-
-
-def _reduced_run(shape, axes):
-    """(r, inner) when the reduced ``axes`` of ``shape`` (size-1 axes aside) are one contiguous run:
-    the values are then an (outer, r, inner) block reduced over r. None otherwise."""
-    if not shape:
-        return None
-    axes = sorted(a % len(shape) for a in axes)
-    if not axes:
-        return None
-    moving = [a for a in axes if shape[a] > 1]
-    if moving and any(shape[a] > 1 and a not in axes for a in range(moving[0], moving[-1] + 1)):
-        return None
-    r = math.prod(shape[a] for a in axes)
-    inner = math.prod(shape[moving[-1] + 1:]) if moving else 1
-    return r, inner
 
 
 def _is_alias(node, dtype) -> bool:

@@ -127,7 +127,7 @@ def _ops_digest() -> str:
 
 #: files of nabla/ops that lower no single op (the library itself; the fused evaluator, which
 #: has its own digest): editing them leaves the library's models valid
-_NOT_LOWERINGS = ("standalone.py", "standalone_compiler.py", "fused.py", "fused_program.py")
+_NOT_LOWERINGS = ("standalone.py", "standalone_compiler.py", "fused.py", "fused_program.py", "fused_layouts.py")
 
 
 def _digest_of(op) -> str:

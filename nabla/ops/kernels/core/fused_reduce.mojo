@@ -7,7 +7,8 @@ from max.algorithm import parallelize
 from max.gpu.host import DeviceContext
 from extensibility import InputTensor, OutputTensor, register
 from .fused import (BLOCK, BLOCKS_PER_TASK, MAX_REGISTERS, _combine, _identity, _is_nan, _reduce_block, _run_block,
-                    accumulator, itemsize, register_stride, store_coded)
+                    accumulator, register_stride)
+from .fused_int import itemsize, store_coded
 
 
 @always_inline

@@ -1,0 +1,149 @@
+# The fused evaluator's integer family (see fused.mojo): int64 registers, data and results held as
+# bytes and read or written through dtype codes (0 bool, 1 int8, 2 int16, 3 int32, 4 int64, 5 uint8,
+# 6 uint16, 7 uint32); narrow results wrapped to their dtype as NumPy's integer arithmetic wraps.
+from std.sys.info import simd_width_of
+
+
+@always_inline
+def _bool[T: DType, w: Int](m: SIMD[DType.bool, w]) -> SIMD[T, w]:
+    return m.select(SIMD[T, w](1), SIMD[T, w](0))
+
+
+@always_inline
+def _unary_int[w: Int](op: Int, x: SIMD[DType.int64, w]) -> SIMD[DType.int64, w]:
+    comptime I = DType.int64
+    if op == 10:
+        return -x
+    elif op == 11:
+        return abs(x)
+    elif op == 12:
+        return x * x
+    elif op == 25:
+        return _bool[I, w](x.gt(0)) - _bool[I, w](x.lt(0))
+    elif op == 26 or op == 27:  # isnan, isinf
+        return SIMD[I, w](0)
+    elif op == 28:  # isfinite
+        return SIMD[I, w](1)
+    elif op == 29:
+        return _bool[I, w](x.eq(0))
+    elif op == 31:  # bitwise_invert (narrow results wrapped after it)
+        return ~x
+    return x  # floor, ceil, trunc, positive, casts
+
+
+@always_inline
+def _binary_int[w: Int](op: Int, x: SIMD[DType.int64, w], y: SIMD[DType.int64, w]) -> SIMD[DType.int64, w]:
+    comptime I = DType.int64
+    if op == 40:
+        return x + y
+    elif op == 41:
+        return x - y
+    elif op == 42:
+        return x * y
+    elif op == 44:
+        return x.ge(y).select(x, y)
+    elif op == 45:
+        return x.le(y).select(x, y)
+    elif op == 46:
+        return _bool[I, w](x.eq(y))
+    elif op == 47:
+        return _bool[I, w](x.ne(y))
+    elif op == 48:
+        return _bool[I, w](x.gt(y))
+    elif op == 49:
+        return _bool[I, w](x.ge(y))
+    elif op == 50:
+        return _bool[I, w](x.lt(y))
+    elif op == 51:
+        return _bool[I, w](x.le(y))
+    elif op == 52:
+        return _bool[I, w](x.ne(0) & y.ne(0))
+    elif op == 53:
+        return _bool[I, w](x.ne(0) | y.ne(0))
+    elif op == 55:  # bitwise ops on sign- or zero-extended values give the extended narrow result
+        return x & y
+    elif op == 56:
+        return x | y
+    elif op == 57:
+        return x ^ y
+    return _bool[I, w](x.ne(0) ^ y.ne(0))  # 54: logical_xor
+
+
+@always_inline
+def _wrap[w: Int](code: Int, x: SIMD[DType.int64, w]) -> SIMD[DType.int64, w]:
+    """``x`` as a value of the dtype ``code`` (bool: nonzero)."""
+    if code == 0:
+        return _bool[DType.int64, w](x.ne(0))
+    elif code == 1:
+        return x.cast[DType.int8]().cast[DType.int64]()
+    elif code == 2:
+        return x.cast[DType.int16]().cast[DType.int64]()
+    elif code == 3:
+        return x.cast[DType.int32]().cast[DType.int64]()
+    elif code == 5:
+        return x.cast[DType.uint8]().cast[DType.int64]()
+    elif code == 6:
+        return x.cast[DType.uint16]().cast[DType.int64]()
+    elif code == 7:
+        return x.cast[DType.uint32]().cast[DType.int64]()
+    return x
+
+
+def itemsize(code: Int) -> Int:
+    """Bytes per element of the dtype ``code``."""
+    if code == 2 or code == 6:
+        return 2
+    elif code == 3 or code == 7:
+        return 4
+    elif code == 4:
+        return 8
+    return 1
+
+
+def _code_of[S: DType]() -> Int:
+    comptime if S == DType.int8:
+        return 1
+    elif S == DType.int16:
+        return 2
+    elif S == DType.int32:
+        return 3
+    elif S == DType.int64:
+        return 4
+    elif S == DType.uint16:
+        return 6
+    elif S == DType.uint32:
+        return 7
+    return 5
+
+
+@always_inline
+def _store_as[D: DType, T: DType](dst: UnsafePointer[UInt8, MutAnyOrigin], src: UnsafePointer[Scalar[T], _],
+                                  start: Int, count: Int):
+    comptime w = simd_width_of[T]()
+    var out = dst.unsafe_bitcast[Scalar[D]]()
+    var whole = count // w * w
+    for i in range(0, whole, w):
+        out.unsafe_store(start + i, src.unsafe_load[width=w](i).cast[D]())
+    for i in range(whole, count):
+        out.unsafe_store(start + i, src.unsafe_load(i).cast[D]())
+
+
+@always_inline
+def store_coded[T: DType](code: Int, dst: UnsafePointer[UInt8, MutAnyOrigin], src: UnsafePointer[Scalar[T], _],
+                          start: Int, count: Int):
+    """``count`` values written from element ``start`` on into an output of the dtype ``code``,
+    held as bytes (casts truncate: the integer family's wrap)."""
+    if code == 1:
+        _store_as[DType.int8, T](dst, src, start, count)
+    elif code == 2:
+        _store_as[DType.int16, T](dst, src, start, count)
+    elif code == 3:
+        _store_as[DType.int32, T](dst, src, start, count)
+    elif code == 4:
+        _store_as[DType.int64, T](dst, src, start, count)
+    elif code == 6:
+        _store_as[DType.uint16, T](dst, src, start, count)
+    elif code == 7:
+        _store_as[DType.uint32, T](dst, src, start, count)
+    else:
+        _store_as[DType.uint8, T](dst, src, start, count)
