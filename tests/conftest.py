@@ -1,3 +1,4 @@
+import collections
 import os
 import tempfile
 
@@ -85,3 +86,19 @@ def no_fused():
     engine.fused_enabled = False
     yield
     engine.fused_enabled = saved
+
+
+@pytest.fixture
+def empty_library(monkeypatch, tmp_path):
+    """A machine whose library of single-op models is empty (and used); gives ``nabla.ops.standalone``."""
+    from nabla.core.disk_cache import ModelDiskCache
+    from nabla.ops import standalone
+
+    engine = nb.core.graph.GRAPH.engine
+    monkeypatch.setattr(engine, "single_op_models", True)
+    monkeypatch.setattr(engine, "kernel_disk", ModelDiskCache(tmp_path))
+    monkeypatch.setattr(engine, "_named", {})
+    monkeypatch.setattr(standalone, "_WANTED", {})
+    monkeypatch.setattr(standalone, "_WANTED_PER_CLASS", collections.Counter())
+    monkeypatch.setattr(standalone, "_MISSES", collections.Counter())
+    return standalone

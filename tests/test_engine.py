@@ -1,6 +1,5 @@
 """The realization engine: structure-keyed cache, symbolic dims, first-sight interpreter."""
 
-import collections
 
 import numpy as np
 import pytest
@@ -120,19 +119,10 @@ def test_a_read_that_the_fused_kernel_serves_runs_alone(stats, fused_kernels):
     np.testing.assert_array_equal(ys[0].numpy(), np.arange(n) * 3.0)
 
 
-def test_reading_one_output_realizes_its_siblings(stats, monkeypatch, tmp_path):
+def test_reading_one_output_realizes_its_siblings(stats, empty_library):
     """A read that runs at once on its own model takes the other outputs of the same node along:
     eigh's eigenvectors come from the run that gave its eigenvalues, not from a second run."""
-    from nabla.core.disk_cache import ModelDiskCache
-    from nabla.ops import standalone
-
-    engine = nb.core.graph.GRAPH.engine
-    monkeypatch.setattr(engine, "single_op_models", True)
-    monkeypatch.setattr(engine, "kernel_disk", ModelDiskCache(tmp_path))
-    monkeypatch.setattr(engine, "_named", {})
-    monkeypatch.setattr(standalone, "_WANTED", {})
-    monkeypatch.setattr(standalone, "_WANTED_PER_CLASS", collections.Counter())
-    monkeypatch.setattr(standalone, "_MISSES", collections.Counter())
+    standalone = empty_library
     a = np.array([[2.0, 1.0], [1.0, 3.0]])
     w, v = nb.linalg.eigh(nb.asarray(a))
     w.numpy()

@@ -13,22 +13,6 @@ import nabla as nb
 from nabla.ops import standalone_compiler
 
 
-@pytest.fixture
-def empty_library(monkeypatch, tmp_path):
-    """A machine whose library of single-op models is empty (and used); gives ``nabla.ops.standalone``."""
-    from nabla.core.disk_cache import ModelDiskCache
-    from nabla.ops import standalone
-
-    engine = nb.core.graph.GRAPH.engine
-    monkeypatch.setattr(engine, "single_op_models", True)
-    monkeypatch.setattr(engine, "kernel_disk", ModelDiskCache(tmp_path))
-    monkeypatch.setattr(engine, "_named", {})
-    monkeypatch.setattr(standalone, "_WANTED", {})
-    monkeypatch.setattr(standalone, "_WANTED_PER_CLASS", collections.Counter())
-    monkeypatch.setattr(standalone, "_MISSES", collections.Counter())
-    return standalone
-
-
 def test_nonzero_runs_on_one_single_op_model_for_every_count(stats, empty_library):
     """nonzero's size (realized first) travels as an operand's length, so once this machine has
     compiled its model, every shape and count runs on it (no interpreter)."""

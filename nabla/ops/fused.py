@@ -58,12 +58,13 @@ class Plan:
             self._buffers = (driver.Buffer.from_numpy(p.program), driver.Buffer.from_numpy(p.consts),
                              stand_in, driver.Buffer.from_numpy(np.zeros(out_bytes, np.uint8)))
         prog, consts, stand_in, size = self._buffers
-        if values and p.lifted:
-            fresh = p.consts.copy()  # not written in place: other threads may run this plan
-            for i, at in p.lifted:
-                if i in values:
-                    fresh[at] = constant_bits(values[i], ints)
-            if fresh.view(np.int64).tolist() != p.consts.view(np.int64).tolist():  # by their bits: -0.0, NaN
+        if values and p.lifted:  # this run's constants, where their bits differ (-0.0, NaN)
+            changed = [(at, v) for i, at in p.lifted if i in values
+                       for v in (constant_bits(values[i], ints),) if _bits(v) != _bits(p.consts[at])]
+            if changed:
+                fresh = p.consts.copy()  # not written in place: other threads may run this plan
+                for at, v in changed:
+                    fresh[at] = v
                 consts = driver.Buffer.from_numpy(fresh)
         data = [(_bytes if ints else _flat)(leaf_buffers[k]) for k in p.slots]
         data += [stand_in] * (SLOTS - len(data))
@@ -73,6 +74,10 @@ class Plan:
         (buf,) = model.execute(*self.arguments(leaf_buffers, values))
         dtype = self.program.out_dtype.max_dtype if self.dtype is BYTES else buf.dtype
         return [buf.view(dtype, out_shape)]
+
+
+def _bits(x) -> int:
+    return int(np.float64(x).view(np.int64))
 
 
 def _flat(buf):
