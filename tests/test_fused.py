@@ -479,13 +479,15 @@ def test_contiguous_views_of_realized_arrays_copy_nothing(case):
     assert nb.engine_stats()["interpreted"] == before
 
 
-@pytest.mark.parametrize("case", ["scalars", "columns", "rows_int", "too_many", "concat"])
+@pytest.mark.parametrize("case", ["scalars", "columns", "rows_int", "too_many", "concat", "cross", "cross_int",
+                                  "wide_inputs"])
 def test_stacks_of_computed_parts_fuse(case):
     """``stack`` of full-size parts is one program: the index along the new axis picks each
     element's part; more parts than registers, or a concat of wider parts, run elsewhere."""
     rng = np.random.default_rng(9)
     f = rng.standard_normal((4, 5))
     i = rng.integers(-50, 50, (3, 4)).astype(np.int32)
+    z = np.array([[1.5, -0.0, 2.0], [-0.0, np.nan, 3.0], [0.25, 4.0, -1.0]])
     fn, arrays, want, fuses = {
         # (element picks of a realized array are host reads: four inputs, the kernel's data slots)
         "scalars": (lambda x: xp.stack([x[0, 1] * x[1, 2], x[2, 0] + 1.0, -x[3, 4]]), [f],
@@ -497,6 +499,12 @@ def test_stacks_of_computed_parts_fuse(case):
                      np.stack([f[:, k] + 1.0 for k in range(5)] * 2), False),
         "concat": (lambda x: xp.concat([x[:2] * 2.0, x[2:] + 1.0]), [f], np.concatenate([f[:2] * 2.0, f[2:] + 1.0]),
                    False),
+        # six picked elements, more than the data slots: read into the constants per run (a -0.0
+        # and a NaN among them: their bits, not their values, decide what changes)
+        "cross": (_cross, [z[1], z[::-1][1].copy()], _cross(z[1], z[::-1][1]), True),
+        "cross_int": (_cross, [i[0, :3], i[2, 1:] + 7], _cross(i[0, :3], i[2, 1:] + 7), True),
+        "wide_inputs": (lambda *t: sum(t[1:], t[0]), [f[k] for k in range(4)] + [f[0, :1]],
+                        sum([f[k] for k in range(1, 4)] + [f[0, :1]], f[0]), True),
     }[case]
     got, whole = run(lambda *t: fn(*t) * 1, *arrays)
     np.testing.assert_allclose(got, want, rtol=1e-11)  # (the kernel's float64 exp: ~1e-12)
@@ -507,6 +515,17 @@ def test_stacks_of_computed_parts_fuse(case):
         fn(*[nb.asarray(a) for a in arrays]).numpy()
         after = nb.engine_stats()
         assert after["fused"] - before["fused"] == 1 and after["interpreted"] == before["interpreted"], engine
+        if case == "cross":  # the same plan, other picked values: each run reads its own
+            other = [np.where(np.isnan(a), -0.0, a[::-1]) for a in arrays]
+            got = fn(*[nb.asarray(a) for a in other]).numpy()
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(_cross(*other)))
+            np.testing.assert_allclose(got, _cross(*other), rtol=1e-15)
+
+
+def _cross(a, b):
+    """The cross product as array-api-tests' element check writes it (for either namespace)."""
+    stack = xp.stack if isinstance(a, nb.Tensor) else np.stack
+    return stack([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
 
 def test_float_checks_of_masks_run_fused():

@@ -382,3 +382,91 @@ def test_a_renamed_single_op_model_with_the_same_graph_is_linked_not_compiled(mo
     np.testing.assert_array_equal(model.execute(*[Buffer.from_numpy(x)] * 2)[0].to_numpy(), x + x)
     standalone_compiler.compile_specs([{**spec, "op": "multiply", "name": "op1-multiply-test-newsources"}])
     assert engine.stats.compiles == compiles + 2  # another graph: compiled
+
+
+def test_a_kernel_ops_family_is_every_model_its_calls_ask_for(monkeypatch, empty_library):
+    """One miss of a kernel op asks for its whole family (``standalone.family``): the family is
+    exactly the set of models the public functions ask the library for, over dtypes, complex
+    forms, kwargs and matrix shapes (the oracle: the names those calls look up); an exiting process
+    queues the members the machine lacks after its own misses."""
+    import nabla.array_api as xp
+    from nabla.core import compiler
+    from nabla.ops import standalone
+
+    class Asked(Exception):
+        pass
+
+    asked = set()
+    others = standalone.KernelPath.model
+
+    def model(engine, plan_):
+        if not plan_.node.op.standalone:  # (a cast of real input to eig's complex)
+            return others(engine, plan_)
+        asked.add(plan_.name)
+        raise Asked
+
+    monkeypatch.setattr(standalone.KernelPath, "model", staticmethod(model))
+    rng = np.random.default_rng(0)
+
+    def ask(f, *arrays, **kwargs):
+        with pytest.raises(Asked):
+            out = f(*(xp.asarray(a) for a in arrays), **kwargs)
+            [t.numpy() for t in (out if isinstance(out, tuple) else (out,))]
+
+    shapes = {"square": (2, 3, 3), "tall": (2, 4, 3), "wide": (2, 3, 4)}
+    for dtype in (np.float32, np.float64, np.complex64, np.complex128):
+        m = {k: rng.standard_normal(s).astype(dtype) for k, s in shapes.items()}
+        for upper in (False, True):
+            ask(xp.linalg.cholesky, m["square"], upper=upper)
+        for b in (m["wide"], m["square"], m["square"][0, :, 0]):
+            ask(xp.linalg.solve, m["square"], b)
+        ask(xp.linalg.inv, m["square"])
+        ask(xp.linalg.det, m["square"])
+        ask(xp.linalg.slogdet, m["square"])
+        ask(xp.linalg.eigh, m["square"])
+        ask(xp.linalg.eigvalsh, m["square"])
+        ask(xp.linalg.eig, m["square"])
+        ask(xp.linalg.eigvals, m["square"])
+        for a in m.values():
+            for mode in ("reduced", "complete"):
+                ask(xp.linalg.qr, a, mode=mode)
+            for full in (True, False):
+                ask(xp.linalg.svd, a, full_matrices=full)
+            ask(xp.linalg.svdvals, a)
+    for dtype in [d for d in nb.core.dtypes.ALL_DTYPES if not d.is_complex]:
+        x = (rng.standard_normal((2, 3, 4)) * 9).astype(dtype.numpy_dtype)
+        for f in (xp.sort, xp.argsort):
+            for axis in (0, 1, -1):
+                for descending in (False, True):
+                    ask(f, x, axis=axis, descending=descending)
+    for dtype in (np.float32, np.float64):  # the sign-bit kernel's ops, at any shape and rank
+        for shape in ((), (5,), (2, 3)):
+            x = rng.standard_normal(shape).astype(dtype)
+            ask(xp.signbit, x)
+            ask(xp.copysign, x, -x)
+    ops = standalone_compiler.all_ops()
+    names = ("cholesky", "solve", "det", "eigh", "eig", "qr", "svd", "sort", "signbit", "copysign")
+    family = {spec["name"]: spec for n in names for spec in standalone.family(ops[n])}
+    assert asked == set(family)
+    # per dtype and complex form: cholesky, solve (k = n a pattern of its own), det, eigh, qr (the
+    # complete factors of tall and wide stacks share one model), svd; eig complex only; sort: 12 x 2;
+    # signbit and copysign: float32, float64
+    assert len(family) == 4 * (1 + 2 + 1 + 1 + 5 + 6) + 2 + 24 + 4
+
+    # a process that missed one member queues it, then the rest of its family after its misses
+    (name, spec), = [(n, s) for n, s in family.items() if s["op"] == "eigh"][:1]
+    library = nb.core.graph.GRAPH.engine.kernel_disk.directory
+    monkeypatch.setenv("NABLA_KERNEL_CACHE_DIR", str(library))
+    monkeypatch.delenv("NABLA_COMPILE_AT_EXIT", raising=False)
+    monkeypatch.setattr(compiler, "start_detached", lambda *a, **k: False)
+    for table in ("_WANTED", "_MISSES", "_WANTED_PER_CLASS"):
+        monkeypatch.setattr(standalone, table, type(getattr(standalone, table))())
+    standalone._want(name, spec)
+    standalone._compile_elsewhere()
+    import json
+
+    (queued_file,) = library.glob(standalone_compiler.QUEUED)
+    queued = json.loads(queued_file.read_text())
+    assert queued[0]["name"] == name and queued[0]["misses"] == 1
+    assert sorted(s["name"] for s in queued[1:]) == sorted(n for n, s in family.items() if s["op"] == "eigh" and n != name)
+    assert all(s["misses"] == 0 for s in queued[1:])

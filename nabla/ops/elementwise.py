@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import math
 import numbers
 
@@ -329,6 +331,9 @@ BINARY_OPS = {name: ElementwiseBinary(name, *spec) for name, spec in BINARY_TABL
 # 1.6-2.8 s per process (the first float check of a conformance run paid it)
 for _op in (UNARY_OPS["signbit"], BINARY_OPS["copysign"]):
     _op.standalone, _op.kernel_package = True, "bits"
+    # a node of each model of the op's family (``standalone.family``): float32 and float64
+    _op.standalone_variants = functools.partial(
+        lambda k: [({}, [d] * k, [(3,)] * k) for d in ("float32", "float64")], 1 + (_op.name == "copysign"))
 
 
 def astype(x: Tensor, dtype, copy: bool = True) -> Tensor:

@@ -119,6 +119,20 @@ class MatrixKernelOperation(KernelOperation):
         batch = math.prod(shapes[0][:-tail])
         return kwargs, dims, [(batch, *s[-tail:]) for s in shapes]
 
+    #: ``(kwargs, operand shapes)`` of each pattern of call the op's models serve, for real
+    #: operands; ``standalone_variants`` adds the dtypes and the complex forms
+    variant_calls: tuple = (({}, ((2, 3, 3),)),)
+    variant_complex: tuple = (False, True)
+
+    def standalone_variants(self):
+        """``(kwargs, dtype names, shapes)`` of a node of each model the op's family has (see
+        ``standalone.family``): float32 and float64, real and complex storage."""
+        for kwargs, shapes in self.variant_calls:
+            for dtype in ("float32", "float64"):
+                for cplx in self.variant_complex:
+                    yield ({**kwargs, "cplx": True} if cplx else kwargs), [dtype] * len(shapes), \
+                        [(*s, 2) if cplx else s for s in shapes]
+
 
 class CholeskyOp(MatrixKernelOperation):
     """The lower factor L of A = L L^H (only A's lower triangle is read); NaN where A is not
@@ -158,6 +172,7 @@ class SolveOp(MatrixKernelOperation):
     """X = A^-1 B for square A (..., n, n) and B (..., n, k) with equal leading axes."""
 
     name = "solve"
+    variant_calls = (({}, ((2, 3, 3), (2, 3, 4))), ({}, ((2, 3, 3), (2, 3, 3))))
 
     def abstract_eval(self, a, b):
         check_matrix(self.name, a)
@@ -279,6 +294,8 @@ class QrOp(MatrixKernelOperation):
     expression MAX's symbolic dims can state, but with ``tall`` known it is n or m."""
 
     name = "qr"
+    variant_calls = tuple(({"mode": mode, "tall": mode == "reduced" and m >= n}, ((2, m, n),))
+                          for mode in ("reduced", "complete") for m, n in ((3, 3), (4, 3), (3, 4)))
 
     def abstract_eval(self, a, *, mode, tall):
         check_matrix(self.name, a, square=False)

@@ -58,17 +58,24 @@ class Plan:
             self._buffers = (driver.Buffer.from_numpy(p.program), driver.Buffer.from_numpy(p.consts),
                              stand_in, driver.Buffer.from_numpy(np.zeros(out_bytes, np.uint8)))
         prog, consts, stand_in, size = self._buffers
-        if values and p.lifted:  # this run's constants, where their bits differ (-0.0, NaN)
-            changed = [(at, v) for i, at in p.lifted if i in values
-                       for v in (constant_bits(values[i], ints),) if _bits(v) != _bits(p.consts[at])]
-            if changed:
-                fresh = p.consts.copy()  # not written in place: other threads may run this plan
-                for at, v in changed:
-                    fresh[at] = v
-                consts = driver.Buffer.from_numpy(fresh)
+        # this run's constants and one-element inputs, where their bits differ (-0.0, NaN)
+        changed = self._changed(leaf_buffers, values, ints) if p.lifted_leaves or (values and p.lifted) else ()
+        if changed:
+            fresh = p.consts.copy()  # not written in place: other threads may run this plan
+            for at, v in changed:
+                fresh[at] = v
+            consts = driver.Buffer.from_numpy(fresh)
         data = [(_bytes if ints else _flat)(leaf_buffers[k]) for k in p.slots]
         data += [stand_in] * (SLOTS - len(data))
         return [prog, consts, *data, size]
+
+    def _changed(self, leaf_buffers, values, ints) -> list:
+        """(index in consts, bits) of this run's scalar constants and one-element inputs whose bits
+        differ from the program's table (-0.0 and NaN included)."""
+        p = self.program
+        found = [(at, values[i]) for i, at in p.lifted if values and i in values]
+        found += [(at, leaf_buffers[k].to_numpy().reshape(()).item()) for k, at in p.lifted_leaves]
+        return [(at, v) for at, x in found for v in (constant_bits(x, ints),) if _bits(v) != _bits(p.consts[at])]
 
     def run(self, model, leaf_buffers, out_shape, values=None):
         (buf,) = model.execute(*self.arguments(leaf_buffers, values))

@@ -68,15 +68,18 @@ class Program:
     """What ``write`` makes of a trace: the program, its constants (layouts included), which leaf
     feeds each data slot, the reduction kind and the output's size."""
 
-    __slots__ = ("program", "consts", "slots", "reduce", "size", "dtype", "count", "scan", "lifted", "out_dtype")
+    __slots__ = ("program", "consts", "slots", "reduce", "size", "dtype", "count", "scan", "lifted", "out_dtype",
+                 "lifted_leaves")
 
-    def __init__(self, program, consts, slots, reduce, size, dtype, count, scan, lifted=(), out_dtype=None):
+    def __init__(self, program, consts, slots, reduce, size, dtype, count, scan, lifted=(), out_dtype=None,
+                 lifted_leaves=()):
         self.program, self.consts, self.slots, self.reduce, self.size = program, consts, slots, reduce, size
         self.dtype = dtype  # of the inputs and the registers (BYTES: the integer family)
         self.out_dtype = out_dtype or dtype  # the integer family's result dtype
         self.count = count  # a sum of 1 / 0 whose result is int64
         self.scan = scan  # a running sum: 1 forward, 2 reverse
         self.lifted = lifted  # (trace position of a scalar constant, its index in consts): data per run
+        self.lifted_leaves = lifted_leaves  # (leaf of one element, its index in consts): read per run
 
 
 def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
@@ -125,12 +128,16 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
         except _Unfit:
             return None
     full = math.prod(result.shape)
-    if full == 0 or full >= 2 ** 31 or len(leaves) > SLOTS or any(leaf.dtype is not dtype and not ints
-                                                                   for leaf in leaves):
+    # more inputs than data slots: one-element host inputs (the elements an element-by-element check
+    # picks, ``a[1] * b[2] - a[2] * b[1]``) are read into the constants per run instead
+    lift = frozenset(k for k, leaf in enumerate(leaves) if len(leaves) > SLOTS and math.prod(leaf.shape) == 1
+                     and leaf.device.is_host)
+    if full == 0 or full >= 2 ** 31 or len(leaves) - len(lift) > SLOTS or \
+            any(leaf.dtype is not dtype and not ints for leaf in leaves):
         return None
     try:
         return _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner, count, scan,
-                      out.dtype)
+                      out.dtype, lift)
     except _Unfit:
         return None
 
@@ -201,7 +208,7 @@ def _viewer(body, leaves, dtype, node_ids, leaf_ids, count=False, result=None):
 
 
 def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner, count, scan,
-           out_dtype) -> Program:
+           out_dtype, lift=frozenset()) -> Program:
     alias, views, ref, view_of = _viewer(body, leaves, dtype, node_ids, leaf_ids, count, result)
     ints = dtype is BYTES
     dtype_of = _dtypes(body, result, node_ids) if ints else {}
@@ -218,6 +225,7 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
     reg_of: dict[int, int] = {}
     free = list(range(_REGISTERS - 1, -1, -1))
     slot_of: dict[int, int] = {}
+    lifted_at: dict[int, int] = {}  # lifted leaf -> its index in consts
 
     def register(vid):
         if vid in reg_of:
@@ -225,6 +233,13 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
         if (vid >= 0 and vid not in views) or not free:
             raise _Unfit
         leaf = -1 - vid if vid < 0 else views[vid][0]
+        if leaf in lift:  # one element, whatever view of it: a constant of this run
+            if leaf not in lifted_at:
+                lifted_at[leaf] = len(consts)
+                consts.append(0.0)
+            r = reg_of[vid] = free.pop()
+            instructions.append((_CONST, r, lifted_at[leaf], 0, 0))
+            return r
         slot = slot_of.setdefault(leaf, len(slot_of))
         layout = loads.get(vid)
         at = 0
@@ -292,11 +307,11 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
     result_register = register(final)
     size = full // rows if reduce else full
     return _program(instructions, result_register, reduce or scan, rows, inner, consts, slot_of, reduce, size,
-                    dtype, count, scan, tuple(lifted), out_dtype)
+                    dtype, count, scan, tuple(lifted), out_dtype, tuple(lifted_at.items()))
 
 
 def _program(instructions, result_register, kind, rows, inner, consts, slot_of, reduce, size, dtype, count=False,
-             scan=0, lifted=(), out_dtype=None) -> Program:
+             scan=0, lifted=(), out_dtype=None, lifted_leaves=()) -> Program:
     """The instructions packed behind their header, the data slots in the order they were given."""
     program = np.zeros(HEADER + 5 * len(instructions), np.int32)
     out_code = INT_CODES[out_dtype] if dtype is BYTES else 0
@@ -304,7 +319,15 @@ def _program(instructions, result_register, kind, rows, inner, consts, slot_of, 
     program[HEADER:] = np.asarray(instructions, np.int32).reshape(-1)
     slots = [leaf for leaf, _ in sorted(slot_of.items(), key=lambda kv: kv[1])]
     return Program(program, np.asarray(consts or [0.0], np.float64), slots, reduce, size, dtype, count, scan, lifted,
-                   out_dtype)
+                   out_dtype, lifted_leaves)
+
+
+def _is_stack(n) -> bool:
+    """Whether ``n`` is a concat the kernel writes: parts each one step along its axis (``stack``)."""
+    if n.op.name != "concat":
+        return False
+    axis, parts = n.kwargs["axis"], n.inputs
+    return 1 < len(parts) <= _STACK_PARTS and all(v.shape[axis] == 1 for v in parts)
 
 
 def _stack(n, i, result, ints, register, ref, uses, free, reg_of, instructions, consts) -> None:
@@ -313,9 +336,8 @@ def _stack(n, i, result, ints, register, ref, uses, free, reg_of, instructions, 
     axis = n.kwargs["axis"]
     shape = tuple(result.shape)
     parts = n.inputs
-    if not 1 < len(parts) <= _STACK_PARTS or any(len(v.shape) != len(shape) or v.shape[axis] != 1 for v in parts) \
-            or shape[axis] != len(parts) or tuple(parts[0].shape[:axis] + parts[0].shape[axis + 1:]) != \
-            shape[:axis] + shape[axis + 1:]:
+    if not _is_stack(n) or any(len(v.shape) != len(shape) for v in parts) or shape[axis] != len(parts) \
+            or tuple(parts[0].shape[:axis] + parts[0].shape[axis + 1:]) != shape[:axis] + shape[axis + 1:]:
         raise _Unfit
     regs_in = [register(ref(v)) for v in parts]
     if len(free) < 4:
@@ -444,7 +466,8 @@ def stages(order, outputs) -> list:
     operands, and their results that the kernel's ops use, so that only those ops are left to the
     interpreter (or single-op models). [] when there is nothing to stage."""
     def unfit(n):
-        return n.op.name not in _STAGEABLE or "complex_storage" in n.kwargs or "src_complex" in n.kwargs \
+        return (n.op.name not in _STAGEABLE and not _is_stack(n)) or "complex_storage" in n.kwargs \
+            or "src_complex" in n.kwargs \
             or (n.op.name in _INT_ONLY and any(v.dtype not in INT_CODES for v in n.inputs))
 
     first: list = []

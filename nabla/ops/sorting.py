@@ -62,6 +62,14 @@ class SortOp(KernelOperation):
         (s,), a = shapes, kwargs["axis"]
         return {**kwargs, "axis": 1}, [["b", "n", "k"]], [(math.prod(s[:a]), s[a], math.prod(s[a + 1:]))]
 
+    def standalone_variants(self):
+        """A node of each model the op's family has (see ``standalone.family``): every real dtype,
+        either order."""
+        for dtype in _dt.ALL_DTYPES:
+            if not dtype.is_complex:
+                for descending in (False, True):
+                    yield {"axis": 1, "descending": descending}, [dtype.name], [(2, 3, 4)]
+
     def jvp_rule(self, primals, tangents, outputs, *, axis, descending):
         from .indexing import take_along_axis
 

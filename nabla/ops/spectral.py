@@ -91,6 +91,8 @@ class SvdOp(MatrixKernelOperation):
     (m < n: the kernel factors A^H) is recorded with the call, so the lowering needs no concrete size."""
 
     name = "svd"
+    variant_calls = tuple(({"full_matrices": full, "wide": m < n}, ((2, m, n),))
+                          for full in (True, False) for m, n in ((3, 3), (4, 3), (3, 4)))
 
     def abstract_eval(self, a, *, full_matrices, wide):
         check_matrix(self.name, a, square=False)
@@ -180,6 +182,7 @@ class EigOp(MatrixKernelOperation):
     (callers convert real input); the order is the Schur form's, as LAPACK's geev."""
 
     name = "eig"
+    variant_complex = (True,)  # real input is converted by the callers
 
     def abstract_eval(self, a):
         check_matrix(self.name, a)

@@ -58,10 +58,14 @@ class KernelPlan:
 def _spec(node, name: str, kwargs: dict, dims: list, picks) -> dict:
     """What a detached process needs to build a node's model again, and how much its model is
     worth (``reuse``: see ``_priority``)."""
+    return _spec_of(node.op, name, kwargs, [v.dtype.name for v in node.inputs], dims, picks, _layout(node))
+
+
+def _spec_of(op, name: str, kwargs: dict, dtypes: list, dims: list, picks, layout) -> dict:
     symbolic = any(isinstance(d, str) for ds in dims for d in ds)
-    reuse = KERNEL if node.op.standalone else EVERY_SIZE if symbolic else ONE_SHAPE
-    return {"name": name, "op": node.op.name, "kwargs": kwargs, "dtypes": [v.dtype.name for v in node.inputs],
-            "dims": dims, "picks": None if picks is None else list(picks), "layout": _layout(node), "reuse": reuse}
+    reuse = KERNEL if op.standalone else EVERY_SIZE if symbolic else ONE_SHAPE
+    return {"name": name, "op": op.name, "kwargs": kwargs, "dtypes": dtypes, "dims": dims,
+            "picks": None if picks is None else list(picks), "layout": layout, "reuse": reuse}
 
 
 #: what a model saves, best first: a kernel op's (MAX's interpreter binds a Nabla kernel in 1.6-2.8 s
@@ -155,11 +159,30 @@ def _signature(node, picks: tuple):
         dims = [list(symbolic_dims(s, sizes) if node.op.shape_polymorphic else s) for s in shapes]
     else:
         kwargs, dims, views = form
-    layout = _layout(node)
-    signature = repr((node.op.name, hashable_params(kwargs) if kwargs else (),
-                      [(v.dtype.name, d) for v, d in zip(node.inputs, dims)], picks) + ((layout,) if layout else ()))
-    name = f"op{MODEL_FORMAT}-{node.op.name}-{hashlib.sha256(signature.encode()).hexdigest()[:16]}-{_digest_of(node.op)}"
+    name = _name(node.op, kwargs, [v.dtype.name for v in node.inputs], dims, picks, _layout(node))
     return name, kwargs, [list(d) for d in dims], views
+
+
+def _name(op, kwargs: dict, dtypes: list, dims: list, picks, layout) -> str:
+    signature = repr((op.name, hashable_params(kwargs) if kwargs else (),
+                      list(zip(dtypes, dims)), picks) + ((layout,) if layout else ()))
+    return f"op{MODEL_FORMAT}-{op.name}-{hashlib.sha256(signature.encode()).hexdigest()[:16]}-{_digest_of(op)}"
+
+
+def family(op) -> list:
+    """The specs of every model of a kernel op's family (``op.standalone_variants``: each dtype,
+    complex form and pattern of kwargs and shapes its calls can take), so that one miss asks for
+    them all. Asked for one by one as met, a conformance run met 4-5 variants no earlier run had
+    (complex64 ``qr`` of a square stack, descending ``argsort`` of uint32, ...) and each bound its
+    kernel in MAX's interpreter, 1.6-3.4 s, past Hypothesis's deadline: the library converged only
+    over many runs, and again after each edit renamed the models."""
+    specs = {}
+    for kwargs, dtypes, shapes in getattr(op, "standalone_variants", lambda: ())():
+        kwargs, dims, _ = op.standalone_form(kwargs, shapes)
+        dims = [list(d) for d in dims]
+        name = _name(op, kwargs, dtypes, dims, None, None)
+        specs[name] = _spec_of(op, name, kwargs, dtypes, dims, None, None)
+    return list(specs.values())
 
 
 def plan(order, leaves, outputs, node_ids, leaf_ids):
@@ -337,7 +360,22 @@ def _compile_elsewhere() -> None:
     root.mkdir(parents=True, exist_ok=True)
     if len(list(root.glob(QUEUED))) >= MAX_QUEUED:
         return  # the compiler is that far behind: later processes ask again
-    queue(root, _selected())
+    queue(root, _selected() + _families_missing(root))
+
+
+def _families_missing(root) -> list:
+    """The family members (see ``family``) of the kernel ops this process missed that the machine
+    lacks, each as missed 0 times: the detached compiler takes them after every model missed."""
+    from ..core.disk_cache import ModelDiskCache
+    from ..core.models import named_digest
+    from .standalone_compiler import all_ops
+
+    ops = all_ops()
+    disk = ModelDiskCache(root)
+    wanted = {spec["op"] for spec in _WANTED.values() if spec.get("reuse") == KERNEL}
+    return [{**spec, "kwargs": _encode(spec["kwargs"]), "misses": 0}
+            for name in sorted(wanted) if name in ops for spec in family(ops[name])
+            if spec["name"] not in _WANTED and disk.path_of(named_digest(spec["name"])) is None]
     start_detached("standalone.lock", "nabla.ops.standalone_compiler", [root], stale_after=3600)
 
 
