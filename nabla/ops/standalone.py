@@ -361,6 +361,7 @@ def _compile_elsewhere() -> None:
     if len(list(root.glob(QUEUED))) >= MAX_QUEUED:
         return  # the compiler is that far behind: later processes ask again
     queue(root, _selected() + _families_missing(root))
+    start_detached("standalone.lock", "nabla.ops.standalone_compiler", [root], stale_after=3600)
 
 
 def _families_missing(root) -> list:
@@ -376,7 +377,6 @@ def _families_missing(root) -> list:
     return [{**spec, "kwargs": _encode(spec["kwargs"]), "misses": 0}
             for name in sorted(wanted) if name in ops for spec in family(ops[name])
             if spec["name"] not in _WANTED and disk.path_of(named_digest(spec["name"])) is None]
-    start_detached("standalone.lock", "nabla.ops.standalone_compiler", [root], stale_after=3600)
 
 
 class FirstSightPaths:
