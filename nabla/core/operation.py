@@ -63,11 +63,8 @@ class Operation:
     def __repr__(self) -> str:
         return f"<nabla op {self.name}>"
 
-    def __hash__(self) -> int:
-        return id(self)
-
-    def __eq__(self, other) -> bool:
-        return self is other
+    # (no __eq__ or __hash__: an op is equal only to itself, and object's own C-level hash keeps
+    # every trace key's lookup cheap)
 
     # --- hooks -----------------------------------------------------------------
     def abstract_eval(self, *args: TensorImpl, **kwargs):

@@ -362,7 +362,8 @@ class ReshardOp(Operation):
     def spmd_apply(self, impls, vals, kwargs, mesh):
         x, spec = impls[0], kwargs["spec"]
         moved = move(vals[0], x.dtype, x.batch_dims, spec_of(x, mesh), spec)
-        return [laid_out(moved, (x.cached_shape, x.dtype, x.batch_dims), spec)], None
+        # the one object of its value (see ``_prepare``): the next op's key then matches by identity
+        return [laid_out(moved, (x.cached_shape, x.dtype, x.batch_dims), _SPECS.setdefault(spec, spec))], None
 
     def abstract_eval(self, x, *, spec):
         return x.cached_shape, x.dtype, x.batch_dims
