@@ -197,6 +197,20 @@ def test_a_training_loop_settles_on_one_structure(stats):
     assert entries[2] == entries[-1]
 
 
+def test_reading_a_reduction_of_a_pending_chain_realizes_the_chain(stats):
+    """A read computed alone (the fast probe) must not leave pending a live tensor that shares its
+    work: the next read would trace that work again, one step longer each time."""
+    x = nb.asarray(np.ones(100, np.float32))
+    want = np.ones(100, np.float32)
+    for step in range(12):
+        x = x * 0.5 + 1.0
+        want = want * np.float32(0.5) + np.float32(1.0)
+        np.testing.assert_allclose(float(nb.sum(x)), want.sum(), rtol=1e-6)
+        if step == 2:
+            settled = stats()["cache_entries"]
+    assert x._impl.is_realized and stats()["cache_entries"] == settled
+
+
 def test_a_cold_interpreter_compiles_the_structure_instead(stats, policy, no_fused):
     # without `max warm-interpreter-cache`, each op family the interpreter meets would compile in
     # this process (~15 s each): the engine compiles the whole structure once instead
