@@ -94,6 +94,25 @@ def _inner_uses(order, outputs) -> dict:
     return uses
 
 
+class _Done:
+    """Set once, when a run's outputs are written back; other threads wait for it. A lock held
+    from the start (``threading.Event``, a condition and a lock, cost ~2.6 us to make, on every
+    realization; this ~0.1 us)."""
+
+    __slots__ = ("_lock",)
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._lock.acquire()
+
+    def set(self) -> None:
+        self._lock.release()
+
+    def wait(self) -> None:
+        with self._lock:  # each waiter passes the lock on
+            pass
+
+
 class _Stages(tuple):
     """_start's answer for a trace the first-sight path runs in stages: these values (or lists of
     values realized together) first; their traces are realized as stages, never compiled alone."""
@@ -139,7 +158,7 @@ class Engine(ModelStore):
         self.max_model_bytes = _bytes_budget()
         self._model_bytes = 0
         self._lock = threading.RLock()
-        self._in_flight: dict[int, threading.Event] = {}  # id(Value) -> set when its run ends
+        self._in_flight: dict[int, _Done] = {}  # id(Value) -> set when its run ends
         self._compiling: list[_Entry] = []  # entries whose compile is under way
         self.compiler = BackgroundCompiler(lambda: self.session)
 
@@ -257,7 +276,7 @@ class Engine(ModelStore):
         ``fast_only``: only if a compiled model or the fused kernel serves them at once, and no
         other pending work shares the trace's work (see ``_shared``); returns whether they were
         computed (otherwise nothing happened but keying)."""
-        done = threading.Event()  # set when this call's in-flight outputs are written back
+        done = _Done()  # set when this call's in-flight outputs are written back
         claimed: list = []
         results = None
         compiled_here = False  # the model this call runs was compiled for it: not a cache hit
