@@ -70,7 +70,8 @@ def _shared(order, outputs) -> bool:
     input tuples and by whatever else holds it, so a reference count above its uses in the trace
     means it is shared (scanning the live pending tensors made reading n pending scalars
     O(n^2) again: 1,600 reads 1.1 -> 6.3 s). Values of nodes without operands (scalar constants,
-    fills) cost nothing to compute again and are not counted."""
+    fills) cost nothing to compute again and are not counted. Either answer computes the same
+    values: a wrong one only costs time."""
     import sys
 
     # beyond its uses: the list holding it in ``uses`` and getrefcount's own argument
