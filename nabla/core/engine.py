@@ -476,11 +476,10 @@ class Engine(ModelStore):
         return lambda buffers: plan.run(model, buffers, shape, values)
 
     def _probe_stages(self, entry, traced, outputs):
-        """A probe's answer for a trace the first-sight path runs in stages (``all(r == d)``: a
-        count, then its test): the stages, each probed in turn, so that what was read is computed
-        without the other pending values it shares work with (each a program of its own: an
-        element check of a stack realized the stack, its count and its test, 3 runs where 2 do);
-        None when there are none."""
+        """A probe's answer for a trace the first-sight path runs in stages (``all(isnan(a) ==
+        isnan(b))``: a count, then its test): the stages, each probed in turn, so that the read
+        runs as its own programs while the other pending work, which shares none of it (see
+        ``_shared``), waits for its own read; None when there are none."""
         stages = self._stages(entry, traced, outputs)
         return _Stages(stages) if stages else None
 
