@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-
 import math
 import numbers
 
@@ -329,11 +327,14 @@ BINARY_OPS = {name: ElementwiseBinary(name, *spec) for name, spec in BINARY_TABL
 # these lower through Nabla's sign-bit kernel (no MAX op reads a NaN's sign): like the kernel ops they
 # run apart at first sight, on a model of their own, since MAX's interpreter binds a kernel in
 # 1.6-2.8 s per process (the first float check of a conformance run paid it)
-for _op in (UNARY_OPS["signbit"], BINARY_OPS["copysign"]):
+def _bits_variants(operands: int):
+    """A node of each model of a sign-bit op's family (``standalone.family``): float32 and float64."""
+    return lambda: [({}, [d] * operands, [(3,)] * operands) for d in ("float32", "float64")]
+
+
+for _op, _operands in ((UNARY_OPS["signbit"], 1), (BINARY_OPS["copysign"], 2)):
     _op.standalone, _op.kernel_package = True, "bits"
-    # a node of each model of the op's family (``standalone.family``): float32 and float64
-    _op.standalone_variants = functools.partial(
-        lambda k: [({}, [d] * k, [(3,)] * k) for d in ("float32", "float64")], 1 + (_op.name == "copysign"))
+    _op.standalone_variants = _bits_variants(_operands)
 
 
 def astype(x: Tensor, dtype, copy: bool = True) -> Tensor:

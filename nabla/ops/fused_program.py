@@ -130,8 +130,8 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
     full = math.prod(result.shape)
     # more inputs than data slots: one-element host inputs (the elements an element-by-element check
     # picks, ``a[1] * b[2] - a[2] * b[1]``) are read into the constants per run instead
-    lift = frozenset(k for k, leaf in enumerate(leaves) if len(leaves) > SLOTS and math.prod(leaf.shape) == 1
-                     and leaf.device.is_host)
+    lift = frozenset(k for k, leaf in enumerate(leaves) if math.prod(leaf.shape) == 1 and leaf.device.is_host) \
+        if len(leaves) > SLOTS else frozenset()
     if full == 0 or full >= 2 ** 31 or len(leaves) - len(lift) > SLOTS or \
             any(leaf.dtype is not dtype and not ints for leaf in leaves):
         return None
