@@ -275,3 +275,37 @@ def test_picking_elements_reads_host_data_not_a_graph_per_index(stats):
         assert [complex(z[i, j]) for i in range(2) for j in range(3)] == [complex(v) for v in c.ravel()]
         assert stats()["evaluations"] == base
         assert complex(z[1:][0, 2]) == complex(c[1, 2])  # a pick of a view: the view realized once
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                                   "uint64", "float32", "float64"])
+def test_picks_of_realized_data_equal_numpys_scalars(stats, dtype):
+    """The key-parsing-free pick (an int per axis of realized host data): every real dtype's bits,
+    extremes, -0.0 and NaN included, with no evaluation; the NumPy face's pick stays its array."""
+    import nabla.numpy as fnp
+
+    info = np.iinfo(dtype) if np.dtype(dtype).kind in "iu" else None
+    if dtype == "bool":
+        a = np.array([[True, False, True], [False, True, True]])
+    elif info is not None:
+        a = np.array([[info.min, info.max, 0], [1, info.max - 1, info.min + 1]], dtype=dtype)
+    else:
+        a = np.array([[-0.0, np.nan, np.inf], [-np.inf, np.finfo(dtype).tiny, 1.5]], dtype=dtype)
+    x = nb.asarray(a)
+    x.numpy()
+    base = stats()["evaluations"]
+    for i in (-2, 0, 1):
+        for j in (-1, 0, 2):
+            p = x[i, j]
+            assert p.dtype == x.dtype and p.shape == ()
+            assert p.numpy().tobytes() == a[i, j].tobytes()
+            assert p.numpy().reshape(()).item() == a[i, j].item() or np.isnan(a[i, j])
+    assert x[1, 2].numpy().tobytes() == x[(1, 2)].numpy().tobytes()
+    assert nb.asarray(a[0])[-1].numpy().tobytes() == a[0, -1].tobytes()  # one int on a 1-d tensor
+    assert stats()["evaluations"] == base
+    with pytest.raises(IndexError):
+        x[2, 0]
+    with pytest.raises(IndexError):
+        x[0, -4]
+    face = fnp.asarray(a)
+    assert type(face[1, 1]) is fnp.ndarray and face[1, 1].numpy().tobytes() == a[1, 1].tobytes()

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from .compiler import BackgroundCompiler
 from .disk_cache import ModelDiskCache, kernel_cache_dir, model_cache_dir
-from .models import ModelStore, RealizationError, _bytes_budget, _Entry, mlir_context  # noqa: F401 (re-exported)
+from .models import ModelStore, RealizationError, _bytes_budget, _Entry, execute, mlir_context  # noqa: F401 (re-exported)
 
 _MAX_CACHE_ENTRIES = 4096
 _POLICIES = ("auto", "compile", "interpret")
@@ -397,7 +397,7 @@ class Engine(ModelStore):
             self.stats.evaluations += 1
             self.stats.cache_hits += not compiled_here
             model = entry.model
-            return (lambda b: model.execute(*b)), buffers + self._param_buffers(params)
+            return (lambda b: execute(model, b)), buffers + self._param_buffers(params)
 
         def build(symbolic):
             return self._lower(traced, outputs, symbolic)

@@ -82,7 +82,7 @@ class ComputeGraph:
 
     def _live_pending(self) -> list:
         with self._failed_lock:
-            failed = set(self._failed)
+            failed = set(self._failed) if self._failed else ()
         return [i for i in (r() for r in self._local.pending)
                 if i is not None and not i.is_realized and i not in failed]
 

@@ -14,6 +14,7 @@ import weakref
 
 from ..core.tensor import Tensor
 from . import indexing, view as _view
+from .picks import quick_pick
 
 
 def make_view(parent: Tensor, child: Tensor, derive, put_back) -> Tensor:
@@ -96,6 +97,9 @@ def _is_basic(x: Tensor, key) -> bool:
 
 
 def getitem(x: Tensor, key) -> Tensor:
+    picked = quick_pick(x, key)  # an element of realized host data: a scalar, never a view
+    if picked is not None:
+        return picked
     out = indexing.getitem(x, key)
     if _is_basic(x, key):
         return make_view(x, out, lambda p: indexing.getitem(p, key), _setitem_put_back(key))

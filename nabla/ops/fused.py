@@ -20,6 +20,7 @@ from concurrent.futures import Future
 import numpy as np
 
 from ..core import dtypes as _dt
+from ..core.models import execute
 from .fused_program import (BINARY_CODES, BYTES, REDUCE_CODES, SLOTS, UNARY_CODES, constant_bits,  # noqa: F401
                              contiguous_view, stages, write)
 
@@ -27,11 +28,11 @@ from .fused_program import (BINARY_CODES, BYTES, REDUCE_CODES, SLOTS, UNARY_CODE
 class Plan:
     """A trace written as a program: what to feed the fused kernel and how to read its result."""
 
-    __slots__ = ("dtype", "program", "_buffers")
+    __slots__ = ("dtype", "program", "_buffers", "model")
 
     def __init__(self, dtype, program):
         self.dtype, self.program = dtype, program
-        self._buffers = None
+        self._buffers = self.model = None  # (model: the kernel's, once it has landed)
 
     @property
     def reduce(self) -> int:
@@ -78,7 +79,7 @@ class Plan:
         return [(at, v) for at, x in found for v in (constant_bits(x, ints),) if _bits(v) != _bits(p.consts[at])]
 
     def run(self, model, leaf_buffers, out_shape, values=None):
-        (buf,) = model.execute(*self.arguments(leaf_buffers, values))
+        (buf,) = execute(model, self.arguments(leaf_buffers, values))
         dtype = self.program.out_dtype.max_dtype if self.dtype is BYTES else buf.dtype
         return [buf.view(dtype, out_shape)]
 
@@ -144,9 +145,13 @@ class FusedPath:
         in the background), or None if that failed."""
         if plan_.kind == "view":
             return True  # (no model: the input's buffer is the result)
+        if plan_.model is not None:
+            return plan_.model
         model = _request(engine, plan_.kind, plan_.dtype)
         if isinstance(model, Future) and not _FINISH_AT_EXIT:
             _FINISH_AT_EXIT.append(atexit.register(_finish_elsewhere, engine))
+        elif model is not None and not isinstance(model, Future):
+            plan_.model = model  # named models stay loaded: asked once per plan, not per run
         return model
 
     @staticmethod

@@ -18,6 +18,7 @@ from ..core import dtypes as _dt
 from ..core.operation import Operation
 from ..core.tensor import Tensor
 from . import lowerings as L
+from .picks import element_from_host
 
 
 def _coords(shape, index) -> np.ndarray:
@@ -489,7 +490,7 @@ def getitem(x: Tensor, key) -> Tensor:
     op = "getitem"
     entries = _expand_bools(x, _parse(x, key, op), op)
     if not any(e[0] == "array" for e in entries):
-        element = _element_from_host(x, entries)
+        element = element_from_host(x, entries)
         return _basic(x, entries, op)[0] if element is None else element
     # beside integer arrays an integer is one more (0-d) array: NumPy places the result's axes by that
     entries = [("array", _int_tensor(e[1], x.device)) if e[0] == "int" else e for e in entries]
@@ -777,68 +778,3 @@ def take_along_axis(x: Tensor, indices: Tensor, axis: int = -1) -> Tensor:
             coord = reshape(arange(ishape[k], device=x.device), [ishape[k] if j == k else 1 for j in range(len(xs))])
             flat = flat + coord * strides[k]
     return gather_op(reshape(xb, (math.prod(xs),)), flat, axis=0)
-
-
-#: a lazy tensor up to this size is realized whole when one element of it is picked
-_PICK_REALIZES = 1 << 16
-
-
-def _element_from_host(x: Tensor, entries):
-    """``x[i, j, ...]`` (an integer for every axis) as a new 0-d tensor read from host data, as NumPy
-    returns a scalar: code that checks an array element by element (array-api-tests does, for
-    every example) then compares and prints leaves of one structure, where each pick was a graph
-    of its own (a new structure per index: ~1-6 ms apiece). A small lazy ``x`` is realized whole
-    first, once, as NumPy would have computed it; None where a pick must stay an op (transforms,
-    gradients, sharding, accelerator data, large lazy sources)."""
-    impl = x._impl
-    if len(entries) != impl.ndim or any(e[0] != "int" for e in entries):
-        return None
-    if impl.batch_dims or impl.tangents is not None or impl.sharding is not None \
-            or impl.traced or impl.requires_grad or not impl.device.is_host:
-        return None
-    index = []
-    for (_, i), n in zip(entries, impl.shape):
-        if not -n <= i < n:
-            return None  # _basic raises the IndexError
-        index.append(i % n)
-    if not impl.is_realized:
-        if math.prod(impl.shape) > _PICK_REALIZES:
-            return None
-        impl.realize()
-    from .creation import asarray
-
-    picked = np.asarray(impl._values[0].buffer.to_numpy()[tuple(index)])
-    if impl.dtype.is_complex:  # stored as a (re, im) pair
-        picked = np.ascontiguousarray(picked).view(impl.dtype.numpy_dtype).reshape(())
-    r = asarray(picked, device=impl.device)
-    return r if type(x) is Tensor else type(x)(r._impl)  # a face's pick stays the face's array
-
-
-def host_element(x: Tensor):
-    """The Python scalar ``x`` holds when it is one element picked from a tensor already on the host.
-
-    ``float(a[i, j])`` on realized data is a read at the host boundary; answering it from the
-    source's host view spares a graph per element. ``None`` when that does not apply.
-    """
-    from .view import reshape_op
-
-    impl = x._impl
-    if impl.batch_dims or impl.tangents is not None or impl.sharding is not None:
-        return None
-    node = impl._values[0].node
-    if node is not None and node.op is reshape_op:
-        node = node.inputs[0].node
-    if node is None or node.op is not slice_op:
-        return None
-    src = node.inputs[0]
-    if src.node is not None or src.buffer is None or not src.device.is_host:
-        return None
-    index = node.kwargs["index"]
-    pair = impl.dtype.is_complex  # stored as (re, im) on a trailing axis the index takes whole
-    if pair and tuple(index[-1]) != (0, 2, 1):
-        return None
-    picked = index[:-1] if pair else index
-    if any(len(range(*sl)) != 1 for sl in picked):
-        return None
-    value = src.buffer.to_numpy()[tuple(sl[0] for sl in picked)]
-    return complex(value[0], value[1]) if pair else value.item()

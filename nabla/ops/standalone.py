@@ -19,6 +19,7 @@ import hashlib
 import os
 
 from ..core.engine import hashable_params, symbolic_dims
+from ..core.models import execute
 from ..core.interpreter import families_loaded
 
 
@@ -43,7 +44,7 @@ class KernelPlan:
         buffers = [leaf_buffers[i] if i >= 0 else scalar_buffer(values[-1 - i]) for i in self.arguments]
         if self.views is not None:
             buffers = [b.view(b.dtype, shape) for b, shape in zip(buffers, self.views)]
-        out = list(model.execute(*buffers))  # the picked outputs, in order (all: see ``_model_picks``)
+        out = list(execute(model, buffers))  # the picked outputs, in order (all: see ``_model_picks``)
         if self.select is not None:
             out = [out[i] for i in self.select]
         if self.out_shapes is not None:
@@ -130,8 +131,10 @@ def _ops_digest() -> str:
 
 
 #: files of nabla/ops that lower no single op (the library itself; the fused evaluator, which
-#: has its own digest): editing them leaves the library's models valid
-_NOT_LOWERINGS = ("standalone.py", "standalone_compiler.py", "fused.py", "fused_program.py", "fused_layouts.py")
+#: has its own digest; element picks at the host boundary): editing them leaves the library's
+#: models valid
+_NOT_LOWERINGS = ("standalone.py", "standalone_compiler.py", "fused.py", "fused_program.py", "fused_layouts.py",
+                  "picks.py")
 
 
 def _digest_of(op) -> str:

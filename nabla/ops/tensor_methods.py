@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ..core.tensor import Tensor
-from . import aliasing, elementwise as ew, indexing, linalg, multi_output, reduction, view
+from . import aliasing, elementwise as ew, linalg, multi_output, reduction, view
+from .picks import host_element
 
 _B = ew.BINARY_FUNCTIONS
 _U = ew.UNARY_FUNCTIONS
@@ -55,7 +56,12 @@ _OPERATORS = {
 
 
 def _read_scalar(self):
-    value = indexing.host_element(self)
+    impl = self._impl
+    values = impl._values
+    if values[0].node is None and len(values) == 1 and values[0].device.is_host and not impl.batch_dims \
+            and impl.sharding is None and not impl.dtype.is_complex:
+        return values[0].buffer.to_numpy().item()  # realized host data: read as it is
+    value = host_element(self)
     return self.numpy().reshape(()).item() if value is None else value
 
 

@@ -15,6 +15,7 @@ import threading
 from typing import NamedTuple
 
 from ..core.engine import mlir_context
+from ..core.models import execute
 from ..core.graph import GRAPH, Value
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.tensor import Tensor
@@ -147,7 +148,7 @@ class CompiledFunction:
 
     def _run(self, entry, flat):
         self._realize_inputs(flat)
-        results = list(entry.model.execute(*self._buffers(entry, flat)))
+        results = list(execute(entry.model, self._buffers(entry, flat)))
         leaves = []
         for spec in entry.out_specs:
             if spec[0] == "static":
@@ -233,7 +234,7 @@ class CompiledFunction:
         entry.model = engine.compile_graph(graph)
         with self._lock:
             self._compiles += 1
-        engine.write_back(values, entry.model.execute(*self._buffers(entry, flat)))
+        engine.write_back(values, execute(entry.model, self._buffers(entry, flat)))
         outs = iter(out_tensors)
         leaves_out = [next(outs) if isinstance(o, Tensor) else o for o in out_flat]
         return entry, tree_unflatten(entry.out_def, leaves_out)

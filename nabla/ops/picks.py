@@ -1,0 +1,122 @@
+"""Single elements at the host boundary: ``x[i, j]`` and ``float(x[i, j])`` on data already on the host.
+
+Code that checks an array element by element (array-api-tests does, for every example; so do
+NumPy-style loops) picks thousands of single elements. Each pick as a graph of its own is a new
+structure per index (~1-6 ms apiece); a pick of realized host data is a read of memory, as
+NumPy's ``a[i, j]`` is. Everything else (transforms, gradients, sharding, accelerator data, large
+lazy sources) stays an op in ``indexing``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..core.tensor import Tensor
+from ..core.tensor_impl import TensorImpl
+from ..core.graph import Value
+
+#: a lazy tensor up to this size is realized whole when one element of it is picked
+_PICK_REALIZES = 1 << 16
+
+
+def _plain_host(impl) -> bool:
+    """Data a pick may read from the host: no transform, gradient or sharding sees this tensor."""
+    return not (impl.batch_dims or impl.tangents is not None or impl.sharding is not None
+                or impl.traced or impl.requires_grad) and impl.device.is_host
+
+
+def quick_pick(x: Tensor, key):
+    """``x[i, j, ...]`` with a Python int for every axis of a realized real host tensor, without
+    parsing the key: None when the general path must decide (anything else, or an out-of-range
+    index, whose IndexError it raises)."""
+    impl = x._impl
+    if type(key) is tuple:
+        if len(key) != len(impl.shape) or not all(type(k) is int for k in key):
+            return None
+    elif type(key) is int and len(impl.shape) == 1:
+        key = (key,)
+    else:
+        return None
+    values = impl._values
+    if len(values) != 1 or values[0].node is not None or impl.dtype.is_complex or not _plain_host(impl):
+        return None
+    for i, n in zip(key, impl.shape):
+        if not -n <= i < n:
+            return None
+    return _wrap(x, np.array(values[0].buffer.to_numpy()[key]))
+
+
+def _wrap(x: Tensor, picked: np.ndarray) -> Tensor:
+    """A 0-d host array as a realized tensor of ``x``'s class (a face's pick stays the face's array)."""
+    from max import driver
+
+    impl = x._impl
+    if picked.dtype == np.bool_:  # MAX's from_numpy fails on a 0-d bool array
+        buf = driver.Buffer.from_numpy(picked.reshape(1)).view(impl.dtype.max_dtype, ())
+    else:
+        buf = driver.Buffer.from_numpy(picked)
+    r = TensorImpl([Value.leaf(buf, (), impl.dtype, impl.device)], impl.dtype)
+    return Tensor(r) if type(x) is Tensor else type(x)(r)
+
+
+def element_from_host(x: Tensor, entries):
+    """``x[i, j, ...]`` (parsed entries, an integer for every axis) as a new 0-d tensor read from
+    host data, as NumPy returns a scalar. A small lazy ``x`` is realized whole first, once, as
+    NumPy would have computed it; None where a pick must stay an op."""
+    impl = x._impl
+    if len(entries) != impl.ndim or any(e[0] != "int" for e in entries):
+        return None
+    if not _plain_host(impl):
+        return None
+    index = []
+    for (_, i), n in zip(entries, impl.shape):
+        if not -n <= i < n:
+            return None  # _basic raises the IndexError
+        index.append(i % n)
+    if not impl.is_realized:
+        if math.prod(impl.shape) > _PICK_REALIZES:
+            return None
+        impl.realize()
+    picked = np.asarray(impl._values[0].buffer.to_numpy()[tuple(index)])
+    if not impl.dtype.is_complex:
+        return _wrap(x, np.array(picked))
+    from .creation import asarray
+
+    # stored as a (re, im) pair
+    picked = np.ascontiguousarray(picked).view(impl.dtype.numpy_dtype).reshape(())
+    r = asarray(picked, device=impl.device)
+    return r if type(x) is Tensor else type(x)(r._impl)
+
+
+def host_element(x: Tensor):
+    """The Python scalar ``x`` holds when it is one element picked from a tensor already on the host.
+
+    ``float(a[i, j])`` on realized data is a read at the host boundary; answering it from the
+    source's host view spares a graph per element. ``None`` when that does not apply.
+    """
+    impl = x._impl
+    node = impl._values[0].node
+    if node is None or node.op.name not in ("getitem", "reshape") \
+            or impl.batch_dims or impl.tangents is not None or impl.sharding is not None:
+        return None
+    from .indexing import slice_op
+    from .view import reshape_op
+
+    if node.op is reshape_op:
+        node = node.inputs[0].node
+    if node is None or node.op is not slice_op:
+        return None
+    src = node.inputs[0]
+    if src.node is not None or src.buffer is None or not src.device.is_host:
+        return None
+    index = node.kwargs["index"]
+    pair = impl.dtype.is_complex  # stored as (re, im) on a trailing axis the index takes whole
+    if pair and tuple(index[-1]) != (0, 2, 1):
+        return None
+    picked = index[:-1] if pair else index
+    if any(len(range(*sl)) != 1 for sl in picked):
+        return None
+    value = src.buffer.to_numpy()[tuple(sl[0] for sl in picked)]
+    return complex(value[0], value[1]) if pair else value.item()
