@@ -278,7 +278,7 @@ def test_picking_elements_reads_host_data_not_a_graph_per_index(stats):
 
 
 @pytest.mark.parametrize("dtype", ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-                                   "uint64", "float32", "float64"])
+                                   "uint64", "float32", "float64", "complex64", "complex128"])
 def test_picks_of_realized_data_equal_numpys_scalars(stats, dtype):
     """The key-parsing-free pick (an int per axis of realized host data): every real dtype's bits,
     extremes, -0.0 and NaN included, with no evaluation; the NumPy face's pick stays its array."""
@@ -289,8 +289,11 @@ def test_picks_of_realized_data_equal_numpys_scalars(stats, dtype):
         a = np.array([[True, False, True], [False, True, True]])
     elif info is not None:
         a = np.array([[info.min, info.max, 0], [1, info.max - 1, info.min + 1]], dtype=dtype)
-    else:
+    elif np.dtype(dtype).kind == "f":
         a = np.array([[-0.0, np.nan, np.inf], [-np.inf, np.finfo(dtype).tiny, 1.5]], dtype=dtype)
+    else:  # stored as (re, im) pairs
+        a = np.array([[complex(-0.0, 1), complex(np.nan, -2), complex(3, np.inf)],
+                      [complex(-np.inf, -0.0), complex(0, np.finfo(dtype).tiny), 1.5 - 2.5j]], dtype=dtype)
     x = nb.asarray(a)
     x.numpy()
     base = stats()["evaluations"]
@@ -300,6 +303,8 @@ def test_picks_of_realized_data_equal_numpys_scalars(stats, dtype):
             assert p.dtype == x.dtype and p.shape == ()
             assert p.numpy().tobytes() == a[i, j].tobytes()
             assert p.numpy().reshape(()).item() == a[i, j].item() or np.isnan(a[i, j])
+            if dtype.startswith("complex"):
+                assert np.array(complex(p), dtype).tobytes() == a[i, j].tobytes()
     assert x[1, 2].numpy().tobytes() == x[(1, 2)].numpy().tobytes()
     assert nb.asarray(a[0])[-1].numpy().tobytes() == a[0, -1].tobytes()  # one int on a 1-d tensor
     assert stats()["evaluations"] == base

@@ -28,7 +28,7 @@ def _plain_host(impl) -> bool:
 
 
 def quick_pick(x: Tensor, key):
-    """``x[i, j, ...]`` with a Python int for every axis of a realized real host tensor, without
+    """``x[i, j, ...]`` with a Python int for every axis of a realized host tensor, without
     parsing the key: None when the general path must decide (anything else, or an out-of-range
     index, whose IndexError it raises)."""
     impl = x._impl
@@ -40,7 +40,7 @@ def quick_pick(x: Tensor, key):
     else:
         return None
     values = impl._values
-    if len(values) != 1 or values[0].node is not None or impl.dtype.is_complex or not _plain_host(impl):
+    if len(values) != 1 or values[0].node is not None or not _plain_host(impl):
         return None
     for i, n in zip(key, impl.shape):
         if not -n <= i < n:
@@ -49,7 +49,8 @@ def quick_pick(x: Tensor, key):
 
 
 def _wrap(x: Tensor, picked: np.ndarray) -> Tensor:
-    """A 0-d host array as a realized tensor of ``x``'s class (a face's pick stays the face's array)."""
+    """A picked element (its stored form: a complex one is its (re, im) pair) as a realized 0-d
+    tensor of ``x``'s class (a face's pick stays the face's array)."""
     from max import driver
 
     impl = x._impl
@@ -57,7 +58,8 @@ def _wrap(x: Tensor, picked: np.ndarray) -> Tensor:
         buf = driver.Buffer.from_numpy(picked.reshape(1)).view(impl.dtype.max_dtype, ())
     else:
         buf = driver.Buffer.from_numpy(picked)
-    r = TensorImpl([Value.leaf(buf, (), impl.dtype, impl.device)], impl.dtype)
+    value = impl._values[0]
+    r = TensorImpl([Value.leaf(buf, picked.shape, value.dtype, impl.device)], impl.dtype)
     return Tensor(r) if type(x) is Tensor else type(x)(r)
 
 
@@ -79,15 +81,7 @@ def element_from_host(x: Tensor, entries):
         if math.prod(impl.shape) > _PICK_REALIZES:
             return None
         impl.realize()
-    picked = np.asarray(impl._values[0].buffer.to_numpy()[tuple(index)])
-    if not impl.dtype.is_complex:
-        return _wrap(x, np.array(picked))
-    from .creation import asarray
-
-    # stored as a (re, im) pair
-    picked = np.ascontiguousarray(picked).view(impl.dtype.numpy_dtype).reshape(())
-    r = asarray(picked, device=impl.device)
-    return r if type(x) is Tensor else type(x)(r._impl)
+    return _wrap(x, np.array(impl._values[0].buffer.to_numpy()[tuple(index)]))
 
 
 def host_element(x: Tensor):
@@ -97,9 +91,16 @@ def host_element(x: Tensor):
     source's host view spares a graph per element. ``None`` when that does not apply.
     """
     impl = x._impl
-    node = impl._values[0].node
-    if node is None or node.op.name not in ("getitem", "reshape") \
-            or impl.batch_dims or impl.tangents is not None or impl.sharding is not None:
+    value = impl._values[0]
+    node = value.node
+    if impl.batch_dims or impl.tangents is not None or impl.sharding is not None:
+        return None
+    if node is None:  # realized: a complex element as its stored (re, im) pair
+        if impl.dtype.is_complex and len(impl._values) == 1 and value.device.is_host:
+            re, im = value.buffer.to_numpy().reshape(2)
+            return complex(re, im)
+        return None
+    if node.op.name not in ("getitem", "reshape"):
         return None
     from .indexing import slice_op
     from .view import reshape_op
