@@ -89,8 +89,7 @@ class ModelStore:
                 return entry.model
             if entry.model is None and entry.compiling is None and not entry.compile_failed:
                 with mlir_context():
-                    entry.compiling = self.compiler.submit(*self._serialize(build()))
-                self._compiling.append(entry)
+                    self._track(entry, self.compiler.submit(*self._serialize(build())))
             return entry.model if entry.model is not None else entry.compiling
 
     def _compile_future(self, entry, build):
@@ -99,9 +98,15 @@ class ModelStore:
                 raise RealizationError(
                     "nabla: MAX could not compile a trace that passed Nabla's checks; this is a bug in "
                     f"Nabla (ops: {entry.op_names})") from entry.error
-            entry.compiling = self.compiler.submit(*self._serialize(build(True)))
-            self._compiling.append(entry)
+            self._track(entry, self.compiler.submit(*self._serialize(build(True))))
         return entry.compiling
+
+    def _track(self, entry, fut) -> None:
+        """``entry``'s compile is ``fut``: it joins the landing queue when it ends (the compiler's
+        thread tells), so a poll looks at what has ended, not at every compile under way."""
+        entry.compiling = fut
+        self._compiling[id(entry)] = entry
+        fut.add_done_callback(lambda _, entry=entry: self._landed.append(entry))
 
     def _serialize(self, graph):
         return graph._module.bytecode, list(graph.kernel_libraries_paths)
@@ -131,12 +136,13 @@ class ModelStore:
         self._charge(entry, model, nbytes)
 
     def _poll_compiles(self) -> None:
-        """Land the background compiles that have finished."""
-        still = []
-        for entry in self._compiling:
+        """Land the background compiles that have finished (called on every realization: an
+        element-by-element check queues hundreds of compiles, and asking each of them cost
+        ~0.4 ms per run)."""
+        while self._landed:
+            entry = self._landed.popleft()
             fut = entry.compiling
-            if not fut.done():
-                still.append(entry)
+            if self._compiling.pop(id(entry), None) is None or fut is None:
                 continue
             entry.compiling = None
             try:
@@ -145,12 +151,11 @@ class ModelStore:
                 entry.compile_failed, entry.error = True, e
                 continue
             self._land(entry, compiled)
-        self._compiling = still
 
     def wait_for_compiles(self) -> None:
         """Block until every background compile has landed."""
         with self._lock:
-            pending = [e.compiling for e in self._compiling]
+            pending = [e.compiling for e in self._compiling.values()]
         futures.wait(pending)
         with self._lock:
             self._poll_compiles()
