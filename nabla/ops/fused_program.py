@@ -7,9 +7,9 @@ and broadcasts of an input cost no instruction and no copy. A trace whose reduct
 work, or that has several results, is run in stages (``stages``).
 
 Two families: float traces (everything of one float dtype; the registers hold it) and integer
-traces (bool and integers up to 32 bits unsigned, 64 signed, mixed: int64 registers, data passed as
-bytes and read and written through dtype codes, narrow results wrapped after each op as NumPy's
-arithmetic wraps).
+traces (bool and every integer dtype, mixed: int64 registers, data passed as bytes and read and
+written through dtype codes, narrow results wrapped after each op as NumPy's arithmetic wraps;
+uint64 is int64's bits, so only the ops whose bits do not depend on the sign take it).
 """
 
 from __future__ import annotations
@@ -46,7 +46,10 @@ _LOAD, _CONST, _WHERE, _WRAP, _AXIS_INDEX = 0, 1, 60, 61, 62
 _STACK_PARTS = 8
 #: the integer family's dtypes -> their codes in kernels/core/fused.mojo
 INT_CODES = {_dt.bool_: 0, _dt.int8: 1, _dt.int16: 2, _dt.int32: 3, _dt.int64: 4, _dt.uint8: 5, _dt.uint16: 6,
-             _dt.uint32: 7}
+             _dt.uint32: 7, _dt.uint64: 4}
+#: ops whose result on uint64 operands differs from their int64 bits' (order, magnitude): elsewhere
+_SIGNED_ONLY = frozenset({"abs", "sign", "maximum", "minimum", "greater", "greater_equal", "less", "less_equal",
+                          "max", "min"})
 #: what the integer family's programs take as data: bytes
 BYTES = _dt.uint8
 _INT_UNARY = frozenset({"negative", "abs", "square", "floor", "ceil", "trunc", "sign", "isnan", "isinf", "isfinite",
@@ -110,6 +113,8 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
         rows, inner = split
         if rows == 0:  # a sum or product over nothing: its identity everywhere
             return _identity_fill(last.op.name, out, dtype)
+        if ints and _unsigned_order(last):
+            return None
         reduce = REDUCE_CODES[last.op.name]
         body = order[:-1]
     elif last.op.name == "cumulative_sum" and out.node is last:  # a running sum: the scan model
@@ -251,7 +256,9 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
         return r
 
     for i, n in enumerate(body):
-        if ints and dtype_of.get(i) not in INT_CODES:  # (a uint64 or float intermediate)
+        if ints and dtype_of.get(i) not in INT_CODES:  # (a float intermediate)
+            raise _Unfit
+        if ints and _unsigned_order(n):
             raise _Unfit
         if i in alias or i in views:
             continue
@@ -302,7 +309,7 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
         else:
             instructions.append((code[0], dst, *(regs_in + [0, 0, 0])[:3]))
             narrow = dtype_of.get(i)
-            if name in _WRAPPING and narrow is not None and narrow is not _dt.int64:
+            if name in _WRAPPING and narrow is not None and INT_CODES[narrow] != INT_CODES[_dt.int64]:
                 instructions.append((_WRAP, dst, dst, INT_CODES[narrow], 0))
     result_register = register(final)
     size = full // rows if reduce else full
@@ -372,6 +379,11 @@ def constant_bits(value, ints: bool) -> float:
     if ints:
         return float(np.array([int(value) % 2 ** 64], np.uint64).view(np.float64)[0])
     return float(value)
+
+
+def _unsigned_order(n) -> bool:
+    """Whether ``n`` orders or measures uint64 values (int64 registers would see large ones as negative)."""
+    return n.op.name in _SIGNED_ONLY and any(v.dtype is _dt.uint64 for v in n.inputs)
 
 
 def _dtypes(body, result, node_ids) -> dict:
@@ -446,8 +458,8 @@ def _is_alias(node, dtype) -> bool:
         return math.prod(node.inputs[0].shape) == 1
     if name == "astype":
         src, target = node.inputs[0].dtype, node.kwargs.get("dtype")
-        if dtype is BYTES:  # integers: the same values in int64 registers
-            return src is target or (target in INT_CODES and (src is _dt.bool_ or target is _dt.int64))
+        if dtype is BYTES:  # integers: the same values (uint64: the same bits) in int64 registers
+            return src is target or (target in INT_CODES and (src is _dt.bool_ or target in (_dt.int64, _dt.uint64)))
         return target is dtype and (src is dtype or src is _dt.bool_)
     return False
 
@@ -460,15 +472,16 @@ _STAGE_DTYPES = (_dt.float32, _dt.float64, *INT_CODES)
 
 
 def stages(order, outputs) -> list:
-    """The values to realize first so that more of a trace runs on the kernel. In a trace of the kernel's ops: a reduction that feeds more work
-    (``(x - mean(x, axis=0)) / std(x, axis=0)``), a computed value that is sliced or transposed,
+    """The values to realize first so that more of a trace runs on the kernel. In a trace of the
+    kernel's ops: a reduction that feeds more work (``(x - mean(x, axis=0)) / std(x, axis=0)``), a
+    computed value that is sliced or transposed,
     each of several results. In a trace with other ops (a matmul): the kernel's work on their
     operands, and their results that the kernel's ops use, so that only those ops are left to the
     interpreter (or single-op models). [] when there is nothing to stage."""
     def unfit(n):
         return (n.op.name not in _STAGEABLE and not _is_stack(n)) or "complex_storage" in n.kwargs \
             or "src_complex" in n.kwargs \
-            or (n.op.name in _INT_ONLY and any(v.dtype not in INT_CODES for v in n.inputs))
+            or (n.op.name in _INT_ONLY and any(v.dtype not in INT_CODES for v in n.inputs)) or _unsigned_order(n)
 
     first: list = []
 
