@@ -388,13 +388,18 @@ class Engine(ModelStore):
             if len(self._cache) > _MAX_CACHE_ENTRIES:
                 self._unload(self._cache.popitem(last=False)[1])
             # a structure the fused kernel runs is never compiled, so never on disk: the lookup
-            # (a digest of the key, a stat) would cost more than the run; element-by-element
-            # checks meet thousands of such keys
-            if self.policy == "compile" or not callable(self._fused_run(entry, traced, outputs)):
+            # (a digest of the key, a stat: ~0.5 ms for an element check's key) would cost more
+            # than the run; element-by-element checks meet thousands of such keys. A small one it
+            # runs in stages is looked up at its second sight: most are met once
+            if self.policy == "compile" or (
+                    not callable(self._fused_run(entry, traced, outputs))
+                    and (_elements(leaves, outputs) > _SMALL_TRACE_ELEMENTS
+                         or not self._stages(entry, traced, outputs))):
                 self._load_from_disk(entry)
         else:
             self._cache.move_to_end(key)
-            if entry.model is None and entry.nbytes < 0:  # evicted from memory: it is on disk
+            if entry.model is None and (entry.nbytes < 0  # evicted from memory: it is on disk
+                                        or (entry.digest is None and not _fused_plan(entry, leaves))):
                 self._load_from_disk(entry)
         entry.sightings += 1
         self._poll_compiles()
@@ -637,6 +642,11 @@ def _empty(v):
     from max import driver
 
     return driver.Buffer(v.dtype.max_dtype, tuple(v.shape), device=v.device)
+
+
+def _fused_plan(entry, leaves) -> bool:
+    """Whether the fused kernel runs this entry's trace whole for these leaves' shapes."""
+    return bool(entry.fused and entry.fused.get(tuple(leaf.shape for leaf in leaves)))
 
 
 def _elements(leaves, outputs) -> int:
