@@ -532,8 +532,8 @@ def _cross(a, b):
 def test_float_checks_of_masks_run_fused():
     """What array-api-tests' ``assert_array_elements`` asks of float results: NaN masks compared,
     the signs of zeros (``signbit``, masks combined with ``&`` and ``~``), ``all`` of each: a count
-    of float data (one program) and a test of it (another). (A mask that stays alive as a tensor of
-    its own is a bool result of float data, which the kernel does not write: it runs elsewhere.)"""
+    of float data tested in the reduction's store, one program. (A mask that stays alive as a tensor
+    of its own is a bool result of float data, which the kernel does not write: it runs elsewhere.)"""
     out = np.array([0.0, -0.0, np.nan, 1.5, -2.0, np.inf])
     x, y = nb.asarray(out), nb.asarray(out.copy())
     before = nb.engine_stats()
@@ -543,7 +543,7 @@ def test_float_checks_of_masks_run_fused():
     after = nb.engine_stats()
     assert same_nans and same_positive_zeros and not mixed
     assert after["interpreted"] == before["interpreted"]
-    assert after["fused"] - before["fused"] == 6
+    assert after["fused"] - before["fused"] == 3
 
 
 @pytest.mark.parametrize("n", [3, 100_000])
@@ -560,14 +560,34 @@ def test_denormal_results_agree_with_maxs_kernels(n):
 
 
 def test_a_staged_read_leaves_unrelated_pending_work_pending():
-    """``all(isnan(a) == isnan(b))`` is a count and its test (two fused programs): read while
-    other pending work is alive, it runs in its stages alone and the other work stays pending."""
+    """``sum(a - mean(a))`` is a reduction feeding more work (two fused programs): read while other
+    pending work is alive, it runs in its stages alone and the other work stays pending; so does
+    ``all(isnan(a) == isnan(b))``, a count tested in one program."""
     a = nb.asarray(np.array([1.0, np.nan, 3.0]))
     b = nb.asarray(np.array([2.0, np.nan, 4.0]))
-    other = nb.exp(nb.asarray(np.arange(4.0)))  # pending, shares nothing with the read
+    c = nb.asarray(np.array([1.0, 2.5, 4.0]))
+    other = nb.exp(nb.asarray(np.arange(4.0)))  # pending, shares nothing with the reads
     before = nb.engine_stats()
     same = bool(xp.all(xp.isnan(a) == xp.isnan(b)))  # (not inside an assert: pytest's rewriting would
-    after = nb.engine_stats()                         # keep the masks alive, and they share the read's work)
-    assert same and not other._impl.is_realized
-    assert after["fused"] - before["fused"] == 2 and after["interpreted"] == before["interpreted"]
+    middle = nb.engine_stats()                        # keep the masks alive, and they share the read's work)
+    centered = float(xp.sum(c - xp.mean(c)))
+    after = nb.engine_stats()
+    assert same and centered == 0.0 and not other._impl.is_realized
+    assert middle["fused"] - before["fused"] == 1 and after["fused"] - middle["fused"] == 2
+    assert after["interpreted"] == before["interpreted"]
     np.testing.assert_allclose(other.numpy(), np.exp(np.arange(4.0)))
+
+
+@pytest.mark.parametrize("name", ["any", "all"])
+def test_any_and_all_of_float_data_are_one_program(name):
+    """A full ``any``/``all`` of a float mask is the count model's program tested in its store (one
+    int64 1 / 0, read as a bool); along an axis it stays a count and its test (float data's count
+    is int64, several of them are not one bool each)."""
+    a = np.array([[0.5, np.nan, -0.0], [2.0, 3.0, 4.0]])
+    x = nb.asarray(a)
+    for axis, runs in ((None, 1), (1, 2)):
+        before = nb.engine_stats()
+        got = getattr(xp, name)(xp.isnan(x) | (x > 1.0), axis=axis).numpy()
+        after = nb.engine_stats()
+        np.testing.assert_array_equal(got, getattr(np, name)(np.isnan(a) | (a > 1.0), axis=axis))
+        assert after["fused"] - before["fused"] == runs and after["interpreted"] == before["interpreted"]

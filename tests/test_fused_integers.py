@@ -191,3 +191,29 @@ def test_bitwise_ops_on_booleans_are_the_logical_ones(name):
     got, fused = run(fn, a, b)
     assert fused
     same(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint32", "uint64", "bool"])
+@pytest.mark.parametrize("name", ["any", "all"])
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_any_and_all_test_their_count_in_one_program(name, dtype, axis):
+    """``any``/``all`` count in int64 and test the count (``> 0``, negated for ``all``): the kernel
+    tests it in the reduction's store, one program where there were two."""
+    a = edges(dtype, 24).reshape(4, 6) if dtype != "bool" else np.arange(24).reshape(4, 6) % 5 != 0
+    a[1] = a[0]  # rows where every element is nonzero, and where none is
+    a[2] = 0
+    before = nb.engine_stats()
+    got = getattr(xp, name)(nb.asarray(a) != 0 if dtype != "bool" else nb.asarray(a), axis=axis).numpy()
+    after = nb.engine_stats()
+    same(got, getattr(np, name)(a != 0, axis=axis))
+    assert after["evaluations"] - before["evaluations"] == 1 and after["fused"] - before["fused"] == 1
+
+
+def test_a_tested_count_reads_its_bound_per_run():
+    """The bound of ``count > c`` is data, as every constant is: two bounds share the plan and each
+    run tests against its own."""
+    a = np.array([3, 0, 5, 0, 7], np.int32)
+    x = nb.asarray(a)
+    for c in (0, 2, 3, 1, 5):
+        assert bool(xp.sum(xp.astype(x != 0, xp.int64)) > c) == (np.count_nonzero(a) > c)
+        assert bool(xp.logical_not(xp.sum(xp.astype(x != 0, xp.int64)) > c)) == (np.count_nonzero(a) <= c)

@@ -64,7 +64,9 @@ _REAL_IDENTITIES = frozenset({"conj", "real"})
 _STRIDED = frozenset({"getitem", "permute_dims", "broadcast_to", "broadcast_physical"})
 SLOTS = 4
 _REGISTERS = 24
-HEADER = 6  # n_instructions, result register, reduction (or scan) kind, reduced extent r, inner extent, output code
+#: n_instructions, result register, reduction (or scan) kind, reduced extent r, inner extent, output code,
+#: the reduced values' test (0 none, 2 ``> c``, 1 not ``> c``) and c's index in the constants
+HEADER = 8
 
 
 class Program:
@@ -72,7 +74,7 @@ class Program:
     feeds each data slot, the reduction kind and the output's size."""
 
     __slots__ = ("program", "consts", "slots", "reduce", "size", "dtype", "count", "scan", "lifted", "out_dtype",
-                 "lifted_leaves")
+                 "lifted_leaves", "test")
 
     def __init__(self, program, consts, slots, reduce, size, dtype, count, scan, lifted=(), out_dtype=None,
                  lifted_leaves=()):
@@ -83,6 +85,7 @@ class Program:
         self.scan = scan  # a running sum: 1 forward, 2 reverse
         self.lifted = lifted  # (trace position of a scalar constant, its index in consts): data per run
         self.lifted_leaves = lifted_leaves  # (leaf of one element, its index in consts): read per run
+        self.test = 0  # the reduced values' test (``any`` / ``all`` of a count): the header's
 
 
 def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
@@ -92,6 +95,9 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
     out = outputs[0]
     if not out.device.is_host:
         return None
+    test = _count_test(order, out)
+    if test is not None:  # ``any``/``all``: the count, tested in the reduction's store
+        out, order = test[1], order[:test[3]]
     last = order[-1]
     ints = out.dtype in INT_CODES and all(leaf.dtype in INT_CODES for leaf in leaves)
     dtype = BYTES if ints else out.dtype
@@ -112,7 +118,7 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
             return None
         rows, inner = split
         if rows == 0:  # a sum or product over nothing: its identity everywhere
-            return _identity_fill(last.op.name, out, dtype)
+            return None if test is not None else _identity_fill(last.op.name, out, dtype)
         if ints and _unsigned_order(last):
             return None
         reduce = REDUCE_CODES[last.op.name]
@@ -140,9 +146,14 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
     if full == 0 or full >= 2 ** 31 or len(leaves) - len(lift) > SLOTS or \
             any(leaf.dtype is not dtype and not ints for leaf in leaves):
         return None
+    if test is not None and (not reduce or (not ints and (not count or math.prod(outputs[0].shape) != 1))):
+        return None  # (the float family's count is int64 data: read as one bool only when it is one value)
     try:
-        return _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner, count, scan,
-                      out.dtype, lift)
+        program = _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner, count, scan,
+                         _dt.bool_ if test is not None and ints else out.dtype, lift)
+        if test is not None:
+            _add_test(program, test, node_ids[id(test[2])], ints)
+        return program
     except _Unfit:
         return None
 
@@ -256,7 +267,7 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
         return r
 
     for i, n in enumerate(body):
-        if ints and dtype_of.get(i) not in INT_CODES:  # (a float intermediate)
+        if ints and dtype_of.get(i, _dt.int64) not in INT_CODES:  # (a float intermediate; unused: a test's bound)
             raise _Unfit
         if ints and _unsigned_order(n):
             raise _Unfit
@@ -322,7 +333,7 @@ def _program(instructions, result_register, kind, rows, inner, consts, slot_of, 
     """The instructions packed behind their header, the data slots in the order they were given."""
     program = np.zeros(HEADER + 5 * len(instructions), np.int32)
     out_code = INT_CODES[out_dtype] if dtype is BYTES else 0
-    program[:HEADER] = (len(instructions), result_register, kind, rows, inner, out_code)
+    program[:HEADER] = (len(instructions), result_register, kind, rows, inner, out_code, 0, 0)
     program[HEADER:] = np.asarray(instructions, np.int32).reshape(-1)
     slots = [leaf for leaf, _ in sorted(slot_of.items(), key=lambda kv: kv[1])]
     return Program(program, np.asarray(consts or [0.0], np.float64), slots, reduce, size, dtype, count, scan, lifted,
@@ -379,6 +390,39 @@ def constant_bits(value, ints: bool) -> float:
     if ints:
         return float(np.array([int(value) % 2 ** 64], np.uint64).view(np.float64)[0])
     return float(value)
+
+
+def _count_test(order, out):
+    """``greater(sum(...), c)``, or its ``logical_not``, ending a trace (``any`` and ``all`` count in
+    int64, then test the count): (2, or 1 when negated; the sum's value; c's node; where the sum's
+    trace ends in ``order``), or None."""
+    node, kind = out.node, 2
+    if out.dtype is not _dt.bool_ or node is not order[-1]:
+        return None
+    if node.op.name == "logical_not":
+        node, kind = node.inputs[0].node, 1
+    if node is None or node.op.name != "greater":
+        return None
+    total, bound = node.inputs
+    if total.node is None or total.node.op.name != "sum" or total.dtype is not _dt.int64 \
+            or bound.node is None or bound.node.op.name != "constant" or bound.shape != ():
+        return None
+    end = next(i for i, n in enumerate(order) if n is total.node) + 1
+    if not all(n is node or n is out.node or n is bound.node for n in order[end:]):
+        return None
+    return kind, total, bound.node, end
+
+
+def _add_test(program: Program, test, position: int, ints: bool) -> None:
+    """The test in the program's header; its bound is data like any constant (a constant's value is
+    not part of a structure's key: one plan serves every bound)."""
+    at = dict(program.lifted).get(position)
+    if at is None:  # (the bound came after the sum: not written by the program's body)
+        at = len(program.consts)
+        program.consts = np.append(program.consts, constant_bits(test[2].kwargs["value"], ints))
+        program.lifted = program.lifted + ((position, at),)
+    program.program[6:8] = (test[0], at)
+    program.test = test[0]
 
 
 def _unsigned_order(n) -> bool:

@@ -26,7 +26,7 @@ from .fused_int import _binary_int, _bool, _code_of, _unary_int, _wrap, itemsize
 
 comptime BLOCK = 1024
 comptime MAX_REGISTERS = 24
-comptime HEADER = 6
+comptime HEADER = 8
 comptime WIDTH_OF_INSTRUCTION = 5
 comptime BLOCKS_PER_TASK = 16
 

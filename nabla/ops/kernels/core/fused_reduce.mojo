@@ -1,6 +1,7 @@
 # The fused evaluator's reductions and running sums (see fused.mojo for the programs they run):
 # over one run of axes of the program's elements, seen as an (outer, r, inner) block, accumulated
 # in float64 (the integer family: int64), without transposing anything.
+from std.memory import bitcast
 from std.sys.info import simd_width_of
 from std.utils.numerics import FlushDenormals
 from max.algorithm import parallelize
@@ -38,7 +39,8 @@ def _accumulate[T: DType, A: DType](kind: Int, acc: UnsafePointer[Scalar[A], Mut
 @register("nabla_fused_reduce")
 struct FusedReduce:
     """Evaluate a program over the elements of an (outer, r, inner) space and reduce over r (program
-    header: kind 1 sum, 2 mean, 3 max, 4 min, 5 prod; then r and inner), accumulating in float64.
+    header: kind 1 sum, 2 mean, 3 max, 4 min, 5 prod; then r, inner, the output's code and a test of
+    each reduced value: 0 none, 2 ``> consts[h7]``, 1 its negation), accumulating in float64.
     The output has outer * inner elements (the size of ``size``, its only use); a full reduction is
     outer = inner = 1. The output is of the inputs' dtype, or int64 for a count (a sum of 1 / 0);
     bytes in and out: the integer family (int64 accumulators, the output's dtype code in the
@@ -86,6 +88,16 @@ struct FusedReduce:
                 _reduce_rows[T, S](p, k, a0, s0, a1, s1, a2, s2, a3, s3, n, r, kind, result)
             else:
                 _reduce_columns[T, S](p, k, a0, s0, a1, s1, a2, s2, a3, s3, m // inner, r, inner, kind, result)
+        var test = Int(p.unsafe_load(6))
+        if test != 0:  # the reduction's test (a count's ``> c``, negated for ``all``): 1 / 0
+            var c: Scalar[A]
+            comptime if A.is_floating_point():
+                c = k.unsafe_load(Int(p.unsafe_load(7))).cast[A]()
+            else:
+                c = bitcast[DType.int64, 1](k.unsafe_load(Int(p.unsafe_load(7)))).cast[A]()
+            for i in range(m):
+                var above = result.unsafe_load(i) > c
+                result.unsafe_store(i, Scalar[A](1) if above == (test == 2) else Scalar[A](0))
         var out = output.unsafe_ptr()
         comptime if S == T:
             for i in range(m):
