@@ -591,3 +591,20 @@ def test_any_and_all_of_float_data_are_one_program(name):
         after = nb.engine_stats()
         np.testing.assert_array_equal(got, getattr(np, name)(np.isnan(a) | (a > 1.0), axis=axis))
         assert after["fused"] - before["fused"] == runs and after["interpreted"] == before["interpreted"]
+
+
+def test_a_tested_count_among_several_results_is_one_program():
+    """Realized with other results that share its work (``d`` and ``all(d == b)``, as an element
+    check holds both), each result is a program of its own and the tested count is one of them."""
+    from nabla.core.graph import GRAPH
+
+    a, b = np.arange(6.0), np.arange(6.0) * 2 + 1
+    x, y = nb.asarray(a), nb.asarray(b)
+    d = x * 2.0 + 1.0
+    e = xp.all(d == y)
+    before = nb.engine_stats()
+    GRAPH.evaluate()
+    after = nb.engine_stats()
+    assert d._impl.is_realized and e._impl.is_realized and bool(e)
+    np.testing.assert_array_equal(d.numpy(), a * 2 + 1)
+    assert after["fused"] - before["fused"] == 2 and after["interpreted"] == before["interpreted"]

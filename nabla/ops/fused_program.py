@@ -413,6 +413,13 @@ def _count_test(order, out):
     return kind, total, bound.node, end
 
 
+def _tested(n, v) -> bool:
+    """Whether ``n`` is ``v > c`` of a count ``v`` (``sum`` in int64) and a constant ``c``."""
+    bound = n.inputs[-1].node
+    return n.op.name == "greater" and n.inputs[0] is v and v.dtype is _dt.int64 and v.node.op.name == "sum" \
+        and bound is not None and bound.op.name == "constant"
+
+
 def _add_test(program: Program, test, position: int, ints: bool) -> None:
     """The test in the program's header; its bound is data like any constant (a constant's value is
     not part of a structure's key: one plan serves every bound)."""
@@ -553,6 +560,8 @@ def stages(order, outputs) -> list:
             if v.node is None:
                 continue
             if v.node.op.name in REDUCE_CODES or v.node.op.name == "cumulative_sum":
+                if len(outputs) > 1 and _tested(n, v):
+                    continue  # a count only its test reads: with that test, the program of a result
                 add(v)  # a reduction or a scan ends a program
             elif n.op.name in ("getitem", "permute_dims") and _first_computed(v) is not None:
                 add(v)
