@@ -377,3 +377,24 @@ def test_a_small_staged_trace_meets_the_disk_cache_at_its_second_sight(policy, f
         assert seen == [0, 1, 1]
     else:  # at first sight (the whole trace, and what is left after its first stage), then never
         assert seen[0] >= 1 and seen[0] == seen[1] == seen[2]
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint64", "float32", "complex128"])
+def test_picks_of_pending_slices_read_the_sliced_data(stats, dtype):
+    """``x[key][i, j]`` with ``x[key]`` a pending basic slice of realized data (an element check's
+    ``a[1] * b[2]`` of a stack it sliced) reads the element from ``x``'s data: no run realizes the
+    slice. Steps, negative steps, integers (their axes dropped by a reshape) and Ellipsis."""
+    rng = np.random.default_rng(3)
+    a = rng.integers(-100, 100, (4, 3, 5))
+    a = (a + 1j * a[::-1]).astype(dtype) if dtype.startswith("complex") else a.astype(dtype)
+    x = nb.asarray(a)
+    x.numpy()
+    base = stats()["evaluations"]
+    for key in [(1, slice(None), 2), (slice(1, 4, 2), 0, slice(None, None, -2)), (-1, slice(0, 1), slice(4, 0, -1)),
+                (Ellipsis, 3), (slice(None), slice(2, None), slice(None))]:
+        part, ref = x[key], a[key]
+        for idx in np.ndindex(ref.shape):
+            p = part[idx]
+            assert p.dtype == x.dtype and p.shape == () and p.numpy().tobytes() == np.asarray(ref[idx]).tobytes()
+        assert not part._impl.is_realized
+    assert stats()["evaluations"] == base
