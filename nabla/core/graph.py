@@ -104,6 +104,12 @@ class ComputeGraph:
             rec.epoch += 1
             return
         impls = self._live_pending()
+        path = self.engine.first_sight
+        if wanted and path is not None and self.engine.fused_enabled:
+            # a read realizes the other live pending work with it, but views of realized data stay
+            # pending: whatever reads them computes them for free (see the path's ``deferrable``)
+            asked = set(map(id, wanted))
+            impls = [i for i in impls if id(i) in asked or not path.deferrable(i)]
         known = set(map(id, impls))
         impls += [i for i in wanted if id(i) not in known and not i.is_realized]
         count = len(rec.pending)

@@ -22,7 +22,7 @@ import numpy as np
 from ..core import dtypes as _dt
 from ..core.models import execute
 from .fused_program import (BINARY_CODES, BYTES, REDUCE_CODES, SLOTS, UNARY_CODES, constant_bits,  # noqa: F401
-                             contiguous_view, stages, write)
+                             contiguous_view, deferrable, stages, write)
 
 
 class Plan:
@@ -136,6 +136,7 @@ class FusedPath:
 
     plan = staticmethod(plan)
     stages = staticmethod(stages)
+    deferrable = staticmethod(deferrable)
 
     @staticmethod
     def computes_kernel_nodes(order) -> bool:

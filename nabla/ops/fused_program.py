@@ -571,6 +571,20 @@ def stages(order, outputs) -> list:
     return first
 
 
+def deferrable(impl) -> bool:
+    """Whether a pending tensor is a view (slices, transposes, broadcasts, reshapes) of realized host
+    data: left pending by a joint run, it costs a strided load in whatever reads it, where
+    realizing it is a run of its own (an element check's slices of each stack it compares)."""
+    if len(impl._values) != 1 or impl.sharding is not None:
+        return False
+    v = impl._values[0]
+    while v.node is not None:
+        if v.node.op.name not in _ORDER_KEEPING and v.node.op.name not in _STRIDED:
+            return False
+        v = v.node.inputs[0]
+    return v.device.is_host
+
+
 def _first_computed(v):
     """The computed value that ``v`` is a view of (or is), None for a view of a leaf."""
     while v.node is not None:

@@ -420,6 +420,11 @@ class FirstSightPaths:
     def prepare(self, engine) -> list:
         return [m for path in self.paths if hasattr(path, "prepare") for m in path.prepare(engine)]
 
+    def deferrable(self, impl) -> bool:
+        """Whether a joint run may leave this pending tensor pending (a path computes it for free
+        inside whatever reads it)."""
+        return any(getattr(path, "deferrable", lambda i: False)(impl) for path in self.paths)
+
     def computes_kernel_nodes(self, order) -> bool:
         """Whether a path computes every kernel node of the trace (``signbit``: the fused kernel's
         opcode), so that they need not run apart, alone."""
