@@ -85,7 +85,7 @@ class Program:
         self.scan = scan  # a running sum: 1 forward, 2 reverse
         self.lifted = lifted  # (trace position of a scalar constant, its index in consts): data per run
         self.lifted_leaves = lifted_leaves  # (leaf of one element, its index in consts): read per run
-        self.test = 0  # the reduced values' test (``any`` / ``all`` of a count): the header's
+        self.test = 0  # the reduced values' test (``any`` / ``all`` of a count), as in the header
 
 
 def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
