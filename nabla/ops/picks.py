@@ -13,9 +13,9 @@ import math
 
 import numpy as np
 
+from ..core.graph import Value
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
-from ..core.graph import Value
 
 #: a lazy tensor up to this size is realized whole when one element of it is picked
 _PICK_REALIZES = 1 << 16
