@@ -372,6 +372,7 @@ class Engine(ModelStore):
             return (lambda _: [_empty(v) for v in outputs]), []
         traced = self._trace(outputs)
         key, leaves = traced[0], traced[2]
+        stages = None  # the first-sight path's stages, once asked
         if fast_only and not staged and len(traced[1]) > len(outputs) and _shared(traced[1], outputs):
             return None  # a probe that would leave shared work pending
         lone = traced[7] and len(traced[1]) > 1 and not fast_only and self.fused_enabled \
@@ -391,11 +392,13 @@ class Engine(ModelStore):
             # (a digest of the key, a stat: ~0.5 ms for an element check's key) would cost more
             # than the run; element-by-element checks meet thousands of such keys. A small one it
             # runs in stages is looked up at its second sight: most are met once
-            if self.policy == "compile" or (
-                    not callable(self._fused_run(entry, traced, outputs))
-                    and (_elements(leaves, outputs) > _SMALL_TRACE_ELEMENTS
-                         or not self._stages(entry, traced, outputs))):
-                self._load_from_disk(entry)
+            if self.policy == "compile" or not callable(self._fused_run(entry, traced, outputs)):
+                if self.policy == "compile" or _elements(leaves, outputs) > _SMALL_TRACE_ELEMENTS:
+                    self._load_from_disk(entry)
+                else:
+                    stages = self._stages(entry, traced, outputs)  # (asked once: used below)
+                    if not stages:
+                        self._load_from_disk(entry)
         else:
             self._cache.move_to_end(key)
             if entry.model is None and (entry.nbytes < 0  # evicted from memory: it is on disk
@@ -427,7 +430,8 @@ class Engine(ModelStore):
         if fast_only:
             entry.sightings -= 1  # only a probe
             return self._probe_stages(entry, traced, outputs)
-        stages = self._stages(entry, traced, outputs)
+        if stages is None:
+            stages = self._stages(entry, traced, outputs)
         repeated = self.policy == "auto" and entry.sightings >= 2 and not staged and entry.compiling is None \
             and not entry.compile_failed
         parts = None
