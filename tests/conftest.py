@@ -101,4 +101,5 @@ def empty_library(monkeypatch, tmp_path):
     monkeypatch.setattr(standalone, "_WANTED", {})
     monkeypatch.setattr(standalone, "_WANTED_PER_CLASS", collections.Counter())
     monkeypatch.setattr(standalone, "_MISSES", collections.Counter())
+    monkeypatch.setattr(standalone, "_MET", {})
     return standalone

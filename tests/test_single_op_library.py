@@ -247,6 +247,7 @@ def test_every_exiting_process_queues_its_wanted_models(monkeypatch, tmp_path):
     monkeypatch.delenv("NABLA_COMPILE_AT_EXIT", raising=False)
     started = []
     monkeypatch.setattr(compiler, "start_detached", lambda *a, **k: started.append(a) or False)  # one is running
+    monkeypatch.setattr(standalone, "_MET", {})  # (nothing to regroup)
     for names in (["a", "b"], ["c"]):
         monkeypatch.setattr(standalone, "_WANTED", {n: {"name": n} for n in names})
         standalone._compile_elsewhere()
@@ -284,7 +285,7 @@ def test_the_detached_compiler_takes_what_saves_most_first(monkeypatch, tmp_path
     compiled = []
 
     def compile_specs(specs, alive):
-        compiled.extend(s["name"] for s in specs)
+        compiled.append([s["name"] for s in specs])
         if len(compiled) == 1:
             queue({"name": "sort", "reuse": kernel})  # asked for while the compiler runs
 
@@ -293,7 +294,8 @@ def test_the_detached_compiler_takes_what_saves_most_first(monkeypatch, tmp_path
     lock = tmp_path / "standalone.lock"
     lock.touch()
     standalone_compiler._drain(tmp_path, lock)
-    assert compiled == ["cholesky", "sort", "equal", "reshape", "add", "sum", "getitem", "old"]
+    # each bundle: the first in that order, with what the same process asked for (``_batch``)
+    assert compiled == [["cholesky"], ["sort"], ["equal"], ["reshape", "sum"], ["add", "getitem", "old"]]
     assert not list(tmp_path.glob(standalone_compiler.QUEUED))
 
 
@@ -460,7 +462,7 @@ def test_a_kernel_ops_family_is_every_model_its_calls_ask_for(monkeypatch, empty
     monkeypatch.delenv("NABLA_COMPILE_AT_EXIT", raising=False)
     started = []
     monkeypatch.setattr(compiler, "start_detached", lambda *a, **k: started.append(a) or False)
-    for table in ("_WANTED", "_MISSES", "_WANTED_PER_CLASS"):
+    for table in ("_WANTED", "_MISSES", "_WANTED_PER_CLASS", "_MET"):
         monkeypatch.setattr(standalone, table, type(getattr(standalone, table))())
     standalone._want(name, spec)
     standalone._compile_elsewhere()
@@ -471,3 +473,73 @@ def test_a_kernel_ops_family_is_every_model_its_calls_ask_for(monkeypatch, empty
     assert queued[0]["name"] == name and queued[0]["misses"] == 1
     assert sorted(s["name"] for s in queued[1:]) == sorted(n for n, s in family.items() if s["op"] == "eigh" and n != name)
     assert all(s["misses"] == 0 for s in queued[1:]) and len(started) == 1
+
+
+def test_a_bundle_is_made_of_one_processs_neighbouring_wants():
+    """The detached compiler bundles the first spec in its order with the specs the same process
+    queued nearest to it in the order that process met them, kernels apart; not with whatever
+    other processes missed as often."""
+    one, kernel = 2, 0
+    pending = {"a1": {"reuse": one}, "a2": {"reuse": one}, "a3": {"reuse": one}, "ak": {"reuse": kernel},
+               "b1": {"reuse": one}, "b2": {"reuse": one}}
+    origin = {"a1": "A", "a2": "A", "a3": "A", "ak": "A", "b1": "B", "b2": "B"}
+    first = {"a1": 3, "a2": 9, "a3": 5, "ak": 4, "b1": 6, "b2": 1}
+    assert standalone_compiler._batch(["a3", "b1", "a1", "b2", "a2", "ak"], pending, origin, first) == \
+        ["a3", "a1", "a2"]  # |3 - 5| < |9 - 5|
+    assert standalone_compiler._batch(["ak", "a1"], pending, origin, first) == ["ak"]
+    assert standalone_compiler._batch(["b1", "a1", "b2"], pending, origin, first) == ["b1", "b2"]
+    eight = {f"c{i}": {"reuse": one} for i in range(12)}
+    batch = standalone_compiler._batch(list(eight), eight, dict.fromkeys(eight, "C"), {n: i for i, n in enumerate(eight)})
+    assert batch == [f"c{i}" for i in range(standalone_compiler._BUNDLE)]
+
+
+def test_models_used_apart_from_a_heavy_bundle_are_regrouped_once(stats, empty_library, monkeypatch):
+    """A process that used some members of a bundle asks, at exit, for them to be compiled into a
+    bundle of their own; the regrouped models serve it (their old bundle still serves the rest),
+    and a regrouped bundle is never regrouped again."""
+    from nabla.core.models import named_digest
+
+    def content(name):
+        return engine.kernel_disk.path_of(named_digest(name)).name.split(".")[1]
+
+    def fresh_process():
+        for table in ("_named", "_bundled", "_bundle_use", "_cache"):
+            monkeypatch.setattr(engine, table, type(getattr(engine, table))())
+        monkeypatch.setattr(standalone, "_WANTED", {})
+        monkeypatch.setattr(standalone, "_MET", {})
+
+    from nabla.ops.fused import FusedPath
+
+    standalone = empty_library
+    engine = nb.core.graph.GRAPH.engine
+    # ops the fused kernel does not take (it would run these): single-op models, node by node
+    monkeypatch.setattr(engine, "first_sight", standalone.FirstSightPaths(
+        *[p for p in engine.first_sight.paths if not isinstance(p, FusedPath)]))
+    a = np.arange(24, dtype=np.int64).reshape(6, 4) - 5
+    (-(nb.asarray(a) * 7 - 2)).numpy()
+    standalone_compiler.compile_specs(list(standalone._WANTED.values()))
+    by_op = {spec["op"]: spec["name"] for spec in standalone._WANTED.values()}
+    assert set(by_op) == {"multiply", "subtract", "negative"}
+    old = content(by_op["multiply"])
+    assert content(by_op["subtract"]) == content(by_op["negative"]) == old  # one bundle
+    fresh_process()
+    assert engine.named_model_known(by_op["multiply"]) and not engine.named_model_known("op1-none")
+    assert not engine._bundle_use and engine._named[by_op["multiply"]].model is None  # asked, not loaded
+    np.testing.assert_array_equal((nb.asarray(a) * 7 - 2).numpy(), a * 7 - 2)
+    assert not standalone._WANTED and set(standalone._MET) == {by_op["multiply"], by_op["subtract"]}
+    assert standalone._regroup(engine.kernel_disk.directory) == []  # a third of 1 MB unused: kept
+    monkeypatch.setattr(standalone, "_REGROUP_BYTES", 1)
+    specs = standalone._regroup(engine.kernel_disk.directory)
+    assert {s["name"] for s in specs} == {by_op["multiply"], by_op["subtract"]} and all(s["regroup"] for s in specs)
+
+    standalone_compiler.compile_specs(specs)
+    new = content(by_op["multiply"])
+    assert new != old and content(by_op["subtract"]) == new and content(by_op["negative"]) == old
+    for name in (by_op["multiply"], by_op["subtract"]):  # each left its old entry
+        assert len(list(engine.kernel_disk.directory.glob(named_digest(name) + ".*.mef"))) == 1
+    assert (engine.kernel_disk.directory / f"{new}.regrouped").exists()
+    fresh_process()
+    np.testing.assert_array_equal((-(nb.asarray(a) * 7 - 2)).numpy(), -(a * 7 - 2))  # all found, right
+    assert not standalone._WANTED and len(standalone._MET) == 3
+    monkeypatch.setattr(engine, "_bundle_use", {new: [1 << 30, 8, [by_op["multiply"]]]})
+    assert standalone._regroup(engine.kernel_disk.directory) == []  # regrouped already

@@ -9,6 +9,7 @@ either serves.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import hashlib
 import os
@@ -63,7 +64,7 @@ class ModelDiskCache:
 
     def __init__(self, directory: Path):
         self.directory = directory
-        self._listing: dict[str, list[str]] = {}
+        self._listing: list[str] = []  # the directory's names, sorted
         self._listed_at = None  # (the directory's mtime, when it was listed)
 
     @staticmethod
@@ -72,31 +73,41 @@ class ModelDiskCache:
 
     def _entries(self, key_digest: str) -> list[str]:
         """Entry names for the key. The directory (thousands of entries on a machine that has run
-        Nabla a while) is listed once and again only when its mtime moves; a listing taken within
-        a clock tick of that mtime may miss a file published in the same tick, so it is not
-        trusted for a miss."""
+        Nabla a while) is listed once, as a sorted list searched by bisection (a dict of it cost a
+        process's first read ~10 ms more for 9,000 entries), and again only when its mtime moves;
+        a listing taken within a clock tick of that mtime may miss a file published in the same
+        tick, so it is not trusted for a miss."""
         try:
             mtime = os.stat(self.directory).st_mtime
         except OSError:
             return []
         stale = self._listed_at is None or self._listed_at[0] != mtime
-        if not stale and key_digest not in self._listing and self._listed_at[1] - mtime < 0.05:
+        found = [] if stale else self._find(key_digest)
+        if not stale and not found and self._listed_at[1] - mtime < 0.05:
             stale = True
         if stale:
-            listing: dict[str, list[str]] = {}
             now = time.time()
             try:
-                with os.scandir(self.directory) as it:
-                    for e in it:
-                        if e.name.endswith(".mef") and not e.name.startswith("."):
-                            listing.setdefault(e.name.split(".", 1)[0], []).append(e.name)
+                self._listing = sorted(os.listdir(self.directory))
             except OSError:
                 return []
-            self._listing, self._listed_at = listing, (mtime, now)
-        return sorted(self._listing.get(key_digest, ()))
+            self._listed_at = (mtime, now)
+            found = self._find(key_digest)
+        return found
+
+    def _find(self, key_digest: str) -> list[str]:
+        names, prefix = self._listing, key_digest + "."
+        i = bisect.bisect_left(names, prefix)
+        out = []
+        while i < len(names) and names[i].startswith(prefix):
+            if names[i].endswith(".mef"):
+                out.append(names[i])
+            i += 1
+        return out
 
     def load(self, key_digest: str, read):
-        """``read(path)`` of the first intact entry for the key, or ``None``; bad entries are removed."""
+        """``read(path, data)`` of the first intact entry for the key (``data``: its bytes, read
+        once), or ``None``; bad entries are removed."""
         for path in [self.directory / name for name in self._entries(key_digest)]:
             want = path.name[len(key_digest) + 1: -len(".mef")]
             try:
@@ -107,7 +118,7 @@ class ModelDiskCache:
                 path.unlink(missing_ok=True)  # torn or overwritten: rebuilt by the next compile
                 continue
             try:
-                return read(path), len(data)
+                return read(path, data), len(data)
             except Exception:  # MAX refused an intact file (another MAX build): drop it
                 path.unlink(missing_ok=True)
         return None
@@ -118,8 +129,9 @@ class ModelDiskCache:
         return self.directory / names[0] if names else None
 
     def alias(self, key_digest: str, source: Path) -> bool:
-        """Publish the entry file ``source`` (a ``<digest>.<content>.mef`` name) under another key:
-        a hard link, or a copy where links are refused. Readers verify it as any entry."""
+        """Publish the entry file ``source`` (a ``<digest>.<content>.mef`` name) under another key,
+        as its only entry: a hard link, or a copy where links are refused. Readers verify it as any
+        entry; one that listed a dropped entry finds it gone and reads as a miss."""
         content = source.name.split(".")[1]
         target = self.directory / f"{key_digest}.{content}.mef"
         staged = self._staging(key_digest)
@@ -129,10 +141,14 @@ class ModelDiskCache:
             except OSError:
                 staged.write_bytes(source.read_bytes())
             os.replace(staged, target)
-            return True
         except OSError:
             staged.unlink(missing_ok=True)
             return False
+        self._listed_at = None  # the key's entries changed under this listing
+        for name in self._entries(key_digest):
+            if name != target.name:  # the file it stood for before (a bundle it left: see ``regroup``)
+                (self.directory / name).unlink(missing_ok=True)
+        return True
 
     def _staging(self, key_digest: str) -> Path:
         """A private name in the directory (hidden: listings skip it) to write before the rename."""

@@ -159,6 +159,7 @@ class Engine(ModelStore):
         self._interpreter_warm = None
         self._named: dict[str, _Entry] = {}
         self._bundled: dict = {}  # (directory, graph symbol) -> a bundle's member loaded with another
+        self._bundle_use: dict = {}  # bundle content digest -> [bytes, members, names used]
         self._disk = _UNSET  # the structure cache's folder names a digest of Nabla's sources: found on first use
         kernels = kernel_cache_dir()
         self.kernel_disk = None if kernels is None else ModelDiskCache(kernels)  # for named models

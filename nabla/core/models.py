@@ -92,6 +92,22 @@ class ModelStore:
                     self._track(entry, self.compiler.submit(*self._serialize(build())))
             return entry.model if entry.model is not None else entry.compiling
 
+    def named_model_known(self, name: str) -> bool:
+        """Whether the model kept by ``name`` is loaded or on disk, without loading it (a bundle
+        costs ~2.3 ms per MB to load: a trace that only asks whether its nodes have models, and
+        runs most of them on the fused kernel, must not pay for theirs)."""
+        with self._lock:
+            entry = self._named.get(name)
+            if entry is None:
+                entry = self._named[name] = _Entry(("named", name))  # its first lookup loads it
+            elif entry.model is not None:
+                return True
+            disk = self.kernel_disk
+            if disk is None or entry.compile_failed:
+                return False
+            digest = self._digest(entry)
+            return (disk.directory, bundle_symbol(digest)) in self._bundled or disk.path_of(digest) is not None
+
     def _compile_future(self, entry, build):
         if entry.compiling is None:
             if entry.compile_failed:  # it must be compiled, and compiling it failed
@@ -195,23 +211,24 @@ class ModelStore:
         if disk is None:
             return
         if entry.key[0] == "named":
-            model = self._bundled.pop((disk.directory, bundle_symbol(self._digest(entry))), None)
+            model, use = self._bundled.pop((disk.directory, bundle_symbol(self._digest(entry))), (None, None))
             if model is not None:  # loaded beside another member of its bundle
+                use[2].append(entry.key[1])
                 self._charge(entry, model, 0)
                 return
-        found = disk.load(self._digest(entry), lambda path: self._read(entry, disk, path))
+        found = disk.load(self._digest(entry), lambda path, data: self._read(entry, disk, path, data))
         if found is not None:
             model, nbytes = found
             self._charge(entry, model, nbytes)
             self.stats.disk_loads += entry.key[0] != "named"  # structures only
 
-    def _read(self, entry, disk, path):
+    def _read(self, entry, disk, path, data):
         """The model in an MEF file; for a named model the file may be a bundle (several models
         compiled as one module: see ``nabla/ops/standalone.py``), whose other members are kept
         for their own lookups."""
         from max import engine
 
-        compiled = engine.read(io.BytesIO(path.read_bytes()))
+        compiled = engine.read(io.BytesIO(data))
         if entry.key[0] != "named":
             return self.session.init(compiled)
         models = self.session.init_all(compiled)
@@ -221,9 +238,20 @@ class ModelStore:
         symbol = bundle_symbol(self._digest(entry))
         mine = models.pop(renamed.get(symbol, symbol))
         ours = {theirs: member for member, theirs in renamed.items()}
+        use = self._bundle_use.setdefault(path.name.split(".")[1], [len(data), len(models) + 1, []])
+        use[2].append(entry.key[1])
         for symbol, model in models.items():
-            self._bundled.setdefault((disk.directory, ours.get(symbol, symbol)), model)
+            self._bundled.setdefault((disk.directory, ours.get(symbol, symbol)), (model, use))
         return mine
+
+    def wasteful_bundles(self, min_bytes: int) -> list:
+        """``(content digest, names used)`` of each bundle this process loaded whose unused
+        members made at least ``min_bytes`` of it (a member's share taken as even): MAX loads a
+        bundle whole, ~2.3 ms per MB here, so a bundle of heavy members met for one of them is
+        paid for all of them in every process (see ``nabla/ops/standalone.py``'s ``regroup``)."""
+        with self._lock:
+            return [(content, list(used)) for content, (nbytes, members, used) in self._bundle_use.items()
+                    if nbytes * (members - len(used)) >= min_bytes * members]
 
 
 def _names_file(path):

@@ -16,6 +16,7 @@ import atexit
 import collections
 import functools
 import hashlib
+import itertools
 import os
 
 from ..core.engine import hashable_params, symbolic_dims
@@ -235,21 +236,23 @@ def split(engine, order, outputs):
     if any(n.op.name == "constant" and (n.op.data(n.kwargs) is None or not n.kwargs["device"].is_host)
            for n in order):
         return None  # (each unit runs with its scalar constants as data: see ``plan``)
-    missing = 0
+    missing = []
     for n in units:
         picks = _model_picks(n, tuple(v.index for v in used[id(n)]))
         name, kwargs, dims, _ = _signature(n, picks)
-        if engine.named_model(name, None, compile=False) is None:
-            missing += 1
+        if not engine.named_model_known(name):  # (loaded when a stage runs on it: most run fused)
+            missing.append((name, n, kwargs, dims, picks))
+    if missing and (len(missing) == len(units) or families_loaded()):
+        for name, n, kwargs, dims, picks in missing:  # the whole trace is interpreted: its nodes' models
             _want(name, _spec(n, name, kwargs, dims, picks))
-    if missing and (missing == len(units) or families_loaded()):
         return None
     # Some models missing while MAX's interpreter still lacks families: every node runs alone all
     # the same, the ones with models on them and each other alone (on the fused kernel, or the
     # interpreter, which then loads only its families: a getitem of a new shape among six
     # elementwise ops and a sum, the first check of a test session, took 1.2-1.7 s interpreted
     # whole, nearly all of it loading the reduce, binary, unary and cast families).
-    # The last runs when the trace is taken again (alone).
+    # The last runs when the trace is taken again (alone). A node the fused kernel does not take
+    # asks for its model when it runs (``model``); the others never need one.
     return [used[id(n)][0] if len(used[id(n)]) == 1 else used[id(n)] for n in units[:-1]]
 
 
@@ -276,11 +279,10 @@ def _want(name: str, spec: dict) -> None:
     if _WANTED_PER_CLASS[reuse] >= _MAX_WANTED[reuse] * _KEPT:
         return
     try:
-        spec = {**spec, "kwargs": _encode(spec["kwargs"]), "layout": _encode(spec["layout"])}
+        spec = {**spec, "kwargs": _encode(spec["kwargs"]), "layout": _encode(spec["layout"]),
+                "first": next(_MET_ORDER)}
     except TypeError:  # kwargs the detached process could not rebuild
         return
-    if not _WANTED:
-        atexit.register(_compile_elsewhere)
     _WANTED[name] = spec
     _WANTED_PER_CLASS[reuse] += 1
     _MISSES[name] += 1
@@ -331,7 +333,43 @@ def model(engine, plan_: KernelPlan):
     found = engine.named_model(plan_.name, plan_.graph, compile=False)
     if found is None:
         _want(plan_.name, plan_.spec())
+    elif plan_.name not in _MET and len(_MET) < _MAX_MET:
+        _MET[plan_.name] = {**plan_.spec(), "first": next(_MET_ORDER)}
     return found
+
+
+#: the specs of the models this process found, by name (first met first), for ``_regroup``
+_MET: dict[str, dict] = {}
+#: the order this process met models in, wanted or found: the detached compiler bundles neighbours
+_MET_ORDER = itertools.count()
+_MAX_MET = 4096
+#: a bundle is regrouped when the members a process did not use made this much of it (~2.3 ms of
+#: loading per MB measured), at most ``_MAX_REGROUPED`` models per process
+_REGROUP_BYTES, _MAX_REGROUPED = 1 << 20, 64
+
+
+def _regroup(root) -> list:
+    """Specs that move the models this process used out of bundles it mostly did not use, into
+    bundles of their own. Bundles are made of the models one process missed (see
+    ``standalone_compiler._batch``), but a machine's library mixes workloads, and an edit in
+    ``nabla/ops`` relinks every model into the bundle it was in: the NumPy bench's 108 models came
+    from 98 files holding 206, and 12 of those files (4-8 MB, mostly other processes' float64
+    ``tanh``/``acosh``/``atanh``) cost 250 of its 330 ms of loading. A regrouped bundle is never
+    regrouped again (the ``.regrouped`` mark beside it), so two workloads sharing a model cannot
+    take it back and forth."""
+    from ..core.graph import GRAPH
+
+    out = []
+    for content, used in GRAPH.engine.wasteful_bundles(_REGROUP_BYTES):
+        if (root / f"{content}.regrouped").exists():
+            continue
+        for name in (n for n in used if n in _MET):
+            try:
+                out.append({**_MET[name], "kwargs": _encode(_MET[name]["kwargs"]),
+                            "layout": _encode(_MET[name]["layout"]), "misses": 0, "regroup": 1})
+            except TypeError:  # kwargs the detached process could not rebuild
+                pass
+    return out[:_MAX_REGROUPED]
 
 
 def _selected() -> list:
@@ -356,15 +394,21 @@ def _compile_elsewhere() -> None:
     from ..core.disk_cache import kernel_cache_dir
 
     root = kernel_cache_dir()
-    if root is None or not _WANTED or os.environ.get("NABLA_COMPILE_AT_EXIT", "1") == "0":
+    if root is None or not (_WANTED or _MET) or os.environ.get("NABLA_COMPILE_AT_EXIT", "1") == "0":
         return
     from .standalone_compiler import MAX_QUEUED, QUEUED, queue
 
+    specs = (_selected() + _families_missing(root) if _WANTED else []) + _regroup(root)
+    if not specs:
+        return
     root.mkdir(parents=True, exist_ok=True)
     if len(list(root.glob(QUEUED))) >= MAX_QUEUED:
         return  # the compiler is that far behind: later processes ask again
-    queue(root, _selected() + _families_missing(root))
+    queue(root, specs)
     start_detached("standalone.lock", "nabla.ops.standalone_compiler", [root], stale_after=3600)
+
+
+atexit.register(_compile_elsewhere)
 
 
 def _families_missing(root) -> list:

@@ -48,7 +48,21 @@ def _priority(spec: dict, misses: int, arrival: int) -> tuple:
     times per example (1-7 ms each interpreted, complex the slowest), and ordered by class and
     process count those models waited behind a thousand models needed once."""
     reuse = spec.get("reuse", ONE_SHAPE)
-    return reuse != KERNEL, -misses, reuse, arrival
+    return bool(spec.get("regroup")), reuse != KERNEL, -misses, reuse, arrival
+
+
+def _batch(order: list, pending: dict, origin: dict, first: dict) -> list:
+    """The next bundle: the first spec in ``order`` and, of its class (kernels bundle apart), the
+    specs the same process queued that it met nearest to it. A process loads a bundle whole
+    (see ``_BUNDLE``), so its members should be models one workload uses together: bundled in
+    the machine-wide order, a script's models shared files with whatever other processes had
+    missed as often."""
+    top = order[0]
+    kernel = pending[top].get("reuse", ONE_SHAPE) == KERNEL
+    mates = [n for n in order[1:] if origin[n] == origin[top]
+             and (pending[n].get("reuse", ONE_SHAPE) == KERNEL) == kernel]
+    mates.sort(key=lambda n: abs(first[n] - first[top]))  # stable: in ``order`` among equals
+    return [top] + mates[:(_BUNDLE_KERNELS if kernel else _BUNDLE) - 1]
 
 
 def _drain(root, lock) -> None:
@@ -61,6 +75,8 @@ def _drain(root, lock) -> None:
     pending: dict[str, dict] = {}
     misses: collections.Counter = collections.Counter()
     arrival: dict[str, int] = {}
+    origin: dict[str, str] = {}  # the spec file that first asked for it (one process's wants)
+    first: dict[str, int] = {}  # where that process met it among its wants
     while True:
         if _sources_changed():  # this process would build the old lowerings: a fresh compiler takes the queue
             if pending:
@@ -73,17 +89,17 @@ def _drain(root, lock) -> None:
             except (OSError, ValueError):
                 specs = []
             path.unlink(missing_ok=True)
-            for spec in specs:
+            for i, spec in enumerate(specs):
                 name = spec.get("name")
                 misses[name] += spec.get("misses", 1)
                 arrival.setdefault(name, len(arrival))
+                origin.setdefault(name, path.name)
+                first.setdefault(name, spec.get("first", i))
                 pending[name] = spec
         if not pending:
             return
         order = sorted(pending, key=lambda n: _priority(pending[n], misses[n], arrival[n]))
-        kernels = pending[order[0]].get("reuse", ONE_SHAPE) == KERNEL  # kernels bundle apart
-        batch = [n for n in order if (pending[n].get("reuse", ONE_SHAPE) == KERNEL) == kernels]
-        batch = batch[:_BUNDLE_KERNELS if kernels else _BUNDLE]
+        batch = _batch(order, pending, origin, first)
         compile_specs([{**pending.pop(n), "misses": misses[n]} for n in batch], lock.touch)
 
 
@@ -130,7 +146,7 @@ def _compile_todo(todo, engine, disk, index, alive) -> None:
     """Compile ``todo`` as one bundle; if MAX refuses it, each half on its own (down to single
     models), so one graph that does not compile costs a few compiles, not one per member."""
     alive()
-    if len(todo) == 1 or disk is None:
+    if disk is None or (len(todo) == 1 and not todo[0][0].get("regroup")):
         for spec, name, build, same in todo:
             t0 = time.perf_counter()
             outcome = _compile_alone(name, build, same, engine, disk, index)
@@ -139,10 +155,14 @@ def _compile_todo(todo, engine, disk, index, alive) -> None:
         return
     t0 = time.perf_counter()
     try:
-        _compile_bundle(engine, disk, [(name, build) for _, name, build, _ in todo])
+        made = _compile_bundle(engine, disk, [(name, build) for _, name, build, _ in todo])
+        if any(spec.get("regroup") for spec, *_ in todo):
+            (disk.directory / f"{made.name.split('.')[1]}.regrouped").touch()  # (see ``standalone._regroup``)
     except Exception as e:
         _log(disk.directory, todo[0][0], f"bundle of {len(todo)} refused: {type(e).__name__}: "
              f"{str(e).splitlines()[0][:200] if str(e) else ''}", time.perf_counter() - t0)
+        if len(todo) == 1:
+            return
         half = len(todo) // 2
         _compile_todo(todo[:half], engine, disk, index, alive)
         _compile_todo(todo[half:], engine, disk, index, alive)
@@ -162,7 +182,7 @@ def _link_or_build(spec, op, name, engine, disk, index):
         dtypes = [_dt.from_name(d) for d in spec["dtypes"]]
         kwargs = _decode(spec["kwargs"])
         layout = _decode(spec.get("layout"))
-        if engine.named_model(name, None, compile=False) is not None:
+        if not spec.get("regroup") and engine.named_model(name, None, compile=False) is not None:
             return "present", None, None
 
         def build(graph_name=None, module=None):
@@ -194,7 +214,7 @@ def _compile_alone(name, build, same, engine, disk, index) -> str:
         return f"failed: {type(e).__name__}"
 
 
-def _compile_bundle(engine, disk, members: list) -> None:
+def _compile_bundle(engine, disk, members: list):
     """Compile ``members`` (``(name, build)``) as one module and publish the file under each
     member's name; each graph is named for its member (``bundle_symbol``), which the engine's loader
     picks out. Bundled graphs get no ``ir`` entry: renamed members are bundled again (MAX's compile
@@ -230,7 +250,8 @@ def _compile_bundle(engine, disk, members: list) -> None:
             raise RuntimeError(f"a bundle of {len(symbols)} graphs came back with {len(found)}")
         write_bundle_names(made, dict(zip(symbols, found)))
     for name in names:
-        disk.alias(named_digest(name), made)
+        disk.alias(named_digest(name), made)  # (a regrouped member leaves its old bundle)
+    return made
 
 
 def _log(directory, spec: dict, outcome: str, seconds: float) -> None:
