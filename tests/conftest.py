@@ -89,6 +89,18 @@ def no_fused():
 
 
 @pytest.fixture
+def without_fused_kernel(monkeypatch):
+    """First sight without the fused kernel's path: the traces and nodes it would take run on
+    single-op models (the subject) or MAX's interpreter."""
+    from nabla.ops.fused import FusedPath
+    from nabla.ops.standalone import FirstSightPaths
+
+    engine = nb.core.graph.GRAPH.engine
+    monkeypatch.setattr(engine, "first_sight", FirstSightPaths(
+        *[p for p in engine.first_sight.paths if not isinstance(p, FusedPath)]))
+
+
+@pytest.fixture
 def empty_library(monkeypatch, tmp_path):
     """A machine whose library of single-op models is empty (and used); gives ``nabla.ops.standalone``."""
     from nabla.core.disk_cache import ModelDiskCache

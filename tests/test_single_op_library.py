@@ -112,9 +112,9 @@ def test_a_linalg_model_serves_every_stack_of_a_matrix_shape(stats, empty_librar
     check((0,))  # an empty stack's results are fills
 
 
-def test_single_op_models_run_a_new_trace_node_by_node(stats, monkeypatch, tmp_path):
-    """A trace the fused kernel cannot take (integer arithmetic) runs on MAX's interpreter at first
-    sight and asks for single-op models; once this machine has compiled them, traces of those ops,
+def test_single_op_models_run_a_new_trace_node_by_node(stats, monkeypatch, tmp_path, without_fused_kernel):
+    """A trace the fused kernel does not take runs on MAX's interpreter at first sight and asks for
+    single-op models; once this machine has compiled them, traces of those ops,
     of any size, run node by node on them (no interpreter), with the same values."""
     from nabla.core.disk_cache import ModelDiskCache
     from nabla.ops import standalone
@@ -216,7 +216,7 @@ def test_kernel_models_are_asked_for_when_the_other_wants_are_full(monkeypatch):
     assert {s["name"]: s["misses"] for s in queued}["k"] == 3 and standalone._MISSES["s0"] == 1
 
 
-def test_a_bundle_compiled_again_under_new_names_serves_them(stats, empty_library):
+def test_a_bundle_compiled_again_under_new_names_serves_them(stats, empty_library, without_fused_kernel):
     """MAX's compile cache ignores graph names: the same graphs bundled under new names (an edit
     renamed the models) come back with the old names; each new name still finds its model."""
     standalone = empty_library
@@ -493,7 +493,8 @@ def test_a_bundle_is_made_of_one_processs_neighbouring_wants():
     assert batch == [f"c{i}" for i in range(standalone_compiler._BUNDLE)]
 
 
-def test_models_used_apart_from_a_heavy_bundle_are_regrouped_once(stats, empty_library, monkeypatch):
+def test_models_used_apart_from_a_heavy_bundle_are_regrouped_once(stats, empty_library, monkeypatch,
+                                                                  without_fused_kernel):
     """A process that used some members of a bundle asks, at exit, for them to be compiled into a
     bundle of their own; the regrouped models serve it (their old bundle still serves the rest),
     and a regrouped bundle is never regrouped again."""
@@ -508,13 +509,8 @@ def test_models_used_apart_from_a_heavy_bundle_are_regrouped_once(stats, empty_l
         monkeypatch.setattr(standalone, "_WANTED", {})
         monkeypatch.setattr(standalone, "_MET", {})
 
-    from nabla.ops.fused import FusedPath
-
     standalone = empty_library
     engine = nb.core.graph.GRAPH.engine
-    # ops the fused kernel does not take (it would run these): single-op models, node by node
-    monkeypatch.setattr(engine, "first_sight", standalone.FirstSightPaths(
-        *[p for p in engine.first_sight.paths if not isinstance(p, FusedPath)]))
     a = np.arange(24, dtype=np.int64).reshape(6, 4) - 5
     (-(nb.asarray(a) * 7 - 2)).numpy()
     standalone_compiler.compile_specs(list(standalone._WANTED.values()))
@@ -543,3 +539,22 @@ def test_models_used_apart_from_a_heavy_bundle_are_regrouped_once(stats, empty_l
     assert not standalone._WANTED and len(standalone._MET) == 3
     monkeypatch.setattr(engine, "_bundle_use", {new: [1 << 30, 8, [by_op["multiply"]]]})
     assert standalone._regroup(engine.kernel_disk.directory) == []  # regrouped already
+
+
+def test_a_trace_split_node_by_node_asks_no_model_for_the_fused_kernels_nodes(stats, monkeypatch, fused_kernels):
+    """A trace the fused kernel cannot take whole (its dtypes mix) whose nodes it takes alone runs
+    node by node on it, on a machine with no single-op models and the interpreter's families
+    loaded: no model is asked for (before, each node's was, and compiled for nothing)."""
+    from nabla.ops import standalone
+
+    engine = nb.core.graph.GRAPH.engine
+    monkeypatch.setattr(engine, "single_op_models", True)
+    monkeypatch.setattr(engine, "named_model_known", lambda name: False)  # no single-op models
+    monkeypatch.setattr(standalone, "families_loaded", lambda: True)
+    monkeypatch.setattr(standalone, "_WANTED", {})
+    x = np.random.default_rng(3).standard_normal((7, 13))
+    got = nb.sum(nb.where(nb.asarray(x) > 0.5, nb.asarray(np.int64(3)), nb.asarray(np.int64(-1)))).numpy()
+    assert got == np.where(x > 0.5, 3, -1).sum()
+    assert not standalone._WANTED
+    counts = stats()
+    assert counts["interpreted"] == 0 and counts["fused"] >= 2, counts

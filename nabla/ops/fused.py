@@ -22,7 +22,7 @@ import numpy as np
 from ..core import dtypes as _dt
 from ..core.models import execute
 from .fused_program import (BINARY_CODES, BYTES, REDUCE_CODES, SLOTS, UNARY_CODES, constant_bits,  # noqa: F401
-                             contiguous_view, deferrable, stages, write)
+                             contiguous_view, deferrable, fits_alone, stages, write)
 
 
 class Plan:
@@ -137,6 +137,7 @@ class FusedPath:
     plan = staticmethod(plan)
     stages = staticmethod(stages)
     deferrable = staticmethod(deferrable)
+    fits_alone = staticmethod(fits_alone)
 
     @staticmethod
     def computes_kernel_nodes(order) -> bool:

@@ -522,6 +522,20 @@ _STAGEABLE = frozenset(UNARY_CODES) | frozenset(BINARY_CODES) | frozenset(REDUCE
 _STAGE_DTYPES = (_dt.float32, _dt.float64, *INT_CODES)
 
 
+def _unfit(n) -> bool:
+    """Whether node ``n`` is no op of the kernel's, whatever its operands."""
+    return (n.op.name not in _STAGEABLE and not _is_stack(n)) or "complex_storage" in n.kwargs \
+        or "src_complex" in n.kwargs \
+        or (n.op.name in _INT_ONLY and any(v.dtype not in INT_CODES for v in n.inputs)) or _unsigned_order(n)
+
+
+def fits_alone(n, results) -> bool:
+    """Whether the kernel takes node ``n`` run alone, its operands realized, giving ``results``: a
+    trace run node by node (``standalone.split``) needs no single-op model for it. (Where this
+    errs, the node asks for its model when it runs.)"""
+    return not _unfit(n) and all(v.dtype in _STAGE_DTYPES and v.device.is_host for v in (*n.inputs, *results))
+
+
 def stages(order, outputs) -> list:
     """The values to realize first so that more of a trace runs on the kernel. In a trace of the
     kernel's ops: a reduction that feeds more work (``(x - mean(x, axis=0)) / std(x, axis=0)``), a
@@ -529,18 +543,13 @@ def stages(order, outputs) -> list:
     each of several results. In a trace with other ops (a matmul): the kernel's work on their
     operands, and their results that the kernel's ops use, so that only those ops are left to the
     interpreter (or single-op models). [] when there is nothing to stage."""
-    def unfit(n):
-        return (n.op.name not in _STAGEABLE and not _is_stack(n)) or "complex_storage" in n.kwargs \
-            or "src_complex" in n.kwargs \
-            or (n.op.name in _INT_ONLY and any(v.dtype not in INT_CODES for v in n.inputs)) or _unsigned_order(n)
-
     first: list = []
 
     def add(v):
         if v.node is not None and all(v is not u for u in first):
             first.append(v)
 
-    foreign = {id(n) for n in order if unfit(n)}
+    foreign = {id(n) for n in order if _unfit(n)}
     if foreign:
         for n in order:
             for v in n.inputs:

@@ -215,12 +215,13 @@ def _model_picks(node, picks: tuple):
     return None if node.op.standalone else picks
 
 
-def split(engine, order, outputs):
+def split(engine, order, outputs, runs_elsewhere=lambda node, results: False):
     """The stages that run a trace node by node on single-op models, when this machine has them
     (each then costs milliseconds where MAX's interpreter would load its kernel families, about a
     second per process); None when it has none of them, or lacks some and the interpreter's
-    families are loaded (it then runs the trace whole at once). The missing models are asked for.
-    Each unit runs with its scalar constants as data (see ``plan``). Under the engine's lock."""
+    families are loaded (it then runs the trace whole at once, and asks for the missing models).
+    A node ``runs_elsewhere`` (the fused kernel takes it alone) needs no model. Each unit runs
+    with its scalar constants as data (see ``plan``). Under the engine's lock."""
     units = [n for n in order if n.op.name != "constant"]
     if len(order) < 2 or not units or not all(_served(n) for n in units):
         return None
@@ -238,6 +239,8 @@ def split(engine, order, outputs):
         return None  # (each unit runs with its scalar constants as data: see ``plan``)
     missing = []
     for n in units:
+        if runs_elsewhere(n, used[id(n)]):
+            continue  # the fused kernel takes it alone: no model to ask for
         picks = _model_picks(n, tuple(v.index for v in used[id(n)]))
         name, kwargs, dims, _ = _signature(n, picks)
         if not engine.named_model_known(name):  # (loaded when a stage runs on it: most run fused)
@@ -454,9 +457,14 @@ class FirstSightPaths:
         return planned.path.model(engine, planned.plan)
 
     def split(self, engine, order, outputs):
+        takers = [path.fits_alone for path in self.paths if hasattr(path, "fits_alone")]
+
+        def runs_elsewhere(node, results):
+            return any(fits(node, results) for fits in takers)
+
         for path in self.paths:
             found = getattr(path, "split", None)
-            found = found(engine, order, outputs) if found else None
+            found = found(engine, order, outputs, runs_elsewhere) if found else None
             if found:
                 return found
         return None
