@@ -19,7 +19,7 @@ import hashlib
 import itertools
 import os
 
-from ..core.engine import hashable_params, symbolic_dims
+from ..core.trace_lowering import hashable_params, symbolic_dims
 from ..core.models import execute
 from ..core.interpreter import families_loaded
 
@@ -38,7 +38,7 @@ class KernelPlan:
         return _spec(self.node, self.name, self.kwargs, self.dims, self.picks)
 
     def run(self, model, leaf_buffers, out_shape, values=None):
-        from ..core.engine import scalar_buffer
+        from ..core.trace_lowering import scalar_buffer
 
         # an argument >= 0 is a leaf; -1 - k is the scalar constant at trace position k (its value
         # is this run's: traces that differ only in it share the plan)

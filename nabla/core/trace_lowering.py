@@ -1,0 +1,177 @@
+"""What the engine does with a trace before it runs it: key it by structure (``_trace``) and
+lower it to a MAX graph (``_build``), its scalar constants given as data. ``Engine`` (engine.py)
+inherits it; nothing here decides how a trace runs."""
+
+from __future__ import annotations
+
+import struct
+
+from .models import RealizationError, mlir_context
+
+
+def _float_key(v):
+    # -0.0 == 0.0, NaN != NaN, and float.hex() drops a NaN's sign: key floats by their bits.
+    return ("f", struct.pack("<d", v).hex()) if isinstance(v, float) else v
+
+
+def symbolic_dims(shape, sizes: dict) -> tuple:
+    """``shape`` with each size above 2 named by its value (equal sizes share a name). Sizes 2
+    stay concrete: complex storage's (re, im) pair is one, and lowerings use it as such (and every
+    2 must stay one, or a contraction of 2 with a named size would not type-check)."""
+    return tuple(d if d <= 2 else sizes.setdefault(d, f"d{len(sizes)}") for d in shape)
+
+
+def hashable_params(kwargs: dict) -> tuple:
+    return tuple((k, _float_key(v)) for k, v in kwargs.items())
+
+
+def scalar_buffer(a):
+    """A host buffer of a 0-d array (MAX's ``from_numpy`` refuses 0-d booleans)."""
+    from max import driver
+
+    buf = driver.Buffer.from_numpy(a.reshape(1))
+    return buf.view(buf.dtype, ())
+
+
+class TraceLowering:
+    """The engine's half that keys traces and builds their MAX graphs (under the engine's lock)."""
+
+    # --- the trace ---------------------------------------------------------------
+    def _trace(self, outputs):
+        """Post-order the nodes behind ``outputs`` and key them by structure, in one pass.
+
+        Leaves (realized values) are numbered by first use; a reference to a value is
+        ``-1 - leaf`` or ``node << 16 | output_index``. Nodes whose op holds data in a kwarg (a
+        scalar constant's value) are keyed without it and listed as params: ``(node, (host
+        array, device))``, inputs after the leaves of whatever runs the trace.
+        """
+        node_ids: dict[int, int] = {}
+        leaf_ids: dict[int, int] = {}
+        order: list = []
+        leaves: list = []
+        sigs: list = []
+        params: list = []
+        polymorphic = self.symbolic_dims
+        lone = 0  # nodes of ops that run apart (standalone)
+        for out in outputs:
+            if id(out.node) in node_ids:
+                continue
+            stack = [out.node]
+            while stack:
+                n = stack[-1]
+                if id(n) in node_ids:
+                    stack.pop()
+                    continue
+                refs = []
+                waiting = False
+                for v in n.inputs:
+                    m = v.node
+                    if m is None:
+                        k = leaf_ids.get(id(v))
+                        if k is None:
+                            k = leaf_ids[id(v)] = len(leaves)
+                            leaves.append(v)
+                        refs.append(-1 - k)
+                    else:
+                        j = node_ids.get(id(m))
+                        if j is None:
+                            stack.append(m)
+                            waiting = True
+                        else:
+                            refs.append((j << 16) | v.index)
+                if waiting:
+                    continue
+                stack.pop()
+                node_ids[id(n)] = len(order)
+                order.append(n)
+                op = n.op
+                polymorphic = polymorphic and op.shape_polymorphic
+                lone += op.standalone
+                kw = n.kwargs
+                data = op.data(kw) if op.data_kwarg is not None else None
+                if data is not None:
+                    params.append((n, data))
+                    kw = {k: v for k, v in kw.items() if k != op.data_kwarg}
+                    sigs.append((op, hashable_params(kw), (), "data"))
+                else:
+                    sigs.append((op, hashable_params(kw) if kw else (), tuple(refs), n.treedef))
+
+        sizes: dict[int, str] = {}
+        leaf_sigs = []
+        for leaf in leaves:
+            dims = leaf.shape
+            if polymorphic:
+                dims = symbolic_dims(dims, sizes)
+            leaf_sigs.append((leaf.dtype, dims, leaf.device.label, leaf.device.id))
+        out_refs = tuple(
+            -1 - leaf_ids[id(v)] if v.node is None else (node_ids[id(v.node)] << 16) | v.index for v in outputs
+        )
+        key = (tuple(sigs), tuple(leaf_sigs), out_refs)
+        return key, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs, lone, params
+
+    # --- lowering to MAX -------------------------------------------------------
+    def lower(self, outputs: list, symbolic: bool = True):
+        """The MAX graph ``run`` would compile for ``outputs`` (symbolic dims where every op allows)."""
+        with mlir_context(), self._lock:
+            return self._lower(self._trace(outputs), outputs, symbolic)
+
+    def _lower(self, traced, outputs, symbolic):
+        _, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs, _, params = traced
+        dims = [sig[1] for sig in leaf_sigs] if symbolic else [leaf.shape for leaf in leaves]
+        return self._build(order, leaves, outputs, node_ids, leaf_ids, dims, symbolic and polymorphic, params)
+
+    def _build(self, order, leaves, outputs, node_ids, leaf_ids, dims, symbolic, params=()):
+        """A MAX graph of the trace: the leaves' buffers, then the params' (see ``_trace``), as inputs."""
+        from max.dtype import DType
+        from max.graph import DeviceRef, Graph, TensorType
+
+        self.stats.graph_builds += 1
+        self.stats.symbolic_graphs += symbolic
+        input_types = [
+            TensorType(leaf.dtype.max_dtype, d, device=DeviceRef.from_device(leaf.device))
+            for leaf, d in zip(leaves, dims)
+        ] + [TensorType(DType.from_numpy(a.dtype), a.shape, device=DeviceRef.from_device(dev))
+             for _, (a, dev) in params]
+        with Graph(f"nabla_{self.stats.graph_builds}", input_types=input_types) as g:
+            leaf_vals = [inp.tensor for inp in g.inputs]
+            env: list[list] = []
+            given = {id(n): leaf_vals[len(leaves) + i] for i, (n, _) in enumerate(params)}
+
+            def get(v):
+                return leaf_vals[leaf_ids[id(v)]] if v.node is None else env[node_ids[id(v.node)]][v.index]
+
+            for n in order:
+                if id(n) in given:
+                    env.append([given[id(n)]])
+                    continue
+                args = [get(v) for v in n.inputs]
+                if n.treedef is not None:
+                    args = n.treedef.unflatten(args)
+                try:
+                    out = n.op.maxpr(*args, **n.kwargs)
+                except Exception as e:
+                    raise RealizationError(
+                        f"nabla: lowering {n.op.name} to MAX failed (inputs "
+                        f"{[tuple(v.shape) for v in n.inputs]}, kwargs {n.kwargs}); this is a bug in Nabla"
+                    ) from e
+                env.append(list(out) if isinstance(out, (list, tuple)) else [out])
+            g.output(*[get(v) for v in outputs])
+        return g
+
+    def _param_buffers(self, params) -> list:
+        """Buffers holding the params' data (see ``_trace``); a few hundred distinct scalars kept."""
+        if not params:
+            return []
+        out = []
+        for _, (a, device) in params:
+            key = (a.dtype.str, a.tobytes(), device.label, device.id)
+            buf = self._param_cache.get(key)
+            if buf is None:
+                if len(self._param_cache) >= 512:
+                    self._param_cache.clear()
+                buf = scalar_buffer(a)
+                if not device.is_host:
+                    buf = buf.to(device)
+                self._param_cache[key] = buf
+            out.append(buf)
+        return out
