@@ -110,6 +110,8 @@ def empty_library(monkeypatch, tmp_path):
     monkeypatch.setattr(engine, "single_op_models", True)
     monkeypatch.setattr(engine, "kernel_disk", ModelDiskCache(tmp_path))
     monkeypatch.setattr(engine, "_named", {})
+    monkeypatch.setattr(engine, "_bundled", {})
+    monkeypatch.setattr(engine, "_bundle_use", {})
     monkeypatch.setattr(standalone, "_WANTED", {})
     monkeypatch.setattr(standalone, "_WANTED_PER_CLASS", collections.Counter())
     monkeypatch.setattr(standalone, "_MISSES", collections.Counter())

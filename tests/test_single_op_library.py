@@ -122,7 +122,9 @@ def test_single_op_models_run_a_new_trace_node_by_node(stats, monkeypatch, tmp_p
     engine = nb.core.graph.GRAPH.engine
     monkeypatch.setattr(engine, "single_op_models", True)
     monkeypatch.setattr(engine, "kernel_disk", ModelDiskCache(tmp_path))  # a machine with no models yet
-    monkeypatch.setattr(engine, "_named", {})
+    for table in ("_named", "_bundled", "_bundle_use"):
+        monkeypatch.setattr(engine, table, {})
+    monkeypatch.setattr(standalone, "_MET", {})
     monkeypatch.setattr(standalone, "_WANTED", {})
     monkeypatch.setattr(standalone, "_WANTED_PER_CLASS", collections.Counter())
     monkeypatch.setattr(standalone, "_MISSES", collections.Counter())

@@ -213,7 +213,8 @@ class ModelStore:
         if entry.key[0] == "named":
             model, use = self._bundled.pop((disk.directory, bundle_symbol(self._digest(entry))), (None, None))
             if model is not None:  # loaded beside another member of its bundle
-                use[2].append(entry.key[1])
+                if entry.key[1] not in use[2]:
+                    use[2].append(entry.key[1])
                 self._charge(entry, model, 0)
                 return
         found = disk.load(self._digest(entry), lambda path, data: self._read(entry, disk, path, data))
@@ -239,7 +240,8 @@ class ModelStore:
         mine = models.pop(renamed.get(symbol, symbol))
         ours = {theirs: member for member, theirs in renamed.items()}
         use = self._bundle_use.setdefault(path.name.split(".")[1], [len(data), len(models) + 1, []])
-        use[2].append(entry.key[1])
+        if entry.key[1] not in use[2]:  # (loaded again after an eviction)
+            use[2].append(entry.key[1])
         for symbol, model in models.items():
             self._bundled.setdefault((disk.directory, ours.get(symbol, symbol)), (model, use))
         return mine
@@ -248,7 +250,7 @@ class ModelStore:
         """``(content digest, names used)`` of each bundle this process loaded whose unused
         members made at least ``min_bytes`` of it (a member's share taken as even): MAX loads a
         bundle whole, ~2.3 ms per MB here, so a bundle of heavy members met for one of them is
-        paid for all of them in every process (see ``nabla/ops/standalone.py``'s ``regroup``)."""
+        paid for all of them in every process (see ``nabla/ops/standalone.py``'s ``_regroup``)."""
         with self._lock:
             return [(content, list(used)) for content, (nbytes, members, used) in self._bundle_use.items()
                     if nbytes * (members - len(used)) >= min_bytes * members]
