@@ -12,6 +12,7 @@ from ..core.dtypes import (bool_ as bool, complex64, complex128, float32, float6
                            int32, int64, uint8, uint16, uint32, uint64)
 from . import _array_object  # noqa: F401  (binds the array object's methods onto Tensor)
 from ._dtypes import can_cast, finfo, iinfo, isdtype, result_type
+from ._creation import *  # noqa: F401,F403  (asarray, zeros, astype, ...)
 from ._functions import *  # noqa: F401,F403,A004  (the standard's names: sum, max, all, ...)
 from ._info import __array_namespace_info__
 from ._elementwise import ELEMENTWISE_FUNCTIONS

@@ -49,7 +49,7 @@ def __dlpack_device__(self):
 
 
 def _to_device(self, device, /, *, stream=None):
-    from ._functions import to_device
+    from ._creation import to_device
 
     return to_device(self, device, stream=stream)
 

@@ -1,0 +1,232 @@
+"""The standard's creation and data-type functions, with its signatures, on nabla.ops."""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from .. import ops as _ops
+from ..core import dtypes as _dt
+from ..core.context import as_device, get_default_dtype, get_default_int_dtype
+from ..core.tensor import Tensor
+from ..ops.base import tensor_from_host
+from ..ops.elementwise import BINARY_FUNCTIONS as _B, astype as _astype, where as _where
+from ._dtypes import as_dtype
+
+
+def _tensor(x, op: str) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"nabla.{op}: expected an array, got {type(x).__name__}")
+    return x
+
+
+# --- creation -----------------------------------------------------------------
+
+def asarray(obj, /, *, dtype=None, device=None, copy=None) -> Tensor:
+    dtype = as_dtype(dtype, "asarray")
+    if isinstance(obj, Tensor):
+        out = obj
+        if dtype is not None and dtype is not obj.dtype:
+            if copy is False:
+                raise ValueError("nabla.asarray: copy=False but a dtype change needs a copy")
+            out = _astype(obj, dtype)
+        if device is not None and as_device(device) != out.device:
+            if copy is False:
+                raise ValueError("nabla.asarray: copy=False but a device change needs a copy")
+            out = to_device(out, device)
+        if copy and out is obj:
+            out = _astype(obj, obj.dtype, copy=True)
+        return out
+    if copy is False and not hasattr(obj, "__dlpack__") and not isinstance(obj, np.ndarray):
+        raise ValueError("nabla.asarray: copy=False cannot wrap a Python object without copying")
+    if isinstance(obj, (list, tuple)):
+        obj = _flatten_tensors(obj)
+    if dtype is None and isinstance(obj, (bool, int, float)) and not isinstance(obj, np.generic):
+        if isinstance(obj, int) and not isinstance(obj, bool):
+            info = np.iinfo(get_default_int_dtype().numpy_dtype)
+            if not info.min <= obj <= info.max:
+                raise OverflowError(f"nabla.asarray: {obj} does not fit the default integer dtype")
+    if dtype is not None and dtype.is_integer and not isinstance(obj, (np.ndarray, Tensor)):
+        arr = np.asarray(obj)
+        if arr.dtype.kind in "iu" and arr.size:
+            info = np.iinfo(dtype.numpy_dtype)
+            if arr.max() > info.max or arr.min() < info.min:
+                raise OverflowError(f"nabla.asarray: values out of range for {dtype}")
+    return _ops.asarray(obj, dtype=dtype, device=device, copy=copy)
+
+
+def _flatten_tensors(seq):
+    """Nested sequences may hold 0-d tensors: read them at the host boundary."""
+    if builtins.any(isinstance(v, Tensor) for v in seq):
+        return [v.item() if isinstance(v, Tensor) else v for v in seq]
+    if builtins.any(isinstance(v, (list, tuple)) for v in seq):
+        return [_flatten_tensors(v) if isinstance(v, (list, tuple)) else v for v in seq]
+    return seq
+
+
+def arange(start, /, stop=None, step=1, *, dtype=None, device=None) -> Tensor:
+    dtype = as_dtype(dtype, "arange")
+    if dtype is None and builtins.any(isinstance(v, float) for v in (start, stop, step)):
+        dtype = get_default_dtype()
+    return _ops.arange(start, stop, step, dtype=dtype, device=device)
+
+
+def empty(shape, *, dtype=None, device=None) -> Tensor:
+    return zeros(shape, dtype=dtype, device=device)
+
+
+def empty_like(x, /, *, dtype=None, device=None) -> Tensor:
+    return zeros_like(x, dtype=dtype, device=device)
+
+
+def zeros(shape, *, dtype=None, device=None) -> Tensor:
+    return _ops.zeros(shape, dtype=as_dtype(dtype, "zeros"), device=device)
+
+
+def ones(shape, *, dtype=None, device=None) -> Tensor:
+    return _ops.ones(shape, dtype=as_dtype(dtype, "ones"), device=device)
+
+
+def full(shape, fill_value, *, dtype=None, device=None) -> Tensor:
+    dtype = as_dtype(dtype, "full")
+    if dtype is None:
+        if isinstance(fill_value, bool):
+            dtype = _dt.bool_
+        elif isinstance(fill_value, int):
+            dtype = get_default_int_dtype()
+        elif isinstance(fill_value, float):
+            dtype = get_default_dtype()
+    return _ops.full(shape, fill_value, dtype=dtype, device=device)
+
+
+def zeros_like(x, /, *, dtype=None, device=None) -> Tensor:
+    return _ops.zeros_like(_tensor(x, "zeros_like"), dtype=as_dtype(dtype, "zeros_like"), device=device)
+
+
+def ones_like(x, /, *, dtype=None, device=None) -> Tensor:
+    return _ops.ones_like(_tensor(x, "ones_like"), dtype=as_dtype(dtype, "ones_like"), device=device)
+
+
+def full_like(x, /, fill_value, *, dtype=None, device=None) -> Tensor:
+    return _ops.full_like(_tensor(x, "full_like"), fill_value, dtype=as_dtype(dtype, "full_like"), device=device)
+
+
+def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Tensor:
+    n_cols = n_rows if n_cols is None else n_cols
+    dtype = as_dtype(dtype, "eye") or get_default_dtype()
+    rows = _ops.arange(n_rows, device=device)
+    cols = _ops.arange(n_cols, device=device)
+    k = builtins.min(builtins.max(k, -n_rows), n_cols)  # any k beyond the matrix gives zeros alike
+    hit = _B["equal"](_ops.reshape(rows, (n_rows, 1)) + k, _ops.reshape(cols, (1, n_cols)))
+    return _astype(hit, dtype)
+
+
+def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> Tensor:
+    if isinstance(start, complex) or isinstance(stop, complex):
+        raise TypeError("nabla.linspace: complex endpoints need complex dtypes")
+    dtype = as_dtype(dtype, "linspace") or get_default_dtype()
+    if num < 0:
+        raise ValueError(f"nabla.linspace: num must be non-negative, got {num}")
+    div = (num - 1) if endpoint else num
+    idx = _ops.arange(num, dtype=_dt.float64, device=device)
+    step = (stop - start) / div if div > 0 else 0.0
+    out = idx * step + float(start)
+    if endpoint and num > 1:
+        out = _where(_B["equal"](idx, num - 1), float(stop), out)
+    return _astype(out, dtype)
+
+
+def meshgrid(*arrays, indexing="xy") -> tuple[Tensor, ...]:
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"nabla.meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    n = len(arrays)
+    if n == 0:
+        return ()
+    dtypes = {a.dtype for a in arrays}
+    if len(dtypes) > 1:
+        raise TypeError(f"nabla.meshgrid: arrays must share a dtype, got {sorted(d.name for d in dtypes)}")
+    shape = [a.size for a in arrays]
+    if indexing == "xy" and n > 1:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for k, a in enumerate(arrays):
+        s = [1] * n
+        pos = k
+        if indexing == "xy" and n > 1 and k < 2:
+            pos = 1 - k
+        s[pos] = a.size
+        out.append(_ops.broadcast_to(_ops.reshape(a, tuple(s)), tuple(shape)))
+    return tuple(out)
+
+
+def _band(x, k: int, lower: bool) -> Tensor:
+    from ..ops import linalg as _la
+
+    x = _tensor(x, "tril" if lower else "triu")
+    if x.ndim < 2:
+        raise ValueError(f"nabla.{'tril' if lower else 'triu'}: needs at least 2-D, got shape {x.shape}")
+    return _la.tril(x, k) if lower else _la.triu(x, k)
+
+
+def tril(x, /, *, k=0) -> Tensor:
+    return _band(x, k, True)
+
+
+def triu(x, /, *, k=0) -> Tensor:
+    return _band(x, k, False)
+
+
+def from_dlpack(x, /, *, device=None, copy=None) -> Tensor:
+    if isinstance(x, Tensor):
+        return asarray(x, device=device, copy=copy)
+    arr = np.from_dlpack(x)
+    return tensor_from_host(arr, device, copy=copy if copy is not None else True)
+
+
+def to_device(x: Tensor, device, /, *, stream=None) -> Tensor:
+    target = as_device(device)
+    if target == x.device:
+        return x
+    from max import driver
+
+    arr = x.numpy()
+    buf = driver.Buffer.from_numpy(np.array(arr)).to(target)
+    from ..core.graph import Value
+    from ..core.tensor_impl import TensorImpl
+
+    return Tensor(TensorImpl([Value.leaf(buf, tuple(arr.shape), x.dtype, target)], x.dtype))
+
+
+# --- data types -----------------------------------------------------------------
+
+def astype(x, dtype, /, *, copy=True, device=None) -> Tensor:
+    x = _tensor(x, "astype")
+    dtype = as_dtype(dtype, "astype")
+    out = x
+    if dtype is not x.dtype:
+        out = _astype(x, dtype)
+    elif copy:
+        out = asarray(x, copy=True)
+    if device is not None:
+        out = to_device(out, device)
+    return out
+
+
+def broadcast_arrays(*arrays) -> list[Tensor]:
+    shape = broadcast_shapes(*(a.shape for a in arrays))
+    return tuple(_ops.broadcast_to(a, shape) for a in arrays)
+
+
+def broadcast_shapes(*shapes) -> tuple[int, ...]:
+    from ..ops.base import broadcast_shapes as _bs
+
+    return _bs(*(tuple(s) for s in shapes), op="broadcast_shapes")
+
+
+def broadcast_to(x, /, shape) -> Tensor:
+    return _ops.broadcast_to(_tensor(x, "broadcast_to"), tuple(shape))
+
+
+__all__ = [n for n, v in list(globals().items())
+           if not n.startswith("_") and callable(v) and getattr(v, "__module__", None) == __name__]
