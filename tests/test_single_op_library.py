@@ -543,10 +543,11 @@ def test_models_used_apart_from_a_heavy_bundle_are_regrouped_once(stats, empty_l
     assert standalone._regroup(engine.kernel_disk.directory) == []  # regrouped already
 
 
-def test_a_trace_split_node_by_node_asks_no_model_for_the_fused_kernels_nodes(stats, monkeypatch, fused_kernels):
-    """A trace the fused kernel cannot take whole (its dtypes mix) whose nodes it takes alone runs
-    node by node on it, on a machine with no single-op models and the interpreter's families
-    loaded: no model is asked for (before, each node's was, and compiled for nothing)."""
+def test_a_split_trace_asks_models_only_for_nodes_the_fused_kernel_does_not_take(monkeypatch, fused_kernels):
+    """A trace the fused kernel cannot take whole (its dtype families mix), on a machine with no
+    single-op models and the interpreter's families loaded, is interpreted whole and asks for its
+    nodes' models: only for the nodes the fused kernel would not take alone (a float comparison's
+    bool result); before, for every node, and the others were compiled for nothing."""
     from nabla.ops import standalone
 
     engine = nb.core.graph.GRAPH.engine
@@ -557,6 +558,37 @@ def test_a_trace_split_node_by_node_asks_no_model_for_the_fused_kernels_nodes(st
     x = np.random.default_rng(3).standard_normal((7, 13))
     got = nb.sum(nb.where(nb.asarray(x) > 0.5, nb.asarray(np.int64(3)), nb.asarray(np.int64(-1)))).numpy()
     assert got == np.where(x > 0.5, 3, -1).sum()
-    assert not standalone._WANTED
-    counts = stats()
-    assert counts["interpreted"] == 0 and counts["fused"] >= 2, counts
+    assert [spec["op"] for spec in standalone._WANTED.values()] == ["greater"]
+
+
+def test_fits_alone_says_what_the_fused_kernel_takes(monkeypatch, fused_kernels):
+    """``fits_alone`` (no model needed for a node run alone) against the fused kernel's own
+    planning of each node as a trace of its own: when it declines, the single-op path is asked."""
+    from nabla.ops import standalone
+    from nabla.ops.fused_program import fits_alone
+
+    asked = []
+    real = standalone.KernelPath.model
+    monkeypatch.setattr(standalone.KernelPath, "model",
+                        staticmethod(lambda engine, plan_: asked.append(plan_.node.op.name) or real(engine, plan_)))
+    rng = np.random.default_rng(4)
+    f64, f32 = nb.asarray(rng.standard_normal((5, 6))), nb.asarray(rng.standard_normal((5, 6)).astype(np.float32))
+    i64, i32 = nb.asarray(rng.integers(-5, 5, (5, 6))), nb.asarray(rng.integers(-5, 5, (5, 6)).astype(np.int32))
+    b = nb.asarray(rng.random((5, 6)) > 0.5)
+    cases = [lambda: f64 > 0.5, lambda: nb.isnan(f32), lambda: i64 == 2, lambda: i32 <= i32,
+             lambda: nb.where(b, i64, i64), lambda: nb.where(b, f64, f64), lambda: nb.astype(f64, nb.int64),
+             lambda: nb.astype(b, nb.float32), lambda: nb.astype(b, nb.int64), lambda: nb.astype(f64, nb.float32),
+             lambda: nb.floor(f64), lambda: nb.sum(i64), lambda: nb.logical_not(b), lambda: nb.mean(f32, axis=0),
+             lambda: f32 * 2.0, lambda: i32 + i32]
+    verdicts = []
+    for case in cases:
+        asked.clear()
+        out = case()
+        value = out._impl._values[0]
+        assert value.node is not None and all(v.node is None or v.node.op.name == "constant"
+                                              for v in value.node.inputs)  # one node on realized operands
+        name, predicted = value.node.op.name, fits_alone(value.node, [value])
+        out.numpy()
+        verdicts.append((name, predicted, not asked))
+    assert all(p == took for _, p, took in verdicts), verdicts
+    assert {p for _, p, _ in verdicts} == {True, False}

@@ -531,9 +531,13 @@ def _unfit(n) -> bool:
 
 def fits_alone(n, results) -> bool:
     """Whether the kernel takes node ``n`` run alone, its operands realized, giving ``results``: a
-    trace run node by node (``standalone.split``) needs no single-op model for it. (Where this
-    errs, the node asks for its model when it runs.)"""
-    return not _unfit(n) and all(v.dtype in _STAGE_DTYPES and v.device.is_host for v in (*n.inputs, *results))
+    trace run node by node (``standalone.split``) needs no single-op model for it. A program is
+    of one family, a float dtype or the integers with bool (a float comparison's bool result, a
+    cast between families: elsewhere). Where this errs, the node asks for its model when it runs."""
+    values = (*n.inputs, *results)
+    if _unfit(n) or any(v.dtype not in _STAGE_DTYPES or not v.device.is_host for v in values):
+        return False
+    return len({"int" if v.dtype in INT_CODES else v.dtype for v in values}) == 1
 
 
 def stages(order, outputs) -> list:
