@@ -290,7 +290,7 @@ def test_data_parallel_matmul_moves_nothing_and_row_parallel_reduces_once():
     assert log == [("all_reduce_sum", ("b",))] and r.sharding.is_replicated
     np.testing.assert_allclose(r.numpy(), np.tanh(a @ w), rtol=1e-5)
     # negative oracle: tanh applied to each device's partial product, then summed, is wrong
-    parts = {id(v): nb.Tensor(nb.TensorImpl([v], z.dtype)) for v in z._impl._values}
+    parts = {mesh.block(d, ("b",)): nb.Tensor(nb.TensorImpl([v], z.dtype)) for d, v in enumerate(z._impl._values)}
     wrong = sum(nb.tanh(t).numpy() for t in parts.values())
     assert len(parts) == 2 and not np.allclose(wrong, np.tanh(a @ w), atol=1e-2)
 

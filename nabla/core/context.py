@@ -60,6 +60,57 @@ def accelerator(index: int = 0) -> driver.Device:
     return driver.Accelerator(index)
 
 
+class VirtualCPU:
+    """Logical CPU device ``cpu:i`` (i >= 1) on this machine's CPU. MAX's driver has one CPU device
+    (``driver.CPU(i)`` is ``CPU(0)``), but its graphs can place values on ``DeviceRef.CPU(i)`` and
+    its interpreter runs graphs over such devices, MAX's collectives included: a mesh over
+    ``virtual_cpus(n)`` runs the multi-device lowering (values placed per device, MAX's
+    ``allreduce``/``allgather``/``transfer_to`` between them) on one CPU. The data lives in host
+    memory like any CPU buffer's."""
+
+    label = "cpu"
+    is_host = True
+    virtual = True
+
+    def __init__(self, index: int):
+        if index < 1:
+            raise ValueError(f"nabla: virtual CPU devices are numbered from 1 (cpu:0 is the CPU), got {index}")
+        self.id = int(index)
+        VIRTUAL_DEVICES.in_use = True
+
+    @property
+    def driver(self) -> driver.Device:
+        return cpu()
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, VirtualCPU) and other.id == self.id
+
+    def __hash__(self) -> int:
+        return hash(("virtual cpu", self.id))
+
+    def __repr__(self) -> str:
+        return f"VirtualCPU({self.id})"
+
+
+class _VirtualDevices:
+    in_use = False  # whether this process made a VirtualCPU (the engine looks for them only then)
+
+
+VIRTUAL_DEVICES = _VirtualDevices()
+
+
+def virtual_cpus(n: int) -> list:
+    """``n`` distinct CPU devices: the CPU, then ``VirtualCPU(1 .. n-1)`` (see ``VirtualCPU``)."""
+    if n < 1:
+        raise ValueError(f"nabla.virtual_cpus: n must be positive, got {n}")
+    return [cpu()] + [VirtualCPU(i) for i in range(1, n)]
+
+
+def driver_device(device) -> driver.Device:
+    """The driver device holding ``device``'s memory (a virtual CPU's is the CPU's)."""
+    return device.driver if isinstance(device, VirtualCPU) else device
+
+
 def _initial_device() -> driver.Device:
     return accelerator(0) if driver.accelerator_count() > 0 else cpu()
 
@@ -83,7 +134,7 @@ def get_default_int_dtype() -> _dt.DType:
 
 
 def _as_device(device) -> driver.Device:
-    if isinstance(device, driver.Device):
+    if isinstance(device, (driver.Device, VirtualCPU)):
         return device
     if isinstance(device, str):
         kind, _, idx = device.partition(":")

@@ -21,6 +21,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from .compiler import BackgroundCompiler
+from .context import VIRTUAL_DEVICES, VirtualCPU, driver_device
 from .disk_cache import ModelDiskCache, kernel_cache_dir, model_cache_dir
 from .models import ModelStore, RealizationError, _bytes_budget, _Entry, execute, mlir_context  # noqa: F401 (re-exported)
 from .trace_lowering import TraceLowering
@@ -284,6 +285,8 @@ class Engine(TraceLowering, ModelStore):
             return (lambda _: [_empty(v) for v in outputs]), []
         traced = self._trace(outputs)
         key, leaves = traced[0], traced[2]
+        if VIRTUAL_DEVICES.in_use and _on_virtual_devices(traced):
+            return None if fast_only else self._interpret_over_devices(traced, outputs)
         stages = None  # the first-sight path's stages, once asked
         if fast_only and not staged and len(traced[1]) > len(outputs) and _shared(traced[1], outputs):
             return None  # a probe that would leave shared work pending
@@ -374,6 +377,33 @@ class Engine(TraceLowering, ModelStore):
         self.stats.interpreted += 1
         _write_back(outputs, results)
         return None
+
+    def _interpret_over_devices(self, traced, outputs):
+        """A trace over virtual CPU devices (a mesh of ``virtual_cpus``): MAX's compiled models
+        refuse devices ``cpu:i`` (i >= 1) and the fused kernel knows one device, so it runs on
+        MAX's interpreter, which places each value on its device."""
+        key, leaves = traced[0], traced[2]
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._cache.setdefault(key, _Entry(key))
+        results = self._interpret(entry, lambda symbolic: self._lower(traced, outputs, symbolic),
+                                  tuple(leaf.shape for leaf in leaves),
+                                  [leaf.buffer for leaf in leaves] + self._param_buffers(traced[8]))
+        if results is None:
+            raise RealizationError(f"nabla: MAX's interpreter cannot run this trace over virtual CPU devices "
+                                   f"(ops: {entry.op_names}); such meshes run what the interpreter runs")
+        self.stats.evaluations += 1
+        self.stats.interpreted += 1
+        _write_back(outputs, results)
+        return None
+
+    def on_virtual_devices(self, traced) -> bool:
+        return VIRTUAL_DEVICES.in_use and _on_virtual_devices(traced)
+
+    def interpreted_model(self, graph):
+        """A stand-in for a compiled model of ``graph`` (one over virtual CPU devices, which MAX's
+        compiled sessions refuse): each ``execute`` runs it on MAX's interpreter."""
+        return _Interpreted(self, graph)
 
     def _fused_run(self, entry, traced, outputs):
         """A function of the leaf buffers that runs this trace on the fused kernel, or the Future
@@ -480,7 +510,29 @@ class Engine(TraceLowering, ModelStore):
 def _empty(v):
     from max import driver
 
-    return driver.Buffer(v.dtype.max_dtype, tuple(v.shape), device=v.device)
+    return driver.Buffer(v.dtype.max_dtype, tuple(v.shape), device=driver_device(v.device))
+
+
+class _Interpreted:
+    def __init__(self, engine, graph):
+        self.engine, self.graph = engine, graph
+
+    def execute(self, *buffers):
+        with mlir_context(), self.engine._lock:
+            return self.engine.interpreter.execute(self.graph, list(buffers))
+
+
+def _on_virtual_devices(traced) -> bool:
+    """Whether a trace places values on virtual CPU devices: its leaves, or its nodes' kwargs
+    (a transfer's target, a creation's device)."""
+    if any(type(leaf.device) is VirtualCPU for leaf in traced[2]):
+        return True
+    for n in traced[1]:
+        if n.op.multi_device:
+            return True
+        if n.kwargs and any(type(v) is VirtualCPU for v in n.kwargs.values()):
+            return True
+    return False
 
 
 def _fused_plan(entry, leaves) -> bool:

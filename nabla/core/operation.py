@@ -49,6 +49,8 @@ class Operation:
     #: The op runs apart from the rest of a trace, on a model of its own (kernels whose binding in
     #: MAX's interpreter costs seconds per process: see nabla/ops/standalone.py).
     standalone: bool = False
+    #: The op moves data between devices (a transfer, a collective over a mesh's devices).
+    multi_device: bool = False
     #: The op understands complex operands (stored as paired reals on a hidden trailing axis).
     supports_complex: bool = False
     #: A kwarg whose value is data, not structure (a scalar constant's value): traces that differ

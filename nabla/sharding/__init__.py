@@ -7,6 +7,7 @@ lays a tensor out on a mesh; every later op propagates the layout by its family'
 
 from __future__ import annotations
 
+from ..core.context import VirtualCPU, virtual_cpus
 from ..core.tensor import Tensor
 from .collectives import (all_gather as all_gather_blocks, all_to_all, axis_index, pmax, pmean, pmin, ppermute,
                           psum, psum_scatter, pvary)
@@ -83,4 +84,5 @@ def typeof(x: Tensor) -> str:
 
 __all__ = ["DeviceMesh", "DimSpec", "NamedSharding", "P", "PartitionSpec", "ShardingSpec", "all_gather",
            "all_reduce", "all_to_all", "axis_index", "collectives_recorded", "device_put", "pmax", "pmean", "pmin",
-           "ppermute", "psum", "psum_scatter", "pvary", "reshard", "shard", "shard_map", "sharding_of", "typeof"]
+           "ppermute", "psum", "psum_scatter", "pvary", "reshard", "shard", "shard_map", "sharding_of", "typeof",
+           "VirtualCPU", "virtual_cpus"]

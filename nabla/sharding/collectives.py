@@ -2,7 +2,8 @@
 
 Each is an ``Operation`` over a block tensor (a ``LocalView``: one value per device). On a
 simulated mesh a collective is ordinary ops on one device: a tree of adds (or max/min) per group
-of devices, a concat, a slice, or a re-pairing of the devices' values. Their derivatives are
+of devices, a concat, a slice, or a re-pairing of the devices' values; over distinct devices,
+MAX's collectives and transfers (``devices.py``). Their derivatives are
 the transposes JAX uses: psum <-> pvary, all_gather <-> psum_scatter, ppermute <-> the inverse
 permutation, all_to_all <-> the swapped axes.
 """
@@ -18,7 +19,8 @@ from ..ops.indexing import slice_op
 from ..ops.multi_output import concat_op
 from ..ops.view import squeeze_op, unsqueeze_op
 from .mesh import LocalView
-from .spmd import _all_gather, _all_reduce, _local, _note, _split, laid_out
+from . import devices
+from .spmd import _all_gather, _all_reduce, _local, _note, _on, _split, laid_out
 
 
 def axis_names(name) -> tuple:
@@ -188,7 +190,7 @@ class PpermuteOp(_Collective):
         for group in mesh.groups(axes):
             for pos, d in enumerate(group):
                 if pos in source:
-                    out[d] = vals[group[source[pos]]]
+                    out[d] = devices.to_device(vals[group[source[pos]]], mesh.devices[d])
                 else:
                     v = vals[d]
                     if id(v) not in zeros:
@@ -241,7 +243,8 @@ class AllToAllOp(_Collective):
                     row.append(piece)
                 chunks.append(row)
             for i, d in enumerate(group):
-                out[d] = concat_op([chunks[j][i] for j in range(k)], axis=concat_axis)._impl._values[0]
+                out[d] = concat_op([_on(chunks[j][i], mesh.devices[d]) for j in range(k)],
+                                   axis=concat_axis)._impl._values[0]
         _note("all_to_all", axes)
         return out, shape
 
@@ -338,7 +341,8 @@ def axis_index(axis_name):
     vals = []
     for d in range(mesh.size):
         b = mesh.block(d, axes)
-        if b not in consts:
-            consts[b] = full((), b, dtype=dtypes.int32)._impl._values[0]
-        vals.append(consts[b])
+        key = b if mesh.simulated else d  # over distinct devices, each holds its own
+        if key not in consts:
+            consts[key] = full((), b, dtype=dtypes.int32, device=mesh.devices[d])._impl._values[0]
+        vals.append(consts[key])
     return Tensor(laid_out(vals, ((), dtypes.int32, 0), LocalView(mesh, axes)))

@@ -16,7 +16,8 @@ REDUCE_KINDS = ("sum", "max", "min")
 
 class DeviceMesh:
     """``shape`` devices named by ``axis_names``, row-major. ``devices=None`` simulates the mesh on
-    the default device (every shard computed there: how tests and one-device machines run SPMD)."""
+    the default device (every shard computed there: how tests and one-device machines run SPMD);
+    distinct devices (``virtual_cpus(n)``) hold one shard each, joined by MAX's collectives."""
 
     def __init__(self, shape, axis_names, devices=None, name: str = "mesh"):
         if isinstance(shape, numbers.Integral):
@@ -41,12 +42,22 @@ class DeviceMesh:
         devices = list(devices)
         if len(devices) != self.size:
             raise ValueError(f"nabla.DeviceMesh: {len(devices)} devices for a mesh of {self.size}")
+        from ..core.context import as_device
+
+        devices = [as_device(d) for d in devices]
         self.devices = devices
         self.simulated = all(d == devices[0] for d in devices)
         if not self.simulated:
-            raise NotImplementedError(
-                "nabla.DeviceMesh: meshes over distinct devices (MAX's collectives) are not built yet; "
-                "a mesh simulated on one device runs every shard there")
+            if any(devices[i] == devices[j] for i in range(self.size) for j in range(i)):
+                raise ValueError(f"nabla.DeviceMesh: devices {devices} are neither all one device (a simulated "
+                                 "mesh) nor all distinct")
+            if any(not d.is_host for d in devices):
+                # MAX's collectives on GPUs need max.nn.comm.Signals buffers, allocated once per
+                # device set and passed into each graph: not built yet
+                raise NotImplementedError(
+                    "nabla.DeviceMesh: meshes over distinct accelerators are not built yet; a mesh over "
+                    "nabla.sharding.virtual_cpus(n) runs the same multi-device lowering on this CPU, and a "
+                    "mesh simulated on one device runs every shard there")
         strides, s = [], 1
         for d in reversed(self.shape):
             strides.append(s)

@@ -5,7 +5,8 @@ global physical shape; equal shards share one ``Value``, so a replicated operand
 one node, not one per device. Each per-shard call is an ordinary unsharded op call, so the trace
 the engine realizes is plain: one chain per distinct shard plus the collectives, all in one graph.
 Collectives on a simulated mesh are ordinary ops on one device (an add or max tree for a pending
-reduction, a concat for a gather, a slice for a split).
+reduction, a concat for a gather, a slice for a split); on a mesh over distinct devices they are
+MAX's collectives and transfers (``devices.py``), and each device's values stay on it.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from ..ops.base import Operation
 from ..ops.elementwise import BINARY_OPS
 from ..ops.indexing import slice_op
 from ..ops.multi_output import concat_op
-from . import rules
+from . import devices, rules
 from .mesh import LocalView, ShardingSpec
 
 
@@ -59,7 +60,13 @@ def spec_of(impl: TensorImpl, mesh) -> ShardingSpec:
 
 def values_of(impl: TensorImpl, mesh) -> list:
     vals = impl._values
-    return list(vals) if len(vals) == mesh.size else [vals[0]] * mesh.size
+    return list(vals) if len(vals) == mesh.size else devices.spread(vals[0], mesh)
+
+
+def _on(t: Tensor, device) -> Tensor:
+    """A local tensor moved to ``device`` (itself on a simulated mesh)."""
+    v = t._impl._values[0]
+    return t if v.device == device else _local(devices.to_device(v, device), t.dtype, t.batch_dims)
 
 
 # --- collectives on a simulated mesh -------------------------------------------------
@@ -71,6 +78,10 @@ def _all_reduce(vals, dtype, bd, mesh, axis, kind):
     op = BINARY_OPS[_REDUCERS[kind]]
     out, done = [None] * mesh.size, {}
     for group in mesh.groups((axis,)):
+        if not mesh.simulated:  # MAX's collective: every device of the group gets the result
+            for d, v in zip(group, devices.all_reduce([vals[d] for d in group], kind)):
+                out[d] = v
+            continue
         key = tuple(id(vals[d]) for d in group)
         if key not in done:
             terms = [_local(vals[d], dtype, bd) for d in group]
@@ -87,6 +98,10 @@ def _all_reduce(vals, dtype, bd, mesh, axis, kind):
 def _all_gather(vals, dtype, bd, mesh, axes, dim):
     out, done = [None] * mesh.size, {}
     for group in mesh.groups(axes):
+        if not mesh.simulated:
+            for d, v in zip(group, devices.all_gather([vals[d] for d in group], dim)):
+                out[d] = v
+            continue
         key = tuple(id(vals[d]) for d in group)
         if key not in done:
             done[key] = concat_op([_local(vals[d], dtype, bd) for d in group], axis=dim)._impl._values[0]
@@ -113,9 +128,9 @@ def _all_to_all(vals, dtype, bd, mesh, axes, from_dim, to_dim, ndim):
         for d in group:
             blk = mesh.block(d, axes)
             key = (tuple(id(vals[s]) for s in group), blk)
-            if key not in done:
-                pieces = [slice_op(_local(vals[s], dtype, bd), index=_block_index(vals[s].shape, to_dim, blk, k, ndim))
-                          for s in group]
+            if key not in done:  # (pieces from other devices move to d)
+                pieces = [_on(slice_op(_local(vals[s], dtype, bd), index=_block_index(vals[s].shape, to_dim, blk, k, ndim)),
+                              mesh.devices[d]) for s in group]
                 done[key] = concat_op(pieces, axis=from_dim)._impl._values[0]
             out[d] = done[key]
     _note("all_to_all", axes)
@@ -276,7 +291,7 @@ def call(op, flat, impls, treedef, kwargs):
     for i, mv in zip(impls, prepared.moves):
         vals = i._values
         if len(vals) != size:
-            vals = [vals[0]] * size
+            vals = devices.spread(vals[0], prepared.mesh)
         in_vals.append(vals if mv is None else move(list(vals), i.dtype, i.batch_dims, *mv))
     if prepared.post is not None or CHECK_LOCAL_SHAPES:
         per_device = _per_shard_calls(op, impls, in_vals, treedef, prepared.kwargs, prepared.local_outs, prepared.post)

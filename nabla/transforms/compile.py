@@ -154,9 +154,9 @@ class CompiledFunction:
             if spec[0] == "static":
                 leaves.append(spec[1])
                 continue
-            dtype, batch_dims, device, layout, shape, positions = spec
+            dtype, batch_dims, devices, layout, shape, positions = spec
             made = {}  # a sharded result's equal shards share one value, as they did when traced
-            for i in positions:
+            for i, device in zip(positions, devices):
                 if i not in made:
                     buf = results[i]
                     made[i] = Value.leaf(buf, tuple(int(d) for d in buf.shape), dtype, device)
@@ -198,8 +198,8 @@ class CompiledFunction:
                     if id(v) not in position:
                         position[id(v)] = len(values)
                         values.append(v)
-                entry.out_specs.append((o.dtype, o.batch_dims, o.device, impl.sharding, impl.cached_shape,
-                                        tuple(position[id(v)] for v in impl._values)))
+                entry.out_specs.append((o.dtype, o.batch_dims, tuple(v.device for v in impl._values), impl.sharding,
+                                        impl.cached_shape, tuple(position[id(v)] for v in impl._values)))
             else:
                 entry.out_specs.append(("static", o))
         if not out_tensors:
@@ -210,7 +210,9 @@ class CompiledFunction:
         arg_of = {id(v): (k, d) for k, x in enumerate(flat) if isinstance(x, Tensor)
                   for d, v in enumerate(x._impl._values)}
         with mlir_context(), engine._lock:
-            _, order, leaves, node_ids, leaf_ids, polymorphic, _, _, _ = engine._trace(values)
+            traced = engine._trace(values)
+            _, order, leaves, node_ids, leaf_ids, polymorphic, _, _, _ = traced
+            virtual = engine.on_virtual_devices(traced)
             dims = []
             for leaf in leaves:
                 source = arg_of.get(id(leaf))
@@ -226,12 +228,16 @@ class CompiledFunction:
                     shape[impl.batch_dims + d % impl.ndim] = str(name)
                 dims.append(tuple(shape))
             symbolic = any(isinstance(d, str) for shape in dims for d in shape)
+            if symbolic and virtual:
+                raise ValueError("nabla.compile: dynamic_dims on a mesh of virtual CPU devices (MAX's interpreter "
+                                 "runs its graphs, with static sizes)")
             if symbolic and not polymorphic:
                 names = sorted({n.op.name for n in order if not n.op.shape_polymorphic})
                 raise ValueError(f"nabla.compile: dynamic_dims need ops that work for any size, but the function "
                                  f"uses {', '.join(names)} with sizes fixed at trace time")
             graph = engine._build(order, leaves, values, node_ids, leaf_ids, dims, symbolic)
-        entry.model = engine.compile_graph(graph)
+        # over virtual CPU devices MAX's compiled sessions refuse the graph: its interpreter runs it
+        entry.model = engine.interpreted_model(graph) if virtual else engine.compile_graph(graph)
         with self._lock:
             self._compiles += 1
         engine.write_back(values, execute(entry.model, self._buffers(entry, flat)))
