@@ -68,6 +68,16 @@ def test_a_replicated_operand_is_copied_to_each_device():
     np.testing.assert_array_equal(y.numpy(), a + 1)
 
 
+def test_laying_out_copies_each_device_only_its_block():
+    mesh = distinct_mesh_of((4,))
+    a = np.arange(48, dtype=np.float32).reshape(8, 6)
+    x = nb.asarray(a).shard(mesh, P("a"))
+    text = str(nb.core.graph.GRAPH.engine.lower([x._impl._values[3]], symbolic=False))
+    moves = [line for line in text.splitlines() if "transfer" in line]
+    assert len(moves) == 1 and "tensor<[2, 6], f32>" in moves[0] and '"cpu", 3' in moves[0]
+    np.testing.assert_array_equal(x.numpy(), a)
+
+
 def test_shard_map_psum_and_its_gradient_on_distinct_devices():
     mesh = distinct_mesh_of((4,))
     a = np.arange(8, dtype=np.float32)

@@ -76,7 +76,7 @@ class VirtualCPU:
         if index < 1:
             raise ValueError(f"nabla: virtual CPU devices are numbered from 1 (cpu:0 is the CPU), got {index}")
         self.id = int(index)
-        VIRTUAL_DEVICES.in_use = True
+        SEVERAL_DEVICES.in_use = True
 
     @property
     def driver(self) -> driver.Device:
@@ -92,11 +92,13 @@ class VirtualCPU:
         return f"VirtualCPU({self.id})"
 
 
-class _VirtualDevices:
-    in_use = False  # whether this process made a VirtualCPU (the engine looks for them only then)
+class _SeveralDevices:
+    #: whether this process made a VirtualCPU or a mesh over distinct devices: the engine looks
+    #: for traces over several devices only then
+    in_use = False
 
 
-VIRTUAL_DEVICES = _VirtualDevices()
+SEVERAL_DEVICES = _SeveralDevices()
 
 
 def virtual_cpus(n: int) -> list:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from .compiler import BackgroundCompiler
-from .context import VIRTUAL_DEVICES, VirtualCPU, driver_device
+from .context import SEVERAL_DEVICES, VirtualCPU, driver_device
 from .disk_cache import ModelDiskCache, kernel_cache_dir, model_cache_dir
 from .models import ModelStore, RealizationError, _bytes_budget, _Entry, execute, mlir_context  # noqa: F401 (re-exported)
 from .trace_lowering import TraceLowering
@@ -285,7 +285,7 @@ class Engine(TraceLowering, ModelStore):
             return (lambda _: [_empty(v) for v in outputs]), []
         traced = self._trace(outputs)
         key, leaves = traced[0], traced[2]
-        if VIRTUAL_DEVICES.in_use and _on_virtual_devices(traced):
+        if SEVERAL_DEVICES.in_use and _on_virtual_devices(traced):
             return None if fast_only else self._interpret_over_devices(traced, outputs)
         stages = None  # the first-sight path's stages, once asked
         if fast_only and not staged and len(traced[1]) > len(outputs) and _shared(traced[1], outputs):
@@ -327,7 +327,7 @@ class Engine(TraceLowering, ModelStore):
             self.stats.evaluations += 1
             self.stats.cache_hits += not compiled_here
             model = entry.model
-            return (lambda b: execute(model, b)), buffers + self._param_buffers(params)
+            return (lambda b: execute(model, b)), buffers + self._param_buffers(params) + self._signal_buffers(traced[1])
 
         def build(symbolic):
             return self._lower(traced, outputs, symbolic)
@@ -370,7 +370,7 @@ class Engine(TraceLowering, ModelStore):
         if repeated:
             self._compile_future(entry, build)
         results = self._interpret(entry, build, tuple(leaf.shape for leaf in leaves),
-                                  buffers + self._param_buffers(params))
+                                  buffers + self._param_buffers(params) + self._signal_buffers(traced[1]))
         if results is None:  # refused: this structure must be compiled
             return self._compile_future(entry, build)
         self.stats.evaluations += 1
@@ -388,7 +388,8 @@ class Engine(TraceLowering, ModelStore):
             entry = self._cache.setdefault(key, _Entry(key))
         results = self._interpret(entry, lambda symbolic: self._lower(traced, outputs, symbolic),
                                   tuple(leaf.shape for leaf in leaves),
-                                  [leaf.buffer for leaf in leaves] + self._param_buffers(traced[8]))
+                                  [leaf.buffer for leaf in leaves] + self._param_buffers(traced[8])
+                                  + self._signal_buffers(traced[1]))
         if results is None:
             raise RealizationError(f"nabla: MAX's interpreter cannot run this trace over virtual CPU devices "
                                    f"(ops: {entry.op_names}); such meshes run what the interpreter runs")
@@ -398,7 +399,7 @@ class Engine(TraceLowering, ModelStore):
         return None
 
     def on_virtual_devices(self, traced) -> bool:
-        return VIRTUAL_DEVICES.in_use and _on_virtual_devices(traced)
+        return SEVERAL_DEVICES.in_use and _on_virtual_devices(traced)
 
     def interpreted_model(self, graph):
         """A stand-in for a compiled model of ``graph`` (one over virtual CPU devices, which MAX's
@@ -523,8 +524,9 @@ class _Interpreted:
 
 
 def _on_virtual_devices(traced) -> bool:
-    """Whether a trace places values on virtual CPU devices: its leaves, or its nodes' kwargs
-    (a transfer's target, a creation's device)."""
+    """Whether a trace places values on virtual CPU devices: its leaves, its transfers and
+    collectives (meshes over distinct devices are of virtual CPUs only), or its nodes' kwargs (a
+    creation's device)."""
     if any(type(leaf.device) is VirtualCPU for leaf in traced[2]):
         return True
     for n in traced[1]:

@@ -51,6 +51,9 @@ class Operation:
     standalone: bool = False
     #: The op moves data between devices (a transfer, a collective over a mesh's devices).
     multi_device: bool = False
+    #: The op's lowering takes a signal buffer per operand's device (MAX's collectives), graph
+    #: inputs made by ``trace_lowering.SIGNALS``; ``maxpr`` gets them as ``signals=``.
+    signal_buffers: bool = False
     #: The op understands complex operands (stored as paired reals on a hidden trailing axis).
     supports_complex: bool = False
     #: A kwarg whose value is data, not structure (a scalar constant's value): traces that differ

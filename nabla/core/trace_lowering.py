@@ -33,6 +33,26 @@ def scalar_buffer(a):
     return buf.view(buf.dtype, ())
 
 
+class _NoSignals:
+    used = False
+
+
+#: What gives graphs the signal buffers of ops with ``signal_buffers`` (set by nabla.sharding, which
+#: knows each device kind's): ``input_type(device)``, ``buffer(device)``; ``used`` once such an op
+#: has been recorded (until then no trace is scanned for them).
+SIGNALS = _NoSignals()
+
+
+def signal_devices(order) -> list:
+    """The devices whose signal buffers a trace's collectives take, in first-use order."""
+    found = {}
+    for n in order:
+        if n.op.signal_buffers:
+            for v in n.inputs:
+                found.setdefault((v.device.label, v.device.id), v.device)
+    return list(found.values())
+
+
 class TraceLowering:
     """The engine's half that keys traces and builds their MAX graphs (under the engine's lock)."""
 
@@ -132,8 +152,12 @@ class TraceLowering:
             for leaf, d in zip(leaves, dims)
         ] + [TensorType(DType.from_numpy(a.dtype), a.shape, device=DeviceRef.from_device(dev))
              for _, (a, dev) in params]
+        tensors = len(input_types)
+        signal_devs = signal_devices(order) if SIGNALS.used else []
+        input_types += [SIGNALS.input_type(d) for d in signal_devs]
         with Graph(f"nabla_{self.stats.graph_builds}", input_types=input_types) as g:
-            leaf_vals = [inp.tensor for inp in g.inputs]
+            leaf_vals = [inp.tensor for inp in g.inputs[:tensors]]
+            signals = {(d.label, d.id): g.inputs[tensors + i].buffer for i, d in enumerate(signal_devs)}
             env: list[list] = []
             given = {id(n): leaf_vals[len(leaves) + i] for i, (n, _) in enumerate(params)}
 
@@ -148,7 +172,11 @@ class TraceLowering:
                 if n.treedef is not None:
                     args = n.treedef.unflatten(args)
                 try:
-                    out = n.op.maxpr(*args, **n.kwargs)
+                    if n.op.signal_buffers:
+                        out = n.op.maxpr(*args, signals=[signals[(v.device.label, v.device.id)] for v in n.inputs],
+                                         **n.kwargs)
+                    else:
+                        out = n.op.maxpr(*args, **n.kwargs)
                 except Exception as e:
                     raise RealizationError(
                         f"nabla: lowering {n.op.name} to MAX failed (inputs "
@@ -157,6 +185,10 @@ class TraceLowering:
                 env.append(list(out) if isinstance(out, (list, tuple)) else [out])
             g.output(*[get(v) for v in outputs])
         return g
+
+    def _signal_buffers(self, order) -> list:
+        """The signal buffers ``_build`` made inputs of, after the leaves' and the params'."""
+        return [SIGNALS.buffer(d) for d in signal_devices(order)] if SIGNALS.used else []
 
     def _param_buffers(self, params) -> list:
         """Buffers holding the params' data (see ``_trace``); a few hundred distinct scalars kept."""

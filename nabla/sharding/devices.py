@@ -1,34 +1,80 @@
 """Meshes over distinct devices: each shard's value lives on its device, data moves between
 devices by MAX's ``transfer_to``, and pending reductions and gathers use MAX's collectives
-(``allreduce.sum``, ``allgather``), one node per group of devices.
+(``allreduce.sum``, ``allgather``), one node per group of devices, with each device's signal
+buffer as a graph input.
 
 On this project's machines the devices are ``virtual_cpus(n)`` (``cpu:0 .. cpu:n-1`` on one
-CPU), whose graphs MAX's interpreter runs. The nodes here are recorded directly (they are never
-differentiated: the global-view ops around them carry the derivative rules), and each output
-``Value`` names its own device.
+CPU), whose graphs MAX's interpreter runs; over accelerators the graphs are compiled. The nodes
+here are recorded directly (they are never differentiated: the global-view ops around them carry
+the derivative rules), and each output ``Value`` names its own device.
 """
 
 from __future__ import annotations
 
+import threading
+
+from ..core import trace_lowering
 from ..core.graph import Node, Value
 from ..ops.base import Operation
 
-#: bytes of each device's signal buffer. MAX's collectives take one per device; its interpreter
-#: ignores them (on GPUs they would be ``max.nn.comm.Signals``, allocated once per device set)
+#: bytes of a CPU's signal buffer: MAX's interpreter ignores them (a GPU's is
+#: ``max.nn.comm.Signals.NUM_BYTES``, ~281 MiB, allocated once per process for all accelerators)
 SIGNAL_BYTES = 64
 
 
-def _ref(device):
-    from max.graph import DeviceRef
+class _Signals:
+    """The signal buffer of each device for MAX's collectives (``trace_lowering.SIGNALS``): one
+    graph input per device a trace's collectives touch, the same buffer for every run."""
 
-    return DeviceRef.from_device(device)
+    used = False  # set once a collective is recorded
+
+    def __init__(self):
+        self._buffers: dict = {}
+        self._lock = threading.Lock()
+
+    def input_type(self, device):
+        from max.dtype import DType
+        from max.graph import BufferType, DeviceRef
+
+        return BufferType(DType.uint8, (self._bytes(device),), device=DeviceRef.from_device(device))
+
+    @staticmethod
+    def _bytes(device) -> int:
+        if device.is_host:
+            return SIGNAL_BYTES
+        from max.nn.comm import Signals
+
+        return Signals.NUM_BYTES
+
+    def buffer(self, device):
+        key = (device.label, device.id)
+        buf = self._buffers.get(key)
+        if buf is None:
+            with self._lock:
+                if key not in self._buffers:
+                    self._allocate(device)
+                buf = self._buffers.get(key)
+        return buf
+
+    def _allocate(self, device) -> None:
+        import numpy as np
+        from max import driver
+
+        if device.is_host:
+            self._buffers[(device.label, device.id)] = driver.Buffer.from_numpy(np.zeros(SIGNAL_BYTES, np.uint8))
+            return
+        from max.nn.comm import Signals
+
+        # every accelerator at once: allocating enables peer access among them and initializes the
+        # buffers as MAX's kernels expect (zeros, then the Lamport region's sentinel); MAX's
+        # compile-only (virtual device) mode allocates none
+        gpus = [driver.Accelerator(i) for i in range(driver.accelerator_count())]
+        for gpu, buf in zip(gpus, Signals.allocate(gpus)):
+            self._buffers[(gpu.label, gpu.id)] = buf
 
 
-def _signals(xs) -> list:
-    from max.dtype import DType
-    from max.graph import BufferType, ops
-
-    return [ops.buffer_create(BufferType(DType.uint8, (SIGNAL_BYTES,), device=x.device)) for x in xs]
+SIGNALS = _Signals()
+trace_lowering.SIGNALS = SIGNALS
 
 
 class TransferOp(Operation):
@@ -39,26 +85,26 @@ class TransferOp(Operation):
     shape_polymorphic = True
 
     def maxpr(self, x, *, to):
-        from max.graph import DeviceRef, ops
+        from max.graph import DeviceKind, DeviceRef, ops
 
-        return ops.transfer_to(x, DeviceRef(to[0], to[1]) if to[0] != "cpu" else DeviceRef.CPU(to[1]))
+        return ops.transfer_to(x, DeviceRef(DeviceKind(to[0]), to[1]))
 
 
 class DeviceAllReduceOp(Operation):
     """Per device of a group, the ``kind`` reduction of every device's value (one input each)."""
 
     name = "device_all_reduce"
-    multi_device = True
+    multi_device = signal_buffers = True
     shape_polymorphic = True
 
-    def maxpr(self, *xs, kind):
+    def maxpr(self, *xs, signals, kind):
         from max.graph import ops
 
         xs = list(xs)
         if kind == "sum":
-            return ops.allreduce.sum(xs, _signals(xs))
+            return ops.allreduce.sum(xs, signals)
         # MAX's allreduce sums only: gather the values on a new leading axis, reduce it locally
-        stacked = ops.allgather([ops.unsqueeze(x, 0) for x in xs], _signals(xs), axis=0)
+        stacked = ops.allgather([ops.unsqueeze(x, 0) for x in xs], signals, axis=0)
         reduce = ops.max if kind == "max" else ops.min
         return [ops.squeeze(reduce(s, axis=0), 0) for s in stacked]
 
@@ -67,14 +113,13 @@ class DeviceAllGatherOp(Operation):
     """Per device of a group, every device's value joined along ``axis``."""
 
     name = "device_all_gather"
-    multi_device = True
+    multi_device = signal_buffers = True
     shape_polymorphic = True
 
-    def maxpr(self, *xs, axis):
+    def maxpr(self, *xs, signals, axis):
         from max.graph import ops
 
-        xs = list(xs)
-        return ops.allgather(xs, _signals(xs), axis=axis)
+        return ops.allgather(list(xs), signals, axis=axis)
 
 
 transfer_op = TransferOp()
@@ -90,6 +135,12 @@ def to_device(v: Value, device) -> Value:
     return Value(node, 0, v.shape, v.dtype, device)
 
 
+def moved_from(v: Value):
+    """The value ``v`` is a pending copy of (on another device), or None."""
+    node = v.node
+    return node.inputs[0] if node is not None and node.op is transfer_op else None
+
+
 def spread(v: Value, mesh) -> list:
     """One value per device of ``mesh`` holding ``v`` (on a simulated mesh, ``v`` itself)."""
     if mesh.simulated:
@@ -99,6 +150,7 @@ def spread(v: Value, mesh) -> list:
 
 def all_reduce(vals: list, kind: str) -> list:
     """Per device, the reduction of the group's ``vals`` (one per device, in group order)."""
+    SIGNALS.used = True
     node = Node(device_all_reduce_op, {"kind": kind}, tuple(vals), None)
     return [Value(node, k, v.shape, v.dtype, v.device) for k, v in enumerate(vals)]
 
@@ -107,5 +159,6 @@ def all_gather(vals: list, axis: int) -> list:
     """Per device, the group's ``vals`` joined along ``axis``."""
     shape = list(vals[0].shape)
     shape[axis] = sum(v.shape[axis] for v in vals)
+    SIGNALS.used = True
     node = Node(device_all_gather_op, {"axis": axis}, tuple(vals), None)
     return [Value(node, k, tuple(shape), v.dtype, v.device) for k, v in enumerate(vals)]

@@ -42,7 +42,7 @@ class DeviceMesh:
         devices = list(devices)
         if len(devices) != self.size:
             raise ValueError(f"nabla.DeviceMesh: {len(devices)} devices for a mesh of {self.size}")
-        from ..core.context import as_device
+        from ..core.context import SEVERAL_DEVICES, as_device
 
         devices = [as_device(d) for d in devices]
         self.devices = devices
@@ -52,12 +52,14 @@ class DeviceMesh:
                 raise ValueError(f"nabla.DeviceMesh: devices {devices} are neither all one device (a simulated "
                                  "mesh) nor all distinct")
             if any(not d.is_host for d in devices):
-                # MAX's collectives on GPUs need max.nn.comm.Signals buffers, allocated once per
-                # device set and passed into each graph: not built yet
+                # the lowering is the one virtual CPUs run, with MAX's Signals buffers as the
+                # collectives' inputs; never run on several GPUs here, and a data-parallel step's
+                # graph fails MAX's verifier for sm_90 (docs/sharding.md): refused until it is run
                 raise NotImplementedError(
-                    "nabla.DeviceMesh: meshes over distinct accelerators are not built yet; a mesh over "
-                    "nabla.sharding.virtual_cpus(n) runs the same multi-device lowering on this CPU, and a "
-                    "mesh simulated on one device runs every shard there")
+                    "nabla.DeviceMesh: meshes over distinct accelerators are not supported yet; a mesh over "
+                    "nabla.sharding.virtual_cpus(n) runs the multi-device lowering on this CPU, and a mesh "
+                    "simulated on one device runs every shard there")
+            SEVERAL_DEVICES.in_use = True
         strides, s = [], 1
         for d in reversed(self.shape):
             strides.append(s)

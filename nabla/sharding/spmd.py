@@ -145,6 +145,11 @@ def _split(vals, dtype, bd, mesh, axes, dim, ndim):
     out, done = [], {}
     for d, v in enumerate(vals):
         blk = mesh.block(d, axes)
+        moved = devices.moved_from(v)
+        if moved is not None:  # a value just copied to this device: slice where it was, copy the block
+            block = slice_op(_local(moved, dtype, bd), index=_block_index(v.shape, dim, blk, k, ndim))
+            out.append(devices.to_device(block._impl._values[0], v.device))
+            continue
         key = (id(v), blk)
         if key not in done:
             done[key] = slice_op(_local(v, dtype, bd), index=_block_index(v.shape, dim, blk, k, ndim))._impl._values[0]

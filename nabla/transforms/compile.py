@@ -236,6 +236,8 @@ class CompiledFunction:
                 raise ValueError(f"nabla.compile: dynamic_dims need ops that work for any size, but the function "
                                  f"uses {', '.join(names)} with sizes fixed at trace time")
             graph = engine._build(order, leaves, values, node_ids, leaf_ids, dims, symbolic)
+            # MAX's collectives take a signal buffer per device, given after the leaves
+            entry.sources += [("captured", buf) for buf in engine._signal_buffers(order)]
         # over virtual CPU devices MAX's compiled sessions refuse the graph: its interpreter runs it
         entry.model = engine.interpreted_model(graph) if virtual else engine.compile_graph(graph)
         with self._lock:
