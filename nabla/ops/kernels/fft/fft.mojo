@@ -11,6 +11,7 @@
 # Real transforms of even n use the half-length trick (a length-n/2 complex transform of the
 # even/odd samples packed as re/im, then one pass that splits them with the n-th roots of unity:
 # Cooley, Lewis & Welch 1970); odd n runs a complex transform of n with zero imaginary parts.
+from std.ffi import _get_global_or_null, external_call
 from std.math import sqrt
 from std.sys.info import simd_width_of
 from max.algorithm import parallelize
@@ -23,6 +24,50 @@ comptime CACHED_ELEMENTS = 16384
 comptime C2C = 0
 comptime R2C = 1
 comptime C2R = 2
+
+
+#: tables of at most this many scalars are kept for the process (a plan of 2^20 points is 2^21),
+#: up to CACHED_TABLE_SCALARS in all; larger or further ones are built for each call
+comptime CACHED_TABLE_SCALARS = 1 << 24
+
+
+def _tables[T: DType](n: Int, ln: Int, sign: Scalar[T], real_roots: Bool,
+                      mut owned: Bool) -> UnsafePointer[Scalar[T], MutUntrackedOrigin]:
+    """Everything a transform of n needs besides its data: the plan of its complex length ln, then
+    (real transforms with ln != n) n // 2 + 1 roots of n. Kept in MAX's process-wide runtime
+    dictionary, so a length's twiddles, chirp and chirp spectrum are computed once per process,
+    not on every call (2^20 points: ~1.3 ms of float64 roots; a prime's Bluestein spectrum: one
+    more transform of its convolution length). Tables are never freed once published (a call may
+    be reading them); ``owned`` says the caller must free what it got (not published)."""
+    var psize = plan_size(ln)
+    var size = psize + 2 * (n // 2 + 1)
+    var key = String("nabla.fft.tables.", T, ".", n, ".", ln, ".", Int(sign), ".", Int(real_roots))
+    var found = _get_global_or_null(key)
+    if found:
+        owned = False
+        return found.value().unsafe_bitcast[Scalar[T]]()
+    var plan = alloc[Scalar[T]](size)
+    build_plan[T](plan, ln, sign)
+    if real_roots:
+        fill_roots[T](plan + psize, plan + psize + (n // 2 + 1), n, n // 2 + 1)
+    owned = True
+    if size <= CACHED_TABLE_SCALARS:
+        # the running total of published scalars (itself a published Int); a race between two
+        # first calls of one length may publish twice (the loser's table stays, unused): harmless
+        var total_key = String("nabla.fft.tables.total")
+        var total = _get_global_or_null(total_key)
+        var count: UnsafePointer[Int, MutUntrackedOrigin]
+        if total:
+            count = total.value().unsafe_bitcast[Int]()
+        else:
+            count = alloc[Int](1)
+            count[] = 0
+            external_call["KGEN_CompilerRT_InsertGlobal", NoneType](StringSlice(total_key), count.unsafe_bitcast[NoneType]())
+        if count[] + size <= CACHED_TABLE_SCALARS:
+            count[] += size
+            external_call["KGEN_CompilerRT_InsertGlobal", NoneType](StringSlice(key), plan.unsafe_bitcast[NoneType]())
+            owned = False
+    return plan
 
 
 @always_inline
@@ -325,12 +370,10 @@ def _run[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], src: UnsafePointe
     elif scaling == 2:
         scale = Scalar[T](1.0 / Float64(n))
     var psize = plan_size(ln)
-    var plan = alloc[Scalar[T]](psize + 2 * (n // 2 + 1))
-    build_plan[T](plan, ln, sign)
+    var owned = False
+    var plan = _tables[T](n, ln, sign, mode != C2C and ln != n, owned)
     var cn = plan + psize
     var sn = cn + (n // 2 + 1)
-    if mode != C2C and ln != n:
-        fill_roots[T](cn, sn, n, n // 2 + 1)
     # a block: `group` items of the batch side by side (K == 1), or a chunk of one item's K
     # sequences, as many as keep the block's planes within a core's cache (every pass then works
     # in cache; a chunk is at least a SIMD vector wide)
@@ -382,7 +425,8 @@ def _run[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], src: UnsafePointe
         task(0)
     else:
         parallelize(task, tasks)
-    plan.free()
+    if owned:
+        plan.free()
 
 
 @register("nabla_fft")
