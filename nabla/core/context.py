@@ -70,7 +70,6 @@ class VirtualCPU:
 
     label = "cpu"
     is_host = True
-    virtual = True
 
     def __init__(self, index: int):
         if index < 1:
