@@ -103,6 +103,16 @@ def test_compile_runs_a_distinct_device_mesh_on_the_interpreter():
     assert [v.device for v in out._impl._values] == mesh.devices
 
 
+def test_operands_on_different_devices_are_refused_at_the_call():
+    a = nb.asarray(np.arange(3.0))
+    b = a.to_device(VirtualCPU(1))
+    with pytest.raises(ValueError, match="nabla.add: operands are on different devices"):
+        a + b
+    assert b.device == VirtualCPU(1)
+    np.testing.assert_array_equal((b * 2).numpy(), [0.0, 2.0, 4.0])
+    np.testing.assert_array_equal((b.to_device(a.device) + a).numpy(), [0.0, 2.0, 4.0])
+
+
 def test_mesh_devices_are_one_or_all_distinct():
     cpus = virtual_cpus(3)
     with pytest.raises(ValueError, match="neither all one device"):

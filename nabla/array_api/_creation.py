@@ -191,7 +191,9 @@ def to_device(x: Tensor, device, /, *, stream=None) -> Tensor:
     from max import driver
 
     arr = x.numpy()
-    buf = driver.Buffer.from_numpy(np.array(arr)).to(target)
+    buf = driver.Buffer.from_numpy(np.array(arr))
+    if not target.is_host:
+        buf = buf.to(target)
     from ..core.graph import Value
     from ..core.tensor_impl import TensorImpl
 

@@ -138,6 +138,11 @@ class Operation:
         if traced and not GRAD_MODE.enabled:
             traced = False
         device = in_values[0].device if in_values else self.default_device(kwargs)
+        if len(in_values) > 1:
+            for v in in_values:
+                if v.device is not device and v.device != device:
+                    raise ValueError(f"nabla.{self.name}: operands are on different devices ({device} and "
+                                     f"{v.device}); move one with to_device() first")
         # complex data is stored as paired reals on a trailing axis: the lowering sees that layout
         node = Node(self, self.complex_storage_kwargs(kwargs) if complex_in else kwargs, tuple(in_values), treedef)
 
