@@ -581,6 +581,21 @@ def test_compile_keys_on_layout_and_lays_out_arguments():
     assert g.cache_info().hits == 1
 
 
+def test_compile_completes_pending_reductions_in_the_model():
+    mesh = mesh_of((2,))
+    a = np.random.default_rng(12).standard_normal((8, 3)).astype(np.float32)
+    f = nb.compile(lambda x: (nb.sum(x, axis=0), nb.mean(x * x)))
+    x = nb.asarray(a).shard(mesh, P("a"))
+    assert nb.sum(x, axis=0)._impl.sharding.partial == (("a", "sum"),)  # eager: the reduction waits
+    for _ in range(2):
+        s, m = f(x)
+        assert s._impl.sharding.partial == () and m._impl.sharding.partial == ()
+        assert s._impl.is_realized and m._impl.is_realized  # reading them runs no other graph
+        np.testing.assert_allclose(s.numpy(), a.sum(0), rtol=1e-5)
+        np.testing.assert_allclose(float(m), (a * a).mean(), rtol=1e-5)
+    assert f.cache_info().hits == 1
+
+
 def test_collectives_under_vmap_act_per_mapped_row():
     mesh = mesh_of((2,))
     a = np.random.default_rng(11).standard_normal((4, 6)).astype(np.float32)

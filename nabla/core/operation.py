@@ -180,9 +180,15 @@ class Operation:
             raise RuntimeError(f"nabla.{self.name}: sharded operands need nabla.sharding imported")
         outs, out_def = spmd.call(self, flat, impls, treedef, kwargs)
         traced = GRAD_MODE.enabled and any(i.traced for i in impls)
-        for o in outs:
-            o.traced = traced
-        result = self._link_outputs(outs, out_def, impls, traced, kwargs, cls)
+        if out_def is None and len(outs) == 1:  # one output: the lean link of the unsharded path
+            out = outs[0]
+            out.traced = traced
+            out.output_refs = OutputRefs((weakref.ref(out),), None, self, tuple(impls) if traced else (), kwargs)
+            result = cls(out)
+        else:
+            for o in outs:
+                o.traced = traced
+            result = self._link_outputs(outs, out_def, impls, traced, kwargs, cls)
         if any(i.tangents is not None for i in impls):
             self._attach_tangents(flat, impls, treedef, result, outs, kwargs)
         return result

@@ -315,17 +315,23 @@ def _record(op, in_vals, treedef, node_kwargs, values) -> list:
     """Per output, its per-device values: one node per distinct column of operand values (Values
     compare by identity, so a column is its own key); ``values``: each output's stored form."""
     done = {}
-    columns = zip(*in_vals) if len(in_vals) > 1 else [(v,) for v in in_vals[0]]
     if len(values) == 1:  # the common case, kept lean: this is the recording hot path
         (shape, dtype), out = values[0], []
-        for ins in columns:
+        if len(in_vals) == 1:  # a unary op: the value itself is the key, no tuple per device
+            for x in in_vals[0]:
+                v = done.get(x)
+                if v is None:
+                    v = done[x] = Value(Node(op, node_kwargs, (x,), treedef), 0, shape, dtype, x.device)
+                out.append(v)
+            return [out]
+        for ins in zip(*in_vals):
             v = done.get(ins)
             if v is None:
                 v = done[ins] = Value(Node(op, node_kwargs, ins, treedef), 0, shape, dtype, ins[0].device)
             out.append(v)
         return [out]
     outs = [[] for _ in values]
-    for ins in columns:
+    for ins in zip(*in_vals):
         res = done.get(ins)
         if res is None:
             node = Node(op, node_kwargs, ins, treedef)

@@ -3,7 +3,8 @@
 On a cache hit the function's Python body does not run at all: the input buffers go
 straight into the compiled model. Keys are the function, the input pytree structure,
 the static (non-tensor) arguments, and each tensor's dtype, device, batch dims and
-shape, with the dims named in ``dynamic_dims`` replaced by their names.
+shape, with the dims named in ``dynamic_dims`` replaced by their names. A sharded result's pending
+reductions are completed inside the model (``jax.jit``'s results never carry one either).
 """
 
 from __future__ import annotations
@@ -190,6 +191,12 @@ class CompiledFunction:
         out_tensors, values, position = [], [], {}
         for o in out_flat:
             if isinstance(o, Tensor):
+                layout = o._impl.sharding
+                if getattr(layout, "partial", None):  # pending reductions are done in the model, as jit's
+                    # results are: reading the result then costs no second graph
+                    from ..sharding.spmd import reshard_op
+
+                    o = reshard_op(o, spec=layout.without_partial())
                 if any(v.node is None for v in o._impl._values):  # an input or constant returned as is
                     o = identity_op(o)
                 out_tensors.append(o)
