@@ -101,11 +101,14 @@ class DeviceAllReduceOp(Operation):
         from max.graph import ops
 
         xs = list(xs)
-        if kind == "sum":
+        if kind == "sum" and xs[0].device.is_cpu():
             return ops.allreduce.sum(xs, signals)
-        # MAX's allreduce sums only: gather the values on a new leading axis, reduce it locally
+        # MAX's allreduce sums only: gather the values on a new leading axis, reduce it locally.
+        # Sums on accelerators take this way too: MAX 26.7's allreduce.sum fails its verifier for
+        # sm_90 ("all of {inputs, outputs} have same type") once a tensor feeds both a summed value
+        # and that sum's consumer (a weight in a training step), while the gather compiles.
         stacked = ops.allgather([ops.unsqueeze(x, 0) for x in xs], signals, axis=0)
-        reduce = ops.max if kind == "max" else ops.min
+        reduce = {"sum": ops.sum, "max": ops.max, "min": ops.min}[kind]
         return [ops.squeeze(reduce(s, axis=0), 0) for s in stacked]
 
 
@@ -162,3 +165,27 @@ def all_gather(vals: list, axis: int) -> list:
     SIGNALS.used = True
     node = Node(device_all_gather_op, {"axis": axis}, tuple(vals), None)
     return [Value(node, k, tuple(shape), v.dtype, v.device) for k, v in enumerate(vals)]
+
+
+def compile_only(tensors) -> float:
+    """Build the graph computing ``tensors`` and compile it for their devices without running it
+    (MAX's virtual device mode: ``max.driver.set_virtual_device_*``); return the seconds taken.
+    Raises what MAX's compiler raises."""
+    import time
+
+    from max import driver
+    from max.engine import InferenceSession
+
+    from ..core.graph import GRAPH
+    from ..core.models import mlir_context
+
+    values = [v for t in tensors for v in t._impl._values]
+    engine = GRAPH.engine
+    with mlir_context(), engine._lock:
+        traced = engine._trace(values)
+        _, order, leaves, node_ids, leaf_ids = traced[:5]
+        graph = engine._build(order, leaves, values, node_ids, leaf_ids, [leaf.shape for leaf in leaves], False)
+    accelerators = sorted({v.device.id for v in values if not v.device.is_host})
+    start = time.perf_counter()
+    InferenceSession(devices=[driver.CPU()] + [driver.Accelerator(i) for i in accelerators]).load(graph)
+    return time.perf_counter() - start
