@@ -141,6 +141,8 @@ NOT_DIFFERENTIABLE = {
     "logical_xor", "logical_not", "constant", "full", "arange",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert", "bitwise_left_shift", "bitwise_right_shift",
     "isnan", "isinf", "isfinite", "signbit", "zeros_like", "nextafter", "floor_divide", "nonzero", "argmax", "argmin", "random_bits",
+    # a simulated mesh's stack of shards: recorded as nodes under the sharded op, which autodiff sees
+    "stack_values", "unstack_values",
 }
 
 

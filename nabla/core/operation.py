@@ -90,6 +90,15 @@ class Operation:
     def vjp_rule(self, primals, cotangents, outputs, **kwargs):
         raise NotImplementedError(f"nabla: {self.name} has no reverse-mode (vjp) rule")
 
+    #: ``lift_kwargs`` ops whose lowering broadcasts operands right-aligned (elementwise ops,
+    #: matmul): an operand without the stack axis then serves every member of the stack.
+    lift_broadcasts: bool = False
+
+    def lift_kwargs(self, kwargs: dict, n: int):
+        """The kwargs that make this op map over a new leading physical axis of size ``n`` (a stack
+        of ``n`` operand sets: one call for a simulated mesh's shards); None where it cannot."""
+        return None
+
     def sharding_rule(self, input_shardings, **kwargs):
         raise NotImplementedError(f"nabla: {self.name} has no sharding rule")
 
@@ -179,7 +188,13 @@ class Operation:
         if spmd is None:
             raise RuntimeError(f"nabla.{self.name}: sharded operands need nabla.sharding imported")
         outs, out_def = spmd.call(self, flat, impls, treedef, kwargs)
-        traced = GRAD_MODE.enabled and any(i.traced for i in impls)
+        traced = has_tangent = False
+        for i in impls:  # (loops, not any(): this is the sharded recording path)
+            if i.traced:
+                traced = True
+            if i.tangents is not None:
+                has_tangent = True
+        traced = traced and GRAD_MODE.enabled
         if out_def is None and len(outs) == 1:  # one output: the lean link of the unsharded path
             out = outs[0]
             out.traced = traced
@@ -189,7 +204,7 @@ class Operation:
             for o in outs:
                 o.traced = traced
             result = self._link_outputs(outs, out_def, impls, traced, kwargs, cls)
-        if any(i.tangents is not None for i in impls):
+        if has_tangent:
             self._attach_tangents(flat, impls, treedef, result, outs, kwargs)
         return result
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..core.tensor import Tensor
-from .base import Operation, normalize_axis
+from .base import Operation, lift_same, normalize_axis
 from .view import PermuteOp, inverse_perm, reshape_op, unsqueeze_op
 from . import lowerings as L
 
@@ -145,6 +145,13 @@ def pad_logical_rank(x: Tensor, ndim: int) -> Tensor:
     return reshape_op(x, shape=impl.batch_shape + (1,) * k + impl.shape)
 
 
+def _lift_batch_shape(self, kwargs, n):
+    """A stack axis is one more batch axis, kept in place only where the batch parts align (else
+    the right-aligned rule would sum or broadcast it)."""
+    b, ib = kwargs["batch_dims"], kwargs["in_batch_dims"]
+    return None if b != ib else {"shape": (n, *kwargs["shape"]), "batch_dims": b + 1, "in_batch_dims": ib + 1}
+
+
 class SumToOp(Operation):
     """Sum a cotangent down to a physical ``shape`` with ``batch_dims``: the adjoint of broadcasting.
 
@@ -160,6 +167,8 @@ class SumToOp(Operation):
 
     def abstract_eval(self, x, *, shape, batch_dims, in_batch_dims):
         return shape, x.dtype, batch_dims
+
+    lift_kwargs = _lift_batch_shape
 
     def maxpr(self, x, *, shape, batch_dims, in_batch_dims):
         from max.graph import ops
@@ -192,6 +201,8 @@ class BroadcastPhysicalOp(Operation):
 
     def abstract_eval(self, x, *, shape, batch_dims, in_batch_dims):
         return shape, x.dtype, batch_dims
+
+    lift_kwargs = _lift_batch_shape
 
     def maxpr(self, x, *, shape, batch_dims, in_batch_dims):
         from max.graph import ops
@@ -266,6 +277,8 @@ class IdentityOp(Operation):
     def abstract_eval(self, x):
         return x.cached_shape, x.dtype, x.batch_dims
 
+    lift_kwargs = lift_same
+
     def maxpr(self, x):
         return x
 
@@ -277,3 +290,31 @@ class IdentityOp(Operation):
 
 
 identity_op = IdentityOp()
+
+
+class StackOp(Operation):
+    """Join same-shape values on a new leading axis (recorded as a node, not called on tensors:
+    the one kernel that turns a simulated mesh's separate shards into a stack)."""
+
+    name = "stack_values"
+    shape_polymorphic = True
+
+    def maxpr(self, *xs):
+        from max.graph import ops
+
+        return ops.stack(list(xs), axis=0)
+
+
+class UnstackOp(Operation):
+    """The ``n`` members of a stack along its leading axis, one output each (recorded as a node:
+    a member nobody reads is never lowered)."""
+
+    name = "unstack_values"
+    shape_polymorphic = True  # (``n`` is the mesh's, part of the trace's structure)
+
+    def maxpr(self, x, *, n):
+        return [x[i] for i in range(n)]
+
+
+stack_values_op = StackOp()
+unstack_values_op = UnstackOp()

@@ -86,6 +86,11 @@ def flat_form(kwargs: dict, shapes: list, paired: tuple):
     return kwargs, [["n", 2] if p else ["n"] for p in paired], [(n, 2) if p else (n,) for p in paired]
 
 
+def lift_same(self, kwargs, n):
+    """``lift_kwargs`` of an op that maps over leading axes with its kwargs unchanged."""
+    return kwargs
+
+
 class UnaryOperation(Operation):
     """One tensor in, same shape out; ``out_dtype`` may change the dtype."""
 
@@ -142,6 +147,9 @@ class ReduceOperation(Operation):
     #: A full reduction of at least this many elements is split into rows, because MAX
     #: runs a reduction over one long axis on one core (10M floats: 86 ms vs 52 ms split).
     split_threshold = 1 << 18
+
+    def lift_kwargs(self, kwargs, n):
+        return {**kwargs, "axes": tuple(a + 1 for a in kwargs["axes"])}
 
     def apply(self, x: Tensor, axis=None, keepdims: bool = False) -> Tensor:
         impl = x._impl

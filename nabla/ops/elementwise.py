@@ -12,7 +12,7 @@ from ..core.context import get_default_dtype
 from ..core.tensor import Tensor
 from . import complex_lowerings as C
 from . import lowerings as L
-from .base import BinaryOperation, UnaryOperation, broadcast_impls, broadcast_shapes, describe, flat_form
+from .base import BinaryOperation, UnaryOperation, broadcast_impls, broadcast_shapes, describe, flat_form, lift_same
 
 # dtype categories: which input dtypes an op accepts
 _CATEGORIES = {
@@ -45,6 +45,9 @@ def _lowering(fn):
 
 
 class ElementwiseUnary(UnaryOperation):
+    lift_kwargs = lift_same
+    lift_broadcasts = True
+
     def __init__(self, name: str, max_fn, category: str, linear=None, out_bool: bool = False):
         self.name, self.max_fn, self.category = name, max_fn, category
         self.linear = linear  # (x, y, t) -> dy for a tangent t; None: not differentiable
@@ -87,6 +90,9 @@ class ElementwiseUnary(UnaryOperation):
 
 
 class ElementwiseBinary(BinaryOperation):
+    lift_kwargs = lift_same
+    lift_broadcasts = True
+
     def __init__(self, name: str, max_fn, category: str, out_bool: bool = False, swap: bool = False,
                  partials=None):
         self.name, self.max_fn, self.category = name, max_fn, category
@@ -147,6 +153,8 @@ _REAL_RESULT = ("abs", "real", "imag")
 class CastOp(UnaryOperation):
     name = "astype"
     supports_complex = True
+    lift_kwargs = lift_same
+    lift_broadcasts = True
 
     def complex_storage_kwargs(self, kwargs):
         return {**kwargs, "src_complex": True}
@@ -531,6 +539,8 @@ class WhereOp(BinaryOperation):
     """``cond ? x : y`` with broadcasting; ``cond`` is bool, ``x`` and ``y`` share a dtype."""
 
     name = "where"
+    lift_kwargs = lift_same
+    lift_broadcasts = True
 
     def abstract_eval(self, cond, x, y):
         if not cond.dtype.is_bool:
@@ -577,6 +587,8 @@ class ZerosLikeOp(UnaryOperation):
 
     name = "zeros_like"
     supports_complex = True
+    lift_kwargs = lift_same
+    lift_broadcasts = True
 
     def maxpr(self, x):
         from max.graph import ops

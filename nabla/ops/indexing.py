@@ -43,6 +43,9 @@ class SliceOp(Operation):
         shape = tuple(len(range(*sl)) for sl in index)
         return shape, x.dtype, x.batch_dims
 
+    def lift_kwargs(self, kwargs, n):
+        return {"index": ((0, n, 1), *kwargs["index"])}
+
     def maxpr(self, x, *, index):
         from max.dtype import DType
         from max.graph import ops

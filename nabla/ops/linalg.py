@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..core.tensor import Tensor
-from .base import Operation, broadcast_shapes, describe
+from .base import Operation, broadcast_shapes, describe, lift_same
 from .elementwise import _align_batched, coerce_operands
 from .view import squeeze, unsqueeze
 
@@ -14,6 +14,8 @@ class MatmulOp(Operation):
     name = "matmul"
     shape_polymorphic = True
     supports_complex = True
+    lift_kwargs = lift_same
+    lift_broadcasts = True
 
     def complex_storage_kwargs(self, kwargs):
         return {"complex_storage": True}

@@ -20,6 +20,9 @@ class ReshapeOp(LogicalShapeOperation):
     def out_shape(self, s, *, shape):
         return shape
 
+    def lift_kwargs(self, kwargs, n):
+        return {"shape": (n, *kwargs["shape"])}
+
     def standalone_form(self, kwargs, shapes):
         """Any reshape is the identity on the flat data: one model per dtype serves them all
         (array-api-tests' linalg checks met a thousand reshapes of a few small shapes per test)."""
@@ -54,6 +57,9 @@ class PermuteOp(LogicalShapeOperation):
     def out_shape(self, s, *, perm):
         return tuple(s[p] for p in perm)
 
+    def lift_kwargs(self, kwargs, n):
+        return {**kwargs, "perm": (0, *(p + 1 for p in kwargs["perm"]))}
+
     def maxpr(self, x, *, perm):
         return L.permute(x, list(perm))
 
@@ -80,6 +86,11 @@ def inverse_perm(perm) -> tuple[int, ...]:
     return tuple(inverse)
 
 
+def _lift_axis(self, kwargs, n):
+    axis = kwargs["axis"]
+    return {"axis": axis + 1} if axis >= 0 else kwargs
+
+
 class UnsqueezeOp(LogicalShapeOperation):
     name = "expand_dims"
     shape_polymorphic = True
@@ -87,6 +98,8 @@ class UnsqueezeOp(LogicalShapeOperation):
 
     def out_shape(self, s, *, axis):
         return s[:axis] + (1,) + s[axis:]
+
+    lift_kwargs = _lift_axis
 
     def maxpr(self, x, *, axis):
         from max.graph import ops
@@ -108,6 +121,8 @@ class SqueezeOp(LogicalShapeOperation):
 
     def out_shape(self, s, *, axis):
         return s[:axis] + s[axis + 1:]
+
+    lift_kwargs = _lift_axis
 
     def maxpr(self, x, *, axis):
         from max.graph import ops

@@ -4,9 +4,11 @@ A sharded ``TensorImpl`` holds one ``Value`` per mesh device (row-major device o
 global physical shape; equal shards share one ``Value``, so a replicated operand or result costs
 one node, not one per device. Each per-shard call is an ordinary unsharded op call, so the trace
 the engine realizes is plain: one chain per distinct shard plus the collectives, all in one graph.
-Collectives on a simulated mesh are ordinary ops on one device (an add or max tree for a pending
-reduction, a concat for a gather, a slice for a split); on a mesh over distinct devices they are
-MAX's collectives and transfers (``devices.py``), and each device's values stay on it.
+On a simulated mesh an op runs once over a stack of the shards where it can (``stacking.py``),
+and collectives are ordinary ops on one device (a reduction along the stack or an add tree for a
+pending reduction, a relayout or a concat for a gather, a slice for a split); on a mesh over
+distinct devices they are MAX's collectives and transfers (``devices.py``), and each device's
+values stay on it.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from ..ops.base import Operation
 from ..ops.elementwise import BINARY_OPS
 from ..ops.indexing import slice_op
 from ..ops.multi_output import concat_op
-from . import devices, rules
+from . import devices, rules, stacking
 from .mesh import LocalView, ShardingSpec
+from .stacking import local_tensor as _local
 
 
 class _Log(threading.local):
@@ -50,10 +53,6 @@ def _note(kind: str, axes) -> None:
         _LOG.entries.append((kind, tuple(axes)))
 
 
-def _local(value, dtype, batch_dims) -> Tensor:
-    return Tensor(TensorImpl([value], dtype, batch_dims, pending=False))
-
-
 def spec_of(impl: TensorImpl, mesh) -> ShardingSpec:
     return impl.sharding if impl.sharding is not None else rules.interned_spec(mesh, ((),) * len(impl.cached_shape))
 
@@ -75,6 +74,10 @@ _REDUCERS = {"sum": "add", "max": "maximum", "min": "minimum"}
 
 
 def _all_reduce(vals, dtype, bd, mesh, axis, kind):
+    got = stacking.all_reduce(vals, mesh, axis, kind) if mesh.simulated and STACKING else None
+    if got is not None:
+        _note(f"all_reduce_{kind}", (axis,))
+        return got
     op = BINARY_OPS[_REDUCERS[kind]]
     out, done = [None] * mesh.size, {}
     for group in mesh.groups((axis,)):
@@ -96,6 +99,10 @@ def _all_reduce(vals, dtype, bd, mesh, axis, kind):
 
 
 def _all_gather(vals, dtype, bd, mesh, axes, dim):
+    got = stacking.all_gather(vals, mesh, axes, dim) if mesh.simulated and STACKING else None
+    if got is not None:
+        _note("all_gather", axes)
+        return got
     out, done = [None] * mesh.size, {}
     for group in mesh.groups(axes):
         if not mesh.simulated:
@@ -139,6 +146,9 @@ def _all_to_all(vals, dtype, bd, mesh, axes, from_dim, to_dim, ndim):
 
 def _split(vals, dtype, bd, mesh, axes, dim, ndim):
     """Each device keeps its block of ``dim``: a local slice, no communication."""
+    got = stacking.split(vals, mesh, axes, dim) if mesh.simulated and STACKING else None
+    if got is not None:
+        return got
     k = 1
     for a in axes:
         k *= mesh.axis_size(a)
@@ -231,7 +241,7 @@ class _Prepared:
     operand shapes, dtypes and layouts (a loop records the same few combinations again and again)."""
 
     __slots__ = ("mesh", "outs", "out_def", "moves", "kwargs", "node_kwargs", "post", "local_outs", "values",
-                 "layouts")
+                 "layouts", "stackable", "lean", "out_batch_dims")
 
 
 _PREPARED: dict = {}
@@ -261,6 +271,11 @@ def _prepare(op, impls, treedef, kwargs, mesh, local) -> _Prepared:
         # one object per distinct spec: the next op's key then matches by identity, not __eq__
         p.layouts = [_SPECS.setdefault(s, s) for s in plan.out_specs]
     complex_in = any(i.dtype.is_complex for i in impls)
+    # one call over a stack of the shards (see ``stacking.py``)
+    p.out_batch_dims = [o[2] for o in outs]
+    p.stackable = (mesh.simulated and not complex_in and treedef is None and mesh.size > 1
+                   and type(op).lift_kwargs is not Operation.lift_kwargs)
+    p.lean = p.stackable and p.post is None and len(outs) == 1  # (see stacking.record_lean)
     p.node_kwargs = op.complex_storage_kwargs(p.kwargs) if complex_in else p.kwargs
     # each output's stored form per device (complex as paired reals), for the nodes recorded directly
     p.values = [(tuple(shape) + (2,), _dt.real_dtype(dtype)) if dtype.is_complex else (shape, dtype)
@@ -291,24 +306,40 @@ def call(op, flat, impls, treedef, kwargs):
                 _PREPARED.clear()
                 _SPECS.clear()
             _PREPARED[key] = prepared
-    size = prepared.mesh.size
-    in_vals = []
+    mesh = prepared.mesh
+    in_vals, short = [], False
     for i, mv in zip(impls, prepared.moves):
         vals = i._values
-        if len(vals) != size:
-            vals = devices.spread(vals[0], prepared.mesh)
-        in_vals.append(vals if mv is None else move(list(vals), i.dtype, i.batch_dims, *mv))
-    if prepared.post is not None or CHECK_LOCAL_SHAPES:
-        per_device = _per_shard_calls(op, impls, in_vals, treedef, prepared.kwargs, prepared.local_outs, prepared.post)
-        per_output = [[r[k] for r in per_device] for k in range(len(prepared.outs))]
-    else:
-        per_output = _record(op, in_vals, treedef, prepared.node_kwargs, prepared.values)
+        if mv is not None:
+            vals = move(values_of(i, mesh), i.dtype, i.batch_dims, *mv)
+        elif len(vals) != mesh.size:  # one value for every device: spread below if need be
+            short = True
+        in_vals.append(vals)
+    per_output = None
+    if prepared.lean and STACKING:
+        per_output = stacking.record_lean(op, in_vals, prepared.node_kwargs, prepared.values[0])
+    if short and (per_output is None or CHECK_LOCAL_SHAPES):
+        in_vals = [v if len(v) == mesh.size else devices.spread(v[0], mesh) for v in in_vals]
+    if CHECK_LOCAL_SHAPES:
+        _per_shard_calls(op, impls, in_vals, treedef, prepared.kwargs, prepared.local_outs, None)
+    if per_output is None and prepared.stackable and STACKING:
+        per_output = stacking.record(op, in_vals, prepared.node_kwargs, prepared.values, prepared.post,
+                                     prepared.out_batch_dims)
+    if per_output is None:
+        if prepared.post is not None:
+            per_device = _per_shard_calls(op, impls, in_vals, treedef, prepared.kwargs, prepared.local_outs,
+                                          prepared.post)
+            per_output = [[r[k] for r in per_device] for k in range(len(prepared.outs))]
+        else:
+            per_output = _record(op, in_vals, treedef, prepared.node_kwargs, prepared.values)
     return [laid_out(v, o, s) for v, o, s in zip(per_output, prepared.outs, prepared.layouts)], prepared.out_def
 
 
-#: Tests set this: each per-shard call then also runs the op's shape rule on the local operands
-#: and checks it against the shapes the layout rule derived.
+#: Tests set this: each op is also called on each shard's operands, which runs its shape rule
+#: there, checked against the shapes the layout rule derived (those calls' results are dropped).
 CHECK_LOCAL_SHAPES = False
+#: Ops on a simulated mesh run once over a stack of the shards (off: one node per shard).
+STACKING = True
 
 
 def _record(op, in_vals, treedef, node_kwargs, values) -> list:
