@@ -90,6 +90,8 @@ def record(op, in_vals, node_kwargs, values, post=None, batch_dims=()):
         if r > rank:
             rank = r
         if f is not None:
+            if f[0] is None and any(d.shape != vals[0].shape for d in f[2]):
+                return None  # shards of different shapes do not stack
             size = f[0].shape[0] if f[0] is not None else len(f[2])
             if positions is None:
                 positions, n = f[1], size
@@ -109,9 +111,7 @@ def record(op, in_vals, node_kwargs, values, post=None, batch_dims=()):
             ins.append(v)
             continue
         stack, _, distinct = f
-        if stack is None:
-            if any(d.shape != v.shape for d in distinct):
-                return None
+        if stack is None:  # (every check is above: nothing is recorded for a declined call)
             stack = Value(Node(stack_values_op, {}, tuple(distinct)), 0, (n, *v.shape), v.dtype, v.device)
         if len(v.shape) < rank:  # right-aligned broadcasting must not meet the stack axis
             shape = (n,) + (1,) * (rank - len(v.shape)) + tuple(v.shape)
