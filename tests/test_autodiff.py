@@ -123,11 +123,11 @@ DIFF_CASES["complex"] = (lambda x, y: _parts(elementwise.complex_from_parts(x, y
 
 _fft = nb.array_api.fft
 _parts = lambda z: (nb.real(z), nb.imag(z))
-# fft: one op, three kinds (c2c, r2c, c2r), odd and even lengths, each norm
+# fft: one op, three kinds (c2c, r2c, c2r), odd and even lengths, each norm, 2-D c2c (ifftn)
 DIFF_CASES.update({
     "fft": (lambda x: (*_parts(_fft.fft(x, n=5, norm="ortho")), *_parts(_fft.rfft(x, axis=0)),
                        _fft.irfft(_fft.ifft(x, axis=0), n=4, axis=0), _fft.hfft(_fft.fft(x), n=5, norm="forward"),
-                       *_parts(_fft.ihfft(x, n=6))), [f64(3, 4)]),
+                       *_parts(_fft.ihfft(x, n=6)), *_parts(_fft.ifftn(x * (1 + 0.5j), norm="ortho"))), [f64(3, 4)]),
 })
 
 # sort: values move with their permutation (the integer output carries no tangent)

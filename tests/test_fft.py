@@ -15,7 +15,8 @@ F = xp.fft
 R = np.random.default_rng(5)
 TOL = {np.complex128: 1e-13, np.complex64: 5e-6, np.float64: 1e-13, np.float32: 5e-6}
 LARGE = [512, 1000, 1024, 2187, 3125, 4096, 6561 * 5, 10007, 65536, 65537, 101 * 103, 1009 * 1013, 2 ** 20,
-         2 ** 22]  # 2^22: one row long enough to split its passes over the cores (PARALLEL_ROW)
+         2 ** 22,  # 2^22: one row long enough to split its passes over the cores (PARALLEL_ROW)
+         2 ** 8 * 3 ** 2 * 5 ** 2]  # from 2^15 on, complex rows of n = n1 n2 run the four-step (240 x 240 here)
 
 
 def rel(got, want):
@@ -90,6 +91,45 @@ def test_large_lengths(n):
     assert rel(F.fft(xp.asarray(x32)).numpy(), np.fft.fft(x32.astype(np.complex128))) <= 5e-6
     r = x.real.astype(np.float32)
     assert rel(F.rfft(xp.asarray(r)).numpy(), np.fft.rfft(r.astype(np.float64))) <= 5e-6
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_real_transforms_of_one_row(dtype):
+    """A lone row's Hermitian split (rfft) and pack (irfft) run on vectors along the row, the
+    partner bins read reversed: even n around the vector widths, and long ones."""
+    for n in (2, 4, 6, 8, 16, 18, 30, 32, 34, 36, 48, 66, 100, 1000, 4096):
+        x = R.standard_normal(n).astype(dtype)
+        assert rel(F.rfft(xp.asarray(x)).numpy(), np.fft.rfft(reference(x))) <= TOL[dtype], n
+        X = np.fft.rfft(reference(x)) + 0.25j
+        X = X.astype(np.complex64 if dtype == np.float32 else np.complex128)
+        assert rel(F.irfft(xp.asarray(X), n=n).numpy(), np.fft.irfft(X.astype(np.complex128), n=n)) <= TOL[dtype], n
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_four_step_rows_and_norms(dtype):
+    """Several long rows (each a four-step transform: columns, twiddles, rows), every norm, both
+    directions."""
+    x = (R.standard_normal((3, 2 ** 15)) + 1j * R.standard_normal((3, 2 ** 15))).astype(dtype)
+    for norm in ("backward", "ortho", "forward"):
+        assert rel(F.fft(xp.asarray(x), norm=norm).numpy(), np.fft.fft(reference(x), norm=norm)) <= TOL[dtype]
+        assert rel(F.ifft(xp.asarray(x), norm=norm).numpy(), np.fft.ifft(reference(x), norm=norm)) <= TOL[dtype]
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+@pytest.mark.parametrize("shape", [(64, 48), (3, 32, 160), (2, 20, 50), (1000, 24), (5, 7), (1, 1)])
+def test_2d_transforms_of_the_last_axes(dtype, shape):
+    """fftn over the last two axes is one kernel call: whole groups of rows and chunks of columns
+    (64 x 48, a stack of 32 x 160), or the rows then the columns (20 x 50, 1000 x 24 in float32,
+    5 x 7); with s, its axes padded and truncated first."""
+    x = (R.standard_normal(shape) + 1j * R.standard_normal(shape)).astype(dtype)
+    for norm in ("backward", "ortho", "forward"):
+        got = F.fftn(xp.asarray(x), axes=(-2, -1), norm=norm).numpy()
+        assert rel(got, np.fft.fftn(reference(x), axes=(-2, -1), norm=norm)) <= TOL[dtype], norm
+        got = F.ifftn(xp.asarray(x), axes=(-1, -2), norm=norm).numpy()
+        assert rel(got, np.fft.ifftn(reference(x), axes=(-1, -2), norm=norm)) <= TOL[dtype], norm
+    s = (shape[-2] + 3, max(1, shape[-1] - 2))
+    got = F.fftn(xp.asarray(x), s=s, axes=(-2, -1)).numpy()
+    assert rel(got, np.fft.fftn(reference(x), s=s, axes=(-2, -1))) <= TOL[dtype]
 
 
 @pytest.mark.parametrize("n", [1, 2, 7, 64, 97, 1000])

@@ -132,6 +132,7 @@ CASES = {
     "qr_r": (lambda m, x: (xp if m is nb else np).abs(_la(m).qr(x)[1]), [(24, 24, 24)]),
     "fft": (lambda m, x: (xp if m is nb else np).abs(_fft(m).fft(x, axis=1)), [(24, 48)]),
     "rfft": (lambda m, x: (xp if m is nb else np).real(_fft(m).rfft(x, axis=0)), [(24, 48)]),
+    "fft2": (lambda m, x: (xp if m is nb else np).abs(_fft(m).fftn(x, axes=(1, 2))), [(24, 24, 48)]),
 }
 
 

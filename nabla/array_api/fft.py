@@ -2,7 +2,8 @@
 
 Every transform is one or more 1-D transforms along an axis (``nabla/ops/fourier.py``), the axis
 truncated or zero-padded to ``n`` first. An n-dimensional transform is the composition of 1-D
-ones, the norm's factor split over the axes. The frequency
+ones, the norm's factor split over the axes; a complex one over the last two axes runs them as
+one 2-D kernel call. The frequency
 helpers and the shifts are compositions on MAX ops.
 """
 
@@ -15,7 +16,7 @@ from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops.base import describe, normalize_axis
 from ..ops.elementwise import astype as _astype
-from ..ops.fourier import fft_along
+from ..ops.fourier import fft2_last, fft_along
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft", "fftfreq",
            "rfftfreq", "fftshift", "ifftshift"]
@@ -137,8 +138,18 @@ def _axes_and_sizes(x: Tensor, s, axes, op: str):
 
 def _c2c_n(x: Tensor, s, axes, norm: str, inverse: bool, op: str) -> Tensor:
     axes, sizes = _axes_and_sizes(x, s, axes, op)
+    last = (x.ndim - 2, x.ndim - 1)
+    pair = x.ndim >= 2 and all(a in axes for a in last)
     for a, m in zip(axes, sizes):
-        x = _c2c(x, m, a, norm, inverse, op)
+        if not (pair and a in last):
+            x = _c2c(x, m, a, norm, inverse, op)
+    if pair:  # transforms along different axes commute: the last two go in one kernel call
+        for a in last:
+            m = sizes[axes.index(a)]
+            m = x.shape[a] if m is None else m
+            _check_n(m, op)
+            x = _resize(x, a, m)
+        x = fft2_last(x, 1 if inverse else -1, _scaling(norm, inverse, op))
     return x
 
 

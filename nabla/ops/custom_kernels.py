@@ -172,14 +172,15 @@ def linalg_kernel(name: str, cplx: bool):
 @functools.cache
 def fft_kernel():
     """The FFT kernel (kernels/fft/): x (b, rows, cols) of float32 or float64 transformed along
-    axis 1, the spec [sign, scaling], and two operands that only carry the output's sizes."""
+    axis 1 (or axes 1 and 2), the spec [sign, scaling, dims], and two operands that only carry the
+    output's sizes."""
     from max.experimental import custom
 
     b, r, c, ro, co = custom.Symbols("b", "r", "c", "ro", "co")
     T = custom.DTypeVar("T")
     return custom.declare(
         "nabla_fft",
-        inputs={"x": custom.TemplateType(T, [b, r, c]), "spec": custom.TemplateType(DType.float64, [2]),
+        inputs={"x": custom.TemplateType(T, [b, r, c]), "spec": custom.TemplateType(DType.float64, [3]),
                 "rows": custom.TemplateType(DType.uint8, [ro]), "cols": custom.TemplateType(DType.uint8, [co])},
         outputs=[custom.TemplateType(T, [b, ro, co])],
         custom_extensions=[kernel_library("fft")],

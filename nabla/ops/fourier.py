@@ -6,8 +6,10 @@ frequencies out) and ``c2r`` (those frequencies in, n reals out, Hermitian symme
 (0: nothing, 1: sqrt(n), 2: n, with n the transform's length, so one lowering serves every
 length), so the standard's norms, ``hfft`` and ``ihfft`` are the same op with other constants. ``axis`` counts
 from the end (so vmap's leading batch axes leave it be); the kernel transforms an inner axis in
-place, viewing the data as (outer, n, inner), so no axis is ever moved. Zero-padding and
-truncation are the callers' (``array_api/fft.py``).
+place, viewing the data as (outer, n, inner), so no axis is ever moved. ``dims=2`` (c2c on the
+last axis only) transforms the axis before it too, in one kernel call (a 2-D transform sweeps the
+data twice, two 1-D calls four times). Zero-padding and truncation are the callers'
+(``array_api/fft.py``).
 
 The transforms are linear, so the JVP is the op itself and the VJP its transpose (JAX's
 convention: the cotangent pairs as Re(sum(ct * dy))): the DFT matrix is symmetric, so c2c's
@@ -27,8 +29,11 @@ class FftOp(KernelOperation):
     name = "fft"
     kernel_package = "fft"
 
-    def abstract_eval(self, x, *, kind, sign, scaling, n, axis):
+    def abstract_eval(self, x, *, kind, sign, scaling, n, axis, dims=1):
         shape = list(x.cached_shape)
+        if dims == 2 and (kind != "c2c" or axis != -1 or len(shape) < 2):
+            raise ValueError(f"nabla.fft: a 2-D transform is c2c over the last two axes, got {kind} along "
+                             f"axis {axis} of {describe(x)}")
         if kind == "r2c":
             if x.dtype.is_complex or not x.dtype.is_floating:
                 raise TypeError(f"nabla.fft: a real transform needs real floating input, got {describe(x)}")
@@ -41,7 +46,7 @@ class FftOp(KernelOperation):
             return tuple(shape), _dt.real_dtype(x.dtype), x.batch_dims
         return tuple(shape), x.dtype, x.batch_dims
 
-    def maxpr(self, x, *, kind, sign, scaling, n, axis, cplx=False):
+    def maxpr(self, x, *, kind, sign, scaling, n, axis, dims=1, cplx=False):
         import functools
         import operator
 
@@ -55,14 +60,14 @@ class FftOp(KernelOperation):
         if device != cpu:  # the kernel is CPU code: accelerator data makes the round trip
             x = ops.transfer_to(x, cpu)
         shape = list(x.shape)  # complex: the (re, im) pair is a last axis, part of the inner block
-        at = len(shape) - (1 if cplx else 0) + axis
+        at = len(shape) - (1 if cplx else 0) + axis - (dims - 1)  # the 2-D kernel: rows are the first axis
         outer = functools.reduce(operator.mul, shape[:at], Dim(1))
         inner = functools.reduce(operator.mul, shape[at + 1:], Dim(1))
         rows = shape[at]
         flat = ops.reshape(x, [outer, rows, inner])
         rows_out = (rows // 2 + 1) if kind == "r2c" else (n if kind == "c2r" else rows)
         cols_out = inner * 2 if kind == "r2c" else (inner // 2 if kind == "c2r" else inner)
-        spec = ops.constant(np.array([sign, scaling], dtype=np.float64), DType.float64, cpu)
+        spec = ops.constant(np.array([sign, scaling, dims], dtype=np.float64), DType.float64, cpu)
         zero = ops.constant(np.zeros(1, np.uint8), DType.uint8, cpu)
         y = fft_kernel()(flat, spec, ops.broadcast_to(zero, [rows_out]), ops.broadcast_to(zero, [cols_out]))
         y = y[0] if isinstance(y, (list, tuple)) else y
@@ -75,13 +80,13 @@ class FftOp(KernelOperation):
         y = ops.reshape(y, out_shape)
         return ops.transfer_to(y, device) if device != cpu else y
 
-    def jvp_rule(self, primals, tangents, output, *, kind, sign, scaling, n, axis):
-        return self(tangents[0], kind=kind, sign=sign, scaling=scaling, n=n, axis=axis)
+    def jvp_rule(self, primals, tangents, output, *, kind, sign, scaling, n, axis, dims=1):
+        return self(tangents[0], kind=kind, sign=sign, scaling=scaling, n=n, axis=axis, dims=dims)
 
-    def vjp_rule(self, primals, cotangent, output, *, kind, sign, scaling, n, axis):
+    def vjp_rule(self, primals, cotangent, output, *, kind, sign, scaling, n, axis, dims=1):
         (x,) = primals
-        if kind == "c2c":
-            return [self(cotangent, kind="c2c", sign=sign, scaling=scaling, n=n, axis=axis)]
+        if kind == "c2c":  # the 2-D DFT matrix, a Kronecker product of symmetric ones, is symmetric too
+            return [self(cotangent, kind="c2c", sign=sign, scaling=scaling, n=n, axis=axis, dims=dims)]
         if kind == "r2c":  # Re(F^T pad(ct)): c2r counts k and n - k once each, so halve those
             size = x.shape[axis]
             ct = cotangent * _pair_weights(size, 0.5, cotangent, axis)
@@ -111,3 +116,8 @@ def fft_along(x, axis: int, kind: str, sign: int, scaling: int, n: int):
     the real side's length, matters to c2r only)."""
     axis = axis - x.ndim if axis >= 0 else axis
     return fft_op(x, kind=kind, sign=int(sign), scaling=int(scaling), n=int(n) if kind == "c2r" else 0, axis=axis)
+
+
+def fft2_last(x, sign: int, scaling: int):
+    """The c2c transform over the last two axes of ``x`` in one kernel call."""
+    return fft_op(x, kind="c2c", sign=int(sign), scaling=int(scaling), n=0, axis=-1, dims=2)

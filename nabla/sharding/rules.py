@@ -349,9 +349,10 @@ def _stacked_matrices(op, impls, specs, kwargs, outs, mesh):
 
 
 def _transform_axis(op, impls, specs, kwargs, outs, mesh):
-    """The FFT kernel: the transformed axis whole on each device, the other dims keep their splits."""
+    """The FFT kernel: the transformed axes whole on each device, the other dims keep their splits."""
     dims = list(specs[0].dims)
-    dims[kwargs["axis"]] = ()
+    for k in range(kwargs.get("dims", 1)):
+        dims[kwargs["axis"] - k] = ()
     return Plan([interned_spec(mesh, dims)], [interned_spec(mesh, dims)], kwargs)
 
 

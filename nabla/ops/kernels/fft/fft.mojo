@@ -3,7 +3,8 @@
 # K > 1: an inner axis, transformed in place with no transpose), complex values interleaved
 # (2K columns). The mode is told by the shapes: equal in and out is c2c (n = rows), twice the
 # columns out r2c (n = rows in), half the columns out c2r (n = rows out, the input holding
-# n // 2 + 1). `spec` = [sign of the exponent, scaling: 0 none, 1 by 1 / sqrt(n), 2 by 1 / n].
+# n // 2 + 1). `spec` = [sign of the exponent, scaling: 0 none, 1 by 1 / sqrt(n), 2 by 1 / n,
+# optionally 2: a c2c transform along axes 1 and 2 at once (four_step.mojo), n = rows cols / 2].
 #
 # Work goes in blocks of `lanes` interleaved sequences (the K of an inner axis, or for the last
 # axis a group of rows), so every Stockham pass runs on whole SIMD vectors.
@@ -17,6 +18,8 @@ from std.sys.info import simd_width_of
 from max.algorithm import parallelize
 from max.gpu.host import DeviceContext
 from extensibility import InputTensor, OutputTensor, register
+from .four_step import can_transform_2d, four_step, four_step_split, transform_2d
+from .layout import join_rows, join_run, split_rows, split_run, store_tile
 from .transform import PARALLEL_ROW, build_plan, fill_roots, plan_size, transform, work_length, workspace_size
 
 #: elements of one plane that a block aims at: 4 planes of them stay in a core's L2 cache
@@ -71,117 +74,8 @@ def _tables[T: DType](n: Int, ln: Int, sign: Scalar[T], real_roots: Bool,
 
 
 @always_inline
-def _split_run[T: DType](src: UnsafePointer[Scalar[T], _], xr: UnsafePointer[mut=True, Scalar[T], _],
-                         xi: UnsafePointer[mut=True, Scalar[T], _], count: Int):
-    """count interleaved (re, im) pairs into two planes, a vector at a time."""
-    comptime w = simd_width_of[T]()
-    var whole = count // w * w
-    for k in range(0, whole, w):
-        var pair = src.load[width=2 * w](2 * k).deinterleave()
-        xr.store(k, pair[0])
-        xi.store(k, pair[1])
-    for k in range(whole, count):
-        xr[k] = src[2 * k]
-        xi[k] = src[2 * k + 1]
-
-
-@always_inline
-def _join_run[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], xr: UnsafePointer[Scalar[T], _],
-                        xi: UnsafePointer[Scalar[T], _], count: Int, scale: Scalar[T]):
-    comptime w = simd_width_of[T]()
-    var whole = count // w * w
-    for k in range(0, whole, w):
-        dst.store(2 * k, (xr.load[width=w](k) * scale).interleave(xi.load[width=w](k) * scale))
-    for k in range(whole, count):
-        dst[2 * k] = xr[k] * scale
-        dst[2 * k + 1] = xi[k] * scale
-
-
-@always_inline
-def _transpose[T: DType, v: Int](rows: UnsafePointer[SIMD[T, v], _]) -> SIMD[T, v * v]:
-    """out[j * v + i] = rows[i][j]: a v x v transpose in registers. Each level interleaves row i
-    with row i + v / 2 of the level before (v = 16: float32 under AVX-512; 8; 4; 2)."""
-    comptime if v == 16:
-        var a0 = rows[0].interleave(rows[8])
-        var a1 = rows[1].interleave(rows[9])
-        var a2 = rows[2].interleave(rows[10])
-        var a3 = rows[3].interleave(rows[11])
-        var a4 = rows[4].interleave(rows[12])
-        var a5 = rows[5].interleave(rows[13])
-        var a6 = rows[6].interleave(rows[14])
-        var a7 = rows[7].interleave(rows[15])
-        var c0 = a0.interleave(a4).interleave(a2.interleave(a6))
-        var c1 = a1.interleave(a5).interleave(a3.interleave(a7))
-        return rebind[SIMD[T, v * v]](c0.interleave(c1))
-    elif v == 8:
-        var w0 = rows[0].interleave(rows[4]).interleave(rows[2].interleave(rows[6]))
-        var w1 = rows[1].interleave(rows[5]).interleave(rows[3].interleave(rows[7]))
-        return rebind[SIMD[T, v * v]](w0.interleave(w1))
-    elif v == 4:
-        var w0 = rows[0].interleave(rows[2])
-        var w1 = rows[1].interleave(rows[3])
-        return rebind[SIMD[T, v * v]](w0.interleave(w1))
-    elif v == 2:
-        return rebind[SIMD[T, v * v]](rows[0].interleave(rows[1]))
-    else:
-        var out = SIMD[T, v * v](0)
-        for i in range(v):
-            for j in range(v):
-                out[j * v + i] = rows[i][j]
-        return out
-
-
-def _split_rows[T: DType](src: UnsafePointer[Scalar[T], _], ls: Int, count: Int,
-                          xr: UnsafePointer[mut=True, Scalar[T], _], xi: UnsafePointer[mut=True, Scalar[T], _]):
-    """A full group of V rows (row l at src + l * ls, ``count`` (re, im) pairs each) into lane
-    planes (value k of row l at k * V + l), a V x V tile at a time."""
-    comptime V = simd_width_of[T]()
-    var re = alloc[SIMD[T, V]](V)
-    var im = alloc[SIMD[T, V]](V)
-    var whole = count // V * V
-    for k0 in range(0, whole, V):
-        for l in range(V):
-            var pair = src.load[width=2 * V](l * ls + 2 * k0).deinterleave()
-            re[l] = rebind[SIMD[T, V]](pair[0])
-            im[l] = rebind[SIMD[T, V]](pair[1])
-        xr.store(k0 * V, _transpose[T, V](re))
-        xi.store(k0 * V, _transpose[T, V](im))
-    for k in range(whole, count):
-        for l in range(V):
-            xr[k * V + l] = src[l * ls + 2 * k]
-            xi[k * V + l] = src[l * ls + 2 * k + 1]
-    re.free()
-    im.free()
-
-
-def _join_rows[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], ls: Int, count: Int,
-                         xr: UnsafePointer[Scalar[T], _], xi: UnsafePointer[Scalar[T], _], scale: Scalar[T]):
-    """The inverse of _split_rows, scaled."""
-    comptime V = simd_width_of[T]()
-    var re = alloc[SIMD[T, V]](V)
-    var im = alloc[SIMD[T, V]](V)
-    var tile = alloc[Scalar[T]](2 * V * V)
-    var whole = count // V * V
-    for k0 in range(0, whole, V):
-        for i in range(V):  # V lane vectors (values k0 + i of every row)
-            re[i] = xr.load[width=V]((k0 + i) * V) * scale
-            im[i] = xi.load[width=V]((k0 + i) * V) * scale
-        tile.store(0, _transpose[T, V](re))  # row l's values k0 .. k0 + V - 1 at l * V
-        tile.store(V * V, _transpose[T, V](im))
-        for l in range(V):
-            dst.store(l * ls + 2 * k0, tile.load[width=V](l * V).interleave(tile.load[width=V](V * V + l * V)))
-    for k in range(whole, count):
-        for l in range(V):
-            dst[l * ls + 2 * k] = xr[k * V + l] * scale
-            dst[l * ls + 2 * k + 1] = xi[k * V + l] * scale
-    re.free()
-    im.free()
-    tile.free()
-
-
-@always_inline
-def _split_bin[T: DType, w: Int](zr: SIMD[T, w], zi: SIMD[T, w], cr: SIMD[T, w], ci: SIMD[T, w], wr: Scalar[T],
-                                 wi: Scalar[T], half: Scalar[T]) -> Tuple[SIMD[T, w], SIMD[T, w]]:
+def _split_bin[T: DType, w: Int](zr: SIMD[T, w], zi: SIMD[T, w], cr: SIMD[T, w], ci: SIMD[T, w], wr: SIMD[T, w],
+                                 wi: SIMD[T, w], half: Scalar[T]) -> Tuple[SIMD[T, w], SIMD[T, w]]:
     """r2c of even n: X_k = (Z_k + C) / 2 + w^k (Z_k - C) / 2i from Z (C = conj Z_h-k, given as cr, ci)."""
     var o_r = zi - ci  # (Z - C) / i
     var o_i = cr - zr
@@ -189,8 +83,8 @@ def _split_bin[T: DType, w: Int](zr: SIMD[T, w], zi: SIMD[T, w], cr: SIMD[T, w],
 
 
 @always_inline
-def _pack_bin[T: DType, w: Int](ar: SIMD[T, w], ai: SIMD[T, w], br: SIMD[T, w], bi: SIMD[T, w], wr: Scalar[T],
-                                wi: Scalar[T]) -> Tuple[SIMD[T, w], SIMD[T, w]]:
+def _pack_bin[T: DType, w: Int](ar: SIMD[T, w], ai: SIMD[T, w], br: SIMD[T, w], bi: SIMD[T, w], wr: SIMD[T, w],
+                                wi: SIMD[T, w]) -> Tuple[SIMD[T, w], SIMD[T, w]]:
     """c2r of even n: Z_k = E + i O, E = A + B, O = (A - B) w^k (A = X_k, B = conj X_h-k as br, bi)."""
     var dr = ar - br
     var di = ai - bi
@@ -203,22 +97,32 @@ def _hermitian_split[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], ls: I
                                xi: UnsafePointer[Scalar[T], _], h: Int, cn: UnsafePointer[Scalar[T], _],
                                sn: UnsafePointer[Scalar[T], _], sign: Scalar[T], scale: Scalar[T]):
     """r2c of even n = 2h for V rows at once: X_k = (Z_k + conj Z_h-k) / 2 + w^k (Z_k - conj Z_h-k) / 2i
-    on lane vectors, then V x V transposes into the rows (the scalar loop below costs as much as the
-    transform itself)."""
+    on lane vectors, V values of k at a time transposed straight into the rows."""
     comptime V = simd_width_of[T]()
-    var planes = alloc[Scalar[T]](2 * (h + 1) * V)
-    var tr = planes
-    var ti = planes + (h + 1) * V
+    var re = alloc[SIMD[T, V]](V)
+    var im = alloc[SIMD[T, V]](V)
+    var tile = alloc[Scalar[T]](2 * V * V)
     var half = Scalar[T](0.5) * scale
-    for k in range(h + 1):
-        var z = (k % h) * V
-        var c = ((h - k) % h) * V
-        var x = _split_bin[T, V](xr.load[width=V](z), xi.load[width=V](z), xr.load[width=V](c),
-                                 -xi.load[width=V](c), cn[k], sign * sn[k], half)
-        tr.store(k * V, x[0])
-        ti.store(k * V, x[1])
-    _join_rows[T](dst, ls, h + 1, tr, ti, Scalar[T](1))
-    planes.free()
+    var whole = (h + 1) // V * V
+    for k0 in range(0, h + 1, V):
+        for i in range(min(V, h + 1 - k0)):
+            var k = k0 + i
+            var z = (k % h) * V
+            var c = ((h - k) % h) * V
+            var x = _split_bin[T, V](xr.load[width=V](z), xi.load[width=V](z), xr.load[width=V](c),
+                                     -xi.load[width=V](c), cn[k], sign * sn[k], half)
+            re[i] = x[0]
+            im[i] = x[1]
+        if k0 < whole:
+            store_tile[T, V](dst, ls, k0, re, im, tile)
+            continue
+        for i in range(h + 1 - k0):  # the last values, fewer than V
+            for l in range(V):
+                dst[l * ls + 2 * (k0 + i)] = re[i][l]
+                dst[l * ls + 2 * (k0 + i) + 1] = im[i][l]
+    re.free()
+    im.free()
+    tile.free()
 
 
 def _hermitian_pack[T: DType](src: UnsafePointer[Scalar[T], _], ls: Int, xr: UnsafePointer[mut=True, Scalar[T], _],
@@ -230,7 +134,7 @@ def _hermitian_pack[T: DType](src: UnsafePointer[Scalar[T], _], ls: Int, xr: Uns
     var planes = alloc[Scalar[T]](2 * (h + 1) * V)
     var ar_ = planes
     var ai_ = planes + (h + 1) * V
-    _split_rows[T](src, ls, h + 1, ar_, ai_)
+    split_rows[T](src, ls, h + 1, ar_, ai_)
     for k in range(h):
         var ar = ar_.load[width=V](k * V)
         var ai = ai_.load[width=V](k * V) if k != 0 else SIMD[T, V](0)
@@ -242,6 +146,57 @@ def _hermitian_pack[T: DType](src: UnsafePointer[Scalar[T], _], ls: Int, xr: Uns
     planes.free()
 
 
+def _hermitian_split_run[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], xr: UnsafePointer[Scalar[T], _],
+                                   xi: UnsafePointer[Scalar[T], _], h: Int, cn: UnsafePointer[Scalar[T], _],
+                                   sn: UnsafePointer[Scalar[T], _], sign: Scalar[T], scale: Scalar[T]):
+    """r2c of even n = 2h for one row: the split on vectors along k, the partners h - k read
+    reversed, written as (re, im) pairs."""
+    comptime w = simd_width_of[T]()
+    var half = Scalar[T](0.5) * scale
+    var k = 1
+    while k + w <= h:  # partners h - k - w + 1 .. h - k, all in 1 .. h - 1
+        var c0 = h - k - w + 1
+        var x = _split_bin[T, w](xr.load[width=w](k), xi.load[width=w](k), xr.load[width=w](c0).reversed(),
+                                 -xi.load[width=w](c0).reversed(), cn.load[width=w](k), sn.load[width=w](k) * sign,
+                                 half)
+        dst.store(2 * k, x[0].interleave(x[1]))
+        k += w
+    for j in range(h + 1):
+        if j != 0 and j < k:
+            continue
+        var z = j % h
+        var c = (h - j) % h
+        var x = _split_bin[T, 1](xr[z], xi[z], xr[c], -xi[c], cn[j], sign * sn[j], half)
+        dst[2 * j] = x[0]
+        dst[2 * j + 1] = x[1]
+
+
+def _hermitian_pack_run[T: DType](src: UnsafePointer[Scalar[T], _], xr: UnsafePointer[mut=True, Scalar[T], _],
+                                  xi: UnsafePointer[mut=True, Scalar[T], _], h: Int, cn: UnsafePointer[Scalar[T], _],
+                                  sn: UnsafePointer[Scalar[T], _], sign: Scalar[T]):
+    """c2r of even n = 2h for one row (h + 1 (re, im) pairs in): Z_k on vectors along k, the
+    partners h - k read reversed."""
+    comptime w = simd_width_of[T]()
+    var k = 1
+    while k + w <= h:  # partners h - k - w + 1 .. h - k, all in 1 .. h - 1
+        var a = src.load[width=2 * w](2 * k).deinterleave()
+        var b = src.load[width=2 * w](2 * (h - k - w + 1)).deinterleave()
+        var z = _pack_bin[T, w](rebind[SIMD[T, w]](a[0]), rebind[SIMD[T, w]](a[1]),
+                                rebind[SIMD[T, w]](b[0]).reversed(), -rebind[SIMD[T, w]](b[1]).reversed(),
+                                cn.load[width=w](k), sn.load[width=w](k) * sign)
+        xr.store(k, z[0])
+        xi.store(k, z[1])
+        k += w
+    for j in range(h):
+        if j != 0 and j < k:
+            continue
+        var ai = src[2 * j + 1] if j != 0 else Scalar[T](0)
+        var bi = -src[2 * (h - j) + 1] if j != 0 else Scalar[T](0)  # X_h's imaginary part is dropped
+        var z = _pack_bin[T, 1](src[2 * j], ai, src[2 * (h - j)], bi, cn[j], sign * sn[j])
+        xr[j] = z[0]
+        xi[j] = z[1]
+
+
 def _load[T: DType](src: UnsafePointer[Scalar[T], _], ls: Int, es: Int, lanes: Int,
                     xr: UnsafePointer[mut=True, Scalar[T], _], xi: UnsafePointer[mut=True, Scalar[T], _],
                     mode: Int, n: Int, ln: Int, cn: UnsafePointer[Scalar[T], _], sn: UnsafePointer[Scalar[T], _],
@@ -250,12 +205,12 @@ def _load[T: DType](src: UnsafePointer[Scalar[T], _], ls: Int, es: Int, lanes: I
     is read at src + l * ls + k * es, and goes to k * lanes + l."""
     var L = lanes
     if (mode == C2C and L == 1 and es == 2) or (mode == R2C and ln != n and L == 1 and es == 1):
-        _split_run[T](src, xr, xi, ln)  # one contiguous sequence (complex values, or packed real pairs)
+        split_run[T](src, xr, xi, ln)  # one contiguous sequence (complex values, or packed real pairs)
     elif mode == C2C and ls == 2:  # an inner axis: each element's lanes are contiguous pairs
         for k in range(ln):
-            _split_run[T](src + k * es, xr + k * L, xi + k * L, L)
+            split_run[T](src + k * es, xr + k * L, xi + k * L, L)
     elif L == simd_width_of[T]() and ((mode == C2C and es == 2) or (mode == R2C and ln != n and es == 1)):
-        _split_rows[T](src, ls, ln, xr, xi)  # a full group of rows (complex values, or packed real pairs)
+        split_rows[T](src, ls, ln, xr, xi)  # a full group of rows (complex values, or packed real pairs)
     elif mode == C2C:
         for k in range(ln):
             for l in range(L):
@@ -287,6 +242,8 @@ def _load[T: DType](src: UnsafePointer[Scalar[T], _], ls: Int, es: Int, lanes: I
                 xi[(n - k) * L + l] = -src[a + 1]
     elif L == simd_width_of[T]() and es == 2:  # c2r, even n, a full group of rows: in lane vectors
         _hermitian_pack[T](src, ls, xr, xi, ln, cn, sn, sign)
+    elif L == 1 and es == 2:  # c2r, even n, one row: on vectors along the row
+        _hermitian_pack_run[T](src, xr, xi, ln, cn, sn, sign)
     else:  # c2r, even n: E + i O, E = X_k + conj(X_h-k), O = (X_k - conj(X_h-k)) w^k
         var h = ln
         for k in range(h):
@@ -310,12 +267,12 @@ def _store[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], ls: Int, es: In
                      scale: Scalar[T]):
     var L = lanes
     if (mode == C2C and L == 1 and es == 2) or (mode == C2R and ln != n and L == 1 and es == 1):
-        _join_run[T](dst, xr, xi, ln, scale)
+        join_run[T](dst, xr, xi, ln, scale)
     elif mode == C2C and ls == 2:
         for k in range(ln):
-            _join_run[T](dst + k * es, xr + k * L, xi + k * L, L, scale)
+            join_run[T](dst + k * es, xr + k * L, xi + k * L, L, scale)
     elif L == simd_width_of[T]() and ((mode == C2C and es == 2) or (mode == C2R and ln != n and es == 1)):
-        _join_rows[T](dst, ls, ln, xr, xi, scale)
+        join_rows[T](dst, ls, ln, xr, xi, scale)
     elif mode == C2C:
         for k in range(ln):
             for l in range(L):
@@ -340,6 +297,8 @@ def _store[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], ls: Int, es: In
                 dst[a + 1] = xi[k * L + l] * scale
     elif L == simd_width_of[T]() and es == 2:  # r2c, even n, a full group of rows: in lane vectors
         _hermitian_split[T](dst, ls, xr, xi, ln, cn, sn, sign, scale)
+    elif L == 1 and es == 2:  # r2c, even n, one row: on vectors along the row
+        _hermitian_split_run[T](dst, xr, xi, ln, cn, sn, sign, scale)
     else:  # r2c, even n: X_k = E_k + w^k O_k from Z = E + i O
         var h = ln
         var half = Scalar[T](0.5) * scale
@@ -364,16 +323,28 @@ def _run[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], src: UnsafePointe
     var ln = n // 2 if mode != C2C and n % 2 == 0 else n
     if n == 0 or K == 0:
         return
-    var scale = Scalar[T](1)
-    if scaling == 1:
-        scale = Scalar[T](1.0 / sqrt(Float64(n)))
-    elif scaling == 2:
-        scale = Scalar[T](1.0 / Float64(n))
+    var scale = _scale_for[T](n, scaling)
     var psize = plan_size(ln)
     var owned = False
     var plan = _tables[T](n, ln, sign, mode != C2C and ln != n, owned)
     var cn = plan + psize
     var sn = cn + (n // 2 + 1)
+    var n1 = four_step_split(n, V) if mode == C2C and K == 1 else 0
+    if n1 != 0:  # long sequences: two sweeps over memory and a transposition, not one per pass
+        var owned1 = False
+        var owned2 = False
+        var plan1 = _tables[T](n1, n1, sign, False, owned1)
+        var plan2 = _tables[T](n // n1, n // n1, sign, False, owned2)
+        for item in range(batch):
+            var at = item * rows_in * cols_in
+            four_step[T](dst + at, src + at, n, n1, plan1, plan2, plan, sign, scale)
+        if owned1:
+            plan1.free()
+        if owned2:
+            plan2.free()
+        if owned:
+            plan.free()
+        return
     # a block: `group` items of the batch side by side (K == 1), or a chunk of one item's K
     # sequences, as many as keep the block's planes within a core's cache (every pass then works
     # in cache; a chunk is at least a SIMD vector wide)
@@ -429,6 +400,41 @@ def _run[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], src: UnsafePointe
         plan.free()
 
 
+def _scale_for[T: DType](n: Int, scaling: Int) -> Scalar[T]:
+    if scaling == 1:
+        return Scalar[T](1.0 / sqrt(Float64(n)))
+    if scaling == 2:
+        return Scalar[T](1.0 / Float64(n))
+    return Scalar[T](1)
+
+
+def _run_2d[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], src: UnsafePointer[Scalar[T], _], batch: Int,
+                      n1: Int, cols: Int, sign: Scalar[T], scaling: Int):
+    """The 2-D c2c transform of each (n1, cols / 2) complex matrix of a (batch, n1, cols) stack."""
+    comptime V = simd_width_of[T]()
+    var n2 = cols // 2
+    if n1 == 0 or n2 == 0:
+        return
+    if not can_transform_2d(n1, n2, V):  # the rows, then the columns (each pass scaled for its own
+        # length, so the product is the matrix's)
+        var rows = alloc[Scalar[T]](batch * n1 * cols)
+        _run[T](rows, src, batch * n1, n2, 2, n2, 2, sign, scaling)
+        _run[T](dst, rows, batch, n1, cols, n1, cols, sign, scaling)
+        rows.free()
+        return
+    var owned1 = False
+    var owned2 = False
+    var plan1 = _tables[T](n1, n1, sign, False, owned1)
+    var plan2 = _tables[T](n2, n2, sign, False, owned2)
+    for item in range(batch):
+        var at = item * n1 * cols
+        transform_2d[T](dst + at, src + at, n1, n2, plan1, plan2, sign, _scale_for[T](n1 * n2, scaling))
+    if owned1:
+        plan1.free()
+    if owned2:
+        plan2.free()
+
+
 @register("nabla_fft")
 struct FFT:
     """x (b, rows_in, cols_in) transformed along axis 1 into out (b, rows_out, cols_out); ``rows`` and
@@ -450,5 +456,9 @@ struct FFT:
         if batch == 0:
             return
         var sp = spec.unsafe_ptr()
+        if spec.dim_size(0) > 2 and Int(sp.unsafe_load(2)) == 2:  # axes 1 and 2 (c2c)
+            _run_2d[T](output.unsafe_ptr(), x.unsafe_ptr(), batch, x.dim_size(1), x.dim_size(2),
+                       Scalar[T](sp.unsafe_load(0)), Int(sp.unsafe_load(1)))
+            return
         _run[T](output.unsafe_ptr(), x.unsafe_ptr(), batch, x.dim_size(1), x.dim_size(2), output.dim_size(1),
                 output.dim_size(2), Scalar[T](sp.unsafe_load(0)), Int(sp.unsafe_load(1)))
