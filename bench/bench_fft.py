@@ -22,6 +22,7 @@ def _cases(rng):
     return [
         ("complex64 fft, n = 2^20", "fft", cplx(2 ** 20, np.complex64)),
         ("float32 rfft, 4096 rows of 1024", "rfft", rng.standard_normal((4096, 1024)).astype(np.float32)),
+        ("float32 rfft, one row of 2^20", "rfft", rng.standard_normal(2 ** 20).astype(np.float32)),
         ("complex64 fft2, 1024x1024", "fft2", cplx((1024, 1024), np.complex64)),
         ("complex128 fft, prime n = 10007", "fft", cplx(10007, np.complex128)),
         ("complex128 fft, 1000 rows of 64", "fft", cplx((1000, 64), np.complex128)),

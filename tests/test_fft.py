@@ -91,6 +91,12 @@ def test_large_lengths(n):
     assert rel(F.fft(xp.asarray(x32)).numpy(), np.fft.fft(x32.astype(np.complex128))) <= 5e-6
     r = x.real.astype(np.float32)
     assert rel(F.rfft(xp.asarray(r)).numpy(), np.fft.rfft(r.astype(np.float64))) <= 5e-6
+    # even n from 2^16 on: the packed half-length transform is a four-step (real rows, both ways)
+    assert rel(F.rfft(xp.asarray(x.real)).numpy(), np.fft.rfft(x.real)) <= 1e-13
+    X = np.fft.rfft(x.real) + 0.25j
+    assert rel(F.irfft(xp.asarray(X), n=n).numpy(), np.fft.irfft(X, n=n)) <= 1e-13
+    X32 = X.astype(np.complex64)
+    assert rel(F.irfft(xp.asarray(X32), n=n).numpy(), np.fft.irfft(X32.astype(np.complex128), n=n)) <= 5e-6
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -108,11 +114,15 @@ def test_real_transforms_of_one_row(dtype):
 @pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
 def test_four_step_rows_and_norms(dtype):
     """Several long rows (each a four-step transform: columns, twiddles, rows), every norm, both
-    directions."""
+    directions; real rows twice as long (their packed half-length transforms)."""
     x = (R.standard_normal((3, 2 ** 15)) + 1j * R.standard_normal((3, 2 ** 15))).astype(dtype)
     for norm in ("backward", "ortho", "forward"):
         assert rel(F.fft(xp.asarray(x), norm=norm).numpy(), np.fft.fft(reference(x), norm=norm)) <= TOL[dtype]
         assert rel(F.ifft(xp.asarray(x), norm=norm).numpy(), np.fft.ifft(reference(x), norm=norm)) <= TOL[dtype]
+    real = np.ascontiguousarray(np.concatenate([x.real, x.imag], axis=1))  # rows of 2^16: real four-steps
+    assert rel(F.rfft(xp.asarray(real), norm="ortho").numpy(), np.fft.rfft(reference(real), norm="ortho")) <= TOL[dtype]
+    X = np.fft.rfft(reference(real)).astype(dtype)
+    assert rel(F.irfft(xp.asarray(X)).numpy(), np.fft.irfft(reference(X))) <= TOL[dtype]
 
 
 @pytest.mark.parametrize("dtype", [np.complex128, np.complex64])

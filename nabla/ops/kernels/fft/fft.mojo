@@ -314,6 +314,37 @@ def _store[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], ls: Int, es: In
                 dst[a + 1] = x[1]
 
 
+def _real_four_step[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], src: UnsafePointer[Scalar[T], _],
+                              batch: Int, item_in: Int, item_out: Int, mode: Int, h: Int, n1: Int,
+                              plan: UnsafePointer[mut=True, Scalar[T], MutUntrackedOrigin],
+                              cn: UnsafePointer[Scalar[T], _], sn: UnsafePointer[Scalar[T], _], sign: Scalar[T],
+                              scale: Scalar[T]):
+    """r2c (c2r) of rows of even n = 2h: the h-point complex transform of the packed samples as a
+    four-step, then (before) the Hermitian split (pack) along the row."""
+    var owned1 = False
+    var owned2 = False
+    var plan1 = _tables[T](n1, n1, sign, False, owned1)
+    var plan2 = _tables[T](h // n1, h // n1, sign, False, owned2)
+    var ws = alloc[Scalar[T]](4 * h)
+    var z = ws  # the packed row's transform, interleaved
+    var zr = ws + 2 * h
+    var zi = zr + h
+    for item in range(batch):
+        if mode == R2C:
+            four_step[T](z, src + item * item_in, h, n1, plan1, plan2, plan, sign, Scalar[T](1))
+            split_run[T](z, zr, zi, h)
+            _hermitian_split_run[T](dst + item * item_out, zr, zi, h, cn, sn, sign, scale)
+        else:
+            _hermitian_pack_run[T](src + item * item_in, zr, zi, h, cn, sn, sign)
+            join_run[T](z, zr, zi, h, Scalar[T](1))
+            four_step[T](dst + item * item_out, z, h, n1, plan1, plan2, plan, sign, scale)
+    ws.free()
+    if owned1:
+        plan1.free()
+    if owned2:
+        plan2.free()
+
+
 def _run[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], src: UnsafePointer[Scalar[T], _], batch: Int,
                    rows_in: Int, cols_in: Int, rows_out: Int, cols_out: Int, sign: Scalar[T], scaling: Int):
     comptime V = simd_width_of[T]()
@@ -342,6 +373,13 @@ def _run[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], src: UnsafePointe
             plan1.free()
         if owned2:
             plan2.free()
+        if owned:
+            plan.free()
+        return
+    var n1r = four_step_split(ln, V) if mode != C2C and K == 1 and ln != n else 0
+    if n1r != 0:  # long real rows: the half-length complex transform as a four-step
+        _real_four_step[T](dst, src, batch, rows_in * cols_in, rows_out * cols_out, mode, ln, n1r, plan, cn, sn,
+                           sign, scale)
         if owned:
             plan.free()
         return
