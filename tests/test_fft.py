@@ -16,7 +16,7 @@ R = np.random.default_rng(5)
 TOL = {np.complex128: 1e-13, np.complex64: 5e-6, np.float64: 1e-13, np.float32: 5e-6}
 LARGE = [512, 1000, 1024, 2187, 3125, 4096, 6561 * 5, 10007, 65536, 65537, 101 * 103, 1009 * 1013, 2 ** 20,
          2 ** 22,  # 2^22: one row long enough to split its passes over the cores (PARALLEL_ROW)
-         2 ** 8 * 3 ** 2 * 5 ** 2]  # from 2^15 on, complex rows of n = n1 n2 run the four-step (240 x 240 here)
+         2 ** 8 * 3 ** 2 * 5 ** 2]  # complex rows of n = n1 n2 from 256 KB a plane run the four-step (240 x 240)
 
 
 def rel(got, want):
@@ -91,7 +91,7 @@ def test_large_lengths(n):
     assert rel(F.fft(xp.asarray(x32)).numpy(), np.fft.fft(x32.astype(np.complex128))) <= 5e-6
     r = x.real.astype(np.float32)
     assert rel(F.rfft(xp.asarray(r)).numpy(), np.fft.rfft(r.astype(np.float64))) <= 5e-6
-    # even n from 2^16 on: the packed half-length transform is a four-step (real rows, both ways)
+    # long even n: the packed half-length transform is a four-step (real rows, both ways)
     assert rel(F.rfft(xp.asarray(x.real)).numpy(), np.fft.rfft(x.real)) <= 1e-13
     X = np.fft.rfft(x.real) + 0.25j
     assert rel(F.irfft(xp.asarray(X), n=n).numpy(), np.fft.irfft(X, n=n)) <= 1e-13
@@ -115,11 +115,11 @@ def test_real_transforms_of_one_row(dtype):
 def test_four_step_rows_and_norms(dtype):
     """Several long rows (each a four-step transform: columns, twiddles, rows), every norm, both
     directions; real rows twice as long (their packed half-length transforms)."""
-    x = (R.standard_normal((3, 2 ** 15)) + 1j * R.standard_normal((3, 2 ** 15))).astype(dtype)
+    x = (R.standard_normal((3, 2 ** 16)) + 1j * R.standard_normal((3, 2 ** 16))).astype(dtype)
     for norm in ("backward", "ortho", "forward"):
         assert rel(F.fft(xp.asarray(x), norm=norm).numpy(), np.fft.fft(reference(x), norm=norm)) <= TOL[dtype]
         assert rel(F.ifft(xp.asarray(x), norm=norm).numpy(), np.fft.ifft(reference(x), norm=norm)) <= TOL[dtype]
-    real = np.ascontiguousarray(np.concatenate([x.real, x.imag], axis=1))  # rows of 2^16: real four-steps
+    real = np.ascontiguousarray(np.concatenate([x.real, x.imag], axis=1))  # rows of 2^17: real four-steps
     assert rel(F.rfft(xp.asarray(real), norm="ortho").numpy(), np.fft.rfft(reference(real), norm="ortho")) <= TOL[dtype]
     X = np.fft.rfft(reference(real)).astype(dtype)
     assert rel(F.irfft(xp.asarray(X)).numpy(), np.fft.irfft(reference(X))) <= TOL[dtype]

@@ -14,7 +14,7 @@
 # Cooley, Lewis & Welch 1970); odd n runs a complex transform of n with zero imaginary parts.
 from std.ffi import _get_global_or_null, external_call
 from std.math import sqrt
-from std.sys.info import simd_width_of
+from std.sys.info import simd_width_of, size_of
 from max.algorithm import parallelize
 from max.gpu.host import DeviceContext
 from extensibility import InputTensor, OutputTensor, register
@@ -360,7 +360,7 @@ def _run[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], src: UnsafePointe
     var plan = _tables[T](n, ln, sign, mode != C2C and ln != n, owned)
     var cn = plan + psize
     var sn = cn + (n // 2 + 1)
-    var n1 = four_step_split(n, V) if mode == C2C and K == 1 else 0
+    var n1 = four_step_split(n, V, size_of[T]()) if mode == C2C and K == 1 else 0
     if n1 != 0:  # long sequences: two sweeps over memory and a transposition, not one per pass
         var owned1 = False
         var owned2 = False
@@ -376,7 +376,7 @@ def _run[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], src: UnsafePointe
         if owned:
             plan.free()
         return
-    var n1r = four_step_split(ln, V) if mode != C2C and K == 1 and ln != n else 0
+    var n1r = four_step_split(ln, V, size_of[T]()) if mode != C2C and K == 1 and ln != n else 0
     if n1r != 0:  # long real rows: the half-length complex transform as a four-step
         _real_four_step[T](dst, src, batch, rows_in * cols_in, rows_out * cols_out, mode, ln, n1r, plan, cn, sn,
                            sign, scale)

@@ -15,14 +15,17 @@ from max.algorithm import parallelize
 from .layout import join_rows, split_run, transpose_tile
 from .transform import transform, workspace_size
 
-#: the shortest sequence the four-step runs (below, one row's Stockham planes stay in cache)
-comptime FOUR_STEP_MIN = 1 << 15
+#: the bytes of one plane (n scalars) from which a row runs the four-step: below, a row's four
+#: Stockham planes fit in half a core's L2 and its passes run there (2^15 complex64, one row:
+#: Stockham 0.08 ms, the four-step the same at best and several times slower while the other core
+#: is busy, its two fork-joins waiting for it; 2^17: the four-step 0.28 ms against 0.49 at best)
+comptime FOUR_STEP_PLANE_BYTES = 1 << 18
 
 
-def four_step_split(n: Int, v: Int) -> Int:
+def four_step_split(n: Int, v: Int, scalar_bytes: Int) -> Int:
     """n1 for n = n1 n2 with both multiples of v (whole vectors, whole tiles), the largest such
     n1 <= sqrt(n); 0 when n is too short or has no such split."""
-    if n < FOUR_STEP_MIN or n % (v * v) != 0:
+    if n * scalar_bytes < FOUR_STEP_PLANE_BYTES or n % (v * v) != 0:
         return 0
     var best = 0
     var n1 = v
