@@ -5,12 +5,14 @@ result equals the per-shard path's and NumPy's."""
 from __future__ import annotations
 
 import collections
+import gc
+import weakref
 
 import numpy as np
 import pytest
 
 import nabla as nb
-from nabla.sharding import DeviceMesh, P, spmd
+from nabla.sharding import DeviceMesh, P, spmd, stacking
 
 
 def _nodes(tensors) -> collections.Counter:
@@ -84,3 +86,26 @@ def test_reductions_and_gathers_over_mesh_axes_match_numpy(mesh_shape, spec):
         np.testing.assert_allclose(nb.max(t, axis=axis).numpy(), (np.tanh(a) * 2).max(axis), rtol=1e-6)
     np.testing.assert_allclose(t.numpy(), np.tanh(a) * 2, rtol=1e-6)
     np.testing.assert_allclose((t @ t.T).numpy(), (np.tanh(a) * 2) @ (np.tanh(a) * 2).T, rtol=1e-4, atol=1e-4)
+
+
+def test_an_op_over_the_stack_makes_no_per_device_values_until_they_are_read():
+    """Recording on a mesh costs one node and one value per op, like unsharded recording; reading a
+    result makes the members, realizes them and frees the recorded graph behind them."""
+    mesh = DeviceMesh((4,), ("dp",))
+    a = np.random.default_rng(2).standard_normal((8, 3)).astype(np.float32)
+    x = nb.asarray(a).shard(mesh, P("dp"))
+    y = nb.tanh(x) * 0.5
+    z = nb.exp(y)
+    stacked = [t._impl._values for t in (y, z)]
+    assert all(type(v) is stacking.Members and v._list is None for v in stacked)
+    # the split of x (a reshape), the three ops, the scalar, and z's members (made by this walk)
+    assert _nodes([z]) == collections.Counter({"reshape": 1, "tanh": 1, "multiply": 1, "constant": 1, "exp": 1,
+                                               "unstack_values": 1})
+    inner = weakref.ref(stacked[0].stack.node)
+    del y, stacked
+    np.testing.assert_allclose(z.numpy(), np.exp(np.tanh(a) * 0.5), rtol=1e-6)
+    gc.collect()
+    assert inner() is None  # the tanh node, held by nothing once z is realized
+    assert z._impl.is_realized and len(z._impl._values) == 4
+    np.testing.assert_allclose(np.concatenate([v.buffer.to_numpy() for v in z._impl._values]),
+                               np.exp(np.tanh(a) * 0.5), rtol=1e-6)

@@ -12,9 +12,10 @@ SPMD = None
 class TensorImpl:
     """Unrealized (symbolic ``Value``s from the trace) or realized (driver buffers).
 
-    ``_values`` is one entry per shard. Realization turns each value into a leaf
-    that holds its buffer and forgets the node that computed it, so the recorded
-    graph behind a realized tensor is freed.
+    ``_values`` is one entry per shard: a list, or a sequence that makes its values on first
+    use and answers ``device`` and ``is_realized`` without them (a simulated mesh's stacked
+    shards). Realization turns each value into a leaf that holds its buffer and forgets the
+    node that computed it, so the recorded graph behind a realized tensor is freed.
     """
 
     __slots__ = (
@@ -24,10 +25,12 @@ class TensorImpl:
     )
 
     def __init__(self, values: list[Value], dtype, batch_dims: int = 0, traced: bool = False,
-                 pending: bool = True):
+                 pending: bool = True, shape: tuple | None = None):
         self._values = values
         # physical shape, batch dims included; complex values keep their (re, im) axis hidden
-        self.cached_shape = values[0].shape[:-1] if dtype.is_complex else values[0].shape
+        if shape is None:
+            shape = values[0].shape[:-1] if dtype.is_complex else values[0].shape
+        self.cached_shape = shape
         self.dtype = dtype
         self.batch_dims = batch_dims
         self.traced = traced
@@ -39,7 +42,7 @@ class TensorImpl:
         self.sharding = None
         self.grad = None
         self.requires_grad = False
-        if pending and values[0].node is not None:
+        if pending and (type(values) is not list or values[0].node is not None):
             GRAPH.add_pending(self)
 
     def detached(self) -> "TensorImpl":
@@ -52,7 +55,10 @@ class TensorImpl:
     # --- state -----------------------------------------------------------------
     @property
     def is_realized(self) -> bool:
-        return all(v.node is None for v in self._values)
+        vals = self._values
+        if type(vals) is not list:
+            return vals.is_realized
+        return all(v.node is None for v in vals)
 
     @property
     def _storages(self) -> list | None:
@@ -71,7 +77,8 @@ class TensorImpl:
 
     @property
     def device(self):
-        return self._values[0].device
+        vals = self._values
+        return vals[0].device if type(vals) is list else vals.device
 
     # --- shapes ----------------------------------------------------------------
     @property

@@ -443,7 +443,7 @@ def _make_binary(op):
     def fn(x, y):
         tx, ty = type(x), type(y)
         if tx is Tensor and (ty is float or ty is int) and _scalar_dtype(y, x._impl.dtype, name) is x._impl.dtype:
-            y = operand_constant(y, x._impl.dtype, x._impl._values[0].device)  # the common `x * 0.5`
+            y = operand_constant(y, x._impl.dtype, x._impl.device)  # the common `x * 0.5`
         elif tx is not Tensor or ty is not Tensor or x._impl.dtype is not y._impl.dtype:
             x, y = coerce_operands(x, y, name)
         if op.category == "float":

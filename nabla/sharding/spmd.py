@@ -396,8 +396,7 @@ def laid_out(vals, out, layout) -> TensorImpl:
     """A tensor of per-device ``vals``: ``out`` is ``(shape, dtype, batch_dims)``, the global shape
     for a ``ShardingSpec`` layout, the block shape for a ``LocalView``."""
     shape, dtype, bd = out
-    impl = TensorImpl(vals, dtype, bd)
-    impl.cached_shape = tuple(shape)
+    impl = TensorImpl(vals, dtype, bd, shape=tuple(shape))
     impl.sharding = layout
     return impl
 

@@ -56,10 +56,71 @@ def members_per_device(stack: Value, positions: tuple) -> list:
     return node.per_device
 
 
+class Members:
+    """A sharded tensor's per-device values as members of one stack, made on first use: the next
+    op over the stack reads ``stack`` and needs no member (recording an op on a mesh then makes
+    one node and one value, as unsharded, where the members were a node and a value per device).
+    A sequence like the list it stands for; ``device`` and ``is_realized`` answer without it."""
+
+    __slots__ = ("stack", "positions", "device", "_list")
+
+    def __init__(self, stack: Value, positions: tuple):
+        self.stack = stack
+        self.positions = positions
+        self.device = stack.device
+        self._list = None
+
+    def values(self) -> list:
+        got = self._list
+        if got is None:
+            got = self._list = members_per_device(self.stack, self.positions)
+            self.stack = None  # the members' node holds it now: realizing them frees the graph
+        return got
+
+    def stacked(self):
+        """``(stack, positions)`` while the members are unrealized, else None."""
+        if self._list is None:
+            return self.stack, self.positions
+        node = self._list[0].node
+        return (node.inputs[0], self.positions) if type(node) is _Members else None
+
+    @property
+    def is_realized(self) -> bool:
+        return self._list is not None and all(v.node is None for v in self._list)
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    def __getitem__(self, k):
+        return self.values()[k]
+
+    def __iter__(self):
+        return iter(self.values())
+
+    def __eq__(self, other) -> bool:
+        return self.values() == (other.values() if type(other) is Members else other)
+
+    __hash__ = None  # (a list's equality: unhashable like one)
+
+    def count(self, v) -> int:
+        return self.values().count(v)
+
+    def index(self, v) -> int:
+        return self.values().index(v)
+
+    def __repr__(self) -> str:
+        return f"Members({self.values()!r})"
+
+
 def _stacked_form(vals):
     """``(stack, positions, distinct)`` of an operand's per-device values: device d's value is member
     ``positions[d]`` of ``stack``, or of the ``distinct`` values still to be stacked (``stack``
     None); None when every device holds the same value."""
+    if type(vals) is Members:
+        got = vals.stacked()
+        if got is not None:
+            return got[0], got[1], None
+        vals = vals.values()
     first = vals[0]
     node = first.node
     if type(node) is _Members and (node.per_device is vals or node.per_device == vals):
@@ -135,19 +196,22 @@ def record_lean(op, in_vals, node_kwargs, value):
     stacked ones; None otherwise."""
     ins, positions, n, rank, low, plain = [], None, 0, 0, MAX_RANK, False
     for vals in in_vals:
-        first = vals[0]
-        node = first.node
-        if type(node) is _Members and node.per_device is vals:
-            stack = node.inputs[0]
+        if type(vals) is Members:
+            got = vals.stacked()
+        else:  # a list of members (``record``'s, a collective's)
+            node = vals[0].node
+            got = (node.inputs[0], node.positions) if type(node) is _Members and node.per_device is vals else None
+        if got is not None:
+            stack = got[0]
             if positions is None:
-                positions, n = node.positions, stack.shape[0]
-            elif node.positions != positions or stack.shape[0] != n:
+                positions, n = got[1], stack.shape[0]
+            elif got[1] != positions or stack.shape[0] != n:
                 return None
             ins.append(stack)
             r = len(stack.shape) - 1
             if r < low:
                 low = r
-        elif first is vals[-1] and vals.count(first) == len(vals):
+        elif type(vals) is list and (first := vals[0]) is vals[-1] and vals.count(first) == len(vals):
             plain = True
             ins.append(first)
             r = len(first.shape)
@@ -161,8 +225,7 @@ def record_lean(op, in_vals, node_kwargs, value):
     if kwargs is None:
         return None
     shape, dtype = value
-    stack = Value(Node(op, kwargs, tuple(ins)), 0, (n, *shape), dtype, ins[0].device)
-    return [members_per_device(stack, positions)]
+    return [Members(Value(Node(op, kwargs, tuple(ins)), 0, (n, *shape), dtype, ins[0].device), positions)]
 
 
 # --- collectives on the stack ---------------------------------------------------------
