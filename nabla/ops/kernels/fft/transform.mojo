@@ -487,7 +487,7 @@ def stockham[T: DType](
     var s = lanes
     for idx in range(len(radices)):
         var r = radices[idx]
-        if r > 4:
+        if r > 4 and r != 8:  # the generic odd radices' roots (radix 8 has its constants inline)
             for e in range(r):
                 var ang = TAU * Float64(e) / Float64(r)
                 wr[e] = Scalar[T](cos(ang))
