@@ -14,6 +14,7 @@
 # Cooley, Lewis & Welch 1970); odd n runs a complex transform of n with zero imaginary parts.
 from std.ffi import _get_global_or_null, external_call
 from std.math import sqrt
+from std.memory import stack_allocation
 from std.sys.info import simd_width_of, size_of
 from max.algorithm import parallelize
 from max.gpu.host import DeviceContext
@@ -99,9 +100,8 @@ def _hermitian_split[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], ls: I
     """r2c of even n = 2h for V rows at once: X_k = (Z_k + conj Z_h-k) / 2 + w^k (Z_k - conj Z_h-k) / 2i
     on lane vectors, V values of k at a time transposed straight into the rows."""
     comptime V = simd_width_of[T]()
-    var re = alloc[SIMD[T, V]](V)
-    var im = alloc[SIMD[T, V]](V)
-    var tile = alloc[Scalar[T]](2 * V * V)
+    var re = stack_allocation[V, SIMD[T, V]]()
+    var im = stack_allocation[V, SIMD[T, V]]()
     var half = Scalar[T](0.5) * scale
     var whole = (h + 1) // V * V
     for k0 in range(0, h + 1, V):
@@ -114,15 +114,12 @@ def _hermitian_split[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], ls: I
             re[i] = x[0]
             im[i] = x[1]
         if k0 < whole:
-            store_tile[T, V](dst, ls, k0, re, im, tile)
+            store_tile[T, V](dst, ls, k0, re, im)
             continue
         for i in range(h + 1 - k0):  # the last values, fewer than V
             for l in range(V):
                 dst[l * ls + 2 * (k0 + i)] = re[i][l]
                 dst[l * ls + 2 * (k0 + i) + 1] = im[i][l]
-    re.free()
-    im.free()
-    tile.free()
 
 
 def _hermitian_pack[T: DType](src: UnsafePointer[Scalar[T], _], ls: Int, xr: UnsafePointer[mut=True, Scalar[T], _],

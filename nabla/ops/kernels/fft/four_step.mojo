@@ -12,7 +12,7 @@
 # written back in natural order: one kernel call, where two 1-D ones each sweep the data twice.
 from std.sys.info import simd_width_of
 from max.algorithm import parallelize
-from .layout import join_rows, split_run, transpose_tile
+from .layout import join_rows, split_run, transpose_lanes
 from .transform import transform, workspace_size
 
 #: the bytes of one plane (n scalars) from which a row runs the four-step: below, a row's four
@@ -78,8 +78,11 @@ def _columns[T: DType](
                 tile_re[m] = dr * wr - di * wi
                 tile_im[m] = dr * wi + di * wr
             var to = (g * n2 + jb) * V
-            br.store(to, transpose_tile[T, V](tile_re))
-            bi.store(to, transpose_tile[T, V](tile_im))
+            transpose_lanes[T, V](tile_re)
+            transpose_lanes[T, V](tile_im)
+            comptime for j in range(V):
+                br.store(to + j * V, tile_re[j])
+                bi.store(to + j * V, tile_im[j])
 
 
 def _rows[T: DType](
