@@ -107,8 +107,8 @@ def _hermitian_split[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], ls: I
     for k0 in range(0, h + 1, V):
         for i in range(min(V, h + 1 - k0)):
             var k = k0 + i
-            var z = (k % h) * V
-            var c = ((h - k) % h) * V
+            var z = (k if k < h else 0) * V  # k mod h and (h - k) mod h, k <= h: no division
+            var c = (h - k if k > 0 else 0) * V
             var x = _split_bin[T, V](xr.load[width=V](z), xi.load[width=V](z), xr.load[width=V](c),
                                      -xi.load[width=V](c), cn[k], sign * sn[k], half)
             re[i] = x[0]
