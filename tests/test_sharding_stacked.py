@@ -109,3 +109,28 @@ def test_an_op_over_the_stack_makes_no_per_device_values_until_they_are_read():
     assert z._impl.is_realized and len(z._impl._values) == 4
     np.testing.assert_allclose(np.concatenate([v.buffer.to_numpy() for v in z._impl._values]),
                                np.exp(np.tanh(a) * 0.5), rtol=1e-6)
+
+
+def test_threads_reading_one_stacked_result_agree():
+    """The members are made on first use: threads that read the same result at once each get it
+    whole (either may make the members; both sets are the same stack's)."""
+    import threading
+
+    mesh = DeviceMesh((4,), ("dp",))
+    a = np.random.default_rng(3).standard_normal((16, 5)).astype(np.float32)
+    for _ in range(3):
+        y = nb.tanh(nb.asarray(a).shard(mesh, P("dp"))) * 0.5
+        got, barrier = [], threading.Barrier(4)
+
+        def read():
+            barrier.wait()
+            got.append(y.numpy())
+
+        threads = [threading.Thread(target=read) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(got) == 4
+        for g in got:
+            np.testing.assert_allclose(g, np.tanh(a) * 0.5, rtol=1e-6)

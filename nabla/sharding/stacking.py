@@ -73,14 +73,19 @@ class Members:
     def values(self) -> list:
         got = self._list
         if got is None:
-            got = self._list = members_per_device(self.stack, self.positions)
+            stack = self.stack
+            if stack is None:  # another thread made them meanwhile (``_list`` is set first)
+                return self._list
+            # two threads may both make them: either list is the members of the same stack
+            got = self._list = members_per_device(stack, self.positions)
             self.stack = None  # the members' node holds it now: realizing them frees the graph
         return got
 
     def stacked(self):
         """``(stack, positions)`` while the members are unrealized, else None."""
-        if self._list is None:
-            return self.stack, self.positions
+        stack = self.stack
+        if stack is not None:
+            return stack, self.positions
         node = self._list[0].node
         return (node.inputs[0], self.positions) if type(node) is _Members else None
 
@@ -211,7 +216,7 @@ def record_lean(op, in_vals, node_kwargs, value):
             r = len(stack.shape) - 1
             if r < low:
                 low = r
-        elif type(vals) is list and (first := vals[0]) is vals[-1] and vals.count(first) == len(vals):
+        elif (first := vals[0]) is vals[-1] and vals.count(first) == len(vals):
             plain = True
             ins.append(first)
             r = len(first.shape)
