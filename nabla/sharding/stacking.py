@@ -86,8 +86,7 @@ class Members:
         stack = self.stack
         if stack is not None:
             return stack, self.positions
-        node = self._list[0].node
-        return (node.inputs[0], self.positions) if type(node) is _Members else None
+        return _made_stack(self._list)
 
     @property
     def is_realized(self) -> bool:
@@ -117,18 +116,29 @@ class Members:
         return f"Members({self.values()!r})"
 
 
+def _made_stack(vals):
+    """``(stack, positions)`` when ``vals`` is the list of one stack's unrealized members, else None."""
+    node = vals[0].node
+    return (node.inputs[0], node.positions) if type(node) is _Members and node.per_device is vals else None
+
+
+def _stack_of(vals):
+    """``(stack, positions)`` when ``vals`` are one stack's members (lazy, or a made list), else None."""
+    return vals.stacked() if type(vals) is Members else _made_stack(vals)
+
+
 def _stacked_form(vals):
     """``(stack, positions, distinct)`` of an operand's per-device values: device d's value is member
     ``positions[d]`` of ``stack``, or of the ``distinct`` values still to be stacked (``stack``
     None); None when every device holds the same value."""
+    got = _stack_of(vals)
+    if got is not None:
+        return got[0], got[1], None
     if type(vals) is Members:
-        got = vals.stacked()
-        if got is not None:
-            return got[0], got[1], None
         vals = vals.values()
     first = vals[0]
     node = first.node
-    if type(node) is _Members and (node.per_device is vals or node.per_device == vals):
+    if type(node) is _Members and node.per_device == vals:  # a copy of the members' list
         return node.inputs[0], node.positions, None
     if first is vals[-1] and vals.count(first) == len(vals):
         return None
@@ -201,11 +211,7 @@ def record_lean(op, in_vals, node_kwargs, value):
     stacked ones; None otherwise."""
     ins, positions, n, rank, low, plain = [], None, 0, 0, MAX_RANK, False
     for vals in in_vals:
-        if type(vals) is Members:
-            got = vals.stacked()
-        else:  # a list of members (``record``'s, a collective's)
-            node = vals[0].node
-            got = (node.inputs[0], node.positions) if type(node) is _Members and node.per_device is vals else None
+        got = _stack_of(vals)  # lazy members, or the list of ``record``'s or a collective's
         if got is not None:
             stack = got[0]
             if positions is None:
