@@ -287,14 +287,20 @@ class Engine(TraceLowering, ModelStore):
         key, leaves = traced[0], traced[2]
         if SEVERAL_DEVICES.in_use and _on_virtual_devices(traced):
             return None if fast_only else self._interpret_over_devices(traced, outputs)
+        # MAX's interpreter and Nabla's fused kernel run on the CPU: a trace that touches an
+        # accelerator is compiled, as under the "compile" policy
+        accelerated = _on_accelerators(leaves, outputs)
+        compiling = self.policy == "compile" or accelerated
         stages = None  # the first-sight path's stages, once asked
         if fast_only and not staged and len(traced[1]) > len(outputs) and _shared(traced[1], outputs):
             return None  # a probe that would leave shared work pending
         lone = traced[7] and len(traced[1]) > 1 and not fast_only and self.fused_enabled \
-            and self.first_sight is not None and self.policy != "compile"
+            and self.first_sight is not None and not compiling
         if lone and not self.first_sight.computes_kernel_nodes(traced[1]):
             return _SPLIT  # a kernel node among others: realize it apart, alone (see run)
         entry = self._cache.get(key)
+        if entry is None and fast_only and accelerated:
+            return None  # a probe: only a compiled model would serve it at once
         if entry is None and fast_only:  # a probe: remembered only if the fused kernel takes it
             entry = _Entry(key)
             if not callable(self._fused_run(entry, traced, outputs)):
@@ -307,8 +313,8 @@ class Engine(TraceLowering, ModelStore):
             # (a digest of the key, a stat: ~0.5 ms for an element check's key) would cost more
             # than the run; element-by-element checks meet thousands of such keys. A small one it
             # runs in stages is looked up at its second sight: most are met once
-            if self.policy == "compile" or not callable(self._fused_run(entry, traced, outputs)):
-                if self.policy == "compile" or _elements(leaves, outputs) > _SMALL_TRACE_ELEMENTS:
+            if compiling or not callable(self._fused_run(entry, traced, outputs)):
+                if compiling or _elements(leaves, outputs) > _SMALL_TRACE_ELEMENTS:
                     self._load_from_disk(entry)
                 else:
                     stages = self._stages(entry, traced, outputs)  # (asked once: used below)
@@ -332,7 +338,7 @@ class Engine(TraceLowering, ModelStore):
         def build(symbolic):
             return self._lower(traced, outputs, symbolic)
 
-        fused = None if entry.interpreter_refused or self.policy == "compile" else \
+        fused = None if entry.interpreter_refused or compiling else \
             self._fused_run(entry, traced, outputs)
         if isinstance(fused, Future):  # the fused kernel is being compiled (once per machine)
             if not fast_only and not self.interpreter_warm:
@@ -346,12 +352,12 @@ class Engine(TraceLowering, ModelStore):
             entry.sightings -= 1  # only a probe
             return self._probe_stages(entry, traced, outputs)
         if stages is None:
-            stages = self._stages(entry, traced, outputs)
+            stages = [] if compiling else self._stages(entry, traced, outputs)
         repeated = self.policy == "auto" and entry.sightings >= 2 and not staged and entry.compiling is None \
             and not entry.compile_failed
         parts = None
         if not stages and len(traced[1]) > 1 and self.first_sight is not None and self.fused_enabled \
-                and self.single_op_models and self.policy != "compile":
+                and self.single_op_models and not compiling:
             parts = self.first_sight.split(self, traced[1], outputs)
         if parts or stages:
             if repeated and (entry.sightings >= _SMALL_TRACE_SIGHTS
@@ -363,9 +369,9 @@ class Engine(TraceLowering, ModelStore):
         if lone:  # kernel nodes the fused kernel computes, in a trace it could not take: apart after all
             return _SPLIT
         # (asked only now: finding out whether MAX's interpreter is warm imports it, ~0.7 s)
-        if self.first_sight is not None and self.fused_enabled and not self.interpreter_warm:
+        if not compiling and self.first_sight is not None and self.fused_enabled and not self.interpreter_warm:
             self.first_sight.prepare(self)  # a cold machine needs the kernels: compile them now
-        if self._must_compile(entry):
+        if compiling or self._must_compile(entry):
             return self._compile_future(entry, build)
         if repeated:
             self._compile_future(entry, build)
@@ -521,6 +527,10 @@ class _Interpreted:
     def execute(self, *buffers):
         with mlir_context(), self.engine._lock:
             return self.engine.interpreter.execute(self.graph, list(buffers))
+
+
+def _on_accelerators(leaves, outputs) -> bool:
+    return any(not v.device.is_host for v in outputs) or any(not leaf.device.is_host for leaf in leaves)
 
 
 def _on_virtual_devices(traced) -> bool:

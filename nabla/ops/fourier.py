@@ -57,8 +57,13 @@ class FftOp(KernelOperation):
         from .custom_kernels import fft_kernel
 
         device, cpu = x.device, DeviceRef.CPU()
-        if device != cpu:  # the kernel is CPU code: accelerator data makes the round trip
+        gpu = not device.is_cpu()
+        if gpu and dims == 2:  # the GPU path transforms one axis per call: the last, then the one before
+            y = self.maxpr(x, kind=kind, sign=sign, scaling=scaling, n=n, axis=-1, cplx=cplx)
+            return self.maxpr(y, kind=kind, sign=sign, scaling=scaling, n=n, axis=-2, cplx=cplx)
+        if not gpu and device != cpu:  # a virtual CPU's data: the kernel runs on the CPU itself
             x = ops.transfer_to(x, cpu)
+        here = device if gpu else cpu
         shape = list(x.shape)  # complex: the (re, im) pair is a last axis, part of the inner block
         at = len(shape) - (1 if cplx else 0) + axis - (dims - 1)  # the 2-D kernel: rows are the first axis
         outer = functools.reduce(operator.mul, shape[:at], Dim(1))
@@ -67,8 +72,8 @@ class FftOp(KernelOperation):
         flat = ops.reshape(x, [outer, rows, inner])
         rows_out = (rows // 2 + 1) if kind == "r2c" else (n if kind == "c2r" else rows)
         cols_out = inner * 2 if kind == "r2c" else (inner // 2 if kind == "c2r" else inner)
-        spec = ops.constant(np.array([sign, scaling, dims], dtype=np.float64), DType.float64, cpu)
-        zero = ops.constant(np.zeros(1, np.uint8), DType.uint8, cpu)
+        spec = ops.constant(np.array([sign, scaling, dims], dtype=np.float64), DType.float64, here)
+        zero = ops.constant(np.zeros(1, np.uint8), DType.uint8, here)
         y = fft_kernel()(flat, spec, ops.broadcast_to(zero, [rows_out]), ops.broadcast_to(zero, [cols_out]))
         y = y[0] if isinstance(y, (list, tuple)) else y
         out_shape = list(x.shape)
@@ -78,7 +83,7 @@ class FftOp(KernelOperation):
         elif kind == "c2r":
             out_shape.pop()
         y = ops.reshape(y, out_shape)
-        return ops.transfer_to(y, device) if device != cpu else y
+        return ops.transfer_to(y, device) if device != here else y
 
     def jvp_rule(self, primals, tangents, output, *, kind, sign, scaling, n, axis, dims=1):
         return self(tangents[0], kind=kind, sign=sign, scaling=scaling, n=n, axis=axis, dims=dims)
