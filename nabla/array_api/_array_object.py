@@ -26,9 +26,24 @@ def _mT(self):
     return swap_axes(self, -1, -2)
 
 
+def _exports_device_memory(t) -> bool:
+    """Whether DLPack hands out the accelerator buffer itself: an unsharded real tensor on one.
+    Complex data (stored as interleaved pairs) and sharded tensors leave through the host."""
+    impl = t._impl
+    return not t.device.is_host and not impl.dtype.is_complex and impl.sharding is None and impl.num_shards == 1
+
+
 def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
     if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
         raise BufferError(f"nabla: cannot export to DLPack device {dl_device}; the data is on {self.device}")
+    if self._impl.batch_dims:
+        raise BufferError("nabla: a tensor with hidden vmap batch dims cannot be exported; return it from the "
+                          "function instead")
+    if _exports_device_memory(self):  # MAX's buffer orders the consumer's ``stream`` after its writes
+        buf = self.realize()._impl._values[0].buffer
+        if copy:
+            buf = buf.copy()
+        return buf.__dlpack__(stream=stream)
     arr = self.numpy()
     if copy:
         arr = arr.copy()
@@ -45,7 +60,7 @@ def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=N
 
 
 def __dlpack_device__(self):
-    return (1, 0) if self.device.is_host else (2, self.device.id)
+    return (2, self.device.id) if _exports_device_memory(self) else (1, 0)
 
 
 def _to_device(self, device, /, *, stream=None):

@@ -148,10 +148,17 @@ def start_detached(lock_name: str, module: str, args=(), stale_after: float = 90
         fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
     except OSError:
         return False  # another process holds it
+    argv = [sys.executable, "-m", module, str(lock), *map(str, args)]
+    quiet = dict(start_new_session=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                 stderr=subprocess.DEVNULL)
     try:
-        child = subprocess.Popen([sys.executable, "-m", module, str(lock), *map(str, args)], start_new_session=True,
-                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                 preexec_fn=_background_priority)
+        try:
+            child = subprocess.Popen(argv, preexec_fn=_background_priority, **quiet)
+        except RuntimeError:  # Python >= 3.12 refuses preexec_fn while exiting (atexit starts these)
+            import shutil
+
+            nice = shutil.which("nice")
+            child = subprocess.Popen(([nice, "-n", "19"] if nice else []) + argv, **quiet)
         os.write(fd, str(child.pid).encode())
     except OSError:
         lock.unlink(missing_ok=True)
