@@ -41,7 +41,7 @@ class SortOp(KernelOperation):
         device, dtype, cpu = x.device, x.dtype, DeviceRef.CPU()
         if device != cpu:  # the kernel is CPU code: accelerator data makes the round trip
             x = ops.transfer_to(x, cpu)
-        staged = {DType.bool: DType.uint8, DType.float16: DType.float32, DType.bfloat16: DType.float32}.get(dtype)
+        staged = {DType.bool: DType.uint8, DType.bfloat16: DType.float32}.get(dtype)
         if staged is not None:  # exact both ways
             x = ops.cast(x, staged)
         shape = list(x.shape)
