@@ -111,6 +111,9 @@ def test_operands_on_different_devices_are_refused_at_the_call():
     assert b.device == VirtualCPU(1)
     np.testing.assert_array_equal((b * 2).numpy(), [0.0, 2.0, 4.0])
     np.testing.assert_array_equal((b.to_device(a.device) + a).numpy(), [0.0, 2.0, 4.0])
+    z = nb.asarray(np.array([1 + 2j, 3 - 1j], np.complex64)).to_device(VirtualCPU(1))  # interleaved storage
+    assert z.device == VirtualCPU(1) and z.dtype == nb.array_api.complex64
+    np.testing.assert_array_equal((z * 2).to_device(a.device).numpy(), [2 + 4j, 6 - 2j])
 
 
 def test_mesh_devices_are_one_or_all_distinct():

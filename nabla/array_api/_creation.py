@@ -185,19 +185,25 @@ def from_dlpack(x, /, *, device=None, copy=None) -> Tensor:
 
 
 def to_device(x: Tensor, device, /, *, stream=None) -> Tensor:
+    """A copy of ``x`` on ``device``, buffer to buffer (MAX copies between devices; complex data
+    travels as its interleaved storage). A sharded tensor is gathered first."""
     target = as_device(device)
     if target == x.device:
         return x
-    from max import driver
-
-    arr = x.numpy()
-    buf = driver.Buffer.from_numpy(np.array(arr))
-    if not target.is_host:
-        buf = buf.to(target)
+    from ..core import tensor_impl
+    from ..core.context import driver_device
     from ..core.graph import Value
-    from ..core.tensor_impl import TensorImpl
 
-    return Tensor(TensorImpl([Value.leaf(buf, tuple(arr.shape), x.dtype, target)], x.dtype))
+    impl = x._impl
+    if impl.batch_dims:
+        raise ValueError("nabla.to_device: a tensor with hidden vmap batch dims cannot move; return it from the "
+                         "function instead")
+    if impl.sharding is not None or impl.num_shards != 1:
+        impl = tensor_impl.SPMD.gather(impl)
+    impl.realize()
+    value = impl._values[0]
+    buf = value.buffer.to(driver_device(target))
+    return Tensor(tensor_impl.TensorImpl([Value.leaf(buf, tuple(value.shape), value.dtype, target)], x.dtype))
 
 
 # --- data types -----------------------------------------------------------------
