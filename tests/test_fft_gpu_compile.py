@@ -6,22 +6,12 @@ a minute):
     NABLA_SLOW_TESTS=1 python -m pytest tests/test_fft_gpu_compile.py
 """
 
-import os
-import subprocess
-import sys
-import textwrap
+from .virtual_gpus import SLOW, run_on_virtual_gpus
 
-import pytest
+pytestmark = SLOW
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not os.environ.get("NABLA_SLOW_TESTS"), reason="slow: set NABLA_SLOW_TESTS=1")]
-
-# virtual devices are chosen once per process, before any device is used: a child process
-_SCRIPT = textwrap.dedent("""
+_SCRIPT = """
     from max import driver
-    driver.set_virtual_device_api("cuda")
-    driver.set_virtual_device_target_arch("sm_90")
-    driver.set_virtual_device_count(1)
     import numpy as np
     import nabla as nb
     from nabla.core.tensor import Tensor
@@ -38,10 +28,9 @@ _SCRIPT = textwrap.dedent("""
             nb.fft.ifft(z, axis=1, norm="ortho")]
     assert all(not o.device.is_host for o in outs)
     print("compiled", compile_only(outs))
-""")
+"""
 
 
 def test_fft_gpu_path_compiles_for_a_virtual_sm90():
-    done = subprocess.run([sys.executable, "-c", _SCRIPT], capture_output=True, text=True, timeout=1800)
-    assert done.returncode == 0, done.stderr[-4000:]
-    assert "compiled" in done.stdout
+    out = run_on_virtual_gpus(_SCRIPT, 1)
+    assert "compiled" in out

@@ -4,22 +4,12 @@ mode) and compiled, never run. Slow (each graph compiles in 1-2 min here), so op
     NABLA_SLOW_TESTS=1 python -m pytest tests/test_sharding_gpu_compile.py
 """
 
-import os
-import subprocess
-import sys
-import textwrap
+from .virtual_gpus import SLOW, run_on_virtual_gpus
 
-import pytest
+pytestmark = SLOW
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not os.environ.get("NABLA_SLOW_TESTS"), reason="slow: set NABLA_SLOW_TESTS=1")]
-
-# virtual devices are chosen once per process, before any device is used: a child process
-_SCRIPT = textwrap.dedent("""
+_SCRIPT = """
     from max import driver
-    driver.set_virtual_device_api("cuda")
-    driver.set_virtual_device_target_arch("sm_90")
-    driver.set_virtual_device_count(2)
     import numpy as np
     import nabla as nb
     from nabla.sharding import DeviceMesh, P, collectives_recorded
@@ -47,11 +37,10 @@ _SCRIPT = textwrap.dedent("""
         z = x.shard(mesh, P())
     assert log == [("all_reduce_max", ("dp",)), ("all_gather", ("dp",))], log
     print("gather", compile_only([m, z]))
-""")
+"""
 
 
 def test_data_parallel_step_compiles_for_two_virtual_gpus():
-    done = subprocess.run([sys.executable, "-c", _SCRIPT], capture_output=True, text=True, timeout=1800)
-    assert done.returncode == 0, done.stderr[-4000:]
-    lines = dict(line.split() for line in done.stdout.splitlines() if line.startswith(("step ", "gather ")))
-    assert set(lines) == {"step", "gather"}, done.stdout
+    out = run_on_virtual_gpus(_SCRIPT, 2)
+    lines = dict(line.split() for line in out.splitlines() if line.startswith(("step ", "gather ")))
+    assert set(lines) == {"step", "gather"}, out
