@@ -9,7 +9,8 @@ from the end (so vmap's leading batch axes leave it be); the kernel transforms a
 place, viewing the data as (outer, n, inner), so no axis is ever moved. ``dims=2`` (c2c on the
 last axis only) transforms the axis before it too, in one kernel call (a 2-D transform sweeps the
 data twice, two 1-D calls four times). Zero-padding and truncation are the callers'
-(``array_api/fft.py``).
+(``array_api/fft.py``). On an accelerator the kernel runs its GPU path where the data is, one axis
+per call (a 2-D transform is two calls).
 
 The transforms are linear, so the JVP is the op itself and the VJP its transpose (JAX's
 convention: the cotangent pairs as Re(sum(ct * dy))): the DFT matrix is symmetric, so c2c's
