@@ -2,7 +2,8 @@
 # Packs MAX 26.7 for a lent GPU machine that cannot reach a package index (the `device` tool's
 # machines: Python 3.12, PyTorch, no MAX) into .dev/ (ignored by git), in two parts that each fit
 # one call's 64 MiB, plus Nabla's kernel packages built here (the bundle's `mojo` is a stub: MAX
-# only checks that it exists; 270 MB saved). Then, on the device, two calls back to back (the
+# only checks that it exists; 270 MB saved: rerun this after editing a kernel or the Python that
+# declares it, or the device cannot build the package). Then, on the device, two calls back to back (the
 # machine stays warm 30 s):
 #   1. carry [".dev/a"]:  mkdir -p /opt/nb && cp .dev/a/part.aa /opt/nb/
 #   2. carry [".dev/b", ".dev/kernels"]:
