@@ -117,6 +117,11 @@ def _mlp_numpy(w1, b1, w2, x, y):
     return loss, (x.T @ gh, gh.sum(0), gw2)
 
 
+def _flat(loss, grads):
+    """The loss and the gradients in one vector, to compare with NumPy's in one check."""
+    return xp.concat([xp.reshape(loss, (1,))] + [xp.reshape(g, (-1,)) for g in grads])
+
+
 def _mlp(params, x, y):
     w1, b1, w2 = params
     return nb.mean((nb.maximum(x @ w1 + b1, 0.0) @ w2 - y) ** 2)
@@ -130,11 +135,8 @@ def transform_checks() -> None:
     loss, grads = _mlp_numpy(*host, x, y)
     want = np.concatenate([np.ravel(loss)] + [g.ravel() for g in grads])
 
-    def flat(l, gs):
-        return xp.concat([xp.reshape(l, (1,))] + [xp.reshape(g, (-1,)) for g in gs])
-
-    check("value_and_grad of an MLP loss", lambda: (flat(*nb.value_and_grad(_mlp)(params, X, Y)), want), 1e-5)
-    step = nb.compile(lambda p, a, b: flat(*nb.value_and_grad(_mlp)(p, a, b)))
+    check("value_and_grad of an MLP loss", lambda: (_flat(*nb.value_and_grad(_mlp)(params, X, Y)), want), 1e-5)
+    step = nb.compile(lambda p, a, b: _flat(*nb.value_and_grad(_mlp)(p, a, b)))
     check("compile(value_and_grad)", lambda: (step(params, X, Y), want), 1e-5)
     w = nb.asarray(host[2])
     check("vmap(row @ w)", lambda: (nb.vmap(lambda r: nb.tanh(r @ w[:32]))(X), np.tanh(x @ host[2][:32])), 1e-5)
@@ -203,7 +205,7 @@ def sharding_checks() -> None:
             params = tuple(nb.asarray(h).shard(mesh, P()) for h in host)
             X, Y = nb.asarray(x).shard(mesh, P("dp")), nb.asarray(y).shard(mesh, P("dp"))
             l, gs = nb.value_and_grad(_mlp)(params, X, Y)
-            return xp.concat([xp.reshape(l, (1,))] + [xp.reshape(g, (-1,)) for g in gs]), want
+            return _flat(l, gs), want
 
         check(f"data-parallel MLP grad, simulated ({size},) mesh", run, 1e-5)
         f = shard_map(lambda a: psum(nb.sum(a * a), "dp"), mesh, in_specs=P("dp"), out_specs=P())

@@ -529,8 +529,16 @@ class _Interpreted:
             return self.engine.interpreter.execute(self.graph, list(buffers))
 
 
+_HAS_ACCELERATORS: list = []  # asked once: most machines have none, and the realization path is hot
+
+
 def _on_accelerators(leaves, outputs) -> bool:
-    return any(not v.device.is_host for v in outputs) or any(not leaf.device.is_host for leaf in leaves)
+    if not _HAS_ACCELERATORS:
+        from max import driver
+
+        _HAS_ACCELERATORS.append(driver.accelerator_count() > 0)
+    return _HAS_ACCELERATORS[0] and (any(not v.device.is_host for v in outputs)
+                                     or any(not leaf.device.is_host for leaf in leaves))
 
 
 def _on_virtual_devices(traced) -> bool:

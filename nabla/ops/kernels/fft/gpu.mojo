@@ -70,6 +70,11 @@ def _root[T: DType](num: Int, den: Int, sign: Float64) -> Tuple[Scalar[T], Scala
 
 
 @always_inline
+def _cmul[T: DType](re: Scalar[T], im: Scalar[T], w: Tuple[Scalar[T], Scalar[T]]) -> Tuple[Scalar[T], Scalar[T]]:
+    return (re * w[0] - im * w[1], re * w[1] + im * w[0])
+
+
+@always_inline
 def _global_id() -> Int:
     return Int(block_idx.x) * Int(block_dim.x) + Int(thread_idx.x)
 
@@ -101,10 +106,9 @@ def _load_kernel[T: DType](work: UnsafePointer[Scalar[T], MutAnyOrigin], x: Unsa
             re = x[p]
             im = -x[p + 1]
         if chirp != 0:
-            var w = _root[T]((j * j) % (2 * ln), 2 * ln, spec[0])
-            var r = re * w[0] - im * w[1]
-            im = re * w[1] + im * w[0]
-            re = r
+            var z = _cmul[T](re, im, _root[T]((j * j) % (2 * ln), 2 * ln, spec[0]))
+            re = z[0]
+            im = z[1]
     work[2 * g] = re
     work[2 * g + 1] = im
 
@@ -132,10 +136,9 @@ def _butterfly[T: DType, origin: MutOrigin, address_space: AddressSpace](
     var w = _root[T](k, 2 * ns, sign)
     var ar = src[2 * q]
     var ai = src[2 * q + 1]
-    var br0 = src[2 * (q + half)]
-    var bi0 = src[2 * (q + half) + 1]
-    var br = br0 * w[0] - bi0 * w[1]
-    var bi = br0 * w[1] + bi0 * w[0]
+    var b = _cmul[T](src[2 * (q + half)], src[2 * (q + half) + 1], w)
+    var br = b[0]
+    var bi = b[1]
     var o = 2 * (q - k) + k
     dst[2 * o] = ar + br
     dst[2 * o + 1] = ai + bi
@@ -196,12 +199,9 @@ def _product_kernel[T: DType](work: UnsafePointer[Scalar[T], MutAnyOrigin], bw: 
     if g >= Int(total):
         return
     var j = g % Int(m)
-    var ar = work[2 * g]
-    var ai = work[2 * g + 1]
-    var br = bw[2 * j] * Scalar[T](scale)
-    var bi = bw[2 * j + 1] * Scalar[T](scale)
-    work[2 * g] = ar * br - ai * bi
-    work[2 * g + 1] = ar * bi + ai * br
+    var z = _cmul[T](work[2 * g], work[2 * g + 1], (bw[2 * j] * Scalar[T](scale), bw[2 * j + 1] * Scalar[T](scale)))
+    work[2 * g] = z[0]
+    work[2 * g + 1] = z[1]
 
 
 def _store_kernel[T: DType](dst: UnsafePointer[Scalar[T], MutAnyOrigin], work: UnsafePointer[Scalar[T], MutAnyOrigin],
@@ -218,10 +218,9 @@ def _store_kernel[T: DType](dst: UnsafePointer[Scalar[T], MutAnyOrigin], work: U
     var im = work[at + 1]
     if chirp != 0:
         var ln = Int(n)
-        var w = _root[T]((k * k) % (2 * ln), 2 * ln, spec[0])
-        var r = re * w[0] - im * w[1]
-        im = re * w[1] + im * w[0]
-        re = r
+        var z = _cmul[T](re, im, _root[T]((k * k) % (2 * ln), 2 * ln, spec[0]))
+        re = z[0]
+        im = z[1]
     var scaling = Int(spec[1])
     if scaling != 0:
         var s = Scalar[T](inv_sqrt_n if scaling == 1 else inv_n)
