@@ -8,6 +8,9 @@ kernel's GPU path (accuracy over lengths of every kind, then its time against Py
 the same process), and a simulated mesh on the GPU. Each check prints its relative error (L2) and
 the seconds of its first and second call (the first compiles its graphs). Each section has a
 budget of seconds (``GPU_CHECK_SCALE`` multiplies them): checks past it are reported as skipped.
+``GPU_CHECK_SECTIONS`` (comma-separated: fft_real, fft_timings, fft_c2c, fft_axis, dlpack,
+transforms, sharding, core, sharding_timings) picks and orders them; every new structure compiles
+for 12-26 s on a GPU, so a short lease runs a few.
 """
 
 from __future__ import annotations
@@ -92,18 +95,25 @@ def core_checks() -> None:
                                            np.cumsum(a[idx], axis=1)), 1e-5)
     check("sort (kernel on the CPU)", lambda: (xp.sort(A[:16], axis=1), np.sort(a[:16], axis=1)), 0)
     check("argsort", lambda: (xp.argsort(A[:16], axis=1, stable=True), np.argsort(a[:16], axis=1, kind="stable")), 0)
-    try:
-        import torch
-
-        check("DLPack into torch", lambda: (torch.from_dlpack(A * 2.0).cpu().numpy(), a * 2), 0)
-    except ImportError:
-        pass
     s = d @ d.T + 64 * np.eye(64)
     S = nb.asarray(s)
     check("linalg.cholesky (kernel on the CPU)", lambda: (xp.linalg.cholesky(S), np.linalg.cholesky(s)), 1e-12)
     check("linalg.solve", lambda: (xp.linalg.solve(S, D), np.linalg.solve(s, d)), 1e-10)
     check("linalg.svdvals", lambda: (xp.linalg.svdvals(D), np.linalg.svd(d, compute_uv=False)), 1e-12)
     check("linalg.eigh values", lambda: (xp.linalg.eigh(S)[0], np.linalg.eigh(s)[0]), 1e-12)
+
+
+def dlpack_checks() -> None:
+    """Tensors handed to torch without a copy (real) or through the host (complex)."""
+    import torch
+
+    a = _f32(256, 128)
+    A = nb.asarray(a)
+    check("DLPack into torch (float32)", lambda: (torch.from_dlpack(A * 2.0).cpu().numpy(), a * 2), 0)
+    z = (a[:8] + 1j * a[8:16]).astype(np.complex64)
+    Z = nb.asarray(z)
+    check("DLPack into torch (complex64)", lambda: (torch.from_dlpack(Z * 2.0).cpu().numpy(), z * 2), 0)
+    check("from torch (cuda) via DLPack", lambda: (xp.from_dlpack(torch.from_numpy(a).cuda()) + 1.0, a + 1), 0)
 
 
 def _mlp_numpy(w1, b1, w2, x, y):
@@ -127,7 +137,7 @@ def _mlp(params, x, y):
     return nb.mean((nb.maximum(x @ w1 + b1, 0.0) @ w2 - y) ** 2)
 
 
-def transform_checks() -> None:
+def transforms_checks() -> None:
     host = [_f32(32, 64) * 0.3, _f32(64) * 0.1, _f32(64, 8) * 0.3]
     x, y = _f32(128, 32), _f32(128, 8)
     params = tuple(nb.asarray(h) for h in host)
@@ -154,28 +164,52 @@ def _backward(t):
     return t.grad, 2 * t.numpy()
 
 
-def fft_checks() -> None:
-    for n in (1, 2, 3, 5, 8, 17, 100, 127, 128, 1000, 1024, 2048, 4096, 10007, 1 << 16, 1 << 20):
-        for dtype, tol in ((np.complex64, 5e-6), (np.complex128, 1e-13)):
-            if dtype == np.complex128 and n not in (1, 3, 17, 127, 1024, 4096, 10007, 1 << 20):
-                continue
-            rows = 4 if n <= 4096 else 1
-            z = (_RNG.standard_normal((rows, n)) + 1j * _RNG.standard_normal((rows, n))).astype(dtype)
+#: lengths that reach every path of the GPU kernel: one block per row (mixed radices 2..13, and
+#: Bluestein where a row fits), the four-step (up to 2048^2 complex64 / 1024^2 complex128 points),
+#: one launch per pass beyond
+_C64_LENGTHS = (3, 5, 7, 8, 11, 13, 17, 100, 127, 360, 1000, 1001, 1009, 2048, 4096, 6561, 10007,
+                1 << 16, 78125, 1 << 20, 1 << 23)
+_C128_LENGTHS = (3, 17, 127, 1000, 1024, 2048, 4096, 10007, 1 << 20, 1 << 21)
+
+
+def fft_c2c_checks() -> None:
+    for dtype, tol, lengths in ((np.complex64, 5e-6, _C64_LENGTHS), (np.complex128, 1e-13, _C128_LENGTHS)):
+        for n in lengths:
+            z = (_RNG.standard_normal((2, n)) + 1j * _RNG.standard_normal((2, n))).astype(dtype)
             Z = nb.asarray(z)
             check(f"fft n={n} {np.dtype(dtype).name}", lambda: (xp.fft.fft(Z), np.fft.fft(z)), tol)
-    for n, dtype, tol in ((1000, np.float32, 5e-6), (1024, np.float64, 1e-13), (999, np.float64, 1e-13),
-                          (10007, np.float32, 5e-6)):
-        r = _RNG.standard_normal((3, n)).astype(dtype)
-        R = nb.asarray(r)
-        check(f"rfft n={n} {np.dtype(dtype).name}", lambda: (xp.fft.rfft(R), np.fft.rfft(r)), tol)
-        h = np.fft.rfft(r)
-        H = nb.asarray(h.astype(np.complex64 if dtype == np.float32 else np.complex128))
-        check(f"irfft n={n} {np.dtype(dtype).name}", lambda: (xp.fft.irfft(H, n=n), np.fft.irfft(h, n=n)), tol)
+
+
+def fft_real_checks() -> None:
+    """Even n through the half-length trick (L = 500, 1009 (Bluestein), 8192, 2^20), odd n as
+    complex transforms."""
+    for dtype, tol, lengths in ((np.float32, 5e-6, (1000, 1001, 2018, 10007, 16384)),
+                                (np.float64, 1e-13, (1024, 999, 1 << 21))):
+        for n in lengths:
+            r = _RNG.standard_normal((3, n)).astype(dtype)
+            R = nb.asarray(r)
+            check(f"rfft n={n} {np.dtype(dtype).name}", lambda: (xp.fft.rfft(R), np.fft.rfft(r)), tol)
+            h = np.fft.rfft(r)
+            H = nb.asarray(h.astype(np.complex64 if dtype == np.float32 else np.complex128))
+            check(f"irfft n={n} {np.dtype(dtype).name}", lambda: (xp.fft.irfft(H, n=n), np.fft.irfft(h, n=n)), tol)
+
+
+def fft_axis_checks() -> None:
     z = (_RNG.standard_normal((2, 48, 40)) + 1j * _RNG.standard_normal((2, 48, 40)))
     Z = nb.asarray(z)
     check("ifft along axis 1 (inner sequences), ortho", lambda: (xp.fft.ifft(Z, axis=1, norm="ortho"),
                                                                  np.fft.ifft(z, axis=1, norm="ortho")), 1e-13)
     check("fftn over the last two axes", lambda: (xp.fft.fftn(Z, axes=(1, 2)), np.fft.fftn(z, axes=(1, 2))), 1e-13)
+    r = _RNG.standard_normal((30, 7))
+    R = nb.asarray(r)
+    check("rfft along axis 0 (inner, even n)", lambda: (xp.fft.rfft(R, axis=0), np.fft.rfft(r, axis=0)), 1e-13)
+    h = np.fft.rfft(r, axis=0)
+    H = nb.asarray(h)
+    check("irfft along axis 0 (inner, even n)", lambda: (xp.fft.irfft(H, n=30, axis=0), np.fft.irfft(h, n=30, axis=0)),
+          1e-13)
+    check("hfft n=30 / ihfft", lambda: (xp.concat([xp.fft.hfft(H[:, 0], n=30), xp.real(xp.fft.ihfft(R[:, 0]))]),
+                                        np.concatenate([np.fft.hfft(h[:, 0], n=30), np.fft.ihfft(r[:, 0]).real])),
+          1e-13)
     r = _RNG.standard_normal((6, 30))
     R = nb.asarray(r)
     check("grad of sum(abs(rfft(x))**2)", lambda: (nb.grad(lambda v: nb.sum(xp.abs(xp.fft.rfft(v)) ** 2))(R),
@@ -219,8 +253,39 @@ def _sync():
         driver.Accelerator(0).synchronize()
 
 
+def _median_ms(fn, sync, repeat=20) -> float:
+    fn()
+    sync()
+    ts = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        sync()
+        ts.append(time.perf_counter() - t0)
+    return 1e3 * float(np.median(ts))
+
+
+def _kernel_ms(torch, fn, sync, repeat=10) -> dict:
+    """Device time per call of each kernel ``fn`` launches (CUPTI, through torch's profiler, which
+    sees every kernel of the process, MAX's too)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(repeat):
+            fn()
+        sync()
+    kernels = {}
+    for e in prof.key_averages():
+        t = getattr(e, "device_time_total", None) or getattr(e, "cuda_time_total", 0)
+        if t:
+            kernels[e.key[:70]] = round(t / 1e3 / repeat, 4)
+    return dict(sorted(kernels.items(), key=lambda kv: -kv[1])[:8])
+
+
 def fft_timings() -> list[dict]:
-    """Issue #15's four figures on the GPU, Nabla against PyTorch's cuFFT, medians of 20."""
+    """Issue #15's four figures on the GPU (and a small batch), Nabla against PyTorch's cuFFT,
+    medians of 20; each call's kernels' device time; an elementwise op of the same size for what
+    a call costs besides its kernels."""
     rows = []
     try:
         import torch
@@ -230,7 +295,9 @@ def fft_timings() -> list[dict]:
              ("float32 rfft 4096 rows of 1024", lambda m: m.fft.rfft, (4096, 1024), np.float32),
              ("complex64 fft2 1024x1024", lambda m: (lambda a: m.fft.fftn(a, axes=(-2, -1))) if m is xp
               else (lambda a: m.fft.fft2(a)), (1024, 1024), np.complex64),
-             ("complex128 fft n=10007", lambda m: m.fft.fft, (10007,), np.complex128)]
+             ("complex128 fft n=10007", lambda m: m.fft.fft, (10007,), np.complex128),
+             ("complex128 fft 1000 rows of 64", lambda m: m.fft.fft, (1000, 64), np.complex128),
+             ("float32 x * 2 + 1, 4096x1024 (no fft)", lambda m: (lambda a: a * 2.0 + 1.0), (4096, 1024), np.float32)]
     for name, pick, shape, dtype in cases:
         if time.perf_counter() > _DEADLINE[0]:
             break
@@ -240,28 +307,14 @@ def fft_timings() -> list[dict]:
         try:
             x = nb.asarray(data)
             f = pick(xp)
-            f(x).realize()
-            _sync()
-            ts = []
-            for _ in range(20):
-                t0 = time.perf_counter()
-                f(x).realize()
-                _sync()
-                ts.append(time.perf_counter() - t0)
-            row["nabla_ms"] = 1e3 * float(np.median(ts))
+            row["nabla_ms"] = _median_ms(lambda: f(x).realize(), _sync)
             if torch is not None and torch.cuda.is_available():
+                row["nabla_kernels_ms"] = _kernel_ms(torch, lambda: f(x).realize(), _sync)
                 tx = torch.from_numpy(data).cuda()
                 g = pick(torch)
-                g(tx)
-                torch.cuda.synchronize()
-                ts = []
-                for _ in range(20):
-                    t0 = time.perf_counter()
-                    g(tx)
-                    torch.cuda.synchronize()
-                    ts.append(time.perf_counter() - t0)
-                row["torch_ms"] = 1e3 * float(np.median(ts))
+                row["torch_ms"] = _median_ms(lambda: g(tx), torch.cuda.synchronize)
                 row["ratio"] = row["nabla_ms"] / row["torch_ms"]
+                row["torch_kernels_ms"] = _kernel_ms(torch, lambda: g(tx), torch.cuda.synchronize)
         except Exception as e:
             row["exception"] = f"{type(e).__name__}: {e}"[:600]
             traceback.print_exc(limit=3)
@@ -298,11 +351,13 @@ def main() -> None:
           get_default_device(), flush=True)
     info = {"accelerators": driver.accelerator_count()}
     timings = []
-    sections = [(fft_checks, 150), (sharding_checks, 60), (core_checks, 60), (transform_checks, 45),
-                (fft_timings, 90), (sharding_timings, 60)]
-    for section, seconds in sections:
-        print(f"--- {section.__name__}", flush=True)
-        _DEADLINE[0] = time.perf_counter() + seconds * _SCALE
+    budgets = {"fft_real": 120, "fft_timings": 100, "fft_c2c": 120, "fft_axis": 60, "dlpack": 40,
+               "transforms": 75, "sharding": 60, "core": 30, "sharding_timings": 30}
+    chosen = os.environ.get("GPU_CHECK_SECTIONS", ",".join(budgets)).split(",")
+    for name in chosen:
+        section = globals()[f"{name}_checks" if f"{name}_checks" in globals() else name]
+        print(f"--- {name}", flush=True)
+        _DEADLINE[0] = time.perf_counter() + budgets[name] * _SCALE
         try:
             timings += section() or []
         except Exception:
