@@ -336,6 +336,18 @@ def test_dlpack_round_trip():
     assert x.__dlpack_device__() == (1, 0)
 
 
+def test_from_dlpack_of_an_accelerator_buffer_max_cannot_take_says_so():
+    class CudaComplex:  # what a GPU framework's complex tensor offers (MAX has no complex buffers)
+        def __dlpack_device__(self):
+            return (2, 0)
+
+        def __dlpack__(self, **kwargs):
+            raise BufferError("complex64 is not a MAX dtype")
+
+    with pytest.raises(BufferError, match="nabla.from_dlpack: .*CudaComplex.*device"):
+        xp.from_dlpack(CudaComplex())
+
+
 def test_every_function_is_lazy(stats):
     before = nabla.engine_stats()["evaluations"]
     x = xp.asarray(np.arange(12.0).reshape(3, 4))

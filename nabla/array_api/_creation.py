@@ -177,11 +177,39 @@ def triu(x, /, *, k=0) -> Tensor:
     return _band(x, k, False)
 
 
+#: DLPack's device types whose memory is an accelerator's (CUDA, ROCm)
+_DLPACK_ACCELERATORS = (2, 10)
+
+
 def from_dlpack(x, /, *, device=None, copy=None) -> Tensor:
     if isinstance(x, Tensor):
         return asarray(x, device=device, copy=copy)
+    where = x.__dlpack_device__() if hasattr(x, "__dlpack_device__") else (1, 0)
+    if int(where[0]) in _DLPACK_ACCELERATORS:
+        return _from_accelerator_dlpack(x, device, copy)
     arr = np.from_dlpack(x)
     return tensor_from_host(arr, device, copy=copy if copy is not None else True)
+
+
+def _from_accelerator_dlpack(x, device, copy) -> Tensor:
+    """An accelerator's buffer taken as it is (copied on that device unless ``copy=False``: the
+    producer may write to it later, and Nabla's tensors do not change)."""
+    from max import driver
+
+    from ..core.graph import Value
+    from ..core.tensor_impl import TensorImpl
+
+    try:
+        buf = driver.Buffer.from_dlpack(x)
+    except Exception as e:  # complex dtypes, strides MAX cannot view
+        reason = (str(e).splitlines() or [type(e).__name__])[0]
+        raise BufferError(f"nabla.from_dlpack: cannot take {type(x).__name__} with DLPack device "
+                          f"{x.__dlpack_device__()} ({reason}); move it to the host first") from None
+    if copy is not False:
+        buf = buf.copy()
+    dtype = _dt.as_dtype(buf.dtype)
+    out = Tensor(TensorImpl([Value.leaf(buf, tuple(buf.shape), dtype, buf.device)], dtype))
+    return out if device is None else to_device(out, device)
 
 
 def to_device(x: Tensor, device, /, *, stream=None) -> Tensor:
