@@ -55,7 +55,7 @@ comptime PLAN = 15  # the radices of an m-point row, 4 bits each, first pass low
 
 
 def _shared_points[T: DType]() -> Int:
-    """The longest row one block transforms in shared memory (two complex planes: 32 KiB)."""
+    """The longest row one block transforms in shared memory (two padded complex planes: 33 KiB)."""
     comptime if T == DType.float64:
         return 1024
     return 2048
@@ -395,13 +395,12 @@ def _launch_block[T: DType](ctx: DeviceContext, dst: UnsafePointer[Scalar[T], Mu
 
 def _split(m: Int, limit: Int) -> Int:
     """The largest divisor of m up to ``limit`` made of m's radices (m2 of the four-step)."""
-    var best = 1
-    var d = 1
-    while d <= limit:
+    var d = min(m, limit)
+    while d > 1:
         if m % d == 0 and plan_of(d) >= 0 and plan_of(m // d) >= 0:
-            best = d
-        d += 1
-    return best
+            return d
+        d -= 1
+    return 1
 
 
 def _transform_rows[T: DType](ctx: DeviceContext, a: DeviceBuffer[T], b: DeviceBuffer[T],

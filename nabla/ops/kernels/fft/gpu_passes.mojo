@@ -20,10 +20,15 @@ def radix_of(m: Int) -> Int:
         return 4
     if m % 2 == 0:
         return 2
-    for p in [3, 5, 7, 11, 13]:
-        if m % p == 0:
-            return p
-    return 0
+    if m % 3 == 0:
+        return 3
+    if m % 5 == 0:
+        return 5
+    if m % 7 == 0:
+        return 7
+    if m % 11 == 0:
+        return 11
+    return 13 if m % 13 == 0 else 0
 
 
 def plan_of(m: Int) -> Int:
