@@ -27,6 +27,8 @@ import nabla as nb
 from nabla import array_api as xp
 
 RESULTS: list[dict] = []
+TIMINGS: list[dict] = []
+INFO: dict = {}
 _SCALE = float(os.environ.get("GPU_CHECK_SCALE", "1"))
 _DEADLINE = [0.0]  # the running section's
 _RNG = np.random.default_rng(0)
@@ -64,10 +66,18 @@ def check(name: str, fn, tol: float) -> None:
             row["exception"] = f"{type(e).__name__}: {e}"[:600]
             traceback.print_exc(limit=3)
     RESULTS.append(row)
+    _save()
     err = f"{row['error']:.1e}" if "error" in row else "-"
     times = f"{row.get('first_s', 0):7.2f}s {row.get('again_s', 0):7.3f}s" if "first_s" in row else ""
     print(f"{name:44s} {row['status']:6s} err {err:8s} {times} {row.get('device', '')} "
           f"{row.get('exception', '')}", flush=True)
+
+
+def _save() -> None:
+    """Everything so far into the results file (a run cut short keeps what it found)."""
+    if len(sys.argv) > 1:
+        with open(sys.argv[1], "w") as f:
+            json.dump({"info": INFO, "checks": RESULTS, "timings": TIMINGS}, f, indent=1)
 
 
 def _f32(*shape):
@@ -349,8 +359,7 @@ def main() -> None:
 
     print("devices:", [str(d) for d in xp.__array_namespace_info__().devices()], "default:",
           get_default_device(), flush=True)
-    info = {"accelerators": driver.accelerator_count()}
-    timings = []
+    INFO["accelerators"] = driver.accelerator_count()
     budgets = {"fft_real": 120, "fft_timings": 100, "fft_c2c": 120, "fft_axis": 60, "dlpack": 40,
                "transforms": 75, "sharding": 60, "core": 30, "sharding_timings": 30}
     chosen = os.environ.get("GPU_CHECK_SECTIONS", ",".join(budgets)).split(",")
@@ -359,12 +368,10 @@ def main() -> None:
         print(f"--- {name}", flush=True)
         _DEADLINE[0] = time.perf_counter() + budgets[name] * _SCALE
         try:
-            timings += section() or []
+            TIMINGS.extend(section() or [])
         except Exception:
             traceback.print_exc()
-        if len(sys.argv) > 1:  # after each section: a run cut short keeps what it found
-            with open(sys.argv[1], "w") as f:
-                json.dump({"info": info, "checks": RESULTS, "timings": timings}, f, indent=1)
+        _save()
     failed = [r for r in RESULTS if r["status"] not in ("ok",)]
     print(f"{len(RESULTS) - len(failed)} of {len(RESULTS)} checks ok", flush=True)
 
