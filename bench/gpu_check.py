@@ -26,6 +26,8 @@ import numpy as np
 import nabla as nb
 from nabla import array_api as xp
 
+from .peers import median_time
+
 RESULTS: list[dict] = []
 TIMINGS: list[dict] = []
 INFO: dict = {}
@@ -263,16 +265,9 @@ def _sync():
         driver.Accelerator(0).synchronize()
 
 
-def _median_ms(fn, sync, repeat=20) -> float:
-    fn()
-    sync()
-    ts = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        sync()
-        ts.append(time.perf_counter() - t0)
-    return 1e3 * float(np.median(ts))
+def _median_ms(fn, sync) -> float:
+    """Median of 20 calls, each timed to the device's synchronize."""
+    return 1e3 * median_time(lambda: (fn(), sync()), repeat=20, number=1)
 
 
 def _kernel_ms(torch, fn, sync, repeat=10) -> dict:

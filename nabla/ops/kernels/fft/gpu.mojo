@@ -236,8 +236,10 @@ def _block_kernel[T: DType, POW2: Bool, K1: Bool](
     # K1: rows are whole sequences, the threads run along them; else neighbouring rows are
     # neighbouring columns of an item, and the threads run across them so the reads coalesce
     for i in range(tid, rows * m, THREADS):
-        var rj = divmod32(i, m)
-        comptime if not K1:
+        var rj: Tuple[Int, Int]
+        comptime if K1:
+            rj = divmod32(i, m)
+        else:
             var jr = divmod32(i, rows)
             rj = (jr[1], jr[0])
         var v = _input[T, K1](x, g, r0 + rj[0], rj[1], sign)
@@ -266,8 +268,10 @@ def _block_kernel[T: DType, POW2: Bool, K1: Bool](
     var count = Int(g[COUNT])
     var scale = _scale[T](spec, g, inv_sqrt_n, inv_n)
     for i in range(tid, rows * count, THREADS):
-        var rk = divmod32(i, count)
-        comptime if not K1:
+        var rk: Tuple[Int, Int]
+        comptime if K1:
+            rk = divmod32(i, count)
+        else:
             var kr = divmod32(i, rows)
             rk = (kr[1], kr[0])
         _output[T, K1, True](dst, z, 2 * rk[0] * m, g, r0 + rk[0], rk[1], 0, 0, sign, scale)
