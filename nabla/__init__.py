@@ -63,3 +63,13 @@ def _shard(self, mesh, spec=None):
 Tensor.shard = _shard
 Tensor.sharding = property(lambda self: self._impl.sharding, doc="The ShardingSpec, or None off a mesh.")
 
+
+def _addressable_shards(self):
+    """JAX's ``addressable_shards``: each device's block (see ``nabla.sharding.addressable_shards``)."""
+    from .sharding import addressable_shards
+
+    return addressable_shards(self)
+
+
+Tensor.addressable_shards = property(_addressable_shards)
+

@@ -256,6 +256,31 @@ def test_layout_round_trip_and_notation():
         np.testing.assert_array_equal(blk, a[4 * i:4 * i + 4, 2 * j:2 * j + 2])
 
 
+@pytest.mark.parametrize("mesh_shape", MESH_SHAPES)
+def test_addressable_shards_tile_the_array(mesh_shape):
+    """JAX's ``addressable_shards``: the replica-0 blocks tile the array once, each is ``a[index]``;
+    a pending sum's blocks are terms that add up to the reduced array."""
+    mesh = mesh_of(mesh_shape)
+    rng = np.random.default_rng(sum(mesh_shape))
+    a = rng.standard_normal((24, 24)).astype(np.float32)
+    for spec in layouts(mesh, 2, 4, rng):
+        shards = nb.asarray(a).shard(mesh, spec).addressable_shards
+        assert len(shards) == mesh.size and all(s.device == d for s, d in zip(shards, mesh.devices))
+        covered = np.zeros(a.shape, int)
+        for s in shards:
+            np.testing.assert_array_equal(s.data.numpy(), a[s.index])
+            covered[s.index] += s.replica_id == 0
+        np.testing.assert_array_equal(covered, 1)
+    x = nb.asarray(a).shard(mesh, P(None, mesh.axis_names[-1]))
+    total = np.zeros(24, np.float64)
+    for s in nb.sum(x, axis=1).addressable_shards:
+        assert s.index == (slice(None),)
+        total += s.data.numpy() * (s.replica_id == 0)
+    np.testing.assert_allclose(total, a.sum(axis=1), rtol=1e-5, atol=1e-5)
+    (whole,) = nb.asarray(a).addressable_shards
+    assert whole.index == (slice(None), slice(None)) and whole.replica_id == 0
+
+
 def test_layout_errors():
     mesh = mesh_of((2, 2))
     x = nb.asarray(np.zeros((6, 3), np.float32))

@@ -13,6 +13,7 @@ from .collectives import (all_gather as all_gather_blocks, all_to_all, axis_inde
                           psum, psum_scatter, pvary)
 from .mesh import DeviceMesh, DimSpec, NamedSharding, P, PartitionSpec, ShardingSpec
 from .shard_map import shard_map
+from .shards import Shard, addressable_shards
 from .spmd import collectives_recorded, reshard_op
 
 
@@ -82,7 +83,7 @@ def typeof(x: Tensor) -> str:
     return spec.describe(impl.cached_shape, impl.dtype)
 
 
-__all__ = ["DeviceMesh", "DimSpec", "NamedSharding", "P", "PartitionSpec", "ShardingSpec", "all_gather",
-           "all_reduce", "all_to_all", "axis_index", "collectives_recorded", "device_put", "pmax", "pmean", "pmin",
-           "ppermute", "psum", "psum_scatter", "pvary", "reshard", "shard", "shard_map", "sharding_of", "typeof",
-           "VirtualCPU", "virtual_cpus"]
+__all__ = ["DeviceMesh", "DimSpec", "NamedSharding", "P", "PartitionSpec", "Shard", "ShardingSpec", "VirtualCPU",
+           "addressable_shards", "all_gather", "all_reduce", "all_to_all", "axis_index", "collectives_recorded",
+           "device_put", "pmax", "pmean", "pmin", "ppermute", "psum", "psum_scatter", "pvary", "reshard", "shard",
+           "shard_map", "sharding_of", "typeof", "virtual_cpus"]

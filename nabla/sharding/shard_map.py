@@ -157,7 +157,8 @@ def shard_map(f=None, mesh: DeviceMesh = None, in_specs=None, out_specs=None, ch
             if check_vma and left:
                 raise ValueError(
                     f"nabla.shard_map: an output varies along mesh axes {left} that out_specs {s!r} does not "
-                    "name; name them to join the blocks, psum/pmax/all_gather over them, or pass check_vma=False")
+                    "name; name them to join the blocks, reduce over them (psum, pmean, pmax, pmin), or pass "
+                    "check_vma=False")
             target = ShardingSpec.parse(mesh, target.dims, target.global_shape(impl.cached_shape), "shard_map")
             results.append(from_blocks_op(y, spec=target))
         return tree_unflatten(out_def, results)
