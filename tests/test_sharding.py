@@ -519,6 +519,22 @@ def test_grad_of_a_psummed_loss_gives_each_shard_its_gradient():
     np.testing.assert_allclose(float(gw), 2 * 1.5 * (a ** 2).sum(), rtol=1e-6)  # the replicated w sums over devices
 
 
+@pytest.mark.parametrize("second", ["hessian", "jacrev_of_grad", "jacfwd_of_grad"])
+def test_second_derivatives_through_shard_map(second):
+    """jacrev maps the pullback over cotangents: shard_map's block ops meet a vmap added after them."""
+    mesh = mesh_of((2, 2))
+    a = np.random.default_rng(3).standard_normal((4, 2)).astype(np.float32)
+
+    def loss(x):  # sum over devices of (the neighbour's block)^3: the Hessian is diag(6 a)
+        return shard_map(lambda b: psum(nb.sum(ppermute(b, "a", [(0, 1), (1, 0)]) ** 3), ("a", "b")), mesh,
+                         in_specs=P("a", "b"), out_specs=P())(x)
+
+    fn = {"hessian": nb.hessian, "jacrev_of_grad": lambda f: nb.jacrev(nb.grad(f)),
+          "jacfwd_of_grad": lambda f: nb.jacfwd(nb.grad(f))}[second]
+    h = fn(loss)(nb.asarray(a)).numpy().reshape(a.size, a.size)
+    np.testing.assert_allclose(h, np.diag(6 * a.ravel()), rtol=1e-5, atol=1e-5)
+
+
 COLLECTIVE_MAPS = {
     "psum": (lambda b: psum(b, "a"), P("a"), P(), True),
     "pmax": (lambda b: pmax(b, "a"), P("a"), P(), True),

@@ -19,6 +19,13 @@ from .mesh import DeviceMesh, LocalView, NamedSharding, PartitionSpec, ShardingS
 from .spmd import laid_out, move, spec_of
 
 
+def _with_batch_dims(spec: ShardingSpec, x: Tensor) -> ShardingSpec:
+    """``spec`` for ``x``'s physical dims: a vmap added after the spec was made (``jacrev`` maps
+    a pullback over cotangents) puts whole batch dims ahead of it."""
+    extra = len(x._impl.cached_shape) - len(spec.dims)
+    return spec if extra <= 0 else ShardingSpec(spec.mesh, ((),) * extra + spec.dims, dict(spec.partial))
+
+
 class ToBlocksOp(Operation):
     """A global tensor laid out as ``spec``, seen as its blocks."""
 
@@ -26,7 +33,7 @@ class ToBlocksOp(Operation):
     supports_complex = True
 
     def __call__(self, x, *, spec):
-        return self._call_sharded([x], [x._impl], None, {"spec": spec}, type(x))
+        return self._call_sharded([x], [x._impl], None, {"spec": _with_batch_dims(spec, x)}, type(x))
 
     def abstract_eval(self, x, *, spec):
         return spec.local_shape(x.cached_shape), x.dtype, x.batch_dims
@@ -58,7 +65,7 @@ class FromBlocksOp(Operation):
     supports_complex = True
 
     def __call__(self, x, *, spec):
-        return self._call_sharded([x], [x._impl], None, {"spec": spec}, type(x))
+        return self._call_sharded([x], [x._impl], None, {"spec": _with_batch_dims(spec, x)}, type(x))
 
     def abstract_eval(self, x, *, spec):
         return spec.global_shape(x.cached_shape), x.dtype, x.batch_dims
