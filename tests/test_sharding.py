@@ -425,6 +425,11 @@ def test_vmap_over_a_sharded_tensor_and_spmd_axis_name():
     np.testing.assert_allclose(out.numpy(), np.array([(np.tanh(r) * w).sum() for r in a]), rtol=1e-5)
     with pytest.raises(ValueError, match="laid out on one device mesh"):
         nb.vmap(f, spmd_axis_name="b")(nb.asarray(a))
+    # a tuple of mesh axes splits the mapped axis over both, major first (JAX's spmd_axis_name)
+    out = nb.vmap(f, spmd_axis_name=("b", "a"))(nb.asarray(a).shard(mesh, P(None, "a")))
+    assert seen[-1].dims == (("b", "a"), ()) and out.sharding.spec == P(("b", "a"))
+    np.testing.assert_allclose(out.numpy(), np.array([(np.tanh(r) * w).sum() for r in a]), rtol=1e-5)
+    assert [s.index for s in out.addressable_shards] == [(slice(k, k + 1),) for k in (0, 2, 1, 3)]
 
 
 # --- shard_map and collectives ---------------------------------------------------------------

@@ -62,9 +62,9 @@ def _exit(x: Tensor, axis, depth: int, size: int, where: str) -> Tensor:
     return move_axis_from_batch_dims(x, 0, axis % n)
 
 
-def _split_over(batched: list, name: str) -> list:
-    """The batched arguments with their new batch axis split over mesh axis ``name`` (the mesh is
-    the one the arguments lie on)."""
+def _split_over(batched: list, name) -> list:
+    """The batched arguments with their new batch axis split over mesh axis ``name`` (or a tuple
+    of them, major first, as JAX allows; the mesh is the one the arguments lie on)."""
     meshes = {t._impl.sharding.mesh for t in batched if isinstance(t, Tensor) and t._impl.sharding is not None
               and hasattr(t._impl.sharding, "dims")}
     if len(meshes) != 1:
@@ -73,20 +73,22 @@ def _split_over(batched: list, name: str) -> list:
     from ..sharding import ShardingSpec, reshard_op
 
     mesh = meshes.pop()
+    names = (name,) if isinstance(name, str) else tuple(name)
     out = []
     for t in batched:
         impl = t._impl
         spec = impl.sharding if impl.sharding is not None else ShardingSpec.replicated(mesh, len(impl.cached_shape))
-        dims = [tuple(a for a in d if a != name) for d in spec.dims]
-        dims[0] = (name,)
+        dims = [tuple(a for a in d if a not in names) for d in spec.dims]
+        dims[0] = names
         target = ShardingSpec.parse(mesh, ShardingSpec(mesh, dims), impl.cached_shape, "vmap (spmd_axis_name)")
         out.append(reshard_op(t, spec=target))
     return out
 
 
-def vmap(f, in_axes=0, out_axes=0, axis_size: int | None = None, spmd_axis_name: str | None = None):
-    """Vectorize ``f`` over an axis of its arguments (JAX's ``vmap``). With ``spmd_axis_name``, the
-    mapped axis is split over that axis of the mesh the arguments lie on."""
+def vmap(f, in_axes=0, out_axes=0, axis_size: int | None = None, spmd_axis_name=None):
+    """Vectorize ``f`` over an axis of its arguments (JAX's ``vmap``). With ``spmd_axis_name`` (a mesh
+    axis name or a tuple of them), the mapped axis is split over those axes of the mesh the
+    arguments lie on."""
 
     @functools.wraps(f)
     def wrapped(*args):
