@@ -509,6 +509,28 @@ def test_shard_map_checks_varying_axes_and_specs():
     spec = ShardingSpec(mesh, [("a",), ()])
     y = shard_map(lambda u, v: u + v, mesh, in_specs={0: spec, 1: spec}, out_specs=P("a"))(x, x)
     np.testing.assert_array_equal(y.numpy(), np.full((4, 4), 2.0))
+    # pytree prefixes match dicts by key, whatever their order (flattening sorts the keys)
+    a = np.arange(16, dtype=np.float32).reshape(4, 4)
+    d = shard_map(lambda t: {"x": psum(nb.sum(t["x"]), ("a", "b")) * t["s"]}, mesh,
+                  in_specs=({"x": P("a", "b"), "s": P()},), out_specs={"x": P()})(
+        {"x": nb.asarray(a), "s": nb.asarray(2.0)})
+    assert float(d["x"]) == 2 * a.sum()
+    with pytest.raises(ValueError, match=r"in_specs keys \['y'\] do not match the keys \['x'\]"):
+        shard_map(lambda t: t, mesh, in_specs=({"y": P()},), out_specs=P())({"x": x})
+    with pytest.raises(ValueError, match="in_specs has 1 entries for a tuple of 2"):
+        shard_map(lambda u, v: u, mesh, in_specs=(P(),), out_specs=P())(x, x)
+
+
+def test_collectives_of_values_invariant_in_the_body():
+    """JAX's idioms: ``psum(1, axes)`` is the group's size, a value invariant along an axis sums to
+    size times itself, a constant made in the body is the same on every device."""
+    mesh = mesh_of((3, 2))
+    a = np.arange(12, dtype=np.float32).reshape(6, 2)
+    sizes = shard_map(lambda: (psum(1, "b"), psum(1, ("a", "b"))), mesh, in_specs=(), out_specs=(P(), P()))()
+    assert [int(t) for t in sizes] == [2, 6]
+    y = shard_map(lambda b: psum(b, "b") * pmax(nb.asarray(0.5), "a"), mesh, in_specs=P("a"), out_specs=P("a"))(
+        nb.asarray(a))
+    np.testing.assert_array_equal(y.numpy(), a * 2 * 0.5)
 
 
 def test_grad_of_a_psummed_loss_gives_each_shard_its_gradient():

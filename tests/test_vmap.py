@@ -102,6 +102,16 @@ def test_out_axes_axis_size_and_pytrees():
     np.testing.assert_allclose(out.numpy(), a * 3)
     out = nb.vmap(lambda x: (x.sum(), x), out_axes=(0, 1))(nb.asarray(a))
     assert out[0].shape == (3,) and out[1].shape == (2, 3)
+    # prefixes match ordered dicts in their order and named tuples field by field
+    from collections import OrderedDict, namedtuple
+
+    Pair = namedtuple("Pair", "u v")
+    od = OrderedDict([("y", nb.asarray(a[0])), ("x", nb.asarray(a))])
+    axes = (OrderedDict([("y", None), ("x", 0)]), Pair(0, None))
+    out = nb.vmap(lambda d, p: d["x"] * p.v + d["y"] + p.u, in_axes=axes)(od, Pair(nb.asarray(a), nb.asarray(2.0)))
+    np.testing.assert_allclose(out.numpy(), a * 2 + a[0] + a)
+    with pytest.raises(ValueError, match="in_axes has 1 entries for a tuple of 2"):
+        nb.vmap(lambda x, y: x, in_axes=(0,))(nb.asarray(a), nb.asarray(a))
 
 
 def test_nested_vmap_to_any_depth():

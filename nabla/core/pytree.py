@@ -183,3 +183,28 @@ __all__ = [
     "PyTreeDef", "register_pytree_node", "register_dataclass_node", "tree_flatten",
     "tree_unflatten", "tree_leaves", "tree_structure", "tree_map",
 ]
+
+
+def broadcast_prefix(prefix, tree, is_prefix_leaf: Callable[[Any], bool], what: str, is_leaf=None) -> list:
+    """One entry of ``prefix`` per leaf of ``tree``, in ``tree_flatten``'s order (JAX's pytree
+    prefixes: a leaf of the prefix covers a whole subtree). Lists and tuples match each other, as
+    ``in_axes=[0, None]`` for two arguments does in JAX; other nodes match their own type."""
+    if is_prefix_leaf(prefix):
+        return [prefix] * len(tree_flatten(tree, is_leaf=is_leaf)[0])
+    if isinstance(prefix, (list, tuple)) and isinstance(tree, (list, tuple)) and not hasattr(tree, "_fields"):
+        if len(prefix) != len(tree):
+            raise ValueError(f"{what} has {len(prefix)} entries for a {type(tree).__name__} of {len(tree)}")
+        pairs = list(zip(prefix, tree))
+    elif isinstance(prefix, dict) and isinstance(tree, dict):
+        if set(prefix) != set(tree):
+            raise ValueError(f"{what} keys {sorted(map(str, prefix))} do not match the keys {sorted(map(str, tree))}")
+        pairs = [(prefix[k], tree[k]) for k in _kind_of(tree).flatten(tree)[1]]
+    else:
+        kind = _kind_of(tree)
+        if kind is None or type(prefix) is not type(tree):
+            raise ValueError(f"{what} {prefix!r} does not match the structure of a {type(tree).__name__}")
+        (p_children, p_aux), (children, aux) = kind.flatten(prefix), kind.flatten(tree)
+        if p_aux != aux or len(p_children) != len(children):
+            raise ValueError(f"{what} {prefix!r} does not match the structure of a {type(tree).__name__}")
+        pairs = list(zip(p_children, children))
+    return [x for p, sub in pairs for x in broadcast_prefix(p, sub, is_prefix_leaf, what, is_leaf)]

@@ -27,11 +27,25 @@ def axis_names(name) -> tuple:
     return (name,) if isinstance(name, str) else tuple(name)
 
 
+def as_blocks(t: Tensor, mesh) -> Tensor:
+    """A tensor made outside the blocks (a constant, a cotangent's seed) as invariant blocks."""
+    impl = t._impl
+    if impl.sharding is not None:
+        return t
+    vals = [impl._values[0]] * mesh.size if mesh.simulated else [_on(t, d)._impl._values[0] for d in mesh.devices]
+    return Tensor(laid_out(vals, (impl.cached_shape, impl.dtype, impl.batch_dims), LocalView(mesh)))
+
+
 class _Collective(Operation):
     supports_complex = True
 
     def __call__(self, x, **kwargs):
         view = getattr(getattr(x, "_impl", None), "sharding", None)
+        if view is None and MESHES.meshes:  # a constant in the body, invariant (JAX's psum(1, "i"): the size)
+            from ..ops.creation import asarray
+
+            x = as_blocks(x if isinstance(x, Tensor) else asarray(x), MESHES.meshes[-1])
+            view = x._impl.sharding
         if not isinstance(view, LocalView):
             raise ValueError(f"nabla.{self.name}: collectives run inside shard_map, on the blocks it hands "
                              f"to the function (got {type(x).__name__} not from a shard_map)")

@@ -12,9 +12,9 @@ from __future__ import annotations
 import functools
 
 from ..core.operation import Operation
-from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.pytree import broadcast_prefix, tree_flatten, tree_unflatten
 from ..core.tensor import Tensor
-from .collectives import MESHES, psum_op
+from .collectives import MESHES, as_blocks, psum_op
 from .mesh import DeviceMesh, LocalView, NamedSharding, PartitionSpec, ShardingSpec
 from .spmd import laid_out, move, spec_of
 
@@ -54,7 +54,7 @@ class ToBlocksOp(Operation):
                       if isinstance(view, LocalView) and a in view.varying and a not in spec.used_axes)
         if extra:
             cotangent = psum_op(cotangent, axes=extra)
-        return [from_blocks_op(_as_blocks(cotangent, spec.mesh), spec=spec)]
+        return [from_blocks_op(as_blocks(cotangent, spec.mesh), spec=spec)]
 
 
 class FromBlocksOp(Operation):
@@ -81,19 +81,10 @@ class FromBlocksOp(Operation):
         return [laid_out(keep, self.abstract_eval(x, spec=spec), spec)], None
 
     def jvp_rule(self, primals, tangents, output, *, spec):
-        return from_blocks_op(_as_blocks(tangents[0], spec.mesh), spec=spec)
+        return from_blocks_op(as_blocks(tangents[0], spec.mesh), spec=spec)
 
     def vjp_rule(self, primals, cotangent, output, *, spec):
         return [to_blocks_op(cotangent, spec=spec)]
-
-
-def _as_blocks(t: Tensor, mesh) -> Tensor:
-    """A tensor made outside any shard_map (a constant seed, say) as invariant blocks."""
-    if t._impl.sharding is not None:
-        return t
-    impl = t._impl
-    return Tensor(laid_out([impl._values[0]] * mesh.size, (impl.cached_shape, impl.dtype, impl.batch_dims),
-                           LocalView(mesh)))
 
 
 to_blocks_op = ToBlocksOp()
@@ -105,18 +96,14 @@ def _is_spec(s) -> bool:
 
 
 def _specs_for(specs, tree, what: str) -> list:
-    """``specs`` (a pytree prefix of ``tree`` with ``P`` leaves) matched to ``tree``'s tensors."""
-    if _is_spec(specs):
-        return [specs] * len(tree_flatten(tree, is_leaf=lambda t: isinstance(t, Tensor))[0])
+    """``specs`` (a pytree prefix of ``tree`` with ``P`` leaves, or the design's ``{position: spec}``
+    for the arguments) matched to ``tree``'s tensors."""
     if isinstance(specs, dict) and isinstance(tree, (tuple, list)):
-        if any(not isinstance(k, int) for k in specs):
-            raise TypeError(f"nabla.shard_map: {what} as a dict maps argument positions to specs")
-        return [s for k, arg in enumerate(tree) for s in _specs_for(specs.get(k), arg, what)]
-    if isinstance(specs, (tuple, list)) and isinstance(tree, (tuple, list)) and len(specs) == len(tree):
-        return [s for sp, sub in zip(specs, tree) for s in _specs_for(sp, sub, what)]
-    if isinstance(specs, dict) and isinstance(tree, dict) and set(specs) == set(tree):
-        return [s for key in tree for s in _specs_for(specs[key], tree[key], what)]
-    raise ValueError(f"nabla.shard_map: {what} {specs!r} does not match the structure of {type(tree).__name__}")
+        if any(not isinstance(k, int) or not 0 <= k < len(tree) for k in specs):
+            raise TypeError(f"{what} as a dict maps argument positions (0..{len(tree) - 1}) "
+                            f"to specs, got keys {sorted(map(repr, specs))}")
+        specs = tuple(specs.get(k) for k in range(len(tree)))
+    return broadcast_prefix(specs, tree, _is_spec, what, is_leaf=lambda t: isinstance(t, Tensor))
 
 
 def _layout(x: Tensor, mesh, spec, what: str) -> ShardingSpec:
@@ -141,7 +128,7 @@ def shard_map(f=None, mesh: DeviceMesh = None, in_specs=None, out_specs=None, ch
         from ..ops.creation import asarray
 
         flat, tdef = tree_flatten(args, is_leaf=lambda t: isinstance(t, Tensor))
-        specs = _specs_for(in_specs, args, "in_specs")
+        specs = _specs_for(in_specs, args, "nabla.shard_map: in_specs")
         blocks = []
         for x, s in zip(flat, specs):
             x = x if isinstance(x, Tensor) else asarray(x)
@@ -155,8 +142,8 @@ def shard_map(f=None, mesh: DeviceMesh = None, in_specs=None, out_specs=None, ch
             MESHES.meshes.pop()
         out_flat, out_def = tree_flatten(out, is_leaf=lambda t: isinstance(t, Tensor))
         results = []
-        for y, s in zip(out_flat, _specs_for(out_specs, out, "out_specs")):
-            y = _as_blocks(y if isinstance(y, Tensor) else asarray(y), mesh)
+        for y, s in zip(out_flat, _specs_for(out_specs, out, "nabla.shard_map: out_specs")):
+            y = as_blocks(y if isinstance(y, Tensor) else asarray(y), mesh)
             impl = y._impl
             named = ((),) * impl.batch_dims + (() if s is None else tuple(s.spec if isinstance(s, ShardingSpec) else s))
             target = ShardingSpec(mesh, named + ((),) * (len(impl.cached_shape) - len(named)))
@@ -180,8 +167,8 @@ def with_shardings(f, in_shardings, out_shardings):
 
     def lay_out(tree, shardings, what):
         flat, tdef = tree_flatten(tree, is_leaf=lambda t: isinstance(t, Tensor))
-        specs = _specs_for(shardings, tree if isinstance(tree, (tuple, list, dict)) else (tree,), what) \
-            if not _is_spec(shardings) else [shardings] * len(flat)
+        specs = [shardings] * len(flat) if _is_spec(shardings) else \
+            _specs_for(shardings, tree if isinstance(tree, (tuple, list, dict)) else (tree,), f"nabla.compile: {what}")
         for s in specs:
             if s is not None and not isinstance(s, NamedSharding):
                 raise TypeError(f"nabla.compile: {what} takes NamedSharding leaves, got {s!r}")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import numbers
 
-from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.pytree import broadcast_prefix, tree_flatten, tree_unflatten
 from ..core.tensor import Tensor
 from ..ops import creation
 from ..ops._physical import (broadcast_physical, move_axis_from_batch_dims, move_axis_to_batch_dims,
@@ -28,17 +28,8 @@ def _is_tensor(x) -> bool:
 
 def _broadcast_prefix(prefix, tree, what: str) -> list:
     """One axis spec per leaf of ``tree``, from a pytree ``prefix`` of it (an int or None covers a subtree)."""
-    if prefix is None or isinstance(prefix, numbers.Integral):
-        return [prefix] * len(tree_flatten(tree, is_leaf=_is_tensor)[0])
-    if isinstance(tree, (list, tuple)) and isinstance(prefix, (list, tuple)):
-        if len(prefix) != len(tree):
-            raise ValueError(f"nabla.vmap: {what} has {len(prefix)} entries but there are {len(tree)} arguments")
-        return [a for p, t in zip(prefix, tree) for a in _broadcast_prefix(p, t, what)]
-    if isinstance(tree, dict) and isinstance(prefix, dict):
-        if set(prefix) != set(tree):
-            raise ValueError(f"nabla.vmap: {what} keys {sorted(prefix)} do not match the argument keys {sorted(tree)}")
-        return [a for k in sorted(tree) for a in _broadcast_prefix(prefix[k], tree[k], what)]
-    raise ValueError(f"nabla.vmap: {what} {prefix!r} does not fit the structure of the arguments")
+    return broadcast_prefix(prefix, tree, lambda p: p is None or isinstance(p, numbers.Integral),
+                            f"nabla.vmap: {what}", is_leaf=_is_tensor)
 
 
 def _enter(x: Tensor, axis: int, depth: int, where: str) -> Tensor:
