@@ -505,6 +505,9 @@ def test_shard_map_checks_varying_axes_and_specs():
         shard_map(lambda b: b, mesh, in_specs=P("a"), out_specs=P("a"))(nb.asarray(np.ones((3,), np.float32)))
     with pytest.raises(ValueError, match="return it from the function"):
         shard_map(lambda b: b.numpy(), mesh, in_specs=P("a"), out_specs=P("a"))(x)
+    shown = []  # print in the body shows the block's type, as JAX's tracers do, and reads nothing
+    shard_map(lambda b: shown.append((str(b), repr(b * 2))) or b, mesh, in_specs=P("a"), out_specs=P("a"))(x)
+    assert shown == [("Tensor(<float32[2, 4]{varying: a} block on DeviceMesh('a': 2, 'b': 2)>)",) * 2]
     # the design's {position: ShardingSpec} form
     spec = ShardingSpec(mesh, [("a",), ()])
     y = shard_map(lambda u, v: u + v, mesh, in_specs={0: spec, 1: spec}, out_specs=P("a"))(x, x)

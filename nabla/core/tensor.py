@@ -142,11 +142,13 @@ class Tensor:
     def __repr__(self) -> str:
         if self._impl.batch_dims:
             return f"Tensor(<batched>, shape={self.shape}, dtype={self.dtype.name}, batch_dims={self.batch_dims})"
+        if hasattr(self._impl.sharding, "block_repr"):  # a shard_map body's block: one value per device
+            return f"Tensor(<{self._impl.sharding.block_repr(self.shape, self.dtype)}>)"
         body = np.array2string(self.numpy(), separator=", ", prefix="Tensor(")
         return f"Tensor({body}, dtype={self.dtype.name})"
 
     def __str__(self) -> str:
-        return str(self.numpy())
+        return repr(self) if hasattr(self._impl.sharding, "block_repr") else str(self.numpy())
 
     def __hash__(self) -> int:
         return id(self)

@@ -288,3 +288,9 @@ class LocalView:
 
     def __repr__(self) -> str:
         return f"LocalView({self.mesh!r}, varying={sorted(self.varying)})"
+
+    def block_repr(self, shape, dtype) -> str:
+        """What ``print`` shows of a block in the body (its data is one value per device, so none
+        is read: JAX prints a tracer there)."""
+        varying = ",".join(sorted(self.varying, key=self.mesh.axis_index))
+        return f"{getattr(dtype, 'name', dtype)}{list(shape)}{{varying: {varying or '-'}}} block on {self.mesh!r}"
