@@ -187,13 +187,17 @@ class Operation:
         spmd = _tensor_impl.SPMD
         if spmd is None:
             raise RuntimeError(f"nabla.{self.name}: sharded operands need nabla.sharding imported")
-        outs, out_def = spmd.call(self, flat, impls, treedef, kwargs)
         traced = has_tangent = False
         for i in impls:  # (loops, not any(): this is the sharded recording path)
             if i.traced:
                 traced = True
             if i.tangents is not None:
                 has_tangent = True
+        if traced or has_tangent:  # a differentiated tensor closed over by a shard_map body enters it
+            entered = spmd.enter_blocks(flat, impls)
+            if entered is not None:
+                flat, impls = entered
+        outs, out_def = spmd.call(self, flat, impls, treedef, kwargs)
         traced = traced and GRAD_MODE.enabled
         if out_def is None and len(outs) == 1:  # one output: the lean link of the unsharded path
             out = outs[0]

@@ -32,6 +32,11 @@ def as_blocks(t: Tensor, mesh) -> Tensor:
     impl = t._impl
     if impl.sharding is not None:
         return t
+    if impl.traced or impl.tangents is not None:  # differentiated: through the boundary op (see spmd.enter_blocks)
+        from .mesh import ShardingSpec
+        from .shard_map import to_blocks_op
+
+        return to_blocks_op(t, spec=ShardingSpec.replicated(mesh, len(impl.cached_shape)))
     vals = [impl._values[0]] * mesh.size if mesh.simulated else [_on(t, d)._impl._values[0] for d in mesh.devices]
     return Tensor(laid_out(vals, (impl.cached_shape, impl.dtype, impl.batch_dims), LocalView(mesh)))
 
@@ -88,6 +93,13 @@ class PsumOp(_Collective):
         return psum_op(tangents[0] * hit, axes=axes) / psum_op(hit, axes=axes)
 
     def vjp_rule(self, primals, cotangent, output, *, axes):
+        # The result is the same along ``axes``, so a cotangent that differs along them holds terms
+        # of one cotangent (an op with the result and a varying operand sends each device its own
+        # term; the sum is left to whoever needs it): add them up before handing it back.
+        view = getattr(cotangent._impl, "sharding", None)
+        terms = tuple(a for a in axes if isinstance(view, LocalView) and a in view.varying)
+        if terms:
+            cotangent = psum_op(cotangent, axes=terms)
         if self.kind == "sum":
             return [pvary_op(cotangent, axes=axes)]
         hit = _hits(primals[0], output)
@@ -342,21 +354,25 @@ class _MeshStack(threading.local):
 MESHES = _MeshStack()
 
 
-def axis_index(axis_name):
-    """This device's position along ``axis_name`` (int32), inside a ``shard_map`` body."""
-    from ..core import dtypes
+def per_device_scalar(mesh, axes, value_at, dtype) -> Tensor:
+    """A 0-d block holding ``value_at(position along axes)`` on each device, varying along ``axes``."""
     from ..ops.creation import full
 
-    if not MESHES.meshes:
-        raise ValueError("nabla.axis_index: only inside a shard_map body")
-    mesh = MESHES.meshes[-1]
-    axes = axis_names(axis_name)
     consts = {}
     vals = []
     for d in range(mesh.size):
         b = mesh.block(d, axes)
         key = b if mesh.simulated else d  # over distinct devices, each holds its own
         if key not in consts:
-            consts[key] = full((), b, dtype=dtypes.int32, device=mesh.devices[d])._impl._values[0]
+            consts[key] = full((), value_at(b), dtype=dtype, device=mesh.devices[d])._impl._values[0]
         vals.append(consts[key])
-    return Tensor(laid_out(vals, ((), dtypes.int32, 0), LocalView(mesh, axes)))
+    return Tensor(laid_out(vals, ((), dtype, 0), LocalView(mesh, axes)))
+
+
+def axis_index(axis_name):
+    """This device's position along ``axis_name`` (int32), inside a ``shard_map`` body."""
+    from ..core import dtypes
+
+    if not MESHES.meshes:
+        raise ValueError("nabla.axis_index: only inside a shard_map body")
+    return per_device_scalar(MESHES.meshes[-1], axis_names(axis_name), int, dtypes.int32)

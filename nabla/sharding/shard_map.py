@@ -14,7 +14,8 @@ import functools
 from ..core.operation import Operation
 from ..core.pytree import broadcast_prefix, tree_flatten, tree_unflatten
 from ..core.tensor import Tensor
-from .collectives import MESHES, as_blocks, psum_op
+from . import devices
+from .collectives import MESHES, as_blocks, per_device_scalar, psum_op
 from .mesh import DeviceMesh, LocalView, NamedSharding, PartitionSpec, ShardingSpec
 from .spmd import laid_out, move, spec_of
 
@@ -74,17 +75,27 @@ class FromBlocksOp(Operation):
         x, spec = impls[0], kwargs["spec"]
         vals = vals[0]
         left_out = [k for k, a in enumerate(mesh.axis_names) if a not in spec.used_axes]
-        keep = []
-        for d in range(mesh.size):  # the device with the same position on named axes, 0 on the others
-            c = mesh.coords(d)
-            keep.append(vals[d - sum(c[k] * mesh._strides[k] for k in left_out)])
+        if not mesh.simulated and not (x.sharding.varying - spec.used_axes):
+            keep = vals  # over distinct devices each holds its own copy of the invariant blocks
+        else:
+            keep = []
+            for d in range(mesh.size):  # the device with the same position on named axes, 0 on the others
+                c = mesh.coords(d)
+                v = vals[d - sum(c[k] * mesh._strides[k] for k in left_out)]
+                keep.append(v if mesh.simulated else devices.to_device(v, mesh.devices[d]))
         return [laid_out(keep, self.abstract_eval(x, spec=spec), spec)], None
 
     def jvp_rule(self, primals, tangents, output, *, spec):
         return from_blocks_op(as_blocks(tangents[0], spec.mesh), spec=spec)
 
     def vjp_rule(self, primals, cotangent, output, *, spec):
-        return [to_blocks_op(cotangent, spec=spec)]
+        # the first device's block along the axes the spec leaves out became the result: the
+        # cotangent goes back to it alone, as that device's term (see PsumOp.vjp_rule)
+        blocks = to_blocks_op(cotangent, spec=spec)
+        left = tuple(a for a in spec.mesh.axis_names if a not in spec.used_axes and spec.mesh.axis_size(a) > 1)
+        if not left:
+            return [blocks]
+        return [blocks * per_device_scalar(spec.mesh, left, lambda b: 1 if b == 0 else 0, cotangent.dtype)]
 
 
 to_blocks_op = ToBlocksOp()

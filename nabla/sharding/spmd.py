@@ -438,9 +438,27 @@ class ReshardOp(Operation):
 reshard_op = ReshardOp()
 
 
+def enter_blocks(flat, impls):
+    """Inside a shard_map body, a differentiated tensor from outside it (closed over) meets the
+    blocks through shard_map's boundary op, as a replicated argument would: its cotangent then
+    sums over the devices (JAX's closure over a tracer). ``None`` when there is none."""
+    view = next((i.sharding for i in impls if isinstance(i.sharding, LocalView)), None)
+    if view is None or all(i.sharding is not None or not (i.traced or i.tangents is not None) for i in impls):
+        return None
+    from .shard_map import to_blocks_op
+
+    flat, impls = list(flat), list(impls)
+    for k, i in enumerate(impls):
+        if i.sharding is None and (i.traced or i.tangents is not None):
+            flat[k] = to_blocks_op(flat[k], spec=ShardingSpec.replicated(view.mesh, len(i.cached_shape)))
+            impls[k] = flat[k]._impl
+    return flat, impls
+
+
 class _Runner:
     call = staticmethod(call)
     gather = staticmethod(gather)
+    enter_blocks = staticmethod(enter_blocks)
 
 
 _core.SPMD = _Runner
