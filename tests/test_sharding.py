@@ -298,6 +298,12 @@ def test_layout_errors():
         DeviceMesh((2, 2), ("a",))
     with pytest.raises(ValueError, match="collectives run inside shard_map"):
         psum(x, "a")
+    z = xp.asarray(np.ones((4, 4), np.complex64))
+    for f in (lambda t: xp.argmax(t, axis=1), lambda t: xp.max(t, axis=1)):  # refused sharded as unsharded
+        with pytest.raises(TypeError, match="complex operands are not supported"):
+            f(z)
+        with pytest.raises(TypeError, match=r"complex operands are not supported by this op yet \(got shape \(4, 4\)"):
+            f(z.shard(mesh, P(("a", "b"))))
 
 
 def test_data_parallel_matmul_moves_nothing_and_row_parallel_reduces_once():

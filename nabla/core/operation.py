@@ -193,6 +193,9 @@ class Operation:
                 traced = True
             if i.tangents is not None:
                 has_tangent = True
+            if i.dtype.is_complex and not self.supports_complex:  # as the unsharded path says
+                raise TypeError(f"nabla.{self.name}: complex operands are not supported by this op yet "
+                                f"(got shape {i.shape} {i.dtype.name})")
         if traced or has_tangent:  # a differentiated tensor closed over by a shard_map body enters it
             entered = spmd.enter_blocks(flat, impls)
             if entered is not None:
