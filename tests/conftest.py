@@ -11,6 +11,8 @@ os.environ.setdefault("NABLA_CACHE_DIR", tempfile.mkdtemp(prefix="nabla-test-cac
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 # the standalone kernel models this session's many structures want are not compiled at its exit
 os.environ.setdefault("NABLA_COMPILE_AT_EXIT", "0")
+# JAX, where installed, gets 8 host devices: tests/test_sharding_jax.py runs its shard_map beside ours
+os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
 
 import nabla as nb  # noqa: E402
 
