@@ -179,12 +179,6 @@ def tree_map(fn: Callable, tree, *rest, is_leaf=None):
     return tree_unflatten(treedef, [fn(*xs) for xs in zip(leaves, *others)])
 
 
-__all__ = [
-    "PyTreeDef", "register_pytree_node", "register_dataclass_node", "tree_flatten",
-    "tree_unflatten", "tree_leaves", "tree_structure", "tree_map",
-]
-
-
 def broadcast_prefix(prefix, tree, is_prefix_leaf: Callable[[Any], bool], what: str, is_leaf=None) -> list:
     """One entry of ``prefix`` per leaf of ``tree``, in ``tree_flatten``'s order (JAX's pytree
     prefixes: a leaf of the prefix covers a whole subtree). Lists and tuples match each other, as
@@ -208,3 +202,10 @@ def broadcast_prefix(prefix, tree, is_prefix_leaf: Callable[[Any], bool], what: 
             raise ValueError(f"{what} {prefix!r} does not match the structure of a {type(tree).__name__}")
         pairs = list(zip(p_children, children))
     return [x for p, sub in pairs for x in broadcast_prefix(p, sub, is_prefix_leaf, what, is_leaf)]
+
+
+__all__ = [
+    "PyTreeDef", "register_pytree_node", "register_dataclass_node", "tree_flatten",
+    "tree_unflatten", "tree_leaves", "tree_structure", "tree_map",
+]
+

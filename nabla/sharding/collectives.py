@@ -18,7 +18,7 @@ from ..ops.elementwise import BINARY_OPS, where_op, zeros_like_physical
 from ..ops.indexing import slice_op
 from ..ops.multi_output import concat_op
 from ..ops.view import squeeze_op, unsqueeze_op
-from .mesh import LocalView
+from .mesh import LocalView, ShardingSpec
 from . import devices
 from .spmd import _all_gather, _all_reduce, _local, _note, _on, _split, laid_out
 
@@ -27,13 +27,18 @@ def axis_names(name) -> tuple:
     return (name,) if isinstance(name, str) else tuple(name)
 
 
+def differentiated(impl) -> bool:
+    return impl.traced or impl.tangents is not None
+
+
 def as_blocks(t: Tensor, mesh) -> Tensor:
-    """A tensor made outside the blocks (a constant, a cotangent's seed) as invariant blocks."""
+    """A tensor made outside the blocks (a constant, a cotangent's seed, a closed-over tensor) as
+    invariant blocks; a differentiated one goes through shard_map's boundary op, so its cotangent
+    sums over the devices as a replicated argument's does."""
     impl = t._impl
     if impl.sharding is not None:
         return t
-    if impl.traced or impl.tangents is not None:  # differentiated: through the boundary op (see spmd.enter_blocks)
-        from .mesh import ShardingSpec
+    if differentiated(impl):
         from .shard_map import to_blocks_op
 
         return to_blocks_op(t, spec=ShardingSpec.replicated(mesh, len(impl.cached_shape)))
@@ -96,7 +101,7 @@ class PsumOp(_Collective):
         # The result is the same along ``axes``, so a cotangent that differs along them holds terms
         # of one cotangent (an op with the result and a varying operand sends each device its own
         # term; the sum is left to whoever needs it): add them up before handing it back.
-        view = getattr(cotangent._impl, "sharding", None)
+        view = cotangent._impl.sharding
         terms = tuple(a for a in axes if isinstance(view, LocalView) and a in view.varying)
         if terms:
             cotangent = psum_op(cotangent, axes=terms)

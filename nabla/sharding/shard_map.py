@@ -95,7 +95,7 @@ class FromBlocksOp(Operation):
         left = tuple(a for a in spec.mesh.axis_names if a not in spec.used_axes and spec.mesh.axis_size(a) > 1)
         if not left:
             return [blocks]
-        return [blocks * per_device_scalar(spec.mesh, left, lambda b: 1 if b == 0 else 0, cotangent.dtype)]
+        return [blocks * per_device_scalar(spec.mesh, left, lambda b: int(b == 0), cotangent.dtype)]
 
 
 to_blocks_op = ToBlocksOp()

@@ -41,8 +41,8 @@ def addressable_shards(x: Tensor) -> list[Shard]:
     seen: dict = {}
     out = []
     for dev, value in enumerate(values_of(impl, mesh)):
-        index = tuple(slice(None) if not axes else slice(b * n, (b + 1) * n)
-                      for axes, n, b in ((axes, n, mesh.block(dev, axes)) for axes, n in zip(spec.dims, local)))
+        index = tuple(slice(None) if not axes else slice(mesh.block(dev, axes) * n, (mesh.block(dev, axes) + 1) * n)
+                      for axes, n in zip(spec.dims, local))
         coords = mesh.coords(dev)
         # devices along a partial axis hold different terms: not replicas of one another
         key = (tuple((s.start, s.stop) for s in index), tuple(coords[k] for k in partial_axes))

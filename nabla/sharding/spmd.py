@@ -440,19 +440,15 @@ reshard_op = ReshardOp()
 
 def enter_blocks(flat, impls):
     """Inside a shard_map body, a differentiated tensor from outside it (closed over) meets the
-    blocks through shard_map's boundary op, as a replicated argument would: its cotangent then
-    sums over the devices (JAX's closure over a tracer). ``None`` when there is none."""
-    view = next((i.sharding for i in impls if isinstance(i.sharding, LocalView)), None)
-    if view is None or all(i.sharding is not None or not (i.traced or i.tangents is not None) for i in impls):
-        return None
-    from .shard_map import to_blocks_op
+    blocks as a replicated argument would (``collectives.as_blocks``): its cotangent then sums over
+    the devices (JAX's closure over a tracer). ``None`` when there is none."""
+    from .collectives import as_blocks, differentiated
 
-    flat, impls = list(flat), list(impls)
-    for k, i in enumerate(impls):
-        if i.sharding is None and (i.traced or i.tangents is not None):
-            flat[k] = to_blocks_op(flat[k], spec=ShardingSpec.replicated(view.mesh, len(i.cached_shape)))
-            impls[k] = flat[k]._impl
-    return flat, impls
+    view = next((i.sharding for i in impls if isinstance(i.sharding, LocalView)), None)
+    if view is None or all(i.sharding is not None or not differentiated(i) for i in impls):
+        return None
+    flat = [as_blocks(t, view.mesh) if i.sharding is None and differentiated(i) else t for t, i in zip(flat, impls)]
+    return flat, [t._impl for t in flat]
 
 
 class _Runner:
