@@ -138,7 +138,7 @@ DIFF_CASES.update({
 # ops with no derivative: bool results, no inputs, or integer-valued
 NOT_DIFFERENTIABLE = {
     "equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "logical_and", "logical_or",
-    "logical_xor", "logical_not", "constant", "full", "arange",
+    "logical_xor", "logical_not", "constant", "full", "iota",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert", "bitwise_left_shift", "bitwise_right_shift",
     "isnan", "isinf", "isfinite", "signbit", "zeros_like", "nextafter", "floor_divide", "nonzero", "argmax", "argmin", "random_bits",
     # a simulated mesh's stack of shards: recorded as nodes under the sharded op, which autodiff sees

@@ -221,14 +221,32 @@ def fromfunction(function, shape, *, dtype=float, **kwargs):
 
 # --- views and reshaping ------------------------------------------------------------------------------
 
+def _index_order(order, op: str) -> str:
+    """NumPy's index orders: 'C' (last index fastest) or 'F' (first fastest). Nabla's arrays are
+    logically C-ordered, so 'A' reads as 'C', and so does 'K' (memory order is C order here)."""
+    if order is None or order in ("C", "A", "K"):
+        return "C"
+    if order == "F":
+        return "F"
+    raise ValueError(f"nabla.numpy.{op}: order must be one of 'C', 'F', 'A' or 'K' (got {order!r})")
+
+
 def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
-    if order != "C":
-        raise NotImplementedError("nabla.numpy.reshape: only order='C'")
-    return aliasing.reshape(D.asarray(a, op="reshape"), shape if shape is not None else newshape)
+    x = D.asarray(a, op="reshape")
+    shape = shape if shape is not None else newshape
+    if _index_order(order, "reshape") == "C":
+        return aliasing.reshape(x, shape)
+    # Fortran order: reverse the axes, reshape to the reversed shape, reverse back (all views)
+    dims = (shape,) if isinstance(shape, int) else tuple(shape)
+    flipped = aliasing.reshape(aliasing.transpose(x), dims[::-1])
+    return aliasing.transpose(flipped)
 
 
 def ravel(a, order="C"):
-    return aliasing.reshape(D.asarray(a, op="ravel"), (-1,))
+    x = D.asarray(a, op="ravel")
+    if _index_order(order, "ravel") == "F" and x.ndim > 1:
+        return aliasing.reshape(aliasing.transpose(x), (-1,))
+    return aliasing.reshape(x, (-1,))
 
 
 def transpose(a, axes=None):

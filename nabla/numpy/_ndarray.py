@@ -79,7 +79,11 @@ class ndarray(Tensor):
 
     @property
     def flat(self):
-        return iter(_xp.reshape(self, (-1,)))
+        return flatiter(self)
+
+    @flat.setter
+    def flat(self, value):
+        flatiter(self)[...] = value
 
     # --- methods ------------------------------------------------------------------------------------
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
@@ -113,7 +117,9 @@ class ndarray(Tensor):
         return transpose(self, axes or None)
 
     def flatten(self, order="C"):
-        return _xp.reshape(self, (-1,))  # array_api's reshape makes no view: a copy, as NumPy's flatten
+        from ._arrays import ravel
+
+        return ndarray(ravel(self, order)._impl)  # a new array, not a view: a copy, as NumPy's flatten
 
     def copy(self, order="C"):
         return ndarray(self._impl)  # values are immutable underneath: a new name is a copy
@@ -238,3 +244,50 @@ def wrap(x: Tensor) -> ndarray:
     if isinstance(x, ndarray):
         return x
     return aliasing.make_view(x, ndarray(x._impl), lambda p: p, lambda p, c: c)
+
+
+class flatiter:
+    """``a.flat``: ``a`` read and written as one dimension in C order (NumPy's ``flatiter``); indexing
+    gives a new array, writes reach ``a``."""
+
+    __slots__ = ("base",)
+
+    def __init__(self, base: ndarray):
+        self.base = base
+
+    def _flat(self) -> Tensor:
+        return aliasing.reshape(self.base, (-1,))
+
+    def __len__(self) -> int:
+        return self.base.size
+
+    def __iter__(self):
+        return iter(_xp.reshape(self.base, (-1,)))
+
+    def __getitem__(self, key):
+        out = self._flat()[key]
+        return ndarray(out._impl) if isinstance(out, Tensor) else out
+
+    def __setitem__(self, key, value):
+        from . import _dtypes as D
+
+        flat = self._flat()
+        if not isinstance(value, Tensor) and _np.ndim(value) == 0:
+            aliasing.setitem(flat, key, value)
+            return
+        selected = _xp.reshape(self.base, (-1,))[key]
+        shape = selected.shape if isinstance(selected, Tensor) else ()
+        size = int(_np.prod(shape))
+        v = _xp.reshape(D.asarray(value, op="flat"), (-1,))
+        if v.shape[0] != size:  # NumPy repeats the values over the selected positions
+            if v.shape[0] == 0:
+                raise ValueError(f"nabla.numpy.flat: cannot assign an empty value to {size} positions")
+            v = _xp.take(v, _xp.arange(size) % v.shape[0], axis=0)
+        aliasing.setitem(flat, key, _xp.reshape(v, shape))
+
+    def __array__(self, dtype=None, copy=None):
+        return self.base.numpy().reshape(-1) if dtype is None else self.base.numpy().reshape(-1).astype(dtype)
+
+    def copy(self) -> ndarray:
+        return ndarray(_xp.reshape(self.base, (-1,))._impl)
+

@@ -96,8 +96,35 @@ def _np_ufunc(name):
                          "bitwise_right_shift": "right_shift"}.get(name, name))
 
 
+def _as_bytes(fn):
+    return lambda a, b: fn(_astype(a, _dt.uint8), _astype(b, _dt.uint8))  # False < True, as 0 < 1
+
+
+#: NumPy's boolean loops, as ops on booleans: ``True + True`` is ``True`` (or), ``a * b`` and,
+#: ``abs(b)`` and ``floor(b)`` the booleans themselves, ``a < b`` orders False before True, and no
+#: boolean is NaN or infinite
+_ON_BOOLS = {"add": _B["logical_or"], "maximum": _B["logical_or"], "fmax": _B["logical_or"],
+             "multiply": _B["logical_and"], "minimum": _B["logical_and"], "fmin": _B["logical_and"],
+             **{name: (lambda x: _xp.asarray(x, copy=True)) for name in ("absolute", "fabs", "ceil", "floor", "trunc")},
+             **{name: _as_bytes(_B[name]) for name in ("less", "less_equal", "greater", "greater_equal")},
+             "isnan": lambda x: _xp.zeros_like(x), "isinf": lambda x: _xp.zeros_like(x),
+             "isfinite": lambda x: _xp.ones_like(x)}
+
+
+def _with_bool_loop(fn, name):
+    on_bools = _ON_BOOLS[name]
+
+    def f(*args):
+        if all(getattr(a, "dtype", None) is _dt.bool_ for a in args):
+            return on_bools(*args)
+        return fn(*args)
+
+    return f
+
+
 def build() -> dict[str, ufunc]:
     fns = {**{k: _U[v] for k, v in _UNARY.items()}, **{k: _B[v] for k, v in _BINARY.items()}, **_COMPOSED}
+    fns = {k: _with_bool_loop(fn, k) if k in _ON_BOOLS else fn for k, fn in fns.items()}
     return {name: ufunc(name, fn, _np_ufunc(name), reducer=_REDUCERS.get(name), accumulator=_ACCUMULATORS.get(name))
             for name, fn in fns.items()}
 

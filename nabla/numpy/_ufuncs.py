@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 
 import numpy as _np
 
@@ -16,6 +17,7 @@ from .. import array_api as _xp
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops import aliasing
+from ..ops.creation import full_like as _full_like
 from ..ops.elementwise import astype as _astype, where as _where
 from . import _dtypes as D
 
@@ -64,6 +66,27 @@ def _deferred(owner, u, method: str, args, kwargs):
     return r
 
 
+_COMPARISONS = {"equal": operator.eq, "not_equal": operator.ne, "less": operator.lt, "less_equal": operator.le,
+                "greater": operator.gt, "greater_equal": operator.ge}
+
+
+def _out_of_range_comparison(compare, operands):
+    """NumPy 2 compares an integer array with a Python int its dtype cannot hold (``u8 < 1000``,
+    ``i8 == -1000``) by value: every element is on the same side of it, so the answer is one boolean
+    (the dtype's nearest bound compared with the int, in Python) spread over the array's shape."""
+    for k, v in enumerate(operands):
+        other = operands[1 - k]
+        if type(v) is not int or not isinstance(other, Tensor) or not other.dtype.is_integer:
+            continue
+        info = _np.iinfo(other.dtype.numpy_dtype)
+        if info.min <= v <= info.max:
+            return None
+        bound = int(info.max if v > info.max else info.min)  # any element compares with v as the bound does
+        answer = compare(bound, v) if k else compare(v, bound)
+        return type(other)(_full_like(other, answer, _dt.bool_)._impl)  # (batched like it under vmap)
+    return None
+
+
 class ufunc:
     """A NumPy-style universal function computing on MAX."""
 
@@ -99,15 +122,12 @@ class ufunc:
         if len(args) != self.nin:
             raise TypeError(f"nabla.numpy.{self.__name__}: takes {self.nin} input(s), got {len(args)}")
         operands = [D.operand(a, self.__name__) for a in args]
-        if not any(isinstance(a, Tensor) for a in operands):  # all Python scalars: NumPy's default dtypes
-            operands[0] = D.asarray(operands[0], op=self.__name__)
-        dt = None if dtype is None else _np.dtype(D.to_nabla(dtype, self.__name__).numpy_dtype)
-        loop = _loop(self._np, tuple(D.weak_type(a) for a in operands), dt)
-        inputs = [D.cast(a, loop[i]) for i, a in enumerate(operands)]
-        results = self._fn(*inputs)
-        results = results if isinstance(results, tuple) else (results,)
-        results = tuple(r if r.dtype.numpy_dtype == loop[self.nin + i] else _astype(r, _dt.as_dtype(loop[self.nin + i]))
-                        for i, r in enumerate(results))
+        compare = _COMPARISONS.get(self.__name__)
+        settled = None if compare is None else _out_of_range_comparison(compare, operands)
+        if settled is not None:
+            results = (settled,)
+        else:
+            results = self._compute(operands, dtype)
         outs = _as_out(out, self.nout)
         if where is not True:
             mask = D.asarray(where, op=self.__name__)
@@ -115,6 +135,17 @@ class ufunc:
                             for r, o in zip(results, outs))
         results = tuple(r if o is None else write_out(o, r, self.__name__, casting) for r, o in zip(results, outs))
         return results if self.nout > 1 else results[0]
+
+    def _compute(self, operands, dtype) -> tuple:
+        if not any(isinstance(a, Tensor) for a in operands):  # all Python scalars: NumPy's default dtypes
+            operands[0] = D.asarray(operands[0], op=self.__name__)
+        dt = None if dtype is None else _np.dtype(D.to_nabla(dtype, self.__name__).numpy_dtype)
+        loop = _loop(self._np, tuple(D.weak_type(a) for a in operands), dt)
+        inputs = [D.cast(a, loop[i]) for i, a in enumerate(operands)]
+        results = self._fn(*inputs)
+        results = results if isinstance(results, tuple) else (results,)
+        return tuple(r if r.dtype.numpy_dtype == loop[self.nin + i] else _astype(r, _dt.as_dtype(loop[self.nin + i]))
+                     for i, r in enumerate(results))
 
     # --- methods --------------------------------------------------------------------------------------
     def _binary_only(self, method: str):

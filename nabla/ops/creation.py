@@ -30,10 +30,11 @@ def _check_value(value, dtype, op):
     if dtype.is_bool:
         return bool(value)
     if dtype.is_integer:
-        if isinstance(value, float) and not value.is_integer():
-            raise ValueError(f"nabla.{op}: fill value {value!r} is not an integer for dtype {dtype}")
         info = np.iinfo(dtype.numpy_dtype)
-        value = int(value)
+        try:
+            value = int(value)  # a float truncates toward zero, as NumPy's and PyTorch's casts do
+        except (OverflowError, ValueError):
+            raise ValueError(f"nabla.{op}: cannot convert {value!r} to {dtype}") from None
         if not info.min <= value <= info.max:
             raise OverflowError(f"nabla.{op}: fill value {value} is out of range for {dtype}")
         return value
@@ -78,29 +79,27 @@ class FullOp(CreationOperation):
         return L.broadcast_to(c, shape) if shape else c
 
 
-class ArangeOp(CreationOperation):
-    """``start + step * i`` for ``i < length``; ints exact, floats as NumPy computes them."""
+class IotaOp(CreationOperation):
+    """``0, 1, ..., n - 1`` as int64: the positions ``arange`` scales and shifts.
 
-    name = "arange"
+    ``arange`` applies its start and step as scalar constants, which reach a graph as inputs: a
+    graph whose values are all known at compile time lets MAX fold them, and MAX 26.7 returns
+    unwritten memory for an integer ``x + 0`` or ``x - 0`` folded on a constant ``x`` over 4 KiB
+    (``range(0, 1000) + 0`` in int64: addresses instead of 0..999)."""
 
-    def maxpr(self, *, shape, start, step, dtype, device):
+    name = "iota"
+
+    def maxpr(self, *, shape, dtype, device):
         from max.dtype import DType
         from max.graph import ops
 
         n = shape[0]
-        dev = _device_ref(device)
-        iota = ops.range(0, n, 1, out_dim=n, dtype=DType.int64, device=dev)
-        if dtype.is_integer:
-            out = iota * ops.constant(step, DType.int64, dev) + ops.constant(start, DType.int64, dev)
-            return ops.cast(out, dtype.max_dtype)
-        iota = ops.cast(iota, DType.float64)
-        out = iota * ops.constant(step, DType.float64, dev) + ops.constant(start, DType.float64, dev)
-        return ops.cast(out, dtype.max_dtype)
+        return ops.range(0, n, 1, out_dim=n, dtype=DType.int64, device=_device_ref(device))
 
 
 constant_op = ConstantOp()
 full_op = FullOp()
-arange_op = ArangeOp()
+iota_op = IotaOp()
 
 
 def scalar_tensor(value, dtype, device=None) -> Tensor:
@@ -187,11 +186,22 @@ def arange(start, stop=None, step=1, dtype=None, device=None) -> Tensor:
     if dtype.is_bool or dtype.is_complex:
         raise TypeError(f"nabla.arange: unsupported dtype {dtype}")
     length = max(0, math.ceil((stop - start) / step))
-    if dtype.is_integer:
+    device = as_device(device)
+    positions = iota_op(shape=(length,), dtype=_dt.int64, device=device)
+    from .elementwise import add, astype, multiply
+
+    if dtype.is_integer:  # exact: start + i * step in int64, then wrapped to the dtype as NumPy's casts do
         start, step = int(start), int(step)
-    else:
-        start, step = float(start), float(step)
-    return arange_op(shape=(length,), start=start, step=step, dtype=dtype, device=as_device(device))
+        out = add(multiply(positions, scalar_tensor(step, _dt.int64, device)), scalar_tensor(start, _dt.int64, device))
+        return out if dtype is _dt.int64 else astype(out, dtype)
+    # NumPy's fill for floats: the first two values rounded to the dtype, then first + i * (second -
+    # first) in the dtype's arithmetic (float32 for float16), rounded to the dtype
+    work = _dt.float64 if dtype is _dt.float64 else _dt.float32
+    first = work.numpy_dtype.type(np.asarray(start, dtype.numpy_dtype))
+    delta = work.numpy_dtype.type(np.asarray(start + step, dtype.numpy_dtype)) - first
+    out = add(multiply(astype(positions, work), scalar_tensor(float(delta), work, device)),
+              scalar_tensor(float(first), work, device))
+    return out if dtype is work else astype(out, dtype)
 
 
 def asarray(obj, dtype=None, device=None, copy: bool | None = None) -> Tensor:

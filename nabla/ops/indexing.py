@@ -602,8 +602,6 @@ def setitem(x: Tensor, key, value) -> None:
 
     op = "setitem"
     if not isinstance(value, Tensor):
-        if isinstance(value, float) and x.dtype.is_integer:
-            raise TypeError(f"nabla.{op}: cannot assign a float to a tensor of {x.dtype}")
         scalar = isinstance(value, (bool, int, float, complex))
         value = asarray(value, dtype=x.dtype if scalar else None, device=x.device)
     if value.dtype is not x.dtype:

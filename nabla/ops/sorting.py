@@ -262,8 +262,9 @@ def _with_initial(x: Tensor, axis: int, value) -> Tensor:
 
 
 def searchsorted(x1: Tensor, x2: Tensor, side: str = "left", sorter=None) -> Tensor:
-    """Insertion points of ``x2`` in the sorted 1-D ``x1``, by counting (NaN sorts last)."""
-    from .elementwise import BINARY_FUNCTIONS as B, UNARY_FUNCTIONS as U, coerce_operands
+    """Insertion points of ``x2`` in the sorted 1-D ``x1`` (NaN sorts last): by counting, or by
+    binary search where counting would compare too many pairs."""
+    from .elementwise import coerce_operands
     from .reduction import sum as reduce_sum
     from .view import reshape
 
@@ -276,15 +277,53 @@ def searchsorted(x1: Tensor, x2: Tensor, side: str = "left", sorter=None) -> Ten
 
         x1 = take(x1, sorter, axis=0)
     x1, x2 = coerce_operands(x1, x2, "searchsorted")
+    n = x1.shape[0]
+    if n * max(1, x2.size) > _COUNTING_LIMIT:
+        return _binary_search(x1, x2, side)
     v = reshape(x2, x2.shape + (1,))
-    if side == "left":
-        before = B["less"](x1, v)
-        if x1.dtype.is_floating:
-            before = B["logical_or"](before, B["logical_and"](U["logical_not"](U["isnan"](x1)), U["isnan"](v)))
-    else:
-        before = B["less_equal"](x1, v)
-        if x1.dtype.is_floating:
-            before = B["logical_or"](before, U["isnan"](v))
+    before = _before(x1, v, side)
     from .elementwise import astype
 
     return reduce_sum(astype(before, _dt.int64), axis=-1)
+
+
+#: above this many comparisons, insertion points are found by binary search (log2(n) gathers of
+#: x2's size) instead of by counting (one comparison per pair: n * m booleans in memory)
+_COUNTING_LIMIT = 1 << 22
+
+
+def _before(x, v, side: str) -> Tensor:
+    """Whether sorted values ``x`` go before ``v``: ``x < v`` (left) or ``x <= v`` (right), with
+    NaN after every number, as NumPy sorts it."""
+    from .elementwise import BINARY_FUNCTIONS as B, UNARY_FUNCTIONS as U
+
+    if side == "left":
+        before = B["less"](x, v)
+        if x.dtype.is_floating:
+            before = B["logical_or"](before, B["logical_and"](U["logical_not"](U["isnan"](x)), U["isnan"](v)))
+    else:
+        before = B["less_equal"](x, v)
+        if x.dtype.is_floating:
+            before = B["logical_or"](before, U["isnan"](v))
+    return before
+
+
+def _binary_search(x1: Tensor, x2: Tensor, side: str) -> Tensor:
+    """Insertion points by a branch-free binary search over the sorted ``x1`` (the "uniform" lower
+    bound: every query takes the same halving steps, so all of them advance together as array
+    ops). ``found`` counts the leading elements known to go before the query."""
+    from .creation import full, scalar_tensor
+    from .elementwise import BINARY_FUNCTIONS as B, where
+    from .indexing import take
+
+    n = x1.shape[0]
+    found = full(x2.shape, 0, _dt.int64, x2.device)
+    step = 1 << (n.bit_length() - 1) if n else 0
+    limit = scalar_tensor(n, _dt.int64, x2.device)
+    while step:
+        probe = B["add"](found, scalar_tensor(step, _dt.int64, x2.device))  # a candidate count
+        at = B["subtract"](B["minimum"](probe, limit), scalar_tensor(1, _dt.int64, x2.device))
+        ok = B["logical_and"](B["less_equal"](probe, limit), _before(take(x1, at, axis=0), x2, side))
+        found = where(ok, probe, found)
+        step >>= 1
+    return found

@@ -1,0 +1,66 @@
+"""The long mode: ``python -m tests.fuzz --minutes 30 --seed N [--families a,b] [--paths p,q]``.
+
+Runs programs of every family round robin, in one process (as a long-lived user process does, on
+this machine's caches as they are), down the given realization paths; prints each mismatch shrunk
+to a reproducer and, at the end, how many programs each family ran and what they found. Exits 1
+when anything mismatched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import sys
+import time
+
+from .differential import PATHS, execute, run, shrink
+from .programs import FAMILIES, generate
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__.splitlines()[0])
+    ap.add_argument("--minutes", type=float, default=5.0)
+    ap.add_argument("--seed", type=int, default=0, help="first seed; each family counts up from it")
+    ap.add_argument("--families", default=",".join(FAMILIES))
+    ap.add_argument("--paths", default="default,interpreter,thread",
+                    help=f"comma-separated, from {', '.join(PATHS)}; each program runs down each path")
+    ap.add_argument("--small", action="store_true", help="no sizes above 4097 elements")
+    args = ap.parse_args(argv)
+    import numpy as onp
+
+    families = [f for f in args.families.split(",") if f]
+    paths = [p for p in args.paths.split(",") if p]
+    counts = collections.Counter()
+    found = collections.defaultdict(list)
+    unsupported = collections.Counter()
+    end = time.monotonic() + 60 * args.minutes
+    seed = args.seed
+    while time.monotonic() < end:
+        for family in families:
+            if time.monotonic() >= end:
+                break
+            program = generate(family, seed, big=not args.small)
+            oracle = execute(program, onp)
+            counts[family] += 1
+            for on in paths:
+                verdict = run(program, on, oracle)
+                if verdict.status == "unsupported":
+                    unsupported[family] += 1
+                elif verdict.status == "mismatch":
+                    small = shrink(program, on)
+                    shrunk = run(small, on)
+                    found[family].append(shrunk if shrunk.status == "mismatch" else verdict)
+                    print(f"MISMATCH {found[family][-1].report()}", flush=True)
+                    break
+        seed += 1
+    print(f"\nprograms per family (seeds {args.seed}..{seed - 1}, paths {', '.join(paths)}):")
+    for family in families:
+        print(f"  {family:13s} {counts[family]:6d} run, {len(found[family])} mismatched, "
+              f"{unsupported[family]} unsupported")
+    total = sum(len(v) for v in found.values())
+    print(f"{sum(counts.values())} programs, {total} mismatched")
+    return 1 if total else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

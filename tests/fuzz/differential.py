@@ -1,0 +1,236 @@
+"""Run a program with NumPy and with ``nabla.numpy``, compare every value it names, shrink a failure.
+
+Agreement means: the same exception class where NumPy raises; otherwise, for every name the program
+binds, the same type of result, dtype and shape, integers and booleans equal bit for bit, floats
+within a tolerance of their dtype. Nabla raising ``NotImplementedError`` where NumPy computes is
+counted as unsupported, apart from mismatches.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import re
+import threading
+import warnings
+
+import numpy as onp
+
+from .programs import SIZES, Program
+
+#: relative tolerance per float dtype (of the larger of 1 and the expected value's magnitude)
+RTOL = {"float16": 2e-2, "float32": 2e-4, "float64": 1e-9, "complex64": 2e-4, "complex128": 1e-9}
+#: where Nabla's arithmetic is allowed to differ from NumPy's more: accumulations over many elements
+#: and factorizations (another order of operations, MAX's own libm)
+LOOSE = {"float16": 5e-2, "float32": 2e-3, "float64": 1e-7, "complex64": 2e-3, "complex128": 1e-7}
+_LOOSE_CALLS = re.compile(r"linalg|fft|std|var|mean|prod|sum|cumsum|cumprod|matmul|dot|einsum|@|hypot|exp")
+
+#: the realization paths a program can be run down (see ``path``)
+PATHS = ("default", "interpreter", "compiled", "library", "thread")
+
+
+@dataclasses.dataclass
+class Outcome:
+    """What one run left: its names' values (host arrays), or the exception it raised."""
+
+    values: dict
+    error: BaseException | None = None
+
+
+@dataclasses.dataclass
+class Verdict:
+    program: Program
+    status: str  # "ok", "unsupported" or "mismatch"
+    detail: str = ""
+    path: str = "default"
+
+    def report(self) -> str:
+        return (f"{self.program.family} seed {self.program.seed} ({self.path} path): {self.detail}\n"
+                f"--- reproducer ---\n{self.program.reproducer()}")
+
+
+def _host(v):
+    """A value the program bound, as NumPy data (arrays, scalars, tuples of them, dtypes, shapes)."""
+    if isinstance(v, (list, tuple)):
+        return type(v)(_host(x) for x in v) if not hasattr(v, "_fields") else tuple(_host(x) for x in v)
+    if hasattr(v, "numpy") and callable(v.numpy) and not isinstance(v, onp.ndarray):
+        return onp.asarray(v.numpy())
+    if hasattr(v, "numpy_dtype"):  # a Nabla dtype
+        return onp.dtype(v.numpy_dtype)
+    return v
+
+
+def _names(env: dict) -> dict:
+    skip = ("xp", "onp")
+    return {k: _host(v) for k, v in env.items() if not k.startswith("_") and k not in skip
+            and not callable(v) and not isinstance(v, type(onp))}
+
+
+def execute(program: Program, namespace) -> Outcome:
+    env = {"xp": namespace, "onp": onp}
+    with warnings.catch_warnings(), onp.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            exec(compile(program.source, f"<fuzz {program.family} {program.seed}>", "exec"), env)  # noqa: S102
+        except Exception as e:  # noqa: BLE001 (the oracle's exception is part of the answer)
+            return Outcome({}, e)
+        try:
+            return Outcome(_names(env))
+        except Exception as e:  # noqa: BLE001 (reading a value back raised: Nabla's deferred error)
+            return Outcome({}, e)
+
+
+def _tolerance(dtype: onp.dtype, source: str) -> float:
+    table = LOOSE if _LOOSE_CALLS.search(source) else RTOL
+    return table.get(dtype.name, 0.0)
+
+
+def differ(got, want, source: str, where: str = "") -> str | None:
+    """Why ``got`` (Nabla's, on the host) is not ``want`` (NumPy's), or None when they agree."""
+    if isinstance(want, (list, tuple)):
+        if not isinstance(got, (list, tuple)) or len(got) != len(want):
+            return f"{where}: {type(got).__name__} of {len(got) if isinstance(got, (list, tuple)) else '-'} " \
+                   f"items, expected {type(want).__name__} of {len(want)}"
+        for i, (g, w) in enumerate(zip(got, want)):
+            why = differ(g, w, source, f"{where}[{i}]")
+            if why:
+                return why
+        return None
+    if isinstance(want, onp.dtype) or (isinstance(want, type) and issubclass(want, onp.generic)):
+        return None if onp.dtype(got) == onp.dtype(want) else f"{where}: dtype {got}, expected {want}"
+    if isinstance(want, (str, bytes)) or want is None:
+        return None if got == want else f"{where}: {got!r}, expected {want!r}"
+    w, g = onp.asarray(want), onp.asarray(got)
+    if g.dtype != w.dtype:
+        return f"{where}: dtype {g.dtype}, expected {w.dtype}"
+    if g.shape != w.shape:
+        return f"{where}: shape {g.shape}, expected {w.shape}"
+    if w.dtype.kind in "biuMm" or w.size == 0:
+        if onp.array_equal(g, w):
+            return None
+        bad = onp.argwhere(g != w)
+        at = tuple(int(i) for i in bad[0]) if bad.size else ()
+        return f"{where}: {len(bad)} of {w.size} elements differ, first at {at}: {g[at]!r}, expected {w[at]!r}"
+    if w.dtype.kind not in "fc":
+        return None if onp.array_equal(g, w) else f"{where}: values differ"
+    nan_g, nan_w = onp.isnan(g), onp.isnan(w)
+    if not onp.array_equal(nan_g, nan_w):
+        return f"{where}: NaN at other places ({int(nan_g.sum())} vs {int(nan_w.sum())} expected)"
+    finite = onp.isfinite(w)
+    if not onp.array_equal(g[~finite & ~nan_w], w[~finite & ~nan_w]):
+        return f"{where}: infinities differ"
+    rtol = _tolerance(w.dtype, source)
+    gf, wf = g[finite].astype(onp.complex128 if w.dtype.kind == "c" else onp.float64), \
+        w[finite].astype(onp.complex128 if w.dtype.kind == "c" else onp.float64)
+    if not gf.size:
+        return None
+    scale = max(1.0, float(onp.max(onp.abs(wf))))
+    err = onp.abs(gf - wf)
+    worst = int(onp.argmax(err))
+    if err[worst] > rtol * scale:
+        return (f"{where}: off by {err[worst]:.3g} (tolerance {rtol * scale:.3g}) at flat {worst}: "
+                f"{gf[worst]!r}, expected {wf[worst]!r}")
+    return None
+
+
+def compare(program: Program, ours: Outcome, oracle: Outcome, path: str = "default") -> Verdict:
+    if oracle.error is not None:
+        if ours.error is None:
+            return Verdict(program, "mismatch", f"NumPy raised {type(oracle.error).__name__}: {oracle.error}; "
+                                                f"Nabla did not", path)
+        if isinstance(ours.error, NotImplementedError) or _same_class(ours.error, oracle.error):
+            return Verdict(program, "ok", "", path)
+        return Verdict(program, "mismatch", f"NumPy raised {type(oracle.error).__name__}, Nabla "
+                                            f"{type(ours.error).__name__}: {ours.error}", path)
+    if ours.error is not None:
+        if isinstance(ours.error, NotImplementedError):
+            return Verdict(program, "unsupported", f"{ours.error}", path)
+        return Verdict(program, "mismatch", f"Nabla raised {type(ours.error).__name__}: {ours.error}", path)
+    for name, want in oracle.values.items():
+        if name not in ours.values:
+            return Verdict(program, "mismatch", f"{name}: not bound", path)
+        why = differ(ours.values[name], want, program.source, name)
+        if why:
+            return Verdict(program, "mismatch", why, path)
+    return Verdict(program, "ok", "", path)
+
+
+def _same_class(ours: BaseException, theirs: BaseException) -> bool:
+    """NumPy's exception class, or one of its bases NumPy's classes derive from (an AxisError is
+    a ValueError and an IndexError; a numpy.exceptions.DTypePromotionError a TypeError)."""
+    kinds = (type(theirs),) + tuple(k for k in (ValueError, IndexError, TypeError) if isinstance(theirs, k))
+    return isinstance(ours, kinds)
+
+
+@contextlib.contextmanager
+def path(name: str):
+    """Realization down one path: ``default`` (the engine as a user meets it), ``interpreter``
+    (MAX's eager interpreter, no fused kernel), ``compiled`` (every trace compiled to a model),
+    ``library`` (single-op models from the machine's library where they exist), ``thread`` (the
+    default, from a thread that is not the main one: see ``run``)."""
+    import nabla as nb
+
+    engine = nb.core.graph.GRAPH.engine
+    saved = engine.policy, engine.fused_enabled, engine.single_op_models
+    try:
+        if name == "interpreter":
+            engine.policy, engine.fused_enabled = "interpret", False
+        elif name == "compiled":
+            engine.policy = "compile"
+        elif name == "library":
+            engine.single_op_models = True
+        yield
+    finally:
+        engine.policy, engine.fused_enabled, engine.single_op_models = saved
+
+
+def run(program: Program, on: str = "default", oracle: Outcome | None = None) -> Verdict:
+    import nabla.numpy as fnp
+
+    oracle = oracle or execute(program, onp)
+    with path(on):
+        if on == "thread":
+            box = []
+            t = threading.Thread(target=lambda: box.append(execute(program, fnp)))
+            t.start()
+            t.join()
+            ours = box[0]
+        else:
+            ours = execute(program, fnp)
+    return compare(program, ours, oracle, on)
+
+
+def shrink(program: Program, on: str = "default", budget: int = 60) -> Program:
+    """A smaller program that still mismatches: lines dropped, then sizes made smaller."""
+    tries = 0
+
+    def fails(p: Program) -> bool:
+        nonlocal tries
+        tries += 1
+        oracle = execute(p, onp)
+        return run(p, on, oracle).status == "mismatch"
+
+    best = program
+    i = len(best.lines) - 2
+    while i >= 0 and tries < budget:  # (the last line is what the program computes)
+        candidate = Program(best.family, best.seed, best.lines[:i] + best.lines[i + 1:])
+        if fails(candidate):
+            best = candidate
+        i -= 1
+    smaller = sorted(set(SIZES) | {0, 3, 4, 5, 6})
+    for idx, line in enumerate(list(best.lines)):
+        for m in reversed(list(re.finditer(r"(?<![\w.])(\d{2,})(?![\w.])", line))):
+            if tries >= budget:
+                return best
+            n = int(m.group(1))
+            for s in smaller:
+                if s >= n:
+                    break
+                new = line[:m.start(1)] + str(s) + line[m.end(1):]
+                candidate = Program(best.family, best.seed, best.lines[:idx] + [new] + best.lines[idx + 1:])
+                if fails(candidate):
+                    best, line = candidate, new
+                    break
+                if tries >= budget:
+                    return best
+    return best

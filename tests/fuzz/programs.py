@@ -1,0 +1,435 @@
+"""Random short programs of what NumPy users write, as Python source over a namespace ``xp``.
+
+A program is text: run with ``xp = numpy`` it is the oracle, with ``xp = nabla.numpy`` the subject, and
+printed it is its own reproducer. Host data comes from ``onp`` (NumPy) seeded in the program itself.
+Each family draws sizes that cross the engine's internal boundaries (SIMD widths, blocks, the 4 KiB
+constant limit, thread splits, the fused kernel's tiles) and inputs that are views.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as onp
+
+#: sizes where blocks, tiles, thread splits and byte limits change (1 element to 10^6)
+SIZES = (1, 2, 7, 8, 9, 63, 64, 65, 255, 256, 257, 511, 512, 513, 999, 1000, 1024, 1025, 4095, 4096, 4097,
+         65535, 65537, 1_000_000)
+#: the same, without the largest: what multi-axis arrays and O(n log n) families draw from
+SMALL_SIZES = SIZES[:-3]
+INTS = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+FLOATS = ("float16", "float32", "float64")
+COMPLEX = ("complex64", "complex128")
+DTYPES = ("bool",) + INTS + FLOATS + COMPLEX
+
+
+@dataclasses.dataclass
+class Program:
+    family: str
+    seed: int
+    lines: list[str]
+
+    @property
+    def source(self) -> str:
+        return "\n".join(self.lines)
+
+    def reproducer(self) -> str:
+        return ("import numpy as onp\nimport nabla.numpy as xp  # numpy as xp gives the expected values\n"
+                + self.source + "\n")
+
+
+class _Writer:
+    """Draws a program line by line; names the arrays it makes ``a0, a1, ...``."""
+
+    def __init__(self, rng: onp.random.Generator, big: bool):
+        self.rng, self.big = rng, big
+        self.lines: list[str] = []
+        self.arrays: list[tuple[str, tuple, str]] = []  # (name, shape, dtype)
+        self.data = 0
+
+    # --- draws ---------------------------------------------------------------------------------
+    def pick(self, seq):
+        return seq[int(self.rng.integers(len(seq)))]
+
+    def size(self, small=False):
+        sizes = SMALL_SIZES if small or not self.big else SIZES
+        return int(self.pick(sizes))
+
+    def shape(self, ndim=None, max_elements=70_000):
+        ndim = int(self.rng.integers(0, 5)) if ndim is None else ndim
+        if ndim == 0:
+            return ()
+        if ndim == 1:
+            return (self.size(),)
+        while True:
+            dims = tuple(int(self.pick((1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 33, 64, 65))) for _ in range(ndim))
+            if int(onp.prod(dims)) <= max_elements:
+                return dims
+
+    # --- lines ---------------------------------------------------------------------------------
+    def emit(self, line: str) -> None:
+        self.lines.append(line)
+
+    def new(self, expr: str, shape, dtype) -> str:
+        name = f"a{len(self.arrays)}"
+        self.emit(f"{name} = {expr}")
+        self.arrays.append((name, tuple(shape), dtype))
+        return name
+
+    def host(self, shape, dtype) -> str:
+        """Host data of ``dtype`` and ``shape`` (values that keep integer arithmetic in range)."""
+        seed = int(self.rng.integers(1 << 30))
+        shp = repr(tuple(shape))
+        if dtype == "bool":
+            src = f"onp.random.default_rng({seed}).random({shp}) < 0.5"
+        elif dtype.startswith("uint"):
+            src = f"onp.random.default_rng({seed}).integers(0, 100, {shp}).astype('{dtype}')"
+        elif dtype.startswith("int"):
+            src = f"onp.random.default_rng({seed}).integers(-100, 100, {shp}).astype('{dtype}')"
+        elif dtype.startswith("complex"):
+            src = (f"(onp.random.default_rng({seed}).standard_normal({shp}) + 1j * onp.random.default_rng("
+                   f"{seed + 1}).standard_normal({shp})).astype('{dtype}')")
+        else:
+            src = f"onp.random.default_rng({seed}).standard_normal({shp}).astype('{dtype}')"
+        return src
+
+    def array(self, shape=None, dtype=None, view=True) -> str:
+        """A new input: host data, often seen through a view (a step, a reversal, a transpose, a
+        broadcast), sometimes pending work (``+ 0``) rather than a realized buffer."""
+        dtype = dtype or self.pick(DTYPES)
+        shape = self.shape() if shape is None else tuple(shape)
+        kind = self.pick(("plain", "plain", "step", "reverse", "transpose", "broadcast", "pending")) if view \
+            else "plain"
+        if kind == "step" and shape and shape[0] * 2 <= 2_000_000:
+            base = (shape[0] * 2,) + shape[1:]
+            return self.new(f"xp.asarray({self.host(base, dtype)})[::2]", shape, dtype)
+        if kind == "reverse" and shape:
+            return self.new(f"xp.asarray({self.host(shape, dtype)})[::-1]", shape, dtype)
+        if kind == "transpose" and len(shape) >= 2:
+            return self.new(f"xp.asarray({self.host(shape[::-1], dtype)}).T", shape, dtype)
+        if kind == "broadcast" and len(shape) >= 2:
+            row = (1,) + shape[1:]
+            return self.new(f"xp.broadcast_to(xp.asarray({self.host(row, dtype)}), {shape!r})", shape, dtype)
+        if kind == "pending" and dtype not in ("bool",):
+            return self.new(f"xp.asarray({self.host(shape, dtype)}) * 1", shape, dtype)
+        return self.new(f"xp.asarray({self.host(shape, dtype)})", shape, dtype)
+
+
+# --- families ------------------------------------------------------------------------------------
+
+def _creation(w: _Writer) -> None:
+    kind = w.pick(("arange", "arange", "arange_float", "linspace", "eye", "full", "tri", "indices", "zeros"))
+    n = w.size()
+    if kind == "arange":
+        dtype = w.pick(("None", "'int64'", "'int32'", "'int16'", "'uint32'", "'float32'", "'float64'"))
+        step = int(w.pick((1, 1, 2, 3, -1, -7)))
+        start = int(w.pick((0, 0, 1, -5, 100)))
+        stop = start + step * n
+        if dtype in ("'int16'",):
+            start, stop = 0, min(n, 30000) * (1 if step > 0 else -1)
+            step = 1 if step > 0 else -1
+        if dtype == "'uint32'":
+            start, step, stop = 0, abs(step), abs(step) * n
+        x = w.new(f"xp.arange({start}, {stop}, {step}, dtype={dtype})", (len(range(start, stop, step)),), dtype)
+    elif kind == "arange_float":
+        start, step = float(w.pick((0.0, 0.5, -3.25, 0.1))), float(w.pick((0.1, 0.25, 0.7, -0.3)))
+        dtype = w.pick(("'float32'", "'float64'", "None"))
+        x = w.new(f"xp.arange({start}, {start + step * n}, {step}, dtype={dtype})", (n,), dtype)
+    elif kind == "linspace":
+        x = w.new(f"xp.linspace({w.pick((-1.0, 0.0, 2.5))}, {w.pick((1.0, 10.0, 1e3))}, {n}, "
+                  f"endpoint={w.pick(('True', 'False'))})", (n,), "float64")
+    elif kind == "eye":
+        m = w.size(small=True)
+        k = int(w.pick((0, 1, -1, 3)))
+        m = min(m, 300)
+        x = w.new(f"xp.eye({m}, {min(w.size(small=True), 300)}, k={k}, dtype={w.pick(('float', 'int', 'bool'))})",
+                  (m, 0), "float64")
+    elif kind == "full":
+        fill, dtype = w.pick((7, -3, 2.5, True)), w.pick(("None", "'int32'", "'float32'", "'int64'"))
+        x = w.new(f"xp.full({n}, {fill}, dtype={dtype})", (n,), "int64")
+    elif kind == "tri":
+        x = w.new(f"xp.tri({min(w.size(small=True), 300)}, k={w.pick((0, 1, -2))}, dtype=int)", (0, 0), "int64")
+    elif kind == "indices":
+        x = w.new(f"xp.indices(({w.pick((3, 7, 33))}, {w.pick((2, 9, 65))}))", (0, 0), "int64")
+    else:
+        x = w.new(f"xp.zeros({n}, dtype='{w.pick(('int64', 'float32', 'bool', 'uint8'))}')", (n,), "int64")
+    # what the values feed (every use must see them)
+    use = w.pick(("{x} * 7", "{x} + 9", "-{x}", "{x} % 13", "({x} * 7 % 13).sum()", "{x}.sum()", "{x}[::2]",
+                  "{x}.cumsum()", "{x} == {x}[::-1]", "{x}.astype('float64')", "{x} + {x}", "{x}[{x}.size // 2:]"))
+    w.new(use.format(x=x), (), "")
+
+
+_UNARY_ANY = ("-{x}", "xp.abs({x})", "xp.square({x})", "xp.sign({x})", "{x} * 7", "{x} + 9", "{x} - 3",
+              "xp.maximum({x}, {y})", "xp.minimum({x}, 2)", "{x} + {y}", "{x} * {y}", "{x} - {y}",
+              "xp.where({x} > {y}, {x}, {y})", "{x} == {y}", "{x} < 5", "{x} >= {y}", "xp.clip({x}, -3, 40)")
+_UNARY_FLOAT = ("xp.exp({x} / 4)", "xp.sin({x})", "xp.cos({x})", "xp.tanh({x})", "xp.sqrt(xp.abs({x}))",
+                "xp.log1p(xp.abs({x}))", "{x} / 3", "{x} / ({y} * {y} + 1)", "xp.floor({x})", "xp.round({x}, 2)",
+                "{x} ** 2", "xp.arctan2({x}, {y})", "xp.hypot({x}, {y})", "xp.isnan(xp.sqrt({x}))",
+                "xp.exp2({x} / 8)")
+_UNARY_INT = ("{x} % 7", "{x} // 3", "{x} & {y}", "{x} | 5", "{x} ^ {y}", "{x} << 2", "{x} >> 1",
+              "{x} % {y}", "{x} // ({y} * 0 + 5)", "~{x}", "{x} * {x}", "{x} // 2 + {x} % 2")
+_BOOL = ("~{x}", "{x} & {y}", "{x} | {y}", "{x} ^ {y}", "{x} == {y}", "xp.logical_not({x})",
+         "{x}.astype('int32') + 1", "xp.where({x}, 1.5, -2)")
+_SCALARS = ("2", "-1", "0.5", "True", "3.0", "200", "-200", "1000")
+
+
+def _elementwise(w: _Writer) -> None:
+    dtype = w.pick(DTYPES[:-2] + ("int64", "float32", "float64"))
+    shape = w.shape()
+    x = w.array(shape, dtype)
+    other_shape = shape if w.rng.random() < 0.6 or not shape else shape[-1:]
+    y = w.array(other_shape, dtype)
+    for _ in range(int(w.rng.integers(1, 5))):
+        if dtype == "bool":
+            table = _BOOL
+        elif dtype.startswith(("int", "uint")):
+            table = _UNARY_ANY + _UNARY_INT
+        else:
+            table = _UNARY_ANY + _UNARY_FLOAT
+        expr = w.pick(table)
+        if w.rng.random() < 0.2:  # a Python scalar meets the array (NEP 50's weak scalars)
+            expr = f"({expr}) {w.pick(('+', '*', '<', '=='))} {w.pick(_SCALARS)}"
+        x = w.new(expr.format(x=x, y=y), shape, "")
+    if w.rng.random() < 0.3:  # ends in a reduction or a read
+        w.new(f"{x}.sum()" if w.rng.random() < 0.5 else f"{x}[..., ::-1]", (), "")
+
+
+def _axes(w: _Writer, ndim: int):
+    if ndim == 0:
+        return "None"
+    kind = w.pick(("none", "one", "neg", "tuple"))
+    if kind == "none":
+        return "None"
+    if kind == "one":
+        return str(int(w.rng.integers(ndim)))
+    if kind == "neg":
+        return str(-1 - int(w.rng.integers(ndim)))
+    k = int(w.rng.integers(1, ndim + 1))
+    return repr(tuple(sorted(int(a) for a in w.rng.choice(ndim, k, replace=False))))
+
+
+def _reductions(w: _Writer) -> None:
+    dtype = w.pick(("bool",) + INTS + FLOATS)
+    shape = w.shape()
+    x = w.array(shape, dtype)
+    for _ in range(int(w.rng.integers(1, 3))):
+        fn = w.pick(("sum", "prod", "min", "max", "mean", "std", "var", "any", "all", "argmin", "argmax", "ptp"))
+        if fn == "prod" and dtype != "bool":
+            src = f"({x} % 3 + 1 if {x}.dtype.kind in 'iu' else {x} / 2 + 0.75)"
+        else:
+            src = x
+        if fn in ("min", "max", "argmin", "argmax", "ptp") and 0 in shape:
+            continue
+        keep = w.pick(("False", "True"))
+        if fn in ("argmin", "argmax"):
+            ax = str(int(w.rng.integers(len(shape)))) if shape else "None"
+            w.new(f"xp.{fn}({src}, axis={ax})", (), "")
+        elif fn == "ptp" and dtype == "bool":
+            continue
+        else:
+            w.new(f"xp.{fn}({src}, axis={_axes(w, len(shape))}, keepdims={keep})", (), "")
+
+
+def _scans(w: _Writer) -> None:
+    dtype = w.pick(("bool", "int32", "int64", "uint8", "float32", "float64"))
+    shape = w.shape(int(w.rng.integers(1, 4)))
+    x = w.array(shape, dtype)
+    axis = int(w.rng.integers(len(shape)))
+    fn = w.pick(("cumsum", "cumprod", "diff", "cumsum_flat"))
+    if fn == "cumprod":
+        w.new(f"xp.cumprod(({x} % 2 + 1) if {x}.dtype.kind in 'iub' else {x} / 8 + 1, axis={axis})", (), "")
+    elif fn == "diff":
+        if dtype != "bool":
+            w.new(f"xp.diff({x}, axis={axis})", (), "")
+    elif fn == "cumsum_flat":
+        w.new(f"xp.cumsum({x})", (), "")
+    else:
+        w.new(f"xp.cumsum({x}, axis={axis})", (), "")
+
+
+def _index_key(w: _Writer, shape) -> str:
+    parts = []
+    for n in shape[:int(w.rng.integers(1, len(shape) + 1))]:
+        kind = w.pick(("slice", "step", "neg", "int", "array", "all"))
+        if kind == "slice":
+            parts.append(f"{int(w.rng.integers(0, n))}:{int(w.rng.integers(0, n + 1))}")
+        elif kind == "step":
+            parts.append(f"::{int(w.pick((2, 3, 7)))}")
+        elif kind == "neg":
+            parts.append(f"::{int(w.pick((-1, -2)))}")
+        elif kind == "int":
+            parts.append(str(int(w.rng.integers(-n, n))))
+        elif kind == "array" and not any(p.startswith("[") for p in parts):
+            k = int(w.rng.integers(1, 6))
+            parts.append(repr([int(v) for v in w.rng.integers(-n, n, k)]))
+        else:
+            parts.append(":")
+    return ", ".join(parts) if parts else "..."
+
+
+def _indexing(w: _Writer) -> None:
+    dtype = w.pick(("bool", "int16", "int64", "uint8", "float32", "float64", "complex64"))
+    shape = w.shape(int(w.rng.integers(1, 4)))
+    if 0 in shape:
+        shape = tuple(max(d, 1) for d in shape)
+    x = w.array(shape, dtype, view=w.rng.random() < 0.5)
+    kind = w.pick(("get", "get", "mask", "set", "set_mask", "set_array", "take", "flat", "nonzero"))
+    if kind == "get":
+        w.new(f"{x}[{_index_key(w, shape)}]", (), "")
+    elif kind == "mask":
+        w.new(f"{x}[{x}.real > 0]" if dtype != "bool" else f"{x}[{x}]", (), "")
+    elif kind == "take":
+        n = int(onp.prod(shape))
+        w.new(f"xp.take({x}, {[int(v) for v in w.rng.integers(-n, n, 5)]})", (), "")
+    elif kind == "flat":
+        n = int(onp.prod(shape))
+        w.emit(f"{x} = xp.array({x})")
+        w.emit(f"{x}.flat[{[int(v) for v in w.rng.integers(0, n, 3)]}] = {w.pick(('1', '[0, 1]', 'True'))}")
+    elif kind == "nonzero":
+        w.new(f"xp.nonzero({x})", (), "")
+    else:
+        w.emit(f"{x} = xp.array({x})")  # a writable copy (a view of a broadcast is read-only in NumPy)
+        value = w.pick(("1", "0", "True", "2.7" if dtype.startswith(("float", "complex")) else "3"))
+        if kind == "set":
+            w.emit(f"{x}[{_index_key(w, shape)}] = {value}")
+        elif kind == "set_mask":
+            w.emit(f"{x}[{x}.real < 0.5] = {value}" if dtype != "bool" else f"{x}[~{x}] = True")
+        else:
+            n = shape[0]
+            w.emit(f"{x}[{sorted(set(int(v) for v in w.rng.integers(0, n, 3)))}] = {value}")
+        if w.rng.random() < 0.5:  # a view of the written array, written through
+            w.emit(f"v = {x}[::2]")
+            w.emit(f"v[...] = {value}")
+
+
+def _sorting(w: _Writer) -> None:
+    dtype = w.pick(("int8", "int32", "int64", "uint16", "float32", "float64"))
+    shape = w.shape(int(w.rng.integers(1, 3)), max_elements=70_000)
+    x = w.array(shape, dtype)
+    kind = w.pick(("sort", "argsort", "unique", "searchsorted", "sort_axis0", "unique_counts"))
+    if kind == "sort":
+        w.new(f"xp.sort({x})", (), "")
+    elif kind == "sort_axis0":
+        w.new(f"xp.sort({x}, axis=0)", (), "")
+    elif kind == "argsort":
+        w.new(f"xp.argsort({x}, kind='stable')", (), "")
+    elif kind == "unique":
+        w.new(f"xp.unique({x})", (), "")
+    elif kind == "unique_counts":
+        w.new(f"xp.unique({x}, return_counts=True, return_index=True)", (), "")
+    else:
+        w.new(f"xp.searchsorted(xp.sort({x}.ravel()), {x}.ravel()[::3], side={w.pick(('left', 'right'))!r})",
+              (), "")
+
+
+def _matmul(w: _Writer) -> None:
+    dtype = w.pick(("float32", "float64", "int32", "int64", "complex64"))
+    m, k, n = (int(w.pick((1, 2, 3, 7, 16, 33, 64, 65, 128))) for _ in range(3))
+    a = w.array((m, k), dtype)
+    b = w.array((k, n), dtype)
+    kind = w.pick(("matmul", "dot", "einsum", "batched", "vec"))
+    if kind == "matmul":
+        w.new(f"{a} @ {b}", (), "")
+    elif kind == "dot":
+        w.new(f"xp.dot({a}, {b})", (), "")
+    elif kind == "einsum":
+        w.new(f"xp.einsum('ij,jk->ik', {a}, {b})", (), "")
+    elif kind == "vec":
+        w.new(f"{a} @ {b}[:, 0]", (), "")
+    else:
+        c = w.array((3, m, k), dtype)
+        w.new(f"xp.matmul({c}, {b})", (), "")
+
+
+def _manipulation(w: _Writer) -> None:
+    dtype = w.pick(("bool", "int32", "int64", "uint8", "float32", "float64", "complex128"))
+    shape = w.shape(int(w.rng.integers(1, 4)))
+    x = w.array(shape, dtype)
+    y = w.array(shape, dtype)
+    axis = int(w.rng.integers(len(shape)))
+    kind = w.pick(("concatenate", "stack", "pad", "roll", "flip", "repeat", "tile", "reshape_f", "ravel_f",
+                   "transpose", "moveaxis", "split", "squeeze"))
+    exprs = {
+        "concatenate": f"xp.concatenate([{x}, {y}], axis={axis})",
+        "stack": f"xp.stack([{x}, {y}], axis={axis})",
+        "pad": f"xp.pad({x}, {w.pick((1, 2, (1, 3)))})",
+        "roll": f"xp.roll({x}, {int(w.rng.integers(-9, 9))}, axis={w.pick(('None', str(axis)))})",
+        "flip": f"xp.flip({x}, axis={axis})",
+        "repeat": f"xp.repeat({x}, {w.pick((2, 3))}, axis={axis})",
+        "tile": f"xp.tile({x}, {w.pick((2, (2, 1), (1, 2, 1)))})",
+        "reshape_f": f"xp.reshape({x}, (-1,), order='F')" if w.rng.random() < 0.5 else
+                     f"{x}.reshape({shape[::-1]!r}, order='F')",
+        "ravel_f": f"xp.ravel({x}, order='F')" if w.rng.random() < 0.5 else f"{x}.flatten('F')",
+        "transpose": f"xp.transpose({x})",
+        "moveaxis": f"xp.moveaxis({x}, 0, -1)",
+        "split": f"xp.array_split({x}, 3, axis={axis})",
+        "squeeze": f"xp.squeeze({x}[None])",
+    }
+    w.new(exprs[kind], (), "")
+
+
+def _linalg(w: _Writer) -> None:
+    dtype = w.pick(("float32", "float64"))
+    n = int(w.pick((1, 2, 3, 5, 8, 17, 33)))
+    a = w.new(f"xp.asarray({w.host((n, n), dtype)}) + {n} * xp.eye({n}, dtype='{dtype}')", (n, n), dtype)
+    b = w.array((n, 2), dtype, view=False)
+    kind = w.pick(("solve", "inv", "det", "norm", "cholesky", "eigvalsh", "qr_r", "svd_s", "lstsq"))
+    norm_ord = w.pick(("None", "'fro'", "1", "2", "xp.inf"))
+    exprs = {
+        "solve": f"xp.linalg.solve({a}, {b})",
+        "inv": f"xp.linalg.inv({a})",
+        "det": f"xp.linalg.det({a} / {n})",
+        "norm": f"xp.linalg.norm({a}, {norm_ord})",
+        "cholesky": f"xp.linalg.cholesky({a} @ {a}.T)",
+        "eigvalsh": f"xp.linalg.eigvalsh({a} + {a}.T)",
+        "qr_r": f"xp.abs(xp.linalg.qr({a})[1])",
+        "svd_s": f"xp.linalg.svd({a}, compute_uv=False)",
+        "lstsq": f"xp.linalg.lstsq({a}, {b}, rcond=None)[0]",
+    }
+    w.new(exprs[kind], (), "")
+
+
+def _fft(w: _Writer) -> None:
+    n = int(w.pick((1, 2, 7, 8, 16, 63, 64, 100, 1000, 1024, 1025, 4097)))
+    dtype = w.pick(("float32", "float64", "complex64", "complex128"))
+    x = w.array((n,), dtype)
+    kind = w.pick(("fft", "ifft", "rfft", "irfft", "fft_n"))
+    if kind == "rfft" and not dtype.startswith("complex"):
+        w.new(f"xp.fft.rfft({x})", (), "")
+    elif kind == "irfft" and n > 1:
+        w.new(f"xp.fft.irfft(xp.fft.rfft({x}.real))", (), "")
+    elif kind == "fft_n":
+        w.new(f"xp.fft.fft({x}, n={int(w.pick((5, 16, 33)))})", (), "")
+    else:
+        w.new(f"xp.fft.{'ifft' if kind == 'ifft' else 'fft'}({x})", (), "")
+
+
+def _random(w: _Writer) -> None:
+    shape = w.shape(int(w.rng.integers(0, 3)))
+    kind = w.pick(("random", "normal", "integers", "uniform", "permutation", "choice"))
+    seed = int(w.rng.integers(1000))
+    g = f"xp.random.default_rng({seed})"
+    exprs = {
+        "random": f"{g}.random({shape!r}).shape",
+        "normal": f"{g}.standard_normal({shape!r}, dtype={w.pick(('onp.float32', 'onp.float64'))}).dtype",
+        "integers": f"{g}.integers(0, 10, {shape!r}).shape",
+        "uniform": f"{g}.uniform(-1, 1, {shape!r}).shape",
+        "permutation": f"xp.sort({g}.permutation({max(1, int(onp.prod(shape)))}))",
+        "choice": f"{g}.choice(10, {max(1, int(onp.prod(shape)))}).shape",
+    }
+    w.new(exprs[kind], (), "")
+
+
+FAMILIES = {
+    "creation": _creation, "elementwise": _elementwise, "reductions": _reductions, "scans": _scans,
+    "indexing": _indexing, "sorting": _sorting, "matmul": _matmul, "manipulation": _manipulation,
+    "linalg": _linalg, "fft": _fft, "random": _random,
+}
+
+
+def generate(family: str, seed: int, big: bool = True) -> Program:
+    """One program of ``family`` from ``seed`` (the same program for the same arguments)."""
+    rng = onp.random.default_rng([seed, list(FAMILIES).index(family)])
+    w = _Writer(rng, big)
+    FAMILIES[family](w)
+    return Program(family, seed, w.lines)

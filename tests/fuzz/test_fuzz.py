@@ -1,0 +1,67 @@
+"""The differential fuzzer's fixed seed set: every family against NumPy, then a sample down each
+realization path. A failure prints the program, shrunk, as a self-contained reproducer."""
+
+from __future__ import annotations
+
+import numpy as onp
+import pytest
+
+from .differential import compare, execute, run, shrink
+from .programs import FAMILIES, Program, generate
+
+#: programs per family in the suite (the long mode runs thousands: see README.md)
+SEEDS = range(6)
+
+
+def _check(program: Program, on: str = "default") -> None:
+    verdict = run(program, on)
+    if verdict.status == "mismatch":
+        small = shrink(program, on, budget=30)
+        again = run(small, on)
+        pytest.fail((again if again.status == "mismatch" else verdict).report())
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_family_against_numpy(family, seed):
+    _check(generate(family, seed))
+
+
+#: (family, seed) sampled for the other paths: what MAX's interpreter computes alone, what a thread
+#: other than the main one gets, what the single-op library serves
+PATH_SAMPLE = [(f, s) for f in FAMILIES for s in (100, 101)]
+
+
+@pytest.mark.parametrize("on", ["interpreter", "thread", "library"])
+@pytest.mark.parametrize("family,seed", PATH_SAMPLE)
+def test_paths_against_numpy(family, seed, on):
+    _check(generate(family, seed, big=False), on)
+
+
+@pytest.mark.parametrize("family,seed", [("creation", 200), ("elementwise", 201)])
+def test_compiled_path_against_numpy(family, seed):
+    _check(generate(family, seed, big=False), "compiled")
+
+
+def test_the_harness_sees_a_wrong_value():
+    """A program whose Nabla run differs from NumPy's is reported, with the program in the report."""
+    program = Program("creation", 0, ["a0 = xp.arange(1000) * 7", "a1 = a0 if xp is onp else a0 + 1"])
+    verdict = compare(program, execute(program, __import__("nabla.numpy").numpy), execute(program, onp))
+    assert verdict.status == "mismatch" and "a1" in verdict.detail and "xp.arange(1000)" in verdict.report()
+
+
+def test_the_harness_sees_a_wrong_dtype_and_a_missing_error():
+    program = Program("x", 0, ["a0 = xp.ones(3, dtype='float32') if xp is onp else xp.ones(3)"])
+    assert "dtype" in compare(program, execute(program, __import__("nabla.numpy").numpy),
+                              execute(program, onp)).detail
+    program = Program("x", 0, ["a0 = xp.ones(3)", "a1 = a0.reshape(4) if xp is onp else a0"])
+    assert compare(program, execute(program, __import__("nabla.numpy").numpy),
+                   execute(program, onp)).status == "mismatch"
+
+
+def test_shrinking_keeps_the_failure_and_drops_the_rest():
+    program = Program("x", 0, ["a0 = xp.arange(3)", "a1 = xp.arange(1000)",
+                               "a2 = a1 * 2 if xp is onp else a1 * 3"])
+    small = shrink(program)
+    assert small.lines[-1] == program.lines[-1] and "a0 = xp.arange(3)" not in small.lines
+    assert run(small).status == "mismatch" and "xp.arange(0)" not in small.source
