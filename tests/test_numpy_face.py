@@ -849,3 +849,123 @@ def test_cov_interp_einsum_argument_errors_match_numpy():
             m.interp([1.0], [0.0, 2.0], [1.0, 2.0], period=0)
         with pytest.raises(ValueError):
             m.einsum(m.ones(3), [60])
+
+
+# --- values at sizes and on paths the tables above never met (each failed before its fix) -------
+
+@pytest.mark.parametrize("n", [512, 513, 999, 1000, 1025, 4097])
+@pytest.mark.parametrize("dtype", ["int64", "int32"])
+def test_integer_arange_past_512_elements(n, dtype):
+    for m in (fnp, nabla.array_api):
+        a = m.arange(n, dtype=getattr(m, dtype))
+        want = numpy.arange(n, dtype=dtype)
+        numpy.testing.assert_array_equal((a * 7).numpy(), want * 7)
+        assert int(m.sum(a)) == int(want.sum())
+    numpy.testing.assert_array_equal((fnp.arange(n, dtype=dtype) * 7 % 13).numpy(), numpy.arange(n, dtype=dtype) * 7 % 13)
+    numpy.testing.assert_array_equal(fnp.arange(3, 3 + 5 * n, 5, dtype=dtype)[::-2].numpy(),
+                                     numpy.arange(3, 3 + 5 * n, 5, dtype=dtype)[::-2])
+
+
+def test_integer_arange_in_a_compiled_model(policy):
+    """The compiled path is where MAX folded ``range + 0`` to unwritten memory."""
+    policy("compile")
+    numpy.testing.assert_array_equal((fnp.arange(4097) + 0).numpy(), numpy.arange(4097))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_float_arange_is_numpys_fill_bit_for_bit(dtype):
+    for start, stop, step in ((0.3, 700.0, 0.7), (-5.0, 8.0, 0.013), (1.0, 0.0, -0.1)):
+        got = fnp.arange(start, stop, step, dtype=dtype).numpy()
+        numpy.testing.assert_array_equal(got, numpy.arange(start, stop, step, dtype=dtype))
+
+
+def test_fortran_order_reshape_ravel_flatten():
+    a = numpy.arange(24).reshape(2, 3, 4)
+    x = fnp.asarray(a)
+    for order in ("F", "C", "A", "K"):
+        numpy.testing.assert_array_equal(fnp.ravel(x, order=order).numpy(), numpy.ravel(a, order=order))
+        numpy.testing.assert_array_equal(x.flatten(order).numpy(), a.flatten(order))
+    numpy.testing.assert_array_equal(x.reshape((4, 6), order="F").numpy(), a.reshape((4, 6), order="F"))
+    numpy.testing.assert_array_equal(fnp.reshape(x, (-1, 2), order="F").numpy(), numpy.reshape(a, (-1, 2), order="F"))
+    v = x.reshape((4, 6), order="F")  # a copy, as NumPy's Fortran reshape of a C-ordered array
+    v[0, 1] = -1
+    numpy.testing.assert_array_equal(x.numpy(), a)
+    line, flat = numpy.arange(24), fnp.arange(24)
+    w, fw = line.reshape((4, 6), order="F"), flat.reshape((4, 6), order="F")  # a view: one axis
+    w[1, 2] = fw[1, 2] = -5
+    numpy.testing.assert_array_equal(flat.numpy(), line)
+    numpy.testing.assert_array_equal(fw.numpy(), w)
+    with pytest.raises(ValueError):
+        fnp.ravel(x, order="X")
+
+
+@pytest.mark.parametrize("dtype,value", [("uint8", 1000), ("uint8", -1), ("int8", 200), ("int8", -200),
+                                         ("uint64", -1), ("int16", 2 ** 70)])
+def test_comparisons_with_out_of_range_python_ints(dtype, value):
+    a = numpy.arange(10).astype(dtype)
+    x = fnp.asarray(a)
+    for op in ("__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__"):
+        got, want = getattr(x, op)(value), getattr(a, op)(value)
+        assert got.dtype == fnp.bool_ and got.shape == want.shape, op
+        numpy.testing.assert_array_equal(got.numpy(), want, err_msg=op)
+    numpy.testing.assert_array_equal((value > x).numpy(), value > a)
+    numpy.testing.assert_array_equal(fnp.less(x, value).numpy(), numpy.less(a, value))
+
+
+def test_float_values_written_into_integer_arrays_truncate():
+    a, x = numpy.zeros(6, numpy.int32), fnp.zeros(6, dtype=fnp.int32)
+    for key, value in ((slice(0, 2), 2.7), (3, -2.5), (numpy.array([4, 5]), 9.99)):
+        a[key] = value
+        x[key] = value
+    numpy.testing.assert_array_equal(x.numpy(), a)
+    numpy.testing.assert_array_equal(fnp.full(3, 2.5, dtype=fnp.int32).numpy(), numpy.full(3, 2.5, dtype=numpy.int32))
+    numpy.testing.assert_array_equal(fnp.full(2, -7.9, dtype=fnp.int64).numpy(), numpy.full(2, -7.9, dtype=numpy.int64))
+    with pytest.raises(ValueError):
+        fnp.full(2, float("nan"), dtype=fnp.int32)
+
+
+def test_flat_reads_and_writes():
+    a = numpy.arange(12).reshape(3, 4)
+    x = fnp.asarray(a)
+    for key in (5, slice(2, 9), slice(None, None, -3), [0, 11, 3], numpy.array([True, False] * 6)):
+        got, want = x.flat[key], a.flat[key]
+        numpy.testing.assert_array_equal(numpy.asarray(got.numpy() if hasattr(got, "numpy") else got), want)
+    for key, value in ((5, 100), ([1, 2, 7], [-1, -2]), (slice(8, None), 0), (slice(0, 2), [7, 8])):
+        a.flat[key] = value
+        x.flat[key] = value
+        numpy.testing.assert_array_equal(x.numpy(), a)
+    assert len(x.flat) == 12 and [int(v) for v in x.flat][:3] == list(a.flat)[:3]
+    x.flat = 3
+    a.flat = 3
+    numpy.testing.assert_array_equal(x.numpy(), a)
+
+
+def test_numpys_boolean_loops():
+    a, b = numpy.array([True, False, True, False]), numpy.array([True, True, False, False])
+    x, y = fnp.asarray(a), fnp.asarray(b)
+    for name in ("add", "multiply", "maximum", "minimum", "fmax", "fmin", "less", "less_equal", "greater",
+                 "greater_equal"):
+        got, want = getattr(fnp, name)(x, y), getattr(numpy, name)(a, b)
+        assert got.dtype == fnp.bool_, name
+        numpy.testing.assert_array_equal(got.numpy(), want, err_msg=name)
+    for name in ("absolute", "ceil", "floor", "trunc", "isnan", "isinf", "isfinite"):
+        got, want = getattr(fnp, name)(x), getattr(numpy, name)(a)
+        assert got.dtype == fnp.bool_, name
+        numpy.testing.assert_array_equal(got.numpy(), want, err_msg=name)
+    numpy.testing.assert_array_equal((x + x).numpy(), a + a)
+    with pytest.raises(TypeError):
+        x - y  # NumPy refuses boolean subtraction
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_at_sizes_where_counting_would_not_fit(side):
+    r = numpy.random.default_rng(3)
+    a = numpy.sort(r.integers(0, 5000, 1_000_003).astype(numpy.float32))
+    a[-7:] = numpy.nan
+    v = numpy.concatenate([r.integers(-3, 5003, 100_000).astype(numpy.float32), [numpy.nan, -numpy.inf, numpy.inf]])
+    got = fnp.searchsorted(fnp.asarray(a), fnp.asarray(v), side=side)
+    numpy.testing.assert_array_equal(got.numpy(), numpy.searchsorted(a, v, side=side))
+    ints = numpy.arange(0, 3_000_000, 3)
+    q = numpy.array([-1, 0, 1, 5, 2_999_997, 2_999_998, 10 ** 8])
+    numpy.testing.assert_array_equal(fnp.searchsorted(fnp.asarray(ints), fnp.asarray(q), side=side).numpy(),
+                                     numpy.searchsorted(ints, q, side=side))

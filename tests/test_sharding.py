@@ -650,6 +650,27 @@ def test_grad_through_a_tensor_closed_over_by_shard_map():
     np.testing.assert_allclose(float(tangent), 4 * w.sum() * np.sin(a).sum(), rtol=1e-12)
 
 
+@pytest.mark.parametrize("shape", [(2,), (4,), (2, 2)])
+def test_grad_in_the_body_with_respect_to_a_replicated_argument(shape):
+    """``grad`` inside the body, of a pmean'd loss, with respect to a replicated weight: the
+    unsharded gradient on every device, as JAX gives it (it was refused: the gradient varied)."""
+    mesh = mesh_of(shape)
+    axes = NAMES[:len(shape)]
+    rng = np.random.default_rng(11)
+    x, w = rng.standard_normal((8, 3)), rng.standard_normal((3, 2))
+
+    def loss(w, xb):
+        return pmean(nb.mean(nb.tanh(xb @ w) ** 2), axes)
+
+    got = shard_map(nb.grad(loss), mesh, in_specs=(P(), P(axes)), out_specs=P())(nb.asarray(w), nb.asarray(x))
+    want = nb.grad(lambda v: nb.mean(nb.tanh(nb.asarray(x) @ v) ** 2))(nb.asarray(w))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10)
+    value, g = shard_map(nb.value_and_grad(loss), mesh, in_specs=(P(), P(axes)), out_specs=(P(), P()))(
+        nb.asarray(w), nb.asarray(x))
+    np.testing.assert_allclose(g.numpy(), want.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(float(value), float(nb.mean(nb.tanh(nb.asarray(x) @ nb.asarray(w)) ** 2)), rtol=1e-12)
+
+
 def test_shard_map_data_parallel_training_step_matches_unsharded():
     mesh = mesh_of((2,))
     rng = np.random.default_rng(8)
@@ -657,8 +678,10 @@ def test_shard_map_data_parallel_training_step_matches_unsharded():
     w = rng.standard_normal((6, 1))
 
     def local_grad(w, xb, yb):
+        # w is replicated: its gradient in the body sums every device's term (JAX's transpose of the
+        # implicit pvary), the same on each device, so pmean leaves it as it is
         g = nb.grad(lambda v: nb.sum((xb @ v - yb) ** 2))(w)
-        return pmean(g, "a") / 4  # per-device mean of a per-device sum: the global mean's gradient
+        return pmean(g, "a") / 8
 
     step = shard_map(local_grad, mesh, in_specs=(P(), P("a"), P("a")), out_specs=P())
     got = step(nb.asarray(w), nb.asarray(a), nb.asarray(y)).numpy()

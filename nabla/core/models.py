@@ -190,6 +190,13 @@ class ModelStore:
                     self._unload(other)
                     self.stats.evictions += 1
 
+    def drop_models(self) -> None:
+        """Evict every structure's compiled model from memory (each is read back from disk at its
+        next sight): what a new process meets, for tests of the disk path."""
+        with self._lock:
+            for entry in self._cache.values():
+                self._unload(entry)
+
     def _unload(self, entry) -> None:
         if entry.model is not None:
             self._model_bytes -= entry.nbytes

@@ -236,19 +236,26 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     shape = shape if shape is not None else newshape
     if _index_order(order, "reshape") == "C":
         return aliasing.reshape(x, shape)
-    # Fortran order: reverse the axes, reshape to the reversed shape, reverse back (all views)
     dims = (shape,) if isinstance(shape, int) else tuple(shape)
-    flipped = aliasing.reshape(aliasing.transpose(x), dims[::-1])
-    return aliasing.transpose(flipped)
+    return _fortran(x, lambda t: _xp.reshape(t, dims[::-1]), lambda t: aliasing.reshape(t, dims[::-1]))
 
 
 def ravel(a, order="C"):
     x = D.asarray(a, op="ravel")
-    if _index_order(order, "ravel") == "F" and x.ndim > 1:
-        return aliasing.reshape(aliasing.transpose(x), (-1,))
-    return aliasing.reshape(x, (-1,))
+    if _index_order(order, "ravel") == "C":
+        return aliasing.reshape(x, (-1,))
+    return _fortran(x, lambda t: _xp.reshape(t, (-1,)), lambda t: aliasing.reshape(t, (-1,)))
 
 
+def _fortran(x, flat, flat_view):
+    """A reshape in Fortran order: the axes reversed, reshaped in C order, reversed back. NumPy
+    gives a view where the array has at most one axis longer than 1 (its elements are in Fortran
+    order already) and a copy otherwise; so does this."""
+    if builtins.sum(d > 1 for d in x.shape) <= 1:
+        out = flat_view(aliasing.transpose(x))
+        return aliasing.transpose(out) if out.ndim > 1 else out
+    out = flat(_xp.permute_dims(x, tuple(reversed(range(x.ndim)))))
+    return D.as_face(_xp.permute_dims(out, tuple(reversed(range(out.ndim)))))
 def transpose(a, axes=None):
     x = D.asarray(a, op="transpose")
     return aliasing.transpose(x, *(() if axes is None else (tuple(axes),)))

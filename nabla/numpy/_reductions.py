@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import builtins
+
 import math
 
 import numpy as _np
@@ -63,7 +65,11 @@ def _extreme(name, a, axis, out, keepdims, initial, where):
             raise ValueError(f"nabla.numpy.{name}: where= needs initial= (a reduction with no identity)")
         x = _masked(x, where, initial, name)
     if x.size == 0 and initial is None:
-        raise ValueError(f"nabla.numpy.{name}: zero-size array to reduction operation {name} which has no identity")
+        reduced = range(x.ndim) if axis is None else [k % builtins.max(x.ndim, 1) for k in
+                                                       ((axis,) if isinstance(axis, int) else axis)]
+        if not x.ndim or builtins.any(x.shape[k] == 0 for k in reduced):  # (empty rows of length >= 1 are not)
+            raise ValueError(f"nabla.numpy.{name}: zero-size array to reduction operation {name} which has no "
+                             f"identity")
     r = (_xp.max if name == "max" else _xp.min)(x, axis=_axis(axis), keepdims=keepdims)
     if initial is not None:
         r = UFUNCS["maximum" if name == "max" else "minimum"](r, initial)

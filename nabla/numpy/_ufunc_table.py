@@ -96,8 +96,12 @@ def _np_ufunc(name):
                          "bitwise_right_shift": "right_shift"}.get(name, name))
 
 
+def _byte(v):
+    return int(v) if isinstance(v, bool) else _astype(v, _dt.uint8)
+
+
 def _as_bytes(fn):
-    return lambda a, b: fn(_astype(a, _dt.uint8), _astype(b, _dt.uint8))  # False < True, as 0 < 1
+    return lambda a, b: fn(_byte(a), _byte(b))  # False < True, as 0 < 1
 
 
 #: NumPy's boolean loops, as ops on booleans: ``True + True`` is ``True`` (or), ``a * b`` and,
@@ -115,7 +119,8 @@ def _with_bool_loop(fn, name):
     on_bools = _ON_BOOLS[name]
 
     def f(*args):
-        if all(getattr(a, "dtype", None) is _dt.bool_ for a in args):
+        if all(isinstance(a, bool) or getattr(a, "dtype", None) is _dt.bool_ for a in args) and \
+                not all(isinstance(a, bool) for a in args):
             return on_bools(*args)
         return fn(*args)
 

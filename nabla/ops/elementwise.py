@@ -35,13 +35,18 @@ _CATEGORY_TEXT = {
 _MAX_BOOL = L.DType.bool
 
 
-def _lowering(fn):
-    """A table's lowering: a MAX ``ops`` name, or a function of MAX values (nabla.ops.lowerings)."""
-    if callable(fn):
-        return fn
-    from max.graph import ops
+def _lowering(fn, name: str = ""):
+    """A table's lowering: a MAX ``ops`` name, or a function of MAX values (nabla.ops.lowerings);
+    float16 operands computed in float32 but where the op works on float16's own bits."""
+    if not callable(fn):
+        from max.graph import ops
 
-    return getattr(ops, fn)
+        fn = getattr(ops, fn)
+    return fn if name in _HALF_BITS else L.half_in_single(fn)
+
+
+#: ops whose float16 result depends on float16's own representation (the next float16 after x)
+_HALF_BITS = frozenset({"nextafter"})
 
 
 class ElementwiseUnary(UnaryOperation):
@@ -72,7 +77,7 @@ class ElementwiseUnary(UnaryOperation):
     def maxpr(self, x, complex_storage=False):
         if complex_storage:
             return L.elementwise(C.COMPLEX_UNARY[self.name], x, trailing=1)
-        return L.elementwise(_lowering(self.max_fn), x)
+        return L.elementwise(_lowering(self.max_fn, self.name), x)
 
     # a real derivative scales the tangent, so one formula serves both modes; so does a complex
     # one of a holomorphic function (JAX's convention transposes without conjugating)
@@ -119,7 +124,7 @@ class ElementwiseBinary(BinaryOperation):
         elif x.dtype == _MAX_BOOL and self.name in L.BOOL_BINARY:
             fn = L.BOOL_BINARY[self.name]
         else:
-            fn = _lowering(self.max_fn)
+            fn = _lowering(self.max_fn, self.name)
         return L.elementwise(fn, *((y, x) if self.swap else (x, y)), trailing=int(complex_storage))
 
     def jvp_rule(self, primals, tangents, output):

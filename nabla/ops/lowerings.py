@@ -163,6 +163,20 @@ def elementwise(fn, *xs, trailing: int = 0):
     return ops.reshape(out, lead + [int(d) for d in out.shape[1:]])
 
 
+def half_in_single(fn):
+    """``fn`` computing float16 operands in float32 and rounding its result to float16 once, as
+    NumPy's half-precision loops do (for + - * / a single rounding of the float32 result is the
+    correctly rounded float16 one). MAX's interpreter lacks float16 kernels for several math ops,
+    and its compiler spent minutes on float16 ``exp2`` of a 500-element array."""
+    def f(*xs):
+        if not any(x.dtype == DType.float16 for x in xs):
+            return fn(*xs)
+        out = fn(*[ops.cast(x, DType.float32) if x.dtype == DType.float16 else x for x in xs])
+        return ops.cast(out, DType.float16) if out.dtype == DType.float32 else out
+
+    return f
+
+
 def fold_rows(x, axis):
     """``x`` with ``axis`` last and the other axes folded into one, and the map back."""
     dims = [int(d) for d in x.shape]

@@ -212,13 +212,27 @@ def vjp(f, *primals, has_aux: bool = False):
         try:
             grads = backward_pass([o._impl for o in out_flat], cts, [i._impl for i in ins],
                                   depth if VMAP_DEPTH.value > depth else None)
-            grads = [creation.zeros_like(p) if g is None else g for p, g in zip(flat, grads)]
+            grads = [creation.zeros_like(p) if g is None else _invariant_cotangent(p, g) for p, g in zip(flat, grads)]
         finally:
             _DEPTH.value -= 1
         return tuple(tree_unflatten(in_def, [_detach(g) for g in grads]))
 
     out = tree_unflatten(out_def, [_detach(o) for o in out_flat])
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+def _invariant_cotangent(primal: Tensor, g: Tensor) -> Tensor:
+    """Inside ``shard_map``, a primal that is the same along some mesh axes (a replicated block)
+    whose cotangent varies along them gets the sum of the per-device terms: JAX's transpose of the
+    implicit ``pvary`` where an invariant value met a varying one, so ``grad`` in the body with
+    respect to a replicated weight gives the whole gradient on every device."""
+    view, got = primal._impl.sharding, g._impl.sharding
+    extra = getattr(got, "varying", frozenset()) - getattr(view, "varying", frozenset())
+    if not extra or not hasattr(view, "varying"):
+        return g
+    from ..sharding.collectives import psum_op
+
+    return psum_op(g, axes=tuple(sorted(extra, key=view.mesh.axis_index)))
 
 
 def _argnums(argnums, nargs: int, fn: str) -> tuple[int, ...]:

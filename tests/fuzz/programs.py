@@ -28,14 +28,15 @@ class Program:
     family: str
     seed: int
     lines: list[str]
+    namespace: str = "numpy"  # the face it runs on: nabla.numpy, or nabla.array_api ("array_api")
 
     @property
     def source(self) -> str:
         return "\n".join(self.lines)
 
     def reproducer(self) -> str:
-        return ("import numpy as onp\nimport nabla.numpy as xp  # numpy as xp gives the expected values\n"
-                + self.source + "\n")
+        return (f"import numpy as onp\nimport nabla.{self.namespace} as xp  # numpy as xp gives the expected "
+                f"values\n" + self.source + "\n")
 
 
 class _Writer:
@@ -192,6 +193,18 @@ def _elementwise(w: _Writer) -> None:
         x = w.new(expr.format(x=x, y=y), shape, "")
     if w.rng.random() < 0.3:  # ends in a reduction or a read
         w.new(f"{x}.sum()" if w.rng.random() < 0.5 else f"{x}[..., ::-1]", (), "")
+    if dtype != "bool" and w.rng.random() < 0.4:  # results written into existing arrays
+        target = w.new(f"xp.zeros({shape!r}, dtype='{w.pick((dtype, 'float64', 'int64'))}')", shape, "")
+        kind = w.pick(("out", "iadd", "imul", "view_out"))
+        if kind == "out":
+            w.emit(f"xp.multiply({y}, 3, out={target})")
+        elif kind == "iadd":
+            w.emit(f"{target} += {y}")
+        elif kind == "imul":
+            w.emit(f"{target} += 1")
+            w.emit(f"{target} *= {w.pick(('2', '-1', '0.5'))}")
+        elif shape:
+            w.emit(f"xp.add({y}[::2], 1, out={target}[::2])")
 
 
 def _axes(w: _Writer, ndim: int):
@@ -420,10 +433,30 @@ def _random(w: _Writer) -> None:
     w.new(exprs[kind], (), "")
 
 
+def _array_api(w: _Writer) -> None:
+    """The standard's names, run on ``nabla.array_api`` (NumPy 2 has them too, for the oracle)."""
+    dtype = w.pick(("int32", "int64", "uint8", "float32", "float64", "bool"))
+    shape = w.shape(int(w.rng.integers(1, 4)))
+    x = w.array(shape, dtype, view=False)
+    axis = int(w.rng.integers(len(shape)))
+    num = dtype != "bool"
+    exprs = [f"xp.permute_dims({x}, {tuple(reversed(range(len(shape))))!r})", f"xp.reshape({x}, (-1,))",
+             f"xp.concat([{x}, {x}], axis={axis})", f"xp.flip({x}, axis={axis})", f"xp.astype({x}, xp.float64)",
+             f"xp.where({x} == {x}, {x}, {x})", f"xp.expand_dims({x}, axis=0)", f"xp.roll({x}, 3, axis={axis})"]
+    if num:
+        exprs += [f"xp.sum({x}, axis={axis})", f"xp.max({x}, axis={axis}, keepdims=True)",
+                  f"xp.cumulative_sum({x}, axis={axis})", f"xp.sort({x}, axis={axis})",
+                  f"xp.argsort({x}, axis={axis}, stable=True)", f"xp.unique_values({x})",
+                  f"xp.clip({x}, 1, 50)", f"{x} * 3 + 7", f"xp.take({x}, xp.asarray([0, 0]), axis={axis})"]
+    if dtype.startswith("float"):
+        exprs += [f"xp.mean({x}, axis={axis})", f"xp.exp({x} / 4)", f"xp.linalg.vector_norm({x})"]
+    w.new(w.pick(exprs), (), "")
+
+
 FAMILIES = {
     "creation": _creation, "elementwise": _elementwise, "reductions": _reductions, "scans": _scans,
     "indexing": _indexing, "sorting": _sorting, "matmul": _matmul, "manipulation": _manipulation,
-    "linalg": _linalg, "fft": _fft, "random": _random,
+    "linalg": _linalg, "fft": _fft, "random": _random, "array_api": _array_api,
 }
 
 
@@ -432,4 +465,4 @@ def generate(family: str, seed: int, big: bool = True) -> Program:
     rng = onp.random.default_rng([seed, list(FAMILIES).index(family)])
     w = _Writer(rng, big)
     FAMILIES[family](w)
-    return Program(family, seed, w.lines)
+    return Program(family, seed, w.lines, "array_api" if family == "array_api" else "numpy")

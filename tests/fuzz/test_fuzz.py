@@ -40,7 +40,10 @@ def test_paths_against_numpy(family, seed, on):
 
 @pytest.mark.parametrize("family,seed", [("creation", 200), ("elementwise", 201)])
 def test_compiled_path_against_numpy(family, seed):
-    _check(generate(family, seed, big=False), "compiled")
+    """Compiled models, then the same models read back from the disk cache."""
+    program = generate(family, seed, big=False)
+    _check(program, "compiled")
+    _check(program, "disk")
 
 
 def test_the_harness_sees_a_wrong_value():
