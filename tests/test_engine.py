@@ -399,3 +399,35 @@ def test_picks_of_pending_slices_read_the_sliced_data(stats, dtype):
             assert p.dtype == x.dtype and p.shape == () and p.numpy().tobytes() == np.asarray(ref[idx]).tobytes()
         assert not part._impl.is_realized
     assert stats()["evaluations"] == base
+
+
+def test_memory_debug_mode_catches_a_result_no_run_wrote():
+    """NABLA_DEBUG_MEMORY's check: a 'kernel' returning a block it never wrote is caught (the block
+    holds the churn's poison, or differs between the two runs); a pure run passes unchanged."""
+    from max import driver
+    from max.dtype import DType
+
+    from nabla.core import memory_check
+    from nabla.core.models import RealizationError
+
+    data = driver.Buffer.from_numpy(np.arange(5000, dtype=np.int64))
+    out = memory_check.checked_run(lambda b: [b[0]], [data], "an identity")
+    np.testing.assert_array_equal(out[0].to_numpy(), np.arange(5000))
+    with pytest.raises(RealizationError, match="NABLA_DEBUG_MEMORY"):
+        memory_check.checked_run(lambda b: [driver.Buffer(DType.int64, (1 << 17,), device=driver.CPU())], [],
+                                 "an unwritten result")
+    poisoned = np.resize(memory_check.POISON, 64)
+    assert memory_check._holds_poison(poisoned) and not memory_check._holds_poison(poisoned[3:])
+
+
+def test_realizations_pass_the_memory_debug_mode(monkeypatch, first_sight):
+    """Traces down the fused kernel and MAX's interpreter, with sizes past every block boundary,
+    run twice over poisoned memory and agree."""
+    engine = nb.core.graph.GRAPH.engine
+    monkeypatch.setattr(engine, "debug_memory", True)
+    for n in (7, 513, 4097, 65537):
+        x = np.linspace(-2, 2, n, dtype=np.float32)
+        np.testing.assert_allclose(nb.sum(nb.exp(nb.asarray(x)) * 0.5).item(), np.exp(x).sum() * 0.5, rtol=1e-4)
+        i = np.arange(n)
+        np.testing.assert_array_equal((nb.asarray(i) * 7 % 13).numpy(), i * 7 % 13)
+        np.testing.assert_array_equal((nb.arange(n) * 7).numpy(), np.arange(n) * 7)

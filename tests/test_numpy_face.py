@@ -969,3 +969,15 @@ def test_searchsorted_at_sizes_where_counting_would_not_fit(side):
     q = numpy.array([-1, 0, 1, 5, 2_999_997, 2_999_998, 10 ** 8])
     numpy.testing.assert_array_equal(fnp.searchsorted(fnp.asarray(ints), fnp.asarray(q), side=side).numpy(),
                                      numpy.searchsorted(ints, q, side=side))
+
+
+def test_int64_and_uint64_compare_exactly():
+    """NumPy 2's qQ->? loops: no float64 rounding and no refusal (2**63 + 5 > 2**62, -5 < 0)."""
+    i = numpy.array([-5, 0, 3, -1, 2 ** 62], dtype="int64")
+    u = numpy.array([0, 1, 3, 2 ** 63 + 5, 7], dtype="uint64")
+    x, y = fnp.asarray(i), fnp.asarray(u)
+    for op in ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal"):
+        numpy.testing.assert_array_equal(getattr(fnp, op)(x, y).numpy(), getattr(numpy, op)(i, u), err_msg=op)
+        numpy.testing.assert_array_equal(getattr(fnp, op)(y, x).numpy(), getattr(numpy, op)(u, i), err_msg=op)
+    small = fnp.asarray(numpy.array([-1, 2], dtype="int8"))  # NumPy's loop widens it to int64 first
+    numpy.testing.assert_array_equal((small < y[:2]).numpy(), numpy.array([-1, 2], "int8") < u[:2])

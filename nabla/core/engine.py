@@ -20,6 +20,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+from . import memory_check
 from .compiler import BackgroundCompiler
 from .context import SEVERAL_DEVICES, VirtualCPU, driver_device
 from .disk_cache import ModelDiskCache, kernel_cache_dir, model_cache_dir
@@ -141,6 +142,7 @@ class Engine(TraceLowering, ModelStore):
         self.fused_enabled = os.environ.get("NABLA_FUSED", "1") != "0"
         #: first sight may run ops alone on single-op models this machine compiled earlier
         self.single_op_models = os.environ.get("NABLA_SINGLE_OP_MODELS", "1") != "0"
+        self.debug_memory = memory_check.enabled()  # every run twice over poisoned memory (a test mode)
         self._interpreter_warm = None
         self._named: dict[str, _Entry] = {}
         self._bundled: dict = {}  # (directory, graph symbol) -> a bundle's member loaded with another
@@ -237,7 +239,8 @@ class Engine(TraceLowering, ModelStore):
                             self.stats.compile_seconds += time.perf_counter() - t0
                 run, buffers = job
                 t0 = time.perf_counter()
-                results = run(buffers)
+                results = memory_check.checked_run(run, buffers, _ops_of(claimed)) if self.debug_memory \
+                    else run(buffers)
                 elapsed = time.perf_counter() - t0
         finally:
             if claimed:  # also on an interrupt: nothing stays marked as being computed
@@ -490,6 +493,9 @@ class Engine(TraceLowering, ModelStore):
             if len(graphs) > 8:
                 graphs.pop(next(iter(graphs)))
         try:
+            if self.debug_memory:
+                return memory_check.checked_run(lambda b: self.interpreter.execute(graph, b), buffers,
+                                                f"a trace of {entry.op_names} on MAX's interpreter")
             return self.interpreter.execute(graph, buffers)
         except UnsupportedGraphError:
             entry.interpreter_refused = True
@@ -568,6 +574,12 @@ def _elements(leaves, outputs) -> int:
             n *= d
         total += n
     return total
+
+
+def _ops_of(outputs) -> str:
+    """What a realization computes, for a debug message: the ops of its outputs' nodes."""
+    names = sorted({v.node.op.name for v in outputs if v.node is not None})
+    return f"a trace ending in {names}"
 
 
 def _write_back(outputs, results) -> None:

@@ -127,9 +127,33 @@ def _with_bool_loop(fn, name):
     return f
 
 
+#: what ``signed < 0`` compared with any unsigned value gives, per comparison (signed on the left)
+_NEGATIVE_VS_UNSIGNED = {"less": True, "less_equal": True, "greater": False, "greater_equal": False,
+                         "equal": False, "not_equal": True}
+_MIRRORED = {"less": "greater", "less_equal": "greater_equal", "greater": "less", "greater_equal": "less_equal",
+             "equal": "equal", "not_equal": "not_equal"}
+
+
+def _with_mixed_signs(fn, name):
+    """NumPy 2 compares int64 with uint64 exactly (its loops ``qQ->?`` and ``Qq->?``): a negative
+    signed value is below every unsigned one; otherwise both compare as uint64."""
+    def f(a, b):
+        da, db = getattr(a, "dtype", None), getattr(b, "dtype", None)
+        if da is _dt.int64 and db is _dt.uint64:
+            cmp = _B[name](_astype(a, _dt.uint64), b)
+            return _where(a < 0, _xp.full_like(cmp, _NEGATIVE_VS_UNSIGNED[name]), cmp)
+        if da is _dt.uint64 and db is _dt.int64:
+            cmp = _B[name](a, _astype(b, _dt.uint64))
+            return _where(b < 0, _xp.full_like(cmp, _NEGATIVE_VS_UNSIGNED[_MIRRORED[name]]), cmp)
+        return fn(a, b)
+
+    return f
+
+
 def build() -> dict[str, ufunc]:
     fns = {**{k: _U[v] for k, v in _UNARY.items()}, **{k: _B[v] for k, v in _BINARY.items()}, **_COMPOSED}
     fns = {k: _with_bool_loop(fn, k) if k in _ON_BOOLS else fn for k, fn in fns.items()}
+    fns = {k: _with_mixed_signs(fn, k) if k in _NEGATIVE_VS_UNSIGNED else fn for k, fn in fns.items()}
     return {name: ufunc(name, fn, _np_ufunc(name), reducer=_REDUCERS.get(name), accumulator=_ACCUMULATORS.get(name))
             for name, fn in fns.items()}
 

@@ -225,7 +225,7 @@ def shrink(program: Program, on: str = "default", budget: int = 60) -> Program:
     best = program
     i = len(best.lines) - 2
     while i >= 0 and tries < budget:  # (the last line is what the program computes)
-        candidate = Program(best.family, best.seed, best.lines[:i] + best.lines[i + 1:])
+        candidate = dataclasses.replace(best, lines=best.lines[:i] + best.lines[i + 1:])
         if fails(candidate):
             best = candidate
         i -= 1
@@ -239,7 +239,7 @@ def shrink(program: Program, on: str = "default", budget: int = 60) -> Program:
                 if s >= n:
                     break
                 new = line[:m.start(1)] + str(s) + line[m.end(1):]
-                candidate = Program(best.family, best.seed, best.lines[:idx] + [new] + best.lines[idx + 1:])
+                candidate = dataclasses.replace(best, lines=best.lines[:idx] + [new] + best.lines[idx + 1:])
                 if fails(candidate):
                     best, line = candidate, new
                     break
