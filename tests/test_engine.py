@@ -431,3 +431,27 @@ def test_realizations_pass_the_memory_debug_mode(monkeypatch, first_sight):
         i = np.arange(n)
         np.testing.assert_array_equal((nb.asarray(i) * 7 % 13).numpy(), i * 7 % 13)
         np.testing.assert_array_equal((nb.arange(n) * 7).numpy(), np.arange(n) * 7)
+
+
+def test_a_long_compile_wait_says_what_it_builds(capsys, monkeypatch):
+    """A wait on a one-time compile past a second names what it builds on stderr, then its time;
+    a short one and NABLA_PROGRESS=0 say nothing."""
+    import threading
+    from concurrent.futures import Future
+
+    from nabla.core import progress
+
+    monkeypatch.setattr(progress, "QUIET", 0.05)
+    slow = Future()
+    threading.Timer(0.4, lambda: slow.set_result(None)).start()
+    progress.wait(slow, "a model of exp, sum")
+    err = capsys.readouterr().err
+    assert "building a model of exp, sum" in err and "built a model of exp, sum in" in err
+    quick = Future()
+    quick.set_result(None)
+    progress.wait(quick, "nothing")
+    monkeypatch.setenv("NABLA_PROGRESS", "0")
+    quiet = Future()
+    threading.Timer(0.2, lambda: quiet.set_result(None)).start()
+    progress.wait(quiet, "a model of sin")
+    assert capsys.readouterr().err == ""

@@ -15,12 +15,11 @@ import collections
 import os
 import threading
 import time
-from concurrent import futures
 from concurrent.futures import Future
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from . import memory_check
+from . import memory_check, progress
 from .compiler import BackgroundCompiler
 from .context import SEVERAL_DEVICES, VirtualCPU, driver_device
 from .disk_cache import ModelDiskCache, kernel_cache_dir, model_cache_dir
@@ -233,7 +232,7 @@ class Engine(TraceLowering, ModelStore):
                         busy[0].wait()
                     else:  # a compile this structure must have: wait for it without the lock
                         t0 = time.perf_counter()
-                        futures.wait([job])
+                        progress.wait(job, getattr(job, "nabla_what", "a model"))
                         compiled_here = True
                         with self._lock:
                             self.stats.compile_seconds += time.perf_counter() - t0

@@ -121,6 +121,8 @@ class ModelStore:
         """``entry``'s compile is ``fut``: it joins the landing queue when it ends (the compiler's
         thread tells), so a poll looks at what has ended, not at every compile under way."""
         entry.compiling = fut
+        fut.nabla_what = (f"Nabla's kernel model {entry.key[1]}" if entry.key[0] == "named"
+                          else f"a model of {', '.join(entry.op_names)}")  # (what a wait on it says)
         self._compiling[id(entry)] = entry
         fut.add_done_callback(lambda _, entry=entry: self._landed.append(entry))
 

@@ -1,0 +1,42 @@
+"""What a wait on a one-time compile says on stderr: one line, updated in place as pip's are.
+
+A compile the caller must wait for (a structure the interpreter cannot run, one of Nabla's kernels
+on a machine that has not built it) says what it builds and for how long it has been building,
+once the wait passes ``QUIET`` seconds; at the end it says how long it took. ``NABLA_PROGRESS=0``
+keeps it quiet.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from concurrent import futures
+
+#: a wait shorter than this says nothing
+QUIET = 1.0
+
+
+def wait(fut, what: str) -> None:
+    """Block until ``fut`` is done, telling stderr about it if it takes a while."""
+    if fut.done():
+        return
+    if os.environ.get("NABLA_PROGRESS", "1") == "0":
+        futures.wait([fut])
+        return
+    t0 = time.perf_counter()
+    tty = getattr(sys.stderr, "isatty", lambda: False)()
+    shown = False
+    while not futures.wait([fut], timeout=QUIET if not shown else 0.5)[0]:
+        elapsed = time.perf_counter() - t0
+        line = f"nabla: building {what} (once per machine) ... {elapsed:.0f} s"
+        if tty:
+            sys.stderr.write("\r" + line)
+            sys.stderr.flush()
+        elif not shown:
+            print(line, file=sys.stderr, flush=True)
+        shown = True
+    if shown:
+        end = f"nabla: built {what} in {time.perf_counter() - t0:.1f} s"
+        sys.stderr.write(("\r" + end + " " * 8 + "\n") if tty else end + "\n")
+        sys.stderr.flush()
