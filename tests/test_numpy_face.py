@@ -981,3 +981,12 @@ def test_int64_and_uint64_compare_exactly():
         numpy.testing.assert_array_equal(getattr(fnp, op)(y, x).numpy(), getattr(numpy, op)(u, i), err_msg=op)
     small = fnp.asarray(numpy.array([-1, 2], dtype="int8"))  # NumPy's loop widens it to int64 first
     numpy.testing.assert_array_equal((small < y[:2]).numpy(), numpy.array([-1, 2], "int8") < u[:2])
+
+
+def test_array_power_of_two_is_square():
+    """NumPy's ``a ** 2`` on an array is ``square(a)``: a boolean array gives int8 (``power`` gives int64)."""
+    b = numpy.array([True, False])
+    for e in (2, 1, 3, 2.0):
+        got, want = fnp.asarray(b) ** e, b ** e
+        assert got.dtype == want.dtype, e
+        numpy.testing.assert_array_equal(got.numpy(), want)

@@ -221,6 +221,14 @@ def _operators():
         out[f"__{py}__"] = binary(UFUNCS[np_name])
     for py, np_name in {"neg": "negative", "pos": "positive", "abs": "absolute", "invert": "invert"}.items():
         out[f"__{py}__"] = (lambda u: lambda self: u(self))(UFUNCS[np_name])  # ufuncs are no descriptors
+    general_power = out["__pow__"]
+
+    def power(self, other):  # NumPy's array ``** 2`` is ``square`` (bool ** 2 is int8, not power's int64)
+        if type(other) is int and other == 2:
+            return UFUNCS["square"](self)
+        return general_power(self, other)
+
+    out["__pow__"] = power
     out["__divmod__"] = binary(UFUNCS["divmod"])
     out["__matmul__"] = lambda self, other: matmul(self, other)
     out["__rmatmul__"] = lambda self, other: matmul(other, self)

@@ -169,13 +169,16 @@ _UNARY_FLOAT = ("xp.exp({x} / 4)", "xp.sin({x})", "xp.cos({x})", "xp.tanh({x})",
                 "xp.exp2({x} / 8)")
 _UNARY_INT = ("{x} % 7", "{x} // 3", "{x} & {y}", "{x} | 5", "{x} ^ {y}", "{x} << 2", "{x} >> 1",
               "{x} % {y}", "{x} // ({y} * 0 + 5)", "~{x}", "{x} * {x}", "{x} // 2 + {x} % 2")
+_COMPLEX = ("-{x}", "xp.abs({x})", "{x} * {y}", "{x} + {y}", "{x} - 2j", "{x} / ({y} * {y} + 2)", "xp.exp({x} / 4)",
+            "xp.sin({x})", "xp.sqrt({x})", "xp.conj({x})", "{x} == {y}", "xp.square({x})", "{x}.real", "{x}.imag",
+            "xp.where(xp.abs({x}) > 1, {x}, {y})", "{x} ** 2")
 _BOOL = ("~{x}", "{x} & {y}", "{x} | {y}", "{x} ^ {y}", "{x} == {y}", "xp.logical_not({x})",
          "{x}.astype('int32') + 1", "xp.where({x}, 1.5, -2)")
 _SCALARS = ("2", "-1", "0.5", "True", "3.0", "200", "-200", "1000")
 
 
 def _elementwise(w: _Writer) -> None:
-    dtype = w.pick(DTYPES[:-2] + ("int64", "float32", "float64"))
+    dtype = w.pick(DTYPES + ("int64", "float32", "float64"))
     shape = w.shape()
     x = w.array(shape, dtype)
     other_shape = shape if w.rng.random() < 0.6 or not shape else shape[-1:]
@@ -183,6 +186,8 @@ def _elementwise(w: _Writer) -> None:
     for _ in range(int(w.rng.integers(1, 5))):
         if dtype == "bool":
             table = _BOOL
+        elif dtype.startswith("complex"):
+            table = _COMPLEX
         elif dtype.startswith(("int", "uint")):
             table = _UNARY_ANY + _UNARY_INT
         else:
@@ -319,7 +324,11 @@ def _sorting(w: _Writer) -> None:
     dtype = w.pick(("int8", "int32", "int64", "uint16", "float32", "float64"))
     shape = w.shape(int(w.rng.integers(1, 3)), max_elements=70_000)
     x = w.array(shape, dtype)
-    kind = w.pick(("sort", "argsort", "unique", "searchsorted", "sort_axis0", "unique_counts"))
+    kind = w.pick(("sort", "argsort", "unique", "searchsorted", "sort_axis0", "unique_counts", "sets"))
+    if kind == "sets":
+        y = w.array((int(w.pick((1, 5, 64, 513))),), dtype, view=False)
+        w.new(f"xp.{w.pick(('isin', 'intersect1d', 'union1d', 'setdiff1d', 'setxor1d'))}({x}, {y})", (), "")
+        return
     if kind == "sort":
         w.new(f"xp.sort({x})", (), "")
     elif kind == "sort_axis0":
