@@ -27,6 +27,29 @@ def test_family_against_numpy(family, seed):
     _check(generate(family, seed))
 
 
+#: one-axis sizes where blocks, tiles, thread splits and the 4 KiB constant limit change
+BOUNDARY_SIZES = (7, 512, 513, 1000, 1025, 4097, 65537, 1_000_000)
+
+
+@pytest.mark.parametrize("n", BOUNDARY_SIZES)
+def test_every_family_at_boundary_sizes(n):
+    """The same short program at each boundary size: creation, integer and float chains,
+    reductions, scans, sorting, indexing and a write through a view."""
+    program = Program("boundary", n, [
+        f"a = xp.arange({n})",
+        "b = a * 7 % 13",
+        f"f = xp.asarray(onp.random.default_rng({n}).standard_normal({n}).astype('float32'))",
+        "g = xp.exp(-f * f / 2) * xp.cos(f) + 0.5",
+        "s = (g.sum(), b.sum(), f.max(), xp.argmin(f), (f > 0).sum(), g.mean())",
+        "c = (xp.cumsum(b), xp.sort(f)[::97], xp.argsort(f, kind='stable')[:5])",
+        "i = (f[::-3], b[a % 5 == 0][-3:], f[[0, -1, len(f) // 2]])",
+        "w = xp.array(f)",
+        "w[::2] = 1.5",
+        "u = xp.unique(b)",
+    ])
+    _check(program)
+
+
 #: (family, seed) sampled for the other paths: what MAX's interpreter computes alone, what a thread
 #: other than the main one gets, what the single-op library serves
 PATH_SAMPLE = [(f, s) for f in FAMILIES for s in (100, 101)]

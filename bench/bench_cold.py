@@ -1,0 +1,127 @@
+"""A fresh machine, measured as a newcomer meets it: ``python bench/bench_cold.py [--keep DIR]``.
+
+1. A clean clone of this repository (its committed HEAD) in a temporary folder, a new virtual
+   environment, ``pip install -e .``: the install's time.
+2. ``bench/newcomer_script.py`` (22 sections of ordinary NumPy code) with ``$HOME`` an empty
+   folder, so no MAX or Nabla cache exists: the first run's time per section and in all, and
+   whether its checksums equal NumPy's.
+3. What keeps computing after that process exits: the CPU seconds of processes started from the
+   clone's environment, sampled for ``--after`` seconds.
+4. The same script in a second process (the machine now knows it).
+
+Prints a table; ``--json FILE`` writes the figures. The clone and its ``$HOME`` are removed at the
+end unless ``--keep DIR`` names where to keep them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _run(cmd, env=None, cwd=None) -> tuple[float, subprocess.CompletedProcess]:
+    t0 = time.perf_counter()
+    done = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True)
+    return time.perf_counter() - t0, done
+
+
+def _sections(stderr: str) -> dict:
+    out = {}
+    for line in stderr.splitlines():
+        m = re.match(r"(\w+)\s+(\S+)\s+([\d.]+) s$", line.strip())
+        if m:
+            out[m.group(1)] = (m.group(2), float(m.group(3)))
+    return out
+
+
+def _cpu_after(marker: str, seconds: float) -> float:
+    """CPU seconds used during ``seconds`` by processes whose command line mentions ``marker``."""
+    def total():
+        used = 0.0
+        tick = os.sysconf("SC_CLK_TCK")
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+                if marker not in cmd:
+                    continue
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                used += (int(fields[11]) + int(fields[12])) / tick
+            except OSError:
+                continue
+        return used
+
+    before = total()
+    time.sleep(seconds)
+    return max(0.0, total() - before)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--keep", help="keep the clone and its HOME in this folder")
+    ap.add_argument("--after", type=float, default=60.0, help="seconds to watch for work left running")
+    ap.add_argument("--json", help="write the figures here")
+    args = ap.parse_args(argv)
+    base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="nabla-cold-"))
+    base.mkdir(parents=True, exist_ok=True)
+    clone, home = base / "nabla", base / "home"
+    home.mkdir(exist_ok=True)
+    figures: dict = {}
+    try:
+        t, done = _run(["git", "clone", "-q", str(ROOT), str(clone)])
+        assert done.returncode == 0, done.stderr
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("NABLA_", "MODULAR_"))}
+        env["HOME"] = str(home)
+        t, done = _run([sys.executable, "-m", "venv", ".venv"], env=env, cwd=clone)
+        py = str(clone / ".venv" / "bin" / "python")
+        t_install, done = _run([py, "-m", "pip", "install", "-q", "-e", "."], env=env, cwd=clone)
+        assert done.returncode == 0, done.stderr[-2000:]
+        figures["install_s"] = round(t + t_install, 1)
+        _run([py, "-m", "compileall", "-q", "nabla"], env=env, cwd=clone)
+
+        t_numpy, numpy_run = _run([py, "bench/newcomer_script.py", "numpy"], env=env, cwd=clone)
+        t_first, first = _run([py, "bench/newcomer_script.py", "nabla"], env=env, cwd=clone)
+        assert first.returncode == 0, first.stderr[-3000:]
+        figures["first_run_s"] = round(t_first, 1)
+        figures["after_exit_cpu_s"] = round(_cpu_after(str(clone), args.after), 1)
+        t_second, second = _run([py, "bench/newcomer_script.py", "nabla"], env=env, cwd=clone)
+        figures["second_run_s"] = round(t_second, 2)
+        figures["numpy_run_s"] = round(t_numpy, 2)
+        want, got, again = _sections(numpy_run.stderr), _sections(first.stderr), _sections(second.stderr)
+        figures["sections"] = {name: {"first_s": got[name][1], "second_s": again.get(name, ("", None))[1],
+                                      "checksum_equal": _close(got[name][0], want[name][0])}
+                               for name in want if name in got}
+        figures["progress_lines"] = [ln for ln in first.stderr.splitlines() if ln.startswith("nabla:")][:40]
+    finally:
+        if not args.keep:
+            shutil.rmtree(base, ignore_errors=True)
+    print(f"install {figures.get('install_s')} s; first run {figures.get('first_run_s')} s; work left after "
+          f"exit {figures.get('after_exit_cpu_s')} CPU-s in {args.after:.0f} s; second run "
+          f"{figures.get('second_run_s')} s; NumPy {figures.get('numpy_run_s')} s")
+    for name, row in figures.get("sections", {}).items():
+        print(f"  {name:20s} first {row['first_s']:7.2f} s  second {row['second_s'] or 0:6.2f} s  "
+              f"{'same checksum' if row['checksum_equal'] else 'CHECKSUM DIFFERS'}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=1))
+    return 0 if all(r["checksum_equal"] for r in figures.get("sections", {}).values()) else 1
+
+
+def _close(a: str, b: str) -> bool:
+    try:
+        x, y = float(a), float(b)
+    except ValueError:
+        return a == b
+    return x == y or abs(x - y) <= 1e-9 * max(1.0, abs(y))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
