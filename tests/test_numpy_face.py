@@ -990,3 +990,30 @@ def test_array_power_of_two_is_square():
         got, want = fnp.asarray(b) ** e, b ** e
         assert got.dtype == want.dtype, e
         numpy.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_boolean_max_and_min_are_any_and_all():
+    a = numpy.random.default_rng(0).random((9, 7, 9)) < 0.5
+    x = fnp.asarray(a)[::-1]
+    for name in ("min", "max", "amin", "amax"):
+        for axis in (None, 0, -3, (0, 2)):
+            got, want = getattr(fnp, name)(x, axis=axis), getattr(numpy, name)(a[::-1], axis=axis)
+            assert got.dtype == fnp.bool_, (name, axis)
+            numpy.testing.assert_array_equal(got.numpy(), want, err_msg=f"{name} {axis}")
+
+
+def test_assignment_mixing_integer_arrays_and_partial_slices():
+    """``x[1:4, [0, 2]] = v`` and its kin (refused before): the slices pick a block, the arrays index it."""
+    base = numpy.arange(5 * 6 * 7).reshape(5, 6, 7)
+    cases = [((slice(1, 4), [0, 2]), -1), ((slice(None, None, -2), [1, 3], slice(2, 5)), 0),
+             (([0, 4], slice(1, 5), [6, 2]), 7), ((1, slice(0, 6, 2), [3]), -5),
+             ((slice(1, 3), numpy.array([[0], [5]])), 9), ((slice(1, 4), [0, 2]), numpy.arange(14).reshape(2, 7)),
+             ((slice(4, 1, -1), 2, [0, 1, 6]), numpy.array([10, 20, 30])), ((slice(3, 3), [1]), 5)]
+    for key, value in cases:
+        a = base.copy()
+        a[key] = value
+        x = fnp.asarray(base.copy())
+        view = x[::-1][::-1]  # a view of x sees the write
+        x[key] = value
+        numpy.testing.assert_array_equal(x.numpy(), a, err_msg=str(key))
+        numpy.testing.assert_array_equal(view.numpy(), a, err_msg=str(key))

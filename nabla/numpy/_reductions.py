@@ -70,7 +70,10 @@ def _extreme(name, a, axis, out, keepdims, initial, where):
         if not x.ndim or builtins.any(x.shape[k] == 0 for k in reduced):  # (empty rows of length >= 1 are not)
             raise ValueError(f"nabla.numpy.{name}: zero-size array to reduction operation {name} which has no "
                              f"identity")
-    r = (_xp.max if name == "max" else _xp.min)(x, axis=_axis(axis), keepdims=keepdims)
+    if x.dtype is _dt.bool_:  # NumPy's boolean max and min: any and all
+        r = (_xp.any if name == "max" else _xp.all)(x, axis=_axis(axis), keepdims=keepdims)
+    else:
+        r = (_xp.max if name == "max" else _xp.min)(x, axis=_axis(axis), keepdims=keepdims)
     if initial is not None:
         r = UFUNCS["maximum" if name == "max" else "minimum"](r, initial)
     return _finish(r, None, out, name)

@@ -657,19 +657,32 @@ def _assign(x: Tensor, entries, value: Tensor, op: str):
     return set_slice_op(x, v, index=index)
 
 
-def _array_entries(x: Tensor, entries, op: str):
-    """Entries for an assignment through integer arrays: ints become 0-d arrays, partial slices are refused."""
+def _array_entries(x: Tensor, entries, op: str, partial_slices: bool = True):
+    """Entries for an assignment through integer arrays: ints become 0-d arrays."""
     entries = [e for e in entries if e[0] not in ("none", "empty")]
     entries = [("array", _int_tensor(e[1], x.device)) if e[0] == "int" else e for e in entries]
-    if any(e[0] == "slice" and e[1] != slice(None) for e in entries):
-        raise NotImplementedError(f"nabla.{op}: assignment mixing integer arrays with partial slices")
+    if not partial_slices and any(_partial(e) for e in entries):
+        raise NotImplementedError(f"nabla.{op}: assignment mixing integer arrays with partial slices under vmap")
     return entries
+
+
+def _partial(entry) -> bool:
+    return entry[0] == "slice" and entry[1] != slice(None)
 
 
 def _assign_arrays(x: Tensor, entries, value: Tensor, op: str) -> Tensor:
     from .view import inverse_perm, permute_dims, reshape
 
     entries = _array_entries(x, entries, op)
+    if any(_partial(e) for e in entries):
+        # x[1:3, [0, 2]] = v: the slices pick a block, the arrays index into it (the array axes'
+        # selections and NumPy's layout of the value are the same in the block), the block goes back
+        whole = ("slice", slice(None))
+        block, index = _basic(x, [e if e[0] == "slice" else whole for e in entries], op)
+        if 0 in block.shape:
+            return None
+        updated = _assign_arrays(block, [whole if e[0] == "slice" else e for e in entries], value, op)
+        return set_slice_op(x, updated, index=index)
     positions = [k for k, e in enumerate(entries) if e[0] == "array"]
     arrays = [e[1] for e in entries if e[0] == "array"]
     flat, bshape = _linear_index(x, positions, arrays, op)
@@ -696,7 +709,7 @@ def _assign_batched(x: Tensor, entries, value: Tensor, op: str):
 
     first = 0
     if any(e[0] == "array" for e in entries):
-        entries = _array_entries(x, entries, op)
+        entries = _array_entries(x, entries, op, partial_slices=False)
         xl, entries_l, batch = _batch_axes_as_arrays(x, entries, others=(value,))
         arrays = [e[1] for e in entries if e[0] == "array"]
         bshape = broadcast_shapes(*(a.shape for a in arrays), op=op)
