@@ -1017,3 +1017,12 @@ def test_assignment_mixing_integer_arrays_and_partial_slices():
         x[key] = value
         numpy.testing.assert_array_equal(x.numpy(), a, err_msg=str(key))
         numpy.testing.assert_array_equal(view.numpy(), a, err_msg=str(key))
+
+
+def test_clip_bounds_an_integer_dtype_cannot_hold():
+    """NumPy 2 clamps such Python int bounds to the dtype's range (``maximum`` alone would refuse them)."""
+    for a, lo, hi in [(numpy.array([0, 5, 7], "uint64"), -3, 0), (numpy.array([1, 200], "uint8"), 0, 1000),
+                      (numpy.array([1, -100], "int8"), -1000, 50)]:
+        got, want = fnp.clip(fnp.asarray(a), lo, hi), numpy.clip(a, lo, hi)
+        assert got.dtype == want.dtype
+        numpy.testing.assert_array_equal(got.numpy(), want)

@@ -273,6 +273,10 @@ def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None, **kwargs): 
     r = D.asarray(a, op="clip")
     lo = a_min if min is None else min
     hi = a_max if max is None else max
+    if r.dtype.is_integer:  # NumPy 2 clamps a Python int bound the dtype cannot hold to the dtype's range
+        info = _np.iinfo(r.dtype.numpy_dtype)
+        lo, hi = (builtins.min(builtins.max(b, int(info.min)), int(info.max)) if type(b) is int else b
+                  for b in (lo, hi))
     if lo is not None:
         r = UFUNCS["maximum"](r, lo)
     if hi is not None:
