@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import builtins
 import math
 
 import numpy as _np
@@ -119,6 +118,17 @@ r_ = _Concatenator(0, False)
 c_ = _Concatenator(-1, True)
 
 
+def cycled(values, n: int):
+    """``values`` flattened and repeated over ``n`` positions, as NumPy's ``put``, ``putmask`` and
+    ``a.flat[...] = values`` repeat a shorter value."""
+    vals = _xp.reshape(D.asarray(values, op="put"), (-1,))
+    if vals.shape[0] == n:
+        return vals
+    if vals.shape[0] == 0:
+        raise ValueError(f"nabla.numpy: cannot assign an empty value to {n} positions")
+    return _xp.take(vals, _xp.arange(n) % vals.shape[0], axis=0)
+
+
 def put(a, ind, v, mode="raise"):
     """``a.flat[ind] = v`` in place."""
     flat = _xp.reshape(a, (-1,))
@@ -126,11 +136,7 @@ def put(a, ind, v, mode="raise"):
     n = flat.shape[0]
     idx = idx % n if mode == "wrap" else _xp.clip(idx, 0, n - 1) if mode == "clip" else idx
     idx = _xp.reshape(idx, (-1,))
-    vals = D.asarray(v, op="put")
-    vals = _xp.reshape(vals, (-1,))
-    if vals.shape[0] != idx.shape[0]:
-        vals = _xp.take(vals, _xp.arange(idx.shape[0]) % builtins.max(vals.shape[0], 1), axis=0)
-    flat[idx] = vals
+    flat[idx] = cycled(v, idx.shape[0])
     aliasing.setitem(a, ..., _xp.reshape(flat, a.shape))
 
 
@@ -138,8 +144,7 @@ def putmask(a, mask, values):
     m = D.asarray(mask, op="putmask")
     v = D.asarray(values, op="putmask")
     if v.shape != a.shape:  # NumPy repeats values over the flat positions
-        n = math.prod(a.shape)
-        v = _xp.reshape(_xp.take(_xp.reshape(v, (-1,)), _xp.arange(n) % builtins.max(v.size, 1), axis=0), a.shape)
+        v = _xp.reshape(cycled(v, math.prod(a.shape)), a.shape)
     aliasing.setitem(a, ..., _xp.where(m, _astype(v, a.dtype), a))
 
 

@@ -264,37 +264,32 @@ class flatiter:
         self.base = base
 
     def _flat(self) -> Tensor:
-        return aliasing.reshape(self.base, (-1,))
+        return aliasing.reshape(self.base, (-1,))  # a view: writes through it reach the base
 
     def __len__(self) -> int:
         return self.base.size
 
     def __iter__(self):
-        return iter(_xp.reshape(self.base, (-1,)))
+        return iter(self.copy())
 
     def __getitem__(self, key):
         out = self._flat()[key]
         return ndarray(out._impl) if isinstance(out, Tensor) else out
 
     def __setitem__(self, key, value):
-        from . import _dtypes as D
+        from ._indexing import cycled
 
         flat = self._flat()
         if not isinstance(value, Tensor) and _np.ndim(value) == 0:
             aliasing.setitem(flat, key, value)
             return
-        selected = _xp.reshape(self.base, (-1,))[key]
+        selected = flat[key]
         shape = selected.shape if isinstance(selected, Tensor) else ()
-        size = int(_np.prod(shape))
-        v = _xp.reshape(D.asarray(value, op="flat"), (-1,))
-        if v.shape[0] != size:  # NumPy repeats the values over the selected positions
-            if v.shape[0] == 0:
-                raise ValueError(f"nabla.numpy.flat: cannot assign an empty value to {size} positions")
-            v = _xp.take(v, _xp.arange(size) % v.shape[0], axis=0)
-        aliasing.setitem(flat, key, _xp.reshape(v, shape))
+        aliasing.setitem(flat, key, _xp.reshape(cycled(value, int(_np.prod(shape))), shape))
 
     def __array__(self, dtype=None, copy=None):
-        return self.base.numpy().reshape(-1) if dtype is None else self.base.numpy().reshape(-1).astype(dtype)
+        flat = self.base.numpy().reshape(-1)
+        return flat if dtype is None else flat.astype(dtype)
 
     def copy(self) -> ndarray:
         return ndarray(_xp.reshape(self.base, (-1,))._impl)
