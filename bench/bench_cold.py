@@ -2,8 +2,8 @@
 
 1. A clean clone of this repository (its committed HEAD) in a temporary folder, a new virtual
    environment, ``pip install -e .``: the install's time.
-2. ``bench/newcomer_script.py`` (22 sections of ordinary NumPy code) with ``$HOME`` an empty
-   folder, so no MAX or Nabla cache exists: the first run's time per section and in all, and
+2. ``bench/newcomer_script.py`` (22 sections of ordinary NumPy code; ``--script`` names another,
+   such as ``bench/second_script.py``) with ``$HOME`` an empty folder, so no MAX or Nabla cache exists: the first run's time per section and in all, and
    whether its checksums equal NumPy's.
 3. What keeps computing after that process exits: the CPU seconds of processes started from the
    clone's environment, sampled for ``--after`` seconds.
@@ -70,6 +70,8 @@ def main(argv=None) -> int:
     ap.add_argument("--keep", help="keep the clone and its HOME in this folder")
     ap.add_argument("--after", type=float, default=60.0, help="seconds to watch for work left running")
     ap.add_argument("--json", help="write the figures here")
+    ap.add_argument("--script", default="bench/newcomer_script.py",
+                    help="the script to run (bench/second_script.py: 21 sections of other op families)")
     args = ap.parse_args(argv)
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="nabla-cold-"))
     base.mkdir(parents=True, exist_ok=True)
@@ -88,12 +90,13 @@ def main(argv=None) -> int:
         figures["install_s"] = round(t + t_install, 1)
         _run([py, "-m", "compileall", "-q", "nabla"], env=env, cwd=clone)
 
-        t_numpy, numpy_run = _run([py, "bench/newcomer_script.py", "numpy"], env=env, cwd=clone)
-        t_first, first = _run([py, "bench/newcomer_script.py", "nabla"], env=env, cwd=clone)
+        t_numpy, numpy_run = _run([py, args.script, "numpy"], env=env, cwd=clone)
+        t_first, first = _run([py, args.script, "nabla"], env=env, cwd=clone)
         assert first.returncode == 0, first.stderr[-3000:]
         figures["first_run_s"] = round(t_first, 1)
+        figures["install_and_first_run_s"] = round(figures["install_s"] + t_first, 1)
         figures["after_exit_cpu_s"] = round(_cpu_after(str(clone), args.after), 1)
-        t_second, second = _run([py, "bench/newcomer_script.py", "nabla"], env=env, cwd=clone)
+        t_second, second = _run([py, args.script, "nabla"], env=env, cwd=clone)
         figures["second_run_s"] = round(t_second, 2)
         figures["numpy_run_s"] = round(t_numpy, 2)
         want, got, again = _sections(numpy_run.stderr), _sections(first.stderr), _sections(second.stderr)
@@ -104,7 +107,8 @@ def main(argv=None) -> int:
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
-    print(f"install {figures.get('install_s')} s; first run {figures.get('first_run_s')} s; work left after "
+    print(f"{args.script}: install {figures.get('install_s')} s; first run {figures.get('first_run_s')} s "
+          f"({figures.get('install_and_first_run_s')} s in all); work left after "
           f"exit {figures.get('after_exit_cpu_s')} CPU-s in {args.after:.0f} s; second run "
           f"{figures.get('second_run_s')} s; NumPy {figures.get('numpy_run_s')} s")
     for name, row in figures.get("sections", {}).items():

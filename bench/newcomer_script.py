@@ -103,7 +103,8 @@ def sections(np):
             concatenate_reshape]
 
 
-def main(which: str = "nabla") -> list:
+def run(sections, which: str = "nabla") -> list:
+    """Each of ``sections(np)`` in turn, its checksum and time on stderr; the checksums."""
     t0 = time.perf_counter()
     if which == "numpy":
         import numpy as np
@@ -118,6 +119,10 @@ def main(which: str = "nabla") -> list:
         print(f"{section.__name__:20s} {value!r:>26}  {time.perf_counter() - t:7.2f} s", file=sys.stderr)
     print(f"total: {time.perf_counter() - t0:.2f} s", file=sys.stderr)
     return sums
+
+
+def main(which: str = "nabla") -> list:
+    return run(sections, which)
 
 
 if __name__ == "__main__":

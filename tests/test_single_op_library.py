@@ -246,7 +246,7 @@ def test_every_exiting_process_queues_its_wanted_models(monkeypatch, tmp_path):
     from nabla.ops import standalone
 
     monkeypatch.setenv("NABLA_KERNEL_CACHE_DIR", str(tmp_path))
-    monkeypatch.delenv("NABLA_COMPILE_AT_EXIT", raising=False)
+    monkeypatch.setenv("NABLA_COMPILE_AT_EXIT", "1")  # (asked for: by default nothing compiles after exit)
     started = []
     monkeypatch.setattr(compiler, "start_detached", lambda *a, **k: started.append(a) or False)  # one is running
     monkeypatch.setattr(standalone, "_MET", {})  # (nothing to regroup)
@@ -266,6 +266,25 @@ def test_every_exiting_process_queues_its_wanted_models(monkeypatch, tmp_path):
     standalone_compiler._drain(tmp_path, lock)
     assert sorted(compiled) == ["a", "b", "c"]
     assert not list(tmp_path.glob(standalone_compiler.QUEUED))
+
+
+def test_by_default_an_exiting_process_queues_its_wants_and_starts_nothing(monkeypatch, tmp_path):
+    """Nothing of Nabla's computes after a program exits unless asked: the wants wait in the queue
+    for ``python -m nabla.build``; ``NABLA_COMPILE_AT_EXIT=0`` queues nothing."""
+    from nabla.core import compiler
+    from nabla.ops import standalone
+
+    monkeypatch.setenv("NABLA_KERNEL_CACHE_DIR", str(tmp_path))
+    started = []
+    monkeypatch.setattr(compiler, "start_detached", lambda *a, **k: started.append(a) or True)
+    monkeypatch.setattr(standalone, "_MET", {})
+    monkeypatch.setattr(standalone, "_WANTED", {"a": {"name": "a"}})
+    monkeypatch.setenv("NABLA_COMPILE_AT_EXIT", "0")
+    standalone._compile_elsewhere()
+    assert not list(tmp_path.glob(standalone_compiler.QUEUED))
+    monkeypatch.delenv("NABLA_COMPILE_AT_EXIT")
+    standalone._compile_elsewhere()
+    assert len(list(tmp_path.glob(standalone_compiler.QUEUED))) == 1 and not started
 
 
 def test_the_detached_compiler_takes_what_saves_most_first(monkeypatch, tmp_path):
@@ -461,7 +480,7 @@ def test_a_kernel_ops_family_is_every_model_its_calls_ask_for(monkeypatch, empty
     (name, spec), = [(n, s) for n, s in family.items() if s["op"] == "eigh"][:1]
     library = nb.core.graph.GRAPH.engine.kernel_disk.directory
     monkeypatch.setenv("NABLA_KERNEL_CACHE_DIR", str(library))
-    monkeypatch.delenv("NABLA_COMPILE_AT_EXIT", raising=False)
+    monkeypatch.setenv("NABLA_COMPILE_AT_EXIT", "1")
     started = []
     monkeypatch.setattr(compiler, "start_detached", lambda *a, **k: started.append(a) or False)
     for table in ("_WANTED", "_MISSES", "_WANTED_PER_CLASS", "_MET"):

@@ -167,11 +167,26 @@ class FusedPath:
         return [_request(engine, kind, d) for kind in kinds for d in dtypes]
 
 
-def _request(engine, kind: str, dtype):
+def model_name(kind: str, dtype) -> str:
     from .custom_kernels import kernel_digest
 
-    name = f"fused-{kind}-{dtype.name}-{kernel_digest()}"
-    return engine.named_model(name, lambda: _graph(dtype, kind))
+    return f"fused-{kind}-{dtype.name}-{kernel_digest()}"
+
+
+def _request(engine, kind: str, dtype):
+    from . import first_run
+
+    name = model_name(kind, dtype)
+    if (kind, dtype.name) not in REQUESTED:
+        from .standalone import _MET_ORDER
+
+        REQUESTED[(kind, dtype.name)] = next(_MET_ORDER)  # (one order with the single-op models met)
+    building = first_run.pending(engine, name)  # a cold machine's first-run build is making it
+    return building if building is not None else engine.named_model(name, lambda: _graph(dtype, kind))
+
+
+#: (kind, dtype name) -> when this process first asked for that model (``nabla.build --record``)
+REQUESTED: dict = {}
 
 
 def warm_fused_kernels(wait: bool = True) -> bool:
@@ -196,7 +211,7 @@ def warm_fused_kernels(wait: bool = True) -> bool:
     return ready(models)
 
 
-def _graph(dtype, kind: str):
+def _graph(dtype, kind: str, graph_name=None, module=None):
     from max.dtype import DType
     from max.graph import DeviceRef, Graph, TensorType
 
@@ -206,7 +221,7 @@ def _graph(dtype, kind: str):
     types = [TensorType(DType.int32, ["p"], cpu), TensorType(DType.float64, ["c"], cpu)]
     types += [TensorType(dtype.max_dtype, [f"n{k}"], cpu) for k in range(SLOTS)]
     types.append(TensorType(DType.uint8, ["m"], cpu))
-    with Graph(f"nabla_fused_{kind}", input_types=types) as g:
+    with Graph(graph_name or f"nabla_fused_{kind}", input_types=types, module=module) as g:
         g.output(fused_kernel(kind)(*[v.tensor for v in g.inputs]))
     return g
 
@@ -220,6 +235,8 @@ def _finish_elsewhere(engine) -> None:
     compiles the models into the kernel cache. One at a time per machine (a lock file)."""
     from ..core.compiler import start_detached
 
+    if os.environ.get("NABLA_COMPILE_AT_EXIT", "") != "1":
+        return  # asked for only: it would compute after the program exits
     if any(e.model is None and e.compiling is not None for e in engine._named.values()):
         start_detached("warming.lock", "nabla.ops.fused")
 

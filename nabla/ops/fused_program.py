@@ -281,7 +281,11 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
         if name == "concat":
             _stack(n, i, result, ints, register, ref, uses, free, reg_of, instructions, consts)
             continue
-        if name in ("constant", "full"):  # a fill (full) is the same value everywhere, whatever its shape
+        if name == "iota":  # positions: the element's own index, where the trace's shape is iota's
+            if tuple(n.kwargs["shape"]) != tuple(result.shape):
+                raise _Unfit  # (broadcast or reshaped, its values no longer follow the element order)
+            args, code = (), (_AXIS_INDEX, 1, full)
+        elif name in ("constant", "full"):  # a fill (full) is the same value everywhere, whatever its shape
             value = n.kwargs["value"]
             if isinstance(value, complex):
                 raise _Unfit
@@ -315,6 +319,8 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
         dst = reg_of[i] = free.pop()
         if code[0] == _CONST:
             instructions.append((_CONST, dst, code[1], 0, 0))
+        elif code[0] == _AXIS_INDEX:
+            instructions.append((_AXIS_INDEX, dst, code[1], code[2], 0))
         elif code[0] == _WRAP:
             instructions.append((_WRAP, dst, regs_in[0], code[1], 0))
         else:
@@ -518,7 +524,7 @@ def _is_alias(node, dtype) -> bool:
 # --- stages -------------------------------------------------------------------------------------
 
 _STAGEABLE = frozenset(UNARY_CODES) | frozenset(BINARY_CODES) | frozenset(REDUCE_CODES) | _ORDER_KEEPING \
-    | _STRIDED | _REAL_IDENTITIES | {"where", "constant", "astype", "cumulative_sum", "full"}
+    | _STRIDED | _REAL_IDENTITIES | {"where", "constant", "astype", "cumulative_sum", "full", "iota"}
 _STAGE_DTYPES = (_dt.float32, _dt.float64, *INT_CODES)
 
 

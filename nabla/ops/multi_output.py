@@ -39,6 +39,7 @@ class ConcatOp(Operation):
 
     name = "concat"
     supports_complex = True
+    shape_polymorphic = True  # (dims equal across operands share a symbol: see ``symbolic_dims``)
 
     def abstract_eval(self, xs, *, axis):
         first = xs[0]

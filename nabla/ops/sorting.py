@@ -91,6 +91,8 @@ sort_op = SortOp()
 class ArgReduceOp(Operation):
     """argmax / argmin along one physical axis (first occurrence wins)."""
 
+    shape_polymorphic = True
+
     def __init__(self, name, max_fn):
         self.name, self.max_fn = name, max_fn
 

@@ -4,10 +4,11 @@ cache. A fresh process runs ``linalg.solve(a, b)`` by loading that model from di
 where MAX's interpreter would load the kernel package twice and bind the kernel (about 2.4 s per
 process, measured; later first sights of that kernel in the process then cost milliseconds).
 
-The models are compiled after the process that first needed them exits, by a detached nice-19
-process (``standalone_compiler.py``), so no foreground work ever waits for
-them and a test session's many structures do not queue ahead of its own compiles. Each exiting
-process queues what it wanted (a spec file in the kernel cache); the one compiler drains the queue.
+Where they come from: on a cold machine, the first-run build (``first_run.py``) makes the ones
+first runs need; the others a process wants are queued at its exit (a spec file in the kernel
+cache) for ``python -m nabla.build``, or for a detached nice-19 compiler
+(``standalone_compiler.py``) that starts at exit where ``NABLA_COMPILE_AT_EXIT=1`` asks for it.
+No foreground work waits for them.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import os
 from ..core.trace_lowering import hashable_params, symbolic_dims
 from ..core.models import execute
 from ..core.interpreter import families_loaded
+from . import first_run
 
 
 class KernelPlan:
@@ -134,8 +136,8 @@ def _ops_digest() -> str:
 #: files of nabla/ops that lower no single op (the library itself; the fused evaluator, which
 #: has its own digest; element picks at the host boundary): editing them leaves the library's
 #: models valid
-_NOT_LOWERINGS = ("standalone.py", "standalone_compiler.py", "fused.py", "fused_program.py", "fused_layouts.py",
-                  "picks.py")
+_NOT_LOWERINGS = ("standalone.py", "standalone_compiler.py", "first_run.py", "fused.py", "fused_program.py",
+                  "fused_layouts.py", "picks.py")
 
 
 def _digest_of(op) -> str:
@@ -243,8 +245,8 @@ def split(engine, order, outputs, runs_elsewhere=lambda node, results: False):
             continue  # the fused kernel takes it alone: no model to ask for
         picks = _model_picks(n, tuple(v.index for v in used[id(n)]))
         name, kwargs, dims, _ = _signature(n, picks)
-        if not engine.named_model_known(name):  # (loaded when a stage runs on it: most run fused)
-            missing.append((name, n, kwargs, dims, picks))
+        if not engine.named_model_known(name) and first_run.pending(engine, name) is None:
+            missing.append((name, n, kwargs, dims, picks))  # (a known one loads when its stage runs)
     if missing and (len(missing) == len(units) or families_loaded()):
         for name, n, kwargs, dims, picks in missing:  # the whole trace is interpreted: its nodes' models
             _want(name, _spec(n, name, kwargs, dims, picks))
@@ -335,6 +337,9 @@ def model(engine, plan_: KernelPlan):
         return None
     found = engine.named_model(plan_.name, plan_.graph, compile=False)
     if found is None:
+        building = first_run.pending(engine, plan_.name)  # a cold machine's first-run build makes it
+        if building is not None:
+            return building
         _want(plan_.name, plan_.spec())
     elif plan_.name not in _MET and len(_MET) < _MAX_MET:
         _MET[plan_.name] = {**plan_.spec(), "first": next(_MET_ORDER)}
@@ -390,14 +395,17 @@ def _selected() -> list:
 
 
 def _compile_elsewhere() -> None:
-    """At exit: queue the specs of the models this process wanted in the kernel cache and start the
-    detached, nice-19 compiler unless one is running (one per machine: a lock file); a running
-    compiler takes every queued file before it stops, so no process's wants are dropped."""
+    """At exit: queue the specs of the models this process wanted in the kernel cache, for
+    ``python -m nabla.build``. With ``NABLA_COMPILE_AT_EXIT=1`` (asked for: it computes after the
+    program exits), also start the detached, nice-19 compiler unless one is running (one per
+    machine: a lock file); a running compiler takes every queued file before it stops, so no
+    process's wants are dropped. ``NABLA_COMPILE_AT_EXIT=0`` queues nothing."""
     from ..core.compiler import start_detached
     from ..core.disk_cache import kernel_cache_dir
 
     root = kernel_cache_dir()
-    if root is None or not (_WANTED or _MET) or os.environ.get("NABLA_COMPILE_AT_EXIT", "1") == "0":
+    at_exit = os.environ.get("NABLA_COMPILE_AT_EXIT", "")
+    if root is None or not (_WANTED or _MET) or at_exit == "0":
         return
     from .standalone_compiler import MAX_QUEUED, QUEUED, queue
 
@@ -408,7 +416,8 @@ def _compile_elsewhere() -> None:
     if len(list(root.glob(QUEUED))) >= MAX_QUEUED:
         return  # the compiler is that far behind: later processes ask again
     queue(root, specs)
-    start_detached("standalone.lock", "nabla.ops.standalone_compiler", [root], stale_after=3600)
+    if at_exit == "1":
+        start_detached("standalone.lock", "nabla.ops.standalone_compiler", [root], stale_after=3600)
 
 
 atexit.register(_compile_elsewhere)

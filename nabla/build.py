@@ -1,0 +1,149 @@
+"""Build what Nabla compiles once per machine, ahead of use: ``python -m nabla.build``.
+
+Builds, on every core, the models first runs need (``nabla/ops/first_run.json``: the fused
+kernel's models and single-op models; a cold machine otherwise builds them during its first run),
+then the single-op models earlier processes asked for (queued in the kernel cache as they exited).
+Says how far it is on stderr. ``--workers N`` sets how many compile at once (default: the cores).
+
+``python -m nabla.build --record OUT SCRIPT [SCRIPT ...]`` runs each script in a process with empty
+caches and writes to OUT the models they asked for, as the manifest's format (how
+``first_run.json`` is made).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def build(workers: int | None = None, quiet: bool = False) -> int:
+    from .core.graph import GRAPH
+    from .ops import first_run
+
+    engine = GRAPH.engine
+    t0 = time.perf_counter()
+    started = first_run.start(engine, workers)
+    if started is not None:
+        def report(build, part):
+            if not quiet:
+                what = ", ".join(f"{k} {d}" for k, d in part.task["fused"]) if "fused" in part.task \
+                    else ", ".join(sorted({s["op"] for s in part.task["models"]}))
+                print(f"nabla: first-run models: {build.done()} of {len(build.parts)} parts "
+                      f"({time.perf_counter() - t0:.0f} s; {what}: {part.seconds:.1f} s"
+                      f"{'' if part.future.result() else ', FAILED'})", file=sys.stderr, flush=True)
+
+        ok = started.wait(report)
+        if not ok:
+            failed = [p.index for p in started.parts if not p.future.result()]
+            print(f"nabla: {len(failed)} parts failed to build: {failed}", file=sys.stderr)
+    queued = _drain_queue(quiet)
+    if not quiet:
+        print(f"nabla: built in {time.perf_counter() - t0:.0f} s "
+              f"({0 if started is None else len(started.parts)} first-run parts, {queued} queued models)",
+              file=sys.stderr)
+    return 0
+
+
+def _drain_queue(quiet: bool) -> int:
+    """Compile the single-op models earlier processes queued (see ``ops/standalone.py``)."""
+    from .core.disk_cache import kernel_cache_dir
+    from .ops import standalone_compiler
+
+    root = kernel_cache_dir()
+    if root is None:
+        return 0
+    files = list(root.glob(standalone_compiler.QUEUED))
+    count = 0
+    for path in files:
+        try:
+            count += len(json.loads(path.read_text()))
+        except (OSError, ValueError):
+            pass
+    if count:
+        if not quiet:
+            print(f"nabla: compiling {count} queued single-op models ...", file=sys.stderr, flush=True)
+        lock = root / "standalone.lock"
+        lock.touch()
+        try:
+            standalone_compiler._drain(root, lock)
+        finally:
+            lock.unlink(missing_ok=True)
+    return count
+
+
+def record(out: str, scripts: list) -> int:
+    """Run each script with empty caches; merge what they asked for into ``out``."""
+    from .ops.first_run import spec_name
+
+    fused: list = []
+    models: dict = {}
+    dropped = 0
+    one_shape: dict = {}  # op -> count of the models left out because they serve one shape only
+    for script in scripts:
+        with tempfile.TemporaryDirectory() as tmp:
+            record_file = os.path.join(tmp, "record.json")
+            env = {**os.environ, "NABLA_CACHE_DIR": os.path.join(tmp, "models"),
+                   "NABLA_KERNEL_CACHE_DIR": os.path.join(tmp, "kernels"), "NABLA_FIRST_RUN": "0",
+                   "NABLA_COMPILE_AT_EXIT": "0", "NABLA_FIRST_RUN_RECORD": record_file}
+            subprocess.run([sys.executable, *script.split()], env=env, check=True, stdout=subprocess.DEVNULL)
+            found = json.loads(open(record_file).read())
+        base = 1 + max([f[2] for f in fused] + [s["first"] for s in models.values()], default=-1)
+        fused += [[kind, d, base + at] for kind, d, at in found["fused"] if [kind, d] not in [f[:2] for f in fused]]
+        for spec in found["models"]:
+            if spec["reuse"] not in (0, 1) and not _tiny(spec):  # models tied to the script's sizes: left out
+                one_shape[spec["op"]] = one_shape.get(spec["op"], 0) + 1
+                continue
+            if spec["name"] in models:
+                continue
+            spec["first"] = base + spec["first"]
+            if spec_name(spec) != spec["name"]:
+                dropped += 1  # (a spec whose name cannot be made again from it would never be found)
+                continue
+            models[spec["name"]] = spec
+    # the order met, renumbered from 0 over the fused models and single-op models together
+    order = sorted([("f", i, f[2]) for i, f in enumerate(fused)] + [("m", n, s["first"]) for n, s in models.items()],
+                   key=lambda e: e[2])
+    rank = {(kind, key): i for i, (kind, key, _) in enumerate(order)}
+    fused = [[k, d, rank[("f", i)]] for i, (k, d, _) in enumerate(fused)]
+    listed = [{k: v for k, v in spec.items() if k != "name"} | {"first": rank[("m", n)]} for n, spec in models.items()]
+    with open(out, "w") as f:  # one model per line: a diff of the manifest reads as what changed
+        f.write('{"fused": ' + json.dumps(fused) + ',\n "models": [\n')
+        f.write(",\n".join(json.dumps(spec) for spec in listed) + "\n]}\n")
+    print(f"nabla: recorded {len(fused)} fused models and {len(listed)} single-op models "
+          f"({dropped} dropped) into {out}; left out, serving one shape: {one_shape}", file=sys.stderr)
+    return 0
+
+
+def _tiny(spec: dict) -> bool:
+    """Whether a model that serves one shape serves one every script meets: every size in its
+    operands and arguments at most 2 (scalars and pairs), none of a script's data sizes."""
+    def small(value) -> bool:
+        if isinstance(value, bool) or value is None or isinstance(value, (str, float)):
+            return True
+        if isinstance(value, int):
+            return abs(value) <= 2
+        if isinstance(value, dict):
+            return all(small(v) for v in value.values())
+        return all(small(v) for v in value)
+
+    return small(spec["kwargs"]) and all(isinstance(d, str) or d <= 2 for dims in spec["dims"] for d in dims)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m nabla.build", description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("--record", nargs="+", metavar=("OUT", "SCRIPT"))
+    args = parser.parse_args(argv)
+    if args.record:
+        return record(args.record[0], args.record[1:])
+    return build(args.workers, args.quiet)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,301 @@
+"""The models a first run on a machine needs, built together, once, on every core.
+
+A machine that has compiled nothing pays MAX 10-14 s for every compile, on one core, whatever it
+holds: one small op, or a dozen in one module (a bundle). Met one at a time, as a script meets new
+structures, a 22-section NumPy script waited on about fifty such compiles in a row. This module
+keeps the list of models first runs need (``first_run.json``: the fused kernel's models, and
+single-op models that serve every size or scalars, recorded from scripts of ordinary NumPy code
+with ``python -m nabla.build --record``) and builds them as bundles in worker processes, one per core,
+as soon as a process on a cold machine first asks for one of them; the engine then waits for the
+part that holds the model it needs, saying so on stderr, instead of compiling that structure alone.
+
+The workers stop when the process that started them exits: nothing keeps computing after it. What
+they finished stays in the kernel cache, and the next process builds the rest.
+``python -m nabla.build`` builds everything ahead of use. ``NABLA_FIRST_RUN=0`` turns this off.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import Future
+from pathlib import Path
+
+MANIFEST = Path(__file__).with_name("first_run.json")
+#: single-op models per bundle (MAX's cost per compile is nearly all fixed), and kernel models
+#: (each a large compile of its own)
+BUNDLE, BUNDLE_KERNELS = 12, 3
+#: the fused kernel's models per bundle (the first ones are what nearly every script waits for)
+FUSED_BUNDLE = int(os.environ.get("NABLA_FIRST_RUN_FUSED_BUNDLE", "2"))
+
+
+class Part:
+    """One worker's unit: a fused kernel model, or a bundle of single-op models."""
+
+    __slots__ = ("index", "task", "names", "future", "seconds")
+
+    def __init__(self, index: int, task: dict, names: list):
+        self.index, self.task, self.names = index, task, names
+        self.future: Future = Future()
+        self.seconds = 0.0
+
+
+def _fused_name(kind: str, dtype_name: str) -> str:
+    from ..core import dtypes as _dt
+    from .fused import model_name
+
+    return model_name(kind, _dt.from_name(dtype_name))
+
+
+def spec_name(spec: dict) -> str | None:
+    """The name the engine gives the single-op model of ``spec`` with today's sources, or None
+    when its op is gone."""
+    from .standalone import _decode, _name
+    from .standalone_compiler import all_ops
+
+    op = all_ops().get(spec["op"])
+    if op is None:
+        return None
+    picks = None if spec.get("picks") is None else tuple(spec["picks"])
+    return _name(op, _decode(spec["kwargs"]), spec["dtypes"], spec["dims"], picks, _decode(spec.get("layout")))
+
+
+def parts(engine) -> list[Part]:
+    """The manifest's models this machine lacks, as parts in the order first runs meet them: the
+    fused kernel's models first (nearly every script needs them), then bundles."""
+    try:
+        manifest = json.loads(MANIFEST.read_text())
+    except (OSError, ValueError):
+        return []
+    out: list[Part] = []
+    fused = [(kind, dtype_name, first) for kind, dtype_name, first in manifest.get("fused", [])
+             if not engine.named_model_known(_fused_name(kind, dtype_name))]
+    for at in range(0, len(fused), FUSED_BUNDLE):
+        members = fused[at:at + FUSED_BUNDLE]
+        out.append(Part(len(out), {"fused": [m[:2] for m in members], "first": members[0][2]},
+                        [_fused_name(*m[:2]) for m in members]))
+    kernels, others = [], []
+    for spec in manifest.get("models", []):
+        name = spec_name(spec)
+        if name is not None and not engine.named_model_known(name):
+            (kernels if spec.get("reuse") == 0 else others).append({**spec, "name": name})
+    for group, size in ((kernels, BUNDLE_KERNELS), (others, BUNDLE)):
+        for at in range(0, len(group), size):
+            members = group[at:at + size]
+            out.append(Part(len(out), {"models": members, "first": members[0].get("first", 0)},
+                            [s["name"] for s in members]))
+    out.sort(key=lambda p: p.task["first"])  # the order first runs meet them
+    for i, part in enumerate(out):
+        part.index = i
+    return out
+
+
+class Build:
+    """The manifest's parts, compiled by ``workers`` processes; ``pending(name)`` is the Future of
+    the part that will hold ``name`` while it is being built."""
+
+    def __init__(self, todo: list[Part], workers: int):
+        self.parts = todo
+        self._by_name = {name: part for part in todo for name in part.names}
+        self._taken: set[int] = set()
+        self._asked: list[Part] = []  # parts a wait is on, not yet handed out: they go next
+        self._lock = threading.Lock()
+        self._procs: list[subprocess.Popen] = []
+        self.started = time.perf_counter()
+        self.workers = max(1, min(workers, len(todo)))
+
+    def start(self) -> None:
+        env = {**os.environ, "NABLA_COMPILE_PROCESS": "0", "NABLA_FIRST_RUN": "0", "NABLA_PROGRESS": "0"}
+        # (the kernel's parent-death signal follows the thread that started the worker: the main one only)
+        tie = _die_with_parent if threading.current_thread() is threading.main_thread() else None
+        for _ in range(self.workers):
+            proc = subprocess.Popen([sys.executable, "-m", "nabla.ops.first_run"], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True,
+                                    start_new_session=True, preexec_fn=tie)
+            self._procs.append(proc)
+            threading.Thread(target=self._feed, args=(proc,), name="nabla-first-run", daemon=True).start()
+
+    def _take(self) -> Part | None:
+        """The next part: one the process is waiting for, else the next in the manifest's order."""
+        with self._lock:
+            waiting = [p for p in self._asked if p.index not in self._taken]
+            rest = (p for p in self.parts if p.index not in self._taken)
+            part = waiting[0] if waiting else next(rest, None)
+            if part is not None:
+                self._taken.add(part.index)
+            return part
+
+    def _feed(self, proc) -> None:
+        """Hand ``proc`` one part at a time; a worker that dies fails its part (the engine then
+        compiles what it needs itself)."""
+        while (part := self._take()) is not None:
+            t0 = time.perf_counter()
+            try:
+                proc.stdin.write(json.dumps({"index": part.index, **part.task}) + "\n")
+                proc.stdin.flush()
+                answer = proc.stdout.readline()
+            except (OSError, ValueError):
+                answer = ""
+            part.seconds = time.perf_counter() - t0
+            self._settle(part, answer.startswith("done"))
+            if not answer:  # the worker is gone: nothing more goes to it
+                break
+        try:
+            proc.stdin.close()
+        except OSError:
+            pass
+
+    def _settle(self, part: Part, built: bool) -> None:
+        with self._lock:
+            if not part.future.done():
+                part.future.set_result(built)
+
+    def pending(self, name: str) -> Future | None:
+        part = self._by_name.get(name)
+        if part is None or part.future.done():
+            return None
+        with self._lock:
+            if part.index not in self._taken and part not in self._asked:
+                self._asked.append(part)  # needed now: ahead of the manifest's order
+        fut = part.future
+        fut.nabla_what = _Status(self)
+        return fut
+
+    def done(self) -> int:
+        return sum(p.future.done() for p in self.parts)
+
+    def wait(self, report=None) -> bool:
+        """Block until every part is done; whether all were built."""
+        for part in self.parts:
+            part.future.result()
+            if report is not None:
+                report(self, part)
+        return all(p.future.result() for p in self.parts)
+
+    def stop(self) -> None:
+        """Stop the workers (at exit: nothing of Nabla's computes after the user's program)."""
+        for proc in self._procs:
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, 9)
+                except OSError:
+                    pass
+        for part in self.parts:
+            self._settle(part, False)
+
+
+def _die_with_parent() -> None:
+    """In a worker, before it runs: the kernel kills it when the process that started it dies,
+    however that dies (a signal skips the ``atexit`` that stops the workers)."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (Linux)
+    except (OSError, AttributeError):
+        pass
+
+
+class _Status:
+    """What a wait on a part says (read each time the progress line is redrawn)."""
+
+    def __init__(self, build: Build):
+        self.build = build
+
+    def __str__(self) -> str:
+        return f"Nabla's first-run models, {self.build.done()} of {len(self.build.parts)} parts done"
+
+
+_BUILD: list = []  # the process's build, once started (or None when there is nothing to build)
+_START_LOCK = threading.Lock()
+
+
+def enabled(engine) -> bool:
+    """Whether first-run builds start on their own: a cold machine (MAX's interpreter not warmed),
+    the default policy, the setting on."""
+    return os.environ.get("NABLA_FIRST_RUN", "1") != "0" and engine.policy == "auto" \
+        and engine.kernel_disk is not None and not engine.interpreter_warm
+
+
+def pending(engine, name: str) -> Future | None:
+    """The Future of the part that will hold the model ``name``, starting the machine's first-run
+    build if this is a cold machine's first ask; None when no build is making it."""
+    if not _BUILD:
+        if not enabled(engine):
+            return None
+        with _START_LOCK:
+            if not _BUILD:
+                _BUILD.append(start(engine))
+    build = _BUILD[0]
+    return None if build is None else build.pending(name)
+
+
+def start(engine, workers: int | None = None) -> Build | None:
+    """Start building what the manifest lists and this machine lacks (None when nothing)."""
+    todo = parts(engine)
+    if not todo:
+        return None
+    build = Build(todo, workers or os.cpu_count() or 1)
+    build.start()
+    atexit.register(build.stop)
+    return build
+
+
+def _work() -> None:
+    """A worker: build the parts given on stdin, one JSON line each; answer ``done`` or ``failed``."""
+    from ..core import dtypes as _dt
+    from ..core.graph import GRAPH
+    from .standalone_compiler import _compile_bundle, compile_specs
+
+    engine = GRAPH.engine
+    for line in sys.stdin:
+        task = json.loads(line)
+        try:
+            if "fused" in task:
+                members = [(_fused_name(kind, d), _fused_build(kind, _dt.from_name(d))) for kind, d in task["fused"]]
+                _compile_bundle(engine, engine.kernel_disk, members)
+                ok = all(engine.named_model_known(name) for name, _ in members)
+            else:
+                compile_specs(task["models"])
+                ok = all(engine.named_model_known(s["name"]) for s in task["models"])
+            print("done" if ok else "failed", task["index"], flush=True)
+        except Exception as e:  # noqa: BLE001 - the parent compiles what it needs itself
+            print("failed", task["index"], type(e).__name__, flush=True)
+
+
+def _fused_build(kind, dtype):
+    from .fused import _graph
+
+    return lambda graph_name=None, module=None: _graph(dtype, kind, graph_name, module)
+
+
+def _record_at_exit(path: str) -> None:
+    """Write what this process asked for (``python -m nabla.build --record`` reads it): the fused
+    kernel's models and the single-op models, each once, in the order met."""
+    from . import fused, standalone
+
+    models = []
+    for name, spec in sorted({**standalone._MET, **standalone._WANTED}.items(), key=lambda item: item[1]["first"]):
+        try:
+            spec = {**spec, "kwargs": standalone._encode(spec["kwargs"]) if name in standalone._MET
+                    and name not in standalone._WANTED else spec["kwargs"],
+                    "layout": standalone._encode(spec["layout"]) if name in standalone._MET
+                    and name not in standalone._WANTED else spec["layout"]}
+        except TypeError:
+            continue
+        models.append({k: spec[k] for k in ("name", "op", "kwargs", "dtypes", "dims", "picks", "layout", "reuse",
+                                            "first")})
+    Path(path).write_text(json.dumps({"fused": [[*k, at] for k, at in fused.REQUESTED.items()], "models": models}))
+
+
+if os.environ.get("NABLA_FIRST_RUN_RECORD"):
+    atexit.register(_record_at_exit, os.environ["NABLA_FIRST_RUN_RECORD"])
+
+
+if __name__ == "__main__":  # a worker of a first-run build
+    _work()

@@ -1,0 +1,154 @@
+"""The models a first run needs, built together on a cold machine (nabla/ops/first_run.py) and by
+``python -m nabla.build``: the manifest, the workers, and the engine waiting for a part."""
+
+import json
+import sys
+import time
+
+import numpy as np
+
+import nabla as nb
+from nabla import build
+from nabla.ops import first_run, standalone
+
+
+def test_the_manifest_lists_models_that_serve_every_size_or_scalars_of_ops_that_exist():
+    from nabla.core import dtypes as _dt
+    from nabla.ops.standalone_compiler import all_ops
+
+    manifest = json.loads(first_run.MANIFEST.read_text())
+    ops = all_ops()
+    names = []
+    for spec in manifest["models"]:
+        assert spec["op"] in ops, spec
+        assert spec["reuse"] in (standalone.KERNEL, standalone.EVERY_SIZE) or build._tiny(spec), spec
+        assert all(_dt.from_name(d) for d in spec["dtypes"])
+        names.append(first_run.spec_name(spec))
+    assert len(set(names)) == len(names) and None not in names
+    kinds = {"map", "reduce", "count", "scan"}
+    assert manifest["fused"] and all(k in kinds and _dt.from_name(d) for k, d in manifest["fused"])
+
+
+def test_a_manifest_spec_names_the_model_the_engine_looks_up(empty_library):
+    """A spec recorded from a run gives back, from today's sources, the name the engine asks for."""
+    x = nb.asarray(np.linspace(-1, 1, 7))
+    np.testing.assert_array_equal((x > 0.25).numpy(), np.linspace(-1, 1, 7) > 0.25)
+    (name, spec), = empty_library._WANTED.items()
+    assert first_run.spec_name(spec) == name
+
+
+class _Engine:
+    """What ``parts`` asks of an engine: which models the machine has."""
+
+    def __init__(self, known=()):
+        self.known = set(known)
+
+    def named_model_known(self, name):
+        return name in self.known
+
+
+def _fake_workers(monkeypatch, script: str):
+    """Workers that run ``script`` (reading parts on stdin) instead of compiling."""
+    import subprocess
+
+    real = subprocess.Popen
+
+    def popen(cmd, **kwargs):
+        return real([sys.executable, "-c", script], **kwargs)
+
+    monkeypatch.setattr(first_run.subprocess, "Popen", popen)
+
+
+def test_parts_come_in_the_order_first_runs_meet_them(monkeypatch, tmp_path):
+    specs = [{"op": "abs", "kwargs": {"dict": {}}, "dtypes": [d], "dims": [["d0"]], "picks": [0], "layout": None,
+              "reuse": 1, "first": 2 + i} for i, d in enumerate(["float64", "float32", "int64"])]
+    specs.append({**specs[0], "op": "sort", "reuse": 0, "first": 6})
+    manifest = tmp_path / "first_run.json"
+    manifest.write_text(json.dumps({"fused": [["map", "float64", 0], ["reduce", "float64", 1], ["map", "uint8", 5]],
+                                    "models": specs}))
+    monkeypatch.setattr(first_run, "MANIFEST", manifest)
+    monkeypatch.setattr(first_run, "FUSED_BUNDLE", 2)
+    monkeypatch.setattr(first_run, "BUNDLE", 2)
+    monkeypatch.setattr(first_run, "spec_name", lambda spec: f"{spec['op']}-{spec['dtypes'][0]}")
+    todo = first_run.parts(_Engine(known={"abs-float32"}))
+    assert [p.names for p in todo] == [[first_run._fused_name("map", "float64"), first_run._fused_name("reduce", "float64")],
+                                      ["abs-float64", "abs-int64"], [first_run._fused_name("map", "uint8")],
+                                      ["sort-float64"]]
+    assert [p.index for p in todo] == [0, 1, 2, 3]
+
+
+def test_a_build_hands_out_parts_and_a_failed_or_stopped_part_is_not_built(monkeypatch):
+    # the fake worker builds even parts, fails odd ones, and hangs on part 3
+    _fake_workers(monkeypatch, "import json, sys, time\n"
+                               "for line in sys.stdin:\n"
+                               "    i = json.loads(line)['index']\n"
+                               "    if i == 3: time.sleep(60)\n"
+                               "    print('done' if i % 2 == 0 else 'failed', i, flush=True)\n")
+    todo = [first_run.Part(i, {"models": []}, [f"m{i}"]) for i in range(4)]
+    build = first_run.Build(todo, workers=2)
+    build.start()
+    assert todo[0].future.result(timeout=30) is True and todo[1].future.result(timeout=30) is False
+    assert todo[2].future.result(timeout=30) is True
+    waiting = build.pending("m3")
+    assert waiting is not None and "parts done" in str(waiting.nabla_what)
+    assert build.pending("m0") is None and build.pending("other") is None
+    build.stop()  # (at exit): the hung worker is killed, its part not built
+    assert todo[3].future.result(timeout=10) is False
+    assert all(proc.wait(timeout=10) is not None for proc in build._procs)
+
+
+def test_nothing_is_built_on_a_warm_machine_or_when_turned_off(monkeypatch):
+    engine = nb.core.graph.GRAPH.engine
+    monkeypatch.setattr(first_run, "_BUILD", [])
+    monkeypatch.setattr(engine, "_interpreter_warm", True)
+    monkeypatch.setattr(engine, "policy", "auto")
+    assert first_run.pending(engine, "any") is None and not first_run._BUILD
+    monkeypatch.setattr(engine, "_interpreter_warm", False)
+    monkeypatch.setenv("NABLA_FIRST_RUN", "0")
+    assert first_run.pending(engine, "any") is None and not first_run._BUILD
+
+
+def test_a_cold_machine_waits_for_the_part_that_builds_its_model(empty_library, stats, monkeypatch, tmp_path):
+    """On a cold machine a node the fused kernel does not take runs on the model a first-run
+    worker builds (the engine waits for that part), with NumPy's values, and nothing compiles
+    in the process itself."""
+    data = np.linspace(-1, 1, 9)
+    x = nb.asarray(data)
+    np.testing.assert_array_equal((x > 0.25).numpy(), data > 0.25)  # (interpreted: records the spec)
+    (name, spec), = empty_library._WANTED.items()
+    manifest = tmp_path / "first_run.json"
+    manifest.write_text(json.dumps({"fused": [], "models": [{**spec, "first": 0}]}))
+    monkeypatch.setattr(first_run, "MANIFEST", manifest)
+    monkeypatch.setenv("NABLA_KERNEL_CACHE_DIR", str(tmp_path))  # (the library empty_library made)
+    monkeypatch.setattr(first_run, "_BUILD", [])
+    monkeypatch.delenv("NABLA_FIRST_RUN", raising=False)
+    engine = nb.core.graph.GRAPH.engine
+    monkeypatch.setattr(engine, "_interpreter_warm", False)
+    nb.set_realization_policy("auto")
+    before = stats()
+    y = nb.asarray(data * 3)
+    np.testing.assert_array_equal((y > 0.25).numpy(), data * 3 > 0.25)
+    build = first_run._BUILD[0]
+    assert build is not None and [p.names for p in build.parts] == [[name]]
+    assert build.parts[0].future.result() is True
+    after = stats()
+    assert after["compiles"] == before["compiles"] and after["interpreted"] == before["interpreted"]
+    build.stop()
+
+
+def test_a_part_the_process_waits_for_is_built_next(monkeypatch):
+    _fake_workers(monkeypatch, "import json, sys, time\n"
+                               "for line in sys.stdin:\n"
+                               "    time.sleep(0.3)\n"
+                               "    print('done', json.loads(line)['index'], flush=True)\n")
+    todo = [first_run.Part(i, {"models": []}, [f"m{i}"]) for i in range(4)]
+    finished = []
+    for part in todo:
+        part.future.add_done_callback(lambda _, i=part.index: finished.append(i))
+    build = first_run.Build(todo, workers=1)
+    build.start()
+    while 0 not in build._taken:
+        time.sleep(0.01)
+    build.pending("m3").result(timeout=30)  # asked while part 0 was being built
+    build.wait()
+    assert finished == [0, 3, 1, 2]
