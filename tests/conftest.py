@@ -11,6 +11,9 @@ os.environ.setdefault("NABLA_CACHE_DIR", tempfile.mkdtemp(prefix="nabla-test-cac
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 # the standalone kernel models this session's many structures want are not compiled at its exit
 os.environ.setdefault("NABLA_COMPILE_AT_EXIT", "0")
+# nor does a cold machine's first-run build start (tests/test_first_run.py turns it on where it is
+# the subject): the session would spend both cores on models its tests do not count on
+os.environ.setdefault("NABLA_FIRST_RUN", "0")
 # JAX, where installed, gets 8 host devices: tests/test_sharding_jax.py runs its shard_map beside ours
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
 

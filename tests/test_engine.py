@@ -455,3 +455,36 @@ def test_a_long_compile_wait_says_what_it_builds(capsys, monkeypatch):
     threading.Timer(0.2, lambda: quiet.set_result(None)).start()
     progress.wait(quiet, "a model of sin")
     assert capsys.readouterr().err == ""
+
+
+def test_a_graph_maxs_interpreter_rejects_on_reuse_is_built_again(monkeypatch, stats):
+    """MAX's interpreter may rewrite a module it runs (its executor's contract asks for fresh ones):
+    a kept graph that a later run rejects is built again and run, with NumPy's values; a fresh
+    graph it rejects raises RealizationError naming the ops and MAX's own reason."""
+    from nabla.core.graph import GRAPH
+
+    engine = GRAPH.engine
+    real = engine.interpreter
+    seen = set()
+
+    class ReusingFails:
+        def execute(self, graph, buffers):
+            if id(graph) in seen:
+                raise RuntimeError("module was already lowered")
+            seen.add(id(graph))
+            return real.execute(graph, buffers)
+
+    monkeypatch.setattr(engine, "_interpreter", ReusingFails())
+    monkeypatch.setattr(engine, "fused_enabled", False)
+    data = np.arange(6.0).reshape(2, 3)
+    for k in range(3):  # one structure, run three times: its kept graph is met again
+        got = (nb.asarray(data + k) * 2.5 - 1.0).numpy()
+        np.testing.assert_array_equal(got, (data + k) * 2.5 - 1.0)
+
+    class Rejects:
+        def execute(self, graph, buffers):
+            raise RuntimeError("verifier: operand types differ\nmore detail")
+
+    monkeypatch.setattr(engine, "_interpreter", Rejects())
+    with pytest.raises(nb.core.models.RealizationError, match="MAX: RuntimeError: verifier: operand types differ"):
+        (nb.asarray(data) / 7.25 + 0.5).numpy()

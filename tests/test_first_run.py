@@ -26,7 +26,9 @@ def test_the_manifest_lists_models_that_serve_every_size_or_scalars_of_ops_that_
         names.append(first_run.spec_name(spec))
     assert len(set(names)) == len(names) and None not in names
     kinds = {"map", "reduce", "count", "scan"}
-    assert manifest["fused"] and all(k in kinds and _dt.from_name(d) for k, d in manifest["fused"])
+    assert manifest["fused"] and all(k in kinds and _dt.from_name(d) for k, d, _ in manifest["fused"])
+    order = [f for *_, f in manifest["fused"]] + [spec["first"] for spec in manifest["models"]]
+    assert sorted(order) == list(range(len(order)))  # one order over both, as first runs met them
 
 
 def test_a_manifest_spec_names_the_model_the_engine_looks_up(empty_library):

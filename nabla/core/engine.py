@@ -487,6 +487,7 @@ class Engine(TraceLowering, ModelStore):
         if graphs is None:
             graphs = entry.static_graphs = {}
         graph = graphs.get(shapes)
+        reused = graph is not None
         if graph is None:  # building a MAX graph costs more than interpreting a small one: keep it
             graph = graphs[shapes] = build(False)
             if len(graphs) > 8:
@@ -502,9 +503,13 @@ class Engine(TraceLowering, ModelStore):
         except RealizationError:
             raise
         except Exception as e:  # MAX's verifier or a kernel rejected what Nabla's checks let through
+            graphs.pop(shapes, None)
+            if reused:  # MAX's executor may rewrite a module it ran and asks for fresh ones: build it again
+                return self._interpret(entry, build, shapes, buffers)
+            reason = (str(e).strip().splitlines() or [""])[0][:300]
             raise RealizationError(
                 "nabla: MAX rejected a trace that passed Nabla's checks; this is a bug in Nabla "
-                f"(ops: {entry.op_names})") from e
+                f"(ops: {entry.op_names}; MAX: {type(e).__name__}: {reason})") from e
 
     def write_back(self, outputs, results) -> None:
         """Results computed outside the engine (``nabla.compile``'s models) become the outputs'

@@ -111,8 +111,8 @@ class ArgReduceOp(Operation):
         from max.graph import ops
 
 
-        if int(x.shape[axis]) == 1:  # MAX's verifier rejects arg_max over an axis of one
-            shape = [int(d) for d in x.shape]
+        if _is_one(x.shape[axis]):  # MAX's verifier rejects arg_max over an axis of one
+            shape = list(x.shape)
             if not keepdims:
                 del shape[axis]
             return L.broadcast_to(ops.constant(0, DType.int64, x.device), shape)
@@ -133,6 +133,13 @@ class ArgReduceOp(Operation):
             out = getattr(ops, self.max_fn)(x, axis=axis)
         out = ops.cast(out, DType.int64)
         return out if keepdims else ops.squeeze(out, axis)
+
+
+def _is_one(dim) -> bool:
+    """Whether a MAX dim is the static size 1 (symbolic dims stand for sizes of 3 and more)."""
+    from max.graph.dim import StaticDim
+
+    return isinstance(dim, StaticDim) and int(dim) == 1
 
 
 class CumsumOp(Operation):
