@@ -30,6 +30,9 @@ MANIFEST = Path(__file__).with_name("first_run.json")
 #: single-op models per bundle (MAX's cost per compile is nearly all fixed), and kernel models
 #: (each a large compile of its own)
 BUNDLE, BUNDLE_KERNELS = 12, 3
+#: MAX ops whose single-op models cost as much as a kernel's (matmul: 40-60 s of a bundle's
+#: compile, where other ops cost 1-3 s): bundled with the kernels, so light bundles land sooner
+HEAVY = frozenset({"matmul"})
 #: the fused kernel's models per bundle (the first ones are what nearly every script waits for)
 FUSED_BUNDLE = int(os.environ.get("NABLA_FIRST_RUN_FUSED_BUNDLE", "2"))
 
@@ -83,7 +86,8 @@ def parts(engine) -> list[Part]:
     for spec in manifest.get("models", []):
         name = spec_name(spec)
         if name is not None and not engine.named_model_known(name):
-            (kernels if spec.get("reuse") == 0 else others).append({**spec, "name": name})
+            heavy = spec.get("reuse") == 0 or spec["op"] in HEAVY
+            (kernels if heavy else others).append({**spec, "name": name})
     for group, size in ((kernels, BUNDLE_KERNELS), (others, BUNDLE)):
         for at in range(0, len(group), size):
             members = group[at:at + size]
