@@ -150,7 +150,8 @@ class Build:
             if not answer:  # the worker is gone: nothing more goes to it
                 break
         try:
-            proc.stdin.close()
+            proc.stdin.close()  # the worker's loop ends: it exits, and is reaped here
+            proc.wait()
         except OSError:
             pass
 
