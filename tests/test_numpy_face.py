@@ -1026,3 +1026,19 @@ def test_clip_bounds_an_integer_dtype_cannot_hold():
         got, want = fnp.clip(fnp.asarray(a), lo, hi), numpy.clip(a, lo, hi)
         assert got.dtype == want.dtype
         numpy.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_complex_values_order_as_numpys_do():
+    """``<``, ``<=``, ``>``, ``>=`` on complex values: NumPy's lexicographic order (real parts, then
+    imaginary parts on a tie; a NaN anywhere gives False), against arrays and Python scalars."""
+    vals = numpy.array([1 + 2j, 2 - 1j, 2 + 0j, 2 + 3j, numpy.nan + 0j, 1 + numpy.nan * 1j, 3 + 0j,
+                        -numpy.inf + 1j, numpy.inf - 1j, 2 + numpy.nan * 1j])
+    for dt in ("complex128", "complex64"):
+        a = vals.astype(dt)
+        for other in (2, 2 + 1j, a[::-1]):
+            for op in ("less", "less_equal", "greater", "greater_equal"):
+                with numpy.errstate(invalid="ignore"):
+                    want = getattr(numpy, op)(a, other)
+                got = getattr(fnp, op)(fnp.asarray(a), fnp.asarray(other) if isinstance(other, numpy.ndarray) else other)
+                assert got.dtype == bool
+                numpy.testing.assert_array_equal(numpy.asarray(got), want)

@@ -337,6 +337,17 @@ def cnot_equal(a, b):
     return ops.logical_not(cequal(a, b))
 
 
+def _ordered(tie):
+    """NumPy's order of complex values (its CGT / CGE): real parts first, imaginary parts on a tie
+    (``tie``: greater or greater_equal); a NaN imaginary part makes the real parts' order false."""
+    def greater(a, b):
+        ar, ai, br, bi = re(a), im(a), re(b), im(b)
+        numbers = ops.logical_not(ops.logical_or(ops.is_nan(ai), ops.is_nan(bi)))
+        return ops.logical_or(ops.logical_and(ops.greater(ar, br), numbers),
+                              ops.logical_and(ops.equal(ar, br), tie(ai, bi)))
+    return greater
+
+
 def cpow(a, b):
     return cexp(cmul(b, clog(a)))
 
@@ -357,4 +368,7 @@ COMPLEX_UNARY = {
 COMPLEX_BINARY = {
     "add": ops.add, "subtract": ops.sub, "multiply": cmul, "divide": cdiv, "equal": cequal,
     "not_equal": cnot_equal, "pow": cpow,
+    # less and less_equal are greater and greater_equal with their operands swapped
+    "greater": _ordered(ops.greater), "greater_equal": _ordered(ops.greater_equal),
+    "less": _ordered(ops.greater), "less_equal": _ordered(ops.greater_equal),
 }
