@@ -128,6 +128,12 @@ class Engine(TraceLowering, ModelStore):
     #: core names no op, so it asks this hook for a program and the model that runs it
     first_sight = None
 
+    def being_built(self, name: str):
+        """The Future of the named model while other processes build it for this one (a cold
+        machine's first-run build: ``nabla.ops.first_run.pending``, installed by ``nabla.ops``);
+        None when none does."""
+        return None
+
     def __init__(self):
         self.stats = EngineStats()
         self._cache: collections.OrderedDict[tuple, _Entry] = collections.OrderedDict()

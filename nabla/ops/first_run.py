@@ -34,11 +34,11 @@ BUNDLE, BUNDLE_KERNELS = 12, 3
 #: compile, where other ops cost 1-3 s): bundled with the kernels, so light bundles land sooner
 HEAVY = frozenset({"matmul"})
 #: the fused kernel's models per bundle (the first ones are what nearly every script waits for)
-FUSED_BUNDLE = int(os.environ.get("NABLA_FIRST_RUN_FUSED_BUNDLE", "2"))
+FUSED_BUNDLE = 2
 
 
 class Part:
-    """One worker's unit: a fused kernel model, or a bundle of single-op models."""
+    """One worker's unit: a bundle of the fused kernel's models, or of single-op models."""
 
     __slots__ = ("index", "task", "names", "future", "seconds")
 
@@ -69,8 +69,7 @@ def spec_name(spec: dict) -> str | None:
 
 
 def parts(engine) -> list[Part]:
-    """The manifest's models this machine lacks, as parts in the order first runs meet them: the
-    fused kernel's models first (nearly every script needs them), then bundles."""
+    """The manifest's models this machine lacks, as bundles in the order first runs meet them."""
     try:
         manifest = json.loads(MANIFEST.read_text())
     except (OSError, ValueError):

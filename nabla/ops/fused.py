@@ -174,14 +174,12 @@ def model_name(kind: str, dtype) -> str:
 
 
 def _request(engine, kind: str, dtype):
-    from . import first_run
-
     name = model_name(kind, dtype)
     if (kind, dtype.name) not in REQUESTED:
         from .standalone import _MET_ORDER
 
         REQUESTED[(kind, dtype.name)] = next(_MET_ORDER)  # (one order with the single-op models met)
-    building = first_run.pending(engine, name)  # a cold machine's first-run build is making it
+    building = engine.being_built(name)  # a cold machine's first-run build is making it
     return building if building is not None else engine.named_model(name, lambda: _graph(dtype, kind))
 
 

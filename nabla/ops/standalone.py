@@ -23,7 +23,6 @@ import os
 from ..core.trace_lowering import hashable_params, symbolic_dims
 from ..core.models import execute
 from ..core.interpreter import families_loaded
-from . import first_run
 
 
 class KernelPlan:
@@ -245,7 +244,7 @@ def split(engine, order, outputs, runs_elsewhere=lambda node, results: False):
             continue  # the fused kernel takes it alone: no model to ask for
         picks = _model_picks(n, tuple(v.index for v in used[id(n)]))
         name, kwargs, dims, _ = _signature(n, picks)
-        if not engine.named_model_known(name) and first_run.pending(engine, name) is None:
+        if not engine.named_model_known(name) and engine.being_built(name) is None:
             missing.append((name, n, kwargs, dims, picks))  # (a known one loads when its stage runs)
     if missing and (len(missing) == len(units) or families_loaded()):
         for name, n, kwargs, dims, picks in missing:  # the whole trace is interpreted: its nodes' models
@@ -337,7 +336,7 @@ def model(engine, plan_: KernelPlan):
         return None
     found = engine.named_model(plan_.name, plan_.graph, compile=False)
     if found is None:
-        building = first_run.pending(engine, plan_.name)  # a cold machine's first-run build makes it
+        building = engine.being_built(plan_.name)  # a cold machine's first-run build makes it
         if building is not None:
             return building
         _want(plan_.name, plan_.spec())
