@@ -2,7 +2,7 @@
 
     python -m bench.bench_core [--quick]
 
-Prints a Markdown table of times and ratios (Nabla / peer). Targets are from issue #2.
+Prints a Markdown table of times and ratios (Nabla / peer). Targets are the core's (bench/RESULTS.md).
 """
 
 from __future__ import annotations

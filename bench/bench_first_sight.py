@@ -4,7 +4,7 @@
 
 Each figure runs in its own new Python process with an empty Nabla disk cache (the MAX
 interpreter's cache stays as the machine has it), so every structure is new to Nabla. Figures
-of issue #12; prints Markdown rows.
+prints Markdown rows.
 """
 
 from __future__ import annotations

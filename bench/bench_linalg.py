@@ -1,4 +1,4 @@
-"""linalg against NumPy (LAPACK), JAX (jit) and PyTorch, side by side in one process (issue #14).
+"""linalg against NumPy (LAPACK), JAX (jit) and PyTorch, side by side in one process.
 
     python -m bench.bench_linalg [WORD]   (WORD: only the figures whose name holds it, e.g. svd)
 

@@ -4,7 +4,7 @@
     python -m bench.bench_numpy             # the script, fresh processes
     python -m bench.bench_numpy --kernels   # the sort and random kernels' steady state
 
-Figure of issue #16: wall time including import, target <= 2x NumPy. Prints Markdown rows.
+The figure: wall time including import, target <= 2x NumPy. Prints Markdown rows.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
     python -m bench.bench_sharding
 
-Issue #17's figures: an MLP training step (forward, grad, SGD update; the step compiled by
+The figures: an MLP training step (forward, grad, SGD update; the step compiled by
 ``nabla.compile``) on data-parallel meshes of 2 and 4 simulated devices against the unsharded step,
 and the cost of recording one op on a 4-device mesh against an unsharded op; for reference, the small
 step on a mesh of 2 distinct (virtual CPU) devices, run by MAX's interpreter with MAX's collectives.

@@ -2,7 +2,7 @@
 
     python -m bench.bench_threads
 
-Issue #13's figures: 4 threads x 200 independent small expressions, and 2 threads x a 10M-element
+The figures: 4 threads x 200 independent small expressions, and 2 threads x a 10M-element
 reduction, each against the same work done serially in one thread; plus resident memory as a
 process compiles many distinct structures (``--memory N``), and where that growth comes from:
 MAX alone loading N distinct compiled models from Nabla's disk cache and dropping each, then the

@@ -288,7 +288,7 @@ def _kernel_ms(torch, fn, sync, repeat=10) -> dict:
 
 
 def fft_timings() -> list[dict]:
-    """Issue #15's four figures on the GPU (and a small batch), Nabla against PyTorch's cuFFT,
+    """The FFT's four figures on the GPU (and a small batch), Nabla against PyTorch's cuFFT,
     medians of 20; each call's kernels' device time; an elementwise op of the same size for what
     a call costs besides its kernels."""
     rows = []

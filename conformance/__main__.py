@@ -135,7 +135,7 @@ def main(argv=None) -> int:
            "--json-report", f"--json-report-file={report_file}", f"--xfails-file={_xfail_ids()}",
            "-p", "no:cacheprovider", "-p", "conformance.plugin", "-q",
            # Hypothesis' 800 ms deadline times a first sight as much as conformance; --keep-deadline
-           # runs the suite as shipped (issue #12: no example may take that long)
+           # runs the suite as shipped (no example may take that long)
            *([] if args.keep_deadline else ["--hypothesis-disable-deadline"]), *extra]
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=suite, env=env)
