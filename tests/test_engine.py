@@ -488,3 +488,25 @@ def test_a_graph_maxs_interpreter_rejects_on_reuse_is_built_again(monkeypatch, s
     monkeypatch.setattr(engine, "_interpreter", Rejects())
     with pytest.raises(nb.core.models.RealizationError, match="MAX: RuntimeError: verifier: operand types differ"):
         (nb.asarray(data) / 7.25 + 0.5).numpy()
+
+
+def test_a_trace_of_concats_lowers_with_its_sizes():
+    """``pad`` of a 2-d array is two concats in one trace: after the first, MAX sees a row count
+    ``d1 + d3 + 1`` it cannot match with the ``d0`` of the same value, so such a trace keeps its
+    sizes (its symbolic lowering must not fail, and its values are NumPy's)."""
+    from nabla.core.graph import GRAPH
+    import nabla.numpy as fnp
+
+    a = np.arange(20, dtype=np.uint8).reshape(4, 5)
+    out = fnp.pad(fnp.asarray(a), (1, 3))
+    values = [v for v in out._impl._values if v.node is not None]
+    GRAPH.engine.lower(values, symbolic=True)
+    np.testing.assert_array_equal(np.asarray(out), np.pad(a, (1, 3)))
+
+
+def test_one_single_op_model_serves_a_concat_of_every_size(empty_library):
+    for first, second in (((3, 4), (5, 4)), ((6, 4), (7, 4)), ((40, 9), (3, 9))):
+        x, y = np.ones(first), np.zeros(second)
+        np.testing.assert_array_equal(nb.concat([nb.asarray(x), nb.asarray(y)], axis=0).numpy(),
+                                      np.concatenate([x, y]))
+    assert [spec["op"] for spec in empty_library._WANTED.values()] == ["concat"]

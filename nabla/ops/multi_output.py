@@ -39,7 +39,15 @@ class ConcatOp(Operation):
 
     name = "concat"
     supports_complex = True
-    shape_polymorphic = True  # (dims equal across operands share a symbol: see ``symbolic_dims``)
+
+    def standalone_form(self, kwargs, shapes):
+        """Alone on a single-op model, one concat serves every size (equal sizes share a name). Not
+        in whole traces: after a concat of ``d1``, ``d3`` and 1 rows, MAX cannot tell that sum from a
+        ``d0`` of the same value (``pad`` of a 2-d array is two such concats)."""
+        from ..core.trace_lowering import symbolic_dims
+
+        sizes: dict = {}
+        return kwargs, [symbolic_dims(s, sizes) for s in shapes], None
 
     def abstract_eval(self, xs, *, axis):
         first = xs[0]

@@ -164,8 +164,9 @@ def _signature(node, picks: tuple):
         dims = [list(symbolic_dims(s, sizes) if node.op.shape_polymorphic else s) for s in shapes]
     else:
         kwargs, dims, views = form
+    dims = [list(d) for d in dims]  # (named as a spec writes them: ``first_run.spec_name`` names them again)
     name = _name(node.op, kwargs, [v.dtype.name for v in node.inputs], dims, picks, _layout(node))
-    return name, kwargs, [list(d) for d in dims], views
+    return name, kwargs, dims, views
 
 
 def _name(op, kwargs: dict, dtypes: list, dims: list, picks, layout) -> str:
