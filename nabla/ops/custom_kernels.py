@@ -22,7 +22,8 @@ from ..core.operation import Operation
 
 KERNEL_DIR = Path(__file__).with_name("kernels")
 #: package -> the Python files that declare and stage its kernels (part of its digest)
-PACKAGES = {"core": ("custom_kernels.py", "fused.py", "fused_program.py", "fused_layouts.py"),
+PACKAGES = {"core": ("custom_kernels.py", "fused.py", "fused_program.py", "fused_layouts.py", "fused_codes.py",
+                     "fused_reads.py", "fused_stages.py"),
             "bits": ("custom_kernels.py",),
             "linalg": ("custom_kernels.py", "factorizations.py", "spectral.py"),
             "fft": ("custom_kernels.py", "fourier.py"),
@@ -109,11 +110,11 @@ def sign_bit(x):
 
 
 @functools.cache
-def fused_kernel(kind: str):
+def fused_kernel(kind: str, registers: DType):
     """The fused evaluator (kernels/core/fused.mojo) as the model ``kind`` runs it: program,
     constants and four data slots in; out the values (map), their reduction over one run of axes
     (reduce; count: a sum of 1 / 0 as int64) or their running sum (scan). ``size`` carries the
-    output's size."""
+    output's size; ``registers`` is the dtype the program computes in."""
     from max.experimental import custom
 
     T = custom.DTypeVar("T")
@@ -125,6 +126,7 @@ def fused_kernel(kind: str):
         "nabla_fused_" + ("reduce" if kind == "count" else kind),
         inputs=inputs,
         outputs=[custom.TemplateType(DType.int64 if kind == "count" else T, [m])],
+        parameters={"R": registers},
         custom_extensions=[kernel_library()],
     )
 

@@ -48,11 +48,10 @@ class Part:
         self.seconds = 0.0
 
 
-def _fused_name(kind: str, dtype_name: str) -> str:
-    from ..core import dtypes as _dt
+def _fused_name(kind: str, family: str) -> str:
     from .fused import model_name
 
-    return model_name(kind, _dt.from_name(dtype_name))
+    return model_name(kind, family)
 
 
 def spec_name(spec: dict) -> str | None:
@@ -252,7 +251,6 @@ def start(engine, workers: int | None = None) -> Build | None:
 
 def _work() -> None:
     """A worker: build the parts given on stdin, one JSON line each; answer ``done`` or ``failed``."""
-    from ..core import dtypes as _dt
     from ..core.graph import GRAPH
     from .standalone_compiler import _compile_bundle, compile_specs
 
@@ -261,7 +259,7 @@ def _work() -> None:
         task = json.loads(line)
         try:
             if "fused" in task:
-                members = [(_fused_name(kind, d), _fused_build(kind, _dt.from_name(d))) for kind, d in task["fused"]]
+                members = [(_fused_name(kind, f), _fused_build(kind, f)) for kind, f in task["fused"]]
                 _compile_bundle(engine, engine.kernel_disk, members)
                 ok = all(engine.named_model_known(name) for name, _ in members)
             else:
@@ -272,10 +270,10 @@ def _work() -> None:
             print("failed", task["index"], type(e).__name__, flush=True)
 
 
-def _fused_build(kind, dtype):
+def _fused_build(kind, family):
     from .fused import _graph
 
-    return lambda graph_name=None, module=None: _graph(dtype, kind, graph_name, module)
+    return lambda graph_name=None, module=None: _graph(family, kind, graph_name, module)
 
 
 def _record_at_exit(path: str) -> None:

@@ -2,7 +2,7 @@
 
 A trace of elementwise float ops, views of its inputs (basic slices, transposes, broadcasts,
 reshapes), constants and at most one reduction over one run of axes at its end is written as a
-small program (``fused_program.py``) for ``kernels/core/fused.mojo`` and run by a compiled model that
+small program (``fused_program.py``; tables in ``fused_codes.py``) for ``kernels/core/fused.mojo`` and run by a compiled model that
 serves every such trace: fused, in cache-sized blocks, on all CPU cores, with no per-structure
 compile. Traces whose reductions feed more work run in stages. The models (map and reduce, per
 float dtype) are compiled once per machine, in the background at low priority, into the
@@ -21,8 +21,9 @@ import numpy as np
 
 from ..core import dtypes as _dt
 from ..core.models import execute
-from .fused_program import (BINARY_CODES, BYTES, REDUCE_CODES, SLOTS, UNARY_CODES, constant_bits,  # noqa: F401
-                             contiguous_view, deferrable, fits_alone, stages, write)
+from .fused_codes import BYTES, SLOTS, UNARY_CODES, constant_bits
+from .fused_program import contiguous_view, write
+from .fused_stages import deferrable, fits_alone, stages
 
 
 class Plan:
@@ -31,7 +32,7 @@ class Plan:
     __slots__ = ("dtype", "program", "_buffers", "model")
 
     def __init__(self, dtype, program):
-        self.dtype, self.program = dtype, program
+        self.dtype, self.program = dtype, program  # (dtype: of the data slots; BYTES: coded)
         self._buffers = self.model = None  # (model: the kernel's, once it has landed)
 
     @property
@@ -52,25 +53,26 @@ class Plan:
         from max import driver
 
         p = self.program
-        ints = self.dtype is BYTES
+        coded = self.dtype is BYTES
         if self._buffers is None:
             stand_in = driver.Buffer.from_numpy(np.zeros(1, self.dtype.numpy_dtype))
-            out_bytes = p.size * (p.out_dtype.itemsize if ints else 1)
+            out_bytes = p.size * (p.out_dtype.itemsize if coded else 1)
             self._buffers = (driver.Buffer.from_numpy(p.program), driver.Buffer.from_numpy(p.consts),
                              stand_in, driver.Buffer.from_numpy(np.zeros(out_bytes, np.uint8)))
         prog, consts, stand_in, size = self._buffers
         # this run's constants and one-element inputs, where their bits differ (-0.0, NaN)
-        changed = self._changed(leaf_buffers, values, ints) if p.lifted_leaves or (values and p.lifted) else ()
+        changed = self._changed(leaf_buffers, values, p.registers is _dt.int64) \
+            if p.lifted_leaves or (values and p.lifted) else ()
         if changed:
             fresh = p.consts.copy()  # not written in place: other threads may run this plan
             for at, v in changed:
                 fresh[at] = v
             consts = driver.Buffer.from_numpy(fresh)
-        data = [(_bytes if ints else _flat)(leaf_buffers[k]) for k in p.slots]
+        data = [(_bytes if coded else _flat)(leaf_buffers[k]) for k in p.slots]
         data += [stand_in] * (SLOTS - len(data))
         return [prog, consts, *data, size]
 
-    def _changed(self, leaf_buffers, values, ints) -> list:
+    def _changed(self, leaf_buffers, values, ints: bool) -> list:
         """(index in consts, bits) of this run's scalar constants and one-element inputs whose bits
         differ from the program's table (-0.0 and NaN included)."""
         p = self.program
@@ -98,7 +100,7 @@ def _flat(buf):
 
 
 def _bytes(buf):
-    """An integer or bool buffer as the integer family's kernels take it: its bytes."""
+    """A buffer as the coded families' kernels take it: its bytes."""
     return buf.view(BYTES.max_dtype, (math.prod(buf.shape) * buf.dtype.size_in_bytes,))
 
 
@@ -153,7 +155,7 @@ class FusedPath:
             return True  # (no model: the input's buffer is the result)
         if plan_.model is not None:
             return plan_.model
-        model = _request(engine, plan_.kind, plan_.dtype)
+        model = _request(engine, plan_.kind, family_name(plan_.dtype, plan_.program.registers))
         if isinstance(model, Future) and not _FINISH_AT_EXIT:
             _FINISH_AT_EXIT.append(atexit.register(_finish_elsewhere, engine))
         elif model is not None and not isinstance(model, Future):
@@ -161,43 +163,56 @@ class FusedPath:
         return model
 
     @staticmethod
-    def prepare(engine, dtypes=(_dt.float32,), kinds=("map", "reduce")) -> list:
-        """Ask for the models of ``kinds`` for ``dtypes`` now (a cold machine's first realization
+    def prepare(engine, families=("float32",), kinds=("map", "reduce")) -> list:
+        """Ask for the models of ``kinds`` for ``families`` now (a cold machine's first realization
         asks for the default float's map and reduce); their models, or the Futures of their compiles."""
-        return [_request(engine, kind, d) for kind in kinds for d in dtypes]
+        return [_request(engine, kind, f) for kind in kinds for f in families]
 
 
-def model_name(kind: str, dtype) -> str:
+def family_name(dtype, registers) -> str:
+    """A family's name: its float dtype, ``uint8`` (the integer family: bytes) or ``coded_<float>``."""
+    return f"coded_{registers.name}" if dtype is BYTES and registers.is_floating else dtype.name
+
+
+def family(name: str):
+    """(data dtype, registers' dtype) of the family ``name``."""
+    if name.startswith("coded_"):
+        return BYTES, _dt.from_name(name[len("coded_"):])
+    dtype = _dt.from_name(name)
+    return dtype, (_dt.int64 if dtype is BYTES else dtype)
+
+
+def model_name(kind: str, family_: str) -> str:
     from .custom_kernels import kernel_digest
 
-    return f"fused-{kind}-{dtype.name}-{kernel_digest()}"
+    return f"fused-{kind}-{family_}-{kernel_digest()}"
 
 
-def _request(engine, kind: str, dtype):
-    name = model_name(kind, dtype)
-    if (kind, dtype.name) not in REQUESTED:
+def _request(engine, kind: str, family_: str):
+    name = model_name(kind, family_)
+    if (kind, family_) not in REQUESTED:
         from .standalone import _MET_ORDER
 
-        REQUESTED[(kind, dtype.name)] = next(_MET_ORDER)  # (one order with the single-op models met)
+        REQUESTED[(kind, family_)] = next(_MET_ORDER)  # (one order with the single-op models met)
     building = engine.being_built(name)  # a cold machine's first-run build is making it
-    return building if building is not None else engine.named_model(name, lambda: _graph(dtype, kind))
+    return building if building is not None else engine.named_model(name, lambda: _graph(family_, kind))
 
 
-#: (kind, dtype name) -> when this process first asked for that model (``nabla.build --record``)
+#: (kind, family name) -> when this process first asked for that model (``nabla.build --record``)
 REQUESTED: dict = {}
 
 
 def warm_fused_kernels(wait: bool = True) -> bool:
-    """Compile the fused kernel's ten models now (map, reduce, count and scan for both float
-    dtypes, map and reduce for the integer family; once per machine, later processes read them from
-    disk in milliseconds). Returns whether all are ready."""
+    """Compile the fused kernel's fourteen models now (map, reduce, count and scan for both float
+    dtypes, map and reduce for the integer family and for the coded floats; once per machine, later
+    processes read them from disk in milliseconds). Returns whether all are ready."""
     from ..core.graph import GRAPH
 
     engine = GRAPH.engine
 
     def prepare():
-        return FusedPath.prepare(engine, (_dt.float32, _dt.float64), ("map", "reduce", "count", "scan")) + \
-            FusedPath.prepare(engine, (BYTES,), ("map", "reduce"))
+        return FusedPath.prepare(engine, ("float32", "float64"), ("map", "reduce", "count", "scan")) + \
+            FusedPath.prepare(engine, ("uint8", "coded_float32", "coded_float64"), ("map", "reduce"))
 
     def ready(models):
         return all(m is not None and not isinstance(m, Future) for m in models)
@@ -209,18 +224,19 @@ def warm_fused_kernels(wait: bool = True) -> bool:
     return ready(models)
 
 
-def _graph(dtype, kind: str, graph_name=None, module=None):
+def _graph(family_: str, kind: str, graph_name=None, module=None):
     from max.dtype import DType
     from max.graph import DeviceRef, Graph, TensorType
 
     from .custom_kernels import fused_kernel
 
+    dtype, registers = family(family_)
     cpu = DeviceRef.CPU()
     types = [TensorType(DType.int32, ["p"], cpu), TensorType(DType.float64, ["c"], cpu)]
     types += [TensorType(dtype.max_dtype, [f"n{k}"], cpu) for k in range(SLOTS)]
     types.append(TensorType(DType.uint8, ["m"], cpu))
     with Graph(graph_name or f"nabla_fused_{kind}", input_types=types, module=module) as g:
-        g.output(fused_kernel(kind)(*[v.tensor for v in g.inputs]))
+        g.output(fused_kernel(kind, registers.max_dtype)(*[v.tensor for v in g.inputs]))
     return g
 
 

@@ -1,6 +1,6 @@
 """Where the fused kernel's registers read their values: strided layouts (NumPy's view model: an
 offset and a (size, stride) per axis) of the trace's inputs, spread to the trace's full shape, and
-the (outer, r, inner) view of a reduction over one run of axes. Used by ``fused_program.py``."""
+the (outer, r, inner) view of a reduction over one run of axes. Used by ``fused_program.py`` and ``fused_reads.py``."""
 
 from __future__ import annotations
 
@@ -14,12 +14,16 @@ class Unfit(Exception):
 _Unfit = Unfit
 
 
-def _layouts(body, result, full, ref, alias, views, node_ids, view_of) -> dict:
+#: the most parts a stack (a concat of one-step parts) is written for: each holds a register
+_STACK_PARTS = 8
+
+
+def _layouts(body, result, full, ref, alias, views, node_ids, view_of, contexts=None) -> dict:
     """The layout each loaded value is read with: registers hold values spread to the trace's full
     shape, so a value smaller than the trace takes the shape of the full-size result it is
     broadcast into (its context), from its consumers back to the inputs it is computed from.
     Returns vid -> layout (None: read in order). Raises _Unfit where a value would need two
-    layouts."""
+    layouts. ``contexts`` (given): filled with node -> (context, the shape it sees the node's value in)."""
     shape_of: dict[int, tuple] = {}  # node index -> its output's shape (from the values that use it)
     for v in [u for n in body for u in n.inputs] + [result]:
         if v.node is not None and id(v.node) in node_ids:
@@ -42,7 +46,12 @@ def _layouts(body, result, full, ref, alias, views, node_ids, view_of) -> dict:
             continue
         own = shape_of[i]
         ctx, view = (own, own) if math.prod(own) == full else context.get(i, (None, None))
-        for v in body[i].inputs:
+        take = body[i].op.name == "take"
+        if body[i].op.name == "concat" and not _is_stack(body[i]):
+            continue  # (its parts: gathered through their own views, or fills)
+        for k, v in enumerate(body[i].inputs):
+            if take and k == 0:
+                continue  # (the rows a take reads: through their own view, by the gather)
             size = math.prod(v.shape)
             src = ref(v)
             loaded = src < 0 or src in views
@@ -53,7 +62,10 @@ def _layouts(body, result, full, ref, alias, views, node_ids, view_of) -> dict:
             if ctx is None:
                 raise _Unfit
             rank = len(ctx)
-            if _padded(view, rank) == _padded(own, rank):
+            if take:  # a take's indices stand for its axis in its result's shape: spread over the others
+                axis = body[i].kwargs.get("axis", 0)
+                seen = (1,) * axis + tuple(v.shape) + (1,) * (len(body[i].inputs[0].shape) - axis - 1)
+            elif _padded(view, rank) == _padded(own, rank):
                 seen = tuple(v.shape)
             elif tuple(v.shape) == own:  # an elementwise input of a value seen reshaped
                 seen = view
@@ -66,7 +78,17 @@ def _layouts(body, result, full, ref, alias, views, node_ids, view_of) -> dict:
             known = context.setdefault(src, (ctx, seen))
             if (_padded(known[0], rank), _padded(known[1], rank)) != mine:
                 raise _Unfit
+    if contexts is not None:
+        contexts.update(context)
     return loads
+
+
+def _is_stack(n) -> bool:
+    """Whether ``n`` is a concat the kernel writes as a stack: parts each one step along its axis."""
+    if n.op.name != "concat":
+        return False
+    axis, parts = n.kwargs["axis"], n.inputs
+    return 1 < len(parts) <= _STACK_PARTS and all(v.shape[axis] == 1 for v in parts)
 
 
 def _layout(view, ctx, full):

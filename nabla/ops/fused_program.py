@@ -6,10 +6,12 @@ strided layouts (NumPy's view model: an offset and a stride per axis), so basic 
 and broadcasts of an input cost no instruction and no copy. A trace whose reductions feed more
 work, or that has several results, is run in stages (``stages``).
 
-Two families: float traces (everything of one float dtype; the registers hold it) and integer
+Three families: float traces (everything of one float dtype; the registers hold it), integer
 traces (bool and every integer dtype, mixed: int64 registers, data passed as bytes and read and
 written through dtype codes, narrow results wrapped after each op as NumPy's arithmetic wraps;
-uint64 is int64's bits, so only the ops whose bits do not depend on the sign take it).
+uint64 is int64's bits, so only the ops whose bits do not depend on the sign take it) and coded
+float traces (float work of one float dtype whose inputs or result are of other dtypes: a
+comparison's bool result, casts, an integer input; float registers, data through dtype codes).
 """
 
 from __future__ import annotations
@@ -19,54 +21,12 @@ import math
 import numpy as np
 
 from ..core import dtypes as _dt
+from .fused_codes import (_AXIS_INDEX, _CONST, _GATHER, _INT_ONLY, _INT_UNARY, _LOAD, _ON_BOOLS, _ORDER_KEEPING,
+                          _REAL_IDENTITIES, _REGISTERS, _STRIDED, _WHERE, _WRAP, _WRAPPING, BINARY_CODES, BYTES, CODES,
+                          HEADER, INT_CODES, REDUCE_CODES, SLOTS, UNARY_CODES, _unsigned_order, constant_bits)
 from .fused_layouts import Unfit as _Unfit
-from .fused_layouts import _contiguous, _layout, _layouts, _reduced_run, _restride, _through
-
-#: op name -> opcode of kernels/core/fused.mojo
-UNARY_CODES = {
-    "negative": 10, "abs": 11, "square": 12, "reciprocal": 13, "exp": 14, "expm1": 15, "log": 16,
-    "log1p": 17, "sqrt": 18, "sin": 19, "cos": 20, "tanh": 21, "floor": 22, "ceil": 23, "trunc": 24,
-    "sign": 25, "isnan": 26, "isinf": 27, "isfinite": 28, "logical_not": 29, "positive": 30,
-    "bitwise_invert": 31, "signbit": 32,
-}
-BINARY_CODES = {
-    "add": 40, "subtract": 41, "multiply": 42, "divide": 43, "maximum": 44, "minimum": 45,
-    "equal": 46, "not_equal": 47, "greater": 48, "greater_equal": 49, "less": 50, "less_equal": 51,
-    "logical_and": 52, "logical_or": 53, "logical_xor": 54,
-    "bitwise_and": 55, "bitwise_or": 56, "bitwise_xor": 57,
-}
-#: on booleans the bitwise ops are the logical ones
-_ON_BOOLS = {"bitwise_and": "logical_and", "bitwise_or": "logical_or", "bitwise_xor": "logical_xor",
-             "bitwise_invert": "logical_not"}
-#: codes only the integer family runs (the float family: signbit only)
-_INT_ONLY = frozenset({"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert"})
-REDUCE_CODES = {"sum": 1, "mean": 2, "max": 3, "min": 4, "prod": 5}
-_LOAD, _CONST, _WHERE, _WRAP, _AXIS_INDEX = 0, 1, 60, 61, 62
-#: the most parts a stack (a concat of one-step parts) is written for: each holds a register
-_STACK_PARTS = 8
-#: the integer family's dtypes -> their codes in kernels/core/fused.mojo
-INT_CODES = {_dt.bool_: 0, _dt.int8: 1, _dt.int16: 2, _dt.int32: 3, _dt.int64: 4, _dt.uint8: 5, _dt.uint16: 6,
-             _dt.uint32: 7, _dt.uint64: 4}
-#: ops whose result on uint64 operands differs from their int64 bits' (order, magnitude): elsewhere
-_SIGNED_ONLY = frozenset({"abs", "sign", "maximum", "minimum", "greater", "greater_equal", "less", "less_equal",
-                          "max", "min"})
-#: what the integer family's programs take as data: bytes
-BYTES = _dt.uint8
-_INT_UNARY = frozenset({"negative", "abs", "square", "floor", "ceil", "trunc", "sign", "isnan", "isinf", "isfinite",
-                        "logical_not", "positive", "bitwise_invert"})
-#: integer ops whose results wrap to a narrow dtype
-_WRAPPING = frozenset({"negative", "abs", "square", "add", "subtract", "multiply", "bitwise_invert"})
-#: views that keep the elements' order: an alias in the program
-_ORDER_KEEPING = frozenset({"reshape", "expand_dims", "squeeze", "identity"})
-#: ops that are the identity on real values
-_REAL_IDENTITIES = frozenset({"conj", "real"})
-#: views an input's strided layout expresses
-_STRIDED = frozenset({"getitem", "permute_dims", "broadcast_to", "broadcast_physical"})
-SLOTS = 4
-_REGISTERS = 24
-#: n_instructions, result register, reduction (or scan) kind, reduced extent r, inner extent, output code,
-#: the reduced values' test (0 none, 2 ``> c``, 1 not ``> c``) and c's index in the constants
-HEADER = 8
+from .fused_layouts import _contiguous, _is_stack, _layout, _layouts, _reduced_run, _restride, _through
+from .fused_reads import _concat, _index_nodes, _iota_axis, _stack, _take
 
 
 class Program:
@@ -74,13 +34,14 @@ class Program:
     feeds each data slot, the reduction kind and the output's size."""
 
     __slots__ = ("program", "consts", "slots", "reduce", "size", "dtype", "count", "scan", "lifted", "out_dtype",
-                 "lifted_leaves", "test")
+                 "lifted_leaves", "test", "registers")
 
     def __init__(self, program, consts, slots, reduce, size, dtype, count, scan, lifted=(), out_dtype=None,
-                 lifted_leaves=()):
+                 lifted_leaves=(), registers=None):
         self.program, self.consts, self.slots, self.reduce, self.size = program, consts, slots, reduce, size
-        self.dtype = dtype  # of the inputs and the registers (BYTES: the integer family)
-        self.out_dtype = out_dtype or dtype  # the integer family's result dtype
+        self.dtype = dtype  # of the data slots (BYTES: read through dtype codes)
+        self.registers = registers or (_dt.int64 if dtype is BYTES else dtype)
+        self.out_dtype = out_dtype or dtype  # a coded program's result dtype
         self.count = count  # a sum of 1 / 0 whose result is int64
         self.scan = scan  # a running sum: 1 forward, 2 reverse
         self.lifted = lifted  # (trace position of a scalar constant, its index in consts): data per run
@@ -99,13 +60,22 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
     if test is not None:  # ``any``/``all``: the count, tested in the reduction's store
         out, order = test[1], order[:test[3]]
     last = order[-1]
-    ints = out.dtype in INT_CODES and all(leaf.dtype in INT_CODES for leaf in leaves)
+    ints = out.dtype in INT_CODES and all(leaf.dtype in INT_CODES for leaf in leaves) \
+        and not any(v.dtype.is_floating for n in order for v in n.inputs)  # (``i > 2.5``: float work)
     dtype = BYTES if ints else out.dtype
     count = not ints and out.dtype is _dt.int64 and last.op.name == "sum" and out.node is last \
         and _counts(last.inputs[0])
     if count:  # a count of true values: 1 / 0 in registers of the inputs' float dtype
         dtype = leaves[0].dtype if leaves and leaves[0].dtype in (_dt.float32, _dt.float64) else None
-    if dtype not in (_dt.float32, _dt.float64, BYTES) or (ints and last.op.name in ("mean", "cumulative_sum")):
+    registers = _dt.int64 if ints else dtype
+    if not ints and (dtype not in (_dt.float32, _dt.float64) or any(leaf.dtype is not dtype for leaf in leaves)):
+        # float work with inputs or a result of other dtypes: the coded float family
+        registers = None if count or test is not None or last.op.name in ("cumulative_sum", "matmul") \
+            else _coded_registers(order, out)
+        if registers is None or (last.op.name in REDUCE_CODES and out.dtype is not registers):
+            return None
+        dtype = BYTES
+    if ints and last.op.name in ("mean", "cumulative_sum"):
         return None
     reduce, rows, inner = 0, 1, 1
     result = out
@@ -118,7 +88,8 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
             return None
         rows, inner = split
         if rows == 0:  # a sum or product over nothing: its identity everywhere
-            return None if test is not None else _identity_fill(last.op.name, out, dtype)
+            return None if test is not None or registers.is_floating and dtype is BYTES \
+                else _identity_fill(last.op.name, out, dtype)
         if ints and _unsigned_order(last):
             return None
         reduce = REDUCE_CODES[last.op.name]
@@ -144,13 +115,13 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
     lift = frozenset(k for k, leaf in enumerate(leaves) if math.prod(leaf.shape) == 1 and leaf.device.is_host) \
         if len(leaves) > SLOTS else frozenset()
     if full == 0 or full >= 2 ** 31 or len(leaves) - len(lift) > SLOTS or \
-            any(leaf.dtype is not dtype and not ints for leaf in leaves):
+            any(leaf.dtype is not dtype and dtype is not BYTES for leaf in leaves):
         return None
     if test is not None and (not reduce or (not ints and (not count or math.prod(outputs[0].shape) != 1))):
         return None  # (the float family's count is int64 data: read as one bool only when it is one value)
     try:
         program = _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner, count, scan,
-                         _dt.bool_ if test is not None and ints else out.dtype, lift)
+                         _dt.bool_ if test is not None and ints else out.dtype, lift, registers)
         if test is not None:
             _add_test(program, test, node_ids[id(test[2])], ints)
         return program
@@ -182,7 +153,7 @@ def contiguous_view(order, leaves, outputs, node_ids, leaf_ids):
     return leaf, offset
 
 
-def _viewer(body, leaves, dtype, node_ids, leaf_ids, count=False, result=None):
+def _viewer(body, leaves, dtype, node_ids, leaf_ids, count=False, result=None, registers=None):
     """What the trace's views are: value ids (leaves -(k+1), node outputs by node index), with
     order-keeping views and free casts as aliases of their input and strided views of an input as
     loads of it. Returns (alias, views, ref, view_of)."""
@@ -212,7 +183,7 @@ def _viewer(body, leaves, dtype, node_ids, leaf_ids, count=False, result=None):
     for i, n in enumerate(body):
         if "complex_storage" in n.kwargs or "src_complex" in n.kwargs:
             raise _Unfit
-        if _is_alias(n, dtype) or (count and v_is(n, result)):
+        if _is_alias(n, dtype, registers, result is not None and v_is(n, result)) or (count and v_is(n, result)):
             alias[i] = ref(n.inputs[0])
         elif n.op.name in _STRIDED:
             found = view_of(n.inputs[0])
@@ -224,11 +195,15 @@ def _viewer(body, leaves, dtype, node_ids, leaf_ids, count=False, result=None):
 
 
 def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner, count, scan,
-           out_dtype, lift=frozenset()) -> Program:
-    alias, views, ref, view_of = _viewer(body, leaves, dtype, node_ids, leaf_ids, count, result)
-    ints = dtype is BYTES
+           out_dtype, lift=frozenset(), registers=None) -> Program:
+    registers = registers or (_dt.int64 if dtype is BYTES else dtype)
+    alias, views, ref, view_of = _viewer(body, leaves, dtype, node_ids, leaf_ids, count, result, registers)
+    ints = registers is _dt.int64
+    coded_float = dtype is BYTES and not ints
+    index = _index_nodes(body, ref, ref(result), alias) if registers.is_floating else frozenset()
     dtype_of = _dtypes(body, result, node_ids) if ints else {}
-    loads = _layouts(body, result, full, ref, alias, views, node_ids, view_of)
+    contexts: dict = {}
+    loads = _layouts(body, result, full, ref, alias, views, node_ids, view_of, contexts)
     uses: dict[int, int] = {}
     for i, n in enumerate(body):
         for v in n.inputs:
@@ -263,7 +238,8 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
             at = len(consts) + 1
             consts.extend(layout)
         r = reg_of[vid] = free.pop()
-        instructions.append((_LOAD, r, slot, at, INT_CODES[leaves[leaf].dtype] if ints else 0))
+        instructions.append((_LOAD, r, slot, at, CODES[leaves[leaf].dtype] if coded_float else
+                             INT_CODES[leaves[leaf].dtype] if ints else 0))
         return r
 
     for i, n in enumerate(body):
@@ -276,15 +252,20 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
         name = n.op.name
         if name in _ON_BOOLS and all(v.dtype is _dt.bool_ for v in n.inputs):
             name = _ON_BOOLS[name]
-        elif name in _INT_ONLY and not ints:
+        elif name in _INT_ONLY and not ints and not (i in index and name in ("floor_divide", "remainder")):
             raise _Unfit
+        if coded_float and name not in ("astype", "take") and i not in index \
+                and any(v.dtype is not registers and v.dtype is not _dt.bool_ for v in n.inputs):
+            raise _Unfit  # (integer work: the integer family's, run first as a stage)
         if name == "concat":
-            _stack(n, i, result, ints, register, ref, uses, free, reg_of, instructions, consts)
+            if _is_stack(n):
+                _stack(n, i, result, ints, register, ref, uses, free, reg_of, instructions, consts)
+            else:
+                _concat(n, i, result, ints, register, ref, uses, free, reg_of, instructions, consts,
+                        (view_of, lift, slot_of, registers, coded_float, leaves))
             continue
-        if name == "iota":  # positions: the element's own index, where the trace's shape is iota's
-            if tuple(n.kwargs["shape"]) != tuple(result.shape):
-                raise _Unfit  # (broadcast or reshaped, its values no longer follow the element order)
-            args, code = (), (_AXIS_INDEX, 1, full)
+        if name == "iota":  # positions: the element's index along the axis the trace sees iota on
+            args, code = (), (_AXIS_INDEX, *_iota_axis(n, contexts.get(i), result, full))
         elif name in ("constant", "full"):  # a fill (full) is the same value everywhere, whatever its shape
             value = n.kwargs["value"]
             if isinstance(value, complex):
@@ -300,6 +281,12 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
             if target not in INT_CODES:
                 raise _Unfit
             args, code = n.inputs, (_WRAP, INT_CODES[target])
+        elif coded_float and name == "astype" and n.kwargs.get("dtype") is _dt.bool_:  # nonzero: 1 / 0
+            args, code = n.inputs, (UNARY_CODES["logical_not"], UNARY_CODES["logical_not"])
+        elif registers.is_floating and name == "astype" and i in index:  # an index's integer cast: its value
+            args, code = n.inputs, (UNARY_CODES["positive"],)
+        elif name == "take":
+            args, code = n.inputs[1:], _take(n, result, consts, (view_of, lift, slot_of, registers, coded_float, leaves))
         elif name in UNARY_CODES:
             args, code = n.inputs, (UNARY_CODES[name],)
         elif name in BINARY_CODES:
@@ -323,62 +310,31 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
             instructions.append((_AXIS_INDEX, dst, code[1], code[2], 0))
         elif code[0] == _WRAP:
             instructions.append((_WRAP, dst, regs_in[0], code[1], 0))
+        elif code[0] == _GATHER:
+            instructions.append((_GATHER, dst, code[1], regs_in[0], code[2]))
         else:
             instructions.append((code[0], dst, *(regs_in + [0, 0, 0])[:3]))
+            if len(code) == 2:  # (a second unary op on the result)
+                instructions.append((code[1], dst, dst, 0, 0))
             narrow = dtype_of.get(i)
             if name in _WRAPPING and narrow is not None and INT_CODES[narrow] != INT_CODES[_dt.int64]:
                 instructions.append((_WRAP, dst, dst, INT_CODES[narrow], 0))
     result_register = register(final)
     size = full // rows if reduce else full
     return _program(instructions, result_register, reduce or scan, rows, inner, consts, slot_of, reduce, size,
-                    dtype, count, scan, tuple(lifted), out_dtype, tuple(lifted_at.items()))
+                    dtype, count, scan, tuple(lifted), out_dtype, tuple(lifted_at.items()), registers)
 
 
 def _program(instructions, result_register, kind, rows, inner, consts, slot_of, reduce, size, dtype, count=False,
-             scan=0, lifted=(), out_dtype=None, lifted_leaves=()) -> Program:
+             scan=0, lifted=(), out_dtype=None, lifted_leaves=(), registers=None) -> Program:
     """The instructions packed behind their header, the data slots in the order they were given."""
     program = np.zeros(HEADER + 5 * len(instructions), np.int32)
-    out_code = INT_CODES[out_dtype] if dtype is BYTES else 0
+    out_code = (INT_CODES if registers in (None, _dt.int64) else CODES)[out_dtype] if dtype is BYTES else 0
     program[:HEADER] = (len(instructions), result_register, kind, rows, inner, out_code, 0, 0)
     program[HEADER:] = np.asarray(instructions, np.int32).reshape(-1)
     slots = [leaf for leaf, _ in sorted(slot_of.items(), key=lambda kv: kv[1])]
     return Program(program, np.asarray(consts or [0.0], np.float64), slots, reduce, size, dtype, count, scan, lifted,
-                   out_dtype, lifted_leaves)
-
-
-def _is_stack(n) -> bool:
-    """Whether ``n`` is a concat the kernel writes: parts each one step along its axis (``stack``)."""
-    if n.op.name != "concat":
-        return False
-    axis, parts = n.kwargs["axis"], n.inputs
-    return 1 < len(parts) <= _STACK_PARTS and all(v.shape[axis] == 1 for v in parts)
-
-
-def _stack(n, i, result, ints, register, ref, uses, free, reg_of, instructions, consts) -> None:
-    """A concat whose parts are each one step along its axis (``stack``), at the trace's full shape:
-    the index along the axis picks each element's part (``where(index == j, part_j, ...)``)."""
-    axis = n.kwargs["axis"]
-    shape = tuple(result.shape)
-    parts = n.inputs
-    if not _is_stack(n) or any(len(v.shape) != len(shape) for v in parts) or shape[axis] != len(parts) \
-            or tuple(parts[0].shape[:axis] + parts[0].shape[axis + 1:]) != shape[:axis] + shape[axis + 1:]:
-        raise _Unfit
-    regs_in = [register(ref(v)) for v in parts]
-    if len(free) < 4:
-        raise _Unfit
-    index, mask, j_reg, dst = free.pop(), free.pop(), free.pop(), free.pop()
-    instructions.append((_AXIS_INDEX, index, math.prod(shape[axis + 1:]), len(parts), 0))
-    instructions.append((UNARY_CODES["positive"], dst, regs_in[-1], 0, 0))
-    for j in range(len(parts) - 2, -1, -1):
-        instructions.append((_CONST, j_reg, len(consts), 0, 0))
-        consts.append(constant_bits(j, ints))
-        instructions.append((BINARY_CODES["equal"], mask, index, j_reg, 0))
-        instructions.append((_WHERE, dst, mask, regs_in[j], dst))
-    free.extend((index, mask, j_reg))
-    for v in set(map(ref, parts)):  # last use: the register is free again
-        if uses.get(v) == i and v in reg_of:
-            free.append(reg_of.pop(v))
-    reg_of[i] = dst
+                   out_dtype, lifted_leaves, registers)
 
 
 def _identity_fill(name, out, dtype) -> Program | None:
@@ -388,14 +344,6 @@ def _identity_fill(name, out, dtype) -> Program | None:
         return None
     value = constant_bits(int(name == "prod"), dtype is BYTES)
     return _program([(_CONST, 0, 0, 0, 0)], 0, 0, 1, 1, [value], {}, 0, size, dtype, out_dtype=out.dtype)
-
-
-def constant_bits(value, ints: bool) -> float:
-    """A constant as the kernel reads it: its float value, or (integer family: a constant of an
-    integer or bool dtype) its int64 bits."""
-    if ints:
-        return float(np.array([int(value) % 2 ** 64], np.uint64).view(np.float64)[0])
-    return float(value)
 
 
 def _count_test(order, out):
@@ -436,11 +384,6 @@ def _add_test(program: Program, test, position: int, ints: bool) -> None:
         program.lifted = program.lifted + ((position, at),)
     program.program[6:8] = (test[0], at)
     program.test = test[0]
-
-
-def _unsigned_order(n) -> bool:
-    """Whether ``n`` orders or measures uint64 values (int64 registers would see large ones as negative)."""
-    return n.op.name in _SIGNED_ONLY and any(v.dtype is _dt.uint64 for v in n.inputs)
 
 
 def _dtypes(body, result, node_ids) -> dict:
@@ -504,10 +447,11 @@ def v_is(node, value) -> bool:
     return value.node is node
 
 
-def _is_alias(node, dtype) -> bool:
+def _is_alias(node, dtype, registers=None, final=False) -> bool:
     """A node whose value is its input's, element for element, in the program's registers: views
     that keep the order, a single value broadcast, casts to this dtype from itself or from bool
-    (stored as 1 / 0)."""
+    (stored as 1 / 0); in a coded float program, casts to the registers' dtype (made as an input
+    is read) and the result's cast to its dtype (made as it is written)."""
     name = node.op.name
     if name in _ORDER_KEEPING or (name in _REAL_IDENTITIES and not node.inputs[0].dtype.is_complex):
         return True
@@ -515,99 +459,35 @@ def _is_alias(node, dtype) -> bool:
         return math.prod(node.inputs[0].shape) == 1
     if name == "astype":
         src, target = node.inputs[0].dtype, node.kwargs.get("dtype")
+        if dtype is BYTES and registers is not None and registers.is_floating:
+            return target is registers or (final and target in CODES and target is not _dt.bool_)
         if dtype is BYTES:  # integers: the same values (uint64: the same bits) in int64 registers
             return src is target or (target in INT_CODES and (src is _dt.bool_ or target in (_dt.int64, _dt.uint64)))
-        return target is dtype and (src is dtype or src is _dt.bool_)
+        # (an integer source in a float program: positions, ``arange``'s, exact in its registers)
+        return target is dtype and (src is dtype or src is _dt.bool_ or src in INT_CODES)
     return False
 
 
 # --- stages -------------------------------------------------------------------------------------
 
-_STAGEABLE = frozenset(UNARY_CODES) | frozenset(BINARY_CODES) | frozenset(REDUCE_CODES) | _ORDER_KEEPING \
-    | _STRIDED | _REAL_IDENTITIES | {"where", "constant", "astype", "cumulative_sum", "full", "iota"}
-_STAGE_DTYPES = (_dt.float32, _dt.float64, *INT_CODES)
 
-
-def _unfit(n) -> bool:
-    """Whether node ``n`` is no op of the kernel's, whatever its operands."""
-    return (n.op.name not in _STAGEABLE and not _is_stack(n)) or "complex_storage" in n.kwargs \
-        or "src_complex" in n.kwargs \
-        or (n.op.name in _INT_ONLY and any(v.dtype not in INT_CODES for v in n.inputs)) or _unsigned_order(n)
-
-
-def fits_alone(n, results) -> bool:
-    """Whether the kernel takes node ``n`` run alone, its operands realized, giving ``results``: a
-    trace run node by node (``standalone.split``) needs no single-op model for it. A program is
-    of one family, a float dtype or the integers with bool (a float comparison's bool result, a
-    cast between families: elsewhere). Where this errs, the node asks for its model when it runs."""
-    values = (*n.inputs, *results)
-    if _unfit(n) or any(v.dtype not in _STAGE_DTYPES or not v.device.is_host for v in values):
-        return False
-    return len({"int" if v.dtype in INT_CODES else v.dtype for v in values}) == 1
-
-
-def stages(order, outputs) -> list:
-    """The values to realize first so that more of a trace runs on the kernel. In a trace of the
-    kernel's ops: a reduction that feeds more work (``(x - mean(x, axis=0)) / std(x, axis=0)``), a
-    computed value that is sliced or transposed,
-    each of several results. In a trace with other ops (a matmul): the kernel's work on their
-    operands, and their results that the kernel's ops use, so that only those ops are left to the
-    interpreter (or single-op models). [] when there is nothing to stage."""
-    first: list = []
-
-    def add(v):
-        if v.node is not None and all(v is not u for u in first):
-            first.append(v)
-
-    foreign = {id(n) for n in order if _unfit(n)}
-    if foreign:
-        for n in order:
-            for v in n.inputs:
-                below = _first_computed(v)
-                if below is None or below.node.op.name == "constant":
-                    continue
-                if id(n) in foreign and id(below.node) not in foreign and below.dtype in _STAGE_DTYPES \
-                        and below.dtype is not _dt.bool_:
-                    add(below)  # an operand the kernel computes
-                elif id(n) not in foreign and id(below.node) in foreign:
-                    add(below)  # a result the kernel's ops go on with
-        return first
-    if any(v.dtype not in _STAGE_DTYPES or not v.device.is_host for n in order for v in n.inputs):
-        return []
+def _coded_registers(order, out):
+    """The registers' float dtype for a coded float program of ``order`` giving ``out``: the one
+    float dtype of its float work (casts read their input in it, the result's cast writes its
+    dtype), or None when there is no one such dtype, or a value no code reads."""
+    floats = set()
     for n in order:
-        for v in n.inputs:
-            if v.node is None:
-                continue
-            if v.node.op.name in REDUCE_CODES or v.node.op.name == "cumulative_sum":
-                if len(outputs) > 1 and _tested(n, v):
-                    continue  # a count only its test reads: with that test, the program of a result
-                add(v)  # a reduction or a scan ends a program
-            elif n.op.name in ("getitem", "permute_dims") and _first_computed(v) is not None:
-                add(v)
-    if not first and len(outputs) > 1:  # the kernel has one output: one program per result
-        position = {id(n): i for i, n in enumerate(order)}
-        first = sorted(outputs, key=lambda v: position[id(v.node)])
-    return first
-
-
-def deferrable(impl) -> bool:
-    """Whether a pending tensor is a view (slices, transposes, broadcasts, reshapes) of realized host
-    data: left pending by a joint run, it costs a strided load in whatever reads it, where
-    realizing it is a run of its own (an element check's slices of each stack it compares)."""
-    if len(impl._values) != 1 or impl.sharding is not None:
-        return False
-    v = impl._values[0]
-    while v.node is not None:
-        if v.node.op.name not in _ORDER_KEEPING and v.node.op.name not in _STRIDED:
-            return False
-        v = v.node.inputs[0]
-    return v.device.is_host
-
-
-def _first_computed(v):
-    """The computed value that ``v`` is a view of (or is), None for a view of a leaf."""
-    while v.node is not None:
-        if v.node.op.name not in _ORDER_KEEPING and v.node.op.name not in _STRIDED:
-            return v
-        v = v.node.inputs[0]
-    return None
+        cast = n.op.name == "astype"
+        if any(v.dtype not in CODES for v in n.inputs) or (cast and n.kwargs.get("dtype") not in CODES):
+            return None
+        if not cast:
+            floats.update(v.dtype for v in n.inputs if v.dtype.is_floating)
+        elif n is not out.node and n.kwargs["dtype"].is_floating:
+            floats.add(n.kwargs["dtype"])
+    if out.dtype not in CODES:
+        return None
+    if out.dtype.is_floating and (out.node is None or out.node.op.name != "astype"):
+        floats.add(out.dtype)
+    if not floats and out.dtype.is_floating:
+        floats.add(out.dtype)
+    return floats.pop() if len(floats) == 1 else None

@@ -136,7 +136,7 @@ def _ops_digest() -> str:
 #: has its own digest; element picks at the host boundary): editing them leaves the library's
 #: models valid
 _NOT_LOWERINGS = ("standalone.py", "standalone_compiler.py", "first_run.py", "fused.py", "fused_program.py",
-                  "fused_layouts.py", "picks.py")
+                  "fused_layouts.py", "fused_codes.py", "fused_reads.py", "fused_stages.py", "picks.py")
 
 
 def _digest_of(op) -> str:

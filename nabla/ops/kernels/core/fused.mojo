@@ -10,11 +10,14 @@
 # input), c = the slot's dtype code (integer family). Opcode numbers are fixed by
 # nabla/ops/fused_program.py (UNARY_CODES, BINARY_CODES), which writes programs.
 #
-# Two families: float (registers and data of one float dtype) and integer (registers int64, data
-# slots and output bytes read and written through dtype codes: 0 bool, 1 int8, 2 int16, 3 int32,
-# 4 int64, 5 uint8, 6 uint16, 7 uint32). Integer results narrower than 64 bits are wrapped to
-# their dtype after each op (opcode 61), as NumPy's integer arithmetic wraps, so comparisons and
-# maxima see wrapped values; sums and products wrap at the store (arithmetic modulo 2^k agrees).
+# Three families, picked by the data's dtype S and the registers' dtype R (a parameter of each
+# model): float (S = R, one float dtype); integer (R int64, data slots and output bytes read and
+# written through dtype codes: 0 bool, 1 int8, 2 int16, 3 int32, 4 int64, 5 uint8, 6 uint16,
+# 7 uint32); coded float (R float32 or float64, bytes through the codes above and 8 float32,
+# 9 float64: a comparison's bool result, casts between dtypes, an integer input of a float
+# expression). Integer results narrower than 64 bits are wrapped to their dtype after each op
+# (opcode 61), as NumPy's integer arithmetic wraps, so comparisons and maxima see wrapped values;
+# sums and products wrap at the store (arithmetic modulo 2^k agrees).
 from std.math import exp, log, sqrt, sin, cos, tanh, log1p, expm1, floor, ceil, trunc
 from std.memory import bitcast
 from std.sys.info import simd_width_of
@@ -126,6 +129,8 @@ def _unary[T: DType, w: Int](op: Int, x: SIMD[T, w]) -> SIMD[T, w] where T.is_fl
         return _bool[T, w](_magnitude_bits(x).lt(SIMD[DType.int64, w](_inf_bits[T]())))
     elif op == 29:  # logical_not
         return _bool[T, w](x.eq(0))
+    elif op == 33:  # round: half to even, as NumPy's rint
+        return x.__round__()
     elif op == 32:  # signbit: the sign bit, NaN's and -0.0's included
         comptime if T == DType.float64:
             return _bool[T, w](bitcast[DType.int64, w](x).lt(0))
@@ -165,6 +170,8 @@ def _binary[T: DType, w: Int](op: Int, x: SIMD[T, w], y: SIMD[T, w]) -> SIMD[T, 
         return _bool[T, w](x.ne(0) & y.ne(0))
     elif op == 53:
         return _bool[T, w](x.ne(0) | y.ne(0))
+    elif op == 58 or op == 59:  # floor_divide, remainder of integral values (an index's arithmetic)
+        return _binary_int[w](op, x.cast[DType.int64](), y.cast[DType.int64]()).cast[T]()
     return _bool[T, w](x.ne(0) ^ y.ne(0))  # 54: logical_xor
 
 
@@ -181,7 +188,7 @@ def _load_as[S: DType, T: DType](dst: UnsafePointer[Scalar[T], MutUntrackedOrigi
 @always_inline
 def _load_coded[T: DType](code: Int, dst: UnsafePointer[Scalar[T], MutUntrackedOrigin], src: UnsafePointer[UInt8, _],
                           nbytes: Int, start: Int, count: Int, layout: UnsafePointer[Float64, _], strided: Bool):
-    """A block of an integer or bool input held as bytes, read as the dtype ``code``."""
+    """A block of an input held as bytes, read as the dtype ``code`` into registers of ``T``."""
     if code == 1:
         _load_as[DType.int8, T](dst, src, nbytes, start, count, layout, strided)
     elif code == 2:
@@ -194,6 +201,10 @@ def _load_coded[T: DType](code: Int, dst: UnsafePointer[Scalar[T], MutUntrackedO
         _load_as[DType.uint16, T](dst, src, nbytes, start, count, layout, strided)
     elif code == 7:
         _load_as[DType.uint32, T](dst, src, nbytes, start, count, layout, strided)
+    elif code == 8:
+        _load_as[DType.float32, T](dst, src, nbytes, start, count, layout, strided)
+    elif code == 9:
+        _load_as[DType.float64, T](dst, src, nbytes, start, count, layout, strided)
     else:  # bool, uint8
         _load_as[DType.uint8, T](dst, src, nbytes, start, count, layout, strided)
 
@@ -265,6 +276,63 @@ def _fill_strided[S: DType, T: DType](dst: UnsafePointer[Scalar[T], MutUntracked
             index.unsafe_store(d, index.unsafe_load(d) + 1)
             at += Int(layout.unsafe_load(3 + 2 * d))
     index.free()
+
+
+@always_inline
+def _gather_as[D: DType, T: DType](dst: UnsafePointer[Scalar[T], MutUntrackedOrigin], src: UnsafePointer[Scalar[D], _],
+                                   pos: UnsafePointer[Scalar[T], MutUntrackedOrigin], start: Int, count: Int,
+                                   view: UnsafePointer[Float64, _]):
+    """Element e of the block is an input's element at the position in ``pos`` along one of its axes
+    (clamped into that axis: memory stays safe whatever the indices) and at e's coordinates along
+    the others. e's coordinates: (outer, m, inner) with m the gathered span (an index's axes, or
+    a concatenation's axis) of extent M. view = [code, rows, row stride, offset, M, inner, k,
+    then (size, stride) of the input's other k axes, outer ones first]."""
+    var rows = Int(view.unsafe_load(1))
+    var step = Int(view.unsafe_load(2))
+    var offset = Int(view.unsafe_load(3))
+    var span = Int(view.unsafe_load(4)) * Int(view.unsafe_load(5))
+    var inner = Int(view.unsafe_load(5))
+    var k = Int(view.unsafe_load(6))
+    for i in range(count):
+        var p = max(0, min(rows - 1, Int(pos.unsafe_load(i).cast[DType.int64]())))
+        var at = offset + p * step
+        var e = start + i
+        var q = (e // span) * inner + e % inner
+        for a in range(k - 1, -1, -1):
+            var n = Int(view.unsafe_load(7 + 2 * a))
+            at += (q % n) * Int(view.unsafe_load(8 + 2 * a))
+            q //= n
+        dst.unsafe_store(i, src.unsafe_load(at).cast[T]())
+
+
+@always_inline
+def _gather[S: DType, T: DType](dst: UnsafePointer[Scalar[T], MutUntrackedOrigin], src: UnsafePointer[Scalar[S], _],
+                                pos: UnsafePointer[Scalar[T], MutUntrackedOrigin], start: Int, count: Int,
+                                view: UnsafePointer[Float64, _]):
+    """A gather from a data slot of the program's dtype, or (bytes) of the dtype code view[0]."""
+    comptime if S == T:
+        _gather_as[S, T](dst, src, pos, start, count, view)
+    else:
+        var code = Int(view.unsafe_load(0))
+        var b = src.unsafe_bitcast[UInt8]()
+        if code == 1:
+            _gather_as[DType.int8, T](dst, b.unsafe_bitcast[Int8](), pos, start, count, view)
+        elif code == 2:
+            _gather_as[DType.int16, T](dst, b.unsafe_bitcast[Int16](), pos, start, count, view)
+        elif code == 3:
+            _gather_as[DType.int32, T](dst, b.unsafe_bitcast[Int32](), pos, start, count, view)
+        elif code == 4:
+            _gather_as[DType.int64, T](dst, b.unsafe_bitcast[Int64](), pos, start, count, view)
+        elif code == 6:
+            _gather_as[DType.uint16, T](dst, b.unsafe_bitcast[UInt16](), pos, start, count, view)
+        elif code == 7:
+            _gather_as[DType.uint32, T](dst, b.unsafe_bitcast[UInt32](), pos, start, count, view)
+        elif code == 8:
+            _gather_as[DType.float32, T](dst, b.unsafe_bitcast[Float32](), pos, start, count, view)
+        elif code == 9:
+            _gather_as[DType.float64, T](dst, b.unsafe_bitcast[Float64](), pos, start, count, view)
+        else:  # bool, uint8
+            _gather_as[DType.uint8, T](dst, b, pos, start, count, view)
 
 
 def register_stride[T: DType](n: Int) -> Int:
@@ -424,6 +492,8 @@ def _run_block[T: DType, S: DType](
                 _map_unary[T, 31](dst, src, padded)
             elif op == 32:
                 _map_unary[T, 32](dst, src, padded)
+            elif op == 33:
+                _map_unary[T, 33](dst, src, padded)
         elif op < 60:
             var p = regs + a * stride
             var q = regs + b * stride
@@ -463,6 +533,13 @@ def _run_block[T: DType, S: DType](
                 _map_binary[T, 56](dst, p, q, padded)
             elif op == 57:
                 _map_binary[T, 57](dst, p, q, padded)
+            elif op == 58:
+                _map_binary[T, 58](dst, p, q, padded)
+            elif op == 59:
+                _map_binary[T, 59](dst, p, q, padded)
+        elif op == 63:  # gather from data slot a at the positions in register b (view at consts[c - 1])
+            var src = x0 if a == 0 else (x1 if a == 1 else (x2 if a == 2 else x3))
+            _gather[S, T](dst, src, regs + b * stride, start, count, consts + (c - 1))
         elif op == 62:  # the index along one axis of the trace's elements: (element // a) % b
             for i in range(count):
                 dst.unsafe_store(i, Scalar[T](((start + i) // a) % b))
@@ -511,11 +588,11 @@ def _identity[A: DType](kind: Int) -> Scalar[A]:
 struct FusedMap:
     """Evaluate a program over every element: ``out[i] = program(inputs read through their
     layouts)``; the output's size is that of ``size`` (its only use). Float data: everything of one
-    float dtype. Bytes (uint8): the integer family, int64 registers, the output's dtype code in the
-    program's header."""
+    float dtype (R the same). Bytes (uint8): registers of R (int64: the integer family; a float: the
+    coded float family), the output's dtype code in the program's header."""
 
     @staticmethod
-    def execute[target: StaticString](
+    def execute[target: StaticString, R: DType](
         output: OutputTensor[rank=1, ...],
         prog: InputTensor[dtype=DType.int32, rank=1, ...],
         consts: InputTensor[dtype=DType.float64, rank=1, ...],
@@ -527,8 +604,9 @@ struct FusedMap:
         ctx: DeviceContext,
     ) raises:
         comptime S = output.dtype
-        comptime T = S if S.is_floating_point() else DType.int64
-        comptime assert S.is_floating_point() or S == DType.uint8, "the fused evaluator runs on float data or bytes"
+        comptime T = R
+        comptime assert S == R or (S == DType.uint8 and (R == DType.int64 or R.is_floating_point())), \
+            "the fused evaluator runs on float data in its own registers, or bytes"
         comptime assert target == "cpu", "the fused evaluator runs on the CPU (Nabla plans it for host data only)"
         comptime w = simd_width_of[T]()
         var p = prog.unsafe_ptr()

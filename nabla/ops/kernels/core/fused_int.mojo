@@ -1,6 +1,6 @@
 # The fused evaluator's integer family (see fused.mojo): int64 registers, data and results held as
 # bytes and read or written through dtype codes (0 bool, 1 int8, 2 int16, 3 int32, 4 int64, 5 uint8,
-# 6 uint16, 7 uint32); narrow results wrapped to their dtype as NumPy's integer arithmetic wraps.
+# 6 uint16, 7 uint32; 8 float32, 9 float64 for the coded float family); narrow results wrapped to their dtype as NumPy's integer arithmetic wraps.
 from std.sys.info import simd_width_of
 
 
@@ -66,6 +66,14 @@ def _binary_int[w: Int](op: Int, x: SIMD[DType.int64, w], y: SIMD[DType.int64, w
         return x | y
     elif op == 57:
         return x ^ y
+    elif op == 58 or op == 59:  # floor_divide, remainder (Python's: floored); NumPy gives 0 for
+        # a zero divisor, and x // -1 is -x wrapped (x86 division traps on MIN // -1)
+        var zero = y.eq(0)
+        var minus_one = y.eq(-1)
+        var safe = (zero | minus_one).select(SIMD[I, w](1), y)
+        if op == 58:
+            return zero.select(SIMD[I, w](0), minus_one.select(-x, x // safe))
+        return (zero | minus_one).select(SIMD[I, w](0), x % safe)
     return _bool[I, w](x.ne(0) ^ y.ne(0))  # 54: logical_xor
 
 
@@ -93,9 +101,9 @@ def itemsize(code: Int) -> Int:
     """Bytes per element of the dtype ``code``."""
     if code == 2 or code == 6:
         return 2
-    elif code == 3 or code == 7:
+    elif code == 3 or code == 7 or code == 8:
         return 4
-    elif code == 4:
+    elif code == 4 or code == 9:
         return 8
     return 1
 
@@ -113,6 +121,10 @@ def _code_of[S: DType]() -> Int:
         return 6
     elif S == DType.uint32:
         return 7
+    elif S == DType.float32:
+        return 8
+    elif S == DType.float64:
+        return 9
     return 5
 
 
@@ -145,5 +157,9 @@ def store_coded[T: DType](code: Int, dst: UnsafePointer[UInt8, MutAnyOrigin], sr
         _store_as[DType.uint16, T](dst, src, start, count)
     elif code == 7:
         _store_as[DType.uint32, T](dst, src, start, count)
+    elif code == 8:
+        _store_as[DType.float32, T](dst, src, start, count)
+    elif code == 9:
+        _store_as[DType.float64, T](dst, src, start, count)
     else:
         _store_as[DType.uint8, T](dst, src, start, count)

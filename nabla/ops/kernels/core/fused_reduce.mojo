@@ -47,7 +47,7 @@ struct FusedReduce:
     header)."""
 
     @staticmethod
-    def execute[target: StaticString](
+    def execute[target: StaticString, R: DType](
         output: OutputTensor[rank=1, ...],
         prog: InputTensor[dtype=DType.int32, rank=1, ...],
         consts: InputTensor[dtype=DType.float64, rank=1, ...],
@@ -59,10 +59,11 @@ struct FusedReduce:
         ctx: DeviceContext,
     ) raises:
         comptime S = x0.dtype
-        comptime T = S if S.is_floating_point() else DType.int64
+        comptime T = R
         comptime A = accumulator[T]()
         comptime O = output.dtype
-        comptime assert S.is_floating_point() or S == DType.uint8, "the fused evaluator runs on float data or bytes"
+        comptime assert S == R or (S == DType.uint8 and (R == DType.int64 or R.is_floating_point())), \
+            "the fused evaluator runs on float data in its own registers, or bytes"
         comptime assert target == "cpu", "the fused evaluator runs on the CPU (Nabla plans it for host data only)"
         var p = prog.unsafe_ptr()
         var code = Int(p.unsafe_load(5))
@@ -104,6 +105,10 @@ struct FusedReduce:
                 var v = result.unsafe_load(i)
                 out.unsafe_store(i, (v / Scalar[A](r) if kind == 2 else v).cast[O]())
         else:
+            comptime if A.is_floating_point():  # (the coded float family's mean)
+                if kind == 2:
+                    for i in range(m):
+                        result.unsafe_store(i, result.unsafe_load(i) / Scalar[A](r))
             store_coded[A](code, out.unsafe_bitcast[UInt8](), result, 0, m)
         result.free()
 
@@ -256,7 +261,7 @@ struct FusedScan:
     apart from the map's, so the one a cold machine waits for stays small."""
 
     @staticmethod
-    def execute[target: StaticString](
+    def execute[target: StaticString, R: DType](
         output: OutputTensor[rank=1, ...],
         prog: InputTensor[dtype=DType.int32, rank=1, ...],
         consts: InputTensor[dtype=DType.float64, rank=1, ...],
@@ -268,7 +273,7 @@ struct FusedScan:
         ctx: DeviceContext,
     ) raises:
         comptime T = output.dtype
-        comptime assert T.is_floating_point(), "the fused evaluator runs on float data"
+        comptime assert T.is_floating_point() and R == T, "the fused evaluator's scan runs on float data"
         comptime assert target == "cpu", "the fused evaluator runs on the CPU (Nabla plans it for host data only)"
         var p = prog.unsafe_ptr()
         with FlushDenormals():  # as MAX's CPU kernels (see fused.mojo)

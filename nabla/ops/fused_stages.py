@@ -1,0 +1,112 @@
+"""Which traces the fused kernel takes whole, in stages, or node by node: the values to realize
+first so that more of a trace runs on the kernel, and whether a node runs on it alone."""
+
+from __future__ import annotations
+
+from ..core import dtypes as _dt
+from .fused_codes import _INT_ONLY, _ORDER_KEEPING, _REAL_IDENTITIES, _STRIDED, BINARY_CODES, INT_CODES, \
+    REDUCE_CODES, UNARY_CODES, _unsigned_order
+from .fused_layouts import _is_stack
+from .fused_program import _coded_registers, _tested
+
+
+_STAGEABLE = frozenset(UNARY_CODES) | frozenset(BINARY_CODES) | frozenset(REDUCE_CODES) | _ORDER_KEEPING \
+    | _STRIDED | _REAL_IDENTITIES | {"where", "constant", "astype", "cumulative_sum", "full", "iota", "take",
+                                     "concat"}
+
+
+_STAGE_DTYPES = (_dt.float32, _dt.float64, *INT_CODES)
+
+
+def _unfit(n) -> bool:
+    """Whether node ``n`` is no op of the kernel's, whatever its operands."""
+    return (n.op.name not in _STAGEABLE and not _is_stack(n)) or "complex_storage" in n.kwargs \
+        or "src_complex" in n.kwargs \
+        or (n.op.name in _INT_ONLY and any(v.dtype not in INT_CODES for v in n.inputs)) or _unsigned_order(n)
+
+
+def fits_alone(n, results) -> bool:
+    """Whether the kernel takes node ``n`` run alone, its operands realized, giving ``results``: a
+    trace run node by node (``standalone.split``) needs no single-op model for it. A program is
+    of one family: a float dtype, the integers with bool, or float work whose inputs or result are
+    of other dtypes (a float comparison's bool result, a cast). Where this errs, the node asks for
+    its model when it runs."""
+    values = (*n.inputs, *results)
+    if _unfit(n) or any(v.dtype not in _STAGE_DTYPES or not v.device.is_host for v in values):
+        return False
+    if len({"int" if v.dtype in INT_CODES else v.dtype for v in values}) == 1:
+        return True
+    return len(results) == 1 and n.op.name not in ("cumulative_sum", "matmul") \
+        and (n.op.name not in REDUCE_CODES or results[0].dtype.is_floating) \
+        and (n.op.name in ("astype", "take") or all(v.dtype.is_floating or v.dtype is _dt.bool_ for v in n.inputs)) \
+        and _coded_registers([n], results[0]) is not None
+
+
+def stages(order, outputs) -> list:
+    """The values to realize first so that more of a trace runs on the kernel. In a trace of the
+    kernel's ops: a reduction that feeds more work (``(x - mean(x, axis=0)) / std(x, axis=0)``), a
+    computed value that is sliced or transposed,
+    each of several results. In a trace with other ops (a matmul): the kernel's work on their
+    operands, and their results that the kernel's ops use, so that only those ops are left to the
+    interpreter (or single-op models). [] when there is nothing to stage."""
+    first: list = []
+
+    def add(v):
+        if v.node is not None and all(v is not u for u in first):
+            first.append(v)
+
+    foreign = {id(n) for n in order if _unfit(n)}
+    if foreign:
+        for n in order:
+            for v in n.inputs:
+                below = _first_computed(v)
+                if below is None or below.node.op.name == "constant":
+                    continue
+                if id(n) in foreign and id(below.node) not in foreign and below.dtype in _STAGE_DTYPES \
+                        and below.dtype is not _dt.bool_:
+                    add(below)  # an operand the kernel computes
+                elif id(n) not in foreign and id(below.node) in foreign:
+                    add(below)  # a result the kernel's ops go on with
+        return first
+    if any(v.dtype not in _STAGE_DTYPES or not v.device.is_host for n in order for v in n.inputs):
+        return []
+    for n in order:
+        for v in n.inputs:
+            if v.node is None:
+                continue
+            if v.node.op.name in REDUCE_CODES or v.node.op.name == "cumulative_sum":
+                if len(outputs) > 1 and _tested(n, v):
+                    continue  # a count only its test reads: with that test, the program of a result
+                add(v)  # a reduction or a scan ends a program
+            elif (n.op.name in ("getitem", "permute_dims") or (n.op.name == "take" and v is n.inputs[0])
+                  or (n.op.name == "concat" and not _is_stack(n) and (v.node is None or v.node.op.name not in
+                                                                      ("full", "constant")))) \
+                    and _first_computed(v) is not None:  # (a take's rows, a concatenation's parts: views of inputs)
+                add(v)
+    if not first and len(outputs) > 1:  # the kernel has one output: one program per result
+        position = {id(n): i for i, n in enumerate(order)}
+        first = sorted(outputs, key=lambda v: position[id(v.node)])
+    return first
+
+
+def deferrable(impl) -> bool:
+    """Whether a pending tensor is a view (slices, transposes, broadcasts, reshapes) of realized host
+    data: left pending by a joint run, it costs a strided load in whatever reads it, where
+    realizing it is a run of its own (an element check's slices of each stack it compares)."""
+    if len(impl._values) != 1 or impl.sharding is not None:
+        return False
+    v = impl._values[0]
+    while v.node is not None:
+        if v.node.op.name not in _ORDER_KEEPING and v.node.op.name not in _STRIDED:
+            return False
+        v = v.node.inputs[0]
+    return v.device.is_host
+
+
+def _first_computed(v):
+    """The computed value that ``v`` is a view of (or is), None for a view of a leaf."""
+    while v.node is not None:
+        if v.node.op.name not in _ORDER_KEEPING and v.node.op.name not in _STRIDED:
+            return v
+        v = v.node.inputs[0]
+    return None
