@@ -745,3 +745,17 @@ def test_concatenations_and_positions_run_fused_like_numpy(name, rows):
         np.testing.assert_allclose(got, want, rtol=1e-11)
     else:
         np.testing.assert_array_equal(got, want)
+
+
+def test_a_chain_of_small_matmuls_runs_fused():
+    """``a.T @ (a @ w)``: the inner product is realized first, so each matmul is one of views of
+    inputs, a product-and-sum on the kernel (no model, no interpreter)."""
+    rng = np.random.default_rng(12)
+    a, w = rng.standard_normal((500, 20)), rng.standard_normal((20, 1))
+    before = nb.engine_stats()
+    x = nb.asarray(a)
+    got = (nb.permute_dims(x, (1, 0)) @ (x @ nb.asarray(w))).numpy()
+    after = nb.engine_stats()
+    assert after["interpreted"] == before["interpreted"] and after["compiles"] == before["compiles"]
+    assert after["fused"] - before["fused"] >= 2
+    np.testing.assert_allclose(got, a.T @ (a @ w), rtol=1e-12)

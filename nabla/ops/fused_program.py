@@ -200,7 +200,8 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
     alias, views, ref, view_of = _viewer(body, leaves, dtype, node_ids, leaf_ids, count, result, registers)
     ints = registers is _dt.int64
     coded_float = dtype is BYTES and not ints
-    index = _index_nodes(body, ref, ref(result), alias) if registers.is_floating else frozenset()
+    index = _index_nodes(body, ref, ref(result), alias, _dtypes(body, result, node_ids)) \
+        if registers.is_floating else frozenset()
     dtype_of = _dtypes(body, result, node_ids) if ints else {}
     contexts: dict = {}
     loads = _layouts(body, result, full, ref, alias, views, node_ids, view_of, contexts)
@@ -283,7 +284,8 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
             args, code = n.inputs, (_WRAP, INT_CODES[target])
         elif coded_float and name == "astype" and n.kwargs.get("dtype") is _dt.bool_:  # nonzero: 1 / 0
             args, code = n.inputs, (UNARY_CODES["logical_not"], UNARY_CODES["logical_not"])
-        elif registers.is_floating and name == "astype" and i in index:  # an index's integer cast: its value
+        elif registers.is_floating and name == "astype" and i in index and n.kwargs["dtype"] in INT_CODES:
+            # (an index's integer cast: its value)
             args, code = n.inputs, (UNARY_CODES["positive"],)
         elif name == "take":
             args, code = n.inputs[1:], _take(n, result, consts, (view_of, lift, slot_of, registers, coded_float, leaves))

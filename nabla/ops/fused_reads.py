@@ -14,7 +14,7 @@ from .fused_layouts import Unfit as _Unfit
 from .fused_layouts import _is_stack, _padded
 
 
-def _index_nodes(body, ref, final_ref, alias) -> frozenset:
+def _index_nodes(body, ref, final_ref, alias, dtype_of) -> frozenset:
     """The nodes whose values only feed a ``take``'s indices (wrapping negatives, raveling several
     arrays) or are made of ``iota`` and constants alone (``arange``): integer work a float program
     may do in its registers, exact up to 2**53 (f32: the gather asks for 2**24), where positions
@@ -30,10 +30,10 @@ def _index_nodes(body, ref, final_ref, alias) -> frozenset:
         mine = uses.get(i)
         if i != final_ref and mine and all((body[j].op.name == "take" and k == 1) or j in found for j, k in mine):
             found.add(i)
-    positions: set[int] = set()  # values made of ``iota`` and constants alone (``arange``'s)
+    positions: set[int] = set()  # integers made of ``iota`` and constants alone (``arange``'s)
     for i, n in enumerate(body):
-        if n.op.name not in REDUCE_CODES and n.op.name != "cumulative_sum" \
-                and all(ref(v) >= 0 and ref(v) in positions for v in n.inputs):
+        if n.op.name not in REDUCE_CODES and n.op.name != "cumulative_sum" and dtype_of.get(i) in INT_CODES \
+                and dtype_of.get(i) is not _dt.bool_ and all(ref(v) >= 0 and ref(v) in positions for v in n.inputs):
             positions.add(i)
     return frozenset(found | positions)
 
@@ -67,7 +67,8 @@ def _take(n, result, consts, reading) -> tuple:
     """``take`` of a view of an input at the trace's full shape: a gather at the indices' values."""
     x, idx = n.inputs
     axis = n.kwargs.get("axis", 0)
-    if tuple(x.shape[:axis]) + tuple(idx.shape) + tuple(x.shape[axis + 1:]) != tuple(result.shape):
+    if axis >= len(x.shape) or tuple(x.shape[:axis]) + tuple(idx.shape) + tuple(x.shape[axis + 1:]) \
+            != tuple(result.shape):
         raise _Unfit
     return _gather(x, axis, math.prod(idx.shape), math.prod(x.shape[axis + 1:]), consts, reading)
 
@@ -96,9 +97,10 @@ def _concat(n, i, result, ints, register, ref, uses, free, reg_of, instructions,
     axis = n.kwargs["axis"]
     shape = tuple(result.shape)
     parts = [(v, sum(u.shape[axis] for u in n.inputs[:k])) for k, v in enumerate(n.inputs) if v.shape[axis]]
-    if not parts or sum(v.shape[axis] for v in n.inputs) != shape[axis] or len(n.inputs[0].shape) != len(shape) \
+    first = tuple(n.inputs[0].shape)
+    if not parts or first[:axis] + (sum(v.shape[axis] for v in n.inputs),) + first[axis + 1:] != shape \
             or len(free) < 5:
-        raise _Unfit
+        raise _Unfit  # (a concatenation at the trace's full shape only: its result is in element order)
     inner = math.prod(shape[axis + 1:])
     c, dst, tmp, value, mask = (free.pop() for _ in range(5))
 

@@ -67,6 +67,8 @@ def stages(order, outputs) -> list:
                     add(below)  # an operand the kernel computes
                 elif id(n) not in foreign and id(below.node) in foreign:
                     add(below)  # a result the kernel's ops go on with
+                elif n.op.name == "matmul" and id(below.node) in foreign and below.dtype in _STAGE_DTYPES:
+                    add(below)  # another matmul's result (``a.T @ (a @ w)``): each is then one of views
         return first
     if any(v.dtype not in _STAGE_DTYPES or not v.device.is_host for n in order for v in n.inputs):
         return []

@@ -9,8 +9,10 @@ rebound to a new lazy value made by ``SetSliceOp``, ``ScatterOp`` or ``where``.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
+import operator
 
 import numpy as np
 
@@ -153,6 +155,7 @@ class ScatterAddOp(Operation):
     """``x`` plus ``u`` added at ``idx`` along ``axis`` (the transpose of ``GatherOp``)."""
 
     name = "scatter_add"
+    shape_polymorphic = True
 
     def abstract_eval(self, x, u, idx, *, axis):
         return x.cached_shape, x.dtype, x.batch_dims
@@ -161,20 +164,22 @@ class ScatterAddOp(Operation):
         from max.dtype import DType
         from max.graph import ops
 
-        # gather's output axes (idx's dims at ``axis``) flattened; coordinates built for scatter_nd_add
+        # gather's output axes (idx's dims at ``axis``) flattened; each element's coordinates for
+        # scatter_nd_add: the axis's from idx, the others its own positions (``ops.range``, so the
+        # dims may be symbolic: one model serves every size, histogram's and bincount's)
         k = len(idx.shape)
-        n = math.prod(int(d) for d in idx.shape)
-        us = [int(d) for d in u.shape]
-        outer, inner = us[:axis], us[axis + k:]
-        u2 = ops.reshape(u, outer + [n] + inner)
-        flat_idx = ops.reshape(idx, [n])
-        grids = np.meshgrid(*[np.arange(d) for d in outer + [n] + inner], indexing="ij")
-        coords = [ops.constant(g.astype(np.int64), DType.int64, x.device) for g in grids]
+        n = functools.reduce(operator.mul, idx.shape) if k else 1
+        outer, inner = list(u.shape[:axis]), list(u.shape[axis + k:])
         shape = outer + [n] + inner
-        picked = L.broadcast_to(ops.reshape(flat_idx, [1] * axis + [n] + [1] * len(inner)), shape)
-        coords[axis] = picked
-        full = ops.stack(coords, axis=-1)
-        return ops.scatter_nd_add(x, u2, full)
+        u2 = ops.reshape(u, shape)
+        coords = []
+        for a, d in enumerate(shape):
+            if a == axis:
+                coords.append(L.broadcast_to(ops.reshape(idx, [1] * axis + [n] + [1] * len(inner)), shape))
+            else:
+                r = ops.range(0, d, 1, out_dim=d, dtype=DType.int64, device=x.device)
+                coords.append(L.broadcast_to(ops.reshape(r, [1] * a + [d] + [1] * (len(shape) - a - 1)), shape))
+        return ops.scatter_nd_add(x, u2, ops.stack(coords, axis=-1))
 
     def jvp_rule(self, primals, tangents, output, *, axis):
         from .elementwise import dense_tangents
