@@ -515,3 +515,29 @@ def test_one_single_op_model_serves_a_concat_of_every_size(empty_library, monkey
         np.testing.assert_array_equal(nb.concat([nb.asarray(x), nb.asarray(y)], axis=0).numpy(),
                                       np.concatenate([x, y]))
     assert [spec["op"] for spec in empty_library._WANTED.values()] == ["concat"]
+
+
+
+def test_compile_workers_are_killed_at_exit_even_when_they_ignore_sigterm():
+    """At exit MAX's compile pool sends its workers SIGTERM and joins them; a worker inside the
+    compiler does not act on it, and a script then waited out the compile in flight. Nabla's hook
+    (run first) kills them."""
+    import signal
+    import subprocess
+    import sys
+    from types import SimpleNamespace
+
+    from nabla.core.compiler import _kill_workers
+
+    stubborn = subprocess.Popen([sys.executable, "-c", "import signal, time\n"
+                                 "signal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint('ready', flush=True)\n"
+                                 "time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+    assert stubborn.stdout.readline().strip() == "ready"
+    stubborn.terminate()  # (what MAX's pool does: ignored)
+    try:
+        stubborn.wait(timeout=1)
+        raise AssertionError("SIGTERM was not ignored: the check below proves nothing")
+    except subprocess.TimeoutExpired:
+        pass
+    _kill_workers(SimpleNamespace(_executor=SimpleNamespace(_processes={0: stubborn})))
+    assert stubborn.wait(timeout=5) == -signal.SIGKILL

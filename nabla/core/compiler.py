@@ -13,6 +13,7 @@ come for ``idle_seconds``, which hands the compiler's memory back.
 
 from __future__ import annotations
 
+import functools
 import os
 import queue
 import threading
@@ -26,6 +27,17 @@ def _lower_this_threads_priority() -> None:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
     except (AttributeError, OSError):
         pass
+
+
+def _kill_workers(pool) -> None:
+    """SIGKILL the compile pool's worker processes (at exit: nothing of Nabla's computes after the
+    user's program; their compiles are lost, and a later process compiles again if it needs to)."""
+    executor = getattr(pool, "_executor", None)
+    for process in list((getattr(executor, "_processes", None) or {}).values()):
+        try:
+            process.kill()
+        except Exception:  # noqa: BLE001 - already gone
+            pass
 
 
 def _resolve(ours: Future, theirs: Future) -> None:
@@ -97,6 +109,14 @@ class BackgroundCompiler:
 
             specs = [DeviceSpec.cpu()] + [DeviceSpec.accelerator(i) for i in range(accelerator_count())]
             self._pool = ProcessCompilePool(device_specs=specs, max_workers=self.workers)
+            # At exit the pool closes itself from a hook of ``threading``'s shutdown: it sends its
+            # workers SIGTERM, which a worker inside MAX's compiler does not act on, then joins
+            # them, so a script waited out the compile in flight (49 s measured). Hooks run last
+            # registered first: this one kills them before that join.
+            try:
+                threading._register_atexit(functools.partial(_kill_workers, self._pool))  # type: ignore[attr-defined]
+            except RuntimeError:  # (already shutting down)
+                pass
         # compile_module reads only ``module.mlir_module.bytecode``: the graph was serialized
         # where it was built, so this thread never touches an MLIR context
         module = SimpleNamespace(mlir_module=SimpleNamespace(bytecode=bytecode))
