@@ -115,8 +115,10 @@ class BackgroundCompiler:
             # registered first: this one kills them before that join.
             try:
                 threading._register_atexit(functools.partial(_kill_workers, self._pool))  # type: ignore[attr-defined]
-            except RuntimeError:  # (already shutting down)
-                pass
+            except RuntimeError:  # the program began exiting while the pool was made: start nothing
+                pool, self._pool = self._pool, None
+                pool.close()
+                raise RuntimeError("nabla: the program is exiting; the compile was not started") from None
         # compile_module reads only ``module.mlir_module.bytecode``: the graph was serialized
         # where it was built, so this thread never touches an MLIR context
         module = SimpleNamespace(mlir_module=SimpleNamespace(bytecode=bytecode))
