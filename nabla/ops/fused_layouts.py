@@ -113,15 +113,29 @@ def _layout(view, ctx, full):
                 s = 0
         if n != 1:
             axes.append([n, s])
-    merged = [axes[0]] if axes else [[1, 0]]
-    for n, s in axes[1:]:
-        if merged[-1][1] == n * s:  # the outer axis steps over exactly this one
-            merged[-1] = [merged[-1][0] * n, s]
-        else:
-            merged.append([n, s])
+    merged = merge_axes(axes) or [[1, 0]]
     if offset == 0 and len(merged) == 1 and merged[0][1] == 1 and merged[0][0] == full:
         return None
     return (float(len(merged)), float(offset), *[float(x) for axis in merged for x in axis])
+
+
+def merge_axes(axes) -> list:
+    """[size, stride] pairs, outermost first, with adjacent ones merged where the outer steps over
+    exactly the inner (the same elements in the same order, fewer axes to walk)."""
+    merged: list[list[int]] = []
+    for n, s in axes:
+        if merged and merged[-1][1] == n * s:
+            merged[-1] = [merged[-1][0] * n, s]
+        else:
+            merged.append([n, s])
+    return merged
+
+
+def release_last_uses(refs, i, uses, reg_of, free) -> None:
+    """Free the registers of the values in ``refs`` whose last use is node ``i``."""
+    for v in set(refs):
+        if uses.get(v) == i and v in reg_of:
+            free.append(reg_of.pop(v))
 
 
 def _contiguous(shape):

@@ -25,7 +25,8 @@ from .fused_codes import (_AXIS_INDEX, _CONST, _GATHER, _INT_ONLY, _INT_UNARY, _
                           _REAL_IDENTITIES, _REGISTERS, _STRIDED, _WHERE, _WRAP, _WRAPPING, BINARY_CODES, BYTES, CODES,
                           HEADER, INT_CODES, REDUCE_CODES, SLOTS, UNARY_CODES, _unsigned_order, constant_bits)
 from .fused_layouts import Unfit as _Unfit
-from .fused_layouts import _contiguous, _is_stack, _layout, _layouts, _reduced_run, _restride, _through
+from .fused_layouts import (_contiguous, _is_stack, _layout, _layouts, _reduced_run, _restride, _through,
+                            release_last_uses)
 from .fused_reads import _concat, _index_nodes, _iota_axis, _stack, _take
 
 
@@ -300,9 +301,7 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
         else:
             raise _Unfit
         regs_in = [register(ref(v)) for v in args]
-        for v in set(map(ref, args)):  # last use: the register is free for this result
-            if uses.get(v) == i and v in reg_of:
-                free.append(reg_of.pop(v))
+        release_last_uses(map(ref, args), i, uses, reg_of, free)  # (free for this result)
         if not free:
             raise _Unfit
         dst = reg_of[i] = free.pop()

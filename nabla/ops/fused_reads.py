@@ -11,7 +11,7 @@ from ..core import dtypes as _dt
 from .fused_codes import (_AXIS_INDEX, _CONST, _GATHER, _WHERE, BINARY_CODES, CODES, INT_CODES, REDUCE_CODES,
                           UNARY_CODES, constant_bits)
 from .fused_layouts import Unfit as _Unfit
-from .fused_layouts import _is_stack, _padded
+from .fused_layouts import _is_stack, _padded, merge_axes, release_last_uses
 
 
 def _index_nodes(body, ref, final_ref, alias, dtype_of) -> frozenset:
@@ -47,14 +47,8 @@ def _gather(v, axis, span, inner, consts, reading) -> tuple:
     if found is None or found[0] in lift or (registers is _dt.float32 and math.prod(found[2]) >= 2 ** 24):
         raise _Unfit  # (a float32 register holds positions exactly up to 2**24)
     leaf, offset, sizes, strides = found
-    others: list[list[int]] = []
-    for a, (size, step) in enumerate(zip(sizes, strides)):
-        if a == axis or size == 1:
-            continue
-        if others and others[-1][1] == size * step:  # the outer axis steps over exactly this one
-            others[-1] = [others[-1][0] * size, step]
-        else:
-            others.append([size, step])
+    others = merge_axes([size, step] for a, (size, step) in enumerate(zip(sizes, strides))
+                        if a != axis and size != 1)
     dtype = leaves[leaf].dtype
     code = CODES[dtype] if coded_float else INT_CODES[dtype] if registers is _dt.int64 else 0
     at = len(consts) + 1
@@ -126,9 +120,7 @@ def _concat(n, i, result, ints, register, ref, uses, free, reg_of, instructions,
             instructions.append((BINARY_CODES["less"], mask, c, tmp, 0))
             instructions.append((_WHERE, dst, mask, source, dst))
     free.extend((c, tmp, value, mask))
-    for v in set(ref(u) for u in n.inputs):  # last use: the register is free again
-        if uses.get(v) == i and v in reg_of:
-            free.append(reg_of.pop(v))
+    release_last_uses(map(ref, n.inputs), i, uses, reg_of, free)
     reg_of[i] = dst
 
 
@@ -153,7 +145,5 @@ def _stack(n, i, result, ints, register, ref, uses, free, reg_of, instructions, 
         instructions.append((BINARY_CODES["equal"], mask, index, j_reg, 0))
         instructions.append((_WHERE, dst, mask, regs_in[j], dst))
     free.extend((index, mask, j_reg))
-    for v in set(map(ref, parts)):  # last use: the register is free again
-        if uses.get(v) == i and v in reg_of:
-            free.append(reg_of.pop(v))
+    release_last_uses(map(ref, parts), i, uses, reg_of, free)
     reg_of[i] = dst
