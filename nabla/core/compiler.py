@@ -13,7 +13,6 @@ come for ``idle_seconds``, which hands the compiler's memory back.
 
 from __future__ import annotations
 
-import functools
 import os
 import queue
 import threading
@@ -27,17 +26,6 @@ def _lower_this_threads_priority() -> None:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
     except (AttributeError, OSError):
         pass
-
-
-def _kill_workers(pool) -> None:
-    """SIGKILL the compile pool's worker processes (at exit: nothing of Nabla's computes after the
-    user's program; their compiles are lost, and a later process compiles again if it needs to)."""
-    executor = getattr(pool, "_executor", None)
-    for process in list((getattr(executor, "_processes", None) or {}).values()):
-        try:
-            process.kill()
-        except Exception:  # noqa: BLE001 - already gone
-            pass
 
 
 def _resolve(ours: Future, theirs: Future) -> None:
@@ -60,6 +48,10 @@ class BackgroundCompiler:
         self.in_process = os.environ.get("NABLA_COMPILE_PROCESS", "1") == "0"
         self.idle_seconds = idle_seconds
         self._running = 0  # compiles submitted to the pool and not finished
+        # held while the pool is made or given a compile (its workers start inside ``submit``): the
+        # exit hook takes it, so no worker can start between the hook's kill and the pool's join
+        self._submit_lock = threading.Lock()
+        self._exiting = False
         # one compile at a time by default: each holds 0.1-1.4 GB, and on a cold 2-core machine two
         # at once finished no sooner (measured: the demo took 98 s either way)
         self.workers = max(1, int(os.environ.get("NABLA_COMPILE_WORKERS", "1")))
@@ -103,26 +95,42 @@ class BackgroundCompiler:
         _resolve(fut, done)
 
     def _submit_to_pool(self, bytecode: bytes, extensions):
-        if self._pool is None:
-            from max.driver import DeviceSpec, accelerator_count
-            from max.experimental.compile_pool import ProcessCompilePool
+        with self._submit_lock:
+            if self._exiting:
+                raise RuntimeError("nabla: the program is exiting; the compile was not started")
+            if self._pool is None:
+                from max.driver import DeviceSpec, accelerator_count
+                from max.experimental.compile_pool import ProcessCompilePool
 
-            specs = [DeviceSpec.cpu()] + [DeviceSpec.accelerator(i) for i in range(accelerator_count())]
-            self._pool = ProcessCompilePool(device_specs=specs, max_workers=self.workers)
-            # At exit the pool closes itself from a hook of ``threading``'s shutdown: it sends its
-            # workers SIGTERM, which a worker inside MAX's compiler does not act on, then joins
-            # them, so a script waited out the compile in flight (49 s measured). Hooks run last
-            # registered first: this one kills them before that join.
-            try:
-                threading._register_atexit(functools.partial(_kill_workers, self._pool))  # type: ignore[attr-defined]
-            except RuntimeError:  # the program began exiting while the pool was made: start nothing
-                pool, self._pool = self._pool, None
-                pool.close()
-                raise RuntimeError("nabla: the program is exiting; the compile was not started") from None
-        # compile_module reads only ``module.mlir_module.bytecode``: the graph was serialized
-        # where it was built, so this thread never touches an MLIR context
-        module = SimpleNamespace(mlir_module=SimpleNamespace(bytecode=bytecode))
-        return self._pool.compile_module(module, custom_extensions=extensions)
+                specs = [DeviceSpec.cpu()] + [DeviceSpec.accelerator(i) for i in range(accelerator_count())]
+                self._pool = ProcessCompilePool(device_specs=specs, max_workers=self.workers)
+                # At exit the pool closes itself from a hook of ``threading``'s shutdown: it sends
+                # its workers SIGTERM, which a worker inside MAX's compiler does not act on, then
+                # joins them, so a script waited out the compile in flight (49 s measured). Hooks
+                # run last registered first: this one kills them before that join.
+                try:
+                    threading._register_atexit(self._kill_workers)  # type: ignore[attr-defined]
+                except RuntimeError:  # the program began exiting while the pool was made: start nothing
+                    self._exiting = True
+                    pool, self._pool = self._pool, None
+                    pool.close()
+                    raise RuntimeError("nabla: the program is exiting; the compile was not started") from None
+            # compile_module reads only ``module.mlir_module.bytecode``: the graph was serialized
+            # where it was built, so this thread never touches an MLIR context
+            module = SimpleNamespace(mlir_module=SimpleNamespace(bytecode=bytecode))
+            return self._pool.compile_module(module, custom_extensions=extensions)
+
+    def _kill_workers(self) -> None:
+        """At exit: start no more compiles and SIGKILL the pool's workers (nothing of Nabla's
+        computes after the user's program; a later process compiles again if it needs to)."""
+        with self._submit_lock:
+            self._exiting = True
+            executor = getattr(self._pool, "_executor", None)
+            for process in list((getattr(executor, "_processes", None) or {}).values()):
+                try:
+                    process.kill()
+                except Exception:  # noqa: BLE001 - already gone
+                    pass
 
     def _compile_here(self, bytecode: bytes, extensions):
         from max import mlir
