@@ -27,14 +27,16 @@ from concurrent.futures import Future
 from pathlib import Path
 
 MANIFEST = Path(__file__).with_name("first_run.json")
-#: single-op models per bundle (MAX's cost per compile is nearly all fixed), and kernel models
-#: (each a large compile of its own)
-BUNDLE, BUNDLE_KERNELS = 12, 3
-#: MAX ops whose single-op models cost as much as a kernel's (matmul: 40-60 s of a bundle's
-#: compile, where other ops cost 1-3 s): bundled with the kernels, so light bundles land sooner
+#: Models per bundle. MAX's cost per compile is mostly fixed (measured on an empty ``$HOME``, one
+#: worker at a time: ``argmin`` and two ``nonzero`` 22.8 s, ``scatter_add`` and ``zeros_like``
+#: 19.0 s, all twelve of the fused kernel's models 30.4 s, the eleven linalg, sort and fft kernels
+#: 42.9 s), so a first run is fastest with few bundles: the fused kernel's models in one (what
+#: nearly every script waits for first), the kernels in another, beside it on the second core.
+BUNDLE, BUNDLE_KERNELS, FUSED_BUNDLE = 16, 16, 16
+#: MAX ops whose single-op models cost as much as a kernel's (``matmul`` alone: 48 s, where light
+#: ops cost 1-8 s each in a bundle): bundled with the kernels, which finish about when the fused
+#: kernel's bundle and then the light one do on the other core
 HEAVY = frozenset({"matmul"})
-#: the fused kernel's models per bundle (the first ones are what nearly every script waits for)
-FUSED_BUNDLE = 2
 
 
 class Part:
