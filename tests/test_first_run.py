@@ -69,6 +69,7 @@ def test_parts_come_in_the_order_first_runs_meet_them(monkeypatch, tmp_path):
     specs = [{"op": "abs", "kwargs": {"dict": {}}, "dtypes": [d], "dims": [["d0"]], "picks": [0], "layout": None,
               "reuse": 1, "first": 2 + i} for i, d in enumerate(["float64", "float32", "int64"])]
     specs.append({**specs[0], "op": "sort", "reuse": 0, "first": 6})
+    specs += [{**specs[0], "op": "matmul", "first": 7}, {**specs[0], "op": "matmul", "dtypes": ["float32"], "first": 8}]
     manifest = tmp_path / "first_run.json"
     manifest.write_text(json.dumps({"fused": [["map", "float64", 0], ["reduce", "float64", 1], ["map", "uint8", 5]],
                                     "models": specs}))
@@ -79,8 +80,8 @@ def test_parts_come_in_the_order_first_runs_meet_them(monkeypatch, tmp_path):
     todo = first_run.parts(_Engine(known={"abs-float32"}))
     assert [p.names for p in todo] == [[first_run._fused_name("map", "float64"), first_run._fused_name("reduce", "float64")],
                                       ["abs-float64", "abs-int64"], [first_run._fused_name("map", "uint8")],
-                                      ["sort-float64"]]
-    assert [p.index for p in todo] == [0, 1, 2, 3]
+                                      ["sort-float64"], ["matmul-float64"], ["matmul-float32"]]  # (heavy: alone)
+    assert [p.index for p in todo] == [0, 1, 2, 3, 4, 5]
 
 
 def test_a_build_hands_out_parts_and_a_failed_or_stopped_part_is_not_built(monkeypatch):

@@ -29,13 +29,14 @@ from pathlib import Path
 MANIFEST = Path(__file__).with_name("first_run.json")
 #: Models per bundle. MAX's cost per compile is mostly fixed (measured on an empty ``$HOME``, one
 #: worker at a time: ``argmin`` and two ``nonzero`` 22.8 s, ``scatter_add`` and ``zeros_like``
-#: 19.0 s, all twelve of the fused kernel's models 30.4 s, the eleven linalg, sort and fft kernels
-#: 42.9 s), so a first run is fastest with few bundles: the fused kernel's models in one (what
-#: nearly every script waits for first), the kernels in another, beside it on the second core.
-BUNDLE, BUNDLE_KERNELS, FUSED_BUNDLE = 16, 16, 16
-#: MAX ops whose single-op models cost as much as a kernel's (``matmul`` alone: 48 s, where light
-#: ops cost 1-8 s each in a bundle): bundled with the kernels, which finish about when the fused
-#: kernel's bundle and then the light one do on the other core
+#: 19.0 s, ``astype``, complex ``abs``, ``atan2`` and ``pow`` 38.6 s, all twelve of the fused
+#: kernel's models 30.4 s, the eleven linalg, sort and fft kernels 42.9 s), so a first run is
+#: fastest with few bundles on the two workers: the fused kernel's models in one (what nearly
+#: every script waits for first), the kernels in another beside it, then the light single-op
+#: models in two halves, one on each worker.
+FUSED_BUNDLE, BUNDLE_KERNELS, BUNDLE = 16, 16, 5
+#: MAX ops whose single-op models cost as much as a kernel bundle (``matmul`` alone: 48 s, where
+#: light ops cost 1-8 s each in a bundle): a bundle of their own, so the others land sooner
 HEAVY = frozenset({"matmul"})
 
 
@@ -82,13 +83,13 @@ def parts(engine) -> list[Part]:
         members = fused[at:at + FUSED_BUNDLE]
         out.append(Part(len(out), {"fused": [m[:2] for m in members], "first": members[0][2]},
                         [_fused_name(*m[:2]) for m in members]))
-    kernels, others = [], []
+    kernels, heavy, others = [], [], []
     for spec in manifest.get("models", []):
         name = spec_name(spec)
         if name is not None and not engine.named_model_known(name):
-            heavy = spec.get("reuse") == 0 or spec["op"] in HEAVY
-            (kernels if heavy else others).append({**spec, "name": name})
-    for group, size in ((kernels, BUNDLE_KERNELS), (others, BUNDLE)):
+            group = kernels if spec.get("reuse") == 0 else heavy if spec["op"] in HEAVY else others
+            group.append({**spec, "name": name})
+    for group, size in ((kernels, BUNDLE_KERNELS), (heavy, 1), (others, BUNDLE)):
         for at in range(0, len(group), size):
             members = group[at:at + size]
             out.append(Part(len(out), {"models": members, "first": members[0].get("first", 0)},
