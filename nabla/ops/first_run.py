@@ -32,9 +32,9 @@ MANIFEST = Path(__file__).with_name("first_run.json")
 #: 19.0 s, ``astype``, complex ``abs``, ``atan2`` and ``pow`` 38.6 s, all twelve of the fused
 #: kernel's models 30.4 s, the eleven linalg, sort and fft kernels 42.9 s), so a first run is
 #: fastest with few bundles on the two workers: the fused kernel's models in one (what nearly
-#: every script waits for first), the kernels in another beside it, then the light single-op
-#: models in two halves, one on each worker.
-FUSED_BUNDLE, BUNDLE_KERNELS, BUNDLE = 16, 16, 5
+#: every script waits for first), the kernels in another beside it, the light single-op models
+#: in a third after the fused kernel's (two halves cost one more compile, and landed later).
+FUSED_BUNDLE, BUNDLE_KERNELS, BUNDLE = 16, 16, 16
 #: MAX ops whose single-op models cost as much as a kernel bundle (``matmul`` alone: 48 s, where
 #: light ops cost 1-8 s each in a bundle): a bundle of their own, so the others land sooner
 HEAVY = frozenset({"matmul"})
