@@ -136,8 +136,10 @@ def test_a_cold_machine_waits_for_the_part_that_builds_its_model(empty_library, 
     y = nb.asarray(data[::-1] * 3)
     assert int(xp.argmax(y)) == 0
     build = first_run._BUILD[0]
-    assert build is not None and [p.names for p in build.parts] == [[name]]
+    partner = first_run.spec_name({**spec, "op": "argmin"})  # (first_run.PARTNERS: built alongside)
+    assert build is not None and [p.names for p in build.parts] == [[name, partner]]
     assert build.parts[0].future.result() is True
+    assert int(xp.argmin(y)) == 8
     after = stats()
     assert after["compiles"] == before["compiles"] and after["interpreted"] == before["interpreted"]
     build.stop()

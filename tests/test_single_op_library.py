@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import nabla as nb
+import nabla.array_api as xp
 from nabla.ops import standalone_compiler
 
 
@@ -110,6 +111,34 @@ def test_a_linalg_model_serves_every_stack_of_a_matrix_shape(stats, empty_librar
         check((3,), n=n)
     assert stats()["interpreted"] == first
     check((0,))  # an empty stack's results are fills
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_argmax_and_argmin_models_serve_every_axis_and_size(stats, empty_library, dtype):
+    """argmax and argmin run as a reduction over the middle axis of (outer, n, inner): once one
+    shape's models are compiled, every axis, rank, size (an axis of one, a single row) and
+    keepdims runs on them with NumPy's values (the first of ties, NaN first), no interpreter."""
+    standalone = empty_library
+    rng = np.random.default_rng(5)
+
+    def check(shape, axis, keepdims=False):
+        a = np.round(rng.standard_normal(shape) * 3).astype(dtype)  # (ties: the first one wins)
+        if a.dtype.kind == "f" and a.size > 2:
+            a.flat[a.size // 2] = np.nan
+        for name in ("argmax", "argmin"):
+            got = getattr(xp, name)(nb.asarray(a), axis=axis, keepdims=keepdims).numpy()
+            np.testing.assert_array_equal(got, getattr(np, name)(a, axis=axis, keepdims=keepdims),
+                                          err_msg=f"{name} {shape} axis={axis}")
+
+    check((4, 6), 1)
+    assert {spec["op"] for spec in standalone._WANTED.values()} == {"argmax", "argmin"}
+    standalone_compiler.compile_specs(list(standalone._WANTED.values()))
+    before = stats()["interpreted"]
+    for shape, axis, keepdims in (((4, 6), 0, False), ((3, 5, 7), 1, True), ((3, 5, 7), 2, False),
+                                  ((3, 5, 7), 0, True), ((9,), 0, False), ((5, 1), 1, False), ((1, 8), 1, True),
+                                  ((2, 3, 4, 5), 2, False)):
+        check(shape, axis, keepdims)
+    assert stats()["interpreted"] == before
 
 
 def test_single_op_models_run_a_new_trace_node_by_node(stats, monkeypatch, tmp_path, without_fused_kernel):

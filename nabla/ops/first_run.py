@@ -38,6 +38,9 @@ FUSED_BUNDLE, BUNDLE_KERNELS, BUNDLE = 16, 16, 16
 #: MAX ops whose single-op models cost as much as a kernel bundle (``matmul`` alone: 48 s, where
 #: light ops cost 1-8 s each in a bundle): a bundle of their own, so the others land sooner
 HEAVY = frozenset({"matmul"})
+#: ops a script that meets one of them is about as likely to meet the other of: each recorded
+#: model brings its partner's (the same kwargs, dtypes and dims) into the build
+PARTNERS = {"argmin": "argmax", "argmax": "argmin"}
 
 
 class Part:
@@ -84,7 +87,13 @@ def parts(engine) -> list[Part]:
         out.append(Part(len(out), {"fused": [m[:2] for m in members], "first": members[0][2]},
                         [_fused_name(*m[:2]) for m in members]))
     kernels, heavy, others = [], [], []
-    for spec in manifest.get("models", []):
+    recorded = manifest.get("models", [])
+    for spec in list(recorded):
+        partner = {**spec, "op": PARTNERS.get(spec["op"]), "first": spec.get("first", 0)}
+        if partner["op"] is not None and not any(s["op"] == partner["op"] and s["kwargs"] == spec["kwargs"]
+                                                 and s["dtypes"] == spec["dtypes"] for s in recorded):
+            recorded.append(partner)
+    for spec in recorded:
         name = spec_name(spec)
         if name is not None and not engine.named_model_known(name):
             group = kernels if spec.get("reuse") == 0 else heavy if spec["op"] in HEAVY else others
@@ -259,6 +268,12 @@ def _work() -> None:
     from ..core.graph import GRAPH
     from .standalone_compiler import _compile_bundle, compile_specs
 
+    from ..core.compiler import _background_priority
+
+    # Below the user's process, as the compile pool is: a structure the script needs at once is
+    # compiled there (at nice 19, in the user's session) while this build runs, and each worker's
+    # session is a scheduling group of its own that had competed with the user's as an equal.
+    _background_priority()
     engine = GRAPH.engine
     for line in sys.stdin:
         task = json.loads(line)

@@ -106,6 +106,14 @@ class ArgReduceOp(Operation):
             del s[axis]
         return tuple(s), _dt.int64, x.batch_dims
 
+    def standalone_form(self, kwargs, shapes):
+        """One model per op and dtype: the input seen as (outer, n, inner), reduced over n; its
+        (outer, inner) result is the node's, dims kept or not, in the same order."""
+        import math
+
+        (s,), a = shapes, kwargs["axis"]
+        return {"axis": 1, "keepdims": False}, [["b", "n", "k"]], [(math.prod(s[:a]), s[a], math.prod(s[a + 1:]))]
+
     def maxpr(self, x, *, axis, keepdims):
         from max.dtype import DType
         from max.graph import ops
