@@ -14,6 +14,9 @@ os.environ.setdefault("NABLA_COMPILE_AT_EXIT", "0")
 # nor does a cold machine's first-run build start (tests/test_first_run.py turns it on where it is
 # the subject): the session would spend both cores on models its tests do not count on
 os.environ.setdefault("NABLA_FIRST_RUN", "0")
+# a structure met twice is compiled however young the process (the compile paths are what many
+# tests check; tests/test_engine.py checks the default, which waits until a process has run a while)
+os.environ.setdefault("NABLA_COMPILE_AFTER", "0")
 # JAX, where installed, gets 8 host devices: tests/test_sharding_jax.py runs its shard_map beside ours
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
 

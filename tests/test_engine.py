@@ -37,6 +37,27 @@ def test_first_sight_is_interpreted_repeat_is_compiled_then_cached(stats, policy
     assert d["compiles"] == 1 and d["graph_builds"] == builds and d["cache_hits"] == 4
 
 
+def test_a_young_process_does_not_compile_a_repeated_structure(stats, policy, no_fused, monkeypatch):
+    """By default a structure met again is compiled only once the process has run a while
+    (``NABLA_COMPILE_AFTER``, 2 s): a short script's compile would be killed at its exit unused."""
+    import time
+
+    from nabla.core import engine
+
+    policy("auto")
+    monkeypatch.setattr(engine, "_COMPILE_AFTER_S", 2.0)
+    monkeypatch.setattr(engine, "_STARTED", time.monotonic())  # a process that has just started
+    a = np.linspace(0, 1, 11, dtype=np.float32)  # (a structure no other test meets)
+    for shift in (0.0, 1.0, 2.0):
+        np.testing.assert_allclose((nb.cos(nb.asarray(a + shift)) * 3.5 - 0.25).numpy(), np.cos(a + shift) * 3.5 - 0.25, rtol=1e-5)
+    nb.wait_for_compiles()
+    assert stats()["compiles"] == 0 and stats()["interpreted"] == 3
+    monkeypatch.setattr(engine, "_STARTED", time.monotonic() - 2.0)  # the same process, older
+    np.testing.assert_allclose((nb.cos(nb.asarray(a + 3.0)) * 3.5 - 0.25).numpy(), np.cos(a + 3.0) * 3.5 - 0.25, rtol=1e-5)
+    nb.wait_for_compiles()
+    assert stats()["compiles"] == 1
+
+
 def test_compile_policy_compiles_once_per_structure(stats, policy):
     policy("compile")
     x = nb.asarray(np.ones((6, 3), np.float32))

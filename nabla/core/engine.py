@@ -33,6 +33,11 @@ _MAX_CACHE_ENTRIES = 4096
 #: of 135 stacks whose example Hypothesis ran again built 270 graphs in that run (1.8 s)
 _SMALL_TRACE_ELEMENTS = 4096
 _SMALL_TRACE_SIGHTS = 16
+#: a repeated structure is compiled (in the background) only once the process has run this long:
+#: a compile costs 12 s or more of a core, and its pool ~0.25 s to start and ~0.3 s to stop at
+#: exit, which a short script (a second run of a 22-section NumPy script: 0.7 s) never earns back
+_COMPILE_AFTER_S = float(os.environ.get("NABLA_COMPILE_AFTER", "2.0"))
+_STARTED = time.monotonic()
 _POLICIES = ("auto", "compile", "interpret")
 
 
@@ -362,7 +367,7 @@ class Engine(TraceLowering, ModelStore):
         if stages is None:
             stages = [] if compiling else self._stages(entry, traced, outputs)
         repeated = self.policy == "auto" and entry.sightings >= 2 and not staged and entry.compiling is None \
-            and not entry.compile_failed
+            and not entry.compile_failed and time.monotonic() - _STARTED >= _COMPILE_AFTER_S
         parts = None
         if not stages and len(traced[1]) > 1 and self.first_sight is not None and self.fused_enabled \
                 and self.single_op_models and not compiling:
