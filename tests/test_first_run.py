@@ -65,7 +65,7 @@ def _fake_workers(monkeypatch, script: str):
     monkeypatch.setattr(first_run.subprocess, "Popen", popen)
 
 
-def test_parts_come_in_the_order_first_runs_meet_them(monkeypatch, tmp_path):
+def test_parts_come_by_kind_then_in_the_order_first_runs_meet_them(monkeypatch, tmp_path):
     specs = [{"op": "abs", "kwargs": {"dict": {}}, "dtypes": [d], "dims": [["d0"]], "picks": [0], "layout": None,
               "reuse": 1, "first": 2 + i} for i, d in enumerate(["float64", "float32", "int64"])]
     specs.append({**specs[0], "op": "sort", "reuse": 0, "first": 6})
@@ -78,9 +78,11 @@ def test_parts_come_in_the_order_first_runs_meet_them(monkeypatch, tmp_path):
     monkeypatch.setattr(first_run, "BUNDLE", 2)
     monkeypatch.setattr(first_run, "spec_name", lambda spec: f"{spec['op']}-{spec['dtypes'][0]}")
     todo = first_run.parts(_Engine(known={"abs-float32"}))
+    # the fused kernel's, then the light single-op models, the kernels, the heavy ops (each alone),
+    # each group in the order first runs met them
     assert [p.names for p in todo] == [[first_run._fused_name("map", "float64"), first_run._fused_name("reduce", "float64")],
-                                      ["abs-float64", "abs-int64"], [first_run._fused_name("map", "uint8")],
-                                      ["sort-float64"], ["matmul-float64"], ["matmul-float32"]]  # (heavy: alone)
+                                      [first_run._fused_name("map", "uint8")], ["abs-float64", "abs-int64"],
+                                      ["sort-float64"], ["matmul-float64"], ["matmul-float32"]]
     assert [p.index for p in todo] == [0, 1, 2, 3, 4, 5]
 
 

@@ -32,8 +32,8 @@ MANIFEST = Path(__file__).with_name("first_run.json")
 #: 19.0 s, ``astype``, complex ``abs``, ``atan2`` and ``pow`` 38.6 s, all twelve of the fused
 #: kernel's models 30.4 s, the eleven linalg, sort and fft kernels 42.9 s), so a first run is
 #: fastest with few bundles on the two workers: the fused kernel's models in one (what nearly
-#: every script waits for first), the kernels in another beside it, the light single-op models
-#: in a third after the fused kernel's (two halves cost one more compile, and landed later).
+#: every script waits for first), the light single-op models in another beside it, the kernels
+#: in a third (the light ones in two halves cost one more compile, and landed later).
 FUSED_BUNDLE, BUNDLE_KERNELS, BUNDLE = 16, 16, 16
 #: MAX ops whose single-op models cost as much as a kernel bundle (``matmul`` alone: 48 s, where
 #: light ops cost 1-8 s each in a bundle): a bundle of their own, so the others land sooner
@@ -74,7 +74,7 @@ def spec_name(spec: dict) -> str | None:
 
 
 def parts(engine) -> list[Part]:
-    """The manifest's models this machine lacks, as bundles in the order first runs meet them."""
+    """The manifest's models this machine lacks, as bundles in the order they are built."""
     try:
         manifest = json.loads(MANIFEST.read_text())
     except (OSError, ValueError):
@@ -84,7 +84,7 @@ def parts(engine) -> list[Part]:
              if not engine.named_model_known(_fused_name(kind, dtype_name))]
     for at in range(0, len(fused), FUSED_BUNDLE):
         members = fused[at:at + FUSED_BUNDLE]
-        out.append(Part(len(out), {"fused": [m[:2] for m in members], "first": members[0][2]},
+        out.append(Part(len(out), {"fused": [m[:2] for m in members], "first": members[0][2], "group": "fused"},
                         [_fused_name(*m[:2]) for m in members]))
     kernels, heavy, others = [], [], []
     recorded = manifest.get("models", [])
@@ -98,12 +98,17 @@ def parts(engine) -> list[Part]:
         if name is not None and not engine.named_model_known(name):
             group = kernels if spec.get("reuse") == 0 else heavy if spec["op"] in HEAVY else others
             group.append({**spec, "name": name})
-    for group, size in ((kernels, BUNDLE_KERNELS), (heavy, 1), (others, BUNDLE)):
+    for label, group, size in (("kernels", kernels, BUNDLE_KERNELS), ("heavy", heavy, 1), ("light", others, BUNDLE)):
         for at in range(0, len(group), size):
             members = group[at:at + size]
-            out.append(Part(len(out), {"models": members, "first": members[0].get("first", 0)},
+            out.append(Part(len(out), {"models": members, "first": members[0].get("first", 0), "group": label},
                             [s["name"] for s in members]))
-    out.sort(key=lambda p: p.task["first"])  # the order first runs meet them
+    # The fused kernel's models first, then the light single-op models beside them on the second
+    # core, then the kernels, then the heavy ops: two recorded scripts both met a light op (argmin,
+    # nonzero, zeros_like) by their fifth section, where only one met a kernel that early, and in
+    # the order met the light bundle had come third and landed last (third_script.py: 197 s).
+    rank = {"fused": 0, "light": 1, "kernels": 2, "heavy": 3}
+    out.sort(key=lambda p: (rank[p.task["group"]], p.task["first"]))
     for i, part in enumerate(out):
         part.index = i
     return out
