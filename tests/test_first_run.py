@@ -147,6 +147,35 @@ def test_a_cold_machine_waits_for_the_part_that_builds_its_model(empty_library, 
     build.stop()
 
 
+def test_a_cold_machine_builds_a_model_the_manifest_lacks_on_a_worker(empty_library, stats, monkeypatch, tmp_path):
+    """A kernel op the manifest does not list (a descending sort), met on a cold machine, is built
+    at once by an extra worker of the first-run build and run on its model with NumPy's values:
+    not interpreted (a cold interpreter took 15-65 s for such a call), not compiled here; a second
+    call of another size runs on the same model."""
+    manifest = tmp_path / "first_run.json"
+    manifest.write_text(json.dumps({"fused": [], "models": []}))
+    monkeypatch.setattr(first_run, "MANIFEST", manifest)
+    monkeypatch.setenv("NABLA_KERNEL_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(first_run, "_BUILD", [])
+    monkeypatch.delenv("NABLA_FIRST_RUN", raising=False)
+    engine = nb.core.graph.GRAPH.engine
+    monkeypatch.setattr(engine, "_interpreter_warm", False)
+    nb.set_realization_policy("auto")
+    before = stats()
+    data = np.random.default_rng(2).standard_normal((5, 7))
+    np.testing.assert_array_equal(xp.sort(nb.asarray(data), axis=0, descending=True).numpy(), -np.sort(-data, axis=0))
+    build = first_run._BUILD[0]
+    assert build is not None and [p.task["group"] for p in build.parts] == ["asked"]
+    assert build.parts[0].future.result() is True
+    more = data[:3, :4] * 2
+    np.testing.assert_array_equal(xp.sort(nb.asarray(more), axis=1, descending=True).numpy(), -np.sort(-more, axis=1))
+    after = stats()
+    assert after["compiles"] == before["compiles"] and after["interpreted"] == before["interpreted"]
+    assert len(build.parts) == 1
+    build.stop()
+    assert build._extra is None or build._extra.wait(timeout=10) is not None
+
+
 def test_a_part_the_process_waits_for_is_built_next(monkeypatch):
     _fake_workers(monkeypatch, "import json, sys, time\n"
                                "for line in sys.stdin:\n"

@@ -139,6 +139,12 @@ class Engine(TraceLowering, ModelStore):
         None when none does."""
         return None
 
+    def build_now(self, spec: dict):
+        """The Future of the model of ``spec`` (a single-op model's, as ``nabla.ops.standalone``
+        writes specs) that other processes start building for this one now, on a cold machine
+        (``nabla.ops.first_run.ask``); None when none does."""
+        return None
+
     def __init__(self):
         self.stats = EngineStats()
         self._cache: collections.OrderedDict[tuple, _Entry] = collections.OrderedDict()

@@ -125,34 +125,53 @@ class Build:
         self._asked: list[Part] = []  # parts a wait is on, not yet handed out: they go next
         self._lock = threading.Lock()
         self._procs: list[subprocess.Popen] = []
+        self._extra = None  # the worker of asked parts, once one is asked for
+        self._more = threading.Condition(self._lock)
+        self._stopped = False
         self.started = time.perf_counter()
         self.workers = max(1, min(workers, len(todo)))
 
     def start(self) -> None:
+        for _ in range(self.workers):
+            self._spawn()
+
+    def _spawn(self, asked_only: bool = False):
         env = {**os.environ, "NABLA_COMPILE_PROCESS": "0", "NABLA_FIRST_RUN": "0", "NABLA_PROGRESS": "0"}
         # (the kernel's parent-death signal follows the thread that started the worker: the main one only)
         tie = _die_with_parent if threading.current_thread() is threading.main_thread() else None
-        for _ in range(self.workers):
-            proc = subprocess.Popen([sys.executable, "-m", "nabla.ops.first_run"], stdin=subprocess.PIPE,
-                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True,
-                                    start_new_session=True, preexec_fn=tie)
-            self._procs.append(proc)
-            threading.Thread(target=self._feed, args=(proc,), name="nabla-first-run", daemon=True).start()
+        proc = subprocess.Popen([sys.executable, "-m", "nabla.ops.first_run"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True,
+                                start_new_session=True, preexec_fn=tie)
+        self._procs.append(proc)
+        threading.Thread(target=self._feed, args=(proc, asked_only), name="nabla-first-run", daemon=True).start()
+        return proc
 
-    def _take(self) -> Part | None:
+    def _take(self, asked_only: bool = False) -> Part | None:
         """The next part: one the process is waiting for, else the next in the manifest's order."""
         with self._lock:
             waiting = [p for p in self._asked if p.index not in self._taken]
             rest = (p for p in self.parts if p.index not in self._taken)
-            part = waiting[0] if waiting else next(rest, None)
+            part = waiting[0] if waiting else None if asked_only else next(rest, None)
             if part is not None:
                 self._taken.add(part.index)
             return part
 
-    def _feed(self, proc) -> None:
+    def _feed(self, proc, asked_only: bool = False) -> None:
         """Hand ``proc`` one part at a time; a worker that dies fails its part (the engine then
-        compiles what it needs itself)."""
-        while (part := self._take()) is not None:
+        compiles what it needs itself). The extra worker takes only parts a wait is on, and
+        waits for more while the build runs."""
+        while True:
+            part = self._take(asked_only)
+            if part is None:
+                if not asked_only:
+                    break
+                with self._lock:  # (the extra worker: until the process stops the build)
+                    if self._stopped:
+                        self._extra = None
+                        break
+                    if not any(p.index not in self._taken for p in self._asked):
+                        self._more.wait(timeout=5.0)
+                continue
             t0 = time.perf_counter()
             try:
                 proc.stdin.write(json.dumps({"index": part.index, **part.task}) + "\n")
@@ -174,6 +193,27 @@ class Build:
         with self._lock:
             if not part.future.done():
                 part.future.set_result(built)
+
+    def ask(self, spec: dict) -> Future | None:
+        """The Future of a part building ``spec``'s model, a model the manifest lacks that the
+        process needs now: an extra worker builds it (and later such parts) at once, beside the
+        manifest's, instead of MAX's interpreter, which a cold machine serves a kernel op's first
+        call in 15-65 s (an ``ifft``, a float32 ``svd``, a descending ``sort``); None once that
+        part is done (a model it failed to build is left to the engine)."""
+        with self._lock:
+            part = self._by_name.get(spec["name"])
+            if part is None:
+                part = Part(len(self.parts), {"models": [spec], "first": 0, "group": "asked"}, [spec["name"]])
+                self.parts.append(part)
+                self._by_name[spec["name"]] = part
+                self._asked.append(part)
+                if self._extra is None and not self._stopped:
+                    self._extra = self._spawn(asked_only=True)
+                self._more.notify_all()
+            elif part.future.done():  # built and still missing, or failed: the engine's own way
+                return None
+        part.future.nabla_what = _Status(self)
+        return part.future
 
     def pending(self, name: str) -> Future | None:
         part = self._by_name.get(name)
@@ -199,6 +239,9 @@ class Build:
 
     def stop(self) -> None:
         """Stop the workers (at exit: nothing of Nabla's computes after the user's program)."""
+        with self._lock:
+            self._stopped = True
+            self._more.notify_all()
         for proc in self._procs:
             if proc.poll() is None:
                 try:
@@ -255,6 +298,22 @@ def pending(engine, name: str) -> Future | None:
                 _BUILD.append(start(engine))
     build = _BUILD[0]
     return None if build is None else build.pending(name)
+
+
+def ask(engine, spec: dict) -> Future | None:
+    """On a cold machine, the Future of a worker building ``spec``'s model (one the manifest
+    lacks) now; None where no first-run build runs or may start."""
+    if not _BUILD:
+        if not enabled(engine):
+            return None
+        with _START_LOCK:
+            if not _BUILD:
+                _BUILD.append(start(engine))
+    with _START_LOCK:
+        if _BUILD[0] is None:  # the manifest's models are all here: a build of asked models alone
+            _BUILD[0] = Build([], 1)
+            atexit.register(_BUILD[0].stop)
+    return _BUILD[0].ask(spec)
 
 
 def start(engine, workers: int | None = None) -> Build | None:

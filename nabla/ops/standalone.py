@@ -283,14 +283,20 @@ def _want(name: str, spec: dict) -> None:
     reuse = spec.get("reuse", ONE_SHAPE)
     if _WANTED_PER_CLASS[reuse] >= _MAX_WANTED[reuse] * _KEPT:
         return
-    try:
-        spec = {**spec, "kwargs": _encode(spec["kwargs"]), "layout": _encode(spec["layout"]),
-                "first": next(_MET_ORDER)}
-    except TypeError:  # kwargs the detached process could not rebuild
+    spec = _encoded(spec)
+    if spec is None:  # kwargs the detached process could not rebuild
         return
-    _WANTED[name] = spec
+    _WANTED[name] = {**spec, "first": next(_MET_ORDER)}
     _WANTED_PER_CLASS[reuse] += 1
     _MISSES[name] += 1
+
+
+def _encoded(spec: dict) -> dict | None:
+    """A spec as another process reads it (JSON), or None when its kwargs cannot be written."""
+    try:
+        return {**spec, "kwargs": _encode(spec["kwargs"]), "layout": _encode(spec["layout"])}
+    except TypeError:
+        return None
 
 
 def _encode(value):
@@ -338,6 +344,8 @@ def model(engine, plan_: KernelPlan):
     found = engine.named_model(plan_.name, plan_.graph, compile=False)
     if found is None:
         building = engine.being_built(plan_.name)  # a cold machine's first-run build makes it
+        if building is None and (spec := _encoded(plan_.spec())) is not None:
+            building = engine.build_now(spec)  # or a worker of it, now (a cold interpreter is slower)
         if building is not None:
             return building
         _want(plan_.name, plan_.spec())
