@@ -136,7 +136,8 @@ class Build:
             self._spawn()
 
     def _spawn(self, asked_only: bool = False):
-        env = {**os.environ, "NABLA_COMPILE_PROCESS": "0", "NABLA_FIRST_RUN": "0", "NABLA_PROGRESS": "0"}
+        env = {**os.environ, "NABLA_COMPILE_PROCESS": "0", "NABLA_FIRST_RUN": "0", "NABLA_PROGRESS": "0",
+               "NABLA_FIRST_RUN_WORKER": "asked" if asked_only else "build"}
         # (the kernel's parent-death signal follows the thread that started the worker: the main one only)
         tie = _die_with_parent if threading.current_thread() is threading.main_thread() else None
         proc = subprocess.Popen([sys.executable, "-m", "nabla.ops.first_run"], stdin=subprocess.PIPE,
@@ -334,10 +335,11 @@ def _work() -> None:
 
     from ..core.compiler import _background_priority
 
-    # Below the user's process, as the compile pool is: a structure the script needs at once is
-    # compiled there (at nice 19, in the user's session) while this build runs, and each worker's
-    # session is a scheduling group of its own that had competed with the user's as an equal.
-    _background_priority()
+    # The build's workers run below the user's process (each worker's session is a scheduling
+    # group of its own, which had competed with the user's as an equal); the worker of asked
+    # parts, what the script waits for now, does not, so it takes a core from them.
+    if os.environ.get("NABLA_FIRST_RUN_WORKER") != "asked":
+        _background_priority()
     engine = GRAPH.engine
     for line in sys.stdin:
         task = json.loads(line)
