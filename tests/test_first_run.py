@@ -117,6 +117,19 @@ def test_nothing_is_built_on_a_warm_machine_or_when_turned_off(monkeypatch):
     assert first_run.pending(engine, "any") is None and not first_run._BUILD
 
 
+def _a_cold_machine(monkeypatch, tmp_path, models: list) -> None:
+    """This process as on a machine whose interpreter is cold, with a manifest of ``models`` and
+    the kernel cache of ``tmp_path`` (the library ``empty_library`` made)."""
+    manifest = tmp_path / "first_run.json"
+    manifest.write_text(json.dumps({"fused": [], "models": models}))
+    monkeypatch.setattr(first_run, "MANIFEST", manifest)
+    monkeypatch.setenv("NABLA_KERNEL_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(first_run, "_BUILD", [])
+    monkeypatch.delenv("NABLA_FIRST_RUN", raising=False)
+    monkeypatch.setattr(nb.core.graph.GRAPH.engine, "_interpreter_warm", False)
+    nb.set_realization_policy("auto")
+
+
 def test_a_cold_machine_waits_for_the_part_that_builds_its_model(empty_library, stats, monkeypatch, tmp_path):
     """On a cold machine a node the fused kernel does not take runs on the model a first-run
     worker builds (the engine waits for that part), with NumPy's values, and nothing compiles
@@ -125,15 +138,7 @@ def test_a_cold_machine_waits_for_the_part_that_builds_its_model(empty_library, 
     x = nb.asarray(data)
     assert int(xp.argmax(x)) == 8  # (interpreted: records the spec)
     (name, spec), = empty_library._WANTED.items()
-    manifest = tmp_path / "first_run.json"
-    manifest.write_text(json.dumps({"fused": [], "models": [{**spec, "first": 0}]}))
-    monkeypatch.setattr(first_run, "MANIFEST", manifest)
-    monkeypatch.setenv("NABLA_KERNEL_CACHE_DIR", str(tmp_path))  # (the library empty_library made)
-    monkeypatch.setattr(first_run, "_BUILD", [])
-    monkeypatch.delenv("NABLA_FIRST_RUN", raising=False)
-    engine = nb.core.graph.GRAPH.engine
-    monkeypatch.setattr(engine, "_interpreter_warm", False)
-    nb.set_realization_policy("auto")
+    _a_cold_machine(monkeypatch, tmp_path, [{**spec, "first": 0}])
     before = stats()
     y = nb.asarray(data[::-1] * 3)
     assert int(xp.argmax(y)) == 0
@@ -152,15 +157,7 @@ def test_a_cold_machine_builds_a_model_the_manifest_lacks_on_a_worker(empty_libr
     at once by an extra worker of the first-run build and run on its model with NumPy's values:
     not interpreted (a cold interpreter took 15-65 s for such a call), not compiled here; a second
     call of another size runs on the same model."""
-    manifest = tmp_path / "first_run.json"
-    manifest.write_text(json.dumps({"fused": [], "models": []}))
-    monkeypatch.setattr(first_run, "MANIFEST", manifest)
-    monkeypatch.setenv("NABLA_KERNEL_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(first_run, "_BUILD", [])
-    monkeypatch.delenv("NABLA_FIRST_RUN", raising=False)
-    engine = nb.core.graph.GRAPH.engine
-    monkeypatch.setattr(engine, "_interpreter_warm", False)
-    nb.set_realization_policy("auto")
+    _a_cold_machine(monkeypatch, tmp_path, [])
     before = stats()
     data = np.random.default_rng(2).standard_normal((5, 7))
     np.testing.assert_array_equal(xp.sort(nb.asarray(data), axis=0, descending=True).numpy(), -np.sort(-data, axis=0))
