@@ -17,31 +17,16 @@ from .differential import PATHS, execute, run, shrink
 from .programs import FAMILIES, generate
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__.splitlines()[0])
-    ap.add_argument("--minutes", type=float, default=5.0)
-    ap.add_argument("--seed", type=int, default=0, help="first seed; each family counts up from it")
-    ap.add_argument("--families", default=",".join(FAMILIES))
-    ap.add_argument("--paths", default="default,interpreter,thread",
-                    help=f"comma-separated, from {', '.join(PATHS)}; each program runs down each path")
-    ap.add_argument("--small", action="store_true", help="no sizes above 4097 elements")
-    args = ap.parse_args(argv)
+def _loop(families, paths, args, end, counts, found, unsupported, seed_box) -> None:
+    """Programs of each family in turn until ``end``; ``seed_box[0]`` the next seed."""
     import numpy as onp
 
-    families = [f for f in args.families.split(",") if f]
-    paths = [p for p in args.paths.split(",") if p]
-    counts = collections.Counter()
-    found = collections.defaultdict(list)
-    unsupported = collections.Counter()
-    end = time.monotonic() + 60 * args.minutes
-    seed = args.seed
     while time.monotonic() < end:
         for family in families:
             if time.monotonic() >= end:
                 break
-            program = generate(family, seed, big=not args.small)
+            program = generate(family, seed_box[0], big=not args.small)
             oracle = execute(program, onp)
-            counts[family] += 1
             for on in paths:
                 verdict = run(program, on, oracle)
                 if verdict.status == "unsupported":
@@ -52,7 +37,31 @@ def main(argv=None) -> int:
                     found[family].append(shrunk if shrunk.status == "mismatch" else verdict)
                     print(f"MISMATCH {found[family][-1].report()}", flush=True)
                     break
-        seed += 1
+            counts[family] += 1
+        seed_box[0] += 1
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__.splitlines()[0])
+    ap.add_argument("--minutes", type=float, default=5.0)
+    ap.add_argument("--seed", type=int, default=0, help="first seed; each family counts up from it")
+    ap.add_argument("--families", default=",".join(FAMILIES))
+    ap.add_argument("--paths", default="default,interpreter,thread",
+                    help=f"comma-separated, from {', '.join(PATHS)}; each program runs down each path")
+    ap.add_argument("--small", action="store_true", help="no sizes above 4097 elements")
+    args = ap.parse_args(argv)
+    families = [f for f in args.families.split(",") if f]
+    paths = [p for p in args.paths.split(",") if p]
+    counts = collections.Counter()
+    found = collections.defaultdict(list)
+    unsupported = collections.Counter()
+    end = time.monotonic() + 60 * args.minutes
+    seed = args.seed
+    try:
+        _loop(families, paths, args, end, counts, found, unsupported, seed_box := [seed])
+    except KeyboardInterrupt:  # (a compile of minutes can outlast the deadline: a count all the same)
+        print("\ninterrupted: the program in progress is not counted", flush=True)
+    seed = seed_box[0]
     print(f"\nprograms per family (seeds {args.seed}..{seed - 1}, paths {', '.join(paths)}):")
     for family in families:
         print(f"  {family:13s} {counts[family]:6d} run, {len(found[family])} mismatched, "
