@@ -286,30 +286,33 @@ def enabled(engine) -> bool:
         and engine.kernel_disk is not None and not engine.interpreter_warm
 
 
-def pending(engine, name: str) -> Future | None:
-    """The Future of the part that will hold the model ``name``, starting the machine's first-run
-    build if this is a cold machine's first ask; None when no build is making it."""
+def _started(engine, name: str) -> bool:
+    """Whether this process has started its first-run build (None in ``_BUILD`` when it had
+    nothing to build), starting it on a cold machine's first ask for a model not on disk."""
     if not _BUILD:
         # (a model on disk needs no build: asked first, since whether MAX's interpreter is warm
         # takes importing it, 0.23 s of every later process on a machine that never warmed it)
         if engine.named_model_known(name) or not enabled(engine):
-            return None
+            return False
         with _START_LOCK:
             if not _BUILD:
                 _BUILD.append(start(engine))
-    build = _BUILD[0]
-    return None if build is None else build.pending(name)
+    return True
+
+
+def pending(engine, name: str) -> Future | None:
+    """The Future of the part that will hold the model ``name``, starting the machine's first-run
+    build if this is a cold machine's first ask; None when no build is making it."""
+    if not _started(engine, name) or _BUILD[0] is None:
+        return None
+    return _BUILD[0].pending(name)
 
 
 def ask(engine, spec: dict) -> Future | None:
     """On a cold machine, the Future of a worker building ``spec``'s model (one the manifest
     lacks) now; None where no first-run build runs or may start."""
-    if not _BUILD:
-        if not enabled(engine):
-            return None
-        with _START_LOCK:
-            if not _BUILD:
-                _BUILD.append(start(engine))
+    if not _started(engine, spec["name"]):
+        return None
     with _START_LOCK:
         if _BUILD[0] is None:  # the manifest's models are all here: a build of asked models alone
             _BUILD[0] = Build([], 1)
