@@ -141,6 +141,40 @@ def test_argmax_and_argmin_models_serve_every_axis_and_size(stats, empty_library
     assert stats()["interpreted"] == before
 
 
+def test_fft_models_serve_every_axis_rank_and_default_length(stats, empty_library):
+    """A transform's model sees its input as (outer, n, inner) around the axis (a 2-D one as
+    (outer, rows, n)), with an inverse's length NumPy's default kept symbolic: once one shape's
+    models are compiled, every axis, rank and size runs on them with NumPy's values, and the family
+    the models name is the one the first run's list builds."""
+    import nabla.numpy as nnp
+    from nabla.ops.fourier import fft_op
+
+    standalone = empty_library
+    rng = np.random.default_rng(7)
+
+    def check(shape, axis):
+        x = rng.standard_normal(shape)
+        z = x + 1j * rng.standard_normal(shape)
+        xs, zs = nnp.asarray(x), nnp.asarray(z)
+        for name, ours, theirs in (("rfft", xs, x), ("irfft", zs, z), ("ifft", zs, z)):  # (fft: ifft's constants)
+            got = np.asarray(getattr(nnp.fft, name)(ours, axis=axis))
+            np.testing.assert_allclose(got, getattr(np.fft, name)(theirs, axis=axis), rtol=1e-10, atol=1e-10,
+                                       err_msg=f"{name} {shape} axis={axis}")
+        if len(shape) >= 2:
+            np.testing.assert_allclose(np.asarray(nnp.fft.ifft2(zs)), np.fft.ifft2(z), rtol=1e-10, atol=1e-10,
+                                       err_msg=f"ifft2 {shape}")
+
+    check((4, 6), 1)
+    met = list(standalone._WANTED.values())
+    assert {spec["op"] for spec in met} == {"fft"} and len(met) == 4
+    assert {spec["name"] for spec in met} <= {spec["name"] for spec in standalone.family(fft_op)}
+    standalone_compiler.compile_specs(met)
+    before = stats()["interpreted"]
+    for shape, axis in (((4, 6), 0), ((3, 5, 7), 1), ((3, 5, 7), 0), ((9,), 0), ((2, 3, 4, 5), 2), ((5, 1), 0)):
+        check(shape, axis)
+    assert stats()["interpreted"] == before
+
+
 def test_single_op_models_run_a_new_trace_node_by_node(stats, monkeypatch, tmp_path, without_fused_kernel):
     """A trace the fused kernel does not take runs on MAX's interpreter at first sight and asks for
     single-op models; once this machine has compiled them, traces of those ops,

@@ -47,6 +47,35 @@ class FftOp(KernelOperation):
             return tuple(shape), _dt.real_dtype(x.dtype), x.batch_dims
         return tuple(shape), x.dtype, x.batch_dims
 
+    def standalone_form(self, kwargs, shapes):
+        """One model per kind, sign, scaling and dtype: the input seen as (outer, n, inner) around
+        the transformed axis (a 2-D transform: (outer, rows, n)), its result viewed back; a c2r
+        transform of NumPy's default length (2 (m - 1), or 2 m - 1) keeps that length symbolic."""
+        import math
+
+        (s,), pair = shapes, [2] if kwargs.get("cplx") else []
+        logical = s[:len(s) - len(pair)]
+        if kwargs.get("dims", 1) == 2:
+            view, axis = (math.prod(logical[:-2]), logical[-2], logical[-1]), -1
+        else:
+            a = len(logical) + kwargs["axis"]
+            view, axis = (math.prod(logical[:a]), logical[a], math.prod(logical[a + 1:])), -2
+        form = {**kwargs, "axis": axis}
+        if kwargs["kind"] == "c2r" and kwargs["n"] in (2 * (view[1] - 1), 2 * view[1] - 1):
+            form["n"] = _EVEN if kwargs["n"] == 2 * (view[1] - 1) else _ODD
+        return form, [["b", "n", "k"] + pair], [view + tuple(pair)]
+
+    def standalone_variants(self):
+        """A node of each model the family has: NumPy's default norm, forward and inverse, each kind,
+        float32 and float64 (see ``standalone.family``)."""
+        for dtype in ("float32", "float64"):
+            yield {"kind": "r2c", "sign": -1, "scaling": 0, "n": 0, "axis": -1}, [dtype], [(2, 4)]
+            yield {"kind": "c2r", "sign": 1, "scaling": 2, "n": 6, "axis": -1, "cplx": True}, [dtype], [(2, 4, 2)]
+            for sign, scaling in ((-1, 0), (1, 2)):
+                c2c = {"kind": "c2c", "sign": sign, "scaling": scaling, "n": 0, "axis": -1}
+                yield {**c2c, "cplx": True}, [dtype], [(2, 4, 2)]
+                yield {**c2c, "dims": 2, "cplx": True}, [dtype], [(2, 4, 2)]  # (the order a node's kwargs take)
+
     def maxpr(self, x, *, kind, sign, scaling, n, axis, dims=1, cplx=False):
         import functools
         import operator
@@ -71,7 +100,7 @@ class FftOp(KernelOperation):
         inner = functools.reduce(operator.mul, shape[at + 1:], Dim(1))
         rows = shape[at]
         flat = ops.reshape(x, [outer, rows, inner])
-        rows_out = (rows // 2 + 1) if kind == "r2c" else (n if kind == "c2r" else rows)
+        rows_out = (rows // 2 + 1) if kind == "r2c" else (_length(n, rows) if kind == "c2r" else rows)
         cols_out = inner * 2 if kind == "r2c" else (inner // 2 if kind == "c2r" else inner)
         spec = ops.constant(np.array([sign, scaling, dims], dtype=np.float64), DType.float64, here)
         zero = ops.constant(np.zeros(1, np.uint8), DType.uint8, here)
@@ -99,6 +128,15 @@ class FftOp(KernelOperation):
             return [self(ct, kind="c2r", sign=sign, scaling=scaling, n=size, axis=axis)]
         g = self(cotangent, kind="r2c", sign=sign, scaling=scaling, n=0, axis=axis)  # c2r: a pair's value counts twice
         return [g * _pair_weights(n, 2.0, g, axis)]
+
+
+#: a c2r model's length ``n`` when it is NumPy's default for m frequencies: 2 (m - 1), or 2 m - 1
+_EVEN, _ODD = -2, -1
+
+
+def _length(n, rows):
+    """A c2r transform's length: ``n``, or (a model's) NumPy's default for ``rows`` frequencies."""
+    return (rows - 1) * 2 if n == _EVEN else rows * 2 - 1 if n == _ODD else n
 
 
 def _pair_weights(n: int, w: float, like, axis: int):

@@ -23,7 +23,7 @@ import numpy as np
 from ..core import dtypes as _dt
 from .fused_codes import (_AXIS_INDEX, _CONST, _GATHER, _INT_ONLY, _INT_UNARY, _LOAD, _ON_BOOLS, _ORDER_KEEPING,
                           _REAL_IDENTITIES, _REGISTERS, _STRIDED, _WHERE, _WRAP, _WRAPPING, BINARY_CODES, BYTES, CODES,
-                          HEADER, INT_CODES, REDUCE_CODES, SLOTS, UNARY_CODES, _unsigned_order, constant_bits)
+                          HALF, HEADER, INT_CODES, REDUCE_CODES, SLOTS, UNARY_CODES, _unsigned_order, constant_bits)
 from .fused_layouts import Unfit as _Unfit
 from .fused_layouts import (_contiguous, _is_stack, _layout, _layouts, _reduced_run, _restride, _through,
                             release_last_uses)
@@ -203,7 +203,7 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
     coded_float = dtype is BYTES and not ints
     index = _index_nodes(body, ref, ref(result), alias, _dtypes(body, result, node_ids)) \
         if registers.is_floating else frozenset()
-    dtype_of = _dtypes(body, result, node_ids) if ints else {}
+    dtype_of = _dtypes(body, result, node_ids) if ints or coded_float else {}
     contexts: dict = {}
     loads = _layouts(body, result, full, ref, alias, views, node_ids, view_of, contexts)
     uses: dict[int, int] = {}
@@ -257,7 +257,8 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
         elif name in _INT_ONLY and not ints and not (i in index and name in ("floor_divide", "remainder")):
             raise _Unfit
         if coded_float and name not in ("astype", "take") and i not in index \
-                and any(v.dtype is not registers and v.dtype is not _dt.bool_ for v in n.inputs):
+                and any(v.dtype is not registers and v.dtype is not _dt.bool_
+                        and not (v.dtype is _dt.float16 and registers is _dt.float32) for v in n.inputs):
             raise _Unfit  # (integer work: the integer family's, run first as a stage)
         if name == "concat":
             if _is_stack(n):
@@ -285,6 +286,8 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
             args, code = n.inputs, (_WRAP, INT_CODES[target])
         elif coded_float and name == "astype" and n.kwargs.get("dtype") is _dt.bool_:  # nonzero: 1 / 0
             args, code = n.inputs, (UNARY_CODES["logical_not"], UNARY_CODES["logical_not"])
+        elif coded_float and name == "astype" and n.kwargs.get("dtype") is _dt.float16:
+            args, code = n.inputs, (_WRAP, HALF)
         elif registers.is_floating and name == "astype" and i in index and n.kwargs["dtype"] in INT_CODES:
             # (an index's integer cast: its value)
             args, code = n.inputs, (UNARY_CODES["positive"],)
@@ -318,8 +321,10 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
             if len(code) == 2:  # (a second unary op on the result)
                 instructions.append((code[1], dst, dst, 0, 0))
             narrow = dtype_of.get(i)
-            if name in _WRAPPING and narrow is not None and INT_CODES[narrow] != INT_CODES[_dt.int64]:
+            if ints and name in _WRAPPING and narrow is not None and INT_CODES[narrow] != INT_CODES[_dt.int64]:
                 instructions.append((_WRAP, dst, dst, INT_CODES[narrow], 0))
+        if coded_float and code[0] != _WRAP and dtype_of.get(i) is _dt.float16:
+            instructions.append((_WRAP, dst, dst, HALF, 0))
     result_register = register(final)
     size = full // rows if reduce else full
     return _program(instructions, result_register, reduce or scan, rows, inner, consts, slot_of, reduce, size,
@@ -481,6 +486,8 @@ def _coded_registers(order, out):
         cast = n.op.name == "astype"
         if any(v.dtype not in CODES for v in n.inputs) or (cast and n.kwargs.get("dtype") not in CODES):
             return None
+        if cast and n.kwargs["dtype"] is _dt.float16 and n.inputs[0].dtype is _dt.float64:
+            return None  # (through float32 registers: rounded twice, where NumPy rounds once)
         if not cast:
             floats.update(v.dtype for v in n.inputs if v.dtype.is_floating)
         elif n is not out.node and n.kwargs["dtype"].is_floating:
@@ -491,4 +498,5 @@ def _coded_registers(order, out):
         floats.add(out.dtype)
     if not floats and out.dtype.is_floating:
         floats.add(out.dtype)
+    floats = {_dt.float32 if f is _dt.float16 else f for f in floats}  # (float16 work: ``HALF``)
     return floats.pop() if len(floats) == 1 else None

@@ -14,10 +14,12 @@
 # model): float (S = R, one float dtype); integer (R int64, data slots and output bytes read and
 # written through dtype codes: 0 bool, 1 int8, 2 int16, 3 int32, 4 int64, 5 uint8, 6 uint16,
 # 7 uint32); coded float (R float32 or float64, bytes through the codes above and 8 float32,
-# 9 float64: a comparison's bool result, casts between dtypes, an integer input of a float
-# expression). Integer results narrower than 64 bits are wrapped to their dtype after each op
-# (opcode 61), as NumPy's integer arithmetic wraps, so comparisons and maxima see wrapped values;
-# sums and products wrap at the store (arithmetic modulo 2^k agrees).
+# 9 float64, 10 float16: a comparison's bool result, casts between dtypes, an integer input of a
+# float expression, float16 work). Integer results narrower than 64 bits are wrapped to their dtype
+# after each op (opcode 61), as NumPy's integer arithmetic wraps, so comparisons and maxima see
+# wrapped values; sums and products wrap at the store (arithmetic modulo 2^k agrees). float16
+# work runs in float32 registers rounded to float16 after each op (opcode 61, code 10), as NumPy's
+# float16 loops compute in float32 and round each result.
 from std.math import exp, log, sqrt, sin, cos, tanh, log1p, expm1, floor, ceil, trunc
 from std.memory import bitcast
 from std.sys.info import simd_width_of
@@ -205,6 +207,8 @@ def _load_coded[T: DType](code: Int, dst: UnsafePointer[Scalar[T], MutUntrackedO
         _load_as[DType.float32, T](dst, src, nbytes, start, count, layout, strided)
     elif code == 9:
         _load_as[DType.float64, T](dst, src, nbytes, start, count, layout, strided)
+    elif code == 10:
+        _load_as[DType.float16, T](dst, src, nbytes, start, count, layout, strided)
     else:  # bool, uint8
         _load_as[DType.uint8, T](dst, src, nbytes, start, count, layout, strided)
 
@@ -331,6 +335,8 @@ def _gather[S: DType, T: DType](dst: UnsafePointer[Scalar[T], MutUntrackedOrigin
             _gather_as[DType.float32, T](dst, b.unsafe_bitcast[Float32](), pos, start, count, view)
         elif code == 9:
             _gather_as[DType.float64, T](dst, b.unsafe_bitcast[Float64](), pos, start, count, view)
+        elif code == 10:
+            _gather_as[DType.float16, T](dst, b.unsafe_bitcast[Float16](), pos, start, count, view)
         else:  # bool, uint8
             _gather_as[DType.uint8, T](dst, b, pos, start, count, view)
 
@@ -543,11 +549,15 @@ def _run_block[T: DType, S: DType](
         elif op == 62:  # the index along one axis of the trace's elements: (element // a) % b
             for i in range(count):
                 dst.unsafe_store(i, Scalar[T](((start + i) // a) % b))
-        elif op == 61:  # wrap register a to the dtype code b (integer family)
+        elif op == 61:  # wrap register a to the dtype code b (integers), or round it to float16 (b = 10)
+            var src = regs + a * stride
             comptime if not T.is_floating_point():
-                var src = regs + a * stride
                 for i in range(0, padded, w):
                     dst.unsafe_store(i, _wrap[w](b, src.unsafe_load[width=w](i).cast[DType.int64]()).cast[T]())
+            else:
+                if b == 10:  # (float16 work runs in float32 registers, rounded after each op as NumPy's is)
+                    for i in range(0, padded, w):
+                        dst.unsafe_store(i, src.unsafe_load[width=w](i).cast[DType.float16]().cast[T]())
         else:  # 60: where(a != 0, b, c)
             var m = regs + a * stride
             var p = regs + b * stride

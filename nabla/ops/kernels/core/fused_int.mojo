@@ -99,7 +99,7 @@ def _wrap[w: Int](code: Int, x: SIMD[DType.int64, w]) -> SIMD[DType.int64, w]:
 
 def itemsize(code: Int) -> Int:
     """Bytes per element of the dtype ``code``."""
-    if code == 2 or code == 6:
+    if code == 2 or code == 6 or code == 10:
         return 2
     elif code == 3 or code == 7 or code == 8:
         return 4
@@ -125,6 +125,8 @@ def _code_of[S: DType]() -> Int:
         return 8
     elif S == DType.float64:
         return 9
+    elif S == DType.float16:
+        return 10
     return 5
 
 
@@ -161,5 +163,7 @@ def store_coded[T: DType](code: Int, dst: UnsafePointer[UInt8, MutAnyOrigin], sr
         _store_as[DType.float32, T](dst, src, start, count)
     elif code == 9:
         _store_as[DType.float64, T](dst, src, start, count)
+    elif code == 10:
+        _store_as[DType.float16, T](dst, src, start, count)
     else:
         _store_as[DType.uint8, T](dst, src, start, count)

@@ -1,0 +1,69 @@
+"""float16 work in the fused kernel: float32 registers, each float16 result rounded to float16 (as
+NumPy's float16 loops compute in float32 and round each result), data read and written as float16.
+Values against NumPy, with no MAX compile and no interpreter kernel: a float16 graph costs MAX
+tens of seconds to compile on first sight."""
+
+import numpy as np
+import pytest
+
+import nabla as nb
+
+from .test_fused import fused_on  # noqa: F401  (the autouse fixture)
+
+# (nnp, h: float16, b: bool, i: int8, y: float32) -> a result
+HALF = {
+    "arithmetic": lambda m, h, b, i, y: (h * h + 0.1) / 3 - h,
+    "rounds_each_step": lambda m, h, b, i, y: (h * 1000 + 1) - h * 1000,
+    "overflows": lambda m, h, b, i, y: h * 30000,
+    "exp": lambda m, h, b, i, y: m.exp(h * 4),
+    "tanh_of_bool": lambda m, h, b, i, y: m.tanh(b.astype(m.float16)),
+    "sin_cos": lambda m, h, b, i, y: m.sin(h) * m.cos(h),
+    "sqrt_log": lambda m, h, b, i, y: m.sqrt(m.abs(h)) + m.log1p(m.abs(h)),
+    "compare": lambda m, h, b, i, y: h > 0.3,
+    "where": lambda m, h, b, i, y: m.where(b, h, -h),
+    "int8_to_half": lambda m, h, b, i, y: i.astype(m.float16) / 7,
+    "half_to_float32": lambda m, h, b, i, y: h.astype(m.float32) + y,
+    "float32_to_half": lambda m, h, b, i, y: (y * 3).astype(m.float16) + h,
+    "half_to_int": lambda m, h, b, i, y: (h * 10).astype(m.int16),
+    "isnan": lambda m, h, b, i, y: m.isnan(m.sqrt(h)),
+    "arange": lambda m, h, b, i, y: m.arange(h.shape[-1], dtype=m.float16) * h,
+}
+#: results that go through a transcendental function: float32's result may differ from the C
+#: library's by an ulp of float32, rounding to a neighbouring float16 near a tie
+_LIBM = {"exp", "tanh_of_bool", "sin_cos", "sqrt_log"}
+
+
+@pytest.mark.parametrize("shape", [(7,), (3, 1025), (70001,)])
+@pytest.mark.parametrize("name", sorted(HALF))
+def test_float16_work_runs_fused_like_numpy(name, shape):
+    import nabla.numpy as nnp
+
+    rng = np.random.default_rng(len(name))
+    h = (rng.normal(size=shape) * 3).astype(np.float16)
+    data = (h, rng.normal(size=shape) > 0.3, rng.integers(-128, 128, size=shape).astype(np.int8),
+            rng.normal(size=shape).astype(np.float32))
+    before = nb.engine_stats()
+    got = np.asarray(HALF[name](nnp, *map(nnp.asarray, data)))
+    after = nb.engine_stats()
+    with np.errstate(all="ignore"):
+        want = HALF[name](np, *data)
+    assert after["fused"] + after["cache_hits"] > before["fused"] + before["cache_hits"], (before, after)
+    assert after["interpreted"] == before["interpreted"] and after["compiles"] == before["compiles"]
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, want.dtype)
+    if name in _LIBM:
+        np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=2 ** -10, atol=2 ** -24)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+def test_a_float64_value_cast_to_float16_is_rounded_once():
+    """float64 -> float16 through float32 registers would round twice; NumPy rounds once."""
+    import nabla.numpy as nnp
+
+    # 1 + 2**-11 + 2**-40: above the float16 tie between 1 and 1 + 2**-10; float32 rounds it onto
+    # the tie, which then rounds to even (1.0)
+    x = np.array([1 + 2 ** -11 + 2 ** -40] * 5)
+    got = np.asarray(nnp.asarray(x).astype(nnp.float16) * 1)
+    want = x.astype(np.float16) * np.float16(1)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
