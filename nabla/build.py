@@ -105,6 +105,7 @@ def record(out: str, scripts: list) -> int:
                 dropped += 1  # (a spec whose name cannot be made again from it would never be found)
                 continue
             models[spec["name"]] = spec
+    _add_siblings(models)
     # the order met, renumbered from 0 over the fused models and single-op models together
     order = sorted([("f", i, f[2]) for i, f in enumerate(fused)] + [("m", n, s["first"]) for n, s in models.items()],
                    key=lambda e: e[2])
@@ -117,6 +118,24 @@ def record(out: str, scripts: list) -> int:
     print(f"nabla: recorded {len(fused)} fused models and {len(listed)} single-op models "
           f"({dropped} dropped) into {out}; left out, serving one shape: {one_shape}", file=sys.stderr)
     return 0
+
+
+def _add_siblings(models: dict) -> None:
+    """For each op met whose calls come in families (``first_run_family``: an inverse transform after
+    a forward one, a descending sort after an ascending one), its other models of the dtypes met,
+    listed beside the one met."""
+    from .ops import standalone
+    from .ops.standalone_compiler import all_ops
+
+    ops = all_ops()
+    for spec in list(models.values()):
+        op = ops.get(spec["op"])
+        if op is None or not getattr(op, "first_run_family", False):
+            continue
+        for sibling in standalone.family(op):
+            if sibling["name"] in models or sibling["dtypes"] != spec["dtypes"]:
+                continue
+            models[sibling["name"]] = {**standalone._encoded(sibling), "first": spec["first"]}
 
 
 def _tiny(spec: dict) -> bool:

@@ -43,6 +43,27 @@ def test_a_manifest_spec_names_the_model_the_engine_looks_up(empty_library):
         assert first_run.spec_name(spec) == name
 
 
+def test_the_record_lists_the_family_of_a_transform_or_sort_met_in_its_dtypes():
+    """A script that met ``rfft`` and an ascending sort of float64 gets, in the list, the other
+    transforms and the descending sort of float64 (an ``ifft`` or ``sort(...)[::-1]`` a user
+    writes next), none of another dtype."""
+    from nabla.ops.fourier import fft_op
+    from nabla.ops.sorting import sort_op
+
+    met = {}
+    for op, kwargs in ((fft_op, {"kind": "r2c", "sign": -1, "scaling": 0, "n": 0, "axis": -2}),
+                       (sort_op, {"axis": 1, "descending": False})):
+        spec = next(s for s in standalone.family(op) if s["kwargs"] == kwargs and s["dtypes"] == ["float64"])
+        met[spec["name"]] = {**standalone._encoded(spec), "first": len(met)}
+    build._add_siblings(met)
+    listed = [(s["op"], standalone._decode(s["kwargs"]), s["dtypes"]) for s in met.values()]
+    assert all(dtypes == ["float64"] for *_, dtypes in listed)
+    assert ("sort", {"axis": 1, "descending": True}, ["float64"]) in listed
+    kinds = {(k["kind"], k["sign"], k.get("dims", 1)) for op, k, _ in listed if op == "fft"}
+    assert kinds == {("r2c", -1, 1), ("c2r", 1, 1), ("c2c", -1, 1), ("c2c", 1, 1), ("c2c", -1, 2), ("c2c", 1, 2)}
+    assert all(first_run.spec_name(s) == name for name, s in met.items())
+
+
 class _Engine:
     """What ``parts`` asks of an engine: which models the machine has."""
 

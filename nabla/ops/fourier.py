@@ -29,6 +29,8 @@ class FftOp(KernelOperation):
 
     name = "fft"
     kernel_package = "fft"
+    #: a script that meets one transform meets its inverse: the first-run list takes the family
+    first_run_family = True
 
     def abstract_eval(self, x, *, kind, sign, scaling, n, axis, dims=1):
         shape = list(x.cached_shape)

@@ -22,6 +22,9 @@ class SortOp(KernelOperation):
     name = "sort"
     kernel_package = "sort"
     supports_complex = False
+    #: a script that sorts one way sorts the other (``argsort(-x)``, ``sort(...)[::-1]`` aside): the
+    #: first-run list takes both orders
+    first_run_family = True
 
     def abstract_eval(self, x, *, axis, descending):
         if x.dtype.is_complex:
