@@ -91,6 +91,7 @@ def test_parts_come_by_kind_then_in_the_order_first_runs_meet_them(monkeypatch, 
               "reuse": 1, "first": 2 + i} for i, d in enumerate(["float64", "float32", "int64"])]
     specs.append({**specs[0], "op": "sort", "reuse": 0, "first": 6})
     specs += [{**specs[0], "op": "matmul", "first": 7}, {**specs[0], "op": "matmul", "dtypes": ["float32"], "first": 8}]
+    specs += [{**specs[0], "op": op, "reuse": 0, "first": first} for op, first in (("qr", 5), ("fft", 9), ("cholesky", 10))]
     manifest = tmp_path / "first_run.json"
     manifest.write_text(json.dumps({"fused": [["map", "float64", 0], ["reduce", "float64", 1], ["map", "uint8", 5]],
                                     "models": specs}))
@@ -99,12 +100,13 @@ def test_parts_come_by_kind_then_in_the_order_first_runs_meet_them(monkeypatch, 
     monkeypatch.setattr(first_run, "BUNDLE", 2)
     monkeypatch.setattr(first_run, "spec_name", lambda spec: f"{spec['op']}-{spec['dtypes'][0]}")
     todo = first_run.parts(_Engine(known={"abs-float32"}))
-    # the fused kernel's, then the light single-op models, the kernels, the heavy ops (each alone),
-    # each group in the order first runs met them
+    # the fused kernel's, then the light single-op models, the kernels (one bundle per package), the
+    # heavy ops (each alone), each group in the order first runs met them
     assert [p.names for p in todo] == [[first_run._fused_name("map", "float64"), first_run._fused_name("reduce", "float64")],
                                       [first_run._fused_name("map", "uint8")], ["abs-float64", "abs-int64"],
-                                      ["sort-float64"], ["matmul-float64"], ["matmul-float32"]]
-    assert [p.index for p in todo] == [0, 1, 2, 3, 4, 5]
+                                      ["qr-float64", "cholesky-float64"], ["sort-float64"], ["fft-float64"],
+                                      ["matmul-float64"], ["matmul-float32"]]
+    assert [p.index for p in todo] == list(range(8))
 
 
 def test_a_build_hands_out_parts_and_a_failed_or_stopped_part_is_not_built(monkeypatch):
@@ -194,7 +196,7 @@ def test_a_cold_machine_builds_a_model_the_manifest_lacks_on_a_worker(empty_libr
     assert build._extra is None or build._extra.wait(timeout=10) is not None
 
 
-def test_a_part_the_process_waits_for_is_built_next(monkeypatch):
+def test_a_part_the_process_waits_for_is_built_at_once_beside_the_others(monkeypatch):
     _fake_workers(monkeypatch, "import json, sys, time\n"
                                "for line in sys.stdin:\n"
                                "    time.sleep(0.3)\n"
@@ -207,6 +209,7 @@ def test_a_part_the_process_waits_for_is_built_next(monkeypatch):
     build.start()
     while 0 not in build._taken:
         time.sleep(0.01)
-    build.pending("m3").result(timeout=30)  # asked while part 0 was being built
+    build.pending("m3").result(timeout=30)  # asked while part 0 was being built: the extra worker's
+    assert build._extra is not None and 1 not in finished
     build.wait()
-    assert finished == [0, 3, 1, 2]
+    assert finished.index(3) < finished.index(1) < finished.index(2)

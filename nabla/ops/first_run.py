@@ -33,7 +33,7 @@ MANIFEST = Path(__file__).with_name("first_run.json")
 #: kernel's models 30.4 s, the eleven linalg, sort and fft kernels 42.9 s), so a first run is
 #: fastest with few bundles on the two workers: the fused kernel's models in one (what nearly
 #: every script waits for first), the light single-op models in another beside it, the kernels
-#: in a third (the light ones in two halves cost one more compile, and landed later).
+#: one bundle per package (the light ones in two halves cost one more compile, and landed later).
 FUSED_BUNDLE, BUNDLE_KERNELS, BUNDLE = 16, 16, 16
 #: MAX ops whose single-op models cost as much as a kernel bundle (``matmul`` alone: 48 s, where
 #: light ops cost 1-8 s each in a bundle): a bundle of their own, so the others land sooner
@@ -98,7 +98,14 @@ def parts(engine) -> list[Part]:
         if name is not None and not engine.named_model_known(name):
             group = kernels if spec.get("reuse") == 0 else heavy if spec["op"] in HEAVY else others
             group.append({**spec, "name": name})
-    for label, group, size in (("kernels", kernels, BUNDLE_KERNELS), ("heavy", heavy, 1), ("light", others, BUNDLE)):
+    from .standalone_compiler import all_ops
+
+    ops = all_ops()
+    by_package: dict = {}  # (a script that waits on an ``ifft`` need not wait on the linalg kernels)
+    for spec in sorted(kernels, key=lambda s: s.get("first", 0)):
+        by_package.setdefault(getattr(ops[spec["op"]], "kernel_package", None), []).append(spec)
+    for label, group, size in ([("kernels", g, BUNDLE_KERNELS) for g in by_package.values()]
+                               + [("heavy", heavy, 1), ("light", others, BUNDLE)]):
         for at in range(0, len(group), size):
             members = group[at:at + size]
             out.append(Part(len(out), {"models": members, "first": members[0].get("first", 0), "group": label},
@@ -222,7 +229,12 @@ class Build:
             return None
         with self._lock:
             if part.index not in self._taken and part not in self._asked:
-                self._asked.append(part)  # needed now: ahead of the manifest's order
+                # needed now and not started: the extra worker builds it at once (the two workers
+                # may be minutes from done with the parts before it)
+                self._asked.append(part)
+                if self._extra is None and not self._stopped:
+                    self._extra = self._spawn(asked_only=True)
+                self._more.notify_all()
         fut = part.future
         fut.nabla_what = _Status(self)
         return fut
