@@ -759,3 +759,22 @@ def test_a_chain_of_small_matmuls_runs_fused():
     assert after["interpreted"] == before["interpreted"] and after["compiles"] == before["compiles"]
     assert after["fused"] - before["fused"] >= 2
     np.testing.assert_allclose(got, a.T @ (a @ w), rtol=1e-12)
+
+
+def test_a_small_matmul_alone_is_the_kernels_and_a_large_one_is_not():
+    """A trace run node by node (a cold machine's, ``standalone.split``) asks for no matmul model
+    where the kernel takes the product alone: whether it does must not hang on whether the
+    kernel's models were built yet (the first-run list came out with or without ``matmul``)."""
+    from nabla.ops.fused_stages import fits_alone
+
+    def node_of(t):
+        (value,) = t._impl._values
+        return value.node, [value]
+
+    rng = np.random.default_rng(0)
+    small = nb.asarray(rng.normal(size=(30, 20))) @ nb.asarray(rng.normal(size=(20, 10)))
+    ints = nb.asarray(np.arange(12).reshape(3, 4)) @ nb.asarray(np.arange(8).reshape(4, 2))
+    large = nb.asarray(rng.normal(size=(300, 200))) @ nb.asarray(rng.normal(size=(200, 100)))
+    half = nb.asarray(rng.normal(size=(3, 4)).astype(np.float16)) @ nb.asarray(rng.normal(size=(4, 2)).astype(np.float16))
+    assert fits_alone(*node_of(small)) and fits_alone(*node_of(ints))
+    assert not fits_alone(*node_of(large)) and not fits_alone(*node_of(half))

@@ -408,6 +408,20 @@ def _dtypes(body, result, node_ids) -> dict:
 MATMUL_PRODUCTS = 1 << 18
 
 
+def matmul_fits(node) -> bool:
+    """Whether the kernel takes ``x @ y`` alone (its operands realized): real operands of one float
+    dtype, or integers, of at most ``MATMUL_PRODUCTS`` products."""
+    if node.kwargs.get("complex_storage") or len(node.inputs) != 2:
+        return False
+    x, y = node.inputs
+    if len(x.shape) < 2 or len(y.shape) < 2 or not (x.dtype is y.dtype and x.dtype in (_dt.float32, _dt.float64)
+                                                    or x.dtype in INT_CODES and y.dtype in INT_CODES):
+        return False
+    (*bx, m, k), (*by, _, n) = x.shape, y.shape
+    full = math.prod(tuple(np.broadcast_shapes(tuple(bx), tuple(by))) + (m, k, n))
+    return k > 0 and 0 < full <= MATMUL_PRODUCTS
+
+
 def _matmul(order, leaves, node, dtype, node_ids, leaf_ids, out_dtype) -> Program | None:
     """``x @ y`` of (views of) inputs: registers over (..., M, K, N) holding x[..., m, k] *
     y[..., k, n], reduced over K."""

@@ -7,7 +7,7 @@ from ..core import dtypes as _dt
 from .fused_codes import _INT_ONLY, _ORDER_KEEPING, _REAL_IDENTITIES, _STRIDED, BINARY_CODES, INT_CODES, \
     REDUCE_CODES, UNARY_CODES, _unsigned_order
 from .fused_layouts import _is_stack
-from .fused_program import _coded_registers, _tested
+from .fused_program import _coded_registers, _tested, matmul_fits
 
 
 _STAGEABLE = frozenset(UNARY_CODES) | frozenset(BINARY_CODES) | frozenset(REDUCE_CODES) | _ORDER_KEEPING \
@@ -32,6 +32,9 @@ def fits_alone(n, results) -> bool:
     of other dtypes (a float comparison's bool result, a cast). Where this errs, the node asks for
     its model when it runs."""
     values = (*n.inputs, *results)
+    if n.op.name == "matmul":
+        return len(results) == 1 and results[0].device.is_host and all(v.device.is_host for v in n.inputs) \
+            and matmul_fits(n)
     if _unfit(n) or any(v.dtype not in _STAGE_DTYPES or not v.device.is_host for v in values):
         return False
     if len({"int" if v.dtype in INT_CODES else v.dtype for v in values}) == 1:
