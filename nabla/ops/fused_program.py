@@ -70,10 +70,12 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
         dtype = leaves[0].dtype if leaves and leaves[0].dtype in (_dt.float32, _dt.float64) else None
     registers = _dt.int64 if ints else dtype
     if not ints and (dtype not in (_dt.float32, _dt.float64) or any(leaf.dtype is not dtype for leaf in leaves)):
-        # float work with inputs or a result of other dtypes: the coded float family
-        registers = None if count or test is not None or last.op.name in ("cumulative_sum", "matmul") \
+        # float work with inputs or a result of other dtypes: the coded float family (a count of
+        # it, ``any``/``all`` of float16 data, accumulates in float64 and is written as int64)
+        registers = None if (test is not None and not count) or last.op.name in ("cumulative_sum", "matmul") \
             else _coded_registers(order, out)
-        if registers is None or (last.op.name in REDUCE_CODES and out.dtype is not registers):
+        if registers is None or (last.op.name in REDUCE_CODES and out.dtype is not registers and not count
+                                 and not (out.dtype is _dt.float16 and registers is _dt.float32)):
             return None
         dtype = BYTES
     if ints and last.op.name in ("mean", "cumulative_sum"):
@@ -118,11 +120,11 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
     if full == 0 or full >= 2 ** 31 or len(leaves) - len(lift) > SLOTS or \
             any(leaf.dtype is not dtype and dtype is not BYTES for leaf in leaves):
         return None
-    if test is not None and (not reduce or (not ints and (not count or math.prod(outputs[0].shape) != 1))):
+    if test is not None and (not reduce or (dtype is not BYTES and (not count or math.prod(outputs[0].shape) != 1))):
         return None  # (the float family's count is int64 data: read as one bool only when it is one value)
     try:
         program = _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner, count, scan,
-                         _dt.bool_ if test is not None and ints else out.dtype, lift, registers)
+                         _dt.bool_ if test is not None and dtype is BYTES else out.dtype, lift, registers)
         if test is not None:
             _add_test(program, test, node_ids[id(test[2])], ints)
         return program
@@ -328,7 +330,8 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
     result_register = register(final)
     size = full // rows if reduce else full
     return _program(instructions, result_register, reduce or scan, rows, inner, consts, slot_of, reduce, size,
-                    dtype, count, scan, tuple(lifted), out_dtype, tuple(lifted_at.items()), registers)
+                    dtype, count and dtype is not BYTES, scan, tuple(lifted), out_dtype, tuple(lifted_at.items()),
+                    registers)
 
 
 def _program(instructions, result_register, kind, rows, inner, consts, slot_of, reduce, size, dtype, count=False,
