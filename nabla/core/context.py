@@ -17,8 +17,23 @@ from . import dtypes as _dt
 def cpu() -> driver.Device:
     before = _thread_ids()
     device = driver.CPU()  # the first one starts MAX's CPU runtime and its worker threads
+    _RUNTIME_PID[0] = os.getpid()
     _yield_to_callers(_thread_ids() - before)
     return device
+
+
+#: the process that started MAX's runtime (a child forked after that has none of its threads)
+_RUNTIME_PID: list = [None]
+
+
+def check_process() -> None:
+    """Raise in a process forked after MAX's runtime started: its worker threads are not in the
+    child, and a run there would wait for them forever."""
+    if _RUNTIME_PID[0] is not None and _RUNTIME_PID[0] != os.getpid():
+        raise RuntimeError(
+            "nabla: this process was forked after Nabla (MAX's runtime) started in its parent; MAX cannot "
+            "run in such a child. Start workers with the 'spawn' or 'forkserver' method "
+            "(multiprocessing.get_context('spawn'), joblib's default loky backend), or fork before Nabla runs")
 
 
 #: how much lower than the caller's the priority of MAX's CPU workers is (``NABLA_WORKER_NICE``)
@@ -174,6 +189,7 @@ def default_dtype(dtype):
 
 
 def as_device(device) -> driver.Device:
+    check_process()
     return get_default_device() if device is None else _as_device(device)
 
 

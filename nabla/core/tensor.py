@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import pickling
 from .tensor_impl import TensorImpl
 
 
@@ -100,6 +101,16 @@ class Tensor:
         if copy is False:
             return arr if dtype is None else arr.astype(dtype, copy=False)
         return np.array(arr, dtype=dtype, copy=True)
+
+    # --- across processes (pickle, copy; see core/pickling.py) -----------------
+    def __reduce_ex__(self, protocol):
+        return pickling.reduce_tensor(self, protocol)
+
+    def __copy__(self):
+        return pickling.copy_tensor(self)
+
+    def __deepcopy__(self, memo):
+        return pickling.copy_tensor(self)
 
     def item(self):
         if self.size != 1:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .graph import GRAPH, Value
+from .context import check_process
 
 #: Set by ``nabla.sharding`` (the core names no sharding code): runs ops on sharded operands
 #: (``SPMD.call``) and gathers a sharded tensor for host access (``SPMD.gather``).
@@ -69,6 +70,7 @@ class TensorImpl:
 
     def realize(self) -> None:
         if not self.is_realized:
+            check_process()
             GRAPH.evaluate(self)
 
     @property

@@ -1,0 +1,88 @@
+"""Nabla arrays across process boundaries: pickling, and so ``copy.deepcopy``, ``multiprocessing``,
+joblib and Dask, as NumPy's arrays cross them.
+
+A pickled array is its values (pending work is run first), its dtype, its type (``nabla.Tensor``,
+``nabla.numpy.ndarray``) and the name of its device kind: an array pickled on an accelerator comes
+back on one where the loading process has one, on the CPU otherwise. With pickle protocol 5 the data
+travels as a ``PickleBuffer``, out of band where the pickler takes buffers (no copy of a large
+array's bytes into the pickle), as NumPy's does (PEP 574).
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+
+from . import dtypes as _dt
+
+
+def reduce_tensor(t, protocol: int):
+    """``t.__reduce_ex__(protocol)``: a call that makes the array again in another process."""
+    impl = t._impl
+    if impl.batch_dims or impl.traced:
+        raise TypeError(
+            "nabla: cannot pickle a traced array (an argument or intermediate of a function under grad, "
+            "vmap or compile): its values exist only when the function runs; return it from the function "
+            "and pickle the result")
+    values = t.numpy()  # (runs pending work; a sharded array's shards gathered)
+    if not values.flags.c_contiguous:
+        values = values.copy(order="C")
+    data = pickle.PickleBuffer(values) if protocol >= 5 else values
+    return rebuild, (type(t), data, t.dtype.name, values.shape, _device_kind(t.device))
+
+
+def rebuild(cls, data, dtype_name: str, shape: tuple, device_kind: str):
+    """The array ``reduce_tensor`` described, on a device of its kind where this process has one."""
+    from ..ops.base import tensor_from_host
+    from .context import check_process
+
+    try:
+        check_process()
+    except RuntimeError as e:  # (a child forked after MAX started: the error where the array is used,
+        return _Unusable(str(e))  # so a pool reports it, where a failed unpickling hangs the pool)
+    dtype = _dt.from_name(dtype_name)
+    if isinstance(data, np.ndarray):
+        values = data
+    else:  # (protocol 5: the bytes, in band or out of band)
+        values = np.frombuffer(data, dtype=dtype.numpy_dtype).reshape(shape)
+    # a read-only buffer (bytes in the pickle) is copied; a writable one (out of band) is ours
+    tensor = tensor_from_host(values, _device(device_kind), copy=None if values.flags.writeable else True)
+    return tensor if cls is type(tensor) else cls(tensor._impl)
+
+
+class _Unusable:
+    """An array unpickled where Nabla cannot run: any use raises why."""
+
+    def __init__(self, why: str):
+        object.__setattr__(self, "_why", why)
+
+    def __getattr__(self, name):
+        raise RuntimeError(object.__getattribute__(self, "_why"))
+
+    def __array__(self, *args, **kwargs):
+        raise RuntimeError(self._why)
+
+    def __repr__(self):
+        return f"<a Nabla array that cannot be used here: {self._why}>"
+
+
+def copy_tensor(t):
+    """``copy.copy`` and ``copy.deepcopy``: a new array of the same values (values are immutable
+    underneath and a write rebinds the array written, so the copy never sees the source's writes)."""
+    return type(t)(t._impl)
+
+
+def _device_kind(device) -> str:
+    return "cpu" if getattr(device, "is_host", True) else "gpu"
+
+
+def _device(kind: str):
+    from .context import accelerator, cpu
+
+    if kind == "gpu":
+        try:
+            return accelerator(0)
+        except ValueError:  # no accelerator in this process: the CPU, as documented
+            pass
+    return cpu()
