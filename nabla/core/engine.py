@@ -302,8 +302,8 @@ class Engine(TraceLowering, ModelStore):
         kernel), or a compile's Future to wait for."""
         if all(0 in v.shape for v in outputs):  # nothing to compute: an empty result is its shape
             return (lambda _: [_empty(v) for v in outputs]), []
-        traced = self._trace(outputs)
-        key, leaves = traced[0], traced[2]
+        traced = self.trace(outputs)
+        key, leaves = traced.key, traced.leaves
         if SEVERAL_DEVICES.in_use and _on_virtual_devices(traced):
             return None if fast_only else self._interpret_over_devices(traced, outputs)
         # MAX's interpreter and Nabla's fused kernel run on the CPU: a trace that touches an
@@ -311,11 +311,11 @@ class Engine(TraceLowering, ModelStore):
         accelerated = _on_accelerators(leaves, outputs)
         compiling = self.policy == "compile" or accelerated
         stages = None  # the first-sight path's stages, once asked
-        if fast_only and not staged and len(traced[1]) > len(outputs) and _shared(traced[1], outputs):
+        if fast_only and not staged and len(traced.order) > len(outputs) and _shared(traced.order, outputs):
             return None  # a probe that would leave shared work pending
-        lone = traced[7] and len(traced[1]) > 1 and not fast_only and self.fused_enabled \
+        lone = traced.lone and len(traced.order) > 1 and not fast_only and self.fused_enabled \
             and self.first_sight is not None and not compiling
-        if lone and not self.first_sight.computes_kernel_nodes(traced[1]):
+        if lone and not self.first_sight.computes_kernel_nodes(traced.order):
             return _SPLIT  # a kernel node among others: realize it apart, alone (see run)
         entry = self._cache.get(key)
         if entry is None and fast_only and accelerated:
@@ -347,12 +347,12 @@ class Engine(TraceLowering, ModelStore):
         entry.sightings += 1
         self._poll_compiles()
         buffers = [leaf.buffer for leaf in leaves]
-        params = traced[8]
+        params = traced.params
         if entry.model is not None:
             self.stats.evaluations += 1
             self.stats.cache_hits += not compiled_here
             model = entry.model
-            return (lambda b: execute(model, b)), buffers + self._param_buffers(params) + self._signal_buffers(traced[1])
+            return (lambda b: execute(model, b)), buffers + self._param_buffers(params) + self._signal_buffers(traced.order)
 
         def build(symbolic):
             return self._lower(traced, outputs, symbolic)
@@ -375,9 +375,9 @@ class Engine(TraceLowering, ModelStore):
         repeated = self.policy == "auto" and entry.sightings >= 2 and not staged and entry.compiling is None \
             and not entry.compile_failed and time.monotonic() - _STARTED >= _COMPILE_AFTER_S
         parts = None
-        if not stages and len(traced[1]) > 1 and self.first_sight is not None and self.fused_enabled \
+        if not stages and len(traced.order) > 1 and self.first_sight is not None and self.fused_enabled \
                 and self.single_op_models and not compiling:
-            parts = self.first_sight.split(self, traced[1], outputs)
+            parts = self.first_sight.split(self, traced.order, outputs)
         if parts or stages:
             if repeated and (entry.sightings >= _SMALL_TRACE_SIGHTS
                              or _elements(leaves, outputs) > _SMALL_TRACE_ELEMENTS):
@@ -395,7 +395,7 @@ class Engine(TraceLowering, ModelStore):
         if repeated:
             self._compile_future(entry, build)
         results = self._interpret(entry, build, tuple(leaf.shape for leaf in leaves),
-                                  buffers + self._param_buffers(params) + self._signal_buffers(traced[1]))
+                                  buffers + self._param_buffers(params) + self._signal_buffers(traced.order))
         if results is None:  # refused: this structure must be compiled
             return self._compile_future(entry, build)
         self.stats.evaluations += 1
@@ -407,14 +407,14 @@ class Engine(TraceLowering, ModelStore):
         """A trace over virtual CPU devices (a mesh of ``virtual_cpus``): MAX's compiled models
         refuse devices ``cpu:i`` (i >= 1) and the fused kernel knows one device, so it runs on
         MAX's interpreter, which places each value on its device."""
-        key, leaves = traced[0], traced[2]
+        key, leaves = traced.key, traced.leaves
         entry = self._cache.get(key)
         if entry is None:
             entry = self._cache.setdefault(key, _Entry(key))
         results = self._interpret(entry, lambda symbolic: self._lower(traced, outputs, symbolic),
                                   tuple(leaf.shape for leaf in leaves),
-                                  [leaf.buffer for leaf in leaves] + self._param_buffers(traced[8])
-                                  + self._signal_buffers(traced[1]))
+                                  [leaf.buffer for leaf in leaves] + self._param_buffers(traced.params)
+                                  + self._signal_buffers(traced.order))
         if results is None:
             raise RealizationError(f"nabla: MAX's interpreter cannot run this trace over virtual CPU devices "
                                    f"(ops: {entry.op_names}); such meshes run what the interpreter runs")
@@ -472,7 +472,7 @@ class Engine(TraceLowering, ModelStore):
         path = self.first_sight
         if path is None or not self.fused_enabled or self.policy == "compile" or entry.interpreter_refused:
             return []
-        return path.stages(traced[1], outputs)
+        return path.stages(traced.order, outputs)
 
     def _must_compile(self, entry) -> bool:
         if entry.interpreter_refused:
@@ -572,9 +572,9 @@ def _on_virtual_devices(traced) -> bool:
     """Whether a trace places values on virtual CPU devices: its leaves, its transfers and
     collectives (meshes over distinct devices are of virtual CPUs only), or its nodes' kwargs (a
     creation's device)."""
-    if any(type(leaf.device) is VirtualCPU for leaf in traced[2]):
+    if any(type(leaf.device) is VirtualCPU for leaf in traced.leaves):
         return True
-    for n in traced[1]:
+    for n in traced.order:
         if n.op.multi_device:
             return True
         if n.kwargs and any(type(v) is VirtualCPU for v in n.kwargs.values()):

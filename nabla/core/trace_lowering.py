@@ -5,6 +5,7 @@ inherits it; nothing here decides how a trace runs."""
 from __future__ import annotations
 
 import struct
+from typing import NamedTuple
 
 from .models import RealizationError, mlir_context
 
@@ -53,11 +54,25 @@ def signal_devices(order) -> list:
     return list(found.values())
 
 
+class Trace(NamedTuple):
+    """The nodes behind a realization's outputs, in post-order, keyed by structure (``TraceLowering.trace``)."""
+
+    key: tuple  # (node signatures, leaf signatures, output references): equal for equal structures
+    order: list  # the nodes, each after its inputs
+    leaves: list  # the realized values the nodes read, numbered by first use
+    node_ids: dict  # id(node) -> its position in ``order``
+    leaf_ids: dict  # id(value) -> its position in ``leaves``
+    polymorphic: bool  # every op works for any size (the leaves' dims may be symbolic)
+    leaf_sigs: list  # (dtype, dims, device label, device id) per leaf
+    lone: int  # how many nodes are of ops that run apart (kernel ops)
+    params: list  # (node, (host array, device)) of the ops that hold data in a kwarg
+
+
 class TraceLowering:
     """The engine's half that keys traces and builds their MAX graphs (under the engine's lock)."""
 
     # --- the trace ---------------------------------------------------------------
-    def _trace(self, outputs):
+    def trace(self, outputs) -> Trace:
         """Post-order the nodes behind ``outputs`` and key them by structure, in one pass.
 
         Leaves (realized values) are numbered by first use; a reference to a value is
@@ -127,13 +142,13 @@ class TraceLowering:
             -1 - leaf_ids[id(v)] if v.node is None else (node_ids[id(v.node)] << 16) | v.index for v in outputs
         )
         key = (tuple(sigs), tuple(leaf_sigs), out_refs)
-        return key, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs, lone, params
+        return Trace(key, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs, lone, params)
 
     # --- lowering to MAX -------------------------------------------------------
     def lower(self, outputs: list, symbolic: bool = True):
         """The MAX graph ``run`` would compile for ``outputs`` (symbolic dims where every op allows)."""
         with mlir_context(), self._lock:
-            return self._lower(self._trace(outputs), outputs, symbolic)
+            return self._lower(self.trace(outputs), outputs, symbolic)
 
     def _lower(self, traced, outputs, symbolic):
         _, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs, _, params = traced

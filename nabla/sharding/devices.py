@@ -182,8 +182,8 @@ def compile_only(tensors) -> float:
     values = [v for t in tensors for v in t._impl._values]
     engine = GRAPH.engine
     with mlir_context(), engine._lock:
-        traced = engine._trace(values)
-        _, order, leaves, node_ids, leaf_ids = traced[:5]
+        traced = engine.trace(values)
+        order, leaves, node_ids, leaf_ids = traced.order, traced.leaves, traced.node_ids, traced.leaf_ids
         graph = engine._build(order, leaves, values, node_ids, leaf_ids, [leaf.shape for leaf in leaves], False)
     accelerators = sorted({v.device.id for v in values if not v.device.is_host})
     start = time.perf_counter()

@@ -217,7 +217,7 @@ class CompiledFunction:
         arg_of = {id(v): (k, d) for k, x in enumerate(flat) if isinstance(x, Tensor)
                   for d, v in enumerate(x._impl._values)}
         with mlir_context(), engine._lock:
-            traced = engine._trace(values)
+            traced = engine.trace(values)
             _, order, leaves, node_ids, leaf_ids, polymorphic, _, _, _ = traced
             virtual = engine.on_virtual_devices(traced)
             dims = []
