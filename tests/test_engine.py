@@ -1,5 +1,6 @@
 """The realization engine: structure-keyed cache, symbolic dims, first-sight interpreter."""
 
+import time
 
 import numpy as np
 import pytest
@@ -266,6 +267,50 @@ def test_compiles_run_in_process_where_subprocesses_are_off(policy):
         assert nb.engine_stats()["compiles"] == 1
     finally:
         GRAPH.engine = saved
+
+
+def test_a_compile_waited_for_starts_before_the_background_ones_queued(monkeypatch):
+    """The pool takes one compile at a time; one a caller waits for (``progress.wait`` urges it)
+    starts next, not after every background compile asked for before it."""
+    import threading
+    from concurrent.futures import Future
+
+    from nabla.core import progress
+    from nabla.core.compiler import BackgroundCompiler
+
+    compiler = BackgroundCompiler()
+    started, running = [], {}
+    changed = threading.Condition()
+
+    def to_pool(bytecode, extensions):
+        with changed:
+            started.append(bytecode)
+            running[bytecode] = Future()
+            changed.notify_all()
+            return running[bytecode]
+
+    def wait_started(n):
+        with changed:
+            assert changed.wait_for(lambda: len(started) >= n, timeout=10), started
+
+    monkeypatch.setattr(compiler, "_submit_to_pool", to_pool)
+    futures = {name: compiler.submit(name) for name in (b"a", b"b", b"c", b"d")}
+    wait_started(1)
+    assert started == [b"a"]  # (one at a time: the others wait here, where they can be reordered)
+    waiter = threading.Thread(target=progress.wait, args=(futures[b"d"], "d"))
+    waiter.start()
+    time.sleep(0.2)
+    running[b"a"].set_result("A")
+    wait_started(2)
+    assert started == [b"a", b"d"]
+    running[b"d"].set_result("D")
+    waiter.join(timeout=10)
+    assert futures[b"a"].result() == "A" and futures[b"d"].result() == "D"
+    wait_started(3)
+    running[b"b"].set_result("B")
+    wait_started(4)
+    running[b"c"].set_result("C")
+    assert started == [b"a", b"d", b"b", b"c"] and futures[b"c"].result(timeout=10) == "C"
 
 
 def test_picking_elements_reads_host_data_not_a_graph_per_index(stats):
@@ -541,6 +586,8 @@ def test_one_single_op_model_serves_a_concat_of_every_size(empty_library, monkey
 
 _EXIT_WHILE_COMPILING = """
 import sys, time
+import time
+
 import numpy as np
 from max.dtype import DType
 from max.graph import DeviceRef, Graph, TensorType, ops

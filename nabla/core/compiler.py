@@ -13,8 +13,8 @@ come for ``idle_seconds``, which hands the compiler's memory back.
 
 from __future__ import annotations
 
+import collections
 import os
-import queue
 import threading
 from concurrent.futures import Future
 from types import SimpleNamespace
@@ -40,7 +40,11 @@ class BackgroundCompiler:
     a Future of a ``max.engine.CompiledModel``."""
 
     def __init__(self, in_process_session=None, idle_seconds: float = 60.0):
-        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        # compiles not yet handed to the pool, in order; one a caller waits for goes first (``urge``):
+        # handed over at once, a wait queued behind every background compile asked for before it
+        # (a long process of new structures waited 25 min for a 15 s compile)
+        self._pending: collections.deque = collections.deque()
+        self._ready = threading.Condition()
         self._thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
         self._pool = None
@@ -58,21 +62,40 @@ class BackgroundCompiler:
 
     def submit(self, bytecode: bytes, extensions=()) -> Future:
         fut: Future = Future()
-        self._jobs.put((bytecode, list(extensions), fut))
+        fut.nabla_urge = lambda: self.urge(fut)  # (``progress.wait`` calls it)
+        with self._ready:
+            self._pending.append((bytecode, list(extensions), fut))
+            self._ready.notify_all()
         with self._start_lock:
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._loop, name="nabla-compiler", daemon=True)
                 self._thread.start()
         return fut
 
+    def urge(self, fut: Future) -> None:
+        """The compile of ``fut`` goes before the others not yet started: a caller waits for it."""
+        with self._ready:
+            for i, job in enumerate(self._pending):
+                if job[2] is fut:
+                    del self._pending[i]
+                    self._pending.appendleft(job)
+                    break
+
     # --- the compiler thread --------------------------------------------------------
+    def _next(self):
+        """The next compile to start, once the pool has room for it; None after an idle wait."""
+        with self._ready:
+            while not self._pending or (not self.in_process and self._running >= self.workers):
+                if not self._ready.wait(timeout=self.idle_seconds if self._pool is not None else None):
+                    return None
+            return self._pending.popleft()
+
     def _loop(self) -> None:
         _lower_this_threads_priority()
         while True:
-            try:
-                job = self._jobs.get(timeout=self.idle_seconds if self._pool is not None else None)
-            except queue.Empty:
-                if not self._running:
+            job = self._next()
+            if job is None:
+                if not self._running and not self._pending:
                     self._close_pool()  # idle: give the compiler's memory back
                 continue
             bytecode, extensions, fut = job
@@ -82,17 +105,26 @@ class BackgroundCompiler:
                 if self.in_process:
                     fut.set_result(self._compile_here(bytecode, extensions))
                 else:  # the pool runs up to `workers` compiles at once; its future resolves ours
-                    self._running += 1
-                    self._submit_to_pool(bytecode, extensions).add_done_callback(
-                        lambda done, fut=fut: self._finished(fut, done))
+                    with self._ready:
+                        self._running += 1
+                    try:
+                        started = self._submit_to_pool(bytecode, extensions)
+                    except BaseException:
+                        self._finished(fut, None)
+                        raise
+                    started.add_done_callback(lambda done, fut=fut: self._finished(fut, done))
             except BaseException as e:  # noqa: BLE001 - delivered to the waiting thread
-                fut.set_exception(e)
+                if not fut.done():
+                    fut.set_exception(e)
                 if type(e).__name__ == "BrokenProcessPool":
                     self._close_pool()
 
-    def _finished(self, fut: Future, done: Future) -> None:
-        self._running -= 1  # (from the pool's thread; a stale count only delays an idle shutdown)
-        _resolve(fut, done)
+    def _finished(self, fut: Future, done: Future | None) -> None:
+        with self._ready:  # (from the pool's thread)
+            self._running -= 1
+            self._ready.notify_all()
+        if done is not None:
+            _resolve(fut, done)
 
     def _submit_to_pool(self, bytecode: bytes, extensions):
         with self._submit_lock:

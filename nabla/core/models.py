@@ -133,6 +133,7 @@ class ModelStore:
         """Compile a MAX graph in the worker and load it here (for ``nabla.compile``)."""
         with mlir_context():
             fut = self.compiler.submit(*self._serialize(graph))
+        self.compiler.urge(fut)  # (the caller waits for it)
         t0 = time.perf_counter()
         compiled = fut.result()
         with self._lock:

@@ -21,6 +21,9 @@ def wait(fut, what: str) -> None:
     """Block until ``fut`` is done, telling stderr about it if it takes a while."""
     if fut.done():
         return
+    urge = getattr(fut, "nabla_urge", None)
+    if urge is not None:  # (a compile queued behind background ones goes first)
+        urge()
     if os.environ.get("NABLA_PROGRESS", "1") == "0":
         futures.wait([fut])
         return
