@@ -724,6 +724,9 @@ def test_numpy_dispatches_to_nabla():
     numpy.testing.assert_allclose(numpy.fft.fft(x).numpy(), numpy.fft.fft(X))
     arr = numpy.asarray(x)
     assert type(arr) is numpy.ndarray and arr.dtype == numpy.float64
+    g = numpy.matmul(x.T, x)  # a generalized ufunc (what dask.array's ``@`` of chunks calls)
+    assert isinstance(g, fnp.ndarray)
+    numpy.testing.assert_allclose(g.numpy(), X.T @ X, rtol=1e-12)
 
 
 def test_errors_name_the_alternative():

@@ -153,6 +153,10 @@ class ndarray(Tensor):
         from ._ufunc_table import UFUNCS
 
         ours = UFUNCS.get(ufunc.__name__)
+        if ours is None and ufunc.signature is not None and method == "__call__":  # a gufunc: ``np.matmul``
+            import nabla.numpy as fnp
+
+            ours = getattr(fnp, ufunc.__name__, None)
         if ours is None:
             return NotImplemented
         if "out" in kwargs:

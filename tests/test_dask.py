@@ -1,0 +1,62 @@
+"""Dask arrays with Nabla chunks on ``dask.distributed``'s worker processes (a ``LocalCluster`` of
+two; the same code runs on a real cluster): the graph's chunks cross processes by pickle
+(nabla/core/pickling.py), each worker runs them on its own engine, and results come back as Nabla
+arrays, against NumPy's values."""
+
+import numpy as np
+import pytest
+
+import nabla.numpy as nnp
+
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) \
+            as cluster, distributed.Client(cluster) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def data():
+    host = np.random.default_rng(0).normal(size=(400, 30))
+    return host, da.from_array(nnp.asarray(host), chunks=(100, 30), asarray=False)
+
+
+def _nabla(x):
+    assert type(x) is nnp.ndarray, type(x)
+    return np.asarray(x)
+
+
+def test_chunks_and_results_are_nabla_arrays(client, data):
+    host, x = data
+    assert type(x._meta) is nnp.ndarray
+    np.testing.assert_allclose(_nabla((x * 2 + 1).sum(axis=0).compute()), (host * 2 + 1).sum(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(_nabla(x.mean(axis=1).compute()), host.mean(axis=1), rtol=1e-12)
+    np.testing.assert_allclose(_nabla(x.max().compute()), host.max())
+
+
+def test_gram_matrix_and_map_blocks(client, data):
+    host, x = data
+    np.testing.assert_allclose(_nabla((x.T @ x).compute()), host.T @ host, rtol=1e-10)
+    got = x.map_blocks(lambda b: nnp.tanh(b) * 2).sum(axis=0).compute()
+    np.testing.assert_allclose(_nabla(got), (np.tanh(host) * 2).sum(axis=0), rtol=1e-12)
+
+
+def test_persisted_chunks_stay_on_the_workers(client, data):
+    host, x = data
+    kept = (x - x.mean(axis=0)).persist()
+    np.testing.assert_allclose(_nabla((kept ** 2).sum().compute()), ((host - host.mean(axis=0)) ** 2).sum(),
+                               rtol=1e-12)
+
+
+def test_tall_skinny_qr_and_svd(client, data):
+    host, x = data
+    q, r = da.linalg.qr(x)
+    q, r = _nabla(q.compute()), _nabla(r.compute())
+    np.testing.assert_allclose(q @ r, host, atol=1e-10)
+    np.testing.assert_allclose(q.T @ q, np.eye(30), atol=1e-10)
+    _, s, _ = da.linalg.svd(x)
+    np.testing.assert_allclose(_nabla(s.compute()), np.linalg.svd(host, compute_uv=False), rtol=1e-10)
