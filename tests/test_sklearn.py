@@ -113,3 +113,23 @@ def test_linear_discriminant_analysis_matches_numpy():
         pred = lazy.predict(nb.array_api.asarray(x))
     np.testing.assert_allclose(np.asarray(proba), host.predict_proba(x), rtol=1e-7, atol=1e-10)
     np.testing.assert_array_equal(np.asarray(pred), host.predict(x))
+
+
+def test_cross_validation_and_grid_search_run_in_two_worker_processes():
+    """``n_jobs=2``: joblib's loky workers receive Nabla arrays by pickle, fit on them with
+    dispatch on (the configuration travels with each task) and send results back; the scores
+    are NumPy's."""
+    from sklearn.linear_model import Ridge
+    from sklearn.model_selection import GridSearchCV, cross_val_score
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(120, 5))
+    y = X @ rng.normal(size=5) + 0.1 * rng.normal(size=120)
+    want = cross_val_score(Ridge(alpha=1.0, solver="svd"), X, y, cv=3)
+    with config_context(array_api_dispatch=True):
+        got = cross_val_score(Ridge(alpha=1.0, solver="svd"), nb.array_api.asarray(X), nb.array_api.asarray(y), cv=3, n_jobs=2)
+        search = GridSearchCV(Ridge(solver="svd"), {"alpha": [0.1, 10.0]}, cv=3, n_jobs=2)
+        search.fit(nb.array_api.asarray(X), nb.array_api.asarray(y))
+    np.testing.assert_allclose(np.asarray(got, dtype=float), want, rtol=1e-10)
+    assert search.best_params_ == {"alpha": 0.1}
+    assert isinstance(search.best_estimator_.coef_, nb.Tensor)

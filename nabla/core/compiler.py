@@ -92,6 +92,8 @@ class BackgroundCompiler:
 
     def _loop(self) -> None:
         _lower_this_threads_priority()
+        if not self.in_process and not _pool_can_start():
+            self.in_process = True
         while True:
             job = self._next()
             if job is None:
@@ -181,6 +183,16 @@ class BackgroundCompiler:
                 pool.close()
             except Exception:
                 pass
+
+
+def _pool_can_start() -> bool:
+    """Whether MAX's compile pool can start its workers here: its forkserver's children take this
+    process's multiprocessing start method, and one the standard library does not know (joblib's
+    loky workers set ``loky``) fails in each of them."""
+    import multiprocessing
+
+    method = multiprocessing.get_start_method(allow_none=True)
+    return method is None or method in multiprocessing.get_all_start_methods()
 
 
 def start_detached(lock_name: str, module: str, args=(), stale_after: float = 900.0) -> bool:
