@@ -28,6 +28,11 @@ def reduce_tensor(t, protocol: int):
     values = t.numpy()  # (runs pending work; a sharded array's shards gathered)
     if not values.flags.c_contiguous:
         values = values.copy(order="C")
+    if protocol >= 5 and not values.flags.writeable:
+        # (the pickler only reads it; a writable buffer travels in band as a bytearray, which the
+        # loading side then uses without a copy, as NumPy's arrays do)
+        values = values.view()
+        values.flags.writeable = True
     data = pickle.PickleBuffer(values) if protocol >= 5 else values
     return rebuild, (type(t), data, t.dtype.name, values.shape, _device_kind(t.device))
 
@@ -47,7 +52,7 @@ def rebuild(cls, data, dtype_name: str, shape: tuple, device_kind: str):
     else:  # (protocol 5: the bytes, in band or out of band)
         values = np.frombuffer(data, dtype=dtype.numpy_dtype).reshape(shape)
     # a read-only buffer (bytes in the pickle) is copied; a writable one (out of band) is ours
-    tensor = tensor_from_host(values, _device(device_kind), copy=None if values.flags.writeable else True)
+    tensor = tensor_from_host(values, _device(device_kind), copy=not values.flags.writeable)
     return tensor if cls is type(tensor) else cls(tensor._impl)
 
 
