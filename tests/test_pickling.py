@@ -85,6 +85,23 @@ def test_masked_arrays_round_trip():
     _same(np.asarray(back.filled()), np.array([0.0, -9.0, 2.0, 3.0, -9.0]))
 
 
+def test_sharded_arrays_keep_their_mesh_and_spec():
+    from nabla.sharding import DeviceMesh, P, typeof, virtual_cpus
+
+    data = np.arange(32.0).reshape(8, 4)
+    mesh = DeviceMesh((2, 2), ("dp", "tp"))
+    x = nb.asarray(data).shard(mesh, P("dp", None))
+    partial = x @ nb.asarray(np.ones((4, 4))).shard(mesh, P("tp", None))  # (a pending sum over tp)
+    for ours, want in ((x, data), (partial, data @ np.ones((4, 4)))):
+        back = pickle.loads(pickle.dumps(ours))
+        assert typeof(back) == typeof(ours).split("{")[0] and back.sharding.mesh.axis_names == ("dp", "tp")
+        _same(np.asarray(back), want)
+    spread = nb.asarray(np.arange(6.0)).shard(DeviceMesh(2, "dp", devices=virtual_cpus(2)), P("dp"))
+    back = pickle.loads(pickle.dumps(spread))
+    assert back.sharding.mesh.devices == spread.sharding.mesh.devices
+    _same(np.asarray(back), np.arange(6.0))
+
+
 @pytest.mark.parametrize("transform", ["grad", "vmap"])
 def test_a_traced_array_refuses_to_pickle_and_says_why(transform):
     """(Under ``compile`` a pickle reads data, as ``.numpy()`` does: the function runs eagerly.)"""

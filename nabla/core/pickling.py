@@ -3,7 +3,9 @@ joblib and Dask, as NumPy's arrays cross them.
 
 A pickled array is its values (pending work is run first), its dtype, its type (``nabla.Tensor``,
 ``nabla.numpy.ndarray``) and the name of its device kind: an array pickled on an accelerator comes
-back on one where the loading process has one, on the CPU otherwise. With pickle protocol 5 the data
+back on one where the loading process has one, on the CPU otherwise. A sharded array keeps its
+mesh (axis sizes and names; its devices where the loading process has them, else simulated) and
+its partition spec; a pending partial reduction comes back reduced. With pickle protocol 5 the data
 travels as a ``PickleBuffer``, out of band where the pickler takes buffers (no copy of a large
 array's bytes into the pickle), as NumPy's does (PEP 574).
 """
@@ -34,10 +36,16 @@ def reduce_tensor(t, protocol: int):
         values = values.view()
         values.flags.writeable = True
     data = pickle.PickleBuffer(values) if protocol >= 5 else values
-    return rebuild, (type(t), data, t.dtype.name, values.shape, _device_kind(t.device))
+    layout = None if impl.sharding is None or LAYOUTS[0] is None else LAYOUTS[0][0](impl.sharding)
+    return rebuild, (type(t), data, t.dtype.name, values.shape, _device_kind(t.device), layout)
 
 
-def rebuild(cls, data, dtype_name: str, shape: tuple, device_kind: str):
+#: (describe, restore), set by ``nabla.sharding`` (the core names no sharding code): a sharded
+#: array's mesh and spec as plain data, and the array laid out so again
+LAYOUTS: list = [None]
+
+
+def rebuild(cls, data, dtype_name: str, shape: tuple, device_kind: str, layout=None):
     """The array ``reduce_tensor`` described, on a device of its kind where this process has one."""
     from ..ops.base import tensor_from_host
     from .context import check_process
@@ -53,6 +61,8 @@ def rebuild(cls, data, dtype_name: str, shape: tuple, device_kind: str):
         values = np.frombuffer(data, dtype=dtype.numpy_dtype).reshape(shape)
     # a read-only buffer (bytes in the pickle) is copied; a writable one (out of band) is ours
     tensor = tensor_from_host(values, _device(device_kind), copy=not values.flags.writeable)
+    if layout is not None:
+        tensor = LAYOUTS[0][1](tensor, layout)
     return tensor if cls is type(tensor) else cls(tensor._impl)
 
 

@@ -7,6 +7,7 @@ lays a tensor out on a mesh; every later op propagates the layout by its family'
 
 from __future__ import annotations
 
+from ..core import pickling as _pickling
 from ..core.context import VirtualCPU, virtual_cpus
 from ..core.tensor import Tensor
 from .collectives import (all_gather as all_gather_blocks, all_to_all, axis_index, pmax, pmean, pmin, ppermute,
@@ -69,6 +70,33 @@ def device_put(x, sharding=None) -> Tensor:
     from ..ops.creation import asarray
 
     return asarray(x, device=sharding)
+
+
+def _describe_layout(layout: ShardingSpec) -> dict:
+    """A tensor's mesh and spec as plain data (``core/pickling.py``): devices by kind and index."""
+    mesh = layout.mesh
+    devices = None if mesh.simulated else [("virtual", d.id) if isinstance(d, VirtualCPU) else
+                                            ("cpu", 0) if d.is_host else ("gpu", d.id) for d in mesh.devices]
+    return {"shape": mesh.shape, "axes": mesh.axis_names, "name": mesh.name, "devices": devices,
+            "spec": tuple(layout.spec)}
+
+
+def _restore_layout(x: Tensor, described: dict) -> Tensor:
+    """``x`` laid out as ``described``; on a simulated mesh where this process lacks the devices."""
+    from ..core.context import accelerator, cpu
+
+    devices = None
+    if described["devices"] is not None:
+        try:
+            devices = [VirtualCPU(i) if kind == "virtual" else accelerator(i) if kind == "gpu" else cpu()
+                       for kind, i in described["devices"]]
+        except ValueError:
+            devices = None
+    mesh = DeviceMesh(described["shape"], described["axes"], devices=devices, name=described["name"])
+    return shard(x, mesh, P(*described["spec"]))
+
+
+_pickling.LAYOUTS[0] = (_describe_layout, _restore_layout)
 
 
 def sharding_of(x: Tensor):
