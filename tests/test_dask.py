@@ -60,3 +60,16 @@ def test_tall_skinny_qr_and_svd(client, data):
     np.testing.assert_allclose(q.T @ q, np.eye(30), atol=1e-10)
     _, s, _ = da.linalg.svd(x)
     np.testing.assert_allclose(_nabla(s.compute()), np.linalg.svd(host, compute_uv=False), rtol=1e-10)
+
+
+def test_random_arrays_drawn_by_nabla_in_each_chunk(client):
+    """``da.random.RandomState`` with Nabla's ``RandomState``: each chunk drawn on a worker by
+    Nabla, the same chunks for the same seed."""
+    draw = da.random.RandomState(7, RandomState=nnp.random.RandomState)
+    x = draw.normal(2.0, 3.0, size=(40_000,), chunks=10_000)
+    assert type(x._meta) is nnp.ndarray
+    values = _nabla(x.compute())
+    assert values.shape == (40_000,) and abs(values.mean() - 2.0) < 0.1 and abs(values.std() - 3.0) < 0.1
+    again = da.random.RandomState(7, RandomState=nnp.random.RandomState).normal(2.0, 3.0, size=(40_000,),
+                                                                                 chunks=10_000)
+    np.testing.assert_array_equal(_nabla(again.compute()), values)
