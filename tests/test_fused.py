@@ -627,6 +627,23 @@ def test_a_joint_run_leaves_views_of_realized_data_pending():
     np.testing.assert_array_equal(view.numpy(), a[1:, ::2].T)
 
 
+def on_the_kernel(fn, data):
+    """(``fn`` of ``nabla.numpy`` on ``data``, ``fn`` of NumPy on it): Nabla's run on the fused kernel
+    (or a model an earlier test's structure compiled: a cache hit), never the interpreter or a
+    compile; dtypes and shapes equal."""
+    import nabla.numpy as nnp
+
+    before = nb.engine_stats()
+    got = np.asarray(fn(nnp, *map(nnp.asarray, data)))
+    after = nb.engine_stats()
+    with np.errstate(all="ignore"):
+        want = fn(np, *data)
+    assert after["fused"] + after["cache_hits"] > before["fused"] + before["cache_hits"], (before, after)
+    assert after["interpreted"] == before["interpreted"] and after["compiles"] == before["compiles"]
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape, want.dtype, want.shape)
+    return got, want
+
+
 # float work whose inputs or result are of other dtypes (a comparison's bool result, casts, an
 # integer or bool input): the coded float family, float registers reading and writing dtype codes
 MIXED = {
@@ -653,21 +670,11 @@ MIXED = {
 @pytest.mark.parametrize("shape", [(7,), (3, 1025), (70001,)])
 @pytest.mark.parametrize("name", sorted(MIXED))
 def test_mixed_dtypes_run_fused_like_numpy(name, shape):
-    import nabla.numpy as nnp
-
     rng = np.random.default_rng(len(name))
     x = rng.normal(size=shape) * 3
     x.flat[::11] = np.nan
     data = (x, rng.integers(-50, 50, size=shape), rng.normal(size=shape) > 0.3, x.astype(np.float32))
-    before = nb.engine_stats()
-    got = np.asarray(MIXED[name](nnp, *map(nnp.asarray, data)))
-    after = nb.engine_stats()
-    with np.errstate(all="ignore"):
-        want = MIXED[name](np, *data)
-    # (a structure earlier tests met may have been compiled by now: a cache hit then)
-    assert after["fused"] + after["cache_hits"] > before["fused"] + before["cache_hits"], (before, after)
-    assert after["interpreted"] == before["interpreted"] and after["compiles"] == before["compiles"]
-    assert got.dtype == want.dtype and got.shape == want.shape
+    got, want = on_the_kernel(MIXED[name], data)
     if name.startswith(("mean", "sum")):  # (summed in another order)
         np.testing.assert_allclose(got, want, rtol=1e-12)
     elif name in ("float_to_int", "float_to_int8"):  # (NaN's cast is undefined in C and NumPy)
