@@ -99,9 +99,6 @@ class Operation:
         of ``n`` operand sets: one call for a simulated mesh's shards); None where it cannot."""
         return None
 
-    def sharding_rule(self, input_shardings, **kwargs):
-        raise NotImplementedError(f"nabla: {self.name} has no sharding rule")
-
     def default_device(self, kwargs):
         from .context import get_default_device
 
