@@ -744,6 +744,19 @@ def test_errors_name_the_alternative():
         fnp.sort(fnp.arange(3), order="x")
 
 
+def test_round_of_integers_and_bools_follows_numpy():
+    ints = numpy.array([15, 25, 14, -15, 99], dtype=numpy.int16)
+    for decimals in (-1, -2, 0, 2):
+        got, want = fnp.round(fnp.asarray(ints), decimals).numpy(), numpy.round(ints, decimals)
+        assert got.dtype == want.dtype
+        numpy.testing.assert_array_equal(got, want)
+    bools = numpy.array([True, False])
+    got = fnp.round(fnp.asarray(bools)).numpy()
+    assert got.dtype == numpy.round(bools).dtype  # (float16: NumPy's rint of bools)
+    with pytest.raises(TypeError, match="bool"):
+        fnp.round(fnp.asarray(bools), 2)
+
+
 def test_file_io_round_trip(tmp_path):
     x = fnp.asarray(X)
     fnp.save(tmp_path / "x.npy", x)

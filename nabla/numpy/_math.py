@@ -286,8 +286,17 @@ def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None, **kwargs): 
 
 def around(a, decimals=0, out=None):
     x = D.asarray(a, op="around")
-    if decimals == 0 or x.dtype.kind in "biu":
-        r = _xp.round(x) if decimals == 0 else x
+    kind = x.dtype.kind
+    if kind == "b":  # (NumPy: rint of bools is float16; other decimals cannot cast back to bool)
+        if decimals != 0:
+            raise TypeError(f"nabla.numpy.around: cannot round a bool array to {decimals} decimals: NumPy cannot "
+                            "cast ufunc 'multiply' output from dtype('float64') to dtype('bool')")
+        r = _xp.round(_astype(x, _dt.float16))
+    elif decimals == 0 or (kind in "iu" and decimals > 0):
+        r = _xp.round(x)
+    elif kind in "iu":  # to tens, hundreds...: through floats, as NumPy's, back to the integer dtype
+        s = 10.0 ** -decimals
+        r = _astype(_xp.round(x / s) * s, x.dtype)
     elif decimals > 0:
         s = 10.0 ** decimals
         r = _xp.round(x * s) / s

@@ -210,6 +210,17 @@ def run(program: Program, on: str = "default", oracle: Outcome | None = None) ->
     return compare(program, ours, oracle, on)
 
 
+def _well_formed(lines) -> bool:
+    """Whether every name a line reads was assigned by a line before it."""
+    defined: set = set()
+    for line in lines:
+        target, _, expr = line.partition(" = ")
+        if any(name not in defined for name in re.findall(r"(?<![\w.])a\d+\b", expr)):
+            return False
+        defined.add(target.strip())
+    return True
+
+
 def shrink(program: Program, on: str = "default", budget: int = 60) -> Program:
     """A smaller program that still mismatches: lines dropped, then sizes made smaller."""
     tries = 0
@@ -217,8 +228,10 @@ def shrink(program: Program, on: str = "default", budget: int = 60) -> Program:
     def fails(p: Program) -> bool:
         nonlocal tries
         tries += 1
+        if not _well_formed(p.lines):  # a line it needs was dropped
+            return False
         oracle = execute(p, onp)
-        if isinstance(oracle.error, (NameError, SyntaxError)):  # a line it needs was dropped
+        if isinstance(oracle.error, (NameError, SyntaxError)):
             return False
         return run(p, on, oracle).status == "mismatch"
 

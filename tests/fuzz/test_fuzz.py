@@ -91,3 +91,16 @@ def test_shrinking_keeps_the_failure_and_drops_the_rest():
     small = shrink(program)
     assert small.lines[-1] == program.lines[-1] and "a0 = xp.arange(3)" not in small.lines
     assert run(small).status == "mismatch" and "xp.arange(0)" not in small.source
+
+
+def test_a_shrunk_program_never_reads_a_line_it_dropped():
+    """NumPy raising at an early line and Nabla not (``round`` of bools to 2 decimals, once) left
+    a reproducer whose last line read a dropped name: each candidate must assign what it reads."""
+    program = Program("x", 0, ["a0 = xp.ones(3) > 0", "a1 = xp.round(a0, 2) if xp is onp else a0 * 1.0",
+                               "a2 = xp.exp2(a1 / 8)", "a3 = xp.minimum(a2, 2)", "a4 = a3.sum()"])
+    small = shrink(program)
+    assigned = set()
+    for line in small.lines:
+        target, expr = line.split(" = ", 1)
+        assert all(f"a{i}" in assigned for i in range(5) if f"a{i}" in expr.replace(target, "")), small.lines
+        assigned.add(target)
