@@ -202,6 +202,13 @@ class Build:
             if not part.future.done():
                 part.future.set_result(built)
 
+    def _to_extra(self, part: Part) -> None:
+        """Hand ``part`` to the extra worker (started on the first such part). Under the lock."""
+        self._asked.append(part)
+        if self._extra is None and not self._stopped:
+            self._extra = self._spawn(asked_only=True)
+        self._more.notify_all()
+
     def ask(self, spec: dict) -> Future | None:
         """The Future of a part building ``spec``'s model, a model the manifest lacks that the
         process needs now: an extra worker builds it (and later such parts) at once, beside the
@@ -214,10 +221,7 @@ class Build:
                 part = Part(len(self.parts), {"models": [spec], "first": 0, "group": "asked"}, [spec["name"]])
                 self.parts.append(part)
                 self._by_name[spec["name"]] = part
-                self._asked.append(part)
-                if self._extra is None and not self._stopped:
-                    self._extra = self._spawn(asked_only=True)
-                self._more.notify_all()
+                self._to_extra(part)
             elif part.future.done():  # built and still missing, or failed: the engine's own way
                 return None
         part.future.nabla_what = _Status(self)
@@ -231,10 +235,7 @@ class Build:
             if part.index not in self._taken and part not in self._asked:
                 # needed now and not started: the extra worker builds it at once (the two workers
                 # may be minutes from done with the parts before it)
-                self._asked.append(part)
-                if self._extra is None and not self._stopped:
-                    self._extra = self._spawn(asked_only=True)
-                self._more.notify_all()
+                self._to_extra(part)
         fut = part.future
         fut.nabla_what = _Status(self)
         return fut

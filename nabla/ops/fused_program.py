@@ -428,16 +428,12 @@ def matmul_fits(node) -> bool:
 def _matmul(order, leaves, node, dtype, node_ids, leaf_ids, out_dtype) -> Program | None:
     """``x @ y`` of (views of) inputs: registers over (..., M, K, N) holding x[..., m, k] *
     y[..., k, n], reduced over K."""
-    if node.kwargs.get("complex_storage"):
+    if not matmul_fits(node):
         return None
     x, y = node.inputs
-    if len(x.shape) < 2 or len(y.shape) < 2:
-        return None
     (*bx, m, k), (*by, _, n) = x.shape, y.shape
     ctx = tuple(np.broadcast_shapes(tuple(bx), tuple(by))) + (m, k, n)
     full = math.prod(ctx)
-    if k == 0 or full == 0 or full > MATMUL_PRODUCTS:
-        return None
     _, _, _, view_of = _viewer(order[:-1], leaves, dtype, node_ids, leaf_ids)
     vx, vy = view_of(x), view_of(y)
     if vx is None or vy is None:
