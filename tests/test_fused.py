@@ -175,7 +175,7 @@ def test_reshapes_and_scalar_leaves_fuse():
 
 @pytest.mark.parametrize("case", ["matmul", "int", "leaf_in_two_layouts",
                                   "axis_reduce_split_axes", "two_float_dtypes", "too_many_inputs",
-                                  "complex"])
+                                  "complex_sqrt"])
 def test_traces_the_kernel_cannot_run_go_to_the_interpreter(case):
     rng = np.random.default_rng(2)
     m = rng.standard_normal((4, 3))
@@ -188,7 +188,8 @@ def test_traces_the_kernel_cannot_run_go_to_the_interpreter(case):
         # (float work in two float dtypes: no one dtype for the registers)
         "two_float_dtypes": (lambda x, y: nb.astype(x * 2.0, nb.float32) + y, [m, m.astype(np.float32)]),
         "too_many_inputs": (lambda a, b, c, d, e: a + b + c + d + e, [m] * 5),
-        "complex": (lambda z: nb.exp(z) + 1.0, [m + 1j * m]),
+        # (complex work the kernel's real pairs are not written for: its branch cut's formulas)
+        "complex_sqrt": (lambda z: nb.sqrt(z), [m + 1j * m]),
     }
     fn, arrays = cases[case]
     interp, _ = run(fn, *arrays, fused=False)

@@ -12,8 +12,9 @@ import math
 
 from max.graph import ops
 
-from .lowerings import (asinh, atan2, broadcast_to, const, copysign_of_number, cosh, exp, expm1, hypot, identity,
-                        isfinite, nan_like, select, signbit_of_number, sinh, slice_tensor)
+from . import complex_formulas as F
+from .lowerings import (MAX_OPS, asinh, atan2, broadcast_to, const, copysign_of_number, cosh, exp, expm1, hypot,
+                        identity, isfinite, nan_like, select, signbit_of_number, sinh, slice_tensor)
 
 
 def _part(x, k):
@@ -33,40 +34,20 @@ def pack(real, imag):
     return ops.stack([real, imag], axis=-1)
 
 
-def cmul(a, b):
-    ar, ai, br, bi = re(a), im(a), re(b), im(b)
-    return pack(ops.sub(ops.mul(ar, br), ops.mul(ai, bi)), ops.add(ops.mul(ar, bi), ops.mul(ai, br)))
+def _pair(x):
+    return re(x), im(x)
 
 
-def _unit_infinities(x):
-    """+-1 where ``x`` is infinite, +-0 elsewhere (C99's way to give an infinite operand a direction)."""
-    return copysign_of_number(select(ops.is_inf(x), const(1, x), const(0, x)), x)
+def _pairwise(formula):
+    """A formula on pairs as a lowering on complex storage (a pair result packed again)."""
+    def lowering(*xs):
+        out = formula(MAX_OPS, *map(_pair, xs))
+        return pack(*out) if isinstance(out, tuple) else out
+    return lowering
 
 
-def cdiv(a, b):
-    """Smith's algorithm (scales by the larger part of ``b``: no overflow in |b|^2), C99's limits."""
-    ar, ai, br, bi = re(a), im(a), re(b), im(b)
-    wide = ops.greater_equal(ops.abs(br), ops.abs(bi))
-    big = select(wide, br, bi)
-    ratio = ops.div(select(wide, bi, br), big)
-    d = ops.add(big, ops.mul(select(wide, bi, br), ratio))
-    r_wide = ops.div(ops.add(ar, ops.mul(ai, ratio)), d)
-    i_wide = ops.div(ops.sub(ai, ops.mul(ar, ratio)), d)
-    r_tall = ops.div(ops.add(ops.mul(ar, ratio), ai), d)
-    i_tall = ops.div(ops.sub(ops.mul(ai, ratio), ar), d)
-    r, i = select(wide, r_wide, r_tall), select(wide, i_wide, i_tall)
-    # a finite numerator over an infinite denominator is a signed zero
-    over_inf = ops.logical_and(ops.logical_or(ops.is_inf(br), ops.is_inf(bi)),
-                               ops.logical_and(isfinite(ar), isfinite(ai)))
-    ubr, ubi = _unit_infinities(br), _unit_infinities(bi)
-    zero = const(0, ar)
-    r = select(over_inf, ops.mul(zero, ops.add(ops.mul(ar, ubr), ops.mul(ai, ubi))), r)
-    i = select(over_inf, ops.mul(zero, ops.sub(ops.mul(ai, ubr), ops.mul(ar, ubi))), i)
-    return pack(r, i)
-
-
-def cabs(x):
-    return hypot(re(x), im(x))
+cmul, cdiv, cabs, csign = (_pairwise(F.BINARY["multiply"]), _pairwise(F.BINARY["divide"]), _pairwise(F.UNARY["abs"]),
+                           _pairwise(F.UNARY["sign"]))
 
 
 def cconj(x):
@@ -93,24 +74,11 @@ def _either_inf(a, b):
     return ops.logical_or(ops.is_inf(a), ops.is_inf(b))
 
 
-def cexp(x):
-    a, b = re(x), im(x)
-    m = exp(a)
-    # exp(a + 0j) stays real even where cos/sin of 0 meet an infinite magnitude
-    b_zero = ops.equal(b, const(0, b))
-    r = select(b_zero, m, ops.mul(m, ops.cos(b)))
-    i = select(b_zero, b, ops.mul(m, ops.sin(b)))
-    return _exp_limits(a, b, r, i, const(0, a))
+cexp = _pairwise(F.exp)
 
 
 def _exp_limits(a, b, r, i, at_minus_inf):
-    """exp-like results at a = +-inf with b infinite or NaN (C99 limits, not inf * NaN)."""
-    b_bad = ops.logical_not(isfinite(b))
-    neg = ops.logical_and(ops.equal(a, const(-math.inf, a)), b_bad)
-    pos = ops.logical_and(ops.equal(a, _inf(a)), b_bad)
-    r = select(neg, at_minus_inf, select(pos, a, r))
-    i = select(neg, const(0, a), select(pos, nan_like(a), i))
-    return pack(r, i)
+    return pack(*F.exp_limits(MAX_OPS, a, b, r, i, at_minus_inf))
 
 
 def cexpm1(x):
@@ -306,48 +274,6 @@ def csqrt(x):
     return pack(out_r, out_i)
 
 
-def csign(x):
-    a, b = re(x), im(x)
-    # an infinite part sets the direction: scale to +-1 / 0 first (NumPy's answer)
-    inf_in = _either_inf(a, b)
-    a, b = select(inf_in, _unit_infinities(a), a), select(inf_in, _unit_infinities(b), b)
-    m = hypot(a, b)
-    zero = ops.equal(m, const(0, m))
-    safe = select(zero, const(1, m), m)
-    return pack(select(zero, const(0, m), ops.div(a, safe)), select(zero, const(0, m), ops.div(b, safe)))
-
-
-def cisnan(x):
-    return ops.logical_or(ops.is_nan(re(x)), ops.is_nan(im(x)))
-
-
-def cisinf(x):
-    return ops.logical_or(ops.is_inf(re(x)), ops.is_inf(im(x)))
-
-
-def cisfinite(x):
-    return ops.logical_and(isfinite(re(x)), isfinite(im(x)))
-
-
-def cequal(a, b):
-    return ops.logical_and(ops.equal(re(a), re(b)), ops.equal(im(a), im(b)))
-
-
-def cnot_equal(a, b):
-    return ops.logical_not(cequal(a, b))
-
-
-def _ordered(tie):
-    """NumPy's order of complex values (its CGT / CGE): real parts first, imaginary parts on a tie
-    (``tie``: greater or greater_equal); a NaN imaginary part makes the real parts' order false."""
-    def greater(a, b):
-        ar, ai, br, bi = re(a), im(a), re(b), im(b)
-        numbers = ops.logical_not(ops.logical_or(ops.is_nan(ai), ops.is_nan(bi)))
-        return ops.logical_or(ops.logical_and(ops.greater(ar, br), numbers),
-                              ops.logical_and(ops.equal(ar, br), tie(ai, bi)))
-    return greater
-
-
 def cpow(a, b):
     return cexp(cmul(b, clog(a)))
 
@@ -363,12 +289,12 @@ COMPLEX_UNARY = {
         const(0, re(x)), re(x).shape)), x),
     "sin": csin, "cos": ccos, "tan": ctan, "sinh": csinh, "cosh": ccosh, "tanh": ctanh,
     "asin": casin, "acos": cacos, "atan": catan, "asinh": casinh, "acosh": cacosh, "atanh": catanh,
-    "isnan": cisnan, "isinf": cisinf, "isfinite": cisfinite,
+    "isnan": _pairwise(F.isnan), "isinf": _pairwise(F.isinf), "isfinite": _pairwise(F.complex_isfinite),
 }
 COMPLEX_BINARY = {
-    "add": ops.add, "subtract": ops.sub, "multiply": cmul, "divide": cdiv, "equal": cequal,
-    "not_equal": cnot_equal, "pow": cpow,
-    # less and less_equal are greater and greater_equal with their operands swapped
-    "greater": _ordered(ops.greater), "greater_equal": _ordered(ops.greater_equal),
-    "less": _ordered(ops.greater), "less_equal": _ordered(ops.greater_equal),
+    "add": ops.add, "subtract": ops.sub, "multiply": cmul, "divide": cdiv, "equal": _pairwise(F.equal),
+    "not_equal": _pairwise(F.not_equal), "pow": cpow,
+    # less and less_equal are greater and greater_equal with their operands swapped (``swap``)
+    "greater": _pairwise(F.greater), "greater_equal": _pairwise(F.greater_equal),
+    "less": _pairwise(F.greater), "less_equal": _pairwise(F.greater_equal),
 }

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..core import dtypes as _dt
 from ..core.models import execute
+from .fused_complex import complex_work, real_trace, relift
 from .fused_codes import BYTES, SLOTS, UNARY_CODES, constant_bits
 from .fused_program import contiguous_view, write
 from .fused_stages import deferrable, fits_alone, stages
@@ -127,7 +128,15 @@ def plan(order, leaves, outputs, node_ids, leaf_ids) -> Plan | ViewPlan | None:
     view = contiguous_view(order, leaves, outputs, node_ids, leaf_ids)
     if view is not None:
         return ViewPlan(*view)
+    positions = None
+    if complex_work(order):  # complex values as pairs of real ones
+        real = real_trace(order, leaves, outputs, node_ids, leaf_ids)
+        if real is None:
+            return None
+        order, outputs, node_ids, positions = real
     program = write(order, leaves, outputs, node_ids, leaf_ids)
+    if program is not None and positions is not None:
+        relift(program, positions)
     return None if program is None else Plan(program.dtype, program)
 
 

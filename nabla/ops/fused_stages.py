@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..core import dtypes as _dt
 from .fused_codes import _INT_ONLY, _ORDER_KEEPING, _REAL_IDENTITIES, _STRIDED, BINARY_CODES, INT_CODES, \
     REDUCE_CODES, UNARY_CODES, _unsigned_order
+from .fused_complex import is_complex, takes
 from .fused_layouts import _is_stack
 from .fused_program import _coded_registers, _tested, matmul_fits
 
@@ -19,10 +20,18 @@ _STAGE_DTYPES = (_dt.float32, _dt.float64, *INT_CODES)
 
 
 def _unfit(n) -> bool:
-    """Whether node ``n`` is no op of the kernel's, whatever its operands."""
-    return (n.op.name not in _STAGEABLE and not _is_stack(n)) or "complex_storage" in n.kwargs \
-        or "src_complex" in n.kwargs \
+    """Whether node ``n`` is no op of the kernel's, whatever its operands (complex work: as the
+    rewrite to real pairs writes it)."""
+    if is_complex(n):
+        return not takes(n)
+    return (n.op.name not in _STAGEABLE and not _is_stack(n)) \
         or (n.op.name in _INT_ONLY and any(v.dtype not in INT_CODES for v in n.inputs)) or _unsigned_order(n)
+
+
+def _stage_dtype(v) -> bool:
+    """Whether the kernel reads or writes value ``v``: of its dtypes, or a complex scalar constant
+    (a pair of real constants)."""
+    return v.dtype in _STAGE_DTYPES or (v.dtype.is_complex and v.node is not None and v.node.op.name == "constant")
 
 
 def fits_alone(n, results) -> bool:
@@ -35,8 +44,10 @@ def fits_alone(n, results) -> bool:
     if n.op.name == "matmul":
         return len(results) == 1 and results[0].device.is_host and all(v.device.is_host for v in n.inputs) \
             and matmul_fits(n)
-    if _unfit(n) or any(v.dtype not in _STAGE_DTYPES or not v.device.is_host for v in values):
+    if _unfit(n) or any(not _stage_dtype(v) or not v.device.is_host for v in values):
         return False
+    if is_complex(n):  # (a program of the results' real dtype, or bool)
+        return len(results) == 1 and len({v.dtype for v in values if v.dtype.is_floating}) <= 1
     if len({"int" if v.dtype in INT_CODES else v.dtype for v in values}) == 1:
         return True
     return len(results) == 1 and n.op.name not in ("cumulative_sum", "matmul") \
@@ -73,7 +84,7 @@ def stages(order, outputs) -> list:
                 elif n.op.name == "matmul" and id(below.node) in foreign and below.dtype in _STAGE_DTYPES:
                     add(below)  # another matmul's result (``a.T @ (a @ w)``): each is then one of views
         return first
-    if any(v.dtype not in _STAGE_DTYPES or not v.device.is_host for n in order for v in n.inputs):
+    if any(not _stage_dtype(v) or not v.device.is_host for n in order for v in n.inputs):
         return []
     for n in order:
         for v in n.inputs:

@@ -14,6 +14,8 @@ import numpy as np
 from max.dtype import DType
 from max.graph import ops
 
+from . import complex_formulas as F
+
 _FLOATS = (DType.float16, DType.float32, DType.float64, DType.bfloat16)
 
 
@@ -242,11 +244,9 @@ def signbit(x):
 
 def signbit_of_number(x):
     """Sign bit of each non-NaN element (-0.0 counts); NaN gives False. Plain MAX ops only."""
-    zero = const(0, x)
     if not is_float(x):
-        return ops.greater(zero, x)
-    neg_zero = ops.logical_and(ops.equal(x, zero), ops.greater(zero, ops.div(const(1, x), x)))
-    return ops.logical_or(ops.greater(zero, x), neg_zero)
+        return ops.greater(const(0, x), x)
+    return F.signbit_of_number(MAX_OPS, x)
 
 
 def identity(x):
@@ -536,18 +536,11 @@ def copysign(x, y):
 
 def copysign_of_number(x, y):
     """``copysign`` for a ``y`` whose NaNs' signs do not matter (plain MAX ops only)."""
-    ax = ops.abs(x)
-    return select(signbit_of_number(y), ops.negate(ax), ax)
+    return F.copysign_of_number(MAX_OPS, x, y)
 
 
 def hypot(x, y):
-    ax, ay = ops.abs(x), ops.abs(y)
-    big, small = ops.max(ax, ay), ops.min(ax, ay)
-    zero = const(0, x)
-    ratio = ops.div(small, select(ops.equal(big, zero), const(1, x), big))
-    out = ops.mul(big, ops.sqrt(ops.add(const(1, x), ops.mul(ratio, ratio))))
-    out = select(_any_nan(x, y), nan_like(x), out)
-    return select(ops.logical_or(ops.is_inf(x), ops.is_inf(y)), const(math.inf, x), out)
+    return F.hypot(MAX_OPS, x, y)
 
 
 def logaddexp(x, y):
@@ -684,3 +677,17 @@ def negative(x):
     if is_unsigned(x):
         return ops.sub(const(0, x), x)  # wraps like NumPy; MAX's negate has no unsigned kernels
     return ops.negate(x)
+
+
+class MAX_OPS:
+    """``complex_formulas``' backend: MAX graph ops."""
+
+    add, sub, mul, div = staticmethod(ops.add), staticmethod(ops.sub), staticmethod(ops.mul), staticmethod(ops.div)
+    neg, abs, sqrt = staticmethod(ops.negate), staticmethod(ops.abs), staticmethod(ops.sqrt)
+    exp, cos, sin = staticmethod(exp), staticmethod(ops.cos), staticmethod(ops.sin)
+    maximum, minimum = staticmethod(ops.max), staticmethod(ops.min)
+    equal, greater, greater_equal = staticmethod(ops.equal), staticmethod(ops.greater), staticmethod(ops.greater_equal)
+    logical_and, logical_or = staticmethod(ops.logical_and), staticmethod(ops.logical_or)
+    logical_not, where = staticmethod(ops.logical_not), staticmethod(ops.where)
+    isnan, isinf = staticmethod(ops.is_nan), staticmethod(ops.is_inf)
+    const = staticmethod(const)

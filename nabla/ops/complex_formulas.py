@@ -1,0 +1,167 @@
+"""Complex arithmetic on (real, imaginary) pairs, written once for every backend.
+
+Each formula takes ``k``, a backend: an object whose methods build real elementwise work (MAX graph
+ops in ``lowerings.MAX_OPS``; nodes of a trace the fused kernel runs in ``fused_complex``), so that
+a compiled graph and the fused kernel compute the same operations, bit for bit. Special values
+(infinities, NaN, signed zeros) follow C99 Annex G, as NumPy's complex loops do.
+
+A backend has ``add sub mul div neg abs sqrt exp cos sin maximum minimum equal greater
+greater_equal logical_and logical_or logical_not isnan isinf where`` and ``const(value, like)``.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+def isfinite(k, x):
+    return k.logical_not(k.logical_or(k.isnan(x), k.isinf(x)))
+
+
+def signbit_of_number(k, x):
+    """Sign bit of each non-NaN element (-0.0 counts); NaN gives False."""
+    zero = k.const(0, x)
+    neg_zero = k.logical_and(k.equal(x, zero), k.greater(zero, k.div(k.const(1, x), x)))
+    return k.logical_or(k.greater(zero, x), neg_zero)
+
+
+def copysign_of_number(k, x, y):
+    """``copysign`` for a ``y`` whose NaNs' signs do not matter."""
+    ax = k.abs(x)
+    return k.where(signbit_of_number(k, y), k.neg(ax), ax)
+
+
+def hypot(k, x, y):
+    """sqrt(x^2 + y^2) scaled by the larger magnitude (no overflow); inf where either is infinite."""
+    ax, ay = k.abs(x), k.abs(y)
+    big, small = k.maximum(ax, ay), k.minimum(ax, ay)
+    ratio = k.div(small, k.where(k.equal(big, k.const(0, x)), k.const(1, x), big))
+    out = k.mul(big, k.sqrt(k.add(k.const(1, x), k.mul(ratio, ratio))))
+    out = k.where(k.logical_or(k.isnan(x), k.isnan(y)), k.const(math.nan, x), out)
+    return k.where(k.logical_or(k.isinf(x), k.isinf(y)), k.const(math.inf, x), out)
+
+
+def mul(k, a, b):
+    (ar, ai), (br, bi) = a, b
+    return k.sub(k.mul(ar, br), k.mul(ai, bi)), k.add(k.mul(ar, bi), k.mul(ai, br))
+
+
+def unit_infinities(k, x):
+    """+-1 where ``x`` is infinite, +-0 elsewhere (C99's way to give an infinite operand a direction)."""
+    return copysign_of_number(k, k.where(k.isinf(x), k.const(1, x), k.const(0, x)), x)
+
+
+def div(k, a, b):
+    """Smith's algorithm (R. L. Smith, "Algorithm 116: Complex division", CACM 1962: scales by the
+    larger part of ``b``, so |b|^2 never overflows), with C99's limits."""
+    (ar, ai), (br, bi) = a, b
+    wide = k.greater_equal(k.abs(br), k.abs(bi))
+    big = k.where(wide, br, bi)
+    other = k.where(wide, bi, br)
+    ratio = k.div(other, big)
+    d = k.add(big, k.mul(other, ratio))
+    r_wide = k.div(k.add(ar, k.mul(ai, ratio)), d)
+    i_wide = k.div(k.sub(ai, k.mul(ar, ratio)), d)
+    r_tall = k.div(k.add(k.mul(ar, ratio), ai), d)
+    i_tall = k.div(k.sub(k.mul(ai, ratio), ar), d)
+    r, i = k.where(wide, r_wide, r_tall), k.where(wide, i_wide, i_tall)
+    # a finite numerator over an infinite denominator is a signed zero
+    over_inf = k.logical_and(k.logical_or(k.isinf(br), k.isinf(bi)),
+                             k.logical_and(isfinite(k, ar), isfinite(k, ai)))
+    ubr, ubi = unit_infinities(k, br), unit_infinities(k, bi)
+    zero = k.const(0, ar)
+    r = k.where(over_inf, k.mul(zero, k.add(k.mul(ar, ubr), k.mul(ai, ubi))), r)
+    i = k.where(over_inf, k.mul(zero, k.sub(k.mul(ai, ubr), k.mul(ar, ubi))), i)
+    return r, i
+
+
+def reciprocal(k, z):
+    re = z[0]
+    return div(k, (k.const(1, re), k.const(0, re)), z)
+
+
+def exp_limits(k, a, b, r, i, at_minus_inf):
+    """exp-like results at a = +-inf with b infinite or NaN (C99 limits, not inf * NaN)."""
+    b_bad = k.logical_not(isfinite(k, b))
+    neg = k.logical_and(k.equal(a, k.const(-math.inf, a)), b_bad)
+    pos = k.logical_and(k.equal(a, k.const(math.inf, a)), b_bad)
+    r = k.where(neg, at_minus_inf, k.where(pos, a, r))
+    i = k.where(neg, k.const(0, a), k.where(pos, k.const(math.nan, a), i))
+    return r, i
+
+
+def exp(k, z):
+    a, b = z
+    m = k.exp(a)
+    # exp(a + 0j) stays real even where cos/sin of 0 meet an infinite magnitude
+    b_zero = k.equal(b, k.const(0, b))
+    r = k.where(b_zero, m, k.mul(m, k.cos(b)))
+    i = k.where(b_zero, b, k.mul(m, k.sin(b)))
+    return exp_limits(k, a, b, r, i, k.const(0, a))
+
+
+def sign(k, z):
+    """z / |z| (0 at 0); an infinite part sets the direction (NumPy's answer)."""
+    a, b = z
+    inf_in = k.logical_or(k.isinf(a), k.isinf(b))
+    a, b = k.where(inf_in, unit_infinities(k, a), a), k.where(inf_in, unit_infinities(k, b), b)
+    m = hypot(k, a, b)
+    zero = k.equal(m, k.const(0, m))
+    safe = k.where(zero, k.const(1, m), m)
+    return k.where(zero, k.const(0, m), k.div(a, safe)), k.where(zero, k.const(0, m), k.div(b, safe))
+
+
+def equal(k, a, b):
+    return k.logical_and(k.equal(a[0], b[0]), k.equal(a[1], b[1]))
+
+
+def not_equal(k, a, b):
+    return k.logical_not(equal(k, a, b))
+
+
+def isnan(k, z):
+    return k.logical_or(k.isnan(z[0]), k.isnan(z[1]))
+
+
+def isinf(k, z):
+    return k.logical_or(k.isinf(z[0]), k.isinf(z[1]))
+
+
+def complex_isfinite(k, z):
+    return k.logical_and(isfinite(k, z[0]), isfinite(k, z[1]))
+
+
+def greater(k, a, b, tie="greater"):
+    """NumPy's order of complex values (its CGT / CGE): real parts first, imaginary parts on a tie
+    (``tie``: greater or greater_equal); a NaN imaginary part makes the real parts' order false."""
+    (ar, ai), (br, bi) = a, b
+    numbers = k.logical_not(k.logical_or(k.isnan(ai), k.isnan(bi)))
+    return k.logical_or(k.logical_and(k.greater(ar, br), numbers),
+                        k.logical_and(k.equal(ar, br), getattr(k, tie)(ai, bi)))
+
+
+def greater_equal(k, a, b):
+    return greater(k, a, b, "greater_equal")
+
+
+def less(k, a, b):
+    return greater(k, b, a)
+
+
+def less_equal(k, a, b):
+    return greater(k, b, a, "greater_equal")
+
+
+#: Nabla op name -> formula on pairs, for the ops written here: a pair result, or a real one
+UNARY = {
+    "negative": lambda k, z: (k.neg(z[0]), k.neg(z[1])), "positive": lambda k, z: z,
+    "conj": lambda k, z: (z[0], k.neg(z[1])), "real": lambda k, z: z[0], "imag": lambda k, z: z[1],
+    "abs": lambda k, z: hypot(k, *z), "square": lambda k, z: mul(k, z, z), "reciprocal": reciprocal,
+    "exp": exp, "sign": sign, "isnan": isnan, "isinf": isinf, "isfinite": complex_isfinite,
+}
+BINARY = {
+    "add": lambda k, a, b: (k.add(a[0], b[0]), k.add(a[1], b[1])),
+    "subtract": lambda k, a, b: (k.sub(a[0], b[0]), k.sub(a[1], b[1])),
+    "multiply": mul, "divide": div, "equal": equal, "not_equal": not_equal,
+    "greater": greater, "greater_equal": greater_equal, "less": less, "less_equal": less_equal,
+}

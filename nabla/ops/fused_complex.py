@@ -1,0 +1,216 @@
+"""Complex traces as real ones for the fused kernel: each complex value a pair of real values.
+
+A complex array is stored as paired reals on a trailing axis of 2, and the fused kernel's
+registers are real. Before a trace with complex work is written as a program it is rewritten: a
+complex input is read as two strided views of its storage (its parts: offset 0 and 1, stride 2),
+each complex op becomes real work on the parts by the formulas MAX's lowerings use
+(``complex_formulas``), and a complex value that storage must hold (the result; an operand of a
+reduction or a view) is written as a stack of its parts on the trailing axis, which is its storage.
+Ops that act on storage as it is (views, ``sum``, ``mean``, concatenation) stay as they are.
+"""
+
+from __future__ import annotations
+
+from ..core import dtypes as _dt
+from ..core.graph import Node, Value
+from ..core.pytree import tree_flatten
+from . import complex_formulas as F
+from .base import broadcast_shapes
+from .creation import constant_op
+from .elementwise import BINARY_OPS, UNARY_OPS, cast_op, complex_op, where_op
+from .indexing import slice_op
+from .multi_output import concat_op
+from .view import broadcast_to_op, reshape_op
+
+_FLOATS = (_dt.float32, _dt.float64)
+
+
+def is_complex(n) -> bool:
+    """Whether node ``n`` does complex work (rather than move complex storage as it is)."""
+    kw = n.kwargs
+    return "complex_storage" in kw or "src_complex" in kw or n.op is complex_op \
+        or (n.op.name in ("astype", "constant") and kw["dtype"].is_complex)
+
+
+def takes(n) -> bool:
+    """Whether the rewrite writes complex node ``n`` as real work."""
+    kw, name = n.kwargs, n.op.name
+    if name in ("astype", "constant", "complex"):  # (a cast to complex reads any real dtype)
+        return n.op is complex_op or n.op is constant_op or n.op is cast_op
+    if not all(v.dtype in _FLOATS or v.dtype is _dt.bool_ or (v.dtype.is_complex and v.shape == ())
+               for v in n.inputs):
+        return False
+    return (name in F.UNARY or name in F.BINARY or name == "where") and set(kw) == {"complex_storage"} \
+        and n.op in (UNARY_OPS.get(name), BINARY_OPS.get(name), where_op)
+
+
+class _Writer:
+    """``complex_formulas``' backend that records real nodes for the rewritten trace."""
+
+    def __init__(self, device):
+        self.order: list = []
+        self.device = device
+
+    def _node(self, op, kwargs, inputs, shape, dtype, treedef=None) -> Value:
+        n = Node(op, kwargs, tuple(inputs), treedef)
+        self.order.append(n)
+        return Value(n, 0, tuple(shape), dtype, self.device)
+
+    def _unary(self, name, x, dtype=None):
+        return self._node(UNARY_OPS[name], {}, (x,), x.shape, dtype or x.dtype)
+
+    def _binary(self, name, x, y, dtype=None):
+        return self._node(BINARY_OPS[name], {}, (x, y), broadcast_shapes(x.shape, y.shape), dtype or x.dtype)
+
+    def const(self, value, like):
+        return self.constant(value, like.dtype)
+
+    def constant(self, value, dtype):
+        return self._node(constant_op, {"value": float(value), "dtype": dtype, "device": self.device}, (), (), dtype)
+
+    def where(self, c, x, y):
+        return self._node(where_op, {}, (c, x, y), broadcast_shapes(c.shape, x.shape, y.shape), x.dtype)
+
+    def cast(self, x, dtype):
+        return x if x.dtype is dtype else self._node(cast_op, {"dtype": dtype}, (x,), x.shape, dtype)
+
+    def parts(self, storage: Value):
+        """The (re, im) views of complex storage (shape ``S + (2,)``), each of shape ``S``."""
+        shape = storage.shape[:-1]
+        out = []
+        for k in (0, 1):
+            index = tuple((0, d, 1) for d in shape) + ((k, k + 1, 1),)
+            part = self._node(slice_op, {"index": index}, (storage,), shape + (1,), storage.dtype)
+            out.append(self._node(reshape_op, {"shape": shape}, (part,), shape, storage.dtype))
+        return tuple(out)
+
+    def pack(self, pair, shape) -> Value:
+        """Storage of shape ``shape`` (``S + (2,)``) holding ``pair``: a stack on the trailing axis."""
+        inner = tuple(shape[:-1])
+        dtype = pair[0].dtype if pair[0].dtype in _FLOATS else pair[1].dtype
+        parts = []
+        for p in pair:
+            p = self.cast(p, dtype)
+            if p.shape != inner:
+                p = self._node(broadcast_to_op, {"shape": inner}, (p,), inner, dtype)
+            parts.append(self._node(reshape_op, {"shape": inner + (1,)}, (p,), inner + (1,), dtype))
+        _, treedef = tree_flatten((parts,), is_leaf=lambda x: isinstance(x, Value))
+        return self._node(concat_op, {"axis": len(inner)}, parts, tuple(shape), dtype, treedef)
+
+
+def _method(kind, name, out_bool=False):
+    if kind == "unary":
+        return lambda self, x: self._unary(name, x, _dt.bool_ if out_bool else None)
+    return lambda self, x, y: self._binary(name, x, y, _dt.bool_ if out_bool else None)
+
+
+for _name, _op in (("neg", "negative"), ("abs", "abs"), ("sqrt", "sqrt"), ("exp", "exp"), ("cos", "cos"),
+                   ("sin", "sin")):
+    setattr(_Writer, _name, _method("unary", _op))
+for _name in ("isnan", "isinf", "logical_not"):
+    setattr(_Writer, _name, _method("unary", _name, True))
+for _name, _op in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("div", "divide"),
+                   ("maximum", "maximum"), ("minimum", "minimum")):
+    setattr(_Writer, _name, _method("binary", _op))
+for _name in ("equal", "greater", "greater_equal", "logical_and", "logical_or"):
+    setattr(_Writer, _name, _method("binary", _name, True))
+
+
+def real_trace(order, leaves, outputs, node_ids, leaf_ids):
+    """``(order, outputs, node_ids, positions)`` of the trace with its complex work written as real
+    work; ``positions``: new position -> the trace's, of its nodes kept as they are (its scalar
+    constants among them). None when some complex work is not of the ops written here."""
+    w = _Writer(outputs[0].device)
+    pairs: dict = {}  # an original value's key -> its (re, im) in the new trace
+    stored: dict = {}  # an original value's key -> the new trace's value holding it as stored
+    positions: dict = {}
+
+    def key(v):
+        return id(v) if v.node is None else (id(v.node), v.index)
+
+    def storage(v):
+        k = key(v)
+        found = stored.get(k)
+        if found is None:  # (a complex constant's value has its logical shape)
+            found = stored[k] = w.pack(pairs[k], v.shape + (2,) if v.dtype.is_complex else v.shape) \
+                if k in pairs else v
+        return found
+
+    def pair(v):
+        k = key(v)
+        if k not in pairs:
+            pairs[k] = w.parts(storage(v))
+        return pairs[k]
+
+    for i, n in enumerate(order):
+        if not is_complex(n):
+            inputs = tuple(storage(v) for v in n.inputs)
+            if all(a is b for a, b in zip(inputs, n.inputs)):
+                positions[len(w.order)] = i
+                w.order.append(n)
+            else:  # (an operand was rewritten: the same op on the rewritten one)
+                new = Node(n.op, n.kwargs, inputs, n.treedef)
+                w.order.append(new)
+                for v in _outputs_read(n, order, outputs):
+                    stored[key(v)] = Value(new, v.index, v.shape, v.dtype, v.device)
+            continue
+        if not takes(n):
+            return None
+        out = _rewrite(w, n, pair, storage)
+        pairs_or_stored = pairs if isinstance(out, tuple) else stored
+        pairs_or_stored[(id(n), 0)] = out
+    return w.order, [storage(v) for v in outputs], {id(n): i for i, n in enumerate(w.order)}, positions
+
+
+def _outputs_read(n, order, outputs):
+    """The values of node ``n`` that the trace reads."""
+    found = {}
+    for v in [u for m in order for u in m.inputs] + list(outputs):
+        if v.node is n:
+            found[v.index] = v
+    return found.values()
+
+
+def _rewrite(w, n, pair, storage):
+    """Node ``n``'s complex work on real values: a pair for a complex result, else a real value."""
+    name, kw = n.op.name, n.kwargs
+    if n.op is constant_op:
+        real = _dt.real_dtype(kw["dtype"])
+        return w.constant(kw["value"].real, real), w.constant(kw["value"].imag, real)
+    if n.op is complex_op:
+        return storage(n.inputs[0]), storage(n.inputs[1])
+    if n.op is cast_op:
+        target = kw["dtype"]
+        x = n.inputs[0]
+        if target.is_complex:  # a complex x's parts, or (x, 0)
+            real = _dt.real_dtype(target)
+            if kw.get("src_complex"):
+                parts, shape = pair(x), x.shape + (2,) if x.dtype.is_complex else x.shape
+            else:
+                re = w.cast(storage(x), x.dtype if x.dtype in _FLOATS else real)
+                parts, shape = (re, w.const(0, re)), x.shape + (2,)
+            # (to another precision: the storage cast as it is written, one float dtype of work)
+            return parts if parts[0].dtype is real else w.cast(w.pack(parts, shape), real)
+        re, im = pair(x)
+        if target is _dt.bool_:  # nonzero
+            zero = w.const(0, re)
+            return w.logical_not(w.logical_and(w.equal(re, zero), w.equal(im, zero)))
+        return w.cast(re, target)  # (NumPy keeps the real part)
+    if name == "where":
+        c = storage(n.inputs[0])
+        (xr, xi), (yr, yi) = pair(n.inputs[1]), pair(n.inputs[2])
+        return w.where(c, xr, yr), w.where(c, xi, yi)
+    if name in F.UNARY:
+        return F.UNARY[name](w, pair(n.inputs[0]))
+    return F.BINARY[name](w, pair(n.inputs[0]), pair(n.inputs[1]))
+
+
+def relift(program, positions) -> None:
+    """A program's scalar constants renumbered to the trace's positions (each run passes its
+    constants by those); the rewrite's own constants are fixed values of the program."""
+    program.lifted = tuple((positions[i], at) for i, at in program.lifted if i in positions)
+
+
+def complex_work(order) -> bool:
+    return any(is_complex(n) for n in order)
+

@@ -1,0 +1,128 @@
+"""Complex work on the fused kernel: each complex value a pair of real registers, by the formulas
+MAX's lowerings use (``complex_formulas``). Values against NumPy, with no MAX compile and no
+interpreter kernel (a complex trace cost a cold machine a 30 s compile in its foreground), and
+bit for bit against the compiled path."""
+
+import numpy as np
+import pytest
+
+import nabla as nb
+from nabla.core.graph import GRAPH
+
+from .test_fused import fused_on, on_the_kernel  # noqa: F401  (the autouse fixture; the runner)
+
+# (nnp, z, w: complex128, x: float64, b: bool, c: complex64) -> a result
+COMPLEX = {
+    "add_sub": lambda m, z, w, x, b, c: z + w - 1.5,
+    "multiply": lambda m, z, w, x, b, c: z * w,
+    "by_a_complex_scalar": lambda m, z, w, x, b, c: z * (2 - 3j) + 1j,
+    "from_parts": lambda m, z, w, x, b, c: x + 1j * (x * 2),
+    "power_spectrum": lambda m, z, w, x, b, c: (z * z.conj()).real,
+    "abs": lambda m, z, w, x, b, c: m.abs(z),
+    "abs_sum": lambda m, z, w, x, b, c: m.abs(z * w).sum(axis=-1),
+    "divide": lambda m, z, w, x, b, c: z / w,
+    "reciprocal": lambda m, z, w, x, b, c: 1 / z,
+    "square": lambda m, z, w, x, b, c: m.square(z) - z,
+    "exp": lambda m, z, w, x, b, c: m.exp(1j * x),
+    "exp_of_complex": lambda m, z, w, x, b, c: m.exp(z),
+    "sign": lambda m, z, w, x, b, c: m.sign(z),
+    "equal": lambda m, z, w, x, b, c: z == m.where(b, z, w),
+    "greater": lambda m, z, w, x, b, c: z > w,
+    "isfinite": lambda m, z, w, x, b, c: m.isfinite(z / (w - w)),
+    "where": lambda m, z, w, x, b, c: m.where(b, z, w * 2),
+    "real_imag": lambda m, z, w, x, b, c: z.real * 2 + z.imag,
+    "to_complex64": lambda m, z, w, x, b, c: (z * w).astype(m.complex64),
+    "complex64": lambda m, z, w, x, b, c: c * c + (1 + 1j),
+    "float_to_complex": lambda m, z, w, x, b, c: x.astype(m.complex128) * w,
+    "to_bool": lambda m, z, w, x, b, c: (z - z.real).astype(bool),
+    "to_real": lambda m, z, w, x, b, c: (z * w).real.astype(m.float32),
+    "sum": lambda m, z, w, x, b, c: (z * w).sum(axis=-1),
+    "mean": lambda m, z, w, x, b, c: (z + 1).mean(),
+}
+#: results bit for bit NumPy's; the others round as NumPy's loops may not (a product's sum: NumPy's
+#: loops fuse a multiply-add; exp, cos and sin: the C library's, within 1e-11)
+_EXACT = {"add_sub", "from_parts", "real_imag", "where", "equal", "greater", "isfinite", "to_bool"}
+
+
+def _data(shape, seed):
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=shape) + 1j * rng.normal(size=shape)
+    w = rng.normal(size=shape) + 1j * rng.normal(size=shape)
+    return z, w, rng.normal(size=shape), rng.normal(size=shape) > 0, (z * 0.5).astype(np.complex64)
+
+
+@pytest.mark.parametrize("shape", [(7,), (3, 1025), (70001,)])
+@pytest.mark.parametrize("name", sorted(COMPLEX))
+def test_complex_work_runs_fused_like_numpy(name, shape):
+    got, want = on_the_kernel(COMPLEX[name], _data(shape, len(name)))
+    if name in _EXACT:
+        np.testing.assert_array_equal(got, want)
+    else:
+        single = want.dtype in (np.complex64, np.float32)
+        np.testing.assert_allclose(got, want, rtol=1e-6 if single else 1e-11, atol=1e-6 if single else 1e-300)
+
+
+_PARTS = [0.0, -0.0, 1.5, -2.0, 1e300, np.inf, -np.inf, np.nan]
+SPECIAL = np.array([complex(a, b) for a in _PARTS for b in _PARTS])
+
+
+def _same(got, want, rtol=1e-13):
+    """Part by part: NaN where NumPy has NaN, equal infinities, close finite values."""
+    for g, e in ((got.real, want.real), (got.imag, want.imag)) if np.iscomplexobj(want) else ((got, want),):
+        nan = np.isnan(e)
+        assert (np.isnan(g) == nan).all(), (got[np.isnan(g) != nan], want[np.isnan(g) != nan])
+        np.testing.assert_allclose(g[~nan], e[~nan], rtol=rtol, atol=0)
+
+
+def _special_data(name):
+    z = np.repeat(SPECIAL, SPECIAL.size)
+    w = np.tile(SPECIAL, SPECIAL.size)
+    return z, w, z.real, np.isnan(z.imag), z.astype(np.complex64)
+
+
+@pytest.mark.parametrize("name", ["abs", "equal", "isfinite", "real_imag", "where"])
+def test_special_values_follow_numpy(name):
+    """Infinities, NaNs and signed zeros in every pairing."""
+    got, want = on_the_kernel(COMPLEX[name], _special_data(name))
+    _same(got, want)
+
+
+def _compiled(fn, data):
+    """``fn`` of ``nabla.numpy`` on ``data`` with the fused kernel off (MAX's graph)."""
+    import nabla.numpy as nnp
+
+    GRAPH.engine.fused_enabled = False
+    try:
+        before = nb.engine_stats()["fused"]
+        out = np.asarray(fn(nnp, *map(nnp.asarray, data)))
+        assert nb.engine_stats()["fused"] == before
+        return out
+    finally:
+        GRAPH.engine.fused_enabled = True
+
+
+@pytest.mark.parametrize("name", ["multiply", "divide", "reciprocal", "exp_of_complex", "sign"])
+def test_special_values_as_the_compiled_path_gives_them(name):
+    """Where the formulas follow C99 Annex G's limits (a finite number over an infinity is zero)
+    and NumPy's loops do not (NaN there; its multiply's fused multiply-add keeps an infinity where
+    the product of parts overflows), both of Nabla's paths give C99's answer, bit for bit."""
+    data = _special_data(name)
+    got, _ = on_the_kernel(COMPLEX[name], data)
+    np.testing.assert_array_equal(got, _compiled(COMPLEX[name], data))
+
+
+@pytest.mark.parametrize("name", ["multiply", "divide", "abs", "exp_of_complex", "sign", "greater", "sum"])
+def test_fused_and_compiled_paths_agree_bit_for_bit(name):
+    """One formula for both: the fused kernel's program and MAX's graph compute the same ops."""
+    data = _data((257,), 7)
+    got, _ = on_the_kernel(COMPLEX[name], data)
+    np.testing.assert_array_equal(got, _compiled(COMPLEX[name], data))
+
+
+def test_a_complex_scalar_of_another_value_shares_nothing_stale():
+    """A complex constant's value is part of the program: two scalars, two results."""
+    import nabla.numpy as nnp
+
+    z = np.arange(5) + 1j
+    for s in (2 + 1j, -3j, 0.5 + 0j):
+        np.testing.assert_array_equal(np.asarray(nnp.asarray(z) * s), z * s)
