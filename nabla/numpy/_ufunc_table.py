@@ -57,7 +57,23 @@ def _heaviside(x, h0):
 
 
 def _cbrt(x):
-    return _U["sign"](x) * _B["pow"](_U["abs"](x), 1.0 / 3.0)
+    a = _U["abs"](x)
+    y = _B["pow"](a, 1.0 / 3.0)
+    # one Newton step on y^3 = a: the power of an inexact 1/3 is off by ~|log a| ulp, the step
+    # leaves about one; written as a ratio near 1 (y^3 - a underflows for tiny a, y^3 overflows near
+    # the top); 0 and inf, where the step divides 0 or inf by itself, keep the power
+    step = y + y * ((a / y) / (y * y) - 1.0) / 3.0
+    return _B["copysign"](_where(_U["isfinite"](step), step, y), x)
+
+
+def _exp2(x):
+    """2^k e^((x - k) ln 2), k = round(x): x - k is exact, so only a small product rounds (e^(x ln 2)
+    whole is off by about |x| ulp); 2^k as two exact powers of two (2^1024 alone would overflow)."""
+    k = _U["round"](x)
+    half = _U["floor"](k * 0.5)
+    two = _U["abs"](k) * 0 + 2.0
+    out = _U["exp"]((x - k) * _LN2) * _B["pow"](two, half) * _B["pow"](two, k - half)
+    return _where(_U["isinf"](x), _U["exp"](x), out)
 
 
 def _deg2rad(x):
@@ -78,7 +94,7 @@ _COMPOSED = {
     "logical_not": lambda x: _U["logical_not"](_truth(x)),
     **{name: (lambda fn: lambda a, b: fn(_truth(a), _truth(b)))(_B[name])
        for name in ("logical_and", "logical_or", "logical_xor")},
-    "exp2": lambda x: _U["exp"](x * _LN2),
+    "exp2": _exp2,
     "cbrt": _cbrt,
     "deg2rad": _deg2rad, "radians": _deg2rad, "rad2deg": _rad2deg, "degrees": _rad2deg,
     "fmax": _fmax, "fmin": _fmin, "fmod": _fmod, "heaviside": _heaviside,

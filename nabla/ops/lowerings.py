@@ -280,15 +280,47 @@ def tanh(x):
 
 
 def exp(x):
+    if x.dtype == DType.float64:
+        return _exp64(x)
     return select(ops.is_nan(x), x, ops.exp(x))  # MAX's exp(NaN) is inf
 
 
+#: fdlibm's e_exp.c (Sun Microsystems, 1993): ln2 in two parts (Cody and Waite) and the degree-5
+#: Remez fit P of r (e^r + 1) / (e^r - 1) = 2 + r^2 P(r^2) on |r| <= ln2 / 2
+_LN2_HI, _LN2_LO = 6.93147180369123816490e-01, 1.90821492927058770002e-10
+_EXP_P = (1.66666666666666019037e-01, -2.77777777770155933842e-03, 6.61375632143793436117e-05,
+          -1.65339022054652515390e-06, 4.13813679705723846039e-08)
+
+
+def _exp64(x):
+    """float64 exp within an ulp (MAX's is off by up to ~2.5e6 ulp): x = k ln2 + r, e^r = 1 + 2r /
+    (2 - c), c = r - r^2 P(r^2), times 2^k as two exact powers of two (a subnormal result is rounded
+    once). The fused kernel's ``_exp64`` does the same ops: both paths give the same bits."""
+    k = ops.floor(ops.add(ops.mul(x, const(1.44269504088896338700, x)), const(0.5, x)))
+    hi = ops.sub(x, ops.mul(k, const(_LN2_HI, x)))
+    lo = ops.mul(k, const(_LN2_LO, x))
+    r = ops.sub(hi, lo)
+    t = ops.mul(r, r)
+    p = const(_EXP_P[-1], x)
+    for coefficient in reversed(_EXP_P[:-1]):
+        p = ops.add(const(coefficient, x), ops.mul(t, p))
+    c = ops.sub(r, ops.mul(t, p))
+    y = ops.sub(const(1, x), ops.sub(ops.sub(lo, ops.div(ops.mul(r, c), ops.sub(const(2, x), c))), hi))
+    k1 = ops.floor(ops.mul(k, const(0.5, x)))
+    two = const(2, x)
+    out = ops.mul(ops.mul(y, ops.pow(two, k1)), ops.pow(two, ops.sub(k, k1)))
+    out = select(ops.greater(x, const(709.782712893383973096, x)), const(math.inf, x), out)
+    out = select(ops.greater(const(-745.13321910194110842, x), x), const(0, x), out)
+    return select(ops.is_nan(x), x, out)
+
+
 def expm1(x):
-    # Kahan's trick: (u - 1) * x / log(u) is accurate where exp(x) - 1 cancels
+    # Kahan's trick: (u - 1) * x / log(u) is accurate where exp(x) - 1 cancels (above 1, u - 1 is)
     u = exp(x)
     d = ops.sub(u, const(1, x))
     body = ops.div(ops.mul(d, x), ops.log(u))
     out = select(ops.equal(d, const(0, x)), x, select(ops.equal(d, const(-1, x)), d, body))
+    out = select(ops.greater(x, const(1, x)), d, out)
     return select(ops.is_inf(u), u, out)
 
 
@@ -431,6 +463,11 @@ def power(x, y):
     ax = ops.abs(x)
     safe = select(ops.equal(ax, zero), one, ax)
     mag = ops.pow(safe, y)
+    if x.dtype == DType.float64:
+        # MAX's float64 pow of a non-integer exponent is off by up to ~4e4 ulp (its exp's error):
+        # e^(y log|x|) by ``exp``, within |y log x| ulp; y = 0.5 is sqrt, exact (NumPy's x ** 0.5)
+        mag = select(ops.equal(ops.floor(y), y), mag, exp(ops.mul(y, ops.log(safe))))
+        mag = select(ops.equal(y, const(0.5, y)), ops.sqrt(safe), mag)
     # MAX's pow mishandles huge exponents (it returns 1 for y = 1e200): take exp(y log|x|) there
     huge = ops.greater(ops.abs(y), const(2.0 ** 31, y))
     mag = select(huge, exp(ops.mul(y, ops.log(safe))), mag)
@@ -546,7 +583,7 @@ def hypot(x, y):
 def logaddexp(x, y):
     big = ops.max(x, y)
     d = select(ops.equal(x, y), const(0, x), ops.abs(ops.sub(x, y)))
-    out = ops.add(big, ops.log1p(ops.exp(ops.negate(d))))
+    out = ops.add(big, ops.log1p(exp(ops.negate(d))))
     return select(_any_nan(x, y), nan_like(x), out)
 
 

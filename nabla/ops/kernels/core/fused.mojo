@@ -80,12 +80,54 @@ def _keep_nan[T: DType, w: Int](x: SIMD[T, w], r: SIMD[T, w]) -> SIMD[T, w]:
 
 @always_inline
 def _exp[T: DType, w: Int](x: SIMD[T, w]) -> SIMD[T, w] where T.is_floating_point():
+    comptime if T == DType.float64:
+        return rebind[SIMD[T, w]](_exp64(rebind[SIMD[DType.float64, w]](x)))
     # std exp saturates near the top of the range (f32: 2.4e38 from 88.38 on): square exp(x/2) there
-    comptime big = 700.0 if T == DType.float64 else 80.0
     var half = exp(x * 0.5)
-    var r = x.gt(SIMD[T, w](big)).select(half * half, exp(x))
+    var r = x.gt(SIMD[T, w](80.0)).select(half * half, exp(x))
     r = _is_inf(x).select(x.gt(0).select(x, SIMD[T, w](0)), r)
     return _keep_nan(x, r)
+
+
+@always_inline
+def _exp64[w: Int](x: SIMD[DType.float64, w]) -> SIMD[DType.float64, w]:
+    # float64 exp within an ulp (std exp is off by up to ~2.5e6 ulp here). The algorithm of fdlibm's
+    # e_exp.c (Sun Microsystems, 1993), as lowerings.exp writes it for MAX's graphs (same ops, same
+    # bits): x = k ln2 + r with |r| <= ln2/2, ln2 in two parts (Cody and Waite: k * LN2_HI is
+    # exact); e^r = 1 + 2r / (2 - c) with c = r - r^2 P(r^2), P a degree-5 Remez fit; times 2^k as
+    # two exact powers of two, so a subnormal result is rounded once.
+    comptime F = DType.float64
+    var k = floor(x * 1.44269504088896338700 + 0.5)
+    var hi = x - k * 6.93147180369123816490e-01
+    var lo = k * 1.90821492927058770002e-10
+    var r = hi - lo
+    var t = r * r
+    var c = r - t * (1.66666666666666019037e-01 + t * (-2.77777777770155933842e-03 + t * (
+        6.61375632143793436117e-05 + t * (-1.65339022054652515390e-06 + t * 4.13813679705723846039e-08))))
+    var y = 1.0 - ((lo - (r * c) / (2.0 - c)) - hi)
+    var k1 = floor(k * 0.5)
+    var e1 = (k1.cast[DType.int64]() + 1023) << 52
+    var e2 = ((k - k1).cast[DType.int64]() + 1023) << 52
+    var out = y * bitcast[F, w](e1) * bitcast[F, w](e2)
+    out = x.gt(SIMD[F, w](709.782712893383973096)).select(SIMD[F, w](FloatLiteral.infinity), out)
+    out = x.lt(SIMD[F, w](-745.13321910194110842)).select(SIMD[F, w](0), out)
+    return _keep_nan(x, out)
+
+
+@always_inline
+def _expm1[T: DType, w: Int](x: SIMD[T, w]) -> SIMD[T, w] where T.is_floating_point():
+    # Kahan's trick for float64 ((u - 1) x / log u, u = e^x: accurate where e^x - 1 cancels, from
+    # an accurate exp and log; W. Kahan, via Higham, "Accuracy and Stability of Numerical
+    # Algorithms", 2002, 1.14.1); float32's std expm1 is within two ulp. As lowerings.expm1.
+    comptime if T == DType.float64:
+        var u = _exp(x)
+        var d = u - 1
+        var body = (d * x) / log(u)
+        var r = d.eq(0).select(x, d.eq(-1).select(d, body))
+        r = x.gt(SIMD[T, w](1)).select(d, r)
+        return _keep_nan(x, _is_inf(u).select(u, r))
+    var r = x.gt(SIMD[T, w](1)).select(_exp(x) - 1, expm1(x))
+    return _keep_nan(x, _is_inf(x).select(x.gt(0).select(x, SIMD[T, w](-1)), r))
 
 
 @always_inline
@@ -100,9 +142,8 @@ def _unary[T: DType, w: Int](op: Int, x: SIMD[T, w]) -> SIMD[T, w] where T.is_fl
         return SIMD[T, w](1) / x
     elif op == 14:
         return _exp(x)
-    elif op == 15:  # expm1: exp(x) - 1 loses digits near 0, where std expm1 is accurate
-        var r = x.gt(SIMD[T, w](1)).select(_exp(x) - 1, expm1(x))
-        return _keep_nan(x, _is_inf(x).select(x.gt(0).select(x, SIMD[T, w](-1)), r))
+    elif op == 15:  # expm1
+        return _expm1(x)
     elif op == 16:
         return _keep_nan(x, log(x))
     elif op == 17:
