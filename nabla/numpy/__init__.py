@@ -21,10 +21,11 @@ from ._dtypes import (bool_, byte, can_cast, cdouble, complex64, complex128, com
                       int32, int64, int_, intc, integer, intp, issubdtype, longlong, number, promote_types, short,
                       signedinteger, single, ubyte, uint8, uint16, uint32, uint64, uintc, uintp, unsignedinteger,
                       ushort)
+from ._bits import packbits, unpackbits  # noqa: F401
 from ._einsum import einsum  # noqa: F401
 from ._indexing import *  # noqa: F401,F403
 from ._indexing import c_, r_  # noqa: F401  (objects, not functions: outside __all__)
-from ._io import frombuffer, fromfile, genfromtxt, load, loadtxt, save, savetxt, savez, savez_compressed  # noqa: F401
+from ._io import frombuffer, fromfile, fromiter, genfromtxt, load, loadtxt, save, savetxt, savez, savez_compressed  # noqa: F401
 from ._math import *  # noqa: F401,F403
 from ._polynomial import *  # noqa: F401,F403
 from ._poly1d import *  # noqa: F401,F403  (poly1d, and the classic functions taking it)
@@ -32,7 +33,8 @@ from ._reductions import *  # noqa: F401,F403
 from ._sorting import *  # noqa: F401,F403
 from ._ufunc_table import UFUNCS as _UFUNCS
 from ._ufuncs import ufunc  # noqa: F401
-from . import fft, lib, linalg, random  # noqa: F401,E402
+from ._strings import HostStringWarning  # noqa: F401
+from . import emath, fft, lib, linalg, random  # noqa: F401,E402
 
 bool = _np.bool_  # noqa: A001  (NumPy 2's name)
 globals().update(_UFUNCS)
@@ -115,6 +117,7 @@ _ndarray.bind()
 _face_namespace(globals())
 _face_namespace(vars(linalg))
 _face_namespace(vars(fft))
+_face_namespace(vars(emath))
 
 
 def __getattr__(name):
@@ -122,4 +125,9 @@ def __getattr__(name):
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")
+    if name in ("char", "strings"):  # NumPy's own string modules, on the host
+        from ._strings import text_module
+
+        module = globals()[name] = text_module(name)
+        return module
     raise AttributeError(f"module 'nabla.numpy' has no attribute {name!r}")

@@ -32,7 +32,9 @@ def _shape(shape) -> tuple:
 # --- creation -----------------------------------------------------------------------------------------
 
 def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None, device=None):
-    x = D.asarray(obj, dtype, "array", device)
+    x = D.asarray(obj, dtype, "array", device, strings=True)
+    if isinstance(x, _np.ndarray):  # strings: NumPy's own array, on the host
+        return _np.array(x, copy=False, ndmin=ndmin)
     if isinstance(obj, Tensor) and x is obj and copy is not False:
         x = Tensor(obj._impl)  # values are immutable underneath: a new name is a copy
     if x.ndim < ndmin:
@@ -43,7 +45,7 @@ def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=N
 def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     if copy:
         return array(a, dtype, device=device)
-    return D.asarray(a, dtype, "asarray", device)
+    return D.asarray(a, dtype, "asarray", device, strings=True)
 
 
 asanyarray = ascontiguousarray = asfortranarray = asarray

@@ -36,8 +36,8 @@ can_cast, promote_types, issubdtype = _np.can_cast, _np.promote_types, _np.issub
 #: what cannot live on MAX, and what to use instead
 _UNSUPPORTED_KINDS = {
     "O": "object arrays: keep Python objects in a list, or use numpy itself",
-    "U": "string arrays: use Python lists of str, or numpy.char on a NumPy array",
-    "S": "byte-string arrays: use bytes or a NumPy array",
+    "U": "string arrays stay NumPy arrays on the host (np.array(list_of_str) gives one); use np.char on them",
+    "S": "byte-string arrays stay NumPy arrays on the host (np.array(list_of_bytes) gives one)",
     "V": "structured/void arrays: use one array per field (a dict of arrays), or numpy's structured arrays",
     "M": "datetime64 arrays: store integer timestamps (int64) or use numpy/pandas for dates",
     "m": "timedelta64 arrays: store integer durations (int64)",
@@ -67,8 +67,15 @@ def numpy_dtype(x) -> _np.dtype:
     return x.dtype.numpy_dtype if isinstance(x, Tensor) else _np.dtype(x)
 
 
-def asarray(a, dtype=None, op: str = "asarray", device=None) -> Tensor:
-    """The face's host boundary: tensors pass (cast if asked); anything NumPy reads becomes a tensor."""
+def asarray(a, dtype=None, op: str = "asarray", device=None, strings: bool = False) -> Tensor:
+    """The face's host boundary: tensors pass (cast if asked); anything NumPy reads becomes a tensor.
+    ``strings``: string and bytes data come back as NumPy's array, with a warning (``_strings.py``)."""
+    if strings and not isinstance(a, Tensor):
+        from ._strings import host_strings
+
+        text = host_strings(a, dtype, op)
+        if text is not None:
+            return text
     target = to_nabla(dtype, op)
     if isinstance(a, Tensor):
         a = wrap(a)
@@ -81,6 +88,11 @@ def asarray(a, dtype=None, op: str = "asarray", device=None) -> Tensor:
         return out if target is None else _astype(out, target)
     arr = _np.asarray(a, dtype=None if target is None else target.numpy_dtype)
     if arr.dtype.kind in _UNSUPPORTED_KINDS:
+        if strings and arr.dtype.kind in "US":
+            from ._strings import warn
+
+            warn(f"{op} of {arr.dtype} data")
+            return arr
         raise unsupported(arr.dtype.kind, op)
     if arr.dtype == _np.longdouble and arr.dtype != _np.float64:
         arr = arr.astype(_np.float64)

@@ -220,23 +220,54 @@ def digitize(x, bins, right=False):
 
 
 def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
-    a = D.asarray(x, op="sliding_window_view")
+    """Every window of ``window_shape`` along ``axis`` (all axes by default) on new trailing axes: a
+    gather on MAX, and a read-only view of ``x`` (it sees writes to ``x``), as NumPy's is read-only."""
+    op = "lib.stride_tricks.sliding_window_view"
+    a = D.asarray(x, op=op)
     ws = (window_shape,) if isinstance(window_shape, int) else tuple(window_shape)
-    axes = tuple(range(a.ndim)) if axis is None else ((axis,) if isinstance(axis, int) else tuple(axis))
-    if len(ws) != len(axes):
-        raise ValueError("nabla.numpy.sliding_window_view: window_shape and axis must have the same length")
-    out = a
+    if axis is None:
+        if len(ws) != a.ndim:
+            raise ValueError(f"nabla.numpy.{op}: since axis is None, must provide window_shape for all "
+                             f"dimensions of x; got {len(ws)} window_shape elements and x.ndim is {a.ndim}")
+        axes = tuple(range(a.ndim))
+    else:
+        axes = (axis,) if isinstance(axis, int) else tuple(axis)
+        if len(ws) != len(axes):
+            raise ValueError(f"nabla.numpy.{op}: must provide matching length window_shape and axis; got "
+                             f"{len(ws)} window_shape elements and {len(axes)} axes elements")
+    if any(w < 0 for w in ws):
+        raise ValueError(f"nabla.numpy.{op}: window_shape cannot contain negative values, got {ws}")
+    if writeable:
+        import warnings
+
+        warnings.warn(f"nabla.numpy.{op}: the windows are read-only on MAX (gathered; they see writes to x, "
+                      f"writes to them cannot reach x)", UserWarning, stacklevel=2)
+    axes = tuple(_axis(ax, a.ndim, op) for ax in axes)
+    sizes = list(a.shape)
     for w, ax in zip(ws, axes):
-        ax %= a.ndim
-        n = out.shape[ax]
-        if w > n:
-            raise ValueError(f"nabla.numpy.sliding_window_view: window {w} is larger than axis {ax} of size {n}")
-        # windows as a gather: row i holds elements i .. i+w-1 (a new trailing axis)
-        idx = _xp.reshape(_xp.arange(n - w + 1), (-1, 1)) + _xp.reshape(_xp.arange(w), (1, -1))
-        g = _xp.take(out, _xp.reshape(idx, (-1,)), axis=ax)
-        g = _xp.reshape(g, out.shape[:ax] + (n - w + 1, w) + out.shape[ax + 1:])
-        out = _xp.moveaxis(g, ax + 1, -1)
-    return out
+        if w > sizes[ax]:
+            raise ValueError(f"nabla.numpy.{op}: window shape cannot be larger than input array shape "
+                             f"(window {ws} on axes {axes} of an array of shape {a.shape})")
+        sizes[ax] -= w - 1
+
+    def derive(p):
+        out = p
+        for w, ax in zip(ws, axes):
+            n = out.shape[ax]
+            # windows as a gather: row i holds elements i .. i+w-1 (a new trailing axis)
+            idx = _xp.reshape(_xp.arange(n - w + 1), (-1, 1)) + _xp.reshape(_xp.arange(w), (1, -1))
+            g = _xp.take(out, _xp.reshape(idx, (-1,)), axis=ax)
+            g = _xp.reshape(g, out.shape[:ax] + (n - w + 1, w) + out.shape[ax + 1:])
+            out = _xp.moveaxis(g, ax + 1, -1)
+        return out
+
+    return aliasing.read_only_view(a, derive(a), derive)
+
+
+def _axis(ax, ndim: int, op: str) -> int:
+    if not -ndim <= ax < ndim:
+        raise _np.exceptions.AxisError(f"nabla.numpy.{op}: axis {ax} is out of bounds for array of dimension {ndim}")
+    return ax % ndim
 
 
 __all__ = [n for n, v in list(globals().items()) if not n.startswith("_") and callable(v)

@@ -50,3 +50,13 @@ def fromfile(file, dtype=float, count=-1, sep="", offset=0, **kwargs):
 
 def frombuffer(buffer, dtype=float, count=-1, offset=0, **kwargs):
     return D.asarray(_np.frombuffer(buffer, dtype=dtype, count=count, offset=offset, **kwargs), op="frombuffer")
+
+
+def fromiter(iter, dtype, count=-1, *, like=None):  # noqa: A002  (NumPy's name)
+    """NumPy's ``fromiter``: the host reads the iterable, the array lives on MAX (string dtypes stay
+    NumPy arrays on the host, with a warning)."""
+    try:
+        host = _np.fromiter(iter, dtype=dtype, count=count)
+    except (ValueError, TypeError) as e:
+        raise type(e)(f"nabla.numpy.fromiter: {e} (dtype {dtype!r}, count {count})") from None
+    return D.asarray(host, op="fromiter", strings=True)

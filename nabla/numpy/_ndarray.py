@@ -9,6 +9,7 @@ every computation; the face wraps what it creates from host data."""
 from __future__ import annotations
 
 import numbers
+from builtins import type as builtins_type
 
 import numpy as _np
 
@@ -47,6 +48,18 @@ class ndarray(Tensor):
     @property
     def itemsize(self):
         return self.dtype.itemsize
+
+    @property
+    def strides(self):
+        """NumPy's strides of a C-contiguous array of this shape and dtype (bytes per step on each axis;
+        all zero for an empty array, as NumPy's new arrays)."""
+        if self.size == 0:
+            return (0,) * self.ndim
+        out, step = [], self.dtype.itemsize
+        for d in reversed(self.shape):
+            out.append(step)
+            step *= int(d)
+        return tuple(reversed(out))
 
     # real/imag are views, as NumPy's: writes through them reach the complex array
     @property
@@ -141,12 +154,20 @@ class ndarray(Tensor):
         return self.numpy().tobytes(order)
 
     def view(self, dtype=None, type=None):  # noqa: A002
+        """A view of the same elements, or of their bytes read as ``dtype`` (``ops/bit_views.py``: C
+        order, little-endian; NaN payloads and subnormals are not kept). Writes reach both ways."""
         from . import _dtypes as D
 
-        if dtype is None or D.to_nabla(dtype, "view") is self.dtype:
+        if isinstance(dtype, builtins_type) and issubclass(dtype, (_np.ndarray, Tensor)):
+            dtype = None  # ``x.view(np.ndarray)``: the array type, and one array type here
+        target = None if dtype is None else D.to_nabla(dtype, "view")
+        if target is None or target is self.dtype:
             return aliasing.make_view(self, ndarray(self._impl), lambda p: p, lambda p, c: c)
-        raise NotImplementedError("nabla.numpy.ndarray.view: reinterpreting the bytes as another dtype is not "
-                                  "supported on MAX; use astype (a converting copy)")
+        from ..ops.bit_views import bit_view, put_back_bits
+
+        src = self.dtype
+        return aliasing.make_view(self, ndarray(bit_view(self, target)._impl), lambda p: bit_view(p, target),
+                                  lambda p, c: put_back_bits(p, c, src, target))
 
     # --- NumPy's protocols --------------------------------------------------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):

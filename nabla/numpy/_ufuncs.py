@@ -1,5 +1,5 @@
 """NumPy's ufuncs as objects over Nabla's elementwise ops: ``__call__`` with ``out=``, ``where=``,
-``dtype=``, and the methods ``reduce``, ``accumulate``, ``outer`` and ``at``.
+``dtype=``, and the methods ``reduce``, ``accumulate``, ``reduceat``, ``outer`` and ``at``.
 
 Types are resolved by NumPy's own ``ufunc.resolve_dtypes`` on dtypes alone (NEP 50: Python scalars are
 weak), the tensor operands are cast to the loop's dtypes, and the op computes on MAX.
@@ -236,6 +236,12 @@ class ufunc:
             x = _xp.concat([head, self._fn(D.axis_range(x, a, k, n), D.axis_range(x, a, 0, n - k))], axis=a)
             k *= 2
         return x
+
+    def reduceat(self, array, indices, axis=0, dtype=None, out=None):
+        """Reductions over ``array[indices[i]:indices[i + 1]]`` along ``axis`` (``_reduceat.py``)."""
+        from ._reduceat import reduceat
+
+        return reduceat(self, array, indices, axis, dtype, out)
 
     def outer(self, A, B, **kwargs):
         self._binary_only("outer")

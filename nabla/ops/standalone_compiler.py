@@ -272,12 +272,12 @@ def _log(directory, spec: dict, outcome: str, seconds: float) -> None:
 def all_ops() -> dict:
     """Every op of ``nabla.ops`` by name."""
     from ..core.operation import Operation
-    from . import (_physical, creation, elementwise, factorizations, fourier, indexing, linalg, multi_output,
-                   random_bits, reduction, sorting, spectral, view)
+    from . import (_physical, bit_views, creation, elementwise, factorizations, fourier, indexing, linalg,
+                   multi_output, random_bits, reduction, sorting, spectral, view)
 
     found = {}
-    for mod in (creation, elementwise, factorizations, fourier, indexing, linalg, multi_output, random_bits, reduction,
-                sorting, spectral, view, _physical):
+    for mod in (bit_views, creation, elementwise, factorizations, fourier, indexing, linalg, multi_output,
+                random_bits, reduction, sorting, spectral, view, _physical):
         for obj in vars(mod).values():
             if isinstance(obj, Operation):
                 found[obj.name] = obj

@@ -1,0 +1,78 @@
+"""Strings at the host boundary: MAX holds numbers only, so a string or bytes array stays NumPy's own
+array on the host (with ``HostStringWarning``), and ``np.char``/``np.strings`` are NumPy's modules."""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+
+import numpy as _np
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # nabla/
+
+
+class HostStringWarning(UserWarning):
+    """A string array stays on the host as a NumPy array: strings are not computed on MAX."""
+
+
+def warn(what: str) -> None:
+    """Warn at the caller's line: the first frame outside Nabla."""
+    level, frame = 1, sys._getframe(0)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(f"nabla.numpy: {what}: strings stay on the host as NumPy arrays (numpy.ndarray) and are not "
+                  f"computed on MAX", HostStringWarning, stacklevel=level)
+
+
+def _is_text(kind) -> bool:
+    return kind in ("U", "S")
+
+
+def host_strings(obj, dtype, op: str):
+    """NumPy's array of ``obj`` when it is (or is asked to be) a string or bytes array, else None."""
+    if dtype is not None:
+        try:
+            if not _is_text(_np.dtype(dtype).kind):
+                return None
+        except TypeError:
+            return None
+    elif isinstance(obj, _np.ndarray):
+        if not _is_text(obj.dtype.kind):
+            return None
+    elif not _maybe_text(obj):
+        return None
+    arr = _np.array(obj, dtype=dtype)
+    if not _is_text(arr.dtype.kind):
+        return None
+    warn(f"{op} of {arr.dtype} data")
+    return arr
+
+
+def _maybe_text(obj) -> bool:
+    """Whether ``obj``'s first leaf is a str or bytes (a cheap look before NumPy reads all of it)."""
+    while isinstance(obj, (list, tuple)) and obj:
+        obj = obj[0]
+    return isinstance(obj, (str, bytes, _np.str_, _np.bytes_))
+
+
+def text_module(name: str):
+    """``np.char`` or ``np.strings``: NumPy's module, each name fetched with ``HostStringWarning``."""
+    import types
+
+    source = getattr(_np, name)
+    module = types.ModuleType(f"nabla.numpy.{name}", f"NumPy's ``numpy.{name}`` on the host (strings are "
+                                                     f"not computed on MAX).")
+
+    def __getattr__(attr):
+        value = getattr(source, attr)
+        if not attr.startswith("__"):
+            warn(f"np.{name}.{attr} is NumPy's numpy.{name}.{attr}")
+        return value
+
+    def __dir__():
+        return dir(source)
+
+    module.__getattr__ = __getattr__
+    module.__dir__ = __dir__
+    return module

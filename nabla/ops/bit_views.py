@@ -1,0 +1,289 @@
+"""Bit views: an array's bytes read as another dtype (NumPy's ``ndarray.view(dtype)``), on MAX.
+
+MAX has no bit-cast op, so the bits are computed exactly by arithmetic: every source becomes the
+unsigned integer of its width holding its bit pattern (a float's sign, exponent and mantissa fields
+found by exact scaling by powers of two), the unsigned words are split or joined little-endian when
+the itemsizes differ, and the words are read as the target dtype by the inverse arithmetic. NaN
+keeps its sign (read by Nabla's sign-bit kernel) but not its payload: a float NaN gives the quiet
+NaN pattern, and an integer pattern of a NaN gives the quiet NaN.
+
+A bit view is not differentiable (as JAX's ``lax.bitcast_convert_type``): its derivative is zero.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..core import dtypes as _dt
+from ..core.operation import Operation
+from ..core.tensor import Tensor
+from .base import describe, lift_same
+
+_UNSIGNED = {1: _dt.uint8, 2: _dt.uint16, 4: _dt.uint32, 8: _dt.uint64}
+#: IEEE formats: (exponent bias, mantissa bits)
+_FORMATS = {2: (15, 10), 4: (127, 23), 8: (1023, 52)}
+
+
+def view_shape(shape: tuple, src: _dt.DType, dst: _dt.DType, op: str = "view") -> tuple:
+    """NumPy's shape of ``x.view(dst)``: the last axis rescaled by the itemsize ratio."""
+    a, b = src.itemsize, dst.itemsize
+    if a == b:
+        return tuple(shape)
+    if not shape:
+        raise ValueError(f"nabla.numpy.{op}: changing the dtype of a 0d array is only supported if the itemsize "
+                         f"is unchanged (shape (), {src.name} -> {dst.name})")
+    last = shape[-1] * a
+    if b > a and (a == 0 or last % b):
+        raise ValueError(f"nabla.numpy.{op}: when changing to a larger dtype, its size must be a divisor of the "
+                         f"total size in bytes of the last axis of the array (shape {tuple(shape)} {src.name}, "
+                         f"{last} bytes, -> {dst.name} of {b} bytes)")
+    if b < a and a % b:
+        raise ValueError(f"nabla.numpy.{op}: when changing to a smaller dtype, its size must be a divisor of the "
+                         f"size of original dtype ({src.name} -> {dst.name})")
+    return tuple(shape[:-1]) + (last // b,)
+
+
+class BitViewOp(Operation):
+    """``x``'s bits read as ``dtype`` (both real, non-complex); floats come with their sign bits
+    (``neg``) as a second operand. Last axis rescaled when the itemsizes differ."""
+
+    name = "bit_view"
+    shape_polymorphic = True
+    lift_kwargs = lift_same
+
+    def abstract_eval(self, x, *neg, dtype):
+        if x.dtype.is_complex or dtype.is_complex:
+            raise TypeError(f"nabla.bit_view: complex dtypes go through their parts ({describe(x)} -> {dtype.name})")
+        shape = view_shape(tuple(x.shape), x.dtype, dtype)
+        return tuple(x.batch_shape) + shape, dtype, x.batch_dims
+
+    def maxpr(self, x, *neg, dtype):
+        from max.graph import ops
+
+        src = _dt.as_dtype(x.dtype.to_numpy())
+        shape = list(x.shape)
+        rows = ops.reshape(x, [-1, shape[-1]] if shape else [1, 1])
+        bits = _to_bits(rows, src, ops.reshape(neg[0], [-1, shape[-1]] if shape else [1, 1]) if neg else None)
+        bits = _resize_words(bits, src.itemsize, dtype.itemsize)
+        out = _from_bits(bits, dtype)
+        return ops.reshape(out, shape[:-1] + [-1] if shape else [])
+
+    def jvp_rule(self, primals, tangents, output, *, dtype):
+        return None  # no derivative: bits are not a differentiable function of the value
+
+    def vjp_rule(self, primals, cotangent, output, *, dtype):
+        return [None] * len(primals)
+
+
+bit_view_op = BitViewOp()
+
+
+# --- MAX lowerings --------------------------------------------------------------------------------
+
+def _c(value, dtype, like):
+    from max.graph import ops
+
+    return ops.constant(value, dtype.max_dtype, like.device)
+
+
+def _to_bits(x, src: _dt.DType, neg):
+    """The unsigned word of ``x``'s width holding each element's bit pattern."""
+    from max.graph import ops
+
+    u = _UNSIGNED[src.itemsize]
+    width = 8 * src.itemsize
+    if src.is_bool:
+        return ops.cast(x, u.max_dtype)
+    if src.kind == "u":
+        return x
+    if src.is_integer:  # two's complement: a negative x is x + 2**width
+        low = _c(-(1 << (width - 1)), src, x)
+        negative = ops.greater(_c(0, src, x), x)
+        magnitude = ops.cast(ops.where(negative, ops.sub(x, low), x), u.max_dtype)
+        return ops.add(magnitude, ops.where(negative, _c(1 << (width - 1), u, x), _c(0, u, x)))
+    return _float_bits(x, src, neg, u)
+
+
+def _float_bits(x, src, neg, u):
+    from max.graph import ops
+
+    bias, mant = _FORMATS[src.itemsize]
+    width = 8 * src.itemsize
+    f = _dt.float64
+    v = ops.cast(x, f.max_dtype) if src is not f else x
+    ax = ops.abs(v)
+    nan, inf = ops.is_nan(v), ops.is_inf(v)
+    special = ops.logical_or(nan, inf)
+    tiny = 2.0 ** (1 - bias)  # the least normal number
+    normal = ops.logical_and(ops.greater_equal(ax, _c(tiny, f, v)), ops.logical_not(special))
+    y = ops.where(normal, ax, _c(1.0, f, v))
+    y, e = _normalize(y, v)
+    # normal: (y - 1) * 2**mant; subnormal: ax * 2**(bias - 1 + mant), in two exact steps (2**1074 overflows)
+    s1 = (bias - 1 + mant) // 2
+    sub = ops.mul(ops.mul(ax, _c(2.0 ** s1, f, v)), _c(2.0 ** (bias - 1 + mant - s1), f, v))
+    field = ops.where(normal, ops.mul(ops.sub(y, _c(1.0, f, v)), _c(2.0 ** mant, f, v)), sub)
+    top = (1 << (width - 1 - mant)) - 1
+    field = ops.where(special, ops.where(nan, _c(float(1 << (mant - 1)), f, v), _c(0.0, f, v)), field)
+    exponent = ops.where(normal, ops.add(e, _c(float(bias), f, v)), _c(0.0, f, v))
+    exponent = ops.where(special, _c(float(top), f, v), exponent)
+    word = ops.add(ops.mul(ops.cast(exponent, u.max_dtype), _c(1 << mant, u, v)), ops.cast(field, u.max_dtype))
+    return ops.add(word, ops.where(neg, _c(1 << (width - 1), u, v), _c(0, u, v)))
+
+
+def _steps(limit: int) -> list:
+    """Powers of two, largest first, whose greedy sums reach every shift up to ``limit``; none past
+    2**512 (float64's range), so a larger limit repeats 512."""
+    out = []
+    p = 1
+    while sum(out) < limit:
+        out.append(min(p, 512))
+        p *= 2
+    return sorted(out, reverse=True)
+
+
+def _normalize(y, like):
+    """``(y / 2**e, e)`` with ``y / 2**e`` in [1, 2) for positive normal float64 ``y``; every step an exact
+    multiplication by a power of two."""
+    from max.graph import ops
+
+    f = _dt.float64
+    e = _c(0.0, f, like)
+    for p in [512, 256, 128, 64, 32, 16, 8, 4, 2, 1]:  # down from large values
+        big = ops.greater_equal(y, _c(2.0 ** p, f, like))
+        y = ops.where(big, ops.mul(y, _c(2.0 ** -p, f, like)), y)
+        e = ops.where(big, ops.add(e, _c(float(p), f, like)), e)
+    for p in _steps(1022):  # up from small ones: y * 2**p < 2 means the exponent is at most -p
+        small = ops.greater(_c(2.0 ** (1 - p), f, like), y)
+        y = ops.where(small, ops.mul(y, _c(2.0 ** p, f, like)), y)
+        e = ops.where(small, ops.sub(e, _c(float(p), f, like)), e)
+    return y, e
+
+
+def _resize_words(bits, a: int, b: int):
+    """Words of ``a`` bytes (rows on the last axis) as words of ``b`` bytes, little-endian."""
+    from max.graph import ops
+
+    if a == b:
+        return bits
+    ua, ub = _UNSIGNED[a], _UNSIGNED[b]
+    if a > b:  # split each word into a // b words, low bytes first
+        chunks = []
+        for j in range(a // b):
+            shifted = ops.floor_div(bits, _c(1 << (8 * b * j), ua, bits)) if j else bits
+            part = ops.mod(shifted, _c(1 << (8 * b), ua, bits))
+            chunks.append(ops.cast(part, ub.max_dtype))
+        return ops.reshape(ops.stack(chunks, axis=-1), [bits.shape[0], -1])
+    k = b // a
+    rows, n = bits.shape
+    bits = ops.rebind(bits, [rows, (n // k) * k])  # (the shape rule checked that k divides n)
+    groups = ops.cast(ops.reshape(bits, [rows, n // k, k]), ub.max_dtype)
+    word = None
+    for j in range(k):
+        part = ops.squeeze(ops.slice_tensor(groups, [slice(None), slice(None), slice(j, j + 1)]), -1)
+        part = ops.mul(part, _c(1 << (8 * a * j), ub, part)) if j else part
+        word = part if word is None else ops.add(word, part)
+    return word
+
+
+def _from_bits(bits, dst: _dt.DType):
+    """Unsigned words read as ``dst``."""
+    from max.graph import ops
+
+    width = 8 * dst.itemsize
+    u = _UNSIGNED[dst.itemsize]
+    if dst.kind == "u":
+        return bits
+    if dst.is_bool:
+        return ops.not_equal(bits, _c(0, u, bits))
+    half = 1 << (width - 1)
+    negative = ops.greater_equal(bits, _c(half, u, bits))
+    magnitude = ops.sub(bits, ops.where(negative, _c(half, u, bits), _c(0, u, bits)))
+    if dst.is_integer:
+        low = ops.cast(magnitude, dst.max_dtype)
+        return ops.add(low, ops.where(negative, _c(-half, dst, bits), _c(0, dst, bits)))
+    return _float_from_bits(magnitude, negative, dst, u)
+
+
+def _float_from_bits(magnitude, negative, dst, u):
+    from max.graph import ops
+
+    bias, mant = _FORMATS[dst.itemsize]
+    width = 8 * dst.itemsize
+    f = _dt.float64
+    exponent = ops.floor_div(magnitude, _c(1 << mant, u, magnitude))
+    field = ops.cast(ops.sub(magnitude, ops.mul(exponent, _c(1 << mant, u, magnitude))), f.max_dtype)
+    exponent = ops.cast(exponent, f.max_dtype)
+    top = float((1 << (width - 1 - mant)) - 1)
+    like = field
+    # normal: (2**mant + field) * 2**(exponent - bias - mant), scaled greedily; intermediate values lie
+    # between the start and the result, so every step is exact
+    value = ops.add(field, _c(2.0 ** mant, f, like))
+    d = ops.sub(exponent, _c(float(bias + mant), f, like))
+    for p in _steps(bias + mant):
+        go = ops.greater_equal(ops.negate(d), _c(float(p), f, like))
+        value = ops.where(go, ops.mul(value, _c(2.0 ** -p, f, like)), value)
+        d = ops.where(go, ops.add(d, _c(float(p), f, like)), d)
+    for p in _steps(int(top) - 1 - bias - mant):
+        go = ops.greater_equal(d, _c(float(p), f, like))
+        value = ops.where(go, ops.mul(value, _c(2.0 ** p, f, like)), value)
+        d = ops.where(go, ops.sub(d, _c(float(p), f, like)), d)
+    subnormal = ops.mul(field, _c(2.0 ** (1 - bias - mant), f, like))
+    zero_exp = ops.equal(exponent, _c(0.0, f, like))
+    value = ops.where(zero_exp, subnormal, value)
+    all_ones = ops.equal(exponent, _c(top, f, like))
+    value = ops.where(all_ones, ops.where(ops.equal(field, _c(0.0, f, like)), _c(math.inf, f, like),
+                                          _c(math.nan, f, like)), value)
+    value = ops.where(negative, ops.negate(value), value)
+    return ops.cast(value, dst.max_dtype) if dst is not f else value
+
+
+# --- the function --------------------------------------------------------------------------------
+
+def bit_view(x: Tensor, dtype) -> Tensor:
+    """``x``'s bytes read as ``dtype`` (C order, little-endian words), as NumPy's ``x.view(dtype)``;
+    complex arrays are their (real, imag) pairs of the part dtype. Not differentiable (zero derivative)."""
+    from .creation import zeros
+    from .elementwise import UNARY_FUNCTIONS, complex_from_parts
+    from .indexing import getitem
+    from .multi_output import concat
+    from .view import reshape, unsqueeze
+
+    dtype = _dt.as_dtype(dtype)
+    src = x.dtype
+    out_shape = view_shape(tuple(x.shape), src, dtype)
+    if 0 in out_shape:
+        return type(x)(zeros(out_shape, dtype=dtype, device=x.device)._impl)
+    if src.is_complex:  # the pairs (re, im) of the part dtype on the last axis
+        pairs = concat([unsqueeze(UNARY_FUNCTIONS[part](x), -1) for part in ("real", "imag")], axis=-1)
+        x = reshape(pairs, tuple(x.shape[:-1]) + (2 * x.shape[-1],) if x.ndim else (2,))
+        src = x.dtype
+    target = _dt.real_dtype(dtype) if dtype.is_complex else dtype
+    if src is target:
+        out = x
+    elif src.is_floating:
+        out = bit_view_op(x, UNARY_FUNCTIONS["signbit"](x), dtype=target)
+    else:
+        out = bit_view_op(x, dtype=target)
+    if dtype.is_complex:
+        pairs = reshape(out, out_shape + (2,))
+        out = complex_from_parts(getitem(pairs, (..., 0)), getitem(pairs, (..., 1)))
+    return reshape(out, out_shape) if tuple(out.shape) != out_shape else out
+
+
+def put_back_bits(parent: Tensor, child: Tensor, src, dst) -> Tensor:
+    """``parent`` (of dtype ``src``) after a write to its bit view ``child`` (of dtype ``dst``): the bytes
+    the write changed, merged into the parent's; elements whose bytes did not change keep their exact
+    value (a NaN's payload, a subnormal)."""
+    from .elementwise import not_equal, where
+    from .view import reshape
+
+    shape = tuple(parent.shape)
+    flat = reshape(parent, shape or (1,))
+    new = bit_view(reshape(child, tuple(child.shape) or (1,)), _dt.uint8)
+    old = bit_view(bit_view(flat, dst), _dt.uint8)
+    base = bit_view(flat, _dt.uint8)
+    changed = not_equal(new, old)
+    merged = bit_view(where(changed, new, base), src)
+    word = _UNSIGNED[src.itemsize]
+    touched = not_equal(bit_view(new, word), bit_view(old, word))  # any byte of an element
+    return reshape(where(touched, merged, flat), shape)
