@@ -9,6 +9,10 @@
    clone's environment, sampled for ``--after`` seconds.
 4. The same script in a second process (the machine now knows it).
 
+``--tests`` measures the README's test command instead: verbatim, in a clean clone with an empty
+``$HOME``, each of its parts timed (the install, the bytecode, MAX's interpreter warm-up, the tests)
+and the tests' summary line.
+
 Prints a table; ``--json FILE`` writes the figures. The clone and its ``$HOME`` are removed at the
 end unless ``--keep DIR`` names where to keep them.
 """
@@ -72,7 +76,10 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="write the figures here")
     ap.add_argument("--script", default="bench/newcomer_script.py",
                     help="the script to run (bench/second_script.py: 21 sections of other op families)")
+    ap.add_argument("--tests", action="store_true", help="measure the README's test command instead")
     args = ap.parse_args(argv)
+    if args.tests:
+        return _tests(args)
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="nabla-cold-"))
     base.mkdir(parents=True, exist_ok=True)
     clone, home = base / "nabla", base / "home"
@@ -117,6 +124,41 @@ def main(argv=None) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=1))
     return 0 if all(r["checksum_equal"] for r in figures.get("sections", {}).values()) else 1
+
+
+def readme_test_command() -> str:
+    """The README's second command (the one that installs and runs the tests)."""
+    return re.findall(r"```bash\n(.*?)\n```", (ROOT / "README.md").read_text(), re.S)[1].strip()
+
+
+def _tests(args) -> int:
+    base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="nabla-cold-tests-"))
+    base.mkdir(parents=True, exist_ok=True)
+    clone, home = base / "nabla", base / "home"
+    home.mkdir(exist_ok=True)
+    parts = readme_test_command().split(" && ")
+    script = "set -e\nTIMEFORMAT='nabla-part %R'\n" + "\n".join(f"time {{ {part}; }}" for part in parts)
+    try:
+        _, done = _run(["git", "clone", "-q", str(ROOT), str(clone)])
+        assert done.returncode == 0, done.stderr
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("NABLA_", "MODULAR_", "VIRTUAL_ENV"))}
+        env["HOME"] = str(home)
+        total, done = _run(["bash", "-c", script], env=env, cwd=clone)
+    finally:
+        if not args.keep:
+            shutil.rmtree(base, ignore_errors=True)
+    seconds = [float(line.split()[1]) for line in done.stderr.splitlines() if line.startswith("nabla-part ")]
+    summary = [line for line in done.stdout.splitlines() if re.search(r"\d+ (passed|failed)", line)]
+    figures = {"total_s": round(total, 1), "exit_code": done.returncode,
+               "parts": [{"command": p, "seconds": s} for p, s in zip(parts, seconds)],
+               "summary": summary[-1] if summary else done.stdout[-2000:] + done.stderr[-2000:]}
+    print(f"the README's test command, cold: {figures['total_s']} s in all (exit code {done.returncode})")
+    for row in figures["parts"]:
+        print(f"  {row['seconds']:8.1f} s  {row['command']}")
+    print(f"  {figures['summary']}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=1))
+    return done.returncode
 
 
 def _close(a: str, b: str) -> bool:
