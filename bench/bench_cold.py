@@ -149,13 +149,18 @@ def _tests(args) -> int:
             shutil.rmtree(base, ignore_errors=True)
     seconds = [float(line.split()[1]) for line in done.stderr.splitlines() if line.startswith("nabla-part ")]
     summary = [line for line in done.stdout.splitlines() if re.search(r"\d+ (passed|failed)", line)]
+    lines = done.stdout.splitlines()
     figures = {"total_s": round(total, 1), "exit_code": done.returncode,
+               "failed": [line for line in lines if line.startswith(("FAILED", "ERROR"))],
+               "slowest": [line for line in lines if re.match(r"\d+\.\d+s (call|setup|teardown) ", line)],
                "parts": [{"command": p, "seconds": s} for p, s in zip(parts, seconds)],
                "summary": summary[-1] if summary else done.stdout[-2000:] + done.stderr[-2000:]}
     print(f"the README's test command, cold: {figures['total_s']} s in all (exit code {done.returncode})")
     for row in figures["parts"]:
         print(f"  {row['seconds']:8.1f} s  {row['command']}")
     print(f"  {figures['summary']}")
+    for line in figures["failed"] + figures["slowest"]:
+        print(f"  {line}")
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=1))
     return done.returncode

@@ -47,8 +47,8 @@ LAYOUTS: list = [None]
 
 def rebuild(cls, data, dtype_name: str, shape: tuple, device_kind: str, layout=None):
     """The array ``reduce_tensor`` described, on a device of its kind where this process has one."""
-    from ..ops.base import tensor_from_host
     from .context import check_process
+    from .tensor_impl import TensorImpl
 
     try:
         check_process()
@@ -60,7 +60,7 @@ def rebuild(cls, data, dtype_name: str, shape: tuple, device_kind: str, layout=N
     else:  # (protocol 5: the bytes, in band or out of band)
         values = np.frombuffer(data, dtype=dtype.numpy_dtype).reshape(shape)
     # a read-only buffer (bytes in the pickle) is copied; a writable one (out of band) is ours
-    tensor = tensor_from_host(values, _device(device_kind), copy=not values.flags.writeable)
+    tensor = cls(TensorImpl.from_host(values, _device(device_kind), copy=not values.flags.writeable))
     if layout is not None:
         tensor = LAYOUTS[0][1](tensor, layout)
     return tensor if cls is type(tensor) else cls(tensor._impl)

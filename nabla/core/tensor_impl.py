@@ -73,6 +73,31 @@ class TensorImpl:
             check_process()
             GRAPH.evaluate(self)
 
+    @classmethod
+    def from_host(cls, arr, device=None, copy: bool | None = True) -> "TensorImpl":
+        """Host data (a NumPy array) as a realized impl on ``device`` (the host boundary)."""
+        import numpy as np
+        from max import driver
+
+        from . import dtypes as _dt
+        from .context import as_device
+
+        device = as_device(device)
+        dtype = _dt.as_dtype(arr.dtype)
+        if copy is not False or not arr.flags.c_contiguous:
+            arr = np.array(arr, copy=True, order="C")
+        storage, storage_dtype = arr, dtype
+        if dtype.is_complex:  # MAX has no complex dtype: paired reals on a hidden trailing axis
+            storage_dtype = _dt.real_dtype(dtype)
+            storage = arr.reshape(arr.shape or (1,)).view(storage_dtype.numpy_dtype).reshape(arr.shape + (2,))
+        if storage.ndim == 0 and storage.dtype == np.bool_:  # MAX's from_numpy fails on a 0-d bool array
+            buf = driver.Buffer.from_numpy(storage.reshape(1)).view(storage_dtype.max_dtype, ())
+        else:
+            buf = driver.Buffer.from_numpy(storage)
+        if not device.is_host:
+            buf = buf.to(device)
+        return cls([Value.leaf(buf, tuple(storage.shape), storage_dtype, device)], dtype)
+
     @property
     def num_shards(self) -> int:
         return len(self._values)

@@ -50,20 +50,17 @@ def _fix_real_abs_gt_1(x, op):
     return x
 
 
-def sqrt(x):
-    return _U["sqrt"](_fix_real_lt_zero(x, "sqrt"))
+def _on_domain(name, fix):
+    def function(x):
+        return _U[name](fix(x, name))
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"NumPy's ``emath.{name}``: complex results where a real input is outside the real domain."
+    return function
 
 
-def log(x):
-    return _U["log"](_fix_real_lt_zero(x, "log"))
-
-
-def log10(x):
-    return _U["log10"](_fix_real_lt_zero(x, "log10"))
-
-
-def log2(x):
-    return _U["log2"](_fix_real_lt_zero(x, "log2"))
+sqrt, log, log10, log2 = (_on_domain(name, _fix_real_lt_zero) for name in ("sqrt", "log", "log10", "log2"))
+arccos, arcsin, arctanh = (_on_domain(name, _fix_real_abs_gt_1) for name in ("arccos", "arcsin", "arctanh"))
 
 
 def logn(n, x):
@@ -73,18 +70,6 @@ def logn(n, x):
 
 def power(x, p):
     return _U["power"](_fix_real_lt_zero(x, "power"), _fix_int_lt_zero(p, "power"))
-
-
-def arccos(x):
-    return _U["arccos"](_fix_real_abs_gt_1(x, "arccos"))
-
-
-def arcsin(x):
-    return _U["arcsin"](_fix_real_abs_gt_1(x, "arcsin"))
-
-
-def arctanh(x):
-    return _U["arctanh"](_fix_real_abs_gt_1(x, "arctanh"))
 
 
 __all__ = ["sqrt", "log", "log10", "log2", "logn", "power", "arccos", "arcsin", "arctanh"]

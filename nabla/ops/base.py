@@ -12,8 +12,7 @@ import numbers
 import numpy as np
 
 from ..core import dtypes as _dt
-from ..core.context import as_device, get_default_dtype, get_default_int_dtype
-from ..core.graph import Value
+from ..core.context import get_default_dtype, get_default_int_dtype
 from ..core.operation import Operation
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
@@ -276,20 +275,4 @@ def host_array(obj, dtype=None, op: str = "asarray") -> np.ndarray:
 
 def tensor_from_host(arr: np.ndarray, device=None, copy: bool | None = True) -> Tensor:
     """Wrap host data as a realized tensor (the host boundary)."""
-    from max import driver
-
-    device = as_device(device)
-    dtype = _dt.as_dtype(arr.dtype)
-    if copy is not False or not arr.flags.c_contiguous:
-        arr = np.array(arr, copy=True, order="C")
-    storage, storage_dtype = arr, dtype
-    if dtype.is_complex:  # MAX has no complex dtype: paired reals on a hidden trailing axis
-        storage_dtype = _dt.real_dtype(dtype)
-        storage = arr.reshape(arr.shape or (1,)).view(storage_dtype.numpy_dtype).reshape(arr.shape + (2,))
-    if storage.ndim == 0 and storage.dtype == np.bool_:  # MAX's from_numpy fails on a 0-d bool array
-        buf = driver.Buffer.from_numpy(storage.reshape(1)).view(storage_dtype.max_dtype, ())
-    else:
-        buf = driver.Buffer.from_numpy(storage)
-    if not device.is_host:
-        buf = buf.to(device)
-    return Tensor(TensorImpl([Value.leaf(buf, tuple(storage.shape), storage_dtype, device)], dtype))
+    return Tensor(TensorImpl.from_host(arr, device, copy))

@@ -33,7 +33,10 @@ _ON_BOOLS = {"bitwise_and": "logical_and", "bitwise_or": "logical_or", "bitwise_
 #: codes only the integer family runs (the float family: signbit only)
 _INT_ONLY = frozenset({"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert", "floor_divide", "remainder"})
 
-REDUCE_CODES = {"sum": 1, "mean": 2, "max": 3, "min": 4, "prod": 5}
+REDUCE_CODES = {"sum": 1, "mean": 2, "max": 3, "min": 4, "prod": 5, "argmax": 6, "argmin": 7}
+
+#: reductions to a position (int64, whatever the registers), over one ``axis``
+ARG_REDUCE = frozenset({"argmax", "argmin"})
 
 #: the integer family's dtypes -> their codes in kernels/core/fused.mojo
 INT_CODES = {_dt.bool_: 0, _dt.int8: 1, _dt.int16: 2, _dt.int32: 3, _dt.int64: 4, _dt.uint8: 5, _dt.uint16: 6,
@@ -41,7 +44,7 @@ INT_CODES = {_dt.bool_: 0, _dt.int8: 1, _dt.int16: 2, _dt.int32: 3, _dt.int64: 4
 
 #: ops whose result on uint64 operands differs from their int64 bits' (order, magnitude): elsewhere
 _SIGNED_ONLY = frozenset({"abs", "sign", "maximum", "minimum", "greater", "greater_equal", "less", "less_equal",
-                          "max", "min", "floor_divide", "remainder"})
+                          "max", "min", "argmax", "argmin", "floor_divide", "remainder"})
 
 #: every dtype a coded program reads or writes -> its code (the integer family's, and the floats)
 CODES = {**{d: c for d, c in INT_CODES.items() if d is not _dt.uint64}, _dt.float32: 8, _dt.float64: 9,

@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from ..core import dtypes as _dt
-from .fused_codes import (_AXIS_INDEX, _CONST, _GATHER, _INT_ONLY, _INT_UNARY, _LOAD, _ON_BOOLS, _ORDER_KEEPING,
+from .fused_codes import (ARG_REDUCE, _AXIS_INDEX, _CONST, _GATHER, _INT_ONLY, _INT_UNARY, _LOAD, _ON_BOOLS, _ORDER_KEEPING,
                           _REAL_IDENTITIES, _REGISTERS, _STRIDED, _WHERE, _WRAP, _WRAPPING, BINARY_CODES, BYTES, CODES,
                           HALF, HEADER, INT_CODES, REDUCE_CODES, SLOTS, UNARY_CODES, _unsigned_order, constant_bits)
 from .fused_layouts import Unfit as _Unfit
@@ -75,7 +75,8 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
         registers = None if (test is not None and not count) or last.op.name in ("cumulative_sum", "matmul") \
             else _coded_registers(order, out)
         if registers is None or (last.op.name in REDUCE_CODES and out.dtype is not registers and not count
-                                 and not (out.dtype is _dt.float16 and registers is _dt.float32)):
+                                 and not (out.dtype is _dt.float16 and registers is _dt.float32)
+                                 and last.op.name not in ARG_REDUCE):
             return None
         dtype = BYTES
     if ints and last.op.name in ("mean", "cumulative_sum"):
@@ -86,7 +87,8 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
     scan = 0
     if last.op.name in REDUCE_CODES and out.node is last:
         result = last.inputs[0]
-        split = _reduced_run(result.shape, last.kwargs.get("axes", ())) if result.shape else (1, 1)
+        axes = (last.kwargs["axis"],) if last.op.name in ARG_REDUCE else last.kwargs.get("axes", ())
+        split = _reduced_run(result.shape, axes) if result.shape else (1, 1)
         if split is None:
             return None
         rows, inner = split
@@ -271,8 +273,8 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
             continue
         if name == "iota":  # positions: the element's index along the axis the trace sees iota on
             args, code = (), (_AXIS_INDEX, *_iota_axis(n, contexts.get(i), result, full))
-        elif name in ("constant", "full"):  # a fill (full) is the same value everywhere, whatever its shape
-            value = n.kwargs["value"]
+        elif name in ("constant", "full", "zeros_like"):  # a fill: the same value everywhere, whatever its shape
+            value = n.kwargs["value"] if name != "zeros_like" else 0
             if isinstance(value, complex):
                 raise _Unfit
             args, code = (), (_CONST, len(consts))
@@ -501,9 +503,9 @@ def _coded_registers(order, out):
             return None
         if cast and n.kwargs["dtype"] is _dt.float16 and n.inputs[0].dtype is _dt.float64:
             return None  # (through float32 registers: rounded twice, where NumPy rounds once)
-        if not cast:
+        if not cast or n is out.node:  # (a result's cast reads its input in the registers)
             floats.update(v.dtype for v in n.inputs if v.dtype.is_floating)
-        elif n is not out.node and n.kwargs["dtype"].is_floating:
+        elif n.kwargs["dtype"].is_floating:
             floats.add(n.kwargs["dtype"])
     if out.dtype not in CODES:
         return None

@@ -4,7 +4,7 @@ first so that more of a trace runs on the kernel, and whether a node runs on it 
 from __future__ import annotations
 
 from ..core import dtypes as _dt
-from .fused_codes import _INT_ONLY, _ORDER_KEEPING, _REAL_IDENTITIES, _STRIDED, BINARY_CODES, INT_CODES, \
+from .fused_codes import ARG_REDUCE, _INT_ONLY, _ORDER_KEEPING, _REAL_IDENTITIES, _STRIDED, BINARY_CODES, INT_CODES, \
     REDUCE_CODES, UNARY_CODES, _unsigned_order
 from .fused_complex import is_complex, takes
 from .fused_layouts import _is_stack
@@ -13,7 +13,7 @@ from .fused_program import _coded_registers, _tested, matmul_fits
 
 _STAGEABLE = frozenset(UNARY_CODES) | frozenset(BINARY_CODES) | frozenset(REDUCE_CODES) | _ORDER_KEEPING \
     | _STRIDED | _REAL_IDENTITIES | {"where", "constant", "astype", "cumulative_sum", "full", "iota", "take",
-                                     "concat"}
+                                     "concat", "zeros_like"}
 
 
 _STAGE_DTYPES = (_dt.float32, _dt.float64, *INT_CODES)
@@ -51,7 +51,7 @@ def fits_alone(n, results) -> bool:
     if len({"int" if v.dtype in INT_CODES else v.dtype for v in values}) == 1:
         return True
     return len(results) == 1 and n.op.name not in ("cumulative_sum", "matmul") \
-        and (n.op.name not in REDUCE_CODES or results[0].dtype.is_floating) \
+        and (n.op.name not in REDUCE_CODES or results[0].dtype.is_floating or n.op.name in ARG_REDUCE) \
         and (n.op.name in ("astype", "take") or all(v.dtype.is_floating or v.dtype is _dt.bool_ for v in n.inputs)) \
         and _coded_registers([n], results[0]) is not None
 

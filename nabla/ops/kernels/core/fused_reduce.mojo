@@ -39,7 +39,7 @@ def _accumulate[T: DType, A: DType](kind: Int, acc: UnsafePointer[Scalar[A], Mut
 @register("nabla_fused_reduce")
 struct FusedReduce:
     """Evaluate a program over the elements of an (outer, r, inner) space and reduce over r (program
-    header: kind 1 sum, 2 mean, 3 max, 4 min, 5 prod; then r, inner, the output's code and a test of
+    header: kind 1 sum, 2 mean, 3 max, 4 min, 5 prod, 6 argmax, 7 argmin; then r, inner, the output's code and a test of
     each reduced value: 0 none, 2 ``> consts[h7]``, 1 its negation), accumulating in float64.
     The output has outer * inner elements (the size of ``size``, its only use); a full reduction is
     outer = inner = 1. The output is of the inputs' dtype, or int64 for a count (a sum of 1 / 0);
@@ -85,7 +85,9 @@ struct FusedReduce:
         var s3 = x3.dim_size(0)
         var result = alloc[Scalar[A]](max(m, 1))
         with FlushDenormals():  # as MAX's CPU kernels (see fused.mojo)
-            if inner == 1:
+            if kind == 6 or kind == 7:
+                _arg_reduce[T, S](p, k, a0, s0, a1, s1, a2, s2, a3, s3, m // inner, r, inner, kind, result)
+            elif inner == 1:
                 _reduce_rows[T, S](p, k, a0, s0, a1, s1, a2, s2, a3, s3, n, r, kind, result)
             else:
                 _reduce_columns[T, S](p, k, a0, s0, a1, s1, a2, s2, a3, s3, m // inner, r, inner, kind, result)
@@ -246,6 +248,79 @@ def _reduce_columns[T: DType, S: DType](
         for s in range(1, spans):
             _combine_rows[A](kind, dst, partials + (t + s) * chunk, width)
     partials.free()
+
+
+def _arg_reduce[T: DType, S: DType](
+    p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _],
+    a0: UnsafePointer[Scalar[S], _], s0: Int, a1: UnsafePointer[Scalar[S], _], s1: Int,
+    a2: UnsafePointer[Scalar[S], _], s2: Int, a3: UnsafePointer[Scalar[S], _], s3: Int,
+    outer: Int, r: Int, inner: Int, kind: Int, result: UnsafePointer[Scalar[accumulator[T]()], MutUntrackedOrigin],
+) raises:
+    """argmax (kind 6) or argmin (7) over r: the first position of the largest (smallest) value, a
+    NaN's before any (NumPy's). A task takes one outer index and a chunk of at most BLOCK inner
+    columns over all of r, in order, so the first position found is the first there is."""
+    var chunk = min(inner, BLOCK)
+    var chunks = (inner + chunk - 1) // chunk
+    var tasks = outer * chunks
+    comptime A = accumulator[T]()
+    var result_at = Int(p.unsafe_load(1))
+    var stride = register_stride[T](outer * r * inner)
+
+    def task(t: Int) {p, k, a0, s0, a1, s1, a2, s2, a3, s3, r, inner, kind, chunk, chunks, result, result_at,
+                      stride}:
+        var regs = alloc[Scalar[T]](MAX_REGISTERS * stride)
+        var o = t // chunks
+        var col = (t % chunks) * chunk
+        var width = min(chunk, inner - col)
+        var best = alloc[Scalar[T]](width)
+        var at = alloc[Int](width)
+        for i in range(width):
+            at.unsafe_store(i, -1)
+        # a block holds consecutive positions of r (inner = 1), or whole rows of the columns
+        var rows = BLOCK if inner == 1 else (max(1, BLOCK // inner) if width == inner else 1)
+        var kk = 0
+        while kk < r:
+            var nrows = min(rows, r - kk)
+            var start = (o * r + kk) * inner + col
+            var count = (nrows - 1) * inner + width
+            _run_block[T, S](p, k, a0, s0, a1, s1, a2, s2, a3, s3, regs, stride, start, count)
+            var values = regs + result_at * stride
+            for j in range(nrows):
+                for i in range(width):
+                    _take[T](kind, best, at, i, values.unsafe_load(j * inner + i), kk + j)
+            kk += nrows
+        for i in range(width):
+            result.unsafe_store(o * inner + col + i, Scalar[A](at.unsafe_load(i)))
+        best.free()
+        at.free()
+        regs.free()
+
+    if tasks == 1:
+        task(0)
+    elif tasks > 1:
+        parallelize(task, tasks)
+
+
+@always_inline
+def _take[T: DType](kind: Int, best: UnsafePointer[Scalar[T], MutUntrackedOrigin],
+                    at: UnsafePointer[Int, MutUntrackedOrigin], i: Int, v: Scalar[T], position: Int):
+    """Position ``position`` of value ``v`` replaces lane ``i``'s best if it is the first, the first
+    NaN, or strictly better than a best that is not NaN."""
+    if at.unsafe_load(i) < 0:
+        best.unsafe_store(i, v)
+        at.unsafe_store(i, position)
+        return
+    var b = best.unsafe_load(i)
+    comptime if T.is_floating_point():
+        if _is_nan[T, 1](b):
+            return
+        if _is_nan[T, 1](v):
+            best.unsafe_store(i, v)
+            at.unsafe_store(i, position)
+            return
+    if v > b if kind == 6 else v < b:
+        best.unsafe_store(i, v)
+        at.unsafe_store(i, position)
 
 
 def _combine_rows[A: DType](kind: Int, acc: UnsafePointer[Scalar[A], MutUntrackedOrigin],

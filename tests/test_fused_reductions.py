@@ -1,0 +1,76 @@
+"""``argmax`` and ``argmin`` on the fused kernel: the first position of the largest (smallest) value,
+a NaN's before any (NumPy's), over any axis, of every dtype family, with no model and no compile
+(first sight on a cold machine waited for a single-op model's bundle). Values against NumPy."""
+
+import numpy as np
+import pytest
+
+import nabla as nb
+from nabla.core.graph import GRAPH
+
+from .test_fused import fused_on, on_the_kernel  # noqa: F401  (the autouse fixture; the runner)
+
+SHAPES = [((7,), 0), ((3, 1025), 1), ((3, 1025), 0), ((70001,), 0), ((40, 3, 50), 1), ((2, 5, 1), 2)]
+DTYPES = ["float64", "float32", "float16", "int64", "int8", "uint8", "bool"]
+
+
+def _data(shape, dtype, seed):
+    rng = np.random.default_rng(seed)
+    if dtype == "bool":
+        return rng.random(shape) > 0.7
+    if dtype.startswith("float"):
+        return (rng.normal(size=shape) * 4).round(1).astype(dtype)  # (rounded: ties)
+    return rng.integers(0, 9, size=shape).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape,axis", SHAPES)
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+def test_arg_reductions_run_fused_like_numpy(name, shape, axis, dtype):
+    x = _data(shape, dtype, len(name) + len(shape))
+    got, want = on_the_kernel(lambda m, x: getattr(m, name)(x, axis=axis), (x,))
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+def test_nans_come_first_and_ties_go_to_the_first(name):
+    x = np.array([[1.0, 3.0, 3.0, np.nan, 5.0, np.nan], [2.0, 2.0, -1.0, -1.0, 7.0, 7.0],
+                  [np.nan] * 6, [0.0, -0.0, 0.0, 1.0, -5.0, -5.0]])
+    for axis in (0, 1):
+        got, want = on_the_kernel(lambda m, x: getattr(m, name)(x, axis=axis), (x,))
+        np.testing.assert_array_equal(got, want)
+    got, want = on_the_kernel(lambda m, x: getattr(m, name)(x), (x,))  # (flattened)
+    assert got == want
+
+
+def test_kmeans_assignment_runs_in_fused_stages():
+    """``argmin`` of squared distances to centers (a sum feeding it): the kernel's stages."""
+    rng = np.random.default_rng(3)
+    x, c = rng.normal(size=(500, 20)), rng.normal(size=(5, 20))
+    got, want = on_the_kernel(lambda m, x, c: m.argmin(((x[:, None, :] - c[None, :, :]) ** 2).sum(-1), axis=1),
+                              (x, c))
+    np.testing.assert_array_equal(got, want)
+
+
+def test_keepdims_and_a_computed_operand():
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(30, 40))
+    got, want = on_the_kernel(lambda m, x: m.argmax(m.sin(x) * x, axis=0, keepdims=True), (x,))
+    np.testing.assert_array_equal(got, want)
+
+
+def test_zeros_like_and_a_float_to_int_cast_run_alone_on_the_kernel():
+    """Nodes a trace run node by node takes on the kernel alone (no single-op model asked for)."""
+    from nabla.ops.elementwise import zeros_like_physical
+    from nabla.ops.fused_stages import fits_alone
+
+    x = nb.asarray(np.linspace(-2, 2, 9))
+    for t in (zeros_like_physical(x), nb.astype(x * 3, nb.int64)):
+        v = t._impl._values[0]
+        assert fits_alone(v.node, [v])
+    engine = GRAPH.engine
+    before = nb.engine_stats()
+    np.testing.assert_array_equal(nb.astype(x * 3, nb.int64).numpy(), (np.linspace(-2, 2, 9) * 3).astype(np.int64))
+    after = nb.engine_stats()
+    assert after["fused"] > before["fused"] and after["interpreted"] == before["interpreted"]
+    assert engine.fused_enabled

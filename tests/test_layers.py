@@ -1,0 +1,105 @@
+"""Nabla's packages are layers (docs/architecture.md): each imports only from the layers below it,
+function-level imports counted. A new import cycle, or a cycle that grows, fails here; the cycles
+listed are the ones still to break (each a family of modules that call each other's helpers)."""
+
+import ast
+import pathlib
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent / "nabla"
+
+#: package -> layer; a module may import from its own layer and the ones below
+LAYERS = {"core": 0, "ops": 1, "sharding": 2, "transforms": 3, "array_api": 4, "numpy": 5}
+
+#: import cycles that exist; none may grow, and no other may form
+KNOWN_CYCLES = [
+    {"nabla.ops.creation", "nabla.ops.elementwise"},
+    {"nabla.ops.standalone", "nabla.ops.standalone_compiler"},
+    {"nabla.ops._physical", "nabla.ops.base", "nabla.ops.view"},
+    {"nabla.ops.indexing", "nabla.ops.picks", "nabla.ops.reduction", "nabla.ops.sorting"},
+    {"nabla.sharding.collectives", "nabla.sharding.shard_map", "nabla.sharding.spmd"},
+    {"nabla.numpy.polynomial._orthogonal", "nabla.numpy.polynomial.polynomial"},
+    {"nabla.numpy.ma.core", "nabla.numpy.ma.functions", "nabla.numpy.ma.reductions", "nabla.numpy.ma.ufuncs"},
+    {"nabla.numpy._arrays", "nabla.numpy._dtypes", "nabla.numpy._indexing", "nabla.numpy._math",
+     "nabla.numpy._ndarray", "nabla.numpy._reduceat", "nabla.numpy._reductions", "nabla.numpy._sorting",
+     "nabla.numpy._ufunc_table", "nabla.numpy._ufuncs"},
+]
+
+
+def _modules() -> dict:
+    found = {}
+    for path in ROOT.rglob("*.py"):
+        parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+def import_graph() -> dict:
+    """module -> the modules of nabla it imports, anywhere in its body."""
+    modules = _modules()
+    edges = {m: set() for m in modules}
+    for name, path in modules.items():
+        package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = ".".join((package[:len(package) - node.level + 1] if node.level else [])
+                                + ([node.module] if node.module else []))
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+            else:
+                continue
+            edges[name].update(t for t in targets if t in modules and t != name and not name.startswith(t + "."))
+    return edges
+
+
+def cycles(edges: dict) -> list:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = set()
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.add(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(component)
+
+    for v in edges:
+        if v not in index:
+            visit(v)
+    return found
+
+
+def _layer(module: str):
+    parts = module.split(".")
+    return LAYERS.get(parts[1]) if len(parts) > 1 else None
+
+
+def test_packages_import_only_from_the_layers_below():
+    wrong = [(a, b) for a, targets in import_graph().items() for b in targets
+             if _layer(a) is not None and (_layer(b) is None or _layer(b) > _layer(a))]
+    assert not wrong, wrong
+
+
+def test_no_new_import_cycle():
+    grown = [sorted(c) for c in cycles(import_graph()) if not any(c <= known for known in KNOWN_CYCLES)]
+    assert not grown, grown
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
