@@ -125,3 +125,14 @@ def empty_library(monkeypatch, tmp_path):
     monkeypatch.setattr(standalone, "_MISSES", collections.Counter())
     monkeypatch.setattr(standalone, "_MET", {})
     return standalone
+
+
+@pytest.fixture
+def arg_reductions_unfused(monkeypatch):
+    """The fused kernel declines ``argmax``/``argmin`` (it takes them at first sight): their traces
+    go down the single-op models' path, as any op the kernel lacks."""
+    from nabla.ops import fused_codes, fused_stages
+
+    for name in fused_codes.ARG_REDUCE:
+        monkeypatch.delitem(fused_codes.REDUCE_CODES, name)
+    monkeypatch.setattr(fused_stages, "_STAGEABLE", fused_stages._STAGEABLE - fused_codes.ARG_REDUCE)

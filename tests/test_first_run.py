@@ -32,9 +32,10 @@ def test_the_manifest_lists_models_that_serve_every_size_or_scalars_of_ops_that_
     assert sorted(order) == list(range(len(order)))  # one order over both, as first runs met them
 
 
-def test_a_manifest_spec_names_the_model_the_engine_looks_up(empty_library):
+def test_a_manifest_spec_names_the_model_the_engine_looks_up(empty_library, arg_reductions_unfused):
     """A spec recorded from a run gives back, from today's sources, the name the engine asks for
-    (an op's own shapes made symbolic, or its canonical form's)."""
+    (an op's own shapes made symbolic, or its canonical form's). (The fused kernel, which takes
+    ``argmax`` itself, declines it here: a trace it declines runs on these models.)"""
     x = nb.asarray(np.linspace(-1, 1, 7))
     assert int(xp.argmax(x)) == 6
     assert int(xp.argmin(x[:3])) == 0
@@ -153,10 +154,11 @@ def _a_cold_machine(monkeypatch, tmp_path, models: list) -> None:
     nb.set_realization_policy("auto")
 
 
-def test_a_cold_machine_waits_for_the_part_that_builds_its_model(empty_library, stats, monkeypatch, tmp_path):
+def test_a_cold_machine_waits_for_the_part_that_builds_its_model(empty_library, stats, monkeypatch, tmp_path,
+                                                                 arg_reductions_unfused):
     """On a cold machine a node the fused kernel does not take runs on the model a first-run
     worker builds (the engine waits for that part), with NumPy's values, and nothing compiles
-    in the process itself."""
+    in the process itself. (The fused kernel, which takes ``argmax`` itself, declines it here.)"""
     data = np.linspace(-1, 1, 9)
     x = nb.asarray(data)
     assert int(xp.argmax(x)) == 8  # (interpreted: records the spec)
