@@ -15,7 +15,6 @@ import numpy as _np
 from . import _ndarray
 from ._ndarray import ndarray
 from ._arrays import *  # noqa: F401,F403
-from ._arrays import asarray
 from ._dtypes import (bool_, byte, can_cast, cdouble, complex64, complex128, complexfloating, csingle, double,  # noqa: F401
                       dtype, finfo, float16, float32, float64, floating, generic, half, iinfo, inexact, int8, int16,
                       int32, int64, int_, intc, integer, intp, issubdtype, longlong, number, promote_types, short,
@@ -34,9 +33,15 @@ from ._sorting import *  # noqa: F401,F403
 from ._ufunc_table import UFUNCS as _UFUNCS
 from ._ufuncs import ufunc  # noqa: F401
 from ._strings import HostStringWarning  # noqa: F401
+# dates and durations: the creation functions below take datetime64/timedelta64 dtypes and values
+from ._datetime import (DatetimeArray, arange, array, asanyarray, asarray, ascontiguousarray, empty,  # noqa: F401
+                        empty_like, full, full_like, ones, ones_like, zeros, zeros_like)
+from ._datetime_ops import (busday_count, busday_offset, busdaycalendar, datetime_as_string, is_busday,  # noqa: F401
+                            isnat)
 from . import emath, fft, lib, linalg, random  # noqa: F401,E402
 
 bool = _np.bool_  # noqa: A001  (NumPy 2's name)
+datetime64, timedelta64, datetime_data = _np.datetime64, _np.timedelta64, _np.datetime_data  # host scalars
 globals().update(_UFUNCS)
 abs = _UFUNCS["absolute"]  # noqa: A001
 

@@ -39,13 +39,14 @@ _UNSUPPORTED_KINDS = {
     "U": "string arrays stay NumPy arrays on the host (np.array(list_of_str) gives one); use np.char on them",
     "S": "byte-string arrays stay NumPy arrays on the host (np.array(list_of_bytes) gives one)",
     "V": "structured/void arrays: use one array per field (a dict of arrays), or numpy's structured arrays",
-    "M": "datetime64 arrays: store integer timestamps (int64) or use numpy/pandas for dates",
-    "m": "timedelta64 arrays: store integer durations (int64)",
+    "M": "datetime64 data: make a date array first (nabla.numpy.array(values, dtype='datetime64[D]'))",
+    "m": "timedelta64 data: make a duration array first (nabla.numpy.array(values, dtype='timedelta64[s]'))",
 }
 
 
 def unsupported(kind: str, op: str):
-    return TypeError(f"nabla.numpy.{op}: {_UNSUPPORTED_KINDS[kind]} (MAX computes on numbers only)")
+    why = "" if kind in "Mm" else " (MAX computes on numbers only)"
+    return TypeError(f"nabla.numpy.{op}: {_UNSUPPORTED_KINDS[kind]}{why}")
 
 
 def to_nabla(dtype_like, op: str):
@@ -113,11 +114,24 @@ def face(fn):
     """``fn`` with its results as ndarrays (the face's functions; ops keep ndarrays by themselves)."""
     @functools.wraps(fn)
     def f(*args, **kwargs):
-        if args and hasattr(type(args[0]), "__nabla_array_function__"):  # masked arrays: ma's function
-            return type(args[0]).__nabla_array_function__(args[0], fn, args, kwargs)
+        owner = _owner(args) if args else None
+        if owner is not None:
+            return type(owner).__nabla_array_function__(owner, fn, args, kwargs)
         return as_face(fn(*args, **kwargs))
 
     return f
+
+
+def _owner(args):
+    """The argument whose type takes a face function over: a masked array in first place (ma's
+    function), or a date array anywhere, in a list too (``where(c, d1, d2)``, ``concatenate([d1, d2])``)."""
+    if hasattr(type(args[0]), "__nabla_array_function__"):
+        return args[0]
+    for a in args:
+        for v in (a if type(a) in (list, tuple) else (a,)):
+            if hasattr(type(v), "__nabla_dates__"):
+                return v
+    return None
 
 
 def promote_all(tensors, op: str):

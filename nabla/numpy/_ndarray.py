@@ -100,8 +100,14 @@ class ndarray(Tensor):
 
     # --- methods ------------------------------------------------------------------------------------
     def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
-        from . import _dtypes as D
+        from . import _datetime, _dtypes as D
 
+        dates = _datetime.dates_dtype(dtype)
+        if dates is not None:  # numbers as ticks of a date unit
+            if not _np.can_cast(self.dtype.numpy_dtype, dates, casting):
+                raise TypeError(f"nabla.numpy.astype: cannot cast {self.dtype.name} to {dates} under "
+                                f"casting={casting!r}")
+            return _datetime.from_numbers(self, dates)
         target = D.to_nabla(dtype, "astype")
         if not _np.can_cast(self.dtype.numpy_dtype, target.numpy_dtype, casting):
             raise TypeError(f"nabla.numpy.astype: cannot cast {self.dtype.name} to {target.name} under "
@@ -160,6 +166,10 @@ class ndarray(Tensor):
 
         if isinstance(dtype, builtins_type) and issubclass(dtype, (_np.ndarray, Tensor)):
             dtype = None  # ``x.view(np.ndarray)``: the array type, and one array type here
+        from ._datetime import DatetimeArray, dates_dtype
+
+        if dates_dtype(dtype) is not None:  # the bytes as int64 ticks of a date unit
+            return DatetimeArray(self.view(_np.int64), dates_dtype(dtype))
         target = None if dtype is None else D.to_nabla(dtype, "view")
         if target is None or target is self.dtype:
             return aliasing.make_view(self, ndarray(self._impl), lambda p: p, lambda p, c: c)
