@@ -133,6 +133,14 @@ def arg_reductions_unfused(monkeypatch):
     go down the single-op models' path, as any op the kernel lacks."""
     from nabla.ops import fused_codes, fused_stages
 
+    def forget_plans():  # (the engine remembers, per structure, whether the kernel took it)
+        for entry in nb.core.graph.GRAPH.engine._cache.values():
+            entry.fused = None
+
     for name in fused_codes.ARG_REDUCE:
         monkeypatch.delitem(fused_codes.REDUCE_CODES, name)
     monkeypatch.setattr(fused_stages, "_STAGEABLE", fused_stages._STAGEABLE - fused_codes.ARG_REDUCE)
+    forget_plans()
+    yield
+    monkeypatch.undo()
+    forget_plans()
