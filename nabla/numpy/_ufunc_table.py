@@ -71,7 +71,7 @@ def _exp2(x):
     whole is off by about |x| ulp); 2^k as two exact powers of two (2^1024 alone would overflow)."""
     k = _U["round"](x)
     half = _U["floor"](k * 0.5)
-    two = _U["abs"](k) * 0 + 2.0
+    two = _xp.full_like(k, 2.0)
     out = _U["exp"]((x - k) * _LN2) * _B["pow"](two, half) * _B["pow"](two, k - half)
     return _where(_U["isinf"](x), _U["exp"](x), out)
 

@@ -124,6 +124,10 @@ def real_trace(order, leaves, outputs, node_ids, leaf_ids):
     pairs: dict = {}  # an original value's key -> its (re, im) in the new trace
     stored: dict = {}  # an original value's key -> the new trace's value holding it as stored
     positions: dict = {}
+    read: dict = {}  # id(node) -> the values of it the trace reads
+    for v in [u for n in order for u in n.inputs] + list(outputs):
+        if v.node is not None:
+            read.setdefault(id(v.node), {})[v.index] = v
 
     def key(v):
         return id(v) if v.node is None else (id(v.node), v.index)
@@ -151,7 +155,7 @@ def real_trace(order, leaves, outputs, node_ids, leaf_ids):
             else:  # (an operand was rewritten: the same op on the rewritten one)
                 new = Node(n.op, n.kwargs, inputs, n.treedef)
                 w.order.append(new)
-                for v in _outputs_read(n, order, outputs):
+                for v in read.get(id(n), {}).values():
                     stored[key(v)] = Value(new, v.index, v.shape, v.dtype, v.device)
             continue
         if not takes(n):
@@ -160,15 +164,6 @@ def real_trace(order, leaves, outputs, node_ids, leaf_ids):
         pairs_or_stored = pairs if isinstance(out, tuple) else stored
         pairs_or_stored[(id(n), 0)] = out
     return w.order, [storage(v) for v in outputs], {id(n): i for i, n in enumerate(w.order)}, positions
-
-
-def _outputs_read(n, order, outputs):
-    """The values of node ``n`` that the trace reads."""
-    found = {}
-    for v in [u for m in order for u in m.inputs] + list(outputs):
-        if v.node is n:
-            found[v.index] = v
-    return found.values()
 
 
 def _rewrite(w, n, pair, storage):
