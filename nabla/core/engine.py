@@ -48,6 +48,7 @@ class EngineStats:
     evaluations: int = 0  # evaluate() calls that ran a graph
     cache_hits: int = 0  # runs served by an already compiled model
     interpreted: int = 0  # runs served by MAX's eager interpreter
+    interpreter_rejections: int = 0  # graphs MAX's interpreter failed on, then compiled instead
     fused: int = 0  # runs served by the fused first-sight kernel
     compiles: int = 0  # models compiled (foreground or background)
     compile_seconds: float = 0.0  # wall time spent waiting for foreground compiles
@@ -523,10 +524,13 @@ class Engine(TraceLowering, ModelStore):
             graphs.pop(shapes, None)
             if reused:  # MAX's executor may rewrite a module it ran and asks for fresh ones: build it again
                 return self._interpret(entry, build, shapes, buffers)
-            reason = (str(e).strip().splitlines() or [""])[0][:300]
-            raise RealizationError(
-                "nabla: MAX rejected a trace that passed Nabla's checks; this is a bug in Nabla "
-                f"(ops: {entry.op_names}; MAX: {type(e).__name__}: {reason})") from e
+            # the interpreter's state is MAX's (its kernel families, their on-disk warm): a failure
+            # there says nothing of the trace, which a compiled model then runs; if MAX cannot
+            # compile it either, the compile's error names both
+            entry.interpreter_refused = True
+            entry.error = e
+            self.stats.interpreter_rejections += 1
+            return None
 
     def write_back(self, outputs, results) -> None:
         """Results computed outside the engine (``nabla.compile``'s models) become the outputs'
