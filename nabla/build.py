@@ -52,12 +52,12 @@ def build(workers: int | None = None, quiet: bool = False) -> int:
 def _drain_queue(quiet: bool) -> int:
     """Compile the single-op models earlier processes queued (see ``ops/standalone.py``)."""
     from .core.disk_cache import kernel_cache_dir
-    from .ops import standalone_compiler
+    from .ops import standalone, standalone_compiler
 
     root = kernel_cache_dir()
     if root is None:
         return 0
-    files = list(root.glob(standalone_compiler.QUEUED))
+    files = list(root.glob(standalone.QUEUED))
     count = 0
     for path in files:
         try:
@@ -125,9 +125,9 @@ def _add_siblings(models: dict) -> None:
     a forward one, a descending sort after an ascending one), its other models of the dtypes met,
     listed beside the one met."""
     from .ops import standalone
-    from .ops.standalone_compiler import all_ops
+    from .ops import registry
 
-    ops = all_ops()
+    ops = registry()
     for spec in list(models.values()):
         op = ops.get(spec["op"])
         if op is None or not getattr(op, "first_run_family", False):

@@ -12,6 +12,7 @@ import pytest
 import nabla as nb
 import nabla.array_api as xp
 from nabla.ops import standalone_compiler
+from nabla.ops.standalone import QUEUED
 
 
 def test_nonzero_runs_on_one_single_op_model_for_every_count(stats, empty_library):
@@ -291,7 +292,7 @@ def test_a_bundle_compiled_again_under_new_names_serves_them(stats, empty_librar
     a = np.arange(24, dtype=np.int64).reshape(6, 4) - 5
     (nb.asarray(a) * 7 - 2).numpy()
     specs = list(standalone._WANTED.values())
-    ops = standalone_compiler.all_ops()
+    ops = nb.ops.registry()
     for suffix in ("", "-renamed"):
         members = [(spec["name"] + suffix,
                     standalone_compiler._link_or_build(spec, ops[spec["op"]], spec["name"] + suffix, engine, None,
@@ -318,7 +319,7 @@ def test_every_exiting_process_queues_its_wanted_models(monkeypatch, tmp_path):
     for names in (["a", "b"], ["c"]):
         monkeypatch.setattr(standalone, "_WANTED", {n: {"name": n} for n in names})
         standalone._compile_elsewhere()
-    assert len(started) == 2 and len(list(tmp_path.glob(standalone_compiler.QUEUED))) == 2
+    assert len(started) == 2 and len(list(tmp_path.glob(QUEUED))) == 2
     compiled = []
     monkeypatch.setattr(standalone_compiler, "compile_specs",
                         lambda specs, alive: compiled.extend(s["name"] for s in specs))
@@ -326,11 +327,11 @@ def test_every_exiting_process_queues_its_wanted_models(monkeypatch, tmp_path):
     lock.touch()
     monkeypatch.setattr(standalone_compiler, "_sources_changed", lambda: True)  # edited since this compiler started
     standalone_compiler._drain(tmp_path, lock)
-    assert not compiled and len(list(tmp_path.glob(standalone_compiler.QUEUED))) == 2  # left for a fresh compiler
+    assert not compiled and len(list(tmp_path.glob(QUEUED))) == 2  # left for a fresh compiler
     monkeypatch.setattr(standalone_compiler, "_sources_changed", lambda: False)
     standalone_compiler._drain(tmp_path, lock)
     assert sorted(compiled) == ["a", "b", "c"]
-    assert not list(tmp_path.glob(standalone_compiler.QUEUED))
+    assert not list(tmp_path.glob(QUEUED))
 
 
 def test_by_default_an_exiting_process_queues_its_wants_and_starts_nothing(monkeypatch, tmp_path):
@@ -346,10 +347,10 @@ def test_by_default_an_exiting_process_queues_its_wants_and_starts_nothing(monke
     monkeypatch.setattr(standalone, "_WANTED", {"a": {"name": "a"}})
     monkeypatch.setenv("NABLA_COMPILE_AT_EXIT", "0")
     standalone._compile_elsewhere()
-    assert not list(tmp_path.glob(standalone_compiler.QUEUED))
+    assert not list(tmp_path.glob(QUEUED))
     monkeypatch.delenv("NABLA_COMPILE_AT_EXIT")
     standalone._compile_elsewhere()
-    assert len(list(tmp_path.glob(standalone_compiler.QUEUED))) == 1 and not started
+    assert len(list(tmp_path.glob(QUEUED))) == 1 and not started
 
 
 def test_the_detached_compiler_takes_what_saves_most_first(monkeypatch, tmp_path):
@@ -382,7 +383,7 @@ def test_the_detached_compiler_takes_what_saves_most_first(monkeypatch, tmp_path
     standalone_compiler._drain(tmp_path, lock)
     # each bundle: the first in that order, with what the same process asked for (``_batch``)
     assert compiled == [["cholesky"], ["sort"], ["equal"], ["reshape", "sum"], ["add", "getitem", "old"]]
-    assert not list(tmp_path.glob(standalone_compiler.QUEUED))
+    assert not list(tmp_path.glob(QUEUED))
 
 
 def test_a_killed_compilers_lock_is_taken(monkeypatch, tmp_path):
@@ -537,7 +538,7 @@ def test_a_kernel_ops_family_is_every_model_its_calls_ask_for(monkeypatch, empty
             x = rng.standard_normal(shape).astype(dtype)
             ask(xp.signbit, x)
             ask(xp.copysign, x, -x)
-    ops = standalone_compiler.all_ops()
+    ops = nb.ops.registry()
     names = ("cholesky", "solve", "det", "eigh", "eig", "qr", "svd", "sort", "signbit", "copysign")
     family = {spec["name"]: spec for n in names for spec in standalone.family(ops[n])}
     assert asked == set(family)
@@ -559,7 +560,7 @@ def test_a_kernel_ops_family_is_every_model_its_calls_ask_for(monkeypatch, empty
     standalone._compile_elsewhere()
     import json
 
-    (queued_file,) = library.glob(standalone_compiler.QUEUED)
+    (queued_file,) = library.glob(QUEUED)
     queued = json.loads(queued_file.read_text())
     assert queued[0]["name"] == name and queued[0]["misses"] == 1
     assert sorted(s["name"] for s in queued[1:]) == sorted(n for n, s in family.items() if s["op"] == "eigh" and n != name)

@@ -39,7 +39,22 @@ def _is_tensor(x) -> bool:
     return isinstance(x, Tensor)
 
 
-class Operation:
+#: every op, by name: an op joins when it is made (``nabla.ops.registry()`` imports them all first)
+OPS: dict = {}
+
+
+class _Registered(type):
+    """Ops register themselves: one registry, no hand-kept lists of ops."""
+
+    def __call__(cls, *args, **kwargs):
+        op = super().__call__(*args, **kwargs)
+        known = OPS.setdefault(op.name, op)
+        if known is not op:
+            raise TypeError(f"nabla: two ops are named {op.name!r} ({known!r} and {op!r})")
+        return op
+
+
+class Operation(metaclass=_Registered):
     """A stateless op. Instances are singletons compared by identity."""
 
     name: str = "operation"

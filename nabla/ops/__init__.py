@@ -21,3 +21,12 @@ _Engine.first_sight = _FirstSightPaths(_FusedPath(), _KernelPath())
 # a cold machine's first run waits for the models its first-run build makes (ops/first_run.py)
 _Engine.being_built = _being_built
 _Engine.build_now = _build_now
+
+
+def registry() -> dict:
+    """Every primitive op, by name: each registers itself when its module loads (``core.operation.OPS``)."""
+    from ..core.operation import OPS
+    from . import (_physical, bit_views, creation, elementwise, factorizations, fourier, indexing,  # noqa: F401
+                   linalg, multi_output, random_bits, reduction, sorting, spectral, view)
+
+    return {name: op for name, op in OPS.items() if op.__module__.startswith(__name__ + ".")}

@@ -64,9 +64,9 @@ def spec_name(spec: dict) -> str | None:
     """The name the engine gives the single-op model of ``spec`` with today's sources, or None
     when its op is gone."""
     from .standalone import _decode, _name
-    from .standalone_compiler import all_ops
+    from . import registry
 
-    op = all_ops().get(spec["op"])
+    op = registry().get(spec["op"])
     if op is None:
         return None
     picks = None if spec.get("picks") is None else tuple(spec["picks"])
@@ -98,9 +98,9 @@ def parts(engine) -> list[Part]:
         if name is not None and not engine.named_model_known(name):
             group = kernels if spec.get("reuse") == 0 else heavy if spec["op"] in HEAVY else others
             group.append({**spec, "name": name})
-    from .standalone_compiler import all_ops
+    from . import registry
 
-    ops = all_ops()
+    ops = registry()
     by_package: dict = {}  # (a script that waits on an ``ifft`` need not wait on the linalg kernels)
     for spec in sorted(kernels, key=lambda s: s.get("first", 0)):
         by_package.setdefault(getattr(ops[spec["op"]], "kernel_package", None), []).append(spec)

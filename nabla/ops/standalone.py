@@ -18,7 +18,9 @@ import collections
 import functools
 import hashlib
 import itertools
+import json
 import os
+import tempfile
 
 from ..core.trace_lowering import hashable_params, symbolic_dims
 from ..core.models import execute
@@ -402,6 +404,18 @@ def _selected() -> list:
     return out
 
 
+def queue(root, specs: list) -> None:
+    """One spec file for the detached compiler."""
+    fd, _ = tempfile.mkstemp(prefix=QUEUED[:-6], suffix=".json", dir=root)
+    with os.fdopen(fd, "w") as f:
+        json.dump(specs, f)
+
+
+#: spec files waiting for the detached compiler, and how many may wait
+QUEUED = "nabla-standalone-*.json"
+MAX_QUEUED = 16
+
+
 def _compile_elsewhere() -> None:
     """At exit: queue the specs of the models this process wanted in the kernel cache, for
     ``python -m nabla.build``. With ``NABLA_COMPILE_AT_EXIT=1`` (asked for: it computes after the
@@ -415,7 +429,6 @@ def _compile_elsewhere() -> None:
     at_exit = os.environ.get("NABLA_COMPILE_AT_EXIT", "")
     if root is None or not (_WANTED or _MET) or at_exit == "0":
         return
-    from .standalone_compiler import MAX_QUEUED, QUEUED, queue
 
     specs = (_selected() + _families_missing(root) if _WANTED else []) + _regroup(root)
     if not specs:
@@ -438,9 +451,9 @@ def _families_missing(root) -> list:
     interpreter, another one milliseconds)."""
     from ..core.disk_cache import ModelDiskCache
     from ..core.models import named_digest
-    from .standalone_compiler import all_ops
+    from . import registry
 
-    ops = all_ops()
+    ops = registry()
     disk = ModelDiskCache(root)
     wanted = {spec["op"] for spec in _WANTED.values() if spec.get("reuse") == KERNEL}
     return [{**spec, "kwargs": _encode(spec["kwargs"]), "misses": 0}

@@ -12,11 +12,10 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 import time
 
 from ..core.disk_cache import ModelDiskCache
-from .standalone import KERNEL, ONE_SHAPE, _decode, _digest_of, _graph, _ops_digest
+from .standalone import KERNEL, ONE_SHAPE, QUEUED, _decode, queue, _digest_of, _graph, _ops_digest
 
 
 def _sources_changed() -> bool:
@@ -26,18 +25,6 @@ def _sources_changed() -> bool:
 
     return _ops_digest.__wrapped__() != _ops_digest() or any(
         kernel_digest.__wrapped__(p) != kernel_digest(p) for p in PACKAGES)
-
-
-def queue(root, specs: list) -> None:
-    """One spec file for the detached compiler."""
-    fd, _ = tempfile.mkstemp(prefix=QUEUED[:-6], suffix=".json", dir=root)
-    with os.fdopen(fd, "w") as f:
-        json.dump(specs, f)
-
-
-#: spec files waiting for the detached compiler, and how many may wait
-QUEUED = "nabla-standalone-*.json"
-MAX_QUEUED = 16
 
 
 def _priority(spec: dict, misses: int, arrival: int) -> tuple:
@@ -119,8 +106,9 @@ def compile_specs(specs: list, alive=lambda: None) -> None:
     a digest of the lowerings' sources) is linked, not compiled: the kernel cache keeps
     ``ir/<digest of the graph's text>`` beside the models."""
     from ..core.graph import GRAPH
+    from . import registry
 
-    ops = all_ops()
+    ops = registry()
     engine = GRAPH.engine
     disk = engine.kernel_disk
     index = None if disk is None else ModelDiskCache(disk.directory / "ir")
@@ -267,23 +255,6 @@ def _log(directory, spec: dict, outcome: str, seconds: float) -> None:
             f.write(line)
     except OSError:
         pass
-
-
-def all_ops() -> dict:
-    """Every op of ``nabla.ops`` by name."""
-    from ..core.operation import Operation
-    from . import (_physical, bit_views, creation, elementwise, factorizations, fourier, indexing, linalg,
-                   multi_output, random_bits, reduction, sorting, spectral, view)
-
-    found = {}
-    for mod in (bit_views, creation, elementwise, factorizations, fourier, indexing, linalg, multi_output,
-                random_bits, reduction, sorting, spectral, view, _physical):
-        for obj in vars(mod).values():
-            if isinstance(obj, Operation):
-                found[obj.name] = obj
-            elif isinstance(obj, dict):
-                found.update({o.name: o for o in obj.values() if isinstance(o, Operation)})
-    return found
 
 
 if __name__ == "__main__":  # the detached compiler: python -m nabla.ops.standalone_compiler LOCK CACHE_DIR
