@@ -20,7 +20,8 @@ KNOWN_CYCLES = [
     {"nabla.numpy.polynomial._orthogonal", "nabla.numpy.polynomial.polynomial"},
     {"nabla.numpy.ma.core", "nabla.numpy.ma.functions", "nabla.numpy.ma.reductions", "nabla.numpy.ma.ufuncs"},
     {"nabla.numpy._arrays", "nabla.numpy._datetime", "nabla.numpy._datetime_ops", "nabla.numpy._dtypes", "nabla.numpy._indexing", "nabla.numpy._math",
-     "nabla.numpy._ndarray", "nabla.numpy._reduceat", "nabla.numpy._reductions", "nabla.numpy._sorting",
+     "nabla.numpy._ndarray", "nabla.numpy._records", "nabla.numpy._records_ops", "nabla.numpy._reduceat",
+     "nabla.numpy._reductions", "nabla.numpy._sorting",
      "nabla.numpy._ufunc_table", "nabla.numpy._ufuncs"},
 ]
 

@@ -33,15 +33,19 @@ from ._sorting import *  # noqa: F401,F403
 from ._ufunc_table import UFUNCS as _UFUNCS
 from ._ufuncs import ufunc  # noqa: F401
 from ._strings import HostStringWarning  # noqa: F401
-# dates and durations: the creation functions below take datetime64/timedelta64 dtypes and values
-from ._datetime import (DatetimeArray, arange, array, asanyarray, asarray, ascontiguousarray, empty,  # noqa: F401
-                        empty_like, full, full_like, ones, ones_like, zeros, zeros_like)
+# dates and durations: arange and the creation functions below take datetime64/timedelta64 dtypes and values
+from ._datetime import DatetimeArray, arange  # noqa: F401
+# structured (record) arrays: the creation functions take structured dtypes and records, then dates
+from ._records import StructuredArray, recarray  # noqa: F401
+from ._records_ops import (array, asanyarray, asarray, ascontiguousarray, empty, empty_like, full,  # noqa: F401
+                           full_like, ones, ones_like, rec, zeros, zeros_like)
 from ._datetime_ops import (busday_count, busday_offset, busdaycalendar, datetime_as_string, is_busday,  # noqa: F401
                             isnat)
 from . import emath, fft, lib, linalg, random  # noqa: F401,E402
 
 bool = _np.bool_  # noqa: A001  (NumPy 2's name)
 datetime64, timedelta64, datetime_data = _np.datetime64, _np.timedelta64, _np.datetime_data  # host scalars
+void, record = _np.void, _np.record  # record scalars (host); records as arrays are StructuredArrays
 globals().update(_UFUNCS)
 abs = _UFUNCS["absolute"]  # noqa: A001
 

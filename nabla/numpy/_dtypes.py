@@ -38,7 +38,9 @@ _UNSUPPORTED_KINDS = {
     "O": "object arrays: keep Python objects in a list, or use numpy itself",
     "U": "string arrays stay NumPy arrays on the host (np.array(list_of_str) gives one); use np.char on them",
     "S": "byte-string arrays stay NumPy arrays on the host (np.array(list_of_bytes) gives one)",
-    "V": "structured/void arrays: use one array per field (a dict of arrays), or numpy's structured arrays",
+    "V": "structured arrays are StructuredArrays (one array per field): make them with nabla.numpy.array, "
+         "asarray or zeros(..., dtype=[(name, type), ...]) and compute on their fields; raw void data (V<n>) "
+         "has no counterpart",
     "M": "datetime64 data: make a date array first (nabla.numpy.array(values, dtype='datetime64[D]'))",
     "m": "timedelta64 data: make a duration array first (nabla.numpy.array(values, dtype='timedelta64[s]'))",
 }
@@ -124,12 +126,13 @@ def face(fn):
 
 def _owner(args):
     """The argument whose type takes a face function over: a masked array in first place (ma's
-    function), or a date array anywhere, in a list too (``where(c, d1, d2)``, ``concatenate([d1, d2])``)."""
+    function), or a date or structured array anywhere, in a list too (``where(c, d1, d2)``,
+    ``concatenate([d1, d2])``)."""
     if hasattr(type(args[0]), "__nabla_array_function__"):
         return args[0]
     for a in args:
         for v in (a if type(a) in (list, tuple) else (a,)):
-            if hasattr(type(v), "__nabla_dates__"):
+            if hasattr(type(v), "__nabla_dates__") or hasattr(type(v), "__nabla_records__"):
                 return v
     return None
 

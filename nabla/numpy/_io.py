@@ -12,12 +12,22 @@ def _host(a):
     return a.numpy() if isinstance(a, Tensor) else a
 
 
+def _face(arr, op: str, strings: bool = False):
+    """What NumPy read, as the face's array: structured data (``genfromtxt(names=True)``, a record
+    dtype) as a StructuredArray (``_records.py``)."""
+    if isinstance(arr, _np.ndarray) and arr.dtype.names is not None:
+        from ._records import from_host
+
+        return from_host(arr, op=op)
+    return D.asarray(arr, op=op, strings=strings)
+
+
 def load(file, mmap_mode=None, allow_pickle=False, **kwargs):
     data = _np.load(file, mmap_mode=mmap_mode, allow_pickle=allow_pickle, **kwargs)
     if isinstance(data, _np.lib.npyio.NpzFile):
         with data:
-            return {k: D.asarray(data[k], op="load") for k in data.files}
-    return D.asarray(data, op="load")
+            return {k: _face(data[k], "load") for k in data.files}
+    return _face(data, "load")
 
 
 def save(file, arr, allow_pickle=True, **kwargs):
@@ -37,19 +47,19 @@ def savetxt(fname, X, *args, **kwargs):
 
 
 def loadtxt(fname, *args, **kwargs):
-    return D.asarray(_np.loadtxt(fname, *args, **kwargs), op="loadtxt")
+    return _face(_np.loadtxt(fname, *args, **kwargs), "loadtxt")
 
 
 def genfromtxt(fname, *args, **kwargs):
-    return D.asarray(_np.genfromtxt(fname, *args, **kwargs), op="genfromtxt")
+    return _face(_np.genfromtxt(fname, *args, **kwargs), "genfromtxt")
 
 
 def fromfile(file, dtype=float, count=-1, sep="", offset=0, **kwargs):
-    return D.asarray(_np.fromfile(file, dtype=dtype, count=count, sep=sep, offset=offset, **kwargs), op="fromfile")
+    return _face(_np.fromfile(file, dtype=dtype, count=count, sep=sep, offset=offset, **kwargs), "fromfile")
 
 
 def frombuffer(buffer, dtype=float, count=-1, offset=0, **kwargs):
-    return D.asarray(_np.frombuffer(buffer, dtype=dtype, count=count, offset=offset, **kwargs), op="frombuffer")
+    return _face(_np.frombuffer(buffer, dtype=dtype, count=count, offset=offset, **kwargs), "frombuffer")
 
 
 def fromiter(iter, dtype, count=-1, *, like=None):  # noqa: A002  (NumPy's name)
@@ -59,4 +69,4 @@ def fromiter(iter, dtype, count=-1, *, like=None):  # noqa: A002  (NumPy's name)
         host = _np.fromiter(iter, dtype=dtype, count=count)
     except (ValueError, TypeError) as e:
         raise type(e)(f"nabla.numpy.fromiter: {e} (dtype {dtype!r}, count {count})") from None
-    return D.asarray(host, op="fromiter", strings=True)
+    return _face(host, "fromiter", strings=True)

@@ -14,18 +14,30 @@ def _flat_or(x, axis):
     return (_xp.reshape(x, (-1,)), -1) if axis is None else (x, axis)
 
 
+def _by_fields(a, order) -> bool:
+    """Sorting by fields: order= given, or NumPy's structured array (``_records_ops`` sorts both)."""
+    return order is not None or getattr(getattr(a, "dtype", None), "names", None) is not None
+
+
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):
-    if order is not None:
-        raise TypeError("nabla.numpy.sort: order= is for structured arrays, which MAX does not hold; "
-                        "sort by one array with argsort and take the others with it")
+    if _by_fields(a, order):
+        from ._records_ops import sort as sort_records
+
+        return sort_records(a, axis, kind, order)
     x, axis = _flat_or(D.asarray(a, op="sort"), axis)
+    if x.dtype.is_complex:  # lexicographic, real part first, as NumPy's (NaNs last)
+        return _xp.take_along_axis(x, lexsort([x], axis=axis), axis=axis)
     return _xp.sort(x, axis=axis)
 
 
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
-    if order is not None:
-        raise TypeError("nabla.numpy.argsort: order= is for structured arrays; use lexsort")
+    if _by_fields(a, order):
+        from ._records_ops import argsort as argsort_records
+
+        return argsort_records(a, axis, kind, order)
     x, axis = _flat_or(D.asarray(a, op="argsort"), axis)
+    if x.dtype.is_complex:
+        return lexsort([x], axis=axis)
     return _xp.argsort(x, axis=axis)
 
 
@@ -42,6 +54,7 @@ def lexsort(keys, axis=-1):
     """Indices sorting by the last key first: stable argsorts from the least significant key up."""
     ks = list(keys) if not hasattr(keys, "ndim") or keys.ndim > 1 else [keys]
     ks = [D.asarray(k, op="lexsort") for k in ks]
+    ks = [part for k in ks for part in (_complex_keys(k) if k.dtype.is_complex else (k,))]
     perm = None
     for k in ks:
         if perm is None:
@@ -52,11 +65,19 @@ def lexsort(keys, axis=-1):
     return perm
 
 
+def _complex_keys(z):
+    """NumPy's order of complex values as keys, least significant first: by real part, then imaginary
+    part; values with NaNs after all others, in the classes R + nanj, nan + Rj, nan + nanj."""
+    re, im = _xp.real(z), _xp.imag(z)
+    nan_class = _astype(_xp.isnan(re), _dt.int8) * 2 + _astype(_xp.isnan(im), _dt.int8)
+    return im, re, nan_class
+
+
 def sort_complex(a):
     x = D.asarray(a, op="sort_complex")
     if not x.dtype.is_complex:
         x = _astype(x, _dt.complex128 if x.dtype.itemsize >= 4 or x.dtype.kind in "iu" else _dt.complex64)
-    return _xp.take(x, lexsort([_xp.imag(x), _xp.real(x)]), axis=0)
+    return _xp.take(x, lexsort([x]), axis=0)
 
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True,
