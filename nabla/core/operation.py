@@ -137,7 +137,7 @@ class Operation(metaclass=_Registered):
         cls = Tensor  # a face's subclass (nabla.numpy.ndarray) carries over to the results
         for a in flat:
             if type(a) is not Tensor:
-                cls = type(a)
+                cls, source = type(a), a
                 break
         traced = has_tangent = complex_in = False
         in_values = []
@@ -172,6 +172,8 @@ class Operation(metaclass=_Registered):
             out = TensorImpl([_value(node, 0, shape, dtype, device)], dtype, batch_dims, traced)
             out.output_refs = OutputRefs((weakref.ref(out),), None, self, tuple(impls) if traced else (), kwargs)
             result = cls(out)
+            if cls._inherits is not None:
+                cls._inherits(result, source)
             outs = (out,)
         else:
             specs, out_def = tree_flatten(spec, is_leaf=lambda s: type(s) is tuple)

@@ -19,6 +19,9 @@ class Tensor:
     # to this tensor's live views. nabla.ops' aliasing module keeps writes and views consistent.
     __slots__ = ("_impl", "_view", "_views", "__weakref__")
     __array_priority__ = 100  # NumPy defers binary operators to us
+    #: ``fn(result, source)`` for an op's result of this class (a face's user subclass: NumPy's
+    #: ``__array_finalize__``); None for Nabla's own classes
+    _inherits = None
 
     def __init__(self, impl: TensorImpl):
         self._impl = impl

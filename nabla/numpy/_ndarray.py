@@ -26,16 +26,66 @@ class ndarray(Tensor):
     __slots__ = ()
 
     def __init__(self, impl, dtype=float, *args, **kwargs):
-        if not isinstance(impl, TensorImpl):  # numpy.ndarray(shape, dtype): an (uninitialized) array
-            from ._arrays import zeros
+        if not isinstance(impl, TensorImpl):
+            if _made(self):  # a subclass's own __new__ made it (``np.asarray(a).view(cls)``): as NumPy, no more
+                return
+            from ._arrays import zeros  # numpy.ndarray(shape, dtype): an (uninitialized) array
 
             impl = zeros(impl, dtype)._impl
         super().__init__(impl)
+
+    def __init_subclass__(cls, **kwargs):
+        """A user's subclass (NumPy's ``class Named(np.ndarray)`` with its own ``__new__``): results of
+        ops and views are made from storage, bypassing that ``__new__``, then get NumPy's
+        ``__array_finalize__(new, source)``."""
+        super().__init_subclass__(**kwargs)
+        own_new = cls.__dict__.get("__new__")
+        if own_new is not None:
+            own = own_new.__func__ if isinstance(own_new, staticmethod) else own_new
+
+            def __new__(klass, *args, **kw):
+                if len(args) == 1 and not kw and isinstance(args[0], TensorImpl):
+                    return Tensor.__new__(klass)
+                return own(klass, *args, **kw)
+
+            cls.__new__ = staticmethod(__new__)
+        finalize = getattr(cls, "__array_finalize__", None)
+        cls._inherits = finalize if callable(finalize) else None
 
     def __repr__(self):
         if self._impl.batch_dims:
             return f"array(<batched>, shape={self.shape}, dtype={self.dtype.name}, batch_dims={self.batch_dims})"
         return repr(self.numpy())
+
+    def __hash__(self):
+        """A 0-d array hashes by its value, as NumPy's scalars (``set(a)``, ``Counter(a)``, ``a[0] in {3}``);
+        other arrays (NumPy's are unhashable) and traced values by identity."""
+        if not self.shape and not self._impl.batch_dims and not self._impl.traced:
+            try:
+                return hash(self.item())
+            except Exception:  # a value that cannot be read (a tracer, a failed realization)
+                pass
+        return id(self)
+
+    def __format__(self, spec):
+        if not self.shape:
+            return format(self.item(), spec)
+        if not spec:
+            return str(self)
+        raise TypeError(f"unsupported format string passed to {builtins_type(self).__name__}.__format__")
+
+    def __round__(self, ndigits=None):
+        from ._math import around
+
+        if self.shape:  # NumPy's arrays have no __round__; its scalars (our 0-d results) do
+            raise TypeError(f"type {builtins_type(self).__name__} doesn't define __round__ method")
+        if ndigits is None:
+            return round(self.item())
+        return around(self, ndigits)
+
+    @property
+    def flags(self):
+        return _Flags(self)
 
     def __contains__(self, value):
         return bool(_xp.any(self == value))
@@ -165,7 +215,15 @@ class ndarray(Tensor):
         from . import _dtypes as D
 
         if isinstance(dtype, builtins_type) and issubclass(dtype, (_np.ndarray, Tensor)):
-            dtype = None  # ``x.view(np.ndarray)``: the array type, and one array type here
+            dtype, type = None, dtype  # ``x.view(np.ndarray)``, ``x.view(Named)``: an array type
+        if type is not None and not (isinstance(type, builtins_type) and issubclass(type, ndarray)):
+            type = None  # NumPy's own ndarray (or Tensor): the one array type here
+        if type is not None and type is not ndarray:  # a user's subclass: the same elements, its type
+            base = self if dtype is None else self.view(dtype)
+            out = aliasing.make_view(base, _of_type(type, base._impl), lambda p: p, lambda p, c: c)
+            if type._inherits is not None:
+                type._inherits(out, self)
+            return out
         from ._datetime import DatetimeArray, dates_dtype
 
         if dates_dtype(dtype) is not None:  # the bytes as int64 ticks of a date unit
@@ -207,7 +265,14 @@ class ndarray(Tensor):
         ours = getattr(space, func.__name__, None)
         if ours is None or not callable(ours):
             return NotImplemented
+        if ours is func:  # the face uses NumPy's own (printing, dtype rules): it works on host arrays
+            return func(*_host(args), **dict(zip(kwargs, _host(tuple(kwargs.values())))))
         return ours(*args, **kwargs)
+
+
+def _host(values: tuple) -> list:
+    return [v.numpy() if isinstance(v, Tensor) else builtins_type(v)(_host(v)) if builtins_type(v) in (list, tuple) else v
+            for v in values]
 
 
 def _methods():
@@ -279,7 +344,73 @@ def _operators():
 def bind() -> None:
     for name, fn in {**_methods(), **_operators()}.items():
         setattr(ndarray, name, fn)
-    ndarray.__hash__ = Tensor.__hash__  # by identity (NumPy's arrays are unhashable; tracing keys on them)
+
+
+def _made(x) -> bool:
+    try:
+        x._impl
+    except AttributeError:
+        return False
+    return True
+
+
+def _of_type(cls, impl) -> ndarray:
+    out = Tensor.__new__(cls)
+    Tensor.__init__(out, impl)
+    return out
+
+
+class _Flags:
+    """``a.flags``: NumPy's memory-layout flags as this array's layout gives them (C order, aligned);
+    ``a.flags.writeable = False`` makes ``a`` read-only (writes raise NumPy's ValueError)."""
+
+    __slots__ = ("_a",)
+    _NAMES = {"C": "c_contiguous", "F": "f_contiguous", "O": "owndata", "W": "writeable", "A": "aligned",
+              "X": "writebackifcopy"}
+
+    def __init__(self, a):
+        self._a = a
+
+    c_contiguous = contiguous = aligned = property(lambda self: True)
+    f_contiguous = property(lambda self: self._a.ndim <= 1 or sum(d > 1 for d in self._a.shape) <= 1)
+    fortran = property(lambda self: self.f_contiguous and not (self._a.ndim > 1))
+    owndata = property(lambda self: self._a._view is None)
+    writebackifcopy = property(lambda self: False)
+
+    @property
+    def writeable(self):
+        try:
+            aliasing.check_writeable(self._a)
+        except ValueError:
+            return False
+        return True
+
+    @writeable.setter
+    def writeable(self, value):
+        a = self._a
+        if value:
+            if not self.writeable:
+                raise ValueError("cannot set WRITEABLE flag to True of this array")
+            return
+        if a._view is None:  # a read-only view of its own storage
+            a._view = (Tensor(a._impl), lambda p: p, None)
+        else:
+            a._view = (a._view[0], a._view[1], None)
+
+    def __getitem__(self, key):
+        name = self._NAMES.get(key, str(key).lower())
+        if not hasattr(_Flags, name):
+            raise KeyError(f"Unknown flag {key}")
+        return getattr(self, name)
+
+    def __setitem__(self, key, value):
+        if self._NAMES.get(key, str(key).lower()) != "writeable":
+            raise ValueError(f"setting flag {key} is not supported")
+        self.writeable = value
+
+    def __repr__(self):
+        return "\n".join(f"  {n.upper()} : {getattr(self, n)}" for n in
+                         ("c_contiguous", "f_contiguous", "owndata", "writeable", "aligned", "writebackifcopy"))
 
 
 def wrap(x: Tensor) -> ndarray:

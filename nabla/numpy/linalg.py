@@ -4,6 +4,8 @@ Nabla's Mojo kernels), with NumPy's signatures and extras (``norm`` with ``ord``
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as _np
 
 from .. import array_api as _xp
@@ -53,11 +55,23 @@ def eigvalsh(a, UPLO="L"):
 
 
 def eig(a):
-    return _la.eig(_float(a, "eig"))
+    x = _float(a, "eig")
+    w, v = _la.eig(x)
+    if _real_spectrum(x, w):
+        return _xp.real(w), _xp.real(v)
+    return w, v
 
 
 def eigvals(a):
-    return _la.eigvals(_float(a, "eigvals"))
+    x = _float(a, "eigvals")
+    w = _la.eigvals(x)
+    return _xp.real(w) if _real_spectrum(x, w) else w
+
+
+def _real_spectrum(x, w) -> bool:
+    """NumPy's eig of a real matrix is real when every eigenvalue is (LAPACK's geev returns no
+    imaginary parts then): the dtype depends on the values, so this reads one bool."""
+    return not x.dtype.is_complex and not bool(_xp.any(_xp.imag(w) != 0))
 
 
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
@@ -88,7 +102,27 @@ def slogdet(a):
 
 
 def matrix_power(a, n):
-    return _la.matrix_power(D.asarray(a, op="linalg.matrix_power"), n)
+    x = D.asarray(a, op="linalg.matrix_power")
+    if x.dtype.is_floating or x.dtype.is_complex:
+        return _la.matrix_power(x, n)
+    # integers (and bools) multiply exactly, as NumPy's: binary powering with matmul; no inverse
+    if not isinstance(n, numbers.Integral):
+        raise TypeError("exponent must be an integer")
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise LinAlgError(f"Last 2 dimensions of the array must be square (got shape {x.shape})")
+    if n < 0:
+        raise TypeError("nabla.numpy.linalg.matrix_power: a negative power of an integer matrix needs its "
+                        "inverse, which is not an integer matrix (NumPy raises too)")
+    eye = _xp.broadcast_to(_xp.eye(x.shape[-1], dtype=x.dtype), x.shape)
+    result, base = None, x
+    while True:
+        if n & 1:
+            result = base if result is None else _xp.matmul(result, base)
+        n >>= 1
+        if not n:
+            break
+        base = _xp.matmul(base, base)
+    return _xp.asarray(eye, copy=True) if result is None else result
 
 
 def pinv(a, rcond=None, hermitian=False, *, rtol=None):
@@ -122,7 +156,7 @@ def lstsq(a, b, rcond=None):
     uh = _xp.conj(_xp.matrix_transpose(u)) if A.dtype.is_complex else _xp.matrix_transpose(u)
     vt = _xp.conj(_xp.matrix_transpose(vh)) if A.dtype.is_complex else _xp.matrix_transpose(vh)
     x = _xp.matmul(vt, _xp.reshape(sinv, (-1, 1)) * _xp.matmul(uh, Bm))
-    rank = _xp.sum(_astype(keep, _dt.int64))
+    rank = _xp.sum(keep, dtype=_dt.int32)  # NumPy's rank is a C int
     r = Bm - _xp.matmul(A, x)
     residuals = _xp.sum(_xp.real(r * _xp.conj(r)) if r.dtype.is_complex else r * r, axis=0)
     if m <= n or int(rank) < n:

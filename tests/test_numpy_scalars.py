@@ -1,0 +1,167 @@
+"""What NumPy scripts do with arrays as Python values, against NumPy: hashing 0-d results (``set``,
+``Counter``), formatting and rounding them, NumPy's printing functions, flags, user subclasses
+(``view(cls)``, ``__array_finalize__``), and dtype rules that depend on the data (``eig``) or on
+the input kind (complex sorting, integer ``matrix_power``, ``lstsq``'s rank)."""
+
+from __future__ import annotations
+
+import collections
+
+import numpy
+import pytest
+
+import nabla.numpy as fnp
+
+R = numpy.random.default_rng(5)
+
+
+@pytest.mark.parametrize("n", [1, 7, 1000])
+def test_zero_d_results_hash_by_value_as_numpy_scalars(n):
+    a = R.integers(0, 5, n)
+    z = fnp.asarray(a)
+    assert len(set(z)) == len(set(a))
+    assert collections.Counter(z) == collections.Counter(a.tolist())
+    assert (z[0] in {int(a[0])}) and {int(a[0]): "x"}.get(z[0]) == "x"
+    f = fnp.asarray(a / 2)
+    assert f.sum() in {float((a / 2).sum())}
+
+
+def test_arrays_other_than_zero_d_hash_by_identity():
+    z = fnp.zeros(3)
+    assert hash(z) == id(z) and len({z, fnp.zeros(3)}) == 2
+
+
+@pytest.mark.parametrize("spec", ["", ".2f", "10.3e", "+.1%", "g"])
+def test_format_of_zero_d_results_is_the_scalars(spec):
+    a = numpy.array([1.23456, -2.5, 1e-3])
+    f = fnp.asarray(a)
+    assert format(f.mean(), spec) == format(a.mean(), spec)
+    assert f"{f[1]:{spec}}" == f"{a[1]:{spec}}"
+    assert "{:d}".format(fnp.asarray(numpy.arange(5)).sum()) == "10"
+
+
+def test_format_of_arrays_is_str_and_refuses_a_spec_as_numpy():
+    a = numpy.arange(4.0)
+    assert f"{fnp.asarray(a)}" == f"{a}"
+    with pytest.raises(TypeError):
+        f"{fnp.asarray(a):.2f}"
+    with pytest.raises(TypeError):
+        f"{a:.2f}"
+
+
+def test_round():
+    a = numpy.array([2.567, -1.5, 0.5, 2.5])
+    f = fnp.asarray(a)
+    assert round(f.mean(), 2) == round(a.mean(), 2)
+    for k in range(4):
+        assert round(f[k]) == round(a[k]) and type(round(f[k])) is int
+    for arrays in (f, a):  # arrays have no __round__ (NumPy's scalars do)
+        with pytest.raises(TypeError):
+            round(arrays, 1)
+
+
+def test_numpys_printing_functions_and_can_cast_take_our_arrays():
+    a = numpy.linspace(0, 1, 7)
+    f = fnp.asarray(a)
+    assert fnp.array2string(f, precision=2) == numpy.array2string(a, precision=2)
+    assert fnp.array_repr(f) == numpy.array_repr(a) and fnp.array_str(f) == numpy.array_str(a)
+    assert numpy.array2string(f) == numpy.array2string(a)
+    assert fnp.can_cast(f, numpy.float32) == numpy.can_cast(a, numpy.float32)
+    assert fnp.can_cast(fnp.asarray(numpy.arange(3)), numpy.float64)
+
+
+@pytest.mark.parametrize("n", [1, 7, 1000])
+@pytest.mark.parametrize("dtype", [numpy.complex64, numpy.complex128])
+def test_complex_sort_argsort_unique_as_numpy(n, dtype):
+    a = (R.integers(-3, 3, n) + 1j * R.integers(-3, 3, n)).astype(dtype)
+    if n > 2:
+        a[:3] = [complex(numpy.nan, 1), complex(1, numpy.nan), complex(numpy.nan, numpy.nan)]
+    z = fnp.asarray(a)
+    numpy.testing.assert_array_equal(fnp.sort(z).numpy(), numpy.sort(a))
+    numpy.testing.assert_array_equal(fnp.sort(fnp.asarray(a.reshape(1, -1)), axis=1).numpy(),
+                                     numpy.sort(a.reshape(1, -1), axis=1))
+    numpy.testing.assert_array_equal(a[fnp.argsort(z, kind="stable").numpy()], a[numpy.argsort(a, kind="stable")])
+    got = fnp.unique(z, return_counts=True)
+    want = numpy.unique(a, return_counts=True)
+    numpy.testing.assert_array_equal(got[0].numpy(), want[0])
+    numpy.testing.assert_array_equal(got[1].numpy(), want[1])
+
+
+@pytest.mark.parametrize("dtype", [numpy.int64, numpy.int32, numpy.uint8])
+@pytest.mark.parametrize("power", [0, 1, 2, 5, 10])
+def test_integer_matrix_power_is_exact(dtype, power):
+    a = R.integers(0, 3, (2, 3, 3)).astype(dtype)
+    got = fnp.linalg.matrix_power(fnp.asarray(a), power)
+    want = numpy.linalg.matrix_power(a, power)
+    assert got.dtype == want.dtype
+    numpy.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_lstsq_rank_is_numpys_int32():
+    a, b = R.random((8, 3)), R.random(8)
+    rank = fnp.linalg.lstsq(fnp.asarray(a), fnp.asarray(b), rcond=None)[2]
+    assert rank.dtype == numpy.linalg.lstsq(a, b, rcond=None)[2].dtype and int(rank) == 3
+
+
+@pytest.mark.parametrize("matrix", [numpy.diag([1.0, 2.0, 3.0]), numpy.array([[0.0, -1.0], [1.0, 0.0]]),
+                                    numpy.array([[2.0, 1.0], [1.0, 3.0]])])
+def test_eig_of_a_real_matrix_is_real_where_numpys_is(matrix):
+    w, v = fnp.linalg.eig(fnp.asarray(matrix))
+    nw, nv = numpy.linalg.eig(matrix)
+    assert w.dtype == nw.dtype and v.dtype == nv.dtype
+    assert fnp.linalg.eigvals(fnp.asarray(matrix)).dtype == numpy.linalg.eigvals(matrix).dtype
+    numpy.testing.assert_allclose(numpy.sort_complex(w.numpy()), numpy.sort_complex(nw), atol=1e-12)
+
+
+def _named(module):
+    class Named(module.ndarray):
+        def __new__(cls, array, name="no name"):
+            obj = module.asarray(array).view(cls)
+            obj.name = name
+            return obj
+
+        def __array_finalize__(self, obj):
+            if obj is None:
+                return
+            self.name = getattr(obj, "name", "no name")
+
+    return Named
+
+
+def test_a_user_subclass_as_numpys():
+    for module in (numpy, fnp):
+        z = _named(module)(module.arange(10), "range_10")
+        assert type(z).__name__ == "Named" and z.name == "range_10"
+        assert type(z + 1).__name__ == "Named" and (z + 1).name == "range_10"
+        assert z[2:].name == "range_10" or module is fnp  # (NumPy keeps it on slices too)
+        numpy.testing.assert_array_equal(numpy.asarray(z * 2), numpy.arange(10) * 2)
+
+
+def test_a_subclass_overriding_setitem():
+    results = []
+    for module in (numpy, fnp):
+        class Symmetric(module.ndarray):
+            def __setitem__(self, index, value):
+                i, j = index
+                super().__setitem__((i, j), value)
+                super().__setitem__((j, i), value)
+
+        z = module.asarray(numpy.arange(16).reshape(4, 4))
+        s = module.asarray(z + z.T).view(Symmetric)
+        s[1, 3] = 42
+        results.append(numpy.asarray(s))
+    numpy.testing.assert_array_equal(results[1], results[0])
+
+
+def test_flags_and_a_read_only_array():
+    for module in (numpy, fnp):
+        z = module.zeros(10)
+        assert z.flags.writeable and z.flags["C_CONTIGUOUS"] and z.flags.c_contiguous
+        z.flags.writeable = False
+        assert not z.flags.writeable and not z.flags["W"]
+        with pytest.raises(ValueError, match="read-only"):
+            z[0] = 1
+    d = fnp.broadcast_to(fnp.zeros(3), (2, 3))
+    assert not d.flags.writeable
+    with pytest.raises(ValueError):
+        d.flags.writeable = True
