@@ -5,6 +5,9 @@ kernel's models and single-op models; a cold machine otherwise builds them durin
 then the single-op models earlier processes asked for (queued in the kernel cache as they exited).
 Says how far it is on stderr. ``--workers N`` sets how many compile at once (default: the cores).
 
+``python -m nabla.build --interpreter`` compiles MAX's interpreter kernels for the op families Nabla
+uses (the part of ``max warm-interpreter-cache`` Nabla needs) and stops.
+
 ``python -m nabla.build --record OUT SCRIPT [SCRIPT ...]`` runs each script in a process with empty
 caches and writes to OUT the models they asked for, as the manifest's format (how
 ``first_run.json`` is made).
@@ -158,10 +161,40 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--quiet", action="store_true")
     parser.add_argument("--record", nargs="+", metavar=("OUT", "SCRIPT"))
+    parser.add_argument("--interpreter", action="store_true",
+                        help="compile MAX's interpreter kernels for the op families Nabla uses, then stop")
     args = parser.parse_args(argv)
     if args.record:
         return record(args.record[0], args.record[1:])
+    if args.interpreter:
+        return warm_interpreter(args.workers, args.quiet)
     return build(args.workers, args.quiet)
+
+
+def warm_interpreter(workers: int | None = None, quiet: bool = False) -> int:
+    """MAX's interpreter kernels for Nabla's op families, once per machine (``core/interpreter.py``)."""
+    from .core import interpreter
+
+    if interpreter.warmed():
+        if not quiet:
+            print("nabla: MAX's interpreter kernels are already compiled on this machine", file=sys.stderr)
+        return 0
+    t0 = time.perf_counter()
+    done = []
+
+    def report(name, ops):
+        done.append(name)
+        if not quiet:
+            print(f"nabla: MAX's interpreter kernels: {len(done)} of {len(interpreter.FAMILIES)} families "
+                  f"({time.perf_counter() - t0:.0f} s; {name}: {ops} kernels)", file=sys.stderr, flush=True)
+
+    if not quiet:
+        print(f"nabla: compiling MAX's interpreter kernels for {len(interpreter.FAMILIES)} op families, once "
+              "for this machine ...", file=sys.stderr, flush=True)
+    total = interpreter.warm_families(workers, report)
+    if not quiet:
+        print(f"nabla: compiled {total} interpreter kernels in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":

@@ -647,3 +647,20 @@ def test_a_program_exits_without_waiting_for_a_compile(when, tmp_path):
             raise AssertionError(f"compile worker {pid} outlived the program")
         except ProcessLookupError:
             pass
+
+
+def test_the_interpreter_warm_covers_every_family_but_the_neural_network_ones():
+    """``python -m nabla.build --interpreter`` compiles ``FAMILIES``: every family of MAX's interpreter
+    but those Nabla never lowers to (a new family of MAX's must be looked at, not silently left cold)."""
+    import importlib
+
+    from nabla.core import interpreter
+
+    importlib.import_module("max._interpreter_ops")
+    from max._interpreter_ops import gc_compile
+
+    names = {f.name for f in gc_compile.registered_families()}
+    assert set(interpreter.FAMILIES) <= names
+    assert names - set(interpreter.FAMILIES) == {"conv", "group_norm", "layer_norm", "nms", "pooling", "resize",
+                                                  "rms_norm", "roi_align"}
+    assert interpreter.warmed()  # (the README's test command compiled them before the tests)

@@ -1,6 +1,7 @@
 """scikit-learn on Nabla tensors: its own array-API checks for every estimator and metric it marks
 array-API capable, and a representative set of fits against the same fits on NumPy arrays."""
 
+import functools
 import os
 import warnings
 
@@ -38,10 +39,18 @@ def _estimator_cases():
     return cases
 
 
+def _metric_id(metric) -> str:
+    """A metric's name, with a partial's keywords (its repr holds an address: ids must be the same in
+    every process that collects them)."""
+    if isinstance(metric, functools.partial):
+        return f"{metric.func.__name__}({','.join(f'{k}={v}' for k, v in sorted(metric.keywords.items()))})"
+    return getattr(metric, "__name__", str(metric))
+
+
 def _metric_cases():
     from sklearn.metrics.tests.test_common import array_api_metric_checkers
 
-    return [pytest.param(metric, chk, dtype, id=f"{getattr(metric, '__name__', metric)}-{chk.__name__}-{dtype}")
+    return [pytest.param(metric, chk, dtype, id=f"{_metric_id(metric)}-{chk.__name__}-{dtype}")
             for metric, checks in array_api_metric_checkers.items() for chk in checks
             for dtype in ("float64", "float32")]
 

@@ -92,3 +92,40 @@ def _load_families() -> None:
                 family.ensure_swept()
     except Exception:  # MAX's internals moved: the interpreter loads each family on need, as before
         return
+
+
+def warm_families(jobs: int | None = None, report=None) -> int:
+    """Compile MAX's interpreter kernels for the families Nabla dispatches to (``FAMILIES``), on
+    ``jobs`` processes (default: the cores), and stamp the machine warmed, as ``max
+    warm-interpreter-cache`` does for every family. The neural-network families (conv, pooling,
+    resize, norms, nms, roi_align) are left out: Nabla lowers to none of them, and they are ~30% of
+    that command's compile time (resize alone a sixth); a process that meets one compiles its sweep
+    then. ``report(name, ops)`` hears each family as it lands. Returns the number of kernels."""
+    import importlib
+
+    importlib.import_module("max._interpreter_ops")  # registers the families
+    from max._interpreter_ops import gc_compile, warm
+
+    families = [f for f in gc_compile.registered_families() if f.name in FAMILIES]
+    missing = set(FAMILIES) - {f.name for f in families}
+    if missing:
+        raise RuntimeError(f"MAX's interpreter has no families {sorted(missing)}: use `max warm-interpreter-cache`")
+    jobs = jobs or min(len(families), os.cpu_count() or 1)
+    total = 0
+    events = warm._warm_serial(families) if jobs == 1 else warm._warm_parallel(families, jobs)
+    for name, ops in events:
+        total += ops
+        if report is not None:
+            report(name, ops)
+    if not gc_compile.write_warm_stamp():
+        raise RuntimeError("MAX's model cache directory cannot be found: nothing would adopt the warm")
+    return total
+
+
+def warmed() -> bool:
+    """Whether this machine's interpreter kernels are compiled (Nabla's warm or MAX's own)."""
+    try:
+        from max._interpreter_ops import gc_compile
+    except Exception:
+        return False
+    return bool(gc_compile.provisioned())
