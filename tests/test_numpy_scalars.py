@@ -165,3 +165,11 @@ def test_flags_and_a_read_only_array():
     assert not d.flags.writeable
     with pytest.raises(ValueError):
         d.flags.writeable = True
+
+
+def test_zero_d_results_print_as_numpys_scalars_in_containers():
+    a = numpy.arange(10)
+    z = fnp.asarray(a)
+    assert repr(z.sum()) == repr(a.sum()) and str((z.min(), z.max())) == str((a.min(), a.max()))
+    f = fnp.asarray(a / 4)
+    assert repr(f.mean()) == repr((a / 4).mean()) and repr(f) == repr(a / 4)

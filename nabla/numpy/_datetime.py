@@ -328,28 +328,7 @@ def as_dates(v, dtype=None, op: str = "asarray") -> DatetimeArray:
 
 
 # --- creation: the face's functions, taking datetime dtypes and values -------------------------------------
-def array(obj, dtype=None, *args, **kwargs):
-    dd = dates_dtype(dtype)
-    if dd is None and not is_dates(obj):
-        return A.array(obj, dtype, *args, **kwargs)
-    if dd is None and dtype is not None:  # dates read as numbers
-        return as_dates(obj, op="array").astype(dtype)
-    x = as_dates(obj, dd, "array")
-    x = x.copy() if x is obj and kwargs.get("copy", True) is not False else x
-    ndmin = kwargs.get("ndmin", 0)
-    return x if x.ndim >= ndmin else x.reshape((1,) * (ndmin - x.ndim) + x.shape)
-
-
-def asarray(a, dtype=None, *args, **kwargs):
-    dd = dates_dtype(dtype)
-    if dd is None and not is_dates(a):
-        return A.asarray(a, dtype, *args, **kwargs)
-    if dd is None and dtype is not None:
-        return as_dates(a, op="asarray").astype(dtype)
-    x = as_dates(a, dd, "asarray")
-    return x.copy() if x is a and kwargs.get("copy") else x
-
-
+array, asarray = D.kind_creation(dates_dtype, is_dates, as_dates, A)
 asanyarray = ascontiguousarray = asarray
 
 

@@ -186,3 +186,30 @@ def reduction_dtype(x: Tensor, kind: str) -> _np.dtype:
     if kind == "var":
         return _np.dtype(_np.float64) if d.kind not in "fc" else (_np.finfo(d).dtype if d.kind == "c" else d)
     return d
+
+
+def kind_creation(kind_dtype, is_kind, as_kind, below):
+    """``array`` and ``asarray`` for a kind of data the face wraps (dates, records): ``kind_dtype(dtype)``
+    names the kind's dtype or None, ``is_kind(obj)`` says whether ``obj`` holds such data, ``as_kind(obj,
+    kind, op)`` makes the wrapper; anything else goes to ``below`` (the module of the next layer)."""
+    def array(obj, dtype=None, *args, **kwargs):
+        kd = kind_dtype(dtype)
+        if kd is None and not is_kind(obj):
+            return below.array(obj, dtype, *args, **kwargs)
+        if kd is None and dtype is not None:  # the kind's data read as a plain dtype
+            return as_kind(obj, None, "array").astype(dtype)
+        x = as_kind(obj, kd, "array")
+        x = x.copy() if x is obj and kwargs.get("copy", True) is not False else x
+        ndmin = kwargs.get("ndmin", 0)
+        return x if x.ndim >= ndmin else x.reshape((1,) * (ndmin - x.ndim) + x.shape)
+
+    def asarray(a, dtype=None, *args, **kwargs):
+        kd = kind_dtype(dtype)
+        if kd is None and not is_kind(a):
+            return below.asarray(a, dtype, *args, **kwargs)
+        if kd is None and dtype is not None:
+            return as_kind(a, None, "asarray").astype(dtype)
+        x = as_kind(a, kd, "asarray")
+        return x.copy() if x is a and kwargs.get("copy") else x
+
+    return array, asarray

@@ -55,7 +55,8 @@ class ndarray(Tensor):
     def __repr__(self):
         if self._impl.batch_dims:
             return f"array(<batched>, shape={self.shape}, dtype={self.dtype.name}, batch_dims={self.batch_dims})"
-        return repr(self.numpy())
+        value = self.numpy()  # a 0-d result stands for NumPy's scalar (``x.sum()``): its repr, np.int64(45)
+        return repr(value[()] if value.ndim == 0 else value)
 
     def __hash__(self):
         """A 0-d array hashes by its value, as NumPy's scalars (``set(a)``, ``Counter(a)``, ``a[0] in {3}``);

@@ -55,28 +55,7 @@ def _records(a, op: str) -> StructuredArray:
 
 
 # --- creation: the face's functions, taking structured dtypes and records ---------------------------------
-def array(obj, dtype=None, *args, **kwargs):
-    rd = records_dtype(dtype)
-    if rd is None and not is_records(obj):
-        return _dates.array(obj, dtype, *args, **kwargs)
-    if rd is None and dtype is not None:  # records read as a plain dtype (one field, as NumPy)
-        return as_records(obj, op="array").astype(dtype)
-    x = as_records(obj, rd, "array")
-    x = x.copy() if x is obj and kwargs.get("copy", True) is not False else x
-    ndmin = kwargs.get("ndmin", 0)
-    return x if x.ndim >= ndmin else x.reshape((1,) * (ndmin - x.ndim) + x.shape)
-
-
-def asarray(a, dtype=None, *args, **kwargs):
-    rd = records_dtype(dtype)
-    if rd is None and not is_records(a):
-        return _dates.asarray(a, dtype, *args, **kwargs)
-    if rd is None and dtype is not None:
-        return as_records(a, op="asarray").astype(dtype)
-    x = as_records(a, rd, "asarray")
-    return x.copy() if x is a and kwargs.get("copy") else x
-
-
+array, asarray = D.kind_creation(records_dtype, is_records, as_records, _dates)
 asanyarray = ascontiguousarray = asarray
 
 
