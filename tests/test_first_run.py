@@ -130,15 +130,23 @@ def test_a_build_hands_out_parts_and_a_failed_or_stopped_part_is_not_built(monke
     assert all(proc.wait(timeout=10) is not None for proc in build._procs)
 
 
-def test_nothing_is_built_on_a_warm_machine_or_when_turned_off(monkeypatch):
+def test_nothing_is_built_when_turned_off_or_under_another_policy(monkeypatch):
     engine = nb.core.graph.GRAPH.engine
     monkeypatch.setattr(first_run, "_BUILD", [])
-    monkeypatch.setattr(engine, "_interpreter_warm", True)
     monkeypatch.setattr(engine, "policy", "auto")
-    assert first_run.pending(engine, "any") is None and not first_run._BUILD
-    monkeypatch.setattr(engine, "_interpreter_warm", False)
     monkeypatch.setenv("NABLA_FIRST_RUN", "0")
     assert first_run.pending(engine, "any") is None and not first_run._BUILD
+    monkeypatch.setenv("NABLA_FIRST_RUN", "1")
+    monkeypatch.setattr(engine, "policy", "interpret")
+    assert first_run.pending(engine, "any") is None and not first_run._BUILD
+
+
+def test_a_machine_whose_interpreter_is_warm_builds_them_too(monkeypatch):
+    engine = nb.core.graph.GRAPH.engine
+    monkeypatch.setattr(engine, "_interpreter_warm", True)
+    monkeypatch.setattr(engine, "policy", "auto")
+    monkeypatch.delenv("NABLA_FIRST_RUN", raising=False)
+    assert first_run.enabled(engine) == (engine.kernel_disk is not None)
 
 
 def _a_cold_machine(monkeypatch, tmp_path, models: list) -> None:
