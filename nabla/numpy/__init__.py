@@ -42,10 +42,28 @@ from ._records_ops import (array, asanyarray, asarray, ascontiguousarray, empty,
 from ._datetime_ops import (busday_count, busday_offset, busdaycalendar, datetime_as_string, is_busday,  # noqa: F401
                             isnat)
 from . import emath, fft, lib, linalg, random  # noqa: F401,E402
+from ._functional import *  # noqa: F401,F403,E402
+from ._histograms import *  # noqa: F401,F403,E402
+from ._host import *  # noqa: F401,F403,E402
+from ._index_tricks import *  # noqa: F401,F403,E402
+from ._index_tricks import index_exp, mgrid, ogrid, s_  # noqa: F401,E402  (objects, not functions)
+from ._manipulation import *  # noqa: F401,F403,E402
+from ._numeric import *  # noqa: F401,F403,E402
+from ._windows import *  # noqa: F401,F403,E402
+
+__version__ = _np.__version__  # the NumPy whose semantics the face follows (show_config() has Nabla's)
 
 bool = _np.bool_  # noqa: A001  (NumPy 2's name)
 datetime64, timedelta64, datetime_data = _np.datetime64, _np.timedelta64, _np.datetime_data  # host scalars
 void, record = _np.void, _np.record  # record scalars (host); records as arrays are StructuredArrays
+# NumPy's type names: host scalar types (strings, bytes and objects stay NumPy's, on the host)
+str_, bytes_, object_, character, flexible = _np.str_, _np.bytes_, _np.object_, _np.character, _np.flexible
+uint, long, ulong, ulonglong = _np.uint, _np.long, _np.ulong, _np.ulonglong
+True_, False_ = _np.True_, _np.False_
+ScalarType, sctypeDict, typecodes = _np.ScalarType, _np.sctypeDict, _np.typecodes
+exceptions, dtypes = _np.exceptions, _np.dtypes
+getbufsize, setbufsize, geterrcall, seterrcall = _np.getbufsize, _np.setbufsize, _np.geterrcall, _np.seterrcall
+info = _np.info
 globals().update(_UFUNCS)
 abs = _UFUNCS["absolute"]  # noqa: A001
 
@@ -134,6 +152,10 @@ def __getattr__(name):
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")
+    if name == "testing":  # NumPy's own assertions: they read Nabla arrays through __array__
+        import numpy.testing
+
+        return numpy.testing
     if name in ("char", "strings"):  # NumPy's own string modules, on the host
         from ._strings import text_module
 

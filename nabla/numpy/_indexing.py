@@ -87,35 +87,89 @@ def ix_(*args):
 
 
 class _Concatenator:
-    """``r_[...]`` and ``c_[...]``: slices become aranges (complex steps: linspace counts)."""
+    """``r_[...]`` and ``c_[...]`` as NumPy's ``AxisConcatenator``: slices become aranges (complex
+    steps: linspace counts); a first string directive sets the axis, ``ndmin`` and ``trans1d``
+    (``'0,2,0'``), or asks for a 2-d row or column (``'r'``, ``'c'``: NumPy's matrix, as an array)."""
 
-    def __init__(self, axis: int, columns: bool):
-        self.axis, self.columns = axis, columns
+    def __init__(self, axis: int = 0, ndmin: int = 1, trans1d: int = -1):
+        self.axis, self.ndmin, self.trans1d = axis, ndmin, trans1d
 
     def __getitem__(self, key):
-        from ._arrays import arange, atleast_1d, concatenate, linspace
+        from ._arrays import arange, array, concatenate, linspace
 
-        items = key if isinstance(key, tuple) else (key,)
-        parts = []
-        for it in items:
+        axis, ndmin, trans1d, matrix, col = self.axis, self.ndmin, self.trans1d, False, False
+        objs, kinds = [], []  # kinds: NumPy's result_type inputs (weak Python scalars, dtypes)
+        for k, it in enumerate(key if isinstance(key, tuple) else (key,)):
+            if isinstance(it, str):
+                if k != 0:
+                    raise ValueError("nabla.numpy.r_: special directives must be the first entry.")
+                axis, ndmin, trans1d, matrix, col = _directive(it, axis, ndmin, trans1d)
+                continue
             if isinstance(it, slice):
                 start = 0 if it.start is None else it.start
-                if isinstance(it.step, complex):
-                    parts.append(linspace(start, it.stop, int(abs(it.step))))
-                else:
-                    parts.append(arange(start, it.stop, 1 if it.step is None else it.step))
-            elif isinstance(it, str):
-                raise NotImplementedError("nabla.numpy.r_: string directives are not supported")
+                step = 1 if it.step is None else it.step
+                obj = linspace(start, it.stop, int(abs(step))) if isinstance(step, complex) else \
+                    arange(start, it.stop, step)
+                if ndmin > 1:
+                    obj = array(obj, ndmin=ndmin)
+                    if trans1d != -1:  # NumPy swaps the last axis with trans1d
+                        perm = list(range(obj.ndim))
+                        perm[-1], perm[trans1d] = perm[trans1d], perm[-1]
+                        obj = _xp.permute_dims(obj, tuple(perm))
+                objs.append(obj)
+                kinds.append(obj.dtype.numpy_dtype)
+            elif D.is_scalar(it) or isinstance(it, _np.generic):
+                objs.append(it)
+                kinds.append(it)
             else:
-                parts.append(atleast_1d(D.asarray(it, op="r_")))
-        if self.columns:
-            parts = [_xp.reshape(p, (-1, 1)) if p.ndim == 1 else p for p in parts]
-            return concatenate(parts, axis=-1)
-        return concatenate(parts, axis=self.axis)
+                item_ndim = _np.ndim(it) if not isinstance(it, Tensor) else it.ndim
+                obj = array(it, ndmin=ndmin)
+                if trans1d != -1 and item_ndim < ndmin:  # NumPy's placement of the new axes
+                    k2, k1 = ndmin - item_ndim, trans1d
+                    k1 = k1 + k2 + 1 if k1 < 0 else k1
+                    defaxes = list(range(ndmin))
+                    obj = _xp.permute_dims(obj, tuple(defaxes[:k1] + defaxes[k2:] + defaxes[k1:k2]))
+                objs.append(obj)
+                kinds.append(obj.dtype.numpy_dtype)
+        if kinds:
+            target = _np.result_type(*kinds)
+            objs = [array(o, dtype=target, ndmin=ndmin) for o in objs]
+        res = concatenate(objs, axis=axis)
+        if matrix:  # NumPy's matrix of the result: 2-d (axes of length 1 dropped), a row (a column for 'c')
+            was_1d = res.ndim == 1
+            shape = tuple(n for n in res.shape if n > 1) if res.ndim > 2 else res.shape
+            if len(shape) > 2:
+                raise ValueError("nabla.numpy.r_: shape too large to be a matrix.")
+            res = _xp.reshape(res, (1,) * (2 - len(shape)) + shape)
+            if was_1d and col:
+                res = _xp.permute_dims(res, (1, 0))
+        return D.as_face(res)
+
+    def __len__(self):
+        return 0
 
 
-r_ = _Concatenator(0, False)
-c_ = _Concatenator(-1, True)
+def _directive(item: str, axis, ndmin, trans1d):
+    """NumPy's directive grammar: 'r' or 'c', 'axis,ndmin[,trans1d]', or 'axis'."""
+    if item in ("r", "c"):
+        return axis, ndmin, trans1d, True, item == "c"
+    if "," in item:
+        vec = item.split(",")
+        try:
+            axis, ndmin = (int(x) for x in vec[:2])
+            if len(vec) == 3:
+                trans1d = int(vec[2])
+        except Exception as e:
+            raise ValueError(f"nabla.numpy.r_: unknown special directive {item!r}") from e
+        return axis, ndmin, trans1d, False, False
+    try:
+        return int(item), ndmin, trans1d, False, False
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"nabla.numpy.r_: unknown special directive {item!r}") from e
+
+
+r_ = _Concatenator(0)
+c_ = _Concatenator(-1, ndmin=2, trans1d=0)
 
 
 def cycled(values, n: int):

@@ -44,7 +44,7 @@ def _masked(x, where, fill, op):
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):  # noqa: A001
     x = _masked(_prepared(a, "sum", "sum", dtype), where, 0, "sum")
-    r = _xp.sum(x, axis=_axis(axis), keepdims=keepdims)
+    r = _xp.sum(x, axis=_axis(axis), keepdims=keepdims, dtype=x.dtype)  # (the standard's sum widens int8)
     if initial is not None:
         r = r + initial
     return _finish(r, None, out, "sum")
@@ -52,7 +52,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
     x = _masked(_prepared(a, "prod", "sum", dtype), where, 1, "prod")
-    r = _xp.prod(x, axis=_axis(axis), keepdims=keepdims)
+    r = _xp.prod(x, axis=_axis(axis), keepdims=keepdims, dtype=x.dtype)
     if initial is not None:
         r = r * initial
     return _finish(r, None, out, "prod")

@@ -10,6 +10,7 @@ import numpy as _np
 from .. import array_api as _xp
 from ..core import dtypes as _dt
 from ..ops.elementwise import BINARY_FUNCTIONS as _B, UNARY_FUNCTIONS as _U, astype as _astype, where as _where
+from ._ufunc_compositions import COMPOSED as _COMPOSITIONS
 from ._ufuncs import ufunc
 
 _UNARY = {
@@ -100,6 +101,7 @@ _COMPOSED = {
     "fmax": _fmax, "fmin": _fmin, "fmod": _fmod, "heaviside": _heaviside,
     "logaddexp2": lambda a, b: _B["logaddexp"](a * _LN2, b * _LN2) / _LN2,
     "divmod": lambda a, b: (_B["floor_divide"](a, b), _B["remainder"](a, b)),
+    **_COMPOSITIONS,  # modf, frexp, ldexp, spacing, gcd, lcm, bitwise_count
 }
 
 _REDUCERS = {"add": _xp.sum, "multiply": _xp.prod, "maximum": _xp.max, "minimum": _xp.min,

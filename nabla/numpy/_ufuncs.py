@@ -275,7 +275,7 @@ class ufunc:
 #: ufuncs whose reduction may regroup: (a op b) op c == a op (b op c)
 _ASSOCIATIVE = frozenset({"add", "multiply", "maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or",
                           "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "hypot", "logaddexp",
-                          "logaddexp2"})
+                          "logaddexp2", "gcd", "lcm"})
 
 
 def _scatter_add(a: Tensor, indices, b: Tensor, op: str) -> Tensor:
