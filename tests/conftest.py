@@ -7,17 +7,17 @@ import pytest
 
 # A private compiled-model cache per test session, so first sight really is first sight.
 os.environ.setdefault("NABLA_CACHE_DIR", tempfile.mkdtemp(prefix="nabla-test-cache-"))
-# scipy reads this once, at import: scikit-learn's array-API dispatch (tests/test_sklearn.py) needs it
+# scipy reads this once, at import: scikit-learn's array-API dispatch (tests/interop/test_sklearn.py) needs it
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 # the standalone kernel models this session's many structures want are not compiled at its exit
 os.environ.setdefault("NABLA_COMPILE_AT_EXIT", "0")
-# nor does a cold machine's first-run build start (tests/test_first_run.py turns it on where it is
+# nor does a cold machine's first-run build start (tests/core/test_first_run.py turns it on where it is
 # the subject): the session would spend both cores on models its tests do not count on
 os.environ.setdefault("NABLA_FIRST_RUN", "0")
 # a structure met twice is compiled however young the process (the compile paths are what many
-# tests check; tests/test_engine.py checks the default, which waits until a process has run a while)
+# tests check; tests/core/test_engine.py checks the default, which waits until a process has run a while)
 os.environ.setdefault("NABLA_COMPILE_AFTER", "0")
-# JAX, where installed, gets 8 host devices: tests/test_sharding_jax.py runs its shard_map beside ours
+# JAX, where installed, gets 8 host devices: tests/sharding/test_sharding_jax.py runs its shard_map beside ours
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
 
 import nabla as nb  # noqa: E402
@@ -49,7 +49,7 @@ def interpret_by_default():
     engine = nb.core.graph.GRAPH.engine
     saved = engine.single_op_models
     # single-op models depend on what this machine compiled before: tests that count paths must
-    # not (tests/test_engine.py turns them on where they are the subject)
+    # not (tests/core/test_engine.py turns them on where they are the subject)
     engine.single_op_models = False
     yield
     engine.single_op_models = saved

@@ -4,12 +4,14 @@ An entry is one file, ``<key digest>.<content digest>.mef``: it appears by an at
 of a private temporary file, so a reader never sees half of one, and its name carries the
 sha256 of its bytes, so a truncated or overwritten file is detected before MAX reads it,
 then dropped and rebuilt. Two processes writing one key at once each publish a whole file;
-either serves.
+either serves. A process about to build an entry others may want at the same time (Nabla's kernel
+models) first takes the key's ``Claim``; the others wait for it and read its file.
 """
 
 from __future__ import annotations
 
 import bisect
+import fcntl
 import functools
 import hashlib
 import os
@@ -150,6 +152,15 @@ class ModelDiskCache:
                 (self.directory / name).unlink(missing_ok=True)
         return True
 
+    def claim(self, key_digest: str) -> Claim | None:
+        """The machine-wide claim on building the key's entry (None where it cannot be made)."""
+        try:
+            folder = self.directory / ".claims"
+            folder.mkdir(parents=True, exist_ok=True)
+            return Claim(folder / key_digest)
+        except OSError:
+            return None
+
     def _staging(self, key_digest: str) -> Path:
         """A private name in the directory (hidden: listings skip it) to write before the rename."""
         return self.directory / f".{key_digest}.{os.getpid()}.{threading.get_ident()}.{uuid.uuid4().hex[:8]}.mef"
@@ -167,6 +178,31 @@ class ModelDiskCache:
         except Exception:
             staged.unlink(missing_ok=True)
             return 0
+
+
+class Claim:
+    """An exclusive ``flock`` on one file per key: the process holding it builds the entry. The
+    kernel frees it when the holder closes it or exits, however it exits, so a killed builder
+    leaves nothing stale behind (its waiters then build the entry themselves)."""
+
+    def __init__(self, path: Path):
+        self._fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o644)
+
+    def try_take(self) -> bool:
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            return False
+
+    def take(self) -> None:
+        """Block until the holder lets go."""
+        fcntl.flock(self._fd, fcntl.LOCK_EX)
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # (closing the file drops its lock)
+            self._fd = None
 
 
 def model_cache_dir(package_root: Path) -> Path | None:

@@ -10,13 +10,18 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import threading
 import time
 from concurrent import futures
 
+from .compiler import _resolve
 from .disk_cache import ModelDiskCache
 
 #: resident memory one loaded model costs beyond its MEF file (measured: docs/realization.md)
 _MODEL_OVERHEAD_BYTES = 4 << 20
+
+#: what a named model's compile gives where another process compiled it: its file is on disk
+_ON_DISK = object()
 
 
 class RealizationError(RuntimeError):
@@ -25,7 +30,7 @@ class RealizationError(RuntimeError):
 
 class _Entry:
     __slots__ = ("key", "model", "nbytes", "sightings", "compiling", "compile_failed", "error",
-                 "interpreter_refused", "static_graphs", "digest", "fused")
+                 "interpreter_refused", "static_graphs", "digest", "fused", "claim")
 
     def __init__(self, key):
         self.key = key
@@ -39,6 +44,7 @@ class _Entry:
         self.static_graphs = None  # leaf shapes -> MAX graph with static dims, for the interpreter
         self.digest = None  # the key's disk-cache name, once computed
         self.fused = None  # leaf shapes -> the fused kernel's plan for them, False where it does not fit
+        self.claim = None  # the disk cache's claim on building it, held while this process compiles it
 
     @property
     def op_names(self) -> list:
@@ -89,8 +95,46 @@ class ModelStore:
                 return entry.model
             if entry.model is None and entry.compiling is None and not entry.compile_failed:
                 with mlir_context():
-                    self._track(entry, self.compiler.submit(*self._serialize(build())))
+                    job = self._serialize(build())
+                self._track(entry, self._compile_once_per_machine(entry, job))
             return entry.model if entry.model is not None else entry.compiling
+
+    def _compile_once_per_machine(self, entry, job) -> futures.Future:
+        """The compile of a named model, where no other process compiles it now; where one does
+        (test workers, a pool's or Dask's workers warming the same kernels at once), a wait for it
+        that reads its model from disk, and compiles only if that process ended without one."""
+        disk = self.kernel_disk
+        digest = self._digest(entry)
+        claim = None if disk is None else disk.claim(digest)
+        if claim is None or claim.try_take():
+            entry.claim = claim
+            return self.compiler.submit(*job)
+        out: futures.Future = futures.Future()
+        out.nabla_urge = lambda: None
+
+        def wait():
+            try:
+                claim.take()
+                if disk.path_of(digest) is not None:
+                    claim.release()
+                    out.set_result(_ON_DISK)
+                    return
+                entry.claim = claim
+                inner = self.compiler.submit(*job)
+                out.nabla_urge = inner.nabla_urge
+                inner.add_done_callback(lambda done: _resolve(out, done))
+            except BaseException as e:  # noqa: BLE001 - delivered to the waiting thread
+                claim.release()
+                out.set_exception(e)
+
+        threading.Thread(target=wait, name="nabla-claim-wait", daemon=True).start()
+        return out
+
+    @staticmethod
+    def _let_go(entry) -> None:
+        if entry.claim is not None:
+            entry.claim.release()
+            entry.claim = None
 
     def named_model_known(self, name: str) -> bool:
         """Whether the model kept by ``name`` is loaded or on disk, without loading it (a bundle
@@ -146,12 +190,14 @@ class ModelStore:
             model = self.session.init(compiled)
         except Exception as e:
             entry.compile_failed, entry.error = True, e
+            self._let_go(entry)
             return
         self.stats.compiles += 1
         nbytes = 0
         disk = self._disk_of(entry)
         if disk is not None:
             nbytes = disk.save(self._digest(entry), compiled.export_mef)
+        self._let_go(entry)  # (waiting processes read the file now)
         self._charge(entry, model, nbytes)
 
     def _poll_compiles(self) -> None:
@@ -168,6 +214,13 @@ class ModelStore:
                 compiled = fut.result()
             except Exception as e:  # a failed compile falls back to the interpreter where it can
                 entry.compile_failed, entry.error = True, e
+                self._let_go(entry)
+                continue
+            if compiled is _ON_DISK:  # another process compiled it
+                self._load_from_disk(entry)
+                if entry.model is None:
+                    entry.compile_failed = True
+                    entry.error = RuntimeError(f"nabla: the model {entry.key[1]} another process compiled was unreadable")
                 continue
             self._land(entry, compiled)
 

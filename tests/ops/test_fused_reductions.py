@@ -8,7 +8,9 @@ import pytest
 import nabla as nb
 from nabla.core.graph import GRAPH
 
-from .test_fused import fused_on, on_the_kernel  # noqa: F401  (the autouse fixture; the runner)
+from .fused_paths import on_the_kernel
+
+pytestmark = pytest.mark.usefixtures("fused_on")
 
 SHAPES = [((7,), 0), ((3, 1025), 1), ((3, 1025), 0), ((70001,), 0), ((40, 3, 50), 1), ((2, 5, 1), 2)]
 DTYPES = ["float64", "float32", "float16", "int64", "int8", "uint8", "bool"]

@@ -6,7 +6,9 @@ tens of seconds to compile on first sight."""
 import numpy as np
 import pytest
 
-from .test_fused import fused_on, on_the_kernel  # noqa: F401  (the autouse fixture; the runner)
+from .fused_paths import on_the_kernel
+
+pytestmark = pytest.mark.usefixtures("fused_on")
 
 # (nnp, h: float16, b: bool, i: int8, y: float32) -> a result
 HALF = {

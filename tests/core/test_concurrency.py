@@ -334,6 +334,69 @@ def test_disk_listing_finds_entries_other_processes_publish(tmp_path):
         os.listdir = real_listdir
 
 
+_CLAIM_BUILD = """
+def build():
+    from max.dtype import DType
+    from max.graph import DeviceRef, Graph, TensorType
+
+    with Graph("claim_add_one", input_types=[TensorType(DType.float32, ["n"], DeviceRef.CPU())]) as g:
+        g.output(g.inputs[0].tensor + 1)
+    return g
+"""
+
+
+@pytest.mark.parametrize("holder", ["publishes", "dies"])
+def test_a_kernel_model_another_process_compiles_is_waited_for_not_compiled_again(tmp_path, holder):
+    """Two processes wanting one of Nabla's kernel models at once (test workers, a pool's workers):
+    the second waits for the first's compile and reads its file; where the first dies without one,
+    the second compiles it."""
+    import subprocess
+    import sys
+    from concurrent.futures import Future
+
+    from nabla.core.disk_cache import ModelDiskCache
+    from nabla.core.engine import Engine
+    from max.driver import Buffer
+
+    name = "test-claim-add-one"
+    scope = {}
+    exec(_CLAIM_BUILD, scope)
+    child = (_CLAIM_BUILD +
+             "import os, sys\n"
+             "from pathlib import Path\n"
+             "from nabla.core.disk_cache import ModelDiskCache\n"
+             "from nabla.core.engine import Engine\n"
+             "engine = Engine()\n"
+             "engine.kernel_disk = ModelDiskCache(Path(sys.argv[1]))\n"
+             f"assert engine.named_model({name!r}, build) is not None\n"
+             "print('claimed', flush=True)\n"
+             "sys.stdin.readline()\n"
+             f"if sys.argv[2] == 'dies':\n    os._exit(3)\n"
+             "engine.wait_for_compiles()\n"
+             f"assert engine.named_model({name!r}, build, compile=False) is not None\n")
+    proc = subprocess.Popen([sys.executable, "-c", child, str(tmp_path), holder], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "claimed"
+        engine = Engine()
+        engine.kernel_disk = ModelDiskCache(tmp_path)
+        waiting = engine.named_model(name, scope["build"])
+        assert isinstance(waiting, Future) and not waiting.done()  # the other process holds the claim
+        time.sleep(0.5)
+        assert not waiting.done()
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+        assert proc.wait(TIMEOUT) == (3 if holder == "dies" else 0)
+        engine.wait_for_compiles()
+        model = engine.named_model(name, scope["build"], compile=False)
+        assert model is not None
+        assert engine.stats.compiles == (1 if holder == "dies" else 0)
+        out = model.execute(Buffer.from_numpy(np.arange(4, dtype=np.float32)))[0]
+        np.testing.assert_array_equal(out.to_numpy(), np.arange(4, dtype=np.float32) + 1)
+    finally:
+        proc.kill()
+
+
 def _digest16(data):
     import hashlib
 

@@ -9,7 +9,9 @@ import pytest
 import nabla as nb
 from nabla.core.graph import GRAPH
 
-from .test_fused import fused_on, on_the_kernel  # noqa: F401  (the autouse fixture; the runner)
+from .fused_paths import on_the_kernel
+
+pytestmark = pytest.mark.usefixtures("fused_on")
 
 # (nnp, z, w: complex128, x: float64, b: bool, c: complex64) -> a result
 COMPLEX = {

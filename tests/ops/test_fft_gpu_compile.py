@@ -3,10 +3,10 @@ sm_90 GPU (MAX's virtual device mode), never run: every kind (c2c, r2c, c2r), a 
 an inner axis and a 2-D transform. Run on a real GPU by ``python -m bench.gpu_check``. Opt-in (about
 a minute):
 
-    NABLA_SLOW_TESTS=1 python -m pytest tests/test_fft_gpu_compile.py
+    NABLA_SLOW_TESTS=1 python -m pytest tests/ops/test_fft_gpu_compile.py
 """
 
-from .virtual_gpus import SLOW, run_on_virtual_gpus
+from ..virtual_gpus import SLOW, run_on_virtual_gpus
 
 pytestmark = SLOW
 

@@ -10,7 +10,10 @@ import nabla as nb
 import nabla.array_api as xp
 from nabla.ops.fused_codes import _SIGNED_ONLY, INT_CODES
 
-from .test_fused import fused_on, run  # noqa: F401  (the autouse fixture and the two-path runner)
+from ..op_db import REFERENCE
+from .fused_paths import run
+
+pytestmark = pytest.mark.usefixtures("fused_on")
 
 INT_DTYPES = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"]
 
@@ -19,15 +22,12 @@ def in_family(name, dtype) -> bool:
     """Whether the kernel runs ``name`` on ``dtype`` (uint64 values above 2**63 are negative int64s)."""
     return not (dtype == "uint64" and name in _SIGNED_ONLY)
 
-NP_UNARY = {"negative": np.negative, "abs": np.abs, "square": np.square, "floor": np.floor, "ceil": np.ceil,
-            "trunc": np.trunc, "sign": np.sign, "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite,
-            "logical_not": np.logical_not, "positive": np.positive, "bitwise_invert": np.invert}
-NP_BINARY = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "maximum": np.maximum,
-             "minimum": np.minimum, "equal": np.equal, "not_equal": np.not_equal, "greater": np.greater,
-             "greater_equal": np.greater_equal, "less": np.less, "less_equal": np.less_equal,
-             "logical_and": np.logical_and, "logical_or": np.logical_or, "logical_xor": np.logical_xor,
-             "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor,
-             "floor_divide": np.floor_divide, "remainder": np.remainder}
+# the integer family's ops (references: tests/op_db.py)
+INT_UNARY = ("negative", "abs", "square", "floor", "ceil", "trunc", "sign", "isnan", "isinf", "isfinite",
+             "logical_not", "positive", "bitwise_invert")
+INT_BINARY = ("add", "subtract", "multiply", "maximum", "minimum", "equal", "not_equal", "greater",
+              "greater_equal", "less", "less_equal", "logical_and", "logical_or", "logical_xor", "bitwise_and",
+              "bitwise_or", "bitwise_xor", "floor_divide", "remainder")
 
 
 def edges(dtype, n=40, seed=0):
@@ -48,14 +48,14 @@ def test_the_family_names_every_integer_dtype():
 
 
 @pytest.mark.parametrize("dtype", INT_DTYPES)
-@pytest.mark.parametrize("name", sorted(NP_UNARY))
+@pytest.mark.parametrize("name", sorted(INT_UNARY))
 def test_unary_ops_wrap_like_numpy(name, dtype):
     a = edges(dtype)
     op = getattr(nb, name)
     if name == "logical_not":  # (of booleans: the integers' nonzero)
         op, ref_op = (lambda x: getattr(nb, name)(x != 0)), (lambda x: np.logical_not(x != 0))
     else:
-        ref_op = NP_UNARY[name]
+        ref_op = REFERENCE[name]
     fn = (lambda x: op(x) == op(x)) if name.startswith("is") or name == "logical_not" else (lambda x: op(x) + 1)
     with np.errstate(all="ignore"):
         ref = ref_op(a)
@@ -69,10 +69,10 @@ def test_unary_ops_wrap_like_numpy(name, dtype):
 
 
 @pytest.mark.parametrize("dtype", INT_DTYPES)
-@pytest.mark.parametrize("name", sorted(NP_BINARY))
+@pytest.mark.parametrize("name", sorted(INT_BINARY))
 def test_binary_ops_wrap_like_numpy(name, dtype):
     a, b = edges(dtype, seed=1), edges(dtype, seed=2)[::-1].copy()
-    op, ref_op = getattr(nb, name), NP_BINARY[name]
+    op, ref_op = getattr(nb, name), REFERENCE[name]
     if name.startswith("logical"):  # (of booleans: the integers' nonzero)
         op, ref_op = (lambda x, y, f=op: f(x != 0, y != 0)), (lambda x, y, f=ref_op: f(x != 0, y != 0))
     with np.errstate(all="ignore"):

@@ -104,7 +104,7 @@ def test_shard_map_matches_jax(name):
     got = ours(*[nb.asarray(a) for a in args]).numpy()
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
-    if not check_grad:  # JAX has no derivative of pmax/pmin (tests/test_sharding.py checks ours)
+    if not check_grad:  # JAX has no derivative of pmax/pmin (tests/sharding/test_sharding.py checks ours)
         return
     argnums = tuple(range(len(args)))
     want_g = jax.grad(lambda *a: jnp.sum(jnp.sin(theirs(*a))), argnums=argnums)(*args)

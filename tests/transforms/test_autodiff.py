@@ -256,7 +256,7 @@ def test_hessians_agree_in_every_mode_composition(name):
 
 def _namespace_cases():
     """test_vmap's namespace registry, one example each, differentiated in its float arguments."""
-    from tests.test_vmap import NAMESPACE_CASES
+    from tests.transforms.test_vmap import NAMESPACE_CASES
 
     cases = {}
     for name, (fn, args, in_axes) in NAMESPACE_CASES.items():

@@ -1,10 +1,10 @@
 """Compile-only: the multi-device lowering built for two virtual sm_90 GPUs (MAX's virtual device
 mode) and compiled, never run. Slow (each graph compiles in 1-2 min here), so opt-in:
 
-    NABLA_SLOW_TESTS=1 python -m pytest tests/test_sharding_gpu_compile.py
+    NABLA_SLOW_TESTS=1 python -m pytest tests/sharding/test_sharding_gpu_compile.py
 """
 
-from .virtual_gpus import SLOW, run_on_virtual_gpus
+from ..virtual_gpus import SLOW, run_on_virtual_gpus
 
 pytestmark = SLOW
 

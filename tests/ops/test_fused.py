@@ -10,62 +10,40 @@ import nabla.array_api as xp
 from nabla.core.graph import GRAPH
 from nabla.ops.fused_codes import ARG_REDUCE, BINARY_CODES, REDUCE_CODES, UNARY_CODES
 
+from ..op_db import REFERENCE
+from .fused_paths import on_the_kernel, run
+
 SPECIAL = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.75, 1e-30, -1e30, np.inf, -np.inf, np.nan, 2.0, 1e3],
                    np.float64)
 
 
-@pytest.fixture(autouse=True)
-def fused_on(fused_kernels):
-    GRAPH.engine.fused_enabled = True
+pytestmark = pytest.mark.usefixtures("fused_on")
 
 
-def run(fn, *arrays, fused=True):
-    """``fn`` on fresh tensors down one path; returns (NumPy result, whether it ran fused)."""
-    engine = GRAPH.engine
-    engine.fused_enabled = fused
-    try:
-        before = nb.engine_stats()["fused"]
-        out = fn(*[nb.asarray(a) for a in arrays]).numpy()
-        return out, nb.engine_stats()["fused"] > before
-    finally:
-        engine.fused_enabled = True
-
-
-NP_UNARY = {
-    "negative": np.negative, "abs": np.abs, "square": np.square, "reciprocal": np.reciprocal, "exp": np.exp,
-    "expm1": np.expm1, "log": np.log, "log1p": np.log1p, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos,
-    "tanh": np.tanh, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "sign": np.sign,
-    "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite, "positive": np.positive,
-    "signbit": np.signbit, "round": np.round,
-}
-NP_BINARY = {
-    "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": np.divide,
-    "maximum": np.maximum, "minimum": np.minimum, "equal": np.equal, "not_equal": np.not_equal,
-    "greater": np.greater, "greater_equal": np.greater_equal, "less": np.less, "less_equal": np.less_equal,
-}
+# the float and boolean opcodes (the integer-only ones: tests/ops/test_fused_integers.py)
+_INT_ONLY = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert", "floor_divide", "remainder"}
+FLOAT_UNARY = sorted(set(UNARY_CODES) - _INT_ONLY - {"logical_not"})
+FLOAT_BINARY = sorted(set(BINARY_CODES) - _INT_ONLY - {"logical_and", "logical_or", "logical_xor"})
 # exactly rounded in IEEE arithmetic: both paths must give the same bits
 EXACT = {"negative", "abs", "square", "reciprocal", "sqrt", "floor", "ceil", "trunc", "sign", "positive",
          "round", "add", "subtract", "multiply", "divide", "maximum", "minimum"}
 
 
 def test_every_opcode_has_a_reference():
-    int_only = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert", "floor_divide", "remainder"}
-    # (the integer-only ops: tests/test_fused_integers.py)
-    assert set(NP_UNARY) | {"logical_not"} == set(UNARY_CODES) - int_only
-    assert set(NP_BINARY) | {"logical_and", "logical_or", "logical_xor"} == set(BINARY_CODES) - int_only
+    assert set(UNARY_CODES) | set(BINARY_CODES) <= set(REFERENCE)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("name", sorted(NP_UNARY))
+@pytest.mark.parametrize("name", FLOAT_UNARY)
 def test_unary_special_values(name, dtype):
     a = SPECIAL.astype(dtype)
     op = getattr(nb, name)
     # a float result: keep the op's own value (comparisons feed a where, since a bool result is
     # not the kernel's); adding 0.5 makes the trace more than a single op
     if name in ("isnan", "isinf", "isfinite", "signbit"):
-        fn, want = (lambda x: nb.astype(op(x), x.dtype) + 0.5), NP_UNARY[name](a) + 0.5
+        fn, want = (lambda x: nb.astype(op(x), x.dtype) + 0.5), REFERENCE[name](a) + 0.5
     else:
-        fn, want = (lambda x: op(x) + 0.5), NP_UNARY[name](a) + dtype(0.5)
+        fn, want = (lambda x: op(x) + 0.5), REFERENCE[name](a) + dtype(0.5)
     with np.errstate(all="ignore"):
         want = want.astype(dtype)
         fused, ran_fused = run(fn, a)
@@ -79,19 +57,19 @@ def test_unary_special_values(name, dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("name", sorted(NP_BINARY))
+@pytest.mark.parametrize("name", FLOAT_BINARY)
 def test_binary_special_values(name, dtype):
     a = np.repeat(SPECIAL, SPECIAL.size).astype(dtype)
     b = np.tile(SPECIAL, SPECIAL.size).astype(dtype)
     op = getattr(nb, name)
-    comparison = NP_BINARY[name](a[:1], b[:1]).dtype == bool
+    comparison = REFERENCE[name](a[:1], b[:1]).dtype == bool
     if comparison:
         fn = lambda x, y: nb.where(op(x, y), x, y)  # noqa: E731
-        want = np.where(NP_BINARY[name](a, b), a, b)
+        want = np.where(REFERENCE[name](a, b), a, b)
     else:
         fn = lambda x, y: op(x, y) * 1.0  # noqa: E731
         with np.errstate(all="ignore"):
-            want = NP_BINARY[name](a, b)
+            want = REFERENCE[name](a, b)
     with np.errstate(all="ignore"):
         fused, ran_fused = run(fn, a, b)
         interp, _ = run(fn, a, b, fused=False)
@@ -626,23 +604,6 @@ def test_a_joint_run_leaves_views_of_realized_data_pending():
     assert same and d._impl.is_realized and not view._impl.is_realized
     assert after["fused"] - before["fused"] == 2  # d's program and the tested count's
     np.testing.assert_array_equal(view.numpy(), a[1:, ::2].T)
-
-
-def on_the_kernel(fn, data):
-    """(``fn`` of ``nabla.numpy`` on ``data``, ``fn`` of NumPy on it): Nabla's run on the fused kernel
-    (or a model an earlier test's structure compiled: a cache hit), never the interpreter or a
-    compile; dtypes and shapes equal."""
-    import nabla.numpy as nnp
-
-    before = nb.engine_stats()
-    got = np.asarray(fn(nnp, *map(nnp.asarray, data)))
-    after = nb.engine_stats()
-    with np.errstate(all="ignore"):
-        want = fn(np, *data)
-    assert after["fused"] + after["cache_hits"] > before["fused"] + before["cache_hits"], (before, after)
-    assert after["interpreted"] == before["interpreted"] and after["compiles"] == before["compiles"]
-    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape, want.dtype, want.shape)
-    return got, want
 
 
 # float work whose inputs or result are of other dtypes (a comparison's bool result, casts, an
