@@ -47,6 +47,8 @@ from ._histograms import *  # noqa: F401,F403,E402
 from ._host import *  # noqa: F401,F403,E402
 from ._index_tricks import *  # noqa: F401,F403,E402
 from ._index_tricks import index_exp, mgrid, ogrid, s_  # noqa: F401,E402  (objects, not functions)
+from ._iteration import nditer, vectorize  # noqa: F401,E402
+from . import _void  # noqa: F401,E402  (x.view of record and raw void dtypes)
 from ._manipulation import *  # noqa: F401,F403,E402
 from ._numeric import *  # noqa: F401,F403,E402
 from ._windows import *  # noqa: F401,F403,E402
@@ -95,6 +97,10 @@ def size(a, axis=None):
 
 
 def isscalar(element):
+    """NumPy's scalars, and 0-d face arrays: they stand for the NumPy scalars that reductions and
+    indexing give there (``x.sum()``, ``x[0]``; dates and records answer in their modules)."""
+    if isinstance(element, ndarray):
+        return element.ndim == 0
     return _np.isscalar(element)
 
 
@@ -114,20 +120,9 @@ def astype(x, dtype, /, *, copy=True, device=None):
     return ndarray.astype(asarray(x), dtype, copy=copy)
 
 
-def nditer(*args, **kwargs):
-    raise NotImplementedError("nabla.numpy.nditer: element-by-element iteration has no lazy form on MAX; write the "
-                              "loop as whole-array expressions (ufuncs, where, reductions), or iterate "
-                              "numpy.asarray(x) on the host")
-
-
-def vectorize(pyfunc, *args, **kwargs):
-    raise NotImplementedError("nabla.numpy.vectorize: a Python function per element cannot run on MAX; write it "
-                              "with array operations, or use nabla.vmap to map a function over an axis")
-
-
 def frompyfunc(*args, **kwargs):
-    raise NotImplementedError("nabla.numpy.frompyfunc: Python functions per element cannot run on MAX; use "
-                              "nabla.vmap or array operations")
+    raise NotImplementedError("nabla.numpy.frompyfunc: its results are object arrays, which MAX cannot hold; use "
+                              "nabla.numpy.vectorize with otypes, or array operations")
 
 
 def _face_namespace(ns: dict) -> None:

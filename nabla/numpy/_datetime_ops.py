@@ -426,7 +426,7 @@ def _functions() -> dict:
         "shape": lambda a: a.shape, "ndim": lambda a: a.ndim,
         "size": lambda a, axis=None: a.size if axis is None else a.shape[axis],
         "result_type": lambda *ts: _np.result_type(*(t.dtype if isinstance(t, DatetimeArray) else t for t in ts)),
-        "isscalar": lambda a: False, "iscomplexobj": lambda a: False, "isrealobj": lambda a: True,
+        "isscalar": lambda a: a.ndim == 0, "iscomplexobj": lambda a: False, "isrealobj": lambda a: True,
         "isnat": isnat, "datetime_as_string": datetime_as_string, "busday_count": busday_count,
         "busday_offset": busday_offset, "is_busday": is_busday,
     })

@@ -20,6 +20,11 @@ from ..ops import aliasing
 from ..ops.elementwise import astype as _astype, complex_from_parts
 
 
+#: ``x.view(dtype)`` for dtypes of bytes the face's layers above keep (``_void.py`` adds its own on
+#: import): each gives the view, or None for a dtype it does not know
+BYTE_VIEWS: list = []
+
+
 class ndarray(Tensor):
     """A lazy n-dimensional array on a MAX device, with NumPy's interface."""
 
@@ -83,6 +88,13 @@ class ndarray(Tensor):
         if ndigits is None:
             return round(self.item())
         return around(self, ndigits)
+
+    def is_integer(self):
+        """NumPy's scalar method for 0-d results (``x.mean().is_integer()``): a finite whole number."""
+        kind = self.dtype.kind
+        if self.shape or kind not in "iuf":  # as NumPy: arrays, bools and complex numbers have none
+            raise AttributeError(f"'{builtins_type(self).__name__}' object has no attribute 'is_integer'")
+        return kind != "f" or bool(_xp.logical_and(_xp.isfinite(self), _xp.floor(self) == self))
 
     @property
     def flags(self):
@@ -229,6 +241,10 @@ class ndarray(Tensor):
 
         if dates_dtype(dtype) is not None:  # the bytes as int64 ticks of a date unit
             return DatetimeArray(self.view(_np.int64), dates_dtype(dtype))
+        for byte_view in BYTE_VIEWS:  # records or raw void items over these bytes
+            out = byte_view(self, dtype)
+            if out is not None:
+                return out
         target = None if dtype is None else D.to_nabla(dtype, "view")
         if target is None or target is self.dtype:
             return aliasing.make_view(self, ndarray(self._impl), lambda p: p, lambda p, c: c)

@@ -25,6 +25,7 @@ from . import _arrays as A
 from . import _datetime as _dates
 from . import _dtypes as D
 from ._datetime import DatetimeArray
+from ._items import Items
 from ._ndarray import ndarray
 
 _type = type  # ``view(dtype, type)`` takes NumPy's parameter name
@@ -159,7 +160,7 @@ def _field_name(dtype: _np.dtype, key: str) -> str:
 
 
 # --- the array -----------------------------------------------------------------------------------------
-class StructuredArray:
+class StructuredArray(Items):
     """An array of records: NumPy's structured dtype and one array per field (face arrays on MAX).
     Field access, indexing, reshaping and writes are the fields'; views see writes, as in NumPy."""
 
@@ -187,21 +188,7 @@ class StructuredArray:
         return self._make(fields, self.dtype, shape)
 
     # --- metadata ----------------------------------------------------------------------------------
-    ndim = property(lambda self: len(self.shape))
-    size = property(lambda self: math.prod(self.shape))
-    itemsize = property(lambda self: self.dtype.itemsize)
-    nbytes = property(lambda self: self.size * self.dtype.itemsize)
     T = property(lambda self: self.transpose())
-
-    def __len__(self):
-        if not self.shape:
-            raise TypeError("len() of unsized object")
-        return self.shape[0]
-
-    def __iter__(self):
-        if not self.shape:
-            raise TypeError("iteration over a 0-d array")
-        return (self[i] for i in range(self.shape[0]))
 
     # --- host boundary -----------------------------------------------------------------------------
     def numpy(self) -> _np.ndarray:

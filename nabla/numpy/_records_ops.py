@@ -517,7 +517,7 @@ def _writer(name: str):
 
 _FUNCTIONS.update({name: _writer(name) for name in ("save", "savez", "savez_compressed", "savetxt")})
 _FUNCTIONS.update({f.__name__: f for f in (array, asarray, zeros_like, ones_like, empty_like, full_like)})
-_FUNCTIONS.update(asanyarray=asarray, ascontiguousarray=asarray)
+_FUNCTIONS.update(asanyarray=asarray, ascontiguousarray=asarray, isscalar=lambda a: a.ndim == 0)
 
 
 def function(name: str, owner: StructuredArray):

@@ -1,7 +1,7 @@
 # The FFT kernel's GPU path (nabla/ops/kernels/fft/gpu.mojo) run on the CPU, one row at a time:
 # its gather (_input), every Stockham pass (_any_stage), Bluestein's chirp and product, and its
 # scatter (_output), in the order its block kernel runs them, minus the threads. Prints each case's
-# parameters and output; tests/test_fft_gpu_math.py rebuilds the input and checks against NumPy.
+# parameters and output; tests/ops/test_fft_gpu_math.py rebuilds the input and checks against NumPy.
 from std.math import sqrt
 from fft.gpu import CHIRP, COUNT, L, M, N, PLAN, ROWS, Geo, _chirp, _input, _output, _scale, stack_geometry
 from fft.gpu_passes import any_stage, pad, padded_size

@@ -9,7 +9,7 @@ import numpy
 import pytest
 
 import nabla.numpy as fnp
-from tests.test_numpy_face import _compare as _compare_plain
+from .test_face import _compare as _compare_plain
 
 R = numpy.random.default_rng(3)
 X = R.standard_normal((4, 5))
