@@ -28,6 +28,13 @@ def _lower_this_threads_priority() -> None:
         pass
 
 
+#: seconds between looks at models other processes are compiling for this one
+_CLAIM_POLL_S = 0.25
+
+#: what a compile gives where another process compiled the same model meanwhile: its file is on disk
+ON_DISK = object()
+
+
 def _resolve(ours: Future, theirs: Future) -> None:
     try:
         ours.set_result(theirs.result())
@@ -60,11 +67,14 @@ class BackgroundCompiler:
         # at once finished no sooner (measured: the demo took 98 s either way)
         self.workers = max(1, int(os.environ.get("NABLA_COMPILE_WORKERS", "1")))
 
-    def submit(self, bytecode: bytes, extensions=()) -> Future:
+    def submit(self, bytecode: bytes, extensions=(), claim=None, published=None) -> Future:
+        """``claim``: the disk cache's claim on the model, taken when its compile starts; while
+        another process holds it, other compiles go first, and once ``published()`` says that
+        process's model is on disk, the Future gives ``ON_DISK`` instead of compiling it again."""
         fut: Future = Future()
         fut.nabla_urge = lambda: self.urge(fut)  # (``progress.wait`` calls it)
         with self._ready:
-            self._pending.append((bytecode, list(extensions), fut))
+            self._pending.append((bytecode, list(extensions), fut, claim, published))
             self._ready.notify_all()
         with self._start_lock:
             if self._thread is None or not self._thread.is_alive():
@@ -85,10 +95,33 @@ class BackgroundCompiler:
     def _next(self):
         """The next compile to start, once the pool has room for it; None after an idle wait."""
         with self._ready:
-            while not self._pending or (not self.in_process and self._running >= self.workers):
-                if not self._ready.wait(timeout=self.idle_seconds if self._pool is not None else None):
+            while True:
+                room = self.in_process or self._running < self.workers
+                job = self._startable() if room else None
+                if job is not None:
+                    return job
+                others = room and bool(self._pending)  # each pending model claimed by another process
+                if not self._ready.wait(timeout=_CLAIM_POLL_S if others else
+                                        self.idle_seconds if self._pool is not None else None) and not others:
                     return None
-            return self._pending.popleft()
+
+    def _startable(self):
+        """The first pending compile no other process has claimed (taking its claim), resolving
+        those whose models other processes have published meanwhile."""
+        i = 0
+        while i < len(self._pending):
+            job = self._pending[i]
+            claim, published = job[3], job[4]
+            if published is not None and published():
+                del self._pending[i]
+                if job[2].set_running_or_notify_cancel():
+                    job[2].set_result(ON_DISK)
+                continue
+            if claim is None or claim.try_take():
+                del self._pending[i]
+                return job
+            i += 1
+        return None
 
     def _loop(self) -> None:
         _lower_this_threads_priority()
@@ -100,7 +133,7 @@ class BackgroundCompiler:
                 if not self._running and not self._pending:
                     self._close_pool()  # idle: give the compiler's memory back
                 continue
-            bytecode, extensions, fut = job
+            bytecode, extensions, fut = job[:3]
             if not fut.set_running_or_notify_cancel():
                 continue
             try:

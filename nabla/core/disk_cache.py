@@ -204,6 +204,8 @@ class Claim:
             os.close(self._fd)  # (closing the file drops its lock)
             self._fd = None
 
+    __del__ = release  # (an engine dropped with a compile under way lets go with it)
+
 
 def model_cache_dir(package_root: Path) -> Path | None:
     root = default_root()

@@ -10,18 +10,15 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import threading
 import time
 from concurrent import futures
 
-from .compiler import _resolve
+from .compiler import ON_DISK
 from .disk_cache import ModelDiskCache
 
 #: resident memory one loaded model costs beyond its MEF file (measured: docs/realization.md)
 _MODEL_OVERHEAD_BYTES = 4 << 20
 
-#: what a named model's compile gives where another process compiled it: its file is on disk
-_ON_DISK = object()
 
 
 class RealizationError(RuntimeError):
@@ -30,7 +27,7 @@ class RealizationError(RuntimeError):
 
 class _Entry:
     __slots__ = ("key", "model", "nbytes", "sightings", "compiling", "compile_failed", "error",
-                 "interpreter_refused", "static_graphs", "digest", "fused", "claim")
+                 "interpreter_refused", "static_graphs", "digest", "fused", "saved_bytes")
 
     def __init__(self, key):
         self.key = key
@@ -44,7 +41,7 @@ class _Entry:
         self.static_graphs = None  # leaf shapes -> MAX graph with static dims, for the interpreter
         self.digest = None  # the key's disk-cache name, once computed
         self.fused = None  # leaf shapes -> the fused kernel's plan for them, False where it does not fit
-        self.claim = None  # the disk cache's claim on building it, held while this process compiles it
+        self.saved_bytes = 0  # the size of its compiled model's file, once published to disk
 
     @property
     def op_names(self) -> list:
@@ -100,41 +97,31 @@ class ModelStore:
             return entry.model if entry.model is not None else entry.compiling
 
     def _compile_once_per_machine(self, entry, job) -> futures.Future:
-        """The compile of a named model, where no other process compiles it now; where one does
-        (test workers, a pool's or Dask's workers warming the same kernels at once), a wait for it
-        that reads its model from disk, and compiles only if that process ended without one."""
-        disk = self.kernel_disk
-        digest = self._digest(entry)
-        claim = None if disk is None else disk.claim(digest)
-        if claim is None or claim.try_take():
-            entry.claim = claim
+        """The compile of a model, published to disk as soon as it ends. Its claim in the disk cache
+        makes it once per machine: where another process compiles the same model (test workers, or
+        a pool's or Dask's workers warming the same kernels, meeting the same structures), this
+        process compiles others meanwhile and then reads that one from disk; it compiles the model
+        itself only if that process ends without publishing it."""
+        disk = self._disk_of(entry)
+        if disk is None:
             return self.compiler.submit(*job)
-        out: futures.Future = futures.Future()
-        out.nabla_urge = lambda: None
+        digest = self._digest(entry)
+        claim = disk.claim(digest)
+        fut = self.compiler.submit(*job, claim=claim, published=lambda: disk.path_of(digest) is not None)
 
-        def wait():
+        def publish(done):  # (on the compiler's thread, before the landing queue hears of it)
             try:
-                claim.take()
-                if disk.path_of(digest) is not None:
+                compiled = done.result()
+                if compiled is not ON_DISK:
+                    entry.saved_bytes = disk.save(digest, compiled.export_mef)
+            except BaseException:  # noqa: BLE001 - the failure lands with the model
+                pass
+            finally:
+                if claim is not None:
                     claim.release()
-                    out.set_result(_ON_DISK)
-                    return
-                entry.claim = claim
-                inner = self.compiler.submit(*job)
-                out.nabla_urge = inner.nabla_urge
-                inner.add_done_callback(lambda done: _resolve(out, done))
-            except BaseException as e:  # noqa: BLE001 - delivered to the waiting thread
-                claim.release()
-                out.set_exception(e)
 
-        threading.Thread(target=wait, name="nabla-claim-wait", daemon=True).start()
-        return out
-
-    @staticmethod
-    def _let_go(entry) -> None:
-        if entry.claim is not None:
-            entry.claim.release()
-            entry.claim = None
+        fut.add_done_callback(publish)
+        return fut
 
     def named_model_known(self, name: str) -> bool:
         """Whether the model kept by ``name`` is loaded or on disk, without loading it (a bundle
@@ -158,7 +145,9 @@ class ModelStore:
                 raise RealizationError(
                     "nabla: MAX could not compile a trace that passed Nabla's checks; this is a bug in "
                     f"Nabla (ops: {entry.op_names})") from entry.error
-            self._track(entry, self.compiler.submit(*self._serialize(build(True))))
+            with mlir_context():
+                job = self._serialize(build(True))
+            self._track(entry, self._compile_once_per_machine(entry, job))
         return entry.compiling
 
     def _track(self, entry, fut) -> None:
@@ -190,14 +179,10 @@ class ModelStore:
             model = self.session.init(compiled)
         except Exception as e:
             entry.compile_failed, entry.error = True, e
-            self._let_go(entry)
             return
         self.stats.compiles += 1
-        nbytes = 0
-        disk = self._disk_of(entry)
-        if disk is not None:
-            nbytes = disk.save(self._digest(entry), compiled.export_mef)
-        self._let_go(entry)  # (waiting processes read the file now)
+        nbytes = entry.saved_bytes  # (published when its compile ended)
+        entry.saved_bytes = 0
         self._charge(entry, model, nbytes)
 
     def _poll_compiles(self) -> None:
@@ -214,23 +199,27 @@ class ModelStore:
                 compiled = fut.result()
             except Exception as e:  # a failed compile falls back to the interpreter where it can
                 entry.compile_failed, entry.error = True, e
-                self._let_go(entry)
                 continue
-            if compiled is _ON_DISK:  # another process compiled it
+            if compiled is ON_DISK:  # another process compiled it
                 self._load_from_disk(entry)
                 if entry.model is None:
                     entry.compile_failed = True
-                    entry.error = RuntimeError(f"nabla: the model {entry.key[1]} another process compiled was unreadable")
+                    what = entry.key[1] if entry.key[0] == "named" else ", ".join(entry.op_names)
+                    entry.error = RuntimeError(f"nabla: the model ({what}) another process compiled was unreadable")
                 continue
             self._land(entry, compiled)
 
     def wait_for_compiles(self) -> None:
         """Block until every background compile has landed."""
         with self._lock:
-            pending = [e.compiling for e in self._compiling.values()]
-        futures.wait(pending)
-        with self._lock:
-            self._poll_compiles()
+            pending = list(self._compiling.values())
+        futures.wait([e.compiling for e in pending if e.compiling is not None])
+        while True:  # a Future wakes its waiters before its callbacks tell the landing queue
+            with self._lock:
+                self._poll_compiles()
+                if not any(id(e) in self._compiling for e in pending):
+                    return
+            time.sleep(0.001)
 
     # --- memory: loaded models within a byte budget, the rest on disk --------------
     def _charge(self, entry, model, file_bytes: int) -> None:

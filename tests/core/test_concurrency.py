@@ -346,44 +346,51 @@ def build():
 
 
 @pytest.mark.parametrize("holder", ["publishes", "dies"])
-def test_a_kernel_model_another_process_compiles_is_waited_for_not_compiled_again(tmp_path, holder):
-    """Two processes wanting one of Nabla's kernel models at once (test workers, a pool's workers):
-    the second waits for the first's compile and reads its file; where the first dies without one,
-    the second compiles it."""
+def test_a_model_another_process_compiles_is_waited_for_not_compiled_again(tmp_path, holder):
+    """Two processes wanting one model at once (test workers, a pool's workers warming the same
+    kernels): the one that finds it claimed waits for the other's file; where the other ends
+    without publishing one, it compiles the model itself."""
     import subprocess
     import sys
     from concurrent.futures import Future
 
-    from nabla.core.disk_cache import ModelDiskCache
-    from nabla.core.engine import Engine
     from max.driver import Buffer
 
+    from nabla.core.disk_cache import ModelDiskCache
+    from nabla.core.engine import Engine
+    from nabla.core.models import _stable_text
+
     name = "test-claim-add-one"
+    digest = ModelDiskCache.key_digest(_stable_text(("named", name)))
     scope = {}
     exec(_CLAIM_BUILD, scope)
-    child = (_CLAIM_BUILD +
+    # the other process: claims the model as its compile would, then publishes it, or dies
+    other = (_CLAIM_BUILD +
              "import os, sys\n"
              "from pathlib import Path\n"
              "from nabla.core.disk_cache import ModelDiskCache\n"
              "from nabla.core.engine import Engine\n"
-             "engine = Engine()\n"
-             "engine.kernel_disk = ModelDiskCache(Path(sys.argv[1]))\n"
-             f"assert engine.named_model({name!r}, build) is not None\n"
+             "from nabla.core.models import mlir_context\n"
+             "disk = ModelDiskCache(Path(sys.argv[1]))\n"
+             f"claim = disk.claim({digest!r})\n"
+             "assert claim.try_take()\n"
              "print('claimed', flush=True)\n"
              "sys.stdin.readline()\n"
-             f"if sys.argv[2] == 'dies':\n    os._exit(3)\n"
-             "engine.wait_for_compiles()\n"
-             f"assert engine.named_model({name!r}, build, compile=False) is not None\n")
-    proc = subprocess.Popen([sys.executable, "-c", child, str(tmp_path), holder], stdin=subprocess.PIPE,
+             "if sys.argv[2] == 'dies':\n    os._exit(3)\n"
+             "engine = Engine()\n"
+             "with mlir_context():\n    job = engine._serialize(build())\n"
+             f"disk.save({digest!r}, engine.compiler.submit(*job).result().export_mef)\n"
+             "claim.release()\n")
+    proc = subprocess.Popen([sys.executable, "-c", other, str(tmp_path), holder], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline().strip() == "claimed"
         engine = Engine()
         engine.kernel_disk = ModelDiskCache(tmp_path)
         waiting = engine.named_model(name, scope["build"])
-        assert isinstance(waiting, Future) and not waiting.done()  # the other process holds the claim
-        time.sleep(0.5)
-        assert not waiting.done()
+        assert isinstance(waiting, Future)
+        time.sleep(1.0)
+        assert not waiting.done()  # not compiled here: the other process holds the claim
         proc.stdin.write("go\n")
         proc.stdin.flush()
         assert proc.wait(TIMEOUT) == (3 if holder == "dies" else 0)

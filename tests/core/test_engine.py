@@ -399,7 +399,7 @@ def test_a_small_staged_trace_is_compiled_only_when_it_keeps_coming_back(policy,
     policy("auto")
     submitted: list[Future] = []
 
-    def submit(*_):
+    def submit(*_, **__):
         submitted.append(Future())
         return submitted[-1]
 
