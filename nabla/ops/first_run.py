@@ -17,6 +17,7 @@ they finished stays in the kernel cache, and the next process builds the rest.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import subprocess
@@ -361,16 +362,36 @@ def _work() -> None:
     for line in sys.stdin:
         task = json.loads(line)
         try:
-            if "fused" in task:
-                members = [(_fused_name(kind, f), _fused_build(kind, f)) for kind, f in task["fused"]]
-                _compile_bundle(engine, engine.kernel_disk, members)
-                ok = all(engine.named_model_known(name) for name, _ in members)
-            else:
-                compile_specs(task["models"])
-                ok = all(engine.named_model_known(s["name"]) for s in task["models"])
+            fused = [(_fused_name(kind, f), _fused_build(kind, f)) for kind, f in task.get("fused", ())]
+            names = [name for name, _ in fused] + [spec["name"] for spec in task.get("models", ())]
+            with _part_claimed(engine, names):  # (another process's build may be making this part)
+                if not all(engine.named_model_known(name) for name in names):
+                    if fused:
+                        _compile_bundle(engine, engine.kernel_disk, fused)
+                    else:
+                        compile_specs(task["models"])
+                ok = all(engine.named_model_known(name) for name in names)
             print("done" if ok else "failed", task["index"], flush=True)
         except Exception as e:  # noqa: BLE001 - the parent compiles what it needs itself
             print("failed", task["index"], type(e).__name__, flush=True)
+
+
+@contextlib.contextmanager
+def _part_claimed(engine, names: list):
+    """Hold the kernel cache's claim on building a part, waiting while another process holds it:
+    processes started together on a cold machine (a pool's workers) each start a build of the same
+    parts, and each part is then compiled once, the others reading it from disk."""
+    from ..core.disk_cache import ModelDiskCache
+
+    disk = engine.kernel_disk
+    claim = None if disk is None else disk.claim(ModelDiskCache.key_digest("first-run part:" + ",".join(sorted(names))))
+    if claim is not None:
+        claim.take()
+    try:
+        yield
+    finally:
+        if claim is not None:
+            claim.release()
 
 
 def _fused_build(kind, family):

@@ -223,3 +223,31 @@ def test_a_part_the_process_waits_for_is_built_at_once_beside_the_others(monkeyp
     assert build._extra is not None and 1 not in finished
     build.wait()
     assert finished.index(3) < finished.index(1) < finished.index(2)
+
+
+def test_a_part_another_process_is_building_is_waited_for(tmp_path):
+    """Processes started together on a cold machine each start a build of the same parts: a worker
+    waits while another holds the part's claim (then finds its models on disk) instead of
+    compiling it too."""
+    import threading
+
+    from nabla.core.disk_cache import ModelDiskCache
+    from nabla.core.engine import Engine
+
+    engine = Engine()
+    engine.kernel_disk = ModelDiskCache(tmp_path)
+    names = ["fused-map-float32-x", "op1-sort-y"]
+    other = engine.kernel_disk.claim(ModelDiskCache.key_digest("first-run part:" + ",".join(sorted(names))))
+    assert other.try_take()
+    entered = threading.Event()
+
+    def worker():
+        with first_run._part_claimed(engine, list(reversed(names))):
+            entered.set()
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    assert not entered.wait(0.5)  # held elsewhere: the worker waits
+    other.release()
+    assert entered.wait(30)
+    thread.join(30)
