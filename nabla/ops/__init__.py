@@ -1,15 +1,15 @@
 """Nabla's operations: singletons holding each op's shape rule, lowering and derivative rules."""
 
 from . import tensor_methods  # noqa: F401  (binds operators onto Tensor)
-from .base import BinaryOperation, CreationOperation, LogicalShapeOperation, ReduceOperation, UnaryOperation
+from .base import BinaryOperation, CreationOperation, LogicalShapeOperation, UnaryOperation
 from .creation import arange, asarray, full, full_like, ones, ones_like, tensor, zeros, zeros_like
 from .elementwise import *  # noqa: F401,F403
 from .elementwise import BINARY_OPS, UNARY_OPS, astype
 from .linalg import matmul
 from .multi_output import concat, split
-from .reduction import max, mean, min, prod, sum
-from .view import (broadcast_to, expand_dims, moveaxis, permute_dims, reshape, squeeze, swap_axes,
-                   transpose, unsqueeze)
+from .reduction import ReduceOperation, max, mean, min, prod, sum
+from .broadcasting import broadcast_to
+from .view import expand_dims, moveaxis, permute_dims, reshape, squeeze, swap_axes, transpose, unsqueeze
 
 from ..core.engine import Engine as _Engine  # noqa: E402
 from .fused import FusedPath as _FusedPath  # noqa: E402

@@ -156,7 +156,7 @@ def full_like(x: Tensor, fill_value, dtype=None, device=None) -> Tensor:
     device = x.device if device is None else device
     if not x.batch_dims:
         return full(x.shape, fill_value, dtype, device)
-    from ._physical import broadcast_physical
+    from .broadcasting import broadcast_physical
 
     return broadcast_physical(full((), fill_value, dtype, device), x._impl.cached_shape, x.batch_dims)
 

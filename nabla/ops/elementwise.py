@@ -138,7 +138,7 @@ class ElementwiseBinary(BinaryOperation):
         return out
 
     def vjp_rule(self, primals, cotangent, output):
-        from ._physical import sum_to_like
+        from .broadcasting import sum_to_like
 
         if self.partials is None:
             return [None, None]
@@ -430,7 +430,7 @@ def coerce_operands(x, y, op: str) -> tuple[Tensor, Tensor]:
 
 def _align_batched(x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
     """Pad the logical rank of a batched operand so physical right-aligned broadcasting is right."""
-    from ._physical import pad_logical_rank
+    from .broadcasting import pad_logical_rank
 
     nx, ny = x.ndim, y.ndim
     if nx < ny and x.batch_dims:
@@ -459,7 +459,7 @@ def _make_binary(op):
         elif op.standalone and xi.shape != yi.shape and not xi.batch_dims and not yi.batch_dims:
             # a kernel op broadcasts apart: its model then serves every shape (see ``flat_form``),
             # where a model per pair of ranks cost a kernel bind per new pair (2.7 s)
-            from .view import broadcast_to
+            from .broadcasting import broadcast_to
 
             shape = broadcast_shapes(xi.shape, yi.shape, op=name)
             x, y = broadcast_to(x, shape), broadcast_to(y, shape)
@@ -522,7 +522,7 @@ complex_op = ComplexOp()
 
 def complex_from_parts(re, im) -> Tensor:
     """The complex array with real part ``re`` and imaginary part ``im`` (broadcast together)."""
-    from ._physical import broadcast_physical
+    from .broadcasting import broadcast_physical
     from .base import broadcast_shapes
 
     re, im = coerce_operands(re, im, "complex")
@@ -576,7 +576,7 @@ class WhereOp(BinaryOperation):
         return where_op(primals[0], tx, ty)
 
     def vjp_rule(self, primals, cotangent, output):
-        from ._physical import sum_to_like
+        from .broadcasting import sum_to_like
 
         cond, x, y = primals
         zero = zeros_like_physical(cotangent)
@@ -629,7 +629,7 @@ def where(cond, x, y) -> Tensor:
     x, y = coerce_operands(x, y, "where")
     nd = max(cond.ndim, x.ndim, y.ndim)
     if cond.batch_dims or x.batch_dims or y.batch_dims:
-        from ._physical import pad_logical_rank
+        from .broadcasting import pad_logical_rank
 
         cond, x, y = (pad_logical_rank(t, nd) if t.batch_dims else t for t in (cond, x, y))
     return where_op(cond, x, y)

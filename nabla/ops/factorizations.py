@@ -209,7 +209,7 @@ solve_op = SolveOp()
 def solve(a: Tensor, b: Tensor) -> Tensor:
     """A^-1 B for stacks of square A and matrices B (k right-hand sides), leading axes broadcast
     (vmap's batch dims apart from the logical ones, as every broadcasting op does)."""
-    from ._physical import broadcast_physical
+    from .broadcasting import broadcast_physical
     from .base import broadcast_shapes
 
     batch = broadcast_shapes(a._impl.batch_shape, b._impl.batch_shape, op="linalg.solve")

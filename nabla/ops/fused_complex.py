@@ -20,7 +20,8 @@ from .creation import constant_op
 from .elementwise import BINARY_OPS, UNARY_OPS, cast_op, complex_op, where_op
 from .indexing import slice_op
 from .multi_output import concat_op
-from .view import broadcast_to_op, reshape_op
+from .view import reshape_op
+from .broadcasting import broadcast_to_op
 
 _FLOATS = (_dt.float32, _dt.float64)
 

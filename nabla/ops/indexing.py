@@ -459,7 +459,7 @@ def _empty_like(y, shape, b):
 
     z = zeros(tuple(shape[b:]), dtype=y.dtype, device=y.device)
     if b:
-        from ._physical import broadcast_physical
+        from .broadcasting import broadcast_physical
 
         z = broadcast_physical(z, tuple(shape), b)
     return z
@@ -481,7 +481,7 @@ def _linear_index(y: Tensor, positions, arrays, op: str):
     """Broadcast the integer arrays, wrap negatives, check bounds lazily, and ravel them."""
     from .base import broadcast_shapes
     from .elementwise import BINARY_FUNCTIONS as B, astype, where
-    from .view import broadcast_to
+    from .broadcasting import broadcast_to
 
     shape = broadcast_shapes(*(a.shape for a in arrays), op=op)
     flat = None
@@ -636,7 +636,7 @@ def setitem(x: Tensor, key, value) -> None:
 
 
 def _broadcast_value(value: Tensor, shape, op: str) -> Tensor:
-    from .view import broadcast_to
+    from .broadcasting import broadcast_to
 
     try:
         return broadcast_to(value, tuple(shape))
@@ -768,7 +768,8 @@ def take_along_axis(x: Tensor, indices: Tensor, axis: int = -1) -> Tensor:
     from .base import broadcast_shapes, normalize_axis
     from .creation import arange
     from .elementwise import BINARY_FUNCTIONS as B, astype, where
-    from .view import broadcast_to, reshape
+    from .view import reshape
+    from .broadcasting import broadcast_to
 
     if indices.ndim != x.ndim:
         raise ValueError(f"nabla.take_along_axis: indices of rank {indices.ndim} for a tensor of rank {x.ndim}")

@@ -80,7 +80,7 @@ class MatmulOp(Operation):
         return out
 
     def vjp_rule(self, primals, cotangent, output):
-        from ._physical import sum_to_like
+        from .broadcasting import sum_to_like
 
         x, y = primals
         return [sum_to_like(matmul_op(cotangent, _swap_last(y)), x),

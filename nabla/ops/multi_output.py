@@ -93,7 +93,7 @@ def concat(tensors, axis: int = 0) -> Tensor:
         return ts[0]
     batch_shapes = {t._impl.batch_shape for t in ts}
     if len(batch_shapes) > 1:  # under vmap, unbatched pieces are repeated along the batch
-        from ._physical import broadcast_physical
+        from .broadcasting import broadcast_physical
         from .base import broadcast_shapes
 
         batch = broadcast_shapes(*batch_shapes, op="concat")

@@ -242,7 +242,7 @@ def cumulative_prod(x: Tensor, axis=None, dtype=None, include_initial: bool = Fa
         shifted_shape[a] = k
         pad = ones(tuple(shifted_shape), dtype=x.dtype, device=x.device)
         if b:
-            from ._physical import broadcast_physical
+            from .broadcasting import broadcast_physical
 
             pad = broadcast_physical(pad, x._impl.batch_shape + tuple(shifted_shape), b)
         x = x * concat([pad, slice_op(x, index=tuple(head))], axis=a)
@@ -275,7 +275,7 @@ def _with_initial(x: Tensor, axis: int, value) -> Tensor:
     shape[axis] = 1
     init = full(tuple(shape), value, dtype=x.dtype, device=x.device)
     if x.batch_dims:
-        from ._physical import broadcast_physical
+        from .broadcasting import broadcast_physical
 
         init = broadcast_physical(init, x._impl.batch_shape + tuple(shape), x.batch_dims)
     return concat([init, x], axis=axis)

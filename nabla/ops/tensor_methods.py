@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..core.tensor import Tensor
-from . import aliasing, elementwise as ew, linalg, multi_output, reduction, view
+from . import aliasing, broadcasting, elementwise as ew, linalg, multi_output, reduction
 from .picks import host_element
 
 _B = ew.BINARY_FUNCTIONS
@@ -71,7 +71,7 @@ _METHODS = {
     # views: writes through them reach their base (aliasing.py)
     "reshape": aliasing.reshape, "transpose": aliasing.transpose, "permute": aliasing.transpose,
     "unsqueeze": aliasing.unsqueeze, "squeeze": aliasing.squeeze, "swapaxes": aliasing.swapaxes,
-    "broadcast_to": view.broadcast_to, "astype": ew.astype, "split": multi_output.split,
+    "broadcast_to": broadcasting.broadcast_to, "astype": ew.astype, "split": multi_output.split,
     "exp": _U["exp"], "log": _U["log"], "tanh": _U["tanh"], "sqrt": _U["sqrt"], "abs": _U["abs"],
 }
 

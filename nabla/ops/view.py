@@ -6,7 +6,7 @@ import math
 import numbers
 
 from ..core.tensor import Tensor
-from .base import LogicalShapeOperation, _check_shape, broadcast_shapes, describe, normalize_axis
+from .base import LogicalShapeOperation, _check_shape, describe, normalize_axis
 from . import lowerings as L
 
 
@@ -137,35 +137,10 @@ class SqueezeOp(LogicalShapeOperation):
         return [unsqueeze_op(cotangent, axis=axis + cotangent.batch_dims - output.batch_dims)]
 
 
-class BroadcastToOp(LogicalShapeOperation):
-    name = "broadcast_to"
-    supports_complex = True
-
-    def complex_storage_kwargs(self, kwargs):
-        return {"shape": tuple(kwargs["shape"]) + (2,)}
-
-    def out_shape(self, s, *, shape):
-        return shape
-
-    def maxpr(self, x, *, shape):
-        return L.broadcast_to(x, shape)
-
-    def jvp_rule(self, primals, tangents, output, *, shape):
-        from ._physical import broadcast_like
-
-        return broadcast_like(tangents[0], output)
-
-    def vjp_rule(self, primals, cotangent, output, *, shape):
-        from ._physical import sum_to_like
-
-        return [sum_to_like(cotangent, primals[0])]
-
-
 reshape_op = ReshapeOp()
 permute_op = PermuteOp()
 unsqueeze_op = UnsqueezeOp()
 squeeze_op = SqueezeOp()
-broadcast_to_op = BroadcastToOp()
 
 
 def _resolve_shape(shape, size: int, src, op: str) -> tuple[int, ...]:
@@ -255,16 +230,3 @@ def squeeze(x: Tensor, axis=None) -> Tensor:
     return x
 
 
-def broadcast_to(x: Tensor, shape) -> Tensor:
-    impl = x._impl
-    shape = _check_shape(shape, "broadcast_to")
-    if len(shape) < impl.ndim or broadcast_shapes(impl.shape, shape, op="broadcast_to") != shape:
-        raise ValueError(f"nabla.broadcast_to: cannot broadcast {describe(impl)} to {shape}")
-    if shape == impl.shape:
-        return x
-    b = impl.batch_dims
-    if b:
-        from ._physical import pad_logical_rank
-
-        x = pad_logical_rank(x, len(shape))
-    return broadcast_to_op(x, shape=impl.batch_shape + shape)

@@ -18,12 +18,14 @@ from ..ops import base
 from ..ops.factorizations import CholeskyOp, LuDetOp, QrOp, SolveOp
 from ..ops.fourier import FftOp
 from ..ops.spectral import EigOp, EighOp, SvdOp
-from ..ops._physical import BroadcastPhysicalOp, IdentityOp, SumToOp, _BatchDimsOp
+from ..ops._physical import IdentityOp, _BatchDimsOp
+from ..ops.broadcasting import BroadcastPhysicalOp, BroadcastToOp, SumToOp
 from ..ops.indexing import GatherOp, ScatterAddOp, ScatterOp, SetSliceOp, SliceOp
 from ..ops.sorting import ArgReduceOp, CumsumOp, SortOp
 from ..ops.linalg import MatmulOp
+from ..ops.reduction import ReduceOperation
 from ..ops.multi_output import ConcatOp, SplitOp
-from ..ops.view import BroadcastToOp, PermuteOp, ReshapeOp, SqueezeOp, UnsqueezeOp
+from ..ops.view import PermuteOp, ReshapeOp, SqueezeOp, UnsqueezeOp
 from .mesh import ShardingSpec
 
 
@@ -358,7 +360,7 @@ def _transform_axis(op, impls, specs, kwargs, outs, mesh):
 
 _RULES = (
     (base.UnaryOperation, _elementwise), (base.BinaryOperation, _elementwise), (IdentityOp, _elementwise),
-    (base.ReduceOperation, _reduce), (MatmulOp, _matmul), (PermuteOp, _permute), (UnsqueezeOp, _unsqueeze),
+    (ReduceOperation, _reduce), (MatmulOp, _matmul), (PermuteOp, _permute), (UnsqueezeOp, _unsqueeze),
     (SqueezeOp, _squeeze), (BroadcastToOp, _broadcast_to), (ReshapeOp, _reshape), (SliceOp, _slice),
     (ConcatOp, _concat), (SplitOp, _split), (SumToOp, _sum_to), (BroadcastPhysicalOp, _broadcast_physical),
     (_BatchDimsOp, _same_layout), (SortOp, _along_axis), (CumsumOp, _along_axis), (ArgReduceOp, _along_axis),

@@ -15,8 +15,8 @@ import numbers
 from ..core.pytree import broadcast_prefix, tree_flatten, tree_unflatten
 from ..core.tensor import Tensor
 from ..ops import creation
-from ..ops._physical import (broadcast_physical, move_axis_from_batch_dims, move_axis_to_batch_dims,
-                             pad_batch_dims)
+from ..ops._physical import move_axis_from_batch_dims, move_axis_to_batch_dims, pad_batch_dims
+from ..ops.broadcasting import broadcast_physical
 
 
 from ..core.context import VMAP_DEPTH as _LEVEL

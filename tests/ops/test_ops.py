@@ -167,7 +167,7 @@ def test_long_full_reductions_vs_numpy(n):
 def test_every_op_lowers_in_compiled_graphs(stats, policy):
     """The compiled path lowers differently from the interpreter's (symbolic dims): compile two
     graphs holding every op (one symbolic, one static) and check every result against NumPy."""
-    from nabla.ops import _physical as P
+    from nabla.ops import _physical as P, broadcasting as B
 
     policy("compile")
     checks = []  # (lazy tensor, NumPy value)
@@ -193,7 +193,7 @@ def test_every_op_lowers_in_compiled_graphs(stats, policy):
         (nb.where(x > 0, x, -x), np.abs(a)), (nb.arange(2, 9, 3), np.arange(2, 9, 3)),
         (nb.full((2, 2), 1.5), np.full((2, 2), 1.5, np.float32)), (x.astype(nb.int32), a.astype(np.int32)),
         (P.move_axis_from_batch_dims(P.move_axis_to_batch_dims(x, 1) * 2, 0, 0), (a * 2).T),
-        (P.sum_to(x, (1, 4), 0), a.sum(0, keepdims=True)), (P.broadcast_physical(nb.asarray(a[:1]), (3, 4), 0),
+        (B.sum_to(x, (1, 4), 0), a.sum(0, keepdims=True)), (B.broadcast_physical(nb.asarray(a[:1]), (3, 4), 0),
                                                             np.broadcast_to(a[:1], (3, 4))),
     ]
     checks[n][0].numpy()
