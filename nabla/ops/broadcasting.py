@@ -62,14 +62,9 @@ def _lift_batch_shape(self, kwargs, n):
     return None if b != ib else {"shape": (n, *kwargs["shape"]), "batch_dims": b + 1, "in_batch_dims": ib + 1}
 
 
-class SumToOp(Operation):
-    """Sum a cotangent down to a physical ``shape`` with ``batch_dims``: the adjoint of broadcasting.
+class _PhysicalShapeOp(Operation):
+    """An op to a physical ``shape`` with ``batch_dims`` (from ``in_batch_dims``)."""
 
-    Batch parts and logical parts are each right-aligned; leading axes the target lacks, and
-    axes where the target has size 1, are summed.
-    """
-
-    name = "sum_to"
     supports_complex = True
 
     def complex_storage_kwargs(self, kwargs):
@@ -79,6 +74,16 @@ class SumToOp(Operation):
         return shape, x.dtype, batch_dims
 
     lift_kwargs = _lift_batch_shape
+
+
+class SumToOp(_PhysicalShapeOp):
+    """Sum a cotangent down to a physical ``shape`` with ``batch_dims``: the adjoint of broadcasting.
+
+    Batch parts and logical parts are each right-aligned; leading axes the target lacks, and
+    axes where the target has size 1, are summed.
+    """
+
+    name = "sum_to"
 
     def maxpr(self, x, *, shape, batch_dims, in_batch_dims):
         from max.graph import ops
@@ -100,19 +105,10 @@ class SumToOp(Operation):
         return sum_to_op(tangents[0], **kwargs)
 
 
-class BroadcastPhysicalOp(Operation):
+class BroadcastPhysicalOp(_PhysicalShapeOp):
     """Broadcast to a physical ``shape``: batch parts right-aligned, logical parts right-aligned."""
 
     name = "broadcast_physical"
-    supports_complex = True
-
-    def complex_storage_kwargs(self, kwargs):
-        return {**kwargs, "shape": tuple(kwargs["shape"]) + (2,)}  # the (re, im) axis ends the logical part
-
-    def abstract_eval(self, x, *, shape, batch_dims, in_batch_dims):
-        return shape, x.dtype, batch_dims
-
-    lift_kwargs = _lift_batch_shape
 
     def maxpr(self, x, *, shape, batch_dims, in_batch_dims):
         from max.graph import ops
