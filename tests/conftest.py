@@ -5,8 +5,11 @@ import tempfile
 import numpy as np
 import pytest
 
-# A private compiled-model cache per test session, so first sight really is first sight.
-os.environ.setdefault("NABLA_CACHE_DIR", tempfile.mkdtemp(prefix="nabla-test-cache-"))
+# A private compiled-model cache per test process, so first sight really is first sight (a worker
+# of pytest-xdist inherits its controller's environment: it gets a folder of its own, or it would
+# read the structures the other worker compiled)
+if "PYTEST_XDIST_WORKER" in os.environ or "NABLA_CACHE_DIR" not in os.environ:
+    os.environ["NABLA_CACHE_DIR"] = tempfile.mkdtemp(prefix="nabla-test-cache-")
 # scipy reads this once, at import: scikit-learn's array-API dispatch (tests/interop/test_sklearn.py) needs it
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 # the standalone kernel models this session's many structures want are not compiled at its exit

@@ -247,7 +247,8 @@ UNARY_TABLE = {
     "logical_not": ("logical_not", "bool", None),
     "conj": (L.identity, "numeric", lambda x, y, t: t),
     "real": (L.identity, "numeric", lambda x, y, t: t),
-    "imag": (lambda x: L.ops.mul(x, L.const(0, x)), "numeric", _zero),
+    # (zeros of x's shape: x * 0 would be NaN where x is infinite or NaN)
+    "imag": (lambda x: L.ops.mul(L.ops.cast(L.isfinite(x), x.dtype), L.const(0, x)), "numeric", _zero),
     "bitwise_invert": (L.bitwise_invert, "integer_or_bool", None),
 }
 _LN2, _LN10 = math.log(2), math.log(10)
