@@ -35,6 +35,10 @@ _CLAIM_POLL_S = 0.25
 ON_DISK = object()
 
 
+def _broke(error) -> bool:
+    return type(error).__name__ == "BrokenProcessPool"
+
+
 def _resolve(ours: Future, theirs: Future) -> None:
     try:
         ours.set_result(theirs.result())
@@ -63,6 +67,7 @@ class BackgroundCompiler:
         # exit hook takes it, so no worker can start between the hook's kill and the pool's join
         self._submit_lock = threading.Lock()
         self._exiting = False
+        self._broken = False  # the pool broke under a compile: made anew before the next
         # one compile at a time by default: each holds 0.1-1.4 GB, and on a cold 2-core machine two
         # at once finished no sooner (measured: the demo took 98 s either way)
         self.workers = max(1, int(os.environ.get("NABLA_COMPILE_WORKERS", "1")))
@@ -114,7 +119,7 @@ class BackgroundCompiler:
             claim, published = job[3], job[4]
             if published is not None and published():
                 del self._pending[i]
-                if job[2].set_running_or_notify_cancel():
+                if len(job) > 5 or job[2].set_running_or_notify_cancel():  # (a retry is running already)
                     job[2].set_result(ON_DISK)
                 continue
             if claim is None or claim.try_take():
@@ -134,8 +139,12 @@ class BackgroundCompiler:
                     self._close_pool()  # idle: give the compiler's memory back
                 continue
             bytecode, extensions, fut = job[:3]
-            if not fut.set_running_or_notify_cancel():
+            retry = len(job) > 5  # (a compile the pool broke under, started again)
+            if not retry and not fut.set_running_or_notify_cancel():
                 continue
+            if self._broken:
+                self._broken = False
+                self._close_pool()
             try:
                 if self.in_process:
                     fut.set_result(self._compile_here(bytecode, extensions))
@@ -145,21 +154,38 @@ class BackgroundCompiler:
                     try:
                         started = self._submit_to_pool(bytecode, extensions)
                     except BaseException:
-                        self._finished(fut, None)
+                        self._finished(job, None)
                         raise
-                    started.add_done_callback(lambda done, fut=fut: self._finished(fut, done))
+                    started.add_done_callback(lambda done, job=job: self._finished(job, done))
             except BaseException as e:  # noqa: BLE001 - delivered to the waiting thread
+                if _broke(e) and not retry:
+                    self._close_pool()
+                    self._again(job)
+                    continue
                 if not fut.done():
                     fut.set_exception(e)
-                if type(e).__name__ == "BrokenProcessPool":
+                if _broke(e):
                     self._close_pool()
 
-    def _finished(self, fut: Future, done: Future | None) -> None:
+    def _again(self, job) -> None:
+        """Start ``job`` again, first, on a new pool: the pool it ran on broke (a worker killed by a
+        signal meant for another process, or out of memory), which says nothing of the compile."""
+        with self._ready:
+            self._pending.appendleft((*job[:5], True))
+            self._ready.notify_all()
+
+    def _finished(self, job, done: Future | None) -> None:
         with self._ready:  # (from the pool's thread)
             self._running -= 1
+            if done is not None and len(job) <= 5 and not self._exiting and not done.cancelled() \
+                    and _broke(done.exception()):
+                self._broken = True  # (closed by the compiler's thread: not from the pool's own)
+                self._pending.appendleft((*job[:5], True))
+                self._ready.notify_all()
+                return
             self._ready.notify_all()
         if done is not None:
-            _resolve(fut, done)
+            _resolve(job[2], done)
 
     def _submit_to_pool(self, bytecode: bytes, extensions):
         with self._submit_lock:

@@ -625,6 +625,37 @@ print("exiting", time.monotonic(), flush=True)
 """
 
 
+def test_a_compile_whose_pool_breaks_runs_again_on_a_new_pool():
+    """A pool worker killed under a compile (a signal meant for another process, memory) breaks
+    MAX's pool: the compile starts again on a new one instead of failing its model."""
+    import time
+
+    from max.dtype import DType
+    from max.graph import DeviceRef, Graph, TensorType, ops
+
+    from nabla.core.compiler import BackgroundCompiler
+    from nabla.core.models import mlir_context
+
+    with mlir_context():
+        with Graph("broken_pool_m", input_types=[TensorType(DType.float32, ["n"], DeviceRef.CPU())]) as g:
+            g.output(ops.sin(g.inputs[0]) * 2.5)
+        job = (g._module.bytecode, [])
+    compiler = BackgroundCompiler()
+    if compiler.in_process:
+        pytest.skip("compiles run in this process here")
+    fut = compiler.submit(*job)
+    deadline = time.monotonic() + 120
+    while not (getattr(compiler._pool, "_executor", None) and compiler._pool._executor._processes):
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    first = compiler._pool
+    for process in list(compiler._pool._executor._processes.values()):
+        process.kill()
+    assert fut.result(timeout=600) is not None  # a compiled model, from a new pool
+    assert compiler._pool is not first
+    compiler._kill_workers()
+
+
 @pytest.mark.parametrize("when", ["compiling", "after_hook"])
 def test_a_program_exits_without_waiting_for_a_compile(when, tmp_path):
     """At exit MAX's compile pool sends its workers SIGTERM and joins them; a worker inside the
