@@ -131,6 +131,21 @@ def empty_library(monkeypatch, tmp_path):
 
 
 @pytest.fixture
+def fresh_structures(monkeypatch, tmp_path):
+    """The engine with no structure in memory or on disk: a structure of ``tests/structures.py`` that
+    other tests compiled is compiled again here (MAX's own cache makes that ~0.2 s)."""
+    from nabla.core.disk_cache import ModelDiskCache
+
+    engine = nb.core.graph.GRAPH.engine
+    nb.wait_for_compiles()
+    monkeypatch.setattr(engine, "_cache", collections.OrderedDict())
+    monkeypatch.setattr(engine, "_model_bytes", 0)  # (the models charged before stay charged, apart)
+    monkeypatch.setattr(engine, "disk", ModelDiskCache(tmp_path / "structures"))
+    yield engine
+    nb.wait_for_compiles()  # (its compiles land in this cache, not the one restored)
+
+
+@pytest.fixture
 def arg_reductions_unfused(monkeypatch):
     """The fused kernel declines ``argmax``/``argmin`` (it takes them at first sight): their traces
     go down the single-op models' path, as any op the kernel lacks."""

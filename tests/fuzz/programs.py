@@ -193,6 +193,8 @@ def _elementwise(w: _Writer) -> None:
         else:
             table = _UNARY_ANY + _UNARY_FLOAT
         expr = w.pick(table)
+        if not shape:  # NumPy's 0-d ops give scalars, whose `** 2` is power (bool ** 2: int64), not the
+            expr = expr.replace("{x} ** 2", "xp.square({x})")  # square of arrays: Nabla has no scalars
         if w.rng.random() < 0.2:  # a Python scalar meets the array (NEP 50's weak scalars)
             expr = f"({expr}) {w.pick(('+', '*', '<', '=='))} {w.pick(_SCALARS)}"
         x = w.new(expr.format(x=x, y=y), shape, "")
