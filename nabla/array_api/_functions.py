@@ -11,7 +11,7 @@ import numpy as np
 from .. import ops as _ops
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
-from ..ops import indexing as _ix, sorting as _sorting
+from ..ops import indexing as _ix, scans as _scans, sorting as _sorting
 from ..ops.base import normalize_axes, normalize_axis
 from ..ops.elementwise import BINARY_FUNCTIONS as _B, UNARY_FUNCTIONS as _U, astype as _astype, where as _where
 from ._dtypes import as_dtype
@@ -152,7 +152,7 @@ def repeat(x, repeats, /, *, axis=None) -> Tensor:
             if repeats.shape != (n,):
                 raise ValueError(f"nabla.repeat: repeats of shape {repeats.shape} for an axis of size {n}")
             total = int(_ops.sum(repeats).item())  # data-dependent size: realized
-            ends = _sorting.cumulative_sum(_astype(repeats, _dt.int64))
+            ends = _scans.cumulative_sum(_astype(repeats, _dt.int64))
             pos = _ops.arange(total, device=x.device)
             idx = _sorting.searchsorted(ends, pos, side="right")
             return _ix.take(x, idx, axis=a)
@@ -287,12 +287,12 @@ def std(x, /, *, axis=None, correction=0.0, keepdims=False) -> Tensor:
 
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False) -> Tensor:
-    return _sorting.cumulative_sum(_tensor(x, "cumulative_sum"), axis, as_dtype(dtype, "cumulative_sum"),
+    return _scans.cumulative_sum(_tensor(x, "cumulative_sum"), axis, as_dtype(dtype, "cumulative_sum"),
                                    include_initial)
 
 
 def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False) -> Tensor:
-    return _sorting.cumulative_prod(_tensor(x, "cumulative_prod"), axis, as_dtype(dtype, "cumulative_prod"),
+    return _scans.cumulative_prod(_tensor(x, "cumulative_prod"), axis, as_dtype(dtype, "cumulative_prod"),
                                     include_initial)
 
 
@@ -373,7 +373,7 @@ def _counts(first, n):
 
 
 def _inverse(first, perm, x):
-    group = _sorting.cumulative_sum(_astype(first, _dt.int64)) - 1  # group of each sorted position
+    group = _scans.cumulative_sum(_astype(first, _dt.int64)) - 1  # group of each sorted position
     inv = _ops.zeros((x.size,), dtype=_dt.int64, device=x.device)
     inv[perm] = group
     return _ops.reshape(inv, x.shape)

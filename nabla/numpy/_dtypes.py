@@ -178,9 +178,9 @@ def reduction_dtype(x: Tensor, kind: str) -> _np.dtype:
     """Result dtype of a NumPy reduction: ``sum``/``prod`` widen small integers, ``mean``/``var`` give floats."""
     d = x.dtype.numpy_dtype
     if kind == "sum":
-        from ..ops.reduction import _accumulation_dtype  # NumPy's rule too: small ints widen to int64
+        from ..ops.base import accumulation_dtype  # NumPy's rule too: small ints widen to int64
 
-        return _accumulation_dtype(x.dtype).numpy_dtype
+        return accumulation_dtype(x.dtype).numpy_dtype
     if kind == "mean":
         return d if d.kind in "fc" else _np.dtype(_np.float64)
     if kind == "var":

@@ -15,7 +15,7 @@ from .. import array_api as _xp
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops.elementwise import astype as _astype
-from ..ops.indexing import scatter_add_op
+from ..ops.index_primitives import scatter_add_op
 from . import _dtypes as D
 from ._math import histogram
 

@@ -426,7 +426,7 @@ def corrcoef(x, y=None, rowvar=True, *, dtype=None):
 
 def bincount(x, weights=None, minlength=0):
     """Counts per value as one scatter-add on MAX (the length is read from the data: a host boundary)."""
-    from ..ops.indexing import scatter_add_op
+    from ..ops.index_primitives import scatter_add_op
 
     v = D.asarray(x, op="bincount")
     if v.ndim != 1 or not (v.dtype.is_integer or v.dtype.is_bool):
@@ -464,7 +464,7 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
         k = _xp.searchsorted(edges, xf, side="right") - 1
         k = _xp.where(xf == edges[-1], nb - 1, k)
         inside = _xp.logical_and(xf >= edges[0], xf <= edges[-1])
-    from ..ops.indexing import scatter_add_op
+    from ..ops.index_primitives import scatter_add_op
 
     w = _xp.ones(x.shape, dtype=_I64) if weights is None else \
         _xp.reshape(D.asarray(weights, _np.float64, "histogram"), (-1,))

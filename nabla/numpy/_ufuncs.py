@@ -279,7 +279,7 @@ _ASSOCIATIVE = frozenset({"add", "multiply", "maximum", "minimum", "fmax", "fmin
 
 
 def _scatter_add(a: Tensor, indices, b: Tensor, op: str) -> Tensor:
-    from ..ops.indexing import scatter_add_op
+    from ..ops.index_primitives import scatter_add_op
 
     idx = indices if isinstance(indices, tuple) else (indices,)
     if any(isinstance(i, slice) or i is Ellipsis or i is None for i in idx):

@@ -2,9 +2,10 @@
 
 from . import tensor_methods  # noqa: F401  (binds operators onto Tensor)
 from .base import BinaryOperation, CreationOperation, LogicalShapeOperation, UnaryOperation
-from .creation import arange, asarray, full, full_like, ones, ones_like, tensor, zeros, zeros_like
+from .creation import asarray, full, full_like, ones, ones_like, tensor, zeros, zeros_like
 from .elementwise import *  # noqa: F401,F403
 from .elementwise import BINARY_OPS, UNARY_OPS, astype
+from .ranges import arange
 from .linalg import matmul
 from .multi_output import concat, split
 from .reduction import ReduceOperation, max, mean, min, prod, sum
@@ -26,7 +27,8 @@ _Engine.build_now = _build_now
 def registry() -> dict:
     """Every primitive op, by name: each registers itself when its module loads (``core.operation.OPS``)."""
     from ..core.operation import OPS
-    from . import (_physical, bit_views, creation, elementwise, factorizations, fourier, indexing,  # noqa: F401
-                   linalg, multi_output, random_bits, reduction, sorting, spectral, view)
+    from . import (_physical, bit_views, casts, creation, elementwise, factorizations, fourier,  # noqa: F401
+                   index_primitives, linalg, multi_output, random_bits, reduction, scans, sorting, spectral,
+                   view)
 
     return {name: op for name, op in OPS.items() if op.__module__.startswith(__name__ + ".")}

@@ -179,6 +179,16 @@ def default_dtype_for(value) -> _dt.DType:
     raise TypeError(f"nabla: cannot make a tensor from {type(value).__name__} {value!r}")
 
 
+def accumulation_dtype(dtype: _dt.DType) -> _dt.DType:
+    """The dtype sums, products and scans of ``dtype`` accumulate in: the Array API's rule (and
+    NumPy's), small integers widen to the default integer of their signedness."""
+    if dtype.is_bool or dtype.kind == "i":
+        return _dt.result_type(dtype, get_default_int_dtype()) if not dtype.is_bool else get_default_int_dtype()
+    if dtype.kind == "u":
+        return _dt.uint64
+    return dtype
+
+
 def host_array(obj, dtype=None, op: str = "asarray") -> np.ndarray:
     """Validate and convert host data (NumPy, nested lists, scalars) to a NumPy array."""
     if isinstance(obj, np.ndarray):

@@ -13,6 +13,7 @@ from ..core.tensor import Tensor
 from . import complex_lowerings as C
 from . import lowerings as L
 from .base import BinaryOperation, UnaryOperation, broadcast_impls, broadcast_shapes, describe, flat_form, lift_same
+from .casts import astype, cast_op  # noqa: F401 (astype is also this module's: the elementwise face)
 
 # dtype categories: which input dtypes an op accepts
 _CATEGORIES = {
@@ -154,52 +155,6 @@ def _scale(t, d):
 
 _REAL_RESULT = ("abs", "real", "imag")
 
-
-class CastOp(UnaryOperation):
-    name = "astype"
-    supports_complex = True
-    lift_kwargs = lift_same
-    lift_broadcasts = True
-
-    def complex_storage_kwargs(self, kwargs):
-        return {**kwargs, "src_complex": True}
-
-    def standalone_form(self, kwargs, shapes):
-        return flat_form(kwargs, shapes, (bool(kwargs.get("src_complex")),))
-
-    def abstract_eval(self, x, *, dtype):
-        return x.cached_shape, dtype, x.batch_dims
-
-    def maxpr(self, x, *, dtype, src_complex=False):
-        return L.elementwise(lambda v: self._cast(v, dtype, src_complex), x, trailing=int(src_complex))
-
-    @staticmethod
-    def _cast(x, dtype, src_complex):
-        from max.graph import ops
-
-        if dtype.is_complex:
-            real = _dt.real_dtype(dtype).max_dtype
-            if src_complex:
-                return ops.cast(x, real)
-            x = ops.cast(x, real)
-            return C.pack(x, L.broadcast_to(L.const(0, x), x.shape))
-        if src_complex:  # complex -> real keeps the real part, as NumPy does
-            x = C.re(x)
-        return ops.cast(x, dtype.max_dtype)
-
-    def jvp_rule(self, primals, tangents, output, *, dtype):
-        return cast_op(tangents[0], dtype=dtype) if _differentiable(primals[0].dtype, dtype) else None
-
-    def vjp_rule(self, primals, cotangent, output, *, dtype):
-        src = primals[0].dtype
-        return [cast_op(cotangent, dtype=src) if _differentiable(src, dtype) else None]
-
-
-def _differentiable(*dtypes) -> bool:
-    return all(d.is_floating or d.is_complex for d in dtypes)
-
-
-cast_op = CastOp()
 
 def _sign(x):
     return astype(x > 0, x.dtype) - astype(x < 0, x.dtype)
@@ -351,11 +306,6 @@ for _op, _operands in ((UNARY_OPS["signbit"], 1), (BINARY_OPS["copysign"], 2)):
     _op.standalone_variants = _bits_variants(_operands)
 
 
-def astype(x: Tensor, dtype, copy: bool = True) -> Tensor:
-    dtype = _dt.as_dtype(dtype)
-    if dtype is x.dtype and not copy:
-        return x
-    return cast_op(x, dtype=dtype)
 
 
 def _float_input(x: Tensor, op) -> Tensor:

@@ -144,7 +144,8 @@ def _length(n, rows):
 def _pair_weights(n: int, w: float, like, axis: int):
     """(n // 2 + 1, 1, ...) (broadcasting along ``axis``): 1 at frequency 0 (and n / 2 when n is
     even), ``w`` at the others."""
-    from .creation import arange, full
+    from .creation import full
+    from .ranges import arange
     from .elementwise import where
     from .view import reshape
 

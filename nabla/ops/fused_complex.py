@@ -18,7 +18,7 @@ from . import complex_formulas as F
 from .base import broadcast_shapes
 from .creation import constant_op
 from .elementwise import BINARY_OPS, UNARY_OPS, cast_op, complex_op, where_op
-from .indexing import slice_op
+from .index_primitives import slice_op
 from .multi_output import concat_op
 from .view import reshape_op
 from .broadcasting import broadcast_to_op

@@ -9,284 +9,15 @@ rebound to a new lazy value made by ``SetSliceOp``, ``ScatterOp`` or ``where``.
 
 from __future__ import annotations
 
-import functools
 import math
 import numbers
-import operator
 
 import numpy as np
 
 from ..core import dtypes as _dt
-from ..core.operation import Operation
 from ..core.tensor import Tensor
-from . import lowerings as L
+from .index_primitives import gather_op, nonzero_op, scatter_op, set_slice_op, slice_op
 from .picks import element_from_host
-
-
-def _coords(shape, index) -> np.ndarray:
-    """Static coordinates (into ``shape``) of the elements a basic ``index`` selects."""
-    axes = [np.arange(*sl, dtype=np.int64) for sl in index]
-    grids = np.meshgrid(*axes, indexing="ij") if axes else []
-    if not grids:
-        return np.zeros((0,), np.int64)
-    return np.stack(grids, axis=-1)
-
-
-class SliceOp(Operation):
-    """``x[start:stop:step, ...]`` per physical axis; ``index`` holds normalized (start, stop, step)."""
-
-    name = "getitem"
-    supports_complex = True
-
-    def complex_storage_kwargs(self, kwargs):
-        return {"index": tuple(kwargs["index"]) + ((0, 2, 1),)}
-
-    def abstract_eval(self, x, *, index):
-        shape = tuple(len(range(*sl)) for sl in index)
-        return shape, x.dtype, x.batch_dims
-
-    def lift_kwargs(self, kwargs, n):
-        return {"index": ((0, n, 1), *kwargs["index"])}
-
-    def maxpr(self, x, *, index):
-        from max.dtype import DType
-        from max.graph import ops
-
-        shape = [len(range(*sl)) for sl in index]
-        if 0 in shape:
-            return L.broadcast_to(ops.constant(0, x.dtype, x.device), shape) if x.dtype != DType.bool else \
-                L.broadcast_to(ops.constant(False, DType.bool, x.device), shape)
-        plain = []
-        for axis, (start, stop, step) in enumerate(index):
-            if step > 0:
-                plain.append(slice(start, start + (shape[axis] - 1) * step + 1, step))
-            else:
-                plain.append(slice(None))
-        if any(sl != slice(None) for sl in plain):
-            x = L.slice_tensor(x, plain)
-        for axis, (start, stop, step) in enumerate(index):
-            if step < 0:  # MAX slices take positive steps only: gather the reversed positions
-                rows = np.arange(start, stop, step, dtype=np.int64)
-                x = ops.gather(x, ops.constant(rows, DType.int64, x.device), axis)
-        return x
-
-    def jvp_rule(self, primals, tangents, output, *, index):
-        t = tangents[0]
-        return slice_op(t, index=_rebase(index, t, primals[0]))
-
-    def vjp_rule(self, primals, cotangent, output, *, index):
-        from ._physical import broadcast_batch_dims
-        from .elementwise import zeros_like_physical
-
-        x = primals[0]
-        base = broadcast_batch_dims(zeros_like_physical(x), cotangent._impl.batch_shape)
-        return [set_slice_op(base, cotangent, index=_rebase(index, cotangent, x))]
-
-
-def _rebase(index, t, primal):
-    """``index`` over ``primal``'s physical axes, for ``t``, whose batch axes may be more or wider:
-    indexing never narrows batch axes, so they are taken whole."""
-    return tuple((0, n, 1) for n in t._impl.batch_shape) + tuple(index[primal.batch_dims:])
-
-
-class SetSliceOp(Operation):
-    """``x`` with ``x[index] = v`` for a basic ``index``; ``v`` has the slice's physical shape."""
-
-    name = "setitem"
-    supports_complex = True
-
-    def complex_storage_kwargs(self, kwargs):
-        return {"index": tuple(kwargs["index"]) + ((0, 2, 1),)}
-
-    def abstract_eval(self, x, v, *, index):
-        return x.cached_shape, x.dtype, x.batch_dims
-
-    def maxpr(self, x, v, *, index):
-        from max.dtype import DType
-        from max.graph import ops
-
-        coords = _coords(x.shape, index)
-        if coords.size == 0:
-            return x
-        return ops.scatter_nd(x, v, ops.constant(coords, DType.int64, x.device))
-
-    def jvp_rule(self, primals, tangents, output, *, index):
-        from .elementwise import dense_tangents
-
-        return set_slice_op(*dense_tangents(primals, tangents), index=index)
-
-    def vjp_rule(self, primals, cotangent, output, *, index):
-        from .elementwise import zeros_like_physical
-
-        index = _rebase(index, cotangent, primals[0])
-        sliced = slice_op(cotangent, index=index)
-        return [set_slice_op(cotangent, zeros_like_physical(sliced), index=index), sliced]
-
-
-class GatherOp(Operation):
-    """``take`` along a physical ``axis`` with an int64 index tensor (already in range)."""
-
-    name = "take"
-    shape_polymorphic = True
-    supports_complex = True
-
-    def abstract_eval(self, x, idx, *, axis):
-        s = x.cached_shape
-        return s[:axis] + idx.cached_shape + s[axis + 1:], x.dtype, x.batch_dims
-
-    def maxpr(self, x, idx, *, axis):
-        from max.graph import ops
-
-        return ops.gather(x, idx, axis)
-
-    def jvp_rule(self, primals, tangents, output, *, axis):
-        return gather_op(tangents[0], primals[1], axis=axis)
-
-    def vjp_rule(self, primals, cotangent, output, *, axis):
-        from ._physical import broadcast_batch_dims
-        from .elementwise import zeros_like_physical
-
-        x, idx = primals
-        base = broadcast_batch_dims(zeros_like_physical(x), cotangent._impl.batch_shape)
-        return [scatter_add_op(base, cotangent, idx, axis=axis + cotangent.batch_dims - x.batch_dims), None]
-
-
-class ScatterAddOp(Operation):
-    """``x`` plus ``u`` added at ``idx`` along ``axis`` (the transpose of ``GatherOp``)."""
-
-    name = "scatter_add"
-    shape_polymorphic = True
-
-    def abstract_eval(self, x, u, idx, *, axis):
-        return x.cached_shape, x.dtype, x.batch_dims
-
-    def maxpr(self, x, u, idx, *, axis):
-        from max.dtype import DType
-        from max.graph import ops
-
-        # gather's output axes (idx's dims at ``axis``) flattened; each element's coordinates for
-        # scatter_nd_add: the axis's from idx, the others its own positions (``ops.range``, so the
-        # dims may be symbolic: one model serves every size, histogram's and bincount's)
-        k = len(idx.shape)
-        n = functools.reduce(operator.mul, idx.shape) if k else 1
-        outer, inner = list(u.shape[:axis]), list(u.shape[axis + k:])
-        shape = outer + [n] + inner
-        u2 = ops.reshape(u, shape)
-        coords = []
-        for a, d in enumerate(shape):
-            if a == axis:
-                coords.append(L.broadcast_to(ops.reshape(idx, [1] * axis + [n] + [1] * len(inner)), shape))
-            else:
-                r = ops.range(0, d, 1, out_dim=d, dtype=DType.int64, device=x.device)
-                coords.append(L.broadcast_to(ops.reshape(r, [1] * a + [d] + [1] * (len(shape) - a - 1)), shape))
-        return ops.scatter_nd_add(x, u2, ops.stack(coords, axis=-1))
-
-    def jvp_rule(self, primals, tangents, output, *, axis):
-        from .elementwise import dense_tangents
-
-        return scatter_add_op(*dense_tangents(primals[:2], tangents[:2]), primals[2], axis=axis)
-
-    def vjp_rule(self, primals, cotangent, output, *, axis):
-        shift = cotangent.batch_dims - primals[0].batch_dims
-        return [cotangent, gather_op(cotangent, primals[2], axis=axis + shift), None]
-
-
-class ScatterOp(Operation):
-    """``x`` with the rows ``idx`` of the flattened leading ``k`` axes replaced by ``u`` (last wins)."""
-
-    name = "scatter"
-    supports_complex = True
-
-    def abstract_eval(self, x, u, idx, *, k):
-        return x.cached_shape, x.dtype, x.batch_dims
-
-    def maxpr(self, x, u, idx, *, k):
-        from max.graph import ops
-
-        xs = [int(d) for d in x.shape]
-        lead = math.prod(xs[:k])
-        flat = ops.reshape(x, [lead] + xs[k:])
-        n = math.prod(int(d) for d in idx.shape)
-        if n == 0:
-            return x
-        u2 = ops.reshape(u, [n] + xs[k:])
-        out = ops.scatter_nd(flat, u2, ops.reshape(idx, [n, 1]))
-        return ops.reshape(out, xs)
-
-    def jvp_rule(self, primals, tangents, output, *, k):
-        from .elementwise import dense_tangents
-
-        return scatter_op(*dense_tangents(primals[:2], tangents[:2]), primals[2], k=k)
-
-    def vjp_rule(self, primals, cotangent, output, *, k):
-        from ._physical import incr_batch_dims_op
-        from .elementwise import where, zeros_like_physical
-        from .view import reshape_op
-
-        x, u, idx = primals
-        physical = x._impl.cached_shape
-        extra = cotangent._impl.cached_shape[:cotangent.batch_dims - x.batch_dims]  # vmap over cotangents
-        if cotangent._impl.batch_shape[len(extra):] != x._impl.batch_shape:
-            # the rows idx names were counted over x's batch axes, and the cotangent's are wider
-            raise NotImplementedError(
-                f"nabla.scatter: cotangent batch shape {cotangent._impl.batch_shape} is wider than the primal's "
-                f"{x._impl.batch_shape} (vmap over the vjp of a batched array assignment); call vjp inside the vmap")
-        flat = reshape_op(cotangent, shape=extra + (math.prod(physical[:k]),) + physical[k:])
-        picked = gather_op(flat, idx, axis=len(extra))
-        # a row named twice keeps the last write only: earlier writes get no cotangent
-        won = _last_writes(idx, math.prod(physical[:k]))
-        won = reshape_op(won, shape=(1,) * len(extra) + idx._impl.cached_shape + (1,) * len(physical[k:]))
-        for _ in range(picked.batch_dims):
-            won = incr_batch_dims_op(won)
-        picked = where(won, picked, zeros_like_physical(picked))
-        du = reshape_op(picked, shape=extra + u._impl.cached_shape)
-        if not extra:
-            return [scatter_op(cotangent, zeros_like_physical(u), idx, k=k), du, None]
-        # scatter writes leading axes only: replaced rows are cut out by a mask instead
-        replaced = scatter_op(zeros_like_physical(x), zeros_like_physical(u) + 1, idx, k=k)
-        return [where(replaced != 0, zeros_like_physical(cotangent), cotangent), du, None]
-
-
-def _last_writes(idx: Tensor, rows: int) -> Tensor:
-    """For each entry of ``idx``, whether it is the last to name its row (the write that stays)."""
-    from .creation import arange, full
-    from .view import reshape_op
-
-    n = math.prod(idx._impl.cached_shape)
-    order = reshape_op(arange(n, dtype=idx.dtype, device=idx.device), shape=idx._impl.cached_shape)
-    writer = scatter_op(full((rows,), -1, dtype=idx.dtype, device=idx.device), order, idx, k=1)
-    return gather_op(writer, idx, axis=0) == order
-
-
-class NonzeroOp(Operation):
-    """The coordinates of the true elements of a bool tensor, one int64 vector per axis. The
-    count, realized first, arrives as the length of ``size`` (a zero-filled carrier whose data is
-    never read), so one compiled model, with symbolic dims, serves every shape and count: the
-    columns come out of the op itself, since slicing them afterwards would name the count."""
-
-    name = "nonzero"
-    shape_polymorphic = True
-
-    def abstract_eval(self, x, size):
-        return [((size.cached_shape[0],), _dt.int64, 0) for _ in x.cached_shape]
-
-    def maxpr(self, x, size):
-        from max.dtype import DType
-        from max.graph import StaticDim, ops
-
-        count = size.shape[0]
-        if isinstance(count, StaticDim) and int(count) == 0:  # MAX's nonzero wants a positive static size
-            return [L.broadcast_to(ops.constant(0, DType.int64, x.device), [0]) for _ in x.shape]
-        coords = ops.nonzero(x, count)
-        return [ops.squeeze(L.slice_tensor(coords, [slice(None), slice(k, k + 1)]), 1) for k in range(len(x.shape))]
-
-
-slice_op = SliceOp()
-set_slice_op = SetSliceOp()
-gather_op = GatherOp()
-scatter_add_op = ScatterAddOp()
-scatter_op = ScatterOp()
-nonzero_op = NonzeroOp()
 
 
 # --- parsing keys -------------------------------------------------------------
@@ -518,7 +249,7 @@ def _batch_axes_as_arrays(x: Tensor, entries, others=()):
     """vmap of advanced indexing: the batch axes of ``x`` and of the index arrays become
     leading logical axes, indexed by broadcast ``arange``s, so the batch rides along as
     one more integer array. Returns ``(x, entries, batch_shape)`` in logical form."""
-    from .creation import arange
+    from .ranges import arange
     from ._physical import batch_dims_to_logical, common_batch_shape
     from .view import reshape
 
@@ -766,7 +497,7 @@ def take(x: Tensor, indices, axis=None) -> Tensor:
 def take_along_axis(x: Tensor, indices: Tensor, axis: int = -1) -> Tensor:
     """``x`` picked along ``axis`` by ``indices`` of the same rank (broadcast elsewhere)."""
     from .base import broadcast_shapes, normalize_axis
-    from .creation import arange
+    from .ranges import arange
     from .elementwise import BINARY_FUNCTIONS as B, astype, where
     from .view import reshape
     from .broadcasting import broadcast_to

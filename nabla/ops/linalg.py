@@ -132,7 +132,7 @@ def adjoint(x: Tensor) -> Tensor:
 
 def band_mask(m: int, n: int, k: int, lower: bool, device) -> Tensor:
     """Boolean (m, n): True on and below diagonal ``k`` (lower) or on and above it (upper)."""
-    from .creation import arange
+    from .ranges import arange
     from .elementwise import BINARY_FUNCTIONS
     from .view import reshape
 

@@ -92,7 +92,7 @@ def _through_slice(impl, index):
     reshape dropping the integers' axes) of realized host data, read from that data; None
     otherwise. An element check picks each element of each slice it compares (array-api-tests'
     linalg stacks: ``a[1] * b[2] - a[2] * b[1]``), where realizing the slice is a run of its own."""
-    from .indexing import slice_op
+    from .index_primitives import slice_op
 
     pair = impl.dtype.is_complex  # stored as (re, im) on a trailing axis the slice takes whole
     value = impl._values[0]
@@ -154,7 +154,7 @@ def host_element(x: Tensor):
         return None
     if node.op.name not in ("getitem", "reshape"):
         return None
-    from .indexing import slice_op
+    from .index_primitives import slice_op
     from .view import reshape_op
 
     if node.op is reshape_op:

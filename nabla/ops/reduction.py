@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 
 from ..core import dtypes as _dt
-from ..core.context import get_default_dtype, get_default_int_dtype
+from ..core.context import get_default_dtype
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
-from .base import Operation, describe, normalize_axes
+from .base import Operation, accumulation_dtype, describe, normalize_axes
 from .elementwise import cast_op
 from .view import reshape_op
 
@@ -141,7 +141,7 @@ def _product_of_others(x: Tensor, axes: list[int]) -> Tensor:
     Exclusive scans from both ends (as JAX does), not ``prod / x``: exact where ``x`` has zeros,
     and made of multiplications, so it differentiates again (the Hessian of a product at a zero).
     """
-    from .sorting import cumulative_prod
+    from .scans import cumulative_prod
     from .view import permute_dims, reshape
 
     kept = [a for a in range(x.ndim) if a not in axes]
@@ -169,15 +169,6 @@ REDUCE_OPS = {
 }
 
 
-def _accumulation_dtype(dtype):
-    # Array API: small integers accumulate in the default integer of their signedness.
-    if dtype.is_bool or dtype.kind == "i":
-        return _dt.result_type(dtype, get_default_int_dtype()) if not dtype.is_bool else get_default_int_dtype()
-    if dtype.kind == "u":
-        return _dt.uint64
-    return dtype
-
-
 def _check(x, op):
     if not isinstance(x, Tensor):
         raise TypeError(f"nabla.{op}: expected a Tensor, got {type(x).__name__}")
@@ -185,7 +176,7 @@ def _check(x, op):
 
 def _accumulating_reduce(name: str, x: Tensor, axis, keepdims, dtype) -> Tensor:
     _check(x, name)
-    target = _accumulation_dtype(x.dtype) if dtype is None else _dt.as_dtype(dtype)
+    target = accumulation_dtype(x.dtype) if dtype is None else _dt.as_dtype(dtype)
     if target is not x.dtype:
         x = cast_op(x, dtype=target)
     return REDUCE_OPS[name].apply(x, axis, keepdims)

@@ -153,32 +153,8 @@ def _is_one(dim) -> bool:
     return isinstance(dim, StaticDim) and int(dim) == 1
 
 
-class CumsumOp(Operation):
-    name = "cumulative_sum"
-    shape_polymorphic = True
-    supports_complex = True  # the (re, im) axis is last: the scan runs on both parts at once
-
-    def abstract_eval(self, x, *, axis, reverse):
-        return x.cached_shape, x.dtype, x.batch_dims
-
-    def maxpr(self, x, *, axis, reverse):
-        from max.graph import ops
-
-        if x.shape[axis] == 0:  # symbolic dims stand for sizes of 2 and more
-            return x
-        return ops.cumsum(x, axis=axis, reverse=reverse)
-
-    def jvp_rule(self, primals, tangents, output, *, axis, reverse):
-        t = tangents[0]
-        return cumsum_op(t, axis=axis + t.batch_dims - primals[0].batch_dims, reverse=reverse)
-
-    def vjp_rule(self, primals, cotangent, output, *, axis, reverse):
-        return [cumsum_op(cotangent, axis=axis + cotangent.batch_dims - primals[0].batch_dims, reverse=not reverse)]
-
-
 argmax_op = ArgReduceOp("argmax", "argmax")
 argmin_op = ArgReduceOp("argmin", "argmin")
-cumsum_op = CumsumOp()
 
 
 def _sorted(x: Tensor, axis: int, descending: bool, op: str) -> list:
@@ -216,69 +192,6 @@ def argmax(x: Tensor, axis=None, keepdims: bool = False) -> Tensor:
 
 def argmin(x: Tensor, axis=None, keepdims: bool = False) -> Tensor:
     return _arg_reduce(argmin_op, x, axis, keepdims)
-
-
-def cumulative_sum(x: Tensor, axis=None, dtype=None, include_initial: bool = False) -> Tensor:
-    x, a = _scan_input(x, axis, dtype, "cumulative_sum")
-    out = cumsum_op(x, axis=x._impl.batch_dims + a, reverse=False)
-    return _with_initial(out, a, 0) if include_initial else out
-
-
-def cumulative_prod(x: Tensor, axis=None, dtype=None, include_initial: bool = False) -> Tensor:
-    """Hillis-Steele scan of shifted products: log2(n) steps of MAX ops, differentiable as composed."""
-    from .creation import ones
-    from .indexing import slice_op
-    from .multi_output import concat
-
-    x, a = _scan_input(x, axis, dtype, "cumulative_prod")
-    n = x.shape[a]
-    b = x._impl.batch_dims
-    k = 1
-    while k < n:
-        index = tuple((0, d, 1) for d in x._impl.cached_shape)
-        head = list(index)
-        head[b + a] = (0, n - k, 1)
-        shifted_shape = list(x.shape)
-        shifted_shape[a] = k
-        pad = ones(tuple(shifted_shape), dtype=x.dtype, device=x.device)
-        if b:
-            from .broadcasting import broadcast_physical
-
-            pad = broadcast_physical(pad, x._impl.batch_shape + tuple(shifted_shape), b)
-        x = x * concat([pad, slice_op(x, index=tuple(head))], axis=a)
-        k *= 2
-    return _with_initial(x, a, 1) if include_initial else x
-
-
-def _scan_input(x: Tensor, axis, dtype, op: str):
-    from .elementwise import astype
-    from .reduction import _accumulation_dtype
-
-    if axis is None:
-        if x.ndim > 1:
-            raise ValueError(f"nabla.{op}: axis is required for a tensor of rank {x.ndim}")
-        axis = 0
-    if x.ndim == 0:
-        raise ValueError(f"nabla.{op}: 0-d tensors are not supported")
-    a = normalize_axis(axis, x.ndim, op)
-    target = _accumulation_dtype(x.dtype) if dtype is None else _dt.as_dtype(dtype)
-    if target is not x.dtype:
-        x = astype(x, target)
-    return x, a
-
-
-def _with_initial(x: Tensor, axis: int, value) -> Tensor:
-    from .creation import full
-    from .multi_output import concat
-
-    shape = list(x.shape)
-    shape[axis] = 1
-    init = full(tuple(shape), value, dtype=x.dtype, device=x.device)
-    if x.batch_dims:
-        from .broadcasting import broadcast_physical
-
-        init = broadcast_physical(init, x._impl.batch_shape + tuple(shape), x.batch_dims)
-    return concat([init, x], axis=axis)
 
 
 def searchsorted(x1: Tensor, x2: Tensor, side: str = "left", sorter=None) -> Tensor:

@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import threading
 
+from ..core import tensor_impl as _core
 from ..core.tensor import Tensor
 from ..ops.base import Operation, normalize_axis
 from ..ops.elementwise import BINARY_OPS, where_op, zeros_like_physical
-from ..ops.indexing import slice_op
+from ..ops.index_primitives import slice_op
 from ..ops.multi_output import concat_op
 from ..ops.view import squeeze_op, unsqueeze_op
 from .mesh import LocalView, ShardingSpec
 from . import devices
-from .spmd import _all_gather, _all_reduce, _local, _note, _on, _split, laid_out
+from . import spmd
+from .spmd import _all_gather, _all_reduce, _local, _note, _on, _split, laid_out, move, spec_of
 
 
 def axis_names(name) -> tuple:
@@ -39,8 +41,6 @@ def as_blocks(t: Tensor, mesh) -> Tensor:
     if impl.sharding is not None:
         return t
     if differentiated(impl):
-        from .shard_map import to_blocks_op
-
         return to_blocks_op(t, spec=ShardingSpec.replicated(mesh, len(impl.cached_shape)))
     vals = [impl._values[0]] * mesh.size if mesh.simulated else [_on(t, d)._impl._values[0] for d in mesh.devices]
     return Tensor(laid_out(vals, (impl.cached_shape, impl.dtype, impl.batch_dims), LocalView(mesh)))
@@ -381,3 +381,108 @@ def axis_index(axis_name):
     if not MESHES.meshes:
         raise ValueError("nabla.axis_index: only inside a shard_map body")
     return per_device_scalar(MESHES.meshes[-1], axis_names(axis_name), int, dtypes.int32)
+
+
+# --- the blocks' boundary: shard_map's arguments and results, closed-over tensors --------------
+
+
+def _with_batch_dims(spec: ShardingSpec, x: Tensor) -> ShardingSpec:
+    """``spec`` for ``x``'s physical dims: a vmap added after the spec was made (``jacrev`` maps
+    a pullback over cotangents) puts whole batch dims ahead of it."""
+    extra = len(x._impl.cached_shape) - len(spec.dims)
+    return spec if extra <= 0 else ShardingSpec(spec.mesh, ((),) * extra + spec.dims, dict(spec.partial))
+
+
+class ToBlocksOp(Operation):
+    """A global tensor laid out as ``spec``, seen as its blocks."""
+
+    name = "to_blocks"
+    supports_complex = True
+
+    def __call__(self, x, *, spec):
+        return self._call_sharded([x], [x._impl], None, {"spec": _with_batch_dims(spec, x)}, type(x))
+
+    def abstract_eval(self, x, *, spec):
+        return spec.local_shape(x.cached_shape), x.dtype, x.batch_dims
+
+    def spmd_apply(self, impls, vals, kwargs, mesh):
+        x, spec = impls[0], kwargs["spec"]
+        moved = move(vals[0], x.dtype, x.batch_dims, spec_of(x, mesh), spec)
+        return [laid_out(moved, self.abstract_eval(x, spec=spec), LocalView(mesh, spec.used_axes))], None
+
+    def jvp_rule(self, primals, tangents, output, *, spec):
+        return to_blocks_op(tangents[0], spec=spec)
+
+    def vjp_rule(self, primals, cotangent, output, *, spec):
+        # the argument was the same on every device along the axes its spec leaves out: the
+        # devices' cotangents along those axes add up
+        view = cotangent._impl.sharding
+        extra = tuple(a for a in spec.mesh.axis_names
+                      if isinstance(view, LocalView) and a in view.varying and a not in spec.used_axes)
+        if extra:
+            cotangent = psum_op(cotangent, axes=extra)
+        return [from_blocks_op(as_blocks(cotangent, spec.mesh), spec=spec)]
+
+
+class FromBlocksOp(Operation):
+    """Blocks joined into the global tensor laid out as ``spec``; along a mesh axis the spec
+    leaves out, the first device's block is kept."""
+
+    name = "from_blocks"
+    supports_complex = True
+
+    def __call__(self, x, *, spec):
+        return self._call_sharded([x], [x._impl], None, {"spec": _with_batch_dims(spec, x)}, type(x))
+
+    def abstract_eval(self, x, *, spec):
+        return spec.global_shape(x.cached_shape), x.dtype, x.batch_dims
+
+    def spmd_apply(self, impls, vals, kwargs, mesh):
+        x, spec = impls[0], kwargs["spec"]
+        vals = vals[0]
+        left_out = [k for k, a in enumerate(mesh.axis_names) if a not in spec.used_axes]
+        if not mesh.simulated and not (x.sharding.varying - spec.used_axes):
+            keep = vals  # over distinct devices each holds its own copy of the invariant blocks
+        else:
+            keep = []
+            for d in range(mesh.size):  # the device with the same position on named axes, 0 on the others
+                c = mesh.coords(d)
+                v = vals[d - sum(c[k] * mesh._strides[k] for k in left_out)]
+                keep.append(v if mesh.simulated else devices.to_device(v, mesh.devices[d]))
+        return [laid_out(keep, self.abstract_eval(x, spec=spec), spec)], None
+
+    def jvp_rule(self, primals, tangents, output, *, spec):
+        return from_blocks_op(as_blocks(tangents[0], spec.mesh), spec=spec)
+
+    def vjp_rule(self, primals, cotangent, output, *, spec):
+        # the first device's block along the axes the spec leaves out became the result: the
+        # cotangent goes back to it alone, as that device's term (see PsumOp.vjp_rule)
+        blocks = to_blocks_op(cotangent, spec=spec)
+        left = tuple(a for a in spec.mesh.axis_names if a not in spec.used_axes and spec.mesh.axis_size(a) > 1)
+        if not left:
+            return [blocks]
+        return [blocks * per_device_scalar(spec.mesh, left, lambda b: int(b == 0), cotangent.dtype)]
+
+
+to_blocks_op = ToBlocksOp()
+from_blocks_op = FromBlocksOp()
+
+
+def enter_blocks(flat, impls):
+    """Inside a shard_map body, a differentiated tensor from outside it (closed over) meets the
+    blocks as a replicated argument would (``as_blocks``): its cotangent then sums over
+    the devices (JAX's closure over a tracer). ``None`` when there is none."""
+    view = next((i.sharding for i in impls if isinstance(i.sharding, LocalView)), None)
+    if view is None or all(i.sharding is not None or not differentiated(i) for i in impls):
+        return None
+    flat = [as_blocks(t, view.mesh) if i.sharding is None and differentiated(i) else t for t, i in zip(flat, impls)]
+    return flat, [t._impl for t in flat]
+
+
+class _Runner:
+    call = staticmethod(spmd.call)
+    gather = staticmethod(spmd.gather)
+    enter_blocks = staticmethod(enter_blocks)
+
+
+_core.SPMD = _Runner

@@ -20,8 +20,9 @@ from ..ops.fourier import FftOp
 from ..ops.spectral import EigOp, EighOp, SvdOp
 from ..ops._physical import IdentityOp, _BatchDimsOp
 from ..ops.broadcasting import BroadcastPhysicalOp, BroadcastToOp, SumToOp
-from ..ops.indexing import GatherOp, ScatterAddOp, ScatterOp, SetSliceOp, SliceOp
-from ..ops.sorting import ArgReduceOp, CumsumOp, SortOp
+from ..ops.index_primitives import GatherOp, ScatterAddOp, ScatterOp, SetSliceOp, SliceOp
+from ..ops.scans import CumsumOp
+from ..ops.sorting import ArgReduceOp, SortOp
 from ..ops.linalg import MatmulOp
 from ..ops.reduction import ReduceOperation
 from ..ops.multi_output import ConcatOp, SplitOp

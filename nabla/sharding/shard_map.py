@@ -11,95 +11,10 @@ from __future__ import annotations
 
 import functools
 
-from ..core.operation import Operation
 from ..core.pytree import broadcast_prefix, tree_flatten, tree_unflatten
 from ..core.tensor import Tensor
-from . import devices
-from .collectives import MESHES, as_blocks, per_device_scalar, psum_op
+from .collectives import MESHES, as_blocks, from_blocks_op, to_blocks_op
 from .mesh import DeviceMesh, LocalView, NamedSharding, PartitionSpec, ShardingSpec
-from .spmd import laid_out, move, spec_of
-
-
-def _with_batch_dims(spec: ShardingSpec, x: Tensor) -> ShardingSpec:
-    """``spec`` for ``x``'s physical dims: a vmap added after the spec was made (``jacrev`` maps
-    a pullback over cotangents) puts whole batch dims ahead of it."""
-    extra = len(x._impl.cached_shape) - len(spec.dims)
-    return spec if extra <= 0 else ShardingSpec(spec.mesh, ((),) * extra + spec.dims, dict(spec.partial))
-
-
-class ToBlocksOp(Operation):
-    """A global tensor laid out as ``spec``, seen as its blocks."""
-
-    name = "to_blocks"
-    supports_complex = True
-
-    def __call__(self, x, *, spec):
-        return self._call_sharded([x], [x._impl], None, {"spec": _with_batch_dims(spec, x)}, type(x))
-
-    def abstract_eval(self, x, *, spec):
-        return spec.local_shape(x.cached_shape), x.dtype, x.batch_dims
-
-    def spmd_apply(self, impls, vals, kwargs, mesh):
-        x, spec = impls[0], kwargs["spec"]
-        moved = move(vals[0], x.dtype, x.batch_dims, spec_of(x, mesh), spec)
-        return [laid_out(moved, self.abstract_eval(x, spec=spec), LocalView(mesh, spec.used_axes))], None
-
-    def jvp_rule(self, primals, tangents, output, *, spec):
-        return to_blocks_op(tangents[0], spec=spec)
-
-    def vjp_rule(self, primals, cotangent, output, *, spec):
-        # the argument was the same on every device along the axes its spec leaves out: the
-        # devices' cotangents along those axes add up
-        view = cotangent._impl.sharding
-        extra = tuple(a for a in spec.mesh.axis_names
-                      if isinstance(view, LocalView) and a in view.varying and a not in spec.used_axes)
-        if extra:
-            cotangent = psum_op(cotangent, axes=extra)
-        return [from_blocks_op(as_blocks(cotangent, spec.mesh), spec=spec)]
-
-
-class FromBlocksOp(Operation):
-    """Blocks joined into the global tensor laid out as ``spec``; along a mesh axis the spec
-    leaves out, the first device's block is kept."""
-
-    name = "from_blocks"
-    supports_complex = True
-
-    def __call__(self, x, *, spec):
-        return self._call_sharded([x], [x._impl], None, {"spec": _with_batch_dims(spec, x)}, type(x))
-
-    def abstract_eval(self, x, *, spec):
-        return spec.global_shape(x.cached_shape), x.dtype, x.batch_dims
-
-    def spmd_apply(self, impls, vals, kwargs, mesh):
-        x, spec = impls[0], kwargs["spec"]
-        vals = vals[0]
-        left_out = [k for k, a in enumerate(mesh.axis_names) if a not in spec.used_axes]
-        if not mesh.simulated and not (x.sharding.varying - spec.used_axes):
-            keep = vals  # over distinct devices each holds its own copy of the invariant blocks
-        else:
-            keep = []
-            for d in range(mesh.size):  # the device with the same position on named axes, 0 on the others
-                c = mesh.coords(d)
-                v = vals[d - sum(c[k] * mesh._strides[k] for k in left_out)]
-                keep.append(v if mesh.simulated else devices.to_device(v, mesh.devices[d]))
-        return [laid_out(keep, self.abstract_eval(x, spec=spec), spec)], None
-
-    def jvp_rule(self, primals, tangents, output, *, spec):
-        return from_blocks_op(as_blocks(tangents[0], spec.mesh), spec=spec)
-
-    def vjp_rule(self, primals, cotangent, output, *, spec):
-        # the first device's block along the axes the spec leaves out became the result: the
-        # cotangent goes back to it alone, as that device's term (see PsumOp.vjp_rule)
-        blocks = to_blocks_op(cotangent, spec=spec)
-        left = tuple(a for a in spec.mesh.axis_names if a not in spec.used_axes and spec.mesh.axis_size(a) > 1)
-        if not left:
-            return [blocks]
-        return [blocks * per_device_scalar(spec.mesh, left, lambda b: int(b == 0), cotangent.dtype)]
-
-
-to_blocks_op = ToBlocksOp()
-from_blocks_op = FromBlocksOp()
 
 
 def _is_spec(s) -> bool:

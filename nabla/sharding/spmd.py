@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import threading
 
-from ..core import tensor_impl as _core
 from ..core import dtypes as _dt
 from ..core.graph import Node, Value
 from ..core.pytree import tree_flatten, tree_unflatten
@@ -24,7 +23,7 @@ from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from ..ops.base import Operation
 from ..ops.elementwise import BINARY_OPS
-from ..ops.indexing import slice_op
+from ..ops.index_primitives import slice_op
 from ..ops.multi_output import concat_op
 from . import devices, rules, stacking
 from .mesh import LocalView, ShardingSpec
@@ -436,25 +435,3 @@ class ReshardOp(Operation):
 
 
 reshard_op = ReshardOp()
-
-
-def enter_blocks(flat, impls):
-    """Inside a shard_map body, a differentiated tensor from outside it (closed over) meets the
-    blocks as a replicated argument would (``collectives.as_blocks``): its cotangent then sums over
-    the devices (JAX's closure over a tracer). ``None`` when there is none."""
-    from .collectives import as_blocks, differentiated
-
-    view = next((i.sharding for i in impls if isinstance(i.sharding, LocalView)), None)
-    if view is None or all(i.sharding is not None or not differentiated(i) for i in impls):
-        return None
-    flat = [as_blocks(t, view.mesh) if i.sharding is None and differentiated(i) else t for t, i in zip(flat, impls)]
-    return flat, [t._impl for t in flat]
-
-
-class _Runner:
-    call = staticmethod(call)
-    gather = staticmethod(gather)
-    enter_blocks = staticmethod(enter_blocks)
-
-
-_core.SPMD = _Runner

@@ -22,6 +22,7 @@ from ..core.tensor_impl import TensorImpl
 from ..ops import creation
 from ..ops._physical import broadcast_batch_dims, common_batch_shape, identity_op
 from ..ops.elementwise import astype
+from ..ops.ranges import arange
 from ..ops.view import moveaxis, reshape
 
 
@@ -347,7 +348,7 @@ def jvp(f, primals, tangents):
 def _basis(like: Tensor) -> Tensor:
     """The standard basis of ``like``'s space, stacked: shape ``(like.size,) + like.shape``."""
     n = like.size
-    i = creation.arange(n)
+    i = arange(n)
     return reshape(astype(reshape(i, (n, 1)) == reshape(i, (1, n)), like.dtype), (n,) + like.shape)
 
 

@@ -364,7 +364,7 @@ def test_running_sums_fuse(shape, axis, dtype):
     a = np.random.default_rng(12).uniform(-1, 1, shape).astype(dtype)
     for reverse in (False, True):
         def fn(x):
-            from nabla.ops.sorting import cumsum_op
+            from nabla.ops.scans import cumsum_op
 
             return cumsum_op(nb.sin(x) * 2.0, axis=axis, reverse=reverse) + 1.0
         got, ran_fused = run(fn, a)

@@ -6,7 +6,7 @@ import pytest
 
 import nabla as nb
 from nabla.ops import _physical as P, broadcasting as B
-from nabla.ops import elementwise, indexing, sorting
+from nabla.ops import elementwise, index_primitives, sorting
 
 R = np.random.default_rng(7)
 
@@ -60,7 +60,7 @@ DIFF_CASES = {
     "getitem": (lambda x: x[::-1, 1:] * x[0, ::2].sum(), [f64(3, 4)]),
     "setitem": (lambda x, v: _set(x, (slice(None, None, 2), 1), v), [f64(4, 3), f64(2)]),
     "take": (lambda x: nb.array_api.take(x, nb.asarray(np.array([2, 0, 2])), axis=1), [f64(2, 3)]),
-    "scatter_add": (lambda x, u: indexing.scatter_add_op(x, u, nb.asarray(np.array([1, 1, 0])), axis=0),
+    "scatter_add": (lambda x, u: index_primitives.scatter_add_op(x, u, nb.asarray(np.array([1, 1, 0])), axis=0),
                     [f64(3, 2), f64(3, 2)]),
     "scatter": (lambda x, v: _set(x, nb.asarray(np.array([2, 0])), v), [f64(3, 2), f64(2, 2)]),
     "cumulative_sum": (lambda x: nb.array_api.cumulative_sum(x, axis=1), [f64(2, 4)]),

@@ -5,7 +5,7 @@ A series maps its ``domain`` onto its ``window`` before evaluating (``fit`` take
 as the domain, so high degrees stay well conditioned). Domain and window are two host numbers
 each, as NumPy's; the coefficients live on MAX."""
 
-from . import polynomial  # first: the orthogonal series build on it (and it takes grids from them)
+from . import polynomial
 from . import chebyshev, hermite, hermite_e, laguerre, legendre  # noqa: I001
 from ._series import ABCPolyBase, Chebyshev, Hermite, HermiteE, Laguerre, Legendre, Polynomial
 

@@ -23,7 +23,7 @@ import numpy as _np
 from ... import array_api as _xp
 from ...core import dtypes as _dt
 from .. import _dtypes as D
-from . import polynomial as _power
+from . import _power
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,48 @@
+"""``arange``: positions counted on MAX, then ``start + i * step`` (a composite over creation and
+the elementwise ops)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from ..core import dtypes as _dt
+from ..core.context import as_device, get_default_dtype, get_default_int_dtype
+from ..core.tensor import Tensor
+from .casts import astype
+from .creation import iota_op, scalar_tensor
+from .elementwise import add, multiply
+
+
+def arange(start, stop=None, step=1, dtype=None, device=None) -> Tensor:
+    """Evenly spaced values in ``[start, stop)``, NumPy's fill rule kept exactly."""
+    if stop is None:
+        start, stop = 0, start
+    for name, v in (("start", start), ("stop", stop), ("step", step)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            raise TypeError(f"nabla.arange: {name} must be a real number, got {v!r}")
+    if step == 0:
+        raise ValueError("nabla.arange: step must not be zero")
+    all_int = all(isinstance(v, numbers.Integral) for v in (start, stop, step))
+    if dtype is None:
+        dtype = get_default_int_dtype() if all_int else get_default_dtype()
+    dtype = _dt.as_dtype(dtype)
+    if dtype.is_bool or dtype.is_complex:
+        raise TypeError(f"nabla.arange: unsupported dtype {dtype}")
+    length = max(0, math.ceil((stop - start) / step))
+    device = as_device(device)
+    positions = iota_op(shape=(length,), dtype=_dt.int64, device=device)
+    if dtype.is_integer:  # exact: start + i * step in int64, then wrapped to the dtype as NumPy's casts do
+        start, step = int(start), int(step)
+        out = add(multiply(positions, scalar_tensor(step, _dt.int64, device)), scalar_tensor(start, _dt.int64, device))
+        return out if dtype is _dt.int64 else astype(out, dtype)
+    # NumPy's fill for floats: the first two values rounded to the dtype, then first + i * (second -
+    # first) in the dtype's arithmetic (float32 for float16), rounded to the dtype
+    work = _dt.float64 if dtype is _dt.float64 else _dt.float32
+    first = work.numpy_dtype.type(np.asarray(start, dtype.numpy_dtype))
+    delta = work.numpy_dtype.type(np.asarray(start + step, dtype.numpy_dtype)) - first
+    out = add(multiply(astype(positions, work), scalar_tensor(float(delta), work, device)),
+              scalar_tensor(float(first), work, device))
+    return out if dtype is work else astype(out, dtype)
