@@ -12,7 +12,6 @@ LAYERS = {"core": 0, "ops": 1, "sharding": 2, "transforms": 3, "array_api": 4, "
 
 #: import cycles that exist; none may grow, and no other may form
 KNOWN_CYCLES = [
-    {"nabla.numpy.ma.core", "nabla.numpy.ma.functions", "nabla.numpy.ma.reductions", "nabla.numpy.ma.ufuncs"},
     {"nabla.numpy._arrays", "nabla.numpy._datetime", "nabla.numpy._datetime_ops", "nabla.numpy._dtypes", "nabla.numpy._indexing", "nabla.numpy._math",
      "nabla.numpy._ndarray", "nabla.numpy._records", "nabla.numpy._records_ops", "nabla.numpy._reduceat",
      "nabla.numpy._reductions", "nabla.numpy._sorting",

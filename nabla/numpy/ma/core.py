@@ -185,6 +185,8 @@ class MaskedArray:
     __slots__ = ("_data", "_mask", "_fill_value", "_hardmask")
     __array_priority__ = 150  # NumPy arrays and Nabla arrays defer their operators to us
     __hash__ = None
+    #: NumPy's ufuncs by name -> the masked ones (``ufuncs.bind`` fills it with its table)
+    _masked_ufuncs: dict = {}
 
     def __init__(self, data=None, mask=nomask, dtype=None, copy=False, subok=True, ndmin=0, fill_value=None,
                  keep_mask=True, hard_mask=None, shrink=True, order=None):
@@ -307,11 +309,6 @@ class MaskedArray:
         flat = _fnp().ravel(self._data)
         return flat if self._mask is nomask else flat[~_fnp().ravel(self._mask)]
 
-    def count(self, axis=None, keepdims=False):
-        from .reductions import count
-
-        return count(self, axis, keepdims=keepdims)
-
     def numpy(self):
         """A NumPy masked array with the same data, mask and fill value (the host boundary)."""
         mask = _np.ma.nomask if self._mask is nomask else self._mask.numpy()
@@ -421,9 +418,7 @@ class MaskedArray:
 
     # --- NumPy's protocols: real NumPy functions and ufuncs on masked arrays stay ours ----------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        from . import ufuncs
-
-        ours = ufuncs.MASKED_UFUNCS.get(ufunc.__name__)
+        ours = self._masked_ufuncs.get(ufunc.__name__)
         if ours is None or "out" in kwargs:
             return NotImplemented
         fn = ours if method == "__call__" else getattr(ours, method, None)

@@ -10,6 +10,7 @@ import numpy as _np
 from .core import (MaskedArray, _bool_array, _copy_mask, _fnp, _fresh, _or, fill_scalar, filled, getdata,
                    getmask, getmaskarray, masked, nomask)
 from .reductions import _as_masked
+from . import ufuncs as _ufuncs
 
 # --- construction ---------------------------------------------------------------------------------------
 masked_array = MaskedArray
@@ -77,9 +78,7 @@ def masked_where(condition, a, copy=True):
 
 def _masked_by(op: str, sets_fill: bool = False):
     def fn(x, value, copy=True):
-        from .ufuncs import COMPARISONS
-
-        out = masked_where(COMPARISONS[op](x, value), x, copy=copy)
+        out = masked_where(_ufuncs.COMPARISONS[op](x, value), x, copy=copy)
         if sets_fill:
             out.fill_value = value
         return out
@@ -236,21 +235,17 @@ def cov(x, y=None, rowvar=True, bias=False, allow_masked=True, ddof=None):
         fact, data = fnp.dot(present, present.T) - ddof, fnp.dot(xf, fnp.conj(xf).T)
     else:
         fact, data = fnp.dot(present.T, present) - ddof, fnp.dot(xf.T, fnp.conj(xf))
-    from .ufuncs import MASKED_UFUNCS
-
-    out = MASKED_UFUNCS["true_divide"](data, fact)
+    out = _ufuncs.MASKED_UFUNCS["true_divide"](data, fact)
     out = MaskedArray._from(out._data, fnp.logical_or(getmaskarray(out), fact <= 0))
     return squeeze(out)
 
 
 def corrcoef(x, y=None, rowvar=True, bias=None, allow_masked=True, ddof=None):
-    from .ufuncs import MASKED_UFUNCS
-
     c = cov(x, y, rowvar, allow_masked=allow_masked)
     if c.ndim == 0:
         return c / c
-    d = MASKED_UFUNCS["sqrt"](diagonal(c))
-    return c / MASKED_UFUNCS["multiply"].outer(d, d)
+    d = _ufuncs.MASKED_UFUNCS["sqrt"](diagonal(c))
+    return c / _ufuncs.MASKED_UFUNCS["multiply"].outer(d, d)
 
 
 def ndenumerate(a, compressed=True):
@@ -362,9 +357,7 @@ innerproduct = inner
 
 
 def outer(a, b):
-    from .ufuncs import MASKED_UFUNCS
-
-    return MASKED_UFUNCS["multiply"].outer(ravel(a), ravel(b))
+    return _ufuncs.MASKED_UFUNCS["multiply"].outer(ravel(a), ravel(b))
 
 
 outerproduct = outer
@@ -427,11 +420,9 @@ def allequal(a, b, fill_value=True):
 
 
 def allclose(a, b, masked_equal=True, rtol=1e-5, atol=1e-8):
-    from .ufuncs import COMPARISONS
-
     x, y = _as_masked(a), _as_masked(b)
-    close = COMPARISONS["less_equal"](abs(x - y), atol + rtol * abs(y))
-    same = COMPARISONS["equal"](x, y)  # equal infinities
+    close = _ufuncs.COMPARISONS["less_equal"](abs(x - y), atol + rtol * abs(y))
+    same = _ufuncs.COMPARISONS["equal"](x, y)  # equal infinities
     fnp = _fnp()
     ok = fnp.logical_or(filled(close, masked_equal), filled(same, masked_equal))
     return bool(fnp.all(ok))
@@ -528,3 +519,6 @@ def size(obj, axis=None):
     s = shape(obj)
     return int(_np.prod(s)) if axis is None else s[axis]
 
+
+MaskedArray.__matmul__ = _ufuncs._binary(dot)  # (the operator is this module's ``dot``)
+MaskedArray.__rmatmul__ = _ufuncs._reflected(dot)

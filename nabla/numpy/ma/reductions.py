@@ -10,6 +10,7 @@ import math
 import numpy as _np
 
 from .core import MaskedArray, _fnp, _fresh, fill_scalar, maximum_fill_value, minimum_fill_value, nomask
+from .ufuncs import MASKED_UFUNCS, REDUCTIONS, SCANS
 
 
 def _as_masked(a) -> MaskedArray:
@@ -141,8 +142,6 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, mean=None): 
     a = _as_masked(a)
     if a._mask is nomask and mean is None:
         return _result(fnp.var(a._data, axis=_axis(axis), dtype=dtype, ddof=ddof, keepdims=keepdims), nomask, a)
-    from .ufuncs import MASKED_UFUNCS
-
     cnt = count(a, axis, keepdims=keepdims) - ddof
     danom = a - (mean if mean is not None else _mean(a, axis, dtype, keepdims=True))
     danom = abs(danom) ** 2 if a.dtype.numpy_dtype.kind == "c" else danom * danom
@@ -156,8 +155,6 @@ _mean = mean
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, mean=None):  # noqa: A002
-    from .ufuncs import MASKED_UFUNCS
-
     v = var(a, axis, dtype, out, ddof, keepdims, mean)
     return MASKED_UFUNCS["sqrt"](v) if isinstance(v, MaskedArray) else _fnp().sqrt(v)
 
@@ -194,8 +191,6 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         scl = count(a, axis, keepdims=keepdims)
         scl = fnp.asarray(scl, dtype=avg.dtype.numpy_dtype)
     else:
-        from .ufuncs import MASKED_UFUNCS
-
         wgt = _as_masked(weights)
         kinds = a.dtype.numpy_dtype.kind
         result_dtype = _np.result_type(a.dtype.numpy_dtype, wgt.dtype.numpy_dtype, *(["f8"] if kinds in "biu" else []))
@@ -225,6 +220,14 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     return avg
 
 
-UFUNC_REDUCTIONS = {"add": sum, "multiply": prod, "maximum": max, "minimum": min, "logical_and": all,
-                    "logical_or": any}
-UFUNC_SCANS = {"add": cumsum, "multiply": cumprod}
+REDUCTIONS.update({"add": sum, "multiply": prod, "maximum": max, "minimum": min, "logical_and": all,
+                   "logical_or": any})
+SCANS.update({"add": cumsum, "multiply": cumprod})
+
+
+def _count_method(self, axis=None, keepdims=False):
+    """Unmasked entries along ``axis`` (``count``)."""
+    return count(self, axis, keepdims=keepdims)
+
+
+MaskedArray.count = _count_method

@@ -48,6 +48,12 @@ def _put_back(result, d, m, casting: str):
     return _fnp().where(m, d if d.dtype is result.dtype else d.astype(dt), result)
 
 
+#: the masked reductions and scans behind binary ufuncs' ``reduce`` and ``accumulate``, by ufunc
+#: name (``reductions`` fills them)
+REDUCTIONS: dict = {}
+SCANS: dict = {}
+
+
 class MaskedUfunc:
     """A face ufunc with masks: ``__call__``, and ``reduce``/``accumulate``/``outer`` for binary ones."""
 
@@ -87,9 +93,7 @@ class MaskedUfunc:
 
     # --- methods (binary ufuncs) --------------------------------------------------------------------
     def reduce(self, target, axis=0, dtype=None, **kwargs):
-        from . import reductions
-
-        fn = reductions.UFUNC_REDUCTIONS.get(self.__name__)
+        fn = REDUCTIONS.get(self.__name__)
         if fn is None:
             raise NotImplementedError(f"nabla.numpy.ma.{self.__name__}.reduce: only add, multiply, maximum, "
                                       "minimum, logical_and and logical_or reduce masked arrays")
@@ -97,9 +101,7 @@ class MaskedUfunc:
         return fn(target, axis=axis, **kw, **kwargs)
 
     def accumulate(self, target, axis=0, dtype=None):
-        from . import reductions
-
-        fn = reductions.UFUNC_SCANS.get(self.__name__)
+        fn = SCANS.get(self.__name__)
         if fn is None:
             raise NotImplementedError(f"nabla.numpy.ma.{self.__name__}.accumulate: only add and multiply "
                                       "accumulate masked arrays")
@@ -208,14 +210,7 @@ def bind() -> None:
         setattr(MaskedArray, f"__{py}__", _binary(COMPARISONS[name]))
     for py, name in {"neg": "negative", "pos": "positive", "abs": "absolute", "invert": "invert"}.items():
         setattr(MaskedArray, f"__{py}__", (lambda f: lambda self: f(self))(u[name]))
-    setattr(MaskedArray, "__matmul__", _binary(lambda a, b: _dot(a, b)))
-    setattr(MaskedArray, "__rmatmul__", _reflected(lambda a, b: _dot(a, b)))
-
-
-def _dot(a, b):
-    from .functions import dot
-
-    return dot(a, b)
+    MaskedArray._masked_ufuncs = u  # (``__array_ufunc__``: NumPy's ufuncs on masked arrays stay ours)
 
 
 __all__ = ["MaskedUfunc", "MASKED_UFUNCS", "power"]
