@@ -12,7 +12,7 @@ import types as _types
 
 import numpy as _np
 
-from . import _ndarray
+from . import _methods
 from ._ndarray import ndarray
 from ._arrays import *  # noqa: F401,F403
 from ._dtypes import (bool_, byte, can_cast, cdouble, complex64, complex128, complexfloating, csingle, double,  # noqa: F401
@@ -135,7 +135,7 @@ def _face_namespace(ns: dict) -> None:
             ns[name] = face(value)
 
 
-_ndarray.bind()
+_methods.bind()
 _face_namespace(globals())
 _face_namespace(vars(linalg))
 _face_namespace(vars(fft))

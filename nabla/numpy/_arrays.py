@@ -586,11 +586,5 @@ def take_along_axis(arr, indices, axis=-1):
     return _xp.take_along_axis(x, D.asarray(indices, op="take_along_axis"), axis=axis)
 
 
-def put_along_axis(arr, indices, values, axis):
-    from . import _indexing
-
-    return _indexing.put_along_axis(arr, indices, values, axis)
-
-
 __all__ = [n for n, v in list(globals().items()) if not n.startswith("_") and callable(v)
            and getattr(v, "__module__", None) == __name__]

@@ -4,7 +4,8 @@ A ``DatetimeArray`` is an int64 array on MAX (``ticks``: counts of the unit sinc
 duration) and NumPy's dtype, which carries the unit (``datetime64[D]``, ``timedelta64[ms]``, ...). NaT is
 int64's minimum, as in NumPy. NumPy parses strings and reads the values at the host boundary; every
 operation (unit conversions, arithmetic, calendars, sorting) is an integer op on the ticks. The ufuncs and
-functions on these arrays are in ``_datetime_ops.py``; the creation functions are here.
+functions on these arrays, and the methods and operators that are those functions, are in ``_datetime_ops.py``
+(which binds them); the creation functions are here.
 """
 
 from __future__ import annotations
@@ -217,19 +218,7 @@ class DatetimeArray:
     def transpose(self, *axes):
         return DatetimeArray(self.ticks.transpose(*axes), self.dtype)
 
-    def sort(self, axis=-1, kind=None, order=None, *, stable=None):
-        from ._datetime_ops import sort
-
-        self[...] = sort(self, axis, kind, order, stable=stable)
-
     # --- NumPy's protocols and the face's hooks ------------------------------------------------------
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        from ._datetime_ops import apply
-
-        if method != "__call__":
-            return NotImplemented
-        return apply(ufunc.__name__, inputs, kwargs)
-
     def __array_function__(self, func, types, args, kwargs):
         ours = getattr(_fnp(), func.__name__, None)
         return NotImplemented if ours is None or not callable(ours) else ours(*args, **kwargs)
@@ -238,51 +227,7 @@ class DatetimeArray:
         """The face's ufuncs (``nabla.numpy.add(d, td)``) with a date operand."""
         return self.__array_ufunc__(ufunc, method, *inputs, **kwargs)
 
-    def __nabla_array_function__(self, face_fn, args, kwargs):
-        """The face's functions (``nabla.numpy.sort(d)``) with a date argument: ``_datetime_ops``'s."""
-        from ._datetime_ops import function
-
-        return function(face_fn.__name__, self)(*args, **kwargs)
-
     __hash__ = object.__hash__  # by identity, as the face's ndarray
-
-
-def _bind_operators():
-    from ._datetime_ops import apply, function
-
-    def binary(name):
-        return lambda self, other: apply(name, (self, other))
-
-    def reflected(name):
-        return lambda self, other: apply(name, (other, self))
-
-    def inplace(name):
-        def op(self, other):
-            self[...] = apply(name, (self, other), {"casting": "same_kind", "into": self.dtype})
-            return self
-        return op
-
-    for py, name in {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
-                     "floordiv": "floor_divide", "mod": "remainder"}.items():
-        setattr(DatetimeArray, f"__{py}__", binary(name))
-        setattr(DatetimeArray, f"__r{py}__", reflected(name))
-        setattr(DatetimeArray, f"__i{py}__", inplace(name))
-    for py, name in {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal", "gt": "greater",
-                     "ge": "greater_equal"}.items():
-        setattr(DatetimeArray, f"__{py}__", binary(name))
-    for py, name in {"neg": "negative", "pos": "positive", "abs": "absolute"}.items():
-        setattr(DatetimeArray, f"__{py}__", (lambda n: lambda self: apply(n, (self,)))(name))
-    DatetimeArray.__divmod__ = lambda self, other: (self // other, self % other)
-
-    def method(name):
-        def m(self, *args, **kwargs):
-            return function(name, self)(self, *args, **kwargs)
-        m.__name__ = name
-        return m
-
-    for name in ("min", "max", "argmin", "argmax", "ptp", "argsort", "searchsorted", "ravel", "flatten",
-                 "squeeze", "swapaxes", "repeat", "take", "diagonal", "sum", "mean", "cumsum"):
-        setattr(DatetimeArray, name, method(name))
 
 
 # --- the host boundary: values -> DatetimeArray ----------------------------------------------------------
@@ -447,4 +392,3 @@ def _tick(p, dtype: _np.dtype, op: str) -> int:
     return int(_np.asarray(p).astype(dtype).view(_np.int64))
 
 
-_bind_operators()

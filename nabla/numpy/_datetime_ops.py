@@ -444,3 +444,61 @@ def function(name: str, owner: DatetimeArray):
                         "dates and durations take arithmetic, comparisons, sorting, min/max, unique, diff, "
                         "where, joining and reshaping (see docs/numpy.md, Dates and times)")
     return fn
+
+
+def _bind() -> None:
+    """Give ``DatetimeArray`` its methods, operators and NumPy's ufunc protocol: this module's
+    functions (``_datetime.py`` sits below this module)."""
+
+    def sort_in_place(self, axis=-1, kind=None, order=None, *, stable=None):
+        self[...] = sort(self, axis, kind, order, stable=stable)
+
+    def array_ufunc(self, ufunc, method, *inputs, **kwargs):
+        if method != "__call__":
+            return NotImplemented
+        return apply(ufunc.__name__, inputs, kwargs)
+
+    def nabla_array_function(self, face_fn, args, kwargs):
+        """The face's functions (``nabla.numpy.sort(d)``) with a date argument: this module's."""
+        return function(face_fn.__name__, self)(*args, **kwargs)
+
+    DatetimeArray.sort = sort_in_place
+    DatetimeArray.__array_ufunc__ = array_ufunc
+    DatetimeArray.__nabla_array_function__ = nabla_array_function
+
+    def binary(name):
+        return lambda self, other: apply(name, (self, other))
+
+    def reflected(name):
+        return lambda self, other: apply(name, (other, self))
+
+    def inplace(name):
+        def op(self, other):
+            self[...] = apply(name, (self, other), {"casting": "same_kind", "into": self.dtype})
+            return self
+        return op
+
+    for py, name in {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "divide",
+                     "floordiv": "floor_divide", "mod": "remainder"}.items():
+        setattr(DatetimeArray, f"__{py}__", binary(name))
+        setattr(DatetimeArray, f"__r{py}__", reflected(name))
+        setattr(DatetimeArray, f"__i{py}__", inplace(name))
+    for py, name in {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal", "gt": "greater",
+                     "ge": "greater_equal"}.items():
+        setattr(DatetimeArray, f"__{py}__", binary(name))
+    for py, name in {"neg": "negative", "pos": "positive", "abs": "absolute"}.items():
+        setattr(DatetimeArray, f"__{py}__", (lambda n: lambda self: apply(n, (self,)))(name))
+    DatetimeArray.__divmod__ = lambda self, other: (self // other, self % other)
+
+    def method(name):
+        def m(self, *args, **kwargs):
+            return function(name, self)(self, *args, **kwargs)
+        m.__name__ = name
+        return m
+
+    for name in ("min", "max", "argmin", "argmax", "ptp", "argsort", "searchsorted", "ravel", "flatten",
+                 "squeeze", "swapaxes", "repeat", "take", "diagonal", "sum", "mean", "cumsum"):
+        setattr(DatetimeArray, name, method(name))
+
+
+_bind()

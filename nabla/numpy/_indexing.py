@@ -14,6 +14,7 @@ from ..core.tensor import Tensor
 from ..ops import aliasing
 from ..ops.elementwise import astype as _astype
 from . import _dtypes as D
+from ._arrays import arange, array, concatenate, linspace
 
 _I64 = _dt.int64
 
@@ -95,8 +96,6 @@ class _Concatenator:
         self.axis, self.ndmin, self.trans1d = axis, ndmin, trans1d
 
     def __getitem__(self, key):
-        from ._arrays import arange, array, concatenate, linspace
-
         axis, ndmin, trans1d, matrix, col = self.axis, self.ndmin, self.trans1d, False, False
         objs, kinds = [], []  # kinds: NumPy's result_type inputs (weak Python scalars, dtypes)
         for k, it in enumerate(key if isinstance(key, tuple) else (key,)):

@@ -7,7 +7,7 @@ stay NumPy arrays on the host (with ``HostStringWarning``), as string arrays do.
 (``('v', float, (3,))``) is an array of shape ``shape + (3,)``. Indexing, reshaping and writes apply the
 same op to every field (views where NumPy gives views); NumPy parses and prints the values only at the
 host boundary. The face's functions on these arrays (creation, sorting by fields, unique, joining,
-equality) are in ``_records_ops.py``.
+equality), and the methods that are those functions, are in ``_records_ops.py`` (which binds them).
 """
 
 from __future__ import annotations
@@ -360,17 +360,7 @@ class StructuredArray(Items):
             raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
         return self.reshape(tuple(d for i, d in enumerate(self.shape) if i not in drop))
 
-    def sort(self, axis=-1, kind=None, order=None, *, stable=None):
-        from ._records_ops import sort
-
-        self[...] = sort(self, axis, kind, order)
-
     # --- NumPy's protocols and the face's hooks ------------------------------------------------------
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        from ._records_ops import ufunc as apply
-
-        return apply(ufunc.__name__, method, inputs, kwargs)
-
     def __array_function__(self, func, types, args, kwargs):
         ours = getattr(_fnp(), func.__name__, None)
         return NotImplemented if ours is None or not callable(ours) else ours(*args, **kwargs)
@@ -379,39 +369,9 @@ class StructuredArray(Items):
         """The face's ufuncs (``nabla.numpy.equal(a, b)``) with a structured operand."""
         return self.__array_ufunc__(ufunc, method, *inputs, **kwargs)
 
-    def __nabla_array_function__(self, face_fn, args, kwargs):
-        """The face's functions (``nabla.numpy.sort(z, order='x')``) with records: ``_records_ops``'s."""
-        from ._records_ops import function
-
-        return function(face_fn.__name__, self)(*args, **kwargs)
-
-    def __eq__(self, other):
-        from ._records_ops import equal
-
-        return equal(self, other)
-
-    def __ne__(self, other):
-        from ._records_ops import not_equal
-
-        return not_equal(self, other)
-
     __hash__ = object.__hash__  # by identity, as the face's ndarray
 
 
-def _bind_methods():
-    def method(name):
-        def m(self, *args, **kwargs):
-            from ._records_ops import function
-
-            return function(name, self)(self, *args, **kwargs)
-        m.__name__ = name
-        return m
-
-    for name in ("argsort", "take", "repeat"):
-        setattr(StructuredArray, name, method(name))
-
-
-_bind_methods()
 
 
 class recarray(StructuredArray):
@@ -560,22 +520,3 @@ def is_records(v) -> bool:
     if isinstance(v, StructuredArray):
         return True
     return isinstance(v, (_np.ndarray, _np.void)) and v.dtype.names is not None
-
-
-def as_records(v, dtype=None, op: str = "asarray") -> StructuredArray:
-    """``v`` as a StructuredArray (cast to ``dtype`` when given): records pass, a list of them is
-    stacked on MAX, host values (tuples, NumPy's structured arrays) are read by NumPy."""
-    if isinstance(v, StructuredArray):
-        return v if dtype is None or v.dtype == dtype else v.astype(dtype)
-    if isinstance(v, list) and v and builtins.all(isinstance(e, StructuredArray) for e in v):
-        from ._records_ops import stack
-
-        out = stack(v)
-        return out if dtype is None or out.dtype == dtype else out.astype(dtype)
-    try:
-        host = _np.array(v, dtype=dtype)
-    except (TypeError, ValueError) as e:
-        raise type(e)(f"nabla.numpy.{op}: cannot read {v!r} as records of {dtype}: {e}") from None
-    if host.dtype.names is None:
-        raise TypeError(f"nabla.numpy.{op}: expected records (a structured dtype), got {host.dtype} data")
-    return from_host(host, op=op)

@@ -24,7 +24,7 @@ from . import _arrays as A
 from . import _datetime as _dates
 from . import _dtypes as D
 from ._datetime import DatetimeArray
-from ._records import (StructuredArray, _axis, _host, as_records, blank, expand, is_records, layout, recarray,
+from ._records import (StructuredArray, _axis, _host, blank, expand, from_host, is_records, layout, recarray,
                        records_dtype)
 from . import _records as R
 
@@ -44,6 +44,23 @@ def _fnp():
     import nabla.numpy as fnp
 
     return fnp
+
+
+def as_records(v, dtype=None, op: str = "asarray") -> StructuredArray:
+    """``v`` as a StructuredArray (cast to ``dtype`` when given): records pass, a list of them is
+    stacked on MAX, host values (tuples, NumPy's structured arrays) are read by NumPy."""
+    if isinstance(v, StructuredArray):
+        return v if dtype is None or v.dtype == dtype else v.astype(dtype)
+    if isinstance(v, list) and v and builtins.all(isinstance(e, StructuredArray) for e in v):
+        out = stack(v)
+        return out if dtype is None or out.dtype == dtype else out.astype(dtype)
+    try:
+        host = _np.array(v, dtype=dtype)
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"nabla.numpy.{op}: cannot read {v!r} as records of {dtype}: {e}") from None
+    if host.dtype.names is None:
+        raise TypeError(f"nabla.numpy.{op}: expected records (a structured dtype), got {host.dtype} data")
+    return from_host(host, op=op)
 
 
 def _records(a, op: str) -> StructuredArray:
@@ -578,3 +595,34 @@ rec_array.__name__ = "array"
 rec = types.ModuleType("nabla.numpy.rec", "NumPy's ``numpy.rec`` on the face's record arrays (fields on MAX).")
 rec.fromarrays, rec.fromrecords, rec.array, rec.recarray = fromarrays, fromrecords, rec_array, recarray
 rec.record, rec.format_parser = _np.record, _np.rec.format_parser
+
+
+def _bind() -> None:
+    """Give ``StructuredArray`` its methods, comparisons and NumPy's ufunc protocol: this module's
+    functions (``_records.py`` sits below this module)."""
+
+    def sort_in_place(self, axis=-1, kind=None, order=None, *, stable=None):
+        self[...] = sort(self, axis, kind, order)
+
+    def array_ufunc(self, uf, method, *inputs, **kwargs):
+        return ufunc(uf.__name__, method, inputs, kwargs)
+
+    def nabla_array_function(self, face_fn, args, kwargs):
+        """The face's functions (``nabla.numpy.sort(z, order='x')``) with records: this module's."""
+        return function(face_fn.__name__, self)(*args, **kwargs)
+
+    def method(name):
+        def m(self, *args, **kwargs):
+            return function(name, self)(self, *args, **kwargs)
+        m.__name__ = name
+        return m
+
+    StructuredArray.sort = sort_in_place
+    StructuredArray.__array_ufunc__ = array_ufunc
+    StructuredArray.__nabla_array_function__ = nabla_array_function
+    StructuredArray.__eq__, StructuredArray.__ne__ = equal, not_equal
+    for name in ("argsort", "take", "repeat"):
+        setattr(StructuredArray, name, method(name))
+
+
+_bind()

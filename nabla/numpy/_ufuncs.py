@@ -237,12 +237,6 @@ class ufunc:
             k *= 2
         return x
 
-    def reduceat(self, array, indices, axis=0, dtype=None, out=None):
-        """Reductions over ``array[indices[i]:indices[i + 1]]`` along ``axis`` (``_reduceat.py``)."""
-        from ._reduceat import reduceat
-
-        return reduceat(self, array, indices, axis, dtype, out)
-
     def outer(self, A, B, **kwargs):
         self._binary_only("outer")
         if hasattr(type(A), "__nabla_ufunc__") or hasattr(type(B), "__nabla_ufunc__"):
