@@ -1,5 +1,7 @@
 """Bit views: an array's bytes read as another dtype (NumPy's ``ndarray.view(dtype)``), on MAX.
 
+An array's values outside any transform are its buffer viewed as the other dtype: the same bytes,
+nothing computed. Inside ``grad``, ``vmap``, ``compile`` or a mesh the view is an op of the trace, and
 MAX has no bit-cast op, so the bits are computed exactly by arithmetic: every source becomes the
 unsigned integer of its width holding its bit pattern (a float's sign, exponent and mantissa fields
 found by exact scaling by powers of two), the unsigned words are split or joined little-endian when
@@ -258,6 +260,10 @@ def bit_view(x: Tensor, dtype) -> Tensor:
         x = reshape(pairs, tuple(x.shape[:-1]) + (2 * x.shape[-1],) if x.ndim else (2,))
         src = x.dtype
     target = _dt.real_dtype(dtype) if dtype.is_complex else dtype
+    if not src.is_complex and not dtype.is_complex and (src.is_bool or not target.is_bool):
+        bytes_read = _reinterpreted(x, target, out_shape)
+        if bytes_read is not None:
+            return bytes_read
     if src is target:
         out = x
     elif src.is_floating:
@@ -268,6 +274,28 @@ def bit_view(x: Tensor, dtype) -> Tensor:
         pairs = reshape(out, out_shape + (2,))
         out = complex_from_parts(getitem(pairs, (..., 0)), getitem(pairs, (..., 1)))
     return reshape(out, out_shape) if tuple(out.shape) != out_shape else out
+
+
+def _reinterpreted(x: Tensor, dtype, shape: tuple):
+    """``x``'s buffer read as ``dtype``: a view of the same bytes, nothing computed, every bit kept
+    (NaN payloads, subnormals), as NumPy's view. For one array of values outside any transform
+    (traced, batched or sharded values take the arithmetic above); a pending ``x`` is realized
+    first. Values are never written in place, so the two arrays may share the bytes. None where
+    this does not apply. (Not to bool from other dtypes: a byte other than 0 or 1 is no bool MAX's
+    kernels know.)"""
+    from ..core.graph import Value
+    from ..core.tensor_impl import TensorImpl
+
+    impl = x._impl
+    if impl.traced or impl.batch_dims or impl.sharding is not None or impl.tangents or impl.requires_grad \
+            or type(impl._values) is not list or len(impl._values) != 1:
+        return None
+    impl.realize()
+    value = impl._values[0]
+    if value.buffer is None:
+        return None
+    buffer = value.buffer.view(dtype.max_dtype, shape)
+    return type(x)(TensorImpl([Value.leaf(buffer, shape, dtype, value.device)], dtype))
 
 
 def put_back_bits(parent: Tensor, child: Tensor, src, dst) -> Tensor:
