@@ -48,6 +48,8 @@ def __getattr__(name):
 
     if name in ("numpy", "sharding"):
         return importlib.import_module("." + name, __name__)
+    if name == "random":  # NumPy's random API on MAX, where libraries look for ``<library>.random`` (Dask)
+        return importlib.import_module(".numpy.random", __name__)
     if name in _SHARDING_NAMES:
         return getattr(importlib.import_module(".sharding", __name__), name)
     raise AttributeError(f"module 'nabla' has no attribute {name!r}")

@@ -40,14 +40,58 @@ def _float_dtype(dtype, op):
     return d
 
 
-class Generator:
-    """NumPy's ``Generator`` interface on a Philox key and counter."""
+def _seed_sequence(seed) -> _np.random.SeedSequence:
+    return seed if isinstance(seed, _np.random.SeedSequence) else _np.random.SeedSequence(seed)
+
+
+class Philox:
+    """A bit generator in NumPy's interface: a ``SeedSequence`` and the 64-bit Philox key drawn
+    from it. ``spawn`` gives independent children, as NumPy's bit generators do: Dask's
+    ``Generator`` seeds each chunk with one (``dask.array.random.default_rng`` under Nabla's
+    backend, ``docs/scaling.md``)."""
 
     def __init__(self, seed=None):
-        words = _np.random.SeedSequence(seed).generate_state(2, _np.uint32)
-        self._key = int(words[0]) | int(words[1]) << 32  # Philox's two key words
+        self._seed_seq = _seed_sequence(seed)
+        words = self._seed_seq.generate_state(2, _np.uint32)
+        self.key = int(words[0]) | int(words[1]) << 32  # Philox's two key words
+
+    @property
+    def seed_seq(self) -> _np.random.SeedSequence:
+        return self._seed_seq
+
+    def spawn(self, n_children: int) -> list:
+        return [Philox(s) for s in self._seed_seq.spawn(n_children)]
+
+    def __repr__(self) -> str:
+        return f"Philox(key={self.key:#018x})"
+
+    def __eq__(self, other) -> bool:
+        return type(other) is Philox and other.key == self.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __dask_tokenize__(self):
+        return ("nabla.numpy.random.Philox", self.key)
+
+
+class Generator:
+    """NumPy's ``Generator`` interface on a Philox key and counter. ``seed``: what
+    ``numpy.random.default_rng`` takes (None, an int or ints, a ``SeedSequence``), or a
+    ``Philox`` bit generator."""
+
+    def __init__(self, seed=None):
+        self._bit_generator = seed if isinstance(seed, Philox) else Philox(seed)
+        self._key = self._bit_generator.key
         self._counter = 0
         self._lock = threading.Lock()
+
+    @property
+    def bit_generator(self) -> Philox:
+        return self._bit_generator
+
+    def spawn(self, n_children: int) -> list:
+        return [type(self)(b) for b in self._bit_generator.spawn(n_children)]
 
     def __repr__(self) -> str:
         return f"Generator(Philox4x32 on MAX) at {hex(id(self))}"

@@ -73,3 +73,42 @@ def test_random_arrays_drawn_by_nabla_in_each_chunk(client):
     again = da.random.RandomState(7, RandomState=nnp.random.RandomState).normal(2.0, 3.0, size=(40_000,),
                                                                                  chunks=10_000)
     np.testing.assert_array_equal(_nabla(again.compute()), values)
+
+
+def test_nabla_as_dasks_array_backend(client):
+    """``dask.config.set({"array.backend": "nabla"})``: Dask's creation functions and
+    ``da.random.default_rng`` make Nabla chunks on the workers; a seed gives the same draw again."""
+    import dask
+
+    with dask.config.set({"array.backend": "nabla"}):
+        made = {"ones": da.ones((300, 4), chunks=(100, 4)), "zeros": da.zeros((7, 5), chunks=3, dtype=np.int32),
+                "full": da.full((10,), 2.5, chunks=4), "arange": da.arange(3, 40, 2, chunks=5)}
+        x = da.random.default_rng(11).normal(1.0, 2.0, size=(30_000,), chunks=10_000)
+        u = da.random.default_rng(11).uniform(size=(30_000,), chunks=10_000)
+    want = {"ones": np.ones((300, 4)), "zeros": np.zeros((7, 5), np.int32), "full": np.full((10,), 2.5),
+            "arange": np.arange(3, 40, 2)}
+    for name, arr in made.items():
+        assert type(arr._meta) is nnp.ndarray, name
+        got = _nabla(arr.compute())
+        assert got.dtype == want[name].dtype, name
+        np.testing.assert_array_equal(got, want[name])
+    assert type(x._meta) is nnp.ndarray
+    values = _nabla(x.compute())
+    assert abs(values.mean() - 1.0) < 0.1 and abs(values.std() - 2.0) < 0.1
+    with dask.config.set({"array.backend": "nabla"}):
+        again = da.random.default_rng(11).normal(1.0, 2.0, size=(30_000,), chunks=10_000)
+    np.testing.assert_array_equal(_nabla(again.compute()), values)
+    chunks = [values[i:i + 10_000] for i in range(0, 30_000, 10_000)]
+    assert not any(np.array_equal(chunks[0], c) for c in chunks[1:])  # each chunk its own child seed
+    uniform = _nabla(u.compute())
+    assert uniform.min() >= 0.0 and uniform.max() < 1.0 and abs(uniform.mean() - 0.5) < 0.02
+
+
+def test_a_nabla_generator_and_to_backend_without_the_setting(client):
+    draw = da.random.default_rng(nnp.random.default_rng(5)).standard_normal(size=(2_000, 3), chunks=(500, 3))
+    assert type(draw._meta) is nnp.ndarray and _nabla(draw.compute()).shape == (2_000, 3)
+    host = np.arange(24.0).reshape(6, 4)
+    moved = da.from_array(host, chunks=(2, 4)).to_backend("nabla")
+    assert type(moved._meta) is nnp.ndarray
+    np.testing.assert_array_equal(_nabla((moved * 2).compute()), host * 2)
+    np.testing.assert_array_equal(moved.to_backend("numpy").compute(), host)

@@ -855,6 +855,82 @@ def test_script_monte_carlo():
     assert abs(ours - numpy.pi) < 4 * se and abs(ours - theirs) < 6 * se
 
 
+def _particles(m, init, steps=12, dt=0.05):
+    """Bouncing particles kept as records: nested position and velocity fields, masked writes
+    through field views, a sort by a field."""
+    point = [("x", float), ("y", float)]
+    z = m.zeros(len(init), [("position", point), ("velocity", point), ("mass", float)])
+    z["position"]["x"], z["position"]["y"] = init[:, 0], init[:, 1]
+    z["velocity"]["x"], z["velocity"]["y"] = init[:, 2], init[:, 3]
+    z["mass"] = init[:, 4]
+    for _ in range(steps):
+        z["position"]["x"] += dt * z["velocity"]["x"]
+        z["position"]["y"] += dt * z["velocity"]["y"]
+        z["velocity"]["y"] -= dt * 9.81
+        below = z["position"]["y"] < 0
+        z["velocity"]["y"][below] *= -0.8
+        z["position"]["y"] = m.abs(z["position"]["y"])
+    pos = z["position"]
+    energy = 0.5 * z["mass"] * (z["velocity"]["x"] ** 2 + z["velocity"]["y"] ** 2) + z["mass"] * 9.81 * pos["y"]
+    heavy_first = m.sort(z, order="mass")[::-1]
+    center = (m.sum(z["mass"] * pos["x"]) / z["mass"].sum(), m.sum(z["mass"] * pos["y"]) / z["mass"].sum())
+    return pos["x"], pos["y"], energy, heavy_first["mass"], heavy_first["position"]["y"], m.asarray(center)
+
+
+def _windows(m, signal, image, w=5):
+    """Moving statistics and a 3 x 3 box filter on windows made with ``as_strided``."""
+    as_strided = m.lib.stride_tricks.as_strided
+    x = m.asarray(signal)
+    s = x.strides[0]
+    win = as_strided(x, shape=(x.shape[0] - w + 1, w), strides=(s, s), writeable=False)
+    mean, med, top = win.mean(axis=1), m.median(win, axis=1), win.max(axis=1)
+    spikes = m.nonzero(m.abs(x[w // 2:x.shape[0] - w // 2] - med) > 1.0)[0] + w // 2
+    img = m.asarray(image)
+    (h, wd), (s0, s1) = img.shape, img.strides
+    patches = as_strided(img, shape=(h - 2, wd - 2, 3, 3), strides=(s0, s1, s0, s1), writeable=False)
+    return mean, med, top, spikes, patches.mean(axis=(2, 3)), patches.max(axis=(2, 3)) - patches.min(axis=(2, 3))
+
+
+def _bit_tricks(m, values):
+    """IEEE-754 fields read through integer views, the fast inverse square root, next floats."""
+    f = m.asarray(values, dtype=m.float32)
+    i = f.view(m.int32)
+    sign, exponent, mantissa = (i >> 31) & 1, ((i >> 23) & 0xFF) - 127, i & 0x7FFFFF
+    a = m.abs(f)
+    y = (0x5F3759DF - (a.view(m.int32) >> 1)).view(m.float32)
+    y = y * (1.5 - 0.5 * a * y * y)
+    d = m.asarray(values, dtype=m.float64)
+    after = (d.view(m.int64) + 1).view(m.float64)
+    magnitude = (i & 0x7FFFFFFF).view(m.float32)
+    halves = m.asarray(values[:-1], dtype=m.float16).view(m.uint16)  # (1e30 is past float16's range)
+    return sign, exponent, mantissa, y, after, magnitude, halves
+
+
+def test_script_particles_in_records():
+    r = numpy.random.default_rng(31)
+    init = numpy.column_stack([r.random(40) * 10, r.random(40) * 5, r.standard_normal(40),
+                               r.standard_normal(40) * 2, r.random(40) + 0.5])
+    _compare(_particles(fnp, init), _particles(numpy, init), "particles")
+
+
+def test_script_sliding_windows_with_as_strided():
+    r = numpy.random.default_rng(32)
+    signal = numpy.sin(numpy.linspace(0, 6, 200)) + r.standard_normal(200) * 0.05
+    signal[[37, 120, 171]] += [2.0, -3.0, 2.5]
+    image = r.random((12, 15))
+    got, want = _windows(fnp, signal, image), _windows(numpy, signal, image)
+    _compare(got, want, "windows")
+    numpy.testing.assert_array_equal(want[3], [37, 120, 171])  # (the oracle finds the spikes)
+
+
+def test_script_bit_tricks_with_views():
+    values = numpy.concatenate([numpy.random.default_rng(33).standard_normal(50) * 100, [1.0, -2.0, 0.5, 3.0e-3, 65504.0, 1e30]])
+    got, want = _bit_tricks(fnp, values), _bit_tricks(numpy, values)
+    _compare(got[:3] + got[4:], want[:3] + want[4:], "bits")
+    numpy.testing.assert_allclose(numpy.asarray(got[3]), want[3], rtol=1e-6)  # float32 arithmetic on both sides
+    numpy.testing.assert_allclose(want[3], 1 / numpy.sqrt(numpy.abs(values.astype(numpy.float32))), rtol=2e-3)
+
+
 def test_cov_interp_einsum_argument_errors_match_numpy():
     import nabla.numpy as fnp
 
@@ -1060,3 +1136,23 @@ def test_complex_values_order_as_numpys_do():
                 got = getattr(fnp, op)(fnp.asarray(a), fnp.asarray(other) if isinstance(other, numpy.ndarray) else other)
                 assert got.dtype == bool
                 numpy.testing.assert_array_equal(numpy.asarray(got), want)
+
+
+def test_philox_bit_generator_in_numpys_interface():
+    """``Philox``: seeded as NumPy's bit generators are (an int, ints, a ``SeedSequence``);
+    ``spawn`` gives children whose draws differ from each other and repeat for the same seed."""
+    seq = numpy.random.SeedSequence(42)
+    a, b = fnp.random.Philox(seq), fnp.random.Philox(42)
+    assert a == b and a.seed_seq.entropy == 42
+    assert fnp.random.default_rng(a).bit_generator is a
+    kids = fnp.random.Philox(42).spawn(3)
+    draws = [fnp.random.default_rng(k).random(64).numpy() for k in kids]
+    assert not numpy.array_equal(draws[0], draws[1]) and not numpy.array_equal(draws[1], draws[2])
+    again = [fnp.random.default_rng(k).random(64).numpy() for k in fnp.random.Philox(42).spawn(3)]
+    for d, e in zip(draws, again):
+        numpy.testing.assert_array_equal(d, e)
+    gens = fnp.random.default_rng(7).spawn(2)
+    assert gens[0].bit_generator == fnp.random.Philox(numpy.random.SeedSequence(7).spawn(2)[0])
+    import nabla
+
+    assert nabla.random.default_rng is fnp.random.default_rng
