@@ -30,10 +30,15 @@ to_nabla_dispatch.register(object, lambda data, **kwargs: wrap(_arrays.asarray(d
 to_numpy_dispatch.register(ndarray, lambda data, **kwargs: data.numpy())
 
 
-def _with_nabla_meta(name, *args, meta=None, **kwargs):
-    """Dask's own creation function ``name``, its chunks made like a Nabla array."""
-    with config.set({"array.backend": "numpy"}):
-        return getattr(da, name)(*args, meta=empty(()) if meta is None else meta, **kwargs)
+def _creation(name):
+    """Dask's creation function ``name`` (``da.ones(shape, chunks=...)``), its chunks made like a
+    Nabla array."""
+    def make(*args, meta=None, **kwargs):
+        with config.set({"array.backend": "numpy"}):
+            return getattr(da, name)(*args, meta=empty(()) if meta is None else meta, **kwargs)
+
+    make.__name__ = make.__qualname__ = name
+    return staticmethod(make)
 
 
 class DaskBackend(ArrayBackendEntrypoint):
@@ -57,21 +62,7 @@ class DaskBackend(ArrayBackendEntrypoint):
     def default_bit_generator(self):
         return random.Philox
 
-    @staticmethod
-    def ones(*args, **kwargs):
-        return _with_nabla_meta("ones", *args, **kwargs)
-
-    @staticmethod
-    def zeros(*args, **kwargs):
-        return _with_nabla_meta("zeros", *args, **kwargs)
-
-    @staticmethod
-    def empty(*args, **kwargs):
-        return _with_nabla_meta("empty", *args, **kwargs)
-
-    @staticmethod
-    def full(*args, **kwargs):
-        return _with_nabla_meta("full", *args, **kwargs)
+    ones, zeros, empty, full = (_creation(name) for name in ("ones", "zeros", "empty", "full"))
 
     @staticmethod
     def arange(*args, like=None, **kwargs):
