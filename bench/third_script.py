@@ -1,4 +1,4 @@
-"""A third newcomer script, held out of the first-run manifest (``nabla/ops/first_run.json`` is
+"""A third newcomer script, held out of the first-run manifest (``nabla/runtime/first_run.json`` is
 recorded from ``newcomer_script.py``, ``second_script.py`` and the demo): 16 sections of other
 everyday NumPy code on a 300 x 12 data set, each ending in a checksum, to measure a first run on
 code the manifest never saw. ``python bench/third_script.py [numpy|nabla]``, as the first script.

@@ -8,6 +8,7 @@ from .core.dtypes import (DType, bool_, float16, float32, float64, int8, int16, 
                           uint8, uint16, uint32, uint64)
 from .ops import *  # noqa: F401,F403
 from .ops import max, min, sum  # noqa: A004  (NumPy's names, on purpose)
+from . import runtime  # noqa: F401  (installs the first-sight strategies on the engine)
 from .transforms import compile, grad, hessian, jacfwd, jacrev, jvp, no_grad, value_and_grad, vjp, vmap  # noqa: A004
 
 bool = bool_  # noqa: A001
@@ -28,7 +29,7 @@ def set_realization_policy(policy: str) -> None:
 def warm_fused_kernels(wait: bool = True) -> bool:
     """Compile the fused first-sight kernel's models now (once per machine; later processes read
     them from disk in milliseconds). Returns whether they are ready."""
-    from .ops.fused import warm_fused_kernels as warm
+    from .runtime.fused import warm_fused_kernels as warm
 
     return warm(wait)
 

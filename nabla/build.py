@@ -1,6 +1,6 @@
 """Build what Nabla compiles once per machine, ahead of use: ``python -m nabla.build``.
 
-Builds, on every core, the models first runs need (``nabla/ops/first_run.json``: the fused
+Builds, on every core, the models first runs need (``nabla/runtime/first_run.json``: the fused
 kernel's models and single-op models; a cold machine otherwise builds them during its first run),
 then the single-op models earlier processes asked for (queued in the kernel cache as they exited).
 Says how far it is on stderr. ``--workers N`` sets how many compile at once (default: the cores).
@@ -26,7 +26,7 @@ import time
 
 def build(workers: int | None = None, quiet: bool = False) -> int:
     from .core.graph import GRAPH
-    from .ops import first_run
+    from .runtime import first_run
 
     engine = GRAPH.engine
     t0 = time.perf_counter()
@@ -53,9 +53,9 @@ def build(workers: int | None = None, quiet: bool = False) -> int:
 
 
 def _drain_queue(quiet: bool) -> int:
-    """Compile the single-op models earlier processes queued (see ``ops/standalone.py``)."""
+    """Compile the single-op models earlier processes queued (see ``runtime/standalone.py``)."""
     from .core.disk_cache import kernel_cache_dir
-    from .ops import standalone, standalone_compiler
+    from .runtime import standalone, standalone_compiler
 
     root = kernel_cache_dir()
     if root is None:
@@ -81,7 +81,7 @@ def _drain_queue(quiet: bool) -> int:
 
 def record(out: str, scripts: list) -> int:
     """Run each script with empty caches; merge what they asked for into ``out``."""
-    from .ops.first_run import spec_name
+    from .runtime.first_run import spec_name
 
     fused: list = []
     models: dict = {}
@@ -127,7 +127,7 @@ def _add_siblings(models: dict) -> None:
     """For each op met whose calls come in families (``first_run_family``: an inverse transform after
     a forward one, a descending sort after an ascending one), its other models of the dtypes met,
     listed beside the one met."""
-    from .ops import standalone
+    from .runtime import standalone
     from .ops import registry
 
     ops = registry()

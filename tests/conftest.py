@@ -33,10 +33,10 @@ import nabla as nb  # noqa: E402
 #: longest-processing-time rule). xdist's own order (files with the most tests first) had left the
 #: few-but-long compile tests to the end: one worker ran them alone for ~90 s.
 COLD_SECONDS = {
-    "tests/ops/test_ops.py": 254, "tests/ops/test_single_op_library.py": 228, "tests/sharding/test_sharding.py": 213,
+    "tests/ops/test_ops.py": 254, "tests/runtime/test_single_op_library.py": 228, "tests/sharding/test_sharding.py": 213,
     "tests/transforms/test_compile.py": 207, "tests/numpy/test_face.py": 204, "tests/transforms/test_autodiff.py": 160,
-    "tests/core/test_concurrency.py": 159, "tests/ops/test_fused.py": 134, "tests/core/test_engine.py": 113,
-    "tests/ops/test_fused_integers.py": 103, "tests/numpy/test_additions.py": 93, "tests/numpy/test_corners.py": 78,
+    "tests/core/test_concurrency.py": 159, "tests/runtime/test_fused.py": 134, "tests/core/test_engine.py": 113,
+    "tests/runtime/test_fused_integers.py": 103, "tests/numpy/test_additions.py": 93, "tests/numpy/test_corners.py": 78,
     "tests/interop/test_sklearn.py": 71, "tests/sharding/test_sharding_devices.py": 51, "tests/ops/test_linalg.py": 47,
     "tests/numpy/test_records.py": 46, "tests/ops/test_fft.py": 36, "tests/fuzz/test_fuzz.py": 36,
     "tests/interop/test_dask.py": 24, "tests/ops/test_sorting.py": 21,
@@ -94,7 +94,7 @@ def policy():
 
 def wait_for_fused_kernels():
     """Have the fused kernel's models compiled (once per machine; then read from disk)."""
-    from nabla.ops.fused import warm_fused_kernels
+    from nabla.runtime.fused import warm_fused_kernels
 
     assert warm_fused_kernels(), "the fused kernel's models did not compile"
 
@@ -131,8 +131,8 @@ def no_fused():
 def without_fused_kernel(monkeypatch):
     """First sight without the fused kernel's path: the traces and nodes it would take run on
     single-op models (the subject) or MAX's interpreter."""
-    from nabla.ops.fused import FusedPath
-    from nabla.ops.standalone import FirstSightPaths
+    from nabla.runtime.fused import FusedPath
+    from nabla.runtime.paths import FirstSightPaths
 
     engine = nb.core.graph.GRAPH.engine
     monkeypatch.setattr(engine, "first_sight", FirstSightPaths(
@@ -141,9 +141,9 @@ def without_fused_kernel(monkeypatch):
 
 @pytest.fixture
 def empty_library(monkeypatch, tmp_path):
-    """A machine whose library of single-op models is empty (and used); gives ``nabla.ops.standalone``."""
+    """A machine whose library of single-op models is empty (and used); gives ``nabla.runtime.standalone``."""
     from nabla.core.disk_cache import ModelDiskCache
-    from nabla.ops import standalone
+    from nabla.runtime import standalone
 
     engine = nb.core.graph.GRAPH.engine
     monkeypatch.setattr(engine, "single_op_models", True)
@@ -177,7 +177,7 @@ def fresh_structures(monkeypatch, tmp_path):
 def arg_reductions_unfused(monkeypatch):
     """The fused kernel declines ``argmax``/``argmin`` (it takes them at first sight): their traces
     go down the single-op models' path, as any op the kernel lacks."""
-    from nabla.ops import fused_codes, fused_stages
+    from nabla.runtime import fused_codes, fused_stages
 
     def forget_plans():  # (the engine remembers, per structure, whether the kernel took it)
         for entry in nb.core.graph.GRAPH.engine._cache.values():

@@ -8,7 +8,7 @@ import pathlib
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "nabla"
 
 #: package -> layer; a module may import from its own layer and the ones below
-LAYERS = {"core": 0, "ops": 1, "sharding": 2, "transforms": 3, "array_api": 4, "numpy": 5}
+LAYERS = {"core": 0, "ops": 1, "runtime": 2, "sharding": 3, "transforms": 4, "array_api": 5, "numpy": 6}
 
 #: import cycles still to break (none: any cycle fails)
 KNOWN_CYCLES: list = []

@@ -130,20 +130,20 @@ class _Stages(tuple):
 class Engine(TraceLowering, ModelStore):
     """Structure-keyed cache of compiled MAX models, with an interpreter for first sight."""
 
-    #: the fused first-sight path (``nabla.ops.fused.FusedPath``), installed by ``nabla.ops``: the
+    #: the fused first-sight path (``nabla.runtime.fused.FusedPath``), installed by ``nabla.runtime``: the
     #: core names no op, so it asks this hook for a program and the model that runs it
     first_sight = None
 
     def being_built(self, name: str):
         """The Future of the named model while other processes build it for this one (a cold
-        machine's first-run build: ``nabla.ops.first_run.pending``, installed by ``nabla.ops``);
+        machine's first-run build: ``nabla.runtime.first_run.pending``, installed by ``nabla.runtime``);
         None when none does."""
         return None
 
     def build_now(self, spec: dict):
-        """The Future of the model of ``spec`` (a single-op model's, as ``nabla.ops.standalone``
+        """The Future of the model of ``spec`` (a single-op model's, as ``nabla.runtime.standalone``
         writes specs) that other processes start building for this one now, on a cold machine
-        (``nabla.ops.first_run.ask``); None when none does."""
+        (``nabla.runtime.first_run.ask``); None when none does."""
         return None
 
     def __init__(self):

@@ -62,7 +62,7 @@ class Operation(metaclass=_Registered):
     #: only of such ops compile with symbolic dims (one model for every size).
     shape_polymorphic: bool = False
     #: The op runs apart from the rest of a trace, on a model of its own (kernels whose binding in
-    #: MAX's interpreter costs seconds per process: see nabla/ops/standalone.py).
+    #: MAX's interpreter costs seconds per process: see nabla/runtime/standalone.py).
     standalone: bool = False
     #: The op moves data between devices (a transfer, a collective over a mesh's devices).
     multi_device: bool = False

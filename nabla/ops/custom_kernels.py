@@ -21,14 +21,15 @@ from max.graph import ops
 from ..core.operation import Operation
 
 KERNEL_DIR = Path(__file__).with_name("kernels")
-#: package -> the Python files that declare and stage its kernels (part of its digest)
-PACKAGES = {"core": ("custom_kernels.py", "fused.py", "fused_program.py", "fused_layouts.py", "fused_codes.py",
-                     "fused_reads.py", "fused_stages.py"),
-            "bits": ("custom_kernels.py",),
-            "linalg": ("custom_kernels.py", "factorizations.py", "spectral.py"),
-            "fft": ("custom_kernels.py", "fourier.py"),
-            "sort": ("custom_kernels.py", "sorting.py"),
-            "random": ("custom_kernels.py", "random_bits.py")}
+#: kernel package -> the Python files (under nabla/) that declare and stage it: part of its digest
+PACKAGES = {"core": ("ops/custom_kernels.py", "runtime/fused.py", "runtime/fused_program.py",
+                     "runtime/fused_layouts.py", "runtime/fused_codes.py", "runtime/fused_reads.py",
+                     "runtime/fused_stages.py"),
+            "bits": ("ops/custom_kernels.py",),
+            "linalg": ("ops/custom_kernels.py", "ops/factorizations.py", "ops/spectral.py"),
+            "fft": ("ops/custom_kernels.py", "ops/fourier.py"),
+            "sort": ("ops/custom_kernels.py", "ops/sorting.py"),
+            "random": ("ops/custom_kernels.py", "ops/random_bits.py")}
 _BUILD_LOCK = threading.Lock()
 
 
@@ -38,7 +39,7 @@ class KernelOperation(Operation):
 
     supports_complex = True
     shape_polymorphic = True
-    #: alone in a trace on host operands, it runs on a compiled model of its own (ops/standalone.py)
+    #: alone in a trace on host operands, it runs on a compiled model of its own (runtime/standalone.py)
     standalone = True
     kernel_package = "linalg"
 
@@ -58,8 +59,8 @@ def kernel_digest(package: str = "core") -> str:
     the linalg kernels leaves the fused evaluator's compiled models valid."""
     from ..core.disk_cache import source_digest
 
-    here = Path(__file__).parent
-    return source_digest(KERNEL_DIR / package, (".mojo",), extra=tuple(here / f for f in PACKAGES[package]))
+    nabla = Path(__file__).resolve().parent.parent
+    return source_digest(KERNEL_DIR / package, (".mojo",), extra=tuple(nabla / f for f in PACKAGES[package]))
 
 
 @functools.cache

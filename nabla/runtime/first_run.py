@@ -65,8 +65,7 @@ def spec_name(spec: dict) -> str | None:
     """The name the engine gives the single-op model of ``spec`` with today's sources, or None
     when its op is gone."""
     from .standalone import _decode, _name
-    from . import registry
-
+    from ..ops import registry
     op = registry().get(spec["op"])
     if op is None:
         return None
@@ -99,8 +98,7 @@ def parts(engine) -> list[Part]:
         if name is not None and not engine.named_model_known(name):
             group = kernels if spec.get("reuse") == 0 else heavy if spec["op"] in HEAVY else others
             group.append({**spec, "name": name})
-    from . import registry
-
+    from ..ops import registry
     ops = registry()
     by_package: dict = {}  # (a script that waits on an ``ifft`` need not wait on the linalg kernels)
     for spec in sorted(kernels, key=lambda s: s.get("first", 0)):
@@ -148,7 +146,7 @@ class Build:
                "NABLA_FIRST_RUN_WORKER": "asked" if asked_only else "build"}
         # (the kernel's parent-death signal follows the thread that started the worker: the main one only)
         tie = _die_with_parent if threading.current_thread() is threading.main_thread() else None
-        proc = subprocess.Popen([sys.executable, "-m", "nabla.ops.first_run"], stdin=subprocess.PIPE,
+        proc = subprocess.Popen([sys.executable, "-m", "nabla.runtime.first_run"], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True,
                                 start_new_session=True, preexec_fn=tie)
         self._procs.append(proc)
@@ -404,7 +402,6 @@ def _record_at_exit(path: str) -> None:
     """Write what this process asked for (``python -m nabla.build --record`` reads it): the fused
     kernel's models and the single-op models, each once, in the order met."""
     from . import fused, standalone
-
     models = []
     for name, spec in sorted({**standalone._MET, **standalone._WANTED}.items(), key=lambda item: item[1]["first"]):
         try:

@@ -25,6 +25,7 @@ from .fused_complex import complex_work, real_trace, relift
 from .fused_codes import BYTES, SLOTS, UNARY_CODES, constant_bits
 from .fused_program import contiguous_view, write
 from .fused_stages import deferrable, fits_alone, stages
+from .paths import FirstSightPath
 
 
 class Plan:
@@ -142,8 +143,8 @@ def plan(order, leaves, outputs, node_ids, leaf_ids) -> Plan | ViewPlan | None:
 
 # --- the engine's hook --------------------------------------------------------------------------
 
-class FusedPath:
-    """What the engine asks at first sight: a program for this trace, and the model to run it."""
+class FusedPath(FirstSightPath):
+    """The fused kernel: a program for this trace, and the kernel's model to run it."""
 
     plan = staticmethod(plan)
     stages = staticmethod(stages)
@@ -192,7 +193,7 @@ def family(name: str):
 
 
 def model_name(kind: str, family_: str) -> str:
-    from .custom_kernels import kernel_digest
+    from ..ops.custom_kernels import kernel_digest
 
     return f"fused-{kind}-{family_}-{kernel_digest()}"
 
@@ -237,7 +238,7 @@ def _graph(family_: str, kind: str, graph_name=None, module=None):
     from max.dtype import DType
     from max.graph import DeviceRef, Graph, TensorType
 
-    from .custom_kernels import fused_kernel
+    from ..ops.custom_kernels import fused_kernel
 
     dtype, registers = family(family_)
     cpu = DeviceRef.CPU()
@@ -261,10 +262,10 @@ def _finish_elsewhere(engine) -> None:
     if os.environ.get("NABLA_COMPILE_AT_EXIT", "") != "1":
         return  # asked for only: it would compute after the program exits
     if any(e.model is None and e.compiling is not None for e in engine._named.values()):
-        start_detached("warming.lock", "nabla.ops.fused")
+        start_detached("warming.lock", "nabla.runtime.fused")
 
 
-if __name__ == "__main__":  # the detached warm: python -m nabla.ops.fused LOCK
+if __name__ == "__main__":  # the detached warm: python -m nabla.runtime.fused LOCK
     try:
         warm_fused_kernels()
     finally:

@@ -14,14 +14,14 @@ from __future__ import annotations
 from ..core import dtypes as _dt
 from ..core.graph import Node, Value
 from ..core.pytree import tree_flatten
-from . import complex_formulas as F
-from .base import broadcast_shapes
-from .creation import constant_op
-from .elementwise import BINARY_OPS, UNARY_OPS, cast_op, complex_op, where_op
-from .index_primitives import slice_op
-from .multi_output import concat_op
-from .view import reshape_op
-from .broadcasting import broadcast_to_op
+from ..ops import complex_formulas as F
+from ..ops.base import broadcast_shapes
+from ..ops.creation import constant_op
+from ..ops.elementwise import BINARY_OPS, UNARY_OPS, cast_op, complex_op, where_op
+from ..ops.index_primitives import slice_op
+from ..ops.multi_output import concat_op
+from ..ops.view import reshape_op
+from ..ops.broadcasting import broadcast_to_op
 
 _FLOATS = (_dt.float32, _dt.float64)
 

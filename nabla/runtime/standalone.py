@@ -25,6 +25,7 @@ import tempfile
 from ..core.trace_lowering import hashable_params, symbolic_dims
 from ..core.models import execute
 from ..core.interpreter import families_loaded
+from .paths import FirstSightPath
 
 
 class KernelPlan:
@@ -130,21 +131,19 @@ def _ops_digest() -> str:
 
     from ..core.disk_cache import source_digest
 
-    here = Path(__file__).parent
-    return source_digest(here, (".py",), exclude=tuple(here / f for f in _NOT_LOWERINGS))
+    ops = Path(__file__).resolve().parent.parent / "ops"
+    return source_digest(ops, (".py",), exclude=tuple(ops / f for f in _NOT_LOWERINGS))
 
 
-#: files of nabla/ops that lower no single op (the library itself; the fused evaluator, which
-#: has its own digest; element picks at the host boundary): editing them leaves the library's
-#: models valid
-_NOT_LOWERINGS = ("standalone.py", "standalone_compiler.py", "first_run.py", "fused.py", "fused_program.py",
-                  "fused_layouts.py", "fused_codes.py", "fused_reads.py", "fused_stages.py", "picks.py")
+#: files of nabla/ops that lower no single op (element picks at the host boundary): editing them
+#: leaves the library's models valid
+_NOT_LOWERINGS = ("picks.py",)
 
 
 def _digest_of(op) -> str:
     """The digest a model name of ``op`` carries: its kernel package's and, for an op lowered in
     ``lowerings.py`` (signbit's kernel), the lowerings' too; else the lowerings'."""
-    from .custom_kernels import KernelOperation, kernel_digest
+    from ..ops.custom_kernels import KernelOperation, kernel_digest
 
     package = getattr(op, "kernel_package", None)
     if package is None:
@@ -438,7 +437,7 @@ def _compile_elsewhere() -> None:
         return  # the compiler is that far behind: later processes ask again
     queue(root, specs)
     if at_exit == "1":
-        start_detached("standalone.lock", "nabla.ops.standalone_compiler", [root], stale_after=3600)
+        start_detached("standalone.lock", "nabla.runtime.standalone_compiler", [root], stale_after=3600)
 
 
 atexit.register(_compile_elsewhere)
@@ -451,8 +450,7 @@ def _families_missing(root) -> list:
     interpreter, another one milliseconds)."""
     from ..core.disk_cache import ModelDiskCache
     from ..core.models import named_digest
-    from . import registry
-
+    from ..ops import registry
     ops = registry()
     disk = ModelDiskCache(root)
     wanted = {spec["op"] for spec in _WANTED.values() if spec.get("reuse") == KERNEL}
@@ -461,69 +459,9 @@ def _families_missing(root) -> list:
             if spec["name"] not in _WANTED and disk.path_of(named_digest(spec["name"])) is None]
 
 
-class FirstSightPaths:
-    """The engine's first-sight hook over several paths: the first that plans a trace serves it."""
+class KernelPath(FirstSightPath):
+    """Single-op models: a kernel op (or any op of a trace run node by node) on a model of its own."""
 
-    def __init__(self, *paths):
-        self.paths = paths
-
-    def plan(self, *traced):
-        for path in self.paths:
-            found = path.plan(*traced)
-            if found:
-                return _Planned(path, found)
-        return None
-
-    def stages(self, order, outputs) -> list:
-        for path in self.paths:
-            found = getattr(path, "stages", None)
-            found = found(order, outputs) if found else None
-            if found:
-                return found
-        return []
-
-    @staticmethod
-    def model(engine, planned: "_Planned"):
-        return planned.path.model(engine, planned.plan)
-
-    def split(self, engine, order, outputs):
-        takers = [path.fits_alone for path in self.paths if hasattr(path, "fits_alone")]
-
-        def runs_elsewhere(node, results):
-            return any(fits(node, results) for fits in takers)
-
-        for path in self.paths:
-            found = getattr(path, "split", None)
-            found = found(engine, order, outputs, runs_elsewhere) if found else None
-            if found:
-                return found
-        return None
-
-    def prepare(self, engine) -> list:
-        return [m for path in self.paths if hasattr(path, "prepare") for m in path.prepare(engine)]
-
-    def deferrable(self, impl) -> bool:
-        """Whether a joint run may leave this pending tensor pending (a path computes it for free
-        inside whatever reads it)."""
-        return any(getattr(path, "deferrable", lambda i: False)(impl) for path in self.paths)
-
-    def computes_kernel_nodes(self, order) -> bool:
-        """Whether a path computes every kernel node of the trace (``signbit``: the fused kernel's
-        opcode), so that they need not run apart, alone."""
-        return any(getattr(path, "computes_kernel_nodes", lambda o: False)(order) for path in self.paths)
-
-
-class _Planned:
-    __slots__ = ("path", "plan")
-
-    def __init__(self, path, plan_):
-        self.path, self.plan = path, plan_
-
-    def run(self, model, leaf_buffers, out_shape, values=None):
-        return self.plan.run(model, leaf_buffers, out_shape, values)
-
-
-class KernelPath:
     plan = staticmethod(plan)
     model = staticmethod(model)
     split = staticmethod(split)

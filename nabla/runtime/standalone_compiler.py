@@ -1,4 +1,4 @@
-"""The detached compiler of first-sight models (``python -m nabla.ops.standalone_compiler LOCK
+"""The detached compiler of first-sight models (``python -m nabla.runtime.standalone_compiler LOCK
 CACHE_DIR``): a nice-19 process that drains the specs exiting processes queued in the kernel cache
 (``standalone._compile_elsewhere``), most useful first, compiling them in bundles. What a model
 computes is decided in ``standalone.py``; this file only schedules and builds, so neither is part
@@ -21,7 +21,7 @@ from .standalone import KERNEL, ONE_SHAPE, QUEUED, _decode, queue, _digest_of, _
 def _sources_changed() -> bool:
     """Whether the lowerings or a kernel package changed since this process computed their digests
     (the detached compiler outlives edits)."""
-    from .custom_kernels import PACKAGES, kernel_digest
+    from ..ops.custom_kernels import PACKAGES, kernel_digest
 
     return _ops_digest.__wrapped__() != _ops_digest() or any(
         kernel_digest.__wrapped__(p) != kernel_digest(p) for p in PACKAGES)
@@ -106,8 +106,7 @@ def compile_specs(specs: list, alive=lambda: None) -> None:
     a digest of the lowerings' sources) is linked, not compiled: the kernel cache keeps
     ``ir/<digest of the graph's text>`` beside the models."""
     from ..core.graph import GRAPH
-    from . import registry
-
+    from ..ops import registry
     ops = registry()
     engine = GRAPH.engine
     disk = engine.kernel_disk
@@ -257,7 +256,7 @@ def _log(directory, spec: dict, outcome: str, seconds: float) -> None:
         pass
 
 
-if __name__ == "__main__":  # the detached compiler: python -m nabla.ops.standalone_compiler LOCK CACHE_DIR
+if __name__ == "__main__":  # the detached compiler: python -m nabla.runtime.standalone_compiler LOCK CACHE_DIR
     try:
         _drain(sys.argv[2], sys.argv[1])
     finally:
@@ -267,4 +266,4 @@ if __name__ == "__main__":  # the detached compiler: python -m nabla.ops.standal
     if any(Path(sys.argv[2]).glob(QUEUED)):  # queued after the last look, before the lock went
         from ..core.compiler import start_detached
 
-        start_detached("standalone.lock", "nabla.ops.standalone_compiler", [sys.argv[2]], stale_after=3600)
+        start_detached("standalone.lock", "nabla.runtime.standalone_compiler", [sys.argv[2]], stale_after=3600)

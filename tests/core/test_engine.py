@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import nabla as nb
-from nabla.ops import standalone_compiler
+from nabla.runtime import standalone_compiler
 from tests.structures import chain, chain_ref, dense, dense_ref, matrices, vector
 
 
@@ -568,7 +568,7 @@ def test_a_trace_of_concats_lowers_with_its_sizes():
 def test_one_single_op_model_serves_a_concat_of_every_size(empty_library, monkeypatch):
     """Where a concat is not the fused kernel's (off the CPU, in a compiled trace), one single-op
     model serves it at every size."""
-    from nabla.ops.fused import FusedPath
+    from nabla.runtime.fused import FusedPath
 
     monkeypatch.setattr(FusedPath, "plan", staticmethod(lambda *traced: None))
     for first, second in (((3, 4), (5, 4)), ((6, 4), (7, 4)), ((40, 9), (3, 9))):

@@ -1,4 +1,4 @@
-"""The models a first run needs, built together on a cold machine (nabla/ops/first_run.py) and by
+"""The models a first run needs, built together on a cold machine (nabla/runtime/first_run.py) and by
 ``python -m nabla.build``: the manifest, the workers, and the engine waiting for a part."""
 
 import json
@@ -10,7 +10,7 @@ import numpy as np
 import nabla as nb
 import nabla.array_api as xp
 from nabla import build
-from nabla.ops import first_run, fused, standalone
+from nabla.runtime import first_run, fused, standalone
 
 
 def test_the_manifest_lists_models_that_serve_every_size_or_scalars_of_ops_that_exist():

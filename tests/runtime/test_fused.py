@@ -8,7 +8,7 @@ import pytest
 import nabla as nb
 import nabla.array_api as xp
 from nabla.core.graph import GRAPH
-from nabla.ops.fused_codes import ARG_REDUCE, BINARY_CODES, REDUCE_CODES, UNARY_CODES
+from nabla.runtime.fused_codes import ARG_REDUCE, BINARY_CODES, REDUCE_CODES, UNARY_CODES
 
 from ..op_db import REFERENCE
 from .fused_paths import on_the_kernel, run
@@ -20,7 +20,7 @@ SPECIAL = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.75, 1e-30, -1e30, np.inf,
 pytestmark = pytest.mark.usefixtures("fused_on")
 
 
-# the float and boolean opcodes (the integer-only ones: tests/ops/test_fused_integers.py)
+# the float and boolean opcodes (the integer-only ones: tests/runtime/test_fused_integers.py)
 _INT_ONLY = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert", "floor_divide", "remainder"}
 FLOAT_UNARY = sorted(set(UNARY_CODES) - _INT_ONLY - {"logical_not"})
 FLOAT_BINARY = sorted(set(BINARY_CODES) - _INT_ONLY - {"logical_and", "logical_or", "logical_xor"})
@@ -734,7 +734,7 @@ def test_a_small_matmul_alone_is_the_kernels_and_a_large_one_is_not():
     """A trace run node by node (a cold machine's, ``standalone.split``) asks for no matmul model
     where the kernel takes the product alone: whether it does must not hang on whether the
     kernel's models were built yet (the first-run list came out with or without ``matmul``)."""
-    from nabla.ops.fused_stages import fits_alone
+    from nabla.runtime.fused_stages import fits_alone
 
     def node_of(t):
         (value,) = t._impl._values

@@ -8,7 +8,7 @@ import pytest
 
 import nabla as nb
 import nabla.array_api as xp
-from nabla.ops.fused_codes import _SIGNED_ONLY, INT_CODES
+from nabla.runtime.fused_codes import _SIGNED_ONLY, INT_CODES
 
 from ..op_db import REFERENCE
 from .fused_paths import run

@@ -64,7 +64,7 @@ def test_keepdims_and_a_computed_operand():
 def test_zeros_like_and_a_float_to_int_cast_run_alone_on_the_kernel():
     """Nodes a trace run node by node takes on the kernel alone (no single-op model asked for)."""
     from nabla.ops.elementwise import zeros_like_physical
-    from nabla.ops.fused_stages import fits_alone
+    from nabla.runtime.fused_stages import fits_alone
 
     x = nb.asarray(np.linspace(-2, 2, 9))
     for t in (zeros_like_physical(x), nb.astype(x * 3, nb.int64)):

@@ -11,8 +11,8 @@ import pytest
 
 import nabla as nb
 import nabla.array_api as xp
-from nabla.ops import standalone_compiler
-from nabla.ops.standalone import QUEUED
+from nabla.runtime import standalone_compiler
+from nabla.runtime.standalone import QUEUED
 
 
 def test_nonzero_runs_on_one_single_op_model_for_every_count(stats, empty_library):
@@ -182,7 +182,7 @@ def test_single_op_models_run_a_new_trace_node_by_node(stats, monkeypatch, tmp_p
     single-op models; once this machine has compiled them, traces of those ops,
     of any size, run node by node on them (no interpreter), with the same values."""
     from nabla.core.disk_cache import ModelDiskCache
-    from nabla.ops import standalone
+    from nabla.runtime import standalone
 
     engine = nb.core.graph.GRAPH.engine
     monkeypatch.setattr(engine, "single_op_models", True)
@@ -262,7 +262,7 @@ def test_kernel_models_are_asked_for_when_the_other_wants_are_full(monkeypatch):
     """A session that has asked for as many every-size and one-shape models as it may queue still
     asks for a kernel's model (the ones that save most); per class, the models it missed most
     often are queued."""
-    from nabla.ops import standalone
+    from nabla.runtime import standalone
 
     monkeypatch.setattr(standalone, "_WANTED", {})
     monkeypatch.setattr(standalone, "_WANTED_PER_CLASS", collections.Counter())
@@ -309,7 +309,7 @@ def test_every_exiting_process_queues_its_wanted_models(monkeypatch, tmp_path):
     """Processes that exit while the detached compiler runs queue their wants; the compiler
     drains every queued file (not just the first process's) and leaves the queue empty."""
     from nabla.core import compiler
-    from nabla.ops import standalone
+    from nabla.runtime import standalone
 
     monkeypatch.setenv("NABLA_KERNEL_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("NABLA_COMPILE_AT_EXIT", "1")  # (asked for: by default nothing compiles after exit)
@@ -338,7 +338,7 @@ def test_by_default_an_exiting_process_queues_its_wants_and_starts_nothing(monke
     """Nothing of Nabla's computes after a program exits unless asked: the wants wait in the queue
     for ``python -m nabla.build``; ``NABLA_COMPILE_AT_EXIT=0`` queues nothing."""
     from nabla.core import compiler
-    from nabla.ops import standalone
+    from nabla.runtime import standalone
 
     monkeypatch.setenv("NABLA_KERNEL_CACHE_DIR", str(tmp_path))
     started = []
@@ -359,7 +359,7 @@ def test_the_detached_compiler_takes_what_saves_most_first(monkeypatch, tmp_path
     compiles joins the order."""
     import json
 
-    from nabla.ops import standalone
+    from nabla.runtime import standalone
 
     def queue(*specs):
         (tmp_path / f"nabla-standalone-{len(list(tmp_path.iterdir()))}.json").write_text(json.dumps(list(specs)))
@@ -480,7 +480,7 @@ def test_a_kernel_ops_family_is_every_model_its_calls_ask_for(monkeypatch, empty
     queues the members the machine lacks after its own misses."""
     import nabla.array_api as xp
     from nabla.core import compiler
-    from nabla.ops import standalone
+    from nabla.runtime import standalone
 
     class Asked(Exception):
         pass
@@ -530,7 +530,7 @@ def test_a_kernel_ops_family_is_every_model_its_calls_ask_for(monkeypatch, empty
                     ask(f, x, axis=axis, descending=descending)
     # the sign-bit kernel's ops, at any shape and rank (at first sight the fused kernel reads sign
     # bits itself: here the path that asks for the kernel's models)
-    from nabla.ops.fused import FusedPath
+    from nabla.runtime.fused import FusedPath
 
     monkeypatch.setattr(FusedPath, "plan", staticmethod(lambda *traced: None))
     for dtype in (np.float32, np.float64):
@@ -638,7 +638,7 @@ def test_a_split_trace_asks_models_only_for_nodes_the_fused_kernel_does_not_take
     work), on a machine with no single-op models and the interpreter's families loaded, asks for
     its nodes' models only for the nodes the fused kernel would not take alone (``hypot``); the
     comparison, the ``where`` and the integer sum run on the kernel."""
-    from nabla.ops import standalone
+    from nabla.runtime import standalone
 
     engine = nb.core.graph.GRAPH.engine
     monkeypatch.setattr(engine, "single_op_models", True)
@@ -655,8 +655,8 @@ def test_a_split_trace_asks_models_only_for_nodes_the_fused_kernel_does_not_take
 def test_fits_alone_says_what_the_fused_kernel_takes(monkeypatch, fused_kernels):
     """``fits_alone`` (no model needed for a node run alone) against the fused kernel's own
     planning of each node as a trace of its own: when it declines, the single-op path is asked."""
-    from nabla.ops import standalone
-    from nabla.ops.fused_stages import fits_alone
+    from nabla.runtime import standalone
+    from nabla.runtime.fused_stages import fits_alone
 
     asked = []
     real = standalone.KernelPath.model

@@ -8,7 +8,7 @@
 # are 1 / 0. Load: a = input slot, b = 0 (in order, or one value for all) or 1 + where its strided
 # layout starts in the constants (NumPy's view model: slices, transposes and broadcasts of an
 # input), c = the slot's dtype code (integer family). Opcode numbers are fixed by
-# nabla/ops/fused_program.py (UNARY_CODES, BINARY_CODES), which writes programs.
+# nabla/runtime/fused_codes.py (UNARY_CODES, BINARY_CODES); nabla/runtime/fused_program.py writes programs.
 #
 # Three families, picked by the data's dtype S and the registers' dtype R (a parameter of each
 # model): float (S = R, one float dtype); integer (R int64, data slots and output bytes read and
