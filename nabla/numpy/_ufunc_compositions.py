@@ -32,7 +32,10 @@ def _const(value, dtype) -> Tensor:
 def _ldexp(x, e):
     """``x * 2**e`` as products by exact powers of two: whole chunks of ``2**chunk`` first, then the
     remainder's bits. Every factor lies on one side of 1, so no intermediate overflows or underflows
-    unless the result does."""
+    unless the result does. float16 is done in float32 and rounded once, as NumPy's float16 loop
+    does (``ldexpf`` of the widened value)."""
+    if x.dtype is _dt.float16:
+        return _astype(_ldexp(_astype(x, _dt.float32), e), _dt.float16)
     e = _tensor(e, _xp.full((), 0, dtype=_dt.int64))
     info = _np.finfo(x.dtype.numpy_dtype)
     maxexp, minexp, nmant = int(info.maxexp), int(info.minexp), int(info.nmant)
@@ -58,7 +61,11 @@ def _ldexp(x, e):
 
 def _frexp(x):
     """Mantissa in [0.5, 1) and exponent: the exponent from ``log2``, then one correction each way
-    (``log2`` may round across a power of two)."""
+    (``log2`` may round across a power of two). float16 is done in float32, as NumPy's float16 loop
+    does (every float16 is a float32, and so is its mantissa)."""
+    if x.dtype is _dt.float16:
+        m, e = _frexp(_astype(x, _dt.float32))
+        return _astype(m, _dt.float16), e
     ax = _U["abs"](x)
     ok = _B["logical_and"](_U["isfinite"](x), ax != 0)
     guess = _U["floor"](_U["log2"](_where(ok, ax, _xp.ones_like(ax)))) + 1
