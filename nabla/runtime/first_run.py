@@ -73,12 +73,17 @@ def spec_name(spec: dict) -> str | None:
     return _name(op, _decode(spec["kwargs"]), spec["dtypes"], spec["dims"], picks, _decode(spec.get("layout")))
 
 
-def parts(engine) -> list[Part]:
-    """The manifest's models this machine lacks, as bundles in the order they are built."""
+def parts(engine, every_kernel: bool = False) -> list[Part]:
+    """The manifest's models this machine lacks, as bundles in the order they are built; with
+    ``every_kernel``, also every model of each kernel op's family (each dtype and form its calls
+    can take: ``standalone.family``), which a run that meets every variant (a conformance suite)
+    needs, where a script meets a few."""
     try:
         manifest = json.loads(MANIFEST.read_text())
     except (OSError, ValueError):
         return []
+    if every_kernel:
+        manifest = {**manifest, "models": manifest.get("models", []) + _every_kernel_model(manifest)}
     out: list[Part] = []
     fused = [(kind, dtype_name, first) for kind, dtype_name, first in manifest.get("fused", [])
              if not engine.named_model_known(_fused_name(kind, dtype_name))]
@@ -333,9 +338,24 @@ def ask(engine, spec: dict) -> Future | None:
     return _BUILD[0].ask(spec)
 
 
-def start(engine, workers: int | None = None) -> Build | None:
+def _every_kernel_model(manifest: dict) -> list:
+    """The specs of every kernel op's family the manifest does not list, after its own."""
+    from .standalone import _encoded, family
+    from ..ops import registry
+
+    last = 1 + max([s.get("first", 0) for s in manifest.get("models", [])] + [f[2] for f in manifest.get("fused", [])],
+                   default=0)
+    listed = {spec_name(s) for s in manifest.get("models", [])}
+    out = []
+    for _, op in sorted(registry().items()):
+        if op.standalone:
+            out += [{**_encoded(spec), "first": last} for spec in family(op) if spec["name"] not in listed]
+    return out
+
+
+def start(engine, workers: int | None = None, every_kernel: bool = False) -> Build | None:
     """Start building what the manifest lists and this machine lacks (None when nothing)."""
-    todo = parts(engine)
+    todo = parts(engine, every_kernel)
     if not todo:
         return None
     build = Build(todo, workers or os.cpu_count() or 1)

@@ -110,6 +110,22 @@ def test_parts_come_by_kind_then_in_the_order_first_runs_meet_them(monkeypatch, 
     assert [p.index for p in todo] == list(range(8))
 
 
+def test_every_kernel_adds_each_kernel_ops_family_after_the_manifests_own():
+    """``python -m nabla.build --every-kernel``: every dtype and form of each kernel op, bundled by
+    package, the manifest's own models first; nothing else changes."""
+    from nabla.ops import registry
+
+    families = {spec["name"] for op in registry().values() if op.standalone for spec in standalone.family(op)}
+    plain, every = first_run.parts(_Engine(known=set())), first_run.parts(_Engine(known=set()), every_kernel=True)
+    names = [n for p in every for n in p.names]
+    assert families <= set(names) and len(names) == len(set(names))
+    assert {n for p in plain for n in p.names} <= set(names)
+    assert {p.task["group"] for p in every if set(p.names) & (families - {n for q in plain for n in q.names})} \
+        == {"kernels"}
+    first = {p.task["group"]: i for i, p in reversed(list(enumerate(every)))}
+    assert first["fused"] < first["light"] < first["kernels"] < first["heavy"]
+
+
 def test_a_build_hands_out_parts_and_a_failed_or_stopped_part_is_not_built(monkeypatch):
     # the fake worker builds even parts, fails odd ones, and hangs on part 3
     _fake_workers(monkeypatch, "import json, sys, time\n"
