@@ -13,7 +13,7 @@ from ..core.context import as_device, get_default_dtype, get_default_int_dtype
 from ..core.tensor import Tensor
 from .casts import astype
 from .creation import iota_op, scalar_tensor
-from .elementwise import add, multiply
+from .elementwise import add, equal, multiply, where
 
 
 def arange(start, stop=None, step=1, dtype=None, device=None) -> Tensor:
@@ -38,11 +38,14 @@ def arange(start, stop=None, step=1, dtype=None, device=None) -> Tensor:
         start, step = int(start), int(step)
         out = add(multiply(positions, scalar_tensor(step, _dt.int64, device)), scalar_tensor(start, _dt.int64, device))
         return out if dtype is _dt.int64 else astype(out, dtype)
-    # NumPy's fill for floats: the first two values rounded to the dtype, then first + i * (second -
-    # first) in the dtype's arithmetic (float32 for float16), rounded to the dtype
+    # NumPy's fill for floats: the first two values rounded to the dtype, then from the third on
+    # first + i * (second - first) in the dtype's arithmetic (float32 for float16), rounded to the
+    # dtype. The second stays as rounded: first + (second - first) may round to another value
     work = _dt.float64 if dtype is _dt.float64 else _dt.float32
     first = work.numpy_dtype.type(np.asarray(start, dtype.numpy_dtype))
-    delta = work.numpy_dtype.type(np.asarray(start + step, dtype.numpy_dtype)) - first
-    out = add(multiply(astype(positions, work), scalar_tensor(float(delta), work, device)),
-              scalar_tensor(float(first), work, device))
+    second = work.numpy_dtype.type(np.asarray(start + step, dtype.numpy_dtype))
+    filled = add(multiply(astype(positions, work), scalar_tensor(float(second - first), work, device)),
+                 scalar_tensor(float(first), work, device))
+    out = where(equal(positions, scalar_tensor(1, _dt.int64, device)), scalar_tensor(float(second), work, device),
+                filled) if length > 1 else filled
     return out if dtype is work else astype(out, dtype)

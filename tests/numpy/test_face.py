@@ -968,7 +968,8 @@ def test_integer_arange_in_a_compiled_model(policy):
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 def test_float_arange_is_numpys_fill_bit_for_bit(dtype):
-    for start, stop, step in ((0.3, 700.0, 0.7), (-5.0, 8.0, 0.013), (1.0, 0.0, -0.1)):
+    # (0.5, -76.3, -0.3): the second value is start + step rounded, not start + (second - start)
+    for start, stop, step in ((0.3, 700.0, 0.7), (-5.0, 8.0, 0.013), (1.0, 0.0, -0.1), (0.5, -76.3, -0.3)):
         got = fnp.arange(start, stop, step, dtype=dtype).numpy()
         numpy.testing.assert_array_equal(got, numpy.arange(start, stop, step, dtype=dtype))
 
