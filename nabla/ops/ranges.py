@@ -44,8 +44,8 @@ def arange(start, stop=None, step=1, dtype=None, device=None) -> Tensor:
     work = _dt.float64 if dtype is _dt.float64 else _dt.float32
     first = work.numpy_dtype.type(np.asarray(start, dtype.numpy_dtype))
     second = work.numpy_dtype.type(np.asarray(start + step, dtype.numpy_dtype))
-    filled = add(multiply(astype(positions, work), scalar_tensor(float(second - first), work, device)),
-                 scalar_tensor(float(first), work, device))
-    out = where(equal(positions, scalar_tensor(1, _dt.int64, device)), scalar_tensor(float(second), work, device),
-                filled) if length > 1 else filled
+    at = astype(positions, work)  # (one float program: the fused kernel runs it whole)
+    filled = add(multiply(at, scalar_tensor(float(second - first), work, device)), scalar_tensor(float(first), work, device))
+    out = where(equal(at, scalar_tensor(1.0, work, device)), scalar_tensor(float(second), work, device), filled) \
+        if length > 1 else filled
     return out if dtype is work else astype(out, dtype)
