@@ -28,16 +28,18 @@ from concurrent.futures import Future
 from pathlib import Path
 
 MANIFEST = Path(__file__).with_name("first_run.json")
-#: Models per bundle. MAX's cost per compile is mostly fixed (measured on an empty ``$HOME``, one
-#: worker at a time: ``argmin`` and two ``nonzero`` 22.8 s, ``scatter_add`` and ``zeros_like``
-#: 19.0 s, ``astype``, complex ``abs``, ``atan2`` and ``pow`` 38.6 s, all twelve of the fused
-#: kernel's models 30.4 s, the eleven linalg, sort and fft kernels 42.9 s), so a first run is
-#: fastest with few bundles on the two workers: the fused kernel's models in one (what nearly
-#: every script waits for first), the light single-op models in another beside it, the kernels
-#: one bundle per package (the light ones in two halves cost one more compile, and landed later).
-FUSED_BUNDLE, BUNDLE_KERNELS, BUNDLE = 16, 16, 16
-#: MAX ops whose single-op models cost as much as a kernel bundle (``matmul`` alone: 48 s, where
-#: light ops cost 1-8 s each in a bundle): a bundle of their own, so the others land sooner
+#: Models per bundle. MAX's cost per compile on a cold machine is mostly fixed: a graph of one
+#: float64 ``add`` took 9.3 s, and each further such graph as long again. So the single-op models
+#: are compiled as one bundle per worker the fused kernel's bundle leaves free (on an empty
+#: ``$HOME``, one worker, 2 cores: the newcomer script's 23 single-op models as one bundle took
+#: 43 s, as the four bundles of light ops, linalg, sort and FFT kernels 69.5 s; its first run went
+#: from 82 s to 52 s).
+FUSED_BUNDLE, BUNDLE = 16, 64
+#: models per bundle below which a bundle is not split for more workers: a model adds about 0.8 s
+#: to a bundle's compile (15 float32 linalg, sort and FFT models added 11.5 s), a bundle about 9 s
+SPLIT = 12
+#: MAX ops whose single-op models cost as much as a bundle (``matmul`` alone: 24 s): a part of
+#: their own, built once the others are done, so they never slow a part a script waits for
 HEAVY = frozenset({"matmul"})
 #: ops a script that meets one of them is about as likely to meet the other of: each recorded
 #: model brings its partner's (the same kwargs, dtypes and dims) into the build
@@ -73,11 +75,13 @@ def spec_name(spec: dict) -> str | None:
     return _name(op, _decode(spec["kwargs"]), spec["dtypes"], spec["dims"], picks, _decode(spec.get("layout")))
 
 
-def parts(engine, every_kernel: bool = False) -> list[Part]:
-    """The manifest's models this machine lacks, as bundles in the order they are built; with
-    ``every_kernel``, also every model of each kernel op's family (each dtype and form its calls
-    can take: ``standalone.family``), which a run that meets every variant (a conformance suite)
-    needs, where a script meets a few."""
+def parts(engine, every_kernel: bool = False, workers: int = 2) -> list[Part]:
+    """The manifest's models this machine lacks, as bundles in the order they are built: the fused
+    kernel's, then the single-op models (one bundle per worker the fused kernel's leave free, at
+    most ``BUNDLE`` models each), then the heavy ops' one by one. With ``every_kernel``, also every
+    model of each kernel op's family (each dtype and form its calls can take:
+    ``standalone.family``), which a run that meets every variant (a conformance suite) needs,
+    where a script meets a few."""
     try:
         manifest = json.loads(MANIFEST.read_text())
     except (OSError, ValueError):
@@ -91,37 +95,25 @@ def parts(engine, every_kernel: bool = False) -> list[Part]:
         members = fused[at:at + FUSED_BUNDLE]
         out.append(Part(len(out), {"fused": [m[:2] for m in members], "first": members[0][2], "group": "fused"},
                         [_fused_name(*m[:2]) for m in members]))
-    kernels, heavy, others = [], [], []
+    heavy, models = [], []
     recorded = manifest.get("models", [])
     for spec in list(recorded):
         partner = {**spec, "op": PARTNERS.get(spec["op"]), "first": spec.get("first", 0)}
         if partner["op"] is not None and not any(s["op"] == partner["op"] and s["kwargs"] == spec["kwargs"]
                                                  and s["dtypes"] == spec["dtypes"] for s in recorded):
             recorded.append(partner)
-    for spec in recorded:
+    for spec in sorted(recorded, key=lambda s: s.get("first", 0)):
         name = spec_name(spec)
         if name is not None and not engine.named_model_known(name):
-            group = kernels if spec.get("reuse") == 0 else heavy if spec["op"] in HEAVY else others
-            group.append({**spec, "name": name})
-    from ..ops import registry
-    ops = registry()
-    by_package: dict = {}  # (a script that waits on an ``ifft`` need not wait on the linalg kernels)
-    for spec in sorted(kernels, key=lambda s: s.get("first", 0)):
-        by_package.setdefault(getattr(ops[spec["op"]], "kernel_package", None), []).append(spec)
-    for label, group, size in ([("kernels", g, BUNDLE_KERNELS) for g in by_package.values()]
-                               + [("heavy", heavy, 1), ("light", others, BUNDLE)]):
-        for at in range(0, len(group), size):
-            members = group[at:at + size]
+            (heavy if spec["op"] in HEAVY else models).append({**spec, "name": name})
+    # (split across free workers only where each bundle's own work outweighs another fixed cost)
+    bundles = max(1, min(workers - len(out), len(models) // SPLIT), -(-len(models) // BUNDLE))
+    size = -(-len(models) // bundles) if models else 1
+    for label, group, step in (("models", models, size), ("heavy", heavy, 1)):
+        for at in range(0, len(group), step):
+            members = group[at:at + step]
             out.append(Part(len(out), {"models": members, "first": members[0].get("first", 0), "group": label},
                             [s["name"] for s in members]))
-    # The fused kernel's models first, then the light single-op models beside them on the second
-    # core, then the kernels, then the heavy ops: two recorded scripts both met a light op (argmin,
-    # nonzero, zeros_like) by their fifth section, where only one met a kernel that early, and in
-    # the order met the light bundle had come third and landed last (third_script.py: 197 s).
-    rank = {"fused": 0, "light": 1, "kernels": 2, "heavy": 3}
-    out.sort(key=lambda p: (rank[p.task["group"]], p.task["first"]))
-    for i, part in enumerate(out):
-        part.index = i
     return out
 
 
@@ -134,6 +126,7 @@ class Build:
         self._by_name = {name: part for part in todo for name in part.names}
         self._taken: set[int] = set()
         self._asked: list[Part] = []  # parts a wait is on, not yet handed out: they go next
+        self._awaited: dict[int, Part] = {}  # parts the process has waited on
         self._lock = threading.Lock()
         self._procs: list[subprocess.Popen] = []
         self._extra = None  # the worker of asked parts, once one is asked for
@@ -159,14 +152,29 @@ class Build:
         return proc
 
     def _take(self, asked_only: bool = False) -> Part | None:
-        """The next part: one the process is waiting for, else the next in the manifest's order."""
+        """The next part: one the process is waiting for, else the next in the manifest's order
+        once ``_may_start`` allows it."""
         with self._lock:
-            waiting = [p for p in self._asked if p.index not in self._taken]
-            rest = (p for p in self.parts if p.index not in self._taken)
-            part = waiting[0] if waiting else None if asked_only else next(rest, None)
+            while True:
+                waiting = [p for p in self._asked if p.index not in self._taken]
+                rest = [p for p in self.parts if p.index not in self._taken]
+                part = waiting[0] if waiting else None if asked_only or not rest else rest[0]
+                if part is None or waiting or self._stopped or self._may_start(part):
+                    break
+                self._more.wait(timeout=5.0)
             if part is not None:
                 self._taken.add(part.index)
             return part
+
+    def _may_start(self, part: Part) -> bool:
+        """Whether a worker may start ``part``, a part nothing waits on, now. Not while the process
+        waits on another: two compiles at once on a 2-core machine each take 1.25-2.4 times as long
+        as alone, and the one waited for should land first. A heavy part waits for every other
+        part. Under the lock."""
+        if any(not p.future.done() for p in self._awaited.values()):
+            return False
+        return part.task.get("group") != "heavy" or all(
+            p.future.done() for p in self.parts if p is not part and p.task.get("group") != "heavy")
 
     def _feed(self, proc, asked_only: bool = False) -> None:
         """Hand ``proc`` one part at a time; a worker that dies fails its part (the engine then
@@ -205,6 +213,7 @@ class Build:
         with self._lock:
             if not part.future.done():
                 part.future.set_result(built)
+            self._more.notify_all()
 
     def _to_extra(self, part: Part) -> None:
         """Hand ``part`` to the extra worker (started on the first such part). Under the lock."""
@@ -228,6 +237,7 @@ class Build:
                 self._to_extra(part)
             elif part.future.done():  # built and still missing, or failed: the engine's own way
                 return None
+            self._awaited[part.index] = part
         part.future.nabla_what = _Status(self)
         return part.future
 
@@ -240,6 +250,7 @@ class Build:
                 # needed now and not started: the extra worker builds it at once (the two workers
                 # may be minutes from done with the parts before it)
                 self._to_extra(part)
+            self._awaited[part.index] = part
         fut = part.future
         fut.nabla_what = _Status(self)
         return fut
@@ -355,10 +366,11 @@ def _every_kernel_model(manifest: dict) -> list:
 
 def start(engine, workers: int | None = None, every_kernel: bool = False) -> Build | None:
     """Start building what the manifest lists and this machine lacks (None when nothing)."""
-    todo = parts(engine, every_kernel)
+    workers = workers or os.cpu_count() or 1
+    todo = parts(engine, every_kernel, workers)
     if not todo:
         return None
-    build = Build(todo, workers or os.cpu_count() or 1)
+    build = Build(todo, workers)
     build.start()
     atexit.register(build.stop)
     return build

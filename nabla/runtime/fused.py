@@ -211,18 +211,21 @@ def _request(engine, kind: str, family_: str):
 #: (kind, family name) -> when this process first asked for that model (``nabla.build --record``)
 REQUESTED: dict = {}
 
+#: every model of the fused kernel, (kind, family name): map, reduce, count and scan for both float
+#: dtypes; map and reduce for the integer family and for the coded floats
+EVERY_MODEL = tuple((kind, f) for f in ("float64", "float32") for kind in ("map", "reduce", "count", "scan")) + \
+    tuple((kind, f) for f in ("uint8", "coded_float64", "coded_float32") for kind in ("map", "reduce"))
+
 
 def warm_fused_kernels(wait: bool = True) -> bool:
-    """Compile the fused kernel's fourteen models now (map, reduce, count and scan for both float
-    dtypes, map and reduce for the integer family and for the coded floats; once per machine, later
-    processes read them from disk in milliseconds). Returns whether all are ready."""
+    """Compile the fused kernel's models now (``EVERY_MODEL``; once per machine, later processes read
+    them from disk in milliseconds). Returns whether all are ready."""
     from ..core.graph import GRAPH
 
     engine = GRAPH.engine
 
     def prepare():
-        return FusedPath.prepare(engine, ("float32", "float64"), ("map", "reduce", "count", "scan")) + \
-            FusedPath.prepare(engine, ("uint8", "coded_float32", "coded_float64"), ("map", "reduce"))
+        return [_request(engine, kind, f) for kind, f in EVERY_MODEL]
 
     def ready(models):
         return all(m is not None and not isinstance(m, Future) for m in models)

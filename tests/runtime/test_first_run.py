@@ -28,6 +28,7 @@ def test_the_manifest_lists_models_that_serve_every_size_or_scalars_of_ops_that_
     assert len(set(names)) == len(names) and None not in names
     kinds = {"map", "reduce", "count", "scan"}
     assert manifest["fused"] and all(k in kinds and fused.family(f) for k, f, _ in manifest["fused"])
+    assert sorted((k, f) for k, f, _ in manifest["fused"]) == sorted(fused.EVERY_MODEL)  # (each once)
     order = [f for *_, f in manifest["fused"]] + [spec["first"] for spec in manifest["models"]]
     assert sorted(order) == list(range(len(order)))  # one order over both, as first runs met them
 
@@ -98,21 +99,28 @@ def test_parts_come_by_kind_then_in_the_order_first_runs_meet_them(monkeypatch, 
                                     "models": specs}))
     monkeypatch.setattr(first_run, "MANIFEST", manifest)
     monkeypatch.setattr(first_run, "FUSED_BUNDLE", 2)
-    monkeypatch.setattr(first_run, "BUNDLE", 2)
+    monkeypatch.setattr(first_run, "BUNDLE", 3)
+    monkeypatch.setattr(first_run, "SPLIT", 2)
     monkeypatch.setattr(first_run, "spec_name", lambda spec: f"{spec['op']}-{spec['dtypes'][0]}")
-    todo = first_run.parts(_Engine(known={"abs-float32"}))
-    # the fused kernel's, then the light single-op models, the kernels (one bundle per package), the
-    # heavy ops (each alone), each group in the order first runs met them
-    assert [p.names for p in todo] == [[first_run._fused_name("map", "float64"), first_run._fused_name("reduce", "float64")],
-                                      [first_run._fused_name("map", "uint8")], ["abs-float64", "abs-int64"],
-                                      ["qr-float64", "cholesky-float64"], ["sort-float64"], ["fft-float64"],
+    todo = first_run.parts(_Engine(known={"abs-float32"}), workers=2)
+    # the fused kernel's models, then the single-op models
+    # in as few bundles of at most BUNDLE as there are, of even sizes, in the order first runs met
+    # them, then the heavy ops one by one
+    map64, reduce64, map8 = (first_run._fused_name(k, f) for k, f in
+                             (("map", "float64"), ("reduce", "float64"), ("map", "uint8")))
+    assert [p.names for p in todo] == [[map64, reduce64], [map8], ["abs-float64", "abs-int64", "qr-float64"],
+                                      ["sort-float64", "fft-float64", "cholesky-float64"],
                                       ["matmul-float64"], ["matmul-float32"]]
-    assert [p.index for p in todo] == list(range(8))
+    assert [p.task["group"] for p in todo] == ["fused"] * 2 + ["models"] * 2 + ["heavy"] * 2
+    assert [p.index for p in todo] == list(range(6))
+    # no fused model to build: one bundle of single-op models per worker (here: 2 or more models each)
+    assert [p.names for p in first_run.parts(_Engine(known={map64, reduce64, map8, "abs-float32"}), workers=2)][:2] == \
+        [["abs-float64", "abs-int64", "qr-float64"], ["sort-float64", "fft-float64", "cholesky-float64"]]
 
 
 def test_every_kernel_adds_each_kernel_ops_family_after_the_manifests_own():
-    """``python -m nabla.build --every-kernel``: every dtype and form of each kernel op, bundled by
-    package, the manifest's own models first; nothing else changes."""
+    """``python -m nabla.build --every-kernel``: every dtype and form of each kernel op, bundled with
+    the single-op models, the manifest's own first; nothing else changes."""
     from nabla.ops import registry
 
     families = {spec["name"] for op in registry().values() if op.standalone for spec in standalone.family(op)}
@@ -121,9 +129,9 @@ def test_every_kernel_adds_each_kernel_ops_family_after_the_manifests_own():
     assert families <= set(names) and len(names) == len(set(names))
     assert {n for p in plain for n in p.names} <= set(names)
     assert {p.task["group"] for p in every if set(p.names) & (families - {n for q in plain for n in q.names})} \
-        == {"kernels"}
+        == {"models"}
     first = {p.task["group"]: i for i, p in reversed(list(enumerate(every)))}
-    assert first["fused"] < first["light"] < first["kernels"] < first["heavy"]
+    assert first["fused"] < first["models"] < first["heavy"]
 
 
 def test_a_build_hands_out_parts_and_a_failed_or_stopped_part_is_not_built(monkeypatch):
@@ -239,6 +247,22 @@ def test_a_part_the_process_waits_for_is_built_at_once_beside_the_others(monkeyp
     assert build._extra is not None and 1 not in finished
     build.wait()
     assert finished.index(3) < finished.index(1) < finished.index(2)
+
+
+def test_no_part_starts_beside_one_the_process_waits_for_and_heavy_parts_start_last():
+    """Two compiles at once on a 2-core machine each take 1.25-2.4 times as long: while the process
+    waits on a part, a free worker starts no other (one the process asks for excepted), and a heavy
+    part starts once every other part is done."""
+    todo = [first_run.Part(i, {"models": [], "group": g}, [f"m{i}"]) for i, g in enumerate(["models", "models", "heavy"])]
+    build = first_run.Build(todo, workers=2)
+    assert build._may_start(todo[1]) and not build._may_start(todo[2])
+    build._taken.add(0)  # (a worker builds part 0)
+    assert build.pending("m0") is todo[0].future
+    assert not build._may_start(todo[1])
+    build._settle(todo[0], True)
+    assert build._may_start(todo[1]) and not build._may_start(todo[2])
+    build._settle(todo[1], True)
+    assert build._may_start(todo[2])
 
 
 def test_a_part_another_process_is_building_is_waited_for(tmp_path):
