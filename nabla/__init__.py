@@ -36,7 +36,7 @@ def warm_fused_kernels(wait: bool = True) -> bool:
 
 __version__ = "0.1.0"
 
-from . import array_api  # noqa: E402  (the standard's namespace; also completes the array object)
+from . import array_api  # noqa: E402  (the standard's namespace)
 from .array_api import fft, linalg  # noqa: E402
 
 # NumPy's face and nabla.sharding load on first use (``import nabla.numpy as np`` also works); a
@@ -55,24 +55,5 @@ def __getattr__(name):
         return getattr(importlib.import_module(".sharding", __name__), name)
     raise AttributeError(f"module 'nabla' has no attribute {name!r}")
 
-
-def _shard(self, mesh, spec=None):
-    """``self`` laid out on ``mesh`` as ``spec`` (see ``nabla.sharding.shard``)."""
-    from .sharding import shard
-
-    return shard(self, mesh, spec)
-
-
-Tensor.shard = _shard
-Tensor.sharding = property(lambda self: self._impl.sharding, doc="The ShardingSpec, or None off a mesh.")
-
-
-def _addressable_shards(self):
-    """JAX's ``addressable_shards``: each device's block (see ``nabla.sharding.addressable_shards``)."""
-    from .sharding import addressable_shards
-
-    return addressable_shards(self)
-
-
-Tensor.addressable_shards = property(_addressable_shards)
+from . import tensor_api  # noqa: E402,F401  (binds Tensor's methods, from every layer, in one place)
 

@@ -34,7 +34,7 @@ def build(workers: int | None = None, quiet: bool = False, every_kernel: bool = 
 
     engine = GRAPH.engine
     t0 = time.perf_counter()
-    started = first_run.start(engine, workers, every_kernel)
+    started = first_run.start(engine, workers, every_kernel, ahead=True)
     if started is not None:
         def report(build, part):
             if not quiet:
@@ -57,14 +57,14 @@ def build(workers: int | None = None, quiet: bool = False, every_kernel: bool = 
 
 
 def _drain_queue(quiet: bool) -> int:
-    """Compile the single-op models earlier processes queued (see ``runtime/standalone.py``)."""
+    """Compile the single-op models earlier processes queued (see ``runtime/single_op.py``)."""
     from .core.disk_cache import kernel_cache_dir
-    from .runtime import standalone, standalone_compiler
+    from .runtime import single_op, single_op_compiler
 
     root = kernel_cache_dir()
     if root is None:
         return 0
-    files = list(root.glob(standalone.QUEUED))
+    files = list(root.glob(single_op.QUEUED))
     count = 0
     for path in files:
         try:
@@ -74,10 +74,10 @@ def _drain_queue(quiet: bool) -> int:
     if count:
         if not quiet:
             print(f"nabla: compiling {count} queued single-op models ...", file=sys.stderr, flush=True)
-        lock = root / "standalone.lock"
+        lock = root / "single_op.lock"
         lock.touch()
         try:
-            standalone_compiler._drain(root, lock)
+            single_op_compiler._drain(root, lock)
         finally:
             lock.unlink(missing_ok=True)
     return count
@@ -138,7 +138,7 @@ def _add_siblings(models: dict) -> None:
     """For each op met whose calls come in families (``first_run_family``: an inverse transform after
     a forward one, a descending sort after an ascending one), its other models of the dtypes met,
     listed beside the one met."""
-    from .runtime import standalone
+    from .runtime import single_op
     from .ops import registry
 
     ops = registry()
@@ -146,10 +146,10 @@ def _add_siblings(models: dict) -> None:
         op = ops.get(spec["op"])
         if op is None or not getattr(op, "first_run_family", False):
             continue
-        for sibling in standalone.family(op):
+        for sibling in single_op.family(op):
             if sibling["name"] in models or sibling["dtypes"] != spec["dtypes"]:
                 continue
-            models[sibling["name"]] = {**standalone._encoded(sibling), "first": spec["first"]}
+            models[sibling["name"]] = {**single_op._encoded(sibling), "first": spec["first"]}
 
 
 def _tiny(spec: dict) -> bool:

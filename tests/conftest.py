@@ -12,7 +12,7 @@ if "PYTEST_XDIST_WORKER" in os.environ or "NABLA_CACHE_DIR" not in os.environ:
     os.environ["NABLA_CACHE_DIR"] = tempfile.mkdtemp(prefix="nabla-test-cache-")
 # scipy reads this once, at import: scikit-learn's array-API dispatch (tests/interop/test_sklearn.py) needs it
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
-# the standalone kernel models this session's many structures want are not compiled at its exit
+# the single-op kernel models this session's many structures want are not compiled at its exit
 os.environ.setdefault("NABLA_COMPILE_AT_EXIT", "0")
 # nor does a cold machine's first-run build start (tests/core/test_first_run.py turns it on where it is
 # the subject): the session would spend both cores on models its tests do not count on
@@ -141,9 +141,9 @@ def without_fused_kernel(monkeypatch):
 
 @pytest.fixture
 def empty_library(monkeypatch, tmp_path):
-    """A machine whose library of single-op models is empty (and used); gives ``nabla.runtime.standalone``."""
+    """A machine whose library of single-op models is empty (and used); gives ``nabla.runtime.single_op``."""
     from nabla.core.disk_cache import ModelDiskCache
-    from nabla.runtime import standalone
+    from nabla.runtime import single_op
 
     engine = nb.core.graph.GRAPH.engine
     monkeypatch.setattr(engine, "single_op_models", True)
@@ -151,11 +151,11 @@ def empty_library(monkeypatch, tmp_path):
     monkeypatch.setattr(engine, "_named", {})
     monkeypatch.setattr(engine, "_bundled", {})
     monkeypatch.setattr(engine, "_bundle_use", {})
-    monkeypatch.setattr(standalone, "_WANTED", {})
-    monkeypatch.setattr(standalone, "_WANTED_PER_CLASS", collections.Counter())
-    monkeypatch.setattr(standalone, "_MISSES", collections.Counter())
-    monkeypatch.setattr(standalone, "_MET", {})
-    return standalone
+    monkeypatch.setattr(single_op, "_WANTED", {})
+    monkeypatch.setattr(single_op, "_WANTED_PER_CLASS", collections.Counter())
+    monkeypatch.setattr(single_op, "_MISSES", collections.Counter())
+    monkeypatch.setattr(single_op, "_MET", {})
+    return single_op
 
 
 @pytest.fixture

@@ -92,3 +92,14 @@ def test_no_new_import_cycle():
 
 def test_the_cycle_finder_finds_a_cycle():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
+
+
+def test_no_package_reaches_into_the_engines_private_state():
+    """What other packages need from the engine (``nabla/core``) is its public interface:
+    ``trace``, ``tracing``, ``graph_of``, ``signal_buffers``, ``named_model_known``, ..."""
+    import re
+
+    reach = re.compile(r"\bengine\._[a-z]\w*")
+    found = [f"{path.relative_to(ROOT)}: {m.group(0)}" for path in sorted(ROOT.rglob("*.py"))
+             if path.relative_to(ROOT).parts[0] != "core" for m in reach.finditer(path.read_text())]
+    assert not found, found

@@ -69,12 +69,6 @@ def _to_device(self, device, /, *, stream=None):
     return to_device(self, device, stream=stream)
 
 
-def bind() -> None:
-    Tensor.__array_namespace__ = __array_namespace__
-    Tensor.mT = property(_mT)
-    Tensor.to_device = _to_device
-    Tensor.__dlpack__ = __dlpack__
-    Tensor.__dlpack_device__ = __dlpack_device__
-
-
-bind()
+#: what ``nabla/tensor_api.py`` binds onto ``Tensor`` from this layer: the standard's array object
+TENSOR_METHODS = {"__array_namespace__": __array_namespace__, "mT": property(_mT), "to_device": _to_device,
+                  "__dlpack__": __dlpack__, "__dlpack_device__": __dlpack_device__}

@@ -148,7 +148,7 @@ class ModelDiskCache:
             return False
         self._listed_at = None  # the key's entries changed under this listing
         for name in self._entries(key_digest):
-            if name != target.name:  # the file it stood for before (a bundle it left: ``standalone._regroup``)
+            if name != target.name:  # the file it stood for before (a bundle it left: ``single_op._regroup``)
                 (self.directory / name).unlink(missing_ok=True)
         return True
 

@@ -141,7 +141,7 @@ class Engine(TraceLowering, ModelStore):
         return None
 
     def build_now(self, spec: dict):
-        """The Future of the model of ``spec`` (a single-op model's, as ``nabla.runtime.standalone``
+        """The Future of the model of ``spec`` (a single-op model's, as ``nabla.runtime.single_op``
         writes specs) that other processes start building for this one now, on a cold machine
         (``nabla.runtime.first_run.ask``); None when none does."""
         return None
@@ -245,7 +245,7 @@ class Engine(TraceLowering, ModelStore):
                                             staged=True):
                                 return False  # a probe's stage the fast paths do not serve
                     elif split:  # kernel nodes first, each alone, then the rest (traced again)
-                        self._run_standalone_first(outputs)
+                        self._run_single_ops_first(outputs)
                     elif busy:  # another thread is computing some of them: wait for it, then look again
                         busy[0].wait()
                     else:  # a compile this structure must have: wait for it without the lock
@@ -270,11 +270,11 @@ class Engine(TraceLowering, ModelStore):
                 done.set()
         return True
 
-    def _run_standalone_first(self, outputs) -> None:
-        """Realize the nodes of ops marked ``standalone`` (kernels with first-sight models of their
+    def _run_single_ops_first(self, outputs) -> None:
+        """Realize the nodes of ops marked ``single_op`` (kernels with first-sight models of their
         own) apart from the rest of the trace, inputs first: each then runs alone on its model,
         where inside a joint graph MAX's interpreter would bind the kernel (seconds per process)."""
-        found: dict[int, list] = {}  # standalone node -> its values the trace uses
+        found: dict[int, list] = {}  # kernel node -> its values the trace uses
         nodes: dict[int, object] = {}
         seen: set[int] = set()
         stack = [v for v in outputs if v.node is not None]
@@ -283,7 +283,7 @@ class Engine(TraceLowering, ModelStore):
             n = v.node
             if n is None:
                 continue
-            if n.op.standalone:
+            if n.op.single_op:
                 vals = found.setdefault(id(n), [])
                 if all(u is not v for u in vals):
                     vals.append(v)
@@ -314,9 +314,9 @@ class Engine(TraceLowering, ModelStore):
         stages = None  # the first-sight path's stages, once asked
         if fast_only and not staged and len(traced.order) > len(outputs) and _shared(traced.order, outputs):
             return None  # a probe that would leave shared work pending
-        lone = traced.lone and len(traced.order) > 1 and not fast_only and self.fused_enabled \
+        apart = traced.single_op_nodes and len(traced.order) > 1 and not fast_only and self.fused_enabled \
             and self.first_sight is not None and not compiling
-        if lone and not self.first_sight.computes_kernel_nodes(traced.order):
+        if apart and not self.first_sight.computes_kernel_nodes(traced.order):
             return _SPLIT  # a kernel node among others: realize it apart, alone (see run)
         entry = self._cache.get(key)
         if entry is None and fast_only and accelerated:
@@ -353,7 +353,7 @@ class Engine(TraceLowering, ModelStore):
             self.stats.evaluations += 1
             self.stats.cache_hits += not compiled_here
             model = entry.model
-            return (lambda b: execute(model, b)), buffers + self._param_buffers(params) + self._signal_buffers(traced.order)
+            return (lambda b: execute(model, b)), buffers + self._param_buffers(params) + self.signal_buffers(traced.order)
 
         def build(symbolic):
             return self._lower(traced, outputs, symbolic)
@@ -386,7 +386,7 @@ class Engine(TraceLowering, ModelStore):
             # node by node on single-op models this machine has compiled (no interpreter, no compile),
             # or the fused kernel's parts in stages (each stage, and the rest, choose their own path)
             return _Stages(parts or stages)
-        if lone:  # kernel nodes the fused kernel computes, in a trace it could not take: apart after all
+        if apart:  # kernel nodes the fused kernel computes, in a trace it could not take: apart after all
             return _SPLIT
         # (asked only now: finding out whether MAX's interpreter is warm imports it, ~0.7 s)
         if not compiling and self.first_sight is not None and self.fused_enabled and not self.interpreter_warm:
@@ -396,7 +396,7 @@ class Engine(TraceLowering, ModelStore):
         if repeated:
             self._compile_future(entry, build)
         results = self._interpret(entry, build, tuple(leaf.shape for leaf in leaves),
-                                  buffers + self._param_buffers(params) + self._signal_buffers(traced.order))
+                                  buffers + self._param_buffers(params) + self.signal_buffers(traced.order))
         if results is None:  # refused: this structure must be compiled
             return self._compile_future(entry, build)
         self.stats.evaluations += 1
@@ -415,7 +415,7 @@ class Engine(TraceLowering, ModelStore):
         results = self._interpret(entry, lambda symbolic: self._lower(traced, outputs, symbolic),
                                   tuple(leaf.shape for leaf in leaves),
                                   [leaf.buffer for leaf in leaves] + self._param_buffers(traced.params)
-                                  + self._signal_buffers(traced.order))
+                                  + self.signal_buffers(traced.order))
         if results is None:
             raise RealizationError(f"nabla: MAX's interpreter cannot run this trace over virtual CPU devices "
                                    f"(ops: {entry.op_names}); such meshes run what the interpreter runs")
@@ -438,7 +438,7 @@ class Engine(TraceLowering, ModelStore):
         path = self.first_sight
         if path is None or not self.fused_enabled:
             return None
-        _, order, leaves, node_ids, leaf_ids, _, _, _, params = traced
+        leaves, node_ids = traced.leaves, traced.node_ids
         # a plan holds sizes (a broadcast input's layout, a reduction's extent) while the key may
         # hold symbolic dims: one plan per set of leaf shapes
         plans = entry.fused
@@ -447,7 +447,7 @@ class Engine(TraceLowering, ModelStore):
         shapes = tuple(leaf.shape for leaf in leaves)
         plan = plans.get(shapes)
         if plan is None:
-            plan = plans[shapes] = path.plan(order, leaves, outputs, node_ids, leaf_ids) or False
+            plan = plans[shapes] = path.plan(traced.order, leaves, outputs, node_ids, traced.leaf_ids) or False
             if len(plans) > 8:
                 plans.pop(next(iter(plans)))
         if plan is False:
@@ -456,7 +456,7 @@ class Engine(TraceLowering, ModelStore):
         if model is None or isinstance(model, Future):
             return model
         shape = outputs[0].shape
-        values = {node_ids[id(n)]: data[0] for n, data in params}
+        values = {node_ids[id(n)]: data[0] for n, data in traced.params}
         return lambda buffers: plan.run(model, buffers, shape, values)
 
     def _probe_stages(self, entry, traced, outputs):

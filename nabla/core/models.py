@@ -209,6 +209,11 @@ class ModelStore:
                 continue
             self._land(entry, compiled)
 
+    def compiles_under_way(self) -> bool:
+        """Whether a named model (a kernel's) is being compiled in this process now."""
+        with self._lock:
+            return any(e.model is None and e.compiling is not None for e in self._named.values())
+
     def wait_for_compiles(self) -> None:
         """Block until every background compile has landed."""
         with self._lock:
@@ -277,7 +282,7 @@ class ModelStore:
 
     def _read(self, entry, disk, path, data):
         """The model in an MEF file; for a named model the file may be a bundle (several models
-        compiled as one module: see ``nabla/runtime/standalone.py``), whose other members are kept
+        compiled as one module: see ``nabla/runtime/single_op.py``), whose other members are kept
         for their own lookups."""
         from max import engine
 
@@ -302,7 +307,7 @@ class ModelStore:
         """``(content digest, names used)`` of each bundle this process loaded whose unused
         members made at least ``min_bytes`` of it (a member's share taken as even): MAX loads a
         bundle whole, ~2.3 ms per MB here, so a bundle of heavy members met for one of them is
-        paid for all of them in every process (see ``nabla/runtime/standalone.py``'s ``_regroup``)."""
+        paid for all of them in every process (see ``nabla/runtime/single_op.py``'s ``_regroup``)."""
         with self._lock:
             return [(content, list(used)) for content, (nbytes, members, used) in self._bundle_use.items()
                     if nbytes * (members - len(used)) >= min_bytes * members]

@@ -62,8 +62,8 @@ class Operation(metaclass=_Registered):
     #: only of such ops compile with symbolic dims (one model for every size).
     shape_polymorphic: bool = False
     #: The op runs apart from the rest of a trace, on a model of its own (kernels whose binding in
-    #: MAX's interpreter costs seconds per process: see nabla/runtime/standalone.py).
-    standalone: bool = False
+    #: MAX's interpreter costs seconds per process: see nabla/runtime/single_op.py).
+    single_op: bool = False
     #: The op moves data between devices (a transfer, a collective over a mesh's devices).
     multi_device: bool = False
     #: The op's lowering takes a signal buffer per operand's device (MAX's collectives), graph
@@ -71,6 +71,9 @@ class Operation(metaclass=_Registered):
     signal_buffers: bool = False
     #: The op understands complex operands (stored as paired reals on a hidden trailing axis).
     supports_complex: bool = False
+    #: How its operands' layouts on a mesh carry to its result: a rule of nabla/sharding/rules.py
+    #: (``RULES``); None: it runs on whole (replicated) operands.
+    sharding_rule: str | None = None
     #: A kwarg whose value is data, not structure (a scalar constant's value): traces that differ
     #: only in it share one key, one compiled model and one fused plan, and get it as an input.
     data_kwarg: str | None = None

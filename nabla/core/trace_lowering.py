@@ -4,6 +4,7 @@ inherits it; nothing here decides how a trace runs."""
 
 from __future__ import annotations
 
+import contextlib
 import struct
 from typing import NamedTuple
 
@@ -64,7 +65,7 @@ class Trace(NamedTuple):
     leaf_ids: dict  # id(value) -> its position in ``leaves``
     polymorphic: bool  # every op works for any size (the leaves' dims may be symbolic)
     leaf_sigs: list  # (dtype, dims, device label, device id) per leaf
-    lone: int  # how many nodes are of ops that run apart (kernel ops)
+    single_op_nodes: int  # how many nodes are of ops that run apart, on single-op models (kernel ops)
     params: list  # (node, (host array, device)) of the ops that hold data in a kwarg
 
 
@@ -87,7 +88,7 @@ class TraceLowering:
         sigs: list = []
         params: list = []
         polymorphic = self.symbolic_dims
-        lone = 0  # nodes of ops that run apart (standalone)
+        single_op_nodes = 0  # nodes of ops that run apart, on single-op models
         for out in outputs:
             if id(out.node) in node_ids:
                 continue
@@ -121,7 +122,7 @@ class TraceLowering:
                 order.append(n)
                 op = n.op
                 polymorphic = polymorphic and op.shape_polymorphic
-                lone += op.standalone
+                single_op_nodes += op.single_op
                 kw = n.kwargs
                 data = op.data(kw) if op.data_kwarg is not None else None
                 if data is not None:
@@ -142,7 +143,7 @@ class TraceLowering:
             -1 - leaf_ids[id(v)] if v.node is None else (node_ids[id(v.node)] << 16) | v.index for v in outputs
         )
         key = (tuple(sigs), tuple(leaf_sigs), out_refs)
-        return Trace(key, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs, lone, params)
+        return Trace(key, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs, single_op_nodes, params)
 
     # --- lowering to MAX -------------------------------------------------------
     def lower(self, outputs: list, symbolic: bool = True):
@@ -151,9 +152,9 @@ class TraceLowering:
             return self._lower(self.trace(outputs), outputs, symbolic)
 
     def _lower(self, traced, outputs, symbolic):
-        _, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs, _, params = traced
-        dims = [sig[1] for sig in leaf_sigs] if symbolic else [leaf.shape for leaf in leaves]
-        return self._build(order, leaves, outputs, node_ids, leaf_ids, dims, symbolic and polymorphic, params)
+        dims = [sig[1] for sig in traced.leaf_sigs] if symbolic else [leaf.shape for leaf in traced.leaves]
+        return self._build(traced.order, traced.leaves, outputs, traced.node_ids, traced.leaf_ids, dims,
+                           symbolic and traced.polymorphic, traced.params)
 
     def _build(self, order, leaves, outputs, node_ids, leaf_ids, dims, symbolic, params=()):
         """A MAX graph of the trace: the leaves' buffers, then the params' (see ``_trace``), as inputs."""
@@ -201,7 +202,19 @@ class TraceLowering:
             g.output(*[get(v) for v in outputs])
         return g
 
-    def _signal_buffers(self, order) -> list:
+    @contextlib.contextmanager
+    def tracing(self):
+        """The engine's lock and MAX's MLIR context, held while a trace is taken and its graph built
+        (``nabla.compile``, a mesh's compile check): no realization moves values meanwhile."""
+        with mlir_context(), self._lock:
+            yield
+
+    def graph_of(self, traced, outputs, dims, symbolic: bool = False):
+        """The MAX graph of ``traced`` computing ``outputs``, its leaves typed with ``dims``; inside
+        ``tracing``. Its inputs are the leaves, then ``signal_buffers(traced.order)``."""
+        return self._build(traced.order, traced.leaves, outputs, traced.node_ids, traced.leaf_ids, dims, symbolic)
+
+    def signal_buffers(self, order) -> list:
         """The signal buffers ``_build`` made inputs of, after the leaves' and the params'."""
         return [SIGNALS.buffer(d) for d in signal_devices(order)] if SIGNALS.used else []
 

@@ -1,6 +1,5 @@
 """Nabla's operations: singletons holding each op's shape rule, lowering and derivative rules."""
 
-from . import tensor_methods  # noqa: F401  (binds operators onto Tensor)
 from .base import BinaryOperation, CreationOperation, LogicalShapeOperation, UnaryOperation
 from .creation import asarray, full, full_like, ones, ones_like, tensor, zeros, zeros_like
 from .elementwise import *  # noqa: F401,F403

@@ -10,6 +10,7 @@ from .view import PermuteOp, inverse_perm, unsqueeze_op
 
 class _BatchDimsOp(Operation):
     """Changes only the ``batch_dims`` counter; the data is untouched."""
+    sharding_rule = "same_layout"
 
     shape_polymorphic = True
     supports_complex = True
@@ -138,6 +139,7 @@ def with_batch_dims_as_logical(fn, *xs: Tensor) -> Tensor:
 
 class IdentityOp(Operation):
     """A new tensor for the same data: how transforms give their inputs a fresh identity."""
+    sharding_rule = "elementwise"
 
     name = "identity"
     shape_polymorphic = True

@@ -69,7 +69,7 @@ def broadcast_impls(impls, op: str):
 
 
 def flat_form(kwargs: dict, shapes: list, paired: tuple):
-    """An elementwise op's canonical standalone form (see ``KernelOperation.standalone_form``): when
+    """An elementwise op's canonical single-op form (see ``KernelOperation.single_op_form``): when
     its operands share a logical shape, each is viewed as one axis ``(n,)`` (``(n, 2)`` where
     ``paired`` marks complex storage), so one model per dtype serves every shape and rank. Keyed by
     rank, a conformance run asked for a model per rank, 0-d included (its per-element checks), and
@@ -91,6 +91,7 @@ def lift_same(self, kwargs, n):
 
 class UnaryOperation(Operation):
     """One tensor in, same shape out; ``out_dtype`` may change the dtype."""
+    sharding_rule = "elementwise"
 
     shape_polymorphic = True
 
@@ -111,6 +112,7 @@ class BinaryOperation(Operation):
     The public wrapper casts operands to a common dtype and aligns ranks when
     their batch dims differ, so ``maxpr`` sees MAX's plain right-aligned broadcast.
     """
+    sharding_rule = "elementwise"
 
     shape_polymorphic = True
 

@@ -11,6 +11,7 @@ from .view import reshape_op
 
 
 class BroadcastToOp(LogicalShapeOperation):
+    sharding_rule = "broadcast_to"
     name = "broadcast_to"
     supports_complex = True
 
@@ -82,6 +83,7 @@ class SumToOp(_PhysicalShapeOp):
     Batch parts and logical parts are each right-aligned; leading axes the target lacks, and
     axes where the target has size 1, are summed.
     """
+    sharding_rule = "sum_to"
 
     name = "sum_to"
 
@@ -107,6 +109,7 @@ class SumToOp(_PhysicalShapeOp):
 
 class BroadcastPhysicalOp(_PhysicalShapeOp):
     """Broadcast to a physical ``shape``: batch parts right-aligned, logical parts right-aligned."""
+    sharding_rule = "broadcast_physical"
 
     name = "broadcast_physical"
 

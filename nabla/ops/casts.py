@@ -18,7 +18,7 @@ class CastOp(UnaryOperation):
     def complex_storage_kwargs(self, kwargs):
         return {**kwargs, "src_complex": True}
 
-    def standalone_form(self, kwargs, shapes):
+    def single_op_form(self, kwargs, shapes):
         return flat_form(kwargs, shapes, (bool(kwargs.get("src_complex")),))
 
     def abstract_eval(self, x, *, dtype):

@@ -280,21 +280,21 @@ def cpow(a, b):
 
 
 
-#: Nabla op name -> lowering on complex storage
-COMPLEX_UNARY = {
-    "negative": ops.negate, "positive": identity, "abs": cabs, "conj": cconj, "real": re, "imag": im,
-    "exp": cexp, "expm1": cexpm1, "log": clog, "log1p": clog1p, "log2": clog_base(2), "log10": clog_base(10),
-    "sqrt": csqrt, "sign": csign, "square": lambda x: cmul(x, x), "round": ops.round,
-    "reciprocal": lambda x: cdiv(pack(broadcast_to(const(1, re(x)), re(x).shape), broadcast_to(
-        const(0, re(x)), re(x).shape)), x),
-    "sin": csin, "cos": ccos, "tan": ctan, "sinh": csinh, "cosh": ccosh, "tanh": ctanh,
-    "asin": casin, "acos": cacos, "atan": catan, "asinh": casinh, "acosh": cacosh, "atanh": catanh,
-    "isnan": _pairwise(F.isnan), "isinf": _pairwise(F.isinf), "isfinite": _pairwise(F.complex_isfinite),
-}
-COMPLEX_BINARY = {
-    "add": ops.add, "subtract": ops.sub, "multiply": cmul, "divide": cdiv, "equal": _pairwise(F.equal),
-    "not_equal": _pairwise(F.not_equal), "pow": cpow,
-    # less and less_equal are greater and greater_equal with their operands swapped (``swap``)
-    "greater": _pairwise(F.greater), "greater_equal": _pairwise(F.greater_equal),
-    "less": _pairwise(F.greater), "less_equal": _pairwise(F.greater_equal),
-}
+def csquare(x):
+    return cmul(x, x)
+
+
+def creciprocal(x):
+    one = broadcast_to(const(1, re(x)), re(x).shape)
+    return cdiv(pack(one, broadcast_to(const(0, re(x)), re(x).shape)), x)
+
+
+# the ops whose complex form is their real one on the pair (a sum, a negation, a rounding of
+# each part) or a formula of the pair (complex_formulas.py)
+cnegative, cpositive, creal, cimag, cround = ops.negate, identity, re, im, ops.round
+clog2, clog10 = clog_base(2), clog_base(10)
+cisnan, cisinf, cisfinite = _pairwise(F.isnan), _pairwise(F.isinf), _pairwise(F.complex_isfinite)
+cadd, csubtract = ops.add, ops.sub
+cequal, cnot_equal = _pairwise(F.equal), _pairwise(F.not_equal)
+# (less and less_equal are greater and greater_equal with their operands swapped: the op's ``swap``)
+cgreater, cgreater_equal = _pairwise(F.greater), _pairwise(F.greater_equal)

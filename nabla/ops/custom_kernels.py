@@ -39,15 +39,15 @@ class KernelOperation(Operation):
 
     supports_complex = True
     shape_polymorphic = True
-    #: alone in a trace on host operands, it runs on a compiled model of its own (runtime/standalone.py)
-    standalone = True
+    #: alone in a trace on host operands, it runs on a compiled model of its own (runtime/single_op.py)
+    single_op = True
     kernel_package = "linalg"
 
     def complex_storage_kwargs(self, kwargs):
         return {**kwargs, "cplx": True}
 
-    def standalone_form(self, kwargs: dict, shapes: list):
-        """``(kwargs, dims, views)``: a canonical form for the standalone model, so one model serves
+    def single_op_form(self, kwargs: dict, shapes: list):
+        """``(kwargs, dims, views)``: a canonical form for the single-op model, so one model serves
         every rank and axis (operands are viewed as ``views``, dims may name symbols), or None to
         build it for the node's own shapes (sizes above 2 made symbolic)."""
         return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import NamedTuple
 
 import numpy as np
 
@@ -50,15 +51,36 @@ def _lowering(fn, name: str = ""):
 _HALF_BITS = frozenset({"nextafter"})
 
 
+class Unary(NamedTuple):
+    """A unary op's row: everything about the op, in one place."""
+    lowering: object  # a MAX ``ops`` name, or a function of MAX values (nabla.ops.lowerings)
+    category: str  # the dtypes it accepts (``_CATEGORIES``)
+    linear: object  # (x, y, t) -> dy for a tangent t; None: not differentiable
+    out_bool: bool = False
+    fused: int | None = None  # its opcode in the fused kernel (kernels/core/fused.mojo), if it runs there
+    complex: object = None  # its lowering on complex storage (complex_lowerings.py), if it takes complex
+
+
+class Binary(NamedTuple):
+    """A binary op's row: everything about the op, in one place."""
+    lowering: object
+    category: str
+    out_bool: bool  # the result is bool (a comparison)
+    swap: bool  # lowered with its operands swapped (``less`` is ``greater`` of (y, x))
+    partials: object  # (x, y, out) -> (d out/dx, d out/dy); 1 and -1 stand for themselves; None: none
+    fused: int | None = None
+    complex: object = None
+
+
 class ElementwiseUnary(UnaryOperation):
     lift_kwargs = lift_same
     lift_broadcasts = True
 
-    def __init__(self, name: str, max_fn, category: str, linear=None, out_bool: bool = False):
-        self.name, self.max_fn, self.category = name, max_fn, category
-        self.linear = linear  # (x, y, t) -> dy for a tangent t; None: not differentiable
-        self.out_bool = out_bool
-        self.supports_complex = name in C.COMPLEX_UNARY
+    def __init__(self, name: str, row: Unary):
+        self.name, self.row = name, row
+        self.max_fn, self.category, self.linear, self.out_bool = row.lowering, row.category, row.linear, row.out_bool
+        self.fused_code, self.complex_lowering = row.fused, row.complex
+        self.supports_complex = row.complex is not None
 
     def out_dtype(self, dtype):
         if self.out_bool:
@@ -68,7 +90,7 @@ class ElementwiseUnary(UnaryOperation):
     def complex_storage_kwargs(self, kwargs):
         return {"complex_storage": True}
 
-    def standalone_form(self, kwargs, shapes):
+    def single_op_form(self, kwargs, shapes):
         return flat_form(kwargs, shapes, (bool(kwargs.get("complex_storage")),))
 
     def check_dtype(self, x):
@@ -77,7 +99,7 @@ class ElementwiseUnary(UnaryOperation):
 
     def maxpr(self, x, complex_storage=False):
         if complex_storage:
-            return L.elementwise(C.COMPLEX_UNARY[self.name], x, trailing=1)
+            return L.elementwise(self.complex_lowering, x, trailing=1)
         return L.elementwise(_lowering(self.max_fn, self.name), x)
 
     # a real derivative scales the tangent, so one formula serves both modes; so does a complex
@@ -99,17 +121,17 @@ class ElementwiseBinary(BinaryOperation):
     lift_kwargs = lift_same
     lift_broadcasts = True
 
-    def __init__(self, name: str, max_fn, category: str, out_bool: bool = False, swap: bool = False,
-                 partials=None):
-        self.name, self.max_fn, self.category = name, max_fn, category
-        self.out_bool, self.swap = out_bool, swap
-        self.partials = partials  # (x, y, out) -> (d out/dx, d out/dy); 1 and -1 stand for themselves
-        self.supports_complex = name in C.COMPLEX_BINARY
+    def __init__(self, name: str, row: Binary):
+        self.name, self.row = name, row
+        self.max_fn, self.category, self.out_bool, self.swap = row.lowering, row.category, row.out_bool, row.swap
+        self.partials = row.partials
+        self.fused_code, self.complex_lowering = row.fused, row.complex
+        self.supports_complex = row.complex is not None
 
     def complex_storage_kwargs(self, kwargs):
         return {"complex_storage": True}
 
-    def standalone_form(self, kwargs, shapes):
+    def single_op_form(self, kwargs, shapes):
         return flat_form(kwargs, shapes, (bool(kwargs.get("complex_storage")),) * 2)
 
     def out_dtype(self, dtype):
@@ -121,7 +143,7 @@ class ElementwiseBinary(BinaryOperation):
 
     def maxpr(self, x, y, complex_storage=False):
         if complex_storage:
-            fn = C.COMPLEX_BINARY[self.name]
+            fn = self.complex_lowering
         elif x.dtype == _MAX_BOOL and self.name in L.BOOL_BINARY:
             fn = L.BOOL_BINARY[self.name]
         else:
@@ -164,47 +186,48 @@ def _zero(x, y, t):
     return zeros_like_physical(t)  # not t * 0: an infinite tangent would give NaN
 
 
-#: name -> (MAX function or lowering, accepted dtypes, linearization (x, y, t) -> dy[, result is bool])
+#: name -> the op's row (``Unary``): lowering, accepted dtypes, linearization (x, y, t) -> dy, whether
+#: its result is bool, its fused opcode, its complex lowering
 UNARY_TABLE = {
-    "negative": (L.negative, "numeric", lambda x, y, t: -t),
-    "positive": (L.identity, "numeric", lambda x, y, t: t),
-    "abs": ("abs", "numeric", lambda x, y, t: t * _sign(x)),
-    "sign": (L.sign, "numeric", _zero),
-    "square": (L.square, "numeric", lambda x, y, t: t * (x * 2)),
-    "reciprocal": (L.reciprocal, "float", lambda x, y, t: -(t * (y * y))),
-    "exp": (L.exp, "float", lambda x, y, t: t * y),
-    "expm1": (L.expm1, "float", lambda x, y, t: t * (y + 1)),
-    "log": ("log", "float", lambda x, y, t: t / x),
-    "log1p": ("log1p", "float", lambda x, y, t: t / (x + 1)),
-    "log2": (L.log_base(2), "float", lambda x, y, t: t / (x * _LN2)),
-    "log10": (L.log_base(10), "float", lambda x, y, t: t / (x * _LN10)),
-    "sqrt": ("sqrt", "float", lambda x, y, t: t / (y * 2)),
-    "sin": ("sin", "float", lambda x, y, t: t * UNARY_FUNCTIONS["cos"](x)),
-    "cos": ("cos", "float", lambda x, y, t: -(t * UNARY_FUNCTIONS["sin"](x))),
-    "tan": (L.tan, "float", lambda x, y, t: t * (y * y + 1)),
-    "asin": (L.asin, "float", lambda x, y, t: t / UNARY_FUNCTIONS["sqrt"](1 - x * x)),
-    "acos": (L.acos, "float", lambda x, y, t: -(t / UNARY_FUNCTIONS["sqrt"](1 - x * x))),
-    "atan": (L.atan, "float", lambda x, y, t: t / (x * x + 1)),
-    "sinh": (L.sinh, "float", lambda x, y, t: t * UNARY_FUNCTIONS["cosh"](x)),
-    "cosh": (L.cosh, "float", lambda x, y, t: t * UNARY_FUNCTIONS["sinh"](x)),
-    "tanh": (L.tanh, "float", lambda x, y, t: t * (1 - y * y)),
-    "asinh": (L.asinh, "float", lambda x, y, t: t / UNARY_FUNCTIONS["sqrt"](x * x + 1)),
-    "acosh": (L.acosh, "float", lambda x, y, t: t / UNARY_FUNCTIONS["sqrt"](x * x - 1)),
-    "atanh": (L.atanh, "float", lambda x, y, t: t / (1 - x * x)),
-    "floor": (L.integral_or(L.ops.floor), "real", _zero),
-    "ceil": (L.integral_or(L.ops.ceil), "real", _zero),
-    "trunc": (L.integral_or(L.ops.trunc), "real", _zero),
-    "round": (L.integral_or(L.ops.round), "numeric", _zero),
-    "isnan": (L.isnan, "numeric", None, True),
-    "isinf": (L.isinf, "numeric", None, True),
-    "isfinite": (L.isfinite, "numeric", None, True),
-    "signbit": (L.signbit, "real_float", None, True),
-    "logical_not": ("logical_not", "bool", None),
-    "conj": (L.identity, "numeric", lambda x, y, t: t),
-    "real": (L.identity, "numeric", lambda x, y, t: t),
+    "negative": Unary(L.negative, "numeric", lambda x, y, t: -t, fused=10, complex=C.cnegative),
+    "positive": Unary(L.identity, "numeric", lambda x, y, t: t, fused=30, complex=C.cpositive),
+    "abs": Unary("abs", "numeric", lambda x, y, t: t * _sign(x), fused=11, complex=C.cabs),
+    "sign": Unary(L.sign, "numeric", _zero, fused=25, complex=C.csign),
+    "square": Unary(L.square, "numeric", lambda x, y, t: t * (x * 2), fused=12, complex=C.csquare),
+    "reciprocal": Unary(L.reciprocal, "float", lambda x, y, t: -(t * (y * y)), fused=13, complex=C.creciprocal),
+    "exp": Unary(L.exp, "float", lambda x, y, t: t * y, fused=14, complex=C.cexp),
+    "expm1": Unary(L.expm1, "float", lambda x, y, t: t * (y + 1), fused=15, complex=C.cexpm1),
+    "log": Unary("log", "float", lambda x, y, t: t / x, fused=16, complex=C.clog),
+    "log1p": Unary("log1p", "float", lambda x, y, t: t / (x + 1), fused=17, complex=C.clog1p),
+    "log2": Unary(L.log_base(2), "float", lambda x, y, t: t / (x * _LN2), complex=C.clog2),
+    "log10": Unary(L.log_base(10), "float", lambda x, y, t: t / (x * _LN10), complex=C.clog10),
+    "sqrt": Unary("sqrt", "float", lambda x, y, t: t / (y * 2), fused=18, complex=C.csqrt),
+    "sin": Unary("sin", "float", lambda x, y, t: t * UNARY_FUNCTIONS["cos"](x), fused=19, complex=C.csin),
+    "cos": Unary("cos", "float", lambda x, y, t: -(t * UNARY_FUNCTIONS["sin"](x)), fused=20, complex=C.ccos),
+    "tan": Unary(L.tan, "float", lambda x, y, t: t * (y * y + 1), complex=C.ctan),
+    "asin": Unary(L.asin, "float", lambda x, y, t: t / UNARY_FUNCTIONS["sqrt"](1 - x * x), complex=C.casin),
+    "acos": Unary(L.acos, "float", lambda x, y, t: -(t / UNARY_FUNCTIONS["sqrt"](1 - x * x)), complex=C.cacos),
+    "atan": Unary(L.atan, "float", lambda x, y, t: t / (x * x + 1), complex=C.catan),
+    "sinh": Unary(L.sinh, "float", lambda x, y, t: t * UNARY_FUNCTIONS["cosh"](x), complex=C.csinh),
+    "cosh": Unary(L.cosh, "float", lambda x, y, t: t * UNARY_FUNCTIONS["sinh"](x), complex=C.ccosh),
+    "tanh": Unary(L.tanh, "float", lambda x, y, t: t * (1 - y * y), fused=21, complex=C.ctanh),
+    "asinh": Unary(L.asinh, "float", lambda x, y, t: t / UNARY_FUNCTIONS["sqrt"](x * x + 1), complex=C.casinh),
+    "acosh": Unary(L.acosh, "float", lambda x, y, t: t / UNARY_FUNCTIONS["sqrt"](x * x - 1), complex=C.cacosh),
+    "atanh": Unary(L.atanh, "float", lambda x, y, t: t / (1 - x * x), complex=C.catanh),
+    "floor": Unary(L.integral_or(L.ops.floor), "real", _zero, fused=22),
+    "ceil": Unary(L.integral_or(L.ops.ceil), "real", _zero, fused=23),
+    "trunc": Unary(L.integral_or(L.ops.trunc), "real", _zero, fused=24),
+    "round": Unary(L.integral_or(L.ops.round), "numeric", _zero, fused=33, complex=C.cround),
+    "isnan": Unary(L.isnan, "numeric", None, True, fused=26, complex=C.cisnan),
+    "isinf": Unary(L.isinf, "numeric", None, True, fused=27, complex=C.cisinf),
+    "isfinite": Unary(L.isfinite, "numeric", None, True, fused=28, complex=C.cisfinite),
+    "signbit": Unary(L.signbit, "real_float", None, True, fused=32),
+    "logical_not": Unary("logical_not", "bool", None, fused=29),
+    "conj": Unary(L.identity, "numeric", lambda x, y, t: t, complex=C.cconj),
+    "real": Unary(L.identity, "numeric", lambda x, y, t: t, complex=C.creal),
     # (zeros of x's shape: x * 0 would be NaN where x is infinite or NaN)
-    "imag": (lambda x: L.ops.mul(L.ops.cast(L.isfinite(x), x.dtype), L.const(0, x)), "numeric", _zero),
-    "bitwise_invert": (L.bitwise_invert, "integer_or_bool", None),
+    "imag": Unary(lambda x: L.ops.mul(L.ops.cast(L.isfinite(x), x.dtype), L.const(0, x)), "numeric", _zero, complex=C.cimag),
+    "bitwise_invert": Unary(L.bitwise_invert, "integer_or_bool", None, fused=31),
 }
 _LN2, _LN10 = math.log(2), math.log(10)
 
@@ -258,52 +281,53 @@ def _copysign_partials(x, y, out):
     return 1 - flip * 2, None
 
 
-#: name -> (MAX function or lowering, accepted dtypes, result is bool, operands swapped, partials)
+#: name -> the op's row (``Binary``): lowering, accepted dtypes, result is bool, operands swapped,
+#: partials, its fused opcode, its complex lowering
 BINARY_TABLE = {
-    "add": ("add", "numeric", False, False, lambda x, y, o: (1, 1)),
-    "subtract": ("sub", "numeric", False, False, lambda x, y, o: (1, -1)),
-    "multiply": ("mul", "numeric", False, False, lambda x, y, o: (y, x)),
-    "divide": ("div", "float", False, False, lambda x, y, o: (1 / y, -(o / y))),
-    "pow": (L.power, "numeric", False, False, _pow_partials),
-    "floor_divide": (L.floor_divide, "real", False, False, lambda x, y, o: (None, None)),
-    "remainder": (L.remainder, "real", False, False, lambda x, y, o: (1, -BINARY_FUNCTIONS["floor_divide"](x, y))),
-    "maximum": (L.maximum, "real", False, False, lambda x, y, o: _select_partials(x, y, o, lambda a, b: a > b)),
-    "minimum": (L.minimum, "real", False, False, lambda x, y, o: _select_partials(x, y, o, lambda a, b: a < b)),
-    "atan2": (L.atan2, "real_float", False, False, _atan2_partials),
-    "hypot": (L.hypot, "real_float", False, False, lambda x, y, o: (x / o, y / o)),
-    "logaddexp": (L.logaddexp, "real_float", False, False,
+    "add": Binary("add", "numeric", False, False, lambda x, y, o: (1, 1), fused=40, complex=C.cadd),
+    "subtract": Binary("sub", "numeric", False, False, lambda x, y, o: (1, -1), fused=41, complex=C.csubtract),
+    "multiply": Binary("mul", "numeric", False, False, lambda x, y, o: (y, x), fused=42, complex=C.cmul),
+    "divide": Binary("div", "float", False, False, lambda x, y, o: (1 / y, -(o / y)), fused=43, complex=C.cdiv),
+    "pow": Binary(L.power, "numeric", False, False, _pow_partials, complex=C.cpow),
+    "floor_divide": Binary(L.floor_divide, "real", False, False, lambda x, y, o: (None, None), fused=58),
+    "remainder": Binary(L.remainder, "real", False, False, lambda x, y, o: (1, -BINARY_FUNCTIONS["floor_divide"](x, y)), fused=59),
+    "maximum": Binary(L.maximum, "real", False, False, lambda x, y, o: _select_partials(x, y, o, lambda a, b: a > b), fused=44),
+    "minimum": Binary(L.minimum, "real", False, False, lambda x, y, o: _select_partials(x, y, o, lambda a, b: a < b), fused=45),
+    "atan2": Binary(L.atan2, "real_float", False, False, _atan2_partials),
+    "hypot": Binary(L.hypot, "real_float", False, False, lambda x, y, o: (x / o, y / o)),
+    "logaddexp": Binary(L.logaddexp, "real_float", False, False,
                   lambda x, y, o: (UNARY_FUNCTIONS["exp"](x - o), UNARY_FUNCTIONS["exp"](y - o))),
-    "copysign": (L.copysign, "real_float", False, False, _copysign_partials),
-    "nextafter": (L.nextafter, "real_float", False, False, None),
-    "equal": ("equal", "any", True, False, None),
-    "not_equal": (L.not_equal, "any", True, False, None),
-    "greater": ("greater", "numeric", True, False, None),
-    "greater_equal": ("greater_equal", "numeric", True, False, None),
-    "less": ("greater", "numeric", True, True, None),
-    "less_equal": ("greater_equal", "numeric", True, True, None),
-    "logical_and": ("logical_and", "bool", False, False, None),
-    "logical_or": ("logical_or", "bool", False, False, None),
-    "logical_xor": ("logical_xor", "bool", False, False, None),
-    "bitwise_and": (L.bitwise_and, "integer_or_bool", False, False, None),
-    "bitwise_or": (L.bitwise_or, "integer_or_bool", False, False, None),
-    "bitwise_xor": (L.bitwise_xor, "integer_or_bool", False, False, None),
-    "bitwise_left_shift": (L.left_shift, "integer", False, False, None),
-    "bitwise_right_shift": (L.right_shift, "integer", False, False, None),
+    "copysign": Binary(L.copysign, "real_float", False, False, _copysign_partials),
+    "nextafter": Binary(L.nextafter, "real_float", False, False, None),
+    "equal": Binary("equal", "any", True, False, None, fused=46, complex=C.cequal),
+    "not_equal": Binary(L.not_equal, "any", True, False, None, fused=47, complex=C.cnot_equal),
+    "greater": Binary("greater", "numeric", True, False, None, fused=48, complex=C.cgreater),
+    "greater_equal": Binary("greater_equal", "numeric", True, False, None, fused=49, complex=C.cgreater_equal),
+    "less": Binary("greater", "numeric", True, True, None, fused=50, complex=C.cgreater),
+    "less_equal": Binary("greater_equal", "numeric", True, True, None, fused=51, complex=C.cgreater_equal),
+    "logical_and": Binary("logical_and", "bool", False, False, None, fused=52),
+    "logical_or": Binary("logical_or", "bool", False, False, None, fused=53),
+    "logical_xor": Binary("logical_xor", "bool", False, False, None, fused=54),
+    "bitwise_and": Binary(L.bitwise_and, "integer_or_bool", False, False, None, fused=55),
+    "bitwise_or": Binary(L.bitwise_or, "integer_or_bool", False, False, None, fused=56),
+    "bitwise_xor": Binary(L.bitwise_xor, "integer_or_bool", False, False, None, fused=57),
+    "bitwise_left_shift": Binary(L.left_shift, "integer", False, False, None),
+    "bitwise_right_shift": Binary(L.right_shift, "integer", False, False, None),
 }
 
-UNARY_OPS = {name: ElementwiseUnary(name, *spec) for name, spec in UNARY_TABLE.items()}
-BINARY_OPS = {name: ElementwiseBinary(name, *spec) for name, spec in BINARY_TABLE.items()}
+UNARY_OPS = {name: ElementwiseUnary(name, row) for name, row in UNARY_TABLE.items()}
+BINARY_OPS = {name: ElementwiseBinary(name, row) for name, row in BINARY_TABLE.items()}
 # these lower through Nabla's sign-bit kernel (no MAX op reads a NaN's sign): like the kernel ops they
 # run apart at first sight, on a model of their own, since MAX's interpreter binds a kernel in
 # 1.6-2.8 s per process (the first float check of a conformance run paid it)
 def _bits_variants(operands: int):
-    """A node of each model of a sign-bit op's family (``standalone.family``): float32 and float64."""
+    """A node of each model of a sign-bit op's family (``single_op.family``): float32 and float64."""
     return lambda: [({}, [d] * operands, [(3,)] * operands) for d in ("float32", "float64")]
 
 
 for _op, _operands in ((UNARY_OPS["signbit"], 1), (BINARY_OPS["copysign"], 2)):
-    _op.standalone, _op.kernel_package = True, "bits"
-    _op.standalone_variants = _bits_variants(_operands)
+    _op.single_op, _op.kernel_package = True, "bits"
+    _op.single_op_variants = _bits_variants(_operands)
 
 
 
@@ -407,7 +431,7 @@ def _make_binary(op):
         xi, yi = x._impl, y._impl
         if (xi.batch_dims or yi.batch_dims) and xi.ndim != yi.ndim:
             x, y = _align_batched(x, y)
-        elif op.standalone and xi.shape != yi.shape and not xi.batch_dims and not yi.batch_dims:
+        elif op.single_op and xi.shape != yi.shape and not xi.batch_dims and not yi.batch_dims:
             # a kernel op broadcasts apart: its model then serves every shape (see ``flat_form``),
             # where a model per pair of ranks cost a kernel bind per new pair (2.7 s)
             from .broadcasting import broadcast_to
@@ -511,7 +535,7 @@ class WhereOp(BinaryOperation):
     def complex_storage_kwargs(self, kwargs):
         return {"complex_storage": True}
 
-    def standalone_form(self, kwargs, shapes):
+    def single_op_form(self, kwargs, shapes):
         paired = bool(kwargs.get("complex_storage"))
         return flat_form(kwargs, shapes, (False, paired, paired))
 

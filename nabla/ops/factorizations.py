@@ -101,7 +101,7 @@ def _phi(x: Tensor) -> Tensor:
 class MatrixKernelOperation(KernelOperation):
     """A kernel op over stacks of matrices (linalg), whose kernels flatten the leading axes anyway."""
 
-    def standalone_form(self, kwargs: dict, shapes: list):
+    def single_op_form(self, kwargs: dict, shapes: list):
         """Every operand as ``(b, m, n)`` (complex: ``(b, m, n, 2)``), all three symbolic whatever
         their size (equal sizes share a name, as square kernels need): one model serves every
         stack of every size, or two where m == n is a pattern of its own. Keyed by the whole shape,
@@ -120,13 +120,13 @@ class MatrixKernelOperation(KernelOperation):
         return kwargs, dims, [(batch, *s[-tail:]) for s in shapes]
 
     #: ``(kwargs, operand shapes)`` of each pattern of call the op's models serve, for real
-    #: operands; ``standalone_variants`` adds the dtypes and the complex forms
+    #: operands; ``single_op_variants`` adds the dtypes and the complex forms
     variant_calls: tuple = (({}, ((2, 3, 3),)),)
     variant_complex: tuple = (False, True)
 
-    def standalone_variants(self):
+    def single_op_variants(self):
         """``(kwargs, dtype names, shapes)`` of a node of each model the op's family has (see
-        ``standalone.family``): float32 and float64, real and complex storage."""
+        ``single_op.family``): float32 and float64, real and complex storage."""
         for kwargs, shapes in self.variant_calls:
             for dtype in ("float32", "float64"):
                 for cplx in self.variant_complex:
@@ -137,6 +137,7 @@ class MatrixKernelOperation(KernelOperation):
 class CholeskyOp(MatrixKernelOperation):
     """The lower factor L of A = L L^H (only A's lower triangle is read); NaN where A is not
     positive definite."""
+    sharding_rule = "stacked_matrices"
 
     name = "cholesky"
 
@@ -170,6 +171,7 @@ cholesky_op = CholeskyOp()
 
 class SolveOp(MatrixKernelOperation):
     """X = A^-1 B for square A (..., n, n) and B (..., n, k) with equal leading axes."""
+    sharding_rule = "stacked_matrices"
 
     name = "solve"
     variant_calls = (({}, ((2, 3, 3), (2, 3, 4))), ({}, ((2, 3, 3), (2, 3, 3))))
@@ -221,6 +223,7 @@ def solve(a: Tensor, b: Tensor) -> Tensor:
 
 class LuDetOp(MatrixKernelOperation):
     """(sign, log|det|, det) of a square stack from one LU factorization."""
+    sharding_rule = "stacked_matrices"
 
     name = "det"
 
@@ -292,6 +295,7 @@ class QrOp(MatrixKernelOperation):
     """A = Q R; ``mode`` "reduced" (k = min(m, n) columns of Q) or "complete". ``tall`` (reduced and
     m >= n) is recorded with the call, so the lowering needs no concrete size: k = min(m, n) is no
     expression MAX's symbolic dims can state, but with ``tall`` known it is n or m."""
+    sharding_rule = "stacked_matrices"
 
     name = "qr"
     variant_calls = tuple(({"mode": mode, "tall": mode == "reduced" and m >= n}, ((2, m, n),))

@@ -26,6 +26,7 @@ from .custom_kernels import KernelOperation
 
 class FftOp(KernelOperation):
     """The DFT along ``axis`` (negative); complex data is interleaved (re, im) storage."""
+    sharding_rule = "transform_axis"
 
     name = "fft"
     kernel_package = "fft"
@@ -49,7 +50,7 @@ class FftOp(KernelOperation):
             return tuple(shape), _dt.real_dtype(x.dtype), x.batch_dims
         return tuple(shape), x.dtype, x.batch_dims
 
-    def standalone_form(self, kwargs, shapes):
+    def single_op_form(self, kwargs, shapes):
         """One model per kind, sign, scaling and dtype: the input seen as (outer, n, inner) around
         the transformed axis (a 2-D transform: (outer, rows, n)), its result viewed back; a c2r
         transform of NumPy's default length (2 (m - 1), or 2 m - 1) keeps that length symbolic."""
@@ -67,9 +68,9 @@ class FftOp(KernelOperation):
             form["n"] = _EVEN if kwargs["n"] == 2 * (view[1] - 1) else _ODD
         return form, [["b", "n", "k"] + pair], [view + tuple(pair)]
 
-    def standalone_variants(self):
+    def single_op_variants(self):
         """A node of each model the family has: NumPy's default norm, forward and inverse, each kind,
-        float32 and float64 (see ``standalone.family``)."""
+        float32 and float64 (see ``single_op.family``)."""
         for dtype in ("float32", "float64"):
             yield {"kind": "r2c", "sign": -1, "scaling": 0, "n": 0, "axis": -1}, [dtype], [(2, 4)]
             yield {"kind": "c2r", "sign": 1, "scaling": 2, "n": 6, "axis": -1, "cplx": True}, [dtype], [(2, 4, 2)]

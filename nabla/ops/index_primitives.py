@@ -26,6 +26,7 @@ def _coords(shape, index) -> np.ndarray:
 
 class SliceOp(Operation):
     """``x[start:stop:step, ...]`` per physical axis; ``index`` holds normalized (start, stop, step)."""
+    sharding_rule = "slice"
 
     name = "getitem"
     supports_complex = True
@@ -83,6 +84,7 @@ def _rebase(index, t, primal):
 
 class SetSliceOp(Operation):
     """``x`` with ``x[index] = v`` for a basic ``index``; ``v`` has the slice's physical shape."""
+    sharding_rule = "set_slice"
 
     name = "setitem"
     supports_complex = True
@@ -117,6 +119,7 @@ class SetSliceOp(Operation):
 
 class GatherOp(Operation):
     """``take`` along a physical ``axis`` with an int64 index tensor (already in range)."""
+    sharding_rule = "take"
 
     name = "take"
     shape_polymorphic = True
@@ -145,6 +148,7 @@ class GatherOp(Operation):
 
 class ScatterAddOp(Operation):
     """``x`` plus ``u`` added at ``idx`` along ``axis`` (the transpose of ``GatherOp``)."""
+    sharding_rule = "scatter"
 
     name = "scatter_add"
     shape_polymorphic = True
@@ -185,6 +189,7 @@ class ScatterAddOp(Operation):
 
 class ScatterOp(Operation):
     """``x`` with the rows ``idx`` of the flattened leading ``k`` axes replaced by ``u`` (last wins)."""
+    sharding_rule = "scatter"
 
     name = "scatter"
     supports_complex = True

@@ -10,6 +10,7 @@ from .view import squeeze, unsqueeze
 
 class MatmulOp(Operation):
     """``(..., M, K) @ (..., K, N)``; the leading axes broadcast."""
+    sharding_rule = "matmul"
 
     name = "matmul"
     shape_polymorphic = True
@@ -29,7 +30,7 @@ class MatmulOp(Operation):
         lead = broadcast_shapes(sx[:-2], sy[:-2], op="matmul")
         return lead + (sx[-2], sy[-1]), x.dtype, max(x.batch_dims, y.batch_dims)
 
-    def standalone_form(self, kwargs, shapes):
+    def single_op_form(self, kwargs, shapes):
         """``(b, m, k) @ (b, k, n)``, every size named, when the leading axes match: one model per
         dtype serves every product (array-api-tests' tensordot checks interpreted a thousand
         products of small shapes per test). An empty sum keeps its concrete 0 (see ``maxpr``)."""

@@ -9,6 +9,7 @@ from .base import Operation, describe, normalize_axis
 
 
 class SplitOp(Operation):
+    sharding_rule = "split"
     name = "split"
     supports_complex = True
 
@@ -36,11 +37,12 @@ class SplitOp(Operation):
 
 class ConcatOp(Operation):
     """Join tensors of one dtype along a physical ``axis``; the others must match."""
+    sharding_rule = "concat"
 
     name = "concat"
     supports_complex = True
 
-    def standalone_form(self, kwargs, shapes):
+    def single_op_form(self, kwargs, shapes):
         """Alone on a single-op model, one concat serves every size (equal sizes share a name). Not
         in whole traces: after a concat of ``d1``, ``d3`` and 1 rows, MAX cannot tell that sum from a
         ``d0`` of the same value (``pad`` of a 2-d array is two such concats)."""

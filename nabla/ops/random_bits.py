@@ -4,7 +4,7 @@
 Counter ``c`` of a draw is the block of ``(start + c, stream)`` under a 64-bit key, so a value depends
 only on (key, counter): never on how the work is split or on the device. Key, start counter and kind
 reach the kernel as data, and the draw's length as the shape of an operand, so one compiled kernel
-(and one standalone model per dtype) serves every seed, position and size.
+(and one single-op model per dtype) serves every seed, position and size.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ KINDS = {"bits": 0, "uniform": 1, "normal": 2}
 
 class RandomOp(KernelOperation):
     """A draw of ``size``'s length: ``state`` = [key, start, stream, kind] (uint64); ``dtype`` by name
-    (kwargs travel as JSON to the process that compiles standalone models)."""
+    (kwargs travel as JSON to the process that compiles single-op models)."""
 
     name = "random_bits"
     kernel_package = "random"
@@ -35,7 +35,7 @@ class RandomOp(KernelOperation):
             raise TypeError(f"nabla.random: draws are uint32 words, float32 or float64, not {dtype}")
         return size.cached_shape, _dt.from_name(dtype), 0
 
-    def standalone_form(self, kwargs, shapes):
+    def single_op_form(self, kwargs, shapes):
         return kwargs, [[4], ["m"]], None
 
     def maxpr(self, state, size, *, dtype):

@@ -15,6 +15,7 @@ from .view import reshape_op
 
 class ReduceOperation(Operation):
     """Reduce axes given in logical terms; kwargs record physical ``axes`` (sorted)."""
+    sharding_rule = "reduce"
 
     shape_polymorphic = True
 

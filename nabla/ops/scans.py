@@ -10,6 +10,7 @@ from .casts import astype
 
 
 class CumsumOp(Operation):
+    sharding_rule = "along_axis"
     name = "cumulative_sum"
     shape_polymorphic = True
     supports_complex = True  # the (re, im) axis is last: the scan runs on both parts at once

@@ -18,6 +18,7 @@ from . import lowerings as L
 
 class SortOp(KernelOperation):
     """``[values, permutation]`` of ``x`` sorted along the physical ``axis``, stably."""
+    sharding_rule = "along_axis"
 
     name = "sort"
     kernel_package = "sort"
@@ -59,14 +60,14 @@ class SortOp(KernelOperation):
             values, order = ops.transfer_to(values, device), ops.transfer_to(order, device)
         return [values, order]
 
-    def standalone_form(self, kwargs, shapes):
+    def single_op_form(self, kwargs, shapes):
         import math
 
         (s,), a = shapes, kwargs["axis"]
         return {**kwargs, "axis": 1}, [["b", "n", "k"]], [(math.prod(s[:a]), s[a], math.prod(s[a + 1:]))]
 
-    def standalone_variants(self):
-        """A node of each model the op's family has (see ``standalone.family``): every real dtype,
+    def single_op_variants(self):
+        """A node of each model the op's family has (see ``single_op.family``): every real dtype,
         either order."""
         for dtype in _dt.ALL_DTYPES:
             if not dtype.is_complex:
@@ -93,6 +94,7 @@ sort_op = SortOp()
 
 class ArgReduceOp(Operation):
     """argmax / argmin along one physical axis (first occurrence wins)."""
+    sharding_rule = "along_axis"
 
     shape_polymorphic = True
 
@@ -109,7 +111,7 @@ class ArgReduceOp(Operation):
             del s[axis]
         return tuple(s), _dt.int64, x.batch_dims
 
-    def standalone_form(self, kwargs, shapes):
+    def single_op_form(self, kwargs, shapes):
         """One model per op and dtype: the input seen as (outer, n, inner), reduced over n; its
         (outer, inner) result is the node's, dims kept or not, in the same order."""
         import math

@@ -52,6 +52,7 @@ def _real(x):
 class EighOp(MatrixKernelOperation):
     """Eigenvalues (ascending, real) and eigenvectors (columns) of Hermitian stacks; only the
     lower triangle is read."""
+    sharding_rule = "stacked_matrices"
 
     name = "eigh"
 
@@ -89,6 +90,7 @@ eigh_op = EighOp()
 class SvdOp(MatrixKernelOperation):
     """A = U diag(S) Vh, S descending; ``full_matrices`` completes U and Vh to square. ``wide``
     (m < n: the kernel factors A^H) is recorded with the call, so the lowering needs no concrete size."""
+    sharding_rule = "stacked_matrices"
 
     name = "svd"
     variant_calls = tuple(({"full_matrices": full, "wide": m < n}, ((2, m, n),))
@@ -180,6 +182,7 @@ def svd(a, full_matrices: bool = False):
 class EigOp(MatrixKernelOperation):
     """Eigenvalues and unit eigenvectors (largest component real) of general complex stacks
     (callers convert real input); the order is the Schur form's, as LAPACK's geev."""
+    sharding_rule = "stacked_matrices"
 
     name = "eig"
     variant_complex = (True,)  # real input is converted by the callers

@@ -1,8 +1,8 @@
-"""Binds operators and methods onto Tensor; the core itself names no op."""
+"""Tensor's operators and op methods (``TENSOR_METHODS``, bound by ``nabla/tensor_api.py``); the core
+itself names no op."""
 
 from __future__ import annotations
 
-from ..core.tensor import Tensor
 from . import aliasing, broadcasting, elementwise as ew, linalg, multi_output, reduction
 from .picks import host_element
 
@@ -76,12 +76,6 @@ _METHODS = {
 }
 
 
-def bind() -> None:
-    for name, fn in {**_OPERATORS, **_METHODS}.items():
-        setattr(Tensor, name, fn)
-    Tensor.T = property(aliasing.T)
-    Tensor._read_scalar = _read_scalar
-    Tensor.__hash__ = lambda self: id(self)
-
-
-bind()
+#: what ``nabla/tensor_api.py`` binds onto ``Tensor`` from this layer
+TENSOR_METHODS = {**_OPERATORS, **_METHODS, "T": property(aliasing.T), "_read_scalar": _read_scalar,
+                  "__hash__": lambda self: id(self)}

@@ -11,6 +11,7 @@ from . import lowerings as L
 
 
 class ReshapeOp(LogicalShapeOperation):
+    sharding_rule = "reshape"
     name = "reshape"
     supports_complex = True
 
@@ -23,7 +24,7 @@ class ReshapeOp(LogicalShapeOperation):
     def lift_kwargs(self, kwargs, n):
         return {"shape": (n, *kwargs["shape"])}
 
-    def standalone_form(self, kwargs, shapes):
+    def single_op_form(self, kwargs, shapes):
         """Any reshape is the identity on the flat data: one model per dtype serves them all
         (array-api-tests' linalg checks met a thousand reshapes of a few small shapes per test)."""
         import math
@@ -46,6 +47,7 @@ class ReshapeOp(LogicalShapeOperation):
 
 
 class PermuteOp(LogicalShapeOperation):
+    sharding_rule = "permute"
     name = "permute_dims"
     shape_polymorphic = True
     supports_complex = True
@@ -92,6 +94,7 @@ def _lift_axis(self, kwargs, n):
 
 
 class UnsqueezeOp(LogicalShapeOperation):
+    sharding_rule = "unsqueeze"
     name = "expand_dims"
     shape_polymorphic = True
     supports_complex = True
@@ -115,6 +118,7 @@ class UnsqueezeOp(LogicalShapeOperation):
 
 
 class SqueezeOp(LogicalShapeOperation):
+    sharding_rule = "squeeze"
     name = "squeeze"
     shape_polymorphic = True
     supports_complex = True

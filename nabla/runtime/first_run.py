@@ -66,7 +66,7 @@ def _fused_name(kind: str, family: str) -> str:
 def spec_name(spec: dict) -> str | None:
     """The name the engine gives the single-op model of ``spec`` with today's sources, or None
     when its op is gone."""
-    from .standalone import _decode, _name
+    from .single_op import _decode, _name
     from ..ops import registry
     op = registry().get(spec["op"])
     if op is None:
@@ -80,7 +80,7 @@ def parts(engine, every_kernel: bool = False, workers: int = 2) -> list[Part]:
     kernel's, then the single-op models (one bundle per worker the fused kernel's leave free, at
     most ``BUNDLE`` models each), then the heavy ops' one by one. With ``every_kernel``, also every
     model of each kernel op's family (each dtype and form its calls can take:
-    ``standalone.family``), which a run that meets every variant (a conformance suite) needs,
+    ``single_op.family``), which a run that meets every variant (a conformance suite) needs,
     where a script meets a few."""
     try:
         manifest = json.loads(MANIFEST.read_text())
@@ -121,8 +121,9 @@ class Build:
     """The manifest's parts, compiled by ``workers`` processes; ``pending(name)`` is the Future of
     the part that will hold ``name`` while it is being built."""
 
-    def __init__(self, todo: list[Part], workers: int):
+    def __init__(self, todo: list[Part], workers: int, ahead: bool = False):
         self.parts = todo
+        self.ahead = ahead  # built ahead of use (``python -m nabla.build``): no process waits on a part
         self._by_name = {name: part for part in todo for name in part.names}
         self._taken: set[int] = set()
         self._asked: list[Part] = []  # parts a wait is on, not yet handed out: they go next
@@ -170,7 +171,9 @@ class Build:
         """Whether a worker may start ``part``, a part nothing waits on, now. Not while the process
         waits on another: two compiles at once on a 2-core machine each take 1.25-2.4 times as long
         as alone, and the one waited for should land first. A heavy part waits for every other
-        part. Under the lock."""
+        part, unless the build runs ahead of use. Under the lock."""
+        if self.ahead:
+            return True
         if any(not p.future.done() for p in self._awaited.values()):
             return False
         return part.task.get("group") != "heavy" or all(
@@ -351,7 +354,7 @@ def ask(engine, spec: dict) -> Future | None:
 
 def _every_kernel_model(manifest: dict) -> list:
     """The specs of every kernel op's family the manifest does not list, after its own."""
-    from .standalone import _encoded, family
+    from .single_op import _encoded, family
     from ..ops import registry
 
     last = 1 + max([s.get("first", 0) for s in manifest.get("models", [])] + [f[2] for f in manifest.get("fused", [])],
@@ -359,18 +362,19 @@ def _every_kernel_model(manifest: dict) -> list:
     listed = {spec_name(s) for s in manifest.get("models", [])}
     out = []
     for _, op in sorted(registry().items()):
-        if op.standalone:
+        if op.single_op:
             out += [{**_encoded(spec), "first": last} for spec in family(op) if spec["name"] not in listed]
     return out
 
 
-def start(engine, workers: int | None = None, every_kernel: bool = False) -> Build | None:
-    """Start building what the manifest lists and this machine lacks (None when nothing)."""
+def start(engine, workers: int | None = None, every_kernel: bool = False, ahead: bool = False) -> Build | None:
+    """Start building what the manifest lists and this machine lacks (None when nothing); ``ahead``:
+    for no process that waits on it (``python -m nabla.build``)."""
     workers = workers or os.cpu_count() or 1
     todo = parts(engine, every_kernel, workers)
     if not todo:
         return None
-    build = Build(todo, workers)
+    build = Build(todo, workers, ahead)
     build.start()
     atexit.register(build.stop)
     return build
@@ -379,7 +383,7 @@ def start(engine, workers: int | None = None, every_kernel: bool = False) -> Bui
 def _work() -> None:
     """A worker: build the parts given on stdin, one JSON line each; answer ``done`` or ``failed``."""
     from ..core.graph import GRAPH
-    from .standalone_compiler import _compile_bundle, compile_specs
+    from .single_op_compiler import _compile_bundle, compile_specs
 
     from ..core.compiler import _background_priority
 
@@ -433,14 +437,14 @@ def _fused_build(kind, family):
 def _record_at_exit(path: str) -> None:
     """Write what this process asked for (``python -m nabla.build --record`` reads it): the fused
     kernel's models and the single-op models, each once, in the order met."""
-    from . import fused, standalone
+    from . import fused, single_op
     models = []
-    for name, spec in sorted({**standalone._MET, **standalone._WANTED}.items(), key=lambda item: item[1]["first"]):
+    for name, spec in sorted({**single_op._MET, **single_op._WANTED}.items(), key=lambda item: item[1]["first"]):
         try:
-            spec = {**spec, "kwargs": standalone._encode(spec["kwargs"]) if name in standalone._MET
-                    and name not in standalone._WANTED else spec["kwargs"],
-                    "layout": standalone._encode(spec["layout"]) if name in standalone._MET
-                    and name not in standalone._WANTED else spec["layout"]}
+            spec = {**spec, "kwargs": single_op._encode(spec["kwargs"]) if name in single_op._MET
+                    and name not in single_op._WANTED else spec["kwargs"],
+                    "layout": single_op._encode(spec["layout"]) if name in single_op._MET
+                    and name not in single_op._WANTED else spec["layout"]}
         except TypeError:
             continue
         models.append({k: spec[k] for k in ("name", "op", "kwargs", "dtypes", "dims", "picks", "layout", "reuse",

@@ -155,7 +155,7 @@ class FusedPath(FirstSightPath):
     def computes_kernel_nodes(order) -> bool:
         return all(n.op.name in UNARY_CODES and all(v.dtype in (_dt.float32, _dt.float64) and v.device.is_host
                                                      for v in n.inputs)
-                   for n in order if n.op.standalone)
+                   for n in order if n.op.single_op)
 
     @staticmethod
     def model(engine, plan_: Plan):
@@ -201,7 +201,7 @@ def model_name(kind: str, family_: str) -> str:
 def _request(engine, kind: str, family_: str):
     name = model_name(kind, family_)
     if (kind, family_) not in REQUESTED:
-        from .standalone import _MET_ORDER
+        from .single_op import _MET_ORDER
 
         REQUESTED[(kind, family_)] = next(_MET_ORDER)  # (one order with the single-op models met)
     building = engine.being_built(name)  # a cold machine's first-run build is making it
@@ -264,7 +264,7 @@ def _finish_elsewhere(engine) -> None:
 
     if os.environ.get("NABLA_COMPILE_AT_EXIT", "") != "1":
         return  # asked for only: it would compute after the program exits
-    if any(e.model is None and e.compiling is not None for e in engine._named.values()):
+    if engine.compiles_under_way():
         start_detached("warming.lock", "nabla.runtime.fused")
 
 

@@ -1,30 +1,21 @@
-"""The fused kernel's tables (``kernels/core/fused.mojo``): opcodes keyed by op name, dtype codes,
-and which ops each family runs. The Mojo kernel's numbers come from here."""
+"""The fused kernel's tables (``kernels/core/fused.mojo``): opcodes keyed by op name (from each op's
+row), dtype codes, and which ops each family runs. The Mojo kernel's numbers come from here; a
+test checks the kernel's against them."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..core import dtypes as _dt
+from ..ops.elementwise import BINARY_OPS, UNARY_OPS
 
 #: opcodes of the instructions that are not ops: load a data slot, a constant, ``where``, wrap to a
 #: narrow integer dtype, an axis index, a gather at positions a register holds
 _LOAD, _CONST, _WHERE, _WRAP, _AXIS_INDEX, _GATHER = 0, 1, 60, 61, 62, 63
 
-#: op name -> opcode of kernels/core/fused.mojo
-UNARY_CODES = {
-    "negative": 10, "abs": 11, "square": 12, "reciprocal": 13, "exp": 14, "expm1": 15, "log": 16,
-    "log1p": 17, "sqrt": 18, "sin": 19, "cos": 20, "tanh": 21, "floor": 22, "ceil": 23, "trunc": 24,
-    "sign": 25, "isnan": 26, "isinf": 27, "isfinite": 28, "logical_not": 29, "positive": 30,
-    "bitwise_invert": 31, "signbit": 32, "round": 33,
-}
-
-BINARY_CODES = {
-    "add": 40, "subtract": 41, "multiply": 42, "divide": 43, "maximum": 44, "minimum": 45,
-    "equal": 46, "not_equal": 47, "greater": 48, "greater_equal": 49, "less": 50, "less_equal": 51,
-    "logical_and": 52, "logical_or": 53, "logical_xor": 54,
-    "bitwise_and": 55, "bitwise_or": 56, "bitwise_xor": 57, "floor_divide": 58, "remainder": 59,
-}
+#: op name -> opcode of kernels/core/fused.mojo: each op's own (its row's ``fused``, ops/elementwise.py)
+UNARY_CODES = {name: op.fused_code for name, op in UNARY_OPS.items() if op.fused_code is not None}
+BINARY_CODES = {name: op.fused_code for name, op in BINARY_OPS.items() if op.fused_code is not None}
 
 #: on booleans the bitwise ops are the logical ones
 _ON_BOOLS = {"bitwise_and": "logical_and", "bitwise_or": "logical_or", "bitwise_xor": "logical_xor",

@@ -36,7 +36,7 @@ def _stage_dtype(v) -> bool:
 
 def fits_alone(n, results) -> bool:
     """Whether the kernel takes node ``n`` run alone, its operands realized, giving ``results``: a
-    trace run node by node (``standalone.split``) needs no single-op model for it. A program is
+    trace run node by node (``single_op.split``) needs no single-op model for it. A program is
     of one family: a float dtype, the integers with bool, or float work whose inputs or result are
     of other dtypes (a float comparison's bool result, a cast). Where this errs, the node asks for
     its model when it runs."""

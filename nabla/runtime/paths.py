@@ -1,7 +1,7 @@
 """The interface of a first-sight path, and the engine's hook over several of them.
 
 A path is one way to run a trace the engine has no compiled model of: the fused kernel
-(``fused.FusedPath``), single-op models (``standalone.KernelPath``). The engine
+(``fused.FusedPath``), single-op models (``single_op.SingleOpPath``). The engine
 (``core/engine.py``) asks its ``first_sight`` hook, a ``FirstSightPaths`` over the paths in order;
 the first path that answers serves.
 """

@@ -177,14 +177,12 @@ def compile_only(tensors) -> float:
     from max.engine import InferenceSession
 
     from ..core.graph import GRAPH
-    from ..core.models import mlir_context
 
     values = [v for t in tensors for v in t._impl._values]
     engine = GRAPH.engine
-    with mlir_context(), engine._lock:
+    with engine.tracing():
         traced = engine.trace(values)
-        order, leaves, node_ids, leaf_ids = traced.order, traced.leaves, traced.node_ids, traced.leaf_ids
-        graph = engine._build(order, leaves, values, node_ids, leaf_ids, [leaf.shape for leaf in leaves], False)
+        graph = engine.graph_of(traced, values, [leaf.shape for leaf in traced.leaves])
     accelerators = sorted({v.device.id for v in values if not v.device.is_host})
     start = time.perf_counter()
     InferenceSession(devices=[driver.CPU()] + [driver.Accelerator(i) for i in accelerators]).load(graph)

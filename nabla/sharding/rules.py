@@ -14,19 +14,6 @@ shard means, each scaled by 1/shards).
 
 from __future__ import annotations
 
-from ..ops import base
-from ..ops.factorizations import CholeskyOp, LuDetOp, QrOp, SolveOp
-from ..ops.fourier import FftOp
-from ..ops.spectral import EigOp, EighOp, SvdOp
-from ..ops._physical import IdentityOp, _BatchDimsOp
-from ..ops.broadcasting import BroadcastPhysicalOp, BroadcastToOp, SumToOp
-from ..ops.index_primitives import GatherOp, ScatterAddOp, ScatterOp, SetSliceOp, SliceOp
-from ..ops.scans import CumsumOp
-from ..ops.sorting import ArgReduceOp, SortOp
-from ..ops.linalg import MatmulOp
-from ..ops.reduction import ReduceOperation
-from ..ops.multi_output import ConcatOp, SplitOp
-from ..ops.view import PermuteOp, ReshapeOp, SqueezeOp, UnsqueezeOp
 from .mesh import ShardingSpec
 
 
@@ -267,7 +254,7 @@ def _along_axis(op, impls, specs, kwargs, outs, mesh):
     """Sorts, scans and arg-reductions along one axis: that axis whole on each device, the other
     dims keep their splits (a cumulative sum, being linear, keeps a pending sum too)."""
     s, axis = specs[0], kwargs["axis"]
-    p = _linear_layout(specs) if isinstance(op, CumsumOp) else {}
+    p = _linear_layout(specs) if op.name == "cumulative_sum" else {}
     dims = list(s.dims)
     dims[axis] = ()
     out_specs = [interned_spec(mesh, dims if len(o) == len(dims) else dims[:axis] + dims[axis + 1:], p)
@@ -359,20 +346,19 @@ def _transform_axis(op, impls, specs, kwargs, outs, mesh):
     return Plan([interned_spec(mesh, dims)], [interned_spec(mesh, dims)], kwargs)
 
 
-_RULES = (
-    (base.UnaryOperation, _elementwise), (base.BinaryOperation, _elementwise), (IdentityOp, _elementwise),
-    (ReduceOperation, _reduce), (MatmulOp, _matmul), (PermuteOp, _permute), (UnsqueezeOp, _unsqueeze),
-    (SqueezeOp, _squeeze), (BroadcastToOp, _broadcast_to), (ReshapeOp, _reshape), (SliceOp, _slice),
-    (ConcatOp, _concat), (SplitOp, _split), (SumToOp, _sum_to), (BroadcastPhysicalOp, _broadcast_physical),
-    (_BatchDimsOp, _same_layout), (SortOp, _along_axis), (CumsumOp, _along_axis), (ArgReduceOp, _along_axis),
-    (GatherOp, _take), (SetSliceOp, _set_slice), (ScatterOp, _scatter), (ScatterAddOp, _scatter),
-    (FftOp, _transform_axis),
-    *((cls, _stacked_matrices) for cls in (CholeskyOp, SolveOp, LuDetOp, QrOp, EighOp, SvdOp, EigOp)),
-)
+#: rule name (an op's ``sharding_rule``) -> the rule
+RULES = {
+    "elementwise": _elementwise, "reduce": _reduce, "matmul": _matmul, "permute": _permute,
+    "unsqueeze": _unsqueeze, "squeeze": _squeeze, "broadcast_to": _broadcast_to, "reshape": _reshape,
+    "slice": _slice, "concat": _concat, "split": _split, "sum_to": _sum_to,
+    "broadcast_physical": _broadcast_physical, "same_layout": _same_layout, "along_axis": _along_axis,
+    "take": _take, "set_slice": _set_slice, "scatter": _scatter, "transform_axis": _transform_axis,
+    "stacked_matrices": _stacked_matrices,
+}
 
 
 def rule_for(op):
-    return next((rule for cls, rule in _RULES if isinstance(op, cls)), None)
+    return RULES.get(op.sharding_rule)
 
 
 def plan(op, impls, specs, kwargs, outs, mesh) -> Plan:

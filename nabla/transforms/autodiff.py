@@ -503,8 +503,6 @@ def _detach_method(self: Tensor) -> Tensor:
     return _detach_always(self)
 
 
-Tensor.requires_grad_ = _requires_grad_
-Tensor.backward = _backward
-Tensor.grad = property(_grad_get, _grad_set)
-Tensor.requires_grad = property(lambda self: self._impl.requires_grad)
-Tensor.detach = _detach_method
+#: what ``nabla/tensor_api.py`` binds onto ``Tensor`` from this layer (PyTorch's autograd surface)
+TENSOR_METHODS = {"requires_grad_": _requires_grad_, "backward": _backward, "grad": property(_grad_get, _grad_set),
+                  "requires_grad": property(lambda self: self._impl.requires_grad), "detach": _detach_method}

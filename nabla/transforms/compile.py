@@ -15,7 +15,6 @@ import logging
 import threading
 from typing import NamedTuple
 
-from ..core.engine import mlir_context
 from ..core.models import execute
 from ..core.graph import GRAPH, Value
 from ..core.pytree import tree_flatten, tree_unflatten
@@ -216,12 +215,11 @@ class CompiledFunction:
         engine = GRAPH.engine
         arg_of = {id(v): (k, d) for k, x in enumerate(flat) if isinstance(x, Tensor)
                   for d, v in enumerate(x._impl._values)}
-        with mlir_context(), engine._lock:
+        with engine.tracing():
             traced = engine.trace(values)
-            _, order, leaves, node_ids, leaf_ids, polymorphic, _, _, _ = traced
             virtual = engine.on_virtual_devices(traced)
             dims = []
-            for leaf in leaves:
+            for leaf in traced.leaves:
                 source = arg_of.get(id(leaf))
                 if source is None:
                     entry.sources.append(("captured", leaf.buffer))
@@ -238,13 +236,13 @@ class CompiledFunction:
             if symbolic and virtual:
                 raise ValueError("nabla.compile: dynamic_dims on a mesh of virtual CPU devices (MAX's interpreter "
                                  "runs its graphs, with static sizes)")
-            if symbolic and not polymorphic:
-                names = sorted({n.op.name for n in order if not n.op.shape_polymorphic})
+            if symbolic and not traced.polymorphic:
+                names = sorted({n.op.name for n in traced.order if not n.op.shape_polymorphic})
                 raise ValueError(f"nabla.compile: dynamic_dims need ops that work for any size, but the function "
                                  f"uses {', '.join(names)} with sizes fixed at trace time")
-            graph = engine._build(order, leaves, values, node_ids, leaf_ids, dims, symbolic)
+            graph = engine.graph_of(traced, values, dims, symbolic)
             # MAX's collectives take a signal buffer per device, given after the leaves
-            entry.sources += [("captured", buf) for buf in engine._signal_buffers(order)]
+            entry.sources += [("captured", buf) for buf in engine.signal_buffers(traced.order)]
         # over virtual CPU devices MAX's compiled sessions refuse the graph: its interpreter runs it
         entry.model = engine.interpreted_model(graph) if virtual else engine.compile_graph(graph)
         with self._lock:

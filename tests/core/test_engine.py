@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import nabla as nb
-from nabla.runtime import standalone_compiler
+from nabla.runtime import single_op_compiler
 from tests.structures import chain, chain_ref, dense, dense_ref, matrices, vector
 
 
@@ -137,11 +137,11 @@ def test_a_read_that_the_fused_kernel_serves_runs_alone(stats, fused_kernels):
 def test_reading_one_output_realizes_its_siblings(stats, empty_library):
     """A read that runs at once on its own model takes the other outputs of the same node along:
     eigh's eigenvectors come from the run that gave its eigenvalues, not from a second run."""
-    standalone = empty_library
+    single_op = empty_library
     a = np.array([[2.0, 1.0], [1.0, 3.0]])
     w, v = nb.linalg.eigh(nb.asarray(a))
     w.numpy()
-    standalone_compiler.compile_specs(list(standalone._WANTED.values()))  # this machine now has eigh's model
+    single_op_compiler.compile_specs(list(single_op._WANTED.values()))  # this machine now has eigh's model
     before = stats()["evaluations"]
     other = nb.asarray(a) * 2.5  # pending work the read leaves for later
     w, v = nb.linalg.eigh(nb.asarray(a))

@@ -10,7 +10,7 @@ import numpy as np
 import nabla as nb
 import nabla.array_api as xp
 from nabla import build
-from nabla.runtime import first_run, fused, standalone
+from nabla.runtime import first_run, fused, single_op
 
 
 def test_the_manifest_lists_models_that_serve_every_size_or_scalars_of_ops_that_exist():
@@ -22,7 +22,7 @@ def test_the_manifest_lists_models_that_serve_every_size_or_scalars_of_ops_that_
     names = []
     for spec in manifest["models"]:
         assert spec["op"] in ops, spec
-        assert spec["reuse"] in (standalone.KERNEL, standalone.EVERY_SIZE) or build._tiny(spec), spec
+        assert spec["reuse"] in (single_op.KERNEL, single_op.EVERY_SIZE) or build._tiny(spec), spec
         assert all(_dt.from_name(d) for d in spec["dtypes"])
         names.append(first_run.spec_name(spec))
     assert len(set(names)) == len(names) and None not in names
@@ -55,10 +55,10 @@ def test_the_record_lists_the_family_of_a_transform_or_sort_met_in_its_dtypes():
     met = {}
     for op, kwargs in ((fft_op, {"kind": "r2c", "sign": -1, "scaling": 0, "n": 0, "axis": -2}),
                        (sort_op, {"axis": 1, "descending": False})):
-        spec = next(s for s in standalone.family(op) if s["kwargs"] == kwargs and s["dtypes"] == ["float64"])
-        met[spec["name"]] = {**standalone._encoded(spec), "first": len(met)}
+        spec = next(s for s in single_op.family(op) if s["kwargs"] == kwargs and s["dtypes"] == ["float64"])
+        met[spec["name"]] = {**single_op._encoded(spec), "first": len(met)}
     build._add_siblings(met)
-    listed = [(s["op"], standalone._decode(s["kwargs"]), s["dtypes"]) for s in met.values()]
+    listed = [(s["op"], single_op._decode(s["kwargs"]), s["dtypes"]) for s in met.values()]
     assert all(dtypes == ["float64"] for *_, dtypes in listed)
     assert ("sort", {"axis": 1, "descending": True}, ["float64"]) in listed
     kinds = {(k["kind"], k["sign"], k.get("dims", 1)) for op, k, _ in listed if op == "fft"}
@@ -123,7 +123,7 @@ def test_every_kernel_adds_each_kernel_ops_family_after_the_manifests_own():
     the single-op models, the manifest's own first; nothing else changes."""
     from nabla.ops import registry
 
-    families = {spec["name"] for op in registry().values() if op.standalone for spec in standalone.family(op)}
+    families = {spec["name"] for op in registry().values() if op.single_op for spec in single_op.family(op)}
     plain, every = first_run.parts(_Engine(known=set())), first_run.parts(_Engine(known=set()), every_kernel=True)
     names = [n for p in every for n in p.names]
     assert families <= set(names) and len(names) == len(set(names))
@@ -263,6 +263,9 @@ def test_no_part_starts_beside_one_the_process_waits_for_and_heavy_parts_start_l
     assert build._may_start(todo[1]) and not build._may_start(todo[2])
     build._settle(todo[1], True)
     assert build._may_start(todo[2])
+    ahead = first_run.Build([first_run.Part(i, {"models": [], "group": g}, [f"m{i}"])
+                             for i, g in enumerate(["models", "heavy"])], workers=2, ahead=True)
+    assert ahead._may_start(ahead.parts[1])  # (``python -m nabla.build``: nothing waits, all start)
 
 
 def test_a_part_another_process_is_building_is_waited_for(tmp_path):

@@ -731,7 +731,7 @@ def test_a_chain_of_small_matmuls_runs_fused():
 
 
 def test_a_small_matmul_alone_is_the_kernels_and_a_large_one_is_not():
-    """A trace run node by node (a cold machine's, ``standalone.split``) asks for no matmul model
+    """A trace run node by node (a cold machine's, ``single_op.split``) asks for no matmul model
     where the kernel takes the product alone: whether it does must not hang on whether the
     kernel's models were built yet (the first-run list came out with or without ``matmul``)."""
     from nabla.runtime.fused_stages import fits_alone
@@ -747,3 +747,24 @@ def test_a_small_matmul_alone_is_the_kernels_and_a_large_one_is_not():
     half = nb.asarray(rng.normal(size=(3, 4)).astype(np.float16)) @ nb.asarray(rng.normal(size=(4, 2)).astype(np.float16))
     assert fits_alone(*node_of(small)) and fits_alone(*node_of(ints))
     assert not fits_alone(*node_of(large)) and not fits_alone(*node_of(half))
+
+
+def test_the_kernels_opcodes_are_the_tables():
+    """Every opcode the fused kernel's Mojo source dispatches on (``op == N``, or a fallthrough's
+    ``# N: name`` comment) is one of the table's, each op's from its row, and every one of the
+    table's is dispatched on: an opcode edited on one side only fails here."""
+    import re
+
+    from nabla.ops.elementwise import BINARY_OPS, UNARY_OPS
+    from nabla.ops.custom_kernels import KERNEL_DIR
+    from nabla.runtime import fused_codes as codes
+
+    source = "".join(p.read_text() for p in sorted((KERNEL_DIR / "core").glob("fused*.mojo")))
+    in_kernel = {int(n) for n in re.findall(r"\bop == (\d+)", source)} | \
+        {int(n) for n in re.findall(r"# (\d+): \w", source)}
+    table = set(UNARY_CODES.values()) | set(BINARY_CODES.values()) | {
+        codes._LOAD, codes._CONST, codes._WHERE, codes._WRAP, codes._AXIS_INDEX, codes._GATHER}
+    assert in_kernel == table, (sorted(in_kernel - table), sorted(table - in_kernel))
+    assert len(set(UNARY_CODES.values()) | set(BINARY_CODES.values())) == len(UNARY_CODES) + len(BINARY_CODES)
+    assert UNARY_CODES == {n: op.fused_code for n, op in UNARY_OPS.items() if op.row.fused is not None}
+    assert BINARY_CODES == {n: op.fused_code for n, op in BINARY_OPS.items() if op.row.fused is not None}

@@ -1,6 +1,6 @@
-"""The machine's library of single-op models (nabla/ops/standalone.py): lone kernel ops and traces
+"""The machine's library of single-op models (nabla/runtime/single_op.py): kernel ops alone and traces
 run on models compiled once per machine, their canonical forms, and the detached compiler that
-builds them (nabla/ops/standalone_compiler.py)."""
+builds them (nabla/runtime/single_op_compiler.py)."""
 
 import collections
 import os
@@ -11,14 +11,14 @@ import pytest
 
 import nabla as nb
 import nabla.array_api as xp
-from nabla.runtime import standalone_compiler
-from nabla.runtime.standalone import QUEUED
+from nabla.runtime import single_op_compiler
+from nabla.runtime.single_op import QUEUED
 
 
 def test_nonzero_runs_on_one_single_op_model_for_every_count(stats, empty_library):
     """nonzero's size (realized first) travels as an operand's length, so once this machine has
     compiled its model, every shape and count runs on it (no interpreter)."""
-    standalone = empty_library
+    single_op = empty_library
     rng = np.random.default_rng(0)
 
     def check(shape, p):  # the op as nabla.nonzero runs it once the count is known: columns in one run
@@ -34,8 +34,8 @@ def test_nonzero_runs_on_one_single_op_model_for_every_count(stats, empty_librar
 
     check((6, 7), 0.5)
     assert stats()["interpreted"] == 1
-    assert [spec["op"] for spec in standalone._WANTED.values()] == ["nonzero"]
-    standalone_compiler.compile_specs(list(standalone._WANTED.values()))
+    assert [spec["op"] for spec in single_op._WANTED.values()] == ["nonzero"]
+    single_op_compiler.compile_specs(list(single_op._WANTED.values()))
     for shape, p in (((6, 7), 0.3), ((40, 9), 0.7), ((17, 5), 0.9)):
         check(shape, p)
     assert stats()["interpreted"] == 1
@@ -47,7 +47,7 @@ def test_canonical_forms_give_one_model_per_dtype_with_numpys_values(stats, empt
     dtype is compiled, other shapes and ranks (0-d included) run on the same models with NumPy's
     values, and only models of another kind meet MAX's interpreter; an empty sum (k = 0) still
     gives zeros."""
-    standalone = empty_library
+    single_op = empty_library
     rng = np.random.default_rng(3)
 
     def arrays(shape, dtype):
@@ -73,13 +73,13 @@ def test_canonical_forms_give_one_model_per_dtype_with_numpys_values(stats, empt
 
     for dtype in (np.float32, np.complex128):
         check((4, 5), 3, dtype)
-    standalone_compiler.compile_specs(list(standalone._WANTED.values()))
-    names = {spec["name"] for spec in standalone._WANTED.values()}
+    single_op_compiler.compile_specs(list(single_op._WANTED.values()))
+    names = {spec["name"] for spec in single_op._WANTED.values()}
     before = stats()["interpreted"]
     for shape, k in (((), 2), ((3, 1, 2), 0), ((7,), 5)):
         for dtype in (np.float32, np.complex128):
             check(shape, k, dtype)
-    new = [spec for spec in standalone._WANTED.values() if spec["name"] not in names]
+    new = [spec for spec in single_op._WANTED.values() if spec["name"] not in names]
     # an empty sum's matmul keeps its static 0, and broadcast_to is a model per target shape
     assert all(spec["op"] == "broadcast_to" or spec["op"] == "matmul" and 0 in spec["dims"][0] for spec in new)
     assert stats()["interpreted"] == before + len(new)
@@ -89,7 +89,7 @@ def test_a_linalg_model_serves_every_stack_of_a_matrix_shape(stats, empty_librar
     """Linalg kernels take their operands as (b, m, n), all symbolic: once this machine has det's
     and solve's models, stacks of any leading shape and matrix size run on them, with NumPy's
     values, and no trace meets MAX's interpreter."""
-    standalone = empty_library
+    single_op = empty_library
     rng = np.random.default_rng(0)
 
     def check(lead, dtype=np.float64, n=3):
@@ -103,9 +103,9 @@ def test_a_linalg_model_serves_every_stack_of_a_matrix_shape(stats, empty_librar
 
     check((2,))
     first = stats()["interpreted"]
-    assert {spec["op"] for spec in standalone._WANTED.values()} >= {"det", "solve"}
-    assert {spec["reuse"] for spec in standalone._WANTED.values() if spec["op"] != "getitem"} == {standalone.KERNEL}
-    standalone_compiler.compile_specs(list(standalone._WANTED.values()))
+    assert {spec["op"] for spec in single_op._WANTED.values()} >= {"det", "solve"}
+    assert {spec["reuse"] for spec in single_op._WANTED.values() if spec["op"] != "getitem"} == {single_op.KERNEL}
+    single_op_compiler.compile_specs(list(single_op._WANTED.values()))
     for lead in ((), (4,), (3, 2), (1, 5)):
         check(lead)
     for n in (1, 2, 5):  # every size of matrix too
@@ -120,7 +120,7 @@ def test_argmax_and_argmin_models_serve_every_axis_and_size(stats, empty_library
     shape's models are compiled, every axis, rank, size (an axis of one, a single row) and
     keepdims runs on them with NumPy's values (the first of ties, NaN first), no interpreter.
     (The fused kernel, which takes them itself at first sight, declines them here.)"""
-    standalone = empty_library
+    single_op = empty_library
     rng = np.random.default_rng(5)
 
     def check(shape, axis, keepdims=False):
@@ -133,8 +133,8 @@ def test_argmax_and_argmin_models_serve_every_axis_and_size(stats, empty_library
                                           err_msg=f"{name} {shape} axis={axis}")
 
     check((4, 6), 1)
-    assert {spec["op"] for spec in standalone._WANTED.values()} == {"argmax", "argmin"}
-    standalone_compiler.compile_specs(list(standalone._WANTED.values()))
+    assert {spec["op"] for spec in single_op._WANTED.values()} == {"argmax", "argmin"}
+    single_op_compiler.compile_specs(list(single_op._WANTED.values()))
     before = stats()["interpreted"]
     for shape, axis, keepdims in (((4, 6), 0, False), ((3, 5, 7), 1, True), ((3, 5, 7), 2, False),
                                   ((3, 5, 7), 0, True), ((9,), 0, False), ((5, 1), 1, False), ((1, 8), 1, True),
@@ -151,7 +151,7 @@ def test_fft_models_serve_every_axis_rank_and_default_length(stats, empty_librar
     import nabla.numpy as nnp
     from nabla.ops.fourier import fft_op
 
-    standalone = empty_library
+    single_op = empty_library
     rng = np.random.default_rng(7)
 
     def check(shape, axis):
@@ -167,10 +167,10 @@ def test_fft_models_serve_every_axis_rank_and_default_length(stats, empty_librar
                                        err_msg=f"ifft2 {shape}")
 
     check((4, 6), 1)
-    met = list(standalone._WANTED.values())
+    met = list(single_op._WANTED.values())
     assert {spec["op"] for spec in met} == {"fft"} and len(met) == 4
-    assert {spec["name"] for spec in met} <= {spec["name"] for spec in standalone.family(fft_op)}
-    standalone_compiler.compile_specs(met)
+    assert {spec["name"] for spec in met} <= {spec["name"] for spec in single_op.family(fft_op)}
+    single_op_compiler.compile_specs(met)
     before = stats()["interpreted"]
     for shape, axis in (((4, 6), 0), ((3, 5, 7), 1), ((3, 5, 7), 0), ((9,), 0), ((2, 3, 4, 5), 2), ((5, 1), 0)):
         check(shape, axis)
@@ -182,17 +182,17 @@ def test_single_op_models_run_a_new_trace_node_by_node(stats, monkeypatch, tmp_p
     single-op models; once this machine has compiled them, traces of those ops,
     of any size, run node by node on them (no interpreter), with the same values."""
     from nabla.core.disk_cache import ModelDiskCache
-    from nabla.runtime import standalone
+    from nabla.runtime import single_op
 
     engine = nb.core.graph.GRAPH.engine
     monkeypatch.setattr(engine, "single_op_models", True)
     monkeypatch.setattr(engine, "kernel_disk", ModelDiskCache(tmp_path))  # a machine with no models yet
     for table in ("_named", "_bundled", "_bundle_use"):
         monkeypatch.setattr(engine, table, {})
-    monkeypatch.setattr(standalone, "_MET", {})
-    monkeypatch.setattr(standalone, "_WANTED", {})
-    monkeypatch.setattr(standalone, "_WANTED_PER_CLASS", collections.Counter())
-    monkeypatch.setattr(standalone, "_MISSES", collections.Counter())
+    monkeypatch.setattr(single_op, "_MET", {})
+    monkeypatch.setattr(single_op, "_WANTED", {})
+    monkeypatch.setattr(single_op, "_WANTED_PER_CLASS", collections.Counter())
+    monkeypatch.setattr(single_op, "_MISSES", collections.Counter())
 
     def f(x, y):
         return x * 7 + y
@@ -204,13 +204,13 @@ def test_single_op_models_run_a_new_trace_node_by_node(stats, monkeypatch, tmp_p
 
     check(3, 4)
     assert stats()["interpreted"] == 1
-    wanted = {spec["op"] for spec in standalone._WANTED.values()}
+    wanted = {spec["op"] for spec in single_op._WANTED.values()}
     assert wanted == {"multiply", "add"}, wanted
-    standalone_compiler.compile_specs(list(standalone._WANTED.values()))
+    single_op_compiler.compile_specs(list(single_op._WANTED.values()))
     # one compile for both (MAX's cost per compile is nearly all fixed): one file under both names
     from nabla.core.models import named_digest
 
-    files = {engine.kernel_disk.path_of(named_digest(name)) for name in standalone._WANTED}
+    files = {engine.kernel_disk.path_of(named_digest(name)) for name in single_op._WANTED}
     assert None not in files and len({f.name.split(".")[1] for f in files}) == 1, files
     for shape in ((3, 4), (5, 9)):
         check(*shape)
@@ -226,7 +226,7 @@ def test_a_trace_runs_its_nodes_with_models_on_them_while_the_interpreter_lacks_
     loaded its families (a process's first traces), every node runs alone: those with models on
     them, the others on the interpreter, which then loads only their families. Once the families
     are loaded the interpreter takes such a trace whole."""
-    standalone = empty_library
+    single_op = empty_library
     engine = nb.core.graph.GRAPH.engine
     interpreted = []
     run_interpreter = engine._interpret
@@ -246,14 +246,14 @@ def test_a_trace_runs_its_nodes_with_models_on_them_while_the_interpreter_lacks_
 
     check()
     assert interpreted == [["bitwise_left_shift", "bitwise_right_shift", "pow"]]
-    standalone_compiler.compile_specs([spec for spec in standalone._WANTED.values()
+    single_op_compiler.compile_specs([spec for spec in single_op._WANTED.values()
                                        if spec["op"] in ("bitwise_left_shift", "bitwise_right_shift")])
     interpreted.clear()
-    monkeypatch.setattr(standalone, "families_loaded", lambda: False)
+    monkeypatch.setattr(single_op, "families_loaded", lambda: False)
     check(5)
     assert interpreted == [["pow"]]  # the shifts ran on their models
     interpreted.clear()
-    monkeypatch.setattr(standalone, "families_loaded", lambda: True)
+    monkeypatch.setattr(single_op, "families_loaded", lambda: True)
     check(6)
     assert interpreted == [["bitwise_left_shift", "bitwise_right_shift", "pow"]]
 
@@ -262,42 +262,42 @@ def test_kernel_models_are_asked_for_when_the_other_wants_are_full(monkeypatch):
     """A session that has asked for as many every-size and one-shape models as it may queue still
     asks for a kernel's model (the ones that save most); per class, the models it missed most
     often are queued."""
-    from nabla.runtime import standalone
+    from nabla.runtime import single_op
 
-    monkeypatch.setattr(standalone, "_WANTED", {})
-    monkeypatch.setattr(standalone, "_WANTED_PER_CLASS", collections.Counter())
-    monkeypatch.setattr(standalone, "_MISSES", collections.Counter())
-    monkeypatch.setattr(standalone, "_MAX_WANTED", {standalone.KERNEL: 2, standalone.EVERY_SIZE: 3,
-                                                    standalone.ONE_SHAPE: 3})
+    monkeypatch.setattr(single_op, "_WANTED", {})
+    monkeypatch.setattr(single_op, "_WANTED_PER_CLASS", collections.Counter())
+    monkeypatch.setattr(single_op, "_MISSES", collections.Counter())
+    monkeypatch.setattr(single_op, "_MAX_WANTED", {single_op.KERNEL: 2, single_op.EVERY_SIZE: 3,
+                                                    single_op.ONE_SHAPE: 3})
     spec = {"kwargs": {}, "layout": None}
     for i in range(10):
-        standalone._want(f"s{i}", {**spec, "name": f"s{i}", "reuse": standalone.EVERY_SIZE})
-        standalone._want(f"o{i}", {**spec, "name": f"o{i}", "reuse": standalone.ONE_SHAPE})
+        single_op._want(f"s{i}", {**spec, "name": f"s{i}", "reuse": single_op.EVERY_SIZE})
+        single_op._want(f"o{i}", {**spec, "name": f"o{i}", "reuse": single_op.ONE_SHAPE})
     for _ in range(3):
-        standalone._want("k", {**spec, "name": "k", "reuse": standalone.KERNEL})
+        single_op._want("k", {**spec, "name": "k", "reuse": single_op.KERNEL})
         # missed most: queued though met last
-        standalone._want("late", {**spec, "name": "late", "reuse": standalone.ONE_SHAPE})
-    queued = standalone._selected()
+        single_op._want("late", {**spec, "name": "late", "reuse": single_op.ONE_SHAPE})
+    queued = single_op._selected()
     classes = collections.Counter(s["reuse"] for s in queued)
-    assert classes == {standalone.EVERY_SIZE: 3, standalone.ONE_SHAPE: 3, standalone.KERNEL: 1}
-    assert [s["name"] for s in queued if s["reuse"] == standalone.ONE_SHAPE] == ["late", "o0", "o1"]
-    assert {s["name"]: s["misses"] for s in queued}["k"] == 3 and standalone._MISSES["s0"] == 1
+    assert classes == {single_op.EVERY_SIZE: 3, single_op.ONE_SHAPE: 3, single_op.KERNEL: 1}
+    assert [s["name"] for s in queued if s["reuse"] == single_op.ONE_SHAPE] == ["late", "o0", "o1"]
+    assert {s["name"]: s["misses"] for s in queued}["k"] == 3 and single_op._MISSES["s0"] == 1
 
 
 def test_a_bundle_compiled_again_under_new_names_serves_them(stats, empty_library, without_fused_kernel):
     """MAX's compile cache ignores graph names: the same graphs bundled under new names (an edit
     renamed the models) come back with the old names; each new name still finds its model."""
-    standalone = empty_library
+    single_op = empty_library
     engine = nb.core.graph.GRAPH.engine
     a = np.arange(24, dtype=np.int64).reshape(6, 4) - 5
     (nb.asarray(a) * 7 - 2).numpy()
-    specs = list(standalone._WANTED.values())
+    specs = list(single_op._WANTED.values())
     ops = nb.ops.registry()
     for suffix in ("", "-renamed"):
         members = [(spec["name"] + suffix,
-                    standalone_compiler._link_or_build(spec, ops[spec["op"]], spec["name"] + suffix, engine, None,
+                    single_op_compiler._link_or_build(spec, ops[spec["op"]], spec["name"] + suffix, engine, None,
                                                        None)[1]) for spec in specs]
-        standalone_compiler._compile_bundle(engine, engine.kernel_disk, members)
+        single_op_compiler._compile_bundle(engine, engine.kernel_disk, members)
     engine._named = {}  # a fresh process (the fixture puts the engine's own back)
     assert {s["op"] for s in specs} == {"multiply", "subtract"}
     for spec in specs:
@@ -309,27 +309,27 @@ def test_every_exiting_process_queues_its_wanted_models(monkeypatch, tmp_path):
     """Processes that exit while the detached compiler runs queue their wants; the compiler
     drains every queued file (not just the first process's) and leaves the queue empty."""
     from nabla.core import compiler
-    from nabla.runtime import standalone
+    from nabla.runtime import single_op
 
     monkeypatch.setenv("NABLA_KERNEL_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("NABLA_COMPILE_AT_EXIT", "1")  # (asked for: by default nothing compiles after exit)
     started = []
     monkeypatch.setattr(compiler, "start_detached", lambda *a, **k: started.append(a) or False)  # one is running
-    monkeypatch.setattr(standalone, "_MET", {})  # (nothing to regroup)
+    monkeypatch.setattr(single_op, "_MET", {})  # (nothing to regroup)
     for names in (["a", "b"], ["c"]):
-        monkeypatch.setattr(standalone, "_WANTED", {n: {"name": n} for n in names})
-        standalone._compile_elsewhere()
+        monkeypatch.setattr(single_op, "_WANTED", {n: {"name": n} for n in names})
+        single_op._compile_elsewhere()
     assert len(started) == 2 and len(list(tmp_path.glob(QUEUED))) == 2
     compiled = []
-    monkeypatch.setattr(standalone_compiler, "compile_specs",
+    monkeypatch.setattr(single_op_compiler, "compile_specs",
                         lambda specs, alive: compiled.extend(s["name"] for s in specs))
-    lock = tmp_path / "standalone.lock"
+    lock = tmp_path / "single_op.lock"
     lock.touch()
-    monkeypatch.setattr(standalone_compiler, "_sources_changed", lambda: True)  # edited since this compiler started
-    standalone_compiler._drain(tmp_path, lock)
+    monkeypatch.setattr(single_op_compiler, "_sources_changed", lambda: True)  # edited since this compiler started
+    single_op_compiler._drain(tmp_path, lock)
     assert not compiled and len(list(tmp_path.glob(QUEUED))) == 2  # left for a fresh compiler
-    monkeypatch.setattr(standalone_compiler, "_sources_changed", lambda: False)
-    standalone_compiler._drain(tmp_path, lock)
+    monkeypatch.setattr(single_op_compiler, "_sources_changed", lambda: False)
+    single_op_compiler._drain(tmp_path, lock)
     assert sorted(compiled) == ["a", "b", "c"]
     assert not list(tmp_path.glob(QUEUED))
 
@@ -338,18 +338,18 @@ def test_by_default_an_exiting_process_queues_its_wants_and_starts_nothing(monke
     """Nothing of Nabla's computes after a program exits unless asked: the wants wait in the queue
     for ``python -m nabla.build``; ``NABLA_COMPILE_AT_EXIT=0`` queues nothing."""
     from nabla.core import compiler
-    from nabla.runtime import standalone
+    from nabla.runtime import single_op
 
     monkeypatch.setenv("NABLA_KERNEL_CACHE_DIR", str(tmp_path))
     started = []
     monkeypatch.setattr(compiler, "start_detached", lambda *a, **k: started.append(a) or True)
-    monkeypatch.setattr(standalone, "_MET", {})
-    monkeypatch.setattr(standalone, "_WANTED", {"a": {"name": "a"}})
+    monkeypatch.setattr(single_op, "_MET", {})
+    monkeypatch.setattr(single_op, "_WANTED", {"a": {"name": "a"}})
     monkeypatch.setenv("NABLA_COMPILE_AT_EXIT", "0")
-    standalone._compile_elsewhere()
+    single_op._compile_elsewhere()
     assert not list(tmp_path.glob(QUEUED))
     monkeypatch.delenv("NABLA_COMPILE_AT_EXIT")
-    standalone._compile_elsewhere()
+    single_op._compile_elsewhere()
     assert len(list(tmp_path.glob(QUEUED))) == 1 and not started
 
 
@@ -359,12 +359,12 @@ def test_the_detached_compiler_takes_what_saves_most_first(monkeypatch, tmp_path
     compiles joins the order."""
     import json
 
-    from nabla.runtime import standalone
+    from nabla.runtime import single_op
 
     def queue(*specs):
-        (tmp_path / f"nabla-standalone-{len(list(tmp_path.iterdir()))}.json").write_text(json.dumps(list(specs)))
+        (tmp_path / f"nabla-single_op-{len(list(tmp_path.iterdir()))}.json").write_text(json.dumps(list(specs)))
 
-    one, every, kernel = standalone.ONE_SHAPE, standalone.EVERY_SIZE, standalone.KERNEL
+    one, every, kernel = single_op.ONE_SHAPE, single_op.EVERY_SIZE, single_op.KERNEL
     queue({"name": "getitem", "reuse": one}, {"name": "add", "reuse": every}, {"name": "old"})
     queue({"name": "reshape", "reuse": one}, {"name": "sum", "reuse": every})
     queue({"name": "reshape", "reuse": one}, {"name": "cholesky", "reuse": kernel},
@@ -376,11 +376,11 @@ def test_the_detached_compiler_takes_what_saves_most_first(monkeypatch, tmp_path
         if len(compiled) == 1:
             queue({"name": "sort", "reuse": kernel})  # asked for while the compiler runs
 
-    monkeypatch.setattr(standalone_compiler, "compile_specs", compile_specs)
-    monkeypatch.setattr(standalone_compiler, "_sources_changed", lambda: False)
-    lock = tmp_path / "standalone.lock"
+    monkeypatch.setattr(single_op_compiler, "compile_specs", compile_specs)
+    monkeypatch.setattr(single_op_compiler, "_sources_changed", lambda: False)
+    lock = tmp_path / "single_op.lock"
     lock.touch()
-    standalone_compiler._drain(tmp_path, lock)
+    single_op_compiler._drain(tmp_path, lock)
     # each bundle: the first in that order, with what the same process asked for (``_batch``)
     assert compiled == [["cholesky"], ["sort"], ["equal"], ["reshape", "sum"], ["add", "getitem", "old"]]
     assert not list(tmp_path.glob(QUEUED))
@@ -451,15 +451,15 @@ def test_a_renamed_single_op_model_with_the_same_graph_is_linked_not_compiled(mo
     spec = {"op": "add", "kwargs": {"dict": {}}, "dtypes": ["float32", "float32"], "dims": [["a"], ["a"]], "picks": [0],
             "layout": None}
     sources = ["oldsources"]
-    monkeypatch.setattr(standalone_compiler, "_digest_of", lambda op: sources[0])
+    monkeypatch.setattr(single_op_compiler, "_digest_of", lambda op: sources[0])
     engine.wait_for_compiles()  # (earlier tests' background compiles would land inside the count)
     compiles = engine.stats.compiles
-    standalone_compiler.compile_specs([{**spec, "name": "op1-add-test-oldsources"}])
+    single_op_compiler.compile_specs([{**spec, "name": "op1-add-test-oldsources"}])
     assert engine.stats.compiles == compiles + 1
     sources[0] = "newsources"
-    standalone_compiler.compile_specs([{**spec, "name": "op1-add-test-newsources"}])
+    single_op_compiler.compile_specs([{**spec, "name": "op1-add-test-newsources"}])
     assert engine.stats.compiles == compiles + 1  # linked
-    standalone_compiler.compile_specs([{**spec, "op": "subtract", "name": "op1-subtract-test-oldsources"}])
+    single_op_compiler.compile_specs([{**spec, "op": "subtract", "name": "op1-subtract-test-oldsources"}])
     assert engine.stats.compiles == compiles + 1  # asked for by older sources: skipped, nothing looks it up
     old, new = (disk.path_of(named_digest(n)) for n in ("op1-add-test-oldsources", "op1-add-test-newsources"))
     assert old is not None and new is not None and old.read_bytes() == new.read_bytes()
@@ -469,32 +469,32 @@ def test_a_renamed_single_op_model_with_the_same_graph_is_linked_not_compiled(mo
     from max.driver import Buffer
 
     np.testing.assert_array_equal(model.execute(*[Buffer.from_numpy(x)] * 2)[0].to_numpy(), x + x)
-    standalone_compiler.compile_specs([{**spec, "op": "multiply", "name": "op1-multiply-test-newsources"}])
+    single_op_compiler.compile_specs([{**spec, "op": "multiply", "name": "op1-multiply-test-newsources"}])
     assert engine.stats.compiles == compiles + 2  # another graph: compiled
 
 
 def test_a_kernel_ops_family_is_every_model_its_calls_ask_for(monkeypatch, empty_library):
-    """One miss of a kernel op asks for its whole family (``standalone.family``): the family is
+    """One miss of a kernel op asks for its whole family (``single_op.family``): the family is
     exactly the set of models the public functions ask the library for, over dtypes, complex
     forms, kwargs and matrix shapes (the oracle: the names those calls look up); an exiting process
     queues the members the machine lacks after its own misses."""
     import nabla.array_api as xp
     from nabla.core import compiler
-    from nabla.runtime import standalone
+    from nabla.runtime import single_op
 
     class Asked(Exception):
         pass
 
     asked = set()
-    others = standalone.KernelPath.model
+    others = single_op.SingleOpPath.model
 
     def model(engine, plan_):
-        if not plan_.node.op.standalone:  # (a cast of real input to eig's complex)
+        if not plan_.node.op.single_op:  # (a cast of real input to eig's complex)
             return others(engine, plan_)
         asked.add(plan_.name)
         raise Asked
 
-    monkeypatch.setattr(standalone.KernelPath, "model", staticmethod(model))
+    monkeypatch.setattr(single_op.SingleOpPath, "model", staticmethod(model))
     rng = np.random.default_rng(0)
 
     def ask(f, *arrays, **kwargs):
@@ -540,7 +540,7 @@ def test_a_kernel_ops_family_is_every_model_its_calls_ask_for(monkeypatch, empty
             ask(xp.copysign, x, -x)
     ops = nb.ops.registry()
     names = ("cholesky", "solve", "det", "eigh", "eig", "qr", "svd", "sort", "signbit", "copysign")
-    family = {spec["name"]: spec for n in names for spec in standalone.family(ops[n])}
+    family = {spec["name"]: spec for n in names for spec in single_op.family(ops[n])}
     assert asked == set(family)
     # per dtype and complex form: cholesky, solve (k = n a pattern of its own), det, eigh, qr (the
     # complete factors of tall and wide stacks share one model), svd; eig complex only; sort: 12 x 2;
@@ -555,9 +555,9 @@ def test_a_kernel_ops_family_is_every_model_its_calls_ask_for(monkeypatch, empty
     started = []
     monkeypatch.setattr(compiler, "start_detached", lambda *a, **k: started.append(a) or False)
     for table in ("_WANTED", "_MISSES", "_WANTED_PER_CLASS", "_MET"):
-        monkeypatch.setattr(standalone, table, type(getattr(standalone, table))())
-    standalone._want(name, spec)
-    standalone._compile_elsewhere()
+        monkeypatch.setattr(single_op, table, type(getattr(single_op, table))())
+    single_op._want(name, spec)
+    single_op._compile_elsewhere()
     import json
 
     (queued_file,) = library.glob(QUEUED)
@@ -576,13 +576,13 @@ def test_a_bundle_is_made_of_one_processs_neighbouring_wants():
                "b1": {"reuse": one}, "b2": {"reuse": one}}
     origin = {"a1": "A", "a2": "A", "a3": "A", "ak": "A", "b1": "B", "b2": "B"}
     first = {"a1": 3, "a2": 9, "a3": 5, "ak": 4, "b1": 6, "b2": 1}
-    assert standalone_compiler._batch(["a3", "b1", "a1", "b2", "a2", "ak"], pending, origin, first) == \
+    assert single_op_compiler._batch(["a3", "b1", "a1", "b2", "a2", "ak"], pending, origin, first) == \
         ["a3", "a1", "a2"]  # |3 - 5| < |9 - 5|
-    assert standalone_compiler._batch(["ak", "a1"], pending, origin, first) == ["ak"]
-    assert standalone_compiler._batch(["b1", "a1", "b2"], pending, origin, first) == ["b1", "b2"]
+    assert single_op_compiler._batch(["ak", "a1"], pending, origin, first) == ["ak"]
+    assert single_op_compiler._batch(["b1", "a1", "b2"], pending, origin, first) == ["b1", "b2"]
     eight = {f"c{i}": {"reuse": one} for i in range(12)}
-    batch = standalone_compiler._batch(list(eight), eight, dict.fromkeys(eight, "C"), {n: i for i, n in enumerate(eight)})
-    assert batch == [f"c{i}" for i in range(standalone_compiler._BUNDLE)]
+    batch = single_op_compiler._batch(list(eight), eight, dict.fromkeys(eight, "C"), {n: i for i, n in enumerate(eight)})
+    assert batch == [f"c{i}" for i in range(single_op_compiler._BUNDLE)]
 
 
 def test_models_used_apart_from_a_heavy_bundle_are_regrouped_once(stats, empty_library, monkeypatch,
@@ -598,15 +598,15 @@ def test_models_used_apart_from_a_heavy_bundle_are_regrouped_once(stats, empty_l
     def fresh_process():
         for table in ("_named", "_bundled", "_bundle_use", "_cache"):
             monkeypatch.setattr(engine, table, type(getattr(engine, table))())
-        monkeypatch.setattr(standalone, "_WANTED", {})
-        monkeypatch.setattr(standalone, "_MET", {})
+        monkeypatch.setattr(single_op, "_WANTED", {})
+        monkeypatch.setattr(single_op, "_MET", {})
 
-    standalone = empty_library
+    single_op = empty_library
     engine = nb.core.graph.GRAPH.engine
     a = np.arange(24, dtype=np.int64).reshape(6, 4) - 5
     (-(nb.asarray(a) * 7 - 2)).numpy()
-    standalone_compiler.compile_specs(list(standalone._WANTED.values()))
-    by_op = {spec["op"]: spec["name"] for spec in standalone._WANTED.values()}
+    single_op_compiler.compile_specs(list(single_op._WANTED.values()))
+    by_op = {spec["op"]: spec["name"] for spec in single_op._WANTED.values()}
     assert set(by_op) == {"multiply", "subtract", "negative"}
     old = content(by_op["multiply"])
     assert content(by_op["subtract"]) == content(by_op["negative"]) == old  # one bundle
@@ -614,13 +614,13 @@ def test_models_used_apart_from_a_heavy_bundle_are_regrouped_once(stats, empty_l
     assert engine.named_model_known(by_op["multiply"]) and not engine.named_model_known("op1-none")
     assert not engine._bundle_use and engine._named[by_op["multiply"]].model is None  # asked, not loaded
     np.testing.assert_array_equal((nb.asarray(a) * 7 - 2).numpy(), a * 7 - 2)
-    assert not standalone._WANTED and set(standalone._MET) == {by_op["multiply"], by_op["subtract"]}
-    assert standalone._regroup(engine.kernel_disk.directory) == []  # a third of 1 MB unused: kept
-    monkeypatch.setattr(standalone, "_REGROUP_BYTES", 1)
-    specs = standalone._regroup(engine.kernel_disk.directory)
+    assert not single_op._WANTED and set(single_op._MET) == {by_op["multiply"], by_op["subtract"]}
+    assert single_op._regroup(engine.kernel_disk.directory) == []  # a third of 1 MB unused: kept
+    monkeypatch.setattr(single_op, "_REGROUP_BYTES", 1)
+    specs = single_op._regroup(engine.kernel_disk.directory)
     assert {s["name"] for s in specs} == {by_op["multiply"], by_op["subtract"]} and all(s["regroup"] for s in specs)
 
-    standalone_compiler.compile_specs(specs)
+    single_op_compiler.compile_specs(specs)
     new = content(by_op["multiply"])
     assert new != old and content(by_op["subtract"]) == new and content(by_op["negative"]) == old
     for name in (by_op["multiply"], by_op["subtract"]):  # each left its old entry
@@ -628,9 +628,9 @@ def test_models_used_apart_from_a_heavy_bundle_are_regrouped_once(stats, empty_l
     assert (engine.kernel_disk.directory / f"{new}.regrouped").exists()
     fresh_process()
     np.testing.assert_array_equal((-(nb.asarray(a) * 7 - 2)).numpy(), -(a * 7 - 2))  # all found, right
-    assert not standalone._WANTED and len(standalone._MET) == 3
+    assert not single_op._WANTED and len(single_op._MET) == 3
     monkeypatch.setattr(engine, "_bundle_use", {new: [1 << 30, 8, [by_op["multiply"]]]})
-    assert standalone._regroup(engine.kernel_disk.directory) == []  # regrouped already
+    assert single_op._regroup(engine.kernel_disk.directory) == []  # regrouped already
 
 
 def test_a_split_trace_asks_models_only_for_nodes_the_fused_kernel_does_not_take(monkeypatch, fused_kernels):
@@ -638,29 +638,29 @@ def test_a_split_trace_asks_models_only_for_nodes_the_fused_kernel_does_not_take
     work), on a machine with no single-op models and the interpreter's families loaded, asks for
     its nodes' models only for the nodes the fused kernel would not take alone (``hypot``); the
     comparison, the ``where`` and the integer sum run on the kernel."""
-    from nabla.runtime import standalone
+    from nabla.runtime import single_op
 
     engine = nb.core.graph.GRAPH.engine
     monkeypatch.setattr(engine, "single_op_models", True)
     monkeypatch.setattr(engine, "named_model_known", lambda name: False)  # no single-op models
-    monkeypatch.setattr(standalone, "families_loaded", lambda: True)
-    monkeypatch.setattr(standalone, "_WANTED", {})
+    monkeypatch.setattr(single_op, "families_loaded", lambda: True)
+    monkeypatch.setattr(single_op, "_WANTED", {})
     x = np.random.default_rng(3).standard_normal((7, 13))
     got = nb.sum(nb.where(nb.hypot(nb.asarray(x), 1.0) > 1.5, nb.asarray(np.int64(3)),
                           nb.asarray(np.int64(-1)))).numpy()
     assert got == np.where(np.hypot(x, 1.0) > 1.5, 3, -1).sum()
-    assert [spec["op"] for spec in standalone._WANTED.values()] == ["hypot"]
+    assert [spec["op"] for spec in single_op._WANTED.values()] == ["hypot"]
 
 
 def test_fits_alone_says_what_the_fused_kernel_takes(monkeypatch, fused_kernels):
     """``fits_alone`` (no model needed for a node run alone) against the fused kernel's own
     planning of each node as a trace of its own: when it declines, the single-op path is asked."""
-    from nabla.runtime import standalone
+    from nabla.runtime import single_op
     from nabla.runtime.fused_stages import fits_alone
 
     asked = []
-    real = standalone.KernelPath.model
-    monkeypatch.setattr(standalone.KernelPath, "model",
+    real = single_op.SingleOpPath.model
+    monkeypatch.setattr(single_op.SingleOpPath, "model",
                         staticmethod(lambda engine, plan_: asked.append(plan_.node.op.name) or real(engine, plan_)))
     rng = np.random.default_rng(4)
     f64, f32 = nb.asarray(rng.standard_normal((5, 6))), nb.asarray(rng.standard_normal((5, 6)).astype(np.float32))

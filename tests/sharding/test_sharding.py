@@ -754,3 +754,18 @@ def test_collectives_under_vmap_act_per_mapped_row():
                                rtol=1e-6)
     np.testing.assert_array_equal(run(lambda b: nb.vmap(lambda r: all_gather(r, "a", tiled=True))(b), P("a")),
                                   run(lambda b: all_gather(b, "a", axis=1, tiled=True), P("a")))
+
+
+def test_each_ops_sharding_rule_is_a_rule():
+    """An op names its sharding rule (``Operation.sharding_rule``); each name is one of
+    ``sharding/rules.py``'s, and the families that keep data where it is all have one."""
+    from nabla.ops import registry
+    from nabla.sharding.rules import RULES
+
+    ops = registry()
+    named = {name: op.sharding_rule for name, op in ops.items() if op.sharding_rule is not None}
+    assert set(named.values()) <= set(RULES), set(named.values()) - set(RULES)
+    assert set(RULES) <= set(named.values())  # (no rule that no op names)
+    for name, rule in (("exp", "elementwise"), ("add", "elementwise"), ("sum", "reduce"), ("matmul", "matmul"),
+                       ("cumulative_sum", "along_axis"), ("svd", "stacked_matrices"), ("fft", "transform_axis")):
+        assert ops[name].sharding_rule == rule, name

@@ -1,4 +1,4 @@
-"""First sight of a lone kernel op (a linalg decomposition on realized operands): one compiled
+"""First sight of a kernel op alone (a linalg decomposition on realized operands): one compiled
 model per (op, kwargs, operand dtypes, pattern of dims), with symbolic dims, kept in the kernel
 cache. A fresh process runs ``linalg.solve(a, b)`` by loading that model from disk (milliseconds),
 where MAX's interpreter would load the kernel package twice and bind the kernel (about 2.4 s per
@@ -7,7 +7,7 @@ process, measured; later first sights of that kernel in the process then cost mi
 Where they come from: on a cold machine, the first-run build (``first_run.py``) makes the ones
 first runs need; the others a process wants are queued at its exit (a spec file in the kernel
 cache) for ``python -m nabla.build``, or for a detached nice-19 compiler
-(``standalone_compiler.py``) that starts at exit where ``NABLA_COMPILE_AT_EXIT=1`` asks for it.
+(``single_op_compiler.py``) that starts at exit where ``NABLA_COMPILE_AT_EXIT=1`` asks for it.
 No foreground work waits for them.
 """
 
@@ -29,7 +29,7 @@ from .paths import FirstSightPath
 
 
 class KernelPlan:
-    """How one kernel node runs on its standalone model: which leaves feed it, which of its
+    """How one kernel node runs on its single-op model: which leaves feed it, which of its
     outputs were asked for, and (for ops with a canonical form) the shapes its operands are viewed
     as and its results viewed back from."""
 
@@ -69,7 +69,7 @@ def _spec(node, name: str, kwargs: dict, dims: list, picks) -> dict:
 
 def _spec_of(op, name: str, kwargs: dict, dtypes: list, dims: list, picks, layout) -> dict:
     symbolic = any(isinstance(d, str) for ds in dims for d in ds)
-    reuse = KERNEL if op.standalone else EVERY_SIZE if symbolic else ONE_SHAPE
+    reuse = KERNEL if op.single_op else EVERY_SIZE if symbolic else ONE_SHAPE
     return {"name": name, "op": op.name, "kwargs": kwargs, "dtypes": dtypes, "dims": dims,
             "picks": None if picks is None else list(picks), "layout": layout, "reuse": reuse}
 
@@ -112,7 +112,7 @@ def _served(node) -> bool:
     op = node.op
     if any(not v.device.is_host for v in node.inputs):
         return False
-    return op.standalone or op.name not in _NOT_SERVED
+    return op.single_op or op.name not in _NOT_SERVED
 
 
 #: ops left to the interpreter (a scalar constant is host data to the others)
@@ -156,7 +156,7 @@ def _digest_of(op) -> str:
 def _signature(node, picks: tuple):
     """(name, kwargs, dims, views) of the model that runs ``node`` alone, giving outputs ``picks``."""
     shapes = [tuple(int(d) for d in v.shape) for v in node.inputs]
-    canonical = getattr(node.op, "standalone_form", None)
+    canonical = getattr(node.op, "single_op_form", None)
     form = canonical(node.kwargs, shapes) if canonical is not None else None
     if form is None:
         sizes: dict[int, str] = {}
@@ -177,15 +177,15 @@ def _name(op, kwargs: dict, dtypes: list, dims: list, picks, layout) -> str:
 
 
 def family(op) -> list:
-    """The specs of every model of a kernel op's family (``op.standalone_variants``: each dtype,
+    """The specs of every model of a kernel op's family (``op.single_op_variants``: each dtype,
     complex form and pattern of kwargs and shapes its calls can take), so that one miss asks for
     them all. Asked for one by one as met, a conformance run met 4-5 variants no earlier run had
     (complex64 ``qr`` of a square stack, descending ``argsort`` of uint32, ...) and each bound its
     kernel in MAX's interpreter, 1.6-3.4 s, past Hypothesis's deadline: the library converged only
     over many runs, and again after each edit renamed the models."""
     specs = {}
-    for kwargs, dtypes, shapes in getattr(op, "standalone_variants", lambda: ())():
-        kwargs, dims, _ = op.standalone_form(kwargs, shapes)
+    for kwargs, dtypes, shapes in getattr(op, "single_op_variants", lambda: ())():
+        kwargs, dims, _ = op.single_op_form(kwargs, shapes)
         dims = [list(d) for d in dims]
         name = _name(op, kwargs, dtypes, dims, None, None)
         specs[name] = _spec_of(op, name, kwargs, dtypes, dims, None, None)
@@ -215,7 +215,7 @@ def _model_picks(node, picks: tuple):
     anyway), so one model serves ``sort`` and ``argsort``, ``eigh`` and ``eigvalsh``; before, each
     subset the trace read was a model of its own, and a kernel model missed costs a kernel bind in
     MAX's interpreter (1.6-2.8 s). Others give what the trace reads (None: all)."""
-    return None if node.op.standalone else picks
+    return None if node.op.single_op else picks
 
 
 def split(engine, order, outputs, runs_elsewhere=lambda node, results: False):
@@ -338,9 +338,9 @@ def _decode(value):
 
 
 def model(engine, plan_: KernelPlan):
-    """The standalone model if this machine has compiled it, else None (the interpreter serves this
+    """The single-op model if this machine has compiled it, else None (the interpreter serves this
     sight, and the model is compiled after this process exits)."""
-    if not plan_.node.op.standalone and not engine.single_op_models:
+    if not plan_.node.op.single_op and not engine.single_op_models:
         return None
     found = engine.named_model(plan_.name, plan_.graph, compile=False)
     if found is None:
@@ -368,7 +368,7 @@ _REGROUP_BYTES, _MAX_REGROUPED = 1 << 20, 64
 def _regroup(root) -> list:
     """Specs that move the models this process used out of bundles it mostly did not use, into
     bundles of their own. Bundles are made of the models one process missed (see
-    ``standalone_compiler._batch``), but a machine's library mixes workloads, and an edit in
+    ``single_op_compiler._batch``), but a machine's library mixes workloads, and an edit in
     ``nabla/ops`` relinks every model into the bundle it was in: the NumPy bench's 108 models came
     from 98 files holding 206, and 12 of those files (4-8 MB, mostly other processes' float64
     ``tanh``/``acosh``/``atanh``) cost 250 of its 330 ms of loading. A regrouped bundle is never
@@ -411,7 +411,7 @@ def queue(root, specs: list) -> None:
 
 
 #: spec files waiting for the detached compiler, and how many may wait
-QUEUED = "nabla-standalone-*.json"
+QUEUED = "nabla-single_op-*.json"
 MAX_QUEUED = 16
 
 
@@ -437,7 +437,7 @@ def _compile_elsewhere() -> None:
         return  # the compiler is that far behind: later processes ask again
     queue(root, specs)
     if at_exit == "1":
-        start_detached("standalone.lock", "nabla.runtime.standalone_compiler", [root], stale_after=3600)
+        start_detached("single_op.lock", "nabla.runtime.single_op_compiler", [root], stale_after=3600)
 
 
 atexit.register(_compile_elsewhere)
@@ -459,7 +459,7 @@ def _families_missing(root) -> list:
             if spec["name"] not in _WANTED and disk.path_of(named_digest(spec["name"])) is None]
 
 
-class KernelPath(FirstSightPath):
+class SingleOpPath(FirstSightPath):
     """Single-op models: a kernel op (or any op of a trace run node by node) on a model of its own."""
 
     plan = staticmethod(plan)

@@ -1,7 +1,7 @@
-"""The detached compiler of first-sight models (``python -m nabla.runtime.standalone_compiler LOCK
+"""The detached compiler of first-sight models (``python -m nabla.runtime.single_op_compiler LOCK
 CACHE_DIR``): a nice-19 process that drains the specs exiting processes queued in the kernel cache
-(``standalone._compile_elsewhere``), most useful first, compiling them in bundles. What a model
-computes is decided in ``standalone.py``; this file only schedules and builds, so neither is part
+(``single_op._compile_elsewhere``), most useful first, compiling them in bundles. What a model
+computes is decided in ``single_op.py``; this file only schedules and builds, so neither is part
 of the digests that name the models.
 """
 
@@ -15,7 +15,7 @@ import sys
 import time
 
 from ..core.disk_cache import ModelDiskCache
-from .standalone import KERNEL, ONE_SHAPE, QUEUED, _decode, queue, _digest_of, _graph, _ops_digest
+from .single_op import KERNEL, ONE_SHAPE, QUEUED, _decode, queue, _digest_of, _graph, _ops_digest
 
 
 def _sources_changed() -> bool:
@@ -100,7 +100,7 @@ _BUNDLE, _BUNDLE_KERNELS = 8, 4
 
 
 def compile_specs(specs: list, alive=lambda: None) -> None:
-    """Compile standalone models from their specs (the detached process's work), together in one
+    """Compile single-op models from their specs (the detached process's work), together in one
     module where there are several (see ``_BUNDLE``). A model whose graph is the same text as one
     compiled alone before (an edit elsewhere in ``nabla/ops`` renames every model: the names carry
     a digest of the lowerings' sources) is linked, not compiled: the kernel cache keeps
@@ -144,7 +144,7 @@ def _compile_todo(todo, engine, disk, index, alive) -> None:
     try:
         made = _compile_bundle(engine, disk, [(name, build) for _, name, build, _ in todo])
         if any(spec.get("regroup") for spec, *_ in todo):
-            (disk.directory / f"{made.name.split('.')[1]}.regrouped").touch()  # (see ``standalone._regroup``)
+            (disk.directory / f"{made.name.split('.')[1]}.regrouped").touch()  # (see ``single_op._regroup``)
     except Exception as e:
         _log(disk.directory, todo[0][0], f"bundle of {len(todo)} refused: {type(e).__name__}: "
              f"{str(e).splitlines()[0][:200] if str(e) else ''}", time.perf_counter() - t0)
@@ -242,9 +242,9 @@ def _compile_bundle(engine, disk, members: list):
 
 
 def _log(directory, spec: dict, outcome: str, seconds: float) -> None:
-    """One line per spec in ``standalone.log`` (what the detached compiler did, in its order),
+    """One line per spec in ``single_op.log`` (what the detached compiler did, in its order),
     cut back to its last half when it passes 1 MB."""
-    path = directory / "standalone.log"
+    path = directory / "single_op.log"
     line = f"{time.strftime('%Y-%m-%d %H:%M:%S')} {outcome:8} {seconds:7.2f}s " \
            f"reuse={spec.get('reuse', ONE_SHAPE)} misses={spec.get('misses', 1)} {spec['op']} {spec['name']}\n"
     try:
@@ -256,7 +256,7 @@ def _log(directory, spec: dict, outcome: str, seconds: float) -> None:
         pass
 
 
-if __name__ == "__main__":  # the detached compiler: python -m nabla.runtime.standalone_compiler LOCK CACHE_DIR
+if __name__ == "__main__":  # the detached compiler: python -m nabla.runtime.single_op_compiler LOCK CACHE_DIR
     try:
         _drain(sys.argv[2], sys.argv[1])
     finally:
@@ -266,4 +266,4 @@ if __name__ == "__main__":  # the detached compiler: python -m nabla.runtime.sta
     if any(Path(sys.argv[2]).glob(QUEUED)):  # queued after the last look, before the lock went
         from ..core.compiler import start_detached
 
-        start_detached("standalone.lock", "nabla.runtime.standalone_compiler", [sys.argv[2]], stale_after=3600)
+        start_detached("single_op.lock", "nabla.runtime.single_op_compiler", [sys.argv[2]], stale_after=3600)
