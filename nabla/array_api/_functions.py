@@ -279,7 +279,11 @@ def var(x, /, *, axis=None, correction=0.0, keepdims=False) -> Tensor:
     d = x - m
     ss = _ops.sum(d * d, axis=axes, keepdims=keepdims)
     denom = n - correction
-    return ss / float(denom) if denom > 0 else ss * float("nan")
+    if denom <= 0:
+        return ss * float("nan")
+    if x.dtype is _dt.float16:  # a count past 65504 is inf as a float16: divide in float32, round once (as NumPy)
+        return _astype(_astype(ss, _dt.float32) / float(denom), _dt.float16)
+    return ss / float(denom)
 
 
 def std(x, /, *, axis=None, correction=0.0, keepdims=False) -> Tensor:

@@ -455,3 +455,14 @@ def test_concat_flattens_empty_complex_stacks_beside_a_scalar():
     parts = [np.zeros((0, 5), np.complex64), np.zeros((0, 5), np.complex128), np.array(2 + 1j)]
     got = xp.concat([xp.asarray(p) for p in parts], axis=None).numpy()
     np.testing.assert_array_equal(got, np.concatenate([p.reshape(-1) for p in parts]))
+
+
+@pytest.mark.parametrize("name", ["var", "std"])
+def test_float16_var_over_more_elements_than_float16_counts(name):
+    """A float16 count past 65504 is inf: the division runs in float32 and rounds once, as
+    NumPy's (which divides by an integer count); it had given 0 (found by the fuzzer, seed 25136)."""
+    data = (np.random.default_rng(0).standard_normal(70_000) * 0.01).astype(np.float16)
+    got = getattr(xp, name)(xp.asarray(data))
+    assert got.dtype == nabla.float16
+    np.testing.assert_allclose(float(got), float(getattr(np, name)(data)), rtol=1e-2)  # (NumPy rounds each square to float16)
+    assert float(getattr(nabla.numpy, name)(nabla.numpy.asarray(data))) == float(got)
