@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import weakref
+from typing import NamedTuple
 
 from .graph import Node, Value
 from .pytree import tree_flatten, tree_unflatten
@@ -37,6 +38,20 @@ def _value(node, index, shape, dtype, device) -> Value:
 
 def _is_tensor(x) -> bool:
     return isinstance(x, Tensor)
+
+
+class Fused(NamedTuple):
+    """How the fused first-sight kernel (``nabla/kernels/core/fused.mojo``) takes an op: the op's
+    own facts, which ``nabla/runtime/fused_codes.py`` gathers into the kernel's tables."""
+    code: int | None = None  # an elementwise op's opcode
+    reduce: int | None = None  # a reduction's kind, as the program's header names it
+    ints: bool = False  # the integer family (int64 registers, narrow dtypes wrapped) runs it
+    ints_only: bool = False  # only the integer family does (the float family has no such opcode)
+    wraps: bool = False  # its result wraps to a narrow integer dtype after it, as NumPy's arithmetic does
+    signed: bool = False  # on uint64 operands its result differs from their int64 bits' (order, magnitude)
+    on_bools: str | None = None  # the op it is on booleans (``bitwise_and``: ``logical_and``)
+    view: str | None = None  # "alias": the same elements in order; "strided": a strided read of them;
+    #                          "real": an alias where the operand is real
 
 
 #: every op, by name: an op joins when it is made (``nabla.ops.registry()`` imports them all first)
@@ -77,6 +92,8 @@ class Operation(metaclass=_Registered):
     #: A kwarg whose value is data, not structure (a scalar constant's value): traces that differ
     #: only in it share one key, one compiled model and one fused plan, and get it as an input.
     data_kwarg: str | None = None
+    #: How the fused first-sight kernel takes it (``Fused``); None: it does not.
+    fused: Fused | None = None
 
     def data(self, kwargs):
         """``(host ndarray, device)`` holding ``kwargs[data_kwarg]``, or None where it must stay

@@ -21,6 +21,7 @@ from ..core.tensor import Tensor
 from ..ops import aliasing
 from . import _arrays as A
 from . import _dtypes as D
+from ._items import Items
 from ._ndarray import wrap
 
 NAT = int(_np.iinfo(_np.int64).min)
@@ -124,7 +125,7 @@ def convert(ticks, src: _np.dtype, dst: _np.dtype):
 
 
 # --- the array -----------------------------------------------------------------------------------------
-class DatetimeArray:
+class DatetimeArray(Items):
     """An array of dates (``datetime64``) or durations (``timedelta64``): int64 ticks on MAX and NumPy's
     dtype. Indexing, views and writes are the ticks'; arithmetic follows NumPy's unit rules."""
 
@@ -155,18 +156,6 @@ class DatetimeArray:
     def __array__(self, dtype=None, copy=None):
         arr = self.numpy() if copy is False else _np.array(self.numpy())
         return arr if dtype is None else arr.astype(dtype)
-
-    def __repr__(self):
-        return repr(self.numpy())
-
-    def __str__(self):
-        return str(self.numpy())
-
-    def tolist(self):
-        return self.numpy().tolist()
-
-    def item(self, *args):
-        return self.numpy().item(*args)
 
     def __bool__(self):
         return bool(self.ticks)

@@ -1,5 +1,6 @@
-"""What the face's arrays that are not Tensors (records, raw void items) share: NumPy's sizes,
-``len`` and iteration, from their ``shape`` and ``dtype``."""
+"""What the face's arrays that are not Tensors (records, raw void items, dates) share: NumPy's
+sizes, ``len`` and iteration, from their ``shape`` and ``dtype``, and the reads of their values on
+the host, through their ``numpy()``."""
 
 from __future__ import annotations
 
@@ -23,3 +24,24 @@ class Items:
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
         return (self[i] for i in range(self.shape[0]))
+
+    # --- host reads -------------------------------------------------------------------------------
+    def _shown(self):
+        """What printing shows: NumPy's array of the values."""
+        return self.numpy()
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self.numpy()
+        return arr if dtype is None else arr.astype(dtype)
+
+    def __repr__(self):
+        return repr(self._shown())
+
+    def __str__(self):
+        return str(self._shown())
+
+    def tolist(self):
+        return self.numpy().tolist()
+
+    def item(self, *args):
+        return self.numpy().item(*args)

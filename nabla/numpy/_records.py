@@ -206,22 +206,6 @@ class StructuredArray(Items):
         host = self.numpy()
         return host[()] if self._scalar else host
 
-    def __array__(self, dtype=None, copy=None):
-        arr = self.numpy()
-        return arr if dtype is None else arr.astype(dtype)
-
-    def __repr__(self):
-        return repr(self._shown())
-
-    def __str__(self):
-        return str(self._shown())
-
-    def tolist(self):
-        return self.numpy().tolist()
-
-    def item(self, *args):
-        return self.numpy().item(*args)
-
     def __bool__(self):
         if self.size != 1:
             raise ValueError("The truth value of an array with more than one element is ambiguous. Use a.any() "

@@ -99,19 +99,9 @@ class VoidArray(Items):
         host = _np.ascontiguousarray(self._bytes.numpy())
         return host.view(self.dtype).reshape(self.shape)
 
-    def __array__(self, dtype=None, copy=None):
-        arr = self.numpy()
-        return arr if dtype is None else arr.astype(dtype)
-
     def __repr__(self):
         host = self.numpy()
         return repr(host[()] if not self.shape else host)
-
-    def __str__(self):
-        return str(self.numpy())
-
-    def tolist(self):
-        return self.numpy().tolist()
 
     def tobytes(self, order="C"):
         return self.numpy().tobytes(order)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..core.operation import Fused
 from ..core.tensor import Tensor
 from .base import Operation, lift_same, normalize_axis
 from .broadcasting import broadcast_physical
@@ -36,6 +37,7 @@ class _BatchDimsOp(Operation):
 
 class _MoveAxisOp(PermuteOp):
     """Permute physical axes and adjust ``batch_dims`` by ``delta`` in one step."""
+    fused = None  # (the fused kernel reads a trace's logical layouts: no batch axes moved)
 
     def __init__(self, name: str, delta: int):
         self.name, self.delta = name, delta
@@ -140,6 +142,7 @@ def with_batch_dims_as_logical(fn, *xs: Tensor) -> Tensor:
 class IdentityOp(Operation):
     """A new tensor for the same data: how transforms give their inputs a fresh identity."""
     sharding_rule = "elementwise"
+    fused = Fused(view="alias")
 
     name = "identity"
     shape_polymorphic = True

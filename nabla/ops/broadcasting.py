@@ -4,6 +4,7 @@ each right-aligned); each is the other's derivative."""
 
 from __future__ import annotations
 
+from ..core.operation import Fused
 from ..core.tensor import Tensor
 from . import lowerings as L
 from .base import LogicalShapeOperation, Operation, _check_shape, broadcast_shapes, describe
@@ -12,6 +13,7 @@ from .view import reshape_op
 
 class BroadcastToOp(LogicalShapeOperation):
     sharding_rule = "broadcast_to"
+    fused = Fused(view="strided")
     name = "broadcast_to"
     supports_complex = True
 
@@ -110,6 +112,7 @@ class SumToOp(_PhysicalShapeOp):
 class BroadcastPhysicalOp(_PhysicalShapeOp):
     """Broadcast to a physical ``shape``: batch parts right-aligned, logical parts right-aligned."""
     sharding_rule = "broadcast_physical"
+    fused = Fused(view="strided")
 
     name = "broadcast_physical"
 

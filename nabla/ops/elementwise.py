@@ -10,6 +10,7 @@ import numpy as np
 
 from ..core import dtypes as _dt
 from ..core.context import get_default_dtype
+from ..core.operation import Fused
 from ..core.tensor import Tensor
 from . import complex_lowerings as C
 from . import lowerings as L
@@ -57,7 +58,7 @@ class Unary(NamedTuple):
     category: str  # the dtypes it accepts (``_CATEGORIES``)
     linear: object  # (x, y, t) -> dy for a tangent t; None: not differentiable
     out_bool: bool = False
-    fused: int | None = None  # its opcode in the fused kernel (kernels/core/fused.mojo), if it runs there
+    fused: Fused | None = None  # how the fused kernel (kernels/core/fused.mojo) runs it, if it does
     complex: object = None  # its lowering on complex storage (complex_lowerings.py), if it takes complex
 
 
@@ -68,39 +69,44 @@ class Binary(NamedTuple):
     out_bool: bool  # the result is bool (a comparison)
     swap: bool  # lowered with its operands swapped (``less`` is ``greater`` of (y, x))
     partials: object  # (x, y, out) -> (d out/dx, d out/dy); 1 and -1 stand for themselves; None: none
-    fused: int | None = None
+    fused: Fused | None = None
     complex: object = None
 
 
-class ElementwiseUnary(UnaryOperation):
+class _TableOp:
+    """What an elementwise op made from a table's row does the same whatever its arity."""
     lift_kwargs = lift_same
     lift_broadcasts = True
+    arity: int
 
-    def __init__(self, name: str, row: Unary):
+    def __init__(self, name: str, row):
         self.name, self.row = name, row
-        self.max_fn, self.category, self.linear, self.out_bool = row.lowering, row.category, row.linear, row.out_bool
-        self.fused_code, self.complex_lowering = row.fused, row.complex
+        self.fused = row.fused  # (Operation's hook; everything else is read from the row)
         self.supports_complex = row.complex is not None
-
-    def out_dtype(self, dtype):
-        if self.out_bool:
-            return _dt.bool_
-        return _dt.real_dtype(dtype) if self.name in _REAL_RESULT else dtype
 
     def complex_storage_kwargs(self, kwargs):
         return {"complex_storage": True}
 
     def single_op_form(self, kwargs, shapes):
-        return flat_form(kwargs, shapes, (bool(kwargs.get("complex_storage")),))
+        return flat_form(kwargs, shapes, (bool(kwargs.get("complex_storage")),) * self.arity)
+
+
+class ElementwiseUnary(_TableOp, UnaryOperation):
+    arity = 1
+
+    def out_dtype(self, dtype):
+        if self.row.out_bool:
+            return _dt.bool_
+        return _dt.real_dtype(dtype) if self.name in _REAL_RESULT else dtype
 
     def check_dtype(self, x):
-        if not _CATEGORIES[self.category](x.dtype):
-            raise TypeError(f"nabla.{self.name}: expected {_CATEGORY_TEXT[self.category]}, got {describe(x)}")
+        if not _CATEGORIES[self.row.category](x.dtype):
+            raise TypeError(f"nabla.{self.name}: expected {_CATEGORY_TEXT[self.row.category]}, got {describe(x)}")
 
     def maxpr(self, x, complex_storage=False):
         if complex_storage:
-            return L.elementwise(self.complex_lowering, x, trailing=1)
-        return L.elementwise(_lowering(self.max_fn, self.name), x)
+            return L.elementwise(self.row.complex, x, trailing=1)
+        return L.elementwise(_lowering(self.row.lowering, self.name), x)
 
     # a real derivative scales the tangent, so one formula serves both modes; so does a complex
     # one of a holomorphic function (JAX's convention transposes without conjugating)
@@ -108,53 +114,39 @@ class ElementwiseUnary(UnaryOperation):
         x = primals[0]
         if x.dtype.is_complex and self.name in _NONHOLOMORPHIC:
             return _NONHOLOMORPHIC[self.name][0](x, tangents[0])
-        return None if self.linear is None else self.linear(x, output, tangents[0])
+        return None if self.row.linear is None else self.row.linear(x, output, tangents[0])
 
     def vjp_rule(self, primals, cotangent, output):
         x = primals[0]
         if x.dtype.is_complex and self.name in _NONHOLOMORPHIC:
             return [_NONHOLOMORPHIC[self.name][1](x, cotangent)]
-        return [None if self.linear is None else self.linear(x, output, cotangent)]
+        return [None if self.row.linear is None else self.row.linear(x, output, cotangent)]
 
 
-class ElementwiseBinary(BinaryOperation):
-    lift_kwargs = lift_same
-    lift_broadcasts = True
-
-    def __init__(self, name: str, row: Binary):
-        self.name, self.row = name, row
-        self.max_fn, self.category, self.out_bool, self.swap = row.lowering, row.category, row.out_bool, row.swap
-        self.partials = row.partials
-        self.fused_code, self.complex_lowering = row.fused, row.complex
-        self.supports_complex = row.complex is not None
-
-    def complex_storage_kwargs(self, kwargs):
-        return {"complex_storage": True}
-
-    def single_op_form(self, kwargs, shapes):
-        return flat_form(kwargs, shapes, (bool(kwargs.get("complex_storage")),) * 2)
+class ElementwiseBinary(_TableOp, BinaryOperation):
+    arity = 2
 
     def out_dtype(self, dtype):
-        return _dt.bool_ if self.out_bool else dtype
+        return _dt.bool_ if self.row.out_bool else dtype
 
     def check_dtype(self, dtype):
-        if not _CATEGORIES[self.category](dtype):
-            raise TypeError(f"nabla.{self.name}: expected {_CATEGORY_TEXT[self.category]}, got {dtype.name}")
+        if not _CATEGORIES[self.row.category](dtype):
+            raise TypeError(f"nabla.{self.name}: expected {_CATEGORY_TEXT[self.row.category]}, got {dtype.name}")
 
     def maxpr(self, x, y, complex_storage=False):
         if complex_storage:
-            fn = self.complex_lowering
+            fn = self.row.complex
         elif x.dtype == _MAX_BOOL and self.name in L.BOOL_BINARY:
             fn = L.BOOL_BINARY[self.name]
         else:
-            fn = _lowering(self.max_fn, self.name)
-        return L.elementwise(fn, *((y, x) if self.swap else (x, y)), trailing=int(complex_storage))
+            fn = _lowering(self.row.lowering, self.name)
+        return L.elementwise(fn, *((y, x) if self.row.swap else (x, y)), trailing=int(complex_storage))
 
     def jvp_rule(self, primals, tangents, output):
-        if self.partials is None:
+        if self.row.partials is None:
             return None
         out = None
-        for t, d in zip(tangents, self.partials(*primals, output)):
+        for t, d in zip(tangents, self.row.partials(*primals, output)):
             if t is not None and d is not None:
                 term = _scale(t, d)
                 out = term if out is None else out + term
@@ -163,10 +155,10 @@ class ElementwiseBinary(BinaryOperation):
     def vjp_rule(self, primals, cotangent, output):
         from .broadcasting import sum_to_like
 
-        if self.partials is None:
+        if self.row.partials is None:
             return [None, None]
         return [None if d is None else sum_to_like(_scale(cotangent, d), p)
-                for p, d in zip(primals, self.partials(*primals, output))]
+                for p, d in zip(primals, self.row.partials(*primals, output))]
 
 
 def _scale(t, d):
@@ -187,47 +179,51 @@ def _zero(x, y, t):
 
 
 #: name -> the op's row (``Unary``): lowering, accepted dtypes, linearization (x, y, t) -> dy, whether
-#: its result is bool, its fused opcode, its complex lowering
+#: its result is bool, how the fused kernel runs it, its complex lowering
 UNARY_TABLE = {
-    "negative": Unary(L.negative, "numeric", lambda x, y, t: -t, fused=10, complex=C.cnegative),
-    "positive": Unary(L.identity, "numeric", lambda x, y, t: t, fused=30, complex=C.cpositive),
-    "abs": Unary("abs", "numeric", lambda x, y, t: t * _sign(x), fused=11, complex=C.cabs),
-    "sign": Unary(L.sign, "numeric", _zero, fused=25, complex=C.csign),
-    "square": Unary(L.square, "numeric", lambda x, y, t: t * (x * 2), fused=12, complex=C.csquare),
-    "reciprocal": Unary(L.reciprocal, "float", lambda x, y, t: -(t * (y * y)), fused=13, complex=C.creciprocal),
-    "exp": Unary(L.exp, "float", lambda x, y, t: t * y, fused=14, complex=C.cexp),
-    "expm1": Unary(L.expm1, "float", lambda x, y, t: t * (y + 1), fused=15, complex=C.cexpm1),
-    "log": Unary("log", "float", lambda x, y, t: t / x, fused=16, complex=C.clog),
-    "log1p": Unary("log1p", "float", lambda x, y, t: t / (x + 1), fused=17, complex=C.clog1p),
+    "negative": Unary(L.negative, "numeric", lambda x, y, t: -t,
+          fused=Fused(10, ints=True, wraps=True), complex=C.cnegative),
+    "positive": Unary(L.identity, "numeric", lambda x, y, t: t, fused=Fused(30, ints=True), complex=C.cpositive),
+    "abs": Unary("abs", "numeric", lambda x, y, t: t * _sign(x),
+          fused=Fused(11, ints=True, wraps=True, signed=True), complex=C.cabs),
+    "sign": Unary(L.sign, "numeric", _zero, fused=Fused(25, ints=True, signed=True), complex=C.csign),
+    "square": Unary(L.square, "numeric", lambda x, y, t: t * (x * 2),
+          fused=Fused(12, ints=True, wraps=True), complex=C.csquare),
+    "reciprocal": Unary(L.reciprocal, "float", lambda x, y, t: -(t * (y * y)), fused=Fused(13), complex=C.creciprocal),
+    "exp": Unary(L.exp, "float", lambda x, y, t: t * y, fused=Fused(14), complex=C.cexp),
+    "expm1": Unary(L.expm1, "float", lambda x, y, t: t * (y + 1), fused=Fused(15), complex=C.cexpm1),
+    "log": Unary("log", "float", lambda x, y, t: t / x, fused=Fused(16), complex=C.clog),
+    "log1p": Unary("log1p", "float", lambda x, y, t: t / (x + 1), fused=Fused(17), complex=C.clog1p),
     "log2": Unary(L.log_base(2), "float", lambda x, y, t: t / (x * _LN2), complex=C.clog2),
     "log10": Unary(L.log_base(10), "float", lambda x, y, t: t / (x * _LN10), complex=C.clog10),
-    "sqrt": Unary("sqrt", "float", lambda x, y, t: t / (y * 2), fused=18, complex=C.csqrt),
-    "sin": Unary("sin", "float", lambda x, y, t: t * UNARY_FUNCTIONS["cos"](x), fused=19, complex=C.csin),
-    "cos": Unary("cos", "float", lambda x, y, t: -(t * UNARY_FUNCTIONS["sin"](x)), fused=20, complex=C.ccos),
+    "sqrt": Unary("sqrt", "float", lambda x, y, t: t / (y * 2), fused=Fused(18), complex=C.csqrt),
+    "sin": Unary("sin", "float", lambda x, y, t: t * UNARY_FUNCTIONS["cos"](x), fused=Fused(19), complex=C.csin),
+    "cos": Unary("cos", "float", lambda x, y, t: -(t * UNARY_FUNCTIONS["sin"](x)), fused=Fused(20), complex=C.ccos),
     "tan": Unary(L.tan, "float", lambda x, y, t: t * (y * y + 1), complex=C.ctan),
     "asin": Unary(L.asin, "float", lambda x, y, t: t / UNARY_FUNCTIONS["sqrt"](1 - x * x), complex=C.casin),
     "acos": Unary(L.acos, "float", lambda x, y, t: -(t / UNARY_FUNCTIONS["sqrt"](1 - x * x)), complex=C.cacos),
     "atan": Unary(L.atan, "float", lambda x, y, t: t / (x * x + 1), complex=C.catan),
     "sinh": Unary(L.sinh, "float", lambda x, y, t: t * UNARY_FUNCTIONS["cosh"](x), complex=C.csinh),
     "cosh": Unary(L.cosh, "float", lambda x, y, t: t * UNARY_FUNCTIONS["sinh"](x), complex=C.ccosh),
-    "tanh": Unary(L.tanh, "float", lambda x, y, t: t * (1 - y * y), fused=21, complex=C.ctanh),
+    "tanh": Unary(L.tanh, "float", lambda x, y, t: t * (1 - y * y), fused=Fused(21), complex=C.ctanh),
     "asinh": Unary(L.asinh, "float", lambda x, y, t: t / UNARY_FUNCTIONS["sqrt"](x * x + 1), complex=C.casinh),
     "acosh": Unary(L.acosh, "float", lambda x, y, t: t / UNARY_FUNCTIONS["sqrt"](x * x - 1), complex=C.cacosh),
     "atanh": Unary(L.atanh, "float", lambda x, y, t: t / (1 - x * x), complex=C.catanh),
-    "floor": Unary(L.integral_or(L.ops.floor), "real", _zero, fused=22),
-    "ceil": Unary(L.integral_or(L.ops.ceil), "real", _zero, fused=23),
-    "trunc": Unary(L.integral_or(L.ops.trunc), "real", _zero, fused=24),
-    "round": Unary(L.integral_or(L.ops.round), "numeric", _zero, fused=33, complex=C.cround),
-    "isnan": Unary(L.isnan, "numeric", None, True, fused=26, complex=C.cisnan),
-    "isinf": Unary(L.isinf, "numeric", None, True, fused=27, complex=C.cisinf),
-    "isfinite": Unary(L.isfinite, "numeric", None, True, fused=28, complex=C.cisfinite),
-    "signbit": Unary(L.signbit, "real_float", None, True, fused=32),
-    "logical_not": Unary("logical_not", "bool", None, fused=29),
-    "conj": Unary(L.identity, "numeric", lambda x, y, t: t, complex=C.cconj),
-    "real": Unary(L.identity, "numeric", lambda x, y, t: t, complex=C.creal),
+    "floor": Unary(L.integral_or(L.ops.floor), "real", _zero, fused=Fused(22, ints=True)),
+    "ceil": Unary(L.integral_or(L.ops.ceil), "real", _zero, fused=Fused(23, ints=True)),
+    "trunc": Unary(L.integral_or(L.ops.trunc), "real", _zero, fused=Fused(24, ints=True)),
+    "round": Unary(L.integral_or(L.ops.round), "numeric", _zero, fused=Fused(33, ints=True), complex=C.cround),
+    "isnan": Unary(L.isnan, "numeric", None, True, fused=Fused(26, ints=True), complex=C.cisnan),
+    "isinf": Unary(L.isinf, "numeric", None, True, fused=Fused(27, ints=True), complex=C.cisinf),
+    "isfinite": Unary(L.isfinite, "numeric", None, True, fused=Fused(28, ints=True), complex=C.cisfinite),
+    "signbit": Unary(L.signbit, "real_float", None, True, fused=Fused(32)),
+    "logical_not": Unary("logical_not", "bool", None, fused=Fused(29, ints=True)),
+    "conj": Unary(L.identity, "numeric", lambda x, y, t: t, fused=Fused(view="real"), complex=C.cconj),
+    "real": Unary(L.identity, "numeric", lambda x, y, t: t, fused=Fused(view="real"), complex=C.creal),
     # (zeros of x's shape: x * 0 would be NaN where x is infinite or NaN)
     "imag": Unary(lambda x: L.ops.mul(L.ops.cast(L.isfinite(x), x.dtype), L.const(0, x)), "numeric", _zero, complex=C.cimag),
-    "bitwise_invert": Unary(L.bitwise_invert, "integer_or_bool", None, fused=31),
+    "bitwise_invert": Unary(L.bitwise_invert, "integer_or_bool", None,
+          fused=Fused(31, ints=True, ints_only=True, wraps=True, on_bools="logical_not")),
 }
 _LN2, _LN10 = math.log(2), math.log(10)
 
@@ -282,35 +278,48 @@ def _copysign_partials(x, y, out):
 
 
 #: name -> the op's row (``Binary``): lowering, accepted dtypes, result is bool, operands swapped,
-#: partials, its fused opcode, its complex lowering
+#: partials, how the fused kernel runs it, its complex lowering
 BINARY_TABLE = {
-    "add": Binary("add", "numeric", False, False, lambda x, y, o: (1, 1), fused=40, complex=C.cadd),
-    "subtract": Binary("sub", "numeric", False, False, lambda x, y, o: (1, -1), fused=41, complex=C.csubtract),
-    "multiply": Binary("mul", "numeric", False, False, lambda x, y, o: (y, x), fused=42, complex=C.cmul),
-    "divide": Binary("div", "float", False, False, lambda x, y, o: (1 / y, -(o / y)), fused=43, complex=C.cdiv),
+    "add": Binary("add", "numeric", False, False, lambda x, y, o: (1, 1),
+          fused=Fused(40, ints=True, wraps=True), complex=C.cadd),
+    "subtract": Binary("sub", "numeric", False, False, lambda x, y, o: (1, -1),
+          fused=Fused(41, ints=True, wraps=True), complex=C.csubtract),
+    "multiply": Binary("mul", "numeric", False, False, lambda x, y, o: (y, x),
+          fused=Fused(42, ints=True, wraps=True), complex=C.cmul),
+    "divide": Binary("div", "float", False, False, lambda x, y, o: (1 / y, -(o / y)), fused=Fused(43), complex=C.cdiv),
     "pow": Binary(L.power, "numeric", False, False, _pow_partials, complex=C.cpow),
-    "floor_divide": Binary(L.floor_divide, "real", False, False, lambda x, y, o: (None, None), fused=58),
-    "remainder": Binary(L.remainder, "real", False, False, lambda x, y, o: (1, -BINARY_FUNCTIONS["floor_divide"](x, y)), fused=59),
-    "maximum": Binary(L.maximum, "real", False, False, lambda x, y, o: _select_partials(x, y, o, lambda a, b: a > b), fused=44),
-    "minimum": Binary(L.minimum, "real", False, False, lambda x, y, o: _select_partials(x, y, o, lambda a, b: a < b), fused=45),
+    "floor_divide": Binary(L.floor_divide, "real", False, False, lambda x, y, o: (None, None),
+          fused=Fused(58, ints=True, ints_only=True, wraps=True, signed=True)),
+    "remainder": Binary(L.remainder, "real", False, False, lambda x, y, o: (1, -BINARY_FUNCTIONS["floor_divide"](x, y)),
+          fused=Fused(59, ints=True, ints_only=True, signed=True)),
+    "maximum": Binary(L.maximum, "real", False, False, lambda x, y, o: _select_partials(x, y, o, lambda a, b: a > b),
+          fused=Fused(44, ints=True, signed=True)),
+    "minimum": Binary(L.minimum, "real", False, False, lambda x, y, o: _select_partials(x, y, o, lambda a, b: a < b),
+          fused=Fused(45, ints=True, signed=True)),
     "atan2": Binary(L.atan2, "real_float", False, False, _atan2_partials),
     "hypot": Binary(L.hypot, "real_float", False, False, lambda x, y, o: (x / o, y / o)),
     "logaddexp": Binary(L.logaddexp, "real_float", False, False,
                   lambda x, y, o: (UNARY_FUNCTIONS["exp"](x - o), UNARY_FUNCTIONS["exp"](y - o))),
     "copysign": Binary(L.copysign, "real_float", False, False, _copysign_partials),
     "nextafter": Binary(L.nextafter, "real_float", False, False, None),
-    "equal": Binary("equal", "any", True, False, None, fused=46, complex=C.cequal),
-    "not_equal": Binary(L.not_equal, "any", True, False, None, fused=47, complex=C.cnot_equal),
-    "greater": Binary("greater", "numeric", True, False, None, fused=48, complex=C.cgreater),
-    "greater_equal": Binary("greater_equal", "numeric", True, False, None, fused=49, complex=C.cgreater_equal),
-    "less": Binary("greater", "numeric", True, True, None, fused=50, complex=C.cgreater),
-    "less_equal": Binary("greater_equal", "numeric", True, True, None, fused=51, complex=C.cgreater_equal),
-    "logical_and": Binary("logical_and", "bool", False, False, None, fused=52),
-    "logical_or": Binary("logical_or", "bool", False, False, None, fused=53),
-    "logical_xor": Binary("logical_xor", "bool", False, False, None, fused=54),
-    "bitwise_and": Binary(L.bitwise_and, "integer_or_bool", False, False, None, fused=55),
-    "bitwise_or": Binary(L.bitwise_or, "integer_or_bool", False, False, None, fused=56),
-    "bitwise_xor": Binary(L.bitwise_xor, "integer_or_bool", False, False, None, fused=57),
+    "equal": Binary("equal", "any", True, False, None, fused=Fused(46, ints=True), complex=C.cequal),
+    "not_equal": Binary(L.not_equal, "any", True, False, None, fused=Fused(47, ints=True), complex=C.cnot_equal),
+    "greater": Binary("greater", "numeric", True, False, None,
+          fused=Fused(48, ints=True, signed=True), complex=C.cgreater),
+    "greater_equal": Binary("greater_equal", "numeric", True, False, None,
+          fused=Fused(49, ints=True, signed=True), complex=C.cgreater_equal),
+    "less": Binary("greater", "numeric", True, True, None, fused=Fused(50, ints=True, signed=True), complex=C.cgreater),
+    "less_equal": Binary("greater_equal", "numeric", True, True, None,
+          fused=Fused(51, ints=True, signed=True), complex=C.cgreater_equal),
+    "logical_and": Binary("logical_and", "bool", False, False, None, fused=Fused(52, ints=True)),
+    "logical_or": Binary("logical_or", "bool", False, False, None, fused=Fused(53, ints=True)),
+    "logical_xor": Binary("logical_xor", "bool", False, False, None, fused=Fused(54, ints=True)),
+    "bitwise_and": Binary(L.bitwise_and, "integer_or_bool", False, False, None,
+          fused=Fused(55, ints=True, ints_only=True, on_bools="logical_and")),
+    "bitwise_or": Binary(L.bitwise_or, "integer_or_bool", False, False, None,
+          fused=Fused(56, ints=True, ints_only=True, on_bools="logical_or")),
+    "bitwise_xor": Binary(L.bitwise_xor, "integer_or_bool", False, False, None,
+          fused=Fused(57, ints=True, ints_only=True, on_bools="logical_xor")),
     "bitwise_left_shift": Binary(L.left_shift, "integer", False, False, None),
     "bitwise_right_shift": Binary(L.right_shift, "integer", False, False, None),
 }
@@ -334,7 +343,7 @@ for _op, _operands in ((UNARY_OPS["signbit"], 1), (BINARY_OPS["copysign"], 2)):
 
 def _float_input(x: Tensor, op) -> Tensor:
     # ints and bools go to the default float, as JAX and PyTorch do
-    if op.category == "float" and (x.dtype.is_integer or x.dtype.is_bool):
+    if op.row.category == "float" and (x.dtype.is_integer or x.dtype.is_bool):
         return cast_op(x, dtype=get_default_dtype())
     return x
 
@@ -348,7 +357,7 @@ def _make_unary(op):
         return op(_float_input(x, op))
 
     fn.__name__ = fn.__qualname__ = op.name
-    fn.__doc__ = f"Elementwise ``{op.name}`` on MAX ({_CATEGORY_TEXT[op.category]})."
+    fn.__doc__ = f"Elementwise ``{op.name}`` on MAX ({_CATEGORY_TEXT[op.row.category]})."
     return fn
 
 
@@ -426,7 +435,7 @@ def _make_binary(op):
             y = operand_constant(y, x._impl.dtype, x._impl.device)  # the common `x * 0.5`
         elif tx is not Tensor or ty is not Tensor or x._impl.dtype is not y._impl.dtype:
             x, y = coerce_operands(x, y, name)
-        if op.category == "float":
+        if op.row.category == "float":
             x, y = _float_input(x, op), _float_input(y, op)
         xi, yi = x._impl, y._impl
         if (xi.batch_dims or yi.batch_dims) and xi.ndim != yi.ndim:
@@ -441,7 +450,7 @@ def _make_binary(op):
         return op(x, y)
 
     fn.__name__ = fn.__qualname__ = op.name
-    fn.__doc__ = f"Elementwise ``{op.name}`` with broadcasting, on MAX ({_CATEGORY_TEXT[op.category]})."
+    fn.__doc__ = f"Elementwise ``{op.name}`` with broadcasting, on MAX ({_CATEGORY_TEXT[op.row.category]})."
     return fn
 
 

@@ -10,7 +10,7 @@ import operator
 import numpy as np
 
 from ..core import dtypes as _dt
-from ..core.operation import Operation
+from ..core.operation import Fused, Operation
 from ..core.tensor import Tensor
 from . import lowerings as L
 
@@ -27,6 +27,7 @@ def _coords(shape, index) -> np.ndarray:
 class SliceOp(Operation):
     """``x[start:stop:step, ...]`` per physical axis; ``index`` holds normalized (start, stop, step)."""
     sharding_rule = "slice"
+    fused = Fused(view="strided")
 
     name = "getitem"
     supports_complex = True

@@ -6,6 +6,7 @@ import math
 
 from ..core import dtypes as _dt
 from ..core.context import get_default_dtype
+from ..core.operation import Fused
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from .base import Operation, accumulation_dtype, describe, normalize_axes
@@ -72,8 +73,9 @@ class ReduceOperation(Operation):
 
 
 class _MaxReduce(ReduceOperation):
-    def __init__(self, name: str, max_fn: str, requires_nonempty: bool = False, category: str = "numeric"):
-        self.name, self.max_fn = name, max_fn
+    def __init__(self, name: str, max_fn: str, fused: Fused, requires_nonempty: bool = False,
+                 category: str = "numeric"):
+        self.name, self.max_fn, self.fused = name, max_fn, fused
         self.requires_nonempty = requires_nonempty
         self.category = category
         self.supports_complex = name in ("sum", "mean")  # both act on (re, im) pairs separately
@@ -162,11 +164,11 @@ def _product_of_others(x: Tensor, axes: list[int]) -> Tensor:
 
 
 REDUCE_OPS = {
-    "sum": _MaxReduce("sum", "sum"),
-    "prod": _MaxReduce("prod", "prod"),
-    "mean": _MaxReduce("mean", "mean", category="float"),
-    "max": _MaxReduce("max", "max", requires_nonempty=True),
-    "min": _MaxReduce("min", "min", requires_nonempty=True),
+    "sum": _MaxReduce("sum", "sum", Fused(reduce=1)),
+    "prod": _MaxReduce("prod", "prod", Fused(reduce=5)),
+    "mean": _MaxReduce("mean", "mean", Fused(reduce=2), category="float"),
+    "max": _MaxReduce("max", "max", Fused(reduce=3, signed=True), requires_nonempty=True),
+    "min": _MaxReduce("min", "min", Fused(reduce=4, signed=True), requires_nonempty=True),
 }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
-from ..core.operation import Operation
+from ..core.operation import Fused, Operation
 from .base import describe, normalize_axis
 from .custom_kernels import KernelOperation
 from . import lowerings as L
@@ -98,8 +98,8 @@ class ArgReduceOp(Operation):
 
     shape_polymorphic = True
 
-    def __init__(self, name, max_fn):
-        self.name, self.max_fn = name, max_fn
+    def __init__(self, name, max_fn, fused):
+        self.name, self.max_fn, self.fused = name, max_fn, fused
 
     def abstract_eval(self, x, *, axis, keepdims):
         if x.cached_shape[axis] == 0:
@@ -155,8 +155,8 @@ def _is_one(dim) -> bool:
     return isinstance(dim, StaticDim) and int(dim) == 1
 
 
-argmax_op = ArgReduceOp("argmax", "argmax")
-argmin_op = ArgReduceOp("argmin", "argmin")
+argmax_op = ArgReduceOp("argmax", "argmax", Fused(reduce=6, signed=True))
+argmin_op = ArgReduceOp("argmin", "argmin", Fused(reduce=7, signed=True))
 
 
 def _sorted(x: Tensor, axis: int, descending: bool, op: str) -> list:

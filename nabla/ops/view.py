@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import numbers
 
+from ..core.operation import Fused
 from ..core.tensor import Tensor
 from .base import LogicalShapeOperation, _check_shape, describe, normalize_axis
 from . import lowerings as L
@@ -12,6 +13,7 @@ from . import lowerings as L
 
 class ReshapeOp(LogicalShapeOperation):
     sharding_rule = "reshape"
+    fused = Fused(view="alias")
     name = "reshape"
     supports_complex = True
 
@@ -48,6 +50,7 @@ class ReshapeOp(LogicalShapeOperation):
 
 class PermuteOp(LogicalShapeOperation):
     sharding_rule = "permute"
+    fused = Fused(view="strided")
     name = "permute_dims"
     shape_polymorphic = True
     supports_complex = True
@@ -93,58 +96,50 @@ def _lift_axis(self, kwargs, n):
     return {"axis": axis + 1} if axis >= 0 else kwargs
 
 
-class UnsqueezeOp(LogicalShapeOperation):
-    sharding_rule = "unsqueeze"
-    name = "expand_dims"
+class _UnitAxisOp(LogicalShapeOperation):
+    """A unit axis put in (``expand_dims``) or taken out (``squeeze``) at ``axis``: each op's
+    derivatives are its own (tangents) and its inverse's (cotangents)."""
+    fused = Fused(view="alias")
     shape_polymorphic = True
     supports_complex = True
+    lift_kwargs = _lift_axis
+    max_fn: str
+    inverse: "_UnitAxisOp"
+
+    def maxpr(self, x, *, axis):
+        from max.graph import ops
+
+        return getattr(ops, self.max_fn)(x, axis)
+
+    def jvp_rule(self, primals, tangents, output, *, axis):
+        t = tangents[0]
+        return self(t, axis=axis + t.batch_dims - primals[0].batch_dims)
+
+    def vjp_rule(self, primals, cotangent, output, *, axis):
+        return [self.inverse(cotangent, axis=axis + cotangent.batch_dims - output.batch_dims)]
+
+
+class UnsqueezeOp(_UnitAxisOp):
+    sharding_rule = "unsqueeze"
+    name, max_fn = "expand_dims", "unsqueeze"
 
     def out_shape(self, s, *, axis):
         return s[:axis] + (1,) + s[axis:]
 
-    lift_kwargs = _lift_axis
 
-    def maxpr(self, x, *, axis):
-        from max.graph import ops
-
-        return ops.unsqueeze(x, axis)
-
-    def jvp_rule(self, primals, tangents, output, *, axis):
-        t = tangents[0]
-        return unsqueeze_op(t, axis=axis + t.batch_dims - primals[0].batch_dims)
-
-    def vjp_rule(self, primals, cotangent, output, *, axis):
-        return [squeeze_op(cotangent, axis=axis + cotangent.batch_dims - output.batch_dims)]
-
-
-class SqueezeOp(LogicalShapeOperation):
+class SqueezeOp(_UnitAxisOp):
     sharding_rule = "squeeze"
-    name = "squeeze"
-    shape_polymorphic = True
-    supports_complex = True
+    name, max_fn = "squeeze", "squeeze"
 
     def out_shape(self, s, *, axis):
         return s[:axis] + s[axis + 1:]
-
-    lift_kwargs = _lift_axis
-
-    def maxpr(self, x, *, axis):
-        from max.graph import ops
-
-        return ops.squeeze(x, axis)
-
-    def jvp_rule(self, primals, tangents, output, *, axis):
-        t = tangents[0]
-        return squeeze_op(t, axis=axis + t.batch_dims - primals[0].batch_dims)
-
-    def vjp_rule(self, primals, cotangent, output, *, axis):
-        return [unsqueeze_op(cotangent, axis=axis + cotangent.batch_dims - output.batch_dims)]
 
 
 reshape_op = ReshapeOp()
 permute_op = PermuteOp()
 unsqueeze_op = UnsqueezeOp()
 squeeze_op = SqueezeOp()
+unsqueeze_op.inverse, squeeze_op.inverse = squeeze_op, unsqueeze_op
 
 
 def _resolve_shape(shape, size: int, src, op: str) -> tuple[int, ...]:

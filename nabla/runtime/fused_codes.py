@@ -1,5 +1,5 @@
-"""The fused kernel's tables (``kernels/core/fused.mojo``): opcodes keyed by op name (from each op's
-row), dtype codes, and which ops each family runs. The Mojo kernel's numbers come from here; a
+"""The fused kernel's tables (``kernels/core/fused.mojo``): opcodes keyed by op name, gathered from
+each op's own ``fused`` (``core.operation.Fused``), dtype codes, and which ops each family runs. The Mojo kernel's numbers come from here; a
 test checks the kernel's against them."""
 
 from __future__ import annotations
@@ -7,35 +7,40 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtypes as _dt
+from ..ops import registry
 from ..ops.elementwise import BINARY_OPS, UNARY_OPS
+from ..ops.sorting import ArgReduceOp
 
 #: opcodes of the instructions that are not ops: load a data slot, a constant, ``where``, wrap to a
 #: narrow integer dtype, an axis index, a gather at positions a register holds
 _LOAD, _CONST, _WHERE, _WRAP, _AXIS_INDEX, _GATHER = 0, 1, 60, 61, 62, 63
 
-#: op name -> opcode of kernels/core/fused.mojo: each op's own (its row's ``fused``, ops/elementwise.py)
-UNARY_CODES = {name: op.fused_code for name, op in UNARY_OPS.items() if op.fused_code is not None}
-BINARY_CODES = {name: op.fused_code for name, op in BINARY_OPS.items() if op.fused_code is not None}
+#: every op the fused kernel takes, by name, with how it takes it (each op's ``fused``: its row in
+#: ops/elementwise.py, or its class)
+_FUSED = {name: op.fused for name, op in registry().items() if op.fused is not None}
+
+#: op name -> opcode of kernels/core/fused.mojo
+UNARY_CODES = {name: f.code for name, f in _FUSED.items() if f.code is not None and name in UNARY_OPS}
+BINARY_CODES = {name: f.code for name, f in _FUSED.items() if f.code is not None and name in BINARY_OPS}
 
 #: on booleans the bitwise ops are the logical ones
-_ON_BOOLS = {"bitwise_and": "logical_and", "bitwise_or": "logical_or", "bitwise_xor": "logical_xor",
-             "bitwise_invert": "logical_not"}
+_ON_BOOLS = {name: f.on_bools for name, f in _FUSED.items() if f.on_bools is not None}
 
 #: codes only the integer family runs (the float family: signbit only)
-_INT_ONLY = frozenset({"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert", "floor_divide", "remainder"})
+_INT_ONLY = frozenset(name for name, f in _FUSED.items() if f.ints_only)
 
-REDUCE_CODES = {"sum": 1, "mean": 2, "max": 3, "min": 4, "prod": 5, "argmax": 6, "argmin": 7}
+#: reductions -> their kind in the program's header
+REDUCE_CODES = {name: f.reduce for name, f in _FUSED.items() if f.reduce is not None}
 
 #: reductions to a position (int64, whatever the registers), over one ``axis``
-ARG_REDUCE = frozenset({"argmax", "argmin"})
+ARG_REDUCE = frozenset(name for name in REDUCE_CODES if isinstance(registry()[name], ArgReduceOp))
 
 #: the integer family's dtypes -> their codes in kernels/core/fused.mojo
 INT_CODES = {_dt.bool_: 0, _dt.int8: 1, _dt.int16: 2, _dt.int32: 3, _dt.int64: 4, _dt.uint8: 5, _dt.uint16: 6,
              _dt.uint32: 7, _dt.uint64: 4}
 
 #: ops whose result on uint64 operands differs from their int64 bits' (order, magnitude): elsewhere
-_SIGNED_ONLY = frozenset({"abs", "sign", "maximum", "minimum", "greater", "greater_equal", "less", "less_equal",
-                          "max", "min", "argmax", "argmin", "floor_divide", "remainder"})
+_SIGNED_ONLY = frozenset(name for name, f in _FUSED.items() if f.signed)
 
 #: every dtype a coded program reads or writes -> its code (the integer family's, and the floats)
 CODES = {**{d: c for d, c in INT_CODES.items() if d is not _dt.uint64}, _dt.float32: 8, _dt.float64: 9,
@@ -48,20 +53,20 @@ HALF = CODES[_dt.float16]
 #: what the integer family's programs take as data: bytes
 BYTES = _dt.uint8
 
-_INT_UNARY = frozenset({"negative", "abs", "square", "floor", "ceil", "trunc", "sign", "isnan", "isinf", "isfinite",
-                        "logical_not", "positive", "bitwise_invert", "round"})
+#: unary ops the integer family runs (the others give float results)
+_INT_UNARY = frozenset(name for name in UNARY_CODES if _FUSED[name].ints)
 
 #: integer ops whose results wrap to a narrow dtype
-_WRAPPING = frozenset({"negative", "abs", "square", "add", "subtract", "multiply", "bitwise_invert", "floor_divide"})
+_WRAPPING = frozenset(name for name, f in _FUSED.items() if f.wraps)
 
 #: views that keep the elements' order: an alias in the program
-_ORDER_KEEPING = frozenset({"reshape", "expand_dims", "squeeze", "identity"})
+_ORDER_KEEPING = frozenset(name for name, f in _FUSED.items() if f.view == "alias")
 
 #: ops that are the identity on real values
-_REAL_IDENTITIES = frozenset({"conj", "real"})
+_REAL_IDENTITIES = frozenset(name for name, f in _FUSED.items() if f.view == "real")
 
 #: views an input's strided layout expresses
-_STRIDED = frozenset({"getitem", "permute_dims", "broadcast_to", "broadcast_physical"})
+_STRIDED = frozenset(name for name, f in _FUSED.items() if f.view == "strided")
 
 SLOTS = 4
 

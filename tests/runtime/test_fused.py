@@ -766,5 +766,9 @@ def test_the_kernels_opcodes_are_the_tables():
         codes._LOAD, codes._CONST, codes._WHERE, codes._WRAP, codes._AXIS_INDEX, codes._GATHER}
     assert in_kernel == table, (sorted(in_kernel - table), sorted(table - in_kernel))
     assert len(set(UNARY_CODES.values()) | set(BINARY_CODES.values())) == len(UNARY_CODES) + len(BINARY_CODES)
-    assert UNARY_CODES == {n: op.fused_code for n, op in UNARY_OPS.items() if op.row.fused is not None}
-    assert BINARY_CODES == {n: op.fused_code for n, op in BINARY_OPS.items() if op.row.fused is not None}
+    assert UNARY_CODES == {n: op.fused.code for n, op in UNARY_OPS.items() if op.fused and op.fused.code is not None}
+    assert BINARY_CODES == {n: op.fused.code for n, op in BINARY_OPS.items() if op.fused and op.fused.code is not None}
+    # the reductions' kinds: each one the kernel tells apart (``kind == N``), and no other
+    kinds = {int(n) for n in re.findall(r"\bkind == (\d+)", source)}
+    assert kinds == set(REDUCE_CODES.values()) and len(REDUCE_CODES) == len(kinds), (kinds, REDUCE_CODES)
+    assert ARG_REDUCE == {n for n, k in REDUCE_CODES.items() if k in (6, 7)}
