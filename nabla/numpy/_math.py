@@ -192,7 +192,10 @@ def convolve(a, v, mode="full"):
 
 def correlate(a, v, mode="valid"):
     x, w = _pair(a, v, "correlate")
-    w = _xp.reshape(w, (-1,))
+    x, w = _xp.reshape(x, (-1,)), _xp.reshape(w, (-1,))
+    if w.shape[0] > x.shape[0]:  # NumPy correlates the longer with the shorter, reversed and conjugated
+        r = correlate(w, x, mode)
+        return _xp.flip(_xp.conj(r) if r.dtype.is_complex else r)
     return convolve(x, _xp.flip(_xp.conj(w) if w.dtype.is_complex else w), mode)
 
 
@@ -392,10 +395,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         if not rowvar and yy.shape[0] != 1:
             yy = _xp.permute_dims(yy, (1, 0))
         x = _xp.concat(D.promote_all([x, yy], "cov"), axis=0)
-    if x.dtype.kind in "biu":
-        x = _astype(x, _F64)
-    if dtype is not None:
-        x = _astype(x, D.to_nabla(dtype, "cov"))
+    # NumPy's cov computes in float64 at least (float32 data gives float64), or in ``dtype``
+    x = _astype(x, D.to_nabla(_np.result_type(x.dtype.numpy_dtype, _np.float64) if dtype is None else dtype, "cov"))
     n = x.shape[1]
     ddof = (0 if bias else 1) if ddof is None else ddof
     fw, aw = _cov_weights(fweights, n, "fweights"), _cov_weights(aweights, n, "aweights")
@@ -440,18 +441,36 @@ def bincount(x, weights=None, minlength=0):
     return scatter_add_op(_xp.zeros((n,), dtype=w.dtype), w, v, axis=0)
 
 
+def _equal_edges(lo: float, hi: float, nb: int, dtype):
+    """``nb + 1`` equal bins' edges from ``lo`` to ``hi`` as NumPy's linspace makes them, in ``dtype``
+    (a range of one value widened by 0.5 each way): ``(lo, hi, edges)``."""
+    t = _np.dtype(dtype).type
+    lo_s, hi_s = t(lo), t(hi)
+    if lo_s == hi_s:
+        lo_s, hi_s = lo_s - t(0.5), hi_s + t(0.5)
+    step = (hi_s - lo_s) / t(nb)  # (host scalars: the two ends are parameters)
+    inner = _xp.arange(nb, dtype=D.to_nabla(dtype, "histogram")) * float(step) + float(lo_s)
+    return float(lo_s), float(hi_s), _xp.concat([inner, _xp.full((1,), float(hi_s), dtype=inner.dtype)])
+
+
 def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     x = _xp.reshape(D.asarray(a, op="histogram"), (-1,))
-    xf = _astype(x, _F64) if x.dtype is not _F64 else x
     if isinstance(bins, (int, _np.integer)):
+        nb = int(bins)
+        if nb < 1:
+            raise ValueError(f"nabla.numpy.histogram: `bins` must be positive, when an integer (got {nb})")
+        # NumPy's edges are of the data's dtype and the range's (a Python number is weak), floating
+        ends = (0, 1) if range is None and not x.shape[0] else range
+        bin_type = _np.result_type(x.dtype.numpy_dtype, *(() if ends is None else ends))
+        bin_type = _np.result_type(bin_type, float) if bin_type.kind in "biu" else bin_type
+        xf = _astype(x, D.to_nabla(bin_type, "histogram"))
         if range is None:
             lo, hi = (float(_xp.min(xf)), float(_xp.max(xf))) if x.shape[0] else (0.0, 1.0)
         else:
             lo, hi = float(range[0]), float(range[1])
-        if lo == hi:
-            lo, hi = lo - 0.5, hi + 0.5
-        edges = _xp.linspace(lo, hi, int(bins) + 1, dtype=_F64)
-        nb = int(bins)
+        # NumPy's linspace runs in the ends' dtype: the data's, where they are its min and max
+        lo, hi, edges = _equal_edges(lo, hi, nb, bin_type if range is None and x.shape[0] else _np.float64)
+        edges = _astype(edges, xf.dtype)
         # NumPy's bin rule: index from the scaled position, corrected against the edges themselves
         k = _astype(_xp.floor((xf - lo) * (nb / (hi - lo))), _I64)
         k = _xp.where(k == nb, nb - 1, k)
@@ -459,11 +478,14 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
         k = k + _astype(xf >= _xp.take(edges, _xp.clip(k + 1, 0, nb), axis=0), _I64) * _astype(k != nb - 1, _I64)
         inside = _xp.logical_and(xf >= lo, xf <= hi)
     else:
-        edges = D.asarray(bins, _np.float64, "histogram")
+        given = D.asarray(bins, op="histogram")  # returned as given, of its own dtype (NumPy's)
+        edges = _astype(given, _F64)
+        xf = _astype(x, _F64)
         nb = edges.shape[0] - 1
         k = _xp.searchsorted(edges, xf, side="right") - 1
         k = _xp.where(xf == edges[-1], nb - 1, k)
         inside = _xp.logical_and(xf >= edges[0], xf <= edges[-1])
+        edges = given
     from ..ops.index_primitives import scatter_add_op
 
     w = _xp.ones(x.shape, dtype=_I64) if weights is None else \

@@ -284,10 +284,12 @@ def nancumprod(a, axis=None, dtype=None, out=None):
 # --- order statistics: a sort on MAX, then NumPy's interpolation methods ----------------------------
 
 _METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+#: the methods whose result is one of the elements (of the input's dtype, as NumPy's)
+_PICKING = frozenset({"lower", "higher", "nearest"})
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
-             weights=None, interpolation=None, _nan=False):
+             weights=None, interpolation=None, _nan=False, _median=False):
     op = "quantile"
     method = interpolation or method
     if weights is not None:
@@ -298,10 +300,20 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
     elif method not in _METHODS:
         raise ValueError(f"nabla.numpy.{op}: method {method!r} is not supported; use one of {_METHODS}")
     x = D.asarray(a, op=op)
-    if x.dtype.kind in "biu":
+    q_host = q.numpy() if isinstance(q, Tensor) else q  # q: host parameters
+    if x.dtype.kind == "b" or (weights is not None and x.dtype.kind in "iu"):
         x = _astype(x, _dt.float64)
+    # an interpolated quantile is of the data's and q's dtypes (a Python number is weak), and
+    # floating; a method that picks an element keeps the data's dtype, as NumPy's
+    result = x.dtype.numpy_dtype if type(q) in (int, float) else \
+        _np.result_type(x.dtype.numpy_dtype, _np.asarray(q_host).dtype)
+    result = _dt.float64 if result.kind in "biu" else D.to_nabla(result, op)
     w = None if weights is None else _quantile_weights(weights, x, axis, op)
-    qs = _np.asarray(q.numpy() if isinstance(q, Tensor) else q, dtype=_np.float64)  # q: host parameters
+    qs = _np.asarray(q_host, dtype=_np.float64)
+    # NumPy's position of a quantile, (n - 1) * q, is computed in q's dtype (float64 but for a
+    # float32 or float16 array of them)
+    q_dtype = _np.asarray(q_host).dtype if type(q) not in (int, float) else _np.dtype(_np.float64)
+    q_dtype = q_dtype if q_dtype.kind == "f" else _np.dtype(_np.float64)
     if qs.size and (qs.min() < 0 or qs.max() > 1):
         raise ValueError(f"nabla.numpy.{op}: quantiles must be in the range [0, 1]")
     x, ax, kept = _reduced_last(x, axis)
@@ -314,8 +326,12 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
     else:
         s = _xp.sort(x, axis=ax)
     n = s.shape[ax]
-    if n == 0:
-        raise ValueError(f"nabla.numpy.{op}: cannot take quantiles of an empty axis")
+    if n == 0 and _median:  # NumPy's median of nothing is the mean of nothing: NaN
+        r = _xp.full(kept if keepdims else s.shape[:ax] + s.shape[ax + 1:], _np.nan, dtype=result)
+        return r if out is None else write_out(out, r, op)
+    if n == 0:  # (NumPy's message: it indexes the sorted axis's last element)
+        raise IndexError(f"nabla.numpy.{op}: index -1 is out of bounds for axis {ax} with size 0 "
+                         f"(quantiles of an empty axis, shape {tuple(s.shape)})")
     counts = None
     if _nan:  # nan-quantile: NaNs sort last; each row's quantile ranges over its count of numbers
         counts = _xp.sum(_astype(_xp.logical_not(_xp.isnan(s)), _dt.int64), axis=ax, keepdims=True)
@@ -327,9 +343,9 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
             pick = _xp.take_along_axis(s, _xp.minimum(first, n - 1), axis=ax)
             results.append(_xp.squeeze(pick, axis=ax))
         else:
-            results.append(_pick(s, ax, n, float(qv), method, counts))
+            results.append(_pick(s, ax, n, q_dtype.type(qv), method, counts, result))
     r = results[0] if qs.ndim == 0 else _xp.stack(results, axis=0)
-    if not _nan:
+    if not _nan and x.dtype.is_floating:
         bad = _xp.any(_xp.isnan(x), axis=ax)
         r = _where(bad, _np.nan, r)
     if keepdims:
@@ -347,7 +363,7 @@ def _reduced_last(x, axis):
     rest = [k for k in range(x.ndim) if k not in axes]
     kept = tuple(1 if k in axes else n for k, n in enumerate(x.shape))
     y = _xp.permute_dims(x, tuple(rest) + axes)
-    return _xp.reshape(y, y.shape[:len(rest)] + (-1,)), len(rest), kept
+    return _xp.reshape(y, y.shape[:len(rest)] + (math.prod(y.shape[len(rest):]),)), len(rest), kept
 
 
 def _quantile_weights(weights, x, axis, op):
@@ -366,42 +382,58 @@ def _quantile_weights(weights, x, axis, op):
                      f"along axis {axis}")
 
 
-def _pick(s, ax, n, q, method, counts):
+def _pick(s, ax, n, q, method, counts, result):
+    """Quantile ``q`` of the sorted ``s`` along ``ax`` by NumPy's ``method``: an element (of ``s``'s
+    dtype) or, interpolated, of the ``result`` dtype as NumPy's lerp makes it: the difference in
+    ``s``'s dtype, then ``lo + d * t`` (``hi - d * (1 - t)`` from ``t = 0.5`` on)."""
     if counts is None:
-        pos = q * (n - 1)
+        pos = float(q * q.dtype.type(n - 1))  # (host scalars, in q's dtype)
         lo_i, hi_i = math.floor(pos), math.ceil(pos)
         lo = _xp.squeeze(D.axis_range(s, ax, lo_i, lo_i + 1), axis=ax)
         hi = _xp.squeeze(D.axis_range(s, ax, hi_i, hi_i + 1), axis=ax)
         frac = pos - lo_i
     else:
-        pos = _astype(counts - 1, s.dtype) * q
+        pos = _astype(counts - 1, D.to_nabla(q.dtype, "quantile")) * float(q)
         lo_i = _xp.clip(_astype(_xp.floor(pos), _dt.int64), 0, n - 1)
         hi_i = _xp.clip(_astype(_xp.ceil(pos), _dt.int64), 0, n - 1)
         lo = _xp.squeeze(_xp.take_along_axis(s, lo_i, axis=ax), axis=ax)
         hi = _xp.squeeze(_xp.take_along_axis(s, hi_i, axis=ax), axis=ax)
-        frac = _xp.squeeze(pos - _astype(lo_i, s.dtype), axis=ax)
+        frac = _xp.squeeze(pos - _astype(lo_i, pos.dtype), axis=ax)
     if method == "lower":
         return lo
     if method == "higher":
         return hi
-    if method == "midpoint":
-        return (lo + hi) * 0.5
     if method == "nearest":
         if counts is None:
             k = round(pos)  # NumPy rounds half to even, as Python's round
             return _xp.squeeze(D.axis_range(s, ax, k, k + 1), axis=ax)
-        return _where(frac <= 0.5, lo, hi)
-    return lo + (hi - lo) * frac
+        odd = _xp.squeeze(lo_i % 2 == 1, axis=ax)
+        return _where(_xp.logical_or(frac > 0.5, _xp.logical_and(frac == 0.5, odd)), hi, lo)
+    if method == "midpoint":  # half way, where the position falls between two elements
+        frac = (0.5 if frac else 0.0) if counts is None else _where(frac == 0, 0.0, 0.5)
+    d = _astype(hi - lo, result)
+    lo, hi = _astype(lo, result), _astype(hi, result)
+    if counts is None:
+        return lo + d * frac if frac < 0.5 else hi - d * (1 - frac)
+    t = _astype(frac, result)
+    return _where(t >= 0.5, hi - d * (1 - t), lo + d * t)
+
+
+def _fractions(q):
+    """Percentiles as quantiles, of q's dtype (a Python number stays one: weak, as in NumPy)."""
+    if type(q) in (int, float):
+        return q / 100
+    return _np.true_divide(q.numpy() if isinstance(q, Tensor) else q, 100)
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
                weights=None, interpolation=None):
-    qs = _np.asarray(q.numpy() if isinstance(q, Tensor) else q, dtype=_np.float64) / 100.0
-    return quantile(a, qs, axis, out, overwrite_input, method, keepdims, weights=weights, interpolation=interpolation)
+    return quantile(a, _fractions(q), axis, out, overwrite_input, method, keepdims, weights=weights,
+                    interpolation=interpolation)
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    return quantile(a, 0.5, axis, out, keepdims=keepdims)
+    return quantile(a, 0.5, axis, out, keepdims=keepdims, _median=True)
 
 
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
@@ -412,8 +444,7 @@ def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear
 
 def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
                   weights=None, interpolation=None):
-    qs = _np.asarray(q.numpy() if isinstance(q, Tensor) else q, dtype=_np.float64) / 100.0
-    return nanquantile(a, qs, axis, out, overwrite_input, method, keepdims, weights=weights,
+    return nanquantile(a, _fractions(q), axis, out, overwrite_input, method, keepdims, weights=weights,
                        interpolation=interpolation)
 
 

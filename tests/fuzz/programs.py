@@ -464,10 +464,105 @@ def _array_api(w: _Writer) -> None:
     w.new(w.pick(exprs), (), "")
 
 
+def _statistics(w: _Writer) -> None:
+    """What an analysis script meets after its arithmetic: order statistics, histograms and counts,
+    interpolation, convolution, differences, covariances and weighted means."""
+    dtype = w.pick(("int32", "int64", "uint8", "float32", "float64", "float64"))
+    kind = w.pick(("percentile", "quantile", "median", "histogram", "histogram_edges", "bincount", "digitize",
+                   "interp", "convolve", "correlate", "gradient", "diff", "cov", "corrcoef", "average", "nan",
+                   "count_nonzero", "searchsorted"))
+    flat = (w.size(),)
+    if kind in ("percentile", "quantile", "median"):
+        shape = w.shape(int(w.rng.integers(1, 4)))
+        if 0 in shape:
+            shape = tuple(max(d, 1) for d in shape)
+        x = w.array(shape, dtype)
+        axis = w.pick(("None", "0", "-1")) if len(shape) > 1 else "None"
+        if kind == "median":
+            w.new(f"xp.median({x}, axis={axis})", (), "")
+            return
+        q = w.pick(("50", "[5, 50, 95]", "0", "100", "[12.5, 99.9]", "33.3"))
+        if kind == "quantile":
+            q = f"xp.asarray({q}) / 100" if q.startswith("[") else f"{q} / 100"
+        method = w.pick(("'linear'", "'linear'", "'lower'", "'higher'", "'nearest'", "'midpoint'"))
+        w.new(f"xp.{kind}({x}, {q}, axis={axis}, method={method})", (), "")
+    elif kind in ("histogram", "histogram_edges"):
+        x = w.array(flat, w.pick(("float32", "float64", "int64")))
+        if kind == "histogram":
+            bins = w.pick(("10", "1", "7", "64", "257"))
+            rng_ = w.pick(("None", "(-2, 2)", "(0, 1)"))
+            counts = w.new(f"xp.histogram({x}, bins={bins}, range={rng_})", (), "")
+        else:
+            edges = w.pick(("[-1.0, 0.0, 0.5, 2.0]", "xp.linspace(-3, 3, 13)", "[-100, 0, 100]"))
+            counts = w.new(f"xp.histogram({x}, bins={edges})", (), "")
+        w.new(f"{counts}[0].sum()", (), "")
+    elif kind == "bincount":
+        x = w.new(f"xp.asarray({w.host(flat, 'uint8')}) % {w.pick((3, 17, 100))}", flat, "uint8")
+        weights = w.pick(("None", "weights"))
+        if weights == "weights":
+            weights = w.array(flat, "float64", view=False)
+        w.new(f"xp.bincount({x}, weights={weights}, minlength={w.pick((0, 5, 200))})", (), "")
+    elif kind == "digitize":
+        x = w.array(flat, w.pick(("float32", "float64", "int64")))
+        bins = w.pick(("[-1.0, 0.0, 0.5, 2.0]", "[2.0, 0.5, 0.0, -1.0]", "[0, 0, 1]", "[-50, 0, 50]"))
+        w.new(f"xp.digitize({x}, {bins}, right={w.pick(('False', 'True'))})", (), "")
+    elif kind == "interp":
+        n = w.size(small=True)
+        xp_ = w.new(f"xp.sort(xp.asarray({w.host((n,), 'float64')}))", (n,), "float64")
+        fp = w.array((n,), "float64", view=False)
+        x = w.array(flat, w.pick(("float64", "float32", "int64")))
+        w.new(f"xp.interp({x}, {xp_}, {fp})", (), "")
+    elif kind in ("convolve", "correlate"):
+        x = w.array(flat if flat[0] <= 65537 else (4097,), w.pick(("float64", "float32", "int64")))
+        v = w.array((int(w.pick((1, 2, 3, 5, 16, 65))),), w.pick(("float64", "int64")))
+        mode = w.pick(("'full'", "'same'", "'valid'"))
+        w.new(f"xp.{kind}({x}, {v}, mode={mode})", (), "")
+    elif kind == "gradient":
+        shape = w.shape(int(w.rng.integers(1, 3)))
+        shape = tuple(max(d, 3) for d in shape)
+        x = w.array(shape, w.pick(("float64", "float32", "int64")))
+        spacing = w.pick(("", ", 0.5", ", 2"))
+        axis = ", axis=0" if len(shape) > 1 else ""
+        w.new(f"xp.gradient({x}{spacing}{axis})", (), "")
+    elif kind == "diff":
+        shape = w.shape(int(w.rng.integers(1, 3)))
+        x = w.array(shape, dtype)
+        prepend = w.pick(("", ", prepend=0"))
+        w.new(f"xp.diff({x}, n={w.pick((1, 2, 3))}, axis=-1{prepend})", (), "")
+    elif kind in ("cov", "corrcoef"):
+        rows, cols = int(w.pick((1, 2, 3, 5, 9))), int(w.pick((2, 3, 8, 65, 257, 1000)))
+        x = w.array((rows, cols), w.pick(("float64", "float32", "int64")))
+        extra = ", rowvar=False" if w.rng.random() < 0.3 and rows > 1 else ""
+        w.new(f"xp.{kind}({x}{extra})", (), "")
+    elif kind == "average":
+        shape = w.shape(int(w.rng.integers(1, 3)))
+        shape = tuple(max(d, 1) for d in shape)
+        x = w.array(shape, dtype)
+        wts = w.new(f"xp.asarray({w.host(shape[-1:], 'float64')}) ** 2 + 0.5", shape[-1:], "float64")
+        w.new(f"xp.average({x}, axis=-1, weights={wts}, returned={w.pick(('False', 'True'))})", (), "")
+    elif kind == "nan":
+        x = w.array(flat, w.pick(("float32", "float64")), view=False)
+        holed = w.new(f"xp.where({x} > 1.0, xp.nan, {x})", flat, "")
+        fn = w.pick(("nansum", "nanmean", "nanmax", "nanmin", "nanstd", "nanvar", "nanargmax", "nanmedian",
+                     "nanpercentile"))
+        extra = ", 90" if fn == "nanpercentile" else ""
+        w.new(f"xp.{fn}({holed}{extra})", (), "")
+    elif kind == "count_nonzero":
+        shape = w.shape(int(w.rng.integers(1, 4)))
+        x = w.array(shape, w.pick(("bool",) + INTS + FLOATS))
+        w.new(f"xp.count_nonzero({x}, axis={_axes(w, len(shape))})", (), "")
+    else:
+        n = w.size(small=True)
+        a = w.new(f"xp.sort(xp.asarray({w.host((n,), dtype)}))", (n,), dtype)
+        v = w.array(flat, dtype)
+        side = w.pick(("'left'", "'right'"))
+        w.new(f"xp.searchsorted({a}, {v}, side={side})", (), "")
+
+
 FAMILIES = {
     "creation": _creation, "elementwise": _elementwise, "reductions": _reductions, "scans": _scans,
     "indexing": _indexing, "sorting": _sorting, "matmul": _matmul, "manipulation": _manipulation,
-    "linalg": _linalg, "fft": _fft, "random": _random, "array_api": _array_api,
+    "linalg": _linalg, "fft": _fft, "random": _random, "array_api": _array_api, "statistics": _statistics,
 }
 
 

@@ -1,0 +1,91 @@
+"""Order statistics, histograms, covariances and correlations of ``nabla.numpy`` against NumPy: the
+result dtypes NumPy's rules give (weak Python numbers, float64 covariances, edges of the data's
+dtype), empty axes, and the cases the statistics fuzz family found."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy
+import pytest
+
+import nabla.numpy as fnp
+
+
+def _same(ours, theirs, exact=False):
+    got = numpy.asarray(ours)
+    assert got.dtype == numpy.asarray(theirs).dtype and got.shape == numpy.shape(theirs), (got.dtype, got.shape)
+    if exact:
+        numpy.testing.assert_array_equal(got, theirs)
+    else:
+        numpy.testing.assert_allclose(got, theirs, rtol=1e-6, equal_nan=True)
+
+
+DATA = numpy.array([5, 1, 3, 2, 9, 4, 4, 7, 6, 8, 2, 3, 1])
+
+
+@pytest.mark.parametrize("fn", ["percentile", "nanquantile"])
+@pytest.mark.parametrize("method", ["linear", "lower", "higher", "nearest", "midpoint"])
+@pytest.mark.parametrize("dtype", ["uint8", "int32", "float32", "float64"])
+@pytest.mark.parametrize("q", [33.3, [10, 50, 90], "float32"])
+def test_quantile_dtypes_and_values(fn, method, dtype, q):
+    """Interpolating methods give the data's and q's dtypes (a Python number is weak; integers
+    give float64); picking methods keep the data's dtype; 'nearest' rounds half to even."""
+    a = DATA.astype(dtype)
+    q = numpy.array([10, 50], numpy.float32) if q == "float32" else q
+    if "quantile" in fn:
+        q = q / 100 if type(q) in (int, float) else numpy.true_divide(q, 100)
+    # bit for bit: NumPy's lerp (the difference in the data's dtype, then ``lo + d * t``, or
+    # ``hi - d * (1 - t)`` from t = 0.5 on), in the result's dtype
+    _same(getattr(fnp, fn)(fnp.asarray(a), q, method=method), getattr(numpy, fn)(a, q, method=method), exact=True)
+
+
+def test_quantiles_of_empty_axes():
+    """An empty reduced axis is NumPy's IndexError (median: NaN); empty kept axes give empty results."""
+    with pytest.raises(IndexError):
+        fnp.quantile(fnp.zeros((0, 0)), [0.1, 0.5], axis=0)
+    with pytest.raises(IndexError):
+        fnp.percentile(fnp.zeros((0,), dtype="uint8"), 5)
+    _same(fnp.quantile(fnp.zeros((0, 7)), [0.1, 0.5], axis=-1), numpy.quantile(numpy.zeros((0, 7)), [0.1, 0.5], axis=-1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for shape, axis, keep in (((0,), None, False), ((3, 0), 1, False), ((3, 0), 1, True), ((3, 0), 0, False)):
+            _same(fnp.median(fnp.zeros(shape), axis=axis, keepdims=keep),
+                  numpy.median(numpy.zeros(shape), axis=axis, keepdims=keep))
+
+
+@pytest.mark.parametrize("fn", ["cov", "corrcoef"])
+@pytest.mark.parametrize("dtype", ["int32", "float32", "float64", "complex64"])
+def test_covariances_compute_in_float64_at_least(fn, dtype):
+    x = (numpy.random.default_rng(0).standard_normal((3, 9)) * 5).astype(dtype)
+    _same(getattr(fnp, fn)(fnp.asarray(x)), getattr(numpy, fn)(x))
+
+
+@pytest.mark.parametrize("la,lv", [(2, 3), (4, 6), (5, 5), (7, 2), (1, 4)])
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_correlate_with_the_second_operand_longer(la, lv, mode, dtype):
+    """NumPy correlates the longer with the shorter, reversed and conjugated: 'same' is centred on it."""
+    rng = numpy.random.default_rng(la * 10 + lv)
+    a, v = (rng.standard_normal(n) + (1j * rng.standard_normal(n) if dtype == "complex128" else 0) for n in (la, lv))
+    _same(fnp.correlate(fnp.asarray(a), fnp.asarray(v), mode=mode), numpy.correlate(a, v, mode=mode))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int64", "uint8"])
+@pytest.mark.parametrize("n", [0, 7, 65537])
+@pytest.mark.parametrize("bins,range_", [(10, None), (1, None), (7, (-2, 2)), (64, (0, 1)), ([-1.0, 0.0, 0.5, 2.0], None),
+                                         ([-100, 0, 100], None), ("float32", None)])
+def test_histogram_counts_and_edges_bit_for_bit(dtype, n, bins, range_):
+    """Equal bins' edges are NumPy's linspace in the data's dtype (its min and max are the ends),
+    so the counts near every edge agree; given edges come back of their own dtype."""
+    if isinstance(bins, str):
+        bins = numpy.linspace(-3, 3, 13).astype(bins)
+    x = (numpy.random.default_rng(n).standard_normal(n) * 3).astype(dtype)
+    ours, theirs = fnp.histogram(fnp.asarray(x), bins=bins, range=range_), numpy.histogram(x, bins=bins, range=range_)
+    for got, want in zip(ours, theirs, strict=True):
+        _same(got, want, exact=True)
+
+
+def test_histogram_refuses_no_bins():
+    with pytest.raises(ValueError, match="must be positive"):
+        fnp.histogram(fnp.asarray([1.0, 2.0]), bins=0)
