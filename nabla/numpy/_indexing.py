@@ -230,7 +230,10 @@ def select(condlist, choicelist, default=0):
     if len(condlist) != len(choicelist):
         raise ValueError("nabla.numpy.select: list of cases must be same length as list of conditions")
     choices = [D.asarray(c, op="select") for c in choicelist]
-    choices = D.promote_all(choices + [D.asarray(default, op="select")], "select")
+    # NumPy's result type: the choices' and the default's, a Python number weak (NEP 50)
+    weak = D.operand(default, "select")
+    target = _np.result_type(*(c.dtype.numpy_dtype for c in choices), weak if D.is_scalar(weak) else weak.dtype.numpy_dtype)
+    choices = [D.cast(c, target) for c in choices + [D.asarray(default, op="select")]]
     out = choices[-1]
     for cond, choice in zip(reversed(condlist), reversed(choices[:-1])):
         out = _xp.where(D.asarray(cond, op="select"), choice, out)

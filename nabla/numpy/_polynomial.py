@@ -28,14 +28,19 @@ def _coefficients(p, op: str, inexact: bool = False):
 
 
 def vander(x, N=None, increasing=False):
+    """NumPy's Vandermonde matrix: a running product of ``x`` (as NumPy's ``multiply.accumulate``,
+    so integer powers are exact), in ``x``'s dtype promoted with int64."""
     v = D.asarray(x, op="vander")
     if v.ndim != 1:
         raise ValueError("nabla.numpy.vander: x must be a one-dimensional array or sequence")
     n = v.shape[0] if N is None else int(N)
-    powers = _xp.arange(n, dtype=_dt.int64) if increasing else _xp.arange(n - 1, -1, -1, dtype=_dt.int64)
-    if v.dtype.is_floating or v.dtype.is_complex:
-        powers = _astype(powers, _dt.real_dtype(v.dtype) if v.dtype.is_complex else v.dtype)
-    return _xp.reshape(v, (-1, 1)) ** _xp.reshape(powers, (1, -1))
+    v = D.cast(v, _np.promote_types(v.dtype.numpy_dtype, _np.int64))
+    if n <= 0:
+        return _xp.zeros((v.shape[0], 0), dtype=v.dtype)
+    column = _xp.reshape(v, (-1, 1))
+    powers = _xp.concat([_xp.ones_like(column), _xp.cumulative_prod(_xp.broadcast_to(column, (v.shape[0], n - 1)),
+                                                                    axis=1)], axis=1)
+    return powers if increasing else _xp.flip(powers, axis=1)
 
 
 def polyval(p, x):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as _np
+
 from .. import array_api as _xp
 from ..core import dtypes as _dt
 from ..ops.elementwise import astype as _astype
@@ -41,12 +43,23 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     return _xp.argsort(x, axis=axis)
 
 
+def _check_kth(a, kth, axis, op):
+    """NumPy's check of ``kth``: each an index along the partitioned axis."""
+    x = D.asarray(a, op=op)
+    n = x.size if axis is None else x.shape[axis] if x.ndim else 1
+    for k in _np.atleast_1d(_np.asarray(kth)).reshape(-1):
+        if not -n <= int(k) < n:
+            raise ValueError(f"nabla.numpy.{op}: kth(={int(k)}) out of bounds ({n})")
+
+
 def partition(a, kth, axis=-1, kind="introselect", order=None):
     """A full sort satisfies partition's contract (kth in place, smaller before, larger after)."""
+    _check_kth(a, kth, axis, "partition")
     return sort(a, axis)
 
 
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    _check_kth(a, kth, axis, "argpartition")
     return argsort(a, axis)
 
 

@@ -24,7 +24,7 @@ RTOL = {"float16": 2e-2, "float32": 2e-4, "float64": 1e-12, "complex64": 2e-4, "
 #: and factorizations (another order of operations, MAX's own libm)
 LOOSE = {"float16": 5e-2, "float32": 2e-3, "float64": 1e-7, "complex64": 2e-3, "complex128": 1e-7}
 _LOOSE_CALLS = re.compile(r"linalg|fft|std|var|mean|prod|sum|cumsum|cumprod|matmul|dot|einsum|@|average|cov|"
-                          r"corrcoef|convolve|correlate|interp|gradient")
+                          r"corrcoef|convolve|correlate|interp|gradient|polyfit|polyval|trapezoid|unwrap")
 
 #: the realization paths a program can be run down (see ``path``)
 PATHS = ("default", "interpreter", "compiled", "disk", "library", "thread")

@@ -559,10 +559,92 @@ def _statistics(w: _Writer) -> None:
         w.new(f"xp.searchsorted({a}, {v}, side={side})", (), "")
 
 
+def _composites(w: _Writer) -> None:
+    """Functions NumPy builds from others, as a script meets them: polynomials, grids, products,
+    triangles, partitions, gathers along an axis, matrix powers and pseudo-inverses, windows."""
+    dtype = w.pick(("int32", "int64", "float32", "float64", "float64"))
+    kind = w.pick(("polyfit", "polyval", "meshgrid", "kron", "tri", "argpartition", "take_along_axis",
+                   "matrix_power", "pinv", "outer", "cross", "trapezoid", "vander", "ediff1d", "unwrap",
+                   "rot90", "where_select", "clip_round", "cumprod", "nan_to_num"))
+    if kind in ("polyfit", "polyval"):
+        n = int(w.pick((3, 8, 65, 257, 1000)))
+        x = w.new(f"xp.linspace(-2, 2, {n})", (n,), "float64")
+        y = w.array((n,), "float64", view=False)
+        deg = int(w.pick((0, 1, 2, 3)))
+        c = w.new(f"xp.polyfit({x}, {y}, {deg})", (deg + 1,), "float64")
+        if kind == "polyval":
+            w.new(f"xp.polyval({c}, {x})", (n,), "")
+    elif kind == "meshgrid":
+        a, b = w.array((w.size(small=True) % 70 + 1,), dtype), w.array((int(w.pick((1, 3, 9))),), dtype)
+        indexing = w.pick(("'xy'", "'ij'"))
+        w.new(f"xp.meshgrid({a}, {b}, indexing={indexing})", (), "")
+    elif kind == "kron":
+        a = w.array((int(w.pick((1, 2, 3))), int(w.pick((2, 4)))), dtype)
+        b = w.array((int(w.pick((1, 3, 5))), int(w.pick((2, 7)))), dtype)
+        w.new(f"xp.kron({a}, {b})", (), "")
+    elif kind == "tri":
+        a = w.array((int(w.pick((1, 4, 9, 65))), int(w.pick((1, 5, 64)))), dtype)
+        w.new(f"xp.{w.pick(('tril', 'triu'))}({a}, k={w.pick((0, 1, -2))})", (), "")
+    elif kind in ("argpartition", "take_along_axis"):
+        shape = (int(w.pick((1, 5, 17))), int(w.pick((2, 9, 64, 257))))
+        a = w.array(shape, dtype)
+        axis = int(w.pick((0, 1, -1)))
+        if kind == "argpartition":
+            k = int(w.rng.integers(shape[axis]))
+            # (the order around the kth element is NumPy's own: only the kth element is compared)
+            p = f"xp.argpartition({a}, {k}, axis={axis})"
+            w.new(f"xp.take_along_axis({a}, {p}, axis={axis})[(slice(None),) * ({axis} % 2) + ({k},)]", (), "")
+        else:
+            i = w.new(f"xp.argsort({a}, axis={axis}, kind='stable')", shape, "int64")
+            w.new(f"xp.take_along_axis({a}, {i}, axis={axis})", (), "")
+    elif kind == "matrix_power":
+        m = int(w.pick((1, 2, 3, 5)))
+        a = w.new(f"xp.asarray({w.host((m, m), 'float64')}) / {m + 1}", (m, m), "float64")
+        w.new(f"xp.linalg.matrix_power({a}, {w.pick((0, 1, 2, 3, 5))})", (), "")
+    elif kind == "pinv":
+        a = w.array((int(w.pick((1, 3, 5))), int(w.pick((2, 4, 7)))), "float64", view=False)
+        w.new(f"xp.linalg.pinv({a}) @ {a}", (), "")
+    elif kind == "outer":
+        a, b = w.array((w.size(small=True) % 300 + 1,), dtype), w.array((int(w.pick((1, 3, 65))),), dtype)
+        w.new(f"xp.outer({a}, {b})", (), "")
+    elif kind == "cross":
+        shape = (int(w.pick((1, 4, 65))), 3)
+        a, b = w.array(shape, dtype), w.array(shape, dtype)
+        w.new(f"xp.cross({a}, {b})", (), "")
+    elif kind == "trapezoid":
+        a = w.array((w.size(),), "float64")
+        w.new(f"xp.trapezoid({a}, dx={w.pick((1.0, 0.5))})", (), "")
+    elif kind == "vander":
+        a = w.array((int(w.pick((1, 3, 8))),), dtype)
+        w.new(f"xp.vander({a}, {w.pick((None, 2, 4))})", (), "")
+    elif kind == "ediff1d":
+        a = w.array((w.size(),), dtype)
+        w.new(f"xp.ediff1d({a})", (), "")
+    elif kind == "unwrap":
+        a = w.new(f"xp.cumsum(xp.asarray({w.host((w.size(small=True),), 'float64')}))", (), "float64")
+        w.new(f"xp.unwrap({a})", (), "")
+    elif kind == "rot90":
+        a = w.array((int(w.pick((1, 3, 8))), int(w.pick((2, 5)))), dtype)
+        w.new(f"xp.rot90({a}, {w.pick((1, 2, 3, -1))})", (), "")
+    elif kind == "where_select":
+        a = w.array((w.size(),), dtype)
+        w.new(f"xp.select([{a} < 0, {a} > 1], [{a} * 2, {a} - 1], default=7)", (), "")
+    elif kind == "clip_round":
+        a = w.array((w.size(),), "float64")
+        w.new(f"xp.round(xp.clip({a}, -1.5, 1.5), {w.pick((0, 1, 3, -1))})", (), "")
+    elif kind == "cumprod":
+        a = w.new(f"xp.asarray({w.host((w.size(small=True),), dtype)}) % 3 + 1", (), dtype)
+        w.new(f"xp.cumprod({a})", (), "")
+    else:
+        a = w.array((w.size(),), "float64", view=False)
+        w.new(f"xp.nan_to_num(xp.where({a} > 1, xp.inf, xp.where({a} < -1, xp.nan, {a})), posinf=9.0)", (), "")
+
+
 FAMILIES = {
     "creation": _creation, "elementwise": _elementwise, "reductions": _reductions, "scans": _scans,
     "indexing": _indexing, "sorting": _sorting, "matmul": _matmul, "manipulation": _manipulation,
     "linalg": _linalg, "fft": _fft, "random": _random, "array_api": _array_api, "statistics": _statistics,
+    "composites": _composites,
 }
 
 
