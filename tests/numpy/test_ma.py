@@ -287,3 +287,16 @@ def test_errors_match_numpy():
         fnp.ma.masked_object(fnp.asarray([1.0]), 1.0)
     with pytest.raises(numpy.ma.MaskError):
         int(fnp.ma.array([1.0], mask=[1])[0:1].sum())
+
+
+@pytest.mark.parametrize("bounds", [(-1, 2), (-1.5, 2), (numpy.int64(-1), 2), (None, 2)])
+def test_clip_takes_python_bounds_as_weak(bounds):
+    """A Python number bound keeps an int32 masked array int32 (NumPy's weak scalars); a NumPy
+    int64 or a float bound promotes, as NumPy's does."""
+    a = numpy.arange(-3, 6, dtype=numpy.int32).reshape(3, 3)
+    want = numpy.ma.clip(numpy.ma.masked_where(a > 1, a), *bounds)
+    got = fnp.ma.clip(fnp.ma.masked_where(fnp.asarray(a) > 1, fnp.asarray(a)), *bounds)
+    filled = numpy.asarray(fnp.ma.filled(got, 0))
+    assert filled.dtype == want.dtype
+    numpy.testing.assert_array_equal(filled, numpy.ma.filled(want, 0))
+    numpy.testing.assert_array_equal(numpy.asarray(fnp.ma.getmaskarray(got)), numpy.ma.getmaskarray(want))

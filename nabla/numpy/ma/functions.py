@@ -315,9 +315,11 @@ def nonzero(a):
 
 def clip(a, a_min=None, a_max=None, **kwargs):
     a = _as_masked(a)
-    return MaskedArray._from(_fnp().clip(a._data, getdata(a_min) if a_min is not None else None,
-                                         getdata(a_max) if a_max is not None else None, **kwargs),
-                             _copy_mask(a._mask), a)
+
+    def bound(v):  # (a Python number stays one: weak, so an int32 array stays int32)
+        return v if v is None or type(v) in (int, float, bool) else getdata(v)
+
+    return MaskedArray._from(_fnp().clip(a._data, bound(a_min), bound(a_max), **kwargs), _copy_mask(a._mask), a)
 
 
 def round(a, decimals=0, out=None):  # noqa: A001
