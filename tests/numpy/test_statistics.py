@@ -71,7 +71,9 @@ def test_correlate_with_the_second_operand_longer(la, lv, mode, dtype):
     _same(fnp.correlate(fnp.asarray(a), fnp.asarray(v), mode=mode), numpy.correlate(a, v, mode=mode))
 
 
-@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int64", "uint8"])
+# (float16 traces compile in the suite's interpreter-first policy, 30-60 s each on a fresh machine:
+# one float16 case, below, stands for the rest)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8"])
 @pytest.mark.parametrize("n", [0, 7, 65537])
 @pytest.mark.parametrize("bins,range_", [(10, None), (1, None), (7, (-2, 2)), (64, (0, 1)), ([-1.0, 0.0, 0.5, 2.0], None),
                                          ([-100, 0, 100], None), ("float32", None)])
@@ -83,6 +85,13 @@ def test_histogram_counts_and_edges_bit_for_bit(dtype, n, bins, range_):
     x = (numpy.random.default_rng(n).standard_normal(n) * 3).astype(dtype)
     ours, theirs = fnp.histogram(fnp.asarray(x), bins=bins, range=range_), numpy.histogram(x, bins=bins, range=range_)
     for got, want in zip(ours, theirs, strict=True):
+        _same(got, want, exact=True)
+
+
+def test_float16_histogram_edges_are_numpys_float16_linspace():
+    """float16 edges by NumPy's linspace in float16: off by an ulp, thousands of counts moved."""
+    x = (numpy.random.default_rng(5).standard_normal(65537) * 3).astype("float16")
+    for got, want in zip(fnp.histogram(fnp.asarray(x), bins=10), numpy.histogram(x, bins=10), strict=True):
         _same(got, want, exact=True)
 
 
