@@ -114,8 +114,8 @@ def record(out: str, scripts: list) -> int:
             models[spec["name"]] = spec
     _add_siblings(models)
     # every model of the fused kernel, after those met: a script's work the fused kernel runs then
-    # never waits on a compile of its own (on an empty ``$HOME``, the fourteen took 23.8 s as one
-    # bundle, the eleven three scripts met 21.2 s; one model compiled apart, 12 s)
+    # never waits on a compile of its own (in one bundle all fourteen compile in little more time
+    # than the few that scripts meet, and one model compiled apart later costs half that alone)
     from .runtime.fused import EVERY_MODEL
 
     last = 1 + max([f[2] for f in fused] + [s["first"] for s in models.values()], default=-1)

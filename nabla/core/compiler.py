@@ -1,8 +1,8 @@
 """Compiling MAX graphs out of process, at low priority.
 
-A compile takes 10-30 s of both cores and 0.1-0.8 GB for the compiler itself. Done in the
-user's process it stalls the foreground (measured: a repeated 10M-element reduction ran 85x
-slower than NumPy while its compile ran) and the compiler's memory stays for good. So graphs
+A compile takes tens of seconds of both cores and up to about a GB for the compiler itself.
+Done in the user's process it stalls the foreground (work that repeats meanwhile runs many times
+slower) and the compiler's memory stays for good. So graphs
 go, as MLIR bytecode, to worker processes of MAX's ``ProcessCompilePool`` (``NABLA_COMPILE_WORKERS``,
 default one) started from a thread whose nice value is 19: the forkserver and the workers inherit
 it, so the kernel scheduler gives the foreground the cores first. The workers are shut down once no compile has
@@ -52,8 +52,8 @@ class BackgroundCompiler:
 
     def __init__(self, in_process_session=None, idle_seconds: float = 60.0):
         # compiles not yet handed to the pool, in order; one a caller waits for goes first (``urge``):
-        # handed over at once, a wait queued behind every background compile asked for before it
-        # (a long process of new structures waited 25 min for a 15 s compile)
+        # handed over at once, a wait would queue behind every background compile asked for before
+        # it, which in a long process of new structures can last many times the compile itself
         self._pending: collections.deque = collections.deque()
         self._ready = threading.Condition()
         self._thread: threading.Thread | None = None
@@ -68,8 +68,8 @@ class BackgroundCompiler:
         self._submit_lock = threading.Lock()
         self._exiting = False
         self._broken = False  # the pool broke under a compile: made anew before the next
-        # one compile at a time by default: each holds 0.1-1.4 GB, and on a cold 2-core machine two
-        # at once finished no sooner (measured: the demo took 98 s either way)
+        # one compile at a time by default: each holds up to ~1.4 GB, and on a cold 2-core machine
+        # two at once finish no sooner than one after the other
         self.workers = max(1, int(os.environ.get("NABLA_COMPILE_WORKERS", "1")))
 
     def submit(self, bytecode: bytes, extensions=(), claim=None, published=None) -> Future:
@@ -199,8 +199,8 @@ class BackgroundCompiler:
                 self._pool = ProcessCompilePool(device_specs=specs, max_workers=self.workers)
                 # At exit the pool closes itself from a hook of ``threading``'s shutdown: it sends
                 # its workers SIGTERM, which a worker inside MAX's compiler does not act on, then
-                # joins them, so a script waited out the compile in flight (49 s measured). Hooks
-                # run last registered first: this one kills them before that join.
+                # joins them, so a script would wait out the compile in flight (tens of seconds).
+                # Hooks run last registered first: this one kills them before that join.
                 try:
                     threading._register_atexit(self._kill_workers)  # type: ignore[attr-defined]
                 except RuntimeError:  # the program began exiting while the pool was made: start nothing

@@ -54,10 +54,9 @@ def _yield_to_callers(workers: set[int]) -> None:
     ``MODULAR_THREAD_BUSY_WAIT_US``, which this release cannot change: its CPU device then refuses
     the session's options). With one worker per core, the spinning workers take the cores from the
     Python thread that is preparing the next small run; code that reads small results one by one
-    (an element-by-element check) then spends most of its time descheduled. Measured here (2 cores,
-    an element check of 72 picks and compares, runs alternated): median ~380 -> ~300 us per element
-    at +5. A Python thread waiting on a run is blocked, so the workers still get every core for the
-    work itself.
+    (an element-by-element check) then spends most of its time descheduled; at +5 such a check
+    takes about a fifth less time per element. A Python thread waiting on a run is blocked, so the
+    workers still get every core for the work itself.
     """
     if WORKER_NICE <= 0:
         return

@@ -75,8 +75,8 @@ class ModelDiskCache:
 
     def _entries(self, key_digest: str) -> list[str]:
         """Entry names for the key. The directory (thousands of entries on a machine that has run
-        Nabla a while) is listed once, as a sorted list searched by bisection (a dict of it cost a
-        process's first read ~10 ms more for 9,000 entries), and again only when its mtime moves;
+        Nabla a while) is listed once, as a sorted list searched by bisection (cheaper than a dict
+        of it for a process's first read), and again only when its mtime moves;
         a listing taken within a clock tick of that mtime may miss a file published in the same
         tick, so it is not trusted for a miss."""
         try:

@@ -29,13 +29,13 @@ from .trace_lowering import TraceLowering
 _MAX_CACHE_ENTRIES = 4096
 #: a trace of at most this many elements (inputs and results) that runs at first sight in stages
 #: or node by node is queued for a compile at its ``_SMALL_TRACE_SIGHTS``-th sight, not its second:
-#: its graph costs ~5 ms of the caller's time to build, a staged run of it ~0.1-0.5 ms; a check
-#: of 135 stacks whose example Hypothesis ran again built 270 graphs in that run (1.8 s)
+#: its graph costs ~5 ms of the caller's time to build, a staged run of it ~0.1-0.5 ms, and
+#: element-by-element checks meet many such traces only a few times each
 _SMALL_TRACE_ELEMENTS = 4096
 _SMALL_TRACE_SIGHTS = 16
 #: a repeated structure is compiled (in the background) only once the process has run this long:
-#: a compile costs 12 s or more of a core, and its pool ~0.25 s to start and ~0.3 s to stop at
-#: exit, which a short script (a second run of a 22-section NumPy script: 0.7 s) never earns back
+#: a compile costs seconds of a core, and its pool about half a second to start and stop at
+#: exit, which a short script (a second of work or less) never earns back
 _COMPILE_AFTER_S = float(os.environ.get("NABLA_COMPILE_AFTER", "2.0"))
 _STARTED = time.monotonic()
 _POLICIES = ("auto", "compile", "interpret")
@@ -72,14 +72,13 @@ def _shared(order, outputs) -> bool:
     """Whether something outside the trace holds one of its inner values (another pending node's
     input, a live tensor's value): a probe must not compute the read alone then, or that work
     stays pending and the next read traces it again, one step longer each time (a loop reading
-    ``sum(x)`` after each ``x = x * 0.99 + 1`` met a new structure at every step: 400 steps, 400
-    structures, 2.3 s; a training loop reading its loss carried its updates' gradients into the
-    next step's trace). Counted, not searched: an inner value is referenced by its consumers'
-    input tuples and by whatever else holds it, so a reference count above its uses in the trace
-    means it is shared (scanning the live pending tensors made reading n pending scalars
-    O(n^2) again: 1,600 reads 1.1 -> 6.3 s). Values of nodes without operands (scalar constants,
-    fills) cost nothing to compute again and are not counted. Either answer computes the same
-    values: a wrong one only costs time."""
+    ``sum(x)`` after each ``x = x * 0.99 + 1`` would meet a new structure at every step, and a
+    training loop reading its loss would carry its updates' gradients into the next step's
+    trace). Counted, not searched: an inner value is referenced by its consumers' input tuples
+    and by whatever else holds it, so a reference count above its uses in the trace means it is
+    shared (scanning the live pending tensors would make reading n pending scalars O(n^2)).
+    Values of nodes without operands (scalar constants, fills) cost nothing to compute again and
+    are not counted. Either answer computes the same values: a wrong one only costs time."""
     import sys
 
     # beyond its uses: the list holding it in ``uses`` and getrefcount's own argument
@@ -105,8 +104,8 @@ def _inner_uses(order, outputs) -> dict:
 
 class _Done:
     """Set once, when a run's outputs are written back; other threads wait for it. A lock held
-    from the start (``threading.Event``, a condition and a lock, cost ~2.6 us to make, on every
-    realization; this ~0.1 us)."""
+    from the start: one is made on every realization, and a lock costs a small fraction of a
+    ``threading.Event`` (a condition and a lock) to make."""
 
     __slots__ = ("_lock",)
 
@@ -492,7 +491,7 @@ class Engine(TraceLowering, ModelStore):
                 from max._interpreter_ops import gc_compile
 
                 self._interpreter_warm = bool(gc_compile.warm_stamp_matches())
-            except Exception:  # MAX's internals moved: assume warm, as before
+            except Exception:  # MAX's internals moved: assume warm (first sight interprets)
                 self._interpreter_warm = True
         return self._interpreter_warm
 

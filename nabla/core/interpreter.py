@@ -1,17 +1,16 @@
 """MAX's eager interpreter, as the engine's last first-sight resort.
 
 The interpreter loads its kernels by op family, a whole precompiled sweep per family (every dtype
-and rank variant), the first time a process dispatches an op of that family: 0.1-0.7 s each
-(reduce 0.63 s, shape rearrangement 0.67 s, elementwise binary 0.22 s, measured on the 2-core
-machine), paid by whichever trace meets the family first. A process that needs the interpreter
-once usually needs it again, for other families (a test session, a notebook, a script whose
-structures the machine has not compiled), so the first use starts a daemon thread that, if the
-process still runs ``DELAY`` seconds later (a session, not a short script), loads the families
+and rank variant), the first time a process dispatches an op of that family: up to a second
+each, paid by whichever trace meets the family first. A process that needs the interpreter once
+usually needs it again, for other families (a test run, a notebook, a script whose structures
+the machine has not compiled), so the first use starts a daemon thread that, if the process
+still runs ``DELAY`` seconds later (a long-lived process, not a short script), loads the families
 Nabla lowers to, one at a time, under MAX's own compile lock. Most of a load runs in MAX's C++
-(the foreground kept ~70% of its Python speed during one, measured), and a family the foreground
-asks for while the thread loads another waits at most that one load. At exit the process waits
-for the family being loaded (at most ~0.7 s), not for the rest. ``NABLA_WARM_INTERPRETER=0``
-turns the thread off.
+(the foreground keeps most of its Python speed meanwhile), and a family the foreground asks for
+while the thread loads another waits at most that one load. At exit the process waits for the
+family being loaded (under a second), not for the rest. ``NABLA_WARM_INTERPRETER=0`` turns the
+thread off.
 """
 
 from __future__ import annotations
@@ -25,9 +24,8 @@ import threading
 FAMILIES = ("binary", "unary", "cast", "shape_rearrange", "select", "reduce_axis", "gather",
             "data_movement", "nonzero", "matmul", "scatter_nd", "scatter_nd_add")
 
-#: the families never loaded ahead, and why (597 of the 1,400 CPU-seconds a warm of the twenty
-#: non-neural-network families took were the second group's); a process that meets one compiles
-#: its sweep then
+#: the families never loaded ahead, and why (the second group is a large share of what warming
+#: every non-neural-network family costs); a process that meets one compiles its sweep then
 LEFT_COLD = {
     **dict.fromkeys(("conv", "group_norm", "layer_norm", "nms", "pooling", "resize", "rms_norm", "roi_align"),
                     "a neural-network family: Nabla lowers to none of them"),
@@ -62,13 +60,13 @@ def _finish(thread) -> None:
 
 
 #: seconds after the first use before loading: a script done by then pays nothing for the thread
-#: (measured: loading at once slowed a 2-s script by 0.6 s, its own families waiting behind others)
+#: (loading at once slows a 2-s script by ~0.6 s, its own families waiting behind others)
 DELAY = 2.0
 
 
 def families_loaded() -> bool:
     """Whether this process's interpreter has every family Nabla uses loaded (a trace then runs
-    whole at once on it; before, each new family costs its load)."""
+    whole at once on it; until then, each new family costs its load)."""
     if _loaded.is_set():
         return True
     try:
@@ -101,7 +99,7 @@ def _load_families() -> None:
                 continue
             with gc_compile.COMPILE_LOCK:
                 family.ensure_swept()
-    except Exception:  # MAX's internals moved: the interpreter loads each family on need, as before
+    except Exception:  # MAX's internals moved: the interpreter loads each family on need
         return
 
 

@@ -16,7 +16,7 @@ from concurrent import futures
 from .compiler import ON_DISK
 from .disk_cache import ModelDiskCache
 
-#: resident memory one loaded model costs beyond its MEF file (measured: docs/realization.md)
+#: resident memory one loaded model costs beyond its MEF file (see docs/realization.md)
 _MODEL_OVERHEAD_BYTES = 4 << 20
 
 
@@ -187,8 +187,8 @@ class ModelStore:
 
     def _poll_compiles(self) -> None:
         """Land the background compiles that have finished (called on every realization: an
-        element-by-element check queues hundreds of compiles, and asking each of them cost
-        ~0.4 ms per run)."""
+        element-by-element check queues hundreds of compiles, and asking each of them whether it
+        has ended would cost more than many of the runs)."""
         while self._landed:
             entry = self._landed.popleft()
             fut = entry.compiling

@@ -32,7 +32,7 @@ from . import _records as R
 
 class NoFieldsError(ValueError, TypeError):
     """``order=`` given for an array without fields: NumPy's ValueError, and a TypeError too (the
-    argument's type is what is wrong), as the face raised before records existed."""
+    argument's type is what is wrong, so code catching either one catches it)."""
 
 
 def _no_fields():

@@ -32,8 +32,8 @@ class MatmulOp(Operation):
 
     def single_op_form(self, kwargs, shapes):
         """``(b, m, k) @ (b, k, n)``, every size named, when the leading axes match: one model per
-        dtype serves every product (array-api-tests' tensordot checks interpreted a thousand
-        products of small shapes per test). An empty sum keeps its concrete 0 (see ``maxpr``)."""
+        dtype serves every product (array-api-tests' tensordot checks meet a thousand products of
+        small shapes per test). An empty sum keeps its concrete 0 (see ``maxpr``)."""
         import math
 
         tail = 3 if kwargs.get("complex_storage") else 2

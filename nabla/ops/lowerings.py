@@ -169,7 +169,7 @@ def half_in_single(fn):
     """``fn`` computing float16 operands in float32 and rounding its result to float16 once, as
     NumPy's half-precision loops do (for + - * / a single rounding of the float32 result is the
     correctly rounded float16 one). MAX's interpreter lacks float16 kernels for several math ops,
-    and its compiler spent minutes on float16 ``exp2`` of a 500-element array."""
+    and its compiler takes minutes over a float16 ``exp2``."""
     def f(*xs):
         if not any(x.dtype == DType.float16 for x in xs):
             return fn(*xs)

@@ -28,7 +28,7 @@ class ReshapeOp(LogicalShapeOperation):
 
     def single_op_form(self, kwargs, shapes):
         """Any reshape is the identity on the flat data: one model per dtype serves them all
-        (array-api-tests' linalg checks met a thousand reshapes of a few small shapes per test)."""
+        (array-api-tests' linalg checks meet a thousand reshapes of a few small shapes per test)."""
         import math
 
         return {"shape": ("n",)}, [["n"]], [(math.prod(shapes[0]),)]

@@ -2,7 +2,7 @@
 
 A machine that has compiled nothing pays MAX 10-14 s for every compile, on one core, whatever it
 holds: one small op, or a dozen in one module (a bundle). Met one at a time, as a script meets new
-structures, a 22-section NumPy script waited on about fifty such compiles in a row. This module
+structures, such compiles add up to many minutes for an ordinary NumPy script. This module
 keeps the list of models first runs need (``first_run.json``: the fused kernel's models, and
 single-op models that serve every size or scalars, recorded from scripts of ordinary NumPy code
 with ``python -m nabla.build --record``) and builds them as bundles in worker processes, one per core,
@@ -28,15 +28,13 @@ from concurrent.futures import Future
 from pathlib import Path
 
 MANIFEST = Path(__file__).with_name("first_run.json")
-#: Models per bundle. MAX's cost per compile on a cold machine is mostly fixed: a graph of one
-#: float64 ``add`` took 9.3 s, and each further such graph as long again. So the single-op models
-#: are compiled as one bundle per worker the fused kernel's bundle leaves free (on an empty
-#: ``$HOME``, one worker, 2 cores: the newcomer script's 23 single-op models as one bundle took
-#: 43 s, as the four bundles of light ops, linalg, sort and FFT kernels 69.5 s; its first run went
-#: from 82 s to 52 s).
+#: Models per bundle. MAX's cost per compile on a cold machine is mostly fixed (about 9 s for a
+#: graph of one ``add``, paid again by each graph compiled apart). So the single-op models are
+#: compiled as one bundle per worker the fused kernel's bundle leaves free, not as bundles by kind
+#: (light ops, linalg, sort and FFT kernels), each of which would add that fixed cost again.
 FUSED_BUNDLE, BUNDLE = 16, 64
 #: models per bundle below which a bundle is not split for more workers: a model adds about 0.8 s
-#: to a bundle's compile (15 float32 linalg, sort and FFT models added 11.5 s), a bundle about 9 s
+#: to a bundle's compile, a bundle about 9 s
 SPLIT = 12
 #: MAX ops whose single-op models cost as much as a bundle (``matmul`` alone: 24 s): a part of
 #: their own, built once the others are done, so they never slow a part a script waits for
@@ -313,8 +311,8 @@ _START_LOCK = threading.Lock()
 def enabled(engine) -> bool:
     """Whether first-run builds start on their own: the default policy, a kernel cache, the setting
     on. A machine whose interpreter is warm builds them too: there each kernel op of every process
-    would otherwise bind its kernel in the interpreter (1.6-3.4 s each; a 22-section script's later
-    runs took 17-18 s instead of 0.6 s)."""
+    would otherwise bind its kernel in the interpreter (seconds each, in every run: a script's
+    later runs would take many times as long)."""
     return os.environ.get("NABLA_FIRST_RUN", "1") != "0" and engine.policy == "auto" \
         and engine.kernel_disk is not None
 
@@ -388,8 +386,8 @@ def _work() -> None:
     from ..core.compiler import _background_priority
 
     # The build's workers run below the user's process (each worker's session is a scheduling
-    # group of its own, which had competed with the user's as an equal); the worker of asked
-    # parts, what the script waits for now, does not, so it takes a core from them.
+    # group of its own, which would otherwise compete with the user's as an equal); the worker of
+    # asked parts, what the script waits for now, does not, so it takes a core from them.
     if os.environ.get("NABLA_FIRST_RUN_WORKER") != "asked":
         _background_priority()
     engine = GRAPH.engine

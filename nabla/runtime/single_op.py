@@ -1,8 +1,8 @@
 """First sight of a kernel op alone (a linalg decomposition on realized operands): one compiled
 model per (op, kwargs, operand dtypes, pattern of dims), with symbolic dims, kept in the kernel
 cache. A fresh process runs ``linalg.solve(a, b)`` by loading that model from disk (milliseconds),
-where MAX's interpreter would load the kernel package twice and bind the kernel (about 2.4 s per
-process, measured; later first sights of that kernel in the process then cost milliseconds).
+where MAX's interpreter would load the kernel package twice and bind the kernel (seconds per
+process; later first sights of that kernel in the process then cost milliseconds).
 
 Where they come from: on a cold machine, the first-run build (``first_run.py``) makes the ones
 first runs need; the others a process wants are queued at its exit (a spec file in the kernel
@@ -179,10 +179,10 @@ def _name(op, kwargs: dict, dtypes: list, dims: list, picks, layout) -> str:
 def family(op) -> list:
     """The specs of every model of a kernel op's family (``op.single_op_variants``: each dtype,
     complex form and pattern of kwargs and shapes its calls can take), so that one miss asks for
-    them all. Asked for one by one as met, a conformance run met 4-5 variants no earlier run had
-    (complex64 ``qr`` of a square stack, descending ``argsort`` of uint32, ...) and each bound its
-    kernel in MAX's interpreter, 1.6-3.4 s, past Hypothesis's deadline: the library converged only
-    over many runs, and again after each edit renamed the models."""
+    them all. Asked for one by one as met, the library would converge only over many runs, and
+    again after each edit renames the models: a test suite that draws its cases meets variants no
+    earlier run met (complex64 ``qr`` of a square stack, descending ``argsort`` of uint32, ...),
+    and each binds its kernel in MAX's interpreter, seconds, past a test's deadline."""
     specs = {}
     for kwargs, dtypes, shapes in getattr(op, "single_op_variants", lambda: ())():
         kwargs, dims, _ = op.single_op_form(kwargs, shapes)
@@ -212,9 +212,9 @@ def plan(order, leaves, outputs, node_ids, leaf_ids):
 
 def _model_picks(node, picks: tuple):
     """The outputs a node's model gives: a kernel op's give all (its kernel computes them all
-    anyway), so one model serves ``sort`` and ``argsort``, ``eigh`` and ``eigvalsh``; before, each
-    subset the trace read was a model of its own, and a kernel model missed costs a kernel bind in
-    MAX's interpreter (1.6-2.8 s). Others give what the trace reads (None: all)."""
+    anyway), so one model serves ``sort`` and ``argsort``, ``eigh`` and ``eigvalsh``, where a model
+    per subset the trace reads would multiply the models, and a kernel model missed costs a kernel
+    bind in MAX's interpreter (seconds). Others give what the trace reads (None: all)."""
     return None if node.op.single_op else picks
 
 
@@ -254,20 +254,19 @@ def split(engine, order, outputs, runs_elsewhere=lambda node, results: False):
         return None
     # Some models missing while MAX's interpreter still lacks families: every node runs alone all
     # the same, the ones with models on them and each other alone (on the fused kernel, or the
-    # interpreter, which then loads only its families: a getitem of a new shape among six
-    # elementwise ops and a sum, the first check of a test session, took 1.2-1.7 s interpreted
-    # whole, nearly all of it loading the reduce, binary, unary and cast families).
+    # interpreter, which then loads only its families: interpreted whole, a trace would load the
+    # families of every op it holds, a second or more, for ops that have models).
     # The last runs when the trace is taken again (alone). A node the fused kernel does not take
     # asks for its model when it runs (``model``); the others never need one.
     return [used[id(n)][0] if len(used[id(n)]) == 1 else used[id(n)] for n in units[:-1]]
 
 
 #: models asked for by this process, compiled after it exits; at most ``_MAX_WANTED`` per class
-#: are queued, as each costs a compile: the ones this process missed most often (a test session
-#: asks for thousands of one-shape and every-size models; the first 512 met used to be the ones
-#: queued, so the linalg tests near a conformance run's end never got their small matmuls and
-#: reshapes, missed a thousand times each). Kernels have room of their own (before, a shared cap
-#: was full by the time the linalg tests ran, and float32 cholesky bound its kernel every run).
+#: are queued, as each costs a compile: the ones this process missed most often (a test run asks
+#: for thousands of one-shape and every-size models, and the first met are not the most needed:
+#: models a late test misses a thousand times each must not lose to ones met once early). Kernels
+#: have room of their own, so that other models filling a shared cap early cannot leave a kernel
+#: op binding its kernel in every run.
 #: ``_KEPT`` times as many are remembered until the process exits.
 _WANTED: dict[str, dict] = {}
 _MAX_WANTED = {KERNEL: 256, EVERY_SIZE: 2048, ONE_SHAPE: 512}
@@ -360,8 +359,8 @@ _MET: dict[str, dict] = {}
 #: the order this process met models in, wanted or found: the detached compiler bundles neighbours
 _MET_ORDER = itertools.count()
 _MAX_MET = 4096
-#: a bundle is regrouped when the members a process did not use made this much of it (~2.3 ms of
-#: loading per MB measured), at most ``_MAX_REGROUPED`` models per process
+#: a bundle is regrouped when the members a process did not use made this much of it (MAX loads a
+#: bundle whole, ~2.3 ms per MB), at most ``_MAX_REGROUPED`` models per process
 _REGROUP_BYTES, _MAX_REGROUPED = 1 << 20, 64
 
 
@@ -369,9 +368,9 @@ def _regroup(root) -> list:
     """Specs that move the models this process used out of bundles it mostly did not use, into
     bundles of their own. Bundles are made of the models one process missed (see
     ``single_op_compiler._batch``), but a machine's library mixes workloads, and an edit in
-    ``nabla/ops`` relinks every model into the bundle it was in: the NumPy bench's 108 models came
-    from 98 files holding 206, and 12 of those files (4-8 MB, mostly other processes' float64
-    ``tanh``/``acosh``/``atanh``) cost 250 of its 330 ms of loading. A regrouped bundle is never
+    ``nabla/ops`` relinks every model into the bundle it was in: a script's few models can then
+    come from files that mostly hold other workloads' models, each loaded whole, most of the
+    script's loading spent on models it never runs. A regrouped bundle is never
     regrouped again (the ``.regrouped`` mark beside it), so two workloads sharing a model cannot
     take it back and forth."""
     from ..core.graph import GRAPH

@@ -32,8 +32,8 @@ def _priority(spec: dict, misses: int, arrival: int) -> tuple:
     MAX's interpreter, seconds), then the models processes missed most often, then those serving
     every size, then the oldest. Misses count each time a trace needed the model, not once per
     process: the per-element checks of array-api-tests run a 0-d ``equal`` or ``isnan`` hundreds of
-    times per example (1-7 ms each interpreted, complex the slowest), and ordered by class and
-    process count those models waited behind a thousand models needed once."""
+    times per example (milliseconds each interpreted, complex the slowest), and ordered by class
+    and process count alone those models would wait behind a thousand models needed once."""
     reuse = spec.get("reuse", ONE_SHAPE)
     return bool(spec.get("regroup")), reuse != KERNEL, -misses, reuse, arrival
 
@@ -42,7 +42,7 @@ def _batch(order: list, pending: dict, origin: dict, first: dict) -> list:
     """The next bundle: the first spec in ``order`` and, of its class (kernels bundle apart), the
     specs the same process queued that it met nearest to it. A process loads a bundle whole
     (see ``_BUNDLE``), so its members should be models one workload uses together: bundled in
-    the machine-wide order, a script's models shared files with whatever other processes had
+    the machine-wide order, a script's models would share files with whatever other processes
     missed as often."""
     top = order[0]
     kernel = pending[top].get("reuse", ONE_SHAPE) == KERNEL
@@ -90,11 +90,11 @@ def _drain(root, lock) -> None:
         compile_specs([{**pending.pop(n), "misses": misses[n]} for n in batch], lock.touch)
 
 
-#: specs compiled together, as one module (kernels' apart from the rest): MAX's cost per compile is nearly all
-#: fixed (one elementwise model 13-21 s on the 2-core machine, thirteen in one module 16.5 s), so
-#: a bundle lands many models for the price of one; but a process that needs one member loads the
-#: whole bundle (measured: read and init of a single model 2-10 ms, of 32 models 10-77 ms; a
-#: conformance run at 32 per bundle spent 0.64 s in 20 bundle loads). Eight balances the two.
+#: specs compiled together, as one module (kernels' apart from the rest): MAX's cost per compile
+#: is nearly all fixed (a module of thirteen elementwise models compiles in little more than the
+#: time of one), so a bundle lands many models for the price of one; but a process that needs one
+#: member loads the whole bundle (one model reads and initializes in 2-10 ms, 32 in 10-77 ms).
+#: Eight balances the two.
 #: Kernels go a few at a time: each is a large compile of its own, and the first should land early.
 _BUNDLE, _BUNDLE_KERNELS = 8, 4
 

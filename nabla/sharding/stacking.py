@@ -59,7 +59,7 @@ def members_per_device(stack: Value, positions: tuple) -> list:
 class Members:
     """A sharded tensor's per-device values as members of one stack, made on first use: the next
     op over the stack reads ``stack`` and needs no member (recording an op on a mesh then makes
-    one node and one value, as unsharded, where the members were a node and a value per device).
+    one node and one value, as unsharded, where the members are a node and a value per device).
     A sequence like the list it stands for; ``device`` and ``is_realized`` answer without it."""
 
     __slots__ = ("stack", "positions", "device", "_list")
