@@ -1,5 +1,5 @@
-"""fft against NumPy (pocketfft), JAX (jit, ducc) and PyTorch (pocketfft, multi-threaded), side by
-side in one process.
+"""fft against NumPy (pocketfft), JAX (jit, ducc) and PyTorch (multi-threaded; pocketfft or oneMKL,
+by build), side by side in one process.
 
     python -m bench.bench_fft
 

@@ -3,8 +3,8 @@
     python -m bench.bench_first_sight [--skip-background]
 
 Each figure runs in its own new Python process with an empty Nabla disk cache (the MAX
-interpreter's cache stays as the machine has it), so every structure is new to Nabla. Figures
-prints Markdown rows.
+interpreter's cache stays as the machine has it), so every structure is new to Nabla.
+Prints Markdown rows.
 """
 
 from __future__ import annotations
