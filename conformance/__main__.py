@@ -1,7 +1,7 @@
 """``python -m conformance [SUITE_DIR] [--max-examples N] [pytest args]``.
 
 Runs the pinned array-api-tests suite against ``nabla.array_api``, writes the JSON
-report next to this file and rewrites ``conformance/RESULTS.md``.
+report next to this file and rewrites its own section of ``conformance/RESULTS.md``.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import collections
 import datetime
 import json
 import os
+import platform
 import subprocess
 import sys
 import time
@@ -73,14 +74,36 @@ def _extension_name_skips(suite: Path, env: dict, missing: list) -> Path:
     return path
 
 
-def _write_results(per_file, failures, commit, max_examples, wall, out: Path, extra_args) -> None:
+def _nabla_commit() -> str:
+    try:
+        return subprocess.run(["git", "-C", str(HERE.parent), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+#: the heading that opens each run's section of RESULTS.md, by whether Hypothesis' deadline was kept
+SECTION = {False: "## The suite at {n} examples, Hypothesis' deadline off",
+           True: "## The suite as it ships (800 ms Hypothesis deadline kept), {n} examples"}
+
+HEADER = """# array-api-tests against nabla.array_api
+
+Current figures, each section dated with the machine and commit it was measured on (earlier runs
+are in git history). Rerun with `python -m conformance SUITE`, which rewrites its own section of
+this file (`--results FILE` writes elsewhere; `--keep-deadline` keeps Hypothesis' deadline: the
+second section).
+"""
+
+
+def _section(per_file, failures, commit, max_examples, wall, keep_deadline, extra_args) -> str:
     total = collections.Counter()
     for c in per_file.values():
         total.update(c)
+    machine = f"a {os.cpu_count()}-core {platform.machine()} machine"
     lines = [
-        "# array-api-tests against nabla.array_api",
+        SECTION[keep_deadline].format(n=max_examples)
+        + f", {datetime.date.today().isoformat()}, {machine}, commit {_nabla_commit()}",
         "",
-        f"- date: {datetime.date.today().isoformat()}",
         f"- suite: data-apis/array-api-tests at `{commit}` (spec at `{PINNED_SPEC}`)",
         f"- `--max-examples={max_examples}`" + (f", extra args `{' '.join(extra_args)}`" if extra_args else ""),
         f"- wall time: {wall / 60:.1f} min",
@@ -94,8 +117,21 @@ def _write_results(per_file, failures, commit, max_examples, wall, out: Path, ex
         c = per_file[name]
         lines.append(f"| {name} | {c['passed']} | {c['failed'] + c['error']} | {c['skipped']} | {c['xfailed']} |")
     if failures:
-        lines += ["", "## Failing tests", ""] + [f"- `{f}`" for f in failures]
-    out.write_text("\n".join(lines) + "\n")
+        lines += ["", "### Failing tests", ""] + [f"- `{f}`" for f in failures]
+    return "\n".join(lines) + "\n"
+
+
+def write_results(out: Path, section: str, keep_deadline: bool) -> None:
+    """Replaces the section of ``out`` that a run of this kind wrote (or adds it); the header and the
+    other kind's section stay."""
+    text = out.read_text() if out.exists() else HEADER
+    head, *sections = text.split("\n## ")
+    sections = ["## " + s.rstrip("\n") + "\n" for s in sections]
+    opening = SECTION[keep_deadline].split("{n}")[0]
+    kept = [s for s in sections if not s.startswith(opening)]
+    place = next((i for i, s in enumerate(sections) if s.startswith(opening)), len(sections))
+    kept.insert(min(place, len(kept)), section)
+    out.write_text(head.rstrip("\n") + "\n\n" + "\n".join(kept))
 
 
 def main(argv=None) -> int:
@@ -144,8 +180,8 @@ def main(argv=None) -> int:
         print("python -m conformance: pytest wrote no report (is pytest-json-report installed?)", file=sys.stderr)
         return proc.returncode or 2
     per_file, failures = _tally(json.loads(report_file.read_text()))
-    shown = extra + (["--keep-deadline"] if args.keep_deadline else [])
-    _write_results(per_file, failures, _suite_commit(suite), args.max_examples, wall, Path(args.results), shown)
+    section = _section(per_file, failures, _suite_commit(suite), args.max_examples, wall, args.keep_deadline, extra)
+    write_results(Path(args.results), section, args.keep_deadline)
     print(f"python -m conformance: wrote {args.results}")
     return proc.returncode
 

@@ -21,7 +21,8 @@ from ..core.tensor import Tensor
 from ..ops import aliasing
 from . import _arrays as A
 from . import _dtypes as D
-from ._items import Items
+from ._items import FaceItems
+from ._items import face as _fnp
 from ._ndarray import wrap
 
 NAT = int(_np.iinfo(_np.int64).min)
@@ -33,12 +34,6 @@ _SECONDS = {"Y": Fraction(146097 * 86400, 400), "M": Fraction(146097 * 86400, 48
             "D": Fraction(86400), "h": Fraction(3600), "m": Fraction(60), "s": Fraction(1),
             "ms": Fraction(1, 10**3), "us": Fraction(1, 10**6), "ns": Fraction(1, 10**9),
             "ps": Fraction(1, 10**12), "fs": Fraction(1, 10**15), "as": Fraction(1, 10**18)}
-
-
-def _fnp():
-    import nabla.numpy as fnp  # the face (initialized before any of these functions runs)
-
-    return fnp
 
 
 def dates_dtype(dtype_like):
@@ -125,7 +120,7 @@ def convert(ticks, src: _np.dtype, dst: _np.dtype):
 
 
 # --- the array -----------------------------------------------------------------------------------------
-class DatetimeArray(Items):
+class DatetimeArray(FaceItems):
     """An array of dates (``datetime64``) or durations (``timedelta64``): int64 ticks on MAX and NumPy's
     dtype. Indexing, views and writes are the ticks'; arithmetic follows NumPy's unit rules."""
 
@@ -206,15 +201,6 @@ class DatetimeArray(Items):
 
     def transpose(self, *axes):
         return DatetimeArray(self.ticks.transpose(*axes), self.dtype)
-
-    # --- NumPy's protocols and the face's hooks ------------------------------------------------------
-    def __array_function__(self, func, types, args, kwargs):
-        ours = getattr(_fnp(), func.__name__, None)
-        return NotImplemented if ours is None or not callable(ours) else ours(*args, **kwargs)
-
-    def __nabla_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        """The face's ufuncs (``nabla.numpy.add(d, td)``) with a date operand."""
-        return self.__array_ufunc__(ufunc, method, *inputs, **kwargs)
 
     __hash__ = object.__hash__  # by identity, as the face's ndarray
 

@@ -1,6 +1,6 @@
 """What the face's arrays that are not Tensors (records, raw void items, dates) share: NumPy's
-sizes, ``len`` and iteration, from their ``shape`` and ``dtype``, and the reads of their values on
-the host, through their ``numpy()``."""
+sizes, ``len`` and iteration, from their ``shape`` and ``dtype``, the reads of their values on
+the host, through their ``numpy()``, and (records, dates) NumPy's functions answered by the face's."""
 
 from __future__ import annotations
 
@@ -45,3 +45,23 @@ class Items:
 
     def item(self, *args):
         return self.numpy().item(*args)
+
+
+def face():
+    """``nabla.numpy`` (initialized before any function of these arrays runs)."""
+    import nabla.numpy as fnp
+
+    return fnp
+
+
+class FaceItems(Items):
+    """Items that NumPy's functions and the face's ufuncs reach through the face's own functions."""
+    __slots__ = ()
+
+    def __array_function__(self, func, types, args, kwargs):
+        ours = getattr(face(), func.__name__, None)
+        return NotImplemented if ours is None or not callable(ours) else ours(*args, **kwargs)
+
+    def __nabla_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        """The face's ufuncs (``nabla.numpy.add(d, td)``) with such an operand."""
+        return self.__array_ufunc__(ufunc, method, *inputs, **kwargs)

@@ -25,16 +25,11 @@ from . import _arrays as A
 from . import _datetime as _dates
 from . import _dtypes as D
 from ._datetime import DatetimeArray
-from ._items import Items
+from ._items import FaceItems
+from ._items import face as _fnp
 from ._ndarray import ndarray
 
 _type = type  # ``view(dtype, type)`` takes NumPy's parameter name
-
-
-def _fnp():
-    import nabla.numpy as fnp  # the face (initialized before any of these functions runs)
-
-    return fnp
 
 
 # --- dtypes --------------------------------------------------------------------------------------------
@@ -160,7 +155,7 @@ def _field_name(dtype: _np.dtype, key: str) -> str:
 
 
 # --- the array -----------------------------------------------------------------------------------------
-class StructuredArray(Items):
+class StructuredArray(FaceItems):
     """An array of records: NumPy's structured dtype and one array per field (face arrays on MAX).
     Field access, indexing, reshaping and writes are the fields'; views see writes, as in NumPy."""
 
@@ -344,18 +339,7 @@ class StructuredArray(Items):
             raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
         return self.reshape(tuple(d for i, d in enumerate(self.shape) if i not in drop))
 
-    # --- NumPy's protocols and the face's hooks ------------------------------------------------------
-    def __array_function__(self, func, types, args, kwargs):
-        ours = getattr(_fnp(), func.__name__, None)
-        return NotImplemented if ours is None or not callable(ours) else ours(*args, **kwargs)
-
-    def __nabla_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        """The face's ufuncs (``nabla.numpy.equal(a, b)``) with a structured operand."""
-        return self.__array_ufunc__(ufunc, method, *inputs, **kwargs)
-
     __hash__ = object.__hash__  # by identity, as the face's ndarray
-
-
 
 
 class recarray(StructuredArray):

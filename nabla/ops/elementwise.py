@@ -14,6 +14,7 @@ from ..core.operation import Fused
 from ..core.tensor import Tensor
 from . import complex_lowerings as C
 from . import lowerings as L
+from . import bitwise_lowerings as B
 from .base import BinaryOperation, UnaryOperation, broadcast_impls, broadcast_shapes, describe, flat_form, lift_same
 from .casts import astype, cast_op  # noqa: F401 (astype is also this module's: the elementwise face)
 
@@ -222,7 +223,7 @@ UNARY_TABLE = {
     "real": Unary(L.identity, "numeric", lambda x, y, t: t, fused=Fused(view="real"), complex=C.creal),
     # (zeros of x's shape: x * 0 would be NaN where x is infinite or NaN)
     "imag": Unary(lambda x: L.ops.mul(L.ops.cast(L.isfinite(x), x.dtype), L.const(0, x)), "numeric", _zero, complex=C.cimag),
-    "bitwise_invert": Unary(L.bitwise_invert, "integer_or_bool", None,
+    "bitwise_invert": Unary(B.bitwise_invert, "integer_or_bool", None,
           fused=Fused(31, ints=True, ints_only=True, wraps=True, on_bools="logical_not")),
 }
 _LN2, _LN10 = math.log(2), math.log(10)
@@ -314,14 +315,14 @@ BINARY_TABLE = {
     "logical_and": Binary("logical_and", "bool", False, False, None, fused=Fused(52, ints=True)),
     "logical_or": Binary("logical_or", "bool", False, False, None, fused=Fused(53, ints=True)),
     "logical_xor": Binary("logical_xor", "bool", False, False, None, fused=Fused(54, ints=True)),
-    "bitwise_and": Binary(L.bitwise_and, "integer_or_bool", False, False, None,
+    "bitwise_and": Binary(B.bitwise_and, "integer_or_bool", False, False, None,
           fused=Fused(55, ints=True, ints_only=True, on_bools="logical_and")),
-    "bitwise_or": Binary(L.bitwise_or, "integer_or_bool", False, False, None,
+    "bitwise_or": Binary(B.bitwise_or, "integer_or_bool", False, False, None,
           fused=Fused(56, ints=True, ints_only=True, on_bools="logical_or")),
-    "bitwise_xor": Binary(L.bitwise_xor, "integer_or_bool", False, False, None,
+    "bitwise_xor": Binary(B.bitwise_xor, "integer_or_bool", False, False, None,
           fused=Fused(57, ints=True, ints_only=True, on_bools="logical_xor")),
-    "bitwise_left_shift": Binary(L.left_shift, "integer", False, False, None),
-    "bitwise_right_shift": Binary(L.right_shift, "integer", False, False, None),
+    "bitwise_left_shift": Binary(B.left_shift, "integer", False, False, None),
+    "bitwise_right_shift": Binary(B.right_shift, "integer", False, False, None),
 }
 
 UNARY_OPS = {name: ElementwiseUnary(name, row) for name, row in UNARY_TABLE.items()}
