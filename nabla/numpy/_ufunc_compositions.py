@@ -85,6 +85,11 @@ def _modf(x):
 
 
 def _spacing(x):
+    if x.dtype == _dt.float16:  # NumPy's half spacing: positive, below |x| for negative x
+        ax = _U["abs"](x)
+        up = _B["nextafter"](x, _xp.full_like(x, _np.inf)) - x
+        down = _where(ax == 0, _B["nextafter"](ax, _xp.full_like(x, 1.0)), ax - _B["nextafter"](ax, _xp.zeros_like(x)))
+        return _where(_U["isinf"](x), x - x, _where(_U["signbit"](x), down, up))
     inf = _B["copysign"](_xp.full_like(x, _np.inf), x)
     return _B["nextafter"](x, inf) - x
 

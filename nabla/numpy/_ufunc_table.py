@@ -28,7 +28,7 @@ _BINARY = {
     "add": "add", "arctan2": "atan2", "atan2": "atan2", "bitwise_and": "bitwise_and", "bitwise_or": "bitwise_or",
     "bitwise_xor": "bitwise_xor", "left_shift": "bitwise_left_shift", "bitwise_left_shift": "bitwise_left_shift",
     "right_shift": "bitwise_right_shift", "bitwise_right_shift": "bitwise_right_shift", "copysign": "copysign",
-    "divide": "divide", "true_divide": "divide", "equal": "equal", "floor_divide": "floor_divide",
+    "divide": "divide", "true_divide": "divide", "equal": "equal",
     "greater": "greater", "greater_equal": "greater_equal", "hypot": "hypot", "less": "less",
     "less_equal": "less_equal", "logaddexp": "logaddexp", "maximum": "maximum", "minimum": "minimum", "multiply": "multiply",
     "nextafter": "nextafter", "not_equal": "not_equal", "power": "pow", "pow": "pow", "float_power": "pow",
@@ -47,14 +47,42 @@ def _fmin(a, b):
 
 
 def _fmod(a, b):
-    if a.dtype.is_integer:  # C's fmod: the sign of the dividend
-        r = _B["remainder"](a, b)
-        return _where(_B["logical_and"](r != 0, (r < 0) != (a < 0)), r - b, r)
-    return a - _U["trunc"](a / b) * b
+    """C's fmod, the sign of the dividend, from the exact floor remainder (the sign of the divisor):
+    where they differ the two are b apart, and r - b is exact (the result is representable)."""
+    r = _B["remainder"](a, b)
+    out = _where(_B["logical_and"](r != 0, (r < 0) != (a < 0)), r - b, r)
+    if a.dtype.is_integer:
+        return out
+    out = _where(out == 0, _B["copysign"](_xp.zeros_like(out), a), out)
+    # |a| < |b| (b = +-inf too): a itself, where a + b, the floor remainder, rounds
+    return _where(_U["abs"](a) < _U["abs"](b), a, out)
 
 
 def _heaviside(x, h0):
-    return _where(x < 0, _xp.zeros_like(x), _where(x > 0, _xp.ones_like(x), h0 + _xp.zeros_like(x)))
+    step = _where(x < 0, _xp.zeros_like(x), _where(x > 0, _xp.ones_like(x), h0 + _xp.zeros_like(x)))
+    return _where(_U["isnan"](x), x, step) if x.dtype.is_floating else step
+
+
+def _floor_divide(a, b):
+    """NumPy's: as the standard's, but x // +-inf with x finite, nonzero and of the other sign is -1.0
+    (the standard's -0), as Python's float ``//``, and +-inf // y is NaN for y nonzero (the
+    standard's +-inf)."""
+    q = _B["floor_divide"](a, b)
+    if not q.dtype.is_floating:
+        return q
+    other = _B["logical_and"](_B["logical_and"](_U["isfinite"](a), a != 0), _U["isinf"](b))
+    q = _where(_B["logical_and"](other, (a < 0) != (b < 0)), _xp.full_like(q, -1.0), q)
+    return _where(_B["logical_and"](_U["isinf"](a), b != 0), _xp.full_like(q, _np.nan), q)
+
+
+def _logaddexp2(a, b):
+    """log2(2^a + 2^b) as NumPy's: the larger plus log2(1 + 2^-|a - b|), a + 1 where a == b; float16
+    computed in float32 and rounded once."""
+    if a.dtype == _dt.float16:
+        return _astype(_logaddexp2(_astype(a, _dt.float32), _astype(b, _dt.float32)), _dt.float16)
+    big = _B["maximum"](a, b)
+    d = _where(a == b, _xp.zeros_like(a), -_U["abs"](a - b))
+    return big + _U["log1p"](_exp2(d)) * (1.0 / _LN2)
 
 
 def _cbrt(x):
@@ -99,8 +127,8 @@ _COMPOSED = {
     "cbrt": _cbrt,
     "deg2rad": _deg2rad, "radians": _deg2rad, "rad2deg": _rad2deg, "degrees": _rad2deg,
     "fmax": _fmax, "fmin": _fmin, "fmod": _fmod, "heaviside": _heaviside,
-    "logaddexp2": lambda a, b: _B["logaddexp"](a * _LN2, b * _LN2) / _LN2,
-    "divmod": lambda a, b: (_B["floor_divide"](a, b), _B["remainder"](a, b)),
+    "logaddexp2": _logaddexp2, "floor_divide": _floor_divide,
+    "divmod": lambda a, b: (_floor_divide(a, b), _B["remainder"](a, b)),
     **_COMPOSITIONS,  # modf, frexp, ldexp, spacing, gcd, lcm, bitwise_count
 }
 

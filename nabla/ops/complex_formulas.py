@@ -93,10 +93,16 @@ def exp_limits(k, a, b, r, i, at_minus_inf):
 def exp(k, z):
     a, b = z
     m = k.exp(a)
+    c, s = k.cos(b), k.sin(b)
+    # where e^a overflows, e^a cos b may not: (e^(a/2) cos b) e^(a/2)
+    h = k.exp(k.mul(a, k.const(0.5, a)))
+    big = k.logical_and(k.isinf(m), isfinite(k, a))
+    r = k.where(big, k.mul(k.mul(h, c), h), k.mul(m, c))
+    i = k.where(big, k.mul(k.mul(h, s), h), k.mul(m, s))
     # exp(a + 0j) stays real even where cos/sin of 0 meet an infinite magnitude
     b_zero = k.equal(b, k.const(0, b))
-    r = k.where(b_zero, m, k.mul(m, k.cos(b)))
-    i = k.where(b_zero, b, k.mul(m, k.sin(b)))
+    r = k.where(b_zero, m, r)
+    i = k.where(b_zero, b, i)
     return exp_limits(k, a, b, r, i, k.const(0, a))
 
 

@@ -108,12 +108,27 @@ def clog_base(base: float):
     return lambda x: ops.mul(clog(x), ops.constant(scale, x.dtype, x.device))
 
 
+def _hyperbolic_products(a, b, first):
+    """(sinh a cos b, cosh a sin b) for ``first`` "sinh", (cosh a cos b, sinh a sin b) for "cosh".
+    Where sinh a and cosh a overflow the products may not: e^|a| / 2 times a cosine or sine is
+    (e^(|a|/2) cos / 2) e^(|a|/2)."""
+    sh, ch, c, s = sinh(a), cosh(a), ops.cos(b), ops.sin(b)
+    big = ops.logical_and(ops.is_inf(ch), isfinite(a))
+    h = exp(ops.mul(ops.abs(a), const(0.5, a)))
+    sign = select(ops.greater(const(0, a), a), const(-1, a), const(1, a))
+
+    def product(hyperbolic, trig):
+        scaled = ops.mul(ops.mul(h, ops.mul(trig, const(0.5, a))), h)
+        return select(big, ops.mul(sign, scaled) if hyperbolic is sh else scaled, ops.mul(hyperbolic, trig))
+
+    return (product(sh, c), product(ch, s)) if first == "sinh" else (product(ch, c), product(sh, s))
+
+
 def csinh(x):
     a, b = re(x), im(x)
     b_bad = ops.logical_not(isfinite(b))
-    r = ops.mul(sinh(a), ops.cos(b))
+    r, i = _hyperbolic_products(a, b, "sinh")
     r = select(ops.logical_and(b_bad, ops.logical_or(ops.is_inf(a), ops.equal(a, const(0, a)))), a, r)
-    i = ops.mul(cosh(a), ops.sin(b))
     i = select(ops.equal(b, const(0, b)), b, select(ops.logical_and(ops.is_inf(a), b_bad), nan_like(a), i))
     return pack(r, i)
 
@@ -122,8 +137,8 @@ def ccosh(x):
     a, b = re(x), im(x)
     b_bad = ops.logical_not(isfinite(b))
     inf_a = ops.logical_and(ops.is_inf(a), b_bad)
-    r = select(inf_a, _inf(a), ops.mul(cosh(a), ops.cos(b)))
-    i = ops.mul(sinh(a), ops.sin(b))
+    r, i = _hyperbolic_products(a, b, "cosh")
+    r = select(inf_a, _inf(a), r)
     i = select(inf_a, nan_like(a), i)
     i = select(ops.logical_and(b_bad, ops.equal(a, const(0, a))), const(0, a), i)
     i = select(ops.equal(b, const(0, b)), select(signbit_of_number(a), ops.negate(b), b), i)

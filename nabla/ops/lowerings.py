@@ -197,10 +197,37 @@ def select(cond, a, b):
     return ops.where(cond, a, b)
 
 
+# MAX's graph compiler folds an op whose operands are one value (after it merges equal
+# expressions): x - x to 0, x == x and x >= x to True, whatever x holds. For floats that is wrong
+# where x is infinite or NaN (inf - inf is NaN; NaN == NaN is False), so the float lowerings below
+# say so themselves: the same where the operands are two values, and right where MAX folds them.
+
+def subtract(x, y):
+    out = ops.sub(x, y)
+    if not is_float(x):
+        return out
+    same_special = ops.logical_and(ops.logical_or(ops.is_inf(x), ops.is_nan(x)), ops.equal(x, y))
+    # (only where MAX folded it: an unfolded NaN keeps the bits the hardware gave it)
+    folded = ops.logical_and(same_special, ops.logical_not(ops.is_nan(out)))
+    return select(folded, select(ops.is_nan(x), x, nan_like(x)), out)
+
+
+def equal(x, y):
+    if not is_float(x):
+        return ops.equal(x, y)
+    return ops.logical_and(ops.equal(x, y), ops.logical_not(ops.is_nan(x)))
+
+
+def greater_equal(x, y):
+    if not is_float(x):
+        return ops.greater_equal(x, y)
+    return ops.logical_and(ops.greater_equal(x, y), ops.logical_not(ops.is_nan(x)))
+
+
 def not_equal(x, y):
     # MAX's not_equal says False when an operand is NaN; IEEE (and NumPy) say True
     if is_float(x):
-        return ops.logical_not(ops.equal(x, y))
+        return ops.logical_not(equal(x, y))
     return ops.not_equal(x, y)
 
 
@@ -282,7 +309,24 @@ def tanh(x):
 def exp(x):
     if x.dtype == DType.float64:
         return _exp64(x)
+    if x.dtype == DType.float32:
+        return _exp32(x)
     return select(ops.is_nan(x), x, ops.exp(x))  # MAX's exp(NaN) is inf
+
+
+def _exp32(x):
+    """float32 exp within about an ulp (MAX's loses up to 6 ulp far from 0 and saturates at 2.4e38
+    from 88.38 on): x = k ln2 + r, ln2 in two parts as fdlibm's e_expf.c (k ln2_hi exact), MAX's exp
+    of |r| <= ln2/2, where it is accurate, times 2^k as two exact powers of two. The fused kernel's
+    ``_exp32`` does the same ops: both paths give the same bits."""
+    k = ops.floor(ops.add(ops.mul(x, const(1.44269504088896338700, x)), const(0.5, x)))
+    r = ops.sub(ops.sub(x, ops.mul(k, const(6.93145751953125e-01, x))), ops.mul(k, const(1.428606765330187e-06, x)))
+    k1 = ops.floor(ops.mul(k, const(0.5, x)))
+    two = const(2, x)
+    out = ops.mul(ops.mul(ops.exp(r), ops.pow(two, k1)), ops.pow(two, ops.sub(k, k1)))
+    out = select(ops.greater(x, const(89, x)), const(math.inf, x), out)
+    out = select(ops.greater(const(-104, x), x), const(0, x), out)
+    return select(ops.is_nan(x), x, out)
 
 
 #: fdlibm's e_exp.c (Sun Microsystems, 1993): ln2 in two parts (Cody and Waite) and the degree-5
@@ -329,18 +373,32 @@ def log_base(base: float):
     return lambda x: ops.mul(ops.log(x), const(scale, x))
 
 
-def sinh(x):
+#: floor(ln(largest finite)): e^x is finite below it
+_EXP_OVERFLOWS_FROM = {DType.float16: 11, DType.float32: 88, DType.float64: 709}
+
+
+def _overflow_halved(x):
+    """|x|, whether e^|x| overflows or nearly (sinh and cosh are still finite up to ln 2 past that),
+    and |x| halved there: e^|x| / 2 = (e^(|x|/2) / 2) e^(|x|/2)."""
     ax = ops.abs(x)
-    e = expm1(ax)
+    big = ops.greater(ax, const(_EXP_OVERFLOWS_FROM.get(x.dtype, 88), x))
+    return ax, big, ops.mul(ax, select(big, const(0.5, x), const(1, x)))
+
+
+def sinh(x):
+    ax, big, scaled = _overflow_halved(x)
+    e = expm1(scaled)
     mag = ops.mul(ops.add(e, ops.div(e, ops.add(e, const(1, x)))), const(0.5, x))
-    mag = select(ops.is_inf(e), e, mag)
+    h = ops.add(e, const(1, x))
+    mag = select(big, ops.mul(ops.mul(h, const(0.5, x)), h), select(ops.is_inf(e), e, mag))
     out = select(ops.greater(const(0, x), x), ops.negate(mag), mag)
     return select(ops.logical_or(ops.equal(x, const(0, x)), ops.is_inf(x)), x, out)
 
 
 def cosh(x):
-    e = exp(ops.abs(x))
-    return ops.mul(ops.add(e, ops.div(const(1, x), e)), const(0.5, x))
+    ax, big, scaled = _overflow_halved(x)
+    e = exp(scaled)
+    return select(big, ops.mul(ops.mul(e, const(0.5, x)), e), ops.mul(ops.add(e, ops.div(const(1, x), e)), const(0.5, x)))
 
 
 def tan(x):
@@ -517,9 +575,12 @@ def floor_divide(x, y):
     return select(_any_nan(x, y), nan_like(x), q)
 
 
-# MAX's float64 mod is exact while |x / y| < 2**34 (its float32 mod drifts from 2**8): wider
-# quotients are brought down 32 bits at a time by fmod with y * 2**(32 k), exact multiples of y,
-# in float64 (a remainder of narrower floats is exact in their own dtype).
+# MAX's float64 mod is x - floor(x / y) y with one rounding: the exact residual while |x / y| < 2**34
+# (its float32 mod drifts from 2**8), but one y below the remainder where x / y rounds up to an
+# integer (mod(1, 0.001) is -2.1e-17, fmod's is 0.00099999999999997918): a negative residual takes y
+# back, exactly (fmod's result is representable). Wider quotients are brought down 32 bits at a
+# time by fmod with y * 2**(32 k), exact multiples of y, in float64 (a remainder of narrower floats
+# is exact in their own dtype).
 _FMOD_STEP_BITS = 32
 _QUOTIENT_BITS = {DType.float64: 1024 + 1074, DType.float32: 128 + 149, DType.float16: 16 + 24,
                   DType.bfloat16: 128 + 133}
@@ -534,7 +595,9 @@ def _fmod_exact(x, y, quotient_dtype):
         divisors.append(ops.mul(divisors[-1], step))  # exact, or inf past the range
     r = ops.abs(x)
     for d in reversed(divisors):
-        r = select(ops.is_inf(d), r, ops.mod(r, d))  # MAX's mod(r, inf) is NaN, fmod's is r
+        m = ops.mod(r, d)
+        m = select(ops.greater(const(0, m), m), ops.add(m, d), m)
+        r = select(ops.is_inf(d), r, m)  # MAX's mod(r, inf) is NaN, fmod's is r
     return copysign_of_number(r, x)
 
 
@@ -587,12 +650,24 @@ def logaddexp(x, y):
     return select(_any_nan(x, y), nan_like(x), out)
 
 
+#: per dtype: mantissa bits, the smallest subnormal's and normal's exponents, the largest finite value
+_FLOAT_LAYOUT = {DType.float64: (52, -1074, -1022, 1.7976931348623157e308),
+                 DType.float32: (23, -149, -126, 3.4028234663852886e38),
+                 DType.float16: (10, -24, -14, 65504.0)}
+
+
 def nextafter(x, y):
-    """The next float after ``x`` toward ``y``, from the exponent of ``x`` (no bit casts in MAX)."""
-    f64 = x.dtype == DType.float64
-    mant = 52 if f64 else 23
-    tiny = 2.0 ** (-1074 if f64 else -149)
-    min_normal_exp = -1022 if f64 else -126
+    """The next float after ``x`` toward ``y``, from the exponent of ``x`` (no bit casts in MAX).
+    float16's neighbours are found in float32 (they are exact there)."""
+    if x.dtype == DType.float16:
+        return ops.cast(_nextafter(ops.cast(x, DType.float32), ops.cast(y, DType.float32), DType.float16),
+                        DType.float16)
+    return _nextafter(x, y, x.dtype)
+
+
+def _nextafter(x, y, layout):
+    mant, tiny_exp, min_normal_exp, largest = _FLOAT_LAYOUT[layout]
+    tiny = 2.0 ** tiny_exp
     zero = const(0, x)
     ax = ops.abs(x)
     toward_up = ops.greater(y, x)
@@ -609,11 +684,17 @@ def nextafter(x, y):
     at_power = ops.equal(ax, p)
     e = select(ops.logical_and(at_power, ops.logical_not(away)), ops.sub(e, const(1, x)), e)
     e = ops.max(e, const(min_normal_exp, x))
-    ulp = ops.pow(const(2, x), ops.sub(e, const(mant, x)))
+    # steps of the lowest normal binade are subnormal, which MAX's kernels flush: there x and the step
+    # are scaled up by 2^64 (exactly) and the sum back down
+    lowest = ops.equal(e, const(min_normal_exp, x))
+    scale = select(lowest, const(64, x), const(0, x))
+    ulp = ops.pow(const(2, x), ops.add(ops.sub(e, const(mant, x)), scale))
     step = select(toward_up, ulp, ops.negate(ulp))
-    out = ops.add(x, step)
+    out = ops.mul(ops.add(ops.mul(x, ops.pow(const(2, x), scale)), step), ops.pow(const(2, x), ops.negate(scale)))
     out = select(ops.equal(ax, zero), select(toward_up, const(tiny, x), const(-tiny, x)), out)
-    out = select(ops.is_inf(x), select(ops.equal(x, y), x, select(toward_up, const(-1.7976931348623157e308 if f64 else -3.4028234663852886e38, x), const(1.7976931348623157e308 if f64 else 3.4028234663852886e38, x))), out)
+    out = select(ops.is_inf(x), select(ops.equal(x, y), x, select(toward_up, const(-largest, x), const(largest, x))), out)
+    # past the largest finite value: infinity (float16's, found in float32, is finite there)
+    out = select(ops.greater(ops.abs(out), const(largest, x)), select(toward_up, const(math.inf, x), const(-math.inf, x)), out)
     out = select(ops.equal(x, y), y, out)
     return select(_any_nan(x, y), nan_like(x), out)
 
@@ -637,6 +718,9 @@ BOOL_BINARY = {
 def negative(x):
     if is_unsigned(x):
         return ops.sub(const(0, x), x)  # wraps like NumPy; MAX's negate has no unsigned kernels
+    if is_float(x):  # MAX folds x + negate(x) to 0, inf and NaN too; x * -1 is -x and is not folded
+        # (a NaN is negated for its sign bit, as NumPy's is: x * -1 keeps it)
+        return select(ops.is_nan(x), ops.negate(x), ops.mul(x, const(-1, x)))
     return ops.negate(x)
 
 

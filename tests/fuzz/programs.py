@@ -640,11 +640,44 @@ def _composites(w: _Writer) -> None:
         w.new(f"xp.nan_to_num(xp.where({a} > 1, xp.inf, xp.where({a} < -1, xp.nan, {a})), posinf=9.0)", (), "")
 
 
+#: a float dtype's edges, as program text over ``e = onp.finfo(dtype)``: zeros, units, the largest and
+#: smallest normals, infinities, NaN, wide quotients, arguments next to exp's and sinh's overflow
+_EDGE_VALUES = ("[0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 3.0, -3.0, 1e-3, 0.1, e.tiny, e.max, -e.max, e.max / 3, e.eps, "
+                "1 + e.eps, 1 - e.eps / 2, onp.inf, -onp.inf, onp.nan, 10.0, -10.5, 1e10, 88.0, 88.7, 89.2, -87.0, "
+                "700.0, 709.9, 710.3, -708.0, 11.0]")
+_EDGE_UNARY = ("exp", "expm1", "exp2", "log", "log1p", "log2", "sqrt", "cbrt", "sinh", "cosh", "tanh", "sin", "cos",
+               "arctan", "arcsinh", "spacing", "negative", "abs", "sign", "floor", "rint", "square", "reciprocal")
+_EDGE_BINARY = ("add", "subtract", "multiply", "divide", "fmod", "remainder", "floor_divide", "power", "arctan2",
+                "hypot", "logaddexp", "logaddexp2", "nextafter", "copysign", "maximum", "minimum", "fmax", "fmin",
+                "heaviside", "equal", "not_equal", "less", "greater_equal")
+
+
+def _edges(w: _Writer) -> None:
+    """Float ufuncs on the edges of their dtypes, operands apart and one value twice (``x - x``,
+    ``x != x``: what a compiler may fold)."""
+    dtype = w.pick(FLOATS)
+    pool = f"(lambda e: onp.array({_EDGE_VALUES}, dtype='{dtype}'))(onp.finfo('{dtype}'))"
+    n = int(w.pick((1, 7, 64, 257, 1000)))
+
+    def edge_array():
+        seed = int(w.rng.integers(1 << 30))
+        return w.new(f"xp.asarray(onp.random.default_rng({seed}).choice({pool}, {n}))", (n,), dtype)
+
+    x, y = edge_array(), edge_array()
+    for _ in range(int(w.rng.integers(1, 4))):
+        if w.rng.random() < 0.35:
+            x = w.new(f"xp.{w.pick(_EDGE_UNARY)}({x})", (n,), "")
+            continue
+        name = w.pick(_EDGE_BINARY)
+        operands = w.pick((f"{x}, {y}", f"{x}, {y}", f"{x}, {x}", f"{x}, -{x}", f"{x} * 2, {x} * 2"))
+        x = w.new(f"xp.{name}({operands})", (n,), "")
+
+
 FAMILIES = {
     "creation": _creation, "elementwise": _elementwise, "reductions": _reductions, "scans": _scans,
     "indexing": _indexing, "sorting": _sorting, "matmul": _matmul, "manipulation": _manipulation,
     "linalg": _linalg, "fft": _fft, "random": _random, "array_api": _array_api, "statistics": _statistics,
-    "composites": _composites,
+    "composites": _composites, "edges": _edges,
 }
 
 

@@ -82,11 +82,29 @@ def _keep_nan[T: DType, w: Int](x: SIMD[T, w], r: SIMD[T, w]) -> SIMD[T, w]:
 def _exp[T: DType, w: Int](x: SIMD[T, w]) -> SIMD[T, w] where T.is_floating_point():
     comptime if T == DType.float64:
         return rebind[SIMD[T, w]](_exp64(rebind[SIMD[DType.float64, w]](x)))
-    # std exp saturates near the top of the range (f32: 2.4e38 from 88.38 on): square exp(x/2) there
-    var half = exp(x * 0.5)
-    var r = x.gt(SIMD[T, w](80.0)).select(half * half, exp(x))
+    elif T == DType.float32:
+        return rebind[SIMD[T, w]](_exp32(rebind[SIMD[DType.float32, w]](x)))
+    var r = exp(x)
     r = _is_inf(x).select(x.gt(0).select(x, SIMD[T, w](0)), r)
     return _keep_nan(x, r)
+
+
+@always_inline
+def _exp32[w: Int](x: SIMD[DType.float32, w]) -> SIMD[DType.float32, w]:
+    # float32 exp within about an ulp (std exp loses up to 6 ulp far from 0 and saturates at 2.4e38
+    # from 88.38 on), as lowerings.exp writes it for MAX's graphs (same ops, same bits): x = k ln2 + r,
+    # ln2 in two parts as fdlibm's e_expf.c (k ln2_hi exact), std exp of |r| <= ln2/2, where it is
+    # accurate, times 2^k as two exact powers of two.
+    comptime F = DType.float32
+    var k = floor(x * 1.44269504088896338700 + 0.5)
+    var r = (x - k * 6.93145751953125e-01) - k * 1.428606765330187e-06
+    var k1 = floor(k * 0.5)
+    var e1 = (k1.cast[DType.int32]() + 127) << 23
+    var e2 = ((k - k1).cast[DType.int32]() + 127) << 23
+    var out = exp(r) * bitcast[F, w](e1) * bitcast[F, w](e2)
+    out = x.gt(SIMD[F, w](89.0)).select(SIMD[F, w](FloatLiteral.infinity), out)
+    out = x.lt(SIMD[F, w](-104.0)).select(SIMD[F, w](0), out)
+    return _keep_nan(x, out)
 
 
 @always_inline
