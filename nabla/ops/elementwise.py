@@ -15,6 +15,7 @@ from ..core.tensor import Tensor
 from . import complex_lowerings as C
 from . import lowerings as L
 from . import bitwise_lowerings as B
+from . import division_lowerings as D
 from .base import BinaryOperation, UnaryOperation, broadcast_impls, broadcast_shapes, describe, flat_form, lift_same
 from .casts import astype, cast_op  # noqa: F401 (astype is also this module's: the elementwise face)
 
@@ -289,9 +290,9 @@ BINARY_TABLE = {
           fused=Fused(42, ints=True, wraps=True), complex=C.cmul),
     "divide": Binary("div", "float", False, False, lambda x, y, o: (1 / y, -(o / y)), fused=Fused(43), complex=C.cdiv),
     "pow": Binary(L.power, "numeric", False, False, _pow_partials, complex=C.cpow),
-    "floor_divide": Binary(L.floor_divide, "real", False, False, lambda x, y, o: (None, None),
+    "floor_divide": Binary(D.floor_divide, "real", False, False, lambda x, y, o: (None, None),
           fused=Fused(58, ints=True, ints_only=True, wraps=True, signed=True)),
-    "remainder": Binary(L.remainder, "real", False, False, lambda x, y, o: (1, -BINARY_FUNCTIONS["floor_divide"](x, y)),
+    "remainder": Binary(D.remainder, "real", False, False, lambda x, y, o: (1, -BINARY_FUNCTIONS["floor_divide"](x, y)),
           fused=Fused(59, ints=True, ints_only=True, signed=True)),
     "maximum": Binary(L.maximum, "real", False, False, lambda x, y, o: _select_partials(x, y, o, lambda a, b: a > b),
           fused=Fused(44, ints=True, signed=True)),

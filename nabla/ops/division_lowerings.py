@@ -1,0 +1,91 @@
+"""MAX lowerings of floor division and the floor remainder, exact for every quotient, as Python's
+float ``//`` and ``%`` are (and C's integer division where the divisor is zero or MIN // -1 would
+trap)."""
+
+from __future__ import annotations
+
+from max.dtype import DType
+from max.graph import ops
+
+from .lowerings import _any_nan, const, copysign_of_number, is_float, isfinite, nan_like, select, signbit_of_number
+
+def _safe_int_divisor(x, y):
+    """Integer division: divisor 0 (and MIN // -1) would trap, so they get a harmless divisor."""
+    zero = const(0, y)
+    return ops.equal(y, zero), select(ops.equal(y, zero), const(1, y), y)
+
+
+def floor_divide(x, y):
+    if not is_float(x):
+        by_zero, safe = _safe_int_divisor(x, y)
+        return select(by_zero, const(0, x), ops.floor_div(x, safe))
+    zero = const(0, x)
+    q = ops.floor(ops.div(x, y))
+    # exact quotients from the remainder, as Python's float // does
+    r = remainder(x, y)
+    exact = ops.div(ops.sub(x, r), y)
+    rounded = ops.round(exact)
+    q = select(ops.logical_and(isfinite(exact), ops.logical_and(ops.logical_not(ops.equal(y, zero)), isfinite(y))),
+               rounded, q)
+    # x finite, y infinite: 0 with the quotient's sign (the standard's -0 where Python gives -1.0)
+    x_fin_y_inf = ops.logical_and(isfinite(x), ops.is_inf(y))
+    differ = ops.logical_xor(signbit_of_number(x), signbit_of_number(y))
+    limit = select(differ, const(-0.0, x), zero)
+    q = select(x_fin_y_inf, limit, q)
+    zero_q = select(differ, const(-0.0, x), zero)
+    q = select(ops.logical_and(ops.equal(q, zero), ops.logical_not(x_fin_y_inf)), zero_q, q)
+    return select(_any_nan(x, y), nan_like(x), q)
+
+
+# MAX's float64 mod is x - floor(x / y) y with one rounding: the exact residual while |x / y| < 2**34
+# (its float32 mod drifts from 2**8), but one y below the remainder where x / y rounds up to an
+# integer (mod(1, 0.001) is -2.1e-17, fmod's is 0.00099999999999997918): a negative residual takes y
+# back, exactly (fmod's result is representable). Wider quotients are brought down 32 bits at a
+# time by fmod with y * 2**(32 k), exact multiples of y, in float64 (a remainder of narrower floats
+# is exact in their own dtype).
+_FMOD_STEP_BITS = 32
+_QUOTIENT_BITS = {DType.float64: 1024 + 1074, DType.float32: 128 + 149, DType.float16: 16 + 24,
+                  DType.bfloat16: 128 + 133}
+
+
+def _fmod_exact(x, y, quotient_dtype):
+    """``fmod(x, y)`` of float64s exactly, for the quotients of ``quotient_dtype``; finite x and nonzero y
+    (y = +-inf leaves x)."""
+    step = const(2.0 ** _FMOD_STEP_BITS, y)
+    divisors = [ops.abs(y)]
+    for _ in range(_QUOTIENT_BITS[quotient_dtype] // _FMOD_STEP_BITS):
+        divisors.append(ops.mul(divisors[-1], step))  # exact, or inf past the range
+    r = ops.abs(x)
+    for d in reversed(divisors):
+        m = ops.mod(r, d)
+        m = select(ops.greater(const(0, m), m), ops.add(m, d), m)
+        r = select(ops.is_inf(d), r, m)  # MAX's mod(r, inf) is NaN, fmod's is r
+    return copysign_of_number(r, x)
+
+
+def _exact_fmod_then_mod(x, y):
+    """Python's (floor) modulo, exact: the sign of y, from an exact fmod in float64."""
+    dtype = x.dtype
+    if dtype != DType.float64:  # the fmod of narrower floats can be subnormal where the modulo is not
+        x, y = ops.cast(x, DType.float64), ops.cast(y, DType.float64)
+    r = _fmod_exact(x, y, dtype)
+    fix = ops.logical_and(ops.logical_not(ops.equal(r, const(0, r))),
+                          ops.logical_xor(signbit_of_number(r), signbit_of_number(y)))
+    r = select(fix, ops.add(r, y), r)
+    return r if dtype == DType.float64 else ops.cast(r, dtype)
+
+
+def remainder(x, y):
+    if not is_float(x):
+        by_zero, safe = _safe_int_divisor(x, y)
+        return select(by_zero, const(0, x), ops.mod(x, safe))
+    zero = const(0, x)
+    r = _exact_fmod_then_mod(x, y)
+    x_fin_y_inf = ops.logical_and(isfinite(x), ops.is_inf(y))
+    differ = ops.logical_xor(signbit_of_number(x), signbit_of_number(y))
+    # x finite, y infinite: x itself when signs agree (or x is zero), else y
+    r = select(x_fin_y_inf, select(ops.logical_and(differ, ops.logical_not(ops.equal(x, zero))), y, x), r)
+    # a zero remainder takes the divisor's sign
+    r = select(ops.equal(r, zero), select(signbit_of_number(y), const(-0.0, x), zero), r)
+    bad = ops.logical_or(ops.is_inf(x), ops.equal(y, zero))
+    return select(ops.logical_or(bad, _any_nan(x, y)), nan_like(x), r)
