@@ -1,6 +1,5 @@
-"""MAX lowerings of floor division and the floor remainder, exact for every quotient, as Python's
-float ``//`` and ``%`` are (and C's integer division where the divisor is zero or MIN // -1 would
-trap)."""
+"""MAX lowerings of floor division and the floor remainder: of floats exact for every quotient, as
+Python's float ``//`` and ``%`` are; of integers 0 where a zero divisor would trap."""
 
 from __future__ import annotations
 

@@ -378,15 +378,15 @@ _EXP_OVERFLOWS_FROM = {DType.float16: 11, DType.float32: 88, DType.float64: 709}
 
 
 def _overflow_halved(x):
-    """|x|, whether e^|x| overflows or nearly (sinh and cosh are still finite up to ln 2 past that),
-    and |x| halved there: e^|x| / 2 = (e^(|x|/2) / 2) e^(|x|/2)."""
+    """Whether e^|x| overflows or nearly (sinh and cosh are still finite up to ln 2 past that), and
+    |x|, halved there: e^|x| / 2 = (e^(|x|/2) / 2) e^(|x|/2)."""
     ax = ops.abs(x)
     big = ops.greater(ax, const(_EXP_OVERFLOWS_FROM.get(x.dtype, 88), x))
-    return ax, big, ops.mul(ax, select(big, const(0.5, x), const(1, x)))
+    return big, ops.mul(ax, select(big, const(0.5, x), const(1, x)))
 
 
 def sinh(x):
-    ax, big, scaled = _overflow_halved(x)
+    big, scaled = _overflow_halved(x)
     e = expm1(scaled)
     mag = ops.mul(ops.add(e, ops.div(e, ops.add(e, const(1, x)))), const(0.5, x))
     h = ops.add(e, const(1, x))
@@ -396,7 +396,7 @@ def sinh(x):
 
 
 def cosh(x):
-    ax, big, scaled = _overflow_halved(x)
+    big, scaled = _overflow_halved(x)
     e = exp(scaled)
     return select(big, ops.mul(ops.mul(e, const(0.5, x)), e), ops.mul(ops.add(e, ops.div(const(1, x), e)), const(0.5, x)))
 
