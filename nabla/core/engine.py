@@ -21,9 +21,11 @@ from pathlib import Path
 
 from . import memory_check, progress
 from .compiler import BackgroundCompiler
-from .context import SEVERAL_DEVICES, VirtualCPU, driver_device
+from .context import SEVERAL_DEVICES, driver_device
 from .disk_cache import ModelDiskCache, kernel_cache_dir, model_cache_dir
 from .models import ModelStore, RealizationError, _bytes_budget, _Entry, execute, mlir_context  # noqa: F401 (re-exported)
+from .trace_facts import (describe_outputs, element_count, fused_whole, on_accelerators, on_virtual_devices,
+                          shares_inner_values)
 from .trace_lowering import TraceLowering
 
 _MAX_CACHE_ENTRIES = 4096
@@ -66,40 +68,6 @@ class EngineStats:
 
 _UNSET = object()
 _SPLIT = object()  # _start's answer for a trace whose kernel nodes must run apart
-
-
-def _shared(order, outputs) -> bool:
-    """Whether something outside the trace holds one of its inner values (another pending node's
-    input, a live tensor's value): a probe must not compute the read alone then, or that work
-    stays pending and the next read traces it again, one step longer each time (a loop reading
-    ``sum(x)`` after each ``x = x * 0.99 + 1`` would meet a new structure at every step, and a
-    training loop reading its loss would carry its updates' gradients into the next step's
-    trace). Counted, not searched: an inner value is referenced by its consumers' input tuples
-    and by whatever else holds it, so a reference count above its uses in the trace means it is
-    shared (scanning the live pending tensors would make reading n pending scalars O(n^2)).
-    Values of nodes without operands (scalar constants, fills) cost nothing to compute again and
-    are not counted. Either answer computes the same values: a wrong one only costs time."""
-    import sys
-
-    # beyond its uses: the list holding it in ``uses`` and getrefcount's own argument
-    return any(sys.getrefcount(entry[0]) > entry[1] + 2 for entry in _inner_uses(order, outputs).values())
-
-
-def _inner_uses(order, outputs) -> dict:
-    """id -> [value, its uses in the trace] of the trace's inner values (a function of its own:
-    its loop variables, which would hold references, are gone when it returns)."""
-    read = {id(v.node) for v in outputs}
-    uses: dict[int, list] = {}
-    for n in order:
-        for v in n.inputs:
-            m = v.node
-            if m is not None and m.inputs and id(m) not in read:
-                entry = uses.get(id(v))
-                if entry is None:
-                    uses[id(v)] = [v, 1]
-                else:
-                    entry[1] += 1
-    return uses
 
 
 class _Done:
@@ -213,8 +181,8 @@ class Engine(TraceLowering, ModelStore):
         """Compute ``outputs`` (pending values) and turn them into leaves holding buffers.
 
         ``fast_only``: only if a compiled model or the fused kernel serves them at once, and no
-        other pending work shares the trace's work (see ``_shared``); returns whether they were
-        computed (otherwise nothing happened but keying)."""
+        other pending work shares the trace's work (see ``shares_inner_values``); returns whether
+        they were computed (otherwise nothing happened but keying)."""
         done = _Done()  # set when this call's in-flight outputs are written back
         claimed: list = []
         results = None
@@ -255,7 +223,7 @@ class Engine(TraceLowering, ModelStore):
                             self.stats.compile_seconds += time.perf_counter() - t0
                 run, buffers = job
                 t0 = time.perf_counter()
-                results = memory_check.checked_run(run, buffers, _ops_of(claimed)) if self.debug_memory \
+                results = memory_check.checked_run(run, buffers, describe_outputs(claimed)) if self.debug_memory \
                     else run(buffers)
                 elapsed = time.perf_counter() - t0
         finally:
@@ -304,14 +272,15 @@ class Engine(TraceLowering, ModelStore):
             return (lambda _: [_empty(v) for v in outputs]), []
         traced = self.trace(outputs)
         key, leaves = traced.key, traced.leaves
-        if SEVERAL_DEVICES.in_use and _on_virtual_devices(traced):
+        if SEVERAL_DEVICES.in_use and on_virtual_devices(traced):
             return None if fast_only else self._interpret_over_devices(traced, outputs)
         # MAX's interpreter and Nabla's fused kernel run on the CPU: a trace that touches an
         # accelerator is compiled, as under the "compile" policy
-        accelerated = _on_accelerators(leaves, outputs)
+        accelerated = on_accelerators(leaves, outputs)
         compiling = self.policy == "compile" or accelerated
         stages = None  # the first-sight path's stages, once asked
-        if fast_only and not staged and len(traced.order) > len(outputs) and _shared(traced.order, outputs):
+        if fast_only and not staged and len(traced.order) > len(outputs) \
+                and shares_inner_values(traced.order, outputs):
             return None  # a probe that would leave shared work pending
         apart = traced.single_op_nodes and len(traced.order) > 1 and not fast_only and self.fused_enabled \
             and self.first_sight is not None and not compiling
@@ -333,7 +302,7 @@ class Engine(TraceLowering, ModelStore):
             # than the run; element-by-element checks meet thousands of such keys. A small one it
             # runs in stages is looked up at its second sight: most are met once
             if compiling or not callable(self._fused_run(entry, traced, outputs)):
-                if compiling or _elements(leaves, outputs) > _SMALL_TRACE_ELEMENTS:
+                if compiling or element_count(leaves, outputs) > _SMALL_TRACE_ELEMENTS:
                     self._load_from_disk(entry)
                 else:
                     stages = self._stages(entry, traced, outputs)  # (asked once: used below)
@@ -342,7 +311,7 @@ class Engine(TraceLowering, ModelStore):
         else:
             self._cache.move_to_end(key)
             if entry.model is None and (entry.nbytes < 0  # evicted from memory: it is on disk
-                                        or (entry.digest is None and not _fused_plan(entry, leaves))):
+                                        or (entry.digest is None and not fused_whole(entry, leaves))):
                 self._load_from_disk(entry)
         entry.sightings += 1
         self._poll_compiles()
@@ -380,7 +349,7 @@ class Engine(TraceLowering, ModelStore):
             parts = self.first_sight.split(self, traced.order, outputs)
         if parts or stages:
             if repeated and (entry.sightings >= _SMALL_TRACE_SIGHTS
-                             or _elements(leaves, outputs) > _SMALL_TRACE_ELEMENTS):
+                             or element_count(leaves, outputs) > _SMALL_TRACE_ELEMENTS):
                 self._compile_future(entry, build)  # in the background; until it lands, first sight serves
             # node by node on single-op models this machine has compiled (no interpreter, no compile),
             # or the fused kernel's parts in stages (each stage, and the rest, choose their own path)
@@ -424,7 +393,7 @@ class Engine(TraceLowering, ModelStore):
         return None
 
     def on_virtual_devices(self, traced) -> bool:
-        return SEVERAL_DEVICES.in_use and _on_virtual_devices(traced)
+        return SEVERAL_DEVICES.in_use and on_virtual_devices(traced)
 
     def interpreted_model(self, graph):
         """A stand-in for a compiled model of ``graph`` (one over virtual CPU devices, which MAX's
@@ -462,7 +431,7 @@ class Engine(TraceLowering, ModelStore):
         """A probe's answer for a trace the first-sight path runs in stages (``all(isnan(a) ==
         isnan(b))``: a count, then its test): the stages, each probed in turn, so that the read
         runs as its own programs while the other pending work, which shares none of it (see
-        ``_shared``), waits for its own read; None when there are none."""
+        ``shares_inner_values``), waits for its own read; None when there are none."""
         stages = self._stages(entry, traced, outputs)
         return _Stages(stages) if stages else None
 
@@ -557,53 +526,6 @@ class _Interpreted:
     def execute(self, *buffers):
         with mlir_context(), self.engine._lock:
             return self.engine.interpreter.execute(self.graph, list(buffers))
-
-
-_HAS_ACCELERATORS: list = []  # asked once: most machines have none, and the realization path is hot
-
-
-def _on_accelerators(leaves, outputs) -> bool:
-    if not _HAS_ACCELERATORS:
-        from max import driver
-
-        _HAS_ACCELERATORS.append(driver.accelerator_count() > 0)
-    return _HAS_ACCELERATORS[0] and (any(not v.device.is_host for v in outputs)
-                                     or any(not leaf.device.is_host for leaf in leaves))
-
-
-def _on_virtual_devices(traced) -> bool:
-    """Whether a trace places values on virtual CPU devices: its leaves, its transfers and
-    collectives (meshes over distinct devices are of virtual CPUs only), or its nodes' kwargs (a
-    creation's device)."""
-    if any(type(leaf.device) is VirtualCPU for leaf in traced.leaves):
-        return True
-    for n in traced.order:
-        if n.op.multi_device:
-            return True
-        if n.kwargs and any(type(v) is VirtualCPU for v in n.kwargs.values()):
-            return True
-    return False
-
-
-def _fused_plan(entry, leaves) -> bool:
-    """Whether the fused kernel runs this entry's trace whole for these leaves' shapes."""
-    return bool(entry.fused and entry.fused.get(tuple(leaf.shape for leaf in leaves)))
-
-
-def _elements(leaves, outputs) -> int:
-    total = 0
-    for v in (*leaves, *outputs):
-        n = 1
-        for d in v.shape:
-            n *= d
-        total += n
-    return total
-
-
-def _ops_of(outputs) -> str:
-    """What a realization computes, for a debug message: the ops of its outputs' nodes."""
-    names = sorted({v.node.op.name for v in outputs if v.node is not None})
-    return f"a trace ending in {names}"
 
 
 def _write_back(outputs, results) -> None:

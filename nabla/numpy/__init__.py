@@ -38,7 +38,8 @@ from ._datetime import DatetimeArray, arange  # noqa: F401
 # structured (record) arrays: the creation functions take structured dtypes and records, then dates
 from ._records import StructuredArray, recarray  # noqa: F401
 from ._records_ops import (array, asanyarray, asarray, ascontiguousarray, empty, empty_like, full,  # noqa: F401
-                           full_like, ones, ones_like, rec, zeros, zeros_like)
+                           full_like, ones, ones_like, zeros, zeros_like)
+from ._rec import rec  # noqa: F401
 from ._datetime_ops import (busday_count, busday_offset, busdaycalendar, datetime_as_string, is_busday,  # noqa: F401
                             isnat)
 from . import emath, fft, lib, linalg, random  # noqa: F401,E402

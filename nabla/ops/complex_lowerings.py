@@ -13,8 +13,9 @@ import math
 from max.graph import ops
 
 from . import complex_formulas as F
-from .lowerings import (MAX_OPS, asinh, atan2, broadcast_to, const, copysign_of_number, cosh, exp, expm1, hypot,
-                        identity, isfinite, nan_like, select, signbit_of_number, sinh, slice_tensor)
+from .lowerings import (MAX_OPS, broadcast_to, const, copysign_of_number, exp, hypot, identity, isfinite, nan_like,
+                        select, signbit_of_number, slice_tensor)
+from .transcendental_lowerings import asinh, atan2, cosh, expm1, sinh
 
 
 def _part(x, k):

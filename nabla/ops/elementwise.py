@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import math
-import numbers
 from typing import NamedTuple
 
-import numpy as np
 
 from ..core import dtypes as _dt
 from ..core.context import get_default_dtype
@@ -16,8 +14,10 @@ from . import complex_lowerings as C
 from . import lowerings as L
 from . import bitwise_lowerings as B
 from . import division_lowerings as D
+from . import transcendental_lowerings as T
 from .base import BinaryOperation, UnaryOperation, broadcast_impls, broadcast_shapes, describe, flat_form, lift_same
 from .casts import astype, cast_op  # noqa: F401 (astype is also this module's: the elementwise face)
+from .operands import align_batched, coerce_operands, scalar_dtype
 
 # dtype categories: which input dtypes an op accepts
 _CATEGORIES = {
@@ -193,24 +193,24 @@ UNARY_TABLE = {
           fused=Fused(12, ints=True, wraps=True), complex=C.csquare),
     "reciprocal": Unary(L.reciprocal, "float", lambda x, y, t: -(t * (y * y)), fused=Fused(13), complex=C.creciprocal),
     "exp": Unary(L.exp, "float", lambda x, y, t: t * y, fused=Fused(14), complex=C.cexp),
-    "expm1": Unary(L.expm1, "float", lambda x, y, t: t * (y + 1), fused=Fused(15), complex=C.cexpm1),
+    "expm1": Unary(T.expm1, "float", lambda x, y, t: t * (y + 1), fused=Fused(15), complex=C.cexpm1),
     "log": Unary("log", "float", lambda x, y, t: t / x, fused=Fused(16), complex=C.clog),
     "log1p": Unary("log1p", "float", lambda x, y, t: t / (x + 1), fused=Fused(17), complex=C.clog1p),
-    "log2": Unary(L.log_base(2), "float", lambda x, y, t: t / (x * _LN2), complex=C.clog2),
-    "log10": Unary(L.log_base(10), "float", lambda x, y, t: t / (x * _LN10), complex=C.clog10),
+    "log2": Unary(T.log_base(2), "float", lambda x, y, t: t / (x * _LN2), complex=C.clog2),
+    "log10": Unary(T.log_base(10), "float", lambda x, y, t: t / (x * _LN10), complex=C.clog10),
     "sqrt": Unary("sqrt", "float", lambda x, y, t: t / (y * 2), fused=Fused(18), complex=C.csqrt),
     "sin": Unary("sin", "float", lambda x, y, t: t * UNARY_FUNCTIONS["cos"](x), fused=Fused(19), complex=C.csin),
     "cos": Unary("cos", "float", lambda x, y, t: -(t * UNARY_FUNCTIONS["sin"](x)), fused=Fused(20), complex=C.ccos),
-    "tan": Unary(L.tan, "float", lambda x, y, t: t * (y * y + 1), complex=C.ctan),
-    "asin": Unary(L.asin, "float", lambda x, y, t: t / UNARY_FUNCTIONS["sqrt"](1 - x * x), complex=C.casin),
-    "acos": Unary(L.acos, "float", lambda x, y, t: -(t / UNARY_FUNCTIONS["sqrt"](1 - x * x)), complex=C.cacos),
-    "atan": Unary(L.atan, "float", lambda x, y, t: t / (x * x + 1), complex=C.catan),
-    "sinh": Unary(L.sinh, "float", lambda x, y, t: t * UNARY_FUNCTIONS["cosh"](x), complex=C.csinh),
-    "cosh": Unary(L.cosh, "float", lambda x, y, t: t * UNARY_FUNCTIONS["sinh"](x), complex=C.ccosh),
+    "tan": Unary(T.tan, "float", lambda x, y, t: t * (y * y + 1), complex=C.ctan),
+    "asin": Unary(T.asin, "float", lambda x, y, t: t / UNARY_FUNCTIONS["sqrt"](1 - x * x), complex=C.casin),
+    "acos": Unary(T.acos, "float", lambda x, y, t: -(t / UNARY_FUNCTIONS["sqrt"](1 - x * x)), complex=C.cacos),
+    "atan": Unary(T.atan, "float", lambda x, y, t: t / (x * x + 1), complex=C.catan),
+    "sinh": Unary(T.sinh, "float", lambda x, y, t: t * UNARY_FUNCTIONS["cosh"](x), complex=C.csinh),
+    "cosh": Unary(T.cosh, "float", lambda x, y, t: t * UNARY_FUNCTIONS["sinh"](x), complex=C.ccosh),
     "tanh": Unary(L.tanh, "float", lambda x, y, t: t * (1 - y * y), fused=Fused(21), complex=C.ctanh),
-    "asinh": Unary(L.asinh, "float", lambda x, y, t: t / UNARY_FUNCTIONS["sqrt"](x * x + 1), complex=C.casinh),
-    "acosh": Unary(L.acosh, "float", lambda x, y, t: t / UNARY_FUNCTIONS["sqrt"](x * x - 1), complex=C.cacosh),
-    "atanh": Unary(L.atanh, "float", lambda x, y, t: t / (1 - x * x), complex=C.catanh),
+    "asinh": Unary(T.asinh, "float", lambda x, y, t: t / UNARY_FUNCTIONS["sqrt"](x * x + 1), complex=C.casinh),
+    "acosh": Unary(T.acosh, "float", lambda x, y, t: t / UNARY_FUNCTIONS["sqrt"](x * x - 1), complex=C.cacosh),
+    "atanh": Unary(T.atanh, "float", lambda x, y, t: t / (1 - x * x), complex=C.catanh),
     "floor": Unary(L.integral_or(L.ops.floor), "real", _zero, fused=Fused(22, ints=True)),
     "ceil": Unary(L.integral_or(L.ops.ceil), "real", _zero, fused=Fused(23, ints=True)),
     "trunc": Unary(L.integral_or(L.ops.trunc), "real", _zero, fused=Fused(24, ints=True)),
@@ -289,7 +289,7 @@ BINARY_TABLE = {
     "multiply": Binary("mul", "numeric", False, False, lambda x, y, o: (y, x),
           fused=Fused(42, ints=True, wraps=True), complex=C.cmul),
     "divide": Binary("div", "float", False, False, lambda x, y, o: (1 / y, -(o / y)), fused=Fused(43), complex=C.cdiv),
-    "pow": Binary(L.power, "numeric", False, False, _pow_partials, complex=C.cpow),
+    "pow": Binary(T.power, "numeric", False, False, _pow_partials, complex=C.cpow),
     "floor_divide": Binary(D.floor_divide, "real", False, False, lambda x, y, o: (None, None),
           fused=Fused(58, ints=True, ints_only=True, wraps=True, signed=True)),
     "remainder": Binary(D.remainder, "real", False, False, lambda x, y, o: (1, -BINARY_FUNCTIONS["floor_divide"](x, y)),
@@ -298,9 +298,9 @@ BINARY_TABLE = {
           fused=Fused(44, ints=True, signed=True)),
     "minimum": Binary(L.minimum, "real", False, False, lambda x, y, o: _select_partials(x, y, o, lambda a, b: a < b),
           fused=Fused(45, ints=True, signed=True)),
-    "atan2": Binary(L.atan2, "real_float", False, False, _atan2_partials),
+    "atan2": Binary(T.atan2, "real_float", False, False, _atan2_partials),
     "hypot": Binary(L.hypot, "real_float", False, False, lambda x, y, o: (x / o, y / o)),
-    "logaddexp": Binary(L.logaddexp, "real_float", False, False,
+    "logaddexp": Binary(T.logaddexp, "real_float", False, False,
                   lambda x, y, o: (UNARY_FUNCTIONS["exp"](x - o), UNARY_FUNCTIONS["exp"](y - o))),
     "copysign": Binary(L.copysign, "real_float", False, False, _copysign_partials),
     "nextafter": Binary(L.nextafter, "real_float", False, False, None),
@@ -363,69 +363,6 @@ def _make_unary(op):
     return fn
 
 
-def _scalar_dtype(scalar, other: _dt.DType, op: str) -> _dt.DType:
-    if isinstance(scalar, (bool, np.bool_)):
-        return other if other.kind != "b" else _dt.bool_
-    if isinstance(scalar, numbers.Integral):
-        if other.kind in "iufc":
-            return other
-        return _dt.int64
-    if isinstance(scalar, numbers.Real):
-        return other if other.is_floating or other.is_complex else get_default_dtype()
-    if isinstance(scalar, numbers.Complex):
-        return other if other.is_complex else _dt.complex_dtype(other if other.is_floating else get_default_dtype())
-    raise TypeError(f"nabla.{op}: unsupported operand {scalar!r} of type {type(scalar).__name__}")
-
-
-def coerce_operands(x, y, op: str) -> tuple[Tensor, Tensor]:
-    """Python scalars take the tensor's dtype where they fit; tensors promote by the lattice."""
-    from .creation import operand_constant
-
-    def asarray(v, device=None):
-        from .creation import asarray as to_tensor
-
-        try:
-            return to_tensor(v, device=device)
-        except (TypeError, ValueError) as e:
-            raise type(e)(f"nabla.{op}: unsupported operand {type(v).__name__} {v!r:.40}: {e}") from None
-
-    xt, yt = isinstance(x, Tensor), isinstance(y, Tensor)
-    if xt and not yt:
-        if isinstance(y, (numbers.Number, np.bool_)) and not isinstance(y, np.ndarray):
-            y = operand_constant(y, _scalar_dtype(y, x.dtype, op), x.device)
-        else:
-            y = asarray(y, device=x.device)
-    elif yt and not xt:
-        if isinstance(x, (numbers.Number, np.bool_)) and not isinstance(x, np.ndarray):
-            x = operand_constant(x, _scalar_dtype(x, y.dtype, op), y.device)
-        else:
-            x = asarray(x, device=y.device)
-    elif not xt and not yt:
-        x, y = asarray(x), asarray(y)
-    if x.dtype is not y.dtype:
-        try:
-            common = _dt.result_type(x.dtype, y.dtype)
-        except TypeError as e:
-            raise TypeError(f"nabla.{op}: {e} (shapes {x.shape}, {y.shape})") from None
-        if x.dtype is not common:
-            x = cast_op(x, dtype=common)
-        if y.dtype is not common:
-            y = cast_op(y, dtype=common)
-    return x, y
-
-
-def _align_batched(x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
-    """Pad the logical rank of a batched operand so physical right-aligned broadcasting is right."""
-    from .broadcasting import pad_logical_rank
-
-    nx, ny = x.ndim, y.ndim
-    if nx < ny and x.batch_dims:
-        x = pad_logical_rank(x, ny)
-    elif ny < nx and y.batch_dims:
-        y = pad_logical_rank(y, nx)
-    return x, y
-
-
 def _make_binary(op):
     from .creation import operand_constant
 
@@ -433,7 +370,7 @@ def _make_binary(op):
 
     def fn(x, y):
         tx, ty = type(x), type(y)
-        if tx is Tensor and (ty is float or ty is int) and _scalar_dtype(y, x._impl.dtype, name) is x._impl.dtype:
+        if tx is Tensor and (ty is float or ty is int) and scalar_dtype(y, x._impl.dtype, name) is x._impl.dtype:
             y = operand_constant(y, x._impl.dtype, x._impl.device)  # the common `x * 0.5`
         elif tx is not Tensor or ty is not Tensor or x._impl.dtype is not y._impl.dtype:
             x, y = coerce_operands(x, y, name)
@@ -441,7 +378,7 @@ def _make_binary(op):
             x, y = _float_input(x, op), _float_input(y, op)
         xi, yi = x._impl, y._impl
         if (xi.batch_dims or yi.batch_dims) and xi.ndim != yi.ndim:
-            x, y = _align_batched(x, y)
+            x, y = align_batched(x, y)
         elif op.single_op and xi.shape != yi.shape and not xi.batch_dims and not yi.batch_dims:
             # a kernel op broadcasts apart: its model then serves every shape (see ``flat_form``),
             # where a model per pair of ranks cost a kernel bind per new pair (2.7 s)

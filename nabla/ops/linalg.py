@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..core.tensor import Tensor
 from .base import Operation, broadcast_shapes, describe, lift_same
-from .elementwise import _align_batched, coerce_operands
+from .operands import align_batched, coerce_operands
 from .view import squeeze, unsqueeze
 
 
@@ -109,7 +109,7 @@ def matmul(x, y) -> Tensor:
     if vec_y:
         y = unsqueeze(y, 1)
     if (x.batch_dims or y.batch_dims) and x.ndim != y.ndim:
-        x, y = _align_batched(x, y)
+        x, y = align_batched(x, y)
     out = matmul_op(x, y)
     if vec_x and vec_y:
         return squeeze(out, (-2, -1))

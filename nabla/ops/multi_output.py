@@ -83,7 +83,7 @@ concat_op = ConcatOp()
 
 def concat(tensors, axis: int = 0) -> Tensor:
     """Join a sequence of tensors along an existing ``axis``."""
-    from .elementwise import coerce_operands
+    from .operands import coerce_operands
 
     tensors = list(tensors)
     if not tensors:

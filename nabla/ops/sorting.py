@@ -199,7 +199,7 @@ def argmin(x: Tensor, axis=None, keepdims: bool = False) -> Tensor:
 def searchsorted(x1: Tensor, x2: Tensor, side: str = "left", sorter=None) -> Tensor:
     """Insertion points of ``x2`` in the sorted 1-D ``x1`` (NaN sorts last): by counting, or by
     binary search where counting would compare too many pairs."""
-    from .elementwise import coerce_operands
+    from .operands import coerce_operands
     from .reduction import sum as reduce_sum
     from .view import reshape
 

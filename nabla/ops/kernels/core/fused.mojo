@@ -136,7 +136,7 @@ def _exp64[w: Int](x: SIMD[DType.float64, w]) -> SIMD[DType.float64, w]:
 def _expm1[T: DType, w: Int](x: SIMD[T, w]) -> SIMD[T, w] where T.is_floating_point():
     # Kahan's trick for float64 ((u - 1) x / log u, u = e^x: accurate where e^x - 1 cancels, from
     # an accurate exp and log; W. Kahan, via Higham, "Accuracy and Stability of Numerical
-    # Algorithms", 2002, 1.14.1); float32's std expm1 is within two ulp. As lowerings.expm1.
+    # Algorithms", 2002, 1.14.1); float32's std expm1 is within two ulp. As transcendental_lowerings.expm1.
     comptime if T == DType.float64:
         var u = _exp(x)
         var d = u - 1
