@@ -1,6 +1,8 @@
+import atexit
 import collections
 import gc
 import os
+import shutil
 import tempfile
 
 import numpy as np
@@ -11,6 +13,8 @@ import pytest
 # read the structures the other worker compiled)
 if "PYTEST_XDIST_WORKER" in os.environ or "NABLA_CACHE_DIR" not in os.environ:
     os.environ["NABLA_CACHE_DIR"] = tempfile.mkdtemp(prefix="nabla-test-cache-")
+    # removed at exit, after Nabla's own exit work (registered before nabla is imported, so run after it)
+    atexit.register(shutil.rmtree, os.environ["NABLA_CACHE_DIR"], ignore_errors=True)
 # scipy reads this once, at import: scikit-learn's array-API dispatch (tests/interop/test_sklearn.py) needs it
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 # the single-op kernel models this session's many structures want are not compiled at its exit
