@@ -106,24 +106,34 @@ def _euclid_steps(dtype) -> int:
     return n + 1
 
 
-def _gcd(x, y):
+def _magnitudes(x, y):
+    """``|x|`` and ``|y|``, broadcast, as the unsigned integers of their width: the magnitude of a
+    signed minimum (``abs`` wraps it back to itself) is held exactly there."""
     x = _tensor(x, y) if not isinstance(x, Tensor) else x
     y = _tensor(y, x)
-    a, b = _U["abs"](x), _U["abs"](y)
-    a, b = _xp.broadcast_arrays(a, b)
+    a, b = _xp.broadcast_arrays(_U["abs"](x), _U["abs"](y))
+    if a.dtype.numpy_dtype.kind == "i":
+        unsigned = _dt.from_name(f"uint{8 * a.dtype.numpy_dtype.itemsize}")
+        a, b = _astype(a, unsigned), _astype(b, unsigned)
+    return a, b, x.dtype
+
+
+def _gcd(x, y):
+    """Euclid's algorithm on the magnitudes; the result wraps into the signed dtype as NumPy's does
+    (``gcd(-128, 0)`` is -128 in int8)."""
+    a, b, dtype = _magnitudes(x, y)
     one, zero = _xp.ones_like(b), _xp.zeros_like(b)
     for _ in range(_euclid_steps(a.dtype)):
         live = b != 0
         a, b = _where(live, b, a), _where(live, a % _where(live, b, one), zero)
-    return a
+    return _astype(a, dtype)
 
 
 def _lcm(x, y):
-    x = _tensor(x, y) if not isinstance(x, Tensor) else x
-    y = _tensor(y, x)
-    g = _gcd(x, y)
+    a, b, dtype = _magnitudes(x, y)
+    g = _gcd(a, b)
     zero = g == 0
-    return _where(zero, _xp.zeros_like(g), _U["abs"](x) // _where(zero, _xp.ones_like(g), g) * _U["abs"](y))
+    return _astype(_where(zero, _xp.zeros_like(g), a // _where(zero, _xp.ones_like(g), g) * b), dtype)
 
 
 def _bitwise_count(x):

@@ -1,23 +1,32 @@
 """MAX lowerings of floor division and the floor remainder: of floats exact for every quotient, as
-Python's float ``//`` and ``%`` are; of integers 0 where a zero divisor would trap."""
+Python's float ``//`` and ``%`` are; of integers NumPy's where the division would trap (a zero
+divisor gives 0, ``MIN // -1`` wraps to MIN)."""
 
 from __future__ import annotations
 
 from max.dtype import DType
 from max.graph import ops
 
-from .lowerings import _any_nan, const, copysign_of_number, is_float, isfinite, nan_like, select, signbit_of_number
+from .lowerings import (_any_nan, const, copysign_of_number, is_float, is_unsigned, isfinite, nan_like, select,
+                        signbit_of_number)
 
-def _safe_int_divisor(x, y):
-    """Integer division: divisor 0 (and MIN // -1) would trap, so they get a harmless divisor."""
-    zero = const(0, y)
-    return ops.equal(y, zero), select(ops.equal(y, zero), const(1, y), y)
+
+def _safe_int_divisor(y):
+    """Integer division traps on a zero divisor and on MIN // -1 (x86's idiv): a divisor 0, or -1 of a
+    signed dtype, is replaced by 1; returns where it was 0, where -1, and the safe divisor."""
+    zero = ops.equal(y, const(0, y))
+    minus_one = ops.equal(y, const(-1, y)) if not is_unsigned(y) else None
+    bad = zero if minus_one is None else ops.logical_or(zero, minus_one)
+    return zero, minus_one, select(bad, const(1, y), y)
 
 
 def floor_divide(x, y):
-    if not is_float(x):
-        by_zero, safe = _safe_int_divisor(x, y)
-        return select(by_zero, const(0, x), ops.floor_div(x, safe))
+    if not is_float(x):  # NumPy: 0 for a zero divisor; x // -1 is -x, wrapped (MIN // -1 is MIN)
+        by_zero, by_minus_one, safe = _safe_int_divisor(y)
+        q = ops.floor_div(x, safe)
+        if by_minus_one is not None:
+            q = select(by_minus_one, ops.sub(const(0, x), x), q)
+        return select(by_zero, const(0, x), q)
     zero = const(0, x)
     q = ops.floor(ops.div(x, y))
     # exact quotients from the remainder, as Python's float // does
@@ -75,9 +84,8 @@ def _exact_fmod_then_mod(x, y):
 
 
 def remainder(x, y):
-    if not is_float(x):
-        by_zero, safe = _safe_int_divisor(x, y)
-        return select(by_zero, const(0, x), ops.mod(x, safe))
+    if not is_float(x):  # NumPy: 0 for a zero divisor, as x % -1 is: x % 1, the safe divisor's
+        return ops.mod(x, _safe_int_divisor(y)[2])
     zero = const(0, x)
     r = _exact_fmod_then_mod(x, y)
     x_fin_y_inf = ops.logical_and(isfinite(x), ops.is_inf(y))

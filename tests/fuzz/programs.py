@@ -683,11 +683,56 @@ def _edges(w: _Writer) -> None:
         x = flushed(x)
 
 
+#: an integer dtype's edges, as program text over ``i = onp.iinfo(dtype)``: zero, units, the extremes and
+#: their neighbours, halves, and (in 64 bits) values past float64's 2^53
+_INT_EDGE_VALUES = ("sorted({v for v in [0, 1, 2, 3, 7, -1, -2, -7, i.max, i.max - 1, i.max // 2, i.max // 2 + 1, "
+                    "i.min, i.min + 1, i.min // 2, 2 ** 53 + 1, 2 ** 62 + 3, -2 ** 53 - 1, i.max - 1024] "
+                    "if i.min <= v <= i.max})")
+_INT_EDGE_UNARY = ("negative", "abs", "square", "sign", "invert", "bitwise_count", "positive")
+_INT_EDGE_BINARY = ("add", "subtract", "multiply", "floor_divide", "remainder", "fmod", "maximum", "minimum",
+                    "bitwise_and", "bitwise_or", "bitwise_xor", "gcd", "lcm", "equal", "less", "greater_equal",
+                    "not_equal")
+
+
+def _int_edges(w: _Writer) -> None:
+    """Integer ufuncs on the edges of their dtypes: wrapping arithmetic, a zero divisor (0, as NumPy
+    gives), the signed minimum's magnitude, shifts up to past the width, casts and sums that wrap."""
+    dtype = w.pick(INTS)
+    pool = f"(lambda i: onp.array({_INT_EDGE_VALUES}, dtype='{dtype}'))(onp.iinfo('{dtype}'))"
+    n = int(w.pick((1, 7, 64, 257, 1000)))
+
+    def edge_array():
+        seed = int(w.rng.integers(1 << 30))
+        return w.new(f"xp.asarray(onp.random.default_rng({seed}).choice({pool}, {n}))", (n,), dtype)
+
+    x, y = edge_array(), edge_array()
+    for _ in range(int(w.rng.integers(1, 4))):
+        kind = w.rng.random()
+        if kind < 0.25:
+            x = w.new(f"xp.{w.pick(_INT_EDGE_UNARY)}({x})", (n,), "")
+        elif kind < 0.35:
+            seed = int(w.rng.integers(1 << 30))
+            shifts = f"onp.random.default_rng({seed}).integers(0, onp.iinfo('{dtype}').bits + 2, {n}).astype('{dtype}')"
+            x = w.new(f"xp.{w.pick(('left_shift', 'right_shift'))}({x}, xp.asarray({shifts}))", (n,), "")
+        else:
+            name = w.pick(_INT_EDGE_BINARY)
+            x = w.new(f"xp.{name}({w.pick((f'{x}, {y}', f'{x}, {y}', f'{x}, {x}', f'{y}, {x}'))})", (n,), "")
+            if name in _EDGE_COMPARISONS:
+                break
+        if w.rng.random() < 0.15:
+            break
+    end = w.rng.random()
+    if end < 0.2:
+        w.new(f"{x}.astype('{w.pick(('float64', 'float32', 'int8', 'uint64', 'int64'))}')", (n,), "")
+    elif end < 0.35:
+        w.new(f"xp.{w.pick(('sum', 'cumsum', 'max', 'min'))}({x})", (), "")
+
+
 FAMILIES = {
     "creation": _creation, "elementwise": _elementwise, "reductions": _reductions, "scans": _scans,
     "indexing": _indexing, "sorting": _sorting, "matmul": _matmul, "manipulation": _manipulation,
     "linalg": _linalg, "fft": _fft, "random": _random, "array_api": _array_api, "statistics": _statistics,
-    "composites": _composites, "edges": _edges,
+    "composites": _composites, "edges": _edges, "int_edges": _int_edges,
 }
 
 

@@ -1,6 +1,7 @@
-"""The face's ufuncs at the edges of each float dtype (zeros, the largest and smallest normals,
-infinities, NaN, quotients past 2^53, results next to overflow) against NumPy, down each
-first-sight path. Subnormal results are left out: MAX's kernels flush them (docs/numpy.md)."""
+"""The face's ufuncs at the edges of each dtype against NumPy, down each first-sight path: of floats
+zeros, the largest and smallest normals, infinities, NaN, quotients past 2^53, results next to
+overflow (subnormal results are left out: MAX's kernels flush them, docs/numpy.md); of integers the
+extremes and their neighbours, where arithmetic wraps and division traps."""
 
 import itertools
 import warnings
@@ -41,12 +42,11 @@ EXACT = ["fmod", "remainder", "floor_divide", "copysign", "nextafter", "maximum"
          "heaviside", "divide"]
 
 
-@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("name", EXACT)
 def test_exact_binary_ufuncs_at_the_edges(name, dtype, first_sight):
     """fmod and remainder are exact (mod(1, 0.001) is 0.00099999999999997918, not -2e-17), x // inf
-    and inf // y are NumPy's (-1.0 and NaN, where the standard says -0 and inf), nextafter steps
-    float16's own neighbours."""
+    and inf // y are NumPy's (-1.0 and NaN, where the standard says -0 and inf)."""
     a, b = _pairs(dtype)
     with np.errstate(all="ignore"):
         want = getattr(np, name)(a, b)
@@ -54,25 +54,33 @@ def test_exact_binary_ufuncs_at_the_edges(name, dtype, first_sight):
     _assert_numpys(got, want, dtype)
 
 
-def _logaddexp2_and_spacing(dtype):
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_logaddexp2_and_spacing_at_the_edges(dtype, first_sight):
     a, b = _pairs(dtype)
     with np.errstate(all="ignore"):
         want = np.logaddexp2(a, b)
         spacing = np.spacing(_edges(dtype))
     _assert_numpys(fnp.logaddexp2(fnp.asarray(a), fnp.asarray(b)).numpy(), want, dtype, ulp=2)
-    assert fnp.logaddexp2(fnp.asarray(np.array(-1.0, dtype)), fnp.asarray(np.array(-1.0, dtype))).numpy() == 0
-    # (NumPy's float16 spacing is positive, and below |x| for negative x)
     _assert_numpys(fnp.spacing(fnp.asarray(_edges(dtype))).numpy(), spacing, dtype)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_logaddexp2_and_spacing_at_the_edges(dtype, first_sight):
-    _logaddexp2_and_spacing(dtype)
-
-
-def test_float16_logaddexp2_and_spacing_at_the_edges():
-    """(on the fused kernel: MAX's interpreter has no float16 kernels for these, and compiles them)"""
-    _logaddexp2_and_spacing("float16")
+def test_float16_ufuncs_at_the_edges(first_sight):
+    """The exact ufuncs, ``logaddexp2`` and ``spacing`` of float16, pending together: one trace per
+    path (MAX's interpreter has no float16 kernels, casts included, so each float16 structure is
+    compiled: one model of them all, not one each). nextafter steps float16's own neighbours,
+    spacing is NumPy's half spacing (positive, and below |x| for negative x), logaddexp2(-1, -1)
+    is 0 (float16 arithmetic gave -3e-4)."""
+    a, b = _pairs("float16")
+    edges = _edges("float16")
+    names = EXACT + ["logaddexp2"]
+    minus_one = np.array([-1.0], "float16")
+    with np.errstate(all="ignore"):
+        want = [getattr(np, name)(a, b) for name in names] + [np.spacing(edges), np.logaddexp2(minus_one, minus_one)]
+    x, y, e, m = fnp.asarray(a), fnp.asarray(b), fnp.asarray(edges), fnp.asarray(minus_one)
+    got = [getattr(fnp, name)(x, y) for name in names] + [fnp.spacing(e), fnp.logaddexp2(m, m)]
+    for name, ours, theirs in zip(names + ["spacing", "logaddexp2(-1, -1)"], got, want):
+        _assert_numpys(ours.numpy(), theirs, "float16", ulp=2 if name == "logaddexp2" else 0)
+    assert got[-1].numpy()[0] == 0
 
 
 def test_what_maxs_compiler_folds_is_still_ieee(monkeypatch):
@@ -141,3 +149,37 @@ def test_complex_exponentials_are_finite_where_numpys_are(name, dtype, first_sig
     np.testing.assert_array_equal(np.isfinite(got), np.isfinite(want))
     finite = np.isfinite(want) & (np.abs(want) > np.finfo(dtype).tiny * 1e10)
     np.testing.assert_allclose(got[finite], want[finite], rtol=8 * np.finfo(dtype).eps)
+
+
+def _int_edges(dtype) -> np.ndarray:
+    i = np.iinfo(dtype)
+    values = {0, 1, 2, 3, 7, -1, -2, -7, i.max, i.max - 1, i.max // 2 + 1, i.min, i.min + 1, i.min // 2,
+              2 ** 53 + 1, -2 ** 53 - 1, 2 ** 62 + 3}
+    return np.array(sorted(v for v in values if i.min <= v <= i.max), dtype=dtype)
+
+
+INTEGER = ["add", "subtract", "multiply", "floor_divide", "remainder", "fmod", "gcd", "lcm", "maximum", "less"]
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"])
+def test_integer_ufuncs_at_the_edges(dtype, first_sight):
+    """Wrapping as NumPy's: MIN // -1 is MIN (x86's division traps there: the process died), a zero
+    divisor gives 0, gcd(MIN, x) takes MIN's magnitude (gcd(-128, -127) is 1, not -1)."""
+    e = _int_edges(dtype)
+    a, b = np.repeat(e, len(e)), np.tile(e, len(e))
+    x, y = fnp.asarray(a), fnp.asarray(b)
+    got = [getattr(fnp, name)(x, y) for name in INTEGER]  # (pending together: one trace)
+    with np.errstate(all="ignore"):
+        for name, ours in zip(INTEGER, got):
+            want = getattr(np, name)(a, b)
+            ours = ours.numpy()
+            assert ours.dtype == want.dtype, name
+            bad = np.flatnonzero(ours != want)
+            assert not bad.size, (name, a[bad][:3], b[bad][:3], ours[bad][:3], want[bad][:3])
+    if np.iinfo(dtype).min:  # every element MIN // -1 (a trace of one division: the process died)
+        lowest, minus_one = np.full(9, np.iinfo(dtype).min, dtype), np.full(9, -1, dtype)
+        for name in ("floor_divide", "remainder", "fmod"):
+            with np.errstate(all="ignore"):
+                want = getattr(np, name)(lowest, minus_one)
+            np.testing.assert_array_equal(getattr(fnp, name)(fnp.asarray(lowest), fnp.asarray(minus_one)).numpy(), want)
+
