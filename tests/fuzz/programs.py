@@ -653,16 +653,24 @@ _EDGE_BINARY = ("add", "subtract", "multiply", "divide", "fmod", "remainder", "f
 _EDGE_COMPARISONS = ("equal", "not_equal", "less", "greater_equal")
 
 
-def _edges(w: _Writer) -> None:
-    """Float ufuncs on the edges of their dtypes, operands apart and one value twice (``x - x``,
-    ``x != x``: what a compiler may fold)."""
-    dtype = w.pick(FLOATS)
-    pool = f"(lambda e: onp.array({_EDGE_VALUES}, dtype='{dtype}'))(onp.finfo('{dtype}'))"
+def _edge_operands(w: _Writer, dtypes, values: str, info: str):
+    """A dtype of ``dtypes`` and two arrays drawn from its edge ``values`` (program text over ``e``, the
+    dtype's ``onp.finfo`` or ``onp.iinfo``), of one drawn length."""
+    dtype = w.pick(dtypes)
+    pool = f"(lambda e: onp.array({values}, dtype='{dtype}'))(onp.{info}('{dtype}'))"
     n = int(w.pick((1, 7, 64, 257, 1000)))
 
     def edge_array():
         seed = int(w.rng.integers(1 << 30))
         return w.new(f"xp.asarray(onp.random.default_rng({seed}).choice({pool}, {n}))", (n,), dtype)
+
+    return dtype, n, edge_array(), edge_array()
+
+
+def _edges(w: _Writer) -> None:
+    """Float ufuncs on the edges of their dtypes, operands apart and one value twice (``x - x``,
+    ``x != x``: what a compiler may fold)."""
+    dtype, n, x, y = _edge_operands(w, FLOATS, _EDGE_VALUES, "finfo")
 
     def flushed(name):
         # MAX's kernels flush subnormals (docs/numpy.md): the program flushes NumPy's too, so that a
@@ -670,7 +678,6 @@ def _edges(w: _Writer) -> None:
         w.emit(f"{name} = xp.where(xp.abs({name}) < onp.finfo('{dtype}').tiny, {name} * 0, {name})")
         return name
 
-    x, y = edge_array(), edge_array()
     for _ in range(int(w.rng.integers(1, 4))):
         if w.rng.random() < 0.35:
             x = flushed(w.new(f"xp.{w.pick(_EDGE_UNARY)}({x})", (n,), ""))
@@ -683,11 +690,11 @@ def _edges(w: _Writer) -> None:
         x = flushed(x)
 
 
-#: an integer dtype's edges, as program text over ``i = onp.iinfo(dtype)``: zero, units, the extremes and
+#: an integer dtype's edges, as program text over ``e = onp.iinfo(dtype)``: zero, units, the extremes and
 #: their neighbours, halves, and (in 64 bits) values past float64's 2^53
-_INT_EDGE_VALUES = ("sorted({v for v in [0, 1, 2, 3, 7, -1, -2, -7, i.max, i.max - 1, i.max // 2, i.max // 2 + 1, "
-                    "i.min, i.min + 1, i.min // 2, 2 ** 53 + 1, 2 ** 62 + 3, -2 ** 53 - 1, i.max - 1024] "
-                    "if i.min <= v <= i.max})")
+_INT_EDGE_VALUES = ("sorted({v for v in [0, 1, 2, 3, 7, -1, -2, -7, e.max, e.max - 1, e.max // 2, e.max // 2 + 1, "
+                    "e.min, e.min + 1, e.min // 2, 2 ** 53 + 1, 2 ** 62 + 3, -2 ** 53 - 1, e.max - 1024] "
+                    "if e.min <= v <= e.max})")
 _INT_EDGE_UNARY = ("negative", "abs", "square", "sign", "invert", "bitwise_count", "positive")
 _INT_EDGE_BINARY = ("add", "subtract", "multiply", "floor_divide", "remainder", "fmod", "maximum", "minimum",
                     "bitwise_and", "bitwise_or", "bitwise_xor", "gcd", "lcm", "equal", "less", "greater_equal",
@@ -697,15 +704,7 @@ _INT_EDGE_BINARY = ("add", "subtract", "multiply", "floor_divide", "remainder", 
 def _int_edges(w: _Writer) -> None:
     """Integer ufuncs on the edges of their dtypes: wrapping arithmetic, a zero divisor (0, as NumPy
     gives), the signed minimum's magnitude, shifts up to past the width, casts and sums that wrap."""
-    dtype = w.pick(INTS)
-    pool = f"(lambda i: onp.array({_INT_EDGE_VALUES}, dtype='{dtype}'))(onp.iinfo('{dtype}'))"
-    n = int(w.pick((1, 7, 64, 257, 1000)))
-
-    def edge_array():
-        seed = int(w.rng.integers(1 << 30))
-        return w.new(f"xp.asarray(onp.random.default_rng({seed}).choice({pool}, {n}))", (n,), dtype)
-
-    x, y = edge_array(), edge_array()
+    dtype, n, x, y = _edge_operands(w, INTS, _INT_EDGE_VALUES, "iinfo")
     for _ in range(int(w.rng.integers(1, 4))):
         kind = w.rng.random()
         if kind < 0.25:
