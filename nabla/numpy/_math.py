@@ -463,7 +463,10 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
         ends = (0, 1) if range is None and not x.shape[0] else range
         bin_type = _np.result_type(x.dtype.numpy_dtype, *(() if ends is None else ends))
         bin_type = _np.result_type(bin_type, float) if bin_type.kind in "biu" else bin_type
-        xf = _astype(x, D.to_nabla(bin_type, "histogram"))
+        xf = D.to_nabla(bin_type, "histogram")
+        # (data already of the bins' dtype is read as it is: a pending cast of it, live beside its
+        # min, would make the min's trace one of two outputs, which the fused kernel does not run)
+        xf = x if x.dtype is xf else _astype(x, xf)
         if range is None:
             lo, hi = (float(_xp.min(xf)), float(_xp.max(xf))) if x.shape[0] else (0.0, 1.0)
         else:
