@@ -69,7 +69,7 @@ def test_float16_ufuncs_at_the_edges(first_sight):
     path (MAX's interpreter has no float16 kernels, casts included, so each float16 structure is
     compiled: one model of them all, not one each). nextafter steps float16's own neighbours,
     spacing is NumPy's half spacing (positive, and below |x| for negative x), logaddexp2(-1, -1)
-    is 0 (float16 arithmetic gave -3e-4)."""
+    is 0 (float16 arithmetic would give -3e-4)."""
     a, b = _pairs("float16")
     edges = _edges("float16")
     names = EXACT + ["logaddexp2"]
@@ -163,7 +163,7 @@ INTEGER = ["add", "subtract", "multiply", "floor_divide", "remainder", "fmod", "
 
 @pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"])
 def test_integer_ufuncs_at_the_edges(dtype, first_sight):
-    """Wrapping as NumPy's: MIN // -1 is MIN (x86's division traps there: the process died), a zero
+    """Wrapping as NumPy's: MIN // -1 is MIN (x86's division traps there, killing the process), a zero
     divisor gives 0, gcd(MIN, x) takes MIN's magnitude (gcd(-128, -127) is 1, not -1)."""
     e = _int_edges(dtype)
     a, b = np.repeat(e, len(e)), np.tile(e, len(e))
@@ -176,7 +176,7 @@ def test_integer_ufuncs_at_the_edges(dtype, first_sight):
             assert ours.dtype == want.dtype, name
             bad = np.flatnonzero(ours != want)
             assert not bad.size, (name, a[bad][:3], b[bad][:3], ours[bad][:3], want[bad][:3])
-    if np.iinfo(dtype).min:  # every element MIN // -1 (a trace of one division: the process died)
+    if np.iinfo(dtype).min:  # every element MIN // -1 (a trace of one division: where a trap kills the process)
         lowest, minus_one = np.full(9, np.iinfo(dtype).min, dtype), np.full(9, -1, dtype)
         for name in ("floor_divide", "remainder", "fmod"):
             with np.errstate(all="ignore"):
