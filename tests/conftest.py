@@ -146,6 +146,7 @@ def without_fused_kernel(monkeypatch):
     engine = nb.core.graph.GRAPH.engine
     monkeypatch.setattr(engine, "first_sight", FirstSightPaths(
         *[p for p in engine.first_sight.paths if not isinstance(p, FusedPath)]))
+    monkeypatch.setattr(engine, "programs", None)  # (whole traces as programs of the fused evaluator's)
 
 
 @pytest.fixture

@@ -14,11 +14,17 @@ from max.dtype import DType as _MaxDType
 class DType:
     """A Nabla data type. Instances are singletons; compare with ``==`` or ``is``."""
 
-    __slots__ = ("name", "kind", "itemsize", "max_dtype", "numpy_dtype", "_rank", "_hash")
+    __slots__ = ("name", "kind", "itemsize", "max_dtype", "numpy_dtype", "_rank", "_hash", "is_floating",
+                 "is_complex", "is_integer", "is_bool")
 
     def __init__(self, name: str, kind: str, itemsize: int, max_dtype, rank: int):
         self.name = name
         self.kind = kind  # 'b' bool, 'i' signed, 'u' unsigned, 'f' real float, 'c' complex
+        # (attributes, not properties: op recording asks them of every operand)
+        self.is_floating = kind == "f"
+        self.is_complex = kind == "c"
+        self.is_integer = kind in "iu"
+        self.is_bool = kind == "b"
         self.itemsize = itemsize
         self.max_dtype = max_dtype
         self.numpy_dtype = _np.dtype(name)
@@ -68,22 +74,6 @@ class DType:
     def dtype(self) -> _np.dtype:
         """NumPy's protocol: ``np.dtype(nabla.float64)`` (and ``dtype=`` in NumPy calls) reads this."""
         return self.numpy_dtype
-
-    @property
-    def is_floating(self) -> bool:
-        return self.kind == "f"
-
-    @property
-    def is_complex(self) -> bool:
-        return self.kind == "c"
-
-    @property
-    def is_integer(self) -> bool:
-        return self.kind in "iu"
-
-    @property
-    def is_bool(self) -> bool:
-        return self.kind == "b"
 
 
 _M = _MaxDType

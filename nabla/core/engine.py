@@ -39,6 +39,9 @@ _SMALL_TRACE_SIGHTS = 16
 #: a compile costs seconds of a core, and its pool about half a second to start and stop at
 #: exit, which a short script (a second of work or less) never earns back
 _COMPILE_AFTER_S = float(os.environ.get("NABLA_COMPILE_AFTER", "2.0"))
+#: a read that would run alone, apart from the other pending work, is tried only while its trace
+#: has at most this many nodes (see ``_start``)
+_PROBE_NODES = 512
 _STARTED = time.monotonic()
 _POLICIES = ("auto", "compile", "interpret")
 
@@ -100,6 +103,8 @@ class Engine(TraceLowering, ModelStore):
     #: the fused first-sight path (``nabla.runtime.fused.FusedPath``), installed by ``nabla.runtime``: the
     #: core names no op, so it asks this hook for a program and the model that runs it
     first_sight = None
+    #: the program kernel's path (``nabla.runtime.program``): a whole trace as one program of stages
+    programs = None
 
     def being_built(self, name: str):
         """The Future of the named model while other processes build it for this one (a cold
@@ -270,7 +275,14 @@ class Engine(TraceLowering, ModelStore):
         kernel), or a compile's Future to wait for."""
         if all(0 in v.shape for v in outputs):  # nothing to compute: an empty result is its shape
             return (lambda _: [_empty(v) for v in outputs]), []
-        traced = self.trace(outputs)
+        # a probe (a read that may run alone while other work is pending) gives up on a long trace:
+        # that work is then nearly always shared with the rest, and tracing it twice costs more
+        traced = self.trace(outputs, limit=_PROBE_NODES if fast_only else None)
+        if traced is None:
+            return None
+        program_key = traced.key  # slice starts are data of a program, not its structure: not in this key
+        if traced.starts:  # every other path keys them too (a compiled model or a graph holds them)
+            traced = traced._replace(key=program_key + (("starts", tuple(sorted(traced.starts.items()))),))
         key, leaves = traced.key, traced.leaves
         if SEVERAL_DEVICES.in_use and on_virtual_devices(traced):
             return None if fast_only else self._interpret_over_devices(traced, outputs)
@@ -282,6 +294,17 @@ class Engine(TraceLowering, ModelStore):
         if fast_only and not staged and len(traced.order) > len(outputs) \
                 and shares_inner_values(traced.order, outputs):
             return None  # a probe that would leave shared work pending
+        if traced.starts:  # one program serves every set of starts: its entry is keyed without them
+            by_shape = self._cache.get(program_key)
+            if by_shape is None and not fast_only and not compiling:
+                by_shape = self._cache.setdefault(program_key, _Entry(program_key))
+            run = None if by_shape is None or compiling else self._program_run(by_shape, traced, outputs)
+            if run is not None:
+                by_shape.sightings += 1
+                self.stats.evaluations += 1
+                self.stats.fused += 1
+                return run, [leaf.buffer for leaf in leaves]
+            traced = traced._replace(starts=False)  # (the program kernel was asked: not again below)
         apart = traced.single_op_nodes and len(traced.order) > 1 and not fast_only and self.fused_enabled \
             and self.first_sight is not None and not compiling
         if apart and not self.first_sight.computes_kernel_nodes(traced.order):
@@ -407,6 +430,10 @@ class Engine(TraceLowering, ModelStore):
         if path is None or not self.fused_enabled:
             return None
         leaves, node_ids = traced.leaves, traced.node_ids
+        if traced.starts is not False:
+            run = self._program_run(entry, traced, outputs)
+            if run is not None:
+                return run
         # a plan holds sizes (a broadcast input's layout, a reduction's extent) while the key may
         # hold symbolic dims: one plan per set of leaf shapes
         plans = entry.fused
@@ -426,6 +453,28 @@ class Engine(TraceLowering, ModelStore):
         shape = outputs[0].shape
         values = {node_ids[id(n)]: data[0] for n, data in traced.params}
         return lambda buffers: plan.run(model, buffers, shape, values)
+
+    def _program_run(self, entry, traced, outputs):
+        """A function of the leaf buffers that runs the whole trace as one program of stages on the
+        program kernel, one call (``nabla.runtime.program``); None where the kernel cannot."""
+        programs = self.programs
+        if programs is None or not self.fused_enabled:
+            return None
+        leaves, node_ids = traced.leaves, traced.node_ids
+        plans = entry.program
+        if plans is None:
+            plans = entry.program = {}
+        shapes = tuple(leaf.shape for leaf in leaves)
+        plan = plans.get(shapes)
+        if plan is None:
+            plan = plans[shapes] = programs.plan(traced.order, leaves, outputs, node_ids) or False
+            if len(plans) > 8:
+                plans.pop(next(iter(plans)))
+        if plan is False or not programs.ready():
+            return None
+        values = {node_ids[id(n)]: data[0] for n, data in traced.params} if traced.params else None
+        starts = traced.starts
+        return lambda buffers: plan.run(buffers, values, starts)
 
     def _probe_stages(self, entry, traced, outputs):
         """A probe's answer for a trace the first-sight path runs in stages (``all(isnan(a) ==

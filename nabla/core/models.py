@@ -27,7 +27,7 @@ class RealizationError(RuntimeError):
 
 class _Entry:
     __slots__ = ("key", "model", "nbytes", "sightings", "compiling", "compile_failed", "error",
-                 "interpreter_refused", "static_graphs", "digest", "fused", "saved_bytes")
+                 "interpreter_refused", "static_graphs", "digest", "fused", "saved_bytes", "program")
 
     def __init__(self, key):
         self.key = key
@@ -42,6 +42,7 @@ class _Entry:
         self.digest = None  # the key's disk-cache name, once computed
         self.fused = None  # leaf shapes -> the fused kernel's plan for them, False where it does not fit
         self.saved_bytes = 0  # the size of its compiled model's file, once published to disk
+        self.program = None  # leaf shapes -> the program kernel's plan for them, False where it has none
 
     @property
     def op_names(self) -> list:

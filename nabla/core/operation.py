@@ -94,6 +94,10 @@ class Operation(metaclass=_Registered):
     data_kwarg: str | None = None
     #: How the fused first-sight kernel takes it (``Fused``); None: it does not.
     fused: Fused | None = None
+    #: A kwarg holding a basic index (``(start, stop, step)`` per axis): its starts are data of a
+    #: program (``x[i, 1:j]`` for every ``i`` is one structure for the program kernel), its sizes
+    #: and steps structure.
+    index_kwarg: str | None = None
 
     def data(self, kwargs):
         """``(host ndarray, device)`` holding ``kwargs[data_kwarg]``, or None where it must stay
@@ -143,10 +147,8 @@ class Operation(metaclass=_Registered):
     def __call__(self, *args, **kwargs):
         """Apply to Tensors (or lists of them, for ops like concat); return Tensor(s)."""
         treedef = None
-        impls = []
         try:
-            for a in args:
-                impls.append(a._impl)
+            impls = [a._impl for a in args]
             flat = args
         except AttributeError:
             flat, treedef = tree_flatten(args, is_leaf=_is_tensor)
@@ -190,7 +192,8 @@ class Operation(metaclass=_Registered):
         if type(spec) is tuple:  # one output; several come as a list or dict of specs
             shape, dtype, batch_dims = spec
             out = TensorImpl([_value(node, 0, shape, dtype, device)], dtype, batch_dims, traced)
-            out.output_refs = OutputRefs((weakref.ref(out),), None, self, tuple(impls) if traced else (), kwargs)
+            if traced:  # (untraced, one output: the node says what made it; see TensorImpl.op)
+                out.output_refs = OutputRefs((weakref.ref(out),), None, self, tuple(impls), kwargs)
             result = cls(out)
             if cls._inherits is not None:
                 cls._inherits(result, source)

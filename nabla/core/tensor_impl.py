@@ -61,6 +61,11 @@ class TensorImpl:
             return vals.is_realized
         return all(v.node is None for v in vals)
 
+    def values_pending(self) -> bool:
+        """Whether this is one unsharded value still to be computed (an op's pending result)."""
+        vals = self._values
+        return type(vals) is list and len(vals) == 1 and vals[0].node is not None and self.sharding is None
+
     @property
     def _storages(self) -> list | None:
         """Driver buffers per shard, or ``None`` while unrealized."""
@@ -138,11 +143,18 @@ class TensorImpl:
     # --- graph navigation ------------------------------------------------------
     @property
     def op(self):
-        return None if self.output_refs is None else self.output_refs.op
+        """The op that made this tensor (None for data, or a realized result of an untraced op)."""
+        if self.output_refs is not None:
+            return self.output_refs.op
+        node = self._values[0].node if type(self._values) is list else None
+        return None if node is None else node.op
 
     @property
     def op_kwargs(self) -> dict:
-        return {} if self.output_refs is None else self.output_refs.op_kwargs
+        if self.output_refs is not None:
+            return self.output_refs.op_kwargs
+        node = self._values[0].node if type(self._values) is list else None
+        return {} if node is None else node.kwargs
 
     @property
     def parents(self) -> list["TensorImpl"]:

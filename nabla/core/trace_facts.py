@@ -68,7 +68,11 @@ def on_virtual_devices(traced) -> bool:
 
 
 def fused_whole(entry, leaves) -> bool:
-    """Whether the fused kernel runs this entry's trace whole for these leaves' shapes."""
+    """Whether the fused kernel runs this entry's trace whole for these leaves' shapes: as one
+    program (of any number of stages: a structure it runs at one size it runs at every size), or
+    one fused plan."""
+    if entry.program and any(entry.program.values()):
+        return True
     return bool(entry.fused and entry.fused.get(tuple(leaf.shape for leaf in leaves)))
 
 

@@ -67,14 +67,16 @@ class Trace(NamedTuple):
     leaf_sigs: list  # (dtype, dims, device label, device id) per leaf
     single_op_nodes: int  # how many nodes are of ops that run apart, on single-op models (kernel ops)
     params: list  # (node, (host array, device)) of the ops that hold data in a kwarg
+    starts: dict  # trace position -> the slice starts of a basic index (``key`` holds its sizes and steps only)
 
 
 class TraceLowering:
     """The engine's half that keys traces and builds their MAX graphs (under the engine's lock)."""
 
     # --- the trace ---------------------------------------------------------------
-    def trace(self, outputs) -> Trace:
-        """Post-order the nodes behind ``outputs`` and key them by structure, in one pass.
+    def trace(self, outputs, limit: int | None = None) -> Trace | None:
+        """Post-order the nodes behind ``outputs`` and key them by structure, in one pass (None
+        once it passes ``limit`` nodes, where given).
 
         Leaves (realized values) are numbered by first use; a reference to a value is
         ``-1 - leaf`` or ``node << 16 | output_index``. Nodes whose op holds data in a kwarg (a
@@ -89,6 +91,7 @@ class TraceLowering:
         params: list = []
         polymorphic = self.symbolic_dims
         single_op_nodes = 0  # nodes of ops that run apart, on single-op models
+        starts: dict = {}
         for out in outputs:
             if id(out.node) in node_ids:
                 continue
@@ -120,6 +123,8 @@ class TraceLowering:
                 stack.pop()
                 node_ids[id(n)] = len(order)
                 order.append(n)
+                if limit is not None and len(order) > limit:
+                    return None
                 op = n.op
                 polymorphic = polymorphic and op.shape_polymorphic
                 single_op_nodes += op.single_op
@@ -129,8 +134,23 @@ class TraceLowering:
                     params.append((n, data))
                     kw = {k: v for k, v in kw.items() if k != op.data_kwarg}
                     sigs.append((op, hashable_params(kw), (), "data"))
+                elif op.index_kwarg is not None:  # sizes and steps are structure, starts data
+                    items = []
+                    for k, v in kw.items():
+                        if k == op.index_kwarg:
+                            starts[len(order) - 1] = tuple(sl[0] for sl in v)
+                            v = tuple((len(range(*sl)), sl[2]) for sl in v)
+                        items.append((k, v))
+                    sigs.append((op, tuple(items), tuple(refs), n.treedef))
+                elif kw:
+                    items = tuple(kw.items())
+                    for _, x in items:
+                        if type(x) is float:  # (keyed by its bits: -0.0 is not 0.0)
+                            items = hashable_params(kw)
+                            break
+                    sigs.append((op, items, tuple(refs), n.treedef))
                 else:
-                    sigs.append((op, hashable_params(kw) if kw else (), tuple(refs), n.treedef))
+                    sigs.append((op, (), tuple(refs), n.treedef))
 
         sizes: dict[int, str] = {}
         leaf_sigs = []
@@ -143,7 +163,7 @@ class TraceLowering:
             -1 - leaf_ids[id(v)] if v.node is None else (node_ids[id(v.node)] << 16) | v.index for v in outputs
         )
         key = (tuple(sigs), tuple(leaf_sigs), out_refs)
-        return Trace(key, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs, single_op_nodes, params)
+        return Trace(key, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs, single_op_nodes, params, starts)
 
     # --- lowering to MAX -------------------------------------------------------
     def lower(self, outputs: list, symbolic: bool = True):

@@ -171,8 +171,14 @@ def _operators():
         return lambda self, other: u(other, self)
 
     def inplace(u):
+        plain = u._plain
+
         def op(self, other):
-            u(self, other, out=self)
+            r = plain(self, other) if plain is not None else None
+            if r is not None and r._impl.cached_shape == self._impl.cached_shape and r._impl.dtype is self._impl.dtype:
+                aliasing.rebind(self, r)  # (``x += y`` of one dtype and shape: the sum is x's new value)
+            else:
+                u(self, other, out=self)
             return self
         return op
 

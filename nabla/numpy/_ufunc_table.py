@@ -9,9 +9,10 @@ import numpy as _np
 
 from .. import array_api as _xp
 from ..core import dtypes as _dt
-from ..ops.elementwise import BINARY_FUNCTIONS as _B, UNARY_FUNCTIONS as _U, astype as _astype, where as _where
+from ..ops.elementwise import BINARY_FUNCTIONS as _B, BINARY_OPS as _OPS_B, UNARY_FUNCTIONS as _U, UNARY_OPS as _OPS_U
+from ..ops.elementwise import astype as _astype, where as _where
 from ._ufunc_compositions import COMPOSED as _COMPOSITIONS
-from ._ufuncs import ufunc
+from ._ufuncs import plain_binary, plain_unary, ufunc
 
 _UNARY = {
     "absolute": "abs", "fabs": "abs", "arccos": "acos", "arccosh": "acosh", "arcsin": "asin", "arcsinh": "asinh",
@@ -205,3 +206,22 @@ def build() -> dict[str, ufunc]:
 
 
 UFUNCS = build()
+
+_FLOATS = frozenset((_dt.float32, _dt.float64))
+_INTS = frozenset((_dt.int8, _dt.int16, _dt.int32, _dt.int64, _dt.uint8, _dt.uint16, _dt.uint32, _dt.uint64))
+#: ufuncs whose NumPy loop for operands of one of these dtypes is the core op as it is
+_PLAIN_BINARY = {**{name: _FLOATS for name in ("divide", "true_divide", "power", "arctan2", "hypot", "logaddexp")},
+                 **{name: _FLOATS | _INTS for name in ("add", "subtract", "multiply", "maximum", "minimum", "less",
+                                                       "less_equal", "greater", "greater_equal")},
+                 **{name: _FLOATS | _INTS | {_dt.bool_} for name in ("equal", "not_equal", "bitwise_and", "bitwise_or",
+                                                                      "bitwise_xor")}}
+_PLAIN_UNARY = ("sqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "tanh", "sinh",
+                "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "absolute", "fabs",
+                "negative", "positive", "floor", "ceil", "trunc", "rint", "square", "reciprocal", "isnan", "isinf",
+                "isfinite", "sign")
+for _name, _dtypes in _PLAIN_BINARY.items():
+    if _name not in _COMPOSED:
+        UFUNCS[_name]._plain = plain_binary(_OPS_B[_BINARY[_name]], _dtypes)
+for _name in _PLAIN_UNARY:
+    if _name not in _COMPOSED:
+        UFUNCS[_name]._plain = plain_unary(_OPS_U[_UNARY[_name]], _FLOATS)

@@ -17,9 +17,10 @@ from .. import array_api as _xp
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops import aliasing
-from ..ops.creation import full_like as _full_like
+from ..ops.creation import full_like as _full_like, operand_constant
 from ..ops.elementwise import astype as _astype, where as _where
 from . import _dtypes as D
+from ._ndarray import ndarray
 
 
 @functools.lru_cache(maxsize=8192)
@@ -87,8 +88,59 @@ def _out_of_range_comparison(compare, operands):
     return None
 
 
+#: floats a Python scalar meets as a weak scalar of the array's dtype (NEP 50)
+_WEAK_FLOATS = frozenset((_dt.float32, _dt.float64))
+#: NumPy scalar types of these dtypes: the same dtype, not weak
+_SCALAR_OF = {_np.float64: _dt.float64, _np.float32: _dt.float32}
+
+
+def plain_binary(op, dtypes):
+    """The ufunc of core ``op`` on operands NumPy's loops take as they are: two arrays of one dtype
+    of ``dtypes``, or a float array and a Python number (a weak scalar, NEP 50) or a NumPy scalar of
+    its dtype; no batch dims. The result is what the general path gives, recorded without its
+    dtype resolution (``x + y`` in a loop is one op); None for anything else."""
+    def fast(a, b):
+        ta, tb = type(a), type(b)
+        if ta is ndarray:
+            ia = a._impl
+            dtype = ia.dtype
+            if ia.batch_dims or dtype not in dtypes:
+                return None
+            if tb is ndarray:
+                ib = b._impl
+                return op(a, b) if ib.dtype is dtype and not ib.batch_dims else None
+            if dtype in _WEAK_FLOATS and (tb is float or tb is int or _SCALAR_OF.get(tb) is dtype):
+                return op(a, operand_constant(float(b), dtype, ia.device))
+            return None
+        if tb is ndarray and (ta is float or ta is int or ta in _SCALAR_OF):
+            ib = b._impl
+            dtype = ib.dtype
+            if ib.batch_dims or dtype not in dtypes or dtype not in _WEAK_FLOATS or \
+                    (ta in _SCALAR_OF and _SCALAR_OF[ta] is not dtype):
+                return None
+            return op(operand_constant(float(a), dtype, ib.device), b)
+        return None
+
+    return fast
+
+
+def plain_unary(op, dtypes):
+    """The ufunc of core ``op`` on one array of ``dtypes``, no batch dims (see ``plain_binary``)."""
+    def fast(a):
+        if type(a) is ndarray:
+            ia = a._impl
+            if ia.dtype in dtypes and not ia.batch_dims:
+                return op(a)
+        return None
+
+    return fast
+
+
 class ufunc:
     """A NumPy-style universal function computing on MAX."""
+
+    #: the op for operands that need no dtype resolution (``plain_binary``), or None
+    _plain = None
 
     def __init__(self, name: str, fn, np_ufunc, *, reducer=None, accumulator=None):
         self.__name__ = name
@@ -105,6 +157,12 @@ class ufunc:
         return f"<ufunc '{self.__name__}' (nabla.numpy)>"
 
     def __call__(self, *args, out=None, where=True, dtype=None, casting="same_kind", **kwargs):
+        plain = self._plain
+        if plain is not None and out is None and where is True and dtype is None and not kwargs \
+                and len(args) == self.nin:
+            r = plain(*args)
+            if r is not None:
+                return r
         for a in args:
             if hasattr(type(a), "__nabla_ufunc__"):  # masked arrays: the masked ufunc of this name
                 given = {k: v for k, v in (("out", out), ("where", where), ("dtype", dtype))

@@ -14,6 +14,10 @@ import weakref
 
 from ..core.tensor import Tensor
 from . import indexing, view as _view
+from .broadcasting import broadcast_to_op
+from .creation import operand_constant
+from .index_primitives import set_slice_op, slice_op
+from .view import reshape_op
 from .picks import quick_pick
 
 
@@ -97,9 +101,24 @@ def _is_basic(x: Tensor, key) -> bool:
 
 
 def getitem(x: Tensor, key) -> Tensor:
+    impl = x._impl
+    if not impl.batch_dims:  # the common ``x[1:-1, j]``: one slice, parsed at once
+        plain = indexing.plain_key(impl.cached_shape, key)
+        if plain is not None:
+            index, after = plain
+            out = x if index == tuple((0, n, 1) for n in impl.cached_shape) else slice_op(x, index=index)
+            if after != out._impl.cached_shape:
+                out = reshape_op(out, shape=after)
+            return make_view(x, out, lambda p: indexing.getitem(p, key), _setitem_put_back(key))
     picked = quick_pick(x, key)  # an element of realized host data: a scalar, never a view
     if picked is not None:
         return picked
+    if not impl.batch_dims and type(key) is tuple and impl.values_pending() \
+            and impl._values[0].node.op.index_kwarg is None and impl._values[0].node.op is not reshape_op:
+        # (a pick of a view of realized data reads the data: ``picks.element_from_host``)
+        plain = indexing.plain_key(impl.cached_shape, key, element=True)
+        if plain is not None:  # an element of a lazy array (an element loop): a slice, reshaped to 0-d
+            return reshape_op(slice_op(x, index=plain[0]), shape=())
     out = indexing.getitem(x, key)
     if _is_basic(x, key):
         return make_view(x, out, lambda p: indexing.getitem(p, key), _setitem_put_back(key))
@@ -118,9 +137,55 @@ def setitem(x: Tensor, key, value) -> None:
     if x._view is not None:
         check_writeable(x)
     before = x._impl
-    indexing.setitem(x, key, value)
+    if not _plain_setitem(x, key, value):
+        indexing.setitem(x, key, value)
     if x._impl is not before:
         wrote(x)
+
+
+def rebind(x: Tensor, value: Tensor) -> None:
+    """``x[...] = value`` for a value of x's shape and dtype: x's new value, its views kept in sync."""
+    if x._view is not None:
+        check_writeable(x)
+    x._impl = value._impl
+    wrote(x)
+
+
+def _plain_setitem(x: Tensor, key, value) -> bool:
+    """``x[1:-1, j] = v`` with a key of ints and slices and a value of x's dtype (a tensor, or a
+    Python float or int where x holds floats): one slice write, recorded without the general
+    path. False where the general path decides."""
+    impl = x._impl
+    if impl.batch_dims:
+        return False
+    dtype = impl.dtype
+    tv = type(value)
+    if tv is float or tv is int:
+        if not dtype.is_floating:
+            return False
+        value = operand_constant(value, dtype, impl.device)
+    elif not isinstance(value, Tensor) or value._impl.dtype is not dtype or value._impl.batch_dims:
+        return False
+    plain = indexing.plain_key(impl.cached_shape, key, element=True)
+    if plain is None:
+        return False
+    index, after = plain
+    vshape = value._impl.cached_shape
+    if vshape != after:
+        if len(vshape) > len(after) or any(a != b and a != 1 for a, b in zip(vshape[::-1], after[::-1])):
+            return False  # (the general path raises NumPy's error)
+        value = broadcast_to_op(value, shape=after)
+    sliced = tuple(len(range(*sl)) for sl in index)
+    if sliced != after:
+        value = reshape_op(value, shape=sliced)
+    if 0 in sliced:
+        return True
+    if all(sl == (0, n, 1) for sl, n in zip(index, impl.cached_shape)):
+        x._impl = value._impl if value._impl.cached_shape == impl.cached_shape else \
+            reshape_op(value, shape=impl.cached_shape)._impl
+    else:
+        x._impl = set_slice_op(x, value, index=index)._impl
+    return True
 
 
 def reshaped(x: Tensor, out: Tensor) -> Tensor:

@@ -31,6 +31,7 @@ class SliceOp(Operation):
 
     name = "getitem"
     supports_complex = True
+    index_kwarg = "index"
 
     def complex_storage_kwargs(self, kwargs):
         return {"index": tuple(kwargs["index"]) + ((0, 2, 1),)}
@@ -89,6 +90,7 @@ class SetSliceOp(Operation):
 
     name = "setitem"
     supports_complex = True
+    index_kwarg = "index"
 
     def complex_storage_kwargs(self, kwargs):
         return {"index": tuple(kwargs["index"]) + ((0, 2, 1),)}

@@ -225,6 +225,64 @@ def _linear_index(y: Tensor, positions, arrays, op: str):
     return flat, shape
 
 
+def plain_key(shape, key, element: bool = False):
+    """``(index, shape_after)`` of a key of Python ints, slices of ints, ``None`` and one ``...``
+    over ``shape``: the common ``x[1:-1, j]`` and ``x[:, i:i + k, None]``, parsed without the
+    general path; None for anything else (the general path decides, and raises what NumPy raises),
+    and for a key that picks one element unless ``element`` (a write of one element)."""
+    if type(key) is not tuple:
+        key = (key,)
+    axes = len(shape)
+    used = 0
+    for k in key:
+        if k is not None and k is not Ellipsis:
+            used += 1
+    if used > axes:
+        return None
+    index = []
+    after = []
+    sliced = False
+    ellipsis = False
+    n_axis = 0
+    for k in key:
+        t = type(k)
+        if t is slice:
+            start, stop, step = k.start, k.stop, k.step
+            if (start is not None and type(start) is not int) or (stop is not None and type(stop) is not int) \
+                    or (step is not None and type(step) is not int) or step == 0:
+                return None
+            start, stop, step = k.indices(shape[n_axis])
+            index.append((start, stop, step))
+            after.append(len(range(start, stop, step)))
+            sliced = True
+            n_axis += 1
+        elif t is int:
+            n = shape[n_axis]
+            if not -n <= k < n:
+                return None
+            k %= n
+            index.append((k, k + 1, 1))
+            n_axis += 1
+        elif k is None:
+            after.append(1)
+            sliced = True
+        elif k is Ellipsis and not ellipsis:
+            ellipsis = True
+            for n in shape[n_axis:n_axis + axes - used]:
+                index.append((0, n, 1))
+                after.append(n)
+            n_axis += axes - used
+            sliced = True
+        else:
+            return None
+    if not sliced and n_axis == axes and not element:
+        return None
+    for n in shape[n_axis:]:
+        index.append((0, n, 1))
+        after.append(n)
+    return tuple(index), tuple(after)
+
+
 def getitem(x: Tensor, key) -> Tensor:
     op = "getitem"
     entries = _expand_bools(x, _parse(x, key, op), op)

@@ -17,8 +17,6 @@ from ..core.graph import Value
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 
-#: a lazy tensor up to this size is realized whole when one element of it is picked
-_PICK_REALIZES = 1 << 16
 
 
 def _plain_host(impl) -> bool:
@@ -65,8 +63,9 @@ def _wrap(x: Tensor, picked: np.ndarray) -> Tensor:
 
 def element_from_host(x: Tensor, entries):
     """``x[i, j, ...]`` (parsed entries, an integer for every axis) as a new 0-d tensor read from
-    host data, as NumPy returns a scalar. A small lazy ``x`` is realized whole first, once, as
-    NumPy would have computed it; None where a pick must stay an op."""
+    host data, as NumPy returns a scalar; None where a pick must stay an op: of a lazy ``x``, it
+    stays lazy (an element loop, ``x[i] = f(x[i - 1])``, is then one program, where realizing
+    ``x`` at each pick made a program per element)."""
     impl = x._impl
     if len(entries) != impl.ndim or any(e[0] != "int" for e in entries):
         return None
@@ -81,9 +80,7 @@ def element_from_host(x: Tensor, entries):
         found = _through_slice(impl, index)
         if found is not None:  # an element of a slice of realized data: read from the data
             return _wrap(x, np.array(found))
-        if math.prod(impl.shape) > _PICK_REALIZES:
-            return None
-        impl.realize()
+        return None
     return _wrap(x, np.array(impl._values[0].buffer.to_numpy()[tuple(index)]))
 
 

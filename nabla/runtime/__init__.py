@@ -19,8 +19,10 @@ from ..core.engine import Engine as _Engine
 from .first_run import ask as _build_now, pending as _being_built
 from .fused import FusedPath as _FusedPath
 from .paths import FirstSightPaths as _FirstSightPaths
+from .program import ProgramPath as _ProgramPath
 from .single_op import SingleOpPath as _SingleOpPath
 
 _Engine.first_sight = _FirstSightPaths(_FusedPath(), _SingleOpPath())
+_Engine.programs = _ProgramPath()
 _Engine.being_built = _being_built  # a cold machine's first run waits for its first-run build's parts
 _Engine.build_now = _build_now

@@ -11,6 +11,58 @@ class Unfit(Exception):
     """The trace needs what the fused kernel's programs cannot express."""
 
 
+class Offset(int):
+    """An element offset that depends on slice starts, which are data of a program (``x[i, 1:j]``
+    for every ``i`` is one structure): its value at planning time, and ``const`` plus ``terms``
+    ({(trace position, axis): coefficient}) to work it out for each run's starts. Arithmetic with
+    ints keeps the dependence; a program's constants hold it until they are packed, where it
+    becomes a patch of the run's constants (``fused_program._program``)."""
+
+    # (no __slots__: an int subclass cannot have them; the instance dict holds const and terms)
+
+    def __new__(cls, value: int, const: int, terms: dict):
+        o = int.__new__(cls, value)
+        o.const, o.terms = const, terms
+        return o
+
+    @classmethod
+    def start(cls, value: int, param) -> "Offset":
+        return cls(value, 0, {param: 1})
+
+    def __add__(self, other):
+        if type(other) is Offset:
+            terms = dict(self.terms)
+            for k, c in other.terms.items():
+                terms[k] = terms.get(k, 0) + c
+            return Offset(int(self) + int(other), self.const + other.const, terms)
+        if isinstance(other, int):
+            return Offset(int(self) + other, self.const + other, self.terms)
+        return NotImplemented
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        if isinstance(other, int) and type(other) is not Offset:
+            return Offset(int(self) - other, self.const - other, self.terms)
+        return NotImplemented
+
+    def __mul__(self, other):
+        if isinstance(other, int) and type(other) is not Offset:
+            return Offset(int(self) * other, self.const * other, {k: c * other for k, c in self.terms.items()})
+        return NotImplemented
+
+    __rmul__ = __mul__
+
+    def at(self, starts) -> int:
+        """The offset for a run whose slice starts are ``starts`` ({trace position: starts})."""
+        return self.const + sum(c * starts[pos][axis] for (pos, axis), c in self.terms.items())
+
+
+def as_const(x):
+    """A layout entry as a program's constants hold it: a float, or an ``Offset`` kept for patching."""
+    return x if type(x) is Offset else float(x)
+
+
 _Unfit = Unfit
 
 
@@ -97,7 +149,7 @@ def _layout(view, ctx, full):
     itself in order."""
     _, offset, shape, strides = view
     if math.prod(shape) == 1:  # one value for all
-        return (1.0, float(offset), float(full), 0.0)
+        return (1.0, as_const(offset), float(full), 0.0)
     if math.prod(ctx) != full or len(shape) > len(ctx):
         raise _Unfit
     lead = len(ctx) - len(shape)
@@ -114,9 +166,9 @@ def _layout(view, ctx, full):
         if n != 1:
             axes.append([n, s])
     merged = merge_axes(axes) or [[1, 0]]
-    if offset == 0 and len(merged) == 1 and merged[0][1] == 1 and merged[0][0] == full:
+    if offset == 0 and type(offset) is not Offset and len(merged) == 1 and merged[0][1] == 1 and merged[0][0] == full:
         return None
-    return (float(len(merged)), float(offset), *[float(x) for axis in merged for x in axis])
+    return (float(len(merged)), as_const(offset), *[float(x) for axis in merged for x in axis])
 
 
 def merge_axes(axes) -> list:

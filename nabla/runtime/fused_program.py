@@ -24,7 +24,7 @@ from ..core import dtypes as _dt
 from .fused_codes import (ARG_REDUCE, _AXIS_INDEX, _CONST, _GATHER, _INT_ONLY, _INT_UNARY, _LOAD, _ON_BOOLS, _ORDER_KEEPING,
                           _REAL_IDENTITIES, _REGISTERS, _STRIDED, _WHERE, _WRAP, _WRAPPING, BINARY_CODES, BYTES, CODES,
                           HALF, HEADER, INT_CODES, REDUCE_CODES, SLOTS, UNARY_CODES, _unsigned_order, constant_bits)
-from .fused_layouts import Unfit as _Unfit
+from .fused_layouts import Offset, Unfit as _Unfit
 from .fused_layouts import (_contiguous, _is_stack, _layout, _layouts, _reduced_run, _restride, _through,
                             release_last_uses)
 from .fused_reads import _concat, _index_nodes, _iota_axis, _stack, _take
@@ -35,7 +35,7 @@ class Program:
     feeds each data slot, the reduction kind and the output's size."""
 
     __slots__ = ("program", "consts", "slots", "reduce", "size", "dtype", "count", "scan", "lifted", "out_dtype",
-                 "lifted_leaves", "test", "registers")
+                 "lifted_leaves", "test", "registers", "offsets")
 
     def __init__(self, program, consts, slots, reduce, size, dtype, count, scan, lifted=(), out_dtype=None,
                  lifted_leaves=(), registers=None):
@@ -48,6 +48,7 @@ class Program:
         self.lifted = lifted  # (trace position of a scalar constant, its index in consts): data per run
         self.lifted_leaves = lifted_leaves  # (leaf of one element, its index in consts): read per run
         self.test = 0  # the reduced values' test (``any`` / ``all`` of a count), as in the header
+        self.offsets = ()  # (index in consts, Offset): layout offsets that depend on slice starts
 
 
 def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
@@ -344,8 +345,10 @@ def _program(instructions, result_register, kind, rows, inner, consts, slot_of, 
     program[:HEADER] = (len(instructions), result_register, kind, rows, inner, out_code, 0, 0)
     program[HEADER:] = np.asarray(instructions, np.int32).reshape(-1)
     slots = [leaf for leaf, _ in sorted(slot_of.items(), key=lambda kv: kv[1])]
-    return Program(program, np.asarray(consts or [0.0], np.float64), slots, reduce, size, dtype, count, scan, lifted,
+    made = Program(program, np.asarray(consts or [0.0], np.float64), slots, reduce, size, dtype, count, scan, lifted,
                    out_dtype, lifted_leaves, registers)
+    made.offsets = tuple((k, c) for k, c in enumerate(consts) if type(c) is Offset)
+    return made
 
 
 def _identity_fill(name, out, dtype) -> Program | None:

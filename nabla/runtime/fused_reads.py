@@ -11,7 +11,7 @@ from ..core import dtypes as _dt
 from .fused_codes import (_AXIS_INDEX, _CONST, _GATHER, _WHERE, BINARY_CODES, CODES, INT_CODES, REDUCE_CODES,
                           UNARY_CODES, constant_bits)
 from .fused_layouts import Unfit as _Unfit
-from .fused_layouts import _is_stack, _padded, merge_axes, release_last_uses
+from .fused_layouts import _is_stack, _padded, as_const, merge_axes, release_last_uses
 
 
 def _index_nodes(body, ref, final_ref, alias, dtype_of) -> frozenset:
@@ -52,8 +52,8 @@ def _gather(v, axis, span, inner, consts, reading) -> tuple:
     dtype = leaves[leaf].dtype
     code = CODES[dtype] if coded_float else INT_CODES[dtype] if registers is _dt.int64 else 0
     at = len(consts) + 1
-    consts.extend(float(x) for x in (code, sizes[axis], strides[axis], offset, span, inner, len(others),
-                                     *[x for pair in others for x in pair]))
+    consts.extend(as_const(x) for x in (code, sizes[axis], strides[axis], offset, span, inner, len(others),
+                                        *[x for pair in others for x in pair]))
     return _GATHER, slot_of.setdefault(leaf, len(slot_of)), at
 
 

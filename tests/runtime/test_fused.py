@@ -173,8 +173,8 @@ def test_traces_the_kernel_cannot_run_go_to_the_interpreter(case):
     interp, _ = run(fn, *arrays, fused=False)
     before = nb.engine_stats()["interpreted"]
     got, ran_fused = run(fn, *arrays)
+    # (the kernel's part of the trace runs in a program, around the op it lacks)
     assert nb.engine_stats()["interpreted"] > before
-    assert not ran_fused or case == "matmul"  # its elementwise parts run fused, in stages
     np.testing.assert_allclose(got, interp, rtol=1e-15)
 
 
@@ -539,9 +539,9 @@ def test_denormal_results_agree_with_maxs_kernels(n):
 
 
 def test_a_staged_read_leaves_unrelated_pending_work_pending():
-    """``sum(a - mean(a))`` is a reduction feeding more work (two fused programs): read while other
-    pending work is alive, it runs in its stages alone and the other work stays pending; so does
-    ``all(isnan(a) == isnan(b))``, a count tested in one program."""
+    """``sum(a - mean(a))`` is a reduction feeding more work (a program of two stages, run in one
+    call): read while other pending work is alive, it runs alone and the other work stays pending;
+    so does ``all(isnan(a) == isnan(b))``, a count tested in one stage."""
     a = nb.asarray(np.array([1.0, np.nan, 3.0]))
     b = nb.asarray(np.array([2.0, np.nan, 4.0]))
     c = nb.asarray(np.array([1.0, 2.5, 4.0]))
@@ -552,7 +552,7 @@ def test_a_staged_read_leaves_unrelated_pending_work_pending():
     centered = float(xp.sum(c - xp.mean(c)))
     after = nb.engine_stats()
     assert same and centered == 0.0 and not other._impl.is_realized
-    assert middle["fused"] - before["fused"] == 1 and after["fused"] - middle["fused"] == 2
+    assert middle["fused"] - before["fused"] == 1 and after["fused"] - middle["fused"] == 1
     assert after["interpreted"] == before["interpreted"]
     np.testing.assert_allclose(other.numpy(), np.exp(np.arange(4.0)))
 
@@ -560,11 +560,11 @@ def test_a_staged_read_leaves_unrelated_pending_work_pending():
 @pytest.mark.parametrize("name", ["any", "all"])
 def test_any_and_all_of_float_data_are_one_program(name):
     """A full ``any``/``all`` of a float mask is the count model's program tested in its store (one
-    int64 1 / 0, read as a bool); along an axis it stays a count and its test (float data's count
-    is int64, several of them are not one bool each)."""
+    int64 1 / 0, read as a bool); along an axis it is a count and its test (float data's count
+    is int64, several of them are not one bool each): two stages of one program, one call."""
     a = np.array([[0.5, np.nan, -0.0], [2.0, 3.0, 4.0]])
     x = nb.asarray(a)
-    for axis, runs in ((None, 1), (1, 2)):
+    for axis, runs in ((None, 1), (1, 1)):
         before = nb.engine_stats()
         got = getattr(xp, name)(xp.isnan(x) | (x > 1.0), axis=axis).numpy()
         after = nb.engine_stats()
@@ -586,7 +586,7 @@ def test_a_tested_count_among_several_results_is_one_program():
     after = nb.engine_stats()
     assert d._impl.is_realized and e._impl.is_realized and bool(e)
     np.testing.assert_array_equal(d.numpy(), a * 2 + 1)
-    assert after["fused"] - before["fused"] == 2 and after["interpreted"] == before["interpreted"]
+    assert after["fused"] - before["fused"] == 1 and after["interpreted"] == before["interpreted"]
 
 
 def test_a_joint_run_leaves_views_of_realized_data_pending():
@@ -602,7 +602,7 @@ def test_a_joint_run_leaves_views_of_realized_data_pending():
     same = bool(xp.all(d == view * 2.0 + 1.0))
     after = nb.engine_stats()
     assert same and d._impl.is_realized and not view._impl.is_realized
-    assert after["fused"] - before["fused"] == 2  # d's program and the tested count's
+    assert after["fused"] - before["fused"] == 1  # d and the tested count: two stages of one program
     np.testing.assert_array_equal(view.numpy(), a[1:, ::2].T)
 
 
@@ -717,8 +717,8 @@ def test_concatenations_and_positions_run_fused_like_numpy(name, rows):
 
 
 def test_a_chain_of_small_matmuls_runs_fused():
-    """``a.T @ (a @ w)``: the inner product is realized first, so each matmul is one of views of
-    inputs, a product-and-sum on the kernel (no model, no interpreter)."""
+    """``a.T @ (a @ w)``: the inner product is a stage of its own, so each matmul is one of views
+    of buffers, a product-and-sum on the kernel: one program (no model, no interpreter)."""
     rng = np.random.default_rng(12)
     a, w = rng.standard_normal((500, 20)), rng.standard_normal((20, 1))
     before = nb.engine_stats()
@@ -726,7 +726,7 @@ def test_a_chain_of_small_matmuls_runs_fused():
     got = (nb.permute_dims(x, (1, 0)) @ (x @ nb.asarray(w))).numpy()
     after = nb.engine_stats()
     assert after["interpreted"] == before["interpreted"] and after["compiles"] == before["compiles"]
-    assert after["fused"] - before["fused"] >= 2
+    assert after["fused"] - before["fused"] == 1
     np.testing.assert_allclose(got, a.T @ (a @ w), rtol=1e-12)
 
 

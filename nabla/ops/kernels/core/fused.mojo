@@ -470,17 +470,19 @@ def _map_binary[T: DType, op: Int](dst: UnsafePointer[Scalar[T], MutUntrackedOri
             dst.unsafe_store(i, _binary_int[w](op, x, q.unsafe_load[width=w](i).cast[DType.int64]()).cast[T]())
 
 
+@always_inline
+def slot[S: DType](data: UnsafePointer[Int, _], a: Int) -> UnsafePointer[Scalar[S], MutUntrackedOrigin]:
+    """Data slot ``a`` of a program: ``data`` holds (address, size) per slot."""
+    return UnsafePointer[Scalar[S], MutUntrackedOrigin](unsafe_from_address=data.unsafe_load(2 * a))
+
+
 def _run_block[T: DType, S: DType](
-    prog: UnsafePointer[Int32, _], consts: UnsafePointer[Float64, _],
-    x0: UnsafePointer[Scalar[S], _], s0: Int,
-    x1: UnsafePointer[Scalar[S], _], s1: Int,
-    x2: UnsafePointer[Scalar[S], _], s2: Int,
-    x3: UnsafePointer[Scalar[S], _], s3: Int,
+    prog: UnsafePointer[Int32, _], consts: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
     regs: UnsafePointer[Scalar[T], MutUntrackedOrigin], stride: Int, start: Int, count: Int,
 ):
     """One block of the program's values into ``regs`` (register k at ``regs + k * stride``): T the
     registers' dtype, S the data slots' (T itself, or bytes for the integer family, read through
-    each load's dtype code)."""
+    each load's dtype code). ``data``: (address, size in elements of S) per data slot."""
     comptime w = simd_width_of[T]()
     var n_instr = Int(prog.unsafe_load(0))
     var padded = (count + w - 1) // w * w
@@ -492,8 +494,8 @@ def _run_block[T: DType, S: DType](
         var b = Int(prog.unsafe_load(at + 3))
         var c = Int(prog.unsafe_load(at + 4))
         if op == 0:  # load input slot a, in order (b == 0) or through the layout at consts[b - 1]
-            var src = x0 if a == 0 else (x1 if a == 1 else (x2 if a == 2 else x3))
-            var size = s0 if a == 0 else (s1 if a == 1 else (s2 if a == 2 else s3))
+            var src = slot[S](data, a)
+            var size = data.unsafe_load(2 * a + 1)
             comptime if S == T:
                 if b > 0:
                     _fill_strided[S, T](dst, src, start, count, consts + (b - 1))
@@ -603,7 +605,7 @@ def _run_block[T: DType, S: DType](
             elif op == 59:
                 _map_binary[T, 59](dst, p, q, padded)
         elif op == 63:  # gather from data slot a at the positions in register b (view at consts[c - 1])
-            var src = x0 if a == 0 else (x1 if a == 1 else (x2 if a == 2 else x3))
+            var src = slot[S](data, a)
             _gather[S, T](dst, src, regs + b * stride, start, count, consts + (c - 1))
         elif op == 62:  # the index along one axis of the trace's elements: (element // a) % b
             for i in range(count):
@@ -653,6 +655,143 @@ def _identity[A: DType](kind: Int) -> Scalar[A]:
     return Scalar[A](1) if kind == 5 else Scalar[A](0)
 
 
+@always_inline
+def _store_strided_as[T: DType, D: DType](dst: UnsafePointer[UInt8, MutAnyOrigin], src: UnsafePointer[Scalar[T], _],
+                                          start: Int, count: Int, layout: UnsafePointer[Float64, _]):
+    """Values ``start .. start + count`` of a program's elements written through a strided layout of
+    the output (``[rank, offset, then (size, stride) per axis]``, as loads read: a slice write)."""
+    comptime w = simd_width_of[T]()
+    var out = dst.unsafe_bitcast[Scalar[D]]()
+    var rank = Int(layout.unsafe_load(0))
+    var index = alloc[Int](max(rank, 1))
+    var at = Int(layout.unsafe_load(1))
+    var rest = start
+    for d in range(rank - 1, -1, -1):
+        var size = Int(layout.unsafe_load(2 + 2 * d))
+        var i = rest % size
+        rest //= size
+        index.unsafe_store(d, i)
+        at += i * Int(layout.unsafe_load(3 + 2 * d))
+    if rank == 0:
+        out.unsafe_store(at, src.unsafe_load(0).cast[D]())
+        index.free()
+        return
+    var last = rank - 1
+    var n_last = Int(layout.unsafe_load(2 + 2 * last))
+    var s_last = Int(layout.unsafe_load(3 + 2 * last))
+    var done = 0
+    while done < count:
+        var run = min(n_last - index.unsafe_load(last), count - done)
+        if s_last == 1:
+            var whole = run // w * w
+            for i in range(0, whole, w):
+                out.unsafe_store(at + i, src.unsafe_load[width=w](done + i).cast[D]())
+            for i in range(whole, run):
+                out.unsafe_store(at + i, src.unsafe_load(done + i).cast[D]())
+        else:
+            for i in range(run):
+                out.unsafe_store(at + i * s_last, src.unsafe_load(done + i).cast[D]())
+        done += run
+        at += run * s_last
+        index.unsafe_store(last, index.unsafe_load(last) + run)
+        var d = last
+        while d > 0 and index.unsafe_load(d) == Int(layout.unsafe_load(2 + 2 * d)):
+            at -= Int(layout.unsafe_load(2 + 2 * d)) * Int(layout.unsafe_load(3 + 2 * d))
+            index.unsafe_store(d, 0)
+            d -= 1
+            index.unsafe_store(d, index.unsafe_load(d) + 1)
+            at += Int(layout.unsafe_load(3 + 2 * d))
+    index.free()
+
+
+@always_inline
+def store_strided[T: DType](code: Int, dst: UnsafePointer[UInt8, MutAnyOrigin], src: UnsafePointer[Scalar[T], _],
+                            start: Int, count: Int, layout: UnsafePointer[Float64, _]):
+    """``store_coded`` through a strided layout of the output (a slice write)."""
+    if code == 1:
+        _store_strided_as[T, DType.int8](dst, src, start, count, layout)
+    elif code == 2:
+        _store_strided_as[T, DType.int16](dst, src, start, count, layout)
+    elif code == 3:
+        _store_strided_as[T, DType.int32](dst, src, start, count, layout)
+    elif code == 4:
+        _store_strided_as[T, DType.int64](dst, src, start, count, layout)
+    elif code == 6:
+        _store_strided_as[T, DType.uint16](dst, src, start, count, layout)
+    elif code == 7:
+        _store_strided_as[T, DType.uint32](dst, src, start, count, layout)
+    elif code == 8:
+        _store_strided_as[T, DType.float32](dst, src, start, count, layout)
+    elif code == 9:
+        _store_strided_as[T, DType.float64](dst, src, start, count, layout)
+    elif code == 10:
+        _store_strided_as[T, DType.float16](dst, src, start, count, layout)
+    else:
+        _store_strided_as[T, DType.uint8](dst, src, start, count, layout)
+
+
+def map_into[T: DType, S: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
+                                 dst: UnsafePointer[UInt8, MutAnyOrigin], n: Int, layout: UnsafePointer[Float64, _],
+                                 strided: Bool) raises:
+    """Evaluate a program over ``n`` elements into ``dst``: in order, or (``strided``) through the
+    output's ``layout``. Float data: S = T, the output of T (``code``: its dtype code, for a strided
+    store); bytes (S = uint8): the output's dtype code in the program's header."""
+    comptime w = simd_width_of[T]()
+    var code = Int(p.unsafe_load(5))
+    comptime if S == T:
+        code = _code_of[T]()
+    var blocks = (n + BLOCK - 1) // BLOCK
+    var tasks = (blocks + BLOCKS_PER_TASK - 1) // BLOCKS_PER_TASK
+    var result = Int(p.unsafe_load(1))
+    var stride = register_stride[T](n)
+
+    def task(t: Int) {dst, p, k, data, n, blocks, result, code, stride, layout, strided}:
+        var regs = alloc[Scalar[T]](MAX_REGISTERS * stride)
+        var last = min(blocks, (t + 1) * BLOCKS_PER_TASK)
+        for blk in range(t * BLOCKS_PER_TASK, last):
+            var start = blk * BLOCK
+            var count = min(BLOCK, n - start)
+            _run_block[T, S](p, k, data, regs, stride, start, count)
+            var r = regs + result * stride
+            if strided:
+                store_strided[T](code, dst, r, start, count, layout)
+            else:
+                comptime if S == T:
+                    var typed = dst.unsafe_bitcast[Scalar[T]]()
+                    var whole = count // w * w
+                    for i in range(0, whole, w):
+                        typed.unsafe_store(start + i, r.unsafe_load[width=w](i))
+                    for i in range(whole, count):
+                        typed.unsafe_store(start + i, r.unsafe_load(i))
+                else:
+                    store_coded[T](code, dst, r, start, count)
+        regs.free()
+
+    # MAX's CPU kernels flush denormals to zero (its worker threads run so): a run on the
+    # calling thread does too, so a value is the same whichever path computed it
+    with FlushDenormals():
+        if tasks == 1:
+            task(0)
+        elif tasks > 1:
+            parallelize(task, tasks)
+
+
+def slots_of[S: DType](x0: UnsafePointer[Scalar[S], _], s0: Int, x1: UnsafePointer[Scalar[S], _], s1: Int,
+                       x2: UnsafePointer[Scalar[S], _], s2: Int, x3: UnsafePointer[Scalar[S], _], s3: Int
+                       ) -> UnsafePointer[Int, MutUntrackedOrigin]:
+    """The data table of a model's four slots (freed by the caller)."""
+    var data = alloc[Int](8)
+    data.unsafe_store(0, Int(x0))
+    data.unsafe_store(1, s0)
+    data.unsafe_store(2, Int(x1))
+    data.unsafe_store(3, s1)
+    data.unsafe_store(4, Int(x2))
+    data.unsafe_store(5, s2)
+    data.unsafe_store(6, Int(x3))
+    data.unsafe_store(7, s3)
+    return data
+
+
 @register("nabla_fused_map")
 struct FusedMap:
     """Evaluate a program over every element: ``out[i] = program(inputs read through their
@@ -677,51 +816,12 @@ struct FusedMap:
         comptime assert S == R or (S == DType.uint8 and (R == DType.int64 or R.is_floating_point())), \
             "the fused evaluator runs on float data in its own registers, or bytes"
         comptime assert target == "cpu", "the fused evaluator runs on the CPU (Nabla plans it for host data only)"
-        comptime w = simd_width_of[T]()
         var p = prog.unsafe_ptr()
-        var code = Int(p.unsafe_load(5))
         var n = output.dim_size(0)
         comptime if S != T:
-            n //= itemsize(code)
-        var blocks = (n + BLOCK - 1) // BLOCK
-        var tasks = (blocks + BLOCKS_PER_TASK - 1) // BLOCKS_PER_TASK
-        var out = output.unsafe_ptr()
+            n //= itemsize(Int(p.unsafe_load(5)))
+        var data = slots_of[S](x0.unsafe_ptr(), x0.dim_size(0), x1.unsafe_ptr(), x1.dim_size(0), x2.unsafe_ptr(),
+                               x2.dim_size(0), x3.unsafe_ptr(), x3.dim_size(0))
         var k = consts.unsafe_ptr()
-        var result = Int(p.unsafe_load(1))
-        var a0 = x0.unsafe_ptr()
-        var a1 = x1.unsafe_ptr()
-        var a2 = x2.unsafe_ptr()
-        var a3 = x3.unsafe_ptr()
-        var s0 = x0.dim_size(0)
-        var s1 = x1.dim_size(0)
-        var s2 = x2.dim_size(0)
-        var s3 = x3.dim_size(0)
-
-        var stride = register_stride[T](n)
-
-        def task(t: Int) {var out, var p, var k, var a0, var a1, var a2, var a3, var s0, var s1, var s2, var s3,
-                           var n, var blocks, var result, var code, var stride}:
-            var regs = alloc[Scalar[T]](MAX_REGISTERS * stride)
-            var last = min(blocks, (t + 1) * BLOCKS_PER_TASK)
-            for blk in range(t * BLOCKS_PER_TASK, last):
-                var start = blk * BLOCK
-                var count = min(BLOCK, n - start)
-                _run_block[T, S](p, k, a0, s0, a1, s1, a2, s2, a3, s3, regs, stride, start, count)
-                var r = regs + result * stride
-                comptime if S == T:
-                    var whole = count // w * w
-                    for i in range(0, whole, w):
-                        out.unsafe_store(start + i, r.unsafe_load[width=w](i).cast[S]())
-                    for i in range(whole, count):
-                        out.unsafe_store(start + i, r.unsafe_load(i).cast[S]())
-                else:
-                    store_coded[T](code, out.unsafe_bitcast[UInt8](), r, start, count)
-            regs.free()
-
-        # MAX's CPU kernels flush denormals to zero (its worker threads run so): a run on the
-        # calling thread does too, so a value is the same whichever path computed it
-        with FlushDenormals():
-            if tasks == 1:
-                task(0)
-            elif tasks > 1:
-                parallelize(task, tasks)
+        map_into[T, S](p, k, data, output.unsafe_ptr().unsafe_bitcast[UInt8](), n, k, False)
+        data.free()

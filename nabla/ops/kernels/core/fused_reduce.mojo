@@ -8,7 +8,7 @@ from max.algorithm import parallelize
 from max.gpu.host import DeviceContext
 from extensibility import InputTensor, OutputTensor, register
 from .fused import (BLOCK, BLOCKS_PER_TASK, MAX_REGISTERS, _combine, _identity, _is_nan, _reduce_block, _run_block,
-                    accumulator, register_stride)
+                    accumulator, register_stride, slots_of)
 from .fused_int import itemsize, store_coded
 
 
@@ -59,66 +59,64 @@ struct FusedReduce:
         ctx: DeviceContext,
     ) raises:
         comptime S = x0.dtype
-        comptime T = R
-        comptime A = accumulator[T]()
-        comptime O = output.dtype
         comptime assert S == R or (S == DType.uint8 and (R == DType.int64 or R.is_floating_point())), \
             "the fused evaluator runs on float data in its own registers, or bytes"
         comptime assert target == "cpu", "the fused evaluator runs on the CPU (Nabla plans it for host data only)"
         var p = prog.unsafe_ptr()
-        var code = Int(p.unsafe_load(5))
         var m = output.dim_size(0)
-        comptime if S != T:
-            m //= itemsize(code)
-        var k = consts.unsafe_ptr()
-        var kind = Int(p.unsafe_load(2))
-        var r = Int(p.unsafe_load(3))
-        var inner = Int(p.unsafe_load(4))
-        var n = m * r
-        var a0 = x0.unsafe_ptr()
-        var a1 = x1.unsafe_ptr()
-        var a2 = x2.unsafe_ptr()
-        var a3 = x3.unsafe_ptr()
-        var s0 = x0.dim_size(0)
-        var s1 = x1.dim_size(0)
-        var s2 = x2.dim_size(0)
-        var s3 = x3.dim_size(0)
-        var result = alloc[Scalar[A]](max(m, 1))
-        with FlushDenormals():  # as MAX's CPU kernels (see fused.mojo)
-            if kind == 6 or kind == 7:
-                _arg_reduce[T, S](p, k, a0, s0, a1, s1, a2, s2, a3, s3, m // inner, r, inner, kind, result)
-            elif inner == 1:
-                _reduce_rows[T, S](p, k, a0, s0, a1, s1, a2, s2, a3, s3, n, r, kind, result)
-            else:
-                _reduce_columns[T, S](p, k, a0, s0, a1, s1, a2, s2, a3, s3, m // inner, r, inner, kind, result)
-        var test = Int(p.unsafe_load(6))
-        if test != 0:  # the reduction's test (a count's ``> c``, negated for ``all``): 1 / 0
-            var c: Scalar[A]
-            comptime if A.is_floating_point():
-                c = k.unsafe_load(Int(p.unsafe_load(7))).cast[A]()
-            else:
-                c = bitcast[DType.int64, 1](k.unsafe_load(Int(p.unsafe_load(7)))).cast[A]()
-            for i in range(m):
-                var above = result.unsafe_load(i) > c
-                result.unsafe_store(i, Scalar[A](1) if above == (test == 2) else Scalar[A](0))
-        var out = output.unsafe_ptr()
-        comptime if S == T:
-            for i in range(m):
-                var v = result.unsafe_load(i)
-                out.unsafe_store(i, (v / Scalar[A](r) if kind == 2 else v).cast[O]())
+        comptime if S != R:
+            m //= itemsize(Int(p.unsafe_load(5)))
+        var data = slots_of[S](x0.unsafe_ptr(), x0.dim_size(0), x1.unsafe_ptr(), x1.dim_size(0), x2.unsafe_ptr(),
+                               x2.dim_size(0), x3.unsafe_ptr(), x3.dim_size(0))
+        reduce_into[R, S, output.dtype](p, consts.unsafe_ptr(), data, output.unsafe_ptr().unsafe_bitcast[UInt8](), m)
+        data.free()
+
+
+def reduce_into[T: DType, S: DType, O: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _],
+                                              data: UnsafePointer[Int, _], out_bytes: UnsafePointer[UInt8, MutAnyOrigin],
+                                              m: Int) raises:
+    """A program's values over (outer, r, inner) reduced over r into ``m`` outputs: of O where the
+    data is of T (O int64 for a count), else (bytes) of the dtype code in the program's header."""
+    comptime A = accumulator[T]()
+    var code = Int(p.unsafe_load(5))
+    var kind = Int(p.unsafe_load(2))
+    var r = Int(p.unsafe_load(3))
+    var inner = Int(p.unsafe_load(4))
+    var n = m * r
+    var result = alloc[Scalar[A]](max(m, 1))
+    with FlushDenormals():  # as MAX's CPU kernels (see fused.mojo)
+        if kind == 6 or kind == 7:
+            _arg_reduce[T, S](p, k, data, m // inner, r, inner, kind, result)
+        elif inner == 1:
+            _reduce_rows[T, S](p, k, data, n, r, kind, result)
         else:
-            comptime if A.is_floating_point():  # (the coded float family's mean)
-                if kind == 2:
-                    for i in range(m):
-                        result.unsafe_store(i, result.unsafe_load(i) / Scalar[A](r))
-            store_coded[A](code, out.unsafe_bitcast[UInt8](), result, 0, m)
-        result.free()
+            _reduce_columns[T, S](p, k, data, m // inner, r, inner, kind, result)
+    var test = Int(p.unsafe_load(6))
+    if test != 0:  # the reduction's test (a count's ``> c``, negated for ``all``): 1 / 0
+        var c: Scalar[A]
+        comptime if A.is_floating_point():
+            c = k.unsafe_load(Int(p.unsafe_load(7))).cast[A]()
+        else:
+            c = bitcast[DType.int64, 1](k.unsafe_load(Int(p.unsafe_load(7)))).cast[A]()
+        for i in range(m):
+            var above = result.unsafe_load(i) > c
+            result.unsafe_store(i, Scalar[A](1) if above == (test == 2) else Scalar[A](0))
+    comptime if S == T:
+        var out = out_bytes.unsafe_bitcast[Scalar[O]]()
+        for i in range(m):
+            var v = result.unsafe_load(i)
+            out.unsafe_store(i, (v / Scalar[A](r) if kind == 2 else v).cast[O]())
+    else:
+        comptime if A.is_floating_point():  # (the coded float family's mean)
+            if kind == 2:
+                for i in range(m):
+                    result.unsafe_store(i, result.unsafe_load(i) / Scalar[A](r))
+        store_coded[A](code, out_bytes, result, 0, m)
+    result.free()
 
 
 def _reduce_rows[T: DType, S: DType](
-    p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _],
-    a0: UnsafePointer[Scalar[S], _], s0: Int, a1: UnsafePointer[Scalar[S], _], s1: Int,
-    a2: UnsafePointer[Scalar[S], _], s2: Int, a3: UnsafePointer[Scalar[S], _], s3: Int,
+    p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
     n: Int, r: Int, kind: Int, result: UnsafePointer[Scalar[accumulator[T]()], MutUntrackedOrigin],
 ) raises:
     """Rows of r contiguous elements (inner = 1). Tasks take equal spans of the elements, whatever
@@ -132,7 +130,7 @@ def _reduce_rows[T: DType, S: DType](
     var result_at = Int(p.unsafe_load(1))
     var stride = register_stride[T](n)
 
-    def task(t: Int) {p, k, a0, s0, a1, s1, a2, s2, a3, s3, n, r, kind, result, shared, shared_row, result_at,
+    def task(t: Int) {p, k, data, n, r, kind, result, shared, shared_row, result_at,
                       stride}:
         var regs = alloc[Scalar[T]](MAX_REGISTERS * stride)
         var first = t * BLOCKS_PER_TASK * BLOCK
@@ -145,7 +143,7 @@ def _reduce_rows[T: DType, S: DType](
         var start = first
         while start < last:
             var count = min(BLOCK, last - start)
-            _run_block[T, S](p, k, a0, s0, a1, s1, a2, s2, a3, s3, regs, stride, start, count)
+            _run_block[T, S](p, k, data, regs, stride, start, count)
             var values = regs + result_at * stride
             var at = start
             while at < start + count:
@@ -187,9 +185,7 @@ def _reduce_rows[T: DType, S: DType](
 
 
 def _reduce_columns[T: DType, S: DType](
-    p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _],
-    a0: UnsafePointer[Scalar[S], _], s0: Int, a1: UnsafePointer[Scalar[S], _], s1: Int,
-    a2: UnsafePointer[Scalar[S], _], s2: Int, a3: UnsafePointer[Scalar[S], _], s3: Int,
+    p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
     outer: Int, r: Int, inner: Int, kind: Int, result: UnsafePointer[Scalar[accumulator[T]()], MutUntrackedOrigin],
 ) raises:
     """Reduction over a middle axis (inner > 1): a task takes one outer index, a chunk of at most
@@ -206,7 +202,7 @@ def _reduce_columns[T: DType, S: DType](
     var result_at = Int(p.unsafe_load(1))
     var stride = register_stride[T](outer * r * inner)
 
-    def task(t: Int) {p, k, a0, s0, a1, s1, a2, s2, a3, s3, r, inner, kind, chunk, chunks, spans, per_span,
+    def task(t: Int) {p, k, data, r, inner, kind, chunk, chunks, spans, per_span,
                       partials, result_at, stride}:
         var regs = alloc[Scalar[T]](MAX_REGISTERS * stride)
         var span = t % spans
@@ -226,7 +222,7 @@ def _reduce_columns[T: DType, S: DType](
             var nrows = min(rows, k1 - kk)
             var start = (o * r + kk) * inner + col
             var count = (nrows - 1) * inner + width
-            _run_block[T, S](p, k, a0, s0, a1, s1, a2, s2, a3, s3, regs, stride, start, count)
+            _run_block[T, S](p, k, data, regs, stride, start, count)
             var values = regs + result_at * stride
             for j in range(nrows):
                 _accumulate[T, A](kind, acc, values + j * inner, width)
@@ -251,9 +247,7 @@ def _reduce_columns[T: DType, S: DType](
 
 
 def _arg_reduce[T: DType, S: DType](
-    p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _],
-    a0: UnsafePointer[Scalar[S], _], s0: Int, a1: UnsafePointer[Scalar[S], _], s1: Int,
-    a2: UnsafePointer[Scalar[S], _], s2: Int, a3: UnsafePointer[Scalar[S], _], s3: Int,
+    p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
     outer: Int, r: Int, inner: Int, kind: Int, result: UnsafePointer[Scalar[accumulator[T]()], MutUntrackedOrigin],
 ) raises:
     """argmax (kind 6) or argmin (7) over r: the first position of the largest (smallest) value, a
@@ -266,7 +260,7 @@ def _arg_reduce[T: DType, S: DType](
     var result_at = Int(p.unsafe_load(1))
     var stride = register_stride[T](outer * r * inner)
 
-    def task(t: Int) {p, k, a0, s0, a1, s1, a2, s2, a3, s3, r, inner, kind, chunk, chunks, result, result_at,
+    def task(t: Int) {p, k, data, r, inner, kind, chunk, chunks, result, result_at,
                       stride}:
         var regs = alloc[Scalar[T]](MAX_REGISTERS * stride)
         var o = t // chunks
@@ -283,7 +277,7 @@ def _arg_reduce[T: DType, S: DType](
             var nrows = min(rows, r - kk)
             var start = (o * r + kk) * inner + col
             var count = (nrows - 1) * inner + width
-            _run_block[T, S](p, k, a0, s0, a1, s1, a2, s2, a3, s3, regs, stride, start, count)
+            _run_block[T, S](p, k, data, regs, stride, start, count)
             var values = regs + result_at * stride
             for j in range(nrows):
                 for i in range(width):
@@ -350,17 +344,21 @@ struct FusedScan:
         comptime T = output.dtype
         comptime assert T.is_floating_point() and R == T, "the fused evaluator's scan runs on float data"
         comptime assert target == "cpu", "the fused evaluator runs on the CPU (Nabla plans it for host data only)"
-        var p = prog.unsafe_ptr()
-        with FlushDenormals():  # as MAX's CPU kernels (see fused.mojo)
-            _scan[T](p, consts.unsafe_ptr(), x0.unsafe_ptr(), x0.dim_size(0), x1.unsafe_ptr(), x1.dim_size(0),
-                     x2.unsafe_ptr(), x2.dim_size(0), x3.unsafe_ptr(), x3.dim_size(0), output.dim_size(0),
-                     Int(p.unsafe_load(2)) == 2, output.unsafe_ptr())
+        var data = slots_of[T](x0.unsafe_ptr(), x0.dim_size(0), x1.unsafe_ptr(), x1.dim_size(0), x2.unsafe_ptr(),
+                               x2.dim_size(0), x3.unsafe_ptr(), x3.dim_size(0))
+        scan_into[T](prog.unsafe_ptr(), consts.unsafe_ptr(), data, output.unsafe_ptr(), output.dim_size(0))
+        data.free()
+
+
+def scan_into[T: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
+                        dst: UnsafePointer[Scalar[T], MutAnyOrigin], n: Int) raises where T.is_floating_point():
+    """A program's running sums over r (header: 1 forward, 2 reverse) into ``n`` outputs."""
+    with FlushDenormals():  # as MAX's CPU kernels (see fused.mojo)
+        _scan[T](p, k, data, n, Int(p.unsafe_load(2)) == 2, dst)
 
 
 def _scan[T: DType](
-    p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _],
-    a0: UnsafePointer[Scalar[T], _], s0: Int, a1: UnsafePointer[Scalar[T], _], s1: Int,
-    a2: UnsafePointer[Scalar[T], _], s2: Int, a3: UnsafePointer[Scalar[T], _], s3: Int,
+    p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
     n: Int, reverse: Bool, dst: UnsafePointer[Scalar[T], MutAnyOrigin],
 ) raises where T.is_floating_point():
     """Running sums (in float64) of the program's values over r, in an (outer, r, inner) space: rows
@@ -375,7 +373,7 @@ def _scan[T: DType](
     var rows_per_task = max(1, BLOCKS_PER_TASK * BLOCK // r) if inner == 1 else 1
     var tasks = (outer + rows_per_task - 1) // rows_per_task if inner == 1 else outer * chunks
 
-    def task(t: Int) {p, k, a0, s0, a1, s1, a2, s2, a3, s3, r, inner, outer, chunk, chunks, rows_per_task,
+    def task(t: Int) {p, k, data, r, inner, outer, chunk, chunks, rows_per_task,
                       reverse, dst, result_at}:
         var regs = alloc[Scalar[T]](MAX_REGISTERS * BLOCK)
         var values = regs + result_at * BLOCK  # (scans keep whole blocks: their rows are long)
@@ -387,7 +385,7 @@ def _scan[T: DType](
                     var first = (blocks - 1 - b) * BLOCK if reverse else b * BLOCK
                     var count = min(BLOCK, r - first)
                     var start = row * r + first
-                    _run_block[T, T](p, k, a0, s0, a1, s1, a2, s2, a3, s3, regs, BLOCK, start, count)
+                    _run_block[T, T](p, k, data, regs, BLOCK, start, count)
                     for j in range(count):
                         var i = count - 1 - j if reverse else j
                         acc += Float64(values.unsafe_load(i))
@@ -402,7 +400,7 @@ def _scan[T: DType](
             for j in range(r):
                 var kk = r - 1 - j if reverse else j
                 var start = (o * r + kk) * inner + col
-                _run_block[T, T](p, k, a0, s0, a1, s1, a2, s2, a3, s3, regs, BLOCK, start, width)
+                _run_block[T, T](p, k, data, regs, BLOCK, start, width)
                 _accumulate[T, DType.float64](1, acc, values, width)
                 for i in range(width):
                     dst.unsafe_store(start + i, Scalar[T](acc.unsafe_load(i)))

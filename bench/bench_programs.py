@@ -1,0 +1,151 @@
+"""Programs, not expressions: what a loop costs per step, Nabla beside NumPy (and JAX where it is
+installed, jitted per step as a user would write it without rewriting the loop).
+
+    python -m bench.bench_programs
+
+Rows (Markdown), steady state (the median of repeated runs in one process, results read back):
+- recording: microseconds per op of NumPy-style code (``a + b``, ``0.2 * a``, ``A[1:-1, :-2]``,
+  ``B[1:-1, 1:-1] = a``), nothing run;
+- a read of a structure seen before: microseconds beyond its kernel's time (a scalar read of a
+  small trace, the same structure each time);
+- a stencil loop that reads nothing until its end (jacobi_2d, 150 x 150, 50 steps);
+- a convergence loop reading one scalar per step (a 40 x 40 Laplace relaxation);
+- an element loop ``x[i] = f(x[i - 1], y[i])``, 10,000 steps.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import numpy
+
+import nabla as nb
+import nabla.numpy as nnp
+
+
+def timed(fn, repeat=7) -> float:
+    fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def per_op(fn, n=3000) -> float:
+    fn()
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / n)
+    return best
+
+
+def recording_rows():
+    A = nnp.array(numpy.random.default_rng(0).random((60, 60)))
+    B = nnp.array(numpy.random.default_rng(1).random((60, 60)))
+    a, b = A[1:-1, 1:-1], A[1:-1, :-2]
+    An = numpy.random.default_rng(0).random((60, 60))
+    an, bn = An[1:-1, 1:-1], An[1:-1, :-2]
+
+    def write():
+        B[1:-1, 1:-1] = a
+
+    def write_n():
+        An[1:-1, 1:-1] = an
+
+    cases = [("a + b", lambda: a + b, lambda: an + bn), ("0.2 * a", lambda: 0.2 * a, lambda: 0.2 * an),
+             ("A[1:-1, :-2]", lambda: A[1:-1, :-2], lambda: An[1:-1, :-2]),
+             ("B[1:-1, 1:-1] = a", write, write_n)]
+    rows = []
+    for label, f, fn in cases:
+        t = per_op(f)
+        nb.core.graph.GRAPH.evaluate()  # (what was recorded: not carried into the next case)
+        rows.append((f"recording `{label}` (58 x 58 float64)", t * 1e6, per_op(fn) * 1e6, "us"))
+    return rows
+
+
+def read_row():
+    """A scalar read of a small trace whose structure repeats: the cost beyond its kernel."""
+    x = nnp.array(numpy.arange(16.0))
+
+    def step():
+        return float((x * 1.5 + 2.0).sum())
+
+    t = per_op(step, 2000)
+    xn = numpy.arange(16.0)
+    tn = per_op(lambda: float((xn * 1.5 + 2.0).sum()), 2000)
+    return ("read of a repeated structure, `float((x * 1.5 + 2.0).sum())`, 16 elements", t * 1e6, tn * 1e6, "us")
+
+
+def jacobi(np, A, B, steps=50):
+    for _ in range(1, steps):
+        B[1:-1, 1:-1] = 0.2 * (A[1:-1, 1:-1] + A[1:-1, :-2] + A[1:-1, 2:] + A[2:, 1:-1] + A[:-2, 1:-1])
+        A[1:-1, 1:-1] = 0.2 * (B[1:-1, 1:-1] + B[1:-1, :-2] + B[1:-1, 2:] + B[2:, 1:-1] + B[:-2, 1:-1])
+
+
+def relax(np, u, tol=1e-4, limit=400):
+    """Laplace relaxation until the largest change is below ``tol``: one scalar read per step."""
+    steps = 0
+    while steps < limit:
+        un = u.copy()
+        u[1:-1, 1:-1] = 0.25 * (un[1:-1, 2:] + un[1:-1, :-2] + un[2:, 1:-1] + un[:-2, 1:-1])
+        steps += 1
+        if float(np.abs(u - un).max()) < tol:
+            break
+    return steps
+
+
+def element_loop(np, x, y):
+    for i in range(1, x.shape[0]):
+        x[i] = np.maximum(x[i - 1] * 0.5, y[i])
+
+
+def loop_rows():
+    rng = numpy.random.default_rng(3)
+    A0, B0 = rng.random((150, 150)), rng.random((150, 150))
+    rows = []
+
+    def run_jacobi(np):
+        A, B = np.array(A0), np.array(B0)
+        jacobi(np, A, B)
+        return numpy.asarray(A), numpy.asarray(B)
+
+    rows.append(("stencil loop, jacobi_2d 150 x 150, 50 steps, nothing read until the end",
+                 timed(lambda: run_jacobi(nnp)) * 1e3, timed(lambda: run_jacobi(numpy)) * 1e3, "ms"))
+    u0 = numpy.zeros((40, 40))
+    u0[0, :] = 1.0
+
+    def run_relax(np):
+        u = np.array(u0)
+        return relax(np, u)
+
+    assert run_relax(nnp) == run_relax(numpy)
+    rows.append((f"convergence loop, 40 x 40, a scalar read per step ({run_relax(numpy)} steps)",
+                 timed(lambda: run_relax(nnp), 5) * 1e3, timed(lambda: run_relax(numpy), 5) * 1e3, "ms"))
+    x0, y0 = rng.random(10_000), rng.random(10_000)
+
+    def run_elements(np):
+        x, y = np.array(x0), np.array(y0)
+        element_loop(np, x, y)
+        return numpy.asarray(x)
+
+    numpy.testing.assert_array_equal(run_elements(nnp), run_elements(numpy))
+    rows.append(("element loop `x[i] = maximum(x[i - 1] * 0.5, y[i])`, 10,000 steps",
+                 timed(lambda: run_elements(nnp), 3) * 1e3, timed(lambda: run_elements(numpy), 3) * 1e3, "ms"))
+    return rows
+
+
+def main():
+    print("| figure | Nabla | NumPy | Nabla / NumPy |")
+    print("|---|---|---|---|")
+    for label, ours, theirs, unit in recording_rows() + [read_row()] + loop_rows():
+        print(f"| {label} | {ours:.2f} {unit} | {theirs:.2f} {unit} | {ours / theirs:.1f}x |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,106 @@
+# Nabla's program kernel: a trace's whole program of stages run in one call from Python.
+#
+# A read runs its trace as a program of stages (runtime/program.py writes it): each stage is one
+# program of the fused evaluator (core/fused.mojo: registers over blocks of the stage's elements,
+# inputs read through strided layouts) whose result is stored into a buffer, in order or through a
+# strided layout (a slice write), or reduced over one run of axes, or summed running; or a copy of
+# bytes. The stages' buffers are the trace's leaves, its outputs and an arena of intermediates, all
+# given by address, so one call runs any program: nothing is compiled per structure, and a read
+# pays one call, not one per stage.
+#
+# Called from Python as a module of Mojo functions (Mojo's Python bindings), not through a MAX
+# graph: MAX's ``model.execute`` of a custom op costs ~30-40 us per call on the 2-core machine, a
+# direct call ~1 us, and a loop that reads a scalar per step pays that floor every step.
+#
+# The call: an int64 array [n_stages, then STAGE ints per stage]:
+#   kind (0 map, 1 reduce, 2 scan, 3 copy), family (0 float32, 1 float64, 2 integers in int64
+#   registers over bytes, 3 coded float32, 4 coded float64), program address (int32), constants
+#   address (float64), output address, n (map and scan: elements; reduce: outputs; copy: bytes),
+#   store layout address (0: in order), count (reduce of a float family into int64: 1), then the
+#   data table: (address, size) for each of four data slots.
+from std.python import PythonObject
+from std.python.bindings import PythonModuleBuilder
+from std.memory import UnsafePointer
+from std.os import abort
+from core.fused import map_into
+from core.fused_reduce import reduce_into, scan_into
+
+comptime STAGE = 16
+
+
+@export
+def PyInit_nabla_vm() -> PythonObject:
+    try:
+        var m = PythonModuleBuilder("nabla_vm")
+        m.def_function[run]("run", docstring="Run a program of stages: run(address of the call array)")
+        return m.finalize()
+    except e:
+        abort(String("nabla_vm: cannot create the module: ", e))
+
+
+def run(call: PythonObject) raises -> PythonObject:
+    var c = UnsafePointer[Int, MutUntrackedOrigin](unsafe_from_address=Int(py=call))
+    var n = c.unsafe_load(0)
+    for s in range(n):
+        _stage(c + 1 + s * STAGE)
+    return PythonObject(None)
+
+
+@always_inline
+def _stage(st: UnsafePointer[Int, MutUntrackedOrigin]) raises:
+    var kind = st.unsafe_load(0)
+    var family = st.unsafe_load(1)
+    var p = UnsafePointer[Int32, MutUntrackedOrigin](unsafe_from_address=st.unsafe_load(2))
+    var k = UnsafePointer[Float64, MutUntrackedOrigin](unsafe_from_address=st.unsafe_load(3))
+    var dst = UnsafePointer[UInt8, MutAnyOrigin](unsafe_from_address=st.unsafe_load(4))
+    var n = st.unsafe_load(5)
+    var at = st.unsafe_load(6)
+    var layout = UnsafePointer[Float64, MutUntrackedOrigin](unsafe_from_address=at) if at != 0 else k
+    var data = st + 8
+    if kind == 3:
+        _copy(dst, UnsafePointer[UInt8, MutUntrackedOrigin](unsafe_from_address=data.unsafe_load(0)), n)
+    elif kind == 0:
+        if family == 0:
+            map_into[DType.float32, DType.float32](p, k, data, dst, n, layout, at != 0)
+        elif family == 1:
+            map_into[DType.float64, DType.float64](p, k, data, dst, n, layout, at != 0)
+        elif family == 2:
+            map_into[DType.int64, DType.uint8](p, k, data, dst, n, layout, at != 0)
+        elif family == 3:
+            map_into[DType.float32, DType.uint8](p, k, data, dst, n, layout, at != 0)
+        else:
+            map_into[DType.float64, DType.uint8](p, k, data, dst, n, layout, at != 0)
+    elif kind == 1:
+        var count = st.unsafe_load(7) != 0
+        if family == 0:
+            if count:
+                reduce_into[DType.float32, DType.float32, DType.int64](p, k, data, dst, n)
+            else:
+                reduce_into[DType.float32, DType.float32, DType.float32](p, k, data, dst, n)
+        elif family == 1:
+            if count:
+                reduce_into[DType.float64, DType.float64, DType.int64](p, k, data, dst, n)
+            else:
+                reduce_into[DType.float64, DType.float64, DType.float64](p, k, data, dst, n)
+        elif family == 2:
+            reduce_into[DType.int64, DType.uint8, DType.uint8](p, k, data, dst, n)
+        elif family == 3:
+            reduce_into[DType.float32, DType.uint8, DType.uint8](p, k, data, dst, n)
+        else:
+            reduce_into[DType.float64, DType.uint8, DType.uint8](p, k, data, dst, n)
+    elif kind == 2:
+        if family == 0:
+            scan_into[DType.float32](p, k, data, dst.unsafe_bitcast[Float32](), n)
+        else:
+            scan_into[DType.float64](p, k, data, dst.unsafe_bitcast[Float64](), n)
+
+
+def _copy(dst: UnsafePointer[UInt8, MutAnyOrigin], src: UnsafePointer[UInt8, MutUntrackedOrigin], n: Int):
+    """``n`` bytes, eight at a time."""
+    var words = n // 8
+    var d = dst.unsafe_bitcast[Int64]()
+    var s = src.unsafe_bitcast[Int64]()
+    for i in range(words):
+        d.unsafe_store(i, s.unsafe_load(i))
+    for i in range(words * 8, n):
+        dst.unsafe_store(i, src.unsafe_load(i))

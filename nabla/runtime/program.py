@@ -1,0 +1,707 @@
+"""A trace as one program of stages, run by the program kernel in one call (``program_kernel.py``).
+
+The scheduler cuts a trace into stages, each a program of the fused evaluator (``fused_program.py``:
+registers over blocks of the stage's elements, inputs read through strided layouts) whose result
+gets a buffer: a reduction whose result feeds more work, a computed value that is sliced or
+transposed, each of the trace's results (``fused_stages.stages`` names such values), and slice
+writes, which are a copy of the written array and a program of the written values stored through
+the slice's layout (``x[1:-1, 1:-1] = ...`` writes only the slice; where nothing else reads the
+written array, no copy: the write goes to its buffer). The stages' buffers are the trace's leaves,
+its results (fresh buffers, one per result) and an arena of intermediates; the kernel gets all of
+them by address, so a read pays one call however many stages its trace has.
+
+A plan is made once per structure (and set of leaf shapes) and kept by the engine. Scalar constants
+and slice starts are data, not structure (``x[i] = x[i - 1] + c`` is one structure for every ``i``
+and ``c``): a later run binds its buffers' addresses, its constants and the layout offsets its
+starts give into a copy of the plan's call array and constants, and calls the kernel. tinygrad's
+schedule per realize, with numexpr's idea that the program is data: nothing compiles per
+structure.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..core import dtypes as _dt
+from ..core.graph import Node, Value
+from ..core.trace_lowering import hashable_params
+from .fused import Plan, ViewPlan, plan as plan_stage
+from .fused_codes import _LOAD, BYTES, CODES, constant_bits
+from .fused_layouts import Offset
+from .fused_program import _program, matmul_fits
+from .fused_stages import _unfit, stages as first_values
+
+#: ints per stage in the kernel's call array (kernels/nabla_vm.mojo)
+STAGE = 16
+_MAP, _REDUCE, _SCAN, _COPY = 0, 1, 2, 3
+_FOREIGN = -1  # an op the kernel lacks (a large matmul, a linalg or sort kernel): run on its own between calls
+#: the most elements a stage that writes into the array it reads may have: one block, which it
+#: loads whole before it stores (a larger one could overwrite what a later block reads)
+_IN_PLACE_READS = 1024
+
+
+class Unplanned(Exception):
+    """The trace holds work no stage of the program kernel runs."""
+
+
+class _Buffer:
+    """A buffer of the program: a leaf's, a result's, or an intermediate's place in the arena."""
+
+    __slots__ = ("index", "value", "nbytes", "result", "arena_at", "leaf", "same")
+
+    def __init__(self, index, value, result=False, leaf=None):
+        self.index, self.value, self.result, self.leaf = index, value, result, leaf
+        self.nbytes = math.prod(value.shape) * value.dtype.itemsize
+        self.arena_at = None
+        self.same = None  # the buffer whose memory this one is (a write in place)
+
+    def memory(self) -> "_Buffer":
+        b = self
+        while b.same is not None:
+            b = b.same
+        return b
+
+
+class _Stage:
+    __slots__ = ("kind", "family", "program", "consts", "out", "n", "layout", "count", "slots", "lifted", "ints",
+                 "offsets")
+
+    def __init__(self, kind, family, program, consts, out, n, layout=None, count=0, slots=(), lifted=(), ints=False,
+                 offsets=()):
+        self.kind, self.family, self.program, self.consts, self.out, self.n = kind, family, program, consts, out, n
+        self.layout, self.count, self.slots, self.lifted, self.ints = layout, count, slots, lifted, ints
+        self.offsets = offsets  # (index in consts, Offset)
+
+
+def _family(program) -> int:
+    if program.dtype is BYTES:
+        return 2 if program.registers is _dt.int64 else (3 if program.registers is _dt.float32 else 4)
+    return 0 if program.dtype is _dt.float32 else 1
+
+
+def foreign(node) -> bool:
+    """Whether ``node`` is work no stage of the program kernel does: it runs alone, on the engine's
+    other paths (a single-op model, MAX's interpreter, a compiled model), between kernel calls."""
+    found = _FOREIGN_NODES.get(id(node))
+    if found is None or found[0] is not node:
+        found = _FOREIGN_NODES[id(node)] = (node, _foreign(node))
+    return found[1]
+
+
+#: id(node) -> (node, foreign(node)) for the trace being planned (cleared after each plan)
+_FOREIGN_NODES: dict = {}
+
+
+def _foreign(node) -> bool:
+    op = node.op
+    if op.name == "setitem":
+        return "complex_storage" in node.kwargs
+    if op.name == "matmul":
+        return not matmul_fits(node) and not _empty_sum(node)
+    return _unfit(node) or any(not v.device.is_host for v in node.inputs)
+
+
+def _free(v) -> bool:
+    """A scalar constant (a node of no operands, its value data): a foreign op takes it as it is."""
+    return v.node is not None and not v.node.inputs and not v.shape
+
+
+def _empty_sum(node) -> bool:
+    """A matmul over a contraction of length 0 (``x[i, :0] @ y[:0, j]``): zeros."""
+    x = node.inputs[0]
+    return len(node.inputs) == 2 and len(x.shape) >= 2 and x.shape[-1] == 0 and x.dtype in CODES
+
+
+def _hashable(kwargs, op) -> tuple:
+    """An op's kwargs as a structure key holds them (a scalar constant's value is data)."""
+    if op.data_kwarg is not None:
+        kwargs = {k: v for k, v in kwargs.items() if k != op.data_kwarg}
+    return hashable_params(kwargs) if kwargs else ()
+
+
+def _starts(index, position):
+    """A basic index with its starts as ``Offset``s of the trace node at ``position``."""
+    return tuple((Offset.start(sl[0], (position, axis)), sl[1], sl[2]) for axis, sl in enumerate(index))
+
+
+class Scheduler:
+    """Cuts one trace into stages (see the module's docstring)."""
+
+    def __init__(self, order, leaves, outputs, node_ids):
+        self.order, self.leaves, self.outputs = order, leaves, outputs
+        self.node_ids = node_ids
+        self.buffers: list[_Buffer] = [_Buffer(k, leaf, leaf=k) for k, leaf in enumerate(leaves)]
+        self.buffer_of: dict[int, _Buffer] = {id(leaf): b for leaf, b in zip(leaves, self.buffers)}
+        self.stages: list[_Stage] = []
+        self.result_ids = {id(v) for v in outputs}
+        self.readers: dict[int, list] = {}  # id(value) -> the nodes that read it
+        self.values_of: dict[int, dict] = {}  # id(node) -> {output index: value} the trace uses
+        self.staged: set = set()  # ids of the nodes whose work a stage added so far does
+        self.plans: dict = {}  # a cut's structure -> its plan
+        for n in order:
+            for v in n.inputs:
+                self.readers.setdefault(id(v), []).append(n)
+                if v.node is not None:
+                    self.values_of.setdefault(id(v.node), {})[v.index] = v
+        for v in outputs:
+            self.values_of.setdefault(id(v.node), {})[v.index] = v
+
+    def schedule(self) -> None:
+        if all(foreign(n) or not n.inputs for n in self.order):
+            raise Unplanned("no work of the kernel's")  # (the engine's other paths run it as it is)
+        for v in self.outputs:
+            if not v.device.is_host:
+                raise Unplanned("device")
+            self.compute(v)
+
+    # --- buffers and stages ----------------------------------------------------------------------
+    def _new_buffer(self, v) -> _Buffer:
+        b = _Buffer(len(self.buffers), v, result=id(v) in self.result_ids)
+        self.buffers.append(b)
+        self.buffer_of[id(v)] = b
+        return b
+
+    def compute(self, v) -> _Buffer:
+        """The buffer holding ``v`` once the stages so far have run, adding the stages it needs
+        (iteratively: a loop's chain of slice writes is thousands of values deep)."""
+        stack = [v]
+        while stack:
+            u = stack[-1]
+            if id(u) in self.buffer_of:
+                stack.pop()
+                continue
+            need = self._step(u)
+            if need:
+                stack.extend(need)
+            else:
+                stack.pop()
+        return self.buffer_of[id(v)]
+
+    def _step(self, v) -> list:
+        """Add the stages computing ``v``, or name the values to compute first."""
+        if v.node is None:
+            raise Unplanned("a leaf the trace does not list")
+        if 0 in v.shape:  # nothing to compute: a result's buffer is its shape
+            self._new_buffer(v)
+            return []
+        if foreign(v.node):
+            return self._foreign(v)
+        if v.node.op.name == "setitem":
+            return self._setitem(v)
+        if v.node.op.name == "matmul" and _empty_sum(v.node):
+            self._fill(v, 0)
+            return []
+        sub = _Cut(v, self.buffer_of)
+        if sub.missing:
+            return sub.missing
+        plan = self._plan(sub)
+        if not plan:
+            return self._first(v, sub)
+        if isinstance(plan, ViewPlan):  # a contiguous run of a buffer: copied (a result owns its buffer)
+            src = self.buffer_of[id(sub.sources[plan.leaf])]
+            out = self._new_buffer(v)
+            offset = sub.offset(plan.offset * v.dtype.itemsize, self.node_ids)
+            self._add(_Stage(_COPY, 0, None, None, out, out.nbytes, slots=((src, offset),)), sub.origins)
+        else:
+            self._program_stage(plan.program, sub, self._new_buffer(v))
+        return []
+
+    def _foreign(self, v) -> list:
+        """A stage that runs ``v``'s node alone on the engine's other paths, its operands computed
+        first; every value of the node the trace uses gets its result."""
+        node = v.node
+        missing = [u for u in node.inputs if id(u) not in self.buffer_of and not _free(u)]
+        if missing:
+            return missing
+        outs = sorted(self.values_of.get(id(node), {v.index: v}).values(), key=lambda u: u.index)
+        made = [self._new_buffer(u) for u in outs]
+        for b in made:
+            b.arena_at = ("foreign", None)  # (its memory is the engine's result: never written in place)
+        stage = _Stage(_FOREIGN, 0, None, None, made, 0,
+                       slots=tuple(("free", u, self.node_ids[id(u.node)]) if _free(u) else self.buffer_of[id(u)]
+                                   for u in node.inputs))
+        stage.program = node  # (the node to run, with its outputs' indices)
+        self._add(stage, (node,))
+        return []
+
+    def _fill(self, v, value) -> None:
+        """A stage writing ``value`` everywhere in ``v``'s buffer."""
+        float_data = v.dtype in (_dt.float32, _dt.float64)
+        prog = _program([(1, 0, 0, 0, 0)], 0, 0, 1, 1, [constant_bits(value, not v.dtype.is_floating)], {}, 0,
+                        math.prod(v.shape), v.dtype if float_data else BYTES, out_dtype=v.dtype,
+                        registers=v.dtype if float_data else (_dt.float64 if v.dtype.is_floating else _dt.int64))
+        self._add(_Stage(_MAP, _family(prog), prog.program, prog.consts, self._new_buffer(v), prog.size), (v.node,))
+
+    def _plan(self, sub):
+        """The fused evaluator's plan for a cut, made once per structure of cut in this trace (an
+        element loop's stages repeat it thousands of times, their slice starts data)."""
+        plan = self.plans.get(sub.key)
+        if plan is None:
+            plan = self.plans[sub.key] = plan_stage(sub.order, sub.leaves, [sub.result], sub.node_ids, sub.leaf_ids)
+        return plan
+
+    def _first(self, v, sub) -> list:
+        """The values to compute first so that more of ``v``'s work runs as one stage (a reduction
+        that feeds more work, a computed value that is sliced, ...)."""
+        found = first_values(sub.order, [sub.result]) if sub.order else []
+        found = [sub.original[id(u)] for u in found if id(u) in sub.original]
+        found = [u for u in found if u is not v and id(u) not in self.buffer_of]
+        if not found:
+            raise Unplanned(f"a stage of {[n.op.name for n in sub.order][:8]}")
+        return found
+
+    def _program_stage(self, program, sub, out, layout=None) -> _Stage:
+        if program.lifted_leaves:
+            raise Unplanned("one-element inputs read per run")
+        kind = _REDUCE if program.reduce else (_SCAN if program.scan else _MAP)
+        slots = tuple((self.buffer_of[id(sub.sources[k])], 0) for k in program.slots)
+        lifted = tuple((sub.position(i, self.node_ids), at) for i, at in program.lifted)
+        if program.test and program.dtype is not BYTES and out.value.dtype is _dt.bool_:
+            out.nbytes = 8  # (a tested count of floats: an int64 1 / 0, read as its first byte)
+        offsets = tuple((j, sub.offset(off, self.node_ids)) for j, off in program.offsets)
+        stage = _Stage(kind, _family(program), program.program, program.consts, out, program.size, layout,
+                       int(bool(program.count)), slots, lifted, program.registers is _dt.int64, offsets)
+        self._add(stage, sub.origins)
+        return stage
+
+    def _add(self, stage, nodes=()) -> None:
+        self.stages.append(stage)
+        self.staged.update(map(id, nodes))
+
+    # --- slice writes ----------------------------------------------------------------------------
+    def _setitem(self, v) -> list:
+        """``x[index] = value``: x copied into the result's buffer (or, where nothing else reads x,
+        x's buffer taken over), then the value's program stored through the slice's layout of it."""
+        node = v.node
+        x, value = node.inputs
+        if "complex_storage" in node.kwargs or value.dtype is not x.dtype:
+            raise Unplanned("setitem")
+        if id(x) not in self.buffer_of:
+            return [x]
+        store = self._store_plan(value)
+        if isinstance(store, list):
+            return store
+        base = self.buffer_of[id(x)]
+        index = _starts(node.kwargs["index"], self.node_ids[id(node)])
+        strides, step = [], 1
+        for n in reversed(x.shape):
+            strides.append(step)
+            step *= n
+        strides.reverse()
+        shape = [len(range(*sl)) for sl in index]
+        layout = [float(len(shape)), sum(sl[0] * st for sl, st in zip(index, strides))]
+        for n, sl, st in zip(shape, index, strides):
+            layout += [float(n), float(sl[2] * st)]
+        here = frozenset(map(id, store[0].origins)) if store is not None else frozenset()
+        # reads of x by this write's own stage (``p[:, -1] = p[:, -2]``)
+        reads_x = (value is x) if store is None else any(u is x for n in store[0].origins for u in n.inputs)
+        out = self._new_buffer(v)
+        if self._in_place(base, x, node, here, reads_x, math.prod(shape)):
+            out.same = base
+            if out.result:  # the result's buffer is the memory the chain of writes goes to
+                base.memory().result = True
+        else:
+            self._add(_Stage(_COPY, 0, None, None, out, out.nbytes, slots=((base, 0),)))
+        if store is None:  # the value has a buffer: a program of one load
+            src = self.buffer_of[id(value)]
+            float_data = value.dtype in (_dt.float32, _dt.float64)
+            code = CODES.get(value.dtype)
+            if code is None:
+                raise Unplanned("dtype")
+            prog = _program([(_LOAD, 0, 0, 0, 0 if float_data else code)], 0, 0, 1, 1, [0.0], {0: 0}, 0,
+                            math.prod(value.shape), value.dtype if float_data else BYTES, out_dtype=value.dtype,
+                            registers=value.dtype if float_data else _dt.float64)
+            self._add(_Stage(_MAP, _family(prog), prog.program, prog.consts, out, prog.size, layout,
+                             slots=((src, 0),)))
+        else:
+            sub, program = store
+            self._program_stage(program, sub, out, layout)
+        self.staged.add(id(node))
+        return []
+
+    def _in_place(self, base, x, write, here, reads_x: bool, elements: int) -> bool:
+        """Whether the write may go to x's own buffer: an intermediate of this program (not a leaf,
+        whose buffer others hold; not a result) whose every other read is done (each node reading
+        it, and whatever reads those nodes' values without a buffer between, is in a stage already
+        added), and whose own stage either does not read x or reads it whole before it stores (one
+        block)."""
+        memory = base.memory()
+        if memory.leaf is not None or memory.result or type(memory.arena_at) is tuple or id(x) in self.result_ids:
+            return False
+        if reads_x and elements > _IN_PLACE_READS:
+            return False
+        stack = [x]
+        while stack:
+            u = stack.pop()
+            for n in self.readers.get(id(u), ()):
+                if n is write:
+                    continue
+                if id(n) not in here and id(n) not in self.staged:
+                    return False
+                # (what reads n's values without a buffer between reads x too: it must be done, or here)
+                stack.extend(w for w in self.values_of.get(id(n), {}).values() if id(w) not in self.buffer_of)
+        return True
+
+    def _store_plan(self, value):
+        """How a slice write's value is computed: None when it has a buffer (loaded as it is),
+        (cut, program) for a program whose values are stored through the slice's layout, or the
+        values to compute first."""
+        if value.node is None or id(value) in self.buffer_of:
+            return None
+        if foreign(value.node):
+            return [value]
+        sub = _Cut(value, self.buffer_of)
+        if sub.missing:
+            return sub.missing
+        plan = self._plan(sub)
+        if isinstance(plan, Plan) and not plan.program.reduce and not plan.program.scan and not plan.program.test:
+            return sub, plan.program
+        if plan:  # (a reduction, or a view: computed into a buffer of its own, then loaded)
+            return [value]
+        return self._first(value, sub)
+
+    # --- the plan --------------------------------------------------------------------------------
+    def plan(self) -> "ProgramPlan":
+        return ProgramPlan(self.stages, self.buffers, self.outputs, self.buffer_of)
+
+
+class _Cut:
+    """The part of a trace that computes ``value`` from values that have buffers (the trace's
+    leaves, and values earlier stages compute): its nodes copied, those values as leaves, slice
+    starts as ``Offset``s (data of the program)."""
+
+    __slots__ = ("order", "leaves", "sources", "node_ids", "leaf_ids", "result", "original", "origins", "missing",
+                 "key")
+
+    def __init__(self, value, buffer_of):
+        self.order: list = []
+        self.leaves: list = []
+        self.sources: list = []  # per leaf: the original value it stands for
+        self.node_ids: dict = {}
+        self.leaf_ids: dict = {}
+        self.original: dict = {}  # id(copied value) -> original value
+        self.origins: list = []  # per copied node: the original node
+        copies: dict = {}  # id(original value) -> copy
+        nodes: dict = {}  # id(original node) -> copy
+
+        self.missing: list = []  # values the cut stops at that have no buffer yet (a foreign op's)
+        sigs: list = []  # the cut's structure, as the engine keys traces (slice starts are data)
+
+        def stops(v):
+            return v is not value and (id(v) in buffer_of or foreign(v.node))
+
+        def copy_of(v):
+            c = copies.get(id(v))
+            if c is not None:
+                return c
+            if v.node is None or stops(v):
+                if v.node is not None and id(v) not in buffer_of:
+                    self.missing.append(v)
+                c = Value(None, 0, v.shape, v.dtype, v.device)
+                self.leaf_ids[id(c)] = len(self.leaves)
+                self.leaves.append(c)
+                self.sources.append(v)
+            else:
+                c = Value(nodes[id(v.node)], v.index, v.shape, v.dtype, v.device)
+            copies[id(v)] = c
+            self.original[id(c)] = v
+            return c
+
+        # post-order over the nodes behind ``value``, stopping at values with buffers
+        stack = [value.node]
+        seen = set()
+        while stack:
+            n = stack[-1]
+            if id(n) in nodes:
+                stack.pop()
+                continue
+            waiting = False
+            if id(n) not in seen:
+                seen.add(id(n))
+                for v in n.inputs:
+                    if v.node is not None and id(v.node) not in nodes and not stops(v):
+                        stack.append(v.node)
+                        waiting = True
+            if waiting:
+                continue
+            stack.pop()
+            inputs = tuple(copy_of(v) for v in n.inputs)
+            kwargs = n.kwargs
+            key = n.op.index_kwarg
+            if key is not None:  # (starts as Offsets of this cut's node: data, mapped to the trace's later)
+                kwargs = {**kwargs, key: _starts(kwargs[key], len(self.order))}
+                sig = tuple((k, tuple((len(range(*sl)), sl[2]) for sl in x) if k == key else x)
+                            for k, x in kwargs.items())
+            else:
+                sig = _hashable(kwargs, n.op)
+            c = Node(n.op, kwargs, inputs, n.treedef)
+            nodes[id(n)] = c
+            self.node_ids[id(c)] = len(self.order)
+            sigs.append((n.op, sig, tuple(self._ref(u) for u in inputs), n.treedef))
+            self.order.append(c)
+            self.origins.append(n)
+        self.result = copy_of(value)
+        self.key = (tuple(sigs), tuple((leaf.dtype, leaf.shape) for leaf in self.leaves), self._ref(self.result))
+
+    def _ref(self, c):
+        k = self.leaf_ids.get(id(c))
+        return -1 - k if k is not None else (self.node_ids[id(c.node)] << 8) | c.index
+
+    def position(self, i, node_ids) -> int:
+        """The trace position of this cut's node ``i``."""
+        return node_ids[id(self.origins[i])]
+
+    def offset(self, off, node_ids):
+        """``off`` (in terms of this cut's nodes' starts) in terms of the trace's."""
+        if type(off) is not Offset:
+            return off
+        return Offset(int(off), off.const, {(self.position(i, node_ids), axis): c for (i, axis), c in off.terms.items()})
+
+
+class ProgramPlan:
+    """A trace's stages, ready to bind: kernel calls (one per run of stages between foreign ops)
+    and foreign ops, with the places each run fills in."""
+
+    kind = "program"
+
+    def __init__(self, stages, buffers, outputs, buffer_of):
+        self.stages = len(stages)
+        foreign_outputs = 0
+        for s in stages:
+            if s.kind == _FOREIGN:
+                for b in s.out:
+                    b.arena_at = ("foreign", foreign_outputs)
+                    foreign_outputs += 1
+        at = 0  # the arena: intermediates, 64-byte aligned
+        for b in buffers:
+            if b.leaf is None and not b.result and b.same is None and b.arena_at is None:
+                b.arena_at = at
+                at += (b.nbytes + 63) // 64 * 64
+        self.arena_bytes = at
+        self.foreign_outputs = foreign_outputs
+        results = [buffer_of[id(v)] for v in outputs]
+        self.result_specs = [(b.value.dtype, tuple(b.value.shape), b.nbytes) for b in results]
+        # where each result is: (0, k) a host buffer of its own, (1, j) a foreign op's output j
+        self.result_from = [(1, b.memory().arena_at[1]) if type(b.memory().arena_at) is tuple else (0, k)
+                            for k, b in enumerate(results)]
+        result_slot = {b.memory().index: k for k, b in enumerate(results)}
+
+        # every constant array, concatenated: one copy per run takes its scalar constants and offsets
+        chunks, const_at, layout_at, total = [], {}, {}, 0
+        self.lifted = []  # (trace position, index into consts, integer family)
+        self.offsets = []  # (index into consts, Offset)
+        for k, s in enumerate(stages):
+            if s.consts is not None:
+                const_at[k] = total
+                chunks.append(np.asarray(s.consts, np.float64))
+                self.lifted += [(pos, total + j, s.ints) for pos, j in s.lifted]
+                self.offsets += [(total + j, off) for j, off in s.offsets]
+                total += len(s.consts)
+            if s.layout is not None:
+                layout_at[k] = total
+                chunks.append(np.asarray(s.layout, np.float64))
+                self.offsets += [(total + j, x) for j, x in enumerate(s.layout) if type(x) is Offset]
+                total += len(s.layout)
+        self.consts = np.concatenate(chunks) if chunks else np.zeros(1)
+        self.programs = [s.program for s in stages if s.kind != _FOREIGN]  # (kept alive: calls hold their addresses)
+
+        def where(b):
+            b = b.memory()
+            if b.leaf is not None:
+                return _LEAF, b.leaf, 0
+            if type(b.arena_at) is tuple:
+                return _FOREIGN_OUT, b.arena_at[1], 0
+            if b.result:
+                return _RESULT, result_slot[b.index], 0
+            return _ARENA, 0, b.arena_at
+
+        self.segments = []
+        run: list = []
+        for k, s in enumerate(stages + [None]):
+            if s is not None and s.kind != _FOREIGN:
+                run.append((k, s))
+                continue
+            if run:
+                self.segments.append(_Call(run, where, const_at, layout_at))
+                run = []
+            if s is not None:
+                self.segments.append(_Foreign(s.program, [b if type(b) is tuple else where(b) for b in s.slots],
+                                              [(where(b)[1], b.value) for b in s.out]))
+
+    def run(self, leaf_buffers, values=None, starts=None) -> list:
+        """Run the program on these leaves (``values``: this run's scalar constants by trace
+        position; ``starts``: its slice starts); the results' buffers, in the order of the trace's
+        outputs."""
+        from max import driver
+
+        from .program_kernel import module
+
+        consts = self.consts
+        if (self.lifted and values) or (self.offsets and starts):
+            consts = consts.copy()
+            if values:
+                for pos, j, ints in self.lifted:
+                    if pos in values:
+                        consts[j] = constant_bits(values[pos].reshape(()).item(), ints)
+            if starts:
+                for j, off in self.offsets:
+                    consts[j] = off.at(starts)
+        hosts = [np.empty(max(nbytes, 1), np.uint8) if src == 0 else None
+                 for (_, _, nbytes), (src, _) in zip(self.result_specs, self.result_from)]
+        state = _RunState(leaf_buffers, hosts, np.empty(max(self.arena_bytes, 1), np.uint8), consts,
+                          [None] * self.foreign_outputs, starts, values)
+        kernel = module()
+        for segment in self.segments:
+            segment.run(state, kernel)
+        results = []
+        for (dtype, shape, nbytes), host, (src, j) in zip(self.result_specs, hosts, self.result_from):
+            if src == 1:
+                results.append(state.foreign[j])
+                continue
+            used = math.prod(shape) * dtype.itemsize  # (a tested count of floats: the first of 8 bytes)
+            flat = driver.Buffer.from_numpy(host[:used].view(dtype.numpy_dtype))  # (0-d bools: viewed from 1-d)
+            results.append(flat if len(shape) == 1 else flat.view(dtype.max_dtype, shape))
+        return results
+
+
+#: where a buffer of a run is (``_RunState.address``)
+_LEAF, _RESULT, _ARENA, _CONSTS, _FOREIGN_OUT = 0, 1, 2, 3, 4
+
+
+class _RunState:
+    """One run's memory: leaf buffers, result buffers, the arena, the constants, foreign outputs."""
+
+    __slots__ = ("leaves", "hosts", "arena", "consts", "foreign", "starts", "values")
+
+    def __init__(self, leaves, hosts, arena, consts, foreign, starts, values):
+        self.leaves, self.hosts, self.arena, self.consts = leaves, hosts, arena, consts
+        self.foreign, self.starts, self.values = foreign, starts, values
+
+    def address(self, source, index, offset) -> int:
+        if source == _LEAF:
+            return self.leaves[index]._data_ptr() + offset
+        if source == _RESULT:
+            return self.hosts[index].ctypes.data + offset
+        if source == _ARENA:
+            return self.arena.ctypes.data + offset
+        if source == _CONSTS:
+            return self.consts.ctypes.data + offset
+        return self.foreign[index]._data_ptr() + offset
+
+    def buffer(self, place, shape, dtype):
+        """A driver buffer over a value's memory in this run (a foreign op's operand)."""
+        from max import driver
+
+        source, index, offset = place
+        if source == _LEAF:
+            return self.leaves[index]
+        if source == _FOREIGN_OUT:
+            return self.foreign[index]
+        memory = self.hosts[index] if source == _RESULT else self.arena
+        n = math.prod(shape) * dtype.itemsize
+        flat = driver.Buffer.from_numpy(memory[offset:offset + n].view(dtype.numpy_dtype))
+        return flat if len(shape) == 1 else flat.view(dtype.max_dtype, tuple(shape))
+
+
+class _Call:
+    """One kernel call: a run of stages, its call array, and the addresses each run fills in."""
+
+    __slots__ = ("call", "patches", "moving")
+
+    def __init__(self, run, where, const_at, layout_at):
+        call = np.zeros(1 + STAGE * len(run), np.int64)
+        call[0] = len(run)
+        patches = []  # (place in the call array, source, index, byte offset)
+        self.moving = []  # (place in the call array, source, index, byte Offset): moved by the starts
+        for i, (k, s) in enumerate(run):
+            at = 1 + STAGE * i
+            call[at:at + 8] = (s.kind, s.family, 0 if s.program is None else s.program.ctypes.data, 0, 0, s.n, 0,
+                               s.count)
+            if k in const_at:
+                patches.append((at + 3, _CONSTS, 0, const_at[k] * 8))
+            if k in layout_at:
+                patches.append((at + 6, _CONSTS, 0, layout_at[k] * 8))
+            patches.append((at + 4, *where(s.out)))
+            for j, (b, offset) in enumerate(s.slots):
+                source, index, base = where(b)
+                if type(offset) is Offset:
+                    self.moving.append((at + 8 + 2 * j, source, index, offset + base))
+                else:
+                    patches.append((at + 8 + 2 * j, source, index, base + offset))
+                call[at + 9 + 2 * j] = b.nbytes if (s.family >= 2 or s.kind == _COPY) \
+                    else b.nbytes // b.value.dtype.itemsize
+        self.call = call
+        self.patches = [tuple(int(x) for x in p) for p in patches]
+
+    def run(self, state, kernel) -> None:
+        call = self.call.copy()
+        address = state.address
+        for at, source, index, offset in self.patches:
+            call[at] = address(source, index, offset)
+        for at, source, index, offset in self.moving:
+            call[at] = address(source, index, offset.at(state.starts) if state.starts else int(offset))
+        kernel.run(call.ctypes.data)
+
+
+class _Foreign:
+    """An op the kernel lacks, run alone by the engine on buffers of this run. It keeps what the
+    node was (op, kwargs, its values' shapes), never the node: a plan outlives its trace."""
+
+    __slots__ = ("op", "kwargs", "treedef", "inputs", "outputs")
+
+    def __init__(self, node, inputs, outputs):
+        self.op, self.kwargs, self.treedef = node.op, node.kwargs, node.treedef
+        # per operand: (where its buffer is, its shape, dtype, device), or a scalar constant's (op,
+        # kwargs, trace position: its value is each run's)
+        self.inputs = [(place[1].node.op, place[1].node.kwargs, place[2]) if place[0] == "free" else
+                       (place, v.shape, v.dtype, v.device) for place, v in zip(inputs, node.inputs)]
+        # (index among the run's foreign outputs, output index, shape, dtype, device)
+        self.outputs = [(j, v.index, v.shape, v.dtype, v.device) for j, v in outputs]
+
+    def run(self, state, kernel) -> None:
+        from ..core.graph import GRAPH
+
+        leaves = []
+        for spec in self.inputs:
+            if len(spec) == 3:  # a scalar constant: its node again, with this run's value
+                op, kwargs, position = spec
+                if state.values and position in state.values:
+                    kwargs = {**kwargs, op.data_kwarg: type(kwargs[op.data_kwarg])(
+                        state.values[position].reshape(()).item())}
+                leaves.append(Value(Node(op, kwargs, ()), 0, (), kwargs["dtype"], kwargs["device"]))
+            else:
+                place, shape, dtype, device = spec
+                leaves.append(Value.leaf(state.buffer(place, shape, dtype), shape, dtype, device))
+        alone = Node(self.op, self.kwargs, tuple(leaves), self.treedef)
+        values = [Value(alone, index, shape, dtype, device) for _, index, shape, dtype, device in self.outputs]
+        GRAPH.engine.run(values)
+        for (j, *_), v in zip(self.outputs, values):
+            state.foreign[j] = v.buffer
+
+
+def schedule(order, leaves, outputs, node_ids) -> ProgramPlan | None:
+    """The program for a trace, or None when some of its work is not the program kernel's."""
+    s = Scheduler(order, leaves, outputs, node_ids)
+    try:
+        s.schedule()
+    except Unplanned:
+        return None
+    finally:
+        _FOREIGN_NODES.clear()
+    return s.plan()
+
+
+class ProgramPath:
+    """The engine's hook (``Engine.programs``): a trace's program, and whether the kernel is built."""
+
+    @staticmethod
+    def plan(order, leaves, outputs, node_ids):
+        return schedule(order, leaves, outputs, node_ids)
+
+    @staticmethod
+    def ready() -> bool:
+        from . import program_kernel
+
+        return program_kernel.module() is not None

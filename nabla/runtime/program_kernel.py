@@ -1,0 +1,132 @@
+"""Nabla's program kernel (``kernels/nabla_vm.mojo``): built once per machine, called directly.
+
+The kernel runs a whole program of stages in one call (see ``program.py``). It is a Python
+extension module that Mojo builds (``mojo build --emit shared-lib``) from the fused evaluator's
+sources (``ops/kernels/core/``) and the entry module here, once per digest of those sources, into
+the kernel cache (``~/.cache/nabla/max-<version>/kernels/vm/<digest>/``); later processes load
+it in milliseconds. A build under way in another process is waited for (a lock file), and a build
+that ends by being killed leaves nothing behind (it is published by an atomic rename).
+
+Why a direct call and not a MAX graph: on the 2-core machine MAX's ``model.execute`` of a custom
+op costs ~30-40 us, a call of the extension ~1 us, and a loop that reads a scalar per step pays
+that floor once per step.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import Future
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ENTRY = HERE / "kernels" / "nabla_vm.mojo"
+CORE = HERE.parent / "ops" / "kernels"
+MODULE = "nabla_vm"
+_LOCK = threading.Lock()
+_BUILDING: dict = {}  # digest -> Future of the build under way in this process
+
+
+@functools.cache
+def digest() -> str:
+    """A digest of the kernel's Mojo sources (the fused evaluator's and the entry module)."""
+    from ..core.disk_cache import source_digest
+
+    return source_digest(CORE / "core", (".mojo",), extra=(ENTRY,))
+
+
+def _target() -> Path | None:
+    from ..core.disk_cache import kernel_cache_dir
+
+    root = kernel_cache_dir()
+    if root is None:
+        root = Path(os.environ.get("TMPDIR", "/tmp")) / f"nabla-vm-{os.getuid()}"
+    return root / "vm" / digest() / f"{MODULE}.so"
+
+
+_MODULE = None
+
+
+def module():
+    """The loaded kernel module, building it first if this machine has not (blocking, with progress
+    on stderr); None when it cannot be built here (``NABLA_PROGRAM=0`` also says None)."""
+    global _MODULE
+    if _MODULE is not None:
+        return _MODULE
+    if os.environ.get("NABLA_PROGRAM", "1") == "0":
+        return None
+    target = _target()
+    if not target.exists():
+        fut = build_async(target)
+        from ..core import progress
+
+        progress.wait(fut, "Nabla's program kernel")
+        if fut.exception() is not None:
+            return None
+    with _LOCK:
+        if _MODULE is None:
+            spec = importlib.util.spec_from_file_location(MODULE, target)
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            _MODULE = mod
+    return _MODULE
+
+
+def ready() -> bool:
+    """Whether the kernel is built on this machine (loading it then costs milliseconds)."""
+    return _MODULE is not None or (os.environ.get("NABLA_PROGRAM", "1") != "0" and _target().exists())
+
+
+def build_async(target: Path | None = None) -> Future:
+    """The Future of building the kernel (in a thread of this process; once per machine)."""
+    target = target or _target()
+    key = str(target)
+    with _LOCK:
+        fut = _BUILDING.get(key)
+        if fut is None:
+            fut = _BUILDING[key] = Future()
+            threading.Thread(target=_build, args=(target, fut), daemon=True, name="nabla-vm-build").start()
+    return fut
+
+
+def _build(target: Path, fut: Future) -> None:
+    try:
+        build(target)
+        fut.set_result(target)
+    except BaseException as e:  # (a failed build: the caller falls back to other paths)
+        fut.set_exception(e)
+
+
+def build(target: Path | None = None) -> Path:
+    """Build the kernel into ``target`` unless it is there; another process building it is waited
+    for through a lock file."""
+    target = target or _target()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.exists():
+        return target
+    with open(target.parent / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if target.exists():  # another process built it while this one waited
+            return target
+        staging = target.parent / f".staging.{os.getpid()}.{threading.get_ident()}"
+        staging.mkdir(exist_ok=True)
+        try:
+            mojo = Path(sys.executable).with_name("mojo")
+            cmd = [str(mojo) if mojo.exists() else "mojo", "build", "-I", str(CORE), str(ENTRY),
+                   "--emit", "shared-lib", "-o", str(staging / target.name)]
+            t0 = time.perf_counter()
+            done = subprocess.run(cmd, capture_output=True, text=True)
+            if done.returncode != 0:
+                raise RuntimeError(f"nabla: building the program kernel failed ({time.perf_counter() - t0:.0f} s):\n"
+                                   + done.stderr[-4000:])
+            os.replace(staging / target.name, target)  # atomic: other processes see all or nothing
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    return target

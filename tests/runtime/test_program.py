@@ -1,0 +1,176 @@
+"""Programs: a trace run as one program of stages by the program kernel (runtime/program.py).
+
+Loops as NumPy users write them (stencils with slice writes, element loops, scalar reads between
+writes, writes through views, ops the kernel lacks between its stages), each run with
+``nabla.numpy`` and with NumPy on the same data, compared value for value; and how many kernel calls
+a read pays."""
+
+import numpy
+import pytest
+
+import nabla as nb
+import nabla.numpy as np
+from nabla.core.graph import GRAPH
+
+pytestmark = pytest.mark.usefixtures("fused_on")
+
+RNG = numpy.random.default_rng(7)
+
+
+def both(fn, *arrays):
+    """``fn`` run on NumPy copies and on Nabla copies of ``arrays``; (NumPy's, Nabla's) results and
+    arrays, Nabla's read back."""
+    host = [numpy.array(a) for a in arrays]
+    ours = [np.array(a) for a in arrays]
+    want = fn(numpy, *host)
+    got = fn(np, *ours)
+    want = (want if isinstance(want, tuple) else (want,)) + tuple(host)
+    got = (got if isinstance(got, tuple) else (got,)) + tuple(ours)
+    return [numpy.asarray(w) for w in want], [numpy.asarray(g) for g in got]
+
+
+def assert_same(want, got, exact=True):
+    for w, g in zip(want, got):
+        assert w.dtype == g.dtype and w.shape == g.shape
+        if exact:
+            numpy.testing.assert_array_equal(g, w)
+        else:
+            numpy.testing.assert_allclose(g, w, rtol=1e-12, atol=0)
+
+
+def jacobi(m, A, B, steps=6):
+    for _ in range(steps):
+        B[1:-1, 1:-1] = 0.2 * (A[1:-1, 1:-1] + A[1:-1, :-2] + A[1:-1, 2:] + A[2:, 1:-1] + A[:-2, 1:-1])
+        A[1:-1, 1:-1] = 0.2 * (B[1:-1, 1:-1] + B[1:-1, :-2] + B[1:-1, 2:] + B[2:, 1:-1] + B[:-2, 1:-1])
+
+
+def poisson(m, p, b, steps=5):
+    """cavity_flow's pressure loop: a copy, an interior write, four border writes per step."""
+    for _ in range(steps):
+        pn = p.copy()
+        p[1:-1, 1:-1] = (pn[1:-1, 2:] + pn[1:-1, 0:-2] + pn[2:, 1:-1] + pn[0:-2, 1:-1]) * 0.25 - b[1:-1, 1:-1]
+        p[:, -1] = p[:, -2]
+        p[0, :] = p[1, :]
+        p[:, 0] = p[:, 1]
+        p[-1, :] = 0
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [7, 40, 150])  # (150: stages over several blocks and tasks)
+def test_stencil_loops_are_one_program(dtype, n):
+    A, B = RNG.random((n, n)).astype(dtype), RNG.random((n, n)).astype(dtype)
+    before = nb.engine_stats()["evaluations"]
+    want, got = both(jacobi, A, B)
+    assert_same(want, got)
+    # the two arrays read back: one program (the second read finds its array realized with the first)
+    assert nb.engine_stats()["evaluations"] - before == 1
+
+
+@pytest.mark.parametrize("n", [5, 61])
+def test_slice_writes_that_read_what_they_write(n):
+    """Border writes read the array they write (``p[:, -1] = p[:, -2]``): in place only where the
+    stage reads it whole before it stores."""
+    p, b = RNG.random((n, n)), RNG.random((n, n))
+    want, got = both(poisson, p, b)
+    assert_same(want, got)
+
+
+@pytest.mark.parametrize("n", [10, 3000])
+def test_overlapping_shifts(n):
+    """``x[1:] = x[:-1]`` is NumPy's copy-then-write, whatever the size (a larger write than one
+    block goes through a copy)."""
+    def shift(m, x):
+        for _ in range(3):
+            x[1:] = x[:-1] * 1.5
+            x[:-2] = x[2:] + 1.0
+    want, got = both(shift, RNG.random(n))
+    assert_same(want, got)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int32", "int64", "uint8", "float32", "float64"])
+def test_element_loops(dtype):
+    """``x[i] = max(x[i - 1], y[i])`` and a recurrence, as one program whatever ``i`` is (slice
+    starts are data of the program, not its structure)."""
+    def loop(m, x, y):
+        for i in range(1, len(x)):
+            x[i] = m.maximum(x[i - 1], y[i])
+        for i in range(2, len(y)):
+            y[i] = y[i - 1] + y[i - 2] * 3
+        return x[3] + y[2]
+    x = (RNG.random(30) * 50).astype(dtype)
+    y = (RNG.random(30) * 50).astype(dtype)
+    before = nb.engine_stats()["evaluations"]
+    with numpy.errstate(over="ignore"):
+        want, got = both(loop, x, y)
+    assert_same(want, got)
+    assert nb.engine_stats()["evaluations"] - before <= 2
+
+
+def test_a_repeated_structure_with_moving_indices_reuses_its_plan():
+    """A read per step of ``x[i] = ...`` meets one structure for every ``i``: planned once."""
+    x = np.zeros(50)
+    host = numpy.zeros(50)
+    engine = GRAPH.engine
+    known = set(engine._cache)
+    for i in range(1, 50):
+        x[i] = x[i - 1] * 0.5 + i
+        host[i] = host[i - 1] * 0.5 + i
+        assert float(x[i]) == host[i]
+    plans = [key for key, e in engine._cache.items() if key not in known and e.program]
+    assert len(plans) <= 3  # (the first step reads the zeros as a fill; the next ones one structure)
+
+
+def test_scalar_reads_between_writes():
+    """A convergence loop reading one scalar per step."""
+    def converge(m, u):
+        steps = 0
+        diff = 1.0
+        while diff > 1e-3 and steps < 200:
+            un = u.copy()
+            u[1:-1, 1:-1] = 0.25 * (un[1:-1, 2:] + un[1:-1, :-2] + un[2:, 1:-1] + un[:-2, 1:-1])
+            diff = float(m.abs(u - un).max())
+            steps += 1
+        return m.asarray(steps)
+    u = numpy.zeros((20, 20))
+    u[0, :] = 1.0
+    want, got = both(converge, u)
+    assert_same(want, got)
+
+
+def test_writes_through_views_inside_loops():
+    def views(m, x):
+        v = x[1:-1]
+        for i in range(5):
+            v[:] = v * 2 + i
+            x[0] = x[-1] + v[0]
+            x[-1] = v.sum()
+        return v.copy()
+    want, got = both(views, RNG.random(12))
+    assert_same(want, got, exact=False)
+
+
+def test_ops_the_kernel_lacks_between_stages():
+    """A large matmul and a sort inside a loop of elementwise work and writes: the program's
+    calls run around them."""
+    def mixed(m, a, w):
+        for _ in range(3):
+            h = m.tanh(a @ w) * 0.5
+            a[:, :8] = m.sort(h[:, :8], axis=1)
+            a[0, 0] = h.sum()
+        return a.mean(axis=0)
+    a, w = RNG.random((96, 96)), RNG.random((96, 96)) / 96
+    want, got = both(mixed, a, w)
+    assert_same(want, got, exact=False)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int16", "uint8", "float32"])
+def test_slice_writes_of_every_dtype(dtype):
+    def writes(m, x, y):
+        for k in range(4):
+            x[k::3] = y[k::3]
+            x[-1] = x[0]
+        return x[2:5].copy()
+    x = (RNG.random(17) * 9).astype(dtype)
+    y = (RNG.random(17) * 9).astype(dtype)
+    want, got = both(writes, x, y)
+    assert_same(want, got)
