@@ -26,10 +26,10 @@ def set_realization_policy(policy: str) -> None:
     GRAPH.engine.policy = policy
 
 
-def warm_fused_kernels(wait: bool = True) -> bool:
-    """Compile the fused first-sight kernel's models now (once per machine; later processes read
-    them from disk in milliseconds). Returns whether they are ready."""
-    from .runtime.fused import warm_fused_kernels as warm
+def warm_program_kernel(wait: bool = True) -> bool:
+    """Build the program kernel now (once per machine: later processes load it in milliseconds);
+    ``wait=False`` starts the build and returns. Returns whether it is ready."""
+    from .runtime.fused import warm_program_kernel as warm
 
     return warm(wait)
 

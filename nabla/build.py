@@ -1,9 +1,11 @@
 """Build what Nabla compiles once per machine, ahead of use: ``python -m nabla.build``.
 
-Builds, on every core, the models first runs need (``nabla/runtime/first_run.json``: the fused
-kernel's models and single-op models; a cold machine otherwise builds them during its first run),
-then the single-op models earlier processes asked for (queued in the kernel cache as they exited).
-Says how far it is on stderr. ``--workers N`` sets how many compile at once (default: the cores).
+Builds, on every core, the program kernel (``nabla/runtime/program_kernel.py``: every trace's
+elementwise work, reductions, gathers and slice writes run on it) and the models first runs need
+(``nabla/runtime/first_run.json``: single-op models; a cold machine otherwise builds them during its
+first run), then the single-op models earlier processes asked for (queued in the kernel cache as
+they exited). Says how far it is on stderr. ``--workers N`` sets how many compile at once (default:
+the cores).
 
 ``python -m nabla.build --interpreter`` compiles MAX's interpreter kernels for the op families Nabla
 uses (the part of ``max warm-interpreter-cache`` Nabla needs) and stops.
@@ -32,14 +34,21 @@ def build(workers: int | None = None, quiet: bool = False, every_kernel: bool = 
     from .core.graph import GRAPH
     from .runtime import first_run
 
+    from .runtime import program_kernel
+
     engine = GRAPH.engine
     t0 = time.perf_counter()
+    kernel = None if program_kernel.ready() else program_kernel.build_async()
     started = first_run.start(engine, workers, every_kernel, ahead=True)
+    if kernel is not None:
+        failed = kernel.exception()
+        if not quiet:
+            print(f"nabla: the program kernel ({time.perf_counter() - t0:.0f} s"
+                  f"{', FAILED: ' + str(failed)[:300] if failed else ''})", file=sys.stderr, flush=True)
     if started is not None:
         def report(build, part):
             if not quiet:
-                what = ", ".join(f"{k} {d}" for k, d in part.task["fused"]) if "fused" in part.task \
-                    else ", ".join(sorted({s["op"] for s in part.task["models"]}))
+                what = ", ".join(sorted({s["op"] for s in part.task["models"]}))
                 print(f"nabla: first-run models: {build.done()} of {len(build.parts)} parts "
                       f"({time.perf_counter() - t0:.0f} s; {what}: {part.seconds:.1f} s"
                       f"{'' if part.future.result() else ', FAILED'})", file=sys.stderr, flush=True)
@@ -87,7 +96,6 @@ def record(out: str, scripts: list) -> int:
     """Run each script with empty caches; merge what they asked for into ``out``."""
     from .runtime.first_run import spec_name
 
-    fused: list = []
     models: dict = {}
     dropped = 0
     one_shape: dict = {}  # op -> count of the models left out because they serve one shape only
@@ -99,8 +107,7 @@ def record(out: str, scripts: list) -> int:
                    "NABLA_COMPILE_AT_EXIT": "0", "NABLA_FIRST_RUN_RECORD": record_file}
             subprocess.run([sys.executable, *script.split()], env=env, check=True, stdout=subprocess.DEVNULL)
             found = json.loads(open(record_file).read())
-        base = 1 + max([f[2] for f in fused] + [s["first"] for s in models.values()], default=-1)
-        fused += [[kind, d, base + at] for kind, d, at in found["fused"] if [kind, d] not in [f[:2] for f in fused]]
+        base = 1 + max([s["first"] for s in models.values()], default=-1)
         for spec in found["models"]:
             if spec["reuse"] not in (0, 1) and not _tiny(spec):  # models tied to the script's sizes: left out
                 one_shape[spec["op"]] = one_shape.get(spec["op"], 0) + 1
@@ -113,24 +120,14 @@ def record(out: str, scripts: list) -> int:
                 continue
             models[spec["name"]] = spec
     _add_siblings(models)
-    # every model of the fused kernel, after those met: a script's work the fused kernel runs then
-    # never waits on a compile of its own (in one bundle all fourteen compile in little more time
-    # than the few that scripts meet, and one model compiled apart later costs half that alone)
-    from .runtime.fused import EVERY_MODEL
-
-    last = 1 + max([f[2] for f in fused] + [s["first"] for s in models.values()], default=-1)
-    fused += [[kind, d, last] for kind, d in EVERY_MODEL if [kind, d] not in [f[:2] for f in fused]]
-    # the order met, renumbered from 0 over the fused models and single-op models together
-    order = sorted([("f", i, f[2]) for i, f in enumerate(fused)] + [("m", n, s["first"]) for n, s in models.items()],
-                   key=lambda e: e[2])
-    rank = {(kind, key): i for i, (kind, key, _) in enumerate(order)}
-    fused = [[k, d, rank[("f", i)]] for i, (k, d, _) in enumerate(fused)]
-    listed = [{k: v for k, v in spec.items() if k != "name"} | {"first": rank[("m", n)]} for n, spec in models.items()]
+    # the order met, renumbered from 0
+    rank = {n: i for i, (n, _) in enumerate(sorted(models.items(), key=lambda item: item[1]["first"]))}
+    listed = [{k: v for k, v in spec.items() if k != "name"} | {"first": rank[n]} for n, spec in models.items()]
     with open(out, "w") as f:  # one model per line: a diff of the manifest reads as what changed
-        f.write('{"fused": ' + json.dumps(fused) + ',\n "models": [\n')
+        f.write('{"models": [\n')
         f.write(",\n".join(json.dumps(spec) for spec in listed) + "\n]}\n")
-    print(f"nabla: recorded {len(fused)} fused models and {len(listed)} single-op models "
-          f"({dropped} dropped) into {out}; left out, serving one shape: {one_shape}", file=sys.stderr)
+    print(f"nabla: recorded {len(listed)} single-op models ({dropped} dropped) into {out}; left out, serving "
+          f"one shape: {one_shape}", file=sys.stderr)
     return 0
 
 

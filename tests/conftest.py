@@ -103,9 +103,9 @@ def policy():
 
 def wait_for_fused_kernels():
     """Have the fused kernel's models compiled (once per machine; then read from disk)."""
-    from nabla.runtime.fused import warm_fused_kernels
+    from nabla.runtime.fused import warm_program_kernel
 
-    assert warm_fused_kernels(), "the fused kernel's models did not compile"
+    assert warm_program_kernel(), "the program kernel did not build"
 
 
 @pytest.fixture

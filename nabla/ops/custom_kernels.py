@@ -22,10 +22,7 @@ from ..core.operation import Operation
 
 KERNEL_DIR = Path(__file__).with_name("kernels")
 #: kernel package -> the Python files (under nabla/) that declare and stage it: part of its digest
-PACKAGES = {"core": ("ops/custom_kernels.py", "runtime/fused.py", "runtime/fused_program.py",
-                     "runtime/fused_layouts.py", "runtime/fused_codes.py", "runtime/fused_reads.py",
-                     "runtime/fused_stages.py"),
-            "bits": ("ops/custom_kernels.py",),
+PACKAGES = {"bits": ("ops/custom_kernels.py",),
             "linalg": ("ops/custom_kernels.py", "ops/factorizations.py", "ops/spectral.py"),
             "fft": ("ops/custom_kernels.py", "ops/fourier.py"),
             "sort": ("ops/custom_kernels.py", "ops/sorting.py"),
@@ -54,7 +51,7 @@ class KernelOperation(Operation):
 
 
 @functools.cache
-def kernel_digest(package: str = "core") -> str:
+def kernel_digest(package: str) -> str:
     """A digest of one package's sources and of the Python that declares and stages them: editing
     the linalg kernels leaves the fused evaluator's compiled models valid."""
     from ..core.disk_cache import source_digest
@@ -64,7 +61,7 @@ def kernel_digest(package: str = "core") -> str:
 
 
 @functools.cache
-def kernel_library(package: str = "core") -> Path:
+def kernel_library(package: str) -> Path:
     """The built Mojo package ``kernels/<package>`` (built on first use per source digest), or the
     source folder itself when there is no kernel cache (MAX then builds it in this process)."""
     from ..core.disk_cache import kernel_cache_dir
@@ -108,28 +105,6 @@ def sign_bit(x):
     flat = ops.reshape(x, [-1]) if x.rank != 1 else x
     out = _declared_sign_bit()(flat)
     return ops.reshape(out, x.shape) if x.rank != 1 else out
-
-
-@functools.cache
-def fused_kernel(kind: str, registers: DType):
-    """The fused evaluator (kernels/core/fused.mojo) as the model ``kind`` runs it: program,
-    constants and four data slots in; out the values (map), their reduction over one run of axes
-    (reduce; count: a sum of 1 / 0 as int64) or their running sum (scan). ``size`` carries the
-    output's size; ``registers`` is the dtype the program computes in."""
-    from max.experimental import custom
-
-    T = custom.DTypeVar("T")
-    p, c, n0, n1, n2, n3, m = custom.Symbols("p", "c", "n0", "n1", "n2", "n3", "m")
-    inputs = {"prog": custom.TemplateType(DType.int32, [p]), "consts": custom.TemplateType(DType.float64, [c])}
-    inputs.update({f"x{k}": custom.TemplateType(T, [n]) for k, n in enumerate((n0, n1, n2, n3))})
-    inputs["size"] = custom.TemplateType(DType.uint8, [m])
-    return custom.declare(
-        "nabla_fused_" + ("reduce" if kind == "count" else kind),
-        inputs=inputs,
-        outputs=[custom.TemplateType(DType.int64 if kind == "count" else T, [m])],
-        parameters={"R": registers},
-        custom_extensions=[kernel_library()],
-    )
 
 
 #: linalg kernel -> (input dims, output dims), over symbols b (stack), m (rows), c (stored columns:

@@ -3,11 +3,12 @@
 A machine that has compiled nothing pays MAX 10-14 s for every compile, on one core, whatever it
 holds: one small op, or a dozen in one module (a bundle). Met one at a time, as a script meets new
 structures, such compiles add up to many minutes for an ordinary NumPy script. This module
-keeps the list of models first runs need (``first_run.json``: the fused kernel's models, and
-single-op models that serve every size or scalars, recorded from scripts of ordinary NumPy code
-with ``python -m nabla.build --record``) and builds them as bundles in worker processes, one per core,
-as soon as a process on a cold machine first asks for one of them; the engine then waits for the
-part that holds the model it needs, saying so on stderr, instead of compiling that structure alone.
+keeps the list of models first runs need (``first_run.json``: single-op models that serve every
+size or scalars, the ops the program kernel lacks, recorded from scripts of ordinary NumPy code
+with ``python -m nabla.build --record``) and builds them as bundles in worker processes, one per core
+the program kernel's build (``program_kernel.py``, started beside them) leaves free, as soon as a
+process on a cold machine first asks for one of them; the engine then waits for the part that
+holds the model it needs, saying so on stderr, instead of compiling that structure alone.
 
 The workers stop when the process that started them exits: nothing keeps computing after it. What
 they finished stays in the kernel cache, and the next process builds the rest.
@@ -30,9 +31,9 @@ from pathlib import Path
 MANIFEST = Path(__file__).with_name("first_run.json")
 #: Models per bundle. MAX's cost per compile on a cold machine is mostly fixed (about 9 s for a
 #: graph of one ``add``, paid again by each graph compiled apart). So the single-op models are
-#: compiled as one bundle per worker the fused kernel's bundle leaves free, not as bundles by kind
-#: (light ops, linalg, sort and FFT kernels), each of which would add that fixed cost again.
-FUSED_BUNDLE, BUNDLE = 16, 64
+#: compiled as one bundle per free worker, not as bundles by kind (light ops, linalg, sort and FFT
+#: kernels), each of which would add that fixed cost again.
+BUNDLE = 64
 #: models per bundle below which a bundle is not split for more workers: a model adds about 0.8 s
 #: to a bundle's compile, a bundle about 9 s
 SPLIT = 12
@@ -45,7 +46,7 @@ PARTNERS = {"argmin": "argmax", "argmax": "argmin"}
 
 
 class Part:
-    """One worker's unit: a bundle of the fused kernel's models, or of single-op models."""
+    """One worker's unit: a bundle of single-op models."""
 
     __slots__ = ("index", "task", "names", "future", "seconds")
 
@@ -53,12 +54,6 @@ class Part:
         self.index, self.task, self.names = index, task, names
         self.future: Future = Future()
         self.seconds = 0.0
-
-
-def _fused_name(kind: str, family: str) -> str:
-    from .fused import model_name
-
-    return model_name(kind, family)
 
 
 def spec_name(spec: dict) -> str | None:
@@ -74,12 +69,11 @@ def spec_name(spec: dict) -> str | None:
 
 
 def parts(engine, every_kernel: bool = False, workers: int = 2) -> list[Part]:
-    """The manifest's models this machine lacks, as bundles in the order they are built: the fused
-    kernel's, then the single-op models (one bundle per worker the fused kernel's leave free, at
-    most ``BUNDLE`` models each), then the heavy ops' one by one. With ``every_kernel``, also every
-    model of each kernel op's family (each dtype and form its calls can take:
-    ``single_op.family``), which a run that meets every variant (a conformance suite) needs,
-    where a script meets a few."""
+    """The manifest's models this machine lacks, as bundles in the order they are built: the
+    single-op models (one bundle per worker, at most ``BUNDLE`` models each), then the heavy ops'
+    one by one. With ``every_kernel``, also every model of each kernel op's family (each dtype and
+    form its calls can take: ``single_op.family``), which a run that meets every variant (a
+    conformance suite) needs, where a script meets a few."""
     try:
         manifest = json.loads(MANIFEST.read_text())
     except (OSError, ValueError):
@@ -87,12 +81,6 @@ def parts(engine, every_kernel: bool = False, workers: int = 2) -> list[Part]:
     if every_kernel:
         manifest = {**manifest, "models": manifest.get("models", []) + _every_kernel_model(manifest)}
     out: list[Part] = []
-    fused = [(kind, dtype_name, first) for kind, dtype_name, first in manifest.get("fused", [])
-             if not engine.named_model_known(_fused_name(kind, dtype_name))]
-    for at in range(0, len(fused), FUSED_BUNDLE):
-        members = fused[at:at + FUSED_BUNDLE]
-        out.append(Part(len(out), {"fused": [m[:2] for m in members], "first": members[0][2], "group": "fused"},
-                        [_fused_name(*m[:2]) for m in members]))
     heavy, models = [], []
     recorded = manifest.get("models", [])
     for spec in list(recorded):
@@ -355,8 +343,7 @@ def _every_kernel_model(manifest: dict) -> list:
     from .single_op import _encoded, family
     from ..ops import registry
 
-    last = 1 + max([s.get("first", 0) for s in manifest.get("models", [])] + [f[2] for f in manifest.get("fused", [])],
-                   default=0)
+    last = 1 + max([s.get("first", 0) for s in manifest.get("models", [])], default=0)
     listed = {spec_name(s) for s in manifest.get("models", [])}
     out = []
     for _, op in sorted(registry().items()):
@@ -368,7 +355,12 @@ def _every_kernel_model(manifest: dict) -> list:
 def start(engine, workers: int | None = None, every_kernel: bool = False, ahead: bool = False) -> Build | None:
     """Start building what the manifest lists and this machine lacks (None when nothing); ``ahead``:
     for no process that waits on it (``python -m nabla.build``)."""
+    from . import program_kernel
+
     workers = workers or os.cpu_count() or 1
+    if not program_kernel.ready():  # (its build, a compiler process of its own, takes a core)
+        program_kernel.build_async()
+        workers = max(1, workers - 1)
     todo = parts(engine, every_kernel, workers)
     if not todo:
         return None
@@ -381,7 +373,7 @@ def start(engine, workers: int | None = None, every_kernel: bool = False, ahead:
 def _work() -> None:
     """A worker: build the parts given on stdin, one JSON line each; answer ``done`` or ``failed``."""
     from ..core.graph import GRAPH
-    from .single_op_compiler import _compile_bundle, compile_specs
+    from .single_op_compiler import compile_specs
 
     from ..core.compiler import _background_priority
 
@@ -394,14 +386,10 @@ def _work() -> None:
     for line in sys.stdin:
         task = json.loads(line)
         try:
-            fused = [(_fused_name(kind, f), _fused_build(kind, f)) for kind, f in task.get("fused", ())]
-            names = [name for name, _ in fused] + [spec["name"] for spec in task.get("models", ())]
+            names = [spec["name"] for spec in task.get("models", ())]
             with _part_claimed(engine, names):  # (another process's build may be making this part)
                 if not all(engine.named_model_known(name) for name in names):
-                    if fused:
-                        _compile_bundle(engine, engine.kernel_disk, fused)
-                    else:
-                        compile_specs(task["models"])
+                    compile_specs(task["models"])
                 ok = all(engine.named_model_known(name) for name in names)
             print("done" if ok else "failed", task["index"], flush=True)
         except Exception as e:  # noqa: BLE001 - the parent compiles what it needs itself
@@ -426,16 +414,10 @@ def _part_claimed(engine, names: list):
             claim.release()
 
 
-def _fused_build(kind, family):
-    from .fused import _graph
-
-    return lambda graph_name=None, module=None: _graph(family, kind, graph_name, module)
-
-
 def _record_at_exit(path: str) -> None:
-    """Write what this process asked for (``python -m nabla.build --record`` reads it): the fused
-    kernel's models and the single-op models, each once, in the order met."""
-    from . import fused, single_op
+    """Write what this process asked for (``python -m nabla.build --record`` reads it): the
+    single-op models, each once, in the order met."""
+    from . import single_op
     models = []
     for name, spec in sorted({**single_op._MET, **single_op._WANTED}.items(), key=lambda item: item[1]["first"]):
         try:
@@ -447,7 +429,7 @@ def _record_at_exit(path: str) -> None:
             continue
         models.append({k: spec[k] for k in ("name", "op", "kwargs", "dtypes", "dims", "picks", "layout", "reuse",
                                             "first")})
-    Path(path).write_text(json.dumps({"fused": [[*k, at] for k, at in fused.REQUESTED.items()], "models": models}))
+    Path(path).write_text(json.dumps({"models": models}))
 
 
 if os.environ.get("NABLA_FIRST_RUN_RECORD"):

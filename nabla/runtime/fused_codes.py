@@ -68,7 +68,7 @@ _REAL_IDENTITIES = frozenset(name for name, f in _FUSED.items() if f.view == "re
 #: views an input's strided layout expresses
 _STRIDED = frozenset(name for name, f in _FUSED.items() if f.view == "strided")
 
-SLOTS = 4
+SLOTS = 8  # data slots of a program (the program kernel's call has room for eight per stage)
 
 _REGISTERS = 24
 

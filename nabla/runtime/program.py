@@ -32,10 +32,9 @@ from .fused_codes import _LOAD, BYTES, CODES, constant_bits
 from .fused_layouts import Offset
 from .fused_program import _program, matmul_fits
 from .fused_stages import _unfit, stages as first_values
+from .program_kernel import COPY, MAP, REDUCE, SCAN, STAGE, family
 
-#: ints per stage in the kernel's call array (kernels/nabla_vm.mojo)
-STAGE = 16
-_MAP, _REDUCE, _SCAN, _COPY = 0, 1, 2, 3
+_MAP, _REDUCE, _SCAN, _COPY = MAP, REDUCE, SCAN, COPY
 _FOREIGN = -1  # an op the kernel lacks (a large matmul, a linalg or sort kernel): run on its own between calls
 #: the most elements a stage that writes into the array it reads may have: one block, which it
 #: loads whole before it stores (a larger one could overwrite what a later block reads)
@@ -73,12 +72,6 @@ class _Stage:
         self.kind, self.family, self.program, self.consts, self.out, self.n = kind, family, program, consts, out, n
         self.layout, self.count, self.slots, self.lifted, self.ints = layout, count, slots, lifted, ints
         self.offsets = offsets  # (index in consts, Offset)
-
-
-def _family(program) -> int:
-    if program.dtype is BYTES:
-        return 2 if program.registers is _dt.int64 else (3 if program.registers is _dt.float32 else 4)
-    return 0 if program.dtype is _dt.float32 else 1
 
 
 def foreign(node) -> bool:
@@ -232,7 +225,7 @@ class Scheduler:
         prog = _program([(1, 0, 0, 0, 0)], 0, 0, 1, 1, [constant_bits(value, not v.dtype.is_floating)], {}, 0,
                         math.prod(v.shape), v.dtype if float_data else BYTES, out_dtype=v.dtype,
                         registers=v.dtype if float_data else (_dt.float64 if v.dtype.is_floating else _dt.int64))
-        self._add(_Stage(_MAP, _family(prog), prog.program, prog.consts, self._new_buffer(v), prog.size), (v.node,))
+        self._add(_Stage(_MAP, family(prog), prog.program, prog.consts, self._new_buffer(v), prog.size), (v.node,))
 
     def _plan(self, sub):
         """The fused evaluator's plan for a cut, made once per structure of cut in this trace (an
@@ -261,7 +254,7 @@ class Scheduler:
         if program.test and program.dtype is not BYTES and out.value.dtype is _dt.bool_:
             out.nbytes = 8  # (a tested count of floats: an int64 1 / 0, read as its first byte)
         offsets = tuple((j, sub.offset(off, self.node_ids)) for j, off in program.offsets)
-        stage = _Stage(kind, _family(program), program.program, program.consts, out, program.size, layout,
+        stage = _Stage(kind, family(program), program.program, program.consts, out, program.size, layout,
                        int(bool(program.count)), slots, lifted, program.registers is _dt.int64, offsets)
         self._add(stage, sub.origins)
         return stage
@@ -313,7 +306,7 @@ class Scheduler:
             prog = _program([(_LOAD, 0, 0, 0, 0 if float_data else code)], 0, 0, 1, 1, [0.0], {0: 0}, 0,
                             math.prod(value.shape), value.dtype if float_data else BYTES, out_dtype=value.dtype,
                             registers=value.dtype if float_data else _dt.float64)
-            self._add(_Stage(_MAP, _family(prog), prog.program, prog.consts, out, prog.size, layout,
+            self._add(_Stage(_MAP, family(prog), prog.program, prog.consts, out, prog.size, layout,
                              slots=((src, 0),)))
         else:
             sub, program = store

@@ -1,22 +1,22 @@
 """Nabla's program kernel (``kernels/nabla_vm.mojo``): built once per machine, called directly.
 
-The kernel runs a whole program of stages in one call (see ``program.py``). It is a Python
-extension module that Mojo builds (``mojo build --emit shared-lib``) from the fused evaluator's
-sources (``ops/kernels/core/``) and the entry module here, once per digest of those sources, into
+The kernel runs a whole program of stages in one call (see ``program.py``). It is a shared library
+that Mojo builds (``mojo build --emit shared-lib``) from the fused evaluator's sources
+(``ops/kernels/core/``) and the entry module here, called through ctypes, once per digest of those
+sources, into
 the kernel cache (``~/.cache/nabla/max-<version>/kernels/vm/<digest>/``); later processes load
 it in milliseconds. A build under way in another process is waited for (a lock file), and a build
 that ends by being killed leaves nothing behind (it is published by an atomic rename).
 
 Why a direct call and not a MAX graph: on the 2-core machine MAX's ``model.execute`` of a custom
-op costs ~30-40 us, a call of the extension ~1 us, and a loop that reads a scalar per step pays
-that floor once per step.
+op costs ~30-40 us, a ctypes call of the library ~1 us, and a loop that reads a scalar per step
+pays that floor once per step.
 """
 
 from __future__ import annotations
 
 import fcntl
 import functools
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -25,6 +25,11 @@ import threading
 import time
 from concurrent.futures import Future
 from pathlib import Path
+
+#: the call array (kernels/nabla_vm.mojo): ints per stage, data slots per stage, stage kinds
+STAGE = 24
+SLOTS = 8
+MAP, REDUCE, SCAN, COPY = 0, 1, 2, 3
 
 HERE = Path(__file__).resolve().parent
 ENTRY = HERE / "kernels" / "nabla_vm.mojo"
@@ -51,6 +56,16 @@ def _target() -> Path | None:
     return root / "vm" / digest() / f"{MODULE}.so"
 
 
+def family(program) -> int:
+    """A fused program's family as the kernel's call names it (``kernels/nabla_vm.mojo``)."""
+    from ..core import dtypes as _dt
+    from .fused_codes import BYTES
+
+    if program.dtype is BYTES:
+        return 2 if program.registers is _dt.int64 else (3 if program.registers is _dt.float32 else 4)
+    return 0 if program.dtype is _dt.float32 else 1
+
+
 _MODULE = None
 
 
@@ -72,11 +87,26 @@ def module():
             return None
     with _LOCK:
         if _MODULE is None:
-            spec = importlib.util.spec_from_file_location(MODULE, target)
-            mod = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(mod)
-            _MODULE = mod
+            _MODULE = _Kernel(target)
     return _MODULE
+
+
+class _Kernel:
+    """The built library: ``run(address of a call array)`` runs a program (ctypes releases the GIL
+    for the call)."""
+
+    def __init__(self, path: Path):
+        import ctypes
+
+        self.library = ctypes.CDLL(str(path))
+        entry = self.library.nabla_vm_run
+        entry.argtypes = [ctypes.c_int64]
+        entry.restype = ctypes.c_int64
+        self._entry = entry
+
+    def run(self, call: int) -> None:
+        if self._entry(call):
+            raise RuntimeError("nabla: the program kernel failed on a stage")
 
 
 def ready() -> bool:

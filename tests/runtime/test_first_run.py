@@ -10,7 +10,7 @@ import numpy as np
 import nabla as nb
 import nabla.array_api as xp
 from nabla import build
-from nabla.runtime import first_run, fused, single_op
+from nabla.runtime import first_run, single_op
 
 
 def test_the_manifest_lists_models_that_serve_every_size_or_scalars_of_ops_that_exist():
@@ -26,11 +26,9 @@ def test_the_manifest_lists_models_that_serve_every_size_or_scalars_of_ops_that_
         assert all(_dt.from_name(d) for d in spec["dtypes"])
         names.append(first_run.spec_name(spec))
     assert len(set(names)) == len(names) and None not in names
-    kinds = {"map", "reduce", "count", "scan"}
-    assert manifest["fused"] and all(k in kinds and fused.family(f) for k, f, _ in manifest["fused"])
-    assert sorted((k, f) for k, f, _ in manifest["fused"]) == sorted(fused.EVERY_MODEL)  # (each once)
-    order = [f for *_, f in manifest["fused"]] + [spec["first"] for spec in manifest["models"]]
-    assert sorted(order) == list(range(len(order)))  # one order over both, as first runs met them
+    assert set(manifest) == {"models"}  # (the program kernel is built apart: program_kernel.py)
+    order = [spec["first"] for spec in manifest["models"]]
+    assert sorted(order) == list(range(len(order)))  # as first runs met them
 
 
 def test_a_manifest_spec_names_the_model_the_engine_looks_up(empty_library, arg_reductions_unfused):
@@ -95,26 +93,21 @@ def test_parts_come_by_kind_then_in_the_order_first_runs_meet_them(monkeypatch, 
     specs += [{**specs[0], "op": "matmul", "first": 7}, {**specs[0], "op": "matmul", "dtypes": ["float32"], "first": 8}]
     specs += [{**specs[0], "op": op, "reuse": 0, "first": first} for op, first in (("qr", 5), ("fft", 9), ("cholesky", 10))]
     manifest = tmp_path / "first_run.json"
-    manifest.write_text(json.dumps({"fused": [["map", "float64", 0], ["reduce", "float64", 1], ["map", "uint8", 5]],
-                                    "models": specs}))
+    manifest.write_text(json.dumps({"models": specs}))
     monkeypatch.setattr(first_run, "MANIFEST", manifest)
-    monkeypatch.setattr(first_run, "FUSED_BUNDLE", 2)
     monkeypatch.setattr(first_run, "BUNDLE", 3)
     monkeypatch.setattr(first_run, "SPLIT", 2)
     monkeypatch.setattr(first_run, "spec_name", lambda spec: f"{spec['op']}-{spec['dtypes'][0]}")
     todo = first_run.parts(_Engine(known={"abs-float32"}), workers=2)
-    # the fused kernel's models, then the single-op models
-    # in as few bundles of at most BUNDLE as there are, of even sizes, in the order first runs met
-    # them, then the heavy ops one by one
-    map64, reduce64, map8 = (first_run._fused_name(k, f) for k, f in
-                             (("map", "float64"), ("reduce", "float64"), ("map", "uint8")))
-    assert [p.names for p in todo] == [[map64, reduce64], [map8], ["abs-float64", "abs-int64", "qr-float64"],
+    # the single-op models in as few bundles of at most BUNDLE as there are, of even sizes, in the
+    # order first runs met them, then the heavy ops one by one
+    assert [p.names for p in todo] == [["abs-float64", "abs-int64", "qr-float64"],
                                       ["sort-float64", "fft-float64", "cholesky-float64"],
                                       ["matmul-float64"], ["matmul-float32"]]
-    assert [p.task["group"] for p in todo] == ["fused"] * 2 + ["models"] * 2 + ["heavy"] * 2
-    assert [p.index for p in todo] == list(range(6))
-    # no fused model to build: one bundle of single-op models per worker (here: 2 or more models each)
-    assert [p.names for p in first_run.parts(_Engine(known={map64, reduce64, map8, "abs-float32"}), workers=2)][:2] == \
+    assert [p.task["group"] for p in todo] == ["models"] * 2 + ["heavy"] * 2
+    assert [p.index for p in todo] == list(range(4))
+    # one worker: at most BUNDLE models a bundle still
+    assert [p.names for p in first_run.parts(_Engine(known={"abs-float32"}), workers=1)][:2] == \
         [["abs-float64", "abs-int64", "qr-float64"], ["sort-float64", "fft-float64", "cholesky-float64"]]
 
 
@@ -131,7 +124,7 @@ def test_every_kernel_adds_each_kernel_ops_family_after_the_manifests_own():
     assert {p.task["group"] for p in every if set(p.names) & (families - {n for q in plain for n in q.names})} \
         == {"models"}
     first = {p.task["group"]: i for i, p in reversed(list(enumerate(every)))}
-    assert first["fused"] < first["models"] < first["heavy"]
+    assert first["models"] < first["heavy"]
 
 
 def test_a_build_hands_out_parts_and_a_failed_or_stopped_part_is_not_built(monkeypatch):

@@ -165,7 +165,7 @@ def test_traces_the_kernel_cannot_run_go_to_the_interpreter(case):
         "axis_reduce_split_axes": (lambda x: nb.sum(nb.sin(x), axis=(0, 2)), [m.reshape(2, 2, 3)]),
         # (float work in two float dtypes: no one dtype for the registers)
         "two_float_dtypes": (lambda x, y: nb.astype(x * 2.0, nb.float32) + y, [m, m.astype(np.float32)]),
-        "too_many_inputs": (lambda a, b, c, d, e: a + b + c + d + e, [m] * 5),
+        "too_many_inputs": (lambda *xs: sum(xs[1:], xs[0]), [m] * 9),  # (more inputs than its eight data slots)
         # (complex work the kernel's real pairs are not written for: its branch cut's formulas)
         "complex_sqrt": (lambda z: nb.sqrt(z), [m + 1j * m]),
     }

@@ -8,42 +8,37 @@
 # given by address, so one call runs any program: nothing is compiled per structure, and a read
 # pays one call, not one per stage.
 #
-# Called from Python as a module of Mojo functions (Mojo's Python bindings), not through a MAX
-# graph: MAX's ``model.execute`` of a custom op costs ~30-40 us per call on the 2-core machine, a
-# direct call ~1 us, and a loop that reads a scalar per step pays that floor every step.
+# Called from Python through ctypes (a C symbol of this shared library), not through a MAX graph:
+# MAX's ``model.execute`` of a custom op costs ~30-40 us per call on the 2-core machine, a direct
+# call ~1 us, and a loop that reads a scalar per step pays that floor every step. ctypes releases
+# the GIL for the call: other Python threads run meanwhile, and a thread in the kernel never holds
+# a lock that work it waits for (its own tasks, MAX's) could need.
 #
 # The call: an int64 array [n_stages, then STAGE ints per stage]:
 #   kind (0 map, 1 reduce, 2 scan, 3 copy), family (0 float32, 1 float64, 2 integers in int64
 #   registers over bytes, 3 coded float32, 4 coded float64), program address (int32), constants
 #   address (float64), output address, n (map and scan: elements; reduce: outputs; copy: bytes),
 #   store layout address (0: in order), count (reduce of a float family into int64: 1), then the
-#   data table: (address, size) for each of four data slots.
-from std.python import PythonObject
-from std.python.bindings import PythonModuleBuilder
+#   data table: (address, size) for each of eight data slots.
 from std.memory import UnsafePointer
-from std.os import abort
 from core.fused import map_into
 from core.fused_reduce import reduce_into, scan_into
 
-comptime STAGE = 16
+comptime STAGE = 24
 
 
 @export
-def PyInit_nabla_vm() -> PythonObject:
-    try:
-        var m = PythonModuleBuilder("nabla_vm")
-        m.def_function[run]("run", docstring="Run a program of stages: run(address of the call array)")
-        return m.finalize()
-    except e:
-        abort(String("nabla_vm: cannot create the module: ", e))
-
-
-def run(call: PythonObject) raises -> PythonObject:
-    var c = UnsafePointer[Int, MutUntrackedOrigin](unsafe_from_address=Int(py=call))
+def nabla_vm_run(call: Int) -> Int:
+    """Run the program of stages whose call array is at address ``call``; 0 when done, 1 when a
+    stage raised (nothing the kernel computes raises: a guard)."""
+    var c = UnsafePointer[Int, MutUntrackedOrigin](unsafe_from_address=call)
     var n = c.unsafe_load(0)
-    for s in range(n):
-        _stage(c + 1 + s * STAGE)
-    return PythonObject(None)
+    try:
+        for s in range(n):
+            _stage(c + 1 + s * STAGE)
+    except:
+        return 1
+    return 0
 
 
 @always_inline

@@ -1,17 +1,20 @@
 # A fused elementwise evaluator whose program is data (numexpr's virtual-machine idea:
-# D. Cooke, F. Alted et al., numexpr, 2006-). One compiled kernel per dtype serves every
-# elementwise expression, so a structure seen for the first time runs fused, in cache-sized
-# blocks, SIMD, on all cores, without compiling anything.
+# D. Cooke, F. Alted et al., numexpr, 2006-). One compiled kernel serves every elementwise
+# expression, so a structure seen for the first time runs fused, in cache-sized blocks, SIMD, on
+# all cores, without compiling anything. Nabla's program kernel (runtime/kernels/nabla_vm.mojo)
+# runs one such program per stage of a trace: ``map_into``, and ``reduce_into`` and ``scan_into``
+# of fused_reduce.mojo.
 #
 # Program (int32): [n_instructions, result_register, reduction, r, inner, output code, then 5 ints
 # per instruction: opcode, destination, a, b, c]. Registers hold one block of values each; booleans
 # are 1 / 0. Load: a = input slot, b = 0 (in order, or one value for all) or 1 + where its strided
 # layout starts in the constants (NumPy's view model: slices, transposes and broadcasts of an
-# input), c = the slot's dtype code (integer family). Opcode numbers are fixed by
-# nabla/runtime/fused_codes.py (UNARY_CODES, BINARY_CODES); nabla/runtime/fused_program.py writes programs.
+# input), c = the slot's dtype code (integer family). Data slots are (address, size) pairs of a
+# table (``slot``). Opcode numbers are fixed by nabla/runtime/fused_codes.py (UNARY_CODES,
+# BINARY_CODES); nabla/runtime/fused_program.py writes programs.
 #
-# Three families, picked by the data's dtype S and the registers' dtype R (a parameter of each
-# model): float (S = R, one float dtype); integer (R int64, data slots and output bytes read and
+# Three families, picked by the data's dtype S and the registers' dtype R (parameters of each
+# instantiation): float (S = R, one float dtype); integer (R int64, data slots and output bytes read and
 # written through dtype codes: 0 bool, 1 int8, 2 int16, 3 int32, 4 int64, 5 uint8, 6 uint16,
 # 7 uint32); coded float (R float32 or float64, bytes through the codes above and 8 float32,
 # 9 float64, 10 float16: a comparison's bool result, casts between dtypes, an integer input of a
@@ -25,8 +28,6 @@ from std.memory import bitcast
 from std.sys.info import simd_width_of
 from std.utils.numerics import FlushDenormals
 from max.algorithm import parallelize
-from max.gpu.host import DeviceContext
-from extensibility import InputTensor, OutputTensor, register
 from .fused_int import _binary_int, _bool, _code_of, _unary_int, _wrap, itemsize, store_coded
 
 comptime BLOCK = 1024
@@ -774,54 +775,3 @@ def map_into[T: DType, S: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Fl
             task(0)
         elif tasks > 1:
             parallelize(task, tasks)
-
-
-def slots_of[S: DType](x0: UnsafePointer[Scalar[S], _], s0: Int, x1: UnsafePointer[Scalar[S], _], s1: Int,
-                       x2: UnsafePointer[Scalar[S], _], s2: Int, x3: UnsafePointer[Scalar[S], _], s3: Int
-                       ) -> UnsafePointer[Int, MutUntrackedOrigin]:
-    """The data table of a model's four slots (freed by the caller)."""
-    var data = alloc[Int](8)
-    data.unsafe_store(0, Int(x0))
-    data.unsafe_store(1, s0)
-    data.unsafe_store(2, Int(x1))
-    data.unsafe_store(3, s1)
-    data.unsafe_store(4, Int(x2))
-    data.unsafe_store(5, s2)
-    data.unsafe_store(6, Int(x3))
-    data.unsafe_store(7, s3)
-    return data
-
-
-@register("nabla_fused_map")
-struct FusedMap:
-    """Evaluate a program over every element: ``out[i] = program(inputs read through their
-    layouts)``; the output's size is that of ``size`` (its only use). Float data: everything of one
-    float dtype (R the same). Bytes (uint8): registers of R (int64: the integer family; a float: the
-    coded float family), the output's dtype code in the program's header."""
-
-    @staticmethod
-    def execute[target: StaticString, R: DType](
-        output: OutputTensor[rank=1, ...],
-        prog: InputTensor[dtype=DType.int32, rank=1, ...],
-        consts: InputTensor[dtype=DType.float64, rank=1, ...],
-        x0: InputTensor[dtype=output.dtype, rank=1, ...],
-        x1: InputTensor[dtype=output.dtype, rank=1, ...],
-        x2: InputTensor[dtype=output.dtype, rank=1, ...],
-        x3: InputTensor[dtype=output.dtype, rank=1, ...],
-        size: InputTensor[dtype=DType.uint8, rank=1, ...],
-        ctx: DeviceContext,
-    ) raises:
-        comptime S = output.dtype
-        comptime T = R
-        comptime assert S == R or (S == DType.uint8 and (R == DType.int64 or R.is_floating_point())), \
-            "the fused evaluator runs on float data in its own registers, or bytes"
-        comptime assert target == "cpu", "the fused evaluator runs on the CPU (Nabla plans it for host data only)"
-        var p = prog.unsafe_ptr()
-        var n = output.dim_size(0)
-        comptime if S != T:
-            n //= itemsize(Int(p.unsafe_load(5)))
-        var data = slots_of[S](x0.unsafe_ptr(), x0.dim_size(0), x1.unsafe_ptr(), x1.dim_size(0), x2.unsafe_ptr(),
-                               x2.dim_size(0), x3.unsafe_ptr(), x3.dim_size(0))
-        var k = consts.unsafe_ptr()
-        map_into[T, S](p, k, data, output.unsafe_ptr().unsafe_bitcast[UInt8](), n, k, False)
-        data.free()

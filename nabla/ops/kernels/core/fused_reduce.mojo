@@ -5,10 +5,8 @@ from std.memory import bitcast
 from std.sys.info import simd_width_of
 from std.utils.numerics import FlushDenormals
 from max.algorithm import parallelize
-from max.gpu.host import DeviceContext
-from extensibility import InputTensor, OutputTensor, register
 from .fused import (BLOCK, BLOCKS_PER_TASK, MAX_REGISTERS, _combine, _identity, _is_nan, _reduce_block, _run_block,
-                    accumulator, register_stride, slots_of)
+                    accumulator, register_stride)
 from .fused_int import itemsize, store_coded
 
 
@@ -34,42 +32,6 @@ def _accumulate[T: DType, A: DType](kind: Int, acc: UnsafePointer[Scalar[A], Mut
         acc.unsafe_store(i, a)
     for i in range(whole, count):
         acc.unsafe_store(i, _combine[A](kind, acc.unsafe_load(i), row.unsafe_load(i).cast[A]()))
-
-
-@register("nabla_fused_reduce")
-struct FusedReduce:
-    """Evaluate a program over the elements of an (outer, r, inner) space and reduce over r (program
-    header: kind 1 sum, 2 mean, 3 max, 4 min, 5 prod, 6 argmax, 7 argmin; then r, inner, the output's code and a test of
-    each reduced value: 0 none, 2 ``> consts[h7]``, 1 its negation), accumulating in float64.
-    The output has outer * inner elements (the size of ``size``, its only use); a full reduction is
-    outer = inner = 1. The output is of the inputs' dtype, or int64 for a count (a sum of 1 / 0);
-    bytes in and out: the integer family (int64 accumulators, the output's dtype code in the
-    header)."""
-
-    @staticmethod
-    def execute[target: StaticString, R: DType](
-        output: OutputTensor[rank=1, ...],
-        prog: InputTensor[dtype=DType.int32, rank=1, ...],
-        consts: InputTensor[dtype=DType.float64, rank=1, ...],
-        x0: InputTensor[rank=1, ...],
-        x1: InputTensor[dtype=x0.dtype, rank=1, ...],
-        x2: InputTensor[dtype=x0.dtype, rank=1, ...],
-        x3: InputTensor[dtype=x0.dtype, rank=1, ...],
-        size: InputTensor[dtype=DType.uint8, rank=1, ...],
-        ctx: DeviceContext,
-    ) raises:
-        comptime S = x0.dtype
-        comptime assert S == R or (S == DType.uint8 and (R == DType.int64 or R.is_floating_point())), \
-            "the fused evaluator runs on float data in its own registers, or bytes"
-        comptime assert target == "cpu", "the fused evaluator runs on the CPU (Nabla plans it for host data only)"
-        var p = prog.unsafe_ptr()
-        var m = output.dim_size(0)
-        comptime if S != R:
-            m //= itemsize(Int(p.unsafe_load(5)))
-        var data = slots_of[S](x0.unsafe_ptr(), x0.dim_size(0), x1.unsafe_ptr(), x1.dim_size(0), x2.unsafe_ptr(),
-                               x2.dim_size(0), x3.unsafe_ptr(), x3.dim_size(0))
-        reduce_into[R, S, output.dtype](p, consts.unsafe_ptr(), data, output.unsafe_ptr().unsafe_bitcast[UInt8](), m)
-        data.free()
 
 
 def reduce_into[T: DType, S: DType, O: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _],
@@ -321,33 +283,6 @@ def _combine_rows[A: DType](kind: Int, acc: UnsafePointer[Scalar[A], MutUntracke
                            part: UnsafePointer[Scalar[A], MutUntrackedOrigin], count: Int):
     for i in range(count):
         acc.unsafe_store(i, _combine[A](kind, acc.unsafe_load(i), part.unsafe_load(i)))
-
-
-@register("nabla_fused_scan")
-struct FusedScan:
-    """Evaluate a program over the elements of an (outer, r, inner) space and write its running sums
-    over r (program header: 1 forward, 2 reverse; then r and inner), accumulated in float64. A model
-    apart from the map's, so the one a cold machine waits for stays small."""
-
-    @staticmethod
-    def execute[target: StaticString, R: DType](
-        output: OutputTensor[rank=1, ...],
-        prog: InputTensor[dtype=DType.int32, rank=1, ...],
-        consts: InputTensor[dtype=DType.float64, rank=1, ...],
-        x0: InputTensor[dtype=output.dtype, rank=1, ...],
-        x1: InputTensor[dtype=output.dtype, rank=1, ...],
-        x2: InputTensor[dtype=output.dtype, rank=1, ...],
-        x3: InputTensor[dtype=output.dtype, rank=1, ...],
-        size: InputTensor[dtype=DType.uint8, rank=1, ...],
-        ctx: DeviceContext,
-    ) raises:
-        comptime T = output.dtype
-        comptime assert T.is_floating_point() and R == T, "the fused evaluator's scan runs on float data"
-        comptime assert target == "cpu", "the fused evaluator runs on the CPU (Nabla plans it for host data only)"
-        var data = slots_of[T](x0.unsafe_ptr(), x0.dim_size(0), x1.unsafe_ptr(), x1.dim_size(0), x2.unsafe_ptr(),
-                               x2.dim_size(0), x3.unsafe_ptr(), x3.dim_size(0))
-        scan_into[T](prog.unsafe_ptr(), consts.unsafe_ptr(), data, output.unsafe_ptr(), output.dim_size(0))
-        data.free()
 
 
 def scan_into[T: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
