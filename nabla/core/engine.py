@@ -41,7 +41,7 @@ _SMALL_TRACE_SIGHTS = 16
 _COMPILE_AFTER_S = float(os.environ.get("NABLA_COMPILE_AFTER", "2.0"))
 #: a read that would run alone, apart from the other pending work, is tried only while its trace
 #: has at most this many nodes (see ``_start``)
-_PROBE_NODES = 512
+_PROBE_NODES = 128
 _STARTED = time.monotonic()
 _POLICIES = ("auto", "compile", "interpret")
 

@@ -74,8 +74,11 @@ class ComputeGraph:
         return self._local.epoch
 
     def add_pending(self, impl) -> None:
+        """Record ``impl`` as pending (None: only purge the record of dead or realized ones, when it
+        has grown past its mark)."""
         rec = self._local
-        rec.pending.append(weakref.ref(impl))
+        if impl is not None:
+            rec.pending.append(weakref.ref(impl))
         if len(rec.pending) > rec.purge_at:
             rec.pending = [r for r in rec.pending if (i := r()) is not None and not i.is_realized]
             rec.purge_at = max(4096, 2 * len(rec.pending))

@@ -40,6 +40,12 @@ def _is_tensor(x) -> bool:
     return isinstance(x, Tensor)
 
 
+#: classes whose results an op makes directly (``Tensor`` and a face's plain array class, which add
+#: nothing to a result made from storage)
+PLAIN_CLASSES = {Tensor}
+_new = object.__new__
+
+
 class Fused(NamedTuple):
     """How the fused first-sight kernel (``nabla/kernels/core/fused.mojo``) takes an op: the op's
     own facts, which ``nabla/runtime/fused_codes.py`` gathers into the kernel's tables."""
@@ -191,12 +197,18 @@ class Operation(metaclass=_Registered):
 
         if type(spec) is tuple:  # one output; several come as a list or dict of specs
             shape, dtype, batch_dims = spec
-            out = TensorImpl([_value(node, 0, shape, dtype, device)], dtype, batch_dims, traced)
+            out = TensorImpl([Value(node, 0, shape, dtype, device) if not dtype.is_complex else
+                              _value(node, 0, shape, dtype, device)], dtype, batch_dims, traced)
             if traced:  # (untraced, one output: the node says what made it; see TensorImpl.op)
                 out.output_refs = OutputRefs((weakref.ref(out),), None, self, tuple(impls), kwargs)
-            result = cls(out)
-            if cls._inherits is not None:
-                cls._inherits(result, source)
+            if cls in PLAIN_CLASSES:  # (made directly: this is the recording hot path)
+                result = _new(cls)
+                result._impl = out
+                result._view = result._views = None
+            else:
+                result = cls(out)
+                if cls._inherits is not None:
+                    cls._inherits(result, source)
             outs = (out,)
         else:
             specs, out_def = tree_flatten(spec, is_leaf=lambda s: type(s) is tuple)

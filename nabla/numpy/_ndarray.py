@@ -13,6 +13,7 @@ from __future__ import annotations
 from builtins import type as builtins_type
 
 from .. import array_api as _xp
+from ..core.operation import PLAIN_CLASSES
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from ..ops import aliasing
@@ -85,6 +86,28 @@ class ndarray(Tensor):
         return bool(_xp.any(self == value))
 
     # --- attributes ---------------------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        impl = self._impl
+        return impl.cached_shape[impl.batch_dims:]
+
+    @shape.setter
+    def shape(self, value):
+        """NumPy's ``a.shape = (m, n)``: the same elements, in order, seen with another shape (in place:
+        ``a`` stays the array it was, a view of its base where it was one; a view of ``a`` made
+        before would no longer see it, so an array with live views keeps its shape)."""
+        if self._views and any(ref() is not None for ref in self._views):
+            raise AttributeError("nabla.numpy: cannot set the shape of an array with live views (NumPy's views "
+                                 "of it would no longer match); use .reshape() for a new array")
+        old = self.shape
+        out = _xp.reshape(self, (value,) if isinstance(value, int) else tuple(value))
+        new = out.shape
+        if self._view is not None:  # still a view of its base: derived and written back through the reshape
+            parent, derive, put_back = self._view
+            self._view = (parent, lambda p: _xp.reshape(derive(p), new),
+                          None if put_back is None else lambda p, c: put_back(p, _xp.reshape(c, old)))
+        self._impl = out._impl
+
     @property
     def nbytes(self):
         return self.size * self.dtype.itemsize
@@ -225,6 +248,9 @@ class _Flags:
     def __repr__(self):
         return "\n".join(f"  {n.upper()} : {getattr(self, n)}" for n in
                          ("c_contiguous", "f_contiguous", "owndata", "writeable", "aligned", "writebackifcopy"))
+
+
+PLAIN_CLASSES.add(ndarray)  # (an op's ndarray result is made directly: no __init__ of its own to run)
 
 
 def wrap(x: Tensor) -> ndarray:

@@ -100,16 +100,35 @@ def _is_basic(x: Tensor, key) -> bool:
     return not all_ints or len(parts) < x.ndim
 
 
+def _plain_slice(x: Tensor, key):
+    """``x[key]`` for a key of ints, slices, ``None`` and ``...`` that is not one element (the common
+    ``x[1:-1, j]``: one slice, parsed at once); None where the general path decides."""
+    impl = x._impl
+    if impl.batch_dims:
+        return None
+    plain = indexing.plain_key(impl.cached_shape, key)
+    if plain is None:
+        return None
+    index, after = plain
+    out = x if index == tuple((0, n, 1) for n in impl.cached_shape) else slice_op(x, index=index)
+    if after != out._impl.cached_shape:
+        out = reshape_op(out, shape=after)
+    return out
+
+
+def _derive(key):
+    def derive(parent: Tensor) -> Tensor:
+        out = _plain_slice(parent, key)
+        return indexing.getitem(parent, key) if out is None else out
+
+    return derive
+
+
 def getitem(x: Tensor, key) -> Tensor:
     impl = x._impl
-    if not impl.batch_dims:  # the common ``x[1:-1, j]``: one slice, parsed at once
-        plain = indexing.plain_key(impl.cached_shape, key)
-        if plain is not None:
-            index, after = plain
-            out = x if index == tuple((0, n, 1) for n in impl.cached_shape) else slice_op(x, index=index)
-            if after != out._impl.cached_shape:
-                out = reshape_op(out, shape=after)
-            return make_view(x, out, lambda p: indexing.getitem(p, key), _setitem_put_back(key))
+    out = _plain_slice(x, key)
+    if out is not None:
+        return make_view(x, out, _derive(key), _setitem_put_back(key))
     picked = quick_pick(x, key)  # an element of realized host data: a scalar, never a view
     if picked is not None:
         return picked
@@ -121,13 +140,14 @@ def getitem(x: Tensor, key) -> Tensor:
             return reshape_op(slice_op(x, index=plain[0]), shape=())
     out = indexing.getitem(x, key)
     if _is_basic(x, key):
-        return make_view(x, out, lambda p: indexing.getitem(p, key), _setitem_put_back(key))
+        return make_view(x, out, _derive(key), _setitem_put_back(key))
     return out
 
 
 def _setitem_put_back(key):
     def put_back(parent: Tensor, child: Tensor) -> Tensor:
-        indexing.setitem(parent, key, child)
+        if not _plain_setitem(parent, key, child):
+            indexing.setitem(parent, key, child)
         return parent
 
     return put_back

@@ -39,6 +39,10 @@ _FOREIGN = -1  # an op the kernel lacks (a large matmul, a linalg or sort kernel
 #: the most elements a stage that writes into the array it reads may have: one block, which it
 #: loads whole before it stores (a larger one could overwrite what a later block reads)
 _IN_PLACE_READS = 1024
+#: a value of at least this many ops, used where the stage's elements outnumber its own this many
+#: times, gets a stage of its own (``_Cut.small_parts``)
+_SMALL_PART_WORK, _SMALL_PART_RATIO = 4, 16
+
 
 
 class Unplanned(Exception):
@@ -65,13 +69,14 @@ class _Buffer:
 
 class _Stage:
     __slots__ = ("kind", "family", "program", "consts", "out", "n", "layout", "count", "slots", "lifted", "ints",
-                 "offsets")
+                 "offsets", "read")
 
     def __init__(self, kind, family, program, consts, out, n, layout=None, count=0, slots=(), lifted=(), ints=False,
                  offsets=()):
         self.kind, self.family, self.program, self.consts, self.out, self.n = kind, family, program, consts, out, n
         self.layout, self.count, self.slots, self.lifted, self.ints = layout, count, slots, lifted, ints
         self.offsets = offsets  # (index in consts, Offset)
+        self.read = ()  # (trace leaf, index in consts): a one-element leaf's value, read per run
 
 
 def foreign(node) -> bool:
@@ -189,6 +194,9 @@ class Scheduler:
         sub = _Cut(v, self.buffer_of)
         if sub.missing:
             return sub.missing
+        small = sub.small_parts()
+        if small:
+            return small
         plan = self._plan(sub)
         if not plan:
             return self._first(v, sub)
@@ -246,8 +254,14 @@ class Scheduler:
         return found
 
     def _program_stage(self, program, sub, out, layout=None) -> _Stage:
-        if program.lifted_leaves:
-            raise Unplanned("one-element inputs read per run")
+        # one-element inputs beyond the data slots are read into the constants per run: the trace's
+        # leaves (``trace += tanh(a[i, i])`` over i holds a picked element per step)
+        read = []
+        for k, at in program.lifted_leaves:
+            b = self.buffer_of[id(sub.sources[k])].memory()
+            if b.leaf is None:
+                raise Unplanned("a computed one-element input beyond the data slots")
+            read.append((b.leaf, at))
         kind = _REDUCE if program.reduce else (_SCAN if program.scan else _MAP)
         slots = tuple((self.buffer_of[id(sub.sources[k])], 0) for k in program.slots)
         lifted = tuple((sub.position(i, self.node_ids), at) for i, at in program.lifted)
@@ -256,6 +270,7 @@ class Scheduler:
         offsets = tuple((j, sub.offset(off, self.node_ids)) for j, off in program.offsets)
         stage = _Stage(kind, family(program), program.program, program.consts, out, program.size, layout,
                        int(bool(program.count)), slots, lifted, program.registers is _dt.int64, offsets)
+        stage.read = tuple(read)
         self._add(stage, sub.origins)
         return stage
 
@@ -348,6 +363,9 @@ class Scheduler:
         sub = _Cut(value, self.buffer_of)
         if sub.missing:
             return sub.missing
+        small = sub.small_parts()
+        if small:
+            return small
         plan = self._plan(sub)
         if isinstance(plan, Plan) and not plan.program.reduce and not plan.program.scan and not plan.program.test:
             return sub, plan.program
@@ -366,7 +384,7 @@ class _Cut:
     starts as ``Offset``s (data of the program)."""
 
     __slots__ = ("order", "leaves", "sources", "node_ids", "leaf_ids", "result", "original", "origins", "missing",
-                 "key")
+                 "key", "sizes")
 
     def __init__(self, value, buffer_of):
         self.order: list = []
@@ -380,6 +398,7 @@ class _Cut:
         nodes: dict = {}  # id(original node) -> copy
 
         self.missing: list = []  # values the cut stops at that have no buffer yet (a foreign op's)
+        self.sizes: dict = {}  # id(copied node) -> elements of its output
         sigs: list = []  # the cut's structure, as the engine keys traces (slice starts are data)
 
         def stops(v):
@@ -398,6 +417,7 @@ class _Cut:
                 self.sources.append(v)
             else:
                 c = Value(nodes[id(v.node)], v.index, v.shape, v.dtype, v.device)
+                self.sizes[id(c.node)] = max(self.sizes.get(id(c.node), 0), math.prod(v.shape))
             copies[id(v)] = c
             self.original[id(c)] = v
             return c
@@ -413,7 +433,9 @@ class _Cut:
             waiting = False
             if id(n) not in seen:
                 seen.add(id(n))
-                for v in n.inputs:
+                # (the first operand's work first: ``acc + f(x_i)`` over a long chain then holds two
+                # values at a time, where the last operand first held every ``f(x_i)`` until the end)
+                for v in reversed(n.inputs):
                     if v.node is not None and id(v.node) not in nodes and not stops(v):
                         stack.append(v.node)
                         waiting = True
@@ -441,6 +463,31 @@ class _Cut:
     def _ref(self, c):
         k = self.leaf_ids.get(id(c))
         return -1 - k if k is not None else (self.node_ids[id(c.node)] << 8) | c.index
+
+    def small_parts(self) -> list:
+        """Values this cut would compute once per element of something much larger (a stage's
+        registers hold values spread to its whole shape): ``x + sum_i tanh(a[i, i])`` over a
+        2000 x 2000 ``x`` would run the 4,000 scalar ops four million times. Those worth a stage of
+        their own (a few ops or more, at least 16 times smaller than where they are used): the
+        original values, to compute first."""
+        work: dict = {}
+        found: list = []
+        for n in self.order:
+            w = 1
+            for u in n.inputs:
+                if u.node is not None and id(u.node) in self.node_ids:
+                    w += work[id(u.node)]
+            work[id(n)] = w
+        for n in self.order:
+            size = self.sizes.get(id(n), 0)
+            for u in n.inputs:
+                if u.node is None or id(u.node) not in self.node_ids or work[id(u.node)] < _SMALL_PART_WORK:
+                    continue
+                if math.prod(u.shape) * _SMALL_PART_RATIO <= size:
+                    original = self.original[id(u)]
+                    if all(o is not original for o in found):
+                        found.append(original)
+        return found
 
     def position(self, i, node_ids) -> int:
         """The trace position of this cut's node ``i``."""
@@ -485,12 +532,14 @@ class ProgramPlan:
         chunks, const_at, layout_at, total = [], {}, {}, 0
         self.lifted = []  # (trace position, index into consts, integer family)
         self.offsets = []  # (index into consts, Offset)
+        self.read = []  # (trace leaf, index into consts, integer family): one-element leaves read per run
         for k, s in enumerate(stages):
             if s.consts is not None:
                 const_at[k] = total
                 chunks.append(np.asarray(s.consts, np.float64))
                 self.lifted += [(pos, total + j, s.ints) for pos, j in s.lifted]
                 self.offsets += [(total + j, off) for j, off in s.offsets]
+                self.read += [(leaf, total + j, s.ints) for leaf, j in s.read]
                 total += len(s.consts)
             if s.layout is not None:
                 layout_at[k] = total
@@ -532,8 +581,10 @@ class ProgramPlan:
         from .program_kernel import module
 
         consts = self.consts
-        if (self.lifted and values) or (self.offsets and starts):
+        if (self.lifted and values) or (self.offsets and starts) or self.read:
             consts = consts.copy()
+            for leaf, j, ints in self.read:
+                consts[j] = constant_bits(leaf_buffers[leaf].to_numpy().reshape(()).item(), ints)
             if values:
                 for pos, j, ints in self.lifted:
                     if pos in values:
