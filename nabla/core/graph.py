@@ -18,13 +18,14 @@ from .engine import Engine, RealizationError  # noqa: F401  (RealizationError re
 class Node:
     """One recorded operation call: the op singleton, its static kwargs, its input values."""
 
-    __slots__ = ("op", "kwargs", "inputs", "treedef", "__weakref__")
+    __slots__ = ("op", "kwargs", "inputs", "treedef", "memo", "__weakref__")
 
     def __init__(self, op, kwargs: dict, inputs: tuple, treedef=None):
         self.op = op
         self.kwargs = kwargs
         self.inputs = inputs
         self.treedef = treedef  # structure of the op's tensor args, when not flat
+        self.memo = None  # what keying found of it once (``TraceLowering.trace``: a read traces a node again)
 
 
 class Value:

@@ -70,6 +70,30 @@ class Trace(NamedTuple):
     starts: dict  # trace position -> the slice starts of a basic index (``key`` holds its sizes and steps only)
 
 
+def _node_memo(n) -> tuple:
+    """(its kwargs as a key holds them, its data (a scalar constant's value: ``(host array,
+    device)``) or None, its slice starts or None) of node ``n``."""
+    op, kw = n.op, n.kwargs
+    data = op.data(kw) if op.data_kwarg is not None else None
+    if data is not None:
+        return hashable_params({k: v for k, v in kw.items() if k != op.data_kwarg}), data, None
+    if op.index_kwarg is not None:
+        items, first = [], None
+        for k, v in kw.items():
+            if k == op.index_kwarg:
+                first = tuple(sl[0] for sl in v)
+                v = tuple((len(range(*sl)), sl[2]) for sl in v)
+            items.append((k, v))
+        return tuple(items), None, first
+    if not kw:
+        return (), None, None
+    items = tuple(kw.items())
+    for _, x in items:
+        if type(x) is float:  # (keyed by its bits: -0.0 is not 0.0)
+            return hashable_params(kw), None, None
+    return items, None, None
+
+
 class TraceLowering:
     """The engine's half that keys traces and builds their MAX graphs (under the engine's lock)."""
 
@@ -128,29 +152,17 @@ class TraceLowering:
                 op = n.op
                 polymorphic = polymorphic and op.shape_polymorphic
                 single_op_nodes += op.single_op
-                kw = n.kwargs
-                data = op.data(kw) if op.data_kwarg is not None else None
+                memo = n.memo
+                if memo is None:  # (once per node: interned constants and re-traced nodes reuse it)
+                    memo = n.memo = _node_memo(n)
+                items, data, first = memo
                 if data is not None:
                     params.append((n, data))
-                    kw = {k: v for k, v in kw.items() if k != op.data_kwarg}
-                    sigs.append((op, hashable_params(kw), (), "data"))
-                elif op.index_kwarg is not None:  # sizes and steps are structure, starts data
-                    items = []
-                    for k, v in kw.items():
-                        if k == op.index_kwarg:
-                            starts[len(order) - 1] = tuple(sl[0] for sl in v)
-                            v = tuple((len(range(*sl)), sl[2]) for sl in v)
-                        items.append((k, v))
-                    sigs.append((op, tuple(items), tuple(refs), n.treedef))
-                elif kw:
-                    items = tuple(kw.items())
-                    for _, x in items:
-                        if type(x) is float:  # (keyed by its bits: -0.0 is not 0.0)
-                            items = hashable_params(kw)
-                            break
-                    sigs.append((op, items, tuple(refs), n.treedef))
+                    sigs.append((op, items, (), "data"))
                 else:
-                    sigs.append((op, (), tuple(refs), n.treedef))
+                    if first is not None:  # sizes and steps are structure, starts data
+                        starts[len(order) - 1] = first
+                    sigs.append((op, items, tuple(refs), n.treedef))
 
         sizes: dict[int, str] = {}
         leaf_sigs = []
