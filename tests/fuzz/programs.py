@@ -727,11 +727,80 @@ def _int_edges(w: _Writer) -> None:
         w.new(f"xp.{w.pick(('sum', 'cumsum', 'max', 'min'))}({x})", (), "")
 
 
+def _loops(w: _Writer) -> None:
+    """Programs as NumPy users write them: loops of slice writes (stencils, their borders, shifts
+    that overlap what they read), element loops over moving indices, a scalar read per step that
+    steers the next write, writes through views, and ops the program kernel lacks between its
+    stages; every dtype, every size."""
+    dtype = w.pick(("float64", "float64", "float32", "int32", "int64", "int16", "uint8", "bool"))
+    numeric = dtype != "bool"
+    floats = dtype.startswith("float")
+    kind = w.pick(("stencil", "borders", "shift", "elements", "reads", "views", "foreign"))
+    steps = int(w.rng.integers(1, 9))
+    n = int(w.pick((3, 5, 9, 17, 64, 65, 257, 1025, 3000)))
+    c = "0.25" if floats else "1"
+    if kind == "stencil" and numeric:
+        two = w.rng.random() < 0.5 and n <= 257
+        shape = (n, max(3, n // 3)) if two else (n,)
+        a = w.array(shape, dtype, view=False)
+        w.emit(f"{a} = xp.array({a})")
+        b = w.new(f"xp.zeros_like({a})", shape, dtype)
+        body = (f"{b}[1:-1, 1:-1] = {c} * ({a}[1:-1, 1:-1] + {a}[:-2, 1:-1] + {a}[2:, 1:-1] + {a}[1:-1, :-2])"
+                if two else f"{b}[1:-1] = {c} * ({a}[:-2] + {a}[1:-1] + {a}[2:])")
+        back = body.replace(f"{b}[", "TMP[").replace(f"{a}[", f"{b}[").replace("TMP[", f"{a}[")
+        w.emit(f"for t in range({steps}):\n    {body}\n    {back}")
+    elif kind == "borders" and numeric:
+        p = w.array((n, max(3, n // 4)), dtype, view=False)
+        w.emit(f"{p} = xp.array({p})")
+        half = "* 0.5" if floats else "// 2"
+        w.emit(f"for t in range({steps}):\n    pn = {p}.copy()\n"
+               f"    {p}[1:-1, 1:-1] = (pn[1:-1, 2:] + pn[1:-1, :-2]) {half}\n"
+               f"    {p}[:, -1] = {p}[:, -2]\n    {p}[0, :] = {p}[1, :]\n    {p}[:, 0] = {p}[:, 1]\n"
+               f"    {p}[-1, :] = 0")
+    elif kind == "shift":
+        x = w.array((n,), dtype, view=False)
+        w.emit(f"{x} = xp.array({x})")
+        grow = " * 2" if floats else ""
+        w.emit(f"for t in range({steps}):\n    {x}[1:] = {x}[:-1]{grow}\n    {x}[:-2] = {x}[2:]")
+    elif kind == "elements" and numeric:
+        m = min(n, 40)
+        x = w.array((m,), dtype, view=False)
+        y = w.array((m,), dtype)
+        w.emit(f"{x} = xp.array({x})")
+        op = w.pick(("xp.maximum({x}[i - 1], {y}[i])", "{x}[i - 1] + {y}[i]", "xp.minimum({x}[i - 1] * 2, {y}[i])"))
+        w.emit(f"for i in range(1, {m}):\n    {x}[i] = " + op.format(x=x, y=y))
+        back = f"{x}[i + 1] * 0.5" if floats else f"{x}[i + 1] // 3"
+        w.emit(f"for i in range({m} - 2, -1, -1):\n    {x}[i] = {x}[i] - {back}")
+    elif kind == "reads" and numeric:
+        x = w.array((n,), dtype, view=False)
+        w.emit(f"{x} = xp.array({x})")
+        w.emit(f"k = 0\nfor t in range({steps}):\n    {x}[1:] = {x}[:-1] + {x}[1:]\n"
+               f"    k = int(xp.argmax({x}))\n    {x}[k] = {x}[0]\n    {x}[0] = {x}[{x}.shape[0] // 2]")
+    elif kind == "views":
+        x = w.array((n,), dtype, view=False)
+        w.emit(f"{x} = xp.array({x})")
+        grow = " * 2 + t" if floats else ""
+        w.emit(f"v = {x}[1::2]\nfor t in range({steps}):\n    v[:] = v[::-1]{grow}\n    {x}[0] = v[-1]\n"
+               f"    {x}[-1] = {x}[0]")
+        w.new("v.copy()", (), dtype)
+    else:  # ops the program kernel lacks between its stages (a sort, a large matmul)
+        m = min(n, 300)
+        x = w.array((m,), dtype if numeric else "float64", view=False)
+        w.emit(f"{x} = xp.array({x})")
+        k = max(1, m // 3)
+        w.emit(f"for t in range({steps}):\n    {x}[:{k}] = xp.sort({x}[:{k}])[::-1]\n"
+               f"    {x}[{k}:] = {x}[{k}:] + {x}[:{m - k}]")
+    if w.arrays and w.rng.random() < 0.5:
+        name, _, dt = w.arrays[0]
+        if dt and dt != "bool":
+            w.new(f"{name}.sum()", (), "")
+
+
 FAMILIES = {
     "creation": _creation, "elementwise": _elementwise, "reductions": _reductions, "scans": _scans,
     "indexing": _indexing, "sorting": _sorting, "matmul": _matmul, "manipulation": _manipulation,
     "linalg": _linalg, "fft": _fft, "random": _random, "array_api": _array_api, "statistics": _statistics,
-    "composites": _composites, "edges": _edges, "int_edges": _int_edges,
+    "composites": _composites, "edges": _edges, "int_edges": _int_edges, "loops": _loops,
 }
 
 
