@@ -240,12 +240,14 @@ class Scheduler:
         element loop's stages repeat it thousands of times, their slice starts data)."""
         plan = self.plans.get(sub.key)
         if plan is None:
+            sub.clone()
             plan = self.plans[sub.key] = plan_stage(sub.order, sub.leaves, [sub.result], sub.node_ids, sub.leaf_ids)
         return plan
 
     def _first(self, v, sub) -> list:
         """The values to compute first so that more of ``v``'s work runs as one stage (a reduction
         that feeds more work, a computed value that is sliced, ...)."""
+        sub.clone()
         found = first_values(sub.order, [sub.result]) if sub.order else []
         found = [sub.original[id(u)] for u in found if id(u) in sub.original]
         found = [u for u in found if u is not v and id(u) not in self.buffer_of]
@@ -380,54 +382,51 @@ class Scheduler:
 
 class _Cut:
     """The part of a trace that computes ``value`` from values that have buffers (the trace's
-    leaves, and values earlier stages compute): its nodes copied, those values as leaves, slice
-    starts as ``Offset``s (data of the program)."""
+    leaves, and values earlier stages compute): its nodes in post-order (``origins``), those values
+    (``sources``) and its structure (``key``, slice starts as data). ``clone`` copies it as a trace
+    of its own (the values with buffers as its leaves, slice starts as ``Offset``s), which is only
+    needed for a structure not planned before in this trace."""
 
-    __slots__ = ("order", "leaves", "sources", "node_ids", "leaf_ids", "result", "original", "origins", "missing",
-                 "key", "sizes")
+    __slots__ = ("value", "origins", "sources", "missing", "inputs", "sizes", "key", "result_ref", "order", "leaves",
+                 "node_ids", "leaf_ids", "result", "original")
 
     def __init__(self, value, buffer_of):
-        self.order: list = []
-        self.leaves: list = []
-        self.sources: list = []  # per leaf: the original value it stands for
-        self.node_ids: dict = {}
-        self.leaf_ids: dict = {}
-        self.original: dict = {}  # id(copied value) -> original value
-        self.origins: list = []  # per copied node: the original node
-        copies: dict = {}  # id(original value) -> copy
-        nodes: dict = {}  # id(original node) -> copy
-
-        self.missing: list = []  # values the cut stops at that have no buffer yet (a foreign op's)
-        self.sizes: dict = {}  # id(copied node) -> elements of its output
-        sigs: list = []  # the cut's structure, as the engine keys traces (slice starts are data)
+        self.value = value
+        self.origins: list = []  # the cut's nodes, each after its inputs
+        self.sources: list = []  # the values it stops at: the leaves of its copy
+        self.missing: list = []  # of those, the ones with no buffer yet (a foreign op's)
+        self.inputs: list = []  # per node: its inputs' references (-1 - source, or node << 8 | output)
+        self.sizes: list = []  # per node: elements of its (largest) output the cut reads
+        self.order = None  # (the copy, once made)
+        node_at: dict = {}
+        leaf_at: dict = {}
+        sigs: list = []
 
         def stops(v):
             return v is not value and (id(v) in buffer_of or foreign(v.node))
 
-        def copy_of(v):
-            c = copies.get(id(v))
-            if c is not None:
-                return c
+        def ref(v):
+            k = leaf_at.get(id(v))
+            if k is not None:
+                return -1 - k
             if v.node is None or stops(v):
                 if v.node is not None and id(v) not in buffer_of:
                     self.missing.append(v)
-                c = Value(None, 0, v.shape, v.dtype, v.device)
-                self.leaf_ids[id(c)] = len(self.leaves)
-                self.leaves.append(c)
+                k = leaf_at[id(v)] = len(self.sources)
                 self.sources.append(v)
-            else:
-                c = Value(nodes[id(v.node)], v.index, v.shape, v.dtype, v.device)
-                self.sizes[id(c.node)] = max(self.sizes.get(id(c.node), 0), math.prod(v.shape))
-            copies[id(v)] = c
-            self.original[id(c)] = v
-            return c
+                return -1 - k
+            j = node_at[id(v.node)]
+            n = math.prod(v.shape)
+            if n > self.sizes[j]:
+                self.sizes[j] = n
+            return (j << 8) | v.index
 
         # post-order over the nodes behind ``value``, stopping at values with buffers
         stack = [value.node]
         seen = set()
         while stack:
             n = stack[-1]
-            if id(n) in nodes:
+            if id(n) in node_at:
                 stack.pop()
                 continue
             waiting = False
@@ -436,33 +435,55 @@ class _Cut:
                 # (the first operand's work first: ``acc + f(x_i)`` over a long chain then holds two
                 # values at a time, where the last operand first held every ``f(x_i)`` until the end)
                 for v in reversed(n.inputs):
-                    if v.node is not None and id(v.node) not in nodes and not stops(v):
+                    if v.node is not None and id(v.node) not in node_at and not stops(v):
                         stack.append(v.node)
                         waiting = True
             if waiting:
                 continue
             stack.pop()
-            inputs = tuple(copy_of(v) for v in n.inputs)
+            refs = tuple(ref(v) for v in n.inputs)
+            kwargs = n.kwargs
+            key = n.op.index_kwarg
+            sig = tuple((k, tuple((len(range(*sl)), sl[2]) for sl in x) if k == key else x)
+                        for k, x in kwargs.items()) if key is not None else _hashable(kwargs, n.op)
+            node_at[id(n)] = len(self.origins)
+            self.origins.append(n)
+            self.inputs.append(refs)
+            self.sizes.append(0)
+            sigs.append((n.op, sig, refs, n.treedef))
+        self.result_ref = ref(value)
+        self.key = (tuple(sigs), tuple((v.dtype, v.shape) for v in self.sources), self.result_ref)
+
+    def clone(self) -> None:
+        """Make the copy: ``order``, ``leaves``, ``node_ids``, ``leaf_ids``, ``result`` and
+        ``original`` (id(copied value) -> original value)."""
+        if self.order is not None:
+            return
+        self.leaves = [Value(None, 0, v.shape, v.dtype, v.device) for v in self.sources]
+        self.leaf_ids = {id(c): k for k, c in enumerate(self.leaves)}
+        self.original = {id(c): v for c, v in zip(self.leaves, self.sources)}
+        self.order, self.node_ids = [], {}
+        made: dict = {}
+
+        def val(r, orig):
+            if r < 0:
+                return self.leaves[-1 - r]
+            c = made.get(r)
+            if c is None:
+                c = made[r] = Value(self.order[r >> 8], r & 255, orig.shape, orig.dtype, orig.device)
+                self.original[id(c)] = orig
+            return c
+
+        for j, n in enumerate(self.origins):
+            ins = tuple(val(r, v) for r, v in zip(self.inputs[j], n.inputs))
             kwargs = n.kwargs
             key = n.op.index_kwarg
             if key is not None:  # (starts as Offsets of this cut's node: data, mapped to the trace's later)
-                kwargs = {**kwargs, key: _starts(kwargs[key], len(self.order))}
-                sig = tuple((k, tuple((len(range(*sl)), sl[2]) for sl in x) if k == key else x)
-                            for k, x in kwargs.items())
-            else:
-                sig = _hashable(kwargs, n.op)
-            c = Node(n.op, kwargs, inputs, n.treedef)
-            nodes[id(n)] = c
-            self.node_ids[id(c)] = len(self.order)
-            sigs.append((n.op, sig, tuple(self._ref(u) for u in inputs), n.treedef))
+                kwargs = {**kwargs, key: _starts(kwargs[key], j)}
+            c = Node(n.op, kwargs, ins, n.treedef)
+            self.node_ids[id(c)] = j
             self.order.append(c)
-            self.origins.append(n)
-        self.result = copy_of(value)
-        self.key = (tuple(sigs), tuple((leaf.dtype, leaf.shape) for leaf in self.leaves), self._ref(self.result))
-
-    def _ref(self, c):
-        k = self.leaf_ids.get(id(c))
-        return -1 - k if k is not None else (self.node_ids[id(c.node)] << 8) | c.index
+        self.result = val(self.result_ref, self.value)
 
     def small_parts(self) -> list:
         """Values this cut would compute once per element of something much larger (a stage's
@@ -470,23 +491,16 @@ class _Cut:
         2000 x 2000 ``x`` would run the 4,000 scalar ops four million times. Those worth a stage of
         their own (a few ops or more, at least 16 times smaller than where they are used): the
         original values, to compute first."""
-        work: dict = {}
+        work = []
         found: list = []
-        for n in self.order:
-            w = 1
-            for u in n.inputs:
-                if u.node is not None and id(u.node) in self.node_ids:
-                    w += work[id(u.node)]
-            work[id(n)] = w
-        for n in self.order:
-            size = self.sizes.get(id(n), 0)
-            for u in n.inputs:
-                if u.node is None or id(u.node) not in self.node_ids or work[id(u.node)] < _SMALL_PART_WORK:
-                    continue
-                if math.prod(u.shape) * _SMALL_PART_RATIO <= size:
-                    original = self.original[id(u)]
-                    if all(o is not original for o in found):
-                        found.append(original)
+        for j, refs in enumerate(self.inputs):
+            work.append(1 + sum(work[r >> 8] for r in refs if r >= 0))
+        for j, refs in enumerate(self.inputs):
+            size = self.sizes[j]
+            for r, u in zip(refs, self.origins[j].inputs):
+                if r >= 0 and work[r >> 8] >= _SMALL_PART_WORK and math.prod(u.shape) * _SMALL_PART_RATIO <= size \
+                        and all(o is not u for o in found):
+                    found.append(u)
         return found
 
     def position(self, i, node_ids) -> int:
