@@ -402,8 +402,8 @@ class _Cut:
         leaf_at: dict = {}
         sigs: list = []
 
-        def stops(v):
-            return v is not value and (id(v) in buffer_of or foreign(v.node))
+        def stops(v):  # (a slice write is always a stage of its own: ``Scheduler._setitem``)
+            return v is not value and (id(v) in buffer_of or v.node.op.name == "setitem" or foreign(v.node))
 
         def ref(v):
             k = leaf_at.get(id(v))
