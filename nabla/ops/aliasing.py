@@ -133,7 +133,7 @@ def getitem(x: Tensor, key) -> Tensor:
     if picked is not None:
         return picked
     if not impl.batch_dims and type(key) is tuple and impl.values_pending() \
-            and impl._values[0].node.op.index_kwarg is None and impl._values[0].node.op is not reshape_op:
+            and impl._values[0].node.op is not slice_op and impl._values[0].node.op is not reshape_op:
         # (a pick of a view of realized data reads the data: ``picks.element_from_host``)
         plain = indexing.plain_key(impl.cached_shape, key, element=True)
         if plain is not None:  # an element of a lazy array (an element loop): a slice, reshaped to 0-d

@@ -412,8 +412,11 @@ def _dtypes(body, result, node_ids) -> dict:
 #: the largest matmul (batch * M * K * N products) the kernel takes: a product of views of the
 #: inputs summed over the contraction, one multiply-add per element, where MAX's compiled matmul is
 #: blocked and vectorized; small products (a first sight's) cost microseconds either way, where a
-#: compile costs 10-40 s
+#: compile costs 10-40 s. A matrix-vector product (M or N of 1) reuses nothing a blocked kernel
+#: could keep in cache: it is a sum of rows (or of columns) of the matrix, memory-bound either way,
+#: taken up to the programs' sizes (``MATVEC_PRODUCTS``)
 MATMUL_PRODUCTS = 1 << 18
+MATVEC_PRODUCTS = (1 << 31) - 1
 
 
 def matmul_fits(node) -> bool:
@@ -427,7 +430,7 @@ def matmul_fits(node) -> bool:
         return False
     (*bx, m, k), (*by, _, n) = x.shape, y.shape
     full = math.prod(tuple(np.broadcast_shapes(tuple(bx), tuple(by))) + (m, k, n))
-    return k > 0 and 0 < full <= MATMUL_PRODUCTS
+    return k > 0 and 0 < full <= (MATVEC_PRODUCTS if m == 1 or n == 1 else MATMUL_PRODUCTS)
 
 
 def _matmul(order, leaves, node, dtype, node_ids, leaf_ids, out_dtype) -> Program | None:

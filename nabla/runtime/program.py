@@ -40,7 +40,7 @@ _FOREIGN = -1  # an op the kernel lacks (a large matmul, a linalg or sort kernel
 #: loads whole before it stores (a larger one could overwrite what a later block reads)
 _IN_PLACE_READS = 1024
 #: a value of at least this many ops, used where the stage's elements outnumber its own this many
-#: times, gets a stage of its own (``_Cut.small_parts``)
+#: times, gets a stage of its own (``_Cut.first_parts``)
 _SMALL_PART_WORK, _SMALL_PART_RATIO = 4, 16
 
 
@@ -194,9 +194,9 @@ class Scheduler:
         sub = _Cut(v, self.buffer_of)
         if sub.missing:
             return sub.missing
-        small = sub.small_parts()
-        if small:
-            return small
+        first = sub.first_parts(self.readers)
+        if first:
+            return first
         plan = self._plan(sub)
         if not plan:
             return self._first(v, sub)
@@ -309,7 +309,7 @@ class Scheduler:
         reads_x = (value is x) if store is None else any(u is x for n in store[0].origins for u in n.inputs)
         out = self._new_buffer(v)
         if self._in_place(base, x, node, here, reads_x, math.prod(shape)):
-            out.same = base
+            out.same = base.memory()  # (the root: chains of writes stay one step from their memory)
             if out.result:  # the result's buffer is the memory the chain of writes goes to
                 base.memory().result = True
         else:
@@ -365,9 +365,9 @@ class Scheduler:
         sub = _Cut(value, self.buffer_of)
         if sub.missing:
             return sub.missing
-        small = sub.small_parts()
-        if small:
-            return small
+        first = sub.first_parts(self.readers)
+        if first:
+            return first
         plan = self._plan(sub)
         if isinstance(plan, Plan) and not plan.program.reduce and not plan.program.scan and not plan.program.test:
             return sub, plan.program
@@ -485,21 +485,28 @@ class _Cut:
             self.order.append(c)
         self.result = val(self.result_ref, self.value)
 
-    def small_parts(self) -> list:
-        """Values this cut would compute once per element of something much larger (a stage's
-        registers hold values spread to its whole shape): ``x + sum_i tanh(a[i, i])`` over a
-        2000 x 2000 ``x`` would run the 4,000 scalar ops four million times. Those worth a stage of
-        their own (a few ops or more, at least 16 times smaller than where they are used): the
-        original values, to compute first."""
+    def first_parts(self, readers) -> list:
+        """Values worth a stage of their own before this cut's (a few ops or more: a view or a
+        constant is not), the original values, to compute first:
+        - values it would compute once per element of something much larger (a stage's registers
+          hold values spread to its whole shape): ``x + sum_i tanh(a[i, i])`` over a 2000 x 2000
+          ``x`` would run the 4,000 scalar ops four million times;
+        - values other stages read too (``readers``: id(value) -> the nodes reading it), which each
+          of them would compute again: the scalars a recurrence carries (``beta *= 1 - alpha **
+          2``, read by every later step) would be computed once per step, and the loop's cost would
+          grow with the square of its length."""
         work = []
         found: list = []
+        inside = {id(n) for n in self.origins}
         for j, refs in enumerate(self.inputs):
             work.append(1 + sum(work[r >> 8] for r in refs if r >= 0))
         for j, refs in enumerate(self.inputs):
             size = self.sizes[j]
             for r, u in zip(refs, self.origins[j].inputs):
-                if r >= 0 and work[r >> 8] >= _SMALL_PART_WORK and math.prod(u.shape) * _SMALL_PART_RATIO <= size \
-                        and all(o is not u for o in found):
+                if r < 0 or work[r >> 8] < _SMALL_PART_WORK or any(o is u for o in found):
+                    continue
+                if math.prod(u.shape) * _SMALL_PART_RATIO <= size or \
+                        any(id(n) not in inside for n in readers.get(id(u), ())):
                     found.append(u)
         return found
 

@@ -166,6 +166,17 @@ def test_failed_call_leaves_no_pending_work():
     assert GRAPH.num_pending <= pending
 
 
+def test_a_long_trace_raises_the_collector_thresholds_until_it_is_read():
+    before = gc.get_threshold()
+    x = nb.zeros((4,))
+    for _ in range(20_000):  # each step's value dies; the chain of nodes stays alive
+        x = x + 1.0
+    during = gc.get_threshold()
+    assert during[0] >= 10_000 and during[0] >= before[0]
+    np.testing.assert_array_equal(x.numpy(), np.full(4, 20_000.0))
+    assert gc.get_threshold() == before
+
+
 # --- context defaults ---------------------------------------------------------------
 
 def test_default_dtype_context():
