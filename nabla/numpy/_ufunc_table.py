@@ -214,7 +214,8 @@ _PLAIN_BINARY = {**{name: _FLOATS for name in ("divide", "true_divide", "power",
                  **{name: _FLOATS | _INTS for name in ("add", "subtract", "multiply", "maximum", "minimum", "less",
                                                        "less_equal", "greater", "greater_equal")},
                  **{name: _FLOATS | _INTS | {_dt.bool_} for name in ("equal", "not_equal", "bitwise_and", "bitwise_or",
-                                                                      "bitwise_xor")}}
+                                                                      "bitwise_xor")},
+                 **{name: _INTS for name in ("left_shift", "right_shift")}}
 _PLAIN_UNARY = ("sqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "tanh", "sinh",
                 "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "absolute", "fabs",
                 "negative", "positive", "floor", "ceil", "trunc", "rint", "square", "reciprocal", "isnan", "isinf",

@@ -90,35 +90,49 @@ def _out_of_range_comparison(compare, operands):
 
 #: floats a Python scalar meets as a weak scalar of the array's dtype (NEP 50)
 _WEAK_FLOATS = frozenset((_dt.float32, _dt.float64))
-#: NumPy scalar types of these dtypes: the same dtype, not weak
-_SCALAR_OF = {_np.float64: _dt.float64, _np.float32: _dt.float32}
+#: integer dtypes -> the Python ints they hold (a weak int scalar in range takes the array's dtype)
+_INT_RANGE = {d: (int(_np.iinfo(d.numpy_dtype).min), int(_np.iinfo(d.numpy_dtype).max))
+              for d in (_dt.int8, _dt.int16, _dt.int32, _dt.int64, _dt.uint8, _dt.uint16, _dt.uint32, _dt.uint64)}
+#: NumPy scalar types -> their dtypes: a scalar of the array's own dtype is that dtype, not weak
+_SCALAR_OF = {getattr(_np, d.name): d for d in (*_WEAK_FLOATS, *_INT_RANGE)}
+
+
+def _scalar_operand(value, dtype, device):
+    """``value`` (a Python or NumPy scalar) as an operand constant of ``dtype``, where NumPy's loop
+    for an array of ``dtype`` takes it so (NEP 50); None where its dtype resolution decides."""
+    t = type(value)
+    if _SCALAR_OF.get(t) is dtype:
+        return operand_constant(value.item(), dtype, device)
+    if dtype in _WEAK_FLOATS:
+        return operand_constant(float(value), dtype, device) if t is float or t is int else None
+    bounds = _INT_RANGE.get(dtype)
+    if t is int and bounds is not None and bounds[0] <= value <= bounds[1]:
+        return operand_constant(value, dtype, device)
+    return None
 
 
 def plain_binary(op, dtypes):
     """The ufunc of core ``op`` on operands NumPy's loops take as they are: two arrays of one dtype
-    of ``dtypes``, or a float array and a Python number (a weak scalar, NEP 50) or a NumPy scalar of
-    its dtype; no batch dims. The result is what the general path gives, recorded without its
-    dtype resolution (``x + y`` in a loop is one op); None for anything else."""
+    of ``dtypes``, or an array and a Python number its dtype takes (a weak scalar, NEP 50) or a
+    NumPy scalar of its dtype; no batch dims. The result is what the general path gives, recorded
+    without its dtype resolution (``x + y`` in a loop is one op); None for anything else."""
     def fast(a, b):
-        ta, tb = type(a), type(b)
-        if ta is ndarray:
+        if type(a) is ndarray:
             ia = a._impl
             dtype = ia.dtype
             if ia.batch_dims or dtype not in dtypes:
                 return None
-            if tb is ndarray:
+            if type(b) is ndarray:
                 ib = b._impl
                 return op(a, b) if ib.dtype is dtype and not ib.batch_dims else None
-            if dtype in _WEAK_FLOATS and (tb is float or tb is int or _SCALAR_OF.get(tb) is dtype):
-                return op(a, operand_constant(float(b), dtype, ia.device))
-            return None
-        if tb is ndarray and (ta is float or ta is int or ta in _SCALAR_OF):
+            c = _scalar_operand(b, dtype, ia.device)
+            return None if c is None else op(a, c)
+        if type(b) is ndarray:
             ib = b._impl
-            dtype = ib.dtype
-            if ib.batch_dims or dtype not in dtypes or dtype not in _WEAK_FLOATS or \
-                    (ta in _SCALAR_OF and _SCALAR_OF[ta] is not dtype):
+            if ib.batch_dims or ib.dtype not in dtypes:
                 return None
-            return op(operand_constant(float(a), dtype, ib.device), b)
+            c = _scalar_operand(a, ib.dtype, ib.device)
+            return None if c is None else op(c, b)
         return None
 
     return fast

@@ -66,10 +66,17 @@ def bitwise_invert(x):
     return ops.sub(const((1 << _BITS[x.dtype]) - 1, x), x)
 
 
+def _beyond(y, n):
+    """Shift counts past the width ``n`` or negative: NumPy reads a count as unsigned, so a
+    negative one is a huge one (``1 << -3`` is 0, ``-8 >> -3`` is -1)."""
+    over = ops.greater_equal(y, const(n, y))
+    return ops.logical_or(over, ops.greater(const(0, y), y)) if y.dtype in _SIGNED else over
+
+
 def _pow2(y, like):
     n = _BITS[like.dtype]
     clipped = ops.min(ops.max(y, const(0, y)), const(n - 1, y))
-    return ops.pow(const(2, like), ops.cast(clipped, like.dtype)), ops.greater_equal(y, const(n, y))
+    return ops.pow(const(2, like), ops.cast(clipped, like.dtype)), _beyond(y, n)
 
 
 def left_shift(x, y):
@@ -80,6 +87,6 @@ def left_shift(x, y):
 def right_shift(x, y):
     p, overflow = _pow2(y, x)
     if x.dtype in _SIGNED:  # 2**(n-1) wraps negative for signed types: shift by n-1 is the sign fill too
-        overflow = ops.greater_equal(y, const(_BITS[x.dtype] - 1, y))
+        overflow = _beyond(y, _BITS[x.dtype] - 1)
     fill = select(ops.greater(const(0, x), x), const(-1, x), const(0, x)) if x.dtype in _SIGNED else const(0, x)
     return select(overflow, fill, ops.floor_div(x, p))

@@ -322,8 +322,10 @@ BINARY_TABLE = {
           fused=Fused(56, ints=True, ints_only=True, on_bools="logical_or")),
     "bitwise_xor": Binary(B.bitwise_xor, "integer_or_bool", False, False, None,
           fused=Fused(57, ints=True, ints_only=True, on_bools="logical_xor")),
-    "bitwise_left_shift": Binary(B.left_shift, "integer", False, False, None),
-    "bitwise_right_shift": Binary(B.right_shift, "integer", False, False, None),
+    "bitwise_left_shift": Binary(B.left_shift, "integer", False, False, None,
+          fused=Fused(64, ints=True, ints_only=True, wraps=True)),
+    "bitwise_right_shift": Binary(B.right_shift, "integer", False, False, None,
+          fused=Fused(65, ints=True, ints_only=True, signed=True)),
 }
 
 UNARY_OPS = {name: ElementwiseUnary(name, row) for name, row in UNARY_TABLE.items()}

@@ -543,11 +543,18 @@ class ProgramPlan:
         self.arena_bytes = at
         self.foreign_outputs = foreign_outputs
         results = [buffer_of[id(v)] for v in outputs]
-        self.result_specs = [(b.value.dtype, tuple(b.value.shape), b.nbytes) for b in results]
-        # where each result is: (0, k) a host buffer of its own, (1, j) a foreign op's output j
-        self.result_from = [(1, b.memory().arena_at[1]) if type(b.memory().arena_at) is tuple else (0, k)
-                            for k, b in enumerate(results)]
-        result_slot = {b.memory().index: k for k, b in enumerate(results)}
+        # per result: dtype, shape, bytes, where it starts in the results' block, or which foreign
+        # output it is; each result the kernel writes has its place in the block, 64-byte aligned
+        self.result_specs, result_at, at = [], {}, 0
+        for b in results:
+            m = b.memory()
+            foreign = m.arena_at[1] if type(m.arena_at) is tuple else None
+            if foreign is None and m.index not in result_at:
+                result_at[m.index] = at
+                at += (max(m.nbytes, 1) + 63) // 64 * 64
+            used = math.prod(b.value.shape) * b.value.dtype.itemsize  # (a tested count of floats: the first of 8 bytes)
+            self.result_specs.append((b.value.dtype, tuple(b.value.shape), used, result_at.get(m.index), foreign))
+        self.results_bytes = max(at, 1)
 
         # every constant array, concatenated: one copy per run takes its scalar constants and offsets
         chunks, const_at, layout_at, total = [], {}, {}, 0
@@ -577,7 +584,7 @@ class ProgramPlan:
             if type(b.arena_at) is tuple:
                 return _FOREIGN_OUT, b.arena_at[1], 0
             if b.result:
-                return _RESULT, result_slot[b.index], 0
+                return _RESULT, 0, result_at[b.index]
             return _ARENA, 0, b.arena_at
 
         self.segments = []
@@ -613,20 +620,20 @@ class ProgramPlan:
             if starts:
                 for j, off in self.offsets:
                     consts[j] = off.at(starts)
-        hosts = [np.empty(max(nbytes, 1), np.uint8) if src == 0 else None
-                 for (_, _, nbytes), (src, _) in zip(self.result_specs, self.result_from)]
-        state = _RunState(leaf_buffers, hosts, np.empty(max(self.arena_bytes, 1), np.uint8), consts,
-                          [None] * self.foreign_outputs, starts, values)
+        # the results in one host block (each a buffer over its part), the intermediates in another
+        block = np.empty(self.results_bytes, np.uint8)
+        arena = np.empty(self.arena_bytes, np.uint8) if self.arena_bytes else block
+        state = _RunState(leaf_buffers, block, arena, consts, [None] * self.foreign_outputs if self.foreign_outputs
+                          else None, starts, values)
         kernel = module()
         for segment in self.segments:
             segment.run(state, kernel)
         results = []
-        for (dtype, shape, nbytes), host, (src, j) in zip(self.result_specs, hosts, self.result_from):
-            if src == 1:
-                results.append(state.foreign[j])
+        for dtype, shape, used, at, foreign in self.result_specs:
+            if foreign is not None:
+                results.append(state.foreign[foreign])
                 continue
-            used = math.prod(shape) * dtype.itemsize  # (a tested count of floats: the first of 8 bytes)
-            flat = driver.Buffer.from_numpy(host[:used].view(dtype.numpy_dtype))  # (0-d bools: viewed from 1-d)
+            flat = driver.Buffer.from_numpy(block[at:at + used].view(dtype.numpy_dtype))  # (0-d bools: from 1-d)
             results.append(flat if len(shape) == 1 else flat.view(dtype.max_dtype, shape))
         return results
 
@@ -636,24 +643,23 @@ _LEAF, _RESULT, _ARENA, _CONSTS, _FOREIGN_OUT = 0, 1, 2, 3, 4
 
 
 class _RunState:
-    """One run's memory: leaf buffers, result buffers, the arena, the constants, foreign outputs."""
+    """One run's memory: leaf buffers, the results' block, the arena, the constants, foreign
+    outputs; ``bases``: the block's, the arena's and the constants' addresses (by source - 1)."""
 
-    __slots__ = ("leaves", "hosts", "arena", "consts", "foreign", "starts", "values")
+    __slots__ = ("leaves", "block", "arena", "consts", "foreign", "starts", "values", "bases")
 
-    def __init__(self, leaves, hosts, arena, consts, foreign, starts, values):
-        self.leaves, self.hosts, self.arena, self.consts = leaves, hosts, arena, consts
+    def __init__(self, leaves, block, arena, consts, foreign, starts, values):
+        self.leaves, self.block, self.arena, self.consts = leaves, block, arena, consts
         self.foreign, self.starts, self.values = foreign, starts, values
+        base = block.ctypes.data
+        self.bases = np.array((base, base if arena is block else arena.ctypes.data, consts.ctypes.data), np.int64)
 
     def address(self, source, index, offset) -> int:
         if source == _LEAF:
             return self.leaves[index]._data_ptr() + offset
-        if source == _RESULT:
-            return self.hosts[index].ctypes.data + offset
-        if source == _ARENA:
-            return self.arena.ctypes.data + offset
-        if source == _CONSTS:
-            return self.consts.ctypes.data + offset
-        return self.foreign[index]._data_ptr() + offset
+        if source == _FOREIGN_OUT:
+            return self.foreign[index]._data_ptr() + offset
+        return int(self.bases[source - 1]) + offset
 
     def buffer(self, place, shape, dtype):
         """A driver buffer over a value's memory in this run (a foreign op's operand)."""
@@ -664,16 +670,18 @@ class _RunState:
             return self.leaves[index]
         if source == _FOREIGN_OUT:
             return self.foreign[index]
-        memory = self.hosts[index] if source == _RESULT else self.arena
+        memory = self.block if source == _RESULT else self.arena
         n = math.prod(shape) * dtype.itemsize
         flat = driver.Buffer.from_numpy(memory[offset:offset + n].view(dtype.numpy_dtype))
         return flat if len(shape) == 1 else flat.view(dtype.max_dtype, tuple(shape))
 
 
 class _Call:
-    """One kernel call: a run of stages, its call array, and the addresses each run fills in."""
+    """One kernel call: a run of stages, its call array, and the addresses each run fills in: the
+    call array holds each address's offset, and a run adds its base (a block's, the constants', a
+    leaf's)."""
 
-    __slots__ = ("call", "patches", "moving")
+    __slots__ = ("call", "based", "sources", "leaves", "moving")
 
     def __init__(self, run, where, const_at, layout_at):
         call = np.zeros(1 + STAGE * len(run), np.int64)
@@ -697,13 +705,19 @@ class _Call:
                     patches.append((at + 8 + 2 * j, source, index, base + offset))
                 call[at + 9 + 2 * j] = b.nbytes if (s.family >= 2 or s.kind == _COPY) \
                     else b.nbytes // b.value.dtype.itemsize
+        based = [(at, source, offset) for at, source, _, offset in patches if source in (_RESULT, _ARENA, _CONSTS)]
+        for at, _, offset in based:
+            call[at] = offset
         self.call = call
-        self.patches = [tuple(int(x) for x in p) for p in patches]
+        self.based = np.array([at for at, _, _ in based], np.int64)
+        self.sources = np.array([source - 1 for _, source, _ in based], np.int64)
+        self.leaves = [tuple(int(x) for x in p) for p in patches if p[1] in (_LEAF, _FOREIGN_OUT)]
 
     def run(self, state, kernel) -> None:
         call = self.call.copy()
+        call[self.based] += state.bases[self.sources]
         address = state.address
-        for at, source, index, offset in self.patches:
+        for at, source, index, offset in self.leaves:
             call[at] = address(source, index, offset)
         for at, source, index, offset in self.moving:
             call[at] = address(source, index, offset.at(state.starts) if state.starts else int(offset))

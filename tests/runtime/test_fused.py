@@ -21,7 +21,8 @@ pytestmark = pytest.mark.usefixtures("fused_on")
 
 
 # the float and boolean opcodes (the integer-only ones: tests/runtime/test_fused_integers.py)
-_INT_ONLY = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert", "floor_divide", "remainder"}
+_INT_ONLY = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_invert", "floor_divide", "remainder",
+             "bitwise_left_shift", "bitwise_right_shift"}
 FLOAT_UNARY = sorted(set(UNARY_CODES) - _INT_ONLY - {"logical_not"})
 FLOAT_BINARY = sorted(set(BINARY_CODES) - _INT_ONLY - {"logical_and", "logical_or", "logical_xor"})
 # exactly rounded in IEEE arithmetic: both paths must give the same bits

@@ -27,7 +27,8 @@ INT_UNARY = ("negative", "abs", "square", "floor", "ceil", "trunc", "sign", "isn
              "logical_not", "positive", "bitwise_invert")
 INT_BINARY = ("add", "subtract", "multiply", "maximum", "minimum", "equal", "not_equal", "greater",
               "greater_equal", "less", "less_equal", "logical_and", "logical_or", "logical_xor", "bitwise_and",
-              "bitwise_or", "bitwise_xor", "floor_divide", "remainder")
+              "bitwise_or", "bitwise_xor", "floor_divide", "remainder", "bitwise_left_shift",
+              "bitwise_right_shift")
 
 
 def edges(dtype, n=40, seed=0):

@@ -605,6 +605,14 @@ def _run_block[T: DType, S: DType](
                 _map_binary[T, 58](dst, p, q, padded)
             elif op == 59:
                 _map_binary[T, 59](dst, p, q, padded)
+        elif op == 64 or op == 65:  # the shifts (the integer family's only)
+            comptime if not T.is_floating_point():
+                var p = regs + a * stride
+                var q = regs + b * stride
+                if op == 64:
+                    _map_binary[T, 64](dst, p, q, padded)
+                else:
+                    _map_binary[T, 65](dst, p, q, padded)
         elif op == 63:  # gather from data slot a at the positions in register b (view at consts[c - 1])
             var src = slot[S](data, a)
             _gather[S, T](dst, src, regs + b * stride, start, count, consts + (c - 1))

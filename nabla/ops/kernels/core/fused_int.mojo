@@ -74,6 +74,12 @@ def _binary_int[w: Int](op: Int, x: SIMD[DType.int64, w], y: SIMD[DType.int64, w
         if op == 58:
             return zero.select(SIMD[I, w](0), minus_one.select(-x, x // safe))
         return (zero | minus_one).select(SIMD[I, w](0), x % safe)
+    elif op == 64 or op == 65:  # shifts: a count past 63, or negative (NumPy reads it unsigned),
+        # shifts every bit out (narrow results are wrapped after, so counts past their width give 0)
+        var inside = y.ge(0) & y.lt(64)
+        if op == 64:
+            return inside.select(x << inside.select(y, SIMD[I, w](0)), SIMD[I, w](0))
+        return x >> inside.select(y, SIMD[I, w](63))  # (sign-extended: past 63 is the sign fill)
     return _bool[I, w](x.ne(0) ^ y.ne(0))  # 54: logical_xor
 
 
