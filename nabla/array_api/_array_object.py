@@ -21,9 +21,9 @@ def __array_namespace__(self, /, *, api_version=None):
 def _mT(self):
     if self.ndim < 2:
         raise ValueError(f"nabla: mT needs at least 2-D, got shape {self.shape}")
-    from ..ops.view import swap_axes
+    from ..ops.aliasing import swapaxes
 
-    return swap_axes(self, -1, -2)
+    return swapaxes(self, -1, -2)  # a view, as ``.T``
 
 
 def _exports_device_memory(t) -> bool:

@@ -11,7 +11,7 @@ import numpy as np
 from .. import ops as _ops
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
-from ..ops import indexing as _ix, scans as _scans, sorting as _sorting
+from ..ops import aliasing as _aliasing, indexing as _ix, scans as _scans, sorting as _sorting
 from ..ops.base import normalize_axes, normalize_axis
 from ..ops.elementwise import BINARY_FUNCTIONS as _B, UNARY_FUNCTIONS as _U, astype as _astype, where as _where
 from ._dtypes import as_dtype
@@ -77,7 +77,10 @@ def squeeze(x, /, axis) -> Tensor:
 
 
 def permute_dims(x, /, axes) -> Tensor:
-    return _ops.permute_dims(_tensor(x, "permute_dims"), tuple(axes))
+    # a view, as NumPy's (array-api-strict's): SciPy writes through ``permute_dims(x)[a:b] += y``
+    x = _tensor(x, "permute_dims")
+    axes = tuple(axes)
+    return _aliasing.permuted(x, _ops.permute_dims(x, axes), axes)
 
 
 def moveaxis(x, source, destination, /) -> Tensor:
@@ -93,7 +96,7 @@ def moveaxis(x, source, destination, /) -> Tensor:
     order = [a for a in range(x.ndim) if a not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
-    return _ops.permute_dims(x, order)
+    return _aliasing.permuted(x, _ops.permute_dims(x, order), order)
 
 
 def reshape(x, /, shape, *, copy=None) -> Tensor:
@@ -451,7 +454,7 @@ def matrix_transpose(x, /) -> Tensor:
     x = _tensor(x, "matrix_transpose")
     if x.ndim < 2:
         raise ValueError(f"nabla.matrix_transpose: needs at least 2-D, got shape {x.shape}")
-    return _ops.swap_axes(x, -1, -2)
+    return _aliasing.swapaxes(x, -1, -2)
 
 
 def tensordot(x1, x2, /, *, axes=2) -> Tensor:

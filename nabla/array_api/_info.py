@@ -19,7 +19,7 @@ class _Info:
     def devices(self) -> list:
         from max import driver
 
-        return (cpu(), *(driver.Accelerator(i) for i in range(driver.accelerator_count())))
+        return [cpu(), *(driver.Accelerator(i) for i in range(driver.accelerator_count()))]
 
     def default_dtypes(self, *, device=None) -> dict:
         real = get_default_dtype()

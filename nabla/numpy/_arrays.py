@@ -72,7 +72,17 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
         fill = D.asarray(fill_value, op="full")
         return _xp.broadcast_to(fill, _shape(shape)) if fill.ndim else \
             _xp.full(_shape(shape), fill.item(), dtype=fill.dtype, device=device)
-    return _xp.full(_shape(shape), fill_value, dtype=D.to_nabla(dtype, "full"), device=device)
+    target = D.to_nabla(dtype, "full")
+    return _xp.full(_shape(shape), _fill(fill_value, target), dtype=target, device=device)
+
+
+def _fill(value, dtype):
+    """A scalar fill converted as NumPy's ``full`` converts it (``copyto`` with unsafe casting: a
+    float into an integer dtype is C-cast, an int that does not fit is NEP 50's OverflowError):
+    the 0-d conversion of one Python scalar on the host, never array data."""
+    if isinstance(value, (int, float, complex, _np.generic)) and not isinstance(value, _np.datetime64):
+        return _np.full((), value, dtype=dtype.numpy_dtype).item()
+    return value
 
 
 def _like(fn, a, dtype, shape, **kw):
@@ -94,8 +104,8 @@ def empty_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None)
 
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
     x = D.asarray(a, op="full_like")
-    return _xp.full(x.shape if shape is None else _shape(shape), fill_value,
-                    dtype=D.to_nabla(dtype, "full_like") or x.dtype)
+    target = D.to_nabla(dtype, "full_like") or x.dtype
+    return _xp.full(x.shape if shape is None else _shape(shape), _fill(fill_value, target), dtype=target)
 
 
 def arange(start, stop=None, step=None, dtype=None, *, device=None, like=None):

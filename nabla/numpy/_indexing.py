@@ -17,6 +17,7 @@ from . import _dtypes as D
 from ._arrays import arange, array, concatenate, linspace
 
 _I64 = _dt.int64
+_PY_SCALARS = (bool, int, float, complex)
 
 
 def where(condition, x=None, y=None):
@@ -29,12 +30,19 @@ def where(condition, x=None, y=None):
     if isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype is not b.dtype:
         a, b = D.promote_all([a, b], "where")
     elif not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        if type(a) in _PY_SCALARS and type(b) in _PY_SCALARS:  # both weak: NEP 50's dtype, C-cast into it
+            target = _np.result_type(a, b)
+            a, b = (_np.asarray(v).astype(target) for v in (a, b))
         a, b = D.promote_all([D.asarray(a), D.asarray(b)], "where")
     elif isinstance(a, Tensor) != isinstance(b, Tensor):  # one weak scalar: NEP 50 decides the dtype
         t = a if isinstance(a, Tensor) else b
         s = b if t is a else a
         target = _np.result_type(t.dtype.numpy_dtype, s)
         t = D.cast(t, target)
+        if type(s) is int and target.kind in "iub":
+            # NumPy's where converts the scalar as a C cast (-1 with uint8 is 255); an int past
+            # 64 bits is its OverflowError
+            s = _np.asarray(s).astype(target).item()
         a, b = (t, s) if t is not None and isinstance(a, Tensor) else (s, t)
     return _xp.where(_astype(cond, _dt.bool_) if cond.dtype is not _dt.bool_ else cond, a, b)
 
@@ -195,7 +203,13 @@ def put(a, ind, v, mode="raise"):
 
 def putmask(a, mask, values):
     m = D.asarray(mask, op="putmask")
+    if type(values) in (int, float, complex, bool):  # NumPy converts it as ``a.dtype.type(values)``
+        values = a.dtype.numpy_dtype.type(values).item()  # (its OverflowError, ValueError, TypeError)
     v = D.asarray(values, op="putmask")
+    if not isinstance(values, (int, float, complex, _np.generic)) and \
+            not _np.can_cast(v.dtype.numpy_dtype, a.dtype.numpy_dtype, "safe"):
+        raise TypeError(f"nabla.numpy.putmask: cannot cast array data from {v.dtype} to {a.dtype} "
+                        "according to the rule 'safe'")
     if v.shape != a.shape:  # NumPy repeats values over the flat positions
         v = _xp.reshape(cycled(v, math.prod(a.shape)), a.shape)
     aliasing.setitem(a, ..., _xp.where(m, _astype(v, a.dtype), a))
@@ -257,6 +271,8 @@ def searchsorted(a, v, side="left", sorter=None):
     x = D.asarray(a, op="searchsorted")
     vals = D.asarray(v, op="searchsorted")
     x, vals = D.promote_all([x, vals], "searchsorted")
+    if x.dtype is _dt.bool_:  # (False < True: ordered as 0 and 1)
+        x, vals = _astype(x, _dt.uint8), _astype(vals, _dt.uint8)
     s = None if sorter is None else D.asarray(sorter, op="searchsorted")
     return _xp.searchsorted(x, vals, side=side, sorter=s)
 

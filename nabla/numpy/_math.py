@@ -276,8 +276,13 @@ def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None, **kwargs): 
     r = D.asarray(a, op="clip")
     lo = a_min if min is None else min
     hi = a_max if max is None else max
-    if r.dtype.is_integer:  # NumPy 2 clamps a Python int bound the dtype cannot hold to the dtype's range
+    if r.dtype.is_integer:
+        # NumPy 2 clamps a Python int bound the dtype cannot hold where that changes nothing (a
+        # lower bound below the range, an upper one above it); the others are NEP 50's OverflowError
         info = _np.iinfo(r.dtype.numpy_dtype)
+        for b, beyond in ((lo, type(lo) is int and lo > info.max), (hi, type(hi) is int and hi < info.min)):
+            if beyond:
+                raise OverflowError(f"nabla.numpy.clip: Python integer {b} out of bounds for {r.dtype}")
         lo, hi = (builtins.min(builtins.max(b, int(info.min)), int(info.max)) if type(b) is int else b
                   for b in (lo, hi))
     if lo is not None:

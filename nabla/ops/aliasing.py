@@ -156,6 +156,8 @@ def _setitem_put_back(key):
 def setitem(x: Tensor, key, value) -> None:
     if x._view is not None:
         check_writeable(x)
+    if type(value) is complex and (x._impl.dtype.is_integer or x._impl.dtype.is_floating):  # NumPy's TypeError
+        raise TypeError(f"nabla.setitem: cannot write complex {value!r} into an array of {x._impl.dtype}")
     before = x._impl
     if not _plain_setitem(x, key, value):
         indexing.setitem(x, key, value)

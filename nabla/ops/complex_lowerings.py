@@ -291,7 +291,16 @@ def csqrt(x):
 
 
 def cpow(a, b):
-    return cexp(cmul(b, clog(a)))
+    out = cexp(cmul(b, clog(a)))
+    r, i = re(out), im(out)
+    zero = const(0, r)
+    br, bi = re(b), im(b)
+    # exp(b log 0) is 0 * inf: NumPy's limits are 0 where re(b) > 0, else NaN; and z ** 0 is 1
+    at_zero = ops.logical_and(ops.equal(re(a), zero), ops.equal(im(a), zero))
+    limit = select(ops.greater(br, zero), zero, nan_like(r))
+    r, i = select(at_zero, limit, r), select(at_zero, limit, i)
+    b_zero = ops.logical_and(ops.equal(br, zero), ops.equal(bi, zero))
+    return pack(select(b_zero, const(1, r), r), select(b_zero, zero, i))
 
 
 

@@ -28,12 +28,14 @@ def _check_value(value, dtype, op):
         return complex(value)
     if dtype.is_bool:
         return bool(value)
+    if isinstance(value, complex):  # NumPy's TypeError: no silent loss of the imaginary part
+        raise TypeError(f"nabla.{op}: cannot convert complex {value!r} to {dtype}")
     if dtype.is_integer:
         info = np.iinfo(dtype.numpy_dtype)
         try:
             value = int(value)  # a float truncates toward zero, as NumPy's and PyTorch's casts do
-        except (OverflowError, ValueError):
-            raise ValueError(f"nabla.{op}: cannot convert {value!r} to {dtype}") from None
+        except (OverflowError, ValueError) as e:  # (inf: OverflowError, NaN: ValueError, as NumPy's)
+            raise type(e)(f"nabla.{op}: cannot convert {value!r} to {dtype}") from None
         if not info.min <= value <= info.max:
             raise OverflowError(f"nabla.{op}: fill value {value} is out of range for {dtype}")
         return value

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+import numpy as np
+
 
 from ..core import dtypes as _dt
 from ..core.context import get_default_dtype
@@ -401,6 +403,19 @@ _general_pow = BINARY_FUNCTIONS["pow"]
 
 
 def _pow(x, y):
+    if type(y) is int and y < 0 and isinstance(x, Tensor) and (x.dtype.is_integer or x.dtype.is_bool):
+        raise ValueError(f"nabla.pow: integers to negative integer powers are not allowed ({x.dtype} ** {y})")
+    if type(y) is int and y >= 2 ** 31 and isinstance(x, Tensor) and x.dtype.is_integer \
+            and y <= np.iinfo(x.dtype.numpy_dtype).max:
+        # MAX's integer pow takes an int32 count: square and multiply (wrapping, as NumPy's)
+        mul, out = BINARY_FUNCTIONS["multiply"], None
+        while y:
+            if y & 1:
+                out = x if out is None else mul(out, x)
+            y >>= 1
+            if y:
+                x = mul(x, x)
+        return out
     # x ** 2 is x * x exactly (NumPy takes the same shortcut); as `square` it stays an elementwise
     # op that the fused first-sight kernel runs, and its derivative is the plain one
     if type(x) is Tensor and type(y) in (int, float) and y == 2 and (

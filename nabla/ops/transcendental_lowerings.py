@@ -168,9 +168,10 @@ def power(x, y):
         # e^(y log|x|) by ``exp``, within |y log x| ulp; y = 0.5 is sqrt, exact (NumPy's x ** 0.5)
         mag = select(ops.equal(ops.floor(y), y), mag, exp(ops.mul(y, ops.log(safe))))
         mag = select(ops.equal(y, const(0.5, y)), ops.sqrt(safe), mag)
-    # MAX's pow mishandles huge exponents (it returns 1 for y = 1e200): take exp(y log|x|) there
-    huge = ops.greater(ops.abs(y), const(2.0 ** 31, y))
-    mag = select(huge, exp(ops.mul(y, ops.log(safe))), mag)
+    # MAX's pow mishandles exponents past int32 (it returns 1 for y = 2**31 or 1e200): take
+    # exp(y log|x|) there
+    within = ops.greater(const(2.0 ** 31, y), ops.abs(y))
+    mag = select(within, mag, exp(ops.mul(y, ops.log(safe))))
     y_pos = ops.greater(y, zero)
     # |x| = 0 and |x| = inf are limits MAX's pow does not take
     mag = select(ops.equal(ax, zero), select(y_pos, zero, inf), mag)

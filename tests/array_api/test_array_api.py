@@ -466,3 +466,36 @@ def test_float16_var_over_more_elements_than_float16_counts(name):
     assert got.dtype == nabla.float16
     np.testing.assert_allclose(float(got), float(getattr(np, name)(data)), rtol=1e-2)  # (NumPy rounds each square to float16)
     assert float(getattr(nabla.numpy, name)(nabla.numpy.asarray(data))) == float(got)
+
+
+@pytest.mark.parametrize("make", [
+    lambda m, a: m.permute_dims(a, (1, 0)),
+    lambda m, a: m.moveaxis(a, 1, 0),
+    lambda m, a: m.matrix_transpose(a),
+    lambda m, a: a.mT,
+])
+def test_writes_through_a_permuted_view_reach_the_base_as_numpys(make):
+    # SciPy's overlap-add (``oaconvolve``) adds into ``permute_dims(x)[a:b]`` and reads ``x``
+    def run(m):
+        base = m.asarray(np.arange(12.0).reshape(3, 4))
+        v = make(m, base)[1:3, ...]
+        v += 100
+        return np.asarray(base)
+
+    np.testing.assert_array_equal(run(xp), run(np))
+
+
+def test_oaconvolve_of_scipy_gives_numpys_values():
+    signal = pytest.importorskip("scipy.signal")
+    import os
+
+    if os.environ.get("SCIPY_ARRAY_API") != "1":
+        pytest.skip("SciPy reads SCIPY_ARRAY_API at import")
+    rng = np.random.default_rng(0)
+    a, b = rng.random(55), rng.random(2)
+    np.testing.assert_allclose(np.asarray(signal.oaconvolve(xp.asarray(a), xp.asarray(b))), signal.oaconvolve(a, b))
+
+
+def test_devices_is_a_list_as_the_standard_says():
+    devices = xp.__array_namespace_info__().devices()
+    assert isinstance(devices, list) and devices + [None]
