@@ -444,3 +444,32 @@ def test_matching_dtypes_record_no_casts():
     assert node.op.name == "solve" and all(v.node is None for v in node.inputs)
     node = la.outer(arr(rand((3,))), arr(rand((2,))))._impl._values[0].node  # multiply of two unsqueezes
     assert all(v.node.inputs[0].node is None for v in node.inputs)
+
+
+_PRODUCT_SHAPES = [((3, 3), (3, 3)), ((2, 3, 3), (2, 3, 3)), ((3,), (3, 3)), ((3, 3), (3,)), ((3,), (3,)),
+                   ((1, 3), (3, 4)), ((4, 2, 3), (3, 5)), ((5, 1, 3, 3), (2, 3, 1)), ((3, 3), (2, 3, 3)),
+                   ((40, 40), (40, 40))]
+
+
+@pytest.mark.parametrize("sa,sb", _PRODUCT_SHAPES)
+@pytest.mark.parametrize("dtype", ["complex128", "complex64"])
+def test_small_complex_products_by_real_parts_match_numpy(sa, sb, dtype):
+    rng = np.random.default_rng(len(sa) * 10 + len(sb))
+    a = (rng.standard_normal(sa) + 1j * rng.standard_normal(sa)).astype(dtype)
+    b = (rng.standard_normal(sb) + 1j * rng.standard_normal(sb)).astype(dtype)
+    for x, y, ea, eb in ((nb.asarray(a), nb.asarray(b), a, b),
+                         (nb.conj(nb.asarray(a)) * 2, nb.asarray(b) + 1, a.conj() * 2, b + 1)):
+        got = (x @ y).numpy()
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got, ea @ eb, rtol=1e-5 if dtype == "complex64" else 1e-12, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int64", "float32", "float64"])
+def test_a_dot_of_vectors_keeps_numpys_dtype_and_wraps(dtype):
+    a = (np.arange(50) * 7 % 13).astype(dtype)
+    b = (np.arange(50) * 5 % 11).astype(dtype)
+    got = nb.matmul(nb.asarray(a), nb.asarray(b)).numpy()
+    assert got.dtype == np.dtype(dtype) and got.shape == ()
+    np.testing.assert_allclose(got, a @ b, rtol=1e-6)
+    with pytest.raises(ValueError):
+        nb.matmul(nb.asarray(a[:1]), nb.asarray(b))
