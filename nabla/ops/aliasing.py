@@ -132,6 +132,8 @@ def getitem(x: Tensor, key) -> Tensor:
     picked = quick_pick(x, key)  # an element of realized host data: a scalar, never a view
     if picked is not None:
         return picked
+    if type(key) is int:  # ``x[i]`` of a 1-D array: the element key ``(i,)``
+        key = (key,)
     if not impl.batch_dims and type(key) is tuple and impl.values_pending() \
             and impl._values[0].node.op is not slice_op and impl._values[0].node.op is not reshape_op:
         # (a pick of a view of realized data reads the data: ``picks.element_from_host``)
