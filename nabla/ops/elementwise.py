@@ -291,7 +291,7 @@ BINARY_TABLE = {
     "multiply": Binary("mul", "numeric", False, False, lambda x, y, o: (y, x),
           fused=Fused(42, ints=True, wraps=True), complex=C.cmul),
     "divide": Binary("div", "float", False, False, lambda x, y, o: (1 / y, -(o / y)), fused=Fused(43), complex=C.cdiv),
-    "pow": Binary(T.power, "numeric", False, False, _pow_partials, complex=C.cpow),
+    "pow": Binary(T.power, "numeric", False, False, _pow_partials, fused=Fused(66), complex=C.cpow),
     "floor_divide": Binary(D.floor_divide, "real", False, False, lambda x, y, o: (None, None),
           fused=Fused(58, ints=True, ints_only=True, wraps=True, signed=True)),
     "remainder": Binary(D.remainder, "real", False, False, lambda x, y, o: (1, -BINARY_FUNCTIONS["floor_divide"](x, y)),

@@ -53,8 +53,8 @@ HALF = CODES[_dt.float16]
 #: what the integer family's programs take as data: bytes
 BYTES = _dt.uint8
 
-#: unary ops the integer family runs (the others give float results)
-_INT_UNARY = frozenset(name for name in UNARY_CODES if _FUSED[name].ints)
+#: elementwise ops the integer family does not run (float results, or no integer opcode: ``pow``)
+_FLOAT_ONLY = frozenset(name for name, f in _FUSED.items() if f.code is not None and not f.ints)
 
 #: integer ops whose results wrap to a narrow dtype
 _WRAPPING = frozenset(name for name, f in _FUSED.items() if f.wraps)

@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from ..core import dtypes as _dt
-from .fused_codes import (ARG_REDUCE, _AXIS_INDEX, _CONST, _GATHER, _INT_ONLY, _INT_UNARY, _LOAD, _ON_BOOLS, _ORDER_KEEPING,
+from .fused_codes import (ARG_REDUCE, _AXIS_INDEX, _CONST, _GATHER, _INT_ONLY, _FLOAT_ONLY, _LOAD, _ON_BOOLS, _ORDER_KEEPING,
                           _REAL_IDENTITIES, _REGISTERS, _STRIDED, _WHERE, _WRAP, _WRAPPING, BINARY_CODES, BYTES, CODES,
                           HALF, HEADER, INT_CODES, REDUCE_CODES, SLOTS, UNARY_CODES, _unsigned_order, constant_bits)
 from .fused_layouts import Offset, Unfit as _Unfit
@@ -282,8 +282,8 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
             if name == "constant":
                 lifted.append((i, len(consts)))
             consts.append(constant_bits(value, ints))
-        elif ints and (name in UNARY_CODES and name not in _INT_UNARY or name == "divide"):
-            raise _Unfit  # float results
+        elif ints and name in _FLOAT_ONLY:
+            raise _Unfit  # float results, or no integer opcode
         elif ints and name == "astype":  # to a narrower or other-signed integer, or to bool
             target = n.kwargs.get("dtype")
             if target not in INT_CODES:

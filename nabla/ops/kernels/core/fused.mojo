@@ -202,6 +202,47 @@ def _unary[T: DType, w: Int](op: Int, x: SIMD[T, w]) -> SIMD[T, w] where T.is_fl
 
 
 @always_inline
+def _pow[T: DType, w: Int](x: SIMD[T, w], y: SIMD[T, w]) -> SIMD[T, w]:
+    # NumPy's power (C99's pow) in float64, rounded once to T: an integral y below 2^31 by square and
+    # multiply over |y| (a few roundings, where e^(y log x) loses |y log x| ulp), any other as
+    # e^(y log|x|); the sign from an odd integral y; the limits at 0, 1, infinities and NaN of C99's
+    # Annex F, as transcendental_lowerings.power writes them for MAX's graphs.
+    comptime F = DType.float64
+    var a = x.cast[F]()
+    var b = y.cast[F]()
+    var ax = abs(a)
+    var safe = ax.eq(0).select(SIMD[F, w](1), ax)
+    var integral = floor(b).eq(b)
+    var counted = integral & abs(b).lt(SIMD[F, w](2147483648.0))
+    var n = counted.select(abs(b), SIMD[F, w](0)).cast[DType.int64]()
+    var base = safe
+    var power = SIMD[F, w](1)
+    while n.ne(0).reduce_or():
+        power = (n & 1).eq(1).select(power * base, power)
+        base = base * base
+        n = n >> 1
+    power = b.lt(0).select(1.0 / power, power)
+    var mag = counted.select(power, _exp64(b * log(safe)))
+    mag = b.eq(0.5).select(sqrt(safe), mag)  # (exact, as NumPy's x ** 0.5)
+    var zero = SIMD[F, w](0)
+    var inf = SIMD[F, w](FloatLiteral.infinity)
+    var up = b.gt(0)
+    mag = ax.eq(0).select(up.select(zero, inf), mag)
+    mag = _is_inf(ax).select(up.select(inf, zero), mag)
+    var y_inf = _is_inf(b)
+    mag = (y_inf & ax.gt(1)).select(up.select(inf, zero), mag)
+    mag = (y_inf & ax.lt(1)).select(up.select(zero, inf), mag)
+    mag = (y_inf & ax.eq(1)).select(SIMD[F, w](1), mag)
+    var odd = integral & (floor(b * 0.5) * 2).ne(b)
+    var out = (bitcast[DType.int64, w](a).lt(0) & odd).select(-mag, mag)
+    var nan = SIMD[F, w](FloatLiteral.nan)
+    out = (a.lt(0) & ~_is_inf(a) & ~integral & ~y_inf).select(nan, out)
+    out = (_is_nan(a) | _is_nan(b)).select(nan, out)
+    out = a.eq(1).select(SIMD[F, w](1), out)
+    return b.eq(0).select(SIMD[F, w](1), out).cast[T]()
+
+
+@always_inline
 def _binary[T: DType, w: Int](op: Int, x: SIMD[T, w], y: SIMD[T, w]) -> SIMD[T, w]:
     var unordered = _is_nan(x) | _is_nan(y)
     if op == 40:
@@ -234,6 +275,8 @@ def _binary[T: DType, w: Int](op: Int, x: SIMD[T, w], y: SIMD[T, w]) -> SIMD[T, 
         return _bool[T, w](x.ne(0) | y.ne(0))
     elif op == 58 or op == 59:  # floor_divide, remainder of integral values (an index's arithmetic)
         return _binary_int[w](op, x.cast[DType.int64](), y.cast[DType.int64]()).cast[T]()
+    elif op == 66:
+        return _pow(x, y)
     return _bool[T, w](x.ne(0) ^ y.ne(0))  # 54: logical_xor
 
 
@@ -605,6 +648,9 @@ def _run_block[T: DType, S: DType](
                 _map_binary[T, 58](dst, p, q, padded)
             elif op == 59:
                 _map_binary[T, 59](dst, p, q, padded)
+        elif op == 66:  # power (the float family's only)
+            comptime if T.is_floating_point():
+                _map_binary[T, 66](dst, regs + a * stride, regs + b * stride, padded)
         elif op == 64 or op == 65:  # the shifts (the integer family's only)
             comptime if not T.is_floating_point():
                 var p = regs + a * stride
