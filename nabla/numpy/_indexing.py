@@ -203,7 +203,7 @@ def put(a, ind, v, mode="raise"):
 
 def putmask(a, mask, values):
     m = D.asarray(mask, op="putmask")
-    if type(values) in (int, float, complex, bool):  # NumPy converts it as ``a.dtype.type(values)``
+    if type(values) in _PY_SCALARS:  # NumPy converts it as ``a.dtype.type(values)``
         values = a.dtype.numpy_dtype.type(values).item()  # (its OverflowError, ValueError, TypeError)
     v = D.asarray(values, op="putmask")
     if not isinstance(values, (int, float, complex, _np.generic)) and \

@@ -7,7 +7,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-
 from ..core import dtypes as _dt
 from ..core.context import get_default_dtype
 from ..core.operation import Fused
