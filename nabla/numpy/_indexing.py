@@ -206,7 +206,7 @@ def putmask(a, mask, values):
     if type(values) in _PY_SCALARS:  # NumPy converts it as ``a.dtype.type(values)``
         values = a.dtype.numpy_dtype.type(values).item()  # (its OverflowError, ValueError, TypeError)
     v = D.asarray(values, op="putmask")
-    if not isinstance(values, (int, float, complex, _np.generic)) and \
+    if not isinstance(values, (*_PY_SCALARS, _np.generic)) and \
             not _np.can_cast(v.dtype.numpy_dtype, a.dtype.numpy_dtype, "safe"):
         raise TypeError(f"nabla.numpy.putmask: cannot cast array data from {v.dtype} to {a.dtype} "
                         "according to the rule 'safe'")
