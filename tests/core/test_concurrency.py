@@ -186,9 +186,9 @@ def test_a_failing_realization_does_not_poison_other_pending_work():
 @pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs POSIX interval timers")
 def test_keyboard_interrupt_during_realization_loses_nothing():
     rng = np.random.default_rng(5)
-    a = rng.standard_normal((64, 64))
+    a = rng.standard_normal((256, 256))
 
-    def expression():  # a long chain, so an interrupt lands inside its realization
+    def expression():  # a long chain on enough elements (tens of ms), so an interrupt lands inside its realization
         x = nb.asarray(a)
         for k in range(60):
             x = nb.sin(x) * (1.0 + k / 1000.0)
@@ -206,7 +206,7 @@ def test_keyboard_interrupt_during_realization_loses_nothing():
     old = signal.signal(signal.SIGALRM, interrupt)
     interrupted = 0
     try:
-        for delay in (0.002, 0.005, 0.01, 0.02, 0.05, 0.1):
+        for delay in (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1):
             y = expression()
             other = nb.asarray(a) * 2.0
             signal.setitimer(signal.ITIMER_REAL, delay)
