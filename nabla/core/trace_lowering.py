@@ -116,6 +116,9 @@ class TraceLowering:
         polymorphic = self.symbolic_dims
         single_op_nodes = 0  # nodes of ops that run apart, on single-op models
         starts: dict = {}
+        # (a limit counts the nodes met, not only those ordered: a long chain is walked to its
+        # far end before its first node is ordered)
+        budget = -1 if limit is None else 2 * limit
         for out in outputs:
             if id(out.node) in node_ids:
                 continue
@@ -140,6 +143,9 @@ class TraceLowering:
                         if j is None:
                             stack.append(m)
                             waiting = True
+                            budget -= 1
+                            if budget == 0:
+                                return None
                         else:
                             refs.append((j << 16) | v.index)
                 if waiting:

@@ -16,7 +16,7 @@ from ..core.tensor import Tensor
 from . import indexing, view as _view
 from .broadcasting import broadcast_to_op
 from .creation import operand_constant
-from .index_primitives import set_slice_op, slice_op
+from .index_primitives import set_slice_op, slice_op, sliced_shape
 from .view import reshape_op
 from .picks import quick_pick
 
@@ -110,10 +110,12 @@ def _plain_slice(x: Tensor, key):
     if plain is None:
         return None
     index, after = plain
-    out = x if index == tuple((0, n, 1) for n in impl.cached_shape) else slice_op(x, index=index)
-    if after != out._impl.cached_shape:
-        out = reshape_op(out, shape=after)
-    return out
+    if index == tuple((0, n, 1) for n in impl.cached_shape):
+        return x if after == impl.cached_shape else reshape_op(x, shape=after)
+    if after != sliced_shape(index) and impl.sharding is None:  # ints' axes dropped, None's added: one op
+        return slice_op(x, index=index, shape=after)
+    out = slice_op(x, index=index)
+    return out if after == out._impl.cached_shape else reshape_op(out, shape=after)
 
 
 def _derive(key):
@@ -139,7 +141,7 @@ def getitem(x: Tensor, key) -> Tensor:
         # (a pick of a view of realized data reads the data: ``picks.element_from_host``)
         plain = indexing.plain_key(impl.cached_shape, key, element=True)
         if plain is not None:  # an element of a lazy array (an element loop): a slice, reshaped to 0-d
-            return reshape_op(slice_op(x, index=plain[0]), shape=())
+            return slice_op(x, index=plain[0], shape=())
     out = indexing.getitem(x, key)
     if _is_basic(x, key):
         return make_view(x, out, _derive(key), _setitem_put_back(key))
@@ -199,8 +201,8 @@ def _plain_setitem(x: Tensor, key, value) -> bool:
         if len(vshape) > len(after) or any(a != b and a != 1 for a, b in zip(vshape[::-1], after[::-1])):
             return False  # (the general path raises NumPy's error)
         value = broadcast_to_op(value, shape=after)
-    sliced = tuple(len(range(*sl)) for sl in index)
-    if sliced != after:
+    sliced = sliced_shape(index)
+    if sliced != after and impl.sharding is not None:  # (unsharded, a slice write takes the value as it is)
         value = reshape_op(value, shape=sliced)
     if 0 in sliced:
         return True

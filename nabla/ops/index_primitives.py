@@ -24,8 +24,15 @@ def _coords(shape, index) -> np.ndarray:
     return np.stack(grids, axis=-1)
 
 
+def sliced_shape(index) -> tuple:
+    """The shape a basic ``index`` of (start, stop, step) per axis selects."""
+    return tuple(len(range(*sl)) for sl in index)
+
+
 class SliceOp(Operation):
-    """``x[start:stop:step, ...]`` per physical axis; ``index`` holds normalized (start, stop, step)."""
+    """``x[start:stop:step, ...]`` per physical axis; ``index`` holds normalized (start, stop, step).
+    ``shape``, where given, is the result's shape: the slice's, with axes of length 1 dropped or
+    added (an integer's axis, a ``None``): one op where a slice and a reshape were two."""
     sharding_rule = "slice"
     fused = Fused(view="strided")
 
@@ -34,27 +41,33 @@ class SliceOp(Operation):
     index_kwarg = "index"
 
     def complex_storage_kwargs(self, kwargs):
-        return {"index": tuple(kwargs["index"]) + ((0, 2, 1),)}
+        out = {"index": tuple(kwargs["index"]) + ((0, 2, 1),)}
+        if "shape" in kwargs:
+            out["shape"] = tuple(kwargs["shape"]) + (2,)
+        return out
 
-    def abstract_eval(self, x, *, index):
-        shape = tuple(len(range(*sl)) for sl in index)
-        return shape, x.dtype, x.batch_dims
+    def abstract_eval(self, x, *, index, shape=None):
+        return sliced_shape(index) if shape is None else shape, x.dtype, x.batch_dims
 
     def lift_kwargs(self, kwargs, n):
-        return {"index": ((0, n, 1), *kwargs["index"])}
+        out = {"index": ((0, n, 1), *kwargs["index"])}
+        if "shape" in kwargs:
+            out["shape"] = (n, *kwargs["shape"])
+        return out
 
-    def maxpr(self, x, *, index):
+    def maxpr(self, x, *, index, shape=None):
         from max.dtype import DType
         from max.graph import ops
 
-        shape = [len(range(*sl)) for sl in index]
-        if 0 in shape:
-            return L.broadcast_to(ops.constant(0, x.dtype, x.device), shape) if x.dtype != DType.bool else \
-                L.broadcast_to(ops.constant(False, DType.bool, x.device), shape)
+        sizes = [len(range(*sl)) for sl in index]
+        out = sizes if shape is None else list(shape)
+        if 0 in sizes:
+            return L.broadcast_to(ops.constant(0, x.dtype, x.device), out) if x.dtype != DType.bool else \
+                L.broadcast_to(ops.constant(False, DType.bool, x.device), out)
         plain = []
         for axis, (start, stop, step) in enumerate(index):
             if step > 0:
-                plain.append(slice(start, start + (shape[axis] - 1) * step + 1, step))
+                plain.append(slice(start, start + (sizes[axis] - 1) * step + 1, step))
             else:
                 plain.append(slice(None))
         if any(sl != slice(None) for sl in plain):
@@ -63,13 +76,13 @@ class SliceOp(Operation):
             if step < 0:  # MAX slices take positive steps only: gather the reversed positions
                 rows = np.arange(start, stop, step, dtype=np.int64)
                 x = ops.gather(x, ops.constant(rows, DType.int64, x.device), axis)
-        return x
+        return x if shape is None or list(shape) == sizes else ops.reshape(x, out)
 
-    def jvp_rule(self, primals, tangents, output, *, index):
+    def jvp_rule(self, primals, tangents, output, *, index, shape=None):
         t = tangents[0]
-        return slice_op(t, index=_rebase(index, t, primals[0]))
+        return slice_op(t, **_rebased(index, shape, t, primals[0]))
 
-    def vjp_rule(self, primals, cotangent, output, *, index):
+    def vjp_rule(self, primals, cotangent, output, *, index, shape=None):
         from ._physical import broadcast_batch_dims
         from .elementwise import zeros_like_physical
 
@@ -84,8 +97,17 @@ def _rebase(index, t, primal):
     return tuple((0, n, 1) for n in t._impl.batch_shape) + tuple(index[primal.batch_dims:])
 
 
+def _rebased(index, shape, t, primal) -> dict:
+    """A slice's kwargs (``_rebase``) for ``t``; its result ``shape`` given the same batch axes."""
+    out = {"index": _rebase(index, t, primal)}
+    if shape is not None:
+        out["shape"] = tuple(t._impl.batch_shape) + tuple(shape[primal.batch_dims:])
+    return out
+
+
 class SetSliceOp(Operation):
-    """``x`` with ``x[index] = v`` for a basic ``index``; ``v`` has the slice's physical shape."""
+    """``x`` with ``x[index] = v`` for a basic ``index``; ``v`` has the slice's physical shape, or
+    that shape with axes of length 1 dropped or added (``x[i, 1:3] = v`` with a 1-D ``v``)."""
     sharding_rule = "set_slice"
 
     name = "setitem"
@@ -105,6 +127,8 @@ class SetSliceOp(Operation):
         coords = _coords(x.shape, index)
         if coords.size == 0:
             return x
+        if list(v.shape) != list(coords.shape[:-1]):
+            v = ops.reshape(v, list(coords.shape[:-1]))
         return ops.scatter_nd(x, v, ops.constant(coords, DType.int64, x.device))
 
     def jvp_rule(self, primals, tangents, output, *, index):
@@ -115,8 +139,12 @@ class SetSliceOp(Operation):
     def vjp_rule(self, primals, cotangent, output, *, index):
         from .elementwise import zeros_like_physical
 
-        index = _rebase(index, cotangent, primals[0])
+        x, v = primals
+        index = _rebase(index, cotangent, x)
+        shape = tuple(cotangent._impl.batch_shape) + tuple(v._impl.cached_shape[v.batch_dims:])
         sliced = slice_op(cotangent, index=index)
+        if sliced._impl.cached_shape != shape:
+            sliced = slice_op(cotangent, index=index, shape=shape)
         return [set_slice_op(cotangent, zeros_like_physical(sliced), index=index), sliced]
 
 

@@ -89,7 +89,7 @@ def _through_slice(impl, index):
     reshape dropping the integers' axes) of realized host data, read from that data; None
     otherwise. An element check picks each element of each slice it compares (array-api-tests'
     linalg stacks: ``a[1] * b[2] - a[2] * b[1]``), where realizing the slice is a run of its own."""
-    from .index_primitives import slice_op
+    from .index_primitives import slice_op, sliced_shape
 
     pair = impl.dtype.is_complex  # stored as (re, im) on a trailing axis the slice takes whole
     value = impl._values[0]
@@ -113,6 +113,11 @@ def _through_slice(impl, index):
         if tuple(ranges[-1]) != (0, 2, 1):
             return None
         ranges = ranges[:-1]
+    if "shape" in node.kwargs:  # a slice that drops (or adds) axes of length 1
+        shape = node.kwargs["shape"]
+        index = _unsqueezed(index, shape[:-1] if pair else shape, sliced_shape(ranges))
+        if index is None:
+            return None
     if len(ranges) != len(index):
         return None
     return src.buffer.to_numpy()[tuple(range(*sl)[i] for sl, i in zip(ranges, index))]

@@ -243,6 +243,12 @@ def _through(node, view):
             offset += start * s
             new_sizes.append(len(range(start, stop, step)))
             new_strides.append(s * step)
+        if "shape" in kw:  # unit axes dropped or added: the same elements
+            shape = tuple(kw["shape"])
+            new_strides = _restride(new_sizes, new_strides, shape)
+            if new_strides is None:
+                raise _Unfit
+            new_sizes = shape
         return leaf, offset, tuple(new_sizes), tuple(new_strides)
     if name == "permute_dims":
         perm = kw["perm"]

@@ -73,6 +73,13 @@ def _set_slice(m, x, y):
     return z
 
 
+def _set_row(m, x, y):
+    """A write whose value has no axis for the integer (one op, the slice's unit axis left out)."""
+    z = x * 1.0
+    z[5, 6:30] = y[3, :24] * 2
+    return z
+
+
 def _set_rows(m, x, y):
     z = x * 1.0
     z[xp.asarray([3, 0, 7, 12]) if m is nb else [3, 0, 7, 12]] = y[:4] * 2
@@ -113,6 +120,7 @@ CASES = {
     "expand_squeeze": (lambda m, x: m.squeeze(m.expand_dims(x, axis=1), axis=1) + 1, [(24, 48)]),
     "broadcast_to": (lambda m, x: m.broadcast_to(x, (24, 48)), [(48,)]),
     "slice": (lambda m, x: x[:, 6:30] * 2, [(24, 48)]),
+    "slice_row": (lambda m, x: x[5, 6:30] * 2 + x[:, 7], [(24, 48)]),
     "concat": (lambda m, x, y: m.concat([x, y], axis=1) if m is nb else np.concatenate([x, y], axis=1),
                [(24, 48), (24, 48)]),
     "sort": (lambda m, x: xp.sort(x, axis=1) if m is nb else np.sort(x, axis=1), [(24, 48)]),
@@ -121,6 +129,7 @@ CASES = {
     "take": (lambda m, x: xp.take(x, xp.asarray([3, 0, 7, 7]), axis=1) if m is nb else np.take(x, [3, 0, 7, 7], axis=1),
              [(24, 48)]),
     "set_slice": (_set_slice, [(24, 48), (24, 48)]),
+    "set_row": (_set_row, [(24, 48), (24, 48)]),
     "set_rows": (_set_rows, [(24, 48), (24, 48)]),
     "scatter_add": (_grad_of_take, [(24, 48)]),
     # kernels of ours: a matrix (or the transformed axis) whole per device, stacks keep their splits
