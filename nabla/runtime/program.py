@@ -559,22 +559,23 @@ class ProgramPlan:
         # every constant array, concatenated: one copy per run takes its scalar constants and offsets
         chunks, const_at, layout_at, total = [], {}, {}, 0
         self.lifted = []  # (trace position, index into consts, integer family)
-        self.offsets = []  # (index into consts, Offset)
+        offsets = []  # (index into consts, Offset)
         self.read = []  # (trace leaf, index into consts, integer family): one-element leaves read per run
         for k, s in enumerate(stages):
             if s.consts is not None:
                 const_at[k] = total
                 chunks.append(np.asarray(s.consts, np.float64))
                 self.lifted += [(pos, total + j, s.ints) for pos, j in s.lifted]
-                self.offsets += [(total + j, off) for j, off in s.offsets]
+                offsets += [(total + j, off) for j, off in s.offsets]
                 self.read += [(leaf, total + j, s.ints) for leaf, j in s.read]
                 total += len(s.consts)
             if s.layout is not None:
                 layout_at[k] = total
                 chunks.append(np.asarray(s.layout, np.float64))
-                self.offsets += [(total + j, x) for j, x in enumerate(s.layout) if type(x) is Offset]
+                offsets += [(total + j, x) for j, x in enumerate(s.layout) if type(x) is Offset]
                 total += len(s.layout)
         self.consts = np.concatenate(chunks) if chunks else np.zeros(1)
+        self.offsets = _OffsetTable(offsets) if offsets else None
         self.programs = [s.program for s in stages if s.kind != _FOREIGN]  # (kept alive: calls hold their addresses)
 
         def where(b):
@@ -617,9 +618,8 @@ class ProgramPlan:
                 for pos, j, ints in self.lifted:
                     if pos in values:
                         consts[j] = constant_bits(values[pos].reshape(()).item(), ints)
-            if starts:
-                for j, off in self.offsets:
-                    consts[j] = off.at(starts)
+            if starts and self.offsets is not None:
+                self.offsets.fill(consts, starts)
         # the results in one host block (each a buffer over its part), the intermediates in another
         block = np.empty(self.results_bytes, np.uint8)
         arena = np.empty(self.arena_bytes, np.uint8) if self.arena_bytes else block
@@ -636,6 +636,35 @@ class ProgramPlan:
             flat = driver.Buffer.from_numpy(block[at:at + used].view(dtype.numpy_dtype))  # (0-d bools: from 1-d)
             results.append(flat if len(shape) == 1 else flat.view(dtype.max_dtype, shape))
         return results
+
+
+class _OffsetTable:
+    """The constants a run's slice starts move (``Offset``s), as arrays: entry ``k`` goes to
+    ``consts[where[k]]`` and is ``base[k]`` plus the sum of ``coefs[t] * start(params[cols[t]])``
+    over its terms (``rows[t] == k``). A loop's program holds tens of thousands of them: as objects
+    they cost a Python call each per run, and the collector walks them for as long as the plan lives."""
+
+    __slots__ = ("where", "base", "params", "rows", "cols", "coefs")
+
+    def __init__(self, offsets):
+        param_at: dict = {}
+        rows, cols, coefs = [], [], []
+        for k, (_, off) in enumerate(offsets):
+            for param, c in off.terms.items():
+                rows.append(k)
+                cols.append(param_at.setdefault(param, len(param_at)))
+                coefs.append(c)
+        self.where = np.fromiter((j for j, _ in offsets), np.int64, len(offsets))
+        self.base = np.fromiter((off.const for _, off in offsets), np.float64, len(offsets))
+        self.params = tuple(param_at)  # (trace position, axis)
+        self.rows = np.asarray(rows, np.int64)
+        self.cols = np.asarray(cols, np.int64)
+        self.coefs = np.asarray(coefs, np.float64)
+
+    def fill(self, consts, starts) -> None:
+        """Write this run's offsets (``starts``: {trace position: slice starts}) into ``consts``."""
+        p = np.fromiter((starts[pos][axis] for pos, axis in self.params), np.float64, len(self.params))
+        consts[self.where] = self.base + np.bincount(self.rows, self.coefs * p[self.cols], len(self.where))
 
 
 #: where a buffer of a run is (``_RunState.address``)
