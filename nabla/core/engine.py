@@ -29,12 +29,13 @@ from .trace_facts import (describe_outputs, element_count, fused_whole, on_accel
 from .trace_lowering import TraceLowering
 
 _MAX_CACHE_ENTRIES = 4096
-#: a trace of at most this many elements (inputs and results) that runs at first sight in stages
-#: or node by node is queued for a compile at its ``_SMALL_TRACE_SIGHTS``-th sight, not its second:
-#: its graph costs ~5 ms of the caller's time to build, a staged run of it ~0.1-0.5 ms, and
-#: element-by-element checks meet many such traces only a few times each
+#: a trace of at most this many elements (inputs and results) is looked up on disk at its second sight
 _SMALL_TRACE_ELEMENTS = 4096
-_SMALL_TRACE_SIGHTS = 16
+#: a trace that runs at first sight in stages or node by node is queued for a compile at its
+#: ``_STAGED_SIGHTS``-th sight, not its second: its graph costs 5-25 ms of the caller's time to build
+#: and a compile seconds of a core, where a staged run costs ~0.1-1 ms; and loops meet many such
+#: structures a few times each (a mask's count is in the shapes: mandelbrot's loop has one per step)
+_STAGED_SIGHTS = 16
 #: a repeated structure is compiled (in the background) only once the process has run this long:
 #: a compile costs seconds of a core, and its pool about half a second to start and stop at
 #: exit, which a short script (a second of work or less) never earns back
@@ -371,8 +372,7 @@ class Engine(TraceLowering, ModelStore):
                 and self.single_op_models and not compiling:
             parts = self.first_sight.split(self, traced.order, outputs)
         if parts or stages:
-            if repeated and (entry.sightings >= _SMALL_TRACE_SIGHTS
-                             or element_count(leaves, outputs) > _SMALL_TRACE_ELEMENTS):
+            if repeated and entry.sightings >= _STAGED_SIGHTS:
                 self._compile_future(entry, build)  # in the background; until it lands, first sight serves
             # node by node on single-op models this machine has compiled (no interpreter, no compile),
             # or the fused kernel's parts in stages (each stage, and the rest, choose their own path)

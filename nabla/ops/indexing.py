@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 import numbers
 
+import weakref
+
 import numpy as np
 
 from ..core import dtypes as _dt
@@ -115,14 +117,32 @@ def _expand_bools(x: Tensor, entries, op: str):
     return out
 
 
+#: a mask's value (its TensorImpl, which a write replaces) -> its realized columns: ``x[m] = x[m] *
+#: 2`` and mandelbrot's ``N[I] = n; Z[I] = Z[I] ** 2 + C[I]`` index with one mask several times, and
+#: each nonzero reads its count and runs its columns
+_NONZERO: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def nonzero(x: Tensor) -> tuple[Tensor, ...]:
     """Indices of the nonzero elements, one int64 tensor per axis (realizes the count)."""
+    impl = x._impl
+    known = _NONZERO.get(impl)
+    if known is not None:  # (new tensors of the same values: a caller may write into its own)
+        return tuple(Tensor(c) if cls is Tensor else cls(c) for cls, c in known)
+    if x.ndim == 0:
+        raise ValueError("nabla.nonzero: 0-d tensors are not supported; use atleast_1d first")
+    cols = _nonzero(x)
+    if not (impl.traced or impl.batch_dims or impl.tangents is not None or impl.sharding is not None) \
+            and all(c._impl.is_realized for c in cols):
+        _NONZERO[impl] = tuple((type(c), c._impl) for c in cols)
+    return cols
+
+
+def _nonzero(x: Tensor) -> tuple[Tensor, ...]:
     from .base import tensor_from_host
     from .elementwise import astype
     from .reduction import sum as reduce_sum
 
-    if x.ndim == 0:
-        raise ValueError("nabla.nonzero: 0-d tensors are not supported; use atleast_1d first")
     mask = x if x.dtype.is_bool else (x != 0)
     count = int(reduce_sum(astype(mask, _dt.int64)).item())
     cols = nonzero_op(mask, tensor_from_host(np.zeros(count, np.uint8), mask.device))

@@ -6,7 +6,8 @@ gets a buffer: a reduction whose result feeds more work, a computed value that i
 transposed, each of the trace's results (``fused_stages.stages`` names such values), and slice
 writes, which are a copy of the written array and a program of the written values stored through
 the slice's layout (``x[1:-1, 1:-1] = ...`` writes only the slice; where nothing else reads the
-written array, no copy: the write goes to its buffer). The stages' buffers are the trace's leaves,
+written array, no copy: the write goes to its buffer), and row writes (``x[mask] = v``, ``x[idx] =
+v``: a scatter of ``v``'s rows to the rows ``idx`` names, in order, so the last write wins). The stages' buffers are the trace's leaves,
 its results (fresh buffers, one per result) and an arena of intermediates; the kernel gets all of
 them by address, so a read pays one call however many stages its trace has.
 
@@ -32,9 +33,11 @@ from .fused_codes import _LOAD, BYTES, CODES, constant_bits
 from .fused_layouts import Offset
 from .fused_program import _program, matmul_fits
 from .fused_stages import _unfit, stages as first_values
-from .program_kernel import COPY, MAP, REDUCE, SCAN, STAGE, family
+from .program_kernel import COPY, MAP, REDUCE, SCAN, SCATTER, STAGE, family
 
-_MAP, _REDUCE, _SCAN, _COPY = MAP, REDUCE, SCAN, COPY
+_MAP, _REDUCE, _SCAN, _COPY, _SCATTER = MAP, REDUCE, SCAN, COPY, SCATTER
+#: ops whose work is a stage of its own kind, never part of a program of the fused evaluator
+_WRITES = frozenset(("setitem", "scatter"))
 _FOREIGN = -1  # an op the kernel lacks (a large matmul, a linalg or sort kernel): run on its own between calls
 #: the most elements a stage that writes into the array it reads may have: one block, which it
 #: loads whole before it stores (a larger one could overwrite what a later block reads)
@@ -96,6 +99,9 @@ def _foreign(node) -> bool:
     op = node.op
     if op.name == "setitem":
         return "complex_storage" in node.kwargs
+    if op.name == "scatter":
+        x, u, idx = node.inputs
+        return u.dtype is not x.dtype or idx.dtype is not _dt.int64 or any(not w.device.is_host for w in node.inputs)
     if op.name == "matmul":
         return not matmul_fits(node) and not _empty_sum(node)
     return _unfit(node) or any(not v.device.is_host for v in node.inputs)
@@ -188,6 +194,8 @@ class Scheduler:
             return self._foreign(v)
         if v.node.op.name == "setitem":
             return self._setitem(v)
+        if v.node.op.name == "scatter":
+            return self._scatter(v)
         if v.node.op.name == "matmul" and _empty_sum(v.node):
             self._fill(v, 0)
             return []
@@ -331,6 +339,30 @@ class Scheduler:
         self.staged.add(id(node))
         return []
 
+    def _scatter(self, v) -> list:
+        """``x`` with the rows ``idx`` of its leading ``k`` axes (flattened) replaced by ``u``'s rows:
+        x copied into the result's buffer (or x's buffer taken over, as a slice write does), then
+        each row copied in order."""
+        node = v.node
+        x, u, idx = node.inputs
+        missing = [w for w in (x, u, idx) if id(w) not in self.buffer_of]
+        if missing:
+            return missing
+        base = self.buffer_of[id(x)]
+        out = self._new_buffer(v)
+        rows = math.prod(idx.shape)
+        row_bytes = math.prod(x.shape[node.kwargs["k"]:]) * x.dtype.itemsize  # (complex storage: its pair too)
+        if self._in_place(base, x, node, frozenset(), u is x or idx is x, math.prod(x.shape)):
+            out.same = base.memory()
+            if out.result:
+                base.memory().result = True
+        else:
+            self._add(_Stage(_COPY, 0, None, None, out, out.nbytes, slots=((base, 0),)))
+        if rows:
+            self._add(_Stage(_SCATTER, 0, None, None, out, rows, count=row_bytes,
+                             slots=((self.buffer_of[id(u)], 0), (self.buffer_of[id(idx)], 0))), (node,))
+        return []
+
     def _in_place(self, base, x, write, here, reads_x: bool, elements: int) -> bool:
         """Whether the write may go to x's own buffer: an intermediate of this program (not a leaf,
         whose buffer others hold; not a result) whose every other read is done (each node reading
@@ -403,7 +435,7 @@ class _Cut:
         sigs: list = []
 
         def stops(v):  # (a slice write is always a stage of its own: ``Scheduler._setitem``)
-            return v is not value and (id(v) in buffer_of or v.node.op.name == "setitem" or foreign(v.node))
+            return v is not value and (id(v) in buffer_of or v.node.op.name in _WRITES or foreign(v.node))
 
         def ref(v):
             k = leaf_at.get(id(v))
@@ -685,7 +717,8 @@ class _RunState:
 
     def address(self, source, index, offset) -> int:
         if source == _LEAF:
-            return self.leaves[index]._data_ptr() + offset
+            ptr = self.leaves[index]._data_ptr()
+            return (ptr if ptr < 1 << 63 else 0) + offset  # (an empty buffer's is all ones: never read)
         if source == _FOREIGN_OUT:
             return self.foreign[index]._data_ptr() + offset
         return int(self.bases[source - 1]) + offset
@@ -732,7 +765,7 @@ class _Call:
                     self.moving.append((at + 8 + 2 * j, source, index, offset + base))
                 else:
                     patches.append((at + 8 + 2 * j, source, index, base + offset))
-                call[at + 9 + 2 * j] = b.nbytes if (s.family >= 2 or s.kind == _COPY) \
+                call[at + 9 + 2 * j] = b.nbytes if (s.family >= 2 or s.kind in (_COPY, _SCATTER)) \
                     else b.nbytes // b.value.dtype.itemsize
         based = [(at, source, offset) for at, source, _, offset in patches if source in (_RESULT, _ARENA, _CONSTS)]
         for at, _, offset in based:

@@ -6,7 +6,8 @@
 # strided layout (a slice write), or reduced over one run of axes, or summed running; or a copy of
 # bytes. The stages' buffers are the trace's leaves, its outputs and an arena of intermediates, all
 # given by address, so one call runs any program: nothing is compiled per structure, and a read
-# pays one call, not one per stage.
+# pays one call, not one per stage. A row write (a scatter) copies rows of bytes to the rows an
+# int64 index names, in order.
 #
 # Called from Python through ctypes (a C symbol of this shared library), not through a MAX graph:
 # MAX's ``model.execute`` of a custom op costs ~30-40 us per call on the 2-core machine, a direct
@@ -15,11 +16,12 @@
 # a lock that work it waits for (its own tasks, MAX's) could need.
 #
 # The call: an int64 array [n_stages, then STAGE ints per stage]:
-#   kind (0 map, 1 reduce, 2 scan, 3 copy), family (0 float32, 1 float64, 2 integers in int64
+#   kind (0 map, 1 reduce, 2 scan, 3 copy, 4 scatter), family (0 float32, 1 float64, 2 integers in int64
 #   registers over bytes, 3 coded float32, 4 coded float64), program address (int32), constants
 #   address (float64), output address, n (map and scan: elements; reduce: outputs; copy: bytes),
-#   store layout address (0: in order), count (reduce of a float family into int64: 1), then the
-#   data table: (address, size) for each of eight data slots.
+#   store layout address (0: in order), count (reduce of a float family into int64: 1; scatter:
+#   the bytes of a row), then the data table: (address, size) for each of eight data slots (scatter:
+#   the rows written, then their int64 row numbers; n is how many).
 from std.memory import UnsafePointer
 from core.fused import map_into
 from core.fused_reduce import reduce_into, scan_into
@@ -54,6 +56,12 @@ def _stage(st: UnsafePointer[Int, MutUntrackedOrigin]) raises:
     var data = st + 8
     if kind == 3:
         _copy(dst, UnsafePointer[UInt8, MutUntrackedOrigin](unsafe_from_address=data.unsafe_load(0)), n)
+    elif kind == 4:
+        var src = UnsafePointer[UInt8, MutUntrackedOrigin](unsafe_from_address=data.unsafe_load(0))
+        var rows = UnsafePointer[Int64, MutUntrackedOrigin](unsafe_from_address=data.unsafe_load(2))
+        var row = st.unsafe_load(7)
+        for i in range(n):
+            _copy(dst + Int(rows.unsafe_load(i)) * row, src + i * row, row)
     elif kind == 0:
         if family == 0:
             map_into[DType.float32, DType.float32](p, k, data, dst, n, layout, at != 0)
