@@ -202,7 +202,7 @@ def _plain_setitem(x: Tensor, key, value) -> bool:
             return False  # (the general path raises NumPy's error)
         value = broadcast_to_op(value, shape=after)
     sliced = sliced_shape(index)
-    if sliced != after and impl.sharding is not None:  # (unsharded, a slice write takes the value as it is)
+    if sliced != after:
         value = reshape_op(value, shape=sliced)
     if 0 in sliced:
         return True

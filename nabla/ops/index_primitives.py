@@ -106,8 +106,7 @@ def _rebased(index, shape, t, primal) -> dict:
 
 
 class SetSliceOp(Operation):
-    """``x`` with ``x[index] = v`` for a basic ``index``; ``v`` has the slice's physical shape, or
-    that shape with axes of length 1 dropped or added (``x[i, 1:3] = v`` with a 1-D ``v``)."""
+    """``x`` with ``x[index] = v`` for a basic ``index``; ``v`` has the slice's physical shape."""
     sharding_rule = "set_slice"
 
     name = "setitem"
@@ -127,8 +126,6 @@ class SetSliceOp(Operation):
         coords = _coords(x.shape, index)
         if coords.size == 0:
             return x
-        if list(v.shape) != list(coords.shape[:-1]):
-            v = ops.reshape(v, list(coords.shape[:-1]))
         return ops.scatter_nd(x, v, ops.constant(coords, DType.int64, x.device))
 
     def jvp_rule(self, primals, tangents, output, *, index):
@@ -139,12 +136,8 @@ class SetSliceOp(Operation):
     def vjp_rule(self, primals, cotangent, output, *, index):
         from .elementwise import zeros_like_physical
 
-        x, v = primals
-        index = _rebase(index, cotangent, x)
-        shape = tuple(cotangent._impl.batch_shape) + tuple(v._impl.cached_shape[v.batch_dims:])
+        index = _rebase(index, cotangent, primals[0])
         sliced = slice_op(cotangent, index=index)
-        if sliced._impl.cached_shape != shape:
-            sliced = slice_op(cotangent, index=index, shape=shape)
         return [set_slice_op(cotangent, zeros_like_physical(sliced), index=index), sliced]
 
 

@@ -232,10 +232,6 @@ def _slice(op, impls, specs, kwargs, outs, mesh):
 
 def _set_slice(op, impls, specs, kwargs, outs, mesh):
     """``x[index] = v``: a dim written whole keeps x's split and v's block matches it."""
-    x_rank, v_rank = len(impls[0].cached_shape), len(impls[1].cached_shape)
-    if v_rank != x_rank:  # a value without the slice's axes of length 1: on whole data
-        spec = interned_spec(mesh, [()] * x_rank)
-        return Plan([spec, interned_spec(mesh, [()] * v_rank)], [spec], kwargs)
     dims, index = _whole_dims(specs[0], impls[0].cached_shape, kwargs["index"])
     spec = interned_spec(mesh, dims)
     return Plan([spec, spec], [spec], {**kwargs, "index": index})
