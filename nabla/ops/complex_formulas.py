@@ -5,8 +5,8 @@ ops in ``lowerings.MAX_OPS``; nodes of a trace the fused kernel runs in ``fused_
 a compiled graph and the fused kernel compute the same operations, bit for bit. Special values
 (infinities, NaN, signed zeros) follow C99 Annex G, as NumPy's complex loops do.
 
-A backend has ``add sub mul div neg abs sqrt exp cos sin maximum minimum equal greater
-greater_equal logical_and logical_or logical_not isnan isinf where`` and ``const(value, like)``.
+A backend has ``add sub mul div neg abs sqrt exp log log1p cos sin atan2 maximum minimum equal
+greater greater_equal logical_and logical_or logical_not isnan isinf where`` and ``const(value, like)``.
 """
 
 from __future__ import annotations
@@ -158,16 +158,41 @@ def less_equal(k, a, b):
     return greater(k, b, a, "greater_equal")
 
 
+def log(k, z):
+    """log|z| + i arg z. Near the unit circle log|z| = log1p((M - 1)(M + 1) + m^2) / 2 (M, m: the
+    larger and smaller of |a|, |b|) keeps the digits log(|z|) loses."""
+    a, b = z
+    h = hypot(k, a, b)
+    near = k.logical_and(k.greater(h, k.const(0.5, a)), k.greater(k.const(2, a), h))
+    one = k.const(1, a)
+    big, small = k.maximum(k.abs(a), k.abs(b)), k.minimum(k.abs(a), k.abs(b))
+    unit = k.mul(k.const(0.5, a), k.log1p(k.add(k.mul(k.sub(big, one), k.add(big, one)), k.mul(small, small))))
+    return k.where(near, unit, k.log(h)), k.atan2(b, a)
+
+
+def power(k, a, b):
+    """exp(b log a), with NumPy's limits: exp(b log 0) is 0 * inf, which NumPy gives as 0 where
+    re(b) > 0 and NaN elsewhere; and z ** 0 is 1."""
+    r, i = exp(k, mul(k, b, log(k, a)))
+    zero = k.const(0, r)
+    at_zero = k.logical_and(k.equal(a[0], zero), k.equal(a[1], zero))
+    limit = k.where(k.greater(b[0], zero), zero, k.const(math.nan, r))
+    r, i = k.where(at_zero, limit, r), k.where(at_zero, limit, i)
+    b_zero = k.logical_and(k.equal(b[0], zero), k.equal(b[1], zero))
+    return k.where(b_zero, k.const(1, r), r), k.where(b_zero, zero, i)
+
+
 #: Nabla op name -> formula on pairs, for the ops written here: a pair result, or a real one
 UNARY = {
     "negative": lambda k, z: (k.neg(z[0]), k.neg(z[1])), "positive": lambda k, z: z,
     "conj": lambda k, z: (z[0], k.neg(z[1])), "real": lambda k, z: z[0], "imag": lambda k, z: z[1],
     "abs": lambda k, z: hypot(k, *z), "square": lambda k, z: mul(k, z, z), "reciprocal": reciprocal,
-    "exp": exp, "sign": sign, "isnan": isnan, "isinf": isinf, "isfinite": complex_isfinite,
+    "exp": exp, "log": log, "sign": sign, "isnan": isnan, "isinf": isinf, "isfinite": complex_isfinite,
 }
 BINARY = {
     "add": lambda k, a, b: (k.add(a[0], b[0]), k.add(a[1], b[1])),
     "subtract": lambda k, a, b: (k.sub(a[0], b[0]), k.sub(a[1], b[1])),
     "multiply": mul, "divide": div, "equal": equal, "not_equal": not_equal,
     "greater": greater, "greater_equal": greater_equal, "less": less, "less_equal": less_equal,
+    "pow": power,
 }

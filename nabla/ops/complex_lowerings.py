@@ -39,10 +39,16 @@ def _pair(x):
     return re(x), im(x)
 
 
+class _ComplexOps(MAX_OPS):
+    """``MAX_OPS`` with the lowerings the formulas of logarithms take from this package's others."""
+
+    atan2 = staticmethod(atan2)
+
+
 def _pairwise(formula):
     """A formula on pairs as a lowering on complex storage (a pair result packed again)."""
     def lowering(*xs):
-        out = formula(MAX_OPS, *map(_pair, xs))
+        out = formula(_ComplexOps, *map(_pair, xs))
         return pack(*out) if isinstance(out, tuple) else out
     return lowering
 
@@ -263,17 +269,7 @@ def catan(x):
     return _times_minus_i(catanh(_times_i(x)))
 
 
-def clog(x):
-    a, b = re(x), im(x)
-    h = hypot(a, b)
-    # near the unit circle log|z| = log1p((M - 1)(M + 1) + m^2) / 2 (M, m: the larger, smaller of |a|, |b|)
-    # keeps the digits log(h) loses
-    near = ops.logical_and(ops.greater(h, const(0.5, a)), ops.greater(const(2, a), h))
-    one = const(1, a)
-    big, small = ops.max(ops.abs(a), ops.abs(b)), ops.min(ops.abs(a), ops.abs(b))
-    unit = ops.mul(const(0.5, a), ops.log1p(ops.add(ops.mul(ops.sub(big, one), ops.add(big, one)),
-                                                    ops.mul(small, small))))
-    return pack(select(near, unit, ops.log(h)), atan2(b, a))
+clog, cpow = _pairwise(F.log), _pairwise(F.power)
 
 
 def csqrt(x):
@@ -288,21 +284,6 @@ def csqrt(x):
     out_r = select(ops.is_inf(i), const(math.inf, r), out_r)
     out_i = select(ops.is_inf(i), i, out_i)
     return pack(out_r, out_i)
-
-
-def cpow(a, b):
-    out = cexp(cmul(b, clog(a)))
-    r, i = re(out), im(out)
-    zero = const(0, r)
-    br, bi = re(b), im(b)
-    # exp(b log 0) is 0 * inf: NumPy's limits are 0 where re(b) > 0, else NaN; and z ** 0 is 1
-    at_zero = ops.logical_and(ops.equal(re(a), zero), ops.equal(im(a), zero))
-    limit = select(ops.greater(br, zero), zero, nan_like(r))
-    r, i = select(at_zero, limit, r), select(at_zero, limit, i)
-    b_zero = ops.logical_and(ops.equal(br, zero), ops.equal(bi, zero))
-    return pack(select(b_zero, const(1, r), r), select(b_zero, zero, i))
-
-
 
 
 def csquare(x):

@@ -299,7 +299,7 @@ BINARY_TABLE = {
           fused=Fused(44, ints=True, signed=True)),
     "minimum": Binary(L.minimum, "real", False, False, lambda x, y, o: _select_partials(x, y, o, lambda a, b: a < b),
           fused=Fused(45, ints=True, signed=True)),
-    "atan2": Binary(T.atan2, "real_float", False, False, _atan2_partials),
+    "atan2": Binary(T.atan2, "real_float", False, False, _atan2_partials, fused=Fused(67)),
     "hypot": Binary(L.hypot, "real_float", False, False, lambda x, y, o: (x / o, y / o)),
     "logaddexp": Binary(T.logaddexp, "real_float", False, False,
                   lambda x, y, o: (UNARY_FUNCTIONS["exp"](x - o), UNARY_FUNCTIONS["exp"](y - o))),

@@ -464,6 +464,7 @@ class MAX_OPS:
     add, sub, mul, div = staticmethod(ops.add), staticmethod(ops.sub), staticmethod(ops.mul), staticmethod(ops.div)
     neg, abs, sqrt = staticmethod(ops.negate), staticmethod(ops.abs), staticmethod(ops.sqrt)
     exp, cos, sin = staticmethod(exp), staticmethod(ops.cos), staticmethod(ops.sin)
+    log, log1p = staticmethod(ops.log), staticmethod(ops.log1p)
     maximum, minimum = staticmethod(ops.max), staticmethod(ops.min)
     equal, greater, greater_equal = staticmethod(ops.equal), staticmethod(ops.greater), staticmethod(ops.greater_equal)
     logical_and, logical_or = staticmethod(ops.logical_and), staticmethod(ops.logical_or)

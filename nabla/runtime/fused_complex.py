@@ -106,12 +106,12 @@ def _method(kind, name, out_bool=False):
 
 
 for _name, _op in (("neg", "negative"), ("abs", "abs"), ("sqrt", "sqrt"), ("exp", "exp"), ("cos", "cos"),
-                   ("sin", "sin")):
+                   ("sin", "sin"), ("log", "log"), ("log1p", "log1p")):
     setattr(_Writer, _name, _method("unary", _op))
 for _name in ("isnan", "isinf", "logical_not"):
     setattr(_Writer, _name, _method("unary", _name, True))
 for _name, _op in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("div", "divide"),
-                   ("maximum", "maximum"), ("minimum", "minimum")):
+                   ("maximum", "maximum"), ("minimum", "minimum"), ("atan2", "atan2")):
     setattr(_Writer, _name, _method("binary", _op))
 for _name in ("equal", "greater", "greater_equal", "logical_and", "logical_or"):
     setattr(_Writer, _name, _method("binary", _name, True))

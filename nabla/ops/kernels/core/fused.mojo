@@ -23,7 +23,7 @@
 # wrapped values; sums and products wrap at the store (arithmetic modulo 2^k agrees). float16
 # work runs in float32 registers rounded to float16 after each op (opcode 61, code 10), as NumPy's
 # float16 loops compute in float32 and round each result.
-from std.math import exp, log, sqrt, sin, cos, tanh, log1p, expm1, floor, ceil, trunc
+from std.math import exp, log, sqrt, sin, cos, tanh, log1p, expm1, floor, ceil, trunc, atan2
 from std.memory import bitcast
 from std.sys.info import simd_width_of
 from std.utils.numerics import FlushDenormals
@@ -277,6 +277,10 @@ def _binary[T: DType, w: Int](op: Int, x: SIMD[T, w], y: SIMD[T, w]) -> SIMD[T, 
         return _binary_int[w](op, x.cast[DType.int64](), y.cast[DType.int64]()).cast[T]()
     elif op == 66:
         return _pow(x, y)
+    elif op == 67:  # atan2 (the float family's only): C99's quadrants, signed zeros and infinities
+        comptime if T.is_floating_point():
+            return atan2(x, y)
+        return x
     return _bool[T, w](x.ne(0) ^ y.ne(0))  # 54: logical_xor
 
 
@@ -651,6 +655,9 @@ def _run_block[T: DType, S: DType](
         elif op == 66:  # power (the float family's only)
             comptime if T.is_floating_point():
                 _map_binary[T, 66](dst, regs + a * stride, regs + b * stride, padded)
+        elif op == 67:  # atan2 (the float family's only)
+            comptime if T.is_floating_point():
+                _map_binary[T, 67](dst, regs + a * stride, regs + b * stride, padded)
         elif op == 64 or op == 65:  # the shifts (the integer family's only)
             comptime if not T.is_floating_point():
                 var p = regs + a * stride
