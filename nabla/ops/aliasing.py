@@ -108,7 +108,12 @@ def _plain_slice(x: Tensor, key):
         return None
     plain = indexing.plain_key(impl.cached_shape, key)
     if plain is None:
-        return None
+        key = _int_bounds(key)
+        if key is None:
+            return None
+        plain = indexing.plain_key(impl.cached_shape, key)
+        if plain is None:
+            return None
     index, after = plain
     if index == tuple((0, n, 1) for n in impl.cached_shape):
         return x if after == impl.cached_shape else reshape_op(x, shape=after)
@@ -116,6 +121,27 @@ def _plain_slice(x: Tensor, key):
         return slice_op(x, index=index, shape=after)
     out = slice_op(x, index=index)
     return out if after == out._impl.cached_shape else reshape_op(out, shape=after)
+
+
+def _int_bounds(key):
+    """``key`` with the 0-d integer arrays among its slices' bounds as the ints they hold, as NumPy
+    reads them (``A_col[A_row[i]:A_row[i + 1]]``); None where it has none."""
+    parts = key if type(key) is tuple else (key,)
+    found = False
+    out = []
+    for k in parts:
+        if type(k) is slice and any(isinstance(b, Tensor) for b in (k.start, k.stop, k.step)):
+            bounds = []
+            for b in (k.start, k.stop, k.step):
+                if isinstance(b, Tensor):
+                    if b.ndim or not b.dtype.is_integer or b._impl.batch_dims:
+                        return None
+                    b = int(b)
+                bounds.append(b)
+            k = slice(*bounds)
+            found = True
+        out.append(k)
+    return (tuple(out) if type(key) is tuple else out[0]) if found else None
 
 
 def _derive(key):

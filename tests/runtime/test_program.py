@@ -228,3 +228,18 @@ def test_a_mask_write_that_selects_nothing():
         return x + 1
     want, got = both(none, RNG.random(9))
     assert_same(want, got)
+
+
+def test_rows_bounded_by_array_elements():
+    """spmv's loop: slices whose bounds are 0-d arrays (realized picks, or pending values), read with
+    ``__index__`` as NumPy reads them."""
+    def spmv(m, row, col, val, x):
+        y = m.empty(row.size - 1, val.dtype)
+        for i in range(row.size - 1):
+            y[i] = val[row[i]:row[i + 1]] @ x[col[row[i]:row[i + 1]]]
+        lo = row[1] * 1  # a pending bound
+        return y, val[lo:row[3]].copy()
+    row = numpy.array([0, 2, 2, 5, 9])
+    col = RNG.integers(0, 6, 9)
+    want, got = both(spmv, row, col, RNG.random(9), RNG.random(6))
+    assert_same(want, got, exact=False)
