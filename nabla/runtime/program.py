@@ -177,8 +177,8 @@ class Scheduler:
                 stack.pop()
                 continue
             need = self._step(u)
-            if need:
-                stack.extend(need)
+            if need:  # (the deepest on top: each one's cut then stops at the buffers of those before it)
+                stack.extend(reversed(need))
             else:
                 stack.pop()
         return self.buffer_of[id(v)]
@@ -528,19 +528,19 @@ class _Cut:
           2``, read by every later step) would be computed once per step, and the loop's cost would
           grow with the square of its length."""
         work = []
-        found: list = []
+        found: dict = {}  # id(value) -> value, in the order found
         inside = {id(n) for n in self.origins}
         for j, refs in enumerate(self.inputs):
             work.append(1 + sum(work[r >> 8] for r in refs if r >= 0))
         for j, refs in enumerate(self.inputs):
             size = self.sizes[j]
             for r, u in zip(refs, self.origins[j].inputs):
-                if r < 0 or work[r >> 8] < _SMALL_PART_WORK or any(o is u for o in found):
+                if r < 0 or work[r >> 8] < _SMALL_PART_WORK or id(u) in found:
                     continue
                 if math.prod(u.shape) * _SMALL_PART_RATIO <= size or \
                         any(id(n) not in inside for n in readers.get(id(u), ())):
-                    found.append(u)
-        return found
+                    found[id(u)] = u
+        return list(found.values())
 
     def position(self, i, node_ids) -> int:
         """The trace position of this cut's node ``i``."""
