@@ -99,6 +99,10 @@ def stages(order, outputs) -> list:
                                                                       ("full", "constant")))) \
                     and _first_computed(v) is not None:  # (a take's rows, a concatenation's parts: views of inputs)
                 add(v)
+            elif n.op.name == "astype" and v.dtype in INT_CODES and v.dtype is not _dt.bool_ \
+                    and not n.kwargs["dtype"].is_integer and _first_computed(v) is not None \
+                    and v.node.op.name != "constant":
+                add(v)  # integer work cast to floats (``ii * jj / R``): a program of the integer family first
     if not first and len(outputs) > 1:  # the kernel has one output: one program per result
         position = {id(n): i for i, n in enumerate(order)}
         first = sorted(outputs, key=lambda v: position[id(v.node)])

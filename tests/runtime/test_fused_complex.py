@@ -144,3 +144,25 @@ def test_a_complex_scalar_of_another_value_shares_nothing_stale():
     z = np.arange(5) + 1j
     for s in (2 + 1j, -3j, 0.5 + 0j):
         np.testing.assert_array_equal(np.asarray(nnp.asarray(z) * s), z * s)
+
+
+@pytest.mark.parametrize("to", ["float64", "complex128"])
+def test_integer_work_cast_to_floats_runs_as_two_programs(to):
+    """``exp(-2j * pi * (ii * jj / 16.0))`` (stockham_fft's twiddles): integer products, then float
+    and complex work on them; the integer part is a program of its own family first."""
+    def twiddles(m, ii, jj):
+        z = ii[:, :4] * jj[:, :4] / 16.0
+        return m.exp(-2.0j * m.pi * z) if to == "complex128" else m.exp(z)
+    ii, jj = np.mgrid[0:4, 0:64]
+    got, want = on_the_kernel(twiddles, (ii, jj))
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+
+
+def test_a_complex_product_of_any_size_runs_as_real_ones():
+    """A complex matmul past the fused kernel's size is four real ones (no complex model, no
+    interpreter): stockham_fft's butterflies."""
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=(48, 48)) + 1j * rng.normal(size=(48, 48))
+    b = rng.normal(size=(48, 80)) + 1j * rng.normal(size=(48, 80))
+    got, want = on_the_kernel(lambda m, x, y: x @ y, (a, b))
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
