@@ -156,13 +156,3 @@ def test_integer_work_cast_to_floats_runs_as_two_programs(to):
     ii, jj = np.mgrid[0:4, 0:64]
     got, want = on_the_kernel(twiddles, (ii, jj))
     np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
-
-
-def test_a_complex_product_of_any_size_runs_as_real_ones():
-    """A complex matmul past the fused kernel's size is four real ones (no complex model, no
-    interpreter): stockham_fft's butterflies."""
-    rng = np.random.default_rng(3)
-    a = rng.normal(size=(48, 48)) + 1j * rng.normal(size=(48, 48))
-    b = rng.normal(size=(48, 80)) + 1j * rng.normal(size=(48, 80))
-    got, want = on_the_kernel(lambda m, x, y: x @ y, (a, b))
-    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
