@@ -737,7 +737,7 @@ def _loops(w: _Writer) -> None:
     dtype = w.pick(("float64", "float64", "float32", "int32", "int64", "int16", "uint8", "bool"))
     numeric = dtype != "bool"
     floats = dtype.startswith("float")
-    kind = w.pick(("stencil", "borders", "shift", "elements", "reads", "views", "foreign"))
+    kind = w.pick(("stencil", "borders", "shift", "elements", "reads", "views", "foreign", "masks", "rows"))
     steps = int(w.rng.integers(1, 9))
     n = int(w.pick((3, 5, 9, 17, 64, 65, 257, 1025, 3000)))
     c = "0.25" if floats else "1"
@@ -785,6 +785,20 @@ def _loops(w: _Writer) -> None:
         w.emit(f"v = {x}[1::2]\nfor t in range({steps}):\n    v[:] = v[::-1]{grow}\n    {x}[0] = v[-1]\n"
                f"    {x}[-1] = {x}[0]")
         w.new("v.copy()", (), dtype)
+    elif kind == "masks" and numeric:  # nbody's and mandelbrot's: a mask read, computed on, written back
+        x = w.array((n,), dtype, view=False)
+        w.emit(f"{x} = xp.array({x})")
+        lo, step = ("0.5", "* 0.5 + 1") if floats else ("3", "// 2 + 1")
+        w.emit(f"for t in range({steps}):\n    hot = {x} > {lo}\n    {x}[hot] = {x}[hot] {step}\n"
+               f"    {x}[{x} == 0] = 1")
+    elif kind == "rows":  # rows named by an index array, repeats and negative ones (the last write wins)
+        m = min(n, 64)
+        x = w.array((m, 3), dtype, view=False)
+        y = w.array((m, 3), dtype)
+        w.emit(f"{x} = xp.array({x})")
+        rows = [int(r) for r in w.rng.integers(-m, m, int(w.rng.integers(1, 7)))]
+        w.emit(f"rows = xp.asarray({rows})")
+        w.emit(f"for t in range({steps}):\n    {x}[rows] = {y}[:{len(rows)}]\n    {x}[-1] = {x}[0]")
     else:  # ops the program kernel lacks between its stages (a sort, a large matmul)
         m = min(n, 300)
         x = w.array((m,), dtype if numeric else "float64", view=False)
