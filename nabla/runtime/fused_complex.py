@@ -148,6 +148,10 @@ def real_trace(order, leaves, outputs, node_ids, leaf_ids):
         return pairs[k]
 
     for i, n in enumerate(order):
+        reshaped = _reshaped_pair(w, n, pairs.get(key(n.inputs[0])) if n.inputs else None)
+        if reshaped is not None:  # (the parts reshaped: no stack of them to view again)
+            pairs[(id(n), 0)] = reshaped
+            continue
         if not is_complex(n):
             inputs = tuple(storage(v) for v in n.inputs)
             if all(a is b for a, b in zip(inputs, n.inputs)):
@@ -165,6 +169,17 @@ def real_trace(order, leaves, outputs, node_ids, leaf_ids):
         pairs_or_stored = pairs if isinstance(out, tuple) else stored
         pairs_or_stored[(id(n), 0)] = out
     return w.order, [storage(v) for v in outputs], {id(n): i for i, n in enumerate(w.order)}, positions
+
+
+def _reshaped_pair(w, n, parts):
+    """The (re, im) parts of a reshape of complex storage whose parts are written here (``x.reshape``
+    of a computed complex value: each part reshaped), or None."""
+    if parts is None or n.op is not reshape_op or set(n.kwargs) != {"shape"}:
+        return None
+    src, shape = n.inputs[0].shape, tuple(n.kwargs["shape"])
+    if src[-1:] != (2,) or shape[-1:] != (2,) or any(p.shape != src[:-1] for p in parts):
+        return None  # (a part spread from a smaller shape: not reshaped as the storage is)
+    return tuple(w._node(reshape_op, {"shape": shape[:-1]}, (p,), shape[:-1], p.dtype) for p in parts)
 
 
 def _rewrite(w, n, pair, storage):

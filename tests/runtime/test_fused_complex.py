@@ -156,3 +156,26 @@ def test_integer_work_cast_to_floats_runs_as_two_programs(to):
     ii, jj = np.mgrid[0:4, 0:64]
     got, want = on_the_kernel(twiddles, (ii, jj))
     np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
+
+
+def test_reshapes_of_computed_complex_values_stay_pairs(monkeypatch):
+    """stockham_fft's twiddles, ``repeat(reshape(exp(-2j * pi * ii * jj / R), (R, n, 1)), m, axis=2)``
+    written into a complex array: each part of the exp reshaped, where a view of the stacked parts
+    as a stage's result took the twiddle chain to MAX's interpreter."""
+    from nabla.core.engine import Engine
+
+    interpreted = []
+    run = Engine._interpret
+    monkeypatch.setattr(Engine, "_interpret", lambda self, entry, *a: interpreted.extend(entry.op_names) or
+                        run(self, entry, *a))
+    import nabla.numpy as nnp
+
+    def twiddles(m, z):
+        ii, jj = m.mgrid[0:2, 0:16]
+        out = m.empty((2, 4, 2), dtype=m.complex128)
+        tmp = m.exp(-2.0j * m.pi * ii[:, :4] * jj[:, :4] / 8)
+        out[:] = m.repeat(m.reshape(tmp, (2, 4, 1)), 2, axis=2)
+        return m.reshape(out, (16,)) * z
+    z = _data((16,), 5)[0]
+    np.testing.assert_allclose(np.asarray(twiddles(nnp, nnp.asarray(z))), twiddles(np, z), rtol=1e-12, atol=1e-300)
+    assert "exp" not in interpreted
