@@ -59,7 +59,7 @@ class SliceOp(Operation):
         from max.dtype import DType
         from max.graph import ops
 
-        sizes = [len(range(*sl)) for sl in index]
+        sizes = list(sliced_shape(index))
         out = sizes if shape is None else list(shape)
         if 0 in sizes:
             return L.broadcast_to(ops.constant(0, x.dtype, x.device), out) if x.dtype != DType.bool else \

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 import numbers
-
 import weakref
 
 import numpy as np

@@ -7,9 +7,10 @@ transposed, each of the trace's results (``fused_stages.stages`` names such valu
 writes, which are a copy of the written array and a program of the written values stored through
 the slice's layout (``x[1:-1, 1:-1] = ...`` writes only the slice; where nothing else reads the
 written array, no copy: the write goes to its buffer), and row writes (``x[mask] = v``, ``x[idx] =
-v``: a scatter of ``v``'s rows to the rows ``idx`` names, in order, so the last write wins). The stages' buffers are the trace's leaves,
-its results (fresh buffers, one per result) and an arena of intermediates; the kernel gets all of
-them by address, so a read pays one call however many stages its trace has.
+v``: a scatter of ``v``'s rows to the rows ``idx`` names, in order, so the last write wins). The
+stages' buffers are the trace's leaves, its results (fresh buffers, one per result) and an arena
+of intermediates; the kernel gets all of them by address, so a read pays one call however many
+stages its trace has.
 
 A plan is made once per structure (and set of leaf shapes) and kept by the engine. Scalar constants
 and slice starts are data, not structure (``x[i] = x[i - 1] + c`` is one structure for every ``i``
@@ -315,13 +316,7 @@ class Scheduler:
         here = frozenset(map(id, store[0].origins)) if store is not None else frozenset()
         # reads of x by this write's own stage (``p[:, -1] = p[:, -2]``)
         reads_x = (value is x) if store is None else any(u is x for n in store[0].origins for u in n.inputs)
-        out = self._new_buffer(v)
-        if self._in_place(base, x, node, here, reads_x, math.prod(shape)):
-            out.same = base.memory()  # (the root: chains of writes stay one step from their memory)
-            if out.result:  # the result's buffer is the memory the chain of writes goes to
-                base.memory().result = True
-        else:
-            self._add(_Stage(_COPY, 0, None, None, out, out.nbytes, slots=((base, 0),)))
+        out = self._written(v, base, here, reads_x, math.prod(shape))
         if store is None:  # the value has a buffer: a program of one load
             src = self.buffer_of[id(value)]
             float_data = value.dtype in (_dt.float32, _dt.float64)
@@ -348,20 +343,26 @@ class Scheduler:
         missing = [w for w in (x, u, idx) if id(w) not in self.buffer_of]
         if missing:
             return missing
-        base = self.buffer_of[id(x)]
-        out = self._new_buffer(v)
+        out = self._written(v, self.buffer_of[id(x)], frozenset(), u is x or idx is x, math.prod(x.shape))
         rows = math.prod(idx.shape)
         row_bytes = math.prod(x.shape[node.kwargs["k"]:]) * x.dtype.itemsize  # (complex storage: its pair too)
-        if self._in_place(base, x, node, frozenset(), u is x or idx is x, math.prod(x.shape)):
-            out.same = base.memory()
-            if out.result:
-                base.memory().result = True
-        else:
-            self._add(_Stage(_COPY, 0, None, None, out, out.nbytes, slots=((base, 0),)))
         if rows:
             self._add(_Stage(_SCATTER, 0, None, None, out, rows, count=row_bytes,
                              slots=((self.buffer_of[id(u)], 0), (self.buffer_of[id(idx)], 0))), (node,))
         return []
+
+    def _written(self, v, base, here, reads_x: bool, elements: int) -> _Buffer:
+        """The buffer of ``v``, a write into ``x`` (its node's first operand, whose buffer is
+        ``base``): x's own memory where ``_in_place`` allows, else a copy of it (a stage)."""
+        x = v.node.inputs[0]
+        out = self._new_buffer(v)
+        if self._in_place(base, x, v.node, here, reads_x, elements):
+            out.same = base.memory()  # (the root: chains of writes stay one step from their memory)
+            if out.result:  # the result's buffer is the memory the chain of writes goes to
+                base.memory().result = True
+        else:
+            self._add(_Stage(_COPY, 0, None, None, out, out.nbytes, slots=((base, 0),)))
+        return out
 
     def _in_place(self, base, x, write, here, reads_x: bool, elements: int) -> bool:
         """Whether the write may go to x's own buffer: an intermediate of this program (not a leaf,
