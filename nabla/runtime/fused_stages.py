@@ -99,6 +99,9 @@ def stages(order, outputs) -> list:
                                                                       ("full", "constant")))) \
                     and _first_computed(v) is not None:  # (a take's rows, a concatenation's parts: views of inputs)
                 add(v)
+            elif n.op.name == "reshape" and v.node.op.name == "take":
+                add(v)  # a gather reshaped (``take(x, idx.ravel()).reshape(...)``): the kernel gathers at
+                #         the shape of the program it is in, so the gather is one first
             elif n.op.name == "astype" and v.dtype in INT_CODES and v.dtype is not _dt.bool_ \
                     and not n.kwargs["dtype"].is_integer and _first_computed(v) is not None \
                     and v.node.op.name != "constant":

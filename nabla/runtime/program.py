@@ -126,6 +126,20 @@ def _hashable(kwargs, op) -> tuple:
     return hashable_params(kwargs) if kwargs else ()
 
 
+def _slice_layout(shape, index) -> list:
+    """The layout a stage stores through: the slice ``index`` (``(start, stop, step)`` per axis,
+    starts possibly ``Offset``s) of a contiguous array of ``shape``."""
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= n
+    strides.reverse()
+    layout = [float(len(index)), sum(sl[0] * st for sl, st in zip(index, strides))]
+    for sl, st in zip(index, strides):
+        layout += [float(len(range(*sl))), float(sl[2] * st)]
+    return layout
+
+
 def _starts(index, position):
     """A basic index with its starts as ``Offset``s of the trace node at ``position``."""
     return tuple((Offset.start(sl[0], (position, axis)), sl[1], sl[2]) for axis, sl in enumerate(index))
@@ -207,6 +221,8 @@ class Scheduler:
         if first:
             return first
         plan = self._plan(sub)
+        if not plan and v.node.op.name == "concat":
+            return self._concat(v)
         if not plan:
             return self._first(v, sub)
         if isinstance(plan, ViewPlan):  # a contiguous run of a buffer: copied (a result owns its buffer)
@@ -260,6 +276,9 @@ class Scheduler:
         found = first_values(sub.order, [sub.result]) if sub.order else []
         found = [sub.original[id(u)] for u in found if id(u) in sub.original]
         found = [u for u in found if u is not v and id(u) not in self.buffer_of]
+        if not found:  # a concatenation inside: a stage of its own (``_concat``) where the evaluator's fails
+            found = [u for n in sub.origins if n.op.name == "concat" and n is not v.node
+                     for u in self.values_of.get(id(n), {}).values()][:1]
         if not found:
             raise Unplanned(f"a stage of {[n.op.name for n in sub.order][:8]}")
         return found
@@ -304,33 +323,52 @@ class Scheduler:
             return store
         base = self.buffer_of[id(x)]
         index = _starts(node.kwargs["index"], self.node_ids[id(node)])
-        strides, step = [], 1
-        for n in reversed(x.shape):
-            strides.append(step)
-            step *= n
-        strides.reverse()
         shape = [len(range(*sl)) for sl in index]
-        layout = [float(len(shape)), sum(sl[0] * st for sl, st in zip(index, strides))]
-        for n, sl, st in zip(shape, index, strides):
-            layout += [float(n), float(sl[2] * st)]
         here = frozenset(map(id, store[0].origins)) if store is not None else frozenset()
         # reads of x by this write's own stage (``p[:, -1] = p[:, -2]``)
         reads_x = (value is x) if store is None else any(u is x for n in store[0].origins for u in n.inputs)
         out = self._written(v, base, here, reads_x, math.prod(shape))
-        if store is None:  # the value has a buffer: a program of one load
-            src = self.buffer_of[id(value)]
-            float_data = value.dtype in (_dt.float32, _dt.float64)
-            code = CODES.get(value.dtype)
-            if code is None:
-                raise Unplanned("dtype")
-            prog = _program([(_LOAD, 0, 0, 0, 0 if float_data else code)], 0, 0, 1, 1, [0.0], {0: 0}, 0,
-                            math.prod(value.shape), value.dtype if float_data else BYTES, out_dtype=value.dtype,
-                            registers=value.dtype if float_data else _dt.float64)
-            self._add(_Stage(_MAP, family(prog), prog.program, prog.consts, out, prog.size, layout,
-                             slots=((src, 0),)))
-        else:
+        self._store(value, store, out, _slice_layout(x.shape, index))
+        self.staged.add(id(node))
+        return []
+
+    def _store(self, value, store, out, layout) -> None:
+        """A stage storing ``value`` through ``layout`` (a slice of ``out``'s buffer): its program
+        (``store``, from ``_store_plan``), or a program of one load where it has a buffer."""
+        if store is not None:
             sub, program = store
             self._program_stage(program, sub, out, layout)
+            return
+        src = self.buffer_of[id(value)]
+        float_data = value.dtype in (_dt.float32, _dt.float64)
+        code = CODES.get(value.dtype)
+        if code is None:
+            raise Unplanned("dtype")
+        prog = _program([(_LOAD, 0, 0, 0, 0 if float_data else code)], 0, 0, 1, 1, [0.0], {0: 0}, 0,
+                        math.prod(value.shape), value.dtype if float_data else BYTES, out_dtype=value.dtype,
+                        registers=value.dtype if float_data else _dt.float64)
+        self._add(_Stage(_MAP, family(prog), prog.program, prog.consts, out, prog.size, layout, slots=((src, 0),)))
+
+    def _concat(self, v) -> list:
+        """A concatenation the fused evaluator does not take whole (more parts than it holds
+        registers for: ``stack`` of 128 rows): each part stored into its slice of the result."""
+        node = v.node
+        axis = node.kwargs["axis"]
+        parts = [u for u in node.inputs if u.shape[axis]]
+        stores, missing = [], []
+        for u in parts:
+            store = self._store_plan(u)
+            if isinstance(store, list):
+                missing += [w for w in store if all(w is not m for m in missing)]
+            stores.append(store)
+        if missing:
+            return missing
+        out = self._new_buffer(v)
+        at = 0
+        for u, store in zip(parts, stores):
+            index = tuple((at, at + n, 1) if a == axis else (0, n, 1) for a, n in enumerate(u.shape))
+            self._store(u, store, out, _slice_layout(v.shape, index))
+            at += u.shape[axis]
         self.staged.add(id(node))
         return []
 

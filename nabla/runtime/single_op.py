@@ -110,13 +110,16 @@ def _served(node) -> bool:
     compiled once per machine: one model serves every size of a shape-polymorphic op, others get
     one per shape)."""
     op = node.op
-    if any(not v.device.is_host for v in node.inputs):
+    if len(node.inputs) > _MAX_OPERANDS or any(not v.device.is_host for v in node.inputs):
         return False
     return op.single_op or op.name not in _NOT_SERVED
 
 
 #: ops left to the interpreter (a scalar constant is host data to the others)
 _NOT_SERVED = frozenset({"constant"})
+#: the most operands a single-op model takes: a model holds one per operand, and MAX's compile of a
+#: ``concat`` of 128 rows (``apply_along_axis``'s stack) took minutes and over 9 GB on a cold machine
+_MAX_OPERANDS = 16
 
 
 #: the version of how ``_graph`` builds a model from a spec: part of every model's name (this

@@ -243,3 +243,40 @@ def test_rows_bounded_by_array_elements():
     col = RNG.integers(0, 6, 9)
     want, got = both(spmv, row, col, RNG.random(9), RNG.random(6))
     assert_same(want, got, exact=False)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8", "bool", "complex128"])
+def test_stacks_of_many_rows(dtype):
+    """A stack of more parts than the fused evaluator holds registers for (``apply_along_axis``
+    over 128 rows, each computed) is one stage per part, stored into its slice of the result."""
+    x = (RNG.random((40, 6)) * 9).astype(dtype) if dtype != "complex128" else RNG.random((40, 6)) * (1 - 2j)
+
+    def rows(m, x):
+        parts = [x[i] * 2 if dtype != "bool" else ~x[i] for i in range(40)] + [x[3]]
+        return m.stack(parts, axis=0).sum(axis=0), m.stack(parts, axis=1)
+    want, got = both(rows, x)
+    assert_same(want[1:], got[1:])  # (the stack along axis 1 and x: exact)
+    assert got[0].dtype == want[0].dtype  # (a sum's order of additions is its own)
+    numpy.testing.assert_allclose(got[0], want[0], rtol=1e-6)
+
+
+def test_apply_along_axis_with_a_gather_per_row():
+    img = RNG.random((128, 31)).astype("float32")
+
+    def smooth(m, img):
+        k = m.asarray([0.25, 0.5, 0.25], dtype=m.float32)
+        return m.apply_along_axis(lambda r: m.convolve(r, k, mode="same"), 1, img)
+    before = GRAPH.engine.stats.evaluations
+    want, got = both(smooth, img)
+    numpy.testing.assert_allclose(got[0], want[0], rtol=1e-6)
+    assert GRAPH.engine.stats.evaluations - before <= 3  # (one program: was a run per row and stage)
+
+
+def test_concatenations_of_computed_parts_along_an_inner_axis():
+    a, b = RNG.random((5, 3, 4)), RNG.random((5, 7, 4))
+
+    def cat(m, a, b):
+        parts = [a * k if k % 2 else b - k for k in range(24)]
+        return m.concatenate(parts, axis=1)
+    want, got = both(cat, a, b)
+    assert_same(want, got)
