@@ -113,11 +113,18 @@ class MatrixKernelOperation(KernelOperation):
         tail = 3 if kwargs.get("cplx") else 2
         if any(len(s) < tail for s in shapes) or len({tuple(s[:-tail]) for s in shapes}) != 1:
             return None
-        names: dict[int, str] = {}
-        # (m, n) named by size, the complex pair kept as it is
-        dims = [["b", *(names.setdefault(d, f"d{len(names)}") for d in s[-tail:][:2]), *s[-tail:][2:]] for s in shapes]
+        # (m, n) named as the kernel needs them, the complex pair kept as it is
+        names = self.matrix_dims([s[-tail:][:2] for s in shapes])
+        dims = [["b", *named, *s[-tail:][2:]] for named, s in zip(names, shapes)]
         batch = math.prod(shapes[0][:-tail])
         return kwargs, dims, [(batch, *s[-tail:]) for s in shapes]
+
+    def matrix_dims(self, sizes: list) -> list:
+        """The names of each operand's (m, n) in its model: equal sizes share a name (a square
+        kernel needs m == n stated). An op whose kernel takes any m and n names them apart, so one
+        model serves square and oblong operands alike."""
+        names: dict[int, str] = {}
+        return [[names.setdefault(d, f"d{len(names)}") for d in mn] for mn in sizes]
 
     #: ``(kwargs, operand shapes)`` of each pattern of call the op's models serve, for real
     #: operands; ``single_op_variants`` adds the dtypes and the complex forms
@@ -174,7 +181,10 @@ class SolveOp(MatrixKernelOperation):
     sharding_rule = "stacked_matrices"
 
     name = "solve"
-    variant_calls = (({}, ((2, 3, 3), (2, 3, 4))), ({}, ((2, 3, 3), (2, 3, 3))))
+    variant_calls = (({}, ((2, 3, 3), (2, 3, 4))),)
+
+    def matrix_dims(self, sizes: list) -> list:
+        return [["d0", "d0"], ["d0", "d1"]]  # (B's columns apart from A's size: a square B is no other model)
 
     def abstract_eval(self, a, b):
         check_matrix(self.name, a)

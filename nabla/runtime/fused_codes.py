@@ -44,7 +44,7 @@ _SIGNED_ONLY = frozenset(name for name, f in _FUSED.items() if f.signed)
 
 #: every dtype a coded program reads or writes -> its code (the integer family's, and the floats)
 CODES = {**{d: c for d, c in INT_CODES.items() if d is not _dt.uint64}, _dt.float32: 8, _dt.float64: 9,
-         _dt.float16: 10}
+         _dt.float16: 10, _dt.uint64: 11}
 
 #: float16 work runs in float32 registers, each float16 result rounded (``_WRAP`` to this code), as
 #: NumPy's float16 loops compute in float32 and round

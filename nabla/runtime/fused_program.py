@@ -509,6 +509,8 @@ def _coded_registers(order, out):
             return None
         if cast and n.kwargs["dtype"] is _dt.float16 and n.inputs[0].dtype is _dt.float64:
             return None  # (through float32 registers: rounded twice, where NumPy rounds once)
+        if cast and n.kwargs["dtype"] is _dt.uint64:
+            return None  # (a negative float as uint64 is the platform's: NumPy's wraps, a cast in Mojo need not)
         if not cast or n is out.node:  # (a result's cast reads its input in the registers)
             floats.update(v.dtype for v in n.inputs if v.dtype.is_floating)
         elif n.kwargs["dtype"].is_floating:

@@ -30,7 +30,7 @@ from ..core import dtypes as _dt
 from ..core.graph import Node, Value
 from ..core.trace_lowering import hashable_params
 from .fused import Plan, ViewPlan, plan as plan_stage
-from .fused_codes import _LOAD, BYTES, CODES, constant_bits
+from .fused_codes import _LOAD, BYTES, CODES, INT_CODES, constant_bits
 from .fused_layouts import Offset
 from .fused_program import _program, matmul_fits
 from .fused_stages import _unfit, stages as first_values
@@ -341,12 +341,14 @@ class Scheduler:
             return
         src = self.buffer_of[id(value)]
         float_data = value.dtype in (_dt.float32, _dt.float64)
-        code = CODES.get(value.dtype)
+        # (integers through int64 registers, every bit kept; float16 through float64's)
+        ints = value.dtype in INT_CODES
+        code = INT_CODES[value.dtype] if ints else CODES.get(value.dtype)
         if code is None:
             raise Unplanned("dtype")
         prog = _program([(_LOAD, 0, 0, 0, 0 if float_data else code)], 0, 0, 1, 1, [0.0], {0: 0}, 0,
                         math.prod(value.shape), value.dtype if float_data else BYTES, out_dtype=value.dtype,
-                        registers=value.dtype if float_data else _dt.float64)
+                        registers=value.dtype if float_data else _dt.int64 if ints else _dt.float64)
         self._add(_Stage(_MAP, family(prog), prog.program, prog.consts, out, prog.size, layout, slots=((src, 0),)))
 
     def _concat(self, v) -> list:

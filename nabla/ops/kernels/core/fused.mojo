@@ -24,6 +24,7 @@
 # work runs in float32 registers rounded to float16 after each op (opcode 61, code 10), as NumPy's
 # float16 loops compute in float32 and round each result.
 from std.math import exp, log, sqrt, sin, cos, tanh, log1p, expm1, floor, ceil, trunc, atan2
+from std.math import tan, asin, acos, atan, asinh, acosh, atanh, log2, log10
 from std.memory import bitcast
 from std.sys.info import simd_width_of
 from std.utils.numerics import FlushDenormals
@@ -72,6 +73,41 @@ def _infinity[T: DType, w: Int]() -> SIMD[T, w]:
         return bitcast[T, w](SIMD[DType.int64, w](0x7FF0000000000000))
     else:
         return bitcast[T, w](SIMD[DType.int32, w](0x7F800000))
+
+
+@always_inline
+def _nan[T: DType, w: Int]() -> SIMD[T, w]:
+    comptime if T == DType.float64:
+        return bitcast[T, w](SIMD[DType.int64, w](0x7FF8000000000000))
+    else:
+        return bitcast[T, w](SIMD[DType.int32, w](0x7FC00000))
+
+
+@always_inline
+def _halved_past_overflow[T: DType, w: Int](x: SIMD[T, w]) -> Tuple[SIMD[DType.bool, w], SIMD[T, w]]:
+    # whether e^|x| overflows or nearly, and |x| halved there (transcendental_lowerings._overflow_halved)
+    var ax = abs(x)
+    var limit: Float64 = 709.0 if T == DType.float64 else 88.0
+    var big = ax.gt(SIMD[T, w](limit))
+    return (big, ax * big.select(SIMD[T, w](0.5), SIMD[T, w](1)))
+
+
+@always_inline
+def _sinh[T: DType, w: Int](x: SIMD[T, w]) -> SIMD[T, w] where T.is_floating_point():
+    # transcendental_lowerings.sinh: (e + e / (e + 1)) / 2 with e = expm1(|x|), exact near 0
+    var found = _halved_past_overflow(x)
+    var e = _expm1(found[1])
+    var h = e + 1
+    var mag = found[0].select(h * 0.5 * h, _is_inf(e).select(e, (e + e / h) * 0.5))
+    var out = x.lt(0).select(-mag, mag)
+    return (x.eq(0) | _is_inf(x)).select(x, out)
+
+
+@always_inline
+def _cosh[T: DType, w: Int](x: SIMD[T, w]) -> SIMD[T, w] where T.is_floating_point():
+    var found = _halved_past_overflow(x)
+    var e = _exp(found[1])
+    return found[0].select(e * 0.5 * e, (e + SIMD[T, w](1) / e) * 0.5)
 
 
 @always_inline
@@ -198,6 +234,28 @@ def _unary[T: DType, w: Int](op: Int, x: SIMD[T, w]) -> SIMD[T, w] where T.is_fl
             return _bool[T, w](bitcast[DType.int64, w](x).lt(0))
         else:
             return _bool[T, w](bitcast[DType.int32, w](x).lt(0))
+    elif op == 34:
+        return _keep_nan(x, tan(x))
+    elif op == 35:
+        return _keep_nan(x, abs(x).gt(1).select(_nan[T, w](), asin(x)))
+    elif op == 36:
+        return _keep_nan(x, abs(x).gt(1).select(_nan[T, w](), acos(x)))
+    elif op == 37:
+        return _keep_nan(x, atan(x))
+    elif op == 38:
+        return _keep_nan(x, _sinh(x))
+    elif op == 39:
+        return _keep_nan(x, _cosh(x))
+    elif op == 71:
+        return _keep_nan(x, asinh(x))
+    elif op == 72:
+        return _keep_nan(x, x.lt(1).select(_nan[T, w](), acosh(x)))
+    elif op == 73:
+        return _keep_nan(x, abs(x).gt(1).select(_nan[T, w](), atanh(x)))
+    elif op == 74:
+        return _keep_nan(x, log2(x))
+    elif op == 75:
+        return _keep_nan(x, log10(x))
     return x  # 30: identity (positive, casts between bool and this dtype, reshapes)
 
 
@@ -281,6 +339,33 @@ def _binary[T: DType, w: Int](op: Int, x: SIMD[T, w], y: SIMD[T, w]) -> SIMD[T, 
         comptime if T.is_floating_point():
             return atan2(x, y)
         return x
+    elif op == 69:  # logaddexp: log(e^x + e^y) without overflow; x + ln 2 where they are equal (infinities)
+        comptime if T.is_floating_point():
+            var big = x.gt(y).select(x, y)
+            var d = abs(x - y)
+            var out = big + log1p(_exp(-d))
+            out = x.eq(y).select(x + SIMD[T, w](0.6931471805599453), out)
+            return unordered.select(_is_nan(x).select(x, y), out)
+        return x
+    elif op == 70:  # copysign: |x| with y's sign bit (NaN's too)
+        comptime if T == DType.float64:
+            var m = SIMD[DType.int64, w](0x7FFFFFFFFFFFFFFF)
+            return bitcast[T, w]((bitcast[DType.int64, w](x) & m) | (bitcast[DType.int64, w](y) & ~m))
+        elif T == DType.float32:
+            var m = SIMD[DType.int32, w](0x7FFFFFFF)
+            return bitcast[T, w]((bitcast[DType.int32, w](x) & m) | (bitcast[DType.int32, w](y) & ~m))
+        return x
+    elif op == 68:  # hypot (the float family's only): complex_formulas.hypot's form, scaled by the larger
+        comptime if T.is_floating_point():
+            var ax = abs(x)
+            var ay = abs(y)
+            var big = ax.gt(ay).select(ax, ay)
+            var small = ax.gt(ay).select(ay, ax)
+            var ratio = small / big.eq(0).select(SIMD[T, w](1), big)
+            var out = big * sqrt(SIMD[T, w](1) + ratio * ratio)
+            out = (_is_nan(x) | _is_nan(y)).select(_is_nan(x).select(x, y), out)
+            return (_is_inf(x) | _is_inf(y)).select(_infinity[T, w](), out)
+        return x
     return _bool[T, w](x.ne(0) ^ y.ne(0))  # 54: logical_xor
 
 
@@ -316,6 +401,8 @@ def _load_coded[T: DType](code: Int, dst: UnsafePointer[Scalar[T], MutUntrackedO
         _load_as[DType.float64, T](dst, src, nbytes, start, count, layout, strided)
     elif code == 10:
         _load_as[DType.float16, T](dst, src, nbytes, start, count, layout, strided)
+    elif code == 11:
+        _load_as[DType.uint64, T](dst, src, nbytes, start, count, layout, strided)
     else:  # bool, uint8
         _load_as[DType.uint8, T](dst, src, nbytes, start, count, layout, strided)
 
@@ -444,6 +531,8 @@ def _gather[S: DType, T: DType](dst: UnsafePointer[Scalar[T], MutUntrackedOrigin
             _gather_as[DType.float64, T](dst, b.unsafe_bitcast[Float64](), pos, start, count, view)
         elif code == 10:
             _gather_as[DType.float16, T](dst, b.unsafe_bitcast[Float16](), pos, start, count, view)
+        elif code == 11:
+            _gather_as[DType.uint64, T](dst, b.unsafe_bitcast[UInt64](), pos, start, count, view)
         else:  # bool, uint8
             _gather_as[DType.uint8, T](dst, b, pos, start, count, view)
 
@@ -609,6 +698,18 @@ def _run_block[T: DType, S: DType](
                 _map_unary[T, 32](dst, src, padded)
             elif op == 33:
                 _map_unary[T, 33](dst, src, padded)
+            elif op == 34:
+                _map_unary[T, 34](dst, src, padded)
+            elif op == 35:
+                _map_unary[T, 35](dst, src, padded)
+            elif op == 36:
+                _map_unary[T, 36](dst, src, padded)
+            elif op == 37:
+                _map_unary[T, 37](dst, src, padded)
+            elif op == 38:
+                _map_unary[T, 38](dst, src, padded)
+            elif op == 39:
+                _map_unary[T, 39](dst, src, padded)
         elif op < 60:
             var p = regs + a * stride
             var q = regs + b * stride
@@ -658,6 +759,28 @@ def _run_block[T: DType, S: DType](
         elif op == 67:  # atan2 (the float family's only)
             comptime if T.is_floating_point():
                 _map_binary[T, 67](dst, regs + a * stride, regs + b * stride, padded)
+        elif op == 68:  # hypot (the float family's only)
+            comptime if T.is_floating_point():
+                _map_binary[T, 68](dst, regs + a * stride, regs + b * stride, padded)
+        elif op == 69:  # logaddexp (the float family's only)
+            comptime if T.is_floating_point():
+                _map_binary[T, 69](dst, regs + a * stride, regs + b * stride, padded)
+        elif op == 70:  # copysign (the float family's only)
+            comptime if T.is_floating_point():
+                _map_binary[T, 70](dst, regs + a * stride, regs + b * stride, padded)
+        elif op >= 71 and op < 80:  # more of the float family's unary functions
+            comptime if T.is_floating_point():
+                var src = regs + a * stride
+                if op == 71:
+                    _map_unary[T, 71](dst, src, padded)
+                elif op == 72:
+                    _map_unary[T, 72](dst, src, padded)
+                elif op == 73:
+                    _map_unary[T, 73](dst, src, padded)
+                elif op == 74:
+                    _map_unary[T, 74](dst, src, padded)
+                elif op == 75:
+                    _map_unary[T, 75](dst, src, padded)
         elif op == 64 or op == 65:  # the shifts (the integer family's only)
             comptime if not T.is_floating_point():
                 var p = regs + a * stride
@@ -788,6 +911,8 @@ def store_strided[T: DType](code: Int, dst: UnsafePointer[UInt8, MutAnyOrigin], 
         _store_strided_as[T, DType.float64](dst, src, start, count, layout)
     elif code == 10:
         _store_strided_as[T, DType.float16](dst, src, start, count, layout)
+    elif code == 11:
+        _store_strided_as[T, DType.uint64](dst, src, start, count, layout)
     else:
         _store_strided_as[T, DType.uint8](dst, src, start, count, layout)
 

@@ -109,7 +109,7 @@ def itemsize(code: Int) -> Int:
         return 2
     elif code == 3 or code == 7 or code == 8:
         return 4
-    elif code == 4 or code == 9:
+    elif code == 4 or code == 9 or code == 11:
         return 8
     return 1
 
@@ -133,6 +133,8 @@ def _code_of[S: DType]() -> Int:
         return 9
     elif S == DType.float16:
         return 10
+    elif S == DType.uint64:
+        return 11
     return 5
 
 
@@ -171,5 +173,7 @@ def store_coded[T: DType](code: Int, dst: UnsafePointer[UInt8, MutAnyOrigin], sr
         _store_as[DType.float64, T](dst, src, start, count)
     elif code == 10:
         _store_as[DType.float16, T](dst, src, start, count)
+    elif code == 11:
+        _store_as[DType.uint64, T](dst, src, start, count)
     else:
         _store_as[DType.uint8, T](dst, src, start, count)
