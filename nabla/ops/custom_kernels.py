@@ -18,7 +18,10 @@ from pathlib import Path
 from max.dtype import DType
 from max.graph import ops
 
-from ..core.operation import Operation
+from ..core import dtypes as _dt
+from ..core.operation import OPS, Operation
+from ..core.pytree import tree_map
+from ..core.tensor import Tensor
 
 KERNEL_DIR = Path(__file__).with_name("kernels")
 #: kernel package -> the Python files (under nabla/) that declare and stage it: part of its digest
@@ -40,6 +43,22 @@ class KernelOperation(Operation):
     single_op = True
     kernel_package = "linalg"
 
+    #: operand dtypes whose work this op's kernel does in a wider dtype on the host (its results cast
+    #: back): one model per kernel and form serves both, where each dtype would be a model of its own
+    #: for a fresh machine to build (a float32 ``lstsq`` took a script's first run 17 s more)
+    widened: dict | None = None
+
+    def __call__(self, *args, **kwargs):
+        widened = self.widened
+        if widened is None or not args or not all(isinstance(a, Tensor) for a in args) \
+                or any(widened.get(a._impl.dtype) is None or not a._impl.device.is_host for a in args):
+            return super().__call__(*args, **kwargs)
+        cast = OPS["astype"]  # (the registry's: ops/casts.py's lowering imports this module's kernels)
+        narrow = {wide: dtype for dtype, wide in widened.items()}
+        out = super().__call__(*(cast(a, dtype=widened[a._impl.dtype]) for a in args), **kwargs)
+        return tree_map(lambda t: cast(t, dtype=narrow[t._impl.dtype]) if t._impl.dtype in narrow else t, out,
+                        is_leaf=lambda t: isinstance(t, Tensor))
+
     def complex_storage_kwargs(self, kwargs):
         return {**kwargs, "cplx": True}
 
@@ -48,6 +67,11 @@ class KernelOperation(Operation):
         every rank and axis (operands are viewed as ``views``, dims may name symbols), or None to
         build it for the node's own shapes (sizes above 2 made symbolic)."""
         return None
+
+
+#: float32 and complex64 work done in float64 and complex128, then rounded once: within float32's
+#: precision of NumPy's single-precision results, and one model per kernel and form for both
+WIDER = {_dt.float32: _dt.float64, _dt.complex64: _dt.complex128}
 
 
 @functools.cache

@@ -17,7 +17,7 @@ import operator
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from .base import describe
-from .custom_kernels import KernelOperation
+from .custom_kernels import WIDER, KernelOperation
 from .linalg import adjoint, diag_embed, diag_part, eye_like, matmul, tril
 from .reduction import sum as _sum
 
@@ -130,12 +130,13 @@ class MatrixKernelOperation(KernelOperation):
     #: operands; ``single_op_variants`` adds the dtypes and the complex forms
     variant_calls: tuple = (({}, ((2, 3, 3),)),)
     variant_complex: tuple = (False, True)
+    widened = WIDER
 
     def single_op_variants(self):
         """``(kwargs, dtype names, shapes)`` of a node of each model the op's family has (see
-        ``single_op.family``): float32 and float64, real and complex storage."""
+        ``single_op.family``): float64, real and complex storage (float32 work is done in float64)."""
         for kwargs, shapes in self.variant_calls:
-            for dtype in ("float32", "float64"):
+            for dtype in ("float64",):
                 for cplx in self.variant_complex:
                     yield ({**kwargs, "cplx": True} if cplx else kwargs), [dtype] * len(shapes), \
                         [(*s, 2) if cplx else s for s in shapes]

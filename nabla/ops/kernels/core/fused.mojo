@@ -24,7 +24,7 @@
 # work runs in float32 registers rounded to float16 after each op (opcode 61, code 10), as NumPy's
 # float16 loops compute in float32 and round each result.
 from std.math import exp, log, sqrt, sin, cos, tanh, log1p, expm1, floor, ceil, trunc, atan2
-from std.math import tan, asin, acos, atan, asinh, acosh, atanh, log2, log10
+from std.math import tan, asin, acos, atan, asinh, acosh, atanh, log10
 from std.memory import bitcast
 from std.sys.info import simd_width_of
 from std.utils.numerics import FlushDenormals
@@ -108,6 +108,26 @@ def _cosh[T: DType, w: Int](x: SIMD[T, w]) -> SIMD[T, w] where T.is_floating_poi
     var found = _halved_past_overflow(x)
     var e = _exp(found[1])
     return found[0].select(e * 0.5 * e, (e + SIMD[T, w](1) / e) * 0.5)
+
+
+@always_inline
+def _log2[T: DType, w: Int](x: SIMD[T, w]) -> SIMD[T, w] where T.is_floating_point():
+    # x = m 2^e with m in [sqrt(1/2), sqrt(2)): e + log(m) / ln 2, exact at powers of two (std's log2
+    # loses ~1e-9 relative); subnormals scaled up first; zero, negatives, inf from log's own values
+    comptime I = DType.int64 if T == DType.float64 else DType.int32
+    comptime mant = 52 if T == DType.float64 else 23
+    comptime bias = 1023 if T == DType.float64 else 127
+    var tiny = x.lt(SIMD[T, w](2.2250738585072014e-308 if T == DType.float64 else 1.1754943508222875e-38))
+    var scaled = tiny.select(x * SIMD[T, w](18014398509481984.0), x)  # 2^54
+    var bits = bitcast[I, w](scaled)
+    comptime exponent_mask = 0x7FF if T == DType.float64 else 0xFF
+    var e = ((bits >> SIMD[I, w](mant)) & SIMD[I, w](exponent_mask)) - SIMD[I, w](bias)
+    var m = bitcast[T, w]((bits & SIMD[I, w]((1 << mant) - 1)) | (SIMD[I, w](bias) << SIMD[I, w](mant)))
+    var high = m.gt(SIMD[T, w](1.4142135623730951))
+    m = high.select(m * 0.5, m)
+    var exponent = (e + high.select(SIMD[I, w](1), SIMD[I, w](0)) - tiny.select(SIMD[I, w](54), SIMD[I, w](0))).cast[T]()
+    var out = exponent + log(m) * SIMD[T, w](1.4426950408889634)
+    return (x.le(0) | _is_inf(x)).select(log(x), out)
 
 
 @always_inline
@@ -253,7 +273,7 @@ def _unary[T: DType, w: Int](op: Int, x: SIMD[T, w]) -> SIMD[T, w] where T.is_fl
     elif op == 73:
         return _keep_nan(x, abs(x).gt(1).select(_nan[T, w](), atanh(x)))
     elif op == 74:
-        return _keep_nan(x, log2(x))
+        return _keep_nan(x, _log2(x))
     elif op == 75:
         return _keep_nan(x, log10(x))
     return x  # 30: identity (positive, casts between bool and this dtype, reshapes)
