@@ -55,6 +55,7 @@ class Fused(NamedTuple):
     ints_only: bool = False  # only the integer family does (the float family has no such opcode)
     wraps: bool = False  # its result wraps to a narrow integer dtype after it, as NumPy's arithmetic does
     signed: bool = False  # on uint64 operands its result differs from their int64 bits' (order, magnitude)
+    unsigned: int | None = None  # the opcode of its form on uint64 operands (their bits in int64 registers)
     on_bools: str | None = None  # the op it is on booleans (``bitwise_and``: ``logical_and``)
     view: str | None = None  # "alias": the same elements in order; "strided": a strided read of them;
     #                          "real": an alias where the operand is real

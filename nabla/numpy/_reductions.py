@@ -164,7 +164,7 @@ def _scan(name, a, axis, dtype, out):
     if axis is None:
         x, axis = _xp.reshape(x, (-1,)), 0
     fn = _xp.cumulative_sum if name == "cumsum" else _xp.cumulative_prod
-    return _finish(fn(x, axis=axis), None, out, name)
+    return _finish(fn(x, axis=axis, dtype=x.dtype), None, out, name)  # (the standard's widens int8, as sum's)
 
 
 def cumsum(a, axis=None, dtype=None, out=None):

@@ -39,8 +39,11 @@ ARG_REDUCE = frozenset(name for name in REDUCE_CODES if isinstance(registry()[na
 INT_CODES = {_dt.bool_: 0, _dt.int8: 1, _dt.int16: 2, _dt.int32: 3, _dt.int64: 4, _dt.uint8: 5, _dt.uint16: 6,
              _dt.uint32: 7, _dt.uint64: 4}
 
-#: ops whose result on uint64 operands differs from their int64 bits' (order, magnitude): elsewhere
+#: ops whose result on uint64 operands differs from their int64 bits' (order, magnitude)
 _SIGNED_ONLY = frozenset(name for name, f in _FUSED.items() if f.signed)
+
+#: of those, the ones with an opcode of their uint64 form (the others run elsewhere on uint64)
+UNSIGNED_CODES = {name: f.unsigned for name, f in _FUSED.items() if f.unsigned is not None}
 
 #: every dtype a coded program reads or writes -> its code (the integer family's, and the floats)
 CODES = {**{d: c for d, c in INT_CODES.items() if d is not _dt.uint64}, _dt.float32: 8, _dt.float64: 9,
@@ -84,5 +87,7 @@ def constant_bits(value, ints: bool) -> float:
     return float(value)
 
 def _unsigned_order(n) -> bool:
-    """Whether ``n`` orders or measures uint64 values (int64 registers would see large ones as negative)."""
-    return n.op.name in _SIGNED_ONLY and any(v.dtype is _dt.uint64 for v in n.inputs)
+    """Whether ``n`` orders or measures uint64 values (int64 registers would see large ones as negative)
+    with no opcode of its uint64 form."""
+    return n.op.name in _SIGNED_ONLY and n.op.name not in UNSIGNED_CODES and any(v.dtype is _dt.uint64
+                                                                                 for v in n.inputs)

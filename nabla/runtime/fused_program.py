@@ -23,7 +23,8 @@ import numpy as np
 from ..core import dtypes as _dt
 from .fused_codes import (ARG_REDUCE, _AXIS_INDEX, _CONST, _GATHER, _INT_ONLY, _FLOAT_ONLY, _LOAD, _ON_BOOLS, _ORDER_KEEPING,
                           _REAL_IDENTITIES, _REGISTERS, _STRIDED, _WHERE, _WRAP, _WRAPPING, BINARY_CODES, BYTES, CODES,
-                          HALF, HEADER, INT_CODES, REDUCE_CODES, SLOTS, UNARY_CODES, _unsigned_order, constant_bits)
+                          HALF, HEADER, INT_CODES, REDUCE_CODES, SLOTS, UNARY_CODES, UNSIGNED_CODES, _unsigned_order,
+                          constant_bits)
 from .fused_layouts import Offset, Unfit as _Unfit
 from .fused_layouts import (_contiguous, _is_stack, _layout, _layouts, _reduced_run, _restride, _through,
                             release_last_uses)
@@ -80,7 +81,7 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
                                  and last.op.name not in ARG_REDUCE):
             return None
         dtype = BYTES
-    if ints and last.op.name in ("mean", "cumulative_sum"):
+    if ints and last.op.name == "mean":
         return None
     reduce, rows, inner = 0, 1, 1
     result = out
@@ -298,6 +299,8 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
             args, code = n.inputs, (UNARY_CODES["positive"],)
         elif name == "take":
             args, code = n.inputs[1:], _take(n, result, consts, (view_of, lift, slot_of, registers, coded_float, leaves))
+        elif ints and name in UNSIGNED_CODES and any(v.dtype is _dt.uint64 for v in n.inputs):
+            args, code = n.inputs, (UNSIGNED_CODES[name],)  # (their bits in int64 registers, read unsigned)
         elif name in UNARY_CODES:
             args, code = n.inputs, (UNARY_CODES[name],)
         elif name in BINARY_CODES:

@@ -34,11 +34,11 @@ from .fused_codes import _LOAD, BYTES, CODES, INT_CODES, constant_bits
 from .fused_layouts import Offset
 from .fused_program import _program, matmul_fits
 from .fused_stages import _unfit, stages as first_values
-from .program_kernel import COPY, MAP, REDUCE, SCAN, SCATTER, STAGE, family
+from .program_kernel import COPY, MAP, REDUCE, SCAN, SCATTER, SCATTER_ADD, STAGE, family
 
-_MAP, _REDUCE, _SCAN, _COPY, _SCATTER = MAP, REDUCE, SCAN, COPY, SCATTER
+_MAP, _REDUCE, _SCAN, _COPY, _SCATTER, _SCATTER_ADD = MAP, REDUCE, SCAN, COPY, SCATTER, SCATTER_ADD
 #: ops whose work is a stage of its own kind, never part of a program of the fused evaluator
-_WRITES = frozenset(("setitem", "scatter"))
+_WRITES = frozenset(("setitem", "scatter", "scatter_add"))
 _FOREIGN = -1  # an op the kernel lacks (a large matmul, a linalg or sort kernel): run on its own between calls
 #: the most elements a stage that writes into the array it reads may have: one block, which it
 #: loads whole before it stores (a larger one could overwrite what a later block reads)
@@ -103,6 +103,10 @@ def _foreign(node) -> bool:
     if op.name == "scatter":
         x, u, idx = node.inputs
         return u.dtype is not x.dtype or idx.dtype is not _dt.int64 or any(not w.device.is_host for w in node.inputs)
+    if op.name == "scatter_add":
+        x, u, idx = node.inputs
+        return u.dtype is not x.dtype or x.dtype not in CODES or x.dtype in (_dt.bool_, _dt.float16) \
+            or idx.dtype is not _dt.int64 or any(not w.device.is_host for w in node.inputs)
     if op.name == "matmul":
         return not matmul_fits(node) and not _empty_sum(node)
     return _unfit(node) or any(not v.device.is_host for v in node.inputs)
@@ -211,6 +215,8 @@ class Scheduler:
             return self._setitem(v)
         if v.node.op.name == "scatter":
             return self._scatter(v)
+        if v.node.op.name == "scatter_add":
+            return self._scatter_add(v)
         if v.node.op.name == "matmul" and _empty_sum(v.node):
             self._fill(v, 0)
             return []
@@ -389,6 +395,25 @@ class Scheduler:
         if rows:
             self._add(_Stage(_SCATTER, 0, None, None, out, rows, count=row_bytes,
                              slots=((self.buffer_of[id(u)], 0), (self.buffer_of[id(idx)], 0))), (node,))
+        return []
+
+    def _scatter_add(self, v) -> list:
+        """``x`` with ``u``'s rows added at the rows ``idx`` names along ``axis`` (bincount's, histogram's,
+        ``add.at``'s): x copied into the result's buffer (or taken over), then each row added in order."""
+        node = v.node
+        x, u, idx = node.inputs
+        missing = [w for w in (x, u, idx) if id(w) not in self.buffer_of]
+        if missing:
+            return missing
+        out = self._written(v, self.buffer_of[id(x)], frozenset(), u is x or idx is x, math.prod(x.shape))
+        axis = node.kwargs["axis"]
+        rows = math.prod(idx.shape)
+        if rows and math.prod(x.shape):
+            sizes = (math.prod(x.shape[:axis]), x.shape[axis], math.prod(x.shape[axis + 1:]))
+            self._add(_Stage(_SCATTER_ADD, CODES[x.dtype], None, np.array(sizes, np.float64), out, rows,
+                             slots=((self.buffer_of[id(u)], 0), (self.buffer_of[id(idx)], 0))), (node,))
+        else:
+            self.staged.add(id(node))
         return []
 
     def _written(self, v, base, here, reads_x: bool, elements: int) -> _Buffer:

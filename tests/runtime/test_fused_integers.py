@@ -1,14 +1,14 @@
 """The fused kernel's integer family: bool and integer traces (every integer dtype, mixed) in int64
 registers, read and written through dtype codes. Values against NumPy, wrapping included (narrow
 results wrap after every op, as NumPy's do), and against the interpreter. uint64 is int64's bits:
-the ops that order or measure its values run elsewhere."""
+the ops that order or measure its values have opcodes of their uint64 form, or run elsewhere."""
 
 import numpy as np
 import pytest
 
 import nabla as nb
 import nabla.array_api as xp
-from nabla.runtime.fused_codes import _SIGNED_ONLY, INT_CODES
+from nabla.runtime.fused_codes import _SIGNED_ONLY, INT_CODES, UNSIGNED_CODES
 
 from ..op_db import REFERENCE
 from .fused_paths import run
@@ -20,7 +20,7 @@ INT_DTYPES = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "u
 
 def in_family(name, dtype) -> bool:
     """Whether the kernel runs ``name`` on ``dtype`` (uint64 values above 2**63 are negative int64s)."""
-    return not (dtype == "uint64" and name in _SIGNED_ONLY)
+    return not (dtype == "uint64" and name in _SIGNED_ONLY and name not in UNSIGNED_CODES)
 
 # the integer family's ops (references: tests/op_db.py)
 INT_UNARY = ("negative", "abs", "square", "floor", "ceil", "trunc", "sign", "isnan", "isinf", "isfinite",
@@ -80,6 +80,19 @@ def test_binary_ops_wrap_like_numpy(name, dtype):
         want = ref_op(a, b)
     got, fused = run(op, a, b)
     assert fused == in_family(name, dtype)
+    same(got, want)
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+def test_integer_powers_wrap_like_numpy(dtype):
+    """Square and multiply in int64 registers, wrapped to the dtype as NumPy's integer power wraps."""
+    a = edges(dtype, seed=5)
+    e = np.random.default_rng(6).integers(0, 70, a.size).astype(dtype)
+    e[:4] = [0, 1, 2, 63]
+    with np.errstate(all="ignore"):
+        want = a ** e
+    got, fused = run(lambda x, y: x ** y, a, e)
+    assert fused
     same(got, want)
 
 
@@ -169,7 +182,7 @@ def test_an_element_check_runs_fused_without_the_interpreter():
 @pytest.mark.parametrize("case", ["uint64_order", "floor_divide", "to_float", "float_constant", "uint64_inside"])
 def test_integer_traces_with_float_work_or_uint64_order(case):
     """Float work on integers runs on the coded float family, floor division on the integer
-    family; uint64 values past 2**63 are not ordered in int64 registers: elsewhere."""
+    family; uint64 values past 2**63 are ordered by the uint64 forms of the comparisons."""
     a = np.arange(1, 7)
     big = a.astype(np.uint64) * np.uint64(2 ** 62)  # past 2**63: negative as int64 bits
     fn, arrays = {
@@ -180,10 +193,8 @@ def test_integer_traces_with_float_work_or_uint64_order(case):
         "uint64_inside": (lambda x: xp.astype(x, xp.uint64) * 2 > 3, [a.astype(np.uint8)]),
     }[case]
     got, fused = run(fn, *arrays)
-    if case in ("floor_divide", "to_float", "float_constant"):
+    if case in ("floor_divide", "to_float", "float_constant", "uint64_order"):
         assert fused
-    elif case == "uint64_order":
-        assert not fused  # (uint64_inside: parts of it may run fused, in stages)
     want = {"uint64_order": big > 2 ** 62, "floor_divide": a // 2 + 1, "to_float": a / 2 + 1,
             "float_constant": a > 2.5, "uint64_inside": a * 2 > 3}[case]
     same(got, want.astype(got.dtype))  # (the default float dtype is Nabla's to choose)

@@ -282,3 +282,29 @@ def test_concatenations_of_computed_parts_along_an_inner_axis():
         return m.concatenate(parts, axis=1)
     want, got = both(cat, a, b)
     assert_same(want, got)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "uint8", "int64"])
+def test_row_additions_are_a_stage_of_the_program(dtype, monkeypatch):
+    """``bincount``, ``histogram``, ``add.at``: rows added in index order (repeats add up, negative
+    rows from the end, integers wrap) by the program kernel, where each was a model of its own."""
+    from nabla.runtime import single_op
+
+    asked = []
+    real = single_op.SingleOpPath.model
+    monkeypatch.setattr(single_op.SingleOpPath, "model",
+                        staticmethod(lambda engine, plan_: asked.append(plan_.node.op.name) or real(engine, plan_)))
+    ids = RNG.integers(0, 40, 500)
+    w = (RNG.standard_normal(500) * 50).astype(dtype) if dtype.startswith("float") else \
+        RNG.integers(0, 200, 500).astype(dtype)
+
+    def adds(m, ids, w):
+        x = m.zeros((6, 4), dtype=w.dtype)
+        for k in range(2):
+            m.add.at(x, m.asarray([1, 1, 5, -2, 0]), w[:20].reshape(5, 4) * (k + 1))
+        return m.bincount(ids, minlength=45), m.bincount(ids[:50], weights=w[:50] * 1), x
+    want, got = both(adds, ids, w)
+    for g, v in zip(got[:3], want[:3]):
+        assert g.dtype == v.dtype
+        numpy.testing.assert_allclose(g, v, rtol=1e-13 if dtype == "float64" else 1e-6)
+    assert "scatter_add" not in asked

@@ -16,15 +16,16 @@
 # a lock that work it waits for (its own tasks, MAX's) could need.
 #
 # The call: an int64 array [n_stages, then STAGE ints per stage]:
-#   kind (0 map, 1 reduce, 2 scan, 3 copy, 4 scatter), family (0 float32, 1 float64, 2 integers in int64
-#   registers over bytes, 3 coded float32, 4 coded float64), program address (int32), constants
-#   address (float64), output address, n (map and scan: elements; reduce: outputs; copy: bytes),
+#   kind (0 map, 1 reduce, 2 scan, 3 copy, 4 scatter, 5 scatter-add), family (0 float32, 1 float64,
+#   2 integers in int64 registers over bytes, 3 coded float32, 4 coded float64; scatter-add: the
+#   dtype's code), program address (int32), constants address (float64; scatter-add: outer, extent,
+#   inner), output address, n (map and scan: elements; reduce: outputs; copy: bytes; scatters: rows),
 #   store layout address (0: in order), count (reduce of a float family into int64: 1; scatter:
-#   the bytes of a row), then the data table: (address, size) for each of eight data slots (scatter:
-#   the rows written, then their int64 row numbers; n is how many).
+#   the bytes of a row), then the data table: (address, size) for each of eight data slots (the
+#   scatters: the rows written or added, then their int64 row numbers).
 from std.memory import UnsafePointer
 from core.fused import map_into
-from core.fused_reduce import reduce_into, scan_into
+from core.fused_reduce import reduce_into, scan_into, scan_into_ints
 
 comptime STAGE = 24
 
@@ -62,6 +63,24 @@ def _stage(st: UnsafePointer[Int, MutUntrackedOrigin]) raises:
         var row = st.unsafe_load(7)
         for i in range(n):
             _copy(dst + Int(rows.unsafe_load(i)) * row, src + i * row, row)
+    elif kind == 5:
+        var src = UnsafePointer[UInt8, MutUntrackedOrigin](unsafe_from_address=data.unsafe_load(0))
+        var rows = UnsafePointer[Int64, MutUntrackedOrigin](unsafe_from_address=data.unsafe_load(2))
+        var outer = Int(k.unsafe_load(0))
+        var extent = Int(k.unsafe_load(1))
+        var inner = Int(k.unsafe_load(2))
+        if family == 9:
+            _scatter_add[DType.float64](dst, src, rows, n, outer, extent, inner)
+        elif family == 8:
+            _scatter_add[DType.float32](dst, src, rows, n, outer, extent, inner)
+        elif family == 4 or family == 11:  # (int64, and uint64's same bits)
+            _scatter_add[DType.int64](dst, src, rows, n, outer, extent, inner)
+        elif family == 3 or family == 7:
+            _scatter_add[DType.int32](dst, src, rows, n, outer, extent, inner)
+        elif family == 2 or family == 6:
+            _scatter_add[DType.int16](dst, src, rows, n, outer, extent, inner)
+        else:  # int8, uint8
+            _scatter_add[DType.int8](dst, src, rows, n, outer, extent, inner)
     elif kind == 0:
         if family == 0:
             map_into[DType.float32, DType.float32](p, k, data, dst, n, layout, at != 0)
@@ -94,8 +113,31 @@ def _stage(st: UnsafePointer[Int, MutUntrackedOrigin]) raises:
     elif kind == 2:
         if family == 0:
             scan_into[DType.float32](p, k, data, dst.unsafe_bitcast[Float32](), n)
+        elif family == 2:
+            scan_into_ints(p, k, data, dst, n)
         else:
             scan_into[DType.float64](p, k, data, dst.unsafe_bitcast[Float64](), n)
+
+
+def _scatter_add[D: DType](dst: UnsafePointer[UInt8, MutAnyOrigin], src: UnsafePointer[UInt8, MutUntrackedOrigin],
+                          rows: UnsafePointer[Int64, MutUntrackedOrigin], n: Int, outer: Int, extent: Int,
+                          inner: Int):
+    """out[o, rows[i], :] += u[o, i, :] over i in order (a negative row from the end; one outside
+    the extent adds nothing): NumPy's ``add.at`` order, so float sums round as its do. Integers add
+    modulo 2^bits, as NumPy's wrap."""
+    var out = dst.unsafe_bitcast[Scalar[D]]()
+    var u = src.unsafe_bitcast[Scalar[D]]()
+    for o in range(outer):
+        for i in range(n):
+            var j = Int(rows.unsafe_load(i))
+            if j < 0:
+                j += extent
+            if j < 0 or j >= extent:
+                continue
+            var d = out + (o * extent + j) * inner
+            var s = u + (o * n + i) * inner
+            for e in range(inner):
+                d.unsafe_store(e, d.unsafe_load(e) + s.unsafe_load(e))
 
 
 def _copy(dst: UnsafePointer[UInt8, MutAnyOrigin], src: UnsafePointer[UInt8, MutUntrackedOrigin], n: Int):

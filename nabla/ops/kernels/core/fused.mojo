@@ -773,9 +773,8 @@ def _run_block[T: DType, S: DType](
                 _map_binary[T, 58](dst, p, q, padded)
             elif op == 59:
                 _map_binary[T, 59](dst, p, q, padded)
-        elif op == 66:  # power (the float family's only)
-            comptime if T.is_floating_point():
-                _map_binary[T, 66](dst, regs + a * stride, regs + b * stride, padded)
+        elif op == 66:  # power
+            _map_binary[T, 66](dst, regs + a * stride, regs + b * stride, padded)
         elif op == 67:  # atan2 (the float family's only)
             comptime if T.is_floating_point():
                 _map_binary[T, 67](dst, regs + a * stride, regs + b * stride, padded)
@@ -788,7 +787,29 @@ def _run_block[T: DType, S: DType](
         elif op == 70:  # copysign (the float family's only)
             comptime if T.is_floating_point():
                 _map_binary[T, 70](dst, regs + a * stride, regs + b * stride, padded)
-        elif op >= 71 and op < 80:  # more of the float family's unary functions
+        elif op >= 76 and op <= 85:  # the integer family's forms for uint64 operands
+            comptime if not T.is_floating_point():
+                if op == 76:
+                    _map_unary[T, 76](dst, regs + a * stride, padded)
+                elif op == 77:
+                    _map_binary[T, 77](dst, regs + a * stride, regs + b * stride, padded)
+                elif op == 78:
+                    _map_binary[T, 78](dst, regs + a * stride, regs + b * stride, padded)
+                elif op == 79:
+                    _map_binary[T, 79](dst, regs + a * stride, regs + b * stride, padded)
+                elif op == 80:
+                    _map_binary[T, 80](dst, regs + a * stride, regs + b * stride, padded)
+                elif op == 81:
+                    _map_binary[T, 81](dst, regs + a * stride, regs + b * stride, padded)
+                elif op == 82:
+                    _map_binary[T, 82](dst, regs + a * stride, regs + b * stride, padded)
+                elif op == 83:
+                    _map_binary[T, 83](dst, regs + a * stride, regs + b * stride, padded)
+                elif op == 84:
+                    _map_binary[T, 84](dst, regs + a * stride, regs + b * stride, padded)
+                elif op == 85:
+                    _map_binary[T, 85](dst, regs + a * stride, regs + b * stride, padded)
+        elif op >= 71 and op < 76:  # more of the float family's unary functions
             comptime if T.is_floating_point():
                 var src = regs + a * stride
                 if op == 71:

@@ -28,6 +28,8 @@ def _unary_int[w: Int](op: Int, x: SIMD[DType.int64, w]) -> SIMD[DType.int64, w]
         return _bool[I, w](x.eq(0))
     elif op == 31:  # bitwise_invert (narrow results wrapped after it)
         return ~x
+    elif op == 76:  # sign of uint64 bits
+        return _bool[I, w](x.ne(0))
     return x  # floor, ceil, trunc, positive, casts
 
 
@@ -80,6 +82,37 @@ def _binary_int[w: Int](op: Int, x: SIMD[DType.int64, w], y: SIMD[DType.int64, w
         if op == 64:
             return inside.select(x << inside.select(y, SIMD[I, w](0)), SIMD[I, w](0))
         return x >> inside.select(y, SIMD[I, w](63))  # (sign-extended: past 63 is the sign fill)
+    elif op == 66:  # power: square and multiply, wrapping as NumPy's integer power does (a negative
+        # exponent as 0, as transcendental_lowerings.power gives MAX's kernel)
+        var result = SIMD[I, w](1)
+        var base = x
+        var e = y.lt(0).select(SIMD[I, w](0), y)
+        while e.reduce_max() > 0:
+            result = (e & 1).eq(1).select(result * base, result)
+            base = base * base
+            e = e >> 1
+        return result
+    elif op >= 77 and op <= 85:  # the ordering ops on uint64 operands: their bits read unsigned
+        var a = x.cast[DType.uint64]()
+        var b = y.cast[DType.uint64]()
+        if op == 77:
+            return a.ge(b).select(x, y)
+        elif op == 78:
+            return a.le(b).select(x, y)
+        elif op == 79:
+            return _bool[I, w](a.gt(b))
+        elif op == 80:
+            return _bool[I, w](a.ge(b))
+        elif op == 81:
+            return _bool[I, w](a.lt(b))
+        elif op == 82:
+            return _bool[I, w](a.le(b))
+        elif op == 85:  # logical right shift (a count past 63: every bit out)
+            var inside = b.lt(64)
+            return inside.select((a >> inside.select(b, SIMD[DType.uint64, w](0))).cast[I](), SIMD[I, w](0))
+        var zero = b.eq(0)  # floor_divide, remainder: 0 for a zero divisor, as NumPy gives
+        var safe = zero.select(SIMD[DType.uint64, w](1), b)
+        return zero.select(SIMD[I, w](0), ((a // safe) if op == 83 else (a % safe)).cast[I]())
     return _bool[I, w](x.ne(0) ^ y.ne(0))  # 54: logical_xor
 
 

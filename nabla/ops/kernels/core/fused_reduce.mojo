@@ -289,18 +289,38 @@ def scan_into[T: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _]
                         dst: UnsafePointer[Scalar[T], MutAnyOrigin], n: Int) raises where T.is_floating_point():
     """A program's running sums over r (header: 1 forward, 2 reverse) into ``n`` outputs."""
     with FlushDenormals():  # as MAX's CPU kernels (see fused.mojo)
-        _scan[T](p, k, data, n, Int(p.unsafe_load(2)) == 2, dst)
+        _scan[T, T, DType.float64](p, k, data, n, Int(p.unsafe_load(2)) == 2, dst.unsafe_bitcast[UInt8]())
 
 
-def _scan[T: DType](
+def scan_into_ints(p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
+                   dst: UnsafePointer[UInt8, MutAnyOrigin], n: Int) raises:
+    """The integer family's running sums: int64, wrapping, written as the dtype the header names."""
+    _scan[DType.int64, DType.uint8, DType.int64](p, k, data, n, Int(p.unsafe_load(2)) == 2, dst)
+
+
+@always_inline
+def _store_run[T: DType, S: DType](code: Int, dst: UnsafePointer[UInt8, MutAnyOrigin],
+                                   src: UnsafePointer[Scalar[T], MutUntrackedOrigin], start: Int, count: Int):
+    """``count`` values from element ``start`` on: in T (a float family's output), or as bytes of
+    the dtype ``code`` (the integer family's)."""
+    comptime if S == T:
+        var out = dst.unsafe_bitcast[Scalar[T]]()
+        for i in range(count):
+            out.unsafe_store(start + i, src.unsafe_load(i))
+    else:
+        store_coded[T](code, dst, src, start, count)
+
+
+def _scan[T: DType, S: DType, A: DType](
     p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
-    n: Int, reverse: Bool, dst: UnsafePointer[Scalar[T], MutAnyOrigin],
-) raises where T.is_floating_point():
-    """Running sums (in float64) of the program's values over r, in an (outer, r, inner) space: rows
-    (inner = 1) a task's whole rows at a time, else an outer index and a chunk of inner columns per
-    task, a row of the chunk at a time."""
+    n: Int, reverse: Bool, dst: UnsafePointer[UInt8, MutAnyOrigin],
+) raises:
+    """Running sums (in A: float64, or the integers' int64) of the program's values over r, in an
+    (outer, r, inner) space: rows (inner = 1) a task's whole rows at a time, else an outer index and
+    a chunk of inner columns per task, a row of the chunk at a time."""
     var r = Int(p.unsafe_load(3))
     var inner = Int(p.unsafe_load(4))
+    var code = Int(p.unsafe_load(5))
     var outer = n // (r * inner)
     var result_at = Int(p.unsafe_load(1))
     var chunk = min(inner, BLOCK)
@@ -309,36 +329,38 @@ def _scan[T: DType](
     var tasks = (outer + rows_per_task - 1) // rows_per_task if inner == 1 else outer * chunks
 
     def task(t: Int) {p, k, data, r, inner, outer, chunk, chunks, rows_per_task,
-                      reverse, dst, result_at}:
+                      reverse, dst, result_at, code}:
         var regs = alloc[Scalar[T]](MAX_REGISTERS * BLOCK)
         var values = regs + result_at * BLOCK  # (scans keep whole blocks: their rows are long)
         if inner == 1:
             for row in range(t * rows_per_task, min(outer, (t + 1) * rows_per_task)):
-                var acc = Float64(0)
+                var acc = Scalar[A](0)
                 var blocks = (r + BLOCK - 1) // BLOCK
                 for b in range(blocks):
                     var first = (blocks - 1 - b) * BLOCK if reverse else b * BLOCK
                     var count = min(BLOCK, r - first)
                     var start = row * r + first
-                    _run_block[T, T](p, k, data, regs, BLOCK, start, count)
+                    _run_block[T, S](p, k, data, regs, BLOCK, start, count)
                     for j in range(count):
                         var i = count - 1 - j if reverse else j
-                        acc += Float64(values.unsafe_load(i))
-                        dst.unsafe_store(start + i, Scalar[T](acc))
+                        acc += values.unsafe_load(i).cast[A]()
+                        values.unsafe_store(i, acc.cast[T]())
+                    _store_run[T, S](code, dst, values, start, count)
         else:
             var o = t // chunks
             var col = (t % chunks) * chunk
             var width = min(chunk, inner - col)
-            var acc = alloc[Float64](chunk)
+            var acc = alloc[Scalar[A]](chunk)
             for i in range(width):
                 acc.unsafe_store(i, 0)
             for j in range(r):
                 var kk = r - 1 - j if reverse else j
                 var start = (o * r + kk) * inner + col
-                _run_block[T, T](p, k, data, regs, BLOCK, start, width)
-                _accumulate[T, DType.float64](1, acc, values, width)
+                _run_block[T, S](p, k, data, regs, BLOCK, start, width)
+                _accumulate[T, A](1, acc, values, width)
                 for i in range(width):
-                    dst.unsafe_store(start + i, Scalar[T](acc.unsafe_load(i)))
+                    values.unsafe_store(i, acc.unsafe_load(i).cast[T]())
+                _store_run[T, S](code, dst, values, start, width)
             acc.free()
         regs.free()
 
