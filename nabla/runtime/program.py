@@ -34,11 +34,11 @@ from .fused_codes import _LOAD, BYTES, CODES, INT_CODES, constant_bits
 from .fused_layouts import Offset
 from .fused_program import _program, matmul_fits
 from .fused_stages import _unfit, stages as first_values
-from .program_kernel import COPY, MAP, REDUCE, SCAN, SCATTER, SCATTER_ADD, STAGE, family
+from .program_kernel import COPY, MAP, NONZERO, REDUCE, SCAN, SCATTER, SCATTER_ADD, STAGE, family
 
-_MAP, _REDUCE, _SCAN, _COPY, _SCATTER, _SCATTER_ADD = MAP, REDUCE, SCAN, COPY, SCATTER, SCATTER_ADD
+_MAP, _REDUCE, _SCAN, _COPY, _SCATTER, _SCATTER_ADD, _NONZERO = MAP, REDUCE, SCAN, COPY, SCATTER, SCATTER_ADD, NONZERO
 #: ops whose work is a stage of its own kind, never part of a program of the fused evaluator
-_WRITES = frozenset(("setitem", "scatter", "scatter_add"))
+_OWN_KIND = frozenset(("setitem", "scatter", "scatter_add", "nonzero"))
 _FOREIGN = -1  # an op the kernel lacks (a large matmul, a linalg or sort kernel): run on its own between calls
 #: the most elements a stage that writes into the array it reads may have: one block, which it
 #: loads whole before it stores (a larger one could overwrite what a later block reads)
@@ -103,6 +103,8 @@ def _foreign(node) -> bool:
     if op.name == "scatter":
         x, u, idx = node.inputs
         return u.dtype is not x.dtype or idx.dtype is not _dt.int64 or any(not w.device.is_host for w in node.inputs)
+    if op.name == "nonzero":
+        return node.inputs[0].dtype is not _dt.bool_ or not node.inputs[0].device.is_host
     if op.name == "scatter_add":
         x, u, idx = node.inputs
         return u.dtype is not x.dtype or x.dtype not in CODES or x.dtype in (_dt.bool_, _dt.float16) \
@@ -217,6 +219,8 @@ class Scheduler:
             return self._scatter(v)
         if v.node.op.name == "scatter_add":
             return self._scatter_add(v)
+        if v.node.op.name == "nonzero":
+            return self._nonzero(v)
         if v.node.op.name == "matmul" and _empty_sum(v.node):
             self._fill(v, 0)
             return []
@@ -416,6 +420,27 @@ class Scheduler:
             self.staged.add(id(node))
         return []
 
+    def _nonzero(self, v) -> list:
+        """The coordinates of a bool array's true elements, one int64 vector per axis (their count,
+        read before, is the outputs' length): a stage per axis the trace uses, each a pass over the
+        array in order."""
+        node = v.node
+        mask = node.inputs[0]
+        if id(mask) not in self.buffer_of:
+            return [mask]
+        source = self.buffer_of[id(mask)]
+        shape = mask.shape
+        for u in sorted(self.values_of.get(id(node), {v.index: v}).values(), key=lambda u: u.index):
+            out = self._new_buffer(u)
+            count = math.prod(u.shape)
+            if count:
+                axis = u.index
+                extent = (math.prod(shape[axis + 1:]), shape[axis])  # coordinate: (i // stride) % size
+                self._add(_Stage(_NONZERO, 0, None, np.array(extent, np.float64), out, math.prod(shape), count=count,
+                                 slots=((source, 0),)))
+        self.staged.add(id(node))
+        return []
+
     def _written(self, v, base, here, reads_x: bool, elements: int) -> _Buffer:
         """The buffer of ``v``, a write into ``x`` (its node's first operand, whose buffer is
         ``base``): x's own memory where ``_in_place`` allows, else a copy of it (a stage)."""
@@ -501,7 +526,7 @@ class _Cut:
         sigs: list = []
 
         def stops(v):  # (a slice write is always a stage of its own: ``Scheduler._setitem``)
-            return v is not value and (id(v) in buffer_of or v.node.op.name in _WRITES or foreign(v.node))
+            return v is not value and (id(v) in buffer_of or v.node.op.name in _OWN_KIND or foreign(v.node))
 
         def ref(v):
             k = leaf_at.get(id(v))

@@ -29,7 +29,7 @@ from pathlib import Path
 #: the call array (kernels/nabla_vm.mojo): ints per stage, data slots per stage, stage kinds
 STAGE = 24
 SLOTS = 8
-MAP, REDUCE, SCAN, COPY, SCATTER, SCATTER_ADD = 0, 1, 2, 3, 4, 5
+MAP, REDUCE, SCAN, COPY, SCATTER, SCATTER_ADD, NONZERO = 0, 1, 2, 3, 4, 5, 6
 
 HERE = Path(__file__).resolve().parent
 ENTRY = HERE / "kernels" / "nabla_vm.mojo"

@@ -308,3 +308,23 @@ def test_row_additions_are_a_stage_of_the_program(dtype, monkeypatch):
         assert g.dtype == v.dtype
         numpy.testing.assert_allclose(g, v, rtol=1e-13 if dtype == "float64" else 1e-6)
     assert "scatter_add" not in asked
+
+
+def test_nonzero_is_a_stage_of_the_program(monkeypatch):
+    """The coordinates of a mask's true elements (their count read first), every shape and count,
+    each axis a pass of the program kernel: no model, no interpreter."""
+    from nabla.runtime import single_op
+
+    asked = []
+    real = single_op.SingleOpPath.model
+    monkeypatch.setattr(single_op.SingleOpPath, "model",
+                        staticmethod(lambda engine, plan_: asked.append(plan_.node.op.name) or real(engine, plan_)))
+    before = nb.engine_stats()["interpreted"]
+    for shape, p in (((6, 7), 0.5), ((40, 9), 0.7), ((17, 5, 3), 0.1), ((9,), 0.0), ((4, 4), 1.0)):
+        a = RNG.random(shape) < p
+        for got, want in zip(np.nonzero(np.asarray(a)), numpy.nonzero(a), strict=True):
+            assert_same([want], [numpy.asarray(got)])
+        x = RNG.standard_normal(shape)
+        want, got = both(lambda m, x: (x[x > 0.5] * 2, m.flatnonzero(x < -1)), x)
+        assert_same(want, got)
+    assert nb.engine_stats()["interpreted"] == before and "nonzero" not in asked

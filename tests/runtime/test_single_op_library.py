@@ -15,34 +15,6 @@ from nabla.runtime import single_op_compiler
 from nabla.runtime.single_op import QUEUED
 
 
-def test_nonzero_runs_on_one_single_op_model_for_every_count(stats, empty_library):
-    """nonzero's size (realized first) travels as an operand's length, so once this machine has
-    compiled its model, every shape and count runs on it (no interpreter)."""
-    single_op = empty_library
-    rng = np.random.default_rng(0)
-
-    def check(shape, p):  # the op as nabla.nonzero runs it once the count is known: columns in one run
-        from nabla.core.graph import GRAPH
-        from nabla.ops.base import tensor_from_host
-        from nabla.ops.indexing import nonzero_op
-
-        a = rng.random(shape) < p
-        got = nonzero_op(nb.asarray(a), tensor_from_host(np.zeros(a.sum(), np.uint8)))
-        GRAPH.evaluate([c._impl for c in got])
-        for g, w in zip(got, np.nonzero(a), strict=True):
-            np.testing.assert_array_equal(g.numpy(), w)
-
-    before = stats()["interpreted"]
-    check((6, 7), 0.5)
-    assert stats()["interpreted"] - before == 1, single_op._MISSES
-    assert [spec["op"] for spec in single_op._WANTED.values()] == ["nonzero"]
-    single_op_compiler.compile_specs(list(single_op._WANTED.values()))
-    before = stats()["interpreted"]
-    for shape, p in (((6, 7), 0.3), ((40, 9), 0.7), ((17, 5), 0.9)):
-        check(shape, p)
-    assert stats()["interpreted"] == before, single_op._MISSES
-
-
 def test_canonical_forms_give_one_model_per_dtype_with_numpys_values(stats, empty_library):
     """Elementwise ops on equal shapes run as ``(n,)`` (``(n, 2)`` complex), any reshape as a flat
     identity, matmul as ``(b, m, k) @ (b, k, n)``, copysign broadcast apart: after one shape per

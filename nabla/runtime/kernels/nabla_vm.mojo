@@ -16,13 +16,14 @@
 # a lock that work it waits for (its own tasks, MAX's) could need.
 #
 # The call: an int64 array [n_stages, then STAGE ints per stage]:
-#   kind (0 map, 1 reduce, 2 scan, 3 copy, 4 scatter, 5 scatter-add), family (0 float32, 1 float64,
+#   kind (0 map, 1 reduce, 2 scan, 3 copy, 4 scatter, 5 scatter-add, 6 nonzero), family (0 float32, 1 float64,
 #   2 integers in int64 registers over bytes, 3 coded float32, 4 coded float64; scatter-add: the
 #   dtype's code), program address (int32), constants address (float64; scatter-add: outer, extent,
-#   inner), output address, n (map and scan: elements; reduce: outputs; copy: bytes; scatters: rows),
-#   store layout address (0: in order), count (reduce of a float family into int64: 1; scatter:
-#   the bytes of a row), then the data table: (address, size) for each of eight data slots (the
-#   scatters: the rows written or added, then their int64 row numbers).
+#   inner; nonzero: the axis's stride and size), output address, n (map and scan: elements; reduce:
+#   outputs; copy: bytes; scatters: rows; nonzero: the mask's elements), store layout address (0: in
+#   order), count (reduce of a float family into int64: 1; scatter: the bytes of a row; nonzero: the
+#   true elements), then the data table: (address, size) for each of eight data slots (the
+#   scatters: the rows written or added, then their int64 row numbers; nonzero: the bool mask).
 from std.memory import UnsafePointer
 from core.fused import map_into
 from core.fused_reduce import reduce_into, scan_into, scan_into_ints
@@ -81,6 +82,17 @@ def _stage(st: UnsafePointer[Int, MutUntrackedOrigin]) raises:
             _scatter_add[DType.int16](dst, src, rows, n, outer, extent, inner)
         else:  # int8, uint8
             _scatter_add[DType.int8](dst, src, rows, n, outer, extent, inner)
+    elif kind == 6:  # one axis's coordinates of the mask's true elements, in order
+        var mask = UnsafePointer[UInt8, MutUntrackedOrigin](unsafe_from_address=data.unsafe_load(0))
+        var out = dst.unsafe_bitcast[Int64]()
+        var stride = Int(k.unsafe_load(0))
+        var size = Int(k.unsafe_load(1))
+        var count = st.unsafe_load(7)
+        var j = 0
+        for i in range(n):
+            if mask.unsafe_load(i) != 0 and j < count:
+                out.unsafe_store(j, Int64((i // stride) % size))
+                j += 1
     elif kind == 0:
         if family == 0:
             map_into[DType.float32, DType.float32](p, k, data, dst, n, layout, at != 0)
