@@ -166,8 +166,13 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     return out[0] if len(out) == 1 else tuple(out)
 
 
+#: kernels up to this long convolve as shifted slices (an op or two per tap, all in one program);
+#: longer ones as one gather of every window and a row sum
+_SHIFTED_TAPS = 16
+
+
 def convolve(a, v, mode="full"):
-    """1-D convolution as one matrix-vector product on MAX (the Toeplitz gather of ``a``)."""
+    """1-D convolution: a sum of shifted slices for a short kernel, else a gather of every window."""
     x, w = _pair(a, v, "convolve")
     x, w = _xp.reshape(x, (-1,)), _xp.reshape(w, (-1,))
     if x.shape[0] == 0 or w.shape[0] == 0:
@@ -177,9 +182,14 @@ def convolve(a, v, mode="full"):
     n, m = x.shape[0], w.shape[0]
     padded = _xp.concat([_xp.zeros((m - 1,), dtype=x.dtype), x, _xp.zeros((m - 1,), dtype=x.dtype)], axis=0)
     rows = n + m - 1
-    idx = _xp.reshape(_xp.arange(rows), (-1, 1)) + _xp.reshape(_xp.arange(m), (1, -1))
-    windows = _xp.reshape(_xp.take(padded, _xp.reshape(idx, (-1,)), axis=0), (rows, m))
-    full = _xp.sum(windows * _xp.flip(w), axis=1)
+    if m <= _SHIFTED_TAPS:  # c[k] = sum_i padded[k + i] w[m - 1 - i]: m shifted slices, one fused program
+        full = padded[:rows] * w[m - 1]  # (added in NumPy's order: i = 0, 1, ...)
+        for i in range(1, m):
+            full = full + padded[i:i + rows] * w[m - 1 - i]
+    else:
+        idx = _xp.reshape(_xp.arange(rows), (-1, 1)) + _xp.reshape(_xp.arange(m), (1, -1))
+        windows = _xp.reshape(_xp.take(padded, _xp.reshape(idx, (-1,)), axis=0), (rows, m))
+        full = _xp.sum(windows * _xp.flip(w), axis=1)
     if mode == "full":
         return full
     if mode == "same":

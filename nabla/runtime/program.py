@@ -215,10 +215,8 @@ class Scheduler:
             return self._foreign(v)
         if v.node.op.name == "setitem":
             return self._setitem(v)
-        if v.node.op.name == "scatter":
-            return self._scatter(v)
-        if v.node.op.name == "scatter_add":
-            return self._scatter_add(v)
+        if v.node.op.name in ("scatter", "scatter_add"):
+            return self._rows(v)
         if v.node.op.name == "nonzero":
             return self._nonzero(v)
         if v.node.op.name == "matmul" and _empty_sum(v.node):
@@ -384,10 +382,11 @@ class Scheduler:
         self.staged.add(id(node))
         return []
 
-    def _scatter(self, v) -> list:
-        """``x`` with the rows ``idx`` of its leading ``k`` axes (flattened) replaced by ``u``'s rows:
-        x copied into the result's buffer (or x's buffer taken over, as a slice write does), then
-        each row copied in order."""
+    def _rows(self, v) -> list:
+        """Row writes and row additions: ``x`` copied into the result's buffer (or x's buffer taken
+        over, as a slice write does), then each of ``u``'s rows, in order, copied (``scatter``: to
+        the rows ``idx`` names of x's leading ``k`` axes, flattened; the last write wins) or added
+        (``scatter_add``: bincount's, histogram's, ``add.at``'s, along ``axis``; repeats add up)."""
         node = v.node
         x, u, idx = node.inputs
         missing = [w for w in (x, u, idx) if id(w) not in self.buffer_of]
@@ -395,29 +394,17 @@ class Scheduler:
             return missing
         out = self._written(v, self.buffer_of[id(x)], frozenset(), u is x or idx is x, math.prod(x.shape))
         rows = math.prod(idx.shape)
-        row_bytes = math.prod(x.shape[node.kwargs["k"]:]) * x.dtype.itemsize  # (complex storage: its pair too)
-        if rows:
-            self._add(_Stage(_SCATTER, 0, None, None, out, rows, count=row_bytes,
-                             slots=((self.buffer_of[id(u)], 0), (self.buffer_of[id(idx)], 0))), (node,))
-        return []
-
-    def _scatter_add(self, v) -> list:
-        """``x`` with ``u``'s rows added at the rows ``idx`` names along ``axis`` (bincount's, histogram's,
-        ``add.at``'s): x copied into the result's buffer (or taken over), then each row added in order."""
-        node = v.node
-        x, u, idx = node.inputs
-        missing = [w for w in (x, u, idx) if id(w) not in self.buffer_of]
-        if missing:
-            return missing
-        out = self._written(v, self.buffer_of[id(x)], frozenset(), u is x or idx is x, math.prod(x.shape))
-        axis = node.kwargs["axis"]
-        rows = math.prod(idx.shape)
-        if rows and math.prod(x.shape):
+        slots = ((self.buffer_of[id(u)], 0), (self.buffer_of[id(idx)], 0))
+        if not rows or not math.prod(x.shape):
+            self.staged.add(id(node))
+        elif node.op.name == "scatter":
+            row_bytes = math.prod(x.shape[node.kwargs["k"]:]) * x.dtype.itemsize  # (complex storage: its pair too)
+            self._add(_Stage(_SCATTER, 0, None, None, out, rows, count=row_bytes, slots=slots), (node,))
+        else:
+            axis = node.kwargs["axis"]
             sizes = (math.prod(x.shape[:axis]), x.shape[axis], math.prod(x.shape[axis + 1:]))
             self._add(_Stage(_SCATTER_ADD, CODES[x.dtype], None, np.array(sizes, np.float64), out, rows,
-                             slots=((self.buffer_of[id(u)], 0), (self.buffer_of[id(idx)], 0))), (node,))
-        else:
-            self.staged.add(id(node))
+                             slots=slots), (node,))
         return []
 
     def _nonzero(self, v) -> list:
