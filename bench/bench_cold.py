@@ -5,6 +5,8 @@
 2. ``bench/newcomer_script.py`` (22 sections of ordinary NumPy code; ``--script`` names another,
    such as ``bench/second_script.py``) with ``$HOME`` an empty folder, so no MAX or Nabla cache exists: the first run's time per section and in all, and
    whether its checksums equal NumPy's.
+   The peak memory of every process of the run (the script, each build worker, the program
+   kernel's build), sampled as it runs.
 3. What keeps computing after that process exits: the CPU seconds of processes started from the
    clone's environment, sampled for ``--after`` seconds.
 4. The same script in a second process (the machine now knows it).
@@ -27,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -69,6 +72,56 @@ def _cpu_after(marker: str, seconds: float) -> float:
     return max(0.0, total() - before)
 
 
+class _PeakMemory:
+    """The peak resident memory (``VmHWM``) of each process whose command line mentions ``marker``,
+    sampled every 0.2 s while it runs, by kind: the script, the first-run build workers, the
+    program kernel's Mojo build, others."""
+
+    def __init__(self, marker: str):
+        self.marker, self.peaks, self._stop = marker, {}, threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+    @staticmethod
+    def _kind(cmd: str) -> str:
+        if "nabla.runtime.first_run" in cmd:
+            return "first-run worker"
+        if "mojo" in cmd and " build" in cmd:
+            return "program kernel build (mojo)"
+        if "single_op_compiler" in cmd:
+            return "detached compiler"
+        return "the script" if "bench/" in cmd else "other"
+
+    def _watch(self):
+        while not self._stop.wait(0.2):
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                    if self.marker not in cmd:
+                        continue
+                    status = Path(f"/proc/{pid}/status").read_text()
+                except OSError:
+                    continue
+                m = re.search(r"VmHWM:\s+(\d+) kB", status)
+                if m:
+                    key = (self._kind(cmd), pid)
+                    self.peaks[key] = max(self.peaks.get(key, 0), int(m.group(1)) / 1024 ** 2)
+
+    def by_kind(self) -> dict:
+        """kind -> [peak GB of each process of that kind]"""
+        out: dict = {}
+        for (kind, _), gb in sorted(self.peaks.items()):
+            out.setdefault(kind, []).append(round(gb, 2))
+        return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--keep", help="keep the clone and its HOME in this folder")
@@ -98,7 +151,9 @@ def main(argv=None) -> int:
         _run([py, "-m", "compileall", "-q", "nabla"], env=env, cwd=clone)
 
         t_numpy, numpy_run = _run([py, args.script, "numpy"], env=env, cwd=clone)
-        t_first, first = _run([py, args.script, "nabla"], env=env, cwd=clone)
+        with _PeakMemory(str(clone)) as peaks:
+            t_first, first = _run([py, args.script, "nabla"], env=env, cwd=clone)
+        figures["peak_memory_gb"] = peaks.by_kind()
         assert first.returncode == 0, first.stderr[-3000:]
         figures["first_run_s"] = round(t_first, 1)
         figures["install_and_first_run_s"] = round(figures["install_s"] + t_first, 1)
@@ -118,6 +173,8 @@ def main(argv=None) -> int:
           f"({figures.get('install_and_first_run_s')} s in all); work left after "
           f"exit {figures.get('after_exit_cpu_s')} CPU-s in {args.after:.0f} s; second run "
           f"{figures.get('second_run_s')} s; NumPy {figures.get('numpy_run_s')} s")
+    for kind, gbs in figures.get("peak_memory_gb", {}).items():
+        print(f"  peak memory, {kind}: {', '.join(f'{g:.2f}' for g in gbs)} GB")
     for name, row in figures.get("sections", {}).items():
         print(f"  {name:20s} first {row['first_s']:7.2f} s  second {row['second_s'] or 0:6.2f} s  "
               f"{'same checksum' if row['checksum_equal'] else 'CHECKSUM DIFFERS'}")
