@@ -1,5 +1,5 @@
 """A second newcomer script, of other op families than ``newcomer_script.py`` (gradients, fits,
-interpolation, binning, decompositions, 2-d transforms, windows of indices): 21 sections on a
+interpolation, binning, decompositions, 2-d transforms, windows of indices, roots): 23 sections on a
 400 x 16 data set, each ending in a checksum. ``python bench/second_script.py [numpy|nabla]``,
 as the first script.
 """
@@ -94,9 +94,17 @@ def sections(np):
         m = (data > 0.5) & ~(data > 1.5) | (data < -2)
         return int(m.sum() + np.count_nonzero(m, axis=0).max() + np.all(m, axis=1).sum())
 
+    def svd_default():  # (NumPy's default: full_matrices=True)
+        u, s, vh = np.linalg.svd(data[:8, :5])
+        return round(float(s.sum() + np.abs(u[:, :5] * s).sum()), 8)
+
+    def roots():  # (the eigenvalues of the companion matrix)
+        r = np.roots([1.0, -6.0, 11.0, -6.0])
+        return round(float(np.sort(np.real(r)).sum() + np.abs(np.imag(r)).sum()), 8)
+
     return [gradient, polyfit, interp, searchsorted, bincount_digitize, cumprod, quantile, matrix_power, qr,
             cholesky, pinv, fft2, meshgrid, kron, tril_roll, argpartition, take_along_axis, float32_stats,
-            where_clip, outer_norm, logical]
+            where_clip, outer_norm, logical, svd_default, roots]
 
 
 if __name__ == "__main__":
