@@ -100,15 +100,14 @@ def _foreign(node) -> bool:
     op = node.op
     if op.name == "setitem":
         return "complex_storage" in node.kwargs
-    if op.name == "scatter":
+    if op.name in ("scatter", "scatter_add"):
         x, u, idx = node.inputs
-        return u.dtype is not x.dtype or idx.dtype is not _dt.int64 or any(not w.device.is_host for w in node.inputs)
+        if u.dtype is not x.dtype or idx.dtype is not _dt.int64 or any(not w.device.is_host for w in node.inputs):
+            return True
+        # (rows added in the dtype's own arithmetic: a code of the kernel's, not bool's or float16's)
+        return op.name == "scatter_add" and (x.dtype not in CODES or x.dtype in (_dt.bool_, _dt.float16))
     if op.name == "nonzero":
         return node.inputs[0].dtype is not _dt.bool_ or not node.inputs[0].device.is_host
-    if op.name == "scatter_add":
-        x, u, idx = node.inputs
-        return u.dtype is not x.dtype or x.dtype not in CODES or x.dtype in (_dt.bool_, _dt.float16) \
-            or idx.dtype is not _dt.int64 or any(not w.device.is_host for w in node.inputs)
     if op.name == "matmul":
         return not matmul_fits(node) and not _empty_sum(node)
     return _unfit(node) or any(not v.device.is_host for v in node.inputs)
@@ -249,8 +248,7 @@ class Scheduler:
         missing = [u for u in node.inputs if id(u) not in self.buffer_of and not _free(u)]
         if missing:
             return missing
-        outs = sorted(self.values_of.get(id(node), {v.index: v}).values(), key=lambda u: u.index)
-        made = [self._new_buffer(u) for u in outs]
+        made = [self._new_buffer(u) for u in self._used(v)]
         for b in made:
             b.arena_at = ("foreign", None)  # (its memory is the engine's result: never written in place)
         stage = _Stage(_FOREIGN, 0, None, None, made, 0,
@@ -259,6 +257,10 @@ class Scheduler:
         stage.program = node  # (the node to run, with its outputs' indices)
         self._add(stage, (node,))
         return []
+
+    def _used(self, v) -> list:
+        """The values of ``v``'s node that the trace uses, in output order (each gets a buffer)."""
+        return sorted(self.values_of.get(id(v.node), {v.index: v}).values(), key=lambda u: u.index)
 
     def _fill(self, v, value) -> None:
         """A stage writing ``value`` everywhere in ``v``'s buffer."""
@@ -417,7 +419,7 @@ class Scheduler:
             return [mask]
         source = self.buffer_of[id(mask)]
         shape = mask.shape
-        for u in sorted(self.values_of.get(id(node), {v.index: v}).values(), key=lambda u: u.index):
+        for u in self._used(v):
             out = self._new_buffer(u)
             count = math.prod(u.shape)
             if count:
@@ -512,7 +514,7 @@ class _Cut:
         leaf_at: dict = {}
         sigs: list = []
 
-        def stops(v):  # (a slice write is always a stage of its own: ``Scheduler._setitem``)
+        def stops(v):  # (writes, row additions, nonzero: stages of their own kinds, ``_OWN_KIND``)
             return v is not value and (id(v) in buffer_of or v.node.op.name in _OWN_KIND or foreign(v.node))
 
         def ref(v):
