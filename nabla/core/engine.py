@@ -295,6 +295,17 @@ class Engine(TraceLowering, ModelStore):
         if fast_only and not staged and len(traced.order) > len(outputs) \
                 and shares_inner_values(traced.order, outputs):
             return None  # a probe that would leave shared work pending
+        if not (compiling or traced.starts or traced.single_op_nodes) and self.first_sight is not None:
+            # a structure the program kernel has run before (a loop's read): straight to its plan
+            entry = self._cache.get(key)
+            run = None if entry is None or entry.model is not None or entry.interpreter_refused \
+                else self._program_run(entry, traced, outputs, planned_only=True)
+            if run is not None:
+                self._cache.move_to_end(key)
+                entry.sightings += 1
+                self.stats.evaluations += 1
+                self.stats.fused += 1
+                return run, [leaf.buffer for leaf in leaves]
         if traced.starts:  # one program serves every set of starts: its entry is keyed without them
             by_shape = self._cache.get(program_key)
             if by_shape is None and not fast_only and not compiling:
@@ -454,7 +465,7 @@ class Engine(TraceLowering, ModelStore):
         values = {node_ids[id(n)]: data[0] for n, data in traced.params}
         return lambda buffers: plan.run(model, buffers, shape, values)
 
-    def _program_run(self, entry, traced, outputs):
+    def _program_run(self, entry, traced, outputs, planned_only: bool = False):
         """A function of the leaf buffers that runs the whole trace as one program of stages on the
         program kernel, one call (``nabla.runtime.program``); None where the kernel cannot."""
         programs = self.programs
@@ -467,6 +478,8 @@ class Engine(TraceLowering, ModelStore):
         shapes = tuple(leaf.shape for leaf in leaves)
         plan = plans.get(shapes)
         if plan is None:
+            if planned_only:
+                return None
             plan = plans[shapes] = programs.plan(traced.order, leaves, outputs, node_ids) or False
             if len(plans) > 8:
                 plans.pop(next(iter(plans)))

@@ -149,16 +149,18 @@ class ComputeGraph:
         rec = self._local
         wanted = [] if requested is None else requested if isinstance(requested, list) else [requested]
         # (the probe comes before the scan of pending work: reading n pending scalars one by one,
-        # ``[float(t) for t in ts]``, would otherwise scan the other pending tensors n times)
-        if wanted and len(rec.pending) > len(wanted) and \
+        # ``[float(t) for t in ts]``, would otherwise scan the other pending tensors n times; a short
+        # record is looked at first: see ``_only_these_live`` and ``_probe_refused``)
+        alone = bool(wanted) and _only_these_live(rec.pending, wanted)
+        if wanted and not alone and len(rec.pending) > len(wanted) and not _probe_refused(rec.pending, wanted) and \
                 self.engine.run(_pending_values(_with_siblings(wanted)), fast_only=True):
             # what was read runs at once on a compiled model or the fused kernel; the rest of the
             # pending work waits for its own read rather than make a joint graph that runs slowly
             rec.epoch += 1
             return
-        impls = self._live_pending()
+        impls = [i for i in wanted if not i.is_realized] if alone else self._live_pending()
         path = self.engine.first_sight
-        if wanted and path is not None and self.engine.fused_enabled:
+        if wanted and not alone and path is not None and self.engine.fused_enabled:
             # a read realizes the other live pending work with it, but views of realized data stay
             # pending: whatever reads them computes them for free (see the path's ``deferrable``)
             asked = set(map(id, wanted))
@@ -188,6 +190,61 @@ class ComputeGraph:
         outputs = _pending_values(impls)
         if outputs:
             self.engine.run(outputs)
+
+
+#: the most records a read scans for other live work rather than probe (see ``_evaluate``)
+_SHORT_RECORD = 64
+
+
+def _only_these_live(pending, wanted) -> bool:
+    """Whether a short pending record holds no live pending tensor but ``wanted`` (a loop's read:
+    the values it recorded since the last read are dead but the one read): the read runs what it
+    needs, with no probe and no scan of other work."""
+    if len(pending) > _SHORT_RECORD:
+        return False
+    asked = set(map(id, wanted))
+    for r in pending:
+        i = r()
+        if i is not None and id(i) not in asked and not i.is_realized:
+            return False
+    return True
+
+
+def _probe_refused(pending, wanted) -> bool:
+    """Whether a probe of ``wanted`` would be refused, seen from a short record without tracing:
+    another live pending tensor is computed inside the read's trace (a loop's step ``u[1:-1] =
+    ...`` and its read ``abs(u - un).max()``), or that trace is longer than a probe takes. The read
+    then runs with the other work at once, where the probe keyed the trace only to give up."""
+    if len(pending) > _SHORT_RECORD:
+        return False
+    asked = set(map(id, wanted))
+    others = set()
+    for r in pending:
+        i = r()
+        if i is not None and id(i) not in asked and type(i._values) is list:
+            for v in i._values:
+                if v.node is not None:
+                    others.add(id(v.node))
+    stack = [v.node for i in wanted if type(i._values) is list for v in i._values if v.node is not None]
+    others.difference_update(map(id, stack))  # (another output of a node read: its sibling, not work inside)
+    if not others:
+        return False
+    seen = set()
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        if id(n) in others:
+            return True
+        seen.add(id(n))
+        if len(seen) > _PROBE_WALK:
+            return True
+        stack.extend(v.node for v in n.inputs if v.node is not None)
+    return False
+
+
+#: the most nodes ``_probe_refused`` walks (the engine's probe traces 128)
+_PROBE_WALK = 128
 
 
 def _with_siblings(wanted) -> list:

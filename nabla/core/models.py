@@ -57,13 +57,18 @@ def _bytes_budget() -> int:
 def mlir_context():
     """Enter MAX's default MLIR context on this thread (MLIR's current context is thread-local);
     a thread that has one (the main thread always does) enters nothing."""
-    from max import mlir
-    from max._mlir_context import ensure_default_mlir_context
+    global _MLIR
+    if _MLIR is None:  # (MAX's modules once: every read asks)
+        from max import mlir
+        from max._mlir_context import ensure_default_mlir_context
 
-    return _ENTERED if mlir.Context.current is not None else ensure_default_mlir_context()
+        _MLIR = mlir.Context, ensure_default_mlir_context
+    context, ensure = _MLIR
+    return _ENTERED if context.current is not None else ensure()
 
 
 _ENTERED = contextlib.nullcontext()
+_MLIR = None
 
 
 def execute(model, buffers) -> list:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from ..core.tensor import Tensor
 from .base import Operation, broadcast_shapes, describe, lift_same
+from .elementwise import BINARY_OPS
 from .operands import align_batched, coerce_operands
+from .reduction import REDUCE_OPS
 from .view import squeeze, unsqueeze
 
 
@@ -103,14 +105,13 @@ def matmul(x, y) -> Tensor:
     x, y = coerce_operands(x, y, "matmul")
     if x.ndim == 0 or y.ndim == 0:
         raise ValueError(f"nabla.matmul: operands must be at least 1-D, got {describe(x._impl, y._impl)}")
-    vec_x, vec_y = x.ndim == 1, y.ndim == 1
-    if vec_x and vec_y and x.shape == y.shape and not (x.dtype.is_bool or x.dtype.is_complex) \
-            and not (x.batch_dims or y.batch_dims):
+    ix, iy = x._impl, y._impl
+    vec_x, vec_y = len(ix.cached_shape) - ix.batch_dims == 1, len(iy.cached_shape) - iy.batch_dims == 1
+    if vec_x and vec_y and ix.cached_shape == iy.cached_shape and ix.dtype is iy.dtype \
+            and not (ix.dtype.is_bool or ix.dtype.is_complex or ix.batch_dims or iy.batch_dims):
         # a dot of vectors: a product and a sum (two ops a program fuses into one stage), where the
         # matrix form records four (NumPy's ``x[i + 1:, i] @ y[i + 1:, j]`` in an element loop)
-        from .reduction import sum as _sum
-
-        return _sum(x * y, dtype=x.dtype)
+        return REDUCE_OPS["sum"](BINARY_OPS["multiply"](x, y), axes=(0,), keepdims=False)
     if vec_x:
         x = unsqueeze(x, 0)
     if vec_y:

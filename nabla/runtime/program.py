@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from max import driver
 
 from ..core import dtypes as _dt
 from ..core.graph import Node, Value
@@ -35,6 +36,7 @@ from .fused_layouts import Offset
 from .fused_program import _program, matmul_fits
 from .fused_stages import _unfit, stages as first_values
 from .program_kernel import COPY, MAP, NONZERO, REDUCE, SCAN, SCATTER, SCATTER_ADD, STAGE, family
+from .program_kernel import loaded as _kernel_loaded, module as _kernel_module
 
 _MAP, _REDUCE, _SCAN, _COPY, _SCATTER, _SCATTER_ADD, _NONZERO = MAP, REDUCE, SCAN, COPY, SCATTER, SCATTER_ADD, NONZERO
 #: ops whose work is a stage of its own kind, never part of a program of the fused evaluator
@@ -712,42 +714,119 @@ class ProgramPlan:
             if s is not None:
                 self.segments.append(_Foreign(s.program, [b if type(b) is tuple else where(b) for b in s.slots],
                                               [(where(b)[1], b.value) for b in s.out]))
+        self.quick = None
+        memories = [b.memory() for b in results]
+        if len(self.segments) == 1 and type(self.segments[0]) is _Call and self.foreign_outputs == 0 \
+                and self.arena_bytes + self.consts.nbytes <= _QUICK_BYTES \
+                and len({m.index for m in memories}) == len(memories) \
+                and all(m.nbytes == spec[2] for m, spec in zip(memories, self.result_specs)) \
+                and all(source == _LEAF for _, source, _, _ in self.segments[0].leaves + self.segments[0].moving):
+            # (each result a memory of its own, which the kernel fills exactly)
+            self.quick = _QuickRun(self, self.segments[0])
 
     def run(self, leaf_buffers, values=None, starts=None) -> list:
         """Run the program on these leaves (``values``: this run's scalar constants by trace
         position; ``starts``: its slice starts); the results' buffers, in the order of the trace's
         outputs."""
-        from max import driver
-
-        from .program_kernel import module
-
+        quick = self.quick
+        if quick is not None and quick.lock.acquire(False):
+            try:
+                return quick.run(self, leaf_buffers, values, starts)
+            finally:
+                quick.lock.release()
         consts = self.consts
-        if (self.lifted and values) or (self.offsets and starts) or self.read:
-            consts = consts.copy()
-            for leaf, j, ints in self.read:
-                consts[j] = constant_bits(leaf_buffers[leaf].to_numpy().reshape(()).item(), ints)
-            if values:
-                for pos, j, ints in self.lifted:
-                    if pos in values:
-                        consts[j] = constant_bits(values[pos].reshape(()).item(), ints)
-            if starts and self.offsets is not None:
-                self.offsets.fill(consts, starts)
-        # the results in one host block (each a buffer over its part), the intermediates in another
         block = np.empty(self.results_bytes, np.uint8)
         arena = np.empty(self.arena_bytes, np.uint8) if self.arena_bytes else block
+        if (self.lifted and values) or (self.offsets and starts) or self.read:
+            consts = consts.copy()
+        self.fill(consts, leaf_buffers, values, starts)
         state = _RunState(leaf_buffers, block, arena, consts, [None] * self.foreign_outputs if self.foreign_outputs
                           else None, starts, values)
-        kernel = module()
+        kernel = _kernel_module()
         for segment in self.segments:
             segment.run(state, kernel)
         results = []
+        from_numpy = driver.Buffer.from_numpy
         for dtype, shape, used, at, foreign in self.result_specs:
             if foreign is not None:
                 results.append(state.foreign[foreign])
                 continue
-            flat = driver.Buffer.from_numpy(block[at:at + used].view(dtype.numpy_dtype))  # (0-d bools: from 1-d)
+            flat = from_numpy(block[at:at + used].view(dtype.numpy_dtype))  # (0-d bools: from 1-d)
             results.append(flat if len(shape) == 1 else flat.view(dtype.max_dtype, shape))
         return results
+
+    def fill(self, consts, leaf_buffers, values, starts) -> None:
+        """Write this run's scalars into ``consts``: one-element leaves, scalar constants, offsets."""
+        for leaf, j, ints in self.read:
+            consts[j] = constant_bits(leaf_buffers[leaf].to_numpy().reshape(()).item(), ints)
+        for pos, j, ints in self.lifted:
+            consts[j] = constant_bits(values[pos].reshape(()).item(), ints) if values and pos in values \
+                else self.consts[j]
+        if starts and self.offsets is not None:
+            self.offsets.fill(consts, starts)
+
+
+class _QuickRun:
+    """A small program of one kernel call (a loop's step and its read): its call array,
+    intermediates and constants made once and kept, the arena's and constants' addresses written
+    in; a run writes its scalars and addresses into them and allocates only its results, each a
+    buffer of its own. A run of the plan takes them under ``lock`` (another thread's run of the
+    same plan allocates its own)."""
+
+    __slots__ = ("lock", "scratch", "consts", "call", "address", "places", "leaves", "moving", "results")
+
+    def __init__(self, plan, segment):
+        import threading
+
+        self.lock = threading.Lock()
+        at = (plan.arena_bytes + 63) // 64 * 64
+        self.scratch = np.empty(at + plan.consts.nbytes, np.uint8)
+        self.consts = self.scratch[at:].view(np.float64)
+        self.consts[:] = plan.consts
+        base = self.scratch.ctypes.data
+        call = segment.call.copy()
+        starts = [spec[3] for spec in plan.result_specs]
+        self.places = []  # (place in the call array, which result, byte offset in it)
+        for places, source in segment.based:
+            if source == _RESULT - 1:
+                for p in places:
+                    offset = int(call[p])
+                    k = max(j for j, s in enumerate(starts) if s <= offset)
+                    self.places.append((int(p), k, offset - starts[k]))
+            else:
+                call[places] += base if source == _ARENA - 1 else base + at
+        self.call = call
+        self.address = call.ctypes.data
+        self.leaves, self.moving = segment.leaves, segment.moving
+        self.results = [(dtype.max_dtype, shape) for dtype, shape, _, _, _ in plan.result_specs]
+
+    def run(self, plan, leaf_buffers, values, starts) -> list:
+        plan.fill(self.consts, leaf_buffers, values, starts)
+        host = _host()
+        out = [driver.Buffer(dtype, shape, host) for dtype, shape in self.results]
+        call = self.call
+        for at, k, offset in self.places:
+            call[at] = out[k]._data_ptr() + offset
+        for at, _, index, offset in self.leaves:  # (every address here is a leaf's)
+            p = leaf_buffers[index]._data_ptr()
+            call[at] = (p if p < 1 << 63 else 0) + offset  # (an empty buffer's is all ones: never read)
+        for at, _, index, offset in self.moving:
+            p = leaf_buffers[index]._data_ptr()
+            call[at] = (p if p < 1 << 63 else 0) + (offset.at(starts) if starts else int(offset))
+        _kernel_module().run(self.address)
+        return out
+
+
+def _host():
+    global _HOST
+    if _HOST is None:
+        _HOST = driver.CPU()
+    return _HOST
+
+
+_HOST = None
+#: the most bytes of intermediates and constants a small program keeps between its runs (``_QuickRun``)
+_QUICK_BYTES = 1 << 16
 
 
 class _OffsetTable:
@@ -793,7 +872,7 @@ class _RunState:
         self.leaves, self.block, self.arena, self.consts = leaves, block, arena, consts
         self.foreign, self.starts, self.values = foreign, starts, values
         base = block.ctypes.data
-        self.bases = np.array((base, base if arena is block else arena.ctypes.data, consts.ctypes.data), np.int64)
+        self.bases = (base, base if arena is block else arena.ctypes.data, consts.ctypes.data)
 
     def address(self, source, index, offset) -> int:
         if source == _LEAF:
@@ -801,12 +880,10 @@ class _RunState:
             return (ptr if ptr < 1 << 63 else 0) + offset  # (an empty buffer's is all ones: never read)
         if source == _FOREIGN_OUT:
             return self.foreign[index]._data_ptr() + offset
-        return int(self.bases[source - 1]) + offset
+        return self.bases[source - 1] + offset
 
     def buffer(self, place, shape, dtype):
         """A driver buffer over a value's memory in this run (a foreign op's operand)."""
-        from max import driver
-
         source, index, offset = place
         if source == _LEAF:
             return self.leaves[index]
@@ -823,7 +900,7 @@ class _Call:
     call array holds each address's offset, and a run adds its base (a block's, the constants', a
     leaf's)."""
 
-    __slots__ = ("call", "based", "sources", "leaves", "moving")
+    __slots__ = ("call", "based", "leaves", "moving")
 
     def __init__(self, run, where, const_at, layout_at):
         call = np.zeros(1 + STAGE * len(run), np.int64)
@@ -851,13 +928,16 @@ class _Call:
         for at, _, offset in based:
             call[at] = offset
         self.call = call
-        self.based = np.array([at for at, _, _ in based], np.int64)
-        self.sources = np.array([source - 1 for _, source, _ in based], np.int64)
+        # per source with addresses here: (its places in the call array, source - 1)
+        self.based = [(np.array([at for at, s, _ in based if s == source], np.int64), source - 1)
+                      for source in (_RESULT, _ARENA, _CONSTS) if any(s == source for _, s, _ in based)]
         self.leaves = [tuple(int(x) for x in p) for p in patches if p[1] in (_LEAF, _FOREIGN_OUT)]
 
     def run(self, state, kernel) -> None:
         call = self.call.copy()
-        call[self.based] += state.bases[self.sources]
+        bases = state.bases
+        for places, source in self.based:
+            call[places] += bases[source]
         address = state.address
         for at, source, index, offset in self.leaves:
             call[at] = address(source, index, offset)
@@ -923,6 +1003,4 @@ class ProgramPath:
 
     @staticmethod
     def ready() -> bool:
-        from . import program_kernel
-
-        return program_kernel.module() is not None
+        return _kernel_loaded() or _kernel_module() is not None

@@ -109,6 +109,11 @@ class _Kernel:
             raise RuntimeError("nabla: the program kernel failed on a stage")
 
 
+def loaded() -> bool:
+    """Whether the kernel is loaded in this process (a read asks each time: nothing else to look at)."""
+    return _MODULE is not None
+
+
 def ready() -> bool:
     """Whether the kernel is built on this machine (loading it then costs milliseconds)."""
     return _MODULE is not None or (os.environ.get("NABLA_PROGRAM", "1") != "0" and _target().exists())
