@@ -26,6 +26,8 @@ _KINDS = {
 
 
 def isdtype(dtype, kind) -> bool:
+    if isinstance(dtype, np.dtype):  # (a NumPy dtype: a Nabla dtype's ``.dtype``, as NumPy's protocol reads it)
+        dtype = _dt.as_dtype(dtype)
     if not isinstance(dtype, _dt.DType):
         raise TypeError(f"nabla.isdtype: expected a dtype, got {dtype!r}")
     if isinstance(kind, tuple):

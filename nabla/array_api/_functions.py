@@ -100,8 +100,12 @@ def moveaxis(x, source, destination, /) -> Tensor:
 
 
 def reshape(x, /, shape, *, copy=None) -> Tensor:
+    """A view of ``x`` (writes through it reach ``x``, as through NumPy's and array-api-strict's:
+    SciPy writes into ``reshape(fj.T, ...)`` and reads ``fj``); ``copy=True``: a new array."""
     x = _tensor(x, "reshape")
-    return _ops.reshape(x, tuple(shape))
+    if copy:
+        return _ops.reshape(x, tuple(shape))
+    return _aliasing.reshape(x, tuple(shape))
 
 
 def flip(x, /, *, axis=None) -> Tensor:

@@ -164,6 +164,14 @@ class Tensor:
     def __str__(self) -> str:
         return repr(self) if hasattr(self._impl.sharding, "block_repr") else str(self.numpy())
 
+    def __format__(self, spec):
+        """NumPy's: a 0-d array formats its value (``f"{x:.3f}"``); others only with an empty spec."""
+        if not self.shape:
+            return format(self.item(), spec)
+        if not spec:
+            return str(self)
+        raise TypeError(f"unsupported format string passed to {type(self).__name__}.__format__")
+
     def __hash__(self) -> int:
         return id(self)
 

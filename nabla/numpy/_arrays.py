@@ -10,6 +10,7 @@ import operator
 import numpy as _np
 
 from .. import array_api as _xp
+from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops import aliasing
@@ -38,7 +39,7 @@ def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=N
     if isinstance(obj, Tensor) and x is obj and copy is not False:
         x = Tensor(obj._impl)  # values are immutable underneath: a new name is a copy
     if x.ndim < ndmin:
-        x = _xp.reshape(x, (1,) * (ndmin - x.ndim) + x.shape)
+        x = _reshape(x, (1,) * (ndmin - x.ndim) + x.shape)
     return x
 
 
@@ -125,7 +126,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     if isinstance(start, (Tensor, list, tuple, _np.ndarray)) or isinstance(stop, (Tensor, list, tuple, _np.ndarray)):
         lo, hi = D.asarray(start, _np.float64, "linspace"), D.asarray(stop, _np.float64, "linspace")
         t = _xp.linspace(0.0, 1.0, num, dtype=_F64, endpoint=endpoint)
-        t = _xp.reshape(t, (num,) + (1,) * builtins.max(lo.ndim, hi.ndim))
+        t = _reshape(t, (num,) + (1,) * builtins.max(lo.ndim, hi.ndim))
         out = lo + (hi - lo) * t
         if axis != 0:
             out = _xp.moveaxis(out, 0, axis)
@@ -176,12 +177,12 @@ def diag(v, k=0):
     x = D.asarray(v, op="diag")
     if x.ndim == 1:
         n = x.shape[0] + builtins.abs(k)
-        rows = _xp.reshape(_xp.arange(n), (n, 1))
-        cols = _xp.reshape(_xp.arange(n), (1, n))
+        rows = _reshape(_xp.arange(n), (n, 1))
+        cols = _reshape(_xp.arange(n), (1, n))
         hit = _xp.equal(rows + k, cols)
         idx = _xp.clip(rows if k >= 0 else cols, 0, builtins.max(x.shape[0] - 1, 0))
-        vals = _xp.take(x, _xp.reshape(idx, (-1,)), axis=0)
-        vals = _xp.reshape(vals, (n, 1) if k >= 0 else (1, n))
+        vals = _xp.take(x, _reshape(idx, (-1,)), axis=0)
+        vals = _reshape(vals, (n, 1) if k >= 0 else (1, n))
         return _xp.where(hit, vals, _xp.zeros((), dtype=x.dtype))
     if x.ndim == 2:
         return _xp.linalg.diagonal(x, offset=k)
@@ -213,14 +214,14 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
         out = []
         for k, a in enumerate(arrays):
             pos = (1 - k if k < 2 else k) if indexing == "xy" and n > 1 else k
-            out.append(_xp.reshape(a, tuple(a.shape[0] if j == pos else 1 for j in range(n))))
+            out.append(_reshape(a, tuple(a.shape[0] if j == pos else 1 for j in range(n))))
         return tuple(out)
     return tuple(_xp.meshgrid(*arrays, indexing=indexing))
 
 
 def indices(dimensions, dtype=int, sparse=False):
     dims = tuple(dimensions)
-    grids = [_xp.reshape(_xp.arange(n, dtype=_default(dtype, "indices", _I64)),
+    grids = [_reshape(_xp.arange(n, dtype=_default(dtype, "indices", _I64)),
                          tuple(n if j == k else 1 for j in range(len(dims)))) for k, n in enumerate(dims)]
     if sparse:
         return tuple(grids)
@@ -249,14 +250,14 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     if _index_order(order, "reshape") == "C":
         return aliasing.reshape(x, shape)
     dims = (shape,) if isinstance(shape, int) else tuple(shape)
-    return _fortran(x, lambda t: _xp.reshape(t, dims[::-1]), lambda t: aliasing.reshape(t, dims[::-1]))
+    return _fortran(x, lambda t: _reshape(t, dims[::-1]), lambda t: aliasing.reshape(t, dims[::-1]))
 
 
 def ravel(a, order="C"):
     x = D.asarray(a, op="ravel")
     if _index_order(order, "ravel") == "C":
         return aliasing.reshape(x, (-1,))
-    return _fortran(x, lambda t: _xp.reshape(t, (-1,)), lambda t: aliasing.reshape(t, (-1,)))
+    return _fortran(x, lambda t: _reshape(t, (-1,)), lambda t: aliasing.reshape(t, (-1,)))
 
 
 def _fortran(x, flat, flat_view):
@@ -314,24 +315,24 @@ def expand_dims(a, axis):
 
 def atleast_1d(*arys):
     out = [D.asarray(a, op="atleast_1d") for a in arys]
-    out = [_xp.reshape(a, (1,)) if a.ndim == 0 else a for a in out]
+    out = [_reshape(a, (1,)) if a.ndim == 0 else a for a in out]
     return out[0] if len(out) == 1 else tuple(out)
 
 
 def atleast_2d(*arys):
     out = [D.asarray(a, op="atleast_2d") for a in arys]
-    out = [_xp.reshape(a, (1,) * (2 - a.ndim) + a.shape) if a.ndim < 2 else a for a in out]
+    out = [_reshape(a, (1,) * (2 - a.ndim) + a.shape) if a.ndim < 2 else a for a in out]
     return out[0] if len(out) == 1 else tuple(out)
 
 
 def atleast_3d(*arys):
     def up(a):
         if a.ndim == 0:
-            return _xp.reshape(a, (1, 1, 1))
+            return _reshape(a, (1, 1, 1))
         if a.ndim == 1:
-            return _xp.reshape(a, (1, a.shape[0], 1))
+            return _reshape(a, (1, a.shape[0], 1))
         if a.ndim == 2:
-            return _xp.reshape(a, a.shape + (1,))
+            return _reshape(a, a.shape + (1,))
         return a
 
     out = [up(D.asarray(a, op="atleast_3d")) for a in arys]
@@ -365,7 +366,7 @@ def _arrays(seq, op):
 def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     parts = _arrays(arrays, "concatenate")
     if axis is None:
-        parts, axis = [_xp.reshape(p, (-1,)) for p in parts], 0
+        parts, axis = [_reshape(p, (-1,)) for p in parts], 0
     r = _xp.concat(parts, axis=axis)
     if dtype is not None:
         r = _astype(r, D.to_nabla(dtype, "concatenate"))
@@ -403,7 +404,7 @@ def dstack(tup):
 
 
 def column_stack(tup):
-    parts = [_xp.reshape(a, (-1, 1)) if a.ndim < 2 else a for a in _arrays(tup, "column_stack")]
+    parts = [_reshape(a, (-1, 1)) if a.ndim < 2 else a for a in _arrays(tup, "column_stack")]
     return concatenate(parts, axis=1)
 
 
@@ -502,8 +503,8 @@ def resize(a, new_shape):
     n = math.prod(shape)
     if x.size == 0 or n == 0:
         return _xp.zeros(shape, dtype=x.dtype)
-    flat = _xp.reshape(x, (-1,))
-    return _xp.reshape(_xp.tile(flat, (-(-n // x.size),))[:n], shape)
+    flat = _reshape(x, (-1,))
+    return _reshape(_xp.tile(flat, (-(-n // x.size),))[:n], shape)
 
 
 def repeat(a, repeats, axis=None):
@@ -511,7 +512,7 @@ def repeat(a, repeats, axis=None):
     if not isinstance(repeats, int):
         repeats = D.asarray(repeats, op="repeat")
     if axis is None:
-        x, axis = _xp.reshape(x, (-1,)), 0
+        x, axis = _reshape(x, (-1,)), 0
     return _xp.repeat(x, repeats, axis=axis)
 
 
@@ -574,14 +575,14 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     x = D.asarray(a, op="take")
     idx = D.asarray(indices, op="take")
     if axis is None:
-        x, axis = _xp.reshape(x, (-1,)), 0
+        x, axis = _reshape(x, (-1,)), 0
     if mode == "wrap":
         idx = idx % x.shape[axis]
     elif mode == "clip":
         idx = _xp.clip(idx, 0, x.shape[axis] - 1)
-    flat = _xp.reshape(idx, (-1,))
+    flat = _reshape(idx, (-1,))
     r = _xp.take(x, flat, axis=axis)
-    r = _xp.reshape(r, x.shape[:axis] + idx.shape + x.shape[axis + 1:])
+    r = _reshape(r, x.shape[:axis] + idx.shape + x.shape[axis + 1:])
     if out is not None:
         from ._ufuncs import write_out
 
@@ -592,7 +593,7 @@ def take(a, indices, axis=None, out=None, mode="raise"):
 def take_along_axis(arr, indices, axis=-1):
     x = D.asarray(arr, op="take_along_axis")
     if axis is None:
-        x, axis = _xp.reshape(x, (-1,)), 0
+        x, axis = _reshape(x, (-1,)), 0
     return _xp.take_along_axis(x, D.asarray(indices, op="take_along_axis"), axis=axis)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as _np
 
 from .. import array_api as _xp
+from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
 from ..ops.elementwise import astype as _astype
 from . import _dtypes as D
@@ -21,7 +22,7 @@ def _weights(bitorder: str, op: str):
 def _axis(a, axis, op: str):
     """``a`` with the packed axis last (flattened when ``axis`` is None), and the map back."""
     if axis is None:
-        return _xp.reshape(a, (-1,)), lambda r: r
+        return _reshape(a, (-1,)), lambda r: r
     if not -a.ndim <= axis < max(a.ndim, 1):
         raise _np.exceptions.AxisError(f"nabla.numpy.{op}: axis {axis} is out of bounds for array of dimension "
                                        f"{a.ndim} (shape {a.shape})")
@@ -42,7 +43,7 @@ def packbits(a, /, axis=None, bitorder="big"):
     bits = _astype(x != 0, _dt.uint8)
     if 8 * m != n:
         bits = _xp.concat([bits, _xp.zeros(x.shape[:-1] + (8 * m - n,), dtype=_dt.uint8)], axis=-1)
-    groups = _xp.reshape(bits, x.shape[:-1] + (m, 8))
+    groups = _reshape(bits, x.shape[:-1] + (m, 8))
     packed = _xp.sum(groups * D.asarray(weights, op="packbits"), axis=-1)  # disjoint bits: a sum is an or
     return back(_astype(packed, _dt.uint8))
 
@@ -57,8 +58,8 @@ def unpackbits(a, /, axis=None, count=None, bitorder="big"):
     weights = _weights(bitorder, "unpackbits")
     x, back = _axis(x, axis, "unpackbits")
     n = 8 * x.shape[-1]
-    shifted = _xp.floor_divide(_xp.reshape(x, x.shape + (1,)), D.asarray(weights, op="unpackbits"))
-    bits = _xp.reshape(shifted % _np.uint8(2), x.shape[:-1] + (n,))
+    shifted = _xp.floor_divide(_reshape(x, x.shape + (1,)), D.asarray(weights, op="unpackbits"))
+    bits = _reshape(shifted % _np.uint8(2), x.shape[:-1] + (n,))
     if count is not None:
         count = int(count)
         keep = count if count >= 0 else n + count

@@ -8,6 +8,7 @@ import numbers
 import string
 
 from .. import array_api as _xp
+from ..ops.view import reshape as _reshape
 from ..core.tensor import Tensor
 from . import _dtypes as D
 
@@ -79,10 +80,10 @@ def _contract(x, tx, y, ty, keep: set):
     cx = math.prod(size[c] for c in summed)
     xs = _xp.broadcast_to(xs, bx + tuple(size[c] for c in left + summed))
     ys = _xp.broadcast_to(ys, by + tuple(size[c] for c in summed + right))
-    xm = _xp.reshape(xs, bx + (math.prod(size[c] for c in left), cx))
-    ym = _xp.reshape(ys, by + (cx, math.prod(size[c] for c in right)))
+    xm = _reshape(xs, bx + (math.prod(size[c] for c in left), cx))
+    ym = _reshape(ys, by + (cx, math.prod(size[c] for c in right)))
     r = _xp.matmul(xm, ym)
-    r = _xp.reshape(r, r.shape[:len(batch)] + tuple(size[c] for c in left + right))
+    r = _reshape(r, r.shape[:len(batch)] + tuple(size[c] for c in left + right))
     return r, "".join(batch + left + right)
 
 

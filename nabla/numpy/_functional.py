@@ -11,6 +11,7 @@ import itertools
 import numpy as _np
 
 from .. import array_api as _xp
+from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from . import _dtypes as D
@@ -37,7 +38,7 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
             raise ValueError(f"could not broadcast input array from shape {r.shape} into shape {first.shape}")
     # NumPy writes every result into an array of the first result's dtype
     results = [r if r.dtype is first.dtype else _xp.astype(r, first.dtype) for r in results]
-    out = _xp.reshape(_xp.stack(results, axis=0), outer + first.shape)
+    out = _reshape(_xp.stack(results, axis=0), outer + first.shape)
     # the result's own axes take the place of ``axis``
     k = first.ndim
     order = tuple(range(axis)) + tuple(range(len(outer), len(outer) + k)) + tuple(range(axis, len(outer)))

@@ -12,6 +12,7 @@ import operator
 import numpy as _np
 
 from .. import array_api as _xp
+from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops.elementwise import astype as _astype
@@ -46,7 +47,7 @@ def _sample(sample):
     if isinstance(sample, _np.ndarray) and sample.ndim == 2:
         return D.asarray(sample, op="histogramdd")
     cols = sample if isinstance(sample, (list, tuple)) else [sample]
-    cols = [_xp.reshape(D.asarray(c, op="histogramdd"), (-1,)) for c in cols]
+    cols = [_reshape(D.asarray(c, op="histogramdd"), (-1,)) for c in cols]
     return _xp.stack(D.promote_all(cols, "histogramdd"), axis=1)
 
 
@@ -94,17 +95,17 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):  # noq
     if weights is None:
         w = _xp.ones((n,), dtype=_F64)
     else:
-        w = _astype(_xp.reshape(D.asarray(weights, op="histogramdd"), (-1,)), _F64)  # NumPy's hist is float
+        w = _astype(_reshape(D.asarray(weights, op="histogramdd"), (-1,)), _F64)  # NumPy's hist is float
     total = math.prod(nbin)
     hist = scatter_add_op(_xp.zeros((total,), dtype=w.dtype), w, flat, axis=0) if n else \
         _xp.zeros((total,), dtype=w.dtype)
-    hist = _xp.reshape(hist, tuple(nbin))[(slice(1, -1),) * d]
+    hist = _reshape(hist, tuple(nbin))[(slice(1, -1),) * d]
     if density:
         mass = _xp.sum(hist)
         for i, e in enumerate(edges):
             shape = [1] * d
             shape[i] = nbin[i] - 2
-            hist = hist / _xp.reshape(_astype(e[1:] - e[:-1], _F64) if not e.dtype.is_floating else e[1:] - e[:-1],
+            hist = hist / _reshape(_astype(e[1:] - e[:-1], _F64) if not e.dtype.is_floating else e[1:] - e[:-1],
                                       tuple(shape))
         hist = hist / mass
     return hist, edges

@@ -10,6 +10,7 @@ import operator
 import numpy as _np
 
 from .. import array_api as _xp
+from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops import aliasing
@@ -58,7 +59,7 @@ class _Grid:
                 step = (k.stop - start) / float(n - 1) if n != 1 else 1
             g = g * step + start
             if self.sparse:
-                g = _xp.reshape(g, tuple(-1 if i == j else 1 for i in range(len(keys))))
+                g = _reshape(g, tuple(-1 if i == j else 1 for i in range(len(keys))))
             out.append(g)
         if self.sparse:
             return tuple(out)
@@ -100,8 +101,8 @@ index_exp = _IndexExpression(True)
 # --- triangles and diagonals --------------------------------------------------------------------------
 
 def _tri_mask(n, m, k, upper):
-    rows = _xp.reshape(_xp.arange(n, dtype=_I64), (-1, 1))
-    cols = _xp.reshape(_xp.arange(m, dtype=_I64), (1, -1))
+    rows = _reshape(_xp.arange(n, dtype=_I64), (-1, 1))
+    cols = _reshape(_xp.arange(m, dtype=_I64), (1, -1))
     return (cols - rows >= k) if upper else (cols - rows <= k)
 
 
@@ -171,9 +172,9 @@ def fill_diagonal(a, val, wrap=False):
     if n == 0:
         return None
     values = cycled(val, n)
-    flat = _xp.reshape(a, (-1,))
+    flat = _reshape(a, (-1,))
     flat[pos] = values if values.dtype is a.dtype else _astype(values, a.dtype)
-    aliasing.setitem(a, ..., _xp.reshape(flat, a.shape))
+    aliasing.setitem(a, ..., _reshape(flat, a.shape))
     return None
 
 

@@ -9,6 +9,7 @@ import math
 import numpy as _np
 
 from .. import array_api as _xp
+from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops import aliasing
@@ -55,14 +56,14 @@ def nonzero(a):
 
 
 def flatnonzero(a):
-    return _xp.nonzero(_xp.reshape(D.asarray(a, op="flatnonzero"), (-1,)))[0]
+    return _xp.nonzero(_reshape(D.asarray(a, op="flatnonzero"), (-1,)))[0]
 
 
 def argwhere(a):
     x = D.asarray(a, op="argwhere")
     if x.ndim == 0:
-        x = _xp.reshape(x, (1,))
-        return _xp.reshape(_xp.nonzero(x)[0], (-1, 0))
+        x = _reshape(x, (1,))
+        return _reshape(_xp.nonzero(x)[0], (-1, 0))
     return _xp.stack(_xp.nonzero(x), axis=1)
 
 
@@ -91,7 +92,7 @@ def ix_(*args):
         x = D.asarray(a, op="ix_")
         if x.dtype.is_bool:
             x = _xp.nonzero(x)[0]
-        out.append(_xp.reshape(x, tuple(-1 if j == k else 1 for j in range(n))))
+        out.append(_reshape(x, tuple(-1 if j == k else 1 for j in range(n))))
     return tuple(out)
 
 
@@ -147,7 +148,7 @@ class _Concatenator:
             shape = tuple(n for n in res.shape if n > 1) if res.ndim > 2 else res.shape
             if len(shape) > 2:
                 raise ValueError("nabla.numpy.r_: shape too large to be a matrix.")
-            res = _xp.reshape(res, (1,) * (2 - len(shape)) + shape)
+            res = _reshape(res, (1,) * (2 - len(shape)) + shape)
             if was_1d and col:
                 res = _xp.permute_dims(res, (1, 0))
         return D.as_face(res)
@@ -182,7 +183,7 @@ c_ = _Concatenator(-1, ndmin=2, trans1d=0)
 def cycled(values, n: int):
     """``values`` flattened and repeated over ``n`` positions, as NumPy's ``put``, ``putmask`` and
     ``a.flat[...] = values`` repeat a shorter value."""
-    vals = _xp.reshape(D.asarray(values, op="put"), (-1,))
+    vals = _reshape(D.asarray(values, op="put"), (-1,))
     if vals.shape[0] == n:
         return vals
     if vals.shape[0] == 0:
@@ -192,13 +193,13 @@ def cycled(values, n: int):
 
 def put(a, ind, v, mode="raise"):
     """``a.flat[ind] = v`` in place."""
-    flat = _xp.reshape(a, (-1,))
+    flat = _reshape(a, (-1,))
     idx = D.asarray(ind, op="put")
     n = flat.shape[0]
     idx = idx % n if mode == "wrap" else _xp.clip(idx, 0, n - 1) if mode == "clip" else idx
-    idx = _xp.reshape(idx, (-1,))
+    idx = _reshape(idx, (-1,))
     flat[idx] = cycled(v, idx.shape[0])
-    aliasing.setitem(a, ..., _xp.reshape(flat, a.shape))
+    aliasing.setitem(a, ..., _reshape(flat, a.shape))
 
 
 def putmask(a, mask, values):
@@ -211,7 +212,7 @@ def putmask(a, mask, values):
         raise TypeError(f"nabla.numpy.putmask: cannot cast array data from {v.dtype} to {a.dtype} "
                         "according to the rule 'safe'")
     if v.shape != a.shape:  # NumPy repeats values over the flat positions
-        v = _xp.reshape(cycled(v, math.prod(a.shape)), a.shape)
+        v = _reshape(cycled(v, math.prod(a.shape)), a.shape)
     aliasing.setitem(a, ..., _xp.where(m, _astype(v, a.dtype), a))
 
 
@@ -234,7 +235,7 @@ def put_along_axis(arr, indices, values, axis):
         raise NotImplementedError("nabla.numpy.put_along_axis: axis=None; ravel first")
     idx = D.asarray(indices, op="put_along_axis")
     axis %= arr.ndim
-    grids = [_xp.reshape(_xp.arange(n), tuple(n if j == k else 1 for j in range(arr.ndim)))
+    grids = [_reshape(_xp.arange(n), tuple(n if j == k else 1 for j in range(arr.ndim)))
              for k, n in enumerate(idx.shape)]
     key = tuple(idx if k == axis else _xp.broadcast_to(g, idx.shape) for k, g in enumerate(grids))
     arr[key] = D.asarray(values, op="put_along_axis")
@@ -255,14 +256,14 @@ def select(condlist, choicelist, default=0):
 
 
 def extract(condition, arr):
-    return _xp.reshape(D.asarray(arr, op="extract"), (-1,))[_xp.reshape(D.asarray(condition), (-1,)) != 0]
+    return _reshape(D.asarray(arr, op="extract"), (-1,))[_reshape(D.asarray(condition), (-1,)) != 0]
 
 
 def compress(condition, a, axis=None):
     x = D.asarray(a, op="compress")
     c = D.asarray(condition, op="compress")
     if axis is None:
-        x, axis = _xp.reshape(x, (-1,)), 0
+        x, axis = _reshape(x, (-1,)), 0
     idx = _xp.nonzero(c)[0]
     return _xp.take(x, idx, axis=axis)
 
@@ -327,9 +328,9 @@ def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=Fa
         for w, ax in zip(ws, axes):
             n = out.shape[ax]
             # windows as a gather: row i holds elements i .. i+w-1 (a new trailing axis)
-            idx = _xp.reshape(_xp.arange(n - w + 1), (-1, 1)) + _xp.reshape(_xp.arange(w), (1, -1))
-            g = _xp.take(out, _xp.reshape(idx, (-1,)), axis=ax)
-            g = _xp.reshape(g, out.shape[:ax] + (n - w + 1, w) + out.shape[ax + 1:])
+            idx = _reshape(_xp.arange(n - w + 1), (-1, 1)) + _reshape(_xp.arange(w), (1, -1))
+            g = _xp.take(out, _reshape(idx, (-1,)), axis=ax)
+            g = _reshape(g, out.shape[:ax] + (n - w + 1, w) + out.shape[ax + 1:])
             out = _xp.moveaxis(g, ax + 1, -1)
         return out
 

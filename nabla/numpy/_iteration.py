@@ -17,6 +17,7 @@ import re
 import numpy as _np
 
 from .. import array_api as _xp
+from ..ops.view import reshape as _reshape
 from ..core.tensor import Tensor
 from . import _dtypes as D
 from ._ndarray import ndarray
@@ -444,7 +445,7 @@ class vectorize:
             target = D.to_nabla(dtypes[k], "vectorize")
             if found[k]:
                 parts = [p if p.dtype is target else _xp.astype(p, target) for p in found[k]]
-                results.append(ndarray(_xp.reshape(_xp.stack(parts, axis=0), shape)._impl))
+                results.append(ndarray(_reshape(_xp.stack(parts, axis=0), shape)._impl))
             else:
                 results.append(ndarray(_xp.zeros(shape, dtype=target)._impl))
         return results[0] if len(results) == 1 else tuple(results)
@@ -469,7 +470,7 @@ def _to_face(values: _np.ndarray, otype):
         target = D.to_nabla(otype, "vectorize")
         parts = [D.asarray(v, op="vectorize") for v in flat]
         parts = [p if p.dtype is target else _xp.astype(p, target) for p in parts]
-        return ndarray(_xp.reshape(_xp.stack(parts, axis=0), values.shape)._impl)
+        return ndarray(_reshape(_xp.stack(parts, axis=0), values.shape)._impl)
     try:
         host = _np.asarray(values, dtype=otype)
     except (TypeError, ValueError) as e:

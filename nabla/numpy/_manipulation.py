@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as _np
 
 from .. import array_api as _xp
+from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops.elementwise import astype as _astype
@@ -37,7 +38,7 @@ def _host_index(obj):
 def _flat_or_axis(arr, axis, op):
     a = D.asarray(arr, op=op)
     if axis is None:
-        return (_xp.reshape(a, (-1,)) if a.ndim != 1 else a), 0
+        return (_reshape(a, (-1,)) if a.ndim != 1 else a), 0
     return a, _axis(axis, a.ndim)
 
 
@@ -89,7 +90,7 @@ def insert(arr, obj, values, axis=None):
             raise IndexError(f"index {obj} is out of bounds for axis {axis} with size {n}")
         index = index + n if index < 0 else index
         v = D.asarray(values, op="insert")
-        v = _xp.reshape(v, (1,) * (a.ndim - v.ndim) + v.shape) if v.ndim < a.ndim else v
+        v = _reshape(v, (1,) * (a.ndim - v.ndim) + v.shape) if v.ndim < a.ndim else v
         v = v if v.dtype is a.dtype else _astype(v, a.dtype)
         if idx.ndim == 0:  # NumPy: a[:, 0:1, :] = values, the values' first axis moved to ``axis``
             v = _xp.moveaxis(v, 0, axis)
@@ -157,7 +158,7 @@ def block(arrays):
 
     tree = gather(arrays)
     leaves = D.promote_all(leaves, "block")
-    leaves = [_xp.reshape(t, (1,) * (ndim - t.ndim) + t.shape) for t in leaves]
+    leaves = [_reshape(t, (1,) * (ndim - t.ndim) + t.shape) for t in leaves]
 
     def join(node, level):
         if not isinstance(node, list):

@@ -8,6 +8,7 @@ import math
 import numpy as _np
 
 from .. import array_api as _xp
+from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops.elementwise import astype as _astype
@@ -45,7 +46,7 @@ def dot(a, b, out=None):
 
 def vdot(a, b):
     x, y = _pair(a, b, "vdot")
-    x, y = _xp.reshape(x, (-1,)), _xp.reshape(y, (-1,))
+    x, y = _reshape(x, (-1,)), _reshape(y, (-1,))
     if x.dtype.is_complex:
         x = _xp.conj(x)
     return _xp.sum(x * y)
@@ -60,7 +61,7 @@ def inner(a, b):
 
 def outer(a, b, out=None):
     x, y = _pair(a, b, "outer")
-    r = _xp.reshape(x, (-1, 1)) * _xp.reshape(y, (1, -1))
+    r = _reshape(x, (-1, 1)) * _reshape(y, (1, -1))
     return r if out is None else write_out(out, r, "outer")
 
 
@@ -72,12 +73,12 @@ def tensordot(a, b, axes=2):
 def kron(a, b):
     x, y = _pair(a, b, "kron")
     nd = builtins.max(x.ndim, y.ndim)
-    x = _xp.reshape(x, (1,) * (nd - x.ndim) + x.shape)
-    y = _xp.reshape(y, (1,) * (nd - y.ndim) + y.shape)
+    x = _reshape(x, (1,) * (nd - x.ndim) + x.shape)
+    y = _reshape(y, (1,) * (nd - y.ndim) + y.shape)
     xs = tuple(d for n in x.shape for d in (n, 1))
     ys = tuple(d for n in y.shape for d in (1, n))
-    r = _xp.reshape(x, xs) * _xp.reshape(y, ys)
-    return _xp.reshape(r, tuple(p * q for p, q in zip(x.shape, y.shape)))
+    r = _reshape(x, xs) * _reshape(y, ys)
+    return _reshape(r, tuple(p * q for p, q in zip(x.shape, y.shape)))
 
 
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
@@ -119,10 +120,10 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
 
 
 def ediff1d(ary, to_end=None, to_begin=None):
-    x = _xp.reshape(D.asarray(ary, op="ediff1d"), (-1,))
+    x = _reshape(D.asarray(ary, op="ediff1d"), (-1,))
     r = x[1:] - x[:-1]
     parts = [p for p in (to_begin, r, to_end) if p is not None]
-    return _xp.concat([_xp.reshape(D.asarray(p, r.dtype), (-1,)) for p in parts], axis=0)
+    return _xp.concat([_reshape(D.asarray(p, r.dtype), (-1,)) for p in parts], axis=0)
 
 
 def gradient(f, *varargs, axis=None, edge_order=1):
@@ -155,8 +156,8 @@ def gradient(f, *varargs, axis=None, edge_order=1):
             xs = D.asarray(h, _np.float64, "gradient")
             dx = xs[1:] - xs[:-1]
             shape = tuple(-1 if k == ax else 1 for k in range(y.ndim))
-            h1 = _xp.reshape(dx[:-1], shape)
-            h2 = _xp.reshape(dx[1:], shape)
+            h1 = _reshape(dx[:-1], shape)
+            h2 = _reshape(dx[1:], shape)
             mid = (h1 * h1 * s(2, None) - h2 * h2 * s(None, -2) + (h2 * h2 - h1 * h1) * s(1, -1)) / \
                 (h1 * h2 * (h1 + h2))
             d0, dn = float(dx[0]), float(dx[-1])
@@ -174,7 +175,7 @@ _SHIFTED_TAPS = 16
 def convolve(a, v, mode="full"):
     """1-D convolution: a sum of shifted slices for a short kernel, else a gather of every window."""
     x, w = _pair(a, v, "convolve")
-    x, w = _xp.reshape(x, (-1,)), _xp.reshape(w, (-1,))
+    x, w = _reshape(x, (-1,)), _reshape(w, (-1,))
     if x.shape[0] == 0 or w.shape[0] == 0:
         raise ValueError("nabla.numpy.convolve: inputs cannot be empty")
     if w.shape[0] > x.shape[0]:
@@ -187,8 +188,8 @@ def convolve(a, v, mode="full"):
         for i in range(1, m):
             full = full + padded[i:i + rows] * w[m - 1 - i]
     else:
-        idx = _xp.reshape(_xp.arange(rows), (-1, 1)) + _xp.reshape(_xp.arange(m), (1, -1))
-        windows = _xp.reshape(_xp.take(padded, _xp.reshape(idx, (-1,)), axis=0), (rows, m))
+        idx = _reshape(_xp.arange(rows), (-1, 1)) + _reshape(_xp.arange(m), (1, -1))
+        windows = _reshape(_xp.take(padded, _reshape(idx, (-1,)), axis=0), (rows, m))
         full = _xp.sum(windows * _xp.flip(w), axis=1)
     if mode == "full":
         return full
@@ -202,7 +203,7 @@ def convolve(a, v, mode="full"):
 
 def correlate(a, v, mode="valid"):
     x, w = _pair(a, v, "correlate")
-    x, w = _xp.reshape(x, (-1,)), _xp.reshape(w, (-1,))
+    x, w = _reshape(x, (-1,)), _reshape(w, (-1,))
     if w.shape[0] > x.shape[0]:  # NumPy correlates the longer with the shorter, reversed and conjugated
         r = correlate(w, x, mode)
         return _xp.flip(_xp.conj(r) if r.dtype.is_complex else r)
@@ -401,12 +402,12 @@ def _cov_weights(w, n: int, kind: str):
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
     x = D.asarray(m, op="cov")
-    x = _xp.reshape(x, (1, -1)) if x.ndim == 1 else x
+    x = _reshape(x, (1, -1)) if x.ndim == 1 else x
     if not rowvar and x.shape[0] != 1:
         x = _xp.permute_dims(x, (1, 0))
     if y is not None:
         yy = D.asarray(y, op="cov")
-        yy = _xp.reshape(yy, (1, -1)) if yy.ndim == 1 else yy
+        yy = _reshape(yy, (1, -1)) if yy.ndim == 1 else yy
         if not rowvar and yy.shape[0] != 1:
             yy = _xp.permute_dims(yy, (1, 0))
         x = _xp.concat(D.promote_all([x, yy], "cov"), axis=0)
@@ -436,7 +437,7 @@ def corrcoef(x, y=None, rowvar=True, *, dtype=None):
         return c / c
     d = _xp.linalg.diagonal(c)
     s = _xp.sqrt(_xp.real(d) if d.dtype.is_complex else d)
-    r = c / _xp.reshape(s, (-1, 1)) / _xp.reshape(s, (1, -1))
+    r = c / _reshape(s, (-1, 1)) / _reshape(s, (1, -1))
     return _xp.clip(r, -1.0, 1.0) if not r.dtype.is_complex else r
 
 
@@ -469,7 +470,7 @@ def _equal_edges(lo: float, hi: float, nb: int, dtype):
 
 
 def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
-    x = _xp.reshape(D.asarray(a, op="histogram"), (-1,))
+    x = _reshape(D.asarray(a, op="histogram"), (-1,))
     if isinstance(bins, (int, _np.integer)):
         nb = int(bins)
         if nb < 1:
@@ -507,7 +508,7 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     from ..ops.index_primitives import scatter_add_op
 
     w = _xp.ones(x.shape, dtype=_I64) if weights is None else \
-        _xp.reshape(D.asarray(weights, _np.float64, "histogram"), (-1,))
+        _reshape(D.asarray(weights, _np.float64, "histogram"), (-1,))
     w = _xp.where(inside, w, _xp.zeros((), dtype=w.dtype))
     counts = scatter_add_op(_xp.zeros((nb,), dtype=w.dtype), w, _xp.clip(k, 0, nb - 1), axis=0)
     if density:

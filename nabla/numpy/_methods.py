@@ -11,6 +11,7 @@ from builtins import type as builtins_type
 import numpy as _np
 
 from .. import array_api as _xp
+from ..ops.view import reshape as _reshape
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from ..ops import aliasing
@@ -223,4 +224,4 @@ def _flat_setitem(self, key, value):
         return
     selected = flat[key]
     shape = selected.shape if isinstance(selected, Tensor) else ()
-    aliasing.setitem(flat, key, _xp.reshape(I.cycled(value, int(_np.prod(shape))), shape))
+    aliasing.setitem(flat, key, _reshape(I.cycled(value, int(_np.prod(shape))), shape))

@@ -13,6 +13,7 @@ from __future__ import annotations
 from builtins import type as builtins_type
 
 from .. import array_api as _xp
+from ..ops.view import reshape as _reshape
 from ..core.operation import PLAIN_CLASSES
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
@@ -64,13 +65,6 @@ class ndarray(Tensor):
                 pass
         return id(self)
 
-    def __format__(self, spec):
-        if not self.shape:
-            return format(self.item(), spec)
-        if not spec:
-            return str(self)
-        raise TypeError(f"unsupported format string passed to {builtins_type(self).__name__}.__format__")
-
     def is_integer(self):
         """NumPy's scalar method for 0-d results (``x.mean().is_integer()``): a finite whole number."""
         kind = self.dtype.kind
@@ -100,12 +94,12 @@ class ndarray(Tensor):
             raise AttributeError("nabla.numpy: cannot set the shape of an array with live views (NumPy's views "
                                  "of it would no longer match); use .reshape() for a new array")
         old = self.shape
-        out = _xp.reshape(self, (value,) if isinstance(value, int) else tuple(value))
+        out = _reshape(self, (value,) if isinstance(value, int) else tuple(value))
         new = out.shape
         if self._view is not None:  # still a view of its base: derived and written back through the reshape
             parent, derive, put_back = self._view
-            self._view = (parent, lambda p: _xp.reshape(derive(p), new),
-                          None if put_back is None else lambda p, c: put_back(p, _xp.reshape(c, old)))
+            self._view = (parent, lambda p: _reshape(derive(p), new),
+                          None if put_back is None else lambda p, c: put_back(p, _reshape(c, old)))
         self._impl = out._impl
 
     @property
@@ -171,7 +165,7 @@ class ndarray(Tensor):
         if not args:
             return Tensor.item(self)
         if len(args) == 1 and isinstance(args[0], int):
-            return Tensor.item(_xp.reshape(self, (-1,))[args[0]])
+            return Tensor.item(_reshape(self, (-1,))[args[0]])
         return Tensor.item(self[args[0] if len(args) == 1 else args])
 
     def copy(self, order="C"):
@@ -287,5 +281,5 @@ class flatiter:
         return flat if dtype is None else flat.astype(dtype)
 
     def copy(self) -> ndarray:
-        return ndarray(_xp.reshape(self.base, (-1,))._impl)
+        return ndarray(_reshape(self.base, (-1,))._impl)
 

@@ -9,6 +9,7 @@ import math
 import numpy as _np
 
 from .. import array_api as _xp
+from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops.elementwise import astype as _astype
@@ -116,7 +117,7 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
             d = diff(xx)
             shape = [1] * nd
             shape[axis] = d.shape[0]
-            d = _xp.reshape(d, tuple(shape))
+            d = _reshape(d, tuple(shape))
         else:
             d = diff(xx, axis=axis)
     mid = _U["add"](yy[_along(nd, axis, slice(1, None))], yy[_along(nd, axis, slice(None, -1))])

@@ -10,6 +10,7 @@ import numbers
 import numpy as _np
 
 from .. import array_api as _xp
+from ..ops.view import reshape as _reshape
 from . import _dtypes as D
 from . import _polynomial as P
 
@@ -35,7 +36,7 @@ class poly1d:
         c = D.asarray(c_or_r, op="poly1d")
         if c.ndim > 1:
             raise ValueError(f"nabla.numpy.poly1d: Polynomial must be 1d only, got shape {c.shape}")
-        c = _xp.reshape(c, (-1,))
+        c = _reshape(c, (-1,))
         nonzero = _np.flatnonzero(c.numpy())  # NumPy trims leading zeros by value
         c = c[int(nonzero[0]):] if nonzero.size else _xp.zeros((1,), dtype=c.dtype)
         self._coeffs, self._variable = D.asarray(c), variable or "x"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as _np
 
 from .. import array_api as _xp
+from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops.elementwise import astype as _astype
@@ -37,7 +38,7 @@ def vander(x, N=None, increasing=False):
     v = D.cast(v, _np.promote_types(v.dtype.numpy_dtype, _np.int64))
     if n <= 0:
         return _xp.zeros((v.shape[0], 0), dtype=v.dtype)
-    column = _xp.reshape(v, (-1, 1))
+    column = _reshape(v, (-1, 1))
     powers = _xp.concat([_xp.ones_like(column), _xp.cumulative_prod(_xp.broadcast_to(column, (v.shape[0], n - 1)),
                                                                     axis=1)], axis=1)
     return powers if increasing else _xp.flip(powers, axis=1)
@@ -75,18 +76,18 @@ def least_squares(lhs, y, x, rcond, w, op: str, cov=False):
         wv = _astype(D.asarray(w, op=op), _dt.float64)
         if wv.ndim != 1 or wv.shape[0] != n:
             raise TypeError(f"nabla.numpy.{op}: expected a 1-D w of the length of x")
-        lhs = lhs * _xp.reshape(wv, (-1, 1))
-        rhs = rhs * (wv if rhs.ndim == 1 else _xp.reshape(wv, (-1, 1)))
+        lhs = lhs * _reshape(wv, (-1, 1))
+        rhs = rhs * (wv if rhs.ndim == 1 else _reshape(wv, (-1, 1)))
     rcond = n * _np.finfo(_np.float64).eps if rcond is None else rcond
     scale = _xp.sqrt(_xp.sum(_xp.real(lhs * _xp.conj(lhs)) if lhs.dtype.is_complex else lhs * lhs, axis=0))
     scale = _xp.where(scale == 0, 1.0, scale)
     scaled = lhs / scale
     c, resids, rank, s = lstsq(scaled, rhs, rcond)
-    c = c / (scale if c.ndim == 1 else _xp.reshape(scale, (-1, 1)))
+    c = c / (scale if c.ndim == 1 else _reshape(scale, (-1, 1)))
     if not cov:
         return c, resids, rank, s, rcond
     # NumPy: inv(L^T L) of the scaled matrix, unscaled, times the residual variance per column of y
-    base = inv(_xp.matrix_transpose(scaled) @ scaled) / (_xp.reshape(scale, (-1, 1)) * _xp.reshape(scale, (1, -1)))
+    base = inv(_xp.matrix_transpose(scaled) @ scaled) / (_reshape(scale, (-1, 1)) * _reshape(scale, (1, -1)))
     if cov == "unscaled":
         fac = 1.0
     else:
@@ -95,7 +96,7 @@ def least_squares(lhs, y, x, rcond, w, op: str, cov=False):
         fac = resids / (n - order)
     if yv.ndim == 1:
         return c, resids, rank, s, rcond, base * fac
-    return c, resids, rank, s, rcond, _xp.reshape(base, base.shape + (1,)) * fac
+    return c, resids, rank, s, rcond, _reshape(base, base.shape + (1,)) * fac
 
 
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
@@ -122,7 +123,7 @@ def roots(p):
     c = _coefficients(host[nonzero[0]:nonzero[-1] + 1], "roots", inexact=True)
     n = c.shape[0]
     if n > 1:  # companion matrix: -c[1:]/c[0] on the first row, ones below the diagonal
-        first = _xp.reshape(-c[1:] / c[0], (1, -1))
+        first = _reshape(-c[1:] / c[0], (1, -1))
         below = _xp.eye(n - 2, n - 1, dtype=c.dtype) if n > 2 else _xp.zeros((0, n - 1), dtype=c.dtype)
         r = _xp.linalg.eigvals(_xp.concat([first, below], axis=0))
     else:
@@ -138,7 +139,7 @@ def poly(seq_of_zeros):
         raise ValueError("nabla.numpy.poly: input must be 1-D or a square 2-D array")
     a = _xp.ones((1,), dtype=z.dtype if z.dtype.is_floating or z.dtype.is_complex else _dt.float64)
     for k in range(z.shape[0]):
-        a = convolve(a, _xp.concat([_xp.ones((1,), dtype=a.dtype), _xp.reshape(-z[k], (1,))]), mode="full")
+        a = convolve(a, _xp.concat([_xp.ones((1,), dtype=a.dtype), _reshape(-z[k], (1,))]), mode="full")
     return a
 
 
@@ -196,7 +197,7 @@ def polydiv(u, v):
     r, q = x, []
     for k in range(m - n + 1):
         d = scale * r[k]
-        q.append(_xp.reshape(d, (1,)))
+        q.append(_reshape(d, (1,)))
         r = _xp.concat([r[:k], r[k:k + n + 1] - d * y, r[k + n + 1:]])
     rem = r[m - n + 1:]
     return _xp.concat(q), rem

@@ -10,6 +10,7 @@ import math
 import numpy as _np
 
 from .. import array_api as _xp
+from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops.elementwise import astype as _astype, where as _where
@@ -162,7 +163,7 @@ def any(a, axis=None, out=None, keepdims=False, *, where=True):  # noqa: A001
 def _scan(name, a, axis, dtype, out):
     x = _prepared(a, name, "sum", dtype)
     if axis is None:
-        x, axis = _xp.reshape(x, (-1,)), 0
+        x, axis = _reshape(x, (-1,)), 0
     fn = _xp.cumulative_sum if name == "cumsum" else _xp.cumulative_prod
     return _finish(fn(x, axis=axis, dtype=x.dtype), None, out, name)  # (the standard's widens int8, as sum's)
 
@@ -194,7 +195,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         if axis is None or w.ndim != 1 or w.shape[0] != x.shape[axis]:
             raise ValueError(f"nabla.numpy.average: weights of shape {w.shape} do not match a of shape {x.shape} "
                              f"along axis {axis}")
-        w = _xp.reshape(w, tuple(-1 if k == axis % x.ndim else 1 for k in range(x.ndim)))
+        w = _reshape(w, tuple(-1 if k == axis % x.ndim else 1 for k in range(x.ndim)))
     target = _np.result_type(x.dtype.numpy_dtype, w.dtype.numpy_dtype, _np.float64 if x.dtype.kind in "biu" else
                              x.dtype.numpy_dtype)
     x, w = D.cast(x, target), D.cast(w, target)
@@ -350,20 +351,20 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
         r = _where(bad, _np.nan, r)
     if keepdims:
         lead = () if qs.ndim == 0 else qs.shape
-        r = _xp.reshape(r, lead + kept)
+        r = _reshape(r, lead + kept)
     return r if out is None else write_out(out, r, op)
 
 
 def _reduced_last(x, axis):
     """``x`` with the reduced axes merged into its last axis: ``(x, that axis, keepdims shape)``."""
     if axis is None:
-        return _xp.reshape(x, (-1,)), 0, (1,) * x.ndim
+        return _reshape(x, (-1,)), 0, (1,) * x.ndim
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
     axes = tuple(k % x.ndim for k in axes)
     rest = [k for k in range(x.ndim) if k not in axes]
     kept = tuple(1 if k in axes else n for k, n in enumerate(x.shape))
     y = _xp.permute_dims(x, tuple(rest) + axes)
-    return _xp.reshape(y, y.shape[:len(rest)] + (math.prod(y.shape[len(rest):]),)), len(rest), kept
+    return _reshape(y, y.shape[:len(rest)] + (math.prod(y.shape[len(rest):]),)), len(rest), kept
 
 
 def _quantile_weights(weights, x, axis, op):
@@ -377,7 +378,7 @@ def _quantile_weights(weights, x, axis, op):
     if w.ndim == 1 and isinstance(axis, int) and w.shape[0] == x.shape[axis % x.ndim]:
         shape = [1] * x.ndim
         shape[axis % x.ndim] = w.shape[0]
-        return _xp.broadcast_to(_xp.reshape(w, tuple(shape)), x.shape)
+        return _xp.broadcast_to(_reshape(w, tuple(shape)), x.shape)
     raise ValueError(f"nabla.numpy.{op}: weights of shape {w.shape} do not fit data of shape {x.shape} "
                      f"along axis {axis}")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as _np
 
 from .. import array_api as _xp
+from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
 from ..ops.elementwise import astype as _astype
 from . import _dtypes as D
@@ -13,7 +14,7 @@ _I64 = _dt.int64
 
 
 def _flat_or(x, axis):
-    return (_xp.reshape(x, (-1,)), -1) if axis is None else (x, axis)
+    return (_reshape(x, (-1,)), -1) if axis is None else (x, axis)
 
 
 def _by_fields(a, order) -> bool:
@@ -97,18 +98,18 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
            sorted=True):  # noqa: A002
     x = D.asarray(ar, op="unique")
     if axis is None:
-        flat = _xp.reshape(x, (-1,))
-        rows = _xp.reshape(flat, (-1, 1))
+        flat = _reshape(x, (-1,))
+        rows = _reshape(flat, (-1, 1))
         values, index, inverse, counts = _unique_rows(rows, equal_nan)
-        values = _xp.reshape(values, (-1,))
+        values = _reshape(values, (-1,))
         if return_inverse:
-            inverse = _xp.reshape(inverse, x.shape)  # NumPy 2: the input's shape
+            inverse = _reshape(inverse, x.shape)  # NumPy 2: the input's shape
     else:
         axis %= x.ndim
         moved = _xp.moveaxis(x, axis, 0)
-        rows = _xp.reshape(moved, (moved.shape[0], -1))
+        rows = _reshape(moved, (moved.shape[0], -1))
         values, index, inverse, counts = _unique_rows(rows, equal_nan)
-        values = _xp.moveaxis(_xp.reshape(values, (values.shape[0],) + moved.shape[1:]), 0, axis)
+        values = _xp.moveaxis(_reshape(values, (values.shape[0],) + moved.shape[1:]), 0, axis)
     out = [values]
     if return_index:
         out.append(index)
@@ -161,11 +162,11 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
     e = D.asarray(element, op="isin")
     t = D.asarray(test_elements, op="isin")
     e, t = D.promote_all([e, t], "isin")
-    return _xp.isin(e, _xp.reshape(t, (-1,)), invert=invert)
+    return _xp.isin(e, _reshape(t, (-1,)), invert=invert)
 
 
 def in1d(ar1, ar2, assume_unique=False, invert=False, *, kind=None):
-    return _xp.reshape(isin(ar1, ar2, invert=invert), (-1,))
+    return _reshape(isin(ar1, ar2, invert=invert), (-1,))
 
 
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
@@ -183,11 +184,11 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
 
 def union1d(ar1, ar2):
     a, b = D.promote_all([D.asarray(ar1, op="union1d"), D.asarray(ar2, op="union1d")], "union1d")
-    return unique(_xp.concat([_xp.reshape(a, (-1,)), _xp.reshape(b, (-1,))], axis=0))
+    return unique(_xp.concat([_reshape(a, (-1,)), _reshape(b, (-1,))], axis=0))
 
 
 def setdiff1d(ar1, ar2, assume_unique=False):
-    a = unique(ar1) if not assume_unique else _xp.reshape(D.asarray(ar1), (-1,))
+    a = unique(ar1) if not assume_unique else _reshape(D.asarray(ar1), (-1,))
     return a[isin(a, ar2, invert=True)]
 
 

@@ -14,6 +14,7 @@ import operator
 import numpy as _np
 
 from .. import array_api as _xp
+from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops import aliasing
@@ -317,7 +318,7 @@ class ufunc:
         b = D.operand(B, f"{self.__name__}.outer")
         a = D.asarray(a) if not isinstance(a, Tensor) else a
         b = D.asarray(b) if not isinstance(b, Tensor) else b
-        return self(_xp.reshape(a, a.shape + (1,) * b.ndim), b, **kwargs)
+        return self(_reshape(a, a.shape + (1,) * b.ndim), b, **kwargs)
 
     def at(self, a, indices, b=None):
         """Unbuffered in-place ``a[indices] = ufunc(a[indices], b)``: repeated indices all count for add and
@@ -363,6 +364,6 @@ def _scatter_add(a: Tensor, indices, b: Tensor, op: str) -> Tensor:
         t = _where(t < 0, t + n, t)
         flat = t if flat is None else flat * n + t
     rest = a.shape[k:]
-    base = _xp.reshape(a, (math.prod(lead),) + rest)
+    base = _reshape(a, (math.prod(lead),) + rest)
     u = _xp.broadcast_to(b if b.dtype is a.dtype else _astype(b, a.dtype), flat.shape + rest)
-    return _xp.reshape(scatter_add_op(base, u, flat, axis=0), a.shape)
+    return _reshape(scatter_add_op(base, u, flat, axis=0), a.shape)

@@ -17,6 +17,7 @@ import math
 import numpy as _np
 
 from .. import array_api as _xp
+from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
 from . import _dtypes as D
 from ._items import Items
@@ -195,7 +196,7 @@ def _packed(b):
     words = _xp.astype(b, _dt.int64)
     if pad:
         words = _xp.concat([words, _xp.zeros(tuple(b.shape[:-1]) + (pad,), dtype=_dt.int64)], axis=-1)
-    words = _xp.reshape(words, tuple(b.shape[:-1]) + ((n + pad) // 7, 7))
+    words = _reshape(words, tuple(b.shape[:-1]) + ((n + pad) // 7, 7))
     weights = D.asarray(_np.array([256 ** k for k in range(6, -1, -1)], dtype=_np.int64), op="sort")
     return _xp.sum(words * weights, axis=-1)
 

@@ -9,6 +9,7 @@ import numbers
 import numpy as _np
 
 from .. import array_api as _xp
+from ..ops.view import reshape as _reshape
 from ..array_api import linalg as _la
 from ..core import dtypes as _dt
 from ..ops.elementwise import astype as _astype
@@ -146,7 +147,7 @@ def lstsq(a, b, rcond=None):
     B = _float(b, "lstsq")
     A, B = D.promote_all([A, B], "lstsq")
     vector = B.ndim == 1
-    Bm = _xp.reshape(B, (-1, 1)) if vector else B
+    Bm = _reshape(B, (-1, 1)) if vector else B
     m, n = A.shape
     u, s, vh = _la.svd(A, full_matrices=False)
     eps = _np.finfo(_dt.real_dtype(A.dtype).numpy_dtype).eps
@@ -155,13 +156,13 @@ def lstsq(a, b, rcond=None):
     sinv = _xp.where(keep, 1.0 / _xp.where(keep, s, 1.0), 0.0)
     uh = _xp.conj(_xp.matrix_transpose(u)) if A.dtype.is_complex else _xp.matrix_transpose(u)
     vt = _xp.conj(_xp.matrix_transpose(vh)) if A.dtype.is_complex else _xp.matrix_transpose(vh)
-    x = _xp.matmul(vt, _xp.reshape(sinv, (-1, 1)) * _xp.matmul(uh, Bm))
+    x = _xp.matmul(vt, _reshape(sinv, (-1, 1)) * _xp.matmul(uh, Bm))
     rank = _xp.sum(keep, dtype=_dt.int32)  # NumPy's rank is a C int
     r = Bm - _xp.matmul(A, x)
     residuals = _xp.sum(_xp.real(r * _xp.conj(r)) if r.dtype.is_complex else r * r, axis=0)
     if m <= n or int(rank) < n:
         residuals = _xp.zeros((0,), dtype=residuals.dtype)
-    return (_xp.reshape(x, (-1,)) if vector else x), residuals, rank, s
+    return (_reshape(x, (-1,)) if vector else x), residuals, rank, s
 
 
 def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
@@ -169,7 +170,7 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
     if axis is None:
         if ord is None or (ord in ("fro", "f") and a.ndim == 2):
             r = _la.vector_norm(a, axis=None)
-            return _xp.reshape(r, (1,) * a.ndim) if keepdims else r
+            return _reshape(r, (1,) * a.ndim) if keepdims else r
         axis = tuple(range(a.ndim))
         if len(axis) > 2:
             raise ValueError("nabla.numpy.linalg.norm: improper number of dimensions to norm")
@@ -201,9 +202,9 @@ def multi_dot(arrays, *, out=None):
         raise ValueError("nabla.numpy.linalg.multi_dot: expecting at least two arrays")
     first_vec, last_vec = mats[0].ndim == 1, mats[-1].ndim == 1
     if first_vec:
-        mats[0] = _xp.reshape(mats[0], (1, -1))
+        mats[0] = _reshape(mats[0], (1, -1))
     if last_vec:
-        mats[-1] = _xp.reshape(mats[-1], (-1, 1))
+        mats[-1] = _reshape(mats[-1], (-1, 1))
     dims = [m.shape[0] for m in mats] + [mats[-1].shape[1]]
     n = len(mats)
     cost = [[0] * n for _ in range(n)]
@@ -239,7 +240,7 @@ def tensorsolve(a, b, axes=None):
     n = 1
     for d in rest:
         n *= d
-    return _xp.reshape(_la.solve(_xp.reshape(A, (-1, n)), _xp.reshape(B, (-1, 1))), rest)
+    return _reshape(_la.solve(_reshape(A, (-1, n)), _reshape(B, (-1, 1))), rest)
 
 
 matmul, outer, cross, diagonal, trace, vecdot, tensordot, matrix_transpose, vector_norm, matrix_norm = (

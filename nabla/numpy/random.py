@@ -16,6 +16,7 @@ import threading
 import numpy as _np
 
 from .. import array_api as _xp
+from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops import aliasing
@@ -205,17 +206,17 @@ class Generator:
             else:
                 cdf = _xp.cumulative_sum(w)
                 u = self._uniform(shape) * cdf[-1]
-                idx = _xp.minimum(_xp.searchsorted(cdf, _xp.reshape(u, (-1,)), side="right"), n - 1)
-                idx = _xp.reshape(idx, shape)
+                idx = _xp.minimum(_xp.searchsorted(cdf, _reshape(u, (-1,)), side="right"), n - 1)
+                idx = _reshape(idx, shape)
         else:
             keys = self._uniform((n,))
             if p is not None:  # Efraimidis and Spirakis (2006): top-k of u^(1/w), as logs
                 keys = _xp.log(keys + 1e-300) / w
-            idx = _xp.reshape(_xp.argsort(keys, descending=True)[:k], shape)
+            idx = _reshape(_xp.argsort(keys, descending=True)[:k], shape)
         if pool is None:
             return idx
-        flat = _xp.take(pool, _xp.reshape(idx, (-1,)), axis=axis)
-        return _xp.reshape(flat, pool.shape[:axis] + shape + pool.shape[axis + 1:])
+        flat = _xp.take(pool, _reshape(idx, (-1,)), axis=axis)
+        return _reshape(flat, pool.shape[:axis] + shape + pool.shape[axis + 1:])
 
     def permutation(self, x, axis=0):
         if isinstance(x, (int, _np.integer)):

@@ -499,3 +499,29 @@ def test_oaconvolve_of_scipy_gives_numpys_values():
 def test_devices_is_a_list_as_the_standard_says():
     devices = xp.__array_namespace_info__().devices()
     assert isinstance(devices, list) and devices + [None]
+
+
+@pytest.mark.parametrize("copy", [None, False, True])
+def test_writes_through_a_reshape_reach_the_base_as_numpys(copy):
+    # SciPy's tanh-sinh quadrature writes into ``fr, fl = reshape(fj.T, (2, n, m))`` and reads ``fj``
+    def run(m):
+        base = m.asarray(np.arange(12.0).reshape(3, 4))
+        fr, fl = m.reshape(base.T, (2, 2, 3), copy=copy)
+        fr[0, 1] = -1.0
+        fl[1] += 100
+        return np.asarray(base)
+
+    np.testing.assert_array_equal(run(xp), run(np))
+
+
+def test_isdtype_takes_the_numpy_dtype_a_dtype_gives():
+    # a Nabla dtype is NumPy dtype-like: ``getattr(dtype, "dtype", dtype)`` (SciPy's) is NumPy's
+    assert xp.isdtype(np.dtype("int16"), "integral") and not xp.isdtype(xp.int16.dtype, "real floating")
+    assert xp.isdtype(np.dtype("float32"), xp.float32)
+
+
+def test_a_0d_array_formats_its_value_as_numpys():
+    assert f"{xp.asarray(1.23456):.3f}" == f"{np.asarray(1.23456):.3f}" == "1.235"
+    assert f"{xp.asarray([1.5, 2.0])}" == str(np.asarray([1.5, 2.0]))
+    with pytest.raises(TypeError):
+        f"{xp.asarray([1.5, 2.0]):.2f}"

@@ -115,7 +115,17 @@ def test_special_values_as_the_compiled_path_gives_them(name):
     the product of parts overflows), both of Nabla's paths give C99's answer, bit for bit."""
     data = _special_data(name)
     got, _ = on_the_kernel(COMPLEX[name], data)
-    np.testing.assert_array_equal(got, _compiled(COMPLEX[name], data))
+    np.testing.assert_array_equal(_flushed(got), _compiled(COMPLEX[name], data))
+
+
+def _flushed(a):
+    """``a`` with its denormal parts zero (their signs kept), as MAX's compiled kernels give them:
+    the fused kernel keeps denormals, as NumPy does (docs/realization.md)."""
+    parts = a.view(a.real.dtype) if np.iscomplexobj(a) else a
+    if parts.dtype.kind != "f":
+        return a
+    parts = np.where(np.abs(parts) < np.finfo(parts.dtype).tiny, np.copysign(0.0, parts), parts).astype(parts.dtype)
+    return parts.view(a.dtype) if np.iscomplexobj(a) else parts
 
 
 @pytest.mark.parametrize("name", ["log", "power"])

@@ -16,6 +16,7 @@ import warnings
 import numpy as _np
 
 from ... import array_api as _xp
+from ...ops.view import reshape as _reshape
 from ...ops import aliasing
 from ...ops.base import tensor_from_host
 from .._arrays import broadcast_arrays, broadcast_to  # noqa: F401
@@ -71,7 +72,7 @@ def as_strided(x, shape=None, strides=None, subok=False, writeable=_DEFAULT):
     index = tensor_from_host(offsets.reshape(-1), a.device)
 
     def derive(p):
-        return _xp.reshape(_xp.take(_xp.reshape(p, (-1,)), index, axis=0), shape)
+        return _reshape(_xp.take(_reshape(p, (-1,)), index, axis=0), shape)
 
     return aliasing.read_only_view(a, derive(a), derive)
 

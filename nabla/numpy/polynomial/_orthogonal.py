@@ -21,6 +21,7 @@ from typing import Callable
 import numpy as _np
 
 from ... import array_api as _xp
+from ...ops.view import reshape as _reshape
 from ...core import dtypes as _dt
 from .. import _dtypes as D
 from . import _power
@@ -123,22 +124,22 @@ def _vector(values, dtype):
 
 
 def _grid(rows, cols):
-    i = _xp.reshape(_xp.arange(rows, dtype=_dt.float64), (-1, 1))
-    j = _xp.reshape(_xp.arange(cols, dtype=_dt.float64), (1, -1))
+    i = _reshape(_xp.arange(rows, dtype=_dt.float64), (-1, 1))
+    j = _reshape(_xp.arange(cols, dtype=_dt.float64), (1, -1))
     return i, j
 
 
 def _apply(matrix, c):
     """``matrix @ c`` over the first axis of ``c`` (its other axes kept)."""
     m = _xp.astype(matrix, c.dtype) if c.dtype.is_complex else matrix
-    return m @ c if c.ndim > 1 else _xp.reshape(m @ _xp.reshape(c, (-1, 1)), (-1,))
+    return m @ c if c.ndim > 1 else _reshape(m @ _reshape(c, (-1, 1)), (-1,))
 
 
 def _coef(c, op, fam):
     """Coefficients as NumPy reads them for values and calculus: at least 1-D, at least float64."""
     s = D.asarray(c, op=f"{fam.prefix}{op}")
     if s.ndim == 0:
-        s = _xp.reshape(s, (1,))
+        s = _reshape(s, (1,))
     if s.dtype.is_complex:
         return s if s.dtype == _dt.complex128 else _xp.astype(s, _dt.complex128)
     return s if s.dtype == _dt.float64 else _xp.astype(s, _dt.float64)
@@ -184,7 +185,7 @@ def functions(fam: Family) -> dict:
     def product(a, b):
         """sum_k a_k P_k * b, untrimmed (length len(a) + len(b) - 1)."""
         terms = _times_basis(b, a.shape[0])
-        return _xp.sum(_xp.stack(terms) * _xp.reshape(a, (-1, 1)), axis=0)
+        return _xp.sum(_xp.stack(terms) * _reshape(a, (-1, 1)), axis=0)
 
     def mul(c1, c2):
         a, b = D.promote_all([_series(c1, "mul", fam), _series(c2, "mul", fam)], f"{p}mul")
@@ -205,7 +206,7 @@ def functions(fam: Family) -> dict:
             t = terms[i][:rem.shape[0]]
             q = rem[-1] / t[-1]
             rem = rem[:-1] - q * t[:-1]
-            quo[i] = _xp.reshape(q, (1,))
+            quo[i] = _reshape(q, (1,))
         return _xp.concat(quo), _power.trimseq(rem)
 
     def pow_(c, pow, maxpower=16):  # noqa: A002 (NumPy's name)
@@ -225,7 +226,7 @@ def functions(fam: Family) -> dict:
             return clenshaw(fam, s, x)
         xv = D.asarray(x, op=f"{p}val")
         if tensor and s.ndim > 1:
-            s = _xp.reshape(s, s.shape + (1,) * xv.ndim)
+            s = _reshape(s, s.shape + (1,) * xv.ndim)
         return clenshaw(fam, s, xv)
 
     def der(c, m=1, scl=1, axis=0):
@@ -256,7 +257,7 @@ def functions(fam: Family) -> dict:
                 continue
             t = _apply(fam.integral(*_grid(n + 1, n)), s)
             shift = ks[j] - val(lbnd, t, tensor=False)
-            t = _xp.concat([_xp.reshape(t[0] + shift, (1,) + t.shape[1:]), t[1:]])
+            t = _xp.concat([_reshape(t[0] + shift, (1,) + t.shape[1:]), t[1:]])
             s = t
         return _xp.moveaxis(s, 0, axis)
 
@@ -288,10 +289,10 @@ def functions(fam: Family) -> dict:
         out = least_squares(lhs, y, xv, rcond, w, f"{p}fit")[:4]
         coef = out[0]
         if _np.ndim(deg):  # the listed degrees' coefficients in place, zeros elsewhere
-            rows = _xp.reshape(_xp.asarray(listed), (-1, 1))
-            pick = _xp.astype(_xp.reshape(_xp.arange(top + 1), (1, -1)) == rows, coef.dtype)
-            coef = _xp.matrix_transpose(pick) @ coef if coef.ndim > 1 else _xp.reshape(
-                _xp.matrix_transpose(pick) @ _xp.reshape(coef, (-1, 1)), (-1,))
+            rows = _reshape(_xp.asarray(listed), (-1, 1))
+            pick = _xp.astype(_reshape(_xp.arange(top + 1), (1, -1)) == rows, coef.dtype)
+            coef = _xp.matrix_transpose(pick) @ coef if coef.ndim > 1 else _reshape(
+                _xp.matrix_transpose(pick) @ _reshape(coef, (-1, 1)), (-1,))
         return (coef, list(out[1:])) if full else coef
 
     def companion(c):
@@ -310,11 +311,11 @@ def functions(fam: Family) -> dict:
         for j in range(n - 2, -1, -1):
             ratio[j] = ratio[j + 1] * math.sqrt(a[j] / g[j + 1])
         i, j = _grid(n, n)
-        diag = _xp.reshape(_vector([-B(k) / A(k) for k in range(n)], s.dtype), (-1, 1))
-        upper = _xp.reshape(_vector(off + [0.0], s.dtype), (-1, 1))
-        lower = _xp.reshape(_vector(off + [0.0], s.dtype), (1, -1))
+        diag = _reshape(_vector([-B(k) / A(k) for k in range(n)], s.dtype), (-1, 1))
+        upper = _reshape(_vector(off + [0.0], s.dtype), (-1, 1))
+        lower = _reshape(_vector(off + [0.0], s.dtype), (1, -1))
         m = _xp.where(i == j, diag, _xp.where(j == i + 1, upper, _xp.where(i == j + 1, lower, 0.0)))
-        last = _xp.reshape(-s[:-1] / s[-1] * a[n - 1] * _vector(ratio, s.dtype), (-1, 1))
+        last = _reshape(-s[:-1] / s[-1] * a[n - 1] * _vector(ratio, s.dtype), (-1, 1))
         return m + _xp.where(j == n - 1, last, 0.0)
 
     def roots(c):
@@ -353,7 +354,7 @@ def functions(fam: Family) -> dict:
         s = _power.as_series(c, f"{p}2poly")
         b1 = b2 = None
         for k in range(s.shape[0] - 1, -1, -1):
-            b0 = _xp.reshape(s[k], (1,))
+            b0 = _reshape(s[k], (1,))
             if b1 is not None:  # (A_k x + B_k) b1: x shifts a power series up by one
                 n = b1.shape[0] + 1
                 b0 = _pad(b0, n) + _xp.concat([_xp.zeros((1,), dtype=s.dtype), b1]) * A(k) + _pad(b1, n) * B(k)
@@ -365,10 +366,10 @@ def functions(fam: Family) -> dict:
     def from_power(pol):
         """A power series in this basis, by Horner's rule with ``mulx``."""
         s = _power.as_series(pol, f"poly2{p}")
-        out = _xp.reshape(s[-1], (1,))
+        out = _reshape(s[-1], (1,))
         for k in range(s.shape[0] - 2, -1, -1):
             m = mulx(out)
-            out = _xp.concat([_xp.reshape(m[0] + s[k], (1,)), m[1:]])
+            out = _xp.concat([_reshape(m[0] + s[k], (1,)), m[1:]])
         return _power.trimseq(out)
 
     def gauss(deg):
@@ -383,9 +384,9 @@ def functions(fam: Family) -> dict:
             return nodes, _xp.full((deg,), math.pi / deg, dtype=_dt.float64)
         off = [math.sqrt(C(k + 1) / (A(k) * A(k + 1))) for k in range(deg - 1)]
         i, j = _grid(deg, deg)
-        d = _xp.reshape(_vector([-B(k) / A(k) for k in range(deg)], _dt.float64), (-1, 1))
-        e = _xp.reshape(_vector(off + [0.0], _dt.float64), (-1, 1))
-        e_t = _xp.reshape(_vector(off + [0.0], _dt.float64), (1, -1))
+        d = _reshape(_vector([-B(k) / A(k) for k in range(deg)], _dt.float64), (-1, 1))
+        e = _reshape(_vector(off + [0.0], _dt.float64), (-1, 1))
+        e_t = _reshape(_vector(off + [0.0], _dt.float64), (1, -1))
         jac = _xp.where(i == j, d, _xp.where(j == i + 1, e, _xp.where(i == j + 1, e_t, 0.0)))
         nodes, vectors = _xp.linalg.eigh(jac)
         return nodes, fam.mu0 * vectors[0] ** 2
@@ -427,8 +428,8 @@ def functions(fam: Family) -> dict:
                 if out is None:
                     out = v
                 else:
-                    prod = _xp.reshape(out, out.shape + (1,)) * _xp.reshape(v, v.shape[:-1] + (1, v.shape[-1]))
-                    out = _xp.reshape(prod, prod.shape[:-2] + (prod.shape[-2] * prod.shape[-1],))
+                    prod = _reshape(out, out.shape + (1,)) * _reshape(v, v.shape[:-1] + (1, v.shape[-1]))
+                    out = _reshape(prod, prod.shape[:-2] + (prod.shape[-2] * prod.shape[-1],))
             return out
         return fn
 
@@ -476,6 +477,6 @@ def _chebyshev_points(vander) -> dict:
         c = _xp.matrix_transpose(vander(x, deg)) @ D.asarray(func(x, *args), op="chebinterpolate")
         scale = _xp.concat([_xp.full((1,), 1.0 / order, dtype=_dt.float64),
                             _xp.full((deg,), 2.0 / order, dtype=_dt.float64)])
-        return c * (scale if c.ndim == 1 else _xp.reshape(scale, (-1, 1)))
+        return c * (scale if c.ndim == 1 else _reshape(scale, (-1, 1)))
 
     return {"chebpts1": chebpts1, "chebpts2": chebpts2, "chebinterpolate": chebinterpolate}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as _np
 
 from ... import array_api as _xp
+from ...ops.view import reshape as _reshape
 from ...core import dtypes as _dt
 from ...ops.elementwise import astype as _astype
 from .. import _dtypes as D
@@ -16,7 +17,7 @@ from .. import _polynomial as C
 def as_series(c, op: str):
     s = D.asarray(c, op=f"polynomial.{op}")
     if s.ndim == 0:
-        s = _xp.reshape(s, (1,))
+        s = _reshape(s, (1,))
     if s.ndim != 1 or s.shape[0] == 0:
         raise ValueError(f"nabla.numpy.polynomial.{op}: coefficients must be a non-empty 1-D series, got shape {s.shape}")
     return s if s.dtype.is_complex or s.dtype in (_dt.float64,) else _astype(s, _dt.float64)
@@ -110,7 +111,7 @@ def polyint(c, m=1, k=(), lbnd=0, scl=1):
         n = s.shape[0]
         s = _xp.concat([_xp.zeros((1,), dtype=s.dtype), s * scl / _astype(_xp.arange(1, n + 1), s.dtype)])
         # the constant makes the integral ks[j] at lbnd
-        s = _xp.concat([_xp.reshape(ks[j] - polyval(lbnd, s), (1,)), s[1:]])
+        s = _xp.concat([_reshape(ks[j] - polyval(lbnd, s), (1,)), s[1:]])
     return s
 
 

@@ -27,8 +27,8 @@ from std.math import exp, log, sqrt, sin, cos, tanh, log1p, expm1, floor, ceil, 
 from std.math import tan, asin, acos, atan, asinh, acosh, atanh, log10
 from std.memory import bitcast
 from std.sys.info import simd_width_of
-from std.utils.numerics import FlushDenormals
 from max.algorithm import parallelize
+from .denormals import KeepDenormals
 from .fused_int import _binary_int, _bool, _code_of, _unary_int, _wrap, itemsize, store_coded
 
 comptime BLOCK = 1024
@@ -995,10 +995,13 @@ def map_into[T: DType, S: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Fl
                     store_coded[T](code, dst, r, start, count)
         regs.free()
 
-    # MAX's CPU kernels flush denormals to zero (its worker threads run so): a run on the
-    # calling thread does too, so a value is the same whichever path computed it
-    with FlushDenormals():
-        if tasks == 1:
-            task(0)
-        elif tasks > 1:
-            parallelize(task, tasks)
+    # NumPy keeps denormals; MAX's worker threads, on which ``parallelize`` runs the tasks, flush
+    # them to zero: each task keeps them, on whichever thread runs it
+    def kept(t: Int) {task}:
+        with KeepDenormals():
+            task(t)
+
+    if tasks == 1:
+        kept(0)
+    elif tasks > 1:
+        parallelize(kept, tasks)

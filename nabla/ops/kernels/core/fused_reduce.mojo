@@ -3,8 +3,8 @@
 # in float64 (the integer family: int64), without transposing anything.
 from std.memory import bitcast
 from std.sys.info import simd_width_of
-from std.utils.numerics import FlushDenormals
 from max.algorithm import parallelize
+from .denormals import KeepDenormals
 from .fused import (BLOCK, BLOCKS_PER_TASK, MAX_REGISTERS, _combine, _identity, _is_nan, _reduce_block, _run_block,
                     accumulator, register_stride)
 from .fused_int import itemsize, store_coded
@@ -46,7 +46,7 @@ def reduce_into[T: DType, S: DType, O: DType](p: UnsafePointer[Int32, _], k: Uns
     var inner = Int(p.unsafe_load(4))
     var n = m * r
     var result = alloc[Scalar[A]](max(m, 1))
-    with FlushDenormals():  # as MAX's CPU kernels (see fused.mojo)
+    with KeepDenormals():  # as NumPy (see fused.mojo)
         if kind == 6 or kind == 7:
             _arg_reduce[T, S](p, k, data, m // inner, r, inner, kind, result)
         elif inner == 1:
@@ -128,10 +128,14 @@ def _reduce_rows[T: DType, S: DType](
             shared_row.unsafe_store(slot, row)
         regs.free()
 
+    def kept(t: Int) {task}:  # (denormals kept on MAX's worker threads: see fused.mojo)
+        with KeepDenormals():
+            task(t)
+
     if tasks == 1:
-        task(0)
+        kept(0)
     elif tasks > 1:
-        parallelize(task, tasks)
+        parallelize(kept, tasks)
     var merged = -1
     for s in range(2 * tasks):
         var row = shared_row.unsafe_load(s)
@@ -191,10 +195,14 @@ def _reduce_columns[T: DType, S: DType](
             kk += nrows
         regs.free()
 
+    def kept(t: Int) {task}:  # (denormals kept on MAX's worker threads: see fused.mojo)
+        with KeepDenormals():
+            task(t)
+
     if tasks == 1:
-        task(0)
+        kept(0)
     elif tasks > 1:
-        parallelize(task, tasks)
+        parallelize(kept, tasks)
     for t in range(0, tasks, spans):
         var c = (t // spans) % chunks
         var o = t // (spans * chunks)
@@ -251,10 +259,14 @@ def _arg_reduce[T: DType, S: DType](
         at.free()
         regs.free()
 
+    def kept(t: Int) {task}:  # (denormals kept on MAX's worker threads: see fused.mojo)
+        with KeepDenormals():
+            task(t)
+
     if tasks == 1:
-        task(0)
+        kept(0)
     elif tasks > 1:
-        parallelize(task, tasks)
+        parallelize(kept, tasks)
 
 
 @always_inline
@@ -288,7 +300,7 @@ def _combine_rows[A: DType](kind: Int, acc: UnsafePointer[Scalar[A], MutUntracke
 def scan_into[T: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
                         dst: UnsafePointer[Scalar[T], MutAnyOrigin], n: Int) raises where T.is_floating_point():
     """A program's running sums over r (header: 1 forward, 2 reverse) into ``n`` outputs."""
-    with FlushDenormals():  # as MAX's CPU kernels (see fused.mojo)
+    with KeepDenormals():  # as NumPy (see fused.mojo)
         _scan[T, T, DType.float64](p, k, data, n, Int(p.unsafe_load(2)) == 2, dst.unsafe_bitcast[UInt8]())
 
 
@@ -364,7 +376,11 @@ def _scan[T: DType, S: DType, A: DType](
             acc.free()
         regs.free()
 
+    def kept(t: Int) {task}:  # (denormals kept on MAX's worker threads: see fused.mojo)
+        with KeepDenormals():
+            task(t)
+
     if tasks == 1:
-        task(0)
+        kept(0)
     elif tasks > 1:
-        parallelize(task, tasks)
+        parallelize(kept, tasks)
