@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+from ._report import nabla_commit
+
 HERE = Path(__file__).resolve().parent
 PINNED_SUITE = "55fcc60"
 PINNED_SPEC = "5f847a38"
@@ -74,14 +76,6 @@ def _extension_name_skips(suite: Path, env: dict, missing: list) -> Path:
     return path
 
 
-def _nabla_commit() -> str:
-    try:
-        return subprocess.run(["git", "-C", str(HERE.parent), "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 #: the heading that opens each run's section of RESULTS.md, by whether Hypothesis' deadline was kept
 SECTION = {False: "## The suite at {n} examples, Hypothesis' deadline off",
            True: "## The suite as it ships (800 ms Hypothesis deadline kept), {n} examples"}
@@ -102,7 +96,7 @@ def _section(per_file, failures, commit, max_examples, wall, keep_deadline, extr
     machine = f"a {os.cpu_count()}-core {platform.machine()} machine"
     lines = [
         SECTION[keep_deadline].format(n=max_examples)
-        + f", {datetime.date.today().isoformat()}, {machine}, commit {_nabla_commit()}",
+        + f", {datetime.date.today().isoformat()}, {machine}, commit {nabla_commit()}",
         "",
         f"- suite: data-apis/array-api-tests at `{commit}` (spec at `{PINNED_SPEC}`)",
         f"- `--max-examples={max_examples}`" + (f", extra args `{' '.join(extra_args)}`" if extra_args else ""),

@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from ._report import nabla_commit
+
 HERE = Path(__file__).resolve().parent
 STRICT, NABLA = "array_api_strict", "nabla.array_api"
 SECTION = "## SciPy's own array-API tests"
@@ -130,18 +132,10 @@ def _versions() -> str:
     return ", ".join(parts)
 
 
-def _commit() -> str:
-    try:
-        return subprocess.run(["git", "-C", str(HERE.parent), "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def report(rows: list, regressions: list, sample: float, timeout: float, wall: float) -> str:
     regressions, views = non_buffer(regressions)
     date = datetime.date.today().isoformat()
-    lines = [f"{SECTION}, {date}, {platform.machine()} ({os.cpu_count()} cores), commit {_commit()}", "",
+    lines = [f"{SECTION}, {date}, {platform.machine()} ({os.cpu_count()} cores), commit {nabla_commit()}", "",
              f"- versions: {_versions()}",
              f"- `python -m conformance.scipy --sample {sample:g} --timeout {timeout:g}`: a hashed sample of "
              f"{sample:.0%} of each module's `xp` tests (the same tests for both backends); wall time "

@@ -21,7 +21,8 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from .scipy import _commit, write_section
+from ._report import nabla_commit
+from .scipy import write_section
 
 HERE = Path(__file__).resolve().parent
 SECTION = "## scikit-learn's own array-API checks"
@@ -59,7 +60,7 @@ def report(cases: list, wall: float, timeout: float) -> str:
     slow = sorted(cases, key=lambda c: -c[2])[:5]
     over = [c for c in cases if c[2] > timeout]
     lines = [f"{SECTION}, {datetime.date.today().isoformat()}, {platform.machine()} ({os.cpu_count()} cores), "
-             f"commit {_commit()}", "",
+             f"commit {nabla_commit()}", "",
              f"- versions: {_versions()}",
              f"- `python -m conformance.sklearn --timeout {timeout:g}`: one process, wall time {wall:.0f} s", "",
              "| cases | passed | failed | skipped | slowest case | cases past the timeout |",

@@ -103,7 +103,10 @@ def clog1p(x):
     a, b = re(x), im(x)
     one = const(1, a)
     ap1 = ops.add(a, one)
-    small = ops.logical_and(ops.greater(one, ops.abs(a)), ops.greater(one, ops.abs(b)))
+    # near 0, log|1 + z| = log1p(a(a + 2) + b^2) / 2 keeps the digits log(|1 + z|) would lose; near
+    # -1 that sum cancels to |1 + z|^2 (SciPy's complex logsumexp meets it), where 1 + a is exact
+    small = ops.logical_and(ops.logical_and(ops.greater(one, ops.abs(a)), ops.greater(one, ops.abs(b))),
+                            ops.greater(a, const(-0.5, a)))
     near = ops.mul(ops.log1p(ops.add(ops.mul(a, ops.add(a, const(2, a))), ops.mul(b, b))), const(0.5, a))
     r = select(small, near, ops.log(hypot(ap1, b)))
     real_axis = ops.logical_and(ops.equal(b, const(0, b)), ops.greater_equal(a, const(-1, a)))

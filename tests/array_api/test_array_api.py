@@ -525,3 +525,13 @@ def test_a_0d_array_formats_its_value_as_numpys():
     assert f"{xp.asarray([1.5, 2.0])}" == str(np.asarray([1.5, 2.0]))
     with pytest.raises(TypeError):
         f"{xp.asarray([1.5, 2.0]):.2f}"
+
+
+def test_complex_log1p_near_minus_one_keeps_its_digits():
+    # |1 + z| small: a(a + 2) + b^2 cancels there (SciPy's complex logsumexp, qmc_quad's log-space
+    # standard error); NumPy's log(hypot(1 + a, b)) is exact
+    z = np.array([-0.9999994 + 1.2e-16j, -0.75 + 0.01j, -0.5000001 + 0.1j, -0.3 + 0.2j])
+    np.testing.assert_allclose(np.asarray(xp.log1p(xp.asarray(z))), np.log1p(z), rtol=1e-14)
+    small = 1e-7 + 1e-9j  # near 0, the digits NumPy's 1 + a loses are kept: log1p(a(a + 2) + b^2) / 2
+    got = complex(xp.log1p(xp.asarray(small, dtype=xp.complex128)))
+    assert got.real == 0.5 * np.log1p(small.real * (small.real + 2) + small.imag ** 2)
