@@ -156,7 +156,7 @@ def report(rows: list, regressions: list, sample: float, timeout: float, wall: f
     lines.append("| **all** | " + " | ".join(str(total[k]) for k in ("tests", "sp", "sf", "ss", "np", "nf", "ns", "r"))
                  + " |")
     lines += ["", f"Regressions (pass on array-api-strict, not on Nabla): {len(regressions)}", ""]
-    lines += [f"- `{base}`: {r['outcome']}: {r['message'][:160]}" for base, r in regressions]
+    lines += [f"- `{base}`: {r['outcome']}: {' '.join(r['message'].split())[:200]}" for base, r in regressions]
     lines += ["", "Not counted (SciPy skips them on JAX and Dask, whose `np.asarray` is a copy, as Nabla's is: "
               f"the test writes into an array through a host buffer view; docs/array_api.md): {len(views)}", ""]
     lines += [f"- `{base}` ({r['non_buffer']})" for base, r in views]

@@ -16,10 +16,18 @@ from .creation import iota_op, scalar_tensor
 from .elementwise import add, equal, multiply, where
 
 
+def _number(v):
+    if isinstance(v, Tensor) and not v.shape and (v.dtype.is_integer or v.dtype.is_floating):
+        return int(v) if v.dtype.is_integer else float(v)
+    return v
+
+
 def arange(start, stop=None, step=1, dtype=None, device=None) -> Tensor:
     """Evenly spaced values in ``[start, stop)``, NumPy's fill rule kept exactly."""
     if stop is None:
         start, stop = 0, start
+    # a 0-d real tensor bound is the number it holds (the length is a shape: it is read), as NumPy's
+    start, stop, step = (_number(v) for v in (start, stop, step))
     for name, v in (("start", start), ("stop", stop), ("step", step)):
         if isinstance(v, bool) or not isinstance(v, numbers.Real):
             raise TypeError(f"nabla.arange: {name} must be a real number, got {v!r}")

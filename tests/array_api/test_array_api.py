@@ -535,3 +535,11 @@ def test_complex_log1p_near_minus_one_keeps_its_digits():
     small = 1e-7 + 1e-9j  # near 0, the digits NumPy's 1 + a loses are kept: log1p(a(a + 2) + b^2) / 2
     got = complex(xp.log1p(xp.asarray(small, dtype=xp.complex128)))
     assert got.real == 0.5 * np.log1p(small.real * (small.real + 2) + small.imag ** 2)
+
+
+def test_arange_takes_0d_array_bounds_as_numpy():
+    # SciPy's Cramér-von Mises test: ``xp.arange(n)`` with ``n`` a 0-d array
+    assert np.array_equal(np.asarray(xp.arange(xp.asarray(13.0))), np.arange(np.asarray(13.0)))
+    assert np.array_equal(np.asarray(xp.arange(xp.asarray(2), xp.asarray(7))), np.arange(2, 7))
+    with pytest.raises(TypeError):
+        xp.arange(xp.asarray(True))

@@ -8,7 +8,7 @@ import pytest
 import nabla as nb
 from nabla.core.graph import GRAPH
 
-from .fused_paths import on_the_kernel
+from .fused_paths import on_the_kernel, run
 
 pytestmark = pytest.mark.usefixtures("fused_on")
 
@@ -76,3 +76,21 @@ def test_zeros_like_and_a_float_to_int_cast_run_alone_on_the_kernel():
     after = nb.engine_stats()
     assert after["fused"] > before["fused"] and after["interpreted"] == before["interpreted"]
     assert engine.fused_enabled
+
+
+@pytest.mark.parametrize("r", [10, 1000, 1025, 40_000])
+@pytest.mark.parametrize("axis", [-1, 0])
+def test_a_reduced_line_is_the_same_whatever_lines_lie_beside_it(r, axis):
+    """A row's (or column's) sum and mean do not depend on how many others are reduced with it or
+    where it lies: SciPy's bootstrap compares a batched run with an unbatched one bit for bit."""
+    rng = np.random.default_rng(r)
+    lines = 300 if r < 5000 else 5
+    a = rng.standard_normal((lines, r) if axis == -1 else (r, lines)) * 1e3
+    few = a[:7] if axis == -1 else a[:, :7]
+    for name in ("sum", "mean"):
+        def f(x, name=name):
+            return getattr(nb.array_api, name)(x * 1.0, axis=axis)
+        (all_lines, ran), (some, _) = run(f, a), run(f, np.ascontiguousarray(few))
+        assert ran
+        np.testing.assert_array_equal(all_lines[:7], some)
+        np.testing.assert_allclose(all_lines, getattr(np, name)(a, axis=axis), rtol=1e-12, atol=1e-9)

@@ -44,13 +44,12 @@ def reduce_into[T: DType, S: DType, O: DType](p: UnsafePointer[Int32, _], k: Uns
     var kind = Int(p.unsafe_load(2))
     var r = Int(p.unsafe_load(3))
     var inner = Int(p.unsafe_load(4))
-    var n = m * r
     var result = alloc[Scalar[A]](max(m, 1))
     with KeepDenormals():  # as NumPy (see fused.mojo)
         if kind == 6 or kind == 7:
             _arg_reduce[T, S](p, k, data, m // inner, r, inner, kind, result)
         elif inner == 1:
-            _reduce_rows[T, S](p, k, data, n, r, kind, result)
+            _reduce_rows[T, S](p, k, data, m, r, kind, result)
         else:
             _reduce_columns[T, S](p, k, data, m // inner, r, inner, kind, result)
     var test = Int(p.unsafe_load(6))
@@ -79,53 +78,56 @@ def reduce_into[T: DType, S: DType, O: DType](p: UnsafePointer[Int32, _], k: Uns
 
 def _reduce_rows[T: DType, S: DType](
     p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
-    n: Int, r: Int, kind: Int, result: UnsafePointer[Scalar[accumulator[T]()], MutUntrackedOrigin],
+    m: Int, r: Int, kind: Int, result: UnsafePointer[Scalar[accumulator[T]()], MutUntrackedOrigin],
 ) raises:
-    """Rows of r contiguous elements (inner = 1). Tasks take equal spans of the elements, whatever
-    the rows: a row inside one task is written by it; a row that two or more tasks share gets
-    each one's partial (a task's first and last row), combined in task order afterwards."""
-    var blocks = (n + BLOCK - 1) // BLOCK
-    var tasks = (blocks + BLOCKS_PER_TASK - 1) // BLOCKS_PER_TASK
+    """``m`` rows of r contiguous elements (inner = 1). Every row is reduced the same way wherever
+    it lies (a row's value does not depend on how many rows there are: SciPy's bootstrap compares a
+    batched run with an unbatched one bit for bit): a row of at most BLOCK elements in one SIMD
+    pass over it, several rows to a block; a longer row in row-relative blocks, and past one
+    task's span in pieces whose partials are combined in order."""
     comptime A = accumulator[T]()
-    var shared = alloc[Scalar[A]](2 * max(tasks, 1))  # per task: head partial, tail partial
-    var shared_row = alloc[Int](2 * max(tasks, 1))  # their rows (-1: none)
+    var span = BLOCKS_PER_TASK * BLOCK  # the elements one task reduces, about
+    var pieces = max(1, (r + span - 1) // span)  # tasks per row (a row longer than a span)
+    var rows_per_task = max(1, span // max(r, 1)) if pieces == 1 else 1
+    var row_tasks = (m + rows_per_task - 1) // rows_per_task
+    var tasks = row_tasks * pieces
+    var partials = alloc[Scalar[A]](max(1, m * pieces if pieces > 1 else 1))
     var result_at = Int(p.unsafe_load(1))
-    var stride = register_stride[T](n)
+    var stride = register_stride[T](m * r)
 
-    def task(t: Int) {p, k, data, n, r, kind, result, shared, shared_row, result_at,
-                      stride}:
+    def task(t: Int) {p, k, data, r, kind, result, partials, result_at, stride, span, pieces,
+                      rows_per_task, m}:
         var regs = alloc[Scalar[T]](MAX_REGISTERS * stride)
-        var first = t * BLOCKS_PER_TASK * BLOCK
-        var last = min(n, (t + 1) * BLOCKS_PER_TASK * BLOCK)
-        shared_row.unsafe_store(2 * t, -1)
-        shared_row.unsafe_store(2 * t + 1, -1)
-        var row = first // r
-        var row_end = (row + 1) * r
-        var acc = _identity[A](kind)
-        var start = first
-        while start < last:
-            var count = min(BLOCK, last - start)
-            _run_block[T, S](p, k, data, regs, stride, start, count)
-            var values = regs + result_at * stride
-            var at = start
-            while at < start + count:
-                var stop = min(start + count, row_end)
-                acc = _combine[A](kind, acc, _reduce_block[T, A](kind, values + (at - start), stop - at))
-                at = stop
-                if at == row_end:  # the row ends in this task
-                    if row * r < first:
-                        shared.unsafe_store(2 * t, acc)
-                        shared_row.unsafe_store(2 * t, row)
-                    else:
-                        result.unsafe_store(row, acc)
-                    row += 1
-                    row_end += r
-                    acc = _identity[A](kind)
-            start += count
-        if last < row_end and last > row * r:  # the last row goes on past this task
-            var slot = 2 * t if row * r < first else 2 * t + 1
-            shared.unsafe_store(slot, acc)
-            shared_row.unsafe_store(slot, row)
+        var piece = t % pieces
+        var row0 = (t // pieces) * rows_per_task
+        var row1 = min(m, row0 + rows_per_task)
+        if r <= BLOCK:  # whole rows to a block, each reduced over its own elements
+            var per_block = max(1, BLOCK // max(r, 1))
+            var row = row0
+            while row < row1:
+                var rows = min(per_block, row1 - row)
+                if r > 0:
+                    _run_block[T, S](p, k, data, regs, stride, row * r, rows * r)
+                var values = regs + result_at * stride
+                for j in range(rows):
+                    result.unsafe_store(row + j, _reduce_block[T, A](kind, values + j * r, r) if r > 0
+                                        else _identity[A](kind))
+                row += rows
+        else:
+            var lo = piece * span
+            var hi = min(r, lo + span)
+            for row in range(row0, row1):
+                var acc = _identity[A](kind)
+                var at = lo
+                while at < hi:  # blocks at offsets of the row's own start
+                    var count = min(BLOCK, hi - at)
+                    _run_block[T, S](p, k, data, regs, stride, row * r + at, count)
+                    acc = _combine[A](kind, acc, _reduce_block[T, A](kind, regs + result_at * stride, count))
+                    at += count
+                if pieces == 1:
+                    result.unsafe_store(row, acc)
+                else:
+                    partials.unsafe_store(row * pieces + piece, acc)
         regs.free()
 
     def kept(t: Int) {task}:  # (denormals kept on MAX's worker threads: see fused.mojo)
@@ -136,18 +138,17 @@ def _reduce_rows[T: DType, S: DType](
         kept(0)
     elif tasks > 1:
         parallelize(kept, tasks)
-    var merged = -1
-    for s in range(2 * tasks):
-        var row = shared_row.unsafe_load(s)
-        if row < 0:
-            continue
-        if row != merged:
-            result.unsafe_store(row, shared.unsafe_load(s))
-            merged = row
-        else:
-            result.unsafe_store(row, _combine[A](kind, result.unsafe_load(row), shared.unsafe_load(s)))
-    shared.free()
-    shared_row.free()
+    if pieces > 1:
+        for row in range(m):
+            var acc = partials.unsafe_load(row * pieces)
+            for q in range(1, pieces):
+                acc = _combine[A](kind, acc, partials.unsafe_load(row * pieces + q))
+            result.unsafe_store(row, acc)
+    partials.free()
+
+
+#: rows of the reduced axis one task of a column reduction sums (``_reduce_columns``)
+comptime SPAN_ROWS = 1024
 
 
 def _reduce_columns[T: DType, S: DType](
@@ -159,9 +160,11 @@ def _reduce_columns[T: DType, S: DType](
     elementwise (no transpose); the spans' partials are combined in order afterwards."""
     var chunk = min(inner, BLOCK)
     var chunks = (inner + chunk - 1) // chunk
-    var spans = max(1, min(r, (r * chunk + BLOCKS_PER_TASK * BLOCK - 1) // (BLOCKS_PER_TASK * BLOCK)))
-    var per_span = (r + spans - 1) // spans
-    spans = (r + per_span - 1) // per_span
+    # spans of a fixed number of rows: the order a column is summed in depends on r alone, not on
+    # how many columns there are (SciPy's bootstrap compares a batched run with an unbatched one
+    # bit for bit), and up to SPAN_ROWS rows it is NumPy's, one row after another
+    var per_span = SPAN_ROWS
+    var spans = max(1, (r + per_span - 1) // per_span)
     var tasks = outer * chunks * spans
     comptime A = accumulator[T]()
     var partials = alloc[Scalar[A]](tasks * chunk)
