@@ -159,7 +159,8 @@ def report(rows: list, regressions: list, sample: float, timeout: float, wall: f
     lines += [f"- `{base}`: {r['outcome']}: {' '.join(r['message'].split())[:200]}" for base, r in regressions]
     lines += ["", "Not counted (SciPy skips them on JAX and Dask, whose `np.asarray` is a copy, as Nabla's is: "
               f"the test writes into an array through a host buffer view; docs/array_api.md): {len(views)}", ""]
-    lines += [f"- `{base}` ({r['non_buffer']})" for base, r in views]
+    grouped = collections.Counter((base.split("[")[0], r["non_buffer"]) for base, r in views)
+    lines += [f"- `{test}` ({reason}): {n}" for (test, reason), n in sorted(grouped.items())]
     return "\n".join(lines) + "\n"
 
 
