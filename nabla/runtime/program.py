@@ -23,6 +23,7 @@ structure.
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 from max import driver
@@ -776,8 +777,6 @@ class _QuickRun:
     __slots__ = ("lock", "scratch", "consts", "call", "address", "places", "leaves", "moving", "results")
 
     def __init__(self, plan, segment):
-        import threading
-
         self.lock = threading.Lock()
         at = (plan.arena_bytes + 63) // 64 * 64
         self.scratch = np.empty(at + plan.consts.nbytes, np.uint8)
