@@ -37,7 +37,9 @@ def arange(start, stop=None, step=1, dtype=None, device=None) -> Tensor:
     if dtype is None:
         dtype = get_default_int_dtype() if all_int else get_default_dtype()
     dtype = _dt.as_dtype(dtype)
-    if dtype.is_bool or dtype.is_complex:
+    if dtype.is_complex:  # real bounds: the real range, with zero imaginary parts (NumPy's)
+        return astype(arange(start, stop, step, dtype=_dt.real_dtype(dtype), device=device), dtype)
+    if dtype.is_bool:
         raise TypeError(f"nabla.arange: unsupported dtype {dtype}")
     length = max(0, math.ceil((stop - start) / step))
     device = as_device(device)

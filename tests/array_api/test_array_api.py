@@ -543,3 +543,6 @@ def test_arange_takes_0d_array_bounds_as_numpy():
     assert np.array_equal(np.asarray(xp.arange(xp.asarray(2), xp.asarray(7))), np.arange(2, 7))
     with pytest.raises(TypeError):
         xp.arange(xp.asarray(True))
+    # a complex dtype with real bounds: the real range (SciPy's convolve tests)
+    assert np.array_equal(np.asarray(xp.arange(0.5, 2.0, 0.5, dtype=xp.complex64)),
+                          np.arange(0.5, 2.0, 0.5, dtype=np.complex64))
