@@ -302,20 +302,14 @@ class Engine(TraceLowering, ModelStore):
                 else self._program_run(entry, traced, outputs, planned_only=True)
             if run is not None:
                 self._cache.move_to_end(key)
-                entry.sightings += 1
-                self.stats.evaluations += 1
-                self.stats.fused += 1
-                return run, [leaf.buffer for leaf in leaves]
+                return self._program_hit(entry, run, leaves)
         if traced.starts:  # one program serves every set of starts: its entry is keyed without them
             by_shape = self._cache.get(program_key)
             if by_shape is None and not fast_only and not compiling:
                 by_shape = self._cache.setdefault(program_key, _Entry(program_key))
             run = None if by_shape is None or compiling else self._program_run(by_shape, traced, outputs)
             if run is not None:
-                by_shape.sightings += 1
-                self.stats.evaluations += 1
-                self.stats.fused += 1
-                return run, [leaf.buffer for leaf in leaves]
+                return self._program_hit(by_shape, run, leaves)
             traced = traced._replace(starts=False)  # (the program kernel was asked: not again below)
         apart = traced.single_op_nodes and len(traced.order) > 1 and not fast_only and self.fused_enabled \
             and self.first_sight is not None and not compiling
@@ -464,6 +458,13 @@ class Engine(TraceLowering, ModelStore):
         shape = outputs[0].shape
         values = {node_ids[id(n)]: data[0] for n, data in traced.params}
         return lambda buffers: plan.run(model, buffers, shape, values)
+
+    def _program_hit(self, entry, run, leaves):
+        """``_start``'s answer for a trace its program runs: counted, with the leaves' buffers."""
+        entry.sightings += 1
+        self.stats.evaluations += 1
+        self.stats.fused += 1
+        return run, [leaf.buffer for leaf in leaves]
 
     def _program_run(self, entry, traced, outputs, planned_only: bool = False):
         """A function of the leaf buffers that runs the whole trace as one program of stages on the

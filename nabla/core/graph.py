@@ -150,9 +150,10 @@ class ComputeGraph:
         wanted = [] if requested is None else requested if isinstance(requested, list) else [requested]
         # (the probe comes before the scan of pending work: reading n pending scalars one by one,
         # ``[float(t) for t in ts]``, would otherwise scan the other pending tensors n times; a short
-        # record is looked at first: see ``_only_these_live`` and ``_probe_refused``)
-        alone = bool(wanted) and _only_these_live(rec.pending, wanted)
-        if wanted and not alone and len(rec.pending) > len(wanted) and not _probe_refused(rec.pending, wanted) and \
+        # record is looked at first, once: see ``_other_work`` and ``_probe_refused``)
+        others = _other_work(rec.pending, wanted) if wanted else None
+        alone = others is not None and not others[0]
+        if wanted and not alone and len(rec.pending) > len(wanted) and not _probe_refused(others, wanted) and \
                 self.engine.run(_pending_values(_with_siblings(wanted)), fast_only=True):
             # what was read runs at once on a compiled model or the fused kernel; the rest of the
             # pending work waits for its own read rather than make a joint graph that runs slowly
@@ -196,45 +197,42 @@ class ComputeGraph:
 _SHORT_RECORD = 64
 
 
-def _only_these_live(pending, wanted) -> bool:
-    """Whether a short pending record holds no live pending tensor but ``wanted`` (a loop's read:
-    the values it recorded since the last read are dead but the one read): the read runs what it
-    needs, with no probe and no scan of other work."""
+def _other_work(pending, wanted):
+    """A short pending record, scanned once: (whether it holds live pending work other than
+    ``wanted``, the ids of that work's nodes); None for a long record. No other work (a loop's read:
+    what it recorded since the last read is dead but the value read) means the read runs what it
+    needs, with no probe and no scan."""
     if len(pending) > _SHORT_RECORD:
-        return False
+        return None
     asked = set(map(id, wanted))
+    live, nodes = False, set()
     for r in pending:
         i = r()
         if i is not None and id(i) not in asked and not i.is_realized:
-            return False
-    return True
+            live = True
+            if type(i._values) is list:
+                nodes.update(id(v.node) for v in i._values if v.node is not None)
+    return live, nodes
 
 
-def _probe_refused(pending, wanted) -> bool:
-    """Whether a probe of ``wanted`` would be refused, seen from a short record without tracing:
-    another live pending tensor is computed inside the read's trace (a loop's step ``u[1:-1] =
-    ...`` and its read ``abs(u - un).max()``), or that trace is longer than a probe takes. The read
-    then runs with the other work at once, where the probe keyed the trace only to give up."""
-    if len(pending) > _SHORT_RECORD:
+def _probe_refused(others, wanted) -> bool:
+    """Whether a probe of ``wanted`` would be refused, seen from a short record's other work
+    (``_other_work``) without tracing: that work is computed inside the read's trace (a loop's step
+    ``u[1:-1] = ...`` and its read ``abs(u - un).max()``), or that trace is longer than a probe
+    takes. The read then runs with the other work at once, where the probe keyed the trace only to
+    give up."""
+    if others is None:
         return False
-    asked = set(map(id, wanted))
-    others = set()
-    for r in pending:
-        i = r()
-        if i is not None and id(i) not in asked and type(i._values) is list:
-            for v in i._values:
-                if v.node is not None:
-                    others.add(id(v.node))
     stack = [v.node for i in wanted if type(i._values) is list for v in i._values if v.node is not None]
-    others.difference_update(map(id, stack))  # (another output of a node read: its sibling, not work inside)
-    if not others:
+    nodes = others[1] - set(map(id, stack))  # (another output of a node read: its sibling, not work inside)
+    if not nodes:
         return False
     seen = set()
     while stack:
         n = stack.pop()
         if id(n) in seen:
             continue
-        if id(n) in others:
+        if id(n) in nodes:
             return True
         seen.add(id(n))
         if len(seen) > _PROBE_WALK:
