@@ -53,10 +53,9 @@ def result_type(*arrays_and_dtypes):
             scalars.append(a)
         else:
             raise TypeError(f"nabla.result_type: expected arrays, dtypes or Python scalars, got {a!r}")
-    if not dtypes:
-        if not scalars:
-            raise ValueError("nabla.result_type: at least one array or dtype is required")
-        raise TypeError("nabla.result_type: Python scalars alone have no array dtype")
+    if not dtypes:  # ValueError for scalars alone too, as NumPy's and array-api-strict's
+        raise ValueError("nabla.result_type: at least one array or dtype is required"
+                         + (" (Python scalars alone have no array dtype)" if scalars else ""))
     out = _dt.result_type(*dtypes)
     for s in scalars:
         out = scalar_result(out, s, "result_type")

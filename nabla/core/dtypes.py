@@ -134,6 +134,15 @@ def complex_dtype(dtype: DType) -> DType:
     return _COMPLEX_OF[dtype]
 
 
+def _float_rank(d: DType) -> int:
+    """The float rank a dtype meets a float at: its own, or for an integer the smallest float
+    that holds it (NumPy's rule for mixed kinds, which the standard leaves open): 8-bit integers
+    float16, 16-bit float32, wider float64."""
+    if d.kind in "fc":
+        return d._rank
+    return 1 if d.itemsize == 1 else 2 if d.itemsize == 2 else 3
+
+
 def _promote_pair(a: DType, b: DType) -> DType:
     if a is b:
         return a
@@ -143,11 +152,7 @@ def _promote_pair(a: DType, b: DType) -> DType:
     if kb == "b":
         return a
     if ka in "fc" or kb in "fc":
-        if ka in "iu":
-            return b
-        if kb in "iu":
-            return a
-        rank = max(a._rank, b._rank)
+        rank = max(_float_rank(a), _float_rank(b))
         if ka == "c" or kb == "c":
             return complex64 if rank <= 2 else complex128
         return float16 if rank == 1 else float32 if rank == 2 else float64
@@ -162,7 +167,7 @@ def _promote_pair(a: DType, b: DType) -> DType:
 
 
 def result_type(*dtypes: DType) -> DType:
-    """Promote dtypes by the Array API lattice (mixed int/float goes to the float side)."""
+    """Promote dtypes by the Array API lattice; mixed integer and float kinds as NumPy."""
     if not dtypes:
         raise ValueError("nabla.result_type: at least one dtype is required")
     out = dtypes[0]

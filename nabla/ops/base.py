@@ -203,7 +203,9 @@ def host_array(obj, dtype=None, op: str = "asarray") -> np.ndarray:
         if arr.dtype == object:
             raise TypeError(f"nabla.{op}: cannot make a tensor from non-numeric data {obj!r:.80}")
     if arr.dtype.kind not in "biufc":
-        raise TypeError(f"nabla.{op}: unsupported NumPy dtype {arr.dtype} (data must be bool or numeric)")
+        if isinstance(obj, np.ndarray):
+            raise TypeError(f"nabla.{op}: unsupported NumPy dtype {arr.dtype} (data must be bool or numeric)")
+        raise TypeError(f"nabla.{op}: Value {obj!r:.80} (NumPy dtype {arr.dtype}) is not bool or numeric data")
     if dtype is None:
         if isinstance(obj, np.ndarray) or isinstance(obj, np.generic):
             target = _dt.as_dtype(arr.dtype)

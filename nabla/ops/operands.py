@@ -40,21 +40,23 @@ def coerce_operands(x, y, op: str) -> tuple[Tensor, Tensor]:
             raise type(e)(f"nabla.{op}: unsupported operand {type(v).__name__} {v!r:.40}: {e}") from None
 
     xt, yt = isinstance(x, Tensor), isinstance(y, Tensor)
+    common = None  # a weak scalar's dtype is the result's (an integer array meets a float scalar
+    # in the default float, not in the lattice's join of the two)
     if xt and not yt:
         if isinstance(y, (numbers.Number, np.bool_)) and not isinstance(y, np.ndarray):
-            y = operand_constant(y, scalar_dtype(y, x.dtype, op), x.device)
+            y = operand_constant(y, common := scalar_dtype(y, x.dtype, op), x.device)
         else:
             y = asarray(y, device=x.device)
     elif yt and not xt:
         if isinstance(x, (numbers.Number, np.bool_)) and not isinstance(x, np.ndarray):
-            x = operand_constant(x, scalar_dtype(x, y.dtype, op), y.device)
+            x = operand_constant(x, common := scalar_dtype(x, y.dtype, op), y.device)
         else:
             x = asarray(x, device=y.device)
     elif not xt and not yt:
         x, y = asarray(x), asarray(y)
     if x.dtype is not y.dtype:
         try:
-            common = _dt.result_type(x.dtype, y.dtype)
+            common = common or _dt.result_type(x.dtype, y.dtype)
         except TypeError as e:
             raise TypeError(f"nabla.{op}: {e} (shapes {x.shape}, {y.shape})") from None
         if x.dtype is not common:

@@ -73,6 +73,24 @@ def test_promotion_between_tensors():
     assert (f + nb.asarray(np.array([1.0], dtype=np.float64))).dtype is nb.float64
 
 
+def test_the_dtype_lattice_is_numpys_where_numpy_has_one():
+    """Mixed integer and float kinds (left open by the standard) meet as in NumPy: int64 with
+    float32 is float64 (SciPy's special functions compare against NumPy's dtype); only a signed
+    integer with uint64 has no dtype (NumPy's float64 would lose integers)."""
+    from nabla.core import dtypes as dt
+
+    for a in dt.ALL_DTYPES:
+        for b in dt.ALL_DTYPES:
+            want = np.result_type(a.numpy_dtype, b.numpy_dtype)
+            if {a.kind, b.kind} == {"i", "u"} and 8 in (a.itemsize, b.itemsize) and want.kind == "f":
+                with pytest.raises(TypeError, match="holds both"):
+                    dt.result_type(a, b)
+            else:
+                assert dt.result_type(a, b).numpy_dtype == want, (a, b)
+    i, f = nb.asarray(np.array([3], dtype=np.int64)), nb.asarray(np.array([0.5], dtype=np.float32))
+    check(i * f, np.array([3], dtype=np.int64) * np.array([0.5], dtype=np.float32))
+
+
 def test_creation_vs_numpy():
     check(nb.zeros((2, 3)), np.zeros((2, 3), np.float32))
     check(nb.ones(4, dtype=nb.int32), np.ones(4, np.int32))

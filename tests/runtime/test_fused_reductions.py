@@ -94,3 +94,20 @@ def test_a_reduced_line_is_the_same_whatever_lines_lie_beside_it(r, axis):
         assert ran
         np.testing.assert_array_equal(all_lines[:7], some)
         np.testing.assert_allclose(all_lines, getattr(np, name)(a, axis=axis), rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "complex64"])
+def test_a_single_precision_mean_is_its_rounded_sum_over_the_count(dtype):
+    """NumPy's float32 mean (float16's sums in float32): the sum in float32, inf past its range,
+    over the count; SciPy's ``_xp_mean`` test asks for that inf."""
+    big = np.finfo(np.float32).max
+    cases = [np.array([big, big], dtype="float32"), np.full((3, 1000), big / 600, dtype="float32"),
+             np.random.default_rng(5).normal(size=(4, 777)).astype("float32") * 1e3]
+    if dtype == "complex64":  # (NumPy divides an overflowed complex sum as a complex: inf+nanj)
+        cases = cases[2:]
+    for x in cases:
+        x = x.astype(dtype) if dtype != "float16" else np.clip(x, -6e4, 6e4).astype(dtype)
+        for axis in (None, -1):
+            got, want = on_the_kernel(lambda m, x: m.mean(x, axis=axis), (x,))
+            np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+            np.testing.assert_allclose(got, want, rtol=2e-3 if dtype == "float16" else 2e-6)

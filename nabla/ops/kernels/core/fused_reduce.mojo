@@ -66,14 +66,25 @@ def reduce_into[T: DType, S: DType, O: DType](p: UnsafePointer[Int32, _], k: Uns
         var out = out_bytes.unsafe_bitcast[Scalar[O]]()
         for i in range(m):
             var v = result.unsafe_load(i)
-            out.unsafe_store(i, (v / Scalar[A](r) if kind == 2 else v).cast[O]())
+            out.unsafe_store(i, (_mean(v, r, O == DType.float32) if kind == 2 else v).cast[O]())
     else:
         comptime if A.is_floating_point():  # (the coded float family's mean)
             if kind == 2:
-                for i in range(m):
-                    result.unsafe_store(i, result.unsafe_load(i) / Scalar[A](r))
+                for i in range(m):  # float32 (code 8) and float16 (10) both sum in float32, as NumPy
+                    result.unsafe_store(i, _mean(result.unsafe_load(i), r, code == 8 or code == 10))
         store_coded[A](code, out_bytes, result, 0, m)
     result.free()
+
+
+@always_inline
+def _mean[A: DType](total: Scalar[A], r: Int, single: Bool) -> Scalar[A]:
+    """A mean from its accumulated sum. A single-precision mean is NumPy's: the sum rounded to
+    float32 (inf past its range) over the count; the quotient of two float32 values taken in
+    float64 and rounded once to float32 is float32's correctly rounded quotient."""
+    comptime if A.is_floating_point():
+        if single:
+            return total.cast[DType.float32]().cast[A]() / Scalar[A](r)
+    return total / Scalar[A](r)
 
 
 def _reduce_rows[T: DType, S: DType](
