@@ -149,17 +149,37 @@ def _derive(key):
         out = _plain_slice(parent, key)
         return indexing.getitem(parent, key) if out is None else out
 
+    derive.key = key  # (``setitem`` knows a view written back to where it was taken from)
     return derive
+
+
+def _is_own_view(x: Tensor, key, value) -> bool:
+    """Whether ``value`` is a live view of ``x`` taken at ``key`` (``x[k] += v`` ends by writing
+    ``x[k]`` back into ``x[k]``): a live view always holds ``x[key]`` (every write re-derives
+    the others), so the write changes nothing. Keys of ints, slices of ints, None and ``...``."""
+    view = getattr(value, "_view", None)
+    if view is None or view[0] is not x:
+        return False
+    taken = getattr(view[1], "key", None)
+    if taken is None or type(taken) is not type(key):
+        return False
+    for part in (key if type(key) is tuple else (key,)):
+        if type(part) is slice:
+            if not all(b is None or type(b) is int for b in (part.start, part.stop, part.step)):
+                return False
+        elif not (type(part) is int or part is None or part is Ellipsis):
+            return False
+    return taken == key
 
 
 def getitem(x: Tensor, key) -> Tensor:
     impl = x._impl
-    out = _plain_slice(x, key)
-    if out is not None:
-        return make_view(x, out, _derive(key), _setitem_put_back(key))
     picked = quick_pick(x, key)  # an element of realized host data: a scalar, never a view
     if picked is not None:
         return picked
+    out = _plain_slice(x, key)
+    if out is not None:
+        return make_view(x, out, _derive(key), _setitem_put_back(key))
     if type(key) is int:  # ``x[i]`` of a 1-D array: the element key ``(i,)``
         key = (key,)
     if not impl.batch_dims and type(key) is tuple and impl.values_pending() \
@@ -188,6 +208,8 @@ def setitem(x: Tensor, key, value) -> None:
         check_writeable(x)
     if type(value) is complex and (x._impl.dtype.is_integer or x._impl.dtype.is_floating):  # NumPy's TypeError
         raise TypeError(f"nabla.setitem: cannot write complex {value!r} into an array of {x._impl.dtype}")
+    if _is_own_view(x, key, value):
+        return
     before = x._impl
     if not _plain_setitem(x, key, value):
         indexing.setitem(x, key, value)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from max import driver
 
 from ..core.graph import Value
 from ..core.tensor import Tensor
@@ -49,8 +50,6 @@ def quick_pick(x: Tensor, key):
 def _wrap(x: Tensor, picked: np.ndarray) -> Tensor:
     """A picked element (its stored form: a complex one is its (re, im) pair) as a realized 0-d
     tensor of ``x``'s class (a face's pick stays the face's array)."""
-    from max import driver
-
     impl = x._impl
     if picked.dtype == np.bool_:  # MAX's from_numpy fails on a 0-d bool array
         buf = driver.Buffer.from_numpy(picked.reshape(1)).view(impl.dtype.max_dtype, ())

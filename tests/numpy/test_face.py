@@ -556,6 +556,26 @@ def test_views_see_writes_both_ways():
     _same_under_both(script)
 
 
+def test_an_augmented_slice_write_keeps_every_view_in_step():
+    """``a[k] += v`` ends with ``a[k] = a[k]`` (Python's protocol), which changes nothing and is
+    skipped; writes back to another key, or a view taken before a later write, still land."""
+    def script(m):
+        a = m.arange(30.0).reshape(5, 6)
+        row, col = a[2], a[:, 1]
+        for i in range(4):
+            a[i, :i + 1] += a[i + 1, :i + 1] * 2.0
+            a[i + 1, 1:] -= 1.0
+        t = a[1, 1:4]
+        a[2, 1:4] = t            # another key: a copy
+        a[0] = a[0]              # its own key: nothing changes
+        a[::2, 2] *= -1.0
+        s = a[3, :3]
+        a[3, :3] += s            # s is a[3, :3]: doubled
+        return a, row, col, t, s
+
+    _same_under_both(script)
+
+
 def test_real_and_imag_are_views():
     def script(m):
         z = m.array([1 + 2j, 3 - 1j, m.inf + 1j, -0.0 - 4j])
