@@ -8,8 +8,10 @@ from .core.dtypes import (DType, bool_, float16, float32, float64, int8, int16, 
                           uint8, uint16, uint32, uint64)
 from .ops import *  # noqa: F401,F403
 from .ops import max, min, sum  # noqa: A004  (NumPy's names, on purpose)
-from . import runtime  # noqa: F401  (installs the first-sight strategies on the engine)
+from . import runtime
 from .transforms import compile, grad, hessian, jacfwd, jacrev, jvp, no_grad, value_and_grad, vjp, vmap  # noqa: A004
+
+GRAPH.engine = runtime.new_engine()  # (the engine every thread uses, with Nabla's execution paths)
 
 bool = bool_  # noqa: A001
 

@@ -140,13 +140,9 @@ def no_fused():
 def without_fused_kernel(monkeypatch):
     """First sight without the fused kernel's path: the traces and nodes it would take run on
     single-op models (the subject) or MAX's interpreter."""
-    from nabla.runtime.fused import FusedPath
-    from nabla.runtime.paths import FirstSightPaths
+    from nabla.runtime import default_paths
 
-    engine = nb.core.graph.GRAPH.engine
-    monkeypatch.setattr(engine, "first_sight", FirstSightPaths(
-        *[p for p in engine.first_sight.paths if not isinstance(p, FusedPath)]))
-    monkeypatch.setattr(engine, "programs", None)  # (whole traces as programs of the fused evaluator's)
+    monkeypatch.setattr(nb.core.graph.GRAPH.engine, "paths", default_paths(fused=False))
 
 
 @pytest.fixture

@@ -24,18 +24,11 @@ from .compiler import BackgroundCompiler
 from .context import SEVERAL_DEVICES, driver_device
 from .disk_cache import ModelDiskCache, kernel_cache_dir, model_cache_dir
 from .models import ModelStore, RealizationError, _bytes_budget, _Entry, execute, mlir_context  # noqa: F401 (re-exported)
-from .trace_facts import (describe_outputs, element_count, fused_whole, on_accelerators, on_virtual_devices,
-                          shares_inner_values)
+from .paths import FINISHED, Realization, RealizeFirst
+from .trace_facts import describe_outputs, on_accelerators, on_virtual_devices, shares_inner_values
 from .trace_lowering import TraceLowering
 
 _MAX_CACHE_ENTRIES = 4096
-#: a trace of at most this many elements (inputs and results) is looked up on disk at its second sight
-_SMALL_TRACE_ELEMENTS = 4096
-#: a trace that runs at first sight in stages or node by node is queued for a compile at its
-#: ``_STAGED_SIGHTS``-th sight, not its second: its graph costs 5-25 ms of the caller's time to build
-#: and a compile seconds of a core, where a staged run costs ~0.1-1 ms; and loops meet many such
-#: structures a few times each (a mask's count is in the shapes: mandelbrot's loop has one per step)
-_STAGED_SIGHTS = 16
 #: a repeated structure is compiled (in the background) only once the process has run this long:
 #: a compile costs seconds of a core, and its pool about half a second to start and stop at
 #: exit, which a short script (a second of work or less) never earns back
@@ -71,7 +64,6 @@ class EngineStats:
 
 
 _UNSET = object()
-_SPLIT = object()  # _start's answer for a trace whose kernel nodes must run apart
 
 
 class _Done:
@@ -93,33 +85,13 @@ class _Done:
             pass
 
 
-class _Stages(tuple):
-    """_start's answer for a trace the first-sight path runs in stages: these values (or lists of
-    values realized together) first; their traces are realized as stages, never compiled alone."""
-
-
 class Engine(TraceLowering, ModelStore):
-    """Structure-keyed cache of compiled MAX models, with an interpreter for first sight."""
+    """Structure-keyed cache of compiled MAX models, and the loop that asks its execution paths
+    (``core/paths.py``) how to run each trace."""
 
-    #: the fused first-sight path (``nabla.runtime.fused.FusedPath``), installed by ``nabla.runtime``: the
-    #: core names no op, so it asks this hook for a program and the model that runs it
-    first_sight = None
-    #: the program kernel's path (``nabla.runtime.program``): a whole trace as one program of stages
-    programs = None
-
-    def being_built(self, name: str):
-        """The Future of the named model while other processes build it for this one (a cold
-        machine's first-run build: ``nabla.runtime.first_run.pending``, installed by ``nabla.runtime``);
-        None when none does."""
-        return None
-
-    def build_now(self, spec: dict):
-        """The Future of the model of ``spec`` (a single-op model's, as ``nabla.runtime.single_op``
-        writes specs) that other processes start building for this one now, on a cold machine
-        (``nabla.runtime.first_run.ask``); None when none does."""
-        return None
-
-    def __init__(self):
+    def __init__(self, paths=()):
+        #: the execution paths ``_start`` asks, in order (``nabla.runtime.default_paths()``)
+        self.paths = list(paths)
         self.stats = EngineStats()
         self._cache: collections.OrderedDict[tuple, _Entry] = collections.OrderedDict()
         self._session = None
@@ -204,21 +176,19 @@ class Engine(TraceLowering, ModelStore):
                         if busy and fast_only:
                             return False
                         job = None if busy else self._start(outputs, compiled_here, fast_only, staged)
-                        split = job is _SPLIT or isinstance(job, _Stages)
+                        first = isinstance(job, RealizeFirst)
                         if job is None and not busy:
                             return not fast_only  # computed under the lock by the interpreter
-                        if not busy and not split and not isinstance(job, Future):
+                        if not busy and not first and not isinstance(job, Future):
                             for v in outputs:
                                 self._in_flight[id(v)] = done
                             claimed = outputs
                             break
-                    if isinstance(job, _Stages):  # earlier stages first, then the rest (traced again)
-                        for stage in job:  # a value, or the values of one node read together
-                            if not self.run(stage if isinstance(stage, list) else [stage], fast_only,
-                                            staged=True):
+                    if first:  # other values first (a path's stages, kernel nodes), then the rest (traced again)
+                        for part in (job.parts(outputs) if job.parts is not None else job):  # a value, or the values of one node read together
+                            if not self.run(part if isinstance(part, list) else [part], fast_only and job.staged,
+                                            staged=job.staged):
                                 return False  # a probe's stage the fast paths do not serve
-                    elif split:  # kernel nodes first, each alone, then the rest (traced again)
-                        self._run_single_ops_first(outputs)
                     elif busy:  # another thread is computing some of them: wait for it, then look again
                         busy[0].wait()
                     else:  # a compile this structure must have: wait for it without the lock
@@ -243,37 +213,9 @@ class Engine(TraceLowering, ModelStore):
                 done.set()
         return True
 
-    def _run_single_ops_first(self, outputs) -> None:
-        """Realize the nodes of ops marked ``single_op`` (kernels with first-sight models of their
-        own) apart from the rest of the trace, inputs first: each then runs alone on its model,
-        where inside a joint graph MAX's interpreter would bind the kernel (seconds per process)."""
-        found: dict[int, list] = {}  # kernel node -> its values the trace uses
-        nodes: dict[int, object] = {}
-        seen: set[int] = set()
-        stack = [v for v in outputs if v.node is not None]
-        while stack:
-            v = stack.pop()
-            n = v.node
-            if n is None:
-                continue
-            if n.op.single_op:
-                vals = found.setdefault(id(n), [])
-                if all(u is not v for u in vals):
-                    vals.append(v)
-                nodes[id(n)] = n
-            if id(n) not in seen:
-                seen.add(id(n))
-                stack.extend(n.inputs)
-        for key, n in nodes.items():
-            pending = [v for v in n.inputs if v.node is not None]
-            if pending:
-                self.run(pending)  # upstream work (and upstream kernels) first
-            self.run([v for v in found[key] if v.node is not None])
-
     def _start(self, outputs, compiled_here: bool = False, fast_only: bool = False, staged: bool = False):
-        """Under the lock: key the trace and run it with the interpreter (None), or return
-        ``(run, buffers)`` for ``run(buffers)`` outside the lock (a compiled model or the fused
-        kernel), or a compile's Future to wait for."""
+        """Under the lock: trace ``outputs`` and ask each path in turn how to run the trace; the
+        first answer (``core/paths.py``) is the job, None where it is finished (or a probe declined)."""
         if all(0 in v.shape for v in outputs):  # nothing to compute: an empty result is its shape
             return (lambda _: [_empty(v) for v in outputs]), []
         # a probe (a read that may run alone while other work is pending) gives up on a long trace:
@@ -284,141 +226,80 @@ class Engine(TraceLowering, ModelStore):
         program_key = traced.key  # slice starts are data of a program, not its structure: not in this key
         if traced.starts:  # every other path keys them too (a compiled model or a graph holds them)
             traced = traced._replace(key=program_key + (("starts", tuple(sorted(traced.starts.items()))),))
-        key, leaves = traced.key, traced.leaves
-        if SEVERAL_DEVICES.in_use and on_virtual_devices(traced):
-            return None if fast_only else self._interpret_over_devices(traced, outputs)
-        # MAX's interpreter and Nabla's fused kernel run on the CPU: a trace that touches an
-        # accelerator is compiled, as under the "compile" policy
-        accelerated = on_accelerators(leaves, outputs)
-        compiling = self.policy == "compile" or accelerated
-        stages = None  # the first-sight path's stages, once asked
         if fast_only and not staged and len(traced.order) > len(outputs) \
                 and shares_inner_values(traced.order, outputs):
             return None  # a probe that would leave shared work pending
-        if not (compiling or traced.starts or traced.single_op_nodes) and self.first_sight is not None:
-            # a structure the program kernel has run before (a loop's read): straight to its plan
-            entry = self._cache.get(key)
-            run = None if entry is None or entry.model is not None or entry.interpreter_refused \
-                else self._program_run(entry, traced, outputs, planned_only=True)
-            if run is not None:
-                self._cache.move_to_end(key)
-                return self._program_hit(entry, run, leaves)
-        if traced.starts:  # one program serves every set of starts: its entry is keyed without them
-            by_shape = self._cache.get(program_key)
-            if by_shape is None and not fast_only and not compiling:
-                by_shape = self._cache.setdefault(program_key, _Entry(program_key))
-            run = None if by_shape is None or compiling else self._program_run(by_shape, traced, outputs)
-            if run is not None:
-                return self._program_hit(by_shape, run, leaves)
-            traced = traced._replace(starts=False)  # (the program kernel was asked: not again below)
-        apart = traced.single_op_nodes and len(traced.order) > 1 and not fast_only and self.fused_enabled \
-            and self.first_sight is not None and not compiling
-        if apart and not self.first_sight.computes_kernel_nodes(traced.order):
-            return _SPLIT  # a kernel node among others: realize it apart, alone (see run)
-        entry = self._cache.get(key)
-        if entry is None and fast_only and accelerated:
-            return None  # a probe: only a compiled model would serve it at once
-        if entry is None and fast_only:  # a probe: remembered only if the fused kernel takes it
-            entry = _Entry(key)
-            if not callable(self._fused_run(entry, traced, outputs)):
-                return self._probe_stages(entry, traced, outputs)
-        if entry is None or key not in self._cache:
-            entry = self._cache.setdefault(key, entry or _Entry(key))
-            if len(self._cache) > _MAX_CACHE_ENTRIES:
-                self._unload(self._cache.popitem(last=False)[1])
-            # a structure the fused kernel runs is never compiled, so never on disk: the lookup
-            # (a digest of the key, a stat: ~0.5 ms for an element check's key) would cost more
-            # than the run; element-by-element checks meet thousands of such keys. A small one it
-            # runs in stages is looked up at its second sight: most are met once
-            if compiling or not callable(self._fused_run(entry, traced, outputs)):
-                if compiling or element_count(leaves, outputs) > _SMALL_TRACE_ELEMENTS:
-                    self._load_from_disk(entry)
-                else:
-                    stages = self._stages(entry, traced, outputs)  # (asked once: used below)
-                    if not stages:
-                        self._load_from_disk(entry)
-        else:
-            self._cache.move_to_end(key)
-            if entry.model is None and (entry.nbytes < 0  # evicted from memory: it is on disk
-                                        or (entry.digest is None and not fused_whole(entry, leaves))):
-                self._load_from_disk(entry)
-        entry.sightings += 1
-        self._poll_compiles()
-        buffers = [leaf.buffer for leaf in leaves]
-        params = traced.params
-        if entry.model is not None:
-            self.stats.evaluations += 1
-            self.stats.cache_hits += not compiled_here
-            model = entry.model
-            return (lambda b: execute(model, b)), buffers + self._param_buffers(params) + self.signal_buffers(traced.order)
+        r = Realization(self, outputs, traced, program_key, fast_only, staged, compiled_here,
+                        on_accelerators(traced.leaves, outputs))
+        for path in self.paths:
+            job = path.plan(r)
+            if job is not None:
+                return None if job is FINISHED else job
+        raise RealizationError(f"nabla: no execution path runs a trace of {len(traced.order)} nodes "
+                               f"(the engine's paths: {[type(p).__name__ for p in self.paths]})")
 
-        def build(symbolic):
-            return self._lower(traced, outputs, symbolic)
+    def deferrable(self, impl) -> bool:
+        """Whether a joint run may leave this pending tensor pending: a path computes it for free
+        inside whatever reads it (a view of realized data)."""
+        return self.fused_enabled and any(path.deferrable(impl) for path in self.paths)
 
-        fused = None if entry.interpreter_refused or compiling else \
-            self._fused_run(entry, traced, outputs)
-        if isinstance(fused, Future):  # the fused kernel is being compiled (once per machine)
-            if not fast_only and not self.interpreter_warm:
-                return fused  # cold interpreter: waiting for the kernel costs least
-            fused = None
-        if fused is not None:  # near compiled speed already: this structure is never compiled
-            self.stats.evaluations += 1
-            self.stats.fused += 1
-            return fused, buffers
-        if fast_only:
-            entry.sightings -= 1  # only a probe
-            return self._probe_stages(entry, traced, outputs)
-        if stages is None:
-            stages = [] if compiling else self._stages(entry, traced, outputs)
-        repeated = self.policy == "auto" and entry.sightings >= 2 and not staged and entry.compiling is None \
+    # --- what the paths ask of the engine's state (under its lock) ------------------------------
+    def cached(self, key):
+        """The cache entry of a structure, or None."""
+        return self._cache.get(key)
+
+    @staticmethod
+    def new_entry(key):
+        """A cache entry for a structure, not (yet) kept."""
+        return _Entry(key)
+
+    def keep(self, key, entry=None):
+        """The cache entry of a structure, made (``entry``, or a new one) where there is none;
+        the oldest entry goes past the cache's size."""
+        found = self._cache.get(key)
+        if found is not None:
+            return found
+        found = self._cache[key] = entry or _Entry(key)
+        if len(self._cache) > _MAX_CACHE_ENTRIES:
+            self._unload(self._cache.popitem(last=False)[1])
+        return found
+
+    def touch(self, key) -> None:
+        """A structure just used: the last to leave the cache."""
+        self._cache.move_to_end(key)
+
+    def count(self, *, fused: bool = False, interpreted: bool = False, hit: bool = False) -> None:
+        """One evaluation, of the kind named."""
+        stats = self.stats
+        stats.evaluations += 1
+        stats.fused += fused
+        stats.interpreted += interpreted
+        stats.cache_hits += hit
+
+    def compile_due(self, entry, staged: bool) -> bool:
+        """Whether a structure met again is worth a compile in the background now."""
+        return self.policy == "auto" and entry.sightings >= 2 and not staged and entry.compiling is None \
             and not entry.compile_failed and time.monotonic() - _STARTED >= _COMPILE_AFTER_S
-        parts = None
-        if not stages and len(traced.order) > 1 and self.first_sight is not None and self.fused_enabled \
-                and self.single_op_models and not compiling:
-            parts = self.first_sight.split(self, traced.order, outputs)
-        if parts or stages:
-            if repeated and entry.sightings >= _STAGED_SIGHTS:
-                self._compile_future(entry, build)  # in the background; until it lands, first sight serves
-            # node by node on single-op models this machine has compiled (no interpreter, no compile),
-            # or the fused kernel's parts in stages (each stage, and the rest, choose their own path)
-            return _Stages(parts or stages)
-        if apart:  # kernel nodes the fused kernel computes, in a trace it could not take: apart after all
-            return _SPLIT
-        # (asked only now: finding out whether MAX's interpreter is warm imports it, ~0.7 s)
-        if not compiling and self.first_sight is not None and self.fused_enabled and not self.interpreter_warm:
-            self.first_sight.prepare(self)  # a cold machine needs the kernels: compile them now
-        if compiling or self._must_compile(entry):
-            return self._compile_future(entry, build)
-        if repeated:
-            self._compile_future(entry, build)
-        results = self._interpret(entry, build, tuple(leaf.shape for leaf in leaves),
-                                  buffers + self._param_buffers(params) + self.signal_buffers(traced.order))
-        if results is None:  # refused: this structure must be compiled
-            return self._compile_future(entry, build)
-        self.stats.evaluations += 1
-        self.stats.interpreted += 1
-        _write_back(outputs, results)
-        return None
 
-    def _interpret_over_devices(self, traced, outputs):
+    def interpret(self, entry, r) -> list | None:
+        """MAX's interpreter on the trace of ``r``: its results, or None where it refuses."""
+        return self._interpret(entry, r.build, tuple(leaf.shape for leaf in r.traced.leaves), r.graph_inputs())
+
+    def interpret_over_devices(self, traced, outputs) -> None:
         """A trace over virtual CPU devices (a mesh of ``virtual_cpus``): MAX's compiled models
         refuse devices ``cpu:i`` (i >= 1) and the fused kernel knows one device, so it runs on
         MAX's interpreter, which places each value on its device."""
         key, leaves = traced.key, traced.leaves
-        entry = self._cache.get(key)
-        if entry is None:
-            entry = self._cache.setdefault(key, _Entry(key))
-        results = self._interpret(entry, lambda symbolic: self._lower(traced, outputs, symbolic),
+        entry = self.keep(key)
+        results = self._interpret(entry, lambda symbolic: self.lower_traced(traced, outputs, symbolic),
                                   tuple(leaf.shape for leaf in leaves),
-                                  [leaf.buffer for leaf in leaves] + self._param_buffers(traced.params)
+                                  [leaf.buffer for leaf in leaves] + self.param_buffers(traced.params)
                                   + self.signal_buffers(traced.order))
         if results is None:
             raise RealizationError(f"nabla: MAX's interpreter cannot run this trace over virtual CPU devices "
                                    f"(ops: {entry.op_names}); such meshes run what the interpreter runs")
-        self.stats.evaluations += 1
-        self.stats.interpreted += 1
+        self.count(interpreted=True)
         _write_back(outputs, results)
-        return None
 
     def on_virtual_devices(self, traced) -> bool:
         return SEVERAL_DEVICES.in_use and on_virtual_devices(traced)
@@ -428,85 +309,7 @@ class Engine(TraceLowering, ModelStore):
         compiled sessions refuse): each ``execute`` runs it on MAX's interpreter."""
         return _Interpreted(self, graph)
 
-    def _fused_run(self, entry, traced, outputs):
-        """A function of the leaf buffers that runs this trace on the fused kernel, or the Future
-        of the kernel's compile, or None."""
-        path = self.first_sight
-        if path is None or not self.fused_enabled:
-            return None
-        leaves, node_ids = traced.leaves, traced.node_ids
-        if traced.starts is not False:
-            run = self._program_run(entry, traced, outputs)
-            if run is not None:
-                return run
-        # a plan holds sizes (a broadcast input's layout, a reduction's extent) while the key may
-        # hold symbolic dims: one plan per set of leaf shapes
-        plans = entry.fused
-        if plans is None:
-            plans = entry.fused = {}
-        shapes = tuple(leaf.shape for leaf in leaves)
-        plan = plans.get(shapes)
-        if plan is None:
-            plan = plans[shapes] = path.plan(traced.order, leaves, outputs, node_ids, traced.leaf_ids) or False
-            if len(plans) > 8:
-                plans.pop(next(iter(plans)))
-        if plan is False:
-            return None
-        model = path.model(self, plan)
-        if model is None or isinstance(model, Future):
-            return model
-        shape = outputs[0].shape
-        values = {node_ids[id(n)]: data[0] for n, data in traced.params}
-        return lambda buffers: plan.run(model, buffers, shape, values)
-
-    def _program_hit(self, entry, run, leaves):
-        """``_start``'s answer for a trace its program runs: counted, with the leaves' buffers."""
-        entry.sightings += 1
-        self.stats.evaluations += 1
-        self.stats.fused += 1
-        return run, [leaf.buffer for leaf in leaves]
-
-    def _program_run(self, entry, traced, outputs, planned_only: bool = False):
-        """A function of the leaf buffers that runs the whole trace as one program of stages on the
-        program kernel, one call (``nabla.runtime.program``); None where the kernel cannot."""
-        programs = self.programs
-        if programs is None or not self.fused_enabled:
-            return None
-        leaves, node_ids = traced.leaves, traced.node_ids
-        plans = entry.program
-        if plans is None:
-            plans = entry.program = {}
-        shapes = tuple(leaf.shape for leaf in leaves)
-        plan = plans.get(shapes)
-        if plan is None:
-            if planned_only:
-                return None
-            plan = plans[shapes] = programs.plan(traced.order, leaves, outputs, node_ids) or False
-            if len(plans) > 8:
-                plans.pop(next(iter(plans)))
-        if plan is False or not programs.ready():
-            return None
-        values = {node_ids[id(n)]: data[0] for n, data in traced.params} if traced.params else None
-        starts = traced.starts
-        return lambda buffers: plan.run(buffers, values, starts)
-
-    def _probe_stages(self, entry, traced, outputs):
-        """A probe's answer for a trace the first-sight path runs in stages (``all(isnan(a) ==
-        isnan(b))``: a count, then its test): the stages, each probed in turn, so that the read
-        runs as its own programs while the other pending work, which shares none of it (see
-        ``shares_inner_values``), waits for its own read; None when there are none."""
-        stages = self._stages(entry, traced, outputs)
-        return _Stages(stages) if stages else None
-
-    def _stages(self, entry, traced, outputs) -> list:
-        """The values the first-sight path would realize first so that more of the trace runs on
-        it (a reduction that feeds more work, a matmul's elementwise operands); [] when none."""
-        path = self.first_sight
-        if path is None or not self.fused_enabled or self.policy == "compile" or entry.interpreter_refused:
-            return []
-        return path.stages(traced.order, outputs)
-
-    def _must_compile(self, entry) -> bool:
+    def must_compile(self, entry) -> bool:
         if entry.interpreter_refused:
             return True
         if entry.compile_failed:

@@ -160,12 +160,11 @@ class ComputeGraph:
             rec.epoch += 1
             return
         impls = [i for i in wanted if not i.is_realized] if alone else self._live_pending()
-        path = self.engine.first_sight
-        if wanted and not alone and path is not None and self.engine.fused_enabled:
+        if wanted and not alone and self.engine.fused_enabled:
             # a read realizes the other live pending work with it, but views of realized data stay
-            # pending: whatever reads them computes them for free (see the path's ``deferrable``)
+            # pending: whatever reads them computes them for free (see the paths' ``deferrable``)
             asked = set(map(id, wanted))
-            impls = [i for i in impls if id(i) in asked or not path.deferrable(i)]
+            impls = [i for i in impls if id(i) in asked or not self.engine.deferrable(i)]
         known = set(map(id, impls))
         impls += [i for i in wanted if id(i) not in known and not i.is_realized]
         count = len(rec.pending)

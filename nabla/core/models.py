@@ -91,9 +91,9 @@ class ModelStore:
             entry = self._named.get(name)
             if entry is None:
                 entry = self._named[name] = _Entry(("named", name))
-                self._load_from_disk(entry)
+                self.load_from_disk(entry)
             elif entry.model is None and entry.compiling is None and not entry.compile_failed:
-                self._load_from_disk(entry)  # published since (the detached compiler): a stat when not
+                self.load_from_disk(entry)  # published since (the detached compiler): a stat when not
             if not compile and entry.compiling is None:
                 return entry.model
             if entry.model is None and entry.compiling is None and not entry.compile_failed:
@@ -145,7 +145,7 @@ class ModelStore:
             digest = self._digest(entry)
             return (disk.directory, bundle_symbol(digest)) in self._bundled or disk.path_of(digest) is not None
 
-    def _compile_future(self, entry, build):
+    def compile_future(self, entry, build):
         if entry.compiling is None:
             if entry.compile_failed:  # it must be compiled, and compiling it failed
                 raise RealizationError(
@@ -191,7 +191,7 @@ class ModelStore:
         entry.saved_bytes = 0
         self._charge(entry, model, nbytes)
 
-    def _poll_compiles(self) -> None:
+    def poll_compiles(self) -> None:
         """Land the background compiles that have finished (called on every realization: an
         element-by-element check queues hundreds of compiles, and asking each of them whether it
         has ended would cost more than many of the runs)."""
@@ -207,7 +207,7 @@ class ModelStore:
                 entry.compile_failed, entry.error = True, e
                 continue
             if compiled is ON_DISK:  # another process compiled it
-                self._load_from_disk(entry)
+                self.load_from_disk(entry)
                 if entry.model is None:
                     entry.compile_failed = True
                     what = entry.key[1] if entry.key[0] == "named" else ", ".join(entry.op_names)
@@ -227,7 +227,7 @@ class ModelStore:
         futures.wait([e.compiling for e in pending if e.compiling is not None])
         while True:  # a Future wakes its waiters before its callbacks tell the landing queue
             with self._lock:
-                self._poll_compiles()
+                self.poll_compiles()
                 if not any(id(e) in self._compiling for e in pending):
                     return
             time.sleep(0.001)
@@ -269,7 +269,7 @@ class ModelStore:
         """Named models (Nabla's own kernels) are machine-wide; structures go with Nabla's sources."""
         return self.kernel_disk if entry.key[0] == "named" else self.disk
 
-    def _load_from_disk(self, entry) -> None:
+    def load_from_disk(self, entry) -> None:
         disk = self._disk_of(entry)
         if disk is None:
             return

@@ -187,9 +187,9 @@ class TraceLowering:
     def lower(self, outputs: list, symbolic: bool = True):
         """The MAX graph ``run`` would compile for ``outputs`` (symbolic dims where every op allows)."""
         with mlir_context(), self._lock:
-            return self._lower(self.trace(outputs), outputs, symbolic)
+            return self.lower_traced(self.trace(outputs), outputs, symbolic)
 
-    def _lower(self, traced, outputs, symbolic):
+    def lower_traced(self, traced, outputs, symbolic):
         dims = [sig[1] for sig in traced.leaf_sigs] if symbolic else [leaf.shape for leaf in traced.leaves]
         return self._build(traced.order, traced.leaves, outputs, traced.node_ids, traced.leaf_ids, dims,
                            symbolic and traced.polymorphic, traced.params)
@@ -256,7 +256,7 @@ class TraceLowering:
         """The signal buffers ``_build`` made inputs of, after the leaves' and the params'."""
         return [SIGNALS.buffer(d) for d in signal_devices(order)] if SIGNALS.used else []
 
-    def _param_buffers(self, params) -> list:
+    def param_buffers(self, params) -> list:
         """Buffers holding the params' data (see ``_trace``); a few hundred distinct scalars kept."""
         if not params:
             return []

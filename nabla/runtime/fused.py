@@ -22,7 +22,7 @@ from .fused_codes import BYTES, UNARY_CODES, constant_bits
 from .program_kernel import MAP, REDUCE, SCAN, STAGE, family
 from .fused_program import contiguous_view, write
 from .fused_stages import deferrable, fits_alone, stages
-from .paths import FirstSightPath
+from .first_sight import FirstSightPath
 
 
 class Plan:

@@ -1,103 +1,325 @@
-"""The interface of a first-sight path, and the engine's hook over several of them.
+"""Nabla's execution paths, in the order the engine asks them (``default_paths``).
 
-A path is one way to run a trace the engine has no compiled model of: the fused kernel
-(``fused.FusedPath``), single-op models (``single_op.SingleOpPath``). The engine
-(``core/engine.py``) asks its ``first_sight`` hook, a ``FirstSightPaths`` over the paths in order;
-the first path that answers serves.
+Each is an ``ExecutionPath`` (``core/paths.py``): ``plan(r)`` answers for the trace of one read
+or passes. In order:
+
+1. ``VirtualDevices``: a trace over a mesh of virtual CPUs runs on MAX's interpreter.
+2. ``KnownProgram``: a structure the program kernel has run before (a loop's read), or one with
+   slice starts (one program serves every set of starts): its plan, bound to this read's data.
+3. ``KernelNodesApart``: kernel nodes (sort, svd, fft) among other work run first, each alone.
+4. ``CompiledModel``: the structure's cache entry (looked up on disk where it may be there) and
+   its compiled model.
+5. ``FirstSightKernels``: the whole trace as one program (or one fused stage) on the program
+   kernel, or the kernel's build to wait for.
+6. ``Staged``: parts first (a reduction that feeds more work, kernel nodes), each on the paths
+   above, or the trace node by node on single-op models.
+7. ``Interpreted``: MAX's interpreter, or a compile (in a worker process) the trace waits for.
+
+A repeated structure is compiled in the background (``Engine.compile_due``); its model serves
+it from then on. The first-sight kernels (the fused kernel, single-op models) are
+``first_sight.FirstSightPath``s the paths consult through one ``FirstSight``.
 """
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 
-class FirstSightPath:
-    """One first-sight path. ``plan`` and ``model`` are what a path must give; the rest are
-    questions a path may answer (the defaults: it does not apply)."""
+from ..core.models import execute
+from ..core.paths import FINISHED, ExecutionPath, RealizeFirst
+from ..core.trace_facts import element_count, fused_whole
+from . import first_run
+from .first_sight import FirstSightPaths
+from .fused import FusedPath
+from .program import ProgramPath
+from .single_op import SingleOpPath
 
-    def plan(self, order, leaves, outputs, node_ids, leaf_ids):
-        """How this path runs the trace (nodes ``order``, realized ``leaves``), or None."""
-        raise NotImplementedError
+#: a trace of at most this many elements (inputs and results) is looked up on disk at its second sight
+SMALL_TRACE_ELEMENTS = 4096
+#: a trace that runs at first sight in stages or node by node is queued for a compile at its
+#: ``STAGED_SIGHTS``-th sight, not its second: its graph costs 5-25 ms of the caller's time to build
+#: and a compile seconds of a core, where a staged run costs ~0.1-1 ms; and loops meet many such
+#: structures a few times each (a mask's count is in the shapes: mandelbrot's loop has one per step)
+STAGED_SIGHTS = 16
 
-    def model(self, engine, plan):
-        """The compiled model that runs ``plan``, the Future of its compile, or None."""
-        raise NotImplementedError
 
-    def stages(self, order, outputs) -> list | None:
-        """Parts of the trace to realize first, each of which this path then runs."""
+class FirstSight:
+    """What the paths ask of the first-sight kernels: the fused and single-op paths, and the
+    program scheduler (None where whole traces do not run as programs)."""
+
+    def __init__(self, kernels: FirstSightPaths, programs: ProgramPath | None):
+        self.kernels, self.programs = kernels, programs
+
+    def program_run(self, r, entry, planned_only: bool = False):
+        """A function of the leaf buffers that runs the whole trace as one program of stages on
+        the program kernel, one call; None where the kernel cannot (or, ``planned_only``, where
+        this structure has no plan yet)."""
+        programs = self.programs
+        if programs is None or not r.engine.fused_enabled:
+            return None
+        traced = r.traced
+        leaves, node_ids = traced.leaves, traced.node_ids
+        plans = entry.program
+        if plans is None:
+            plans = entry.program = {}
+        shapes = tuple(leaf.shape for leaf in leaves)
+        plan = plans.get(shapes)
+        if plan is None:
+            if planned_only:
+                return None
+            plan = plans[shapes] = programs.plan(traced.order, leaves, r.outputs, node_ids) or False
+            if len(plans) > 8:
+                plans.pop(next(iter(plans)))
+        if plan is False or not programs.ready():
+            return None
+        values = {node_ids[id(n)]: data[0] for n, data in traced.params} if traced.params else None
+        starts = traced.starts
+        return lambda buffers: plan.run(buffers, values, starts)
+
+    def run(self, r, entry):
+        """A function of the leaf buffers that runs this trace on the program kernel (as a whole
+        program, or one fused stage), or the Future of the kernel's build, or None."""
+        engine = r.engine
+        if not engine.fused_enabled:
+            return None
+        traced = r.traced
+        if traced.starts is not False:
+            run = self.program_run(r, entry)
+            if run is not None:
+                return run
+        # a plan holds sizes (a broadcast input's layout, a reduction's extent) while the key may
+        # hold symbolic dims: one plan per set of leaf shapes
+        leaves, node_ids = traced.leaves, traced.node_ids
+        plans = entry.fused
+        if plans is None:
+            plans = entry.fused = {}
+        shapes = tuple(leaf.shape for leaf in leaves)
+        plan = plans.get(shapes)
+        if plan is None:
+            plan = plans[shapes] = self.kernels.plan(traced.order, leaves, r.outputs, node_ids,
+                                                     traced.leaf_ids) or False
+            if len(plans) > 8:
+                plans.pop(next(iter(plans)))
+        if plan is False:
+            return None
+        model = self.kernels.model(engine, plan)
+        if model is None or isinstance(model, Future):
+            return model
+        shape = r.outputs[0].shape
+        values = {node_ids[id(n)]: data[0] for n, data in traced.params}
+        return lambda buffers: plan.run(model, buffers, shape, values)
+
+    def stages(self, r, entry) -> list:
+        """The values the first-sight kernels would realize first so that more of the trace runs
+        on them (a reduction that feeds more work, a matmul's elementwise operands); [] when none."""
+        engine = r.engine
+        if not engine.fused_enabled or engine.policy == "compile" or entry.interpreter_refused:
+            return []
+        return self.kernels.stages(r.traced.order, r.outputs)
+
+    def probe_stages(self, r, entry):
+        """A probe's answer for a trace the first-sight kernels run in stages (``all(isnan(a) ==
+        isnan(b))``: a count, then its test): the stages, each probed in turn, so that the read
+        runs as its own programs while the other pending work, which shares none of it (see
+        ``shares_inner_values``), waits for its own read; declined where there are none."""
+        stages = self.stages(r, entry)
+        return RealizeFirst(stages) if stages else FINISHED
+
+
+def _hit(r, entry, run):
+    """The answer for a trace a program runs: counted, with the leaves' buffers."""
+    entry.sightings += 1
+    r.engine.count(fused=True)
+    return run, r.buffers()
+
+
+def kernel_nodes_first(outputs):
+    """Kernel nodes (ops marked ``single_op``: kernels with first-sight models of their own)
+    realized apart from the rest of the trace, inputs first: each then runs alone on its model,
+    where inside a joint graph MAX's interpreter would bind the kernel (seconds per process)."""
+    found: dict[int, list] = {}  # kernel node -> its values the trace uses
+    nodes: dict[int, object] = {}
+    seen: set[int] = set()
+    stack = [v for v in outputs if v.node is not None]
+    while stack:
+        v = stack.pop()
+        n = v.node
+        if n is None:
+            continue
+        if n.op.single_op:
+            vals = found.setdefault(id(n), [])
+            if all(u is not v for u in vals):
+                vals.append(v)
+            nodes[id(n)] = n
+        if id(n) not in seen:
+            seen.add(id(n))
+            stack.extend(n.inputs)
+    for key, n in nodes.items():  # (each named as it comes: the runs before it realize values)
+        yield [v for v in n.inputs if v.node is not None]  # upstream work (and kernels) first
+        yield found[key]
+
+
+class _AsksFirstSight(ExecutionPath):
+    """A path that consults the first-sight kernels (the same ``FirstSight`` for every path)."""
+
+    def __init__(self, first_sight: FirstSight):
+        self.first_sight = first_sight
+
+
+class VirtualDevices(ExecutionPath):
+    def plan(self, r):
+        if not r.engine.on_virtual_devices(r.traced):
+            return None
+        if not r.fast_only:  # (a probe declines: only the interpreter runs these)
+            r.engine.interpret_over_devices(r.traced, r.outputs)
+        return FINISHED
+
+
+class KnownProgram(_AsksFirstSight):
+    def plan(self, r):
+        engine, traced = r.engine, r.traced
+        if not (r.compiling or traced.starts or traced.single_op_nodes):
+            entry = engine.cached(traced.key)
+            run = None if entry is None or entry.model is not None or entry.interpreter_refused \
+                else self.first_sight.program_run(r, entry, planned_only=True)
+            if run is not None:
+                engine.touch(traced.key)
+                return _hit(r, entry, run)
+        if traced.starts:  # one program serves every set of starts: its entry is keyed without them
+            by_shape = engine.cached(r.program_key)
+            if by_shape is None and not r.fast_only and not r.compiling:
+                by_shape = engine.keep(r.program_key)
+            run = None if by_shape is None or r.compiling else self.first_sight.program_run(r, by_shape)
+            if run is not None:
+                return _hit(r, by_shape, run)
+            r.traced = traced._replace(starts=False)  # (the program kernel was asked: not again)
         return None
 
-    def split(self, engine, order, outputs, runs_elsewhere) -> list | None:
-        """The trace run node by node, where this path serves each node."""
+
+class KernelNodesApart(_AsksFirstSight):
+    def plan(self, r):
+        traced = r.traced
+        r.apart = bool(traced.single_op_nodes) and len(traced.order) > 1 and not r.fast_only \
+            and r.engine.fused_enabled and not r.compiling
+        if r.apart and not self.first_sight.kernels.computes_kernel_nodes(traced.order):
+            return RealizeFirst(staged=False, parts=kernel_nodes_first)
         return None
 
-    def fits_alone(self, node, results) -> bool:
-        """Whether this path runs ``node`` alone (another path's split need not cover it)."""
-        return False
 
-    def prepare(self, engine) -> list:
-        """What this path compiles on a cold machine before first use (the Futures)."""
-        return []
+class CompiledModel(_AsksFirstSight):
+    """The structure's cache entry, made or found (and its model read from disk where one may be
+    there), and its compiled model where it has one."""
+
+    def plan(self, r):
+        engine, traced = r.engine, r.traced
+        key, leaves = traced.key, traced.leaves
+        entry = engine.cached(key)
+        if entry is None and r.fast_only:
+            if r.accelerated:
+                return FINISHED  # a probe: only a compiled model would serve it at once
+            entry = engine.new_entry(key)  # a probe: remembered only if the program kernel takes it
+            if not callable(self.first_sight.run(r, entry)):
+                return self.first_sight.probe_stages(r, entry)
+        if entry is None or engine.cached(key) is not entry:
+            entry = engine.keep(key, entry)
+            # a structure the program kernel runs is never compiled, so never on disk: the lookup
+            # (a digest of the key, a stat: ~0.5 ms for an element check's key) would cost more
+            # than the run; element-by-element checks meet thousands of such keys. A small one it
+            # runs in stages is looked up at its second sight: most are met once
+            if r.compiling or not callable(self.first_sight.run(r, entry)):
+                if r.compiling or element_count(leaves, r.outputs) > SMALL_TRACE_ELEMENTS:
+                    engine.load_from_disk(entry)
+                else:
+                    r.stages = self.first_sight.stages(r, entry)  # (asked once: used below)
+                    if not r.stages:
+                        engine.load_from_disk(entry)
+        else:
+            engine.touch(key)
+            if entry.model is None and (entry.nbytes < 0  # evicted from memory: it is on disk
+                                        or (entry.digest is None and not fused_whole(entry, leaves))):
+                engine.load_from_disk(entry)
+        entry.sightings += 1
+        engine.poll_compiles()
+        r.entry = entry
+        if entry.model is None:
+            return None
+        engine.count(hit=not r.compiled_here)
+        model = entry.model
+        return (lambda b: execute(model, b)), r.graph_inputs()
+
+
+class FirstSightKernels(_AsksFirstSight):
+    """The program kernel: the whole trace as one program, or one fused stage."""
+
+    def plan(self, r):
+        engine, entry = r.engine, r.entry
+        run = None if entry.interpreter_refused or r.compiling else self.first_sight.run(r, entry)
+        if isinstance(run, Future):  # the program kernel is being built (once per machine)
+            if not r.fast_only and not engine.interpreter_warm:
+                return run  # cold interpreter: waiting for the kernel costs least
+            run = None
+        if run is not None:  # near compiled speed already: this structure is never compiled
+            engine.count(fused=True)
+            return run, r.buffers()
+        if r.fast_only:
+            entry.sightings -= 1  # only a probe
+            return self.first_sight.probe_stages(r, entry)
+        return None
 
     def deferrable(self, impl) -> bool:
-        """Whether a joint run may leave this pending tensor pending (the path computes it for
-        free inside whatever reads it)."""
-        return False
-
-    def computes_kernel_nodes(self, order) -> bool:
-        """Whether this path computes every kernel node of the trace, so they need not run apart."""
-        return False
-
-
-class FirstSightPaths:
-    """The engine's first-sight hook over several paths: the first that answers serves."""
-
-    def __init__(self, *paths: FirstSightPath):
-        self.paths = paths
-
-    def plan(self, *traced):
-        for path in self.paths:
-            found = path.plan(*traced)
-            if found:
-                return Planned(path, found)
-        return None
-
-    def stages(self, order, outputs) -> list:
-        for path in self.paths:
-            found = path.stages(order, outputs)
-            if found:
-                return found
-        return []
-
-    @staticmethod
-    def model(engine, planned: "Planned"):
-        return planned.path.model(engine, planned.plan)
-
-    def split(self, engine, order, outputs):
-        def runs_elsewhere(node, results):
-            return any(path.fits_alone(node, results) for path in self.paths)
-
-        for path in self.paths:
-            found = path.split(engine, order, outputs, runs_elsewhere)
-            if found:
-                return found
-        return None
+        return self.first_sight.kernels.deferrable(impl)
 
     def prepare(self, engine) -> list:
-        return [m for path in self.paths for m in path.prepare(engine)]
-
-    def deferrable(self, impl) -> bool:
-        return any(path.deferrable(impl) for path in self.paths)
-
-    def computes_kernel_nodes(self, order) -> bool:
-        return any(path.computes_kernel_nodes(order) for path in self.paths)
+        return self.first_sight.kernels.prepare(engine)
 
 
-class Planned:
-    """A plan and the path that made it."""
+class Staged(_AsksFirstSight):
+    """Parts first: the first-sight kernels' stages, or the trace node by node on single-op models
+    this machine has compiled (no interpreter, no compile); each part then chooses its own path."""
 
-    __slots__ = ("path", "plan")
+    def plan(self, r):
+        engine, entry, traced = r.engine, r.entry, r.traced
+        if r.stages is None:
+            r.stages = [] if r.compiling else self.first_sight.stages(r, entry)
+        parts = None
+        if not r.stages and len(traced.order) > 1 and engine.fused_enabled and engine.single_op_models \
+                and not r.compiling:
+            parts = self.first_sight.kernels.split(engine, traced.order, r.outputs)
+        if parts or r.stages:
+            if entry.sightings >= STAGED_SIGHTS and engine.compile_due(entry, r.staged):
+                engine.compile_future(entry, r.build)  # in the background; until it lands, first sight serves
+            return RealizeFirst(parts or r.stages)
+        if r.apart:  # kernel nodes the fused kernel computes, in a trace it could not take: apart after all
+            return RealizeFirst(staged=False, parts=kernel_nodes_first)
+        return None
 
-    def __init__(self, path: FirstSightPath, plan):
-        self.path, self.plan = path, plan
 
-    def run(self, model, leaf_buffers, out_shape, values=None):
-        return self.plan.run(model, leaf_buffers, out_shape, values)
+class Interpreted(ExecutionPath):
+    """MAX's interpreter, or a compile where it cannot serve (or a cold machine's interpreter
+    would compile more than the structure's model)."""
+
+    def plan(self, r):
+        engine, entry = r.engine, r.entry
+        # (asked only now: finding out whether MAX's interpreter is warm imports it, ~0.7 s)
+        if not r.compiling and engine.fused_enabled and not engine.interpreter_warm:
+            for path in engine.paths:
+                path.prepare(engine)  # a cold machine needs the kernels: build them now
+        if r.compiling or engine.must_compile(entry):
+            return engine.compile_future(entry, r.build)
+        if engine.compile_due(entry, r.staged):
+            engine.compile_future(entry, r.build)
+        results = engine.interpret(entry, r)
+        if results is None:  # refused: this structure must be compiled
+            return engine.compile_future(entry, r.build)
+        engine.count(interpreted=True)
+        engine.write_back(r.outputs, results)
+        return FINISHED
+
+
+def default_paths(fused: bool = True, programs: bool = True) -> list:
+    """Nabla's execution paths, in order; ``fused=False`` leaves the fused kernel out (whole
+    traces then run on single-op models, the interpreter or compiled models), ``programs=False``
+    whole traces as programs (one fused stage at most)."""
+    kernels = FirstSightPaths(*([FusedPath()] if fused else []), SingleOpPath(builds=first_run))
+    first_sight = FirstSight(kernels, ProgramPath() if fused and programs else None)
+    return [VirtualDevices(), KnownProgram(first_sight), KernelNodesApart(first_sight), CompiledModel(first_sight),
+            FirstSightKernels(first_sight), Staged(first_sight), Interpreted()]

@@ -25,7 +25,7 @@ import tempfile
 from ..core.trace_lowering import hashable_params, symbolic_dims
 from ..core.models import execute
 from ..core.interpreter import families_loaded
-from .paths import FirstSightPath
+from .first_sight import FirstSightPath
 
 
 class KernelPlan:
@@ -221,7 +221,7 @@ def _model_picks(node, picks: tuple):
     return None if node.op.single_op else picks
 
 
-def split(engine, order, outputs, runs_elsewhere=lambda node, results: False):
+def split(engine, order, outputs, runs_elsewhere=lambda node, results: False, builds=None):
     """The stages that run a trace node by node on single-op models, when this machine has them
     (each then costs milliseconds where MAX's interpreter would load its kernel families, about a
     second per process); None when it has none of them, or lacks some and the interpreter's
@@ -249,7 +249,7 @@ def split(engine, order, outputs, runs_elsewhere=lambda node, results: False):
             continue  # the fused kernel takes it alone: no model to ask for
         picks = _model_picks(n, tuple(v.index for v in used[id(n)]))
         name, kwargs, dims, _ = _signature(n, picks)
-        if not engine.named_model_known(name) and engine.being_built(name) is None:
+        if not engine.named_model_known(name) and (builds is None or builds.pending(engine, name) is None):
             missing.append((name, n, kwargs, dims, picks))  # (a known one loads when its stage runs)
     if missing and (len(missing) == len(units) or families_loaded()):
         for name, n, kwargs, dims, picks in missing:  # the whole trace is interpreted: its nodes' models
@@ -339,16 +339,17 @@ def _decode(value):
     return value
 
 
-def model(engine, plan_: KernelPlan):
+def model(engine, plan_: KernelPlan, builds=None):
     """The single-op model if this machine has compiled it, else None (the interpreter serves this
     sight, and the model is compiled after this process exits)."""
     if not plan_.node.op.single_op and not engine.single_op_models:
         return None
     found = engine.named_model(plan_.name, plan_.graph, compile=False)
     if found is None:
-        building = engine.being_built(plan_.name)  # a cold machine's first-run build makes it
-        if building is None and (spec := _encoded(plan_.spec())) is not None:
-            building = engine.build_now(spec)  # or a worker of it, now (a cold interpreter is slower)
+        building = None if builds is None else builds.pending(engine, plan_.name)  # a cold machine's
+        # first-run build makes it, or a worker of it, now (a cold interpreter is slower)
+        if building is None and builds is not None and (spec := _encoded(plan_.spec())) is not None:
+            building = builds.ask(engine, spec)
         if building is not None:
             return building
         _want(plan_.name, plan_.spec())
@@ -462,8 +463,17 @@ def _families_missing(root) -> list:
 
 
 class SingleOpPath(FirstSightPath):
-    """Single-op models: a kernel op (or any op of a trace run node by node) on a model of its own."""
+    """Single-op models: a kernel op (or any op of a trace run node by node) on a model of its own.
+    ``builds``: what builds models for this process on a cold machine (``first_run``: its
+    ``pending(engine, name)`` and ``ask(engine, spec)``), or None."""
 
     plan = staticmethod(plan)
-    model = staticmethod(model)
-    split = staticmethod(split)
+
+    def __init__(self, builds=None):
+        self.builds = builds
+
+    def model(self, engine, plan_):
+        return model(engine, plan_, self.builds)
+
+    def split(self, engine, order, outputs, runs_elsewhere):
+        return split(engine, order, outputs, runs_elsewhere, self.builds)

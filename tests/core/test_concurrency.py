@@ -236,9 +236,9 @@ def _compile_one(policy, n=5):
 def _fresh_engine(directory):
     """What a fresh process sees: an empty engine over the disk cache in ``directory``."""
     from nabla.core.disk_cache import ModelDiskCache
-    from nabla.core.engine import Engine
+    from nabla.runtime import new_engine
 
-    engine = Engine()
+    engine = new_engine()
     engine.disk = ModelDiskCache(directory)
     engine.single_op_models = False  # not the models this machine's library happens to hold
     return engine

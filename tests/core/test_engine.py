@@ -174,7 +174,8 @@ def test_unknown_policy_is_rejected():
 
 def test_compiled_models_persist_on_disk_for_new_processes(stats, policy, no_fused, fresh_structures):
     policy("auto")
-    from nabla.core.graph import GRAPH, Engine
+    from nabla.core.graph import GRAPH
+    from nabla.runtime import new_engine
 
     for _ in range(2):  # first sight, then repeat: compiled in the background and written to disk
         chain(nb.asarray(vector(5))).numpy()
@@ -182,7 +183,7 @@ def test_compiled_models_persist_on_disk_for_new_processes(stats, policy, no_fus
     assert stats()["compiles"] == 1 and any(GRAPH.engine.disk_cache.glob("*.mef"))
 
     saved = GRAPH.engine
-    GRAPH.engine = Engine()  # what a fresh process sees: empty memory, the same disk
+    GRAPH.engine = new_engine()  # what a fresh process sees: empty memory, the same disk
     GRAPH.engine.disk = saved.disk
     GRAPH.engine.fused_enabled = False
     GRAPH.engine.single_op_models = False  # not the models this machine's library happens to hold
@@ -243,10 +244,11 @@ def test_a_cold_interpreter_compiles_the_structure_instead(stats, policy, no_fus
 
 def test_compiles_run_in_process_where_subprocesses_are_off(policy):
     # NABLA_COMPILE_PROCESS=0: the same compile, in this process (hosts without subprocesses)
-    from nabla.core.graph import GRAPH, Engine
+    from nabla.core.graph import GRAPH
+    from nabla.runtime import new_engine
 
     saved = GRAPH.engine
-    GRAPH.engine = engine = Engine()
+    GRAPH.engine = engine = new_engine()
     engine.compiler.in_process = True
     engine.disk = None
     try:
@@ -388,8 +390,8 @@ def test_a_staged_trace_is_one_program_never_compiled_nor_looked_up(policy, fuse
     submitted: list[Future] = []
     monkeypatch.setattr(engine.compiler, "submit", lambda *_, **__: submitted.append(Future()) or submitted[-1])
     looked: list = []
-    real = engine._load_from_disk
-    monkeypatch.setattr(engine, "_load_from_disk", lambda entry: looked.append(entry.key) or real(entry))
+    real = engine.load_from_disk
+    monkeypatch.setattr(engine, "load_from_disk", lambda entry: looked.append(entry.key) or real(entry))
     a = np.linspace(-1.0, 2.0, rows * 4).reshape(rows, 4) ** 3
     x = nb.asarray(a)
     for sight in range(1, 18):
@@ -535,7 +537,9 @@ def test_one_single_op_model_serves_a_concat_of_every_size(empty_library, monkey
     from nabla.runtime.fused import FusedPath
 
     monkeypatch.setattr(FusedPath, "plan", staticmethod(lambda *traced: None))
-    monkeypatch.setattr(nb.core.graph.GRAPH.engine, "programs", None)  # (its programs are the fused kernel's)
+    from nabla.runtime import default_paths
+
+    monkeypatch.setattr(nb.core.graph.GRAPH.engine, "paths", default_paths(programs=False))  # (the fused kernel's)
     for first, second in (((3, 4), (5, 4)), ((6, 4), (7, 4)), ((40, 9), (3, 9))):
         x, y = np.ones(first), np.zeros(second)
         np.testing.assert_array_equal(nb.concat([nb.asarray(x), nb.asarray(y)], axis=0).numpy(),

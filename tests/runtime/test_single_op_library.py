@@ -516,7 +516,9 @@ def test_a_kernel_ops_family_is_every_model_its_calls_ask_for(monkeypatch, empty
     from nabla.runtime.fused import FusedPath
 
     monkeypatch.setattr(FusedPath, "plan", staticmethod(lambda *traced: None))
-    monkeypatch.setattr(nb.core.graph.GRAPH.engine, "programs", None)  # (its programs are the fused kernel's)
+    from nabla.runtime import default_paths
+
+    monkeypatch.setattr(nb.core.graph.GRAPH.engine, "paths", default_paths(programs=False))  # (the fused kernel's)
     for dtype in (np.float32, np.float64):
         for shape in ((13,), (3, 7), (2, 1, 3)):  # (shapes no other test plans: plans are kept per structure)
             x = rng.standard_normal(shape).astype(dtype)
@@ -648,7 +650,7 @@ def test_fits_alone_says_what_the_fused_kernel_takes(monkeypatch, fused_kernels)
     asked = []
     real = single_op.SingleOpPath.model
     monkeypatch.setattr(single_op.SingleOpPath, "model",
-                        staticmethod(lambda engine, plan_: asked.append(plan_.node.op.name) or real(engine, plan_)))
+                        lambda self, engine, plan_: asked.append(plan_.node.op.name) or real(self, engine, plan_))
     rng = np.random.default_rng(4)
     f64, f32 = nb.asarray(rng.standard_normal((5, 6))), nb.asarray(rng.standard_normal((5, 6)).astype(np.float32))
     i64, i32 = nb.asarray(rng.integers(-5, 5, (5, 6))), nb.asarray(rng.integers(-5, 5, (5, 6)).astype(np.int32))
