@@ -90,7 +90,8 @@ def _spacing(x):
         up = _B["nextafter"](x, _xp.full_like(x, _np.inf)) - x
         down = _where(ax == 0, _B["nextafter"](ax, _xp.full_like(x, 1.0)), ax - _B["nextafter"](ax, _xp.zeros_like(x)))
         return _where(_U["isinf"](x), x - x, _where(_U["signbit"](x), down, up))
-    inf = _B["copysign"](_xp.full_like(x, _np.inf), x)
+    # toward the infinity of x's side, -0.0 counting as positive (NumPy tests x < 0, not the sign bit)
+    inf = _where(x < 0, _xp.full_like(x, -_np.inf), _xp.full_like(x, _np.inf))
     return _B["nextafter"](x, inf) - x
 
 
