@@ -57,19 +57,10 @@ class FirstSight:
         if programs is None or not r.engine.fused_enabled:
             return None
         traced = r.traced
-        leaves, node_ids = traced.leaves, traced.node_ids
-        plans = entry.program
-        if plans is None:
-            plans = entry.program = {}
-        shapes = tuple(leaf.shape for leaf in leaves)
-        plan = plans.get(shapes)
-        if plan is None:
-            if planned_only:
-                return None
-            plan = plans[shapes] = programs.plan(traced.order, leaves, r.outputs, node_ids) or False
-            if len(plans) > 8:
-                plans.pop(next(iter(plans)))
-        if plan is False or not programs.ready():
+        node_ids = traced.node_ids
+        plan = _kept_plan(entry, "program", traced, planned_only,
+                          lambda: programs.plan(traced.order, traced.leaves, r.outputs, node_ids))
+        if not plan or not programs.ready():
             return None
         values = {node_ids[id(n)]: data[0] for n, data in traced.params} if traced.params else None
         starts = traced.starts
@@ -86,19 +77,9 @@ class FirstSight:
             run = self.program_run(r, entry)
             if run is not None:
                 return run
-        # a plan holds sizes (a broadcast input's layout, a reduction's extent) while the key may
-        # hold symbolic dims: one plan per set of leaf shapes
-        leaves, node_ids = traced.leaves, traced.node_ids
-        plans = entry.fused
-        if plans is None:
-            plans = entry.fused = {}
-        shapes = tuple(leaf.shape for leaf in leaves)
-        plan = plans.get(shapes)
-        if plan is None:
-            plan = plans[shapes] = self.kernels.plan(traced.order, leaves, r.outputs, node_ids,
-                                                     traced.leaf_ids) or False
-            if len(plans) > 8:
-                plans.pop(next(iter(plans)))
+        node_ids = traced.node_ids
+        plan = _kept_plan(entry, "fused", traced, False, lambda: self.kernels.plan(
+            traced.order, traced.leaves, r.outputs, node_ids, traced.leaf_ids))
         if plan is False:
             return None
         model = self.kernels.model(engine, plan)
@@ -123,6 +104,26 @@ class FirstSight:
         ``shares_inner_values``), waits for its own read; declined where there are none."""
         stages = self.stages(r, entry)
         return RealizeFirst(stages) if stages else FINISHED
+
+
+def _kept_plan(entry, kind: str, traced, planned_only: bool, make):
+    """The structure's plan of this ``kind`` for these leaf shapes (a plan holds sizes: a broadcast
+    input's layout, a reduction's extent, where the key may hold symbolic dims), made by ``make``
+    at first and kept on the entry (the last 8 sets of shapes); False where ``make`` found none,
+    None where ``planned_only`` and none was made."""
+    plans = getattr(entry, kind)
+    if plans is None:
+        plans = {}
+        setattr(entry, kind, plans)
+    shapes = tuple(leaf.shape for leaf in traced.leaves)
+    plan = plans.get(shapes)
+    if plan is None:
+        if planned_only:
+            return None
+        plan = plans[shapes] = make() or False
+        if len(plans) > 8:
+            plans.pop(next(iter(plans)))
+    return plan
 
 
 def _hit(r, entry, run):
