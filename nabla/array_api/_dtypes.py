@@ -53,9 +53,10 @@ def result_type(*arrays_and_dtypes):
             scalars.append(a)
         else:
             raise TypeError(f"nabla.result_type: expected arrays, dtypes or Python scalars, got {a!r}")
-    if not dtypes:  # ValueError for scalars alone too, as NumPy's and array-api-strict's
+    if not dtypes:  # ValueError for scalars alone too, as NumPy's and array-api-strict's (no
+        # regex characters: SciPy matches a second call's message against the first's)
         raise ValueError("nabla.result_type: at least one array or dtype is required"
-                         + (" (Python scalars alone have no array dtype)" if scalars else ""))
+                         + ("; Python scalars alone have no array dtype" if scalars else ""))
     out = _dt.result_type(*dtypes)
     for s in scalars:
         out = scalar_result(out, s, "result_type")
