@@ -32,8 +32,11 @@ def quick_pick(x: Tensor, key):
     index, whose IndexError it raises)."""
     impl = x._impl
     if type(key) is tuple:
-        if len(key) != len(impl.shape) or not all(type(k) is int for k in key):
+        if len(key) != len(impl.shape):
             return None
+        for k in key:  # (a loop, not all(): this is asked first of every basic index)
+            if type(k) is not int:
+                return None
     elif type(key) is int and len(impl.shape) == 1:
         key = (key,)
     else:

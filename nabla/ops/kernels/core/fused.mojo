@@ -10,8 +10,9 @@
 # are 1 / 0. Load: a = input slot, b = 0 (in order, or one value for all) or 1 + where its strided
 # layout starts in the constants (NumPy's view model: slices, transposes and broadcasts of an
 # input), c = the slot's dtype code (integer family). Data slots are (address, size) pairs of a
-# table (``slot``). Opcode numbers are fixed by nabla/runtime/fused_codes.py (UNARY_CODES,
-# BINARY_CODES); nabla/runtime/fused_program.py writes programs.
+# table (``slot``). Opcode numbers are each op's own (its ``Fused(code)`` in its row of
+# nabla/ops/elementwise.py); nabla/runtime/fused_codes.py gathers them into tables, a test checks
+# this kernel's numbers against them, and nabla/runtime/fused_program.py writes programs.
 #
 # Three families, picked by the data's dtype S and the registers' dtype R (parameters of each
 # instantiation): float (S = R, one float dtype); integer (R int64, data slots and output bytes read and
