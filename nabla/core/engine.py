@@ -285,22 +285,6 @@ class Engine(TraceLowering, ModelStore):
         """MAX's interpreter on the trace of ``r``: its results, or None where it refuses."""
         return self._interpret(entry, r.build, tuple(leaf.shape for leaf in r.traced.leaves), r.graph_inputs())
 
-    def interpret_over_devices(self, traced, outputs) -> None:
-        """A trace over virtual CPU devices (a mesh of ``virtual_cpus``): MAX's compiled models
-        refuse devices ``cpu:i`` (i >= 1) and the fused kernel knows one device, so it runs on
-        MAX's interpreter, which places each value on its device."""
-        key, leaves = traced.key, traced.leaves
-        entry = self.keep(key)
-        results = self._interpret(entry, lambda symbolic: self.lower_traced(traced, outputs, symbolic),
-                                  tuple(leaf.shape for leaf in leaves),
-                                  [leaf.buffer for leaf in leaves] + self.param_buffers(traced.params)
-                                  + self.signal_buffers(traced.order))
-        if results is None:
-            raise RealizationError(f"nabla: MAX's interpreter cannot run this trace over virtual CPU devices "
-                                   f"(ops: {entry.op_names}); such meshes run what the interpreter runs")
-        self.count(interpreted=True)
-        _write_back(outputs, results)
-
     def on_virtual_devices(self, traced) -> bool:
         return SEVERAL_DEVICES.in_use and on_virtual_devices(traced)
 

@@ -160,7 +160,7 @@ class ComputeGraph:
             rec.epoch += 1
             return
         impls = [i for i in wanted if not i.is_realized] if alone else self._live_pending()
-        if wanted and not alone and self.engine.fused_enabled:
+        if wanted and not alone:
             # a read realizes the other live pending work with it, but views of realized data stay
             # pending: whatever reads them computes them for free (see the paths' ``deferrable``)
             asked = set(map(id, wanted))

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from concurrent.futures import Future
 
-from ..core.models import execute
+from ..core.models import RealizationError, execute
 from ..core.paths import FINISHED, ExecutionPath, RealizeFirst
 from ..core.trace_facts import element_count, fused_whole
 from . import first_run
@@ -167,11 +167,23 @@ class _AsksFirstSight(ExecutionPath):
 
 
 class VirtualDevices(ExecutionPath):
+    """A trace over virtual CPU devices (a mesh of ``virtual_cpus``): MAX's compiled models refuse
+    devices ``cpu:i`` (i >= 1) and the program kernel knows one device, so it runs on MAX's
+    interpreter, which places each value on its device."""
+
     def plan(self, r):
-        if not r.engine.on_virtual_devices(r.traced):
+        engine = r.engine
+        if not engine.on_virtual_devices(r.traced):
             return None
-        if not r.fast_only:  # (a probe declines: only the interpreter runs these)
-            r.engine.interpret_over_devices(r.traced, r.outputs)
+        if r.fast_only:  # a probe declines: only the interpreter runs these
+            return FINISHED
+        entry = engine.keep(r.traced.key)
+        results = engine.interpret(entry, r)
+        if results is None:
+            raise RealizationError(f"nabla: MAX's interpreter cannot run this trace over virtual CPU devices "
+                                   f"(ops: {entry.op_names}); such meshes run what the interpreter runs")
+        engine.count(interpreted=True)
+        engine.write_back(r.outputs, results)
         return FINISHED
 
 
