@@ -8,23 +8,28 @@ import tempfile
 import numpy as np
 import pytest
 
-# A private compiled-model cache per test process, so first sight really is first sight (a worker
-# of pytest-xdist inherits its controller's environment: it gets a folder of its own, or it would
-# read the structures the other worker compiled)
-if "PYTEST_XDIST_WORKER" in os.environ or "NABLA_CACHE_DIR" not in os.environ:
-    os.environ["NABLA_CACHE_DIR"] = tempfile.mkdtemp(prefix="nabla-test-cache-")
-    # removed at exit, after Nabla's own exit work (registered before nabla is imported, so run after it)
-    atexit.register(shutil.rmtree, os.environ["NABLA_CACHE_DIR"], ignore_errors=True)
+#: ``NABLA_TESTS_AS_USER=1`` (set by ``python -m conformance.sklearn``): the engine as a user's process
+#: has it (its realization policy, single-op models, first-run build, model cache, compile timing),
+#: for the suites that measure what a user meets rather than check one path
+AS_USER = os.environ.get("NABLA_TESTS_AS_USER") == "1"
 # scipy reads this once, at import: scikit-learn's array-API dispatch (tests/interop/test_sklearn.py) needs it
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
-# the single-op kernel models this session's many structures want are not compiled at its exit
-os.environ.setdefault("NABLA_COMPILE_AT_EXIT", "0")
-# nor does a cold machine's first-run build start (tests/core/test_first_run.py turns it on where it is
-# the subject): the session would spend both cores on models its tests do not count on
-os.environ.setdefault("NABLA_FIRST_RUN", "0")
-# a structure met twice is compiled however young the process (the compile paths are what many
-# tests check; tests/core/test_engine.py checks the default, which waits until a process has run a while)
-os.environ.setdefault("NABLA_COMPILE_AFTER", "0")
+if not AS_USER:
+    # A private compiled-model cache per test process, so first sight really is first sight (a worker
+    # of pytest-xdist inherits its controller's environment: it gets a folder of its own, or it would
+    # read the structures the other worker compiled)
+    if "PYTEST_XDIST_WORKER" in os.environ or "NABLA_CACHE_DIR" not in os.environ:
+        os.environ["NABLA_CACHE_DIR"] = tempfile.mkdtemp(prefix="nabla-test-cache-")
+        # removed at exit, after Nabla's own exit work (registered before nabla is imported, so run after it)
+        atexit.register(shutil.rmtree, os.environ["NABLA_CACHE_DIR"], ignore_errors=True)
+    # the single-op kernel models this session's many structures want are not compiled at its exit
+    os.environ.setdefault("NABLA_COMPILE_AT_EXIT", "0")
+    # nor does a cold machine's first-run build start (tests/core/test_first_run.py turns it on where it is
+    # the subject): the session would spend both cores on models its tests do not count on
+    os.environ.setdefault("NABLA_FIRST_RUN", "0")
+    # a structure met twice is compiled however young the process (the compile paths are what many
+    # tests check; tests/core/test_engine.py checks the default, which waits until a process has run a while)
+    os.environ.setdefault("NABLA_COMPILE_AFTER", "0")
 # JAX, where installed, gets 8 host devices: tests/sharding/test_sharding_jax.py runs its shard_map beside ours
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
 
@@ -84,7 +89,11 @@ def stats():
 @pytest.fixture(autouse=True)
 def interpret_by_default():
     """Tests run first-sight style (MAX's interpreter): compiling every repeated structure in the
-    background would cost 10-30 s each on a cold machine. Engine tests opt into other policies."""
+    background would cost 10-30 s each on a cold machine. Engine tests opt into other policies;
+    none of it applies where the tests run as a user's process (``AS_USER``)."""
+    if AS_USER:
+        yield
+        return
     nb.set_realization_policy("interpret")
     engine = nb.core.graph.GRAPH.engine
     saved = engine.single_op_models

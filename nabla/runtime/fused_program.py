@@ -182,10 +182,13 @@ def _viewer(body, leaves, dtype, node_ids, leaf_ids, count=False, result=None, r
             found = views[r]
         else:
             return None
-        strides = _restride(found[2], found[3], tuple(v.shape if shape is None else shape))
+        shape = tuple(v.shape if shape is None else shape)
+        strides = _restride(found[2], found[3], shape)
         if strides is None:
-            raise _Unfit
-        return found[0], found[1], tuple(v.shape if shape is None else shape), strides
+            if math.prod(found[2]) != 1:
+                raise _Unfit
+            strides = (0,) * len(shape)  # one element seen in a larger shape (its broadcast, an alias): every stride 0
+        return found[0], found[1], shape, strides
 
     for i, n in enumerate(body):
         if "complex_storage" in n.kwargs or "src_complex" in n.kwargs:

@@ -293,8 +293,31 @@ class Scheduler:
             found = [u for n in sub.origins if n.op.name == "concat" and n is not v.node
                      for u in self.values_of.get(id(n), {}).values()][:1]
         if not found:
+            found = self._across_kinds(v, sub)
+        if not found:
             raise Unplanned(f"a stage of {[n.op.name for n in sub.order][:8]}")
         return found
+
+    def _across_kinds(self, v, sub) -> list:
+        """Values to compute first in a cut the evaluator takes as no one program, where the other
+        rules find none. Where it mixes kinds of data (integer index arithmetic feeding a float
+        gather, a count of a float test cast through int32): the last value computed in one kind
+        and read by work of another (or as a gather's index), so that each stage left reads fewer
+        kinds; else the root's first computed operand. [] where there is none."""
+        inside = {id(n) for n in sub.origins}
+        kind = {id(u.node): _kind(u.dtype) for n in sub.origins for u in n.inputs if u.node is not None}
+        kind[id(v.node)] = _kind(v.dtype)
+        for n in reversed(sub.origins):
+            for k, u in enumerate(n.inputs):
+                if u is v or u.node is None or id(u.node) not in inside or id(u) in self.buffer_of \
+                        or u.node.op.name == "constant":
+                    continue
+                if _kind(u.dtype) != kind.get(id(n)) or (n.op.name == "take" and k > 0):
+                    return [u]
+        # none: the root's computed operands first (a gather broadcast into wider work, ...): each
+        # is a smaller cut, and the root then reads buffers
+        return [u for u in v.node.inputs if u.node is not None and id(u.node) in inside and id(u) not in self.buffer_of
+                and u.node.op.name != "constant"][:1]
 
     def _program_stage(self, program, sub, out, layout=None) -> _Stage:
         # one-element inputs beyond the data slots are read into the constants per run: the trace's
@@ -979,6 +1002,11 @@ class _Foreign:
         GRAPH.engine.run(values)
         for (j, *_), v in zip(self.outputs, values):
             state.foreign[j] = v.buffer
+
+
+def _kind(dtype) -> str:
+    """The kind of data a value is for the scheduler's cuts: bool, integer, float or complex."""
+    return "bool" if dtype is _dt.bool_ else "int" if dtype.is_integer else "complex" if dtype.is_complex else "float"
 
 
 def schedule(order, leaves, outputs, node_ids) -> ProgramPlan | None:

@@ -161,9 +161,7 @@ def test_reshapes_and_scalar_leaves_fuse():
     np.testing.assert_allclose(got, np.sin(a).reshape(4, 6) * 3.0 + 1.0, rtol=1e-14)
 
 
-@pytest.mark.parametrize("case", ["matmul", "int", "leaf_in_two_layouts",
-                                  "axis_reduce_split_axes", "two_float_dtypes", "too_many_inputs",
-                                  "complex_sqrt"])
+@pytest.mark.parametrize("case", ["matmul", "int", "axis_reduce_split_axes", "complex_sqrt"])
 def test_traces_the_kernel_cannot_run_go_to_the_interpreter(case):
     rng = np.random.default_rng(2)
     m = rng.standard_normal((4, 3))
@@ -172,11 +170,7 @@ def test_traces_the_kernel_cannot_run_go_to_the_interpreter(case):
         # (the integer family's registers are int64: its reductions do not order uint64 values)
         "int": (lambda x: nb.max(nb.maximum(x, x[::-1]), axis=0),
                 [np.arange(6, dtype=np.uint64) * np.uint64(2 ** 62)]),
-        "leaf_in_two_layouts": (lambda x, y: x + y + nb.reshape(y, (4, 1)), [np.ones((4, 4)), m[:, 0]]),
         "axis_reduce_split_axes": (lambda x: nb.sum(nb.sin(x), axis=(0, 2)), [m.reshape(2, 2, 3)]),
-        # (float work in two float dtypes: no one dtype for the registers)
-        "two_float_dtypes": (lambda x, y: nb.astype(x * 2.0, nb.float32) + y, [m, m.astype(np.float32)]),
-        "too_many_inputs": (lambda *xs: sum(xs[1:], xs[0]), [m] * 9),  # (more inputs than its eight data slots)
         # (complex work the kernel's real pairs are not written for: its branch cut's formulas)
         "complex_sqrt": (lambda z: nb.sqrt(z), [m + 1j * m]),
     }
@@ -187,6 +181,41 @@ def test_traces_the_kernel_cannot_run_go_to_the_interpreter(case):
     # (the kernel's part of the trace runs in a program, around the op it lacks)
     assert nb.engine_stats()["interpreted"] > before
     np.testing.assert_allclose(got, interp, rtol=1e-15)
+
+
+@pytest.mark.parametrize("case", ["leaf_in_two_layouts", "two_float_dtypes", "too_many_inputs", "gather_broadcast",
+                                  "index_arithmetic", "count_through_casts", "scan_of_cast_work"])
+def test_traces_no_one_program_takes_run_in_stages_on_the_kernel(case):
+    """A trace of the kernel's ops that no one program takes (a leaf read in two layouts, two float
+    dtypes, more inputs than data slots, integer index work feeding a float gather) runs as a
+    program of several stages, each one program: nothing interpreted, NumPy's values."""
+    rng = np.random.default_rng(2)
+    m = rng.standard_normal((4, 3))
+    v = rng.standard_normal(5)
+    cases = {
+        "leaf_in_two_layouts": (lambda x, y: x + y + nb.reshape(y, (4, 1)), [np.ones((4, 4)), m[:, 0]],
+                                lambda x, y: x + y + y.reshape(4, 1)),
+        "two_float_dtypes": (lambda x, y: nb.astype(x * 2.0, nb.float32) + y, [m, m.astype(np.float32)],
+                             lambda x, y: (x * 2.0).astype(np.float32) + y),
+        "too_many_inputs": (lambda *xs: sum(xs[1:], xs[0]), [m + k for k in range(9)], lambda *xs: sum(xs[1:], xs[0])),
+        "gather_broadcast": (lambda x, i, w: xp.where(w > 0, 1.0 - xp.take(x, i, axis=0) / 2.0, x),
+                             [v, np.array([3]), v], lambda x, i, w: np.where(w > 0, 1.0 - x[i] / 2.0, x)),
+        "index_arithmetic": (lambda x, i: xp.take(x, xp.where(i < 0, i + 5, i), axis=0) * 2.0,
+                             [v, np.array([-1, 2, -5, 0])], lambda x, i: x[np.where(i < 0, i + 5, i)] * 2.0),
+        "count_through_casts": (lambda x: xp.sum(xp.astype(xp.astype(x > 0.1, xp.int32), xp.int64)) + 1, [v],
+                                lambda x: (x > 0.1).astype(np.int32).astype(np.int64).sum() + 1),
+        "scan_of_cast_work": (lambda y, w: xp.cumulative_sum(xp.astype(y, xp.float64) * w) - 1.0,
+                              [np.array([1, 0, 1, 1, 0], np.int32), v],
+                              lambda y, w: np.cumsum(y.astype(np.float64) * w) - 1.0),
+    }
+    fn, arrays, reference = cases[case]
+    before = nb.engine_stats()
+    got, _ = run(fn, *arrays)
+    after = nb.engine_stats()
+    assert after["interpreted"] == before["interpreted"] and after["compiles"] == before["compiles"]
+    want = reference(*arrays)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-15)
 
 
 def test_only_the_ops_the_kernel_lacks_are_interpreted():
