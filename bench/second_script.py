@@ -82,8 +82,7 @@ def sections(np):
 
     def float32_stats():
         x = data.astype(np.float32)
-        gram = x @ x.T  # (a float32 product past the program kernel's small matmuls)
-        return float(x.mean() + x.std() + x.var(axis=0).sum() + gram.mean())
+        return float(x.mean() + x.std() + x.var(axis=0).sum())
 
     def where_clip():
         return float(np.where(data > 0, data, 0.1 * data).sum() + np.clip(data, -1, 1).sum())
