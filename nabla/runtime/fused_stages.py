@@ -106,18 +106,10 @@ def stages(order, outputs) -> list:
                     and not n.kwargs["dtype"].is_integer and _first_computed(v) is not None \
                     and v.node.op.name != "constant":
                 add(v)  # integer work cast to floats (``ii * jj / R``): a program of the integer family first
-            elif n.op.name == "cumulative_sum" and v.node.op.name != "constant" and _mixed(order, v.dtype):
-                add(v)  # a running sum of work on other dtypes (``cumsum(w * y.astype(float))``): that work
-                #         first, a program of the coded family; the scan then reads one dtype
     if not first and len(outputs) > 1:  # the kernel has one output: one program per result
         position = {id(n): i for i, n in enumerate(order)}
         first = sorted(outputs, key=lambda v: position[id(v.node)])
     return first
-
-
-def _mixed(order, dtype) -> bool:
-    """Whether the trace reads leaves of a dtype other than ``dtype``."""
-    return any(u.node is None and u.dtype is not dtype for n in order for u in n.inputs)
 
 
 def deferrable(impl) -> bool:

@@ -305,19 +305,20 @@ class Scheduler:
         and read by work of another (or as a gather's index), so that each stage left reads fewer
         kinds; else the root's first computed operand. [] where there is none."""
         inside = {id(n) for n in sub.origins}
+
+        def computed_here(u):  # a value this cut computes, not yet in a buffer
+            return u is not v and u.node is not None and id(u.node) in inside and id(u) not in self.buffer_of \
+                and u.node.op.name != "constant"
+
         kind = {id(u.node): _kind(u.dtype) for n in sub.origins for u in n.inputs if u.node is not None}
         kind[id(v.node)] = _kind(v.dtype)
         for n in reversed(sub.origins):
             for k, u in enumerate(n.inputs):
-                if u is v or u.node is None or id(u.node) not in inside or id(u) in self.buffer_of \
-                        or u.node.op.name == "constant":
-                    continue
-                if _kind(u.dtype) != kind.get(id(n)) or (n.op.name == "take" and k > 0):
+                if computed_here(u) and (_kind(u.dtype) != kind.get(id(n)) or (n.op.name == "take" and k > 0)):
                     return [u]
-        # none: the root's computed operands first (a gather broadcast into wider work, ...): each
-        # is a smaller cut, and the root then reads buffers
-        return [u for u in v.node.inputs if u.node is not None and id(u.node) in inside and id(u) not in self.buffer_of
-                and u.node.op.name != "constant"][:1]
+        # none: the root's computed operands first (a gather broadcast into wider work, a running sum
+        # of cast work, ...): each is a smaller cut, and the root then reads buffers
+        return [u for u in v.node.inputs if computed_here(u)][:1]
 
     def _program_stage(self, program, sub, out, layout=None) -> _Stage:
         # one-element inputs beyond the data slots are read into the constants per run: the trace's
