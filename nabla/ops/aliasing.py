@@ -18,7 +18,7 @@ from .broadcasting import broadcast_to_op
 from .creation import operand_constant
 from .index_primitives import set_slice_op, slice_op, sliced_shape
 from .view import reshape_op
-from .picks import quick_pick
+from .picks import element_key, quick_pick
 
 
 def make_view(parent: Tensor, child: Tensor, derive, put_back) -> Tensor:
@@ -174,20 +174,21 @@ def _is_own_view(x: Tensor, key, value) -> bool:
 
 def getitem(x: Tensor, key) -> Tensor:
     impl = x._impl
-    picked = quick_pick(x, key)  # an element of realized host data: a scalar, never a view
-    if picked is not None:
-        return picked
+    element = element_key(impl, key)
+    if element is not None:  # one element: a copy, never a view
+        picked = quick_pick(x, element)  # of realized host data: read from it
+        if picked is not None:
+            return picked
+        if not impl.batch_dims and impl.values_pending() \
+                and impl._values[0].node.op is not slice_op and impl._values[0].node.op is not reshape_op:
+            # (a pick of a view of realized data reads the data: ``picks.element_from_host``)
+            plain = indexing.plain_key(impl.cached_shape, element, element=True)
+            if plain is not None:  # of a lazy array (an element loop): a slice, reshaped to 0-d
+                return slice_op(x, index=plain[0], shape=())
+        return indexing.getitem(x, key)
     out = _plain_slice(x, key)
     if out is not None:
         return make_view(x, out, _derive(key), _setitem_put_back(key))
-    if type(key) is int:  # ``x[i]`` of a 1-D array: the element key ``(i,)``
-        key = (key,)
-    if not impl.batch_dims and type(key) is tuple and impl.values_pending() \
-            and impl._values[0].node.op is not slice_op and impl._values[0].node.op is not reshape_op:
-        # (a pick of a view of realized data reads the data: ``picks.element_from_host``)
-        plain = indexing.plain_key(impl.cached_shape, key, element=True)
-        if plain is not None:  # an element of a lazy array (an element loop): a slice, reshaped to 0-d
-            return slice_op(x, index=plain[0], shape=())
     out = indexing.getitem(x, key)
     if _is_basic(x, key):
         return make_view(x, out, _derive(key), _setitem_put_back(key))
@@ -250,7 +251,7 @@ def _plain_setitem(x: Tensor, key, value) -> bool:
             return False  # (the general path raises NumPy's error)
         value = broadcast_to_op(value, shape=after)
     sliced = sliced_shape(index)
-    if sliced != after:
+    if sliced != after and not _unshaped_write(impl, value._impl):
         value = reshape_op(value, shape=sliced)
     if 0 in sliced:
         return True
@@ -260,6 +261,13 @@ def _plain_setitem(x: Tensor, key, value) -> bool:
     else:
         x._impl = set_slice_op(x, value, index=index)._impl
     return True
+
+
+def _unshaped_write(x, v) -> bool:
+    """Whether a slice write may take its value in the key's shape rather than the slice's (see
+    ``SetSliceOp``): data no transform, gradient or mesh sees."""
+    return x.sharding is None and v.sharding is None and x.tangents is None and v.tangents is None \
+        and not (x.traced or v.traced)
 
 
 def reshaped(x: Tensor, out: Tensor) -> Tensor:

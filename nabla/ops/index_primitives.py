@@ -106,7 +106,9 @@ def _rebased(index, shape, t, primal) -> dict:
 
 
 class SetSliceOp(Operation):
-    """``x`` with ``x[index] = v`` for a basic ``index``; ``v`` has the slice's physical shape."""
+    """``x`` with ``x[index] = v`` for a basic ``index``; ``v`` has the slice's physical shape, or
+    (recorded outside transforms and meshes) the slice's size in another shape, read in row-major
+    order: ``x[i, 1:-1] = row`` and ``x[i, j] = a`` without a reshape op of their own."""
     sharding_rule = "set_slice"
 
     name = "setitem"
@@ -126,6 +128,8 @@ class SetSliceOp(Operation):
         coords = _coords(x.shape, index)
         if coords.size == 0:
             return x
+        if list(v.shape) != list(coords.shape[:-1]):
+            v = ops.reshape(v, list(coords.shape[:-1]))
         return ops.scatter_nd(x, v, ops.constant(coords, DType.int64, x.device))
 
     def jvp_rule(self, primals, tangents, output, *, index):

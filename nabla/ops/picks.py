@@ -26,25 +26,31 @@ def _plain_host(impl) -> bool:
                 or impl.traced or impl.requires_grad) and impl.device.is_host
 
 
-def quick_pick(x: Tensor, key):
-    """``x[i, j, ...]`` with a Python int for every axis of a realized host tensor, without
-    parsing the key: None when the general path must decide (anything else, or an out-of-range
-    index, whose IndexError it raises)."""
-    impl = x._impl
+def element_key(impl, key):
+    """``key`` as a tuple of Python ints, one per axis of ``impl`` (``x[i, j]``, or ``x[i]`` of a
+    1-D array), without parsing it; None for any other key (and under ``vmap``)."""
+    if impl.batch_dims:
+        return None
     if type(key) is tuple:
-        if len(key) != len(impl.shape):
+        if len(key) != len(impl.cached_shape):
             return None
         for k in key:  # (a loop, not all(): this is asked first of every basic index)
             if type(k) is not int:
                 return None
-    elif type(key) is int and len(impl.shape) == 1:
-        key = (key,)
-    else:
-        return None
+        return key
+    if type(key) is int and len(impl.cached_shape) == 1:
+        return (key,)
+    return None
+
+
+def quick_pick(x: Tensor, key):
+    """``x[key]`` for an ``element_key`` of a realized host tensor: None when the general path
+    must decide (anything else, or an out-of-range index, whose IndexError it raises)."""
+    impl = x._impl
     values = impl._values
     if len(values) != 1 or values[0].node is not None or not _plain_host(impl):
         return None
-    for i, n in zip(key, impl.shape):
+    for i, n in zip(key, impl.cached_shape):
         if not -n <= i < n:
             return None
     return _wrap(x, np.array(values[0].buffer.to_numpy()[key]))

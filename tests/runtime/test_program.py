@@ -76,6 +76,49 @@ def test_slice_writes_that_read_what_they_write(n):
     assert_same(want, got)
 
 
+def row_and_element_writes(m, x):
+    for i in range(1, 4):
+        x[i, 1:-1] = x[i - 1, 2:] * 2 + x[i - 1, :-2]
+        x[i, 0] = x[i - 1, 1] - x[i, 2]
+        x[i, -1] += x[i, 0]
+    x[0, 2:4] = x[4, 1]
+    x[4] = x[3] + x[0, 0]
+    return x[2, 1]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int32", "complex128"])
+def test_writes_of_values_in_the_keys_shape(first_sight, dtype):
+    """``x[i, j] = a`` and ``x[i, 1:-1] = row`` take the value in the key's shape (an int's axis
+    dropped), one op each, on every first-sight path; the same under ``grad`` (its own form)."""
+    x = (RNG.random((5, 6)) * 10).astype(dtype)
+    want, got = both(row_and_element_writes, x)
+    for w, g in zip(want, got):
+        assert w.dtype == g.dtype
+        with numpy.errstate(all="ignore"):
+            assert numpy.allclose(g, w, rtol=1e-14, atol=0)
+    ours = np.array(x) * 1
+    before = len(GRAPH._local.pending)
+    ours[2, 3] = ours[1, 1]
+    assert ours._impl._values[0].node.inputs[1].node.op.name == "getitem"  # no reshape between
+    assert len(GRAPH._local.pending) - before == 2
+
+
+def test_writes_of_values_in_the_keys_shape_under_grad():
+    def f(a):
+        y = a * 1.0
+        y[1, 1:3] = a[0, :2] * 3.0
+        y[2, 0] = a[1, 2] ** 2
+        return y.sum()
+    a = RNG.random((3, 4))
+    g = nb.grad(f)(nb.asarray(a)).numpy()
+    want = numpy.ones((3, 4))
+    want[1, 1:3] = 0.0
+    want[2, 0] = 0.0
+    want[0, :2] += 3.0
+    want[1, 2] += 2 * a[1, 2]
+    numpy.testing.assert_allclose(g, want, rtol=1e-12)
+
+
 @pytest.mark.parametrize("n", [10, 3000])
 def test_overlapping_shifts(n):
     """``x[1:] = x[:-1]`` is NumPy's copy-then-write, whatever the size (a larger write than one
