@@ -175,22 +175,23 @@ class Operation(metaclass=_Registered):
             if len(vals) != 1 or i.sharding is not None:
                 return self._call_sharded(flat, impls, treedef, kwargs, cls)
             in_values.append(vals[0])
-            if i.traced:
-                traced = True
-            if i.tangents is not None:
-                has_tangent = True
-            if i.dtype.is_complex:
-                complex_in = True
-                if not self.supports_complex:
-                    raise TypeError(f"nabla.{self.name}: complex operands are not supported by this op yet "
-                                    f"(got shape {i.shape} {i.dtype.name})")
+            if i.traced or i.tangents is not None or i.dtype.is_complex:  # (one test for the common case)
+                if i.traced:
+                    traced = True
+                if i.tangents is not None:
+                    has_tangent = True
+                if i.dtype.is_complex:
+                    complex_in = True
+                    if not self.supports_complex:
+                        raise TypeError(f"nabla.{self.name}: complex operands are not supported by this op yet "
+                                        f"(got shape {i.shape} {i.dtype.name})")
         spec = self.abstract_eval(*(impls if treedef is None else tree_unflatten(treedef, impls)), **kwargs)
         if traced and not GRAD_MODE.enabled:
             traced = False
         device = in_values[0].device if in_values else self.default_device(kwargs)
         if len(in_values) > 1:
             for v in in_values:
-                if v.device is not device and v.device != device:
+                if v.device is not device and v.device != device:  # (identity first: one device object per device)
                     raise ValueError(f"nabla.{self.name}: operands are on different devices ({device} and "
                                      f"{v.device}); move one with to_device() first")
         # complex data is stored as paired reals on a trailing axis: the lowering sees that layout

@@ -21,7 +21,7 @@ class TensorImpl:
 
     __slots__ = (
         "_values", "cached_shape", "dtype", "batch_dims", "traced", "output_refs",
-        "output_index", "tangents", "cotangent", "values_epoch", "sharding",
+        "output_index", "tangents", "cotangent", "sharding",
         "grad", "requires_grad", "__weakref__",
     )
 
@@ -39,7 +39,6 @@ class TensorImpl:
         self.output_index = 0
         self.tangents = None  # {jvp level: tangent TensorImpl}, None when it has none
         self.cotangent = None
-        self.values_epoch = GRAPH.epoch
         self.sharding = None
         self.grad = None
         self.requires_grad = False
