@@ -47,7 +47,7 @@ _new = object.__new__
 
 
 class Fused(NamedTuple):
-    """How the fused evaluator (``nabla/ops/kernels/core/fused.mojo``) takes an op: the op's
+    """How the fused evaluator (``nabla/runtime/kernels/evaluator/fused.mojo``) takes an op: the op's
     own facts, which ``nabla/runtime/fused_codes.py`` gathers into the kernel's tables."""
     code: int | None = None  # an elementwise op's opcode
     reduce: int | None = None  # a reduction's kind, as the program's header names it

@@ -61,7 +61,7 @@ class Unary(NamedTuple):
     category: str  # the dtypes it accepts (``_CATEGORIES``)
     linear: object  # (x, y, t) -> dy for a tangent t; None: not differentiable
     out_bool: bool = False
-    fused: Fused | None = None  # how the fused kernel (kernels/core/fused.mojo) runs it, if it does
+    fused: Fused | None = None  # how the fused kernel (runtime/kernels/evaluator/fused.mojo) runs it, if it does
     complex: object = None  # its lowering on complex storage (complex_lowerings.py), if it takes complex
 
 

@@ -5,7 +5,7 @@ interpreter or a compile), and the kernels they run on:
 - ``program.py``: a whole trace scheduled as one program of stages for the program kernel
   (``program_kernel.py``, ``kernels/nabla_vm.mojo``), one call per read;
 - ``fused.py``: elementwise work, reductions, gathers and concatenations as a program of the fused
-  evaluator (``ops/kernels/core/fused.mojo``), written by ``fused_program.py`` from the opcode
+  evaluator (``runtime/kernels/evaluator/fused.mojo``), written by ``fused_program.py`` from the opcode
   tables in ``fused_codes.py``; no compile per structure;
 - ``single_op.py``: an op alone (a linalg, FFT or sort kernel, or any op of a trace run node by
   node) on a single-op model that serves every size, kept in the kernel cache and built in bundles

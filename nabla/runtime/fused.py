@@ -3,7 +3,7 @@
 A trace of elementwise ops, views of its inputs (basic slices, transposes, broadcasts, reshapes),
 constants, gathers and concatenations, and at most one reduction over one run of axes at its end,
 is written as a small program (``fused_program.py``; tables in ``fused_codes.py``) for the fused
-evaluator (``ops/kernels/core/fused.mojo``): registers over cache-sized blocks, SIMD, on all CPU
+evaluator (``runtime/kernels/evaluator/fused.mojo``): registers over cache-sized blocks, SIMD, on all CPU
 cores, no per-structure compile. ``plan`` writes one such stage (``program.py`` cuts a whole trace
 into them); ``Plan.run`` runs one alone on the program kernel (``program_kernel.py``), which is
 built once per machine.

@@ -1,8 +1,10 @@
-"""The fused kernel's tables (``kernels/core/fused.mojo``): opcodes keyed by op name, gathered from
+"""The fused kernel's tables (``kernels/evaluator/fused.mojo``): opcodes keyed by op name, gathered from
 each op's own ``fused`` (``core.operation.Fused``), dtype codes, and which ops each family runs. The Mojo kernel's numbers come from here; a
 test checks the kernel's against them."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 
@@ -19,7 +21,7 @@ _LOAD, _CONST, _WHERE, _WRAP, _AXIS_INDEX, _GATHER = 0, 1, 60, 61, 62, 63
 #: ops/elementwise.py, or its class)
 _FUSED = {name: op.fused for name, op in registry().items() if op.fused is not None}
 
-#: op name -> opcode of kernels/core/fused.mojo
+#: op name -> opcode of kernels/evaluator/fused.mojo
 UNARY_CODES = {name: f.code for name, f in _FUSED.items() if f.code is not None and name in UNARY_OPS}
 BINARY_CODES = {name: f.code for name, f in _FUSED.items() if f.code is not None and name in BINARY_OPS}
 
@@ -35,7 +37,7 @@ REDUCE_CODES = {name: f.reduce for name, f in _FUSED.items() if f.reduce is not 
 #: reductions to a position (int64, whatever the registers), over one ``axis``
 ARG_REDUCE = frozenset(name for name in REDUCE_CODES if isinstance(registry()[name], ArgReduceOp))
 
-#: the integer family's dtypes -> their codes in kernels/core/fused.mojo
+#: the integer family's dtypes -> their codes in kernels/evaluator/fused.mojo
 INT_CODES = {_dt.bool_: 0, _dt.int8: 1, _dt.int16: 2, _dt.int32: 3, _dt.int64: 4, _dt.uint8: 5, _dt.uint16: 6,
              _dt.uint32: 7, _dt.uint64: 4}
 
@@ -91,3 +93,58 @@ def _unsigned_order(n) -> bool:
     with no opcode of its uint64 form."""
     return n.op.name in _SIGNED_ONLY and n.op.name not in UNSIGNED_CODES and any(v.dtype is _dt.uint64
                                                                                  for v in n.inputs)
+
+
+# --- the kernel's named constants ----------------------------------------------------------------
+
+#: the instructions that are not ops, by their names in ``kernels/evaluator/opcodes.mojo``
+INSTRUCTIONS = {"LOAD": _LOAD, "CONST": _CONST, "WHERE": _WHERE, "WRAP": _WRAP, "AXIS_INDEX": _AXIS_INDEX,
+                "GATHER": _GATHER}
+
+OPCODES_MOJO = Path(__file__).with_name("kernels") / "evaluator" / "opcodes.mojo"
+
+
+#: the kernel's dispatch groups, ``[first, end)`` of the opcodes each branch of its loop runs (a loop
+#: compiled per opcode within a group): every op's code lies in its kind's groups
+GROUPS = {"UNARY": (10, 40), "BINARY": (40, 60), "MORE_BINARY": (64, 71), "MORE_UNARY": (71, 76),
+          "UNSIGNED_UNARY": (76, 77), "UNSIGNED_BINARY": (77, 86)}
+
+
+def opcode_names() -> dict:
+    """Every opcode's constant name in ``opcodes.mojo`` -> its number: each op's from its row
+    (``EXP``), an op's uint64 form ``U_`` before it, then the instructions."""
+    names = {name.upper(): code for name, code in {**UNARY_CODES, **BINARY_CODES}.items()}
+    names.update({f"U_{name.upper()}": code for name, code in UNSIGNED_CODES.items()})
+    names.update(INSTRUCTIONS)
+    return names
+
+
+def _group_bounds() -> dict:
+    """``GROUPS`` as the constants the kernel's dispatch tests (``UNARY_FIRST``, ``UNARY_END``)."""
+    return {f"{g}_{edge}": bound for g, (first, end) in GROUPS.items()
+            for edge, bound in (("FIRST", first), ("END", end))}
+
+
+def mojo_opcodes() -> str:
+    """The source of ``kernels/evaluator/opcodes.mojo``, written from the ops' rows: the kernel
+    dispatches on these names, never on bare numbers (``write_opcodes`` writes it; a test checks
+    it is current)."""
+    def block(struct, doc, items):
+        rows = [f"struct {struct}:", f'    """{doc}"""', ""]
+        rows += [f"    comptime {name} = {code}" for name, code in sorted(items.items(), key=lambda kv: (kv[1], kv[0]))]
+        return rows + ["", ""]
+
+    lines = ["# Written by nabla/runtime/fused_codes.py (write_opcodes) from the ops' rows, their Fused(code);",
+             "# not edited by hand: a test checks it is current.", "", ""]
+    lines += block("Op", "A program instruction's opcode: an op's (from its row), or an instruction's; the\n"
+                   "    bounds of the groups the kernel's loop dispatches on (``UNARY_FIRST``, ``UNARY_END``).",
+                   {**opcode_names(), **_group_bounds()})
+    lines += block("Reduce", "A stage's reduction (or running) kind.", {n.upper(): k for n, k in REDUCE_CODES.items()})
+    lines += block("Code", "The dtype code of a data slot read or written as bytes.",
+                   {d.name.upper(): c for d, c in CODES.items()})
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def write_opcodes() -> None:
+    """Write ``kernels/evaluator/opcodes.mojo`` from the rows (after an op's ``Fused(code)`` changes)."""
+    OPCODES_MOJO.write_text(mojo_opcodes())

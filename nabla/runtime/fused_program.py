@@ -1,4 +1,4 @@
-"""Traces written as programs for the fused kernel (``kernels/core/fused.mojo``).
+"""Traces written as programs for the fused kernel (``kernels/evaluator/fused.mojo``).
 
 A program is a list of 5-int instructions over registers that each hold one block of the trace's
 elements. Every value in a register is spread to the trace's full shape; inputs are read through

@@ -2,7 +2,7 @@
 
 The kernel runs a whole program of stages in one call (see ``program.py``). It is a shared library
 that Mojo builds (``mojo build --emit shared-lib``) from the fused evaluator's sources
-(``ops/kernels/core/``) and the entry module here, called through ctypes, once per digest of those
+(``kernels/evaluator/``) and the entry module beside them, called through ctypes, once per digest of those
 sources, into
 the kernel cache (``~/.cache/nabla/max-<version>/kernels/vm/<digest>/``); later processes load
 it in milliseconds. A build under way in another process is waited for (a lock file), and a build
@@ -32,8 +32,8 @@ SLOTS = 8
 MAP, REDUCE, SCAN, COPY, SCATTER, SCATTER_ADD, NONZERO = 0, 1, 2, 3, 4, 5, 6
 
 HERE = Path(__file__).resolve().parent
-ENTRY = HERE / "kernels" / "nabla_vm.mojo"
-CORE = HERE.parent / "ops" / "kernels"
+KERNELS = HERE / "kernels"  # the entry module and, in ``evaluator/``, the fused evaluator it runs
+ENTRY = KERNELS / "nabla_vm.mojo"
 MODULE = "nabla_vm"
 _LOCK = threading.Lock()
 _BUILDING: dict = {}  # digest -> Future of the build under way in this process
@@ -44,7 +44,7 @@ def digest() -> str:
     """A digest of the kernel's Mojo sources (the fused evaluator's and the entry module)."""
     from ..core.disk_cache import source_digest
 
-    return source_digest(CORE / "core", (".mojo",), extra=(ENTRY,))
+    return source_digest(KERNELS / "evaluator", (".mojo",), extra=(ENTRY,))
 
 
 def _target() -> Path | None:
@@ -154,7 +154,7 @@ def build(target: Path | None = None) -> Path:
         staging.mkdir(exist_ok=True)
         try:
             mojo = Path(sys.executable).with_name("mojo")
-            cmd = [str(mojo) if mojo.exists() else "mojo", "build", "-I", str(CORE), str(ENTRY),
+            cmd = [str(mojo) if mojo.exists() else "mojo", "build", "-I", str(KERNELS), str(ENTRY),
                    "--emit", "shared-lib", "-o", str(staging / target.name)]
             t0 = time.perf_counter()
             done = subprocess.run(cmd, capture_output=True, text=True)

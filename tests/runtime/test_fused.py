@@ -793,27 +793,39 @@ def test_a_small_matmul_alone_is_the_kernels_and_a_large_one_is_not():
 
 
 def test_the_kernels_opcodes_are_the_tables():
-    """Every opcode the fused kernel's Mojo source dispatches on (``op == N``, or a fallthrough's
-    ``# N: name`` comment) is one of the table's, each op's from its row, and every one of the
-    table's is dispatched on: an opcode edited on one side only fails here."""
+    """The fused kernel's Mojo source dispatches on the named constants of ``opcodes.mojo``
+    (``op == Op.EXP``, or a fallthrough's ``# Op.NAME:`` comment), never on bare numbers; that file
+    is what the rows write (``fused_codes.mojo_opcodes``); every one of the table's opcodes is
+    dispatched on and every reduction kind told apart: an opcode edited on one side only fails here."""
     import re
 
     from nabla.ops.elementwise import BINARY_OPS, UNARY_OPS
-    from nabla.ops.custom_kernels import KERNEL_DIR
     from nabla.runtime import fused_codes as codes
+    from nabla.runtime.program_kernel import KERNELS
 
-    source = "".join(p.read_text() for p in sorted((KERNEL_DIR / "core").glob("fused*.mojo")))
-    in_kernel = {int(n) for n in re.findall(r"\bop == (\d+)", source)} | \
-        {int(n) for n in re.findall(r"# (\d+): \w", source)}
-    table = set(UNARY_CODES.values()) | set(BINARY_CODES.values()) | set(codes.UNSIGNED_CODES.values()) | {
-        codes._LOAD, codes._CONST, codes._WHERE, codes._WRAP, codes._AXIS_INDEX, codes._GATHER}
+    assert codes.OPCODES_MOJO.read_text() == codes.mojo_opcodes(), \
+        "opcodes.mojo is stale: run nabla.runtime.fused_codes.write_opcodes()"
+    source = "".join(p.read_text() for p in sorted((KERNELS / "evaluator").glob("fused*.mojo")))
+    assert not re.findall(r"\b(?:op|kind|code) [=!<>]=? *\d|_map_\w+\[\w+, \d", source)  # no bare opcode, kind, code
+    names = codes.opcode_names()
+    used = set(re.findall(r"\bop == Op\.(\w+)", source)) | set(re.findall(r"# Op\.(\w+):", source))
+    assert used <= set(names), sorted(used - set(names))
+    in_kernel = {names[n] for n in used}
+    table = set(UNARY_CODES.values()) | set(BINARY_CODES.values()) | set(codes.UNSIGNED_CODES.values()) | \
+        set(codes.INSTRUCTIONS.values())
     assert in_kernel == table, (sorted(in_kernel - table), sorted(table - in_kernel))
     assert len(set(UNARY_CODES.values()) | set(BINARY_CODES.values())) == len(UNARY_CODES) + len(BINARY_CODES)
+    # each kind's codes lie in the groups the kernel's loop dispatches it in
+    within = lambda code, *groups: any(codes.GROUPS[g][0] <= code < codes.GROUPS[g][1] for g in groups)
+    assert all(within(c, "UNARY", "MORE_UNARY") for c in UNARY_CODES.values())
+    assert all(within(c, "BINARY", "MORE_BINARY") for c in BINARY_CODES.values())
+    assert all(within(c, "UNSIGNED_UNARY" if n in UNARY_CODES else "UNSIGNED_BINARY")
+               for n, c in codes.UNSIGNED_CODES.items() if c != UNARY_CODES["positive"])  # (abs: the identity)
     assert UNARY_CODES == {n: op.fused.code for n, op in UNARY_OPS.items() if op.fused and op.fused.code is not None}
     assert BINARY_CODES == {n: op.fused.code for n, op in BINARY_OPS.items() if op.fused and op.fused.code is not None}
-    # the reductions' kinds: each one the kernel tells apart (``kind == N``), and no other
-    kinds = {int(n) for n in re.findall(r"\bkind == (\d+)", source)}
-    assert kinds == set(REDUCE_CODES.values()) and len(REDUCE_CODES) == len(kinds), (kinds, REDUCE_CODES)
+    # the reductions' kinds: each one the kernel tells apart, and no other
+    kinds = set(re.findall(r"\bkind == Reduce\.(\w+)", source))
+    assert kinds == {n.upper() for n in REDUCE_CODES}, (kinds, REDUCE_CODES)
     assert ARG_REDUCE == {n for n, k in REDUCE_CODES.items() if k in (6, 7)}
 
 

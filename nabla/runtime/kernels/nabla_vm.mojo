@@ -1,7 +1,7 @@
 # Nabla's program kernel: a trace's whole program of stages run in one call from Python.
 #
 # A read runs its trace as a program of stages (runtime/program.py writes it): each stage is one
-# program of the fused evaluator (core/fused.mojo: registers over blocks of the stage's elements,
+# program of the fused evaluator (evaluator/fused.mojo: registers over blocks of the stage's elements,
 # inputs read through strided layouts) whose result is stored into a buffer, in order or through a
 # strided layout (a slice write), or reduced over one run of axes, or summed running; or a copy of
 # bytes. The stages' buffers are the trace's leaves, its outputs and an arena of intermediates, all
@@ -25,8 +25,8 @@
 #   true elements), then the data table: (address, size) for each of eight data slots (the
 #   scatters: the rows written or added, then their int64 row numbers; nonzero: the bool mask).
 from std.memory import UnsafePointer
-from core.fused import map_into
-from core.fused_reduce import reduce_into, scan_into, scan_into_ints
+from evaluator.fused import map_into
+from evaluator.fused_reduce import reduce_into, scan_into, scan_into_ints
 
 comptime STAGE = 24
 

@@ -2,6 +2,7 @@
 # bytes and read or written through dtype codes (0 bool, 1 int8, 2 int16, 3 int32, 4 int64, 5 uint8,
 # 6 uint16, 7 uint32; 8 float32, 9 float64 for the coded float family); narrow results wrapped to their dtype as NumPy's integer arithmetic wraps.
 from std.sys.info import simd_width_of
+from .opcodes import Op, Code
 
 
 @always_inline
@@ -12,23 +13,23 @@ def _bool[T: DType, w: Int](m: SIMD[DType.bool, w]) -> SIMD[T, w]:
 @always_inline
 def _unary_int[w: Int](op: Int, x: SIMD[DType.int64, w]) -> SIMD[DType.int64, w]:
     comptime I = DType.int64
-    if op == 10:
+    if op == Op.NEGATIVE:
         return -x
-    elif op == 11:
+    elif op == Op.ABS:
         return abs(x)
-    elif op == 12:
+    elif op == Op.SQUARE:
         return x * x
-    elif op == 25:
+    elif op == Op.SIGN:
         return _bool[I, w](x.gt(0)) - _bool[I, w](x.lt(0))
-    elif op == 26 or op == 27:  # isnan, isinf
+    elif op == Op.ISNAN or op == Op.ISINF:  # isnan, isinf
         return SIMD[I, w](0)
-    elif op == 28:  # isfinite
+    elif op == Op.ISFINITE:  # isfinite
         return SIMD[I, w](1)
-    elif op == 29:
+    elif op == Op.LOGICAL_NOT:
         return _bool[I, w](x.eq(0))
-    elif op == 31:  # bitwise_invert (narrow results wrapped after it)
+    elif op == Op.BITWISE_INVERT:  # bitwise_invert (narrow results wrapped after it)
         return ~x
-    elif op == 76:  # sign of uint64 bits
+    elif op == Op.U_SIGN:  # sign of uint64 bits
         return _bool[I, w](x.ne(0))
     return x  # floor, ceil, trunc, positive, casts
 
@@ -36,53 +37,53 @@ def _unary_int[w: Int](op: Int, x: SIMD[DType.int64, w]) -> SIMD[DType.int64, w]
 @always_inline
 def _binary_int[w: Int](op: Int, x: SIMD[DType.int64, w], y: SIMD[DType.int64, w]) -> SIMD[DType.int64, w]:
     comptime I = DType.int64
-    if op == 40:
+    if op == Op.ADD:
         return x + y
-    elif op == 41:
+    elif op == Op.SUBTRACT:
         return x - y
-    elif op == 42:
+    elif op == Op.MULTIPLY:
         return x * y
-    elif op == 44:
+    elif op == Op.MAXIMUM:
         return x.ge(y).select(x, y)
-    elif op == 45:
+    elif op == Op.MINIMUM:
         return x.le(y).select(x, y)
-    elif op == 46:
+    elif op == Op.EQUAL:
         return _bool[I, w](x.eq(y))
-    elif op == 47:
+    elif op == Op.NOT_EQUAL:
         return _bool[I, w](x.ne(y))
-    elif op == 48:
+    elif op == Op.GREATER:
         return _bool[I, w](x.gt(y))
-    elif op == 49:
+    elif op == Op.GREATER_EQUAL:
         return _bool[I, w](x.ge(y))
-    elif op == 50:
+    elif op == Op.LESS:
         return _bool[I, w](x.lt(y))
-    elif op == 51:
+    elif op == Op.LESS_EQUAL:
         return _bool[I, w](x.le(y))
-    elif op == 52:
+    elif op == Op.LOGICAL_AND:
         return _bool[I, w](x.ne(0) & y.ne(0))
-    elif op == 53:
+    elif op == Op.LOGICAL_OR:
         return _bool[I, w](x.ne(0) | y.ne(0))
-    elif op == 55:  # bitwise ops on sign- or zero-extended values give the extended narrow result
+    elif op == Op.BITWISE_AND:  # bitwise ops on sign- or zero-extended values give the extended narrow result
         return x & y
-    elif op == 56:
+    elif op == Op.BITWISE_OR:
         return x | y
-    elif op == 57:
+    elif op == Op.BITWISE_XOR:
         return x ^ y
-    elif op == 58 or op == 59:  # floor_divide, remainder (Python's: floored); NumPy gives 0 for
+    elif op == Op.FLOOR_DIVIDE or op == Op.REMAINDER:  # floor_divide, remainder (Python's: floored); NumPy gives 0 for
         # a zero divisor, and x // -1 is -x wrapped (x86 division traps on MIN // -1)
         var zero = y.eq(0)
         var minus_one = y.eq(-1)
         var safe = (zero | minus_one).select(SIMD[I, w](1), y)
-        if op == 58:
+        if op == Op.FLOOR_DIVIDE:
             return zero.select(SIMD[I, w](0), minus_one.select(-x, x // safe))
         return (zero | minus_one).select(SIMD[I, w](0), x % safe)
-    elif op == 64 or op == 65:  # shifts: a count past 63, or negative (NumPy reads it unsigned),
+    elif op == Op.BITWISE_LEFT_SHIFT or op == Op.BITWISE_RIGHT_SHIFT:  # shifts: a count past 63, or negative (NumPy reads it unsigned),
         # shifts every bit out (narrow results are wrapped after, so counts past their width give 0)
         var inside = y.ge(0) & y.lt(64)
-        if op == 64:
+        if op == Op.BITWISE_LEFT_SHIFT:
             return inside.select(x << inside.select(y, SIMD[I, w](0)), SIMD[I, w](0))
         return x >> inside.select(y, SIMD[I, w](63))  # (sign-extended: past 63 is the sign fill)
-    elif op == 66:  # power: square and multiply, wrapping as NumPy's integer power does (a negative
+    elif op == Op.POW:  # power: square and multiply, wrapping as NumPy's integer power does (a negative
         # exponent as 0, as transcendental_lowerings.power gives MAX's kernel)
         var result = SIMD[I, w](1)
         var base = x
@@ -92,83 +93,83 @@ def _binary_int[w: Int](op: Int, x: SIMD[DType.int64, w], y: SIMD[DType.int64, w
             base = base * base
             e = e >> 1
         return result
-    elif op >= 77 and op <= 85:  # the ordering ops on uint64 operands: their bits read unsigned
+    elif op >= Op.UNSIGNED_BINARY_FIRST and op < Op.UNSIGNED_BINARY_END:  # the ordering ops on uint64 operands: their bits read unsigned
         var a = x.cast[DType.uint64]()
         var b = y.cast[DType.uint64]()
-        if op == 77:
+        if op == Op.U_MAXIMUM:
             return a.ge(b).select(x, y)
-        elif op == 78:
+        elif op == Op.U_MINIMUM:
             return a.le(b).select(x, y)
-        elif op == 79:
+        elif op == Op.U_GREATER:
             return _bool[I, w](a.gt(b))
-        elif op == 80:
+        elif op == Op.U_GREATER_EQUAL:
             return _bool[I, w](a.ge(b))
-        elif op == 81:
+        elif op == Op.U_LESS:
             return _bool[I, w](a.lt(b))
-        elif op == 82:
+        elif op == Op.U_LESS_EQUAL:
             return _bool[I, w](a.le(b))
-        elif op == 85:  # logical right shift (a count past 63: every bit out)
+        elif op == Op.U_BITWISE_RIGHT_SHIFT:  # logical right shift (a count past 63: every bit out)
             var inside = b.lt(64)
             return inside.select((a >> inside.select(b, SIMD[DType.uint64, w](0))).cast[I](), SIMD[I, w](0))
         var zero = b.eq(0)  # floor_divide, remainder: 0 for a zero divisor, as NumPy gives
         var safe = zero.select(SIMD[DType.uint64, w](1), b)
-        return zero.select(SIMD[I, w](0), ((a // safe) if op == 83 else (a % safe)).cast[I]())
-    return _bool[I, w](x.ne(0) ^ y.ne(0))  # 54: logical_xor
+        return zero.select(SIMD[I, w](0), ((a // safe) if op == Op.U_FLOOR_DIVIDE else (a % safe)).cast[I]())
+    return _bool[I, w](x.ne(0) ^ y.ne(0))  # Op.LOGICAL_XOR: logical_xor
 
 
 @always_inline
 def _wrap[w: Int](code: Int, x: SIMD[DType.int64, w]) -> SIMD[DType.int64, w]:
     """``x`` as a value of the dtype ``code`` (bool: nonzero)."""
-    if code == 0:
+    if code == Code.BOOL:
         return _bool[DType.int64, w](x.ne(0))
-    elif code == 1:
+    elif code == Code.INT8:
         return x.cast[DType.int8]().cast[DType.int64]()
-    elif code == 2:
+    elif code == Code.INT16:
         return x.cast[DType.int16]().cast[DType.int64]()
-    elif code == 3:
+    elif code == Code.INT32:
         return x.cast[DType.int32]().cast[DType.int64]()
-    elif code == 5:
+    elif code == Code.UINT8:
         return x.cast[DType.uint8]().cast[DType.int64]()
-    elif code == 6:
+    elif code == Code.UINT16:
         return x.cast[DType.uint16]().cast[DType.int64]()
-    elif code == 7:
+    elif code == Code.UINT32:
         return x.cast[DType.uint32]().cast[DType.int64]()
     return x
 
 
 def itemsize(code: Int) -> Int:
     """Bytes per element of the dtype ``code``."""
-    if code == 2 or code == 6 or code == 10:
+    if code == Code.INT16 or code == Code.UINT16 or code == Code.FLOAT16:
         return 2
-    elif code == 3 or code == 7 or code == 8:
+    elif code == Code.INT32 or code == Code.UINT32 or code == Code.FLOAT32:
         return 4
-    elif code == 4 or code == 9 or code == 11:
+    elif code == Code.INT64 or code == Code.FLOAT64 or code == Code.UINT64:
         return 8
     return 1
 
 
 def _code_of[S: DType]() -> Int:
     comptime if S == DType.int8:
-        return 1
+        return Code.INT8
     elif S == DType.int16:
-        return 2
+        return Code.INT16
     elif S == DType.int32:
-        return 3
+        return Code.INT32
     elif S == DType.int64:
-        return 4
+        return Code.INT64
     elif S == DType.uint16:
-        return 6
+        return Code.UINT16
     elif S == DType.uint32:
-        return 7
+        return Code.UINT32
     elif S == DType.float32:
-        return 8
+        return Code.FLOAT32
     elif S == DType.float64:
-        return 9
+        return Code.FLOAT64
     elif S == DType.float16:
-        return 10
+        return Code.FLOAT16
     elif S == DType.uint64:
-        return 11
-    return 5
+        return Code.UINT64
+    return Code.UINT8
 
 
 @always_inline
@@ -188,25 +189,25 @@ def store_coded[T: DType](code: Int, dst: UnsafePointer[UInt8, MutAnyOrigin], sr
                           start: Int, count: Int):
     """``count`` values written from element ``start`` on into an output of the dtype ``code``,
     held as bytes (casts truncate: the integer family's wrap)."""
-    if code == 1:
+    if code == Code.INT8:
         _store_as[DType.int8, T](dst, src, start, count)
-    elif code == 2:
+    elif code == Code.INT16:
         _store_as[DType.int16, T](dst, src, start, count)
-    elif code == 3:
+    elif code == Code.INT32:
         _store_as[DType.int32, T](dst, src, start, count)
-    elif code == 4:
+    elif code == Code.INT64:
         _store_as[DType.int64, T](dst, src, start, count)
-    elif code == 6:
+    elif code == Code.UINT16:
         _store_as[DType.uint16, T](dst, src, start, count)
-    elif code == 7:
+    elif code == Code.UINT32:
         _store_as[DType.uint32, T](dst, src, start, count)
-    elif code == 8:
+    elif code == Code.FLOAT32:
         _store_as[DType.float32, T](dst, src, start, count)
-    elif code == 9:
+    elif code == Code.FLOAT64:
         _store_as[DType.float64, T](dst, src, start, count)
-    elif code == 10:
+    elif code == Code.FLOAT16:
         _store_as[DType.float16, T](dst, src, start, count)
-    elif code == 11:
+    elif code == Code.UINT64:
         _store_as[DType.uint64, T](dst, src, start, count)
     else:
         _store_as[DType.uint8, T](dst, src, start, count)

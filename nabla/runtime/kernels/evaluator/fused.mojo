@@ -1,8 +1,8 @@
 # A fused elementwise evaluator whose program is data (numexpr's virtual-machine idea:
 # D. Cooke, F. Alted et al., numexpr, 2006-). One compiled kernel serves every elementwise
 # expression, so a structure seen for the first time runs fused, in cache-sized blocks, SIMD, on
-# all cores, without compiling anything. Nabla's program kernel (runtime/kernels/nabla_vm.mojo)
-# runs one such program per stage of a trace: ``map_into``, and ``reduce_into`` and ``scan_into``
+# all cores, without compiling anything. Nabla's program kernel (../nabla_vm.mojo) runs one such
+# program per stage of a trace: ``map_into``, and ``reduce_into`` and ``scan_into``
 # of fused_reduce.mojo.
 #
 # Program (int32): [n_instructions, result_register, reduction, r, inner, output code, then 5 ints
@@ -10,9 +10,9 @@
 # are 1 / 0. Load: a = input slot, b = 0 (in order, or one value for all) or 1 + where its strided
 # layout starts in the constants (NumPy's view model: slices, transposes and broadcasts of an
 # input), c = the slot's dtype code (integer family). Data slots are (address, size) pairs of a
-# table (``slot``). Opcode numbers are each op's own (its ``Fused(code)`` in its row of
-# nabla/ops/elementwise.py); nabla/runtime/fused_codes.py gathers them into tables, a test checks
-# this kernel's numbers against them, and nabla/runtime/fused_program.py writes programs.
+# table (``slot``). Opcodes are each op's own (its ``Fused(code)`` in its row of
+# nabla/ops/elementwise.py), named here by the constants of opcodes.mojo (``Op.EXP``), which
+# nabla/runtime/fused_codes.py writes from the rows; nabla/runtime/fused_program.py writes programs.
 #
 # Three families, picked by the data's dtype S and the registers' dtype R (parameters of each
 # instantiation): float (S = R, one float dtype); integer (R int64, data slots and output bytes read and
@@ -31,6 +31,7 @@ from std.sys.info import simd_width_of
 from max.algorithm import parallelize
 from .denormals import KeepDenormals
 from .fused_int import _binary_int, _bool, _code_of, _unary_int, _wrap, itemsize, store_coded
+from .opcodes import Op, Reduce, Code
 
 comptime BLOCK = 1024
 comptime MAX_REGISTERS = 24
@@ -208,76 +209,76 @@ def _expm1[T: DType, w: Int](x: SIMD[T, w]) -> SIMD[T, w] where T.is_floating_po
 
 @always_inline
 def _unary[T: DType, w: Int](op: Int, x: SIMD[T, w]) -> SIMD[T, w] where T.is_floating_point():
-    if op == 10:
+    if op == Op.NEGATIVE:
         return -x
-    elif op == 11:
+    elif op == Op.ABS:
         return abs(x)
-    elif op == 12:
+    elif op == Op.SQUARE:
         return x * x
-    elif op == 13:
+    elif op == Op.RECIPROCAL:
         return SIMD[T, w](1) / x
-    elif op == 14:
+    elif op == Op.EXP:
         return _exp(x)
-    elif op == 15:  # expm1
+    elif op == Op.EXPM1:  # expm1
         return _expm1(x)
-    elif op == 16:
+    elif op == Op.LOG:
         return _keep_nan(x, log(x))
-    elif op == 17:
+    elif op == Op.LOG1P:
         return _keep_nan(x, log1p(x))
-    elif op == 18:
+    elif op == Op.SQRT:
         return sqrt(x)
-    elif op == 19:
+    elif op == Op.SIN:
         return _keep_nan(x, sin(x))
-    elif op == 20:
+    elif op == Op.COS:
         return _keep_nan(x, cos(x))
-    elif op == 21:
+    elif op == Op.TANH:
         return _keep_nan(x, _is_inf(x).select(x.gt(0).select(SIMD[T, w](1), SIMD[T, w](-1)), tanh(x)))
-    elif op == 22:
+    elif op == Op.FLOOR:
         return floor(x)
-    elif op == 23:
+    elif op == Op.CEIL:
         return ceil(x)
-    elif op == 24:
+    elif op == Op.TRUNC:
         return trunc(x)
-    elif op == 25:  # sign: -1, 0, 1, NaN for NaN
+    elif op == Op.SIGN:  # sign: -1, 0, 1, NaN for NaN
         return _keep_nan(x, _bool[T, w](x.gt(0)) - _bool[T, w](x.lt(0)))
-    elif op == 26:
+    elif op == Op.ISNAN:
         return _bool[T, w](_is_nan(x))
-    elif op == 27:
+    elif op == Op.ISINF:
         return _bool[T, w](_is_inf(x))
-    elif op == 28:  # isfinite
+    elif op == Op.ISFINITE:  # isfinite
         return _bool[T, w](_magnitude_bits(x).lt(SIMD[DType.int64, w](_inf_bits[T]())))
-    elif op == 29:  # logical_not
+    elif op == Op.LOGICAL_NOT:  # logical_not
         return _bool[T, w](x.eq(0))
-    elif op == 33:  # round: half to even, as NumPy's rint
+    elif op == Op.ROUND:  # round: half to even, as NumPy's rint
         return x.__round__()
-    elif op == 32:  # signbit: the sign bit, NaN's and -0.0's included
+    elif op == Op.SIGNBIT:  # signbit: the sign bit, NaN's and -0.0's included
         comptime if T == DType.float64:
             return _bool[T, w](bitcast[DType.int64, w](x).lt(0))
         else:
             return _bool[T, w](bitcast[DType.int32, w](x).lt(0))
-    elif op == 34:
+    elif op == Op.TAN:
         return _keep_nan(x, tan(x))
-    elif op == 35:
+    elif op == Op.ASIN:
         return _keep_nan(x, abs(x).gt(1).select(_nan[T, w](), asin(x)))
-    elif op == 36:
+    elif op == Op.ACOS:
         return _keep_nan(x, abs(x).gt(1).select(_nan[T, w](), acos(x)))
-    elif op == 37:
+    elif op == Op.ATAN:
         return _keep_nan(x, atan(x))
-    elif op == 38:
+    elif op == Op.SINH:
         return _keep_nan(x, _sinh(x))
-    elif op == 39:
+    elif op == Op.COSH:
         return _keep_nan(x, _cosh(x))
-    elif op == 71:
+    elif op == Op.ASINH:
         return _keep_nan(x, asinh(x))
-    elif op == 72:
+    elif op == Op.ACOSH:
         return _keep_nan(x, x.lt(1).select(_nan[T, w](), acosh(x)))
-    elif op == 73:
+    elif op == Op.ATANH:
         return _keep_nan(x, abs(x).gt(1).select(_nan[T, w](), atanh(x)))
-    elif op == 74:
+    elif op == Op.LOG2:
         return _keep_nan(x, _log2(x))
-    elif op == 75:
+    elif op == Op.LOG10:
         return _keep_nan(x, log10(x))
-    return x  # 30: identity (positive, casts between bool and this dtype, reshapes)
+    return x  # Op.POSITIVE: identity (positive, casts between bool and this dtype, reshapes)
 
 
 @always_inline
@@ -324,43 +325,43 @@ def _pow[T: DType, w: Int](x: SIMD[T, w], y: SIMD[T, w]) -> SIMD[T, w]:
 @always_inline
 def _binary[T: DType, w: Int](op: Int, x: SIMD[T, w], y: SIMD[T, w]) -> SIMD[T, w]:
     var unordered = _is_nan(x) | _is_nan(y)
-    if op == 40:
+    if op == Op.ADD:
         return x + y
-    elif op == 41:
+    elif op == Op.SUBTRACT:
         return x - y
-    elif op == 42:
+    elif op == Op.MULTIPLY:
         return x * y
-    elif op == 43:
+    elif op == Op.DIVIDE:
         return x / y
-    elif op == 44:  # maximum and minimum propagate NaN, as NumPy's do
+    elif op == Op.MAXIMUM:  # maximum and minimum propagate NaN, as NumPy's do
         return _is_nan(y).select(y, _keep_nan(x, x.ge(y).select(x, y)))  # ties: x, as NumPy
-    elif op == 45:
+    elif op == Op.MINIMUM:
         return _is_nan(y).select(y, _keep_nan(x, x.le(y).select(x, y)))
-    elif op == 46:
+    elif op == Op.EQUAL:
         return _bool[T, w](x.eq(y) & ~unordered)
-    elif op == 47:
+    elif op == Op.NOT_EQUAL:
         return _bool[T, w](x.ne(y) | unordered)
-    elif op == 48:
+    elif op == Op.GREATER:
         return _bool[T, w](x.gt(y) & ~unordered)
-    elif op == 49:
+    elif op == Op.GREATER_EQUAL:
         return _bool[T, w](x.ge(y) & ~unordered)
-    elif op == 50:
+    elif op == Op.LESS:
         return _bool[T, w](x.lt(y) & ~unordered)
-    elif op == 51:
+    elif op == Op.LESS_EQUAL:
         return _bool[T, w](x.le(y) & ~unordered)
-    elif op == 52:
+    elif op == Op.LOGICAL_AND:
         return _bool[T, w](x.ne(0) & y.ne(0))
-    elif op == 53:
+    elif op == Op.LOGICAL_OR:
         return _bool[T, w](x.ne(0) | y.ne(0))
-    elif op == 58 or op == 59:  # floor_divide, remainder of integral values (an index's arithmetic)
+    elif op == Op.FLOOR_DIVIDE or op == Op.REMAINDER:  # floor_divide, remainder of integral values (an index's arithmetic)
         return _binary_int[w](op, x.cast[DType.int64](), y.cast[DType.int64]()).cast[T]()
-    elif op == 66:
+    elif op == Op.POW:
         return _pow(x, y)
-    elif op == 67:  # atan2 (the float family's only): C99's quadrants, signed zeros and infinities
+    elif op == Op.ATAN2:  # atan2 (the float family's only): C99's quadrants, signed zeros and infinities
         comptime if T.is_floating_point():
             return atan2(x, y)
         return x
-    elif op == 69:  # logaddexp: log(e^x + e^y) without overflow; x + ln 2 where they are equal (infinities)
+    elif op == Op.LOGADDEXP:  # logaddexp: log(e^x + e^y) without overflow; x + ln 2 where they are equal (infinities)
         comptime if T.is_floating_point():
             var big = x.gt(y).select(x, y)
             var d = abs(x - y)
@@ -368,7 +369,7 @@ def _binary[T: DType, w: Int](op: Int, x: SIMD[T, w], y: SIMD[T, w]) -> SIMD[T, 
             out = x.eq(y).select(x + SIMD[T, w](0.6931471805599453), out)
             return unordered.select(_is_nan(x).select(x, y), out)
         return x
-    elif op == 70:  # copysign: |x| with y's sign bit (NaN's too)
+    elif op == Op.COPYSIGN:  # copysign: |x| with y's sign bit (NaN's too)
         comptime if T == DType.float64:
             var m = SIMD[DType.int64, w](0x7FFFFFFFFFFFFFFF)
             return bitcast[T, w]((bitcast[DType.int64, w](x) & m) | (bitcast[DType.int64, w](y) & ~m))
@@ -376,7 +377,7 @@ def _binary[T: DType, w: Int](op: Int, x: SIMD[T, w], y: SIMD[T, w]) -> SIMD[T, 
             var m = SIMD[DType.int32, w](0x7FFFFFFF)
             return bitcast[T, w]((bitcast[DType.int32, w](x) & m) | (bitcast[DType.int32, w](y) & ~m))
         return x
-    elif op == 68:  # hypot (the float family's only): complex_formulas.hypot's form, scaled by the larger
+    elif op == Op.HYPOT:  # hypot (the float family's only): complex_formulas.hypot's form, scaled by the larger
         comptime if T.is_floating_point():
             var ax = abs(x)
             var ay = abs(y)
@@ -387,7 +388,7 @@ def _binary[T: DType, w: Int](op: Int, x: SIMD[T, w], y: SIMD[T, w]) -> SIMD[T, 
             out = (_is_nan(x) | _is_nan(y)).select(_is_nan(x).select(x, y), out)
             return (_is_inf(x) | _is_inf(y)).select(_infinity[T, w](), out)
         return x
-    return _bool[T, w](x.ne(0) ^ y.ne(0))  # 54: logical_xor
+    return _bool[T, w](x.ne(0) ^ y.ne(0))  # Op.LOGICAL_XOR: logical_xor
 
 
 @always_inline
@@ -404,25 +405,25 @@ def _load_as[S: DType, T: DType](dst: UnsafePointer[Scalar[T], MutUntrackedOrigi
 def _load_coded[T: DType](code: Int, dst: UnsafePointer[Scalar[T], MutUntrackedOrigin], src: UnsafePointer[UInt8, _],
                           nbytes: Int, start: Int, count: Int, layout: UnsafePointer[Float64, _], strided: Bool):
     """A block of an input held as bytes, read as the dtype ``code`` into registers of ``T``."""
-    if code == 1:
+    if code == Code.INT8:
         _load_as[DType.int8, T](dst, src, nbytes, start, count, layout, strided)
-    elif code == 2:
+    elif code == Code.INT16:
         _load_as[DType.int16, T](dst, src, nbytes, start, count, layout, strided)
-    elif code == 3:
+    elif code == Code.INT32:
         _load_as[DType.int32, T](dst, src, nbytes, start, count, layout, strided)
-    elif code == 4:
+    elif code == Code.INT64:
         _load_as[DType.int64, T](dst, src, nbytes, start, count, layout, strided)
-    elif code == 6:
+    elif code == Code.UINT16:
         _load_as[DType.uint16, T](dst, src, nbytes, start, count, layout, strided)
-    elif code == 7:
+    elif code == Code.UINT32:
         _load_as[DType.uint32, T](dst, src, nbytes, start, count, layout, strided)
-    elif code == 8:
+    elif code == Code.FLOAT32:
         _load_as[DType.float32, T](dst, src, nbytes, start, count, layout, strided)
-    elif code == 9:
+    elif code == Code.FLOAT64:
         _load_as[DType.float64, T](dst, src, nbytes, start, count, layout, strided)
-    elif code == 10:
+    elif code == Code.FLOAT16:
         _load_as[DType.float16, T](dst, src, nbytes, start, count, layout, strided)
-    elif code == 11:
+    elif code == Code.UINT64:
         _load_as[DType.uint64, T](dst, src, nbytes, start, count, layout, strided)
     else:  # bool, uint8
         _load_as[DType.uint8, T](dst, src, nbytes, start, count, layout, strided)
@@ -534,25 +535,25 @@ def _gather[S: DType, T: DType](dst: UnsafePointer[Scalar[T], MutUntrackedOrigin
     else:
         var code = Int(view.unsafe_load(0))
         var b = src.unsafe_bitcast[UInt8]()
-        if code == 1:
+        if code == Code.INT8:
             _gather_as[DType.int8, T](dst, b.unsafe_bitcast[Int8](), pos, start, count, view)
-        elif code == 2:
+        elif code == Code.INT16:
             _gather_as[DType.int16, T](dst, b.unsafe_bitcast[Int16](), pos, start, count, view)
-        elif code == 3:
+        elif code == Code.INT32:
             _gather_as[DType.int32, T](dst, b.unsafe_bitcast[Int32](), pos, start, count, view)
-        elif code == 4:
+        elif code == Code.INT64:
             _gather_as[DType.int64, T](dst, b.unsafe_bitcast[Int64](), pos, start, count, view)
-        elif code == 6:
+        elif code == Code.UINT16:
             _gather_as[DType.uint16, T](dst, b.unsafe_bitcast[UInt16](), pos, start, count, view)
-        elif code == 7:
+        elif code == Code.UINT32:
             _gather_as[DType.uint32, T](dst, b.unsafe_bitcast[UInt32](), pos, start, count, view)
-        elif code == 8:
+        elif code == Code.FLOAT32:
             _gather_as[DType.float32, T](dst, b.unsafe_bitcast[Float32](), pos, start, count, view)
-        elif code == 9:
+        elif code == Code.FLOAT64:
             _gather_as[DType.float64, T](dst, b.unsafe_bitcast[Float64](), pos, start, count, view)
-        elif code == 10:
+        elif code == Code.FLOAT16:
             _gather_as[DType.float16, T](dst, b.unsafe_bitcast[Float16](), pos, start, count, view)
-        elif code == 11:
+        elif code == Code.UINT64:
             _gather_as[DType.uint64, T](dst, b.unsafe_bitcast[UInt64](), pos, start, count, view)
         else:  # bool, uint8
             _gather_as[DType.uint8, T](dst, b, pos, start, count, view)
@@ -578,19 +579,19 @@ def _reduce_block[T: DType, A: DType](kind: Int, r: UnsafePointer[Scalar[T], Mut
     comptime w = simd_width_of[T]()
     var whole = count // w * w
     var acc = _identity[A](kind)
-    if kind == 1 or kind == 2:
+    if kind == Reduce.SUM or kind == Reduce.MEAN:
         var lanes = SIMD[A, w](0)
         for i in range(0, whole, w):
             lanes += r.unsafe_load[width=w](i).cast[A]()
         acc = lanes.reduce_add()
-    elif kind == 3 or kind == 4:
+    elif kind == Reduce.MAX or kind == Reduce.MIN:
         var lanes = SIMD[T, w](r.unsafe_load(0))
         var nan = SIMD[DType.bool, w](fill=False)
         for i in range(0, whole, w):
             var v = r.unsafe_load[width=w](i)
             comptime if T.is_floating_point():
                 nan |= _is_nan(v)
-            lanes = (v.gt(lanes) if kind == 3 else v.lt(lanes)).select(v, lanes)
+            lanes = (v.gt(lanes) if kind == Reduce.MAX else v.lt(lanes)).select(v, lanes)
         comptime if A.is_floating_point():
             if nan.reduce_or():
                 return bitcast[A, 1](SIMD[DType.int64, 1](0x7FF8000000000000))
@@ -651,7 +652,7 @@ def _run_block[T: DType, S: DType](
         var a = Int(prog.unsafe_load(at + 2))
         var b = Int(prog.unsafe_load(at + 3))
         var c = Int(prog.unsafe_load(at + 4))
-        if op == 0:  # load input slot a, in order (b == 0) or through the layout at consts[b - 1]
+        if op == Op.LOAD:  # load input slot a, in order (b == 0) or through the layout at consts[b - 1]
             var src = slot[S](data, a)
             var size = data.unsafe_load(2 * a + 1)
             comptime if S == T:
@@ -661,7 +662,7 @@ def _run_block[T: DType, S: DType](
                     _fill[S, T](dst, src, size, start, count)
             else:
                 _load_coded[T](c, dst, src.unsafe_bitcast[UInt8](), size, start, count, consts + (b - 1), b > 0)
-        elif op == 1:  # constant a (the integer family's: its int64 bits)
+        elif op == Op.CONST:  # constant a (the integer family's: its int64 bits)
             var v: SIMD[T, w]
             comptime if T.is_floating_point():
                 v = SIMD[T, w](consts.unsafe_load(a).cast[T]())
@@ -669,184 +670,184 @@ def _run_block[T: DType, S: DType](
                 v = SIMD[T, w](bitcast[DType.int64, 1](consts.unsafe_load(a)).cast[T]())
             for i in range(0, padded, w):
                 dst.unsafe_store(i, v)
-        elif op < 40:  # the opcode picks a loop compiled for it: no dispatch per element
+        elif op < Op.UNARY_END:  # the opcode picks a loop compiled for it: no dispatch per element
             var src = regs + a * stride
-            if op == 10:
-                _map_unary[T, 10](dst, src, padded)
-            elif op == 11:
-                _map_unary[T, 11](dst, src, padded)
-            elif op == 12:
-                _map_unary[T, 12](dst, src, padded)
-            elif op == 13:
-                _map_unary[T, 13](dst, src, padded)
-            elif op == 14:
-                _map_unary[T, 14](dst, src, padded)
-            elif op == 15:
-                _map_unary[T, 15](dst, src, padded)
-            elif op == 16:
-                _map_unary[T, 16](dst, src, padded)
-            elif op == 17:
-                _map_unary[T, 17](dst, src, padded)
-            elif op == 18:
-                _map_unary[T, 18](dst, src, padded)
-            elif op == 19:
-                _map_unary[T, 19](dst, src, padded)
-            elif op == 20:
-                _map_unary[T, 20](dst, src, padded)
-            elif op == 21:
-                _map_unary[T, 21](dst, src, padded)
-            elif op == 22:
-                _map_unary[T, 22](dst, src, padded)
-            elif op == 23:
-                _map_unary[T, 23](dst, src, padded)
-            elif op == 24:
-                _map_unary[T, 24](dst, src, padded)
-            elif op == 25:
-                _map_unary[T, 25](dst, src, padded)
-            elif op == 26:
-                _map_unary[T, 26](dst, src, padded)
-            elif op == 27:
-                _map_unary[T, 27](dst, src, padded)
-            elif op == 28:
-                _map_unary[T, 28](dst, src, padded)
-            elif op == 29:
-                _map_unary[T, 29](dst, src, padded)
-            elif op == 30:
-                _map_unary[T, 30](dst, src, padded)
-            elif op == 31:
-                _map_unary[T, 31](dst, src, padded)
-            elif op == 32:
-                _map_unary[T, 32](dst, src, padded)
-            elif op == 33:
-                _map_unary[T, 33](dst, src, padded)
-            elif op == 34:
-                _map_unary[T, 34](dst, src, padded)
-            elif op == 35:
-                _map_unary[T, 35](dst, src, padded)
-            elif op == 36:
-                _map_unary[T, 36](dst, src, padded)
-            elif op == 37:
-                _map_unary[T, 37](dst, src, padded)
-            elif op == 38:
-                _map_unary[T, 38](dst, src, padded)
-            elif op == 39:
-                _map_unary[T, 39](dst, src, padded)
-        elif op < 60:
+            if op == Op.NEGATIVE:
+                _map_unary[T, Op.NEGATIVE](dst, src, padded)
+            elif op == Op.ABS:
+                _map_unary[T, Op.ABS](dst, src, padded)
+            elif op == Op.SQUARE:
+                _map_unary[T, Op.SQUARE](dst, src, padded)
+            elif op == Op.RECIPROCAL:
+                _map_unary[T, Op.RECIPROCAL](dst, src, padded)
+            elif op == Op.EXP:
+                _map_unary[T, Op.EXP](dst, src, padded)
+            elif op == Op.EXPM1:
+                _map_unary[T, Op.EXPM1](dst, src, padded)
+            elif op == Op.LOG:
+                _map_unary[T, Op.LOG](dst, src, padded)
+            elif op == Op.LOG1P:
+                _map_unary[T, Op.LOG1P](dst, src, padded)
+            elif op == Op.SQRT:
+                _map_unary[T, Op.SQRT](dst, src, padded)
+            elif op == Op.SIN:
+                _map_unary[T, Op.SIN](dst, src, padded)
+            elif op == Op.COS:
+                _map_unary[T, Op.COS](dst, src, padded)
+            elif op == Op.TANH:
+                _map_unary[T, Op.TANH](dst, src, padded)
+            elif op == Op.FLOOR:
+                _map_unary[T, Op.FLOOR](dst, src, padded)
+            elif op == Op.CEIL:
+                _map_unary[T, Op.CEIL](dst, src, padded)
+            elif op == Op.TRUNC:
+                _map_unary[T, Op.TRUNC](dst, src, padded)
+            elif op == Op.SIGN:
+                _map_unary[T, Op.SIGN](dst, src, padded)
+            elif op == Op.ISNAN:
+                _map_unary[T, Op.ISNAN](dst, src, padded)
+            elif op == Op.ISINF:
+                _map_unary[T, Op.ISINF](dst, src, padded)
+            elif op == Op.ISFINITE:
+                _map_unary[T, Op.ISFINITE](dst, src, padded)
+            elif op == Op.LOGICAL_NOT:
+                _map_unary[T, Op.LOGICAL_NOT](dst, src, padded)
+            elif op == Op.POSITIVE:
+                _map_unary[T, Op.POSITIVE](dst, src, padded)
+            elif op == Op.BITWISE_INVERT:
+                _map_unary[T, Op.BITWISE_INVERT](dst, src, padded)
+            elif op == Op.SIGNBIT:
+                _map_unary[T, Op.SIGNBIT](dst, src, padded)
+            elif op == Op.ROUND:
+                _map_unary[T, Op.ROUND](dst, src, padded)
+            elif op == Op.TAN:
+                _map_unary[T, Op.TAN](dst, src, padded)
+            elif op == Op.ASIN:
+                _map_unary[T, Op.ASIN](dst, src, padded)
+            elif op == Op.ACOS:
+                _map_unary[T, Op.ACOS](dst, src, padded)
+            elif op == Op.ATAN:
+                _map_unary[T, Op.ATAN](dst, src, padded)
+            elif op == Op.SINH:
+                _map_unary[T, Op.SINH](dst, src, padded)
+            elif op == Op.COSH:
+                _map_unary[T, Op.COSH](dst, src, padded)
+        elif op < Op.BINARY_END:
             var p = regs + a * stride
             var q = regs + b * stride
-            if op == 40:
-                _map_binary[T, 40](dst, p, q, padded)
-            elif op == 41:
-                _map_binary[T, 41](dst, p, q, padded)
-            elif op == 42:
-                _map_binary[T, 42](dst, p, q, padded)
-            elif op == 43:
-                _map_binary[T, 43](dst, p, q, padded)
-            elif op == 44:
-                _map_binary[T, 44](dst, p, q, padded)
-            elif op == 45:
-                _map_binary[T, 45](dst, p, q, padded)
-            elif op == 46:
-                _map_binary[T, 46](dst, p, q, padded)
-            elif op == 47:
-                _map_binary[T, 47](dst, p, q, padded)
-            elif op == 48:
-                _map_binary[T, 48](dst, p, q, padded)
-            elif op == 49:
-                _map_binary[T, 49](dst, p, q, padded)
-            elif op == 50:
-                _map_binary[T, 50](dst, p, q, padded)
-            elif op == 51:
-                _map_binary[T, 51](dst, p, q, padded)
-            elif op == 52:
-                _map_binary[T, 52](dst, p, q, padded)
-            elif op == 53:
-                _map_binary[T, 53](dst, p, q, padded)
-            elif op == 54:
-                _map_binary[T, 54](dst, p, q, padded)
-            elif op == 55:
-                _map_binary[T, 55](dst, p, q, padded)
-            elif op == 56:
-                _map_binary[T, 56](dst, p, q, padded)
-            elif op == 57:
-                _map_binary[T, 57](dst, p, q, padded)
-            elif op == 58:
-                _map_binary[T, 58](dst, p, q, padded)
-            elif op == 59:
-                _map_binary[T, 59](dst, p, q, padded)
-        elif op == 66:  # power
-            _map_binary[T, 66](dst, regs + a * stride, regs + b * stride, padded)
-        elif op == 67:  # atan2 (the float family's only)
+            if op == Op.ADD:
+                _map_binary[T, Op.ADD](dst, p, q, padded)
+            elif op == Op.SUBTRACT:
+                _map_binary[T, Op.SUBTRACT](dst, p, q, padded)
+            elif op == Op.MULTIPLY:
+                _map_binary[T, Op.MULTIPLY](dst, p, q, padded)
+            elif op == Op.DIVIDE:
+                _map_binary[T, Op.DIVIDE](dst, p, q, padded)
+            elif op == Op.MAXIMUM:
+                _map_binary[T, Op.MAXIMUM](dst, p, q, padded)
+            elif op == Op.MINIMUM:
+                _map_binary[T, Op.MINIMUM](dst, p, q, padded)
+            elif op == Op.EQUAL:
+                _map_binary[T, Op.EQUAL](dst, p, q, padded)
+            elif op == Op.NOT_EQUAL:
+                _map_binary[T, Op.NOT_EQUAL](dst, p, q, padded)
+            elif op == Op.GREATER:
+                _map_binary[T, Op.GREATER](dst, p, q, padded)
+            elif op == Op.GREATER_EQUAL:
+                _map_binary[T, Op.GREATER_EQUAL](dst, p, q, padded)
+            elif op == Op.LESS:
+                _map_binary[T, Op.LESS](dst, p, q, padded)
+            elif op == Op.LESS_EQUAL:
+                _map_binary[T, Op.LESS_EQUAL](dst, p, q, padded)
+            elif op == Op.LOGICAL_AND:
+                _map_binary[T, Op.LOGICAL_AND](dst, p, q, padded)
+            elif op == Op.LOGICAL_OR:
+                _map_binary[T, Op.LOGICAL_OR](dst, p, q, padded)
+            elif op == Op.LOGICAL_XOR:
+                _map_binary[T, Op.LOGICAL_XOR](dst, p, q, padded)
+            elif op == Op.BITWISE_AND:
+                _map_binary[T, Op.BITWISE_AND](dst, p, q, padded)
+            elif op == Op.BITWISE_OR:
+                _map_binary[T, Op.BITWISE_OR](dst, p, q, padded)
+            elif op == Op.BITWISE_XOR:
+                _map_binary[T, Op.BITWISE_XOR](dst, p, q, padded)
+            elif op == Op.FLOOR_DIVIDE:
+                _map_binary[T, Op.FLOOR_DIVIDE](dst, p, q, padded)
+            elif op == Op.REMAINDER:
+                _map_binary[T, Op.REMAINDER](dst, p, q, padded)
+        elif op == Op.POW:  # power
+            _map_binary[T, Op.POW](dst, regs + a * stride, regs + b * stride, padded)
+        elif op == Op.ATAN2:  # atan2 (the float family's only)
             comptime if T.is_floating_point():
-                _map_binary[T, 67](dst, regs + a * stride, regs + b * stride, padded)
-        elif op == 68:  # hypot (the float family's only)
+                _map_binary[T, Op.ATAN2](dst, regs + a * stride, regs + b * stride, padded)
+        elif op == Op.HYPOT:  # hypot (the float family's only)
             comptime if T.is_floating_point():
-                _map_binary[T, 68](dst, regs + a * stride, regs + b * stride, padded)
-        elif op == 69:  # logaddexp (the float family's only)
+                _map_binary[T, Op.HYPOT](dst, regs + a * stride, regs + b * stride, padded)
+        elif op == Op.LOGADDEXP:  # logaddexp (the float family's only)
             comptime if T.is_floating_point():
-                _map_binary[T, 69](dst, regs + a * stride, regs + b * stride, padded)
-        elif op == 70:  # copysign (the float family's only)
+                _map_binary[T, Op.LOGADDEXP](dst, regs + a * stride, regs + b * stride, padded)
+        elif op == Op.COPYSIGN:  # copysign (the float family's only)
             comptime if T.is_floating_point():
-                _map_binary[T, 70](dst, regs + a * stride, regs + b * stride, padded)
-        elif op >= 76 and op <= 85:  # the integer family's forms for uint64 operands
+                _map_binary[T, Op.COPYSIGN](dst, regs + a * stride, regs + b * stride, padded)
+        elif op >= Op.UNSIGNED_UNARY_FIRST and op < Op.UNSIGNED_BINARY_END:  # the integer family's forms for uint64 operands
             comptime if not T.is_floating_point():
-                if op == 76:
-                    _map_unary[T, 76](dst, regs + a * stride, padded)
-                elif op == 77:
-                    _map_binary[T, 77](dst, regs + a * stride, regs + b * stride, padded)
-                elif op == 78:
-                    _map_binary[T, 78](dst, regs + a * stride, regs + b * stride, padded)
-                elif op == 79:
-                    _map_binary[T, 79](dst, regs + a * stride, regs + b * stride, padded)
-                elif op == 80:
-                    _map_binary[T, 80](dst, regs + a * stride, regs + b * stride, padded)
-                elif op == 81:
-                    _map_binary[T, 81](dst, regs + a * stride, regs + b * stride, padded)
-                elif op == 82:
-                    _map_binary[T, 82](dst, regs + a * stride, regs + b * stride, padded)
-                elif op == 83:
-                    _map_binary[T, 83](dst, regs + a * stride, regs + b * stride, padded)
-                elif op == 84:
-                    _map_binary[T, 84](dst, regs + a * stride, regs + b * stride, padded)
-                elif op == 85:
-                    _map_binary[T, 85](dst, regs + a * stride, regs + b * stride, padded)
-        elif op >= 71 and op < 76:  # more of the float family's unary functions
+                if op == Op.U_SIGN:
+                    _map_unary[T, Op.U_SIGN](dst, regs + a * stride, padded)
+                elif op == Op.U_MAXIMUM:
+                    _map_binary[T, Op.U_MAXIMUM](dst, regs + a * stride, regs + b * stride, padded)
+                elif op == Op.U_MINIMUM:
+                    _map_binary[T, Op.U_MINIMUM](dst, regs + a * stride, regs + b * stride, padded)
+                elif op == Op.U_GREATER:
+                    _map_binary[T, Op.U_GREATER](dst, regs + a * stride, regs + b * stride, padded)
+                elif op == Op.U_GREATER_EQUAL:
+                    _map_binary[T, Op.U_GREATER_EQUAL](dst, regs + a * stride, regs + b * stride, padded)
+                elif op == Op.U_LESS:
+                    _map_binary[T, Op.U_LESS](dst, regs + a * stride, regs + b * stride, padded)
+                elif op == Op.U_LESS_EQUAL:
+                    _map_binary[T, Op.U_LESS_EQUAL](dst, regs + a * stride, regs + b * stride, padded)
+                elif op == Op.U_FLOOR_DIVIDE:
+                    _map_binary[T, Op.U_FLOOR_DIVIDE](dst, regs + a * stride, regs + b * stride, padded)
+                elif op == Op.U_REMAINDER:
+                    _map_binary[T, Op.U_REMAINDER](dst, regs + a * stride, regs + b * stride, padded)
+                elif op == Op.U_BITWISE_RIGHT_SHIFT:
+                    _map_binary[T, Op.U_BITWISE_RIGHT_SHIFT](dst, regs + a * stride, regs + b * stride, padded)
+        elif op >= Op.MORE_UNARY_FIRST and op < Op.MORE_UNARY_END:  # more of the float family's unary functions
             comptime if T.is_floating_point():
                 var src = regs + a * stride
-                if op == 71:
-                    _map_unary[T, 71](dst, src, padded)
-                elif op == 72:
-                    _map_unary[T, 72](dst, src, padded)
-                elif op == 73:
-                    _map_unary[T, 73](dst, src, padded)
-                elif op == 74:
-                    _map_unary[T, 74](dst, src, padded)
-                elif op == 75:
-                    _map_unary[T, 75](dst, src, padded)
-        elif op == 64 or op == 65:  # the shifts (the integer family's only)
+                if op == Op.ASINH:
+                    _map_unary[T, Op.ASINH](dst, src, padded)
+                elif op == Op.ACOSH:
+                    _map_unary[T, Op.ACOSH](dst, src, padded)
+                elif op == Op.ATANH:
+                    _map_unary[T, Op.ATANH](dst, src, padded)
+                elif op == Op.LOG2:
+                    _map_unary[T, Op.LOG2](dst, src, padded)
+                elif op == Op.LOG10:
+                    _map_unary[T, Op.LOG10](dst, src, padded)
+        elif op == Op.BITWISE_LEFT_SHIFT or op == Op.BITWISE_RIGHT_SHIFT:  # the shifts (the integer family's only)
             comptime if not T.is_floating_point():
                 var p = regs + a * stride
                 var q = regs + b * stride
-                if op == 64:
-                    _map_binary[T, 64](dst, p, q, padded)
+                if op == Op.BITWISE_LEFT_SHIFT:
+                    _map_binary[T, Op.BITWISE_LEFT_SHIFT](dst, p, q, padded)
                 else:
-                    _map_binary[T, 65](dst, p, q, padded)
-        elif op == 63:  # gather from data slot a at the positions in register b (view at consts[c - 1])
+                    _map_binary[T, Op.BITWISE_RIGHT_SHIFT](dst, p, q, padded)
+        elif op == Op.GATHER:  # gather from data slot a at the positions in register b (view at consts[c - 1])
             var src = slot[S](data, a)
             _gather[S, T](dst, src, regs + b * stride, start, count, consts + (c - 1))
-        elif op == 62:  # the index along one axis of the trace's elements: (element // a) % b
+        elif op == Op.AXIS_INDEX:  # the index along one axis of the trace's elements: (element // a) % b
             for i in range(count):
                 dst.unsafe_store(i, Scalar[T](((start + i) // a) % b))
-        elif op == 61:  # wrap register a to the dtype code b (integers), or round it to float16 (b = 10)
+        elif op == Op.WRAP:  # wrap register a to the dtype code b (integers), or round it to float16 (b = Code.FLOAT16)
             var src = regs + a * stride
             comptime if not T.is_floating_point():
                 for i in range(0, padded, w):
                     dst.unsafe_store(i, _wrap[w](b, src.unsafe_load[width=w](i).cast[DType.int64]()).cast[T]())
             else:
-                if b == 10:  # (float16 work runs in float32 registers, rounded after each op as NumPy's is)
+                if b == Code.FLOAT16:  # (float16 work runs in float32 registers, rounded after each op as NumPy's is)
                     for i in range(0, padded, w):
                         dst.unsafe_store(i, src.unsafe_load[width=w](i).cast[DType.float16]().cast[T]())
-        else:  # 60: where(a != 0, b, c)
+        else:  # Op.WHERE: where(a != 0, b, c)
             var m = regs + a * stride
             var p = regs + b * stride
             var q = regs + c * stride
@@ -856,30 +857,30 @@ def _run_block[T: DType, S: DType](
 
 @always_inline
 def _combine[A: DType](kind: Int, acc: Scalar[A], v: Scalar[A]) -> Scalar[A]:
-    if kind == 3 or kind == 4:
+    if kind == Reduce.MAX or kind == Reduce.MIN:
         comptime if A.is_floating_point():  # NaN wins, as in NumPy
             if _is_nan[A, 1](acc):
                 return acc
             if _is_nan[A, 1](v):
                 return v
-        return v if (v > acc if kind == 3 else v < acc) else acc
-    elif kind == 5:
+        return v if (v > acc if kind == Reduce.MAX else v < acc) else acc
+    elif kind == Reduce.PROD:
         return acc * v
     return acc + v
 
 
 def _identity[A: DType](kind: Int) -> Scalar[A]:
     comptime if A.is_floating_point():
-        if kind == 3:
+        if kind == Reduce.MAX:
             return -Scalar[A].MAX - Scalar[A].MAX
-        elif kind == 4:
+        elif kind == Reduce.MIN:
             return Scalar[A].MAX + Scalar[A].MAX
     else:
-        if kind == 3:
+        if kind == Reduce.MAX:
             return Scalar[A].MIN
-        elif kind == 4:
+        elif kind == Reduce.MIN:
             return Scalar[A].MAX
-    return Scalar[A](1) if kind == 5 else Scalar[A](0)
+    return Scalar[A](1) if kind == Reduce.PROD else Scalar[A](0)
 
 
 @always_inline
@@ -935,25 +936,25 @@ def _store_strided_as[T: DType, D: DType](dst: UnsafePointer[UInt8, MutAnyOrigin
 def store_strided[T: DType](code: Int, dst: UnsafePointer[UInt8, MutAnyOrigin], src: UnsafePointer[Scalar[T], _],
                             start: Int, count: Int, layout: UnsafePointer[Float64, _]):
     """``store_coded`` through a strided layout of the output (a slice write)."""
-    if code == 1:
+    if code == Code.INT8:
         _store_strided_as[T, DType.int8](dst, src, start, count, layout)
-    elif code == 2:
+    elif code == Code.INT16:
         _store_strided_as[T, DType.int16](dst, src, start, count, layout)
-    elif code == 3:
+    elif code == Code.INT32:
         _store_strided_as[T, DType.int32](dst, src, start, count, layout)
-    elif code == 4:
+    elif code == Code.INT64:
         _store_strided_as[T, DType.int64](dst, src, start, count, layout)
-    elif code == 6:
+    elif code == Code.UINT16:
         _store_strided_as[T, DType.uint16](dst, src, start, count, layout)
-    elif code == 7:
+    elif code == Code.UINT32:
         _store_strided_as[T, DType.uint32](dst, src, start, count, layout)
-    elif code == 8:
+    elif code == Code.FLOAT32:
         _store_strided_as[T, DType.float32](dst, src, start, count, layout)
-    elif code == 9:
+    elif code == Code.FLOAT64:
         _store_strided_as[T, DType.float64](dst, src, start, count, layout)
-    elif code == 10:
+    elif code == Code.FLOAT16:
         _store_strided_as[T, DType.float16](dst, src, start, count, layout)
-    elif code == 11:
+    elif code == Code.UINT64:
         _store_strided_as[T, DType.uint64](dst, src, start, count, layout)
     else:
         _store_strided_as[T, DType.uint8](dst, src, start, count, layout)

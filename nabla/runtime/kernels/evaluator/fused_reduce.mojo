@@ -8,6 +8,7 @@ from .denormals import KeepDenormals
 from .fused import (BLOCK, BLOCKS_PER_TASK, MAX_REGISTERS, _combine, _identity, _is_nan, _reduce_block, _run_block,
                     accumulator, register_stride)
 from .fused_int import itemsize, store_coded
+from .opcodes import Reduce, Code
 
 
 @always_inline
@@ -19,12 +20,12 @@ def _accumulate[T: DType, A: DType](kind: Int, acc: UnsafePointer[Scalar[A], Mut
     for i in range(0, whole, w):
         var a = acc.unsafe_load[width=w](i)
         var v = row.unsafe_load[width=w](i).cast[A]()
-        if kind == 1 or kind == 2:
+        if kind == Reduce.SUM or kind == Reduce.MEAN:
             a = a + v
-        elif kind == 5:
+        elif kind == Reduce.PROD:
             a = a * v
         else:
-            var better = v.gt(a) if kind == 3 else v.lt(a)
+            var better = v.gt(a) if kind == Reduce.MAX else v.lt(a)
             comptime if A.is_floating_point():
                 a = _is_nan(v).select(v, _is_nan(a).select(a, better.select(v, a)))
             else:
@@ -46,7 +47,7 @@ def reduce_into[T: DType, S: DType, O: DType](p: UnsafePointer[Int32, _], k: Uns
     var inner = Int(p.unsafe_load(4))
     var result = alloc[Scalar[A]](max(m, 1))
     with KeepDenormals():  # as NumPy (see fused.mojo)
-        if kind == 6 or kind == 7:
+        if kind == Reduce.ARGMAX or kind == Reduce.ARGMIN:
             _arg_reduce[T, S](p, k, data, m // inner, r, inner, kind, result)
         elif inner == 1:
             _reduce_rows[T, S](p, k, data, m, r, kind, result)
@@ -66,12 +67,12 @@ def reduce_into[T: DType, S: DType, O: DType](p: UnsafePointer[Int32, _], k: Uns
         var out = out_bytes.unsafe_bitcast[Scalar[O]]()
         for i in range(m):
             var v = result.unsafe_load(i)
-            out.unsafe_store(i, (_mean(v, r, O == DType.float32) if kind == 2 else v).cast[O]())
+            out.unsafe_store(i, (_mean(v, r, O == DType.float32) if kind == Reduce.MEAN else v).cast[O]())
     else:
         comptime if A.is_floating_point():  # (the coded float family's mean)
-            if kind == 2:
+            if kind == Reduce.MEAN:
                 for i in range(m):  # float32 (code 8) and float16 (10) both sum in float32, as NumPy
-                    result.unsafe_store(i, _mean(result.unsafe_load(i), r, code == 8 or code == 10))
+                    result.unsafe_store(i, _mean(result.unsafe_load(i), r, code == Code.FLOAT32 or code == Code.FLOAT16))
         store_coded[A](code, out_bytes, result, 0, m)
     result.free()
 
@@ -300,7 +301,7 @@ def _take[T: DType](kind: Int, best: UnsafePointer[Scalar[T], MutUntrackedOrigin
             best.unsafe_store(i, v)
             at.unsafe_store(i, position)
             return
-    if v > b if kind == 6 else v < b:
+    if v > b if kind == Reduce.ARGMAX else v < b:
         best.unsafe_store(i, v)
         at.unsafe_store(i, position)
 
