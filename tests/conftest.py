@@ -43,7 +43,7 @@ import nabla as nb  # noqa: E402
 #: longest-processing-time rule). xdist's own order (files with the most tests first) had left the
 #: few-but-long compile tests to the end: one worker ran them alone for ~90 s.
 COLD_SECONDS = {
-    "tests/ops/test_ops.py": 254, "tests/runtime/test_single_op_library.py": 228, "tests/sharding/test_sharding.py": 213,
+    "tests/ops/test_ops.py": 254, "tests/runtime/test_single_op.py": 228, "tests/sharding/test_sharding.py": 213,
     "tests/transforms/test_compile.py": 207, "tests/numpy/test_face.py": 204, "tests/transforms/test_autodiff.py": 160,
     "tests/core/test_concurrency.py": 159, "tests/runtime/test_fused.py": 134, "tests/core/test_engine.py": 113,
     "tests/runtime/test_fused_integers.py": 103, "tests/numpy/test_additions.py": 93, "tests/numpy/test_corners.py": 78,
@@ -155,8 +155,8 @@ def without_fused_kernel(monkeypatch):
 
 
 @pytest.fixture
-def empty_library(monkeypatch, tmp_path):
-    """A machine whose library of single-op models is empty (and used); gives ``nabla.runtime.single_op``."""
+def no_single_op_models(monkeypatch, tmp_path):
+    """A machine that has built no single-op models yet (and uses them); gives ``nabla.runtime.single_op``."""
     from nabla.core.disk_cache import ModelDiskCache
     from nabla.runtime import single_op
 

@@ -184,7 +184,7 @@ class Engine(TraceLowering, ModelStore):
                                 self._in_flight[id(v)] = done
                             claimed = outputs
                             break
-                    if first:  # other values first (a path's stages, kernel nodes), then the rest (traced again)
+                    if first:  # other values first (a path's stages, single-op nodes), then the rest (traced again)
                         for part in (job.parts(outputs) if job.parts is not None else job):  # a value, or the values of one node read together
                             if not self.run(part if isinstance(part, list) else [part], fast_only and job.staged,
                                             staged=job.staged):

@@ -42,8 +42,8 @@ class FirstSightPath:
         free inside whatever reads it)."""
         return False
 
-    def computes_kernel_nodes(self, order) -> bool:
-        """Whether this path computes every kernel node of the trace, so they need not run apart."""
+    def computes_single_op_nodes(self, order) -> bool:
+        """Whether this path computes every single-op node of the trace, so they need not run apart."""
         return False
 
 
@@ -87,8 +87,8 @@ class FirstSightPaths:
     def deferrable(self, impl) -> bool:
         return any(path.deferrable(impl) for path in self.paths)
 
-    def computes_kernel_nodes(self, order) -> bool:
-        return any(path.computes_kernel_nodes(order) for path in self.paths)
+    def computes_single_op_nodes(self, order) -> bool:
+        return any(path.computes_single_op_nodes(order) for path in self.paths)
 
 
 class Planned:

@@ -145,7 +145,7 @@ class FusedPath(FirstSightPath):
     fits_alone = staticmethod(fits_alone)
 
     @staticmethod
-    def computes_kernel_nodes(order) -> bool:
+    def computes_single_op_nodes(order) -> bool:
         return all(n.op.name in UNARY_CODES and all(v.dtype in (_dt.float32, _dt.float64) and v.device.is_host
                                                      for v in n.inputs)
                    for n in order if n.op.single_op)

@@ -6,12 +6,12 @@ or passes. In order:
 1. ``VirtualDevices``: a trace over a mesh of virtual CPUs runs on MAX's interpreter.
 2. ``KnownProgram``: a structure the program kernel has run before (a loop's read), or one with
    slice starts (one program serves every set of starts): its plan, bound to this read's data.
-3. ``KernelNodesApart``: kernel nodes (sort, svd, fft) among other work run first, each alone.
+3. ``SingleOpNodesApart``: single-op nodes (sort, svd, fft) among other work run first, each alone.
 4. ``CompiledModel``: the structure's cache entry (looked up on disk where it may be there) and
    its compiled model.
 5. ``FirstSightKernels``: the whole trace as one program (or one fused stage) on the program
    kernel, or the kernel's build to wait for.
-6. ``Staged``: parts first (a reduction that feeds more work, kernel nodes), each on the paths
+6. ``Staged``: parts first (a reduction that feeds more work, single-op nodes), each on the paths
    above, or the trace node by node on single-op models.
 7. ``Interpreted``: MAX's interpreter, or a compile (in a worker process) the trace waits for.
 
@@ -133,11 +133,11 @@ def _hit(r, entry, run):
     return run, r.buffers()
 
 
-def kernel_nodes_first(outputs):
-    """Kernel nodes (ops marked ``single_op``: kernels with first-sight models of their own)
+def single_op_nodes_first(outputs):
+    """Single-op nodes (ops marked ``single_op``: kernels with first-sight models of their own)
     realized apart from the rest of the trace, inputs first: each then runs alone on its model,
     where inside a joint graph MAX's interpreter would bind the kernel (seconds per process)."""
-    found: dict[int, list] = {}  # kernel node -> its values the trace uses
+    found: dict[int, list] = {}  # single-op node -> its values the trace uses
     nodes: dict[int, object] = {}
     seen: set[int] = set()
     stack = [v for v in outputs if v.node is not None]
@@ -208,13 +208,13 @@ class KnownProgram(_AsksFirstSight):
         return None
 
 
-class KernelNodesApart(_AsksFirstSight):
+class SingleOpNodesApart(_AsksFirstSight):
     def plan(self, r):
         traced = r.traced
         r.apart = bool(traced.single_op_nodes) and len(traced.order) > 1 and not r.fast_only \
             and r.engine.fused_enabled and not r.compiling
-        if r.apart and not self.first_sight.kernels.computes_kernel_nodes(traced.order):
-            return RealizeFirst(staged=False, parts=kernel_nodes_first)
+        if r.apart and not self.first_sight.kernels.computes_single_op_nodes(traced.order):
+            return RealizeFirst(staged=False, parts=single_op_nodes_first)
         return None
 
 
@@ -301,8 +301,8 @@ class Staged(_AsksFirstSight):
             if entry.sightings >= STAGED_SIGHTS and engine.compile_due(entry, r.staged):
                 engine.compile_future(entry, r.build)  # in the background; until it lands, first sight serves
             return RealizeFirst(parts or r.stages)
-        if r.apart:  # kernel nodes the fused kernel computes, in a trace it could not take: apart after all
-            return RealizeFirst(staged=False, parts=kernel_nodes_first)
+        if r.apart:  # single-op nodes the fused kernel computes, in a trace it could not take: apart after all
+            return RealizeFirst(staged=False, parts=single_op_nodes_first)
         return None
 
 
@@ -334,5 +334,5 @@ def default_paths(fused: bool = True, programs: bool = True) -> list:
     whole traces as programs (one fused stage at most)."""
     kernels = FirstSightPaths(*([FusedPath()] if fused else []), SingleOpPath(builds=first_run))
     first_sight = FirstSight(kernels, ProgramPath() if fused and programs else None)
-    return [VirtualDevices(), KnownProgram(first_sight), KernelNodesApart(first_sight), CompiledModel(first_sight),
+    return [VirtualDevices(), KnownProgram(first_sight), SingleOpNodesApart(first_sight), CompiledModel(first_sight),
             FirstSightKernels(first_sight), Staged(first_sight), Interpreted()]

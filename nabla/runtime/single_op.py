@@ -29,7 +29,7 @@ from .first_sight import FirstSightPath
 
 
 class KernelPlan:
-    """How one kernel node runs on its single-op model: which leaves feed it, which of its
+    """How one single-op node runs on its single-op model: which leaves feed it, which of its
     outputs were asked for, and (for ops with a canonical form) the shapes its operands are viewed
     as and its results viewed back from."""
 
@@ -106,8 +106,7 @@ def _graph(op, kwargs, dtypes, dims, picks, layout=None, name=None, module=None)
 
 def _served(node) -> bool:
     """Whether a node can run alone on a model of its own, with tensor operands on the host: a kernel
-    op, or any other op but a scalar constant (a library of single ops
-    compiled once per machine: one model serves every size of a shape-polymorphic op, others get
+    op, or any other op but a scalar constant (single-op models, compiled once per machine: one model serves every size of a shape-polymorphic op, others get
     one per shape)."""
     op = node.op
     if len(node.inputs) > _MAX_OPERANDS or any(not v.device.is_host for v in node.inputs):
@@ -139,7 +138,7 @@ def _ops_digest() -> str:
 
 
 #: files of nabla/ops that lower no single op (element picks at the host boundary): editing them
-#: leaves the library's models valid
+#: leaves the single-op models valid
 _NOT_LOWERINGS = ("picks.py",)
 
 
@@ -182,7 +181,7 @@ def _name(op, kwargs: dict, dtypes: list, dims: list, picks, layout) -> str:
 def family(op) -> list:
     """The specs of every model of a kernel op's family (``op.single_op_variants``: each dtype,
     complex form and pattern of kwargs and shapes its calls can take), so that one miss asks for
-    them all. Asked for one by one as met, the library would converge only over many runs, and
+    them all. Asked for one by one as met, the machine's models would converge only over many runs, and
     again after each edit renames the models: a test suite that draws its cases meets variants no
     earlier run met (complex64 ``qr`` of a square stack, descending ``argsort`` of uint32, ...),
     and each binds its kernel in MAX's interpreter, seconds, past a test's deadline."""
@@ -371,7 +370,7 @@ _REGROUP_BYTES, _MAX_REGROUPED = 1 << 20, 64
 def _regroup(root) -> list:
     """Specs that move the models this process used out of bundles it mostly did not use, into
     bundles of their own. Bundles are made of the models one process missed (see
-    ``single_op_compiler._batch``), but a machine's library mixes workloads, and an edit in
+    ``single_op_compiler._batch``), but a machine's single-op models mix workloads, and an edit in
     ``nabla/ops`` relinks every model into the bundle it was in: a script's few models can then
     come from files that mostly hold other workloads' models, each loaded whole, most of the
     script's loading spent on models it never runs. A regrouped bundle is never

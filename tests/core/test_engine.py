@@ -135,10 +135,10 @@ def test_a_read_that_the_fused_kernel_serves_runs_alone(stats, fused_kernels):
     np.testing.assert_array_equal(ys[0].numpy(), np.arange(n) * 3.0)
 
 
-def test_reading_one_output_realizes_its_siblings(stats, empty_library):
+def test_reading_one_output_realizes_its_siblings(stats, no_single_op_models):
     """A read that runs at once on its own model takes the other outputs of the same node along:
     eigh's eigenvectors come from the run that gave its eigenvalues, not from a second run."""
-    single_op = empty_library
+    single_op = no_single_op_models
     a = np.array([[2.0, 1.0], [1.0, 3.0]])
     w, v = nb.linalg.eigh(nb.asarray(a))
     w.numpy()
@@ -531,7 +531,7 @@ def test_a_trace_of_concats_lowers_with_its_sizes():
     np.testing.assert_array_equal(np.asarray(out), np.pad(a, (1, 3)))
 
 
-def test_one_single_op_model_serves_a_concat_of_every_size(empty_library, monkeypatch):
+def test_one_single_op_model_serves_a_concat_of_every_size(no_single_op_models, monkeypatch):
     """Where a concat is not the fused kernel's (off the CPU, in a compiled trace), one single-op
     model serves it at every size."""
     from nabla.runtime.fused import FusedPath
@@ -544,7 +544,7 @@ def test_one_single_op_model_serves_a_concat_of_every_size(empty_library, monkey
         x, y = np.ones(first), np.zeros(second)
         np.testing.assert_array_equal(nb.concat([nb.asarray(x), nb.asarray(y)], axis=0).numpy(),
                                       np.concatenate([x, y]))
-    assert [spec["op"] for spec in empty_library._WANTED.values()] == ["concat"]
+    assert [spec["op"] for spec in no_single_op_models._WANTED.values()] == ["concat"]
 
 
 

@@ -27,7 +27,7 @@ _LOOSE_CALLS = re.compile(r"linalg|fft|std|var|mean|prod|sum|cumsum|cumprod|matm
                           r"corrcoef|convolve|correlate|interp|gradient|polyfit|polyval|trapezoid|unwrap")
 
 #: the realization paths a program can be run down (see ``path``)
-PATHS = ("default", "interpreter", "compiled", "disk", "library", "thread")
+PATHS = ("default", "interpreter", "compiled", "disk", "single_op", "thread")
 
 
 @dataclasses.dataclass
@@ -168,7 +168,7 @@ def path(name: str):
     """Realization down one path: ``default`` (the engine as a user meets it), ``interpreter``
     (MAX's eager interpreter, no fused kernel), ``compiled`` (every trace compiled to a model),
     ``disk`` (compiled models dropped from memory first, so they are read back from disk),
-    ``library`` (single-op models from the machine's library where they exist), ``thread`` (the
+    ``single_op`` (the machine's single-op models where they exist), ``thread`` (the
     default, from a thread that is not the main one: see ``run``)."""
     import nabla as nb
 
@@ -179,7 +179,7 @@ def path(name: str):
             engine.policy, engine.fused_enabled = "interpret", False
         elif name == "compiled":
             engine.policy = "compile"
-        elif name == "library":
+        elif name == "single_op":
             engine.single_op_models = True
         elif name == "disk":  # compiled models read back from the disk cache, not kept in memory
             engine.policy = "compile"

@@ -51,11 +51,11 @@ def test_every_family_at_boundary_sizes(n):
 
 
 #: (family, seed) sampled for the other paths: what MAX's interpreter computes alone, what a thread
-#: other than the main one gets, what the single-op library serves
+#: other than the main one gets, what the single-op models serve
 PATH_SAMPLE = [(f, s) for f in FAMILIES for s in (100, 101)]
 
 
-@pytest.mark.parametrize("on", ["interpreter", "thread", "library"])
+@pytest.mark.parametrize("on", ["interpreter", "thread", "single_op"])
 @pytest.mark.parametrize("family,seed", PATH_SAMPLE)
 def test_paths_against_numpy(family, seed, on):
     _check(generate(family, seed, big=False), on)

@@ -31,15 +31,15 @@ def test_the_manifest_lists_models_that_serve_every_size_or_scalars_of_ops_that_
     assert sorted(order) == list(range(len(order)))  # as first runs met them
 
 
-def test_a_manifest_spec_names_the_model_the_engine_looks_up(empty_library, arg_reductions_unfused):
+def test_a_manifest_spec_names_the_model_the_engine_looks_up(no_single_op_models, arg_reductions_unfused):
     """A spec recorded from a run gives back, from today's sources, the name the engine asks for
     (an op's own shapes made symbolic, or its canonical form's). (The fused kernel, which takes
     ``argmax`` itself, declines it here: a trace it declines runs on these models.)"""
     x = nb.asarray(np.linspace(-1, 1, 7))
     assert int(xp.argmax(x)) == 6
     assert int(xp.argmin(x[:3])) == 0
-    assert sorted(spec["op"] for spec in empty_library._WANTED.values()) == ["argmax", "argmin"]
-    for name, spec in empty_library._WANTED.items():
+    assert sorted(spec["op"] for spec in no_single_op_models._WANTED.values()) == ["argmax", "argmin"]
+    for name, spec in no_single_op_models._WANTED.items():
         assert first_run.spec_name(spec) == name
 
 
@@ -168,7 +168,7 @@ def test_a_machine_whose_interpreter_is_warm_builds_them_too(monkeypatch):
 
 def _a_cold_machine(monkeypatch, tmp_path, models: list) -> None:
     """This process as on a machine whose interpreter is cold, with a manifest of ``models`` and
-    the kernel cache of ``tmp_path`` (the library ``empty_library`` made)."""
+    the kernel cache of ``tmp_path`` (the library ``no_single_op_models`` made)."""
     manifest = tmp_path / "first_run.json"
     manifest.write_text(json.dumps({"fused": [], "models": models}))
     monkeypatch.setattr(first_run, "MANIFEST", manifest)
@@ -179,7 +179,7 @@ def _a_cold_machine(monkeypatch, tmp_path, models: list) -> None:
     nb.set_realization_policy("auto")
 
 
-def test_a_cold_machine_waits_for_the_part_that_builds_its_model(empty_library, stats, monkeypatch, tmp_path,
+def test_a_cold_machine_waits_for_the_part_that_builds_its_model(no_single_op_models, stats, monkeypatch, tmp_path,
                                                                  arg_reductions_unfused):
     """On a cold machine a node the fused kernel does not take runs on the model a first-run
     worker builds (the engine waits for that part), with NumPy's values, and nothing compiles
@@ -187,7 +187,7 @@ def test_a_cold_machine_waits_for_the_part_that_builds_its_model(empty_library, 
     data = np.linspace(-1, 1, 9)
     x = nb.asarray(data)
     assert int(xp.argmax(x)) == 8  # (interpreted: records the spec)
-    (name, spec), = empty_library._WANTED.items()
+    (name, spec), = no_single_op_models._WANTED.items()
     _a_cold_machine(monkeypatch, tmp_path, [{**spec, "first": 0}])
     before = stats()
     y = nb.asarray(data[::-1] * 3)
@@ -202,7 +202,7 @@ def test_a_cold_machine_waits_for_the_part_that_builds_its_model(empty_library, 
     build.stop()
 
 
-def test_a_cold_machine_builds_a_model_the_manifest_lacks_on_a_worker(empty_library, stats, monkeypatch, tmp_path):
+def test_a_cold_machine_builds_a_model_the_manifest_lacks_on_a_worker(no_single_op_models, stats, monkeypatch, tmp_path):
     """A kernel op the manifest does not list (a descending sort), met on a cold machine, is built
     at once by an extra worker of the first-run build and run on its model with NumPy's values:
     not interpreted (a cold interpreter took 15-65 s for such a call), not compiled here; a second

@@ -1,4 +1,4 @@
-"""The machine's library of single-op models (nabla/runtime/single_op.py): kernel ops alone and traces
+"""Single-op models (nabla/runtime/single_op.py): kernel ops alone and traces
 run on models compiled once per machine, their canonical forms, and the detached compiler that
 builds them (nabla/runtime/single_op_compiler.py)."""
 
@@ -15,13 +15,13 @@ from nabla.runtime import single_op_compiler
 from nabla.runtime.single_op import QUEUED
 
 
-def test_canonical_forms_give_one_model_per_dtype_with_numpys_values(stats, empty_library):
+def test_canonical_forms_give_one_model_per_dtype_with_numpys_values(stats, no_single_op_models):
     """Elementwise ops on equal shapes run as ``(n,)`` (``(n, 2)`` complex), any reshape as a flat
     identity, matmul as ``(b, m, k) @ (b, k, n)``, copysign broadcast apart: after one shape per
     dtype is compiled, other shapes and ranks (0-d included) run on the same models with NumPy's
     values, and only models of another kind meet MAX's interpreter; an empty sum (k = 0) still
     gives zeros."""
-    single_op = empty_library
+    single_op = no_single_op_models
     rng = np.random.default_rng(3)
 
     def arrays(shape, dtype):
@@ -59,11 +59,11 @@ def test_canonical_forms_give_one_model_per_dtype_with_numpys_values(stats, empt
     assert stats()["interpreted"] == before + len(new)
 
 
-def test_a_linalg_model_serves_every_stack_of_a_matrix_shape(stats, empty_library):
+def test_a_linalg_model_serves_every_stack_of_a_matrix_shape(stats, no_single_op_models):
     """Linalg kernels take their operands as (b, m, n), all symbolic: once this machine has det's
     and solve's models, stacks of any leading shape and matrix size run on them, with NumPy's
     values, and no trace meets MAX's interpreter."""
-    single_op = empty_library
+    single_op = no_single_op_models
     rng = np.random.default_rng(0)
 
     def check(lead, dtype=np.float64, n=3):
@@ -89,12 +89,12 @@ def test_a_linalg_model_serves_every_stack_of_a_matrix_shape(stats, empty_librar
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.int32])
-def test_argmax_and_argmin_models_serve_every_axis_and_size(stats, empty_library, dtype, arg_reductions_unfused):
+def test_argmax_and_argmin_models_serve_every_axis_and_size(stats, no_single_op_models, dtype, arg_reductions_unfused):
     """argmax and argmin run as a reduction over the middle axis of (outer, n, inner): once one
     shape's models are compiled, every axis, rank, size (an axis of one, a single row) and
     keepdims runs on them with NumPy's values (the first of ties, NaN first), no interpreter.
     (The fused kernel, which takes them itself at first sight, declines them here.)"""
-    single_op = empty_library
+    single_op = no_single_op_models
     rng = np.random.default_rng(5)
 
     def check(shape, axis, keepdims=False):
@@ -117,7 +117,7 @@ def test_argmax_and_argmin_models_serve_every_axis_and_size(stats, empty_library
     assert stats()["interpreted"] == before
 
 
-def test_fft_models_serve_every_axis_rank_and_default_length(stats, empty_library):
+def test_fft_models_serve_every_axis_rank_and_default_length(stats, no_single_op_models):
     """A transform's model sees its input as (outer, n, inner) around the axis (a 2-D one as
     (outer, rows, n)), with an inverse's length NumPy's default kept symbolic: once one shape's
     models are compiled, every axis, rank and size runs on them with NumPy's values, and the family
@@ -125,7 +125,7 @@ def test_fft_models_serve_every_axis_rank_and_default_length(stats, empty_librar
     import nabla.numpy as nnp
     from nabla.ops.fourier import fft_op
 
-    single_op = empty_library
+    single_op = no_single_op_models
     rng = np.random.default_rng(7)
 
     def check(shape, axis):
@@ -205,12 +205,12 @@ def _without_opcodes(monkeypatch, *names):
 
 
 def test_a_trace_runs_its_nodes_with_models_on_them_while_the_interpreter_lacks_families(
-        stats, monkeypatch, empty_library):
+        stats, monkeypatch, no_single_op_models):
     """Where this machine has models for some of a trace's nodes and MAX's interpreter has not yet
     loaded its families (a process's first traces), every node runs alone: those with models on
     them, the others on the interpreter, which then loads only their families. Once the families
     are loaded the interpreter takes such a trace whole."""
-    single_op = empty_library
+    single_op = no_single_op_models
     engine = nb.core.graph.GRAPH.engine
     interpreted = []
     run_interpreter = engine._interpret
@@ -267,10 +267,10 @@ def test_kernel_models_are_asked_for_when_the_other_wants_are_full(monkeypatch):
     assert {s["name"]: s["misses"] for s in queued}["k"] == 3 and single_op._MISSES["s0"] == 1
 
 
-def test_a_bundle_compiled_again_under_new_names_serves_them(stats, empty_library, without_fused_kernel):
+def test_a_bundle_compiled_again_under_new_names_serves_them(stats, no_single_op_models, without_fused_kernel):
     """MAX's compile cache ignores graph names: the same graphs bundled under new names (an edit
     renamed the models) come back with the old names; each new name still finds its model."""
-    single_op = empty_library
+    single_op = no_single_op_models
     engine = nb.core.graph.GRAPH.engine
     a = np.arange(24, dtype=np.int64).reshape(6, 4) - 5
     (nb.asarray(a) * 7 - 2).numpy()
@@ -456,7 +456,7 @@ def test_a_renamed_single_op_model_with_the_same_graph_is_linked_not_compiled(mo
     assert engine.stats.compiles == compiles + 2  # another graph: compiled
 
 
-def test_a_kernel_ops_family_is_every_model_its_calls_ask_for(monkeypatch, empty_library):
+def test_a_kernel_ops_family_is_every_model_its_calls_ask_for(monkeypatch, no_single_op_models):
     """One miss of a kernel op asks for its whole family (``single_op.family``): the family is
     exactly the set of models the public functions ask the library for, over dtypes, complex
     forms, kwargs and matrix shapes (the oracle: the names those calls look up); an exiting process
@@ -573,7 +573,7 @@ def test_a_bundle_is_made_of_one_processs_neighbouring_wants():
     assert batch == [f"c{i}" for i in range(single_op_compiler._BUNDLE)]
 
 
-def test_models_used_apart_from_a_heavy_bundle_are_regrouped_once(stats, empty_library, monkeypatch,
+def test_models_used_apart_from_a_heavy_bundle_are_regrouped_once(stats, no_single_op_models, monkeypatch,
                                                                   without_fused_kernel):
     """A process that used some members of a bundle asks, at exit, for them to be compiled into a
     bundle of their own; the regrouped models serve it (their old bundle still serves the rest),
@@ -589,7 +589,7 @@ def test_models_used_apart_from_a_heavy_bundle_are_regrouped_once(stats, empty_l
         monkeypatch.setattr(single_op, "_WANTED", {})
         monkeypatch.setattr(single_op, "_MET", {})
 
-    single_op = empty_library
+    single_op = no_single_op_models
     engine = nb.core.graph.GRAPH.engine
     a = np.arange(24, dtype=np.int64).reshape(6, 4) - 5
     (-(nb.asarray(a) * 7 - 2)).numpy()
