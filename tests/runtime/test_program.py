@@ -119,6 +119,25 @@ def test_writes_of_values_in_the_keys_shape_under_grad():
     numpy.testing.assert_allclose(g, want, rtol=1e-12)
 
 
+def convolution(m, x, w, out):
+    k = w.shape[0]
+    for i in range(x.shape[1] - k + 1):
+        for j in range(x.shape[2] - k + 1):
+            out[:, i, j, :] = m.sum(x[:, i:i + k, j:j + k, :, None] * w[None], axis=(1, 2, 3))
+    return m.argmax(out, axis=1), m.cumsum(out, axis=2)
+
+
+def test_a_convolution_loop_of_small_column_reductions():
+    """npbench's conv2d: a reduction over middle axes per output pixel (a task per outer index,
+    run one after another on a stage this small), with NumPy's values; then an arg reduction and a
+    running sum over middle axes."""
+    x, w = RNG.random((4, 7, 6, 3)), RNG.random((3, 3, 3, 5))
+    want, got = both(convolution, x, w, numpy.zeros((4, 5, 4, 5)))
+    for a, b in zip(want, got):
+        assert a.dtype == b.dtype
+        numpy.testing.assert_allclose(b, a, rtol=1e-13)
+
+
 @pytest.mark.parametrize("n", [10, 3000])
 def test_overlapping_shifts(n):
     """``x[1:] = x[:-1]`` is NumPy's copy-then-write, whatever the size (a larger write than one

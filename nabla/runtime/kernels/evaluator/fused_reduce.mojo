@@ -162,6 +162,12 @@ def _reduce_rows[T: DType, S: DType](
 #: rows of the reduced axis one task of a column reduction sums (``_reduce_columns``)
 comptime SPAN_ROWS = 1024
 
+#: stages of fewer elements run their tasks on the calling thread: the column and arg reductions
+#: and the column scans make a task per outer index whatever its size, and ``parallelize`` costs
+#: tens of microseconds, more than a few thousand elements' work (a convolution's loop reduces
+#: 8 x 192 elements per step; the values are the same either way, tasks and partials alike)
+comptime SERIAL_ELEMENTS = BLOCKS_PER_TASK * BLOCK
+
 
 def _reduce_columns[T: DType, S: DType](
     p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
@@ -214,9 +220,10 @@ def _reduce_columns[T: DType, S: DType](
         with KeepDenormals():
             task(t)
 
-    if tasks == 1:
-        kept(0)
-    elif tasks > 1:
+    if tasks == 1 or outer * r * inner < SERIAL_ELEMENTS:  # (a small stage: its tasks here, one after another)
+        for t in range(tasks):
+            kept(t)
+    else:
         parallelize(kept, tasks)
     for t in range(0, tasks, spans):
         var c = (t // spans) % chunks
@@ -278,9 +285,10 @@ def _arg_reduce[T: DType, S: DType](
         with KeepDenormals():
             task(t)
 
-    if tasks == 1:
-        kept(0)
-    elif tasks > 1:
+    if tasks == 1 or outer * r * inner < SERIAL_ELEMENTS:  # (a small stage: its tasks here, one after another)
+        for t in range(tasks):
+            kept(t)
+    else:
         parallelize(kept, tasks)
 
 
@@ -395,7 +403,8 @@ def _scan[T: DType, S: DType, A: DType](
         with KeepDenormals():
             task(t)
 
-    if tasks == 1:
-        kept(0)
-    elif tasks > 1:
+    if tasks == 1 or n < SERIAL_ELEMENTS:  # (a small stage: its tasks here, one after another)
+        for t in range(tasks):
+            kept(t)
+    else:
         parallelize(kept, tasks)
