@@ -77,14 +77,17 @@ def _node_memo(n) -> tuple:
     data = op.data(kw) if op.data_kwarg is not None else None
     if data is not None:
         return hashable_params({k: v for k, v in kw.items() if k != op.data_kwarg}), data, None
-    if op.index_kwarg is not None:
-        items, first = [], None
+    index_kwarg = op.index_kwarg
+    if index_kwarg is not None:
+        items, first, sizes = [], [], []
         for k, v in kw.items():
-            if k == op.index_kwarg:  # (list comprehensions: a generator costs half as much again)
-                first = tuple([a for a, _, _ in v])
-                v = tuple([(len(range(a, b, c)), c) for a, b, c in v])
+            if k == index_kwarg:  # (a plain loop: comprehensions and ranges cost twice as much here)
+                for a, b, c in v:
+                    first.append(a)
+                    sizes.append(((b - a if b > a else 0) if c == 1 else len(range(a, b, c)), c))
+                v = tuple(sizes)
             items.append((k, v))
-        return tuple(items), None, first
+        return tuple(items), None, tuple(first)
     if not kw:
         return (), None, None
     items = tuple(kw.items())
@@ -119,44 +122,49 @@ class TraceLowering:
         # (a limit counts the nodes met, not only those ordered: a long chain is walked to its
         # far end before its first node is ordered)
         budget = -1 if limit is None else 2 * limit
+        # (methods bound once: this loop runs once per node of a read, 100,000 for a long loop's)
+        node_at, leaf_at, order_append, sigs_append = node_ids.get, leaf_ids.get, order.append, sigs.append
         for out in outputs:
             if id(out.node) in node_ids:
                 continue
             stack = [out.node]
+            push, pop = stack.append, stack.pop
             while stack:
                 n = stack[-1]
-                if id(n) in node_ids:
-                    stack.pop()
+                nid = id(n)
+                if nid in node_ids:
+                    pop()
                     continue
                 refs = []
                 waiting = False
                 for v in n.inputs:
                     m = v.node
                     if m is None:
-                        k = leaf_ids.get(id(v))
+                        k = leaf_at(id(v))
                         if k is None:
                             k = leaf_ids[id(v)] = len(leaves)
                             leaves.append(v)
                         refs.append(-1 - k)
                     else:
-                        j = node_ids.get(id(m))
+                        j = node_at(id(m))
                         if j is None:
-                            stack.append(m)
+                            push(m)
                             waiting = True
                             budget -= 1
                             if budget == 0:
                                 return None
-                        else:
+                        elif not waiting:  # (refs are only kept once every input is ordered)
                             refs.append((j << 16) | v.index)
                 if waiting:
                     continue
-                stack.pop()
-                node_ids[id(n)] = len(order)
-                order.append(n)
-                if limit is not None and len(order) > limit:
+                pop()
+                position = node_ids[nid] = len(order)
+                order_append(n)
+                if limit is not None and position >= limit:
                     return None
                 op = n.op
-                polymorphic = polymorphic and op.shape_polymorphic
+                if polymorphic:
+                    polymorphic = op.shape_polymorphic
                 single_op_nodes += op.single_op
                 memo = n.memo
                 if memo is None:  # (once per node: interned constants and re-traced nodes reuse it)
@@ -164,11 +172,11 @@ class TraceLowering:
                 items, data, first = memo
                 if data is not None:
                     params.append((n, data))
-                    sigs.append((op, items, (), "data"))
+                    sigs_append((op, items, (), "data"))
                 else:
                     if first is not None:  # sizes and steps are structure, starts data
-                        starts[len(order) - 1] = first
-                    sigs.append((op, items, tuple(refs), n.treedef))
+                        starts[position] = first
+                    sigs_append((op, items, tuple(refs), n.treedef))
 
         sizes: dict[int, str] = {}
         leaf_sigs = []
