@@ -26,7 +26,10 @@ def _coords(shape, index) -> np.ndarray:
 
 def sliced_shape(index) -> tuple:
     """The shape a basic ``index`` of (start, stop, step) per axis selects."""
-    return tuple(len(range(*sl)) for sl in index)
+    sizes = []
+    for a, b, c in index:  # (a plain loop: asked of every slice a loop records)
+        sizes.append((b - a if b > a else 0) if c == 1 else len(range(a, b, c)))
+    return tuple(sizes)
 
 
 class SliceOp(Operation):

@@ -248,34 +248,33 @@ def plain_key(shape, key, element: bool = False):
     """``(index, shape_after)`` of a key of Python ints, slices of ints, ``None`` and one ``...``
     over ``shape``: the common ``x[1:-1, j]`` and ``x[:, i:i + k, None]``, parsed without the
     general path; None for anything else (the general path decides, and raises what NumPy raises),
-    and for a key that picks one element unless ``element`` (a write of one element)."""
+    and for a key that picks one element unless ``element`` (a write of one element). One pass
+    over the key: this is asked of every basic index a loop records."""
     if type(key) is not tuple:
         key = (key,)
     axes = len(shape)
-    used = 0
-    for k in key:
-        if k is not None and k is not Ellipsis:
-            used += 1
-    if used > axes:
-        return None
     index = []
     after = []
     sliced = False
     ellipsis = False
     n_axis = 0
-    for k in key:
+    for at, k in enumerate(key):
         t = type(k)
         if t is slice:
+            if n_axis == axes:
+                return None
             start, stop, step = k.start, k.stop, k.step
             if (start is not None and type(start) is not int) or (stop is not None and type(stop) is not int) \
                     or (step is not None and type(step) is not int) or step == 0:
                 return None
             start, stop, step = k.indices(shape[n_axis])
             index.append((start, stop, step))
-            after.append(len(range(start, stop, step)))
+            after.append((stop - start if stop > start else 0) if step == 1 else len(range(start, stop, step)))
             sliced = True
             n_axis += 1
         elif t is int:
+            if n_axis == axes:
+                return None
             n = shape[n_axis]
             if not -n <= k < n:
                 return None
@@ -287,10 +286,13 @@ def plain_key(shape, key, element: bool = False):
             sliced = True
         elif k is Ellipsis and not ellipsis:
             ellipsis = True
-            for n in shape[n_axis:n_axis + axes - used]:
+            fill = axes - n_axis - sum(1 for r in key[at + 1:] if r is not None and r is not Ellipsis)
+            if fill < 0:
+                return None
+            for n in shape[n_axis:n_axis + fill]:
                 index.append((0, n, 1))
                 after.append(n)
-            n_axis += axes - used
+            n_axis += fill
             sliced = True
         else:
             return None
