@@ -58,8 +58,14 @@ _OPERATORS = {
 def _read_scalar(self):
     impl = self._impl
     values = impl._values
-    if values[0].node is None and len(values) == 1 and values[0].device.is_host and not impl.batch_dims \
-            and impl.sharding is None and not impl.dtype.is_complex:
+    plain = len(values) == 1 and not impl.batch_dims and impl.sharding is None and not impl.dtype.is_complex
+    if plain and values[0].node is not None:
+        value = host_element(self)
+        if value is not None:
+            return value
+        impl.realize()
+        values = impl._values
+    if plain and values[0].node is None and values[0].device.is_host:
         return values[0].buffer.to_numpy().item()  # realized host data: read as it is
     value = host_element(self)
     return self.numpy().reshape(()).item() if value is None else value
