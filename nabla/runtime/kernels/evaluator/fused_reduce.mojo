@@ -5,7 +5,7 @@ from std.memory import bitcast
 from std.sys.info import simd_width_of
 from max.algorithm import parallelize
 from .denormals import KeepDenormals
-from .fused import (BLOCK, BLOCKS_PER_TASK, MAX_REGISTERS, _combine, _identity, _is_nan, _reduce_block, _run_block,
+from .fused import (BLOCK, BLOCKS_PER_TASK, MAX_REGISTERS, SERIAL_ELEMENTS, _combine, _identity, _is_nan, _reduce_block, _run_block,
                     accumulator, register_stride)
 from .fused_int import itemsize, store_coded
 from .opcodes import Reduce, Code
@@ -146,9 +146,10 @@ def _reduce_rows[T: DType, S: DType](
         with KeepDenormals():
             task(t)
 
-    if tasks == 1:
-        kept(0)
-    elif tasks > 1:
+    if tasks == 1 or m * r < SERIAL_ELEMENTS:  # (see fused.mojo)
+        for t in range(tasks):
+            kept(t)
+    else:
         parallelize(kept, tasks)
     if pieces > 1:
         for row in range(m):
@@ -161,12 +162,6 @@ def _reduce_rows[T: DType, S: DType](
 
 #: rows of the reduced axis one task of a column reduction sums (``_reduce_columns``)
 comptime SPAN_ROWS = 1024
-
-#: stages of fewer elements run their tasks on the calling thread: the column and arg reductions
-#: and the column scans make a task per outer index whatever its size, and ``parallelize`` costs
-#: tens of microseconds, more than a few thousand elements' work (a convolution's loop reduces
-#: 8 x 192 elements per step; the values are the same either way, tasks and partials alike)
-comptime SERIAL_ELEMENTS = BLOCKS_PER_TASK * BLOCK
 
 
 def _reduce_columns[T: DType, S: DType](
@@ -220,7 +215,7 @@ def _reduce_columns[T: DType, S: DType](
         with KeepDenormals():
             task(t)
 
-    if tasks == 1 or outer * r * inner < SERIAL_ELEMENTS:  # (a small stage: its tasks here, one after another)
+    if tasks == 1 or outer * r * inner < SERIAL_ELEMENTS:  # (see fused.mojo: a task per outer index, however small)
         for t in range(tasks):
             kept(t)
     else:
@@ -285,7 +280,7 @@ def _arg_reduce[T: DType, S: DType](
         with KeepDenormals():
             task(t)
 
-    if tasks == 1 or outer * r * inner < SERIAL_ELEMENTS:  # (a small stage: its tasks here, one after another)
+    if tasks == 1 or outer * r * inner < SERIAL_ELEMENTS:  # (see fused.mojo: a task per outer index, however small)
         for t in range(tasks):
             kept(t)
     else:
@@ -403,7 +398,7 @@ def _scan[T: DType, S: DType, A: DType](
         with KeepDenormals():
             task(t)
 
-    if tasks == 1 or n < SERIAL_ELEMENTS:  # (a small stage: its tasks here, one after another)
+    if tasks == 1 or n < SERIAL_ELEMENTS:  # (see fused.mojo)
         for t in range(tasks):
             kept(t)
     else:
