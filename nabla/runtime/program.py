@@ -12,10 +12,11 @@ stages' buffers are the trace's leaves, its results (fresh buffers, one per resu
 of intermediates; the kernel gets all of them by address, so a read pays one call however many
 stages its trace has.
 
-A plan is made once per structure (and set of leaf shapes) and kept by the engine. Scalar constants
-and slice starts are data, not structure (``x[i] = x[i - 1] + c`` is one structure for every ``i``
-and ``c``): a later run binds its buffers' addresses, its constants and the layout offsets its
-starts give into a copy of the plan's call array and constants, and calls the kernel. tinygrad's
+A plan (``program_plan.ProgramPlan``) is made once per structure (and set of leaf shapes) and kept
+by the engine. Scalar constants and slice starts are data, not structure (``x[i] = x[i - 1] + c`` is
+one structure for every ``i`` and ``c``): a later run binds its buffers' addresses, its constants and
+the layout offsets its starts give into a copy of the plan's call array and constants, and calls the
+kernel. tinygrad's
 schedule per realize, with numexpr's idea that the program is data: nothing compiles per
 structure.
 """
@@ -23,10 +24,8 @@ structure.
 from __future__ import annotations
 
 import math
-import threading
 
 import numpy as np
-from max import driver
 
 from ..core import dtypes as _dt
 from ..core.graph import Node, Value
@@ -36,13 +35,13 @@ from .fused_codes import _LOAD, BYTES, CODES, INT_CODES, constant_bits
 from .fused_layouts import Offset
 from .fused_program import _program, matmul_fits
 from .fused_stages import _unfit, stages as first_values
-from .program_kernel import COPY, MAP, NONZERO, REDUCE, SCAN, SCATTER, SCATTER_ADD, STAGE, family
+from .program_kernel import COPY, MAP, NONZERO, REDUCE, SCAN, SCATTER, SCATTER_ADD, family
 from .program_kernel import loaded as _kernel_loaded, module as _kernel_module
+from .program_plan import _FOREIGN, ProgramPlan, _Buffer, _Stage
 
 _MAP, _REDUCE, _SCAN, _COPY, _SCATTER, _SCATTER_ADD, _NONZERO = MAP, REDUCE, SCAN, COPY, SCATTER, SCATTER_ADD, NONZERO
 #: ops whose work is a stage of its own kind, never part of a program of the fused evaluator
 _OWN_KIND = frozenset(("setitem", "scatter", "scatter_add", "nonzero"))
-_FOREIGN = -1  # an op the kernel lacks (a large matmul, a linalg or sort kernel): run on its own between calls
 #: the most elements a stage that writes into the array it reads may have: one block, which it
 #: loads whole before it stores (a larger one could overwrite what a later block reads)
 _IN_PLACE_READS = 1024
@@ -54,36 +53,6 @@ _SMALL_PART_WORK, _SMALL_PART_RATIO = 4, 16
 
 class Unplanned(Exception):
     """The trace holds work no stage of the program kernel runs."""
-
-
-class _Buffer:
-    """A buffer of the program: a leaf's, a result's, or an intermediate's place in the arena."""
-
-    __slots__ = ("index", "value", "nbytes", "result", "arena_at", "leaf", "same")
-
-    def __init__(self, index, value, result=False, leaf=None):
-        self.index, self.value, self.result, self.leaf = index, value, result, leaf
-        self.nbytes = math.prod(value.shape) * value.dtype.itemsize
-        self.arena_at = None
-        self.same = None  # the buffer whose memory this one is (a write in place)
-
-    def memory(self) -> "_Buffer":
-        b = self
-        while b.same is not None:
-            b = b.same
-        return b
-
-
-class _Stage:
-    __slots__ = ("kind", "family", "program", "consts", "out", "n", "layout", "count", "slots", "lifted", "ints",
-                 "offsets", "read")
-
-    def __init__(self, kind, family, program, consts, out, n, layout=None, count=0, slots=(), lifted=(), ints=False,
-                 offsets=()):
-        self.kind, self.family, self.program, self.consts, self.out, self.n = kind, family, program, consts, out, n
-        self.layout, self.count, self.slots, self.lifted, self.ints = layout, count, slots, lifted, ints
-        self.offsets = offsets  # (index in consts, Offset)
-        self.read = ()  # (trace leaf, index in consts): a one-element leaf's value, read per run
 
 
 def foreign(node) -> bool:
@@ -658,351 +627,6 @@ class _Cut:
         if type(off) is not Offset:
             return off
         return Offset(int(off), off.const, {(self.position(i, node_ids), axis): c for (i, axis), c in off.terms.items()})
-
-
-class ProgramPlan:
-    """A trace's stages, ready to bind: kernel calls (one per run of stages between foreign ops)
-    and foreign ops, with the places each run fills in."""
-
-    kind = "program"
-
-    def __init__(self, stages, buffers, outputs, buffer_of):
-        self.stages = len(stages)
-        foreign_outputs = 0
-        for s in stages:
-            if s.kind == _FOREIGN:
-                for b in s.out:
-                    b.arena_at = ("foreign", foreign_outputs)
-                    foreign_outputs += 1
-        at = 0  # the arena: intermediates, 64-byte aligned
-        for b in buffers:
-            if b.leaf is None and not b.result and b.same is None and b.arena_at is None:
-                b.arena_at = at
-                at += (b.nbytes + 63) // 64 * 64
-        self.arena_bytes = at
-        self.foreign_outputs = foreign_outputs
-        results = [buffer_of[id(v)] for v in outputs]
-        # per result: dtype, shape, bytes, where it starts in the results' block, or which foreign
-        # output it is; each result the kernel writes has its place in the block, 64-byte aligned
-        self.result_specs, result_at, at = [], {}, 0
-        for b in results:
-            m = b.memory()
-            foreign = m.arena_at[1] if type(m.arena_at) is tuple else None
-            if foreign is None and m.index not in result_at:
-                result_at[m.index] = at
-                at += (max(m.nbytes, 1) + 63) // 64 * 64
-            used = math.prod(b.value.shape) * b.value.dtype.itemsize  # (a tested count of floats: the first of 8 bytes)
-            self.result_specs.append((b.value.dtype, tuple(b.value.shape), used, result_at.get(m.index), foreign))
-        self.results_bytes = max(at, 1)
-
-        # every constant array, concatenated: one copy per run takes its scalar constants and offsets
-        chunks, const_at, layout_at, total = [], {}, {}, 0
-        self.lifted = []  # (trace position, index into consts, integer family)
-        offsets = []  # (index into consts, Offset)
-        self.read = []  # (trace leaf, index into consts, integer family): one-element leaves read per run
-        for k, s in enumerate(stages):
-            if s.consts is not None:
-                const_at[k] = total
-                chunks.append(np.asarray(s.consts, np.float64))
-                self.lifted += [(pos, total + j, s.ints) for pos, j in s.lifted]
-                offsets += [(total + j, off) for j, off in s.offsets]
-                self.read += [(leaf, total + j, s.ints) for leaf, j in s.read]
-                total += len(s.consts)
-            if s.layout is not None:
-                layout_at[k] = total
-                chunks.append(np.asarray(s.layout, np.float64))
-                offsets += [(total + j, x) for j, x in enumerate(s.layout) if type(x) is Offset]
-                total += len(s.layout)
-        self.consts = np.concatenate(chunks) if chunks else np.zeros(1)
-        self.offsets = _OffsetTable(offsets) if offsets else None
-        self.programs = [s.program for s in stages if s.kind != _FOREIGN]  # (kept alive: calls hold their addresses)
-
-        def where(b):
-            b = b.memory()
-            if b.leaf is not None:
-                return _LEAF, b.leaf, 0
-            if type(b.arena_at) is tuple:
-                return _FOREIGN_OUT, b.arena_at[1], 0
-            if b.result:
-                return _RESULT, 0, result_at[b.index]
-            return _ARENA, 0, b.arena_at
-
-        self.segments = []
-        run: list = []
-        for k, s in enumerate(stages + [None]):
-            if s is not None and s.kind != _FOREIGN:
-                run.append((k, s))
-                continue
-            if run:
-                self.segments.append(_Call(run, where, const_at, layout_at))
-                run = []
-            if s is not None:
-                self.segments.append(_Foreign(s.program, [b if type(b) is tuple else where(b) for b in s.slots],
-                                              [(where(b)[1], b.value) for b in s.out]))
-        self.quick = None
-        memories = [b.memory() for b in results]
-        if len(self.segments) == 1 and type(self.segments[0]) is _Call and self.foreign_outputs == 0 \
-                and self.arena_bytes + self.consts.nbytes <= _QUICK_BYTES \
-                and len({m.index for m in memories}) == len(memories) \
-                and all(m.nbytes == spec[2] for m, spec in zip(memories, self.result_specs)) \
-                and all(source == _LEAF for _, source, _, _ in self.segments[0].leaves + self.segments[0].moving):
-            # (each result a memory of its own, which the kernel fills exactly)
-            self.quick = _QuickRun(self, self.segments[0])
-
-    def run(self, leaf_buffers, values=None, starts=None) -> list:
-        """Run the program on these leaves (``values``: this run's scalar constants by trace
-        position; ``starts``: its slice starts); the results' buffers, in the order of the trace's
-        outputs."""
-        quick = self.quick
-        if quick is not None and quick.lock.acquire(False):
-            try:
-                return quick.run(self, leaf_buffers, values, starts)
-            finally:
-                quick.lock.release()
-        consts = self.consts
-        block = np.empty(self.results_bytes, np.uint8)
-        arena = np.empty(self.arena_bytes, np.uint8) if self.arena_bytes else block
-        if (self.lifted and values) or (self.offsets and starts) or self.read:
-            consts = consts.copy()
-        self.fill(consts, leaf_buffers, values, starts)
-        state = _RunState(leaf_buffers, block, arena, consts, [None] * self.foreign_outputs if self.foreign_outputs
-                          else None, starts, values)
-        kernel = _kernel_module()
-        for segment in self.segments:
-            segment.run(state, kernel)
-        results = []
-        from_numpy = driver.Buffer.from_numpy
-        for dtype, shape, used, at, foreign in self.result_specs:
-            if foreign is not None:
-                results.append(state.foreign[foreign])
-                continue
-            flat = from_numpy(block[at:at + used].view(dtype.numpy_dtype))  # (0-d bools: from 1-d)
-            results.append(flat if len(shape) == 1 else flat.view(dtype.max_dtype, shape))
-        return results
-
-    def fill(self, consts, leaf_buffers, values, starts) -> None:
-        """Write this run's scalars into ``consts``: one-element leaves, scalar constants, offsets."""
-        for leaf, j, ints in self.read:
-            consts[j] = constant_bits(leaf_buffers[leaf].to_numpy().reshape(()).item(), ints)
-        for pos, j, ints in self.lifted:
-            consts[j] = constant_bits(values[pos].reshape(()).item(), ints) if values and pos in values \
-                else self.consts[j]
-        if starts and self.offsets is not None:
-            self.offsets.fill(consts, starts)
-
-
-class _QuickRun:
-    """A small program of one kernel call (a loop's step and its read): its call array,
-    intermediates and constants made once and kept, the arena's and constants' addresses written
-    in; a run writes its scalars and addresses into them and allocates only its results, each a
-    buffer of its own. A run of the plan takes them under ``lock`` (another thread's run of the
-    same plan allocates its own)."""
-
-    __slots__ = ("lock", "scratch", "consts", "call", "address", "places", "leaves", "moving", "results")
-
-    def __init__(self, plan, segment):
-        self.lock = threading.Lock()
-        at = (plan.arena_bytes + 63) // 64 * 64
-        self.scratch = np.empty(at + plan.consts.nbytes, np.uint8)
-        self.consts = self.scratch[at:].view(np.float64)
-        self.consts[:] = plan.consts
-        base = self.scratch.ctypes.data
-        call = segment.call.copy()
-        starts = [spec[3] for spec in plan.result_specs]
-        self.places = []  # (place in the call array, which result, byte offset in it)
-        for places, source in segment.based:
-            if source == _RESULT - 1:
-                for p in places:
-                    offset = int(call[p])
-                    k = max(j for j, s in enumerate(starts) if s <= offset)
-                    self.places.append((int(p), k, offset - starts[k]))
-            else:
-                call[places] += base if source == _ARENA - 1 else base + at
-        self.call = call
-        self.address = call.ctypes.data
-        self.leaves, self.moving = segment.leaves, segment.moving
-        self.results = [(dtype.max_dtype, shape) for dtype, shape, _, _, _ in plan.result_specs]
-
-    def run(self, plan, leaf_buffers, values, starts) -> list:
-        plan.fill(self.consts, leaf_buffers, values, starts)
-        host = _host()
-        out = [driver.Buffer(dtype, shape, host) for dtype, shape in self.results]
-        call = self.call
-        for at, k, offset in self.places:
-            call[at] = out[k]._data_ptr() + offset
-        for at, _, index, offset in self.leaves:  # (every address here is a leaf's)
-            p = leaf_buffers[index]._data_ptr()
-            call[at] = (p if p < 1 << 63 else 0) + offset  # (an empty buffer's is all ones: never read)
-        for at, _, index, offset in self.moving:
-            p = leaf_buffers[index]._data_ptr()
-            call[at] = (p if p < 1 << 63 else 0) + (offset.at(starts) if starts else int(offset))
-        _kernel_module().run(self.address)
-        return out
-
-
-def _host():
-    global _HOST
-    if _HOST is None:
-        _HOST = driver.CPU()
-    return _HOST
-
-
-_HOST = None
-#: the most bytes of intermediates and constants a small program keeps between its runs (``_QuickRun``)
-_QUICK_BYTES = 1 << 16
-
-
-class _OffsetTable:
-    """The constants a run's slice starts move (``Offset``s), as arrays: entry ``k`` goes to
-    ``consts[where[k]]`` and is ``base[k]`` plus the sum of ``coefs[t] * start(params[cols[t]])``
-    over its terms (``rows[t] == k``). A loop's program holds tens of thousands of them: as objects
-    they cost a Python call each per run, and the collector walks them for as long as the plan lives."""
-
-    __slots__ = ("where", "base", "params", "rows", "cols", "coefs")
-
-    def __init__(self, offsets):
-        param_at: dict = {}
-        rows, cols, coefs = [], [], []
-        for k, (_, off) in enumerate(offsets):
-            for param, c in off.terms.items():
-                rows.append(k)
-                cols.append(param_at.setdefault(param, len(param_at)))
-                coefs.append(c)
-        self.where = np.fromiter((j for j, _ in offsets), np.int64, len(offsets))
-        self.base = np.fromiter((off.const for _, off in offsets), np.float64, len(offsets))
-        self.params = tuple(param_at)  # (trace position, axis)
-        self.rows = np.asarray(rows, np.int64)
-        self.cols = np.asarray(cols, np.int64)
-        self.coefs = np.asarray(coefs, np.float64)
-
-    def fill(self, consts, starts) -> None:
-        """Write this run's offsets (``starts``: {trace position: slice starts}) into ``consts``."""
-        p = np.fromiter((starts[pos][axis] for pos, axis in self.params), np.float64, len(self.params))
-        consts[self.where] = self.base + np.bincount(self.rows, self.coefs * p[self.cols], len(self.where))
-
-
-#: where a buffer of a run is (``_RunState.address``)
-_LEAF, _RESULT, _ARENA, _CONSTS, _FOREIGN_OUT = 0, 1, 2, 3, 4
-
-
-class _RunState:
-    """One run's memory: leaf buffers, the results' block, the arena, the constants, foreign
-    outputs; ``bases``: the block's, the arena's and the constants' addresses (by source - 1)."""
-
-    __slots__ = ("leaves", "block", "arena", "consts", "foreign", "starts", "values", "bases")
-
-    def __init__(self, leaves, block, arena, consts, foreign, starts, values):
-        self.leaves, self.block, self.arena, self.consts = leaves, block, arena, consts
-        self.foreign, self.starts, self.values = foreign, starts, values
-        base = block.ctypes.data
-        self.bases = (base, base if arena is block else arena.ctypes.data, consts.ctypes.data)
-
-    def address(self, source, index, offset) -> int:
-        if source == _LEAF:
-            ptr = self.leaves[index]._data_ptr()
-            return (ptr if ptr < 1 << 63 else 0) + offset  # (an empty buffer's is all ones: never read)
-        if source == _FOREIGN_OUT:
-            return self.foreign[index]._data_ptr() + offset
-        return self.bases[source - 1] + offset
-
-    def buffer(self, place, shape, dtype):
-        """A driver buffer over a value's memory in this run (a foreign op's operand)."""
-        source, index, offset = place
-        if source == _LEAF:
-            return self.leaves[index]
-        if source == _FOREIGN_OUT:
-            return self.foreign[index]
-        memory = self.block if source == _RESULT else self.arena
-        n = math.prod(shape) * dtype.itemsize
-        flat = driver.Buffer.from_numpy(memory[offset:offset + n].view(dtype.numpy_dtype))
-        return flat if len(shape) == 1 else flat.view(dtype.max_dtype, tuple(shape))
-
-
-class _Call:
-    """One kernel call: a run of stages, its call array, and the addresses each run fills in: the
-    call array holds each address's offset, and a run adds its base (a block's, the constants', a
-    leaf's)."""
-
-    __slots__ = ("call", "based", "leaves", "moving")
-
-    def __init__(self, run, where, const_at, layout_at):
-        call = np.zeros(1 + STAGE * len(run), np.int64)
-        call[0] = len(run)
-        patches = []  # (place in the call array, source, index, byte offset)
-        self.moving = []  # (place in the call array, source, index, byte Offset): moved by the starts
-        for i, (k, s) in enumerate(run):
-            at = 1 + STAGE * i
-            call[at:at + 8] = (s.kind, s.family, 0 if s.program is None else s.program.ctypes.data, 0, 0, s.n, 0,
-                               s.count)
-            if k in const_at:
-                patches.append((at + 3, _CONSTS, 0, const_at[k] * 8))
-            if k in layout_at:
-                patches.append((at + 6, _CONSTS, 0, layout_at[k] * 8))
-            patches.append((at + 4, *where(s.out)))
-            for j, (b, offset) in enumerate(s.slots):
-                source, index, base = where(b)
-                if type(offset) is Offset:
-                    self.moving.append((at + 8 + 2 * j, source, index, offset + base))
-                else:
-                    patches.append((at + 8 + 2 * j, source, index, base + offset))
-                call[at + 9 + 2 * j] = b.nbytes if (s.family >= 2 or s.kind in (_COPY, _SCATTER)) \
-                    else b.nbytes // b.value.dtype.itemsize
-        based = [(at, source, offset) for at, source, _, offset in patches if source in (_RESULT, _ARENA, _CONSTS)]
-        for at, _, offset in based:
-            call[at] = offset
-        self.call = call
-        # per source with addresses here: (its places in the call array, source - 1)
-        self.based = [(np.array([at for at, s, _ in based if s == source], np.int64), source - 1)
-                      for source in (_RESULT, _ARENA, _CONSTS) if any(s == source for _, s, _ in based)]
-        self.leaves = [tuple(int(x) for x in p) for p in patches if p[1] in (_LEAF, _FOREIGN_OUT)]
-
-    def run(self, state, kernel) -> None:
-        call = self.call.copy()
-        bases = state.bases
-        for places, source in self.based:
-            call[places] += bases[source]
-        address = state.address
-        for at, source, index, offset in self.leaves:
-            call[at] = address(source, index, offset)
-        for at, source, index, offset in self.moving:
-            call[at] = address(source, index, offset.at(state.starts) if state.starts else int(offset))
-        kernel.run(call.ctypes.data)
-
-
-class _Foreign:
-    """An op the kernel lacks, run alone by the engine on buffers of this run. It keeps what the
-    node was (op, kwargs, its values' shapes), never the node: a plan outlives its trace."""
-
-    __slots__ = ("op", "kwargs", "treedef", "inputs", "outputs")
-
-    def __init__(self, node, inputs, outputs):
-        self.op, self.kwargs, self.treedef = node.op, node.kwargs, node.treedef
-        # per operand: (where its buffer is, its shape, dtype, device), or a scalar constant's (op,
-        # kwargs, trace position: its value is each run's)
-        self.inputs = [(place[1].node.op, place[1].node.kwargs, place[2]) if place[0] == "free" else
-                       (place, v.shape, v.dtype, v.device) for place, v in zip(inputs, node.inputs)]
-        # (index among the run's foreign outputs, output index, shape, dtype, device)
-        self.outputs = [(j, v.index, v.shape, v.dtype, v.device) for j, v in outputs]
-
-    def run(self, state, kernel) -> None:
-        from ..core.graph import GRAPH
-
-        leaves = []
-        for spec in self.inputs:
-            if len(spec) == 3:  # a scalar constant: its node again, with this run's value
-                op, kwargs, position = spec
-                if state.values and position in state.values:
-                    kwargs = {**kwargs, op.data_kwarg: type(kwargs[op.data_kwarg])(
-                        state.values[position].reshape(()).item())}
-                leaves.append(Value(Node(op, kwargs, ()), 0, (), kwargs["dtype"], kwargs["device"]))
-            else:
-                place, shape, dtype, device = spec
-                leaves.append(Value.leaf(state.buffer(place, shape, dtype), shape, dtype, device))
-        alone = Node(self.op, self.kwargs, tuple(leaves), self.treedef)
-        values = [Value(alone, index, shape, dtype, device) for _, index, shape, dtype, device in self.outputs]
-        GRAPH.engine.run(values)
-        for (j, *_), v in zip(self.outputs, values):
-            state.foreign[j] = v.buffer
 
 
 def _kind(dtype) -> str:
