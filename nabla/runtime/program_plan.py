@@ -55,6 +55,71 @@ class _Stage:
 
 
 
+def _lay_out_arena(stages, buffers) -> int:
+    """Place each intermediate in the arena (``arena_at``, 64-byte aligned); its size in bytes.
+
+    Stages run one after another, so memory whose last reader is stage ``k`` may hold a value
+    first written by a stage after ``k``: a loop's program reuses a few buffers' worth of memory
+    instead of one per step (a stencil of 60 steps over 180,000 elements: 341 MB of fresh memory,
+    whose first touch cost 2.4 s, against a few MB that stay in cache). Free memory is kept by
+    size and taken only at the same size: a loop's buffers repeat their sizes, and memory never
+    splits, so the arena is never larger than one place per intermediate."""
+    first: dict = {}  # memory -> the stage that first writes or reads it
+    last: dict = {}  # memory -> the stage that last reads or writes it
+    # a foreign op's output may be a view of its operands' memory (a reshape returns its input):
+    # a use of it is a use of the intermediates it may alias
+    aliases: dict = {}  # foreign output buffer -> the intermediates' memories it may alias
+    for k, s in enumerate(stages):
+        foreign = type(s.out) is not _Buffer
+        outs = s.out if foreign else (s.out,)
+        reads = [slot if type(slot) is _Buffer else slot[0] for slot in s.slots]
+        held = [] if foreign else None
+        for b in (*outs, *reads):
+            if type(b) is not _Buffer:
+                continue
+            m = b.memory()
+            for a in aliases.get(m, ()):
+                last[a] = k
+                if held is not None:
+                    held.append(a)
+            if m.leaf is not None or m.result or m.arena_at is not None:
+                continue
+            first.setdefault(m, k)
+            last[m] = k
+            if held is not None:
+                held.append(m)
+        if held:
+            for b in outs:
+                aliases[b.memory()] = held
+    ending: dict = {}  # stage -> the memories it reads last
+    for m, k in last.items():
+        ending.setdefault(k, []).append(m)
+    free: dict = {}  # aligned size -> places free
+    top = 0
+    starts = {}
+    for m, k in first.items():
+        starts.setdefault(k, []).append(m)
+    done = -1  # memories last read at stages up to this one are free
+    for k in sorted(starts):
+        for j in range(done + 1, k):
+            for m in ending.get(j, ()):
+                free.setdefault((m.nbytes + 63) // 64 * 64, []).append(m.arena_at)
+        done = k - 1
+        for m in starts[k]:
+            size = (m.nbytes + 63) // 64 * 64
+            places = free.get(size)
+            if places:
+                m.arena_at = places.pop()
+            else:
+                m.arena_at = top
+                top += size
+    for b in buffers:  # (an intermediate no stage names: a place of its own)
+        if b.leaf is None and not b.result and b.same is None and b.arena_at is None:
+            b.arena_at = top
+            top += (b.nbytes + 63) // 64 * 64
+    return top
+
+
 class ProgramPlan:
     """A trace's stages, ready to bind: kernel calls (one per run of stages between foreign ops)
     and foreign ops, with the places each run fills in."""
@@ -69,12 +134,7 @@ class ProgramPlan:
                 for b in s.out:
                     b.arena_at = ("foreign", foreign_outputs)
                     foreign_outputs += 1
-        at = 0  # the arena: intermediates, 64-byte aligned
-        for b in buffers:
-            if b.leaf is None and not b.result and b.same is None and b.arena_at is None:
-                b.arena_at = at
-                at += (b.nbytes + 63) // 64 * 64
-        self.arena_bytes = at
+        self.arena_bytes = _lay_out_arena(stages, buffers)
         self.foreign_outputs = foreign_outputs
         results = [buffer_of[id(v)] for v in outputs]
         # per result: dtype, shape, bytes, where it starts in the results' block, or which foreign

@@ -390,3 +390,40 @@ def test_nonzero_is_a_stage_of_the_program(monkeypatch):
         want, got = both(lambda m, x: (x[x > 0.5] * 2, m.flatnonzero(x < -1)), x)
         assert_same(want, got)
     assert nb.engine_stats()["interpreted"] == before and "nonzero" not in asked
+
+
+def test_a_loops_intermediates_share_the_arena():
+    """Stages run one after another: memory whose last reader has run holds a later value, so a
+    long loop's program needs a few arrays' worth of intermediates, not one per step."""
+    n, steps = 60, 40
+    A, B = RNG.random((n, n)), RNG.random((n, n))
+    engine = GRAPH.engine
+    known = set(engine._cache)
+    want, got = both(lambda m, a, b: jacobi(m, a, b, steps), A, B)
+    assert_same(want, got)
+    plans = [p for key, e in engine._cache.items() if key not in known and e.program
+             for p in e.program.values() if p]
+    assert plans
+    one = n * n * 8
+    assert max(p.arena_bytes for p in plans) <= 8 * one  # (one place per intermediate: ~400 arrays)
+
+
+def test_views_that_ops_the_kernel_lacks_make_of_intermediates():
+    """An op run apart between the kernel's calls may return a view of its operand's memory (under
+    ``vmap``, the batching moves of an axis): that memory stays the operand's while the view is read."""
+    def f(x):
+        y = x * 1.0
+        v = y[1:]
+        v *= x[:-1]
+        y[0] = 0.0
+        return np.sum(y ** 2)
+
+    def f_host(x):
+        y = x.copy()
+        y[1:] *= x[:-1]
+        y[0] = 0.0
+        return (y ** 2).sum()
+
+    xs = RNG.standard_normal((3, 4))
+    got = nb.vmap(f)(np.asarray(xs)).numpy()
+    numpy.testing.assert_allclose(got, [f_host(r) for r in xs], rtol=1e-12)
