@@ -550,10 +550,13 @@ class _Cut:
                 continue
             stack.pop()
             refs = tuple(ref(v) for v in n.inputs)
-            kwargs = n.kwargs
-            key = n.op.index_kwarg
-            sig = tuple((k, tuple((len(range(*sl)), sl[2]) for sl in x) if k == key else x)
-                        for k, x in kwargs.items()) if key is not None else _hashable(kwargs, n.op)
+            memo = n.memo  # (keying the trace found its kwargs' structure once: the same as a cut's)
+            if memo is not None:
+                sig = memo[0]
+            else:
+                key = n.op.index_kwarg
+                sig = tuple((k, tuple((len(range(*sl)), sl[2]) for sl in x) if k == key else x)
+                            for k, x in n.kwargs.items()) if key is not None else _hashable(n.kwargs, n.op)
             node_at[id(n)] = len(self.origins)
             self.origins.append(n)
             self.inputs.append(refs)
