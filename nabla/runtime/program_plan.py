@@ -55,6 +55,11 @@ class _Stage:
 
 
 
+def _aligned(nbytes: int) -> int:
+    """A place's size: ``nbytes`` rounded up to 64 bytes (a cache line; the kernel's loads align)."""
+    return (nbytes + 63) // 64 * 64
+
+
 def _lay_out_arena(stages, buffers) -> int:
     """Place each intermediate in the arena (``arena_at``, 64-byte aligned); its size in bytes.
 
@@ -96,27 +101,23 @@ def _lay_out_arena(stages, buffers) -> int:
         ending.setdefault(k, []).append(m)
     free: dict = {}  # aligned size -> places free
     top = 0
-    starts = {}
-    for m, k in first.items():
-        starts.setdefault(k, []).append(m)
     done = -1  # memories last read at stages up to this one are free
-    for k in sorted(starts):
+    for m, k in first.items():  # (in stage order: the stages were walked in order)
         for j in range(done + 1, k):
-            for m in ending.get(j, ()):
-                free.setdefault((m.nbytes + 63) // 64 * 64, []).append(m.arena_at)
+            for e in ending.get(j, ()):
+                free.setdefault(_aligned(e.nbytes), []).append(e.arena_at)
         done = k - 1
-        for m in starts[k]:
-            size = (m.nbytes + 63) // 64 * 64
-            places = free.get(size)
-            if places:
-                m.arena_at = places.pop()
-            else:
-                m.arena_at = top
-                top += size
+        size = _aligned(m.nbytes)
+        places = free.get(size)
+        if places:
+            m.arena_at = places.pop()
+        else:
+            m.arena_at = top
+            top += size
     for b in buffers:  # (an intermediate no stage names: a place of its own)
         if b.leaf is None and not b.result and b.same is None and b.arena_at is None:
             b.arena_at = top
-            top += (b.nbytes + 63) // 64 * 64
+            top += _aligned(b.nbytes)
     return top
 
 
@@ -145,7 +146,7 @@ class ProgramPlan:
             foreign = m.arena_at[1] if type(m.arena_at) is tuple else None
             if foreign is None and m.index not in result_at:
                 result_at[m.index] = at
-                at += (max(m.nbytes, 1) + 63) // 64 * 64
+                at += _aligned(max(m.nbytes, 1))
             used = math.prod(b.value.shape) * b.value.dtype.itemsize  # (a tested count of floats: the first of 8 bytes)
             self.result_specs.append((b.value.dtype, tuple(b.value.shape), used, result_at.get(m.index), foreign))
         self.results_bytes = max(at, 1)
@@ -257,7 +258,7 @@ class _QuickRun:
 
     def __init__(self, plan, segment):
         self.lock = threading.Lock()
-        at = (plan.arena_bytes + 63) // 64 * 64
+        at = _aligned(plan.arena_bytes)
         self.scratch = np.empty(at + plan.consts.nbytes, np.uint8)
         self.consts = self.scratch[at:].view(np.float64)
         self.consts[:] = plan.consts
