@@ -1,4 +1,4 @@
-"""The standard's elementwise functions: one table, ``name -> Nabla op function``.
+"""The standard's elementwise functions, built from the ops' rows (``ops/elementwise.py``).
 
 Nabla's op tables already carry each function's dtype category and lowering; this
 layer adds the standard's positional-only signatures and its Python-scalar rules.
@@ -7,20 +7,8 @@ layer adds the standard's positional-only signatures and its Python-scalar rules
 from __future__ import annotations
 
 from ..core.tensor import Tensor
-from ..ops.elementwise import BINARY_FUNCTIONS, UNARY_FUNCTIONS
+from ..ops.elementwise import BINARY_FUNCTIONS, BINARY_TABLE, UNARY_FUNCTIONS, UNARY_TABLE
 from ._dtypes import scalar_result
-
-#: standard name -> Nabla op name (the same unless the standard renamed it)
-_UNARY = {n: n for n in (
-    "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "bitwise_invert", "ceil", "cos", "cosh", "exp",
-    "expm1", "floor", "isfinite", "isinf", "isnan", "log", "log1p", "log2", "log10", "logical_not", "negative",
-    "positive", "reciprocal", "round", "sign", "signbit", "sin", "sinh", "sqrt", "square", "tan", "tanh", "trunc")}
-_BINARY = {n: n for n in (
-    "add", "atan2", "bitwise_and", "bitwise_left_shift", "bitwise_or", "bitwise_right_shift", "bitwise_xor",
-    "copysign", "divide", "equal", "floor_divide", "greater", "greater_equal", "hypot", "less", "less_equal",
-    "logaddexp", "logical_and", "logical_or", "logical_xor", "maximum", "minimum", "multiply", "nextafter",
-    "not_equal", "pow", "remainder", "subtract")}
-
 
 def _unary(name, fn):
     def f(x, /):
@@ -47,7 +35,10 @@ def _binary(name, fn):
     return f
 
 
-ELEMENTWISE_FUNCTIONS = {
-    **{std: _unary(std, UNARY_FUNCTIONS[op]) for std, op in _UNARY.items()},
-    **{std: _binary(std, BINARY_FUNCTIONS[op]) for std, op in _BINARY.items()},
-}
+def build() -> dict:
+    """The standard's elementwise functions: each op whose row says the standard has it."""
+    return {**{name: _unary(name, UNARY_FUNCTIONS[name]) for name, row in UNARY_TABLE.items() if row.array_api},
+            **{name: _binary(name, BINARY_FUNCTIONS[name]) for name, row in BINARY_TABLE.items() if row.array_api}}
+
+
+ELEMENTWISE_FUNCTIONS = build()

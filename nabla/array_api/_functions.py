@@ -348,8 +348,8 @@ def _unique_parts(x):
     the group count is realized)."""
     flat = _ops.reshape(x, (x.size,))
     if flat.dtype.is_complex:  # complex has no order; group by (real, imag), lexicographically
-        by_imag = _sorting.argsort(imag(flat))
-        perm = _ix.take(by_imag, _sorting.argsort(_ix.take(real(flat), by_imag, axis=0)), axis=0)
+        by_imag = _sorting.argsort(_U["imag"](flat))
+        perm = _ix.take(by_imag, _sorting.argsort(_ix.take(_U["real"](flat), by_imag, axis=0)), axis=0)
     else:
         perm = _sorting.argsort(flat)
     s = _ix.take(flat, perm, axis=0)
@@ -502,7 +502,7 @@ def vecdot(x1, x2, /, *, axis=-1) -> Tensor:
         raise ValueError("nabla.vecdot: a non-negative axis needs operands of one rank")
     x1 = moveaxis(x1, a1, -1)
     x2 = moveaxis(x2, a2, -1)
-    products = conj(x1) * x2 if x1.dtype.is_complex else x1 * x2
+    products = _U["conj"](x1) * x2 if x1.dtype.is_complex else x1 * x2
     return sum(products, axis=-1, dtype=products.dtype)  # the standard keeps the dtype (no int widening)
 
 
@@ -523,18 +523,6 @@ def clip(x, /, min=None, max=None) -> Tensor:
             bound = builtins.min(builtins.max(bound, int(info.min)), int(info.max))
         out = _B[fn](out, bound)
     return out if out is not x else asarray(x, copy=True)  # the shape broadcasts with the bounds
-
-
-def conj(x, /) -> Tensor:
-    return _U["conj"](_tensor(x, "conj"))
-
-
-def real(x, /) -> Tensor:
-    return _U["real"](_tensor(x, "real"))
-
-
-def imag(x, /) -> Tensor:
-    return _U["imag"](_tensor(x, "imag"))
 
 
 __all__ = [n for n, v in list(globals().items())

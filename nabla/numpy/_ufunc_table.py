@@ -10,31 +10,14 @@ import numpy as _np
 from .. import array_api as _xp
 from ..core import dtypes as _dt
 from ..ops.elementwise import BINARY_FUNCTIONS as _B, BINARY_OPS as _OPS_B, UNARY_FUNCTIONS as _U, UNARY_OPS as _OPS_U
+from ..ops.elementwise import BINARY_TABLE, UNARY_TABLE
 from ..ops.elementwise import astype as _astype, where as _where
 from ._ufunc_compositions import COMPOSED as _COMPOSITIONS
 from ._ufuncs import plain_binary, plain_unary, ufunc
 
-_UNARY = {
-    "absolute": "abs", "fabs": "abs", "arccos": "acos", "arccosh": "acosh", "arcsin": "asin", "arcsinh": "asinh",
-    "arctan": "atan", "arctanh": "atanh", "invert": "bitwise_invert", "bitwise_not": "bitwise_invert",
-    "bitwise_invert": "bitwise_invert", "acos": "acos", "acosh": "acosh", "asin": "asin", "asinh": "asinh",
-    "atan": "atan", "atanh": "atanh", "ceil": "ceil", "conjugate": "conj", "conj": "conj", "cos": "cos",
-    "cosh": "cosh", "exp": "exp", "expm1": "expm1", "floor": "floor", "isfinite": "isfinite", "isinf": "isinf",
-    "isnan": "isnan", "log": "log", "log10": "log10", "log1p": "log1p", "log2": "log2",
-    "negative": "negative", "positive": "positive", "reciprocal": "reciprocal",
-    "rint": "round", "sign": "sign", "signbit": "signbit", "sin": "sin", "sinh": "sinh", "sqrt": "sqrt",
-    "square": "square", "tan": "tan", "tanh": "tanh", "trunc": "trunc",
-}
-_BINARY = {
-    "add": "add", "arctan2": "atan2", "atan2": "atan2", "bitwise_and": "bitwise_and", "bitwise_or": "bitwise_or",
-    "bitwise_xor": "bitwise_xor", "left_shift": "bitwise_left_shift", "bitwise_left_shift": "bitwise_left_shift",
-    "right_shift": "bitwise_right_shift", "bitwise_right_shift": "bitwise_right_shift", "copysign": "copysign",
-    "divide": "divide", "true_divide": "divide", "equal": "equal",
-    "greater": "greater", "greater_equal": "greater_equal", "hypot": "hypot", "less": "less",
-    "less_equal": "less_equal", "logaddexp": "logaddexp", "maximum": "maximum", "minimum": "minimum", "multiply": "multiply",
-    "nextafter": "nextafter", "not_equal": "not_equal", "power": "pow", "pow": "pow", "float_power": "pow",
-    "remainder": "remainder", "mod": "remainder", "subtract": "subtract",
-}
+#: NumPy's ufunc name -> the Nabla op it is, from the ops' rows (their ``ufuncs``)
+_UNARY = {u: name for name, row in UNARY_TABLE.items() for u in row.ufuncs}
+_BINARY = {u: name for name, row in BINARY_TABLE.items() for u in row.ufuncs}
 
 _LN2 = math.log(2.0)
 

@@ -5,7 +5,7 @@ ops in ``lowerings.MAX_OPS``; nodes of a trace the fused kernel runs in ``fused_
 a compiled graph and the fused kernel compute the same operations, bit for bit. Special values
 (infinities, NaN, signed zeros) follow C99 Annex G, as NumPy's complex loops do.
 
-A backend has ``add sub mul div neg abs sqrt exp log log1p cos sin atan2 maximum minimum equal
+A backend has ``add subtract multiply divide negative abs sqrt exp log log1p cos sin atan2 maximum minimum equal
 greater greater_equal logical_and logical_or logical_not isnan isinf where`` and ``const(value, like)``.
 """
 
@@ -21,29 +21,29 @@ def isfinite(k, x):
 def signbit_of_number(k, x):
     """Sign bit of each non-NaN element (-0.0 counts); NaN gives False."""
     zero = k.const(0, x)
-    neg_zero = k.logical_and(k.equal(x, zero), k.greater(zero, k.div(k.const(1, x), x)))
+    neg_zero = k.logical_and(k.equal(x, zero), k.greater(zero, k.divide(k.const(1, x), x)))
     return k.logical_or(k.greater(zero, x), neg_zero)
 
 
 def copysign_of_number(k, x, y):
     """``copysign`` for a ``y`` whose NaNs' signs do not matter."""
     ax = k.abs(x)
-    return k.where(signbit_of_number(k, y), k.neg(ax), ax)
+    return k.where(signbit_of_number(k, y), k.negative(ax), ax)
 
 
 def hypot(k, x, y):
     """sqrt(x^2 + y^2) scaled by the larger magnitude (no overflow); inf where either is infinite."""
     ax, ay = k.abs(x), k.abs(y)
     big, small = k.maximum(ax, ay), k.minimum(ax, ay)
-    ratio = k.div(small, k.where(k.equal(big, k.const(0, x)), k.const(1, x), big))
-    out = k.mul(big, k.sqrt(k.add(k.const(1, x), k.mul(ratio, ratio))))
+    ratio = k.divide(small, k.where(k.equal(big, k.const(0, x)), k.const(1, x), big))
+    out = k.multiply(big, k.sqrt(k.add(k.const(1, x), k.multiply(ratio, ratio))))
     out = k.where(k.logical_or(k.isnan(x), k.isnan(y)), k.const(math.nan, x), out)
     return k.where(k.logical_or(k.isinf(x), k.isinf(y)), k.const(math.inf, x), out)
 
 
-def mul(k, a, b):
+def multiply(k, a, b):
     (ar, ai), (br, bi) = a, b
-    return k.sub(k.mul(ar, br), k.mul(ai, bi)), k.add(k.mul(ar, bi), k.mul(ai, br))
+    return k.subtract(k.multiply(ar, br), k.multiply(ai, bi)), k.add(k.multiply(ar, bi), k.multiply(ai, br))
 
 
 def unit_infinities(k, x):
@@ -51,33 +51,33 @@ def unit_infinities(k, x):
     return copysign_of_number(k, k.where(k.isinf(x), k.const(1, x), k.const(0, x)), x)
 
 
-def div(k, a, b):
+def divide(k, a, b):
     """Smith's algorithm (R. L. Smith, "Algorithm 116: Complex division", CACM 1962: scales by the
     larger part of ``b``, so |b|^2 never overflows), with C99's limits."""
     (ar, ai), (br, bi) = a, b
     wide = k.greater_equal(k.abs(br), k.abs(bi))
     big = k.where(wide, br, bi)
     other = k.where(wide, bi, br)
-    ratio = k.div(other, big)
-    d = k.add(big, k.mul(other, ratio))
-    r_wide = k.div(k.add(ar, k.mul(ai, ratio)), d)
-    i_wide = k.div(k.sub(ai, k.mul(ar, ratio)), d)
-    r_tall = k.div(k.add(k.mul(ar, ratio), ai), d)
-    i_tall = k.div(k.sub(k.mul(ai, ratio), ar), d)
+    ratio = k.divide(other, big)
+    d = k.add(big, k.multiply(other, ratio))
+    r_wide = k.divide(k.add(ar, k.multiply(ai, ratio)), d)
+    i_wide = k.divide(k.subtract(ai, k.multiply(ar, ratio)), d)
+    r_tall = k.divide(k.add(k.multiply(ar, ratio), ai), d)
+    i_tall = k.divide(k.subtract(k.multiply(ai, ratio), ar), d)
     r, i = k.where(wide, r_wide, r_tall), k.where(wide, i_wide, i_tall)
     # a finite numerator over an infinite denominator is a signed zero
     over_inf = k.logical_and(k.logical_or(k.isinf(br), k.isinf(bi)),
                              k.logical_and(isfinite(k, ar), isfinite(k, ai)))
     ubr, ubi = unit_infinities(k, br), unit_infinities(k, bi)
     zero = k.const(0, ar)
-    r = k.where(over_inf, k.mul(zero, k.add(k.mul(ar, ubr), k.mul(ai, ubi))), r)
-    i = k.where(over_inf, k.mul(zero, k.sub(k.mul(ai, ubr), k.mul(ar, ubi))), i)
+    r = k.where(over_inf, k.multiply(zero, k.add(k.multiply(ar, ubr), k.multiply(ai, ubi))), r)
+    i = k.where(over_inf, k.multiply(zero, k.subtract(k.multiply(ai, ubr), k.multiply(ar, ubi))), i)
     return r, i
 
 
 def reciprocal(k, z):
     re = z[0]
-    return div(k, (k.const(1, re), k.const(0, re)), z)
+    return divide(k, (k.const(1, re), k.const(0, re)), z)
 
 
 def exp_limits(k, a, b, r, i, at_minus_inf):
@@ -95,10 +95,10 @@ def exp(k, z):
     m = k.exp(a)
     c, s = k.cos(b), k.sin(b)
     # where e^a overflows, e^a cos b may not: (e^(a/2) cos b) e^(a/2)
-    h = k.exp(k.mul(a, k.const(0.5, a)))
+    h = k.exp(k.multiply(a, k.const(0.5, a)))
     big = k.logical_and(k.isinf(m), isfinite(k, a))
-    r = k.where(big, k.mul(k.mul(h, c), h), k.mul(m, c))
-    i = k.where(big, k.mul(k.mul(h, s), h), k.mul(m, s))
+    r = k.where(big, k.multiply(k.multiply(h, c), h), k.multiply(m, c))
+    i = k.where(big, k.multiply(k.multiply(h, s), h), k.multiply(m, s))
     # exp(a + 0j) stays real even where cos/sin of 0 meet an infinite magnitude
     b_zero = k.equal(b, k.const(0, b))
     r = k.where(b_zero, m, r)
@@ -114,7 +114,7 @@ def sign(k, z):
     m = hypot(k, a, b)
     zero = k.equal(m, k.const(0, m))
     safe = k.where(zero, k.const(1, m), m)
-    return k.where(zero, k.const(0, m), k.div(a, safe)), k.where(zero, k.const(0, m), k.div(b, safe))
+    return k.where(zero, k.const(0, m), k.divide(a, safe)), k.where(zero, k.const(0, m), k.divide(b, safe))
 
 
 def equal(k, a, b):
@@ -166,14 +166,14 @@ def log(k, z):
     near = k.logical_and(k.greater(h, k.const(0.5, a)), k.greater(k.const(2, a), h))
     one = k.const(1, a)
     big, small = k.maximum(k.abs(a), k.abs(b)), k.minimum(k.abs(a), k.abs(b))
-    unit = k.mul(k.const(0.5, a), k.log1p(k.add(k.mul(k.sub(big, one), k.add(big, one)), k.mul(small, small))))
+    unit = k.multiply(k.const(0.5, a), k.log1p(k.add(k.multiply(k.subtract(big, one), k.add(big, one)), k.multiply(small, small))))
     return k.where(near, unit, k.log(h)), k.atan2(b, a)
 
 
 def power(k, a, b):
     """exp(b log a), with NumPy's limits: exp(b log 0) is 0 * inf, which NumPy gives as 0 where
     re(b) > 0 and NaN elsewhere; and z ** 0 is 1."""
-    r, i = exp(k, mul(k, b, log(k, a)))
+    r, i = exp(k, multiply(k, b, log(k, a)))
     zero = k.const(0, r)
     at_zero = k.logical_and(k.equal(a[0], zero), k.equal(a[1], zero))
     limit = k.where(k.greater(b[0], zero), zero, k.const(math.nan, r))
@@ -182,17 +182,39 @@ def power(k, a, b):
     return k.where(b_zero, k.const(1, r), r), k.where(b_zero, zero, i)
 
 
-#: Nabla op name -> formula on pairs, for the ops written here: a pair result, or a real one
-UNARY = {
-    "negative": lambda k, z: (k.neg(z[0]), k.neg(z[1])), "positive": lambda k, z: z,
-    "conj": lambda k, z: (z[0], k.neg(z[1])), "real": lambda k, z: z[0], "imag": lambda k, z: z[1],
-    "abs": lambda k, z: hypot(k, *z), "square": lambda k, z: mul(k, z, z), "reciprocal": reciprocal,
-    "exp": exp, "log": log, "sign": sign, "isnan": isnan, "isinf": isinf, "isfinite": complex_isfinite,
-}
-BINARY = {
-    "add": lambda k, a, b: (k.add(a[0], b[0]), k.add(a[1], b[1])),
-    "subtract": lambda k, a, b: (k.sub(a[0], b[0]), k.sub(a[1], b[1])),
-    "multiply": mul, "divide": div, "equal": equal, "not_equal": not_equal,
-    "greater": greater, "greater_equal": greater_equal, "less": less, "less_equal": less_equal,
-    "pow": power,
-}
+# the formulas of the ops whose complex form is plain arithmetic on the pair (each op's row names
+# its formula: ``formula=`` in ops/elementwise.py)
+def negative(k, z):
+    return k.negative(z[0]), k.negative(z[1])
+
+
+def positive(k, z):
+    return z
+
+
+def conj(k, z):
+    return z[0], k.negative(z[1])
+
+
+def real(k, z):
+    return z[0]
+
+
+def imag(k, z):
+    return z[1]
+
+
+def magnitude(k, z):
+    return hypot(k, *z)
+
+
+def square(k, z):
+    return multiply(k, z, z)
+
+
+def add(k, a, b):
+    return k.add(a[0], b[0]), k.add(a[1], b[1])
+
+
+def subtract(k, a, b):
+    return k.subtract(a[0], b[0]), k.subtract(a[1], b[1])

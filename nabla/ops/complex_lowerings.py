@@ -13,7 +13,7 @@ import math
 from max.graph import ops
 
 from . import complex_formulas as F
-from .lowerings import (MAX_OPS, broadcast_to, const, copysign_of_number, exp, hypot, identity, isfinite, nan_like,
+from .lowerings import (MAX_OPS, const, copysign_of_number, exp, hypot, identity, isfinite, nan_like,
                         select, signbit_of_number, slice_tensor)
 from .transcendental_lowerings import asinh, atan2, cosh, expm1, sinh
 
@@ -45,16 +45,13 @@ class _ComplexOps(MAX_OPS):
     atan2 = staticmethod(atan2)
 
 
-def _pairwise(formula):
+def pairwise(formula):
     """A formula on pairs as a lowering on complex storage (a pair result packed again)."""
     def lowering(*xs):
         out = formula(_ComplexOps, *map(_pair, xs))
         return pack(*out) if isinstance(out, tuple) else out
     return lowering
 
-
-cmul, cdiv, cabs, csign = (_pairwise(F.BINARY["multiply"]), _pairwise(F.BINARY["divide"]), _pairwise(F.UNARY["abs"]),
-                           _pairwise(F.UNARY["sign"]))
 
 
 def cconj(x):
@@ -80,8 +77,6 @@ def _times_minus_i(z):
 def _either_inf(a, b):
     return ops.logical_or(ops.is_inf(a), ops.is_inf(b))
 
-
-cexp = _pairwise(F.exp)
 
 
 def _exp_limits(a, b, r, i, at_minus_inf):
@@ -272,7 +267,7 @@ def catan(x):
     return _times_minus_i(catanh(_times_i(x)))
 
 
-clog, cpow = _pairwise(F.log), _pairwise(F.power)
+clog = pairwise(F.log)
 
 
 def csqrt(x):
@@ -289,21 +284,8 @@ def csqrt(x):
     return pack(out_r, out_i)
 
 
-def csquare(x):
-    return cmul(x, x)
-
-
-def creciprocal(x):
-    one = broadcast_to(const(1, re(x)), re(x).shape)
-    return cdiv(pack(one, broadcast_to(const(0, re(x)), re(x).shape)), x)
-
-
-# the ops whose complex form is their real one on the pair (a sum, a negation, a rounding of
-# each part) or a formula of the pair (complex_formulas.py)
+# the ops whose complex form is their real one on the whole storage (a sum, a negation, a rounding of
+# each part); an op whose row names only a formula of the pair is lowered by ``pairwise`` of it
 cnegative, cpositive, creal, cimag, cround = ops.negate, identity, re, im, ops.round
 clog2, clog10 = clog_base(2), clog_base(10)
-cisnan, cisinf, cisfinite = _pairwise(F.isnan), _pairwise(F.isinf), _pairwise(F.complex_isfinite)
 cadd, csubtract = ops.add, ops.sub
-cequal, cnot_equal = _pairwise(F.equal), _pairwise(F.not_equal)
-# (less and less_equal are greater and greater_equal with their operands swapped: the op's ``swap``)
-cgreater, cgreater_equal = _pairwise(F.greater), _pairwise(F.greater_equal)

@@ -461,8 +461,9 @@ def negative(x):
 class MAX_OPS:
     """``complex_formulas``' backend: MAX graph ops."""
 
-    add, sub, mul, div = staticmethod(ops.add), staticmethod(ops.sub), staticmethod(ops.mul), staticmethod(ops.div)
-    neg, abs, sqrt = staticmethod(ops.negate), staticmethod(ops.abs), staticmethod(ops.sqrt)
+    add, subtract = staticmethod(ops.add), staticmethod(ops.sub)
+    multiply, divide = staticmethod(ops.mul), staticmethod(ops.div)
+    negative, abs, sqrt = staticmethod(ops.negate), staticmethod(ops.abs), staticmethod(ops.sqrt)
     exp, cos, sin = staticmethod(exp), staticmethod(ops.cos), staticmethod(ops.sin)
     log, log1p = staticmethod(ops.log), staticmethod(ops.log1p)
     maximum, minimum = staticmethod(ops.max), staticmethod(ops.min)

@@ -78,7 +78,9 @@ _METHODS = {
     "reshape": aliasing.reshape, "transpose": aliasing.transpose, "permute": aliasing.transpose,
     "unsqueeze": aliasing.unsqueeze, "squeeze": aliasing.squeeze, "swapaxes": aliasing.swapaxes,
     "broadcast_to": broadcasting.broadcast_to, "astype": ew.astype, "split": multi_output.split,
-    "exp": _U["exp"], "log": _U["log"], "tanh": _U["tanh"], "sqrt": _U["sqrt"], "abs": _U["abs"],
+    # the elementwise ops whose rows say ``Tensor`` has them as methods
+    **{name: _U[name] for name, row in ew.UNARY_TABLE.items() if row.method},
+    **{name: ew.BINARY_FUNCTIONS[name] for name, row in ew.BINARY_TABLE.items() if row.method},
 }
 
 

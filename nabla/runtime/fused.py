@@ -18,7 +18,7 @@ import numpy as np
 from ..core import dtypes as _dt
 from . import program_kernel
 from .fused_complex import complex_work, real_trace, relift
-from .fused_codes import BYTES, UNARY_CODES, constant_bits
+from .fused_codes import BYTES, constant_bits, elementwise_facts
 from .program_kernel import MAP, REDUCE, SCAN, STAGE, family
 from .fused_program import contiguous_view, write
 from .fused_stages import deferrable, fits_alone, stages
@@ -146,7 +146,7 @@ class FusedPath(FirstSightPath):
 
     @staticmethod
     def computes_single_op_nodes(order) -> bool:
-        return all(n.op.name in UNARY_CODES and all(v.dtype in (_dt.float32, _dt.float64) and v.device.is_host
+        return all(elementwise_facts(n.op) is not None and len(n.inputs) == 1 and all(v.dtype in (_dt.float32, _dt.float64) and v.device.is_host
                                                      for v in n.inputs)
                    for n in order if n.op.single_op)
 

@@ -25,12 +25,6 @@ _FUSED = {name: op.fused for name, op in registry().items() if op.fused is not N
 UNARY_CODES = {name: f.code for name, f in _FUSED.items() if f.code is not None and name in UNARY_OPS}
 BINARY_CODES = {name: f.code for name, f in _FUSED.items() if f.code is not None and name in BINARY_OPS}
 
-#: on booleans the bitwise ops are the logical ones
-_ON_BOOLS = {name: f.on_bools for name, f in _FUSED.items() if f.on_bools is not None}
-
-#: codes only the integer family runs (the float family: signbit only)
-_INT_ONLY = frozenset(name for name, f in _FUSED.items() if f.ints_only)
-
 #: reductions -> their kind in the program's header
 REDUCE_CODES = {name: f.reduce for name, f in _FUSED.items() if f.reduce is not None}
 
@@ -40,9 +34,6 @@ ARG_REDUCE = frozenset(name for name in REDUCE_CODES if isinstance(registry()[na
 #: the integer family's dtypes -> their codes in kernels/evaluator/fused.mojo
 INT_CODES = {_dt.bool_: 0, _dt.int8: 1, _dt.int16: 2, _dt.int32: 3, _dt.int64: 4, _dt.uint8: 5, _dt.uint16: 6,
              _dt.uint32: 7, _dt.uint64: 4}
-
-#: ops whose result on uint64 operands differs from their int64 bits' (order, magnitude)
-_SIGNED_ONLY = frozenset(name for name, f in _FUSED.items() if f.signed)
 
 #: of those, the ones with an opcode of their uint64 form (the others run elsewhere on uint64)
 UNSIGNED_CODES = {name: f.unsigned for name, f in _FUSED.items() if f.unsigned is not None}
@@ -57,12 +48,6 @@ HALF = CODES[_dt.float16]
 
 #: what the integer family's programs take as data: bytes
 BYTES = _dt.uint8
-
-#: elementwise ops the integer family does not run (float results, or no integer opcode: ``pow``)
-_FLOAT_ONLY = frozenset(name for name, f in _FUSED.items() if f.code is not None and not f.ints)
-
-#: integer ops whose results wrap to a narrow dtype
-_WRAPPING = frozenset(name for name, f in _FUSED.items() if f.wraps)
 
 #: views that keep the elements' order: an alias in the program
 _ORDER_KEEPING = frozenset(name for name, f in _FUSED.items() if f.view == "alias")
@@ -88,11 +73,17 @@ def constant_bits(value, ints: bool) -> float:
         return float(np.array([int(value) % 2 ** 64], np.uint64).view(np.float64)[0])
     return float(value)
 
+def elementwise_facts(op):
+    """How the kernel runs elementwise op ``op`` (its row's ``Fused``), or None: no opcode of its own."""
+    f = op.fused
+    return f if f is not None and f.code is not None else None
+
+
 def _unsigned_order(n) -> bool:
     """Whether ``n`` orders or measures uint64 values (int64 registers would see large ones as negative)
     with no opcode of its uint64 form."""
-    return n.op.name in _SIGNED_ONLY and n.op.name not in UNSIGNED_CODES and any(v.dtype is _dt.uint64
-                                                                                 for v in n.inputs)
+    f = n.op.fused
+    return f is not None and f.signed and f.unsigned is None and any(v.dtype is _dt.uint64 for v in n.inputs)
 
 
 # --- the kernel's named constants ----------------------------------------------------------------

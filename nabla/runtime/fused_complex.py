@@ -14,7 +14,6 @@ from __future__ import annotations
 from ..core import dtypes as _dt
 from ..core.graph import Node, Value
 from ..core.pytree import tree_flatten
-from ..ops import complex_formulas as F
 from ..ops.base import broadcast_shapes
 from ..ops.creation import constant_op
 from ..ops.elementwise import BINARY_OPS, UNARY_OPS, cast_op, complex_op, where_op
@@ -30,19 +29,19 @@ def is_complex(n) -> bool:
     """Whether node ``n`` does complex work (rather than move complex storage as it is)."""
     kw = n.kwargs
     return "complex_storage" in kw or "src_complex" in kw or n.op is complex_op \
-        or (n.op.name in ("astype", "constant") and kw["dtype"].is_complex)
+        or ((n.op is cast_op or n.op is constant_op) and kw["dtype"].is_complex)
 
 
 def takes(n) -> bool:
     """Whether the rewrite writes complex node ``n`` as real work."""
-    kw, name = n.kwargs, n.op.name
-    if name in ("astype", "constant", "complex"):  # (a cast to complex reads any real dtype)
-        return n.op is complex_op or n.op is constant_op or n.op is cast_op
+    kw = n.kwargs
+    if n.op is complex_op or n.op is constant_op or n.op is cast_op:  # (a cast to complex reads any real dtype)
+        return True
     if not all(v.dtype in _FLOATS or v.dtype is _dt.bool_ or (v.dtype.is_complex and v.shape == ())
                for v in n.inputs):
         return False
-    return (name in F.UNARY or name in F.BINARY or name == "where") and set(kw) == {"complex_storage"} \
-        and n.op in (UNARY_OPS.get(name), BINARY_OPS.get(name), where_op)
+    row = getattr(n.op, "row", None)
+    return (n.op is where_op or (row is not None and row.formula is not None)) and set(kw) == {"complex_storage"}
 
 
 class _Writer:
@@ -57,11 +56,16 @@ class _Writer:
         self.order.append(n)
         return Value(n, 0, tuple(shape), dtype, self.device)
 
-    def _unary(self, name, x, dtype=None):
-        return self._node(UNARY_OPS[name], {}, (x,), x.shape, dtype or x.dtype)
+    def __getattr__(self, name):
+        """The formulas' real elementwise ops, by their names: a node of the op's own row."""
+        op = UNARY_OPS.get(name) or BINARY_OPS.get(name)
+        if op is None:
+            raise AttributeError(name)
 
-    def _binary(self, name, x, y, dtype=None):
-        return self._node(BINARY_OPS[name], {}, (x, y), broadcast_shapes(x.shape, y.shape), dtype or x.dtype)
+        def node(*xs):
+            shape = xs[0].shape if len(xs) == 1 else broadcast_shapes(xs[0].shape, xs[1].shape)
+            return self._node(op, {}, xs, shape, _dt.bool_ if op.row.out_bool else xs[0].dtype)
+        return node
 
     def const(self, value, like):
         return self.constant(value, like.dtype)
@@ -97,24 +101,6 @@ class _Writer:
             parts.append(self._node(reshape_op, {"shape": inner + (1,)}, (p,), inner + (1,), dtype))
         _, treedef = tree_flatten((parts,), is_leaf=lambda x: isinstance(x, Value))
         return self._node(concat_op, {"axis": len(inner)}, parts, tuple(shape), dtype, treedef)
-
-
-def _method(kind, name, out_bool=False):
-    if kind == "unary":
-        return lambda self, x: self._unary(name, x, _dt.bool_ if out_bool else None)
-    return lambda self, x, y: self._binary(name, x, y, _dt.bool_ if out_bool else None)
-
-
-for _name, _op in (("neg", "negative"), ("abs", "abs"), ("sqrt", "sqrt"), ("exp", "exp"), ("cos", "cos"),
-                   ("sin", "sin"), ("log", "log"), ("log1p", "log1p")):
-    setattr(_Writer, _name, _method("unary", _op))
-for _name in ("isnan", "isinf", "logical_not"):
-    setattr(_Writer, _name, _method("unary", _name, True))
-for _name, _op in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("div", "divide"),
-                   ("maximum", "maximum"), ("minimum", "minimum"), ("atan2", "atan2")):
-    setattr(_Writer, _name, _method("binary", _op))
-for _name in ("equal", "greater", "greater_equal", "logical_and", "logical_or"):
-    setattr(_Writer, _name, _method("binary", _name, True))
 
 
 def real_trace(order, leaves, outputs, node_ids, leaf_ids):
@@ -184,7 +170,7 @@ def _reshaped_pair(w, n, parts):
 
 def _rewrite(w, n, pair, storage):
     """Node ``n``'s complex work on real values: a pair for a complex result, else a real value."""
-    name, kw = n.op.name, n.kwargs
+    kw = n.kwargs
     if n.op is constant_op:
         real = _dt.real_dtype(kw["dtype"])
         return w.constant(kw["value"].real, real), w.constant(kw["value"].imag, real)
@@ -207,13 +193,11 @@ def _rewrite(w, n, pair, storage):
             zero = w.const(0, re)
             return w.logical_not(w.logical_and(w.equal(re, zero), w.equal(im, zero)))
         return w.cast(re, target)  # (NumPy keeps the real part)
-    if name == "where":
+    if n.op is where_op:
         c = storage(n.inputs[0])
         (xr, xi), (yr, yi) = pair(n.inputs[1]), pair(n.inputs[2])
         return w.where(c, xr, yr), w.where(c, xi, yi)
-    if name in F.UNARY:
-        return F.UNARY[name](w, pair(n.inputs[0]))
-    return F.BINARY[name](w, pair(n.inputs[0]), pair(n.inputs[1]))
+    return n.op.row.formula(w, *map(pair, n.inputs))
 
 
 def relift(program, positions) -> None:

@@ -21,10 +21,10 @@ import math
 import numpy as np
 
 from ..core import dtypes as _dt
-from .fused_codes import (ARG_REDUCE, _AXIS_INDEX, _CONST, _GATHER, _INT_ONLY, _FLOAT_ONLY, _LOAD, _ON_BOOLS, _ORDER_KEEPING,
-                          _REAL_IDENTITIES, _REGISTERS, _STRIDED, _WHERE, _WRAP, _WRAPPING, BINARY_CODES, BYTES, CODES,
-                          HALF, HEADER, INT_CODES, REDUCE_CODES, SLOTS, UNARY_CODES, UNSIGNED_CODES, _unsigned_order,
-                          constant_bits)
+from ..core.operation import OPS
+from .fused_codes import (ARG_REDUCE, _AXIS_INDEX, _CONST, _GATHER, _LOAD, _ORDER_KEEPING, _REAL_IDENTITIES, _REGISTERS,
+                          _STRIDED, _WHERE, _WRAP, BINARY_CODES, BYTES, CODES, HALF, HEADER, INT_CODES, REDUCE_CODES,
+                          SLOTS, UNARY_CODES, _unsigned_order, constant_bits, elementwise_facts)
 from .fused_layouts import Offset, Unfit as _Unfit
 from .fused_layouts import (_contiguous, _is_stack, _layout, _layouts, _reduced_run, _restride, _through,
                             release_last_uses)
@@ -260,10 +260,10 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
             raise _Unfit
         if i in alias or i in views:
             continue
-        name = n.op.name
-        if name in _ON_BOOLS and all(v.dtype is _dt.bool_ for v in n.inputs):
-            name = _ON_BOOLS[name]
-        elif name in _INT_ONLY and not ints and not (i in index and name in ("floor_divide", "remainder")):
+        name, f = n.op.name, elementwise_facts(n.op)
+        if f is not None and f.on_bools is not None and all(v.dtype is _dt.bool_ for v in n.inputs):
+            f = elementwise_facts(OPS[f.on_bools])
+        elif f is not None and f.ints_only and not ints and not (i in index and name in ("floor_divide", "remainder")):
             raise _Unfit
         if coded_float and name not in ("astype", "take") and i not in index \
                 and any(v.dtype is not registers and v.dtype is not _dt.bool_
@@ -286,7 +286,7 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
             if name == "constant":
                 lifted.append((i, len(consts)))
             consts.append(constant_bits(value, ints))
-        elif ints and name in _FLOAT_ONLY:
+        elif ints and f is not None and not f.ints:
             raise _Unfit  # float results, or no integer opcode
         elif ints and name == "astype":  # to a narrower or other-signed integer, or to bool
             target = n.kwargs.get("dtype")
@@ -302,12 +302,10 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
             args, code = n.inputs, (UNARY_CODES["positive"],)
         elif name == "take":
             args, code = n.inputs[1:], _take(n, result, consts, (view_of, lift, slot_of, registers, coded_float, leaves))
-        elif ints and name in UNSIGNED_CODES and any(v.dtype is _dt.uint64 for v in n.inputs):
-            args, code = n.inputs, (UNSIGNED_CODES[name],)  # (their bits in int64 registers, read unsigned)
-        elif name in UNARY_CODES:
-            args, code = n.inputs, (UNARY_CODES[name],)
-        elif name in BINARY_CODES:
-            args, code = n.inputs, (BINARY_CODES[name],)
+        elif ints and f is not None and f.unsigned is not None and any(v.dtype is _dt.uint64 for v in n.inputs):
+            args, code = n.inputs, (f.unsigned,)  # (their bits in int64 registers, read unsigned)
+        elif f is not None:
+            args, code = n.inputs, (f.code,)
         elif name == "where":
             args, code = n.inputs, (_WHERE,)
         elif name in ("broadcast_to", "broadcast_physical"):  # of a computed value: its register spreads it
@@ -332,7 +330,7 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
             if len(code) == 2:  # (a second unary op on the result)
                 instructions.append((code[1], dst, dst, 0, 0))
             narrow = dtype_of.get(i)
-            if ints and name in _WRAPPING and narrow is not None and INT_CODES[narrow] != INT_CODES[_dt.int64]:
+            if ints and f is not None and f.wraps and narrow is not None and INT_CODES[narrow] != INT_CODES[_dt.int64]:
                 instructions.append((_WRAP, dst, dst, INT_CODES[narrow], 0))
         if coded_float and code[0] != _WRAP and dtype_of.get(i) is _dt.float16:
             instructions.append((_WRAP, dst, dst, HALF, 0))

@@ -4,16 +4,16 @@ first so that more of a trace runs on the kernel, and whether a node runs on it 
 from __future__ import annotations
 
 from ..core import dtypes as _dt
-from .fused_codes import ARG_REDUCE, _INT_ONLY, _ORDER_KEEPING, _REAL_IDENTITIES, _STRIDED, BINARY_CODES, INT_CODES, \
-    REDUCE_CODES, UNARY_CODES, _unsigned_order
+from .fused_codes import (ARG_REDUCE, _ORDER_KEEPING, _REAL_IDENTITIES, _STRIDED, INT_CODES, REDUCE_CODES,
+                          _unsigned_order, elementwise_facts)
 from .fused_complex import is_complex, takes
 from .fused_layouts import _is_stack
 from .fused_program import _coded_registers, _tested, matmul_fits
 
 
-_STAGEABLE = frozenset(UNARY_CODES) | frozenset(BINARY_CODES) | frozenset(REDUCE_CODES) | _ORDER_KEEPING \
-    | _STRIDED | _REAL_IDENTITIES | {"where", "constant", "astype", "cumulative_sum", "full", "iota", "take",
-                                     "concat", "zeros_like"}
+#: the ops the kernel runs that are neither elementwise rows with an opcode nor in ``fused_codes``' tables
+_STAGEABLE = frozenset(REDUCE_CODES) | _ORDER_KEEPING | _STRIDED | _REAL_IDENTITIES \
+    | {"where", "constant", "astype", "cumulative_sum", "full", "iota", "take", "concat", "zeros_like"}
 
 
 _STAGE_DTYPES = (_dt.float32, _dt.float64, *INT_CODES)
@@ -24,8 +24,10 @@ def _unfit(n) -> bool:
     rewrite to real pairs writes it)."""
     if is_complex(n):
         return not takes(n)
-    return (n.op.name not in _STAGEABLE and not _is_stack(n)) \
-        or (n.op.name in _INT_ONLY and any(v.dtype not in INT_CODES for v in n.inputs)) or _unsigned_order(n)
+    f = elementwise_facts(n.op)
+    if f is not None:
+        return (f.ints_only and any(v.dtype not in INT_CODES for v in n.inputs)) or _unsigned_order(n)
+    return (n.op.name not in _STAGEABLE and not _is_stack(n)) or _unsigned_order(n)
 
 
 def _stage_dtype(v) -> bool:
