@@ -13,7 +13,8 @@ from .tensor_impl import TensorImpl
 
 
 class Tensor:
-    """A lazy n-dimensional array on a MAX device."""
+    """A lazy n-dimensional array on a MAX device. Its operators and op methods come from the layers
+    above core and are bound in one place, ``nabla/tensor_api.py``."""
 
     # _view: (parent, derive, put_back) when this tensor is a view of another; _views: weak references
     # to this tensor's live views. nabla.ops' aliasing module keeps writes and views consistent.

@@ -122,7 +122,8 @@ def convert(ticks, src: _np.dtype, dst: _np.dtype):
 # --- the array -----------------------------------------------------------------------------------------
 class DatetimeArray(FaceItems):
     """An array of dates (``datetime64``) or durations (``timedelta64``): int64 ticks on MAX and NumPy's
-    dtype. Indexing, views and writes are the ticks'; arithmetic follows NumPy's unit rules."""
+    dtype. Indexing, views and writes are the ticks'; arithmetic follows NumPy's unit rules (its
+    operators and the methods that are face functions are bound in ``_datetime_ops._bind``)."""
 
     __slots__ = ("ticks", "dtype", "__weakref__")
     __array_priority__ = 200  # NumPy's arrays and scalars defer their operators to ours

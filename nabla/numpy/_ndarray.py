@@ -27,7 +27,8 @@ BYTE_VIEWS: list = []
 
 
 class ndarray(Tensor):
-    """A lazy n-dimensional array on a MAX device, with NumPy's interface."""
+    """A lazy n-dimensional array on a MAX device, with NumPy's interface. Its methods that are the
+    face's functions (``x.sum()``, ``x + y``) are bound by ``_methods.bind`` once the face has loaded."""
 
     __slots__ = ()
 

@@ -157,7 +157,9 @@ def _field_name(dtype: _np.dtype, key: str) -> str:
 # --- the array -----------------------------------------------------------------------------------------
 class StructuredArray(FaceItems):
     """An array of records: NumPy's structured dtype and one array per field (face arrays on MAX).
-    Field access, indexing, reshaping and writes are the fields'; views see writes, as in NumPy."""
+    Field access, indexing, reshaping and writes are the fields'; views see writes, as in NumPy (its
+    ufunc protocol, comparisons and the methods that are face functions are bound in
+    ``_records_ops._bind``)."""
 
     __slots__ = ("_fields", "dtype", "shape", "_scalar", "__weakref__")
     __array_priority__ = 200  # NumPy's arrays and scalars defer their operators to ours
