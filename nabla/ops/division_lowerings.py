@@ -27,21 +27,23 @@ def floor_divide(x, y):
         if by_minus_one is not None:
             q = select(by_minus_one, ops.sub(const(0, x), x), q)
         return select(by_zero, const(0, x), q)
+    # NumPy's npy_divmod: the quotient from the exact fmod, one less where the fmod and y differ in
+    # sign, rounded to the nearest integer (the fused kernel's _floor_divide takes the same steps)
     zero = const(0, x)
-    q = ops.floor(ops.div(x, y))
-    # exact quotients from the remainder, as Python's float // does
-    r = remainder(x, y)
-    exact = ops.div(ops.sub(x, r), y)
-    rounded = ops.round(exact)
-    q = select(ops.logical_and(isfinite(exact), ops.logical_and(ops.logical_not(ops.equal(y, zero)), isfinite(y))),
-               rounded, q)
-    # x finite, y infinite: 0 with the quotient's sign (the standard's -0 where Python gives -1.0)
-    x_fin_y_inf = ops.logical_and(isfinite(x), ops.is_inf(y))
+    mod = _fmod(x, y)
+    div = ops.div(ops.sub(x, mod), y)
+    fix = ops.logical_and(ops.logical_not(ops.equal(mod, zero)),
+                          ops.logical_xor(ops.greater(zero, y), ops.greater(zero, mod)))
+    div = select(fix, ops.sub(div, const(1, x)), div)
+    whole = ops.floor(div)
+    whole = select(ops.greater(ops.sub(div, whole), const(0.5, x)), ops.add(whole, const(1, x)), whole)
     differ = ops.logical_xor(signbit_of_number(x), signbit_of_number(y))
-    limit = select(differ, const(-0.0, x), zero)
-    q = select(x_fin_y_inf, limit, q)
-    zero_q = select(differ, const(-0.0, x), zero)
-    q = select(ops.logical_and(ops.equal(q, zero), ops.logical_not(x_fin_y_inf)), zero_q, q)
+    signed_zero = select(differ, const(-0.0, x), zero)
+    q = select(ops.equal(div, zero), signed_zero, whole)
+    # x / 0, and an infinite x: the standard's infinities; x finite, y infinite: 0 with the quotient's
+    # sign (the standard's -0 where Python gives -1.0)
+    q = select(ops.logical_or(ops.equal(y, zero), ops.is_inf(x)), ops.div(x, y), q)
+    q = select(ops.logical_and(isfinite(x), ops.is_inf(y)), signed_zero, q)
     return select(_any_nan(x, y), nan_like(x), q)
 
 
@@ -71,16 +73,28 @@ def _fmod_exact(x, y, quotient_dtype):
     return copysign_of_number(r, x)
 
 
+def _fmod64(x, y):
+    """C's fmod (x's sign), exact, in float64 (the fmod of narrower floats can be subnormal where the
+    modulo is not); returns it and y in float64."""
+    dtype = x.dtype
+    if dtype != DType.float64:
+        x, y = ops.cast(x, DType.float64), ops.cast(y, DType.float64)
+    return _fmod_exact(x, y, dtype), y
+
+
+def _fmod(x, y):
+    """C's fmod, exact, in x's dtype."""
+    r, _ = _fmod64(x, y)
+    return r if x.dtype == DType.float64 else ops.cast(r, x.dtype)
+
+
 def _exact_fmod_then_mod(x, y):
     """Python's (floor) modulo, exact: the sign of y, from an exact fmod in float64."""
-    dtype = x.dtype
-    if dtype != DType.float64:  # the fmod of narrower floats can be subnormal where the modulo is not
-        x, y = ops.cast(x, DType.float64), ops.cast(y, DType.float64)
-    r = _fmod_exact(x, y, dtype)
+    r, y64 = _fmod64(x, y)
     fix = ops.logical_and(ops.logical_not(ops.equal(r, const(0, r))),
-                          ops.logical_xor(signbit_of_number(r), signbit_of_number(y)))
-    r = select(fix, ops.add(r, y), r)
-    return r if dtype == DType.float64 else ops.cast(r, dtype)
+                          ops.logical_xor(signbit_of_number(r), signbit_of_number(y64)))
+    r = select(fix, ops.add(r, y64), r)
+    return r if x.dtype == DType.float64 else ops.cast(r, x.dtype)
 
 
 def remainder(x, y):

@@ -263,7 +263,7 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
         name, f = n.op.name, elementwise_facts(n.op)
         if f is not None and f.on_bools is not None and all(v.dtype is _dt.bool_ for v in n.inputs):
             f = elementwise_facts(OPS[f.on_bools])
-        elif f is not None and f.ints_only and not ints and not (i in index and name in ("floor_divide", "remainder")):
+        elif f is not None and f.ints_only and not ints:
             raise _Unfit
         if coded_float and name not in ("astype", "take") and i not in index \
                 and any(v.dtype is not registers and v.dtype is not _dt.bool_
