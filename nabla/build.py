@@ -29,13 +29,15 @@ import sys
 import tempfile
 import time
 
+from .core import interpreter
+from .core.disk_cache import kernel_cache_dir
+from .core.graph import GRAPH
+from .ops import registry
+from .runtime import first_run, program_kernel, single_op, single_op_compiler
+from .runtime.first_run import spec_name
+
 
 def build(workers: int | None = None, quiet: bool = False, every_kernel: bool = False) -> int:
-    from .core.graph import GRAPH
-    from .runtime import first_run
-
-    from .runtime import program_kernel
-
     engine = GRAPH.engine
     t0 = time.perf_counter()
     kernel = None if program_kernel.ready() else program_kernel.build_async()
@@ -67,9 +69,6 @@ def build(workers: int | None = None, quiet: bool = False, every_kernel: bool = 
 
 def _drain_queue(quiet: bool) -> int:
     """Compile the single-op models earlier processes queued (see ``runtime/single_op.py``)."""
-    from .core.disk_cache import kernel_cache_dir
-    from .runtime import single_op, single_op_compiler
-
     root = kernel_cache_dir()
     if root is None:
         return 0
@@ -94,8 +93,6 @@ def _drain_queue(quiet: bool) -> int:
 
 def record(out: str, scripts: list) -> int:
     """Run each script with empty caches; merge what they asked for into ``out``."""
-    from .runtime.first_run import spec_name
-
     models: dict = {}
     dropped = 0
     one_shape: dict = {}  # op -> count of the models left out because they serve one shape only
@@ -135,9 +132,6 @@ def _add_siblings(models: dict) -> None:
     """For each op met whose calls come in families (``first_run_family``: an inverse transform after
     a forward one, a descending sort after an ascending one), its other models of the dtypes met,
     listed beside the one met."""
-    from .runtime import single_op
-    from .ops import registry
-
     ops = registry()
     for spec in list(models.values()):
         op = ops.get(spec["op"])
@@ -184,8 +178,6 @@ def main(argv=None) -> int:
 
 def warm_interpreter(workers: int | None = None, quiet: bool = False) -> int:
     """MAX's interpreter kernels for Nabla's op families, once per machine (``core/interpreter.py``)."""
-    from .core import interpreter
-
     if interpreter.warmed():
         if not quiet:
             print("nabla: MAX's interpreter kernels are already compiled on this machine", file=sys.stderr)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.tensor import Tensor
+from ..ops.aliasing import swapaxes
+from ._creation import to_device
 
 SUPPORTED_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
@@ -13,7 +15,7 @@ SUPPORTED_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 def __array_namespace__(self, /, *, api_version=None):
     if api_version is not None and api_version not in SUPPORTED_VERSIONS:
         raise ValueError(f"nabla: unsupported array API version {api_version!r}; supported: {SUPPORTED_VERSIONS}")
-    from .. import array_api
+    from .. import array_api  # lazy: nabla.array_api imports this module
 
     return array_api
 
@@ -21,7 +23,6 @@ def __array_namespace__(self, /, *, api_version=None):
 def _mT(self):
     if self.ndim < 2:
         raise ValueError(f"nabla: mT needs at least 2-D, got shape {self.shape}")
-    from ..ops.aliasing import swapaxes
 
     return swapaxes(self, -1, -2)  # a view, as ``.T``
 
@@ -64,8 +65,6 @@ def __dlpack_device__(self):
 
 
 def _to_device(self, device, /, *, stream=None):
-    from ._creation import to_device
-
     return to_device(self, device, stream=stream)
 
 

@@ -7,12 +7,15 @@ import builtins
 import numpy as np
 
 from .. import ops as _ops
-from ..core import dtypes as _dt
-from ..core.context import as_device, get_default_dtype, get_default_int_dtype
+from ..core import dtypes as _dt, tensor_impl
+from ..core.context import as_device, driver_device, get_default_dtype, get_default_int_dtype
 from ..core.tensor import Tensor
-from ..ops.base import tensor_from_host
+from ..ops.base import broadcast_shapes as _bs, tensor_from_host
 from ..ops.elementwise import BINARY_FUNCTIONS as _B, astype as _astype, where as _where
 from ._dtypes import as_dtype
+from ..core.graph import Value
+from ..core.tensor_impl import TensorImpl
+from ..ops import linalg as _la
 
 
 def _tensor(x, op: str) -> Tensor:
@@ -161,8 +164,6 @@ def meshgrid(*arrays, indexing="xy") -> tuple[Tensor, ...]:
 
 
 def _band(x, k: int, lower: bool) -> Tensor:
-    from ..ops import linalg as _la
-
     x = _tensor(x, "tril" if lower else "triu")
     if x.ndim < 2:
         raise ValueError(f"nabla.{'tril' if lower else 'triu'}: needs at least 2-D, got shape {x.shape}")
@@ -196,9 +197,6 @@ def _from_accelerator_dlpack(x, device, copy) -> Tensor:
     producer may write to it later, and Nabla's tensors do not change)."""
     from max import driver
 
-    from ..core.graph import Value
-    from ..core.tensor_impl import TensorImpl
-
     try:
         buf = driver.Buffer.from_dlpack(x)
     except Exception as e:  # complex dtypes, strides MAX cannot view
@@ -218,9 +216,6 @@ def to_device(x: Tensor, device, /, *, stream=None) -> Tensor:
     target = as_device(device)
     if target == x.device:
         return x
-    from ..core import tensor_impl
-    from ..core.context import driver_device
-    from ..core.graph import Value
 
     impl = x._impl
     if impl.batch_dims:
@@ -255,8 +250,6 @@ def broadcast_arrays(*arrays) -> list[Tensor]:
 
 
 def broadcast_shapes(*shapes) -> tuple[int, ...]:
-    from ..ops.base import broadcast_shapes as _bs
-
     return _bs(*(tuple(s) for s in shapes), op="broadcast_shapes")
 
 

@@ -17,6 +17,8 @@ from ..core.tensor import Tensor
 from ..ops.base import describe, normalize_axis
 from ..ops.elementwise import astype as _astype
 from ..ops.fourier import fft2_last, fft_along
+from ..core.context import get_default_dtype
+from ._functions import roll
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft", "fftfreq",
            "rfftfreq", "fftshift", "ifftshift"]
@@ -183,8 +185,6 @@ def irfftn(x, /, *, s=None, axes=None, norm="backward") -> Tensor:
 
 
 def _frequency_dtype(dtype, op: str):
-    from ..core.context import get_default_dtype
-
     dtype = get_default_dtype() if dtype is None else _dt.as_dtype(dtype)
     if not dtype.is_floating:
         raise TypeError(f"nabla.fft.{op}: dtype must be a real floating dtype, got {dtype}")
@@ -208,8 +208,6 @@ def rfftfreq(n, /, *, d=1.0, dtype=None, device=None) -> Tensor:
 
 
 def _shift(x, axes, op: str, sign: int) -> Tensor:
-    from ._functions import roll
-
     if not isinstance(x, Tensor):
         raise TypeError(f"nabla.fft.{op}: expected an array, got {type(x).__name__}")
     if axes is None:

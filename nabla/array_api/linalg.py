@@ -18,6 +18,8 @@ from ..ops import factorizations as _f, linalg as _la, spectral as _sp
 from ..ops.base import broadcast_shapes as _broadcast_shapes, normalize_axes, normalize_axis
 from ..ops.elementwise import BINARY_FUNCTIONS as _B, UNARY_FUNCTIONS as _U, astype as _astype, where as _where
 from ._functions import matmul, matrix_transpose, tensordot, vecdot  # noqa: F401  (also in this extension)
+from ..core.context import get_default_dtype
+from ._functions import sum as _sum
 
 __all__ = ["cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matmul",
            "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet",
@@ -262,8 +264,6 @@ def diagonal(x, /, *, offset=0) -> Tensor:
 
 
 def trace(x, /, *, offset=0, dtype=None) -> Tensor:
-    from ._functions import sum as _sum
-
     return _sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
 
 
@@ -272,7 +272,6 @@ def _float(x: Tensor, op: str) -> Tensor:
         raise TypeError(f"nabla.linalg.{op}: expected an array, got {type(x).__name__}")
     if x.dtype.is_floating or x.dtype.is_complex:
         return x
-    from ..core.context import get_default_dtype
 
     return _astype(x, get_default_dtype())
 

@@ -19,6 +19,8 @@ import threading
 from concurrent.futures import Future
 from types import SimpleNamespace
 
+from .disk_cache import kernel_cache_dir
+
 
 def _lower_this_threads_priority() -> None:
     # Linux nice values are per thread; processes this thread starts inherit it.
@@ -262,8 +264,6 @@ def start_detached(lock_name: str, module: str, args=(), stale_after: float = 90
     import subprocess
     import sys
     import time
-
-    from .disk_cache import kernel_cache_dir
 
     root = kernel_cache_dir()
     if root is None:

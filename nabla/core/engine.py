@@ -21,12 +21,13 @@ from pathlib import Path
 
 from . import memory_check, progress
 from .compiler import BackgroundCompiler
-from .context import SEVERAL_DEVICES, driver_device
+from .context import SEVERAL_DEVICES, cpu, driver_device
 from .disk_cache import ModelDiskCache, kernel_cache_dir, model_cache_dir
 from .models import ModelStore, RealizationError, _bytes_budget, _Entry, execute, mlir_context  # noqa: F401 (re-exported)
 from .paths import FINISHED, Realization, RealizeFirst
 from .trace_facts import describe_outputs, on_accelerators, on_virtual_devices, shares_inner_values
 from .trace_lowering import TraceLowering
+from .interpreter import new_interpreter
 
 _MAX_CACHE_ENTRIES = 4096
 #: a repeated structure is compiled (in the background) only once the process has run this long:
@@ -141,16 +142,12 @@ class Engine(TraceLowering, ModelStore):
         if self._session is None:
             from max import engine
 
-            from .context import cpu
-
             self._session = engine.InferenceSession(devices=_session_devices(cpu()))
         return self._session
 
     @property
     def interpreter(self):
         if self._interpreter is None:
-            from .interpreter import new_interpreter
-
             self._interpreter = new_interpreter()
         return self._interpreter
 

@@ -14,6 +14,7 @@ import threading
 import weakref
 
 from .engine import Engine, RealizationError  # noqa: F401  (RealizationError re-exported)
+from .engine import EngineStats
 
 
 class Node:
@@ -281,6 +282,4 @@ def engine_stats() -> dict:
 
 
 def reset_engine_stats() -> None:
-    from .engine import EngineStats
-
     GRAPH.engine.stats = EngineStats()

@@ -17,6 +17,8 @@ from .tensor import Tensor
 from . import tensor_impl as _tensor_impl
 from .tensor_impl import TensorImpl
 from .tracing import OutputRefs
+from .context import get_default_device
+from .dtypes import real_dtype
 
 
 class _GradMode(threading.local):
@@ -30,8 +32,6 @@ GRAD_MODE = _GradMode()
 
 def _value(node, index, shape, dtype, device) -> Value:
     if dtype.is_complex:
-        from .dtypes import real_dtype
-
         return Value(node, index, tuple(shape) + (2,), real_dtype(dtype), device)
     return Value(node, index, shape, dtype, device)
 
@@ -146,8 +146,6 @@ class Operation(metaclass=_Registered):
         return None
 
     def default_device(self, kwargs):
-        from .context import get_default_device
-
         return kwargs.get("device") or get_default_device()
 
     # --- bookkeeping -------------------------------------------------------------

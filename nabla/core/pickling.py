@@ -17,6 +17,8 @@ import pickle
 import numpy as np
 
 from . import dtypes as _dt
+from .context import accelerator, check_process, cpu
+from .tensor_impl import TensorImpl
 
 
 def reduce_tensor(t, protocol: int):
@@ -47,9 +49,6 @@ LAYOUTS: list = [None]
 
 def rebuild(cls, data, dtype_name: str, shape: tuple, device_kind: str, layout=None):
     """The array ``reduce_tensor`` described, on a device of its kind where this process has one."""
-    from .context import check_process
-    from .tensor_impl import TensorImpl
-
     try:
         check_process()
     except RuntimeError as e:  # (a child forked after MAX started: the error where the array is used,
@@ -93,8 +92,6 @@ def _device_kind(device) -> str:
 
 
 def _device(kind: str):
-    from .context import accelerator, cpu
-
     if kind == "gpu":
         try:
             return accelerator(0)

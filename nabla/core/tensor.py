@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import pickling
+from . import pickling, tensor_impl
 from .tensor_impl import TensorImpl
 
 
@@ -86,8 +86,6 @@ class Tensor:
                 "inside the transformed function; return it from the function instead"
             )
         if impl.sharding is not None or impl.num_shards != 1:
-            from . import tensor_impl
-
             impl = tensor_impl.SPMD.gather(impl)
         impl.realize()
         arr = impl._values[0].buffer.to_numpy()

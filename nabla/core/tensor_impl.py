@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from .graph import GRAPH, Value
-from .context import check_process
+from .context import as_device, check_process
+from . import dtypes as _dt
 
 #: Set by ``nabla.sharding`` (the core names no sharding code): runs ops on sharded operands
 #: (``SPMD.call``) and gathers a sharded tensor for host access (``SPMD.gather``).
@@ -82,9 +83,6 @@ class TensorImpl:
         """Host data (a NumPy array) as a realized impl on ``device`` (the host boundary)."""
         import numpy as np
         from max import driver
-
-        from . import dtypes as _dt
-        from .context import as_device
 
         device = as_device(device)
         dtype = _dt.as_dtype(arr.dtype)

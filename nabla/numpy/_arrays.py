@@ -15,7 +15,9 @@ from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops import aliasing
 from ..ops.elementwise import astype as _astype
-from . import _dtypes as D
+from . import _dtypes as D, _reductions as R
+from ._reductions import sum as _sum
+from ._ufuncs import write_out
 
 _F64, _I64 = _dt.float64, _dt.int64
 
@@ -202,8 +204,6 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
-    from ._reductions import sum as _sum
-
     return _sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype, out=out)
 
 
@@ -371,8 +371,6 @@ def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     if dtype is not None:
         r = _astype(r, D.to_nabla(dtype, "concatenate"))
     if out is not None:
-        from ._ufuncs import write_out
-
         return write_out(out, r, "concatenate", casting)
     return r
 
@@ -558,8 +556,6 @@ def _pad_axis(x, ax, before, after, mode, kwargs):
                 return j if j < n else period - 1 - j
             idx = [fold(i) for i in range(-before, n + after)]
     elif mode in ("mean", "maximum", "minimum", "median"):
-        from . import _reductions as R
-
         fn = {"mean": R.mean, "maximum": R.max, "minimum": R.min, "median": R.median}[mode]
         stat = fn(x, axis=ax, keepdims=True)
         stat = stat if stat.dtype is x.dtype else _astype(_xp.round(stat) if x.dtype.is_integer else stat, x.dtype)
@@ -584,8 +580,6 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     r = _xp.take(x, flat, axis=axis)
     r = _reshape(r, x.shape[:axis] + idx.shape + x.shape[axis + 1:])
     if out is not None:
-        from ._ufuncs import write_out
-
         return write_out(out, r, "take")
     return r
 

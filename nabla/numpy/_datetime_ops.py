@@ -22,7 +22,7 @@ _MAX = int(_np.iinfo(_np.int64).max)
 
 
 def _fnp():
-    import nabla.numpy as fnp
+    import nabla.numpy as fnp  # lazy: nabla.numpy imports this module
 
     return fnp
 

@@ -12,9 +12,12 @@ import numpy as _np
 
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
-from ..ops.base import tensor_from_host
+from ..array_api import stack
+from ..ops.base import accumulation_dtype, tensor_from_host
 from ..ops.elementwise import astype as _astype
 from ._ndarray import ndarray, wrap
+from ..ops import indexing
+from ._strings import host_strings, warn
 
 # NumPy's scalar types are the face's dtypes: ``np.float32(2.5)`` is a host scalar, ``x.dtype == np.float32``
 bool_ = _np.bool_
@@ -74,8 +77,6 @@ def asarray(a, dtype=None, op: str = "asarray", device=None, strings: bool = Fal
     """The face's host boundary: tensors pass (cast if asked); anything NumPy reads becomes a tensor.
     ``strings``: string and bytes data come back as NumPy's array, with a warning (``_strings.py``)."""
     if strings and not isinstance(a, Tensor):
-        from ._strings import host_strings
-
         text = host_strings(a, dtype, op)
         if text is not None:
             return text
@@ -84,16 +85,12 @@ def asarray(a, dtype=None, op: str = "asarray", device=None, strings: bool = Fal
         a = wrap(a)
         return a if target is None or a.dtype is target else _astype(a, target)
     if isinstance(a, (list, tuple)) and a and builtins.any(isinstance(v, Tensor) for v in a):
-        from ..array_api import stack  # tensors in a list stay lazy: stacked, not read back
-
-        parts = [asarray(v, None, op, device) for v in a]
+        parts = [asarray(v, None, op, device) for v in a]  # tensors in a list stay lazy: stacked, not read back
         out = stack(promote_all(parts, op), axis=0)
         return out if target is None else _astype(out, target)
     arr = _np.asarray(a, dtype=None if target is None else target.numpy_dtype)
     if arr.dtype.kind in _UNSUPPORTED_KINDS:
         if strings and arr.dtype.kind in "US":
-            from ._strings import warn
-
             warn(f"{op} of {arr.dtype} data")
             return arr
         raise unsupported(arr.dtype.kind, op)
@@ -169,8 +166,6 @@ def cast(x, target: _np.dtype):
 
 def axis_range(x: Tensor, axis: int, start, stop) -> Tensor:
     """``x[..., start:stop, ...]`` along ``axis`` (a value, not a view)."""
-    from ..ops import indexing
-
     return indexing.getitem(x, (slice(None),) * (axis % x.ndim) + (slice(start, stop),))
 
 
@@ -178,9 +173,7 @@ def reduction_dtype(x: Tensor, kind: str) -> _np.dtype:
     """Result dtype of a NumPy reduction: ``sum``/``prod`` widen small integers, ``mean``/``var`` give floats."""
     d = x.dtype.numpy_dtype
     if kind == "sum":
-        from ..ops.base import accumulation_dtype  # NumPy's rule too: small ints widen to int64
-
-        return accumulation_dtype(x.dtype).numpy_dtype
+        return accumulation_dtype(x.dtype).numpy_dtype  # NumPy's rule too: small ints widen to int64
     if kind == "mean":
         return d if d.kind in "fc" else _np.dtype(_np.float64)
     if kind == "var":

@@ -11,6 +11,7 @@ from .. import array_api as _xp
 from ..ops.view import reshape as _reshape
 from ..core.tensor import Tensor
 from . import _dtypes as D
+from ._ufuncs import write_out
 
 
 def _parse(subscripts: str, operands):
@@ -125,7 +126,5 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
     x, t = _sum_out(x, t, set(target))
     r = _xp.permute_dims(x, tuple(t.index(c) for c in target)) if t != target else x
     if out is not None:
-        from ._ufuncs import write_out
-
         return write_out(out, r, "einsum", casting)
     return r

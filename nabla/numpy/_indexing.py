@@ -16,6 +16,7 @@ from ..ops import aliasing
 from ..ops.elementwise import astype as _astype
 from . import _dtypes as D
 from ._arrays import arange, array, concatenate, linspace
+from ._ufuncs import write_out
 
 _I64 = _dt.int64
 _PY_SCALARS = (bool, int, float, complex)
@@ -222,8 +223,6 @@ def place(arr, mask, vals):
 
 
 def copyto(dst, src, casting="same_kind", where=True):
-    from ._ufuncs import write_out
-
     s = D.asarray(src, op="copyto")
     if where is not True:
         s = _xp.where(D.asarray(where, op="copyto"), _xp.broadcast_to(_astype(s, dst.dtype), dst.shape), dst)

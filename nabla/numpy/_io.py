@@ -6,6 +6,7 @@ import numpy as _np
 
 from ..core.tensor import Tensor
 from . import _dtypes as D
+from ._records import from_host
 
 
 def _host(a):
@@ -16,8 +17,6 @@ def _face(arr, op: str, strings: bool = False):
     """What NumPy read, as the face's array: structured data (``genfromtxt(names=True)``, a record
     dtype) as a StructuredArray (``_records.py``)."""
     if isinstance(arr, _np.ndarray) and arr.dtype.names is not None:
-        from ._records import from_host
-
         return from_host(arr, op=op)
     return D.asarray(arr, op=op, strings=strings)
 

@@ -49,7 +49,7 @@ class Items:
 
 def face():
     """``nabla.numpy`` (initialized before any function of these arrays runs)."""
-    import nabla.numpy as fnp
+    import nabla.numpy as fnp  # lazy: nabla.numpy imports this module
 
     return fnp
 

@@ -21,15 +21,14 @@ from ..ops.view import reshape as _reshape
 from ..core.tensor import Tensor
 from . import _dtypes as D
 from ._ndarray import ndarray
+from ._datetime import DatetimeArray
+from ._records import StructuredArray
 
 _CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
 _WRITE_FLAGS = ("readwrite", "writeonly")
 
 
 def _face_types() -> tuple:
-    from ._datetime import DatetimeArray
-    from ._records import StructuredArray
-
     return Tensor, DatetimeArray, StructuredArray
 
 

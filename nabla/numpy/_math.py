@@ -14,6 +14,8 @@ from ..core.tensor import Tensor
 from ..ops.elementwise import astype as _astype
 from . import _dtypes as D
 from ._ufuncs import write_out
+from ..ops.index_primitives import scatter_add_op
+from ._ufunc_table import UFUNCS
 
 _F64, _I64 = _dt.float64, _dt.int64
 
@@ -282,8 +284,6 @@ def array_equiv(a1, a2):
 
 def clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None, **kwargs):  # noqa: A002
     """``minimum(maximum(a, a_min), a_max)``, as NumPy defines it (its promotion included)."""
-    from ._ufunc_table import UFUNCS
-
     r = D.asarray(a, op="clip")
     lo = a_min if min is None else min
     hi = a_max if max is None else max
@@ -443,8 +443,6 @@ def corrcoef(x, y=None, rowvar=True, *, dtype=None):
 
 def bincount(x, weights=None, minlength=0):
     """Counts per value as one scatter-add on MAX (the length is read from the data: a host boundary)."""
-    from ..ops.index_primitives import scatter_add_op
-
     v = D.asarray(x, op="bincount")
     if v.ndim != 1 or not (v.dtype.is_integer or v.dtype.is_bool):
         raise TypeError(f"nabla.numpy.bincount: x must be a 1-D array of non-negative integers, got "
@@ -505,7 +503,6 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
         k = _xp.where(xf == edges[-1], nb - 1, k)
         inside = _xp.logical_and(xf >= edges[0], xf <= edges[-1])
         edges = given
-    from ..ops.index_primitives import scatter_add_op
 
     w = _xp.ones(x.shape, dtype=_I64) if weights is None else \
         _reshape(D.asarray(weights, _np.float64, "histogram"), (-1,))

@@ -116,7 +116,7 @@ def view(self, dtype=None, type=None):  # noqa: A002
 def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
     ours = UFUNCS.get(ufunc.__name__)
     if ours is None and ufunc.signature is not None and method == "__call__":  # a gufunc: ``np.matmul``
-        import nabla.numpy as fnp
+        import nabla.numpy as fnp  # lazy: nabla.numpy imports this module
 
         ours = getattr(fnp, ufunc.__name__, None)
     if ours is None:
@@ -130,7 +130,7 @@ def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
     return NotImplemented if fn is None else fn(*inputs, **kwargs)
 
 def __array_function__(self, func, types, args, kwargs):
-    import nabla.numpy as fnp
+    import nabla.numpy as fnp  # lazy: nabla.numpy imports this module
 
     module = func.__module__ or ""
     space = fnp.linalg if module.startswith("numpy.linalg") else fnp.fft if module.startswith("numpy.fft") \

@@ -19,6 +19,7 @@ from ..core.tensor import Tensor
 from ..ops.elementwise import astype as _astype
 from . import _dtypes as D
 from ._math import convolve
+from .linalg import inv, lstsq
 
 
 def _coefficients(p, op: str, inexact: bool = False):
@@ -60,8 +61,6 @@ def least_squares(lhs, y, x, rcond, w, op: str, cov=False):
     columns scaled to unit norm before the SVD ``lstsq`` (so that high degrees stay well
     conditioned). ``(coef, resids, rank, singular values, rcond)``, and the coefficients'
     covariance (``cov``: NumPy's ``polyfit(cov=True)``, ``"unscaled"`` without the residual factor)."""
-    from .linalg import inv, lstsq
-
     yv = D.asarray(y, op=op)
     yv = yv if yv.dtype.is_complex else _astype(yv, _dt.float64)
     if x.ndim != 1 or x.shape[0] == 0:

@@ -17,7 +17,7 @@ from . import _records as R
 def fromarrays(arrayList, dtype=None, shape=None, formats=None, names=None, titles=None, aligned=False,
                byteorder=None):
     """NumPy's ``rec.fromarrays``: one array per field (face arrays stay on MAX, as they are)."""
-    import nabla.numpy as fnp
+    import nabla.numpy as fnp  # lazy: nabla.numpy imports this module
 
     arrays = [fnp.asarray(x) for x in arrayList]
     shape = tuple(arrays[0].shape) if shape is None else (shape,) if isinstance(shape, int) else tuple(shape)

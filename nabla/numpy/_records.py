@@ -28,6 +28,8 @@ from ._datetime import DatetimeArray
 from ._items import FaceItems
 from ._items import face as _fnp
 from ._ndarray import ndarray
+from ..core.graph import GRAPH
+from ._strings import warn
 
 _type = type  # ``view(dtype, type)`` takes NumPy's parameter name
 
@@ -73,8 +75,6 @@ def _number_dtype(name, base: _np.dtype, op: str) -> _np.dtype:
 
 
 def _warn_strings(name, base, op: str) -> None:
-    from ._strings import warn
-
     warn(f"{op}: field {name!r} of {base} data")
 
 
@@ -190,8 +190,6 @@ class StructuredArray(FaceItems):
     # --- host boundary -----------------------------------------------------------------------------
     def numpy(self) -> _np.ndarray:
         """NumPy's structured array of these values (all fields computed in one run)."""
-        from ..core.graph import GRAPH
-
         pending = [t._impl for t in _device_fields(self) if not t._impl.is_realized]
         if len(pending) > 1:
             GRAPH.evaluate(pending)

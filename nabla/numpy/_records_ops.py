@@ -39,7 +39,7 @@ def _no_fields():
 
 
 def _fnp():
-    import nabla.numpy as fnp
+    import nabla.numpy as fnp  # lazy: nabla.numpy imports this module
 
     return fnp
 

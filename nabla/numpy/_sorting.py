@@ -9,6 +9,7 @@ from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
 from ..ops.elementwise import astype as _astype
 from . import _dtypes as D
+from ._records_ops import argsort as argsort_records, sort as sort_records
 
 _I64 = _dt.int64
 
@@ -24,8 +25,6 @@ def _by_fields(a, order) -> bool:
 
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     if _by_fields(a, order):
-        from ._records_ops import sort as sort_records
-
         return sort_records(a, axis, kind, order)
     x, axis = _flat_or(D.asarray(a, op="sort"), axis)
     if x.dtype.is_complex:  # lexicographic, real part first, as NumPy's (NaNs last)
@@ -35,8 +34,6 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
 
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     if _by_fields(a, order):
-        from ._records_ops import argsort as argsort_records
-
         return argsort_records(a, axis, kind, order)
     x, axis = _flat_or(D.asarray(a, op="argsort"), axis)
     if x.dtype.is_complex:

@@ -22,6 +22,7 @@ from ..ops.creation import full_like as _full_like, operand_constant
 from ..ops.elementwise import astype as _astype, where as _where
 from . import _dtypes as D
 from ._ndarray import ndarray
+from ..ops.index_primitives import scatter_add_op
 
 
 @functools.lru_cache(maxsize=8192)
@@ -346,8 +347,6 @@ _ASSOCIATIVE = frozenset({"add", "multiply", "maximum", "minimum", "fmax", "fmin
 
 
 def _scatter_add(a: Tensor, indices, b: Tensor, op: str) -> Tensor:
-    from ..ops.index_primitives import scatter_add_op
-
     idx = indices if isinstance(indices, tuple) else (indices,)
     if any(isinstance(i, slice) or i is Ellipsis or i is None for i in idx):
         raise NotImplementedError(f"nabla.numpy.{op}: mixing integer arrays with slices; index with arrays only")

@@ -22,6 +22,8 @@ from ..core import dtypes as _dt
 from . import _dtypes as D
 from ._items import Items
 from ._ndarray import BYTE_VIEWS
+from ._records import StructuredArray, field_key, layout
+from ._sorting import lexsort, unique
 
 
 def void_dtype(dtype_like):
@@ -59,7 +61,6 @@ def byte_view(x, dtype: _np.dtype):
     shape = _records_shape(x, dtype)
     if dtype.names is None:
         return VoidArray(_items(x, _np.dtype(_np.uint8), shape, dtype.itemsize), dtype)
-    from ._records import StructuredArray, layout
 
     fields = {}
     for name, base, sub in layout(dtype):
@@ -109,13 +110,9 @@ class VoidArray(Items):
 
     # --- indexing, writes, views --------------------------------------------------------------------
     def __getitem__(self, key):
-        from ._records import field_key
-
         return VoidArray(self._bytes[field_key(key if type(key) is tuple else (key,), self.ndim)], self.dtype)
 
     def __setitem__(self, key, value):
-        from ._records import field_key
-
         self._bytes[field_key(key if type(key) is tuple else (key,), self.ndim)] = self._bytes_of(value)
 
     def _bytes_of(self, value):
@@ -167,8 +164,6 @@ class VoidArray(Items):
         return self._bytes, axis % self.ndim
 
     def argsort(self, axis=-1, kind=None, order=None, *, stable=None):
-        from ._sorting import lexsort
-
         b, ax = self._keyed(axis)
         keys = _packed(_xp.moveaxis(b, ax, -2))
         perm = lexsort([keys[..., j] for j in range(keys.shape[-1] - 1, -1, -1)], axis=-1)
@@ -209,8 +204,6 @@ def _sorted(v: VoidArray, axis) -> VoidArray:
 
 def _unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True,
             sorted=True):  # noqa: A002
-    from ._sorting import unique
-
     if axis is not None:
         raise NotImplementedError("nabla.numpy.unique: axis= of raw void items is not supported; view the bytes "
                                   "as numbers and use unique(x, axis=0)")

@@ -24,6 +24,7 @@ from ..ops.elementwise import astype as _astype
 from ..ops.random_bits import counters_for, normal_bits, uniform_bits
 from . import _dtypes as D
 from ._ndarray import wrap
+from ._ufuncs import write_out
 
 _F64, _I64 = _dt.float64, _dt.int64
 
@@ -114,8 +115,6 @@ class Generator:
     @staticmethod
     def _finish(r: Tensor, out):
         if out is not None:
-            from ._ufuncs import write_out
-
             return write_out(out, r, "random")
         return r
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..core.operation import Fused
 from ..core.tensor import Tensor
-from .base import Operation, lift_same, normalize_axis
+from .base import Operation, broadcast_shapes, lift_same, normalize_axis
 from .broadcasting import broadcast_physical
 from .view import PermuteOp, inverse_perm, unsqueeze_op
 
@@ -101,8 +101,6 @@ def pad_batch_dims(x: Tensor, depth: int) -> Tensor:
 
 def common_batch_shape(*xs: Tensor, op: str = "vmap") -> tuple:
     """The batch shapes of ``xs`` broadcast together (right-aligned, as vmap levels are)."""
-    from .base import broadcast_shapes
-
     return tuple(broadcast_shapes(*(x._impl.batch_shape for x in xs), op=op))
 
 

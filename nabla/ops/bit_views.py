@@ -20,6 +20,13 @@ from ..core import dtypes as _dt
 from ..core.operation import Operation
 from ..core.tensor import Tensor
 from .base import describe, lift_same
+from ..core.graph import Value
+from ..core.tensor_impl import TensorImpl
+from .creation import zeros
+from .elementwise import UNARY_FUNCTIONS, complex_from_parts, not_equal, where
+from .indexing import getitem
+from .multi_output import concat
+from .view import reshape, unsqueeze
 
 _UNSIGNED = {1: _dt.uint8, 2: _dt.uint16, 4: _dt.uint32, 8: _dt.uint64}
 #: IEEE formats: (exponent bias, mantissa bits)
@@ -244,12 +251,6 @@ def _float_from_bits(magnitude, negative, dst, u):
 def bit_view(x: Tensor, dtype) -> Tensor:
     """``x``'s bytes read as ``dtype`` (C order, little-endian words), as NumPy's ``x.view(dtype)``;
     complex arrays are their (real, imag) pairs of the part dtype. Not differentiable (zero derivative)."""
-    from .creation import zeros
-    from .elementwise import UNARY_FUNCTIONS, complex_from_parts
-    from .indexing import getitem
-    from .multi_output import concat
-    from .view import reshape, unsqueeze
-
     dtype = _dt.as_dtype(dtype)
     src = x.dtype
     out_shape = view_shape(tuple(x.shape), src, dtype)
@@ -283,9 +284,6 @@ def _reinterpreted(x: Tensor, dtype, shape: tuple):
     first. Values are never written in place, so the two arrays may share the bytes. None where
     this does not apply. (Not to bool from other dtypes: a byte other than 0 or 1 is no bool MAX's
     kernels know.)"""
-    from ..core.graph import Value
-    from ..core.tensor_impl import TensorImpl
-
     impl = x._impl
     if impl.traced or impl.batch_dims or impl.sharding is not None or impl.tangents or impl.requires_grad \
             or type(impl._values) is not list or len(impl._values) != 1:
@@ -302,9 +300,6 @@ def put_back_bits(parent: Tensor, child: Tensor, src, dst) -> Tensor:
     """``parent`` (of dtype ``src``) after a write to its bit view ``child`` (of dtype ``dst``): the bytes
     the write changed, merged into the parent's; elements whose bytes did not change keep their exact
     value (a NaN's payload, a subnormal)."""
-    from .elementwise import not_equal, where
-    from .view import reshape
-
     shape = tuple(parent.shape)
     flat = reshape(parent, shape or (1,))
     new = bit_view(reshape(child, tuple(child.shape) or (1,)), _dt.uint8)

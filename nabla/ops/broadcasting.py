@@ -9,6 +9,7 @@ from ..core.tensor import Tensor
 from . import lowerings as L
 from .base import LogicalShapeOperation, Operation, _check_shape, broadcast_shapes, describe
 from .view import reshape_op
+from ..core.context import VMAP_DEPTH
 
 
 class BroadcastToOp(LogicalShapeOperation):
@@ -151,8 +152,6 @@ def sum_to_like(g: Tensor, like: Tensor) -> Tensor:
     even for an unbatched primal); those of vmaps inside the differentiated function are summed
     where ``like`` lacks them.
     """
-    from ..core.context import VMAP_DEPTH
-
     gb, lb = g._impl.batch_shape, like._impl.batch_shape
     active = VMAP_DEPTH.value
     batch = []

@@ -15,6 +15,7 @@ from ..core.tracing import OutputRefs
 from .base import CreationOperation, _check_shape, default_dtype_for, host_array, tensor_from_host
 from .casts import astype
 from . import lowerings as L
+from .broadcasting import broadcast_physical
 
 
 def _device_ref(device):
@@ -157,7 +158,6 @@ def full_like(x: Tensor, fill_value, dtype=None, device=None) -> Tensor:
     device = x.device if device is None else device
     if not x.batch_dims:
         return full(x.shape, fill_value, dtype, device)
-    from .broadcasting import broadcast_physical
 
     return broadcast_physical(full((), fill_value, dtype, device), x._impl.cached_shape, x.batch_dims)
 

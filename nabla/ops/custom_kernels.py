@@ -22,6 +22,7 @@ from ..core import dtypes as _dt
 from ..core.operation import OPS, Operation
 from ..core.pytree import tree_map
 from ..core.tensor import Tensor
+from ..core.disk_cache import kernel_cache_dir, source_digest
 
 KERNEL_DIR = Path(__file__).with_name("kernels")
 #: kernel package -> the Python files (under nabla/) that declare and stage it: part of its digest
@@ -78,8 +79,6 @@ WIDER = {_dt.float32: _dt.float64, _dt.complex64: _dt.complex128}
 def kernel_digest(package: str) -> str:
     """A digest of one package's sources and of the Python that declares and stages them: editing
     the linalg kernels leaves the fused evaluator's compiled models valid."""
-    from ..core.disk_cache import source_digest
-
     nabla = Path(__file__).resolve().parent.parent
     return source_digest(KERNEL_DIR / package, (".mojo",), extra=tuple(nabla / f for f in PACKAGES[package]))
 
@@ -88,8 +87,6 @@ def kernel_digest(package: str) -> str:
 def kernel_library(package: str) -> Path:
     """The built Mojo package ``kernels/<package>`` (built on first use per source digest), or the
     source folder itself when there is no kernel cache (MAX then builds it in this process)."""
-    from ..core.disk_cache import kernel_cache_dir
-
     source = KERNEL_DIR / package
     root = kernel_cache_dir()
     if root is None:

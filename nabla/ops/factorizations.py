@@ -16,10 +16,15 @@ import operator
 
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
-from .base import describe
-from .custom_kernels import WIDER, KernelOperation
+from .base import broadcast_shapes, describe
+from .custom_kernels import KernelOperation, WIDER, linalg_kernel
 from .linalg import adjoint, diag_embed, diag_part, eye_like, matmul, tril
 from .reduction import sum as _sum
+from . import lowerings as L
+from .broadcasting import broadcast_physical
+from .creation import full
+from .elementwise import UNARY_FUNCTIONS, astype, zeros_like_physical
+from .view import swap_axes, unsqueeze
 
 
 # --- staging a stack for a kernel -----------------------------------------------------------
@@ -51,8 +56,6 @@ def stage(x, cplx: bool):
 
 
 def run_kernel(name: str, cplx: bool, *values) -> list:
-    from .custom_kernels import linalg_kernel
-
     out = linalg_kernel(name, cplx)(*values)
     return list(out) if isinstance(out, (list, tuple)) else [out]
 
@@ -81,7 +84,6 @@ def conjugate_convention(rule):
     def vjp_rule(self, primals, cotangents, outputs, **kwargs):
         if not primals[0].dtype.is_complex:
             return rule(self, primals, cotangents, outputs, **kwargs)
-        from .elementwise import UNARY_FUNCTIONS
 
         conj = UNARY_FUNCTIONS["conj"]
         flip = lambda c: conj(c) if c is not None and c.dtype.is_complex else c  # noqa: E731
@@ -208,8 +210,6 @@ class SolveOp(MatrixKernelOperation):
         return solve(a, db - rhs) if db is not None else -solve(a, rhs)
 
     def vjp_rule(self, primals, cotangent, output):
-        from .view import swap_axes
-
         # X = A^-1 B is holomorphic: the cotangent maps by the transpose (JAX's convention)
         a, b = primals
         gb = solve(swap_axes(a, -1, -2), cotangent)
@@ -222,9 +222,6 @@ solve_op = SolveOp()
 def solve(a: Tensor, b: Tensor) -> Tensor:
     """A^-1 B for stacks of square A and matrices B (k right-hand sides), leading axes broadcast
     (vmap's batch dims apart from the logical ones, as every broadcasting op does)."""
-    from .broadcasting import broadcast_physical
-    from .base import broadcast_shapes
-
     batch = broadcast_shapes(a._impl.batch_shape, b._impl.batch_shape, op="linalg.solve")
     lead = broadcast_shapes(a.shape[:-2], b.shape[:-2], op="linalg.solve")
     a = broadcast_physical(a, batch + lead + a.shape[-2:], len(batch))
@@ -245,8 +242,6 @@ class LuDetOp(MatrixKernelOperation):
         return [(lead, a.dtype, a.batch_dims), (lead, real, a.batch_dims), (lead, a.dtype, a.batch_dims)]
 
     def maxpr(self, a, cplx=False):
-        from . import lowerings as L
-
         flat, _, restore = stage(a, cplx)
         (parts,) = run_kernel("lu_det", cplx, flat)
 
@@ -258,21 +253,15 @@ class LuDetOp(MatrixKernelOperation):
         return [columns(0, 1), columns(2, 3), columns(3, 4)]
 
     def jvp_rule(self, primals, tangents, outputs):
-        from .elementwise import UNARY_FUNCTIONS, astype
-
         sign, _, det = outputs
         trace = _sum(diag_part(solve(primals[0], tangents[0])), axis=-1)  # tr(A^-1 dA)
         if not trace.dtype.is_complex:  # a real sign is locally constant
-            from .elementwise import zeros_like_physical
 
             return [zeros_like_physical(sign), trace, det * trace]
         real = UNARY_FUNCTIONS["real"](trace)
         return [sign * (trace - astype(real, trace.dtype)), real, det * trace]
 
     def vjp_rule(self, primals, cotangents, outputs):
-        from .elementwise import UNARY_FUNCTIONS, astype
-        from .view import swap_axes, unsqueeze
-
         # with T = tr(A^-1 dA): d det = det T (holomorphic), d log|det| = Re T, d sign = sign i Im T;
         # each pairs with A^-T under JAX's convention <a, b> = Re(sum a b)
         (a,) = primals
@@ -295,8 +284,6 @@ lu_det_op = LuDetOp()
 
 
 def _imaginary_unit(like: Tensor) -> Tensor:
-    from .creation import full
-
     return full((), 1j, dtype=like.dtype, device=like.device)
 
 
@@ -339,7 +326,6 @@ class QrOp(MatrixKernelOperation):
         lower = tril(c, -1)
         omega = lower - adjoint(lower)
         if c.dtype.is_complex:  # the diagonal of Q^H dQ is imaginary: R's diagonal keeps its phase choice
-            from .elementwise import UNARY_FUNCTIONS, astype
 
             d = diag_part(c)
             omega = omega + diag_embed(d - astype(UNARY_FUNCTIONS["real"](d), d.dtype))
@@ -349,8 +335,6 @@ class QrOp(MatrixKernelOperation):
 
     @conjugate_convention
     def vjp_rule(self, primals, cotangents, outputs, *, mode, tall):
-        from .elementwise import zeros_like_physical
-
         (a,) = primals
         self._check_differentiable(a, mode)
         q, r = outputs if all(o is not None for o in outputs) else self(a, mode=mode, tall=tall)
@@ -359,7 +343,6 @@ class QrOp(MatrixKernelOperation):
         lower = tril(m, -1)
         d = diag_part(m)
         if d.dtype.is_complex:  # the adjoint of the jvp's gauge (imaginary diagonal of Q^H dQ) keeps Re
-            from .elementwise import UNARY_FUNCTIONS, astype
 
             d = astype(UNARY_FUNCTIONS["real"](d), d.dtype)
         copyltu = lower + adjoint(lower) + diag_embed(d)

@@ -22,7 +22,11 @@ from __future__ import annotations
 
 from ..core import dtypes as _dt
 from .base import describe
-from .custom_kernels import WIDER, KernelOperation
+from .custom_kernels import KernelOperation, WIDER, fft_kernel
+from .creation import full
+from .elementwise import where
+from .ranges import arange
+from .view import reshape
 
 class FftOp(KernelOperation):
     """The DFT along ``axis`` (negative); complex data is interleaved (re, im) storage."""
@@ -88,8 +92,6 @@ class FftOp(KernelOperation):
         from max.dtype import DType
         from max.graph import DeviceRef, Dim, ops
 
-        from .custom_kernels import fft_kernel
-
         device, cpu = x.device, DeviceRef.CPU()
         gpu = not device.is_cpu()
         if gpu and dims == 2:  # the GPU path transforms one axis per call: the last, then the one before
@@ -146,11 +148,6 @@ def _length(n, rows):
 def _pair_weights(n: int, w: float, like, axis: int):
     """(n // 2 + 1, 1, ...) (broadcasting along ``axis``): 1 at frequency 0 (and n / 2 when n is
     even), ``w`` at the others."""
-    from .creation import full
-    from .ranges import arange
-    from .elementwise import where
-    from .view import reshape
-
     m, dtype = n // 2 + 1, _dt.real_dtype(like.dtype)
     k = arange(m, device=like.device)
     weights = where((k == 0) | (k * 2 == n), full((m,), 1.0, dtype, like.device), full((m,), w, dtype, like.device))

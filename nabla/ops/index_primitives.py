@@ -13,6 +13,11 @@ from ..core import dtypes as _dt
 from ..core.operation import Fused, Operation
 from ..core.tensor import Tensor
 from . import lowerings as L
+from ._physical import broadcast_batch_dims, incr_batch_dims_op
+from .creation import full
+from .elementwise import dense_tangents, where, zeros_like_physical
+from .ranges import arange
+from .view import reshape_op
 
 
 def _coords(shape, index) -> np.ndarray:
@@ -86,9 +91,6 @@ class SliceOp(Operation):
         return slice_op(t, **_rebased(index, shape, t, primals[0]))
 
     def vjp_rule(self, primals, cotangent, output, *, index, shape=None):
-        from ._physical import broadcast_batch_dims
-        from .elementwise import zeros_like_physical
-
         x = primals[0]
         base = broadcast_batch_dims(zeros_like_physical(x), cotangent._impl.batch_shape)
         return [set_slice_op(base, cotangent, index=_rebase(index, cotangent, x))]
@@ -136,13 +138,9 @@ class SetSliceOp(Operation):
         return ops.scatter_nd(x, v, ops.constant(coords, DType.int64, x.device))
 
     def jvp_rule(self, primals, tangents, output, *, index):
-        from .elementwise import dense_tangents
-
         return set_slice_op(*dense_tangents(primals, tangents), index=index)
 
     def vjp_rule(self, primals, cotangent, output, *, index):
-        from .elementwise import zeros_like_physical
-
         index = _rebase(index, cotangent, primals[0])
         sliced = slice_op(cotangent, index=index)
         return [set_slice_op(cotangent, zeros_like_physical(sliced), index=index), sliced]
@@ -169,9 +167,6 @@ class GatherOp(Operation):
         return gather_op(tangents[0], primals[1], axis=axis)
 
     def vjp_rule(self, primals, cotangent, output, *, axis):
-        from ._physical import broadcast_batch_dims
-        from .elementwise import zeros_like_physical
-
         x, idx = primals
         base = broadcast_batch_dims(zeros_like_physical(x), cotangent._impl.batch_shape)
         return [scatter_add_op(base, cotangent, idx, axis=axis + cotangent.batch_dims - x.batch_dims), None]
@@ -209,8 +204,6 @@ class ScatterAddOp(Operation):
         return ops.scatter_nd_add(x, u2, ops.stack(coords, axis=-1))
 
     def jvp_rule(self, primals, tangents, output, *, axis):
-        from .elementwise import dense_tangents
-
         return scatter_add_op(*dense_tangents(primals[:2], tangents[:2]), primals[2], axis=axis)
 
     def vjp_rule(self, primals, cotangent, output, *, axis):
@@ -242,15 +235,9 @@ class ScatterOp(Operation):
         return ops.reshape(out, xs)
 
     def jvp_rule(self, primals, tangents, output, *, k):
-        from .elementwise import dense_tangents
-
         return scatter_op(*dense_tangents(primals[:2], tangents[:2]), primals[2], k=k)
 
     def vjp_rule(self, primals, cotangent, output, *, k):
-        from ._physical import incr_batch_dims_op
-        from .elementwise import where, zeros_like_physical
-        from .view import reshape_op
-
         x, u, idx = primals
         physical = x._impl.cached_shape
         extra = cotangent._impl.cached_shape[:cotangent.batch_dims - x.batch_dims]  # vmap over cotangents
@@ -277,10 +264,6 @@ class ScatterOp(Operation):
 
 def _last_writes(idx: Tensor, rows: int) -> Tensor:
     """For each entry of ``idx``, whether it is the last to name its row (the write that stays)."""
-    from .creation import full
-    from .ranges import arange
-    from .view import reshape_op
-
     n = math.prod(idx._impl.cached_shape)
     order = reshape_op(arange(n, dtype=idx.dtype, device=idx.device), shape=idx._impl.cached_shape)
     writer = scatter_op(full((rows,), -1, dtype=idx.dtype, device=idx.device), order, idx, k=1)

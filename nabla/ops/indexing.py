@@ -19,6 +19,15 @@ from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from .index_primitives import gather_op, nonzero_op, scatter_op, set_slice_op, slice_op
 from .picks import element_from_host
+from ..core.graph import GRAPH
+from ._physical import batch_dims_to_logical, common_batch_shape, logical_to_batch_dims, with_batch_dims_as_logical
+from .base import broadcast_shapes, normalize_axis, tensor_from_host
+from .broadcasting import broadcast_physical, broadcast_to
+from .creation import asarray, zeros
+from .elementwise import BINARY_FUNCTIONS as B, astype, where
+from .ranges import arange
+from .reduction import sum as reduce_sum
+from .view import inverse_perm, permute_dims, reshape, reshape_op
 
 
 # --- parsing keys -------------------------------------------------------------
@@ -28,8 +37,6 @@ def _is_int(k) -> bool:
 
 
 def _as_index_tensor(k, device):
-    from .creation import asarray
-
     if isinstance(k, Tensor):
         return k
     arr = np.asarray(k)
@@ -138,26 +145,18 @@ def nonzero(x: Tensor) -> tuple[Tensor, ...]:
 
 
 def _nonzero(x: Tensor) -> tuple[Tensor, ...]:
-    from .base import tensor_from_host
-    from .elementwise import astype
-    from .reduction import sum as reduce_sum
-
     mask = x if x.dtype.is_bool else (x != 0)
     count = int(reduce_sum(astype(mask, _dt.int64)).item())
     cols = nonzero_op(mask, tensor_from_host(np.zeros(count, np.uint8), mask.device))
     if not any(c._impl.traced or c._impl.batch_dims for c in cols):
         # computed now, all columns in one run: the count was just read anyway, and columns realized
         # one by one would each ask for a model of their own (and run the op again)
-        from ..core.graph import GRAPH
-
         GRAPH.evaluate([c._impl for c in cols])
     return tuple(cols)
 
 
 def _basic(x: Tensor, entries, op: str):
     """Apply the basic entries; returns the view and, per remaining axis, what it came from."""
-    from .view import reshape_op
-
     impl = x._impl
     b = impl.batch_dims
     index = [(0, n, 1) for n in impl.batch_shape]
@@ -205,12 +204,8 @@ def _basic(x: Tensor, entries, op: str):
 
 
 def _empty_like(y, shape, b):
-    from .creation import zeros
-
     z = zeros(tuple(shape[b:]), dtype=y.dtype, device=y.device)
     if b:
-        from .broadcasting import broadcast_physical
-
         z = broadcast_physical(z, tuple(shape), b)
     return z
 
@@ -229,10 +224,6 @@ def _array_positions(entries):
 
 def _linear_index(y: Tensor, positions, arrays, op: str):
     """Broadcast the integer arrays, wrap negatives, check bounds lazily, and ravel them."""
-    from .base import broadcast_shapes
-    from .elementwise import BINARY_FUNCTIONS as B, astype, where
-    from .broadcasting import broadcast_to
-
     shape = broadcast_shapes(*(a.shape for a in arrays), op=op)
     flat = None
     for p, a in zip(positions, arrays):
@@ -328,10 +319,6 @@ def _batch_axes_as_arrays(x: Tensor, entries, others=()):
     """vmap of advanced indexing: the batch axes of ``x`` and of the index arrays become
     leading logical axes, indexed by broadcast ``arange``s, so the batch rides along as
     one more integer array. Returns ``(x, entries, batch_shape)`` in logical form."""
-    from .ranges import arange
-    from ._physical import batch_dims_to_logical, common_batch_shape
-    from .view import reshape
-
     arrays = [e[1] for e in entries if e[0] == "array"]
     batch = common_batch_shape(x, *arrays, *others, op="vmap of indexing")
     depth = len(batch)
@@ -356,9 +343,6 @@ def _array_block(entries):
 
 
 def _getitem_batched_arrays(x: Tensor, entries, op: str) -> Tensor:
-    from ._physical import logical_to_batch_dims
-    from .view import permute_dims
-
     xl, entries_l, batch = _batch_axes_as_arrays(x, entries)
     depth = len(batch)
     y, _ = _basic(xl, entries_l, op)
@@ -375,8 +359,6 @@ def _getitem_batched_arrays(x: Tensor, entries, op: str) -> Tensor:
 
 
 def _gather_axes(y: Tensor, positions, arrays, op: str) -> Tensor:
-    from .view import permute_dims, reshape
-
     flat, bshape = _linear_index(y, positions, arrays, op)
     nd = y.ndim
     rest = [a for a in range(nd) if a not in positions]
@@ -411,10 +393,6 @@ def _check_bounds(flat, arrays, positions, y, op):
 
 def setitem(x: Tensor, key, value) -> None:
     """``x[key] = value``: rebinds ``x`` to a new lazy value (the old one is untouched)."""
-    from .creation import asarray
-    from .elementwise import astype, where
-    from .view import reshape
-
     op = "setitem"
     if not isinstance(value, Tensor):
         scalar = isinstance(value, (bool, int, float, complex))
@@ -446,8 +424,6 @@ def setitem(x: Tensor, key, value) -> None:
 
 
 def _broadcast_value(value: Tensor, shape, op: str) -> Tensor:
-    from .broadcasting import broadcast_to
-
     try:
         return broadcast_to(value, tuple(shape))
     except ValueError:
@@ -457,8 +433,6 @@ def _broadcast_value(value: Tensor, shape, op: str) -> Tensor:
 
 def _assign(x: Tensor, entries, value: Tensor, op: str):
     """``x`` with ``value`` written at the parsed ``entries`` (None when nothing is selected)."""
-    from .view import reshape
-
     if any(e[0] == "array" for e in entries):
         return _assign_arrays(x, entries, value, op)
     target, index = _basic(x, entries, op)
@@ -486,8 +460,6 @@ def _partial(entry) -> bool:
 
 
 def _assign_arrays(x: Tensor, entries, value: Tensor, op: str) -> Tensor:
-    from .view import inverse_perm, permute_dims, reshape
-
     entries = _array_entries(x, entries, op)
     if any(_partial(e) for e in entries):
         # x[1:3, [0, 2]] = v: the slices pick a block, the arrays index into it (the array axes'
@@ -518,10 +490,6 @@ def _assign_arrays(x: Tensor, entries, value: Tensor, op: str) -> Tensor:
 
 def _assign_batched(x: Tensor, entries, value: Tensor, op: str):
     """vmap of ``x[key] = value``: the batch axes become leading logical axes of every operand."""
-    from ._physical import batch_dims_to_logical, common_batch_shape, logical_to_batch_dims
-    from .base import broadcast_shapes
-    from .view import permute_dims, reshape
-
     first = 0
     if any(e[0] == "array" for e in entries):
         entries = _array_entries(x, entries, op, partial_slices=False)
@@ -552,8 +520,6 @@ def _assign_batched(x: Tensor, entries, value: Tensor, op: str):
 
 
 def _int_tensor(i, device):
-    from .creation import asarray
-
     return asarray(np.asarray(i, dtype=np.int64), device=device)
 
 
@@ -563,7 +529,6 @@ def take(x: Tensor, indices, axis=None) -> Tensor:
         if x.ndim != 1:
             raise ValueError(f"nabla.take: axis is required for a tensor of rank {x.ndim}")
         axis = 0
-    from .base import normalize_axis
 
     a = normalize_axis(axis, max(x.ndim, 1), "take")
     idx = _as_index_tensor(indices, x.device)
@@ -575,18 +540,10 @@ def take(x: Tensor, indices, axis=None) -> Tensor:
 
 def take_along_axis(x: Tensor, indices: Tensor, axis: int = -1) -> Tensor:
     """``x`` picked along ``axis`` by ``indices`` of the same rank (broadcast elsewhere)."""
-    from .base import broadcast_shapes, normalize_axis
-    from .ranges import arange
-    from .elementwise import BINARY_FUNCTIONS as B, astype, where
-    from .view import reshape
-    from .broadcasting import broadcast_to
-
     if indices.ndim != x.ndim:
         raise ValueError(f"nabla.take_along_axis: indices of rank {indices.ndim} for a tensor of rank {x.ndim}")
     a = normalize_axis(axis, x.ndim, "take_along_axis")
     if x.batch_dims or indices.batch_dims:
-        from ._physical import with_batch_dims_as_logical
-
         return with_batch_dims_as_logical(lambda xl, il, depth: take_along_axis(xl, il, depth + a), x, indices)
     n = x.shape[a]
     shape_x = list(x.shape)

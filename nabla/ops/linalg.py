@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from ..core.tensor import Tensor
 from .base import Operation, broadcast_shapes, describe, lift_same
-from .elementwise import BINARY_OPS
+from .elementwise import BINARY_FUNCTIONS, BINARY_OPS, UNARY_FUNCTIONS, astype, complex_op, where, zeros_like_physical
 from .operands import align_batched, coerce_operands
-from .reduction import REDUCE_OPS
-from .view import squeeze, unsqueeze
+from .reduction import REDUCE_OPS, sum
+from .view import permute_op, reshape, squeeze, swap_axes, unsqueeze
+from .broadcasting import sum_to_like
+from .complex_lowerings import im, pack, re
+from .ranges import arange
 
 
 class MatmulOp(Operation):
@@ -69,7 +72,6 @@ class MatmulOp(Operation):
                 # the same-width signed product wraps to the same bits, as NumPy's unsigned one does
                 return ops.cast(ops.matmul(ops.cast(x, signed), ops.cast(y, signed)), x.dtype)
             return ops.matmul(x, y)
-        from .complex_lowerings import im, pack, re
 
         a, b, c, d = re(x), im(x), re(y), im(y)
         return pack(ops.sub(ops.matmul(a, c), ops.matmul(b, d)), ops.add(ops.matmul(a, d), ops.matmul(b, c)))
@@ -83,16 +85,12 @@ class MatmulOp(Operation):
         return out
 
     def vjp_rule(self, primals, cotangent, output):
-        from .broadcasting import sum_to_like
-
         x, y = primals
         return [sum_to_like(matmul_op(cotangent, _swap_last(y)), x),
                 sum_to_like(matmul_op(_swap_last(x), cotangent), y)]
 
 
 def _swap_last(x: Tensor) -> Tensor:
-    from .view import permute_op
-
     n = len(x._impl.cached_shape)
     return permute_op(x, perm=tuple(range(n - 2)) + (n - 1, n - 2))
 
@@ -146,8 +144,6 @@ def _complex_by_parts(x: Tensor, y: Tensor) -> Tensor:
     """A small complex product as four real ones, ``(a + bi)(c + di) = (ac - bd) + (ad + bc)i``: ops
     a read's program runs in its one call (the elementwise parts and real products), where a complex
     product would run apart, on a model of its own, once per read (a loop of 3x3 products)."""
-    from .elementwise import BINARY_FUNCTIONS, UNARY_FUNCTIONS, complex_op
-
     real, imag = UNARY_FUNCTIONS["real"], UNARY_FUNCTIONS["imag"]
     a, b, c, d = real(x), imag(x), real(y), imag(y)
     sub, add = BINARY_FUNCTIONS["subtract"], BINARY_FUNCTIONS["add"]
@@ -158,52 +154,35 @@ def _complex_by_parts(x: Tensor, y: Tensor) -> Tensor:
 
 def adjoint(x: Tensor) -> Tensor:
     """The conjugate transpose of the last two axes."""
-    from .elementwise import UNARY_FUNCTIONS
-    from .view import swap_axes
-
     t = swap_axes(x, -1, -2)
     return UNARY_FUNCTIONS["conj"](t) if x.dtype.is_complex else t
 
 
 def band_mask(m: int, n: int, k: int, lower: bool, device) -> Tensor:
     """Boolean (m, n): True on and below diagonal ``k`` (lower) or on and above it (upper)."""
-    from .ranges import arange
-    from .elementwise import BINARY_FUNCTIONS
-    from .view import reshape
-
     offset = reshape(arange(n, device=device), (1, n)) - reshape(arange(m, device=device), (m, 1))
     return BINARY_FUNCTIONS["less_equal" if lower else "greater_equal"](offset, k)
 
 
 def tril(x: Tensor, k: int = 0) -> Tensor:
-    from .elementwise import where, zeros_like_physical
-
     return where(band_mask(*x.shape[-2:], k, True, x.device), x, zeros_like_physical(x))
 
 
 def triu(x: Tensor, k: int = 0) -> Tensor:
-    from .elementwise import where, zeros_like_physical
-
     return where(band_mask(*x.shape[-2:], k, False, x.device), x, zeros_like_physical(x))
 
 
 def eye_like(x: Tensor, n: int | None = None) -> Tensor:
     """The n x n identity (n: x's last size) in x's dtype and device."""
-    from .elementwise import astype
-
     n = x.shape[-1] if n is None else n
     return astype(band_mask(n, n, 0, True, x.device) & band_mask(n, n, 0, False, x.device), x.dtype)
 
 
 def diag_part(x: Tensor) -> Tensor:
     """The main diagonal of the last two axes (square), as (..., n)."""
-    from .reduction import sum
-
     return sum(x * eye_like(x), axis=-1)
 
 
 def diag_embed(v: Tensor) -> Tensor:
     """(..., n) -> (..., n, n) with v on the diagonal."""
-    from .view import unsqueeze
-
     return unsqueeze(v, -1) * eye_like(v, v.shape[-1])

@@ -15,6 +15,7 @@ from max.dtype import DType
 from max.graph import ops
 
 from . import complex_formulas as F
+from .custom_kernels import sign_bit
 
 _FLOATS = (DType.float16, DType.float32, DType.float64, DType.bfloat16)
 
@@ -264,7 +265,6 @@ def signbit(x):
     """Sign bit of each element, NaN's too (read by Nabla's Mojo kernel: no MAX op sees it)."""
     if not is_float(x):
         return ops.greater(const(0, x), x)
-    from .custom_kernels import sign_bit
 
     return sign_bit(x)
 

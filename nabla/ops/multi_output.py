@@ -5,7 +5,11 @@ from __future__ import annotations
 import numbers
 
 from ..core.tensor import Tensor
-from .base import Operation, describe, normalize_axis
+from .base import Operation, broadcast_shapes, describe, normalize_axis
+from ..core.trace_lowering import symbolic_dims
+from .broadcasting import broadcast_physical
+from .elementwise import dense_tangents, zeros_like_physical
+from .operands import coerce_operands
 
 
 class SplitOp(Operation):
@@ -27,8 +31,6 @@ class SplitOp(Operation):
         return split_op(t, sizes=sizes, axis=axis + t.batch_dims - primals[0].batch_dims)
 
     def vjp_rule(self, primals, cotangents, outputs, *, sizes, axis):
-        from .elementwise import zeros_like_physical
-
         if any(c is None for c in cotangents):  # unused pieces, possibly collected: zeros by shape
             zeros = split_op(zeros_like_physical(primals[0]), sizes=sizes, axis=axis)
             cotangents = [z if c is None else c for c, z in zip(cotangents, zeros)]
@@ -46,8 +48,6 @@ class ConcatOp(Operation):
         """Alone on a single-op model, one concat serves every size (equal sizes share a name). Not
         in whole traces: after a concat of ``d1``, ``d3`` and 1 rows, MAX cannot tell that sum from a
         ``d0`` of the same value (``pad`` of a 2-d array is two such concats)."""
-        from ..core.trace_lowering import symbolic_dims
-
         sizes: dict = {}
         return kwargs, [symbolic_dims(s, sizes) for s in shapes], None
 
@@ -68,8 +68,6 @@ class ConcatOp(Operation):
         return ops.concat(list(xs), axis)
 
     def jvp_rule(self, primals, tangents, output, *, axis):
-        from .elementwise import dense_tangents
-
         return concat(dense_tangents(primals, tangents), axis=axis - primals[0].batch_dims)
 
     def vjp_rule(self, primals, cotangent, output, *, axis):
@@ -83,8 +81,6 @@ concat_op = ConcatOp()
 
 def concat(tensors, axis: int = 0) -> Tensor:
     """Join a sequence of tensors along an existing ``axis``."""
-    from .operands import coerce_operands
-
     tensors = list(tensors)
     if not tensors:
         raise ValueError("nabla.concat: need at least one tensor")
@@ -95,8 +91,6 @@ def concat(tensors, axis: int = 0) -> Tensor:
         return ts[0]
     batch_shapes = {t._impl.batch_shape for t in ts}
     if len(batch_shapes) > 1:  # under vmap, unbatched pieces are repeated along the batch
-        from .broadcasting import broadcast_physical
-        from .base import broadcast_shapes
 
         batch = broadcast_shapes(*batch_shapes, op="concat")
         ts = [broadcast_physical(t, batch + t.shape, len(batch)) for t in ts]

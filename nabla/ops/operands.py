@@ -11,6 +11,8 @@ from ..core import dtypes as _dt
 from ..core.context import get_default_dtype
 from ..core.tensor import Tensor
 from .casts import cast_op
+from .broadcasting import pad_logical_rank
+from .creation import asarray as to_tensor, operand_constant
 
 
 def scalar_dtype(scalar, other: _dt.DType, op: str) -> _dt.DType:
@@ -29,11 +31,7 @@ def scalar_dtype(scalar, other: _dt.DType, op: str) -> _dt.DType:
 
 def coerce_operands(x, y, op: str) -> tuple[Tensor, Tensor]:
     """Python scalars take the tensor's dtype where they fit; tensors promote by the lattice."""
-    from .creation import operand_constant
-
     def asarray(v, device=None):
-        from .creation import asarray as to_tensor
-
         try:
             return to_tensor(v, device=device)
         except (TypeError, ValueError) as e:
@@ -68,8 +66,6 @@ def coerce_operands(x, y, op: str) -> tuple[Tensor, Tensor]:
 
 def align_batched(x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
     """Pad the logical rank of a batched operand so physical right-aligned broadcasting is right."""
-    from .broadcasting import pad_logical_rank
-
     nx, ny = x.ndim, y.ndim
     if nx < ny and x.batch_dims:
         x = pad_logical_rank(x, ny)

@@ -17,6 +17,8 @@ from max import driver
 from ..core.graph import Value
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
+from .index_primitives import slice_op, sliced_shape
+from .view import reshape_op
 
 
 
@@ -97,8 +99,6 @@ def _through_slice(impl, index):
     reshape dropping the integers' axes) of realized host data, read from that data; None
     otherwise. An element check picks each element of each slice it compares (array-api-tests'
     linalg stacks: ``a[1] * b[2] - a[2] * b[1]``), where realizing the slice is a run of its own."""
-    from .index_primitives import slice_op, sliced_shape
-
     pair = impl.dtype.is_complex  # stored as (re, im) on a trailing axis the slice takes whole
     value = impl._values[0]
     node = value.node
@@ -164,8 +164,6 @@ def host_element(x: Tensor):
         return None
     if node.op.name not in ("getitem", "reshape"):
         return None
-    from .index_primitives import slice_op
-    from .view import reshape_op
 
     if node.op is reshape_op:
         node = node.inputs[0].node

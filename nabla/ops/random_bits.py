@@ -16,8 +16,9 @@ import numpy as np
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from .base import tensor_from_host
-from .custom_kernels import KernelOperation
+from .custom_kernels import KernelOperation, random_kernel
 from .view import reshape
+from .elementwise import astype
 
 KINDS = {"bits": 0, "uniform": 1, "normal": 2}
 
@@ -39,8 +40,6 @@ class RandomOp(KernelOperation):
         return kwargs, [[4], ["m"]], None
 
     def maxpr(self, state, size, *, dtype):
-        from .custom_kernels import random_kernel
-
         out = random_kernel(_dt.from_name(dtype).max_dtype)(state, size)
         return out[0] if isinstance(out, (list, tuple)) else out
 
@@ -70,8 +69,6 @@ def draw(key: int, start: int, shape, dtype, kind: str = "uniform", stream: int 
     out = random_op(tensor_from_host(state, None), tensor_from_host(np.zeros(n, np.uint8), None),
                     dtype=kernel_dtype.name)
     if kind == "normal" and dtype is not _dt.float64:
-        from .elementwise import astype
-
         out = astype(out, dtype)
     out = reshape(out, shape)
     if device is not None and out.device != device:

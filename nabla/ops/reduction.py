@@ -11,7 +11,12 @@ from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from .base import Operation, accumulation_dtype, describe, normalize_axes
 from .elementwise import cast_op
-from .view import reshape_op
+from .view import permute_dims, reshape, reshape_op, unsqueeze_op
+from .broadcasting import broadcast_like
+from .creation import ones
+from .lowerings import const
+from .multi_output import concat
+from .scans import cumulative_prod
 
 
 class ReduceOperation(Operation):
@@ -90,8 +95,6 @@ class _MaxReduce(ReduceOperation):
         out = getattr(ops, self.max_fn)(x, axis=axis)
         if self.name in ("max", "min") and x.dtype.is_float():
             # MAX's max/min skip NaN; NumPy's (and the standard's) propagate it
-            from .lowerings import const
-
             seen = ops.max(ops.cast(ops.is_nan(x), x.dtype), axis=axis)
             out = ops.where(ops.greater(seen, const(0, seen)), const(float("nan"), out), out)
         return out
@@ -100,9 +103,6 @@ class _MaxReduce(ReduceOperation):
     @staticmethod
     def _expand(r, x, axes, keepdims):
         """Bring a reduced tensor back to ``x``'s physical shape."""
-        from .broadcasting import broadcast_like
-        from .view import unsqueeze_op
-
         if not keepdims:
             shift = r.batch_dims - x.batch_dims  # r may carry more batch dims than x (vmap of grad)
             for a in axes:
@@ -144,9 +144,6 @@ def _product_of_others(x: Tensor, axes: list[int]) -> Tensor:
     Exclusive scans from both ends (as JAX does), not ``prod / x``: exact where ``x`` has zeros,
     and made of multiplications, so it differentiates again (the Hessian of a product at a zero).
     """
-    from .scans import cumulative_prod
-    from .view import permute_dims, reshape
-
     kept = [a for a in range(x.ndim) if a not in axes]
     kept_shape = tuple(x.shape[a] for a in kept)
     order = kept + list(axes)
@@ -199,11 +196,6 @@ def prod(x: Tensor, axis=None, keepdims: bool = False, dtype=None) -> Tensor:
 def _complex_prod(x: Tensor, axis, keepdims: bool) -> Tensor:
     """MAX's product reduction has no complex form: the reduced axes, flattened last, are
     multiplied pairwise in log2(n) complex multiplications (differentiable as composed)."""
-    from .base import normalize_axes
-    from .creation import ones
-    from .multi_output import concat
-    from .view import permute_dims, reshape
-
     axes = normalize_axes(axis, x.ndim, "prod")
     kept = [a for a in range(x.ndim) if a not in axes]
     out_shape = tuple(x.shape[a] for a in kept)

@@ -7,6 +7,10 @@ from ..core.operation import Operation
 from ..core.tensor import Tensor
 from .base import accumulation_dtype, normalize_axis
 from .casts import astype
+from .broadcasting import broadcast_physical
+from .creation import full, ones
+from .index_primitives import slice_op
+from .multi_output import concat
 
 
 class CumsumOp(Operation):
@@ -44,10 +48,6 @@ def cumulative_sum(x: Tensor, axis=None, dtype=None, include_initial: bool = Fal
 
 def cumulative_prod(x: Tensor, axis=None, dtype=None, include_initial: bool = False) -> Tensor:
     """Hillis-Steele scan of shifted products: log2(n) steps of MAX ops, differentiable as composed."""
-    from .creation import ones
-    from .index_primitives import slice_op
-    from .multi_output import concat
-
     x, a = _scan_input(x, axis, dtype, "cumulative_prod")
     n = x.shape[a]
     b = x._impl.batch_dims
@@ -60,8 +60,6 @@ def cumulative_prod(x: Tensor, axis=None, dtype=None, include_initial: bool = Fa
         shifted_shape[a] = k
         pad = ones(tuple(shifted_shape), dtype=x.dtype, device=x.device)
         if b:
-            from .broadcasting import broadcast_physical
-
             pad = broadcast_physical(pad, x._impl.batch_shape + tuple(shifted_shape), b)
         x = x * concat([pad, slice_op(x, index=tuple(head))], axis=a)
         k *= 2
@@ -83,14 +81,9 @@ def _scan_input(x: Tensor, axis, dtype, op: str):
 
 
 def _with_initial(x: Tensor, axis: int, value) -> Tensor:
-    from .creation import full
-    from .multi_output import concat
-
     shape = list(x.shape)
     shape[axis] = 1
     init = full(tuple(shape), value, dtype=x.dtype, device=x.device)
     if x.batch_dims:
-        from .broadcasting import broadcast_physical
-
         init = broadcast_physical(init, x._impl.batch_shape + tuple(shape), x.batch_dims)
     return concat([init, x], axis=axis)

@@ -12,8 +12,15 @@ from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..core.operation import Fused, Operation
 from .base import describe, normalize_axis
-from .custom_kernels import KernelOperation
+from .custom_kernels import KernelOperation, sort_kernel
 from . import lowerings as L
+from .casts import astype
+from .creation import full, scalar_tensor
+from .elementwise import BINARY_FUNCTIONS as B, UNARY_FUNCTIONS as U, where
+from .indexing import take, take_along_axis
+from .operands import coerce_operands
+from .reduction import sum as reduce_sum
+from .view import reshape
 
 
 class SortOp(KernelOperation):
@@ -39,8 +46,6 @@ class SortOp(KernelOperation):
         import numpy as np
         from max.dtype import DType
         from max.graph import DeviceRef, Dim, ops
-
-        from .custom_kernels import sort_kernel
 
         device, dtype, cpu = x.device, x.dtype, DeviceRef.CPU()
         if device != cpu:  # the kernel is CPU code: accelerator data makes the round trip
@@ -74,13 +79,9 @@ class SortOp(KernelOperation):
                 yield {"axis": 1, "descending": descending}, [dtype.name], [(2, 3, 4)]
 
     def jvp_rule(self, primals, tangents, outputs, *, axis, descending):
-        from .indexing import take_along_axis
-
         return [take_along_axis(tangents[0], outputs[1], axis - len(primals[0].shape) - primals[0].batch_dims), None]
 
     def vjp_rule(self, primals, cotangents, outputs, *, axis, descending):
-        from .indexing import take_along_axis
-
         x = primals[0]
         logical = axis - x.batch_dims
         order = outputs[1] if outputs[1] is not None else self(x, axis=axis, descending=descending)[1]
@@ -167,7 +168,6 @@ def _sorted(x: Tensor, axis: int, descending: bool, op: str) -> list:
     wide = _SORTED_AS.get(dtype)
     if wide is None:
         return sort_op(x, axis=impl.batch_dims + a, descending=bool(descending))
-    from .casts import astype
 
     values, order = sort_op(astype(x, wide), axis=impl.batch_dims + a, descending=bool(descending))
     return [astype(values, dtype), order]
@@ -191,8 +191,6 @@ def sort(x: Tensor, axis: int = -1, descending: bool = False, stable: bool = Tru
 
 
 def _arg_reduce(op, x: Tensor, axis, keepdims: bool) -> Tensor:
-    from .view import reshape
-
     impl = x._impl
     if axis is None:
         flat = reshape(x, (x.size,))
@@ -213,17 +211,11 @@ def argmin(x: Tensor, axis=None, keepdims: bool = False) -> Tensor:
 def searchsorted(x1: Tensor, x2: Tensor, side: str = "left", sorter=None) -> Tensor:
     """Insertion points of ``x2`` in the sorted 1-D ``x1`` (NaN sorts last): by counting, or by
     binary search where counting would compare too many pairs."""
-    from .operands import coerce_operands
-    from .reduction import sum as reduce_sum
-    from .view import reshape
-
     if side not in ("left", "right"):
         raise ValueError(f"nabla.searchsorted: side must be 'left' or 'right', got {side!r}")
     if x1.ndim != 1:
         raise ValueError(f"nabla.searchsorted: x1 must be 1-D, got shape {x1.shape}")
     if sorter is not None:
-        from .indexing import take
-
         x1 = take(x1, sorter, axis=0)
     x1, x2 = coerce_operands(x1, x2, "searchsorted")
     n = x1.shape[0]
@@ -231,7 +223,6 @@ def searchsorted(x1: Tensor, x2: Tensor, side: str = "left", sorter=None) -> Ten
         return _binary_search(x1, x2, side)
     v = reshape(x2, x2.shape + (1,))
     before = _before(x1, v, side)
-    from .elementwise import astype
 
     return reduce_sum(astype(before, _dt.int64), axis=-1)
 
@@ -244,8 +235,6 @@ _COUNTING_LIMIT = 1 << 22
 def _before(x, v, side: str) -> Tensor:
     """Whether sorted values ``x`` go before ``v``: ``x < v`` (left) or ``x <= v`` (right), with
     NaN after every number, as NumPy sorts it."""
-    from .elementwise import BINARY_FUNCTIONS as B, UNARY_FUNCTIONS as U
-
     if side == "left":
         before = B["less"](x, v)
         if x.dtype.is_floating:
@@ -261,10 +250,6 @@ def _binary_search(x1: Tensor, x2: Tensor, side: str) -> Tensor:
     """Insertion points by a branch-free binary search over the sorted ``x1`` (the "uniform" lower
     bound: every query takes the same halving steps, so all of them advance together as array
     ops). ``found`` counts the leading elements known to go before the query."""
-    from .creation import full, scalar_tensor
-    from .elementwise import BINARY_FUNCTIONS as B, where
-    from .indexing import take
-
     n = x1.shape[0]
     found = full(x2.shape, 0, _dt.int64, x2.device)
     step = 1 << (n.bit_length() - 1) if n else 0

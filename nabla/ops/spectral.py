@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from ..core import dtypes as _dt
 from .base import describe
-from .factorizations import MatrixKernelOperation, check_matrix, conjugate_convention, pair, run_kernel, stage
+from .factorizations import MatrixKernelOperation, check_matrix, conjugate_convention, pair, run_kernel, solve, stage
 from .linalg import adjoint, band_mask, diag_embed, diag_part, matmul
+from .elementwise import UNARY_FUNCTIONS, astype, where, zeros_like_physical
+from .reduction import sum as _sum
+from .view import unsqueeze
 
 
 def _adjoint_value(x, cplx: bool):
@@ -27,9 +30,6 @@ def _adjoint_value(x, cplx: bool):
 
 def _inverse_gaps(values, square: bool):
     """F[i, j] = 1 / (v_j - v_i) (of the squares when ``square``), 0 on the diagonal."""
-    from .elementwise import where
-    from .view import unsqueeze
-
     v = values * values if square else values
     n = v.shape[-1]
     diagonal = band_mask(n, n, 0, True, v.device) & band_mask(n, n, 0, False, v.device)
@@ -38,14 +38,10 @@ def _inverse_gaps(values, square: bool):
 
 
 def _like(x, dtype):
-    from .elementwise import astype
-
     return x if x.dtype is dtype else astype(x, dtype)
 
 
 def _real(x):
-    from .elementwise import UNARY_FUNCTIONS
-
     return UNARY_FUNCTIONS["real"](x) if x.dtype.is_complex else x
 
 
@@ -125,8 +121,6 @@ class SvdOp(MatrixKernelOperation):
                                       f"non-square input ({describe(a._impl)}); use full_matrices=False")
 
     def jvp_rule(self, primals, tangents, outputs, *, full_matrices, wide):
-        from .view import unsqueeze
-
         (a,), (da,) = primals, tangents
         self._check_differentiable(a, full_matrices)
         u, s, vh = outputs
@@ -151,9 +145,6 @@ class SvdOp(MatrixKernelOperation):
 
     @conjugate_convention
     def vjp_rule(self, primals, cotangents, outputs, *, full_matrices, wide):
-        from .elementwise import zeros_like_physical
-        from .view import unsqueeze
-
         (a,) = primals
         self._check_differentiable(a, full_matrices)
         u, s, vh = outputs if all(o is not None for o in outputs) else self(a, full_matrices=full_matrices, wide=wide)
@@ -202,11 +193,6 @@ class EigOp(MatrixKernelOperation):
         return [restore(w, [n, 2]), restore(v, [n, n, 2])]
 
     def jvp_rule(self, primals, tangents, outputs):
-        from .elementwise import UNARY_FUNCTIONS, astype
-        from .factorizations import solve
-        from .reduction import sum as _sum
-        from .view import unsqueeze
-
         w, v = outputs
         x = solve(v, matmul(tangents[0], v))  # V^-1 dA V
         dv = matmul(v, _inverse_gaps(w, False) * x)
@@ -220,10 +206,6 @@ class EigOp(MatrixKernelOperation):
         """The Hermitian adjoint of jvp_rule (as PyTorch's linalg_eig_backward): with
         G = V^H gV - V^H V diag(Re diag(V^H gV)) (the unit-norm projection's adjoint),
         gA = V^-H (diag(gw) + conj(F) * G) V^H. Only phase-invariant losses are well defined."""
-        from .elementwise import UNARY_FUNCTIONS, astype, zeros_like_physical
-        from .factorizations import solve
-        from .view import unsqueeze
-
         (a,) = primals
         w, v = outputs if all(o is not None for o in outputs) else self(a)
         gw, gv = cotangents

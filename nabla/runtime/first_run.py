@@ -28,6 +28,13 @@ import time
 from concurrent.futures import Future
 from pathlib import Path
 
+from ..core.compiler import _background_priority
+from ..core.disk_cache import ModelDiskCache
+from ..core.graph import GRAPH
+from ..ops import registry
+from . import program_kernel, single_op
+from .single_op import _decode, _encoded, _name, family
+
 MANIFEST = Path(__file__).with_name("first_run.json")
 #: Models per bundle. MAX's cost per compile on a cold machine is mostly fixed (about 9 s for a
 #: graph of one ``add``, paid again by each graph compiled apart). So the single-op models are
@@ -59,8 +66,6 @@ class Part:
 def spec_name(spec: dict) -> str | None:
     """The name the engine gives the single-op model of ``spec`` with today's sources, or None
     when its op is gone."""
-    from .single_op import _decode, _name
-    from ..ops import registry
     op = registry().get(spec["op"])
     if op is None:
         return None
@@ -340,9 +345,6 @@ def ask(engine, spec: dict) -> Future | None:
 
 def _every_kernel_model(manifest: dict) -> list:
     """The specs of every kernel op's family the manifest does not list, after its own."""
-    from .single_op import _encoded, family
-    from ..ops import registry
-
     last = 1 + max([s.get("first", 0) for s in manifest.get("models", [])], default=0)
     listed = {spec_name(s) for s in manifest.get("models", [])}
     out = []
@@ -355,8 +357,6 @@ def _every_kernel_model(manifest: dict) -> list:
 def start(engine, workers: int | None = None, every_kernel: bool = False, ahead: bool = False) -> Build | None:
     """Start building what the manifest lists and this machine lacks (None when nothing); ``ahead``:
     for no process that waits on it (``python -m nabla.build``)."""
-    from . import program_kernel
-
     workers = workers or os.cpu_count() or 1
     if not program_kernel.ready():  # (its build, a compiler process of its own, takes a core)
         program_kernel.build_async()
@@ -372,10 +372,7 @@ def start(engine, workers: int | None = None, every_kernel: bool = False, ahead:
 
 def _work() -> None:
     """A worker: build the parts given on stdin, one JSON line each; answer ``done`` or ``failed``."""
-    from ..core.graph import GRAPH
-    from .single_op_compiler import compile_specs
-
-    from ..core.compiler import _background_priority
+    from .single_op_compiler import compile_specs  # lazy: only workers compile; keeps import nabla light
 
     # The build's workers run below the user's process (each worker's session is a scheduling
     # group of its own, which would otherwise compete with the user's as an equal); the worker of
@@ -401,8 +398,6 @@ def _part_claimed(engine, names: list):
     """Hold the kernel cache's claim on building a part, waiting while another process holds it:
     processes started together on a cold machine (a pool's workers) each start a build of the same
     parts, and each part is then compiled once, the others reading it from disk."""
-    from ..core.disk_cache import ModelDiskCache
-
     disk = engine.kernel_disk
     claim = None if disk is None else disk.claim(ModelDiskCache.key_digest("first-run part:" + ",".join(sorted(names))))
     if claim is not None:
@@ -417,7 +412,6 @@ def _part_claimed(engine, names: list):
 def _record_at_exit(path: str) -> None:
     """Write what this process asked for (``python -m nabla.build --record`` reads it): the
     single-op models, each once, in the order met."""
-    from . import single_op
     models = []
     for name, spec in sorted({**single_op._MET, **single_op._WANTED}.items(), key=lambda item: item[1]["first"]):
         try:

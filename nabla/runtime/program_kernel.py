@@ -26,6 +26,10 @@ import time
 from concurrent.futures import Future
 from pathlib import Path
 
+from ..core import dtypes as _dt, progress
+from ..core.disk_cache import kernel_cache_dir, source_digest
+from .fused_codes import BYTES
+
 #: the call array (kernels/nabla_vm.mojo): ints per stage, data slots per stage, stage kinds
 STAGE = 24
 SLOTS = 8
@@ -42,14 +46,10 @@ _BUILDING: dict = {}  # digest -> Future of the build under way in this process
 @functools.cache
 def digest() -> str:
     """A digest of the kernel's Mojo sources (the fused evaluator's and the entry module)."""
-    from ..core.disk_cache import source_digest
-
     return source_digest(KERNELS / "evaluator", (".mojo",), extra=(ENTRY,))
 
 
 def _target() -> Path | None:
-    from ..core.disk_cache import kernel_cache_dir
-
     root = kernel_cache_dir()
     if root is None:
         root = Path(os.environ.get("TMPDIR", "/tmp")) / f"nabla-vm-{os.getuid()}"
@@ -58,9 +58,6 @@ def _target() -> Path | None:
 
 def family(program) -> int:
     """A fused program's family as the kernel's call names it (``kernels/nabla_vm.mojo``)."""
-    from ..core import dtypes as _dt
-    from .fused_codes import BYTES
-
     if program.dtype is BYTES:
         return 2 if program.registers is _dt.int64 else (3 if program.registers is _dt.float32 else 4)
     return 0 if program.dtype is _dt.float32 else 1
@@ -80,7 +77,6 @@ def module():
     target = _target()
     if not target.exists():
         fut = build_async(target)
-        from ..core import progress
 
         progress.wait(fut, "Nabla's program kernel")
         if fut.exception() is not None:

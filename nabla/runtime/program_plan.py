@@ -13,7 +13,7 @@ import threading
 import numpy as np
 from max import driver
 
-from ..core.graph import Node, Value
+from ..core.graph import GRAPH, Node, Value
 from .fused_codes import constant_bits
 from .fused_layouts import Offset
 from .program_kernel import COPY, MAP, NONZERO, REDUCE, SCAN, SCATTER, SCATTER_ADD, STAGE
@@ -441,8 +441,6 @@ class _Foreign:
         self.outputs = [(j, v.index, v.shape, v.dtype, v.device) for j, v in outputs]
 
     def run(self, state, kernel) -> None:
-        from ..core.graph import GRAPH
-
         leaves = []
         for spec in self.inputs:
             if len(spec) == 3:  # a scalar constant: its node again, with this run's value

@@ -22,10 +22,17 @@ import json
 import os
 import tempfile
 
-from ..core.trace_lowering import hashable_params, symbolic_dims
-from ..core.models import execute
+from ..core.trace_lowering import hashable_params, scalar_buffer, symbolic_dims
+from ..core.models import execute, named_digest
 from ..core.interpreter import families_loaded
 from .first_sight import FirstSightPath
+from ..core import dtypes as _dt
+from ..core.compiler import start_detached
+from ..core.context import cpu
+from ..core.disk_cache import ModelDiskCache, kernel_cache_dir, source_digest
+from ..core.graph import GRAPH
+from ..ops import registry
+from ..ops.custom_kernels import KernelOperation, kernel_digest
 
 
 class KernelPlan:
@@ -42,8 +49,6 @@ class KernelPlan:
         return _spec(self.node, self.name, self.kwargs, self.dims, self.picks)
 
     def run(self, model, leaf_buffers, out_shape, values=None):
-        from ..core.trace_lowering import scalar_buffer
-
         # an argument >= 0 is a leaf; -1 - k is the scalar constant at trace position k (its value
         # is this run's: traces that differ only in it share the plan)
         buffers = [leaf_buffers[i] if i >= 0 else scalar_buffer(values[-1 - i]) for i in self.arguments]
@@ -131,8 +136,6 @@ def _ops_digest() -> str:
     """Models of ops without a kernel package are keyed by the lowerings' sources."""
     from pathlib import Path
 
-    from ..core.disk_cache import source_digest
-
     ops = Path(__file__).resolve().parent.parent / "ops"
     return source_digest(ops, (".py",), exclude=tuple(ops / f for f in _NOT_LOWERINGS))
 
@@ -145,8 +148,6 @@ _NOT_LOWERINGS = ("picks.py",)
 def _digest_of(op) -> str:
     """The digest a model name of ``op`` carries: its kernel package's and, for an op lowered in
     ``lowerings.py`` (signbit's kernel), the lowerings' too; else the lowerings'."""
-    from ..ops.custom_kernels import KernelOperation, kernel_digest
-
     package = getattr(op, "kernel_package", None)
     if package is None:
         return _ops_digest()
@@ -303,8 +304,6 @@ def _encoded(spec: dict) -> dict | None:
 
 def _encode(value):
     """kwargs as JSON: dtypes and tuples tagged so that ``_decode`` gives them back as they were."""
-    from ..core import dtypes as _dt
-
     if isinstance(value, _dt.DType):
         return {"dtype": value.name}
     if getattr(value, "is_host", False) and hasattr(value, "label"):  # the host device (served ops run there)
@@ -321,16 +320,12 @@ def _encode(value):
 
 
 def _decode(value):
-    from ..core import dtypes as _dt
-
     if isinstance(value, list):
         return [_decode(v) for v in value]
     if isinstance(value, dict):
         if "dtype" in value:
             return _dt.from_name(value["dtype"])
         if "device" in value:
-            from ..core.context import cpu
-
             return cpu()
         if "tuple" in value:
             return tuple(_decode(v) for v in value["tuple"])
@@ -376,8 +371,6 @@ def _regroup(root) -> list:
     script's loading spent on models it never runs. A regrouped bundle is never
     regrouped again (the ``.regrouped`` mark beside it), so two workloads sharing a model cannot
     take it back and forth."""
-    from ..core.graph import GRAPH
-
     out = []
     for content, used in GRAPH.engine.wasteful_bundles(_REGROUP_BYTES):
         if (root / f"{content}.regrouped").exists():
@@ -423,9 +416,6 @@ def _compile_elsewhere() -> None:
     program exits), also start the detached, nice-19 compiler unless one is running (one per
     machine: a lock file); a running compiler takes every queued file before it stops, so no
     process's wants are dropped. ``NABLA_COMPILE_AT_EXIT=0`` queues nothing."""
-    from ..core.compiler import start_detached
-    from ..core.disk_cache import kernel_cache_dir
-
     root = kernel_cache_dir()
     at_exit = os.environ.get("NABLA_COMPILE_AT_EXIT", "")
     if root is None or not (_WANTED or _MET) or at_exit == "0":
@@ -450,9 +440,6 @@ def _families_missing(root) -> list:
     lacks, each as missed 0 times: the detached compiler takes them after the kernel models that
     were missed and before other models (a kernel model saves seconds of kernel binding in MAX's
     interpreter, another one milliseconds)."""
-    from ..core.disk_cache import ModelDiskCache
-    from ..core.models import named_digest
-    from ..ops import registry
     ops = registry()
     disk = ModelDiskCache(root)
     wanted = {spec["op"] for spec in _WANTED.values() if spec.get("reuse") == KERNEL}

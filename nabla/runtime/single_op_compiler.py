@@ -16,13 +16,16 @@ import time
 
 from ..core.disk_cache import ModelDiskCache
 from .single_op import KERNEL, ONE_SHAPE, QUEUED, _decode, queue, _digest_of, _graph, _ops_digest
+from ..core import dtypes as _dt
+from ..core.graph import GRAPH
+from ..core.models import bundle_symbol, mlir_context, named_digest, write_bundle_names
+from ..ops import registry
+from ..ops.custom_kernels import PACKAGES, kernel_digest
 
 
 def _sources_changed() -> bool:
     """Whether the lowerings or a kernel package changed since this process computed their digests
     (the detached compiler outlives edits)."""
-    from ..ops.custom_kernels import PACKAGES, kernel_digest
-
     return _ops_digest.__wrapped__() != _ops_digest() or any(
         kernel_digest.__wrapped__(p) != kernel_digest(p) for p in PACKAGES)
 
@@ -105,8 +108,6 @@ def compile_specs(specs: list, alive=lambda: None) -> None:
     compiled alone before (an edit elsewhere in ``nabla/ops`` renames every model: the names carry
     a digest of the lowerings' sources) is linked, not compiled: the kernel cache keeps
     ``ir/<digest of the graph's text>`` beside the models."""
-    from ..core.graph import GRAPH
-    from ..ops import registry
     ops = registry()
     engine = GRAPH.engine
     disk = engine.kernel_disk
@@ -162,9 +163,6 @@ def _link_or_build(spec, op, name, engine, disk, index):
     """``(outcome, build, text digest)``: outcome "present" (another process compiled it
     meanwhile), "linked" (the same graph was compiled alone before) or a failure; None when it
     must be compiled, ``build(graph_name=None, module=None)`` giving its graph."""
-    from ..core import dtypes as _dt
-    from ..core.models import mlir_context, named_digest
-
     try:
         dtypes = [_dt.from_name(d) for d in spec["dtypes"]]
         kwargs = _decode(spec["kwargs"])
@@ -187,8 +185,6 @@ def _link_or_build(spec, op, name, engine, disk, index):
 
 
 def _compile_alone(name, build, same, engine, disk, index) -> str:
-    from ..core.models import named_digest
-
     try:
         engine.named_model(name, build)
         engine.wait_for_compiles()  # one at a time: this process runs at nice 19 beside the user's work
@@ -207,8 +203,6 @@ def _compile_bundle(engine, disk, members: list):
     picks out. Bundled graphs get no ``ir`` entry: renamed members are bundled again (MAX's compile
     cache then answers at once: see below)."""
     from max.graph import Module
-
-    from ..core.models import bundle_symbol, mlir_context, named_digest, write_bundle_names
 
     paths: list = []
     with mlir_context():

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 
-from ..core import tensor_impl as _core
+from ..core import dtypes, tensor_impl as _core
 from ..core.tensor import Tensor
 from ..ops.base import Operation, normalize_axis
 from ..ops.elementwise import BINARY_OPS, where_op, zeros_like_physical
@@ -23,6 +23,7 @@ from .mesh import LocalView, ShardingSpec
 from . import devices
 from . import spmd
 from .spmd import _all_gather, _all_reduce, _local, _note, _on, _split, laid_out, move, spec_of
+from ..ops.creation import asarray, full
 
 
 def axis_names(name) -> tuple:
@@ -52,7 +53,6 @@ class _Collective(Operation):
     def __call__(self, x, **kwargs):
         view = getattr(getattr(x, "_impl", None), "sharding", None)
         if view is None and MESHES.meshes:  # a constant in the body, invariant (JAX's psum(1, "i"): the size)
-            from ..ops.creation import asarray
 
             x = as_blocks(x if isinstance(x, Tensor) else asarray(x), MESHES.meshes[-1])
             view = x._impl.sharding
@@ -113,8 +113,6 @@ class PsumOp(_Collective):
 
 def _hits(x, out):
     """1 where ``x`` holds the group's extreme ``out``, else 0 (x's dtype)."""
-    from ..ops.creation import full
-
     one, zero = full((), 1, dtype=x.dtype), full((), 0, dtype=x.dtype)
     return where_op(BINARY_OPS["equal"](x, out), one, zero)
 
@@ -361,8 +359,6 @@ MESHES = _MeshStack()
 
 def per_device_scalar(mesh, axes, value_at, dtype) -> Tensor:
     """A 0-d block holding ``value_at(position along axes)`` on each device, varying along ``axes``."""
-    from ..ops.creation import full
-
     consts = {}
     vals = []
     for d in range(mesh.size):
@@ -376,8 +372,6 @@ def per_device_scalar(mesh, axes, value_at, dtype) -> Tensor:
 
 def axis_index(axis_name):
     """This device's position along ``axis_name`` (int32), inside a ``shard_map`` body."""
-    from ..core import dtypes
-
     if not MESHES.meshes:
         raise ValueError("nabla.axis_index: only inside a shard_map body")
     return per_device_scalar(MESHES.meshes[-1], axis_names(axis_name), int, dtypes.int32)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 
 from ..core import trace_lowering
-from ..core.graph import Node, Value
+from ..core.graph import GRAPH, Node, Value
 from ..ops.base import Operation
 
 #: bytes of a CPU's signal buffer: MAX's interpreter ignores them (a GPU's is
@@ -175,8 +175,6 @@ def compile_only(tensors) -> float:
 
     from max import driver
     from max.engine import InferenceSession
-
-    from ..core.graph import GRAPH
 
     values = [v for t in tensors for v in t._impl._values]
     engine = GRAPH.engine

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 import numbers
 
+from ..core.context import SEVERAL_DEVICES, as_device, get_default_device
+
 REDUCE_KINDS = ("sum", "max", "min")
 
 
@@ -43,13 +45,10 @@ class DeviceMesh:
         self.name = name
         self.size = math.prod(self.shape)
         if devices is None:
-            from ..core.context import get_default_device
-
             devices = [get_default_device()] * self.size
         devices = list(devices)
         if len(devices) != self.size:
             raise ValueError(f"nabla.DeviceMesh: {len(devices)} devices for a mesh of {self.size}")
-        from ..core.context import SEVERAL_DEVICES, as_device
 
         devices = [as_device(d) for d in devices]
         self.devices = devices

@@ -15,6 +15,7 @@ from ..core.pytree import broadcast_prefix, tree_flatten, tree_unflatten
 from ..core.tensor import Tensor
 from .collectives import MESHES, as_blocks, from_blocks_op, to_blocks_op
 from .mesh import DeviceMesh, LocalView, NamedSharding, PartitionSpec, ShardingSpec
+from ..ops.creation import asarray
 
 
 def _is_spec(s) -> bool:
@@ -51,8 +52,6 @@ def shard_map(f=None, mesh: DeviceMesh = None, in_specs=None, out_specs=None, ch
 
     @functools.wraps(f)
     def run(*args):
-        from ..ops.creation import asarray
-
         flat, tdef = tree_flatten(args, is_leaf=lambda t: isinstance(t, Tensor))
         specs = _specs_for(in_specs, args, "nabla.shard_map: in_specs")
         blocks = []
@@ -89,7 +88,7 @@ def shard_map(f=None, mesh: DeviceMesh = None, in_specs=None, out_specs=None, ch
 def with_shardings(f, in_shardings, out_shardings):
     """``f`` with its tensor arguments laid out as ``in_shardings`` and its results as
     ``out_shardings`` (``NamedSharding`` leaves of a pytree prefix; ``None``: left as they are)."""
-    from . import shard
+    from . import shard  # lazy: nabla.sharding imports this module
 
     def lay_out(tree, shardings, what):
         flat, tdef = tree_flatten(tree, is_leaf=lambda t: isinstance(t, Tensor))

@@ -24,6 +24,7 @@ from ..ops._physical import broadcast_batch_dims, common_batch_shape, identity_o
 from ..ops.elementwise import astype
 from ..ops.ranges import arange
 from ..ops.view import moveaxis, reshape
+from .vmap import vmap
 
 
 class _Depth(threading.local):
@@ -231,7 +232,7 @@ def _invariant_cotangent(primal: Tensor, g: Tensor) -> Tensor:
     extra = getattr(got, "varying", frozenset()) - getattr(view, "varying", frozenset())
     if not extra or not hasattr(view, "varying"):
         return g
-    from ..sharding.collectives import psum_op
+    from ..sharding.collectives import psum_op  # lazy: nabla.sharding loads on first use
 
     return psum_op(g, axes=tuple(sorted(extra, key=view.mesh.axis_index)))
 
@@ -370,8 +371,6 @@ def _jacobian_tree(blocks, out_def, arg_defs, argnums):
 
 def jacrev(f, argnums=0, has_aux: bool = False):
     """Jacobian by reverse mode: ``vmap`` of the vjp over each output leaf's basis (pytrees in and out)."""
-    from .vmap import vmap
-
     def wrapped(*args, **kwargs):
         nums = _argnums(argnums, len(args), "jacrev")
         diff, call_with = _split_args(args, nums)
@@ -403,8 +402,6 @@ def jacrev(f, argnums=0, has_aux: bool = False):
 
 def jacfwd(f, argnums=0, has_aux: bool = False):
     """Jacobian by forward mode: ``vmap`` of ``jvp`` over each input leaf's basis (pytrees in and out)."""
-    from .vmap import vmap
-
     def wrapped(*args, **kwargs):
         nums = _argnums(argnums, len(args), "jacfwd")
         diff, call_with = _split_args(args, nums)

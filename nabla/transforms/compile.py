@@ -193,7 +193,7 @@ class CompiledFunction:
                 layout = o._impl.sharding
                 if getattr(layout, "partial", None):  # pending reductions are done in the model, as jit's
                     # results are: reading the result then costs no second graph
-                    from ..sharding.spmd import reshard_op
+                    from ..sharding.spmd import reshard_op  # lazy: nabla.sharding loads on first use
 
                     o = reshard_op(o, spec=layout.without_partial())
                 if any(v.node is None for v in o._impl._values):  # an input or constant returned as is
@@ -264,7 +264,7 @@ def compile(f=None, *, dynamic_dims=None, fullgraph: bool = False, cache_size: i
         return lambda g: compile(g, dynamic_dims=dynamic_dims, fullgraph=fullgraph, cache_size=cache_size,
                                  in_shardings=in_shardings, out_shardings=out_shardings)
     if in_shardings is not None or out_shardings is not None:
-        from ..sharding.shard_map import with_shardings
+        from ..sharding.shard_map import with_shardings  # lazy: nabla.sharding loads on first use
 
         f = with_shardings(f, in_shardings, out_shardings)
     return CompiledFunction(f, dynamic_dims, fullgraph, cache_size)

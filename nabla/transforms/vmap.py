@@ -61,7 +61,7 @@ def _split_over(batched: list, name) -> list:
     if len(meshes) != 1:
         raise ValueError(f"nabla.vmap: spmd_axis_name={name!r} needs the mapped arguments laid out on one device "
                          f"mesh (x.shard(mesh, spec)); found {len(meshes)} meshes")
-    from ..sharding import ShardingSpec, reshard_op
+    from ..sharding import ShardingSpec, reshard_op  # lazy: nabla.sharding loads on first use
 
     mesh = meshes.pop()
     names = (name,) if isinstance(name, str) else tuple(name)

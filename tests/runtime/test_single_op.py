@@ -289,13 +289,12 @@ def test_a_bundle_compiled_again_under_new_names_serves_them(stats, no_single_op
 def test_every_exiting_process_queues_its_wanted_models(monkeypatch, tmp_path):
     """Processes that exit while the detached compiler runs queue their wants; the compiler
     drains every queued file (not just the first process's) and leaves the queue empty."""
-    from nabla.core import compiler
     from nabla.runtime import single_op
 
     monkeypatch.setenv("NABLA_KERNEL_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("NABLA_COMPILE_AT_EXIT", "1")  # (asked for: by default nothing compiles after exit)
     started = []
-    monkeypatch.setattr(compiler, "start_detached", lambda *a, **k: started.append(a) or False)  # one is running
+    monkeypatch.setattr(single_op, "start_detached", lambda *a, **k: started.append(a) or False)  # one is running
     monkeypatch.setattr(single_op, "_MET", {})  # (nothing to regroup)
     for names in (["a", "b"], ["c"]):
         monkeypatch.setattr(single_op, "_WANTED", {n: {"name": n} for n in names})
@@ -318,12 +317,11 @@ def test_every_exiting_process_queues_its_wanted_models(monkeypatch, tmp_path):
 def test_by_default_an_exiting_process_queues_its_wants_and_starts_nothing(monkeypatch, tmp_path):
     """Nothing of Nabla's computes after a program exits unless asked: the wants wait in the queue
     for ``python -m nabla.build``; ``NABLA_COMPILE_AT_EXIT=0`` queues nothing."""
-    from nabla.core import compiler
     from nabla.runtime import single_op
 
     monkeypatch.setenv("NABLA_KERNEL_CACHE_DIR", str(tmp_path))
     started = []
-    monkeypatch.setattr(compiler, "start_detached", lambda *a, **k: started.append(a) or True)
+    monkeypatch.setattr(single_op, "start_detached", lambda *a, **k: started.append(a) or True)
     monkeypatch.setattr(single_op, "_MET", {})
     monkeypatch.setattr(single_op, "_WANTED", {"a": {"name": "a"}})
     monkeypatch.setenv("NABLA_COMPILE_AT_EXIT", "0")
@@ -460,7 +458,6 @@ def test_a_kernel_ops_family_is_every_model_its_calls_ask_for(monkeypatch, no_si
     forms, kwargs and matrix shapes (the oracle: the names those calls look up); an exiting process
     queues the members the machine lacks after its own misses."""
     import nabla.array_api as xp
-    from nabla.core import compiler
     from nabla.runtime import single_op
 
     class Asked(Exception):
@@ -539,7 +536,7 @@ def test_a_kernel_ops_family_is_every_model_its_calls_ask_for(monkeypatch, no_si
     monkeypatch.setenv("NABLA_KERNEL_CACHE_DIR", str(library))
     monkeypatch.setenv("NABLA_COMPILE_AT_EXIT", "1")
     started = []
-    monkeypatch.setattr(compiler, "start_detached", lambda *a, **k: started.append(a) or False)
+    monkeypatch.setattr(single_op, "start_detached", lambda *a, **k: started.append(a) or False)
     for table in ("_WANTED", "_MISSES", "_WANTED_PER_CLASS", "_MET"):
         monkeypatch.setattr(single_op, table, type(getattr(single_op, table))())
     single_op._want(name, spec)

@@ -425,7 +425,7 @@ class MaskedArray:
         return NotImplemented if fn is None else fn(*inputs, **kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        import nabla.numpy.ma as ma
+        import nabla.numpy.ma as ma  # lazy: nabla.numpy.ma imports this module
 
         ours = getattr(ma, func.__name__, None)
         return NotImplemented if ours is None or not callable(ours) else ours(*args, **kwargs)
@@ -433,7 +433,7 @@ class MaskedArray:
     def __nabla_array_function__(self, face_fn, args, kwargs):
         """The face's functions (``nabla.numpy.mean(m)``) call ``ma``'s function of that name where there
         is one; the others see the data, as NumPy's do."""
-        import nabla.numpy.ma as ma
+        import nabla.numpy.ma as ma  # lazy: nabla.numpy.ma imports this module
 
         ours = getattr(ma, face_fn.__name__, None)
         if callable(ours):

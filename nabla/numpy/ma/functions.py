@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as _np
 
-from .core import (MaskedArray, _bool_array, _copy_mask, _fnp, _fresh, _or, fill_scalar, filled, getdata,
-                   getmask, getmaskarray, masked, nomask)
-from .reductions import _as_masked
+from .core import (MaskedArray, _bool_array, _copy_mask, _fnp, _fresh, _or, fill_scalar, filled, getdata, getmask,
+                   getmaskarray, masked, maximum_fill_value, minimum_fill_value, nomask)
+from .reductions import _as_masked, mean, sum as _sum
 from . import ufuncs as _ufuncs
 
 # --- construction ---------------------------------------------------------------------------------------
@@ -226,7 +226,6 @@ def cov(x, y=None, rowvar=True, bias=False, allow_masked=True, ddof=None):
         y = MaskedArray(y, ndmin=2, copy=True, dtype=float)
         x = concatenate([x, y], axis=0 if rowvar else 1)
     ddof = (0 if bias else 1) if ddof is None else ddof
-    from .reductions import mean
 
     x = x - mean(x, axis=1 if rowvar else 0, keepdims=True)
     present = fnp.logical_not(getmaskarray(x)).astype(float)
@@ -366,8 +365,6 @@ outerproduct = outer
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
-    from .reductions import sum as _sum
-
     return _sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 
@@ -389,8 +386,6 @@ def argsort(a, axis=-1, kind=None, order=None, endwith=True, fill_value=None, st
     """Indices that sort the unmasked entries, the masked ones last (``endwith=False``: first)."""
     a = _as_masked(a)
     if fill_value is None:
-        from .core import maximum_fill_value, minimum_fill_value
-
         if endwith:
             fill_value = _np.nan if a.dtype.numpy_dtype.kind == "f" else minimum_fill_value(a)
         else:

@@ -14,6 +14,7 @@ from ...core.tensor import Tensor
 from ...ops import aliasing
 from .. import _dtypes as D
 from .core import MaskedArray, _copy_mask, _fnp, _fresh, _or, fill_scalar, getdata, getmask, getmaskarray, nomask
+from .._ufuncs import write_out
 
 _TINY = float(_np.finfo(_np.float64).tiny)
 
@@ -183,8 +184,6 @@ def _reflected(fn):
 
 def _inplace(fn, name: str):
     def op(self, other):
-        from .._ufuncs import write_out
-
         r = fn(self, other)
         write_out(self._data, r._data, name)
         if r._mask is not nomask:

@@ -25,6 +25,7 @@ from ...ops.view import reshape as _reshape
 from ...core import dtypes as _dt
 from .. import _dtypes as D
 from . import _power
+from .._polynomial import least_squares
 
 
 @dataclass(frozen=True)
@@ -275,8 +276,6 @@ def functions(fam: Family) -> dict:
         return _xp.stack(cols, axis=-1)
 
     def fit(x, y, deg, rcond=None, full=False, w=None):
-        from .._polynomial import least_squares
-
         xv = _xp.astype(D.asarray(x, op=f"{p}fit"), _dt.float64)
         degs = _np.atleast_1d(_np.asarray(deg))
         if degs.ndim != 1 or degs.dtype.kind not in "iu" or degs.size == 0 or degs.min() < 0:
