@@ -16,11 +16,13 @@ from . import complex_lowerings as C
 from . import division_lowerings as D
 from . import lowerings as L
 from . import transcendental_lowerings as T
-from .base import BinaryOperation, UnaryOperation, broadcast_impls, describe, flat_form, lift_same
+from .base import BinaryOperation, UnaryOperation, broadcast_impls, broadcast_shapes, describe, flat_form, lift_same
 from .casts import astype, cast_op  # noqa: F401 (astype is also this module's: the elementwise face)
 from .elementwise_rows import (BINARY_FUNCTIONS, BINARY_OPS, BINARY_TABLE, UNARY_FUNCTIONS, UNARY_OPS,  # noqa: F401
                                UNARY_TABLE, Binary, Unary, register)
 from .operands import coerce_operands  # noqa: F401 (a name of this module's face)
+from .broadcasting import broadcast_physical, pad_logical_rank, sum_to_like
+from .creation import asarray
 
 
 def _sign(x):
@@ -331,9 +333,6 @@ complex_op = ComplexOp()
 
 def complex_from_parts(re, im) -> Tensor:
     """The complex array with real part ``re`` and imaginary part ``im`` (broadcast together)."""
-    from .broadcasting import broadcast_physical
-    from .base import broadcast_shapes
-
     re, im = coerce_operands(re, im, "complex")
     if not re.dtype.is_floating:
         re, im = cast_op(re, dtype=_dt.float64), cast_op(im, dtype=_dt.float64)
@@ -385,8 +384,6 @@ class WhereOp(BinaryOperation):
         return where_op(primals[0], tx, ty)
 
     def vjp_rule(self, primals, cotangent, output):
-        from .broadcasting import sum_to_like
-
         cond, x, y = primals
         zero = zeros_like_physical(cotangent)
         return [None, sum_to_like(where_op(cond, cotangent, zero), x), sum_to_like(where_op(cond, zero, cotangent), y)]
@@ -431,15 +428,11 @@ def dense_tangents(primals, tangents) -> list[Tensor]:
 
 def where(cond, x, y) -> Tensor:
     """Elementwise select: ``x`` where ``cond`` is true, else ``y``; broadcasts all three."""
-    from .creation import asarray
-
     if not isinstance(cond, Tensor):
         cond = asarray(cond)
     x, y = coerce_operands(x, y, "where")
     nd = max(cond.ndim, x.ndim, y.ndim)
     if cond.batch_dims or x.batch_dims or y.batch_dims:
-        from .broadcasting import pad_logical_rank
-
         cond, x, y = (pad_logical_rank(t, nd) if t.batch_dims else t for t in (cond, x, y))
     return where_op(cond, x, y)
 

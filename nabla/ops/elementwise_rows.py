@@ -14,6 +14,8 @@ from . import lowerings as L
 from .base import BinaryOperation, UnaryOperation, broadcast_shapes, describe, flat_form, lift_same
 from .casts import cast_op
 from .operands import align_batched, coerce_operands, scalar_dtype
+from .broadcasting import broadcast_to, sum_to_like
+from .creation import asarray, operand_constant
 
 # dtype categories: which input dtypes an op accepts
 _CATEGORIES = {
@@ -162,8 +164,6 @@ class ElementwiseBinary(_TableOp, BinaryOperation):
         return out
 
     def vjp_rule(self, primals, cotangent, output):
-        from .broadcasting import sum_to_like
-
         if self.row.partials is None:
             return [None, None]
         return [None if d is None else sum_to_like(_scale(cotangent, d), p)
@@ -186,8 +186,6 @@ def _float_input(x: Tensor, op) -> Tensor:
 def _make_unary(op):
     def fn(x):
         if not isinstance(x, Tensor):
-            from .creation import asarray
-
             x = asarray(x)
         return op(_float_input(x, op))
 
@@ -197,8 +195,6 @@ def _make_unary(op):
 
 
 def _make_binary(op):
-    from .creation import operand_constant
-
     name = op.name
 
     def fn(x, y):
@@ -215,7 +211,6 @@ def _make_binary(op):
         elif op.single_op and xi.shape != yi.shape and not xi.batch_dims and not yi.batch_dims:
             # a kernel op broadcasts apart: its model then serves every shape (see ``flat_form``),
             # where a model per pair of ranks cost a kernel bind per new pair (2.7 s)
-            from .broadcasting import broadcast_to
 
             shape = broadcast_shapes(xi.shape, yi.shape, op=name)
             x, y = broadcast_to(x, shape), broadcast_to(y, shape)
