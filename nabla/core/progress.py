@@ -1,4 +1,5 @@
-"""What a wait on a one-time compile says on stderr: one line, updated in place as pip's are.
+"""What a wait on a one-time compile says on stderr: one line, updated in place as pip's are (a line
+every few seconds where stderr is not a terminal).
 
 A compile the caller must wait for (a structure the interpreter cannot run, one of Nabla's kernels
 on a machine that has not built it) says what it builds and for how long it has been building,
@@ -15,6 +16,8 @@ from concurrent import futures
 
 #: a wait shorter than this says nothing
 QUIET = 1.0
+#: where stderr is not a terminal (a log, a pipe), a new line this often, or when the text changes
+LOG_EVERY = 5.0
 
 
 def wait(fut, what: str) -> None:
@@ -30,14 +33,16 @@ def wait(fut, what: str) -> None:
     t0 = time.perf_counter()
     tty = getattr(sys.stderr, "isatty", lambda: False)()
     shown = False
+    logged, logged_at = None, 0.0  # (``what`` may say how far it is: its text is read each time)
     while not futures.wait([fut], timeout=QUIET if not shown else 0.5)[0]:
         elapsed = time.perf_counter() - t0
-        line = f"nabla: building {what} (once per machine) ... {elapsed:.0f} s"
+        text = f"nabla: building {what} (once per machine)"
         if tty:
-            sys.stderr.write("\r" + line)
+            sys.stderr.write(f"\r{text} ... {elapsed:.0f} s")
             sys.stderr.flush()
-        elif not shown:
-            print(line, file=sys.stderr, flush=True)
+        elif text != logged or elapsed - logged_at >= LOG_EVERY:
+            print(f"{text} ... {elapsed:.0f} s", file=sys.stderr, flush=True)
+            logged, logged_at = text, elapsed
         shown = True
     if shown:
         end = f"nabla: built {what} in {time.perf_counter() - t0:.1f} s"

@@ -218,3 +218,222 @@ def add(k, a, b):
 
 def subtract(k, a, b):
     return k.subtract(a[0], b[0]), k.subtract(a[1], b[1])
+
+
+def round_parts(k, z):
+    return k.round(z[0]), k.round(z[1])
+
+
+# --- the elementary functions: C99 Annex G's special values; the inverse functions in Kahan's
+# branch-cut-safe forms ("Branch Cuts for Complex Elementary Functions", 1987), which need no
+# squaring and so do not overflow; the trigonometric functions from the hyperbolic ones by f(iz)
+
+def _times_i(k, z):
+    return k.negative(z[1]), z[0]
+
+
+def _times_minus_i(k, z):
+    return z[1], k.negative(z[0])
+
+
+def _either_inf(k, a, b):
+    return k.logical_or(k.isinf(a), k.isinf(b))
+
+
+def expm1(k, z):
+    a, b = z
+    half_sin = k.sin(k.multiply(b, k.const(0.5, b)))
+    # expm1(a) cos b - 2 sin^2(b/2): no cancellation near 0
+    r = k.subtract(k.multiply(k.expm1(a), k.cos(b)), k.multiply(k.const(2, b), k.multiply(half_sin, half_sin)))
+    zero = k.const(0, b)
+    r = k.where(k.logical_and(k.equal(a, zero), k.equal(b, zero)), zero, r)  # the standard's +0 at +-0 + 0j
+    i = k.where(k.equal(b, zero), b, k.multiply(k.exp(a), k.sin(b)))
+    return exp_limits(k, a, b, r, i, k.const(-1, a))
+
+
+def log1p(k, z):
+    a, b = z
+    one = k.const(1, a)
+    ap1 = k.add(a, one)
+    # near 0, log|1 + z| = log1p(a(a + 2) + b^2) / 2 keeps the digits log(|1 + z|) would lose; near
+    # -1 that sum cancels to |1 + z|^2 (SciPy's complex logsumexp meets it), where 1 + a is exact
+    small = k.logical_and(k.logical_and(k.greater(one, k.abs(a)), k.greater(one, k.abs(b))),
+                          k.greater(a, k.const(-0.5, a)))
+    near = k.multiply(k.log1p(k.add(k.multiply(a, k.add(a, k.const(2, a))), k.multiply(b, b))), k.const(0.5, a))
+    r = k.where(small, near, k.log(hypot(k, ap1, b)))
+    real_axis = k.logical_and(k.equal(b, k.const(0, b)), k.greater_equal(a, k.const(-1, a)))
+    return k.where(real_axis, k.log1p(a), r), k.atan2(b, ap1)
+
+
+def log_base(base: float):
+    """log(z) / log(base)."""
+    scale = 1.0 / math.log(base)
+
+    def formula(k, z):
+        r, i = log(k, z)
+        return k.multiply(r, k.const(scale, r)), k.multiply(i, k.const(scale, i))
+    return formula
+
+
+def _hyperbolic_products(k, a, b, first):
+    """(sinh a cos b, cosh a sin b) for ``first`` "sinh", (cosh a cos b, sinh a sin b) for "cosh".
+    Where sinh a and cosh a overflow the products may not: e^|a| / 2 times a cosine or sine is
+    (e^(|a|/2) cos / 2) e^(|a|/2)."""
+    sh, ch, c, s = k.sinh(a), k.cosh(a), k.cos(b), k.sin(b)
+    big = k.logical_and(k.isinf(ch), isfinite(k, a))
+    h = k.exp(k.multiply(k.abs(a), k.const(0.5, a)))
+    sign = k.where(k.greater(k.const(0, a), a), k.const(-1, a), k.const(1, a))
+
+    def product(hyperbolic, trig, odd):
+        scaled = k.multiply(k.multiply(h, k.multiply(trig, k.const(0.5, a))), h)
+        return k.where(big, k.multiply(sign, scaled) if odd else scaled, k.multiply(hyperbolic, trig))
+
+    if first == "sinh":
+        return product(sh, c, True), product(ch, s, False)
+    return product(ch, c, False), product(sh, s, True)
+
+
+def sinh(k, z):
+    a, b = z
+    b_bad = k.logical_not(isfinite(k, b))
+    r, i = _hyperbolic_products(k, a, b, "sinh")
+    r = k.where(k.logical_and(b_bad, k.logical_or(k.isinf(a), k.equal(a, k.const(0, a)))), a, r)
+    i = k.where(k.equal(b, k.const(0, b)), b,
+                k.where(k.logical_and(k.isinf(a), b_bad), k.const(math.nan, a), i))
+    return r, i
+
+
+def cosh(k, z):
+    a, b = z
+    b_bad = k.logical_not(isfinite(k, b))
+    inf_a = k.logical_and(k.isinf(a), b_bad)
+    r, i = _hyperbolic_products(k, a, b, "cosh")
+    r = k.where(inf_a, k.const(math.inf, a), r)
+    i = k.where(inf_a, k.const(math.nan, a), i)
+    i = k.where(k.logical_and(b_bad, k.equal(a, k.const(0, a))), k.const(0, a), i)
+    return r, k.where(k.equal(b, k.const(0, b)), k.where(signbit_of_number(k, a), k.negative(b), b), i)
+
+
+def tanh(k, z):
+    """Kahan's form: with t = tan b, s = sinh a, beta = 1 + t^2:
+    tanh = (beta cosh(a) s + i t) / (1 + beta s^2); for |a| > 22 it is sign(a) + i 0 to working precision."""
+    a, b = z
+    one = k.const(1, a)
+    sin_b, cos_b = k.sin(b), k.cos(b)
+    t = k.divide(sin_b, cos_b)
+    s = k.sinh(a)
+    beta = k.add(one, k.multiply(t, t))
+    d = k.add(one, k.multiply(beta, k.multiply(s, s)))
+    r = k.divide(k.multiply(k.multiply(beta, k.cosh(a)), s), d)
+    i = k.divide(t, d)
+    big = k.greater(k.abs(a), k.const(22, a))
+    tiny_i = k.multiply(k.multiply(k.const(4, a), k.multiply(sin_b, cos_b)),
+                        k.exp(k.multiply(k.const(-2, a), k.abs(a))))
+    r = k.where(k.logical_or(k.isinf(a), k.logical_and(big, isfinite(k, b))), copysign_of_number(k, one, a), r)
+    r = k.where(k.equal(a, k.const(0, a)), a, r)
+    i = k.where(big, tiny_i, i)
+    i = k.where(k.isinf(a), copysign_of_number(k, k.const(0, a), b), i)
+    return r, k.where(k.equal(b, k.const(0, b)), b, i)
+
+
+def sin(k, z):
+    return _times_minus_i(k, sinh(k, _times_i(k, z)))
+
+
+def cos(k, z):
+    return cosh(k, _times_i(k, z))
+
+
+def tan(k, z):
+    return _times_minus_i(k, tanh(k, _times_i(k, z)))
+
+
+def sqrt(k, z):
+    r, i = z
+    m = hypot(k, r, i)
+    s = k.sqrt(k.multiply(k.add(m, k.abs(r)), k.const(0.5, r)))
+    zero = k.equal(s, k.const(0, s))
+    t = k.where(zero, k.const(0, s), k.divide(k.abs(i), k.multiply(s, k.const(2, s))))
+    pos = k.logical_not(signbit_of_number(k, r))
+    out_r = k.where(pos, s, t)
+    out_i = k.where(pos, k.where(zero, i, k.divide(i, k.multiply(s, k.const(2, s)))), copysign_of_number(k, s, i))
+    return k.where(k.isinf(i), k.const(math.inf, r), out_r), k.where(k.isinf(i), i, out_i)
+
+
+def _sqrt_pair(k, z, sign):
+    """sqrt(1 - z) and sqrt(1 + z) for sign=-1; sqrt(z - 1), sqrt(z + 1) for sign=+1. The zero
+    imaginary parts keep their signs: Kahan's branch cuts rely on them."""
+    a, b = z
+    one = k.const(1, a)
+    if sign < 0:
+        return sqrt(k, (k.subtract(one, a), k.negative(b))), sqrt(k, (k.add(one, a), b))
+    return sqrt(k, (k.subtract(a, one), b)), sqrt(k, (k.add(a, one), b))
+
+
+def asinh(k, z):
+    a, b = z
+    # Kahan: asin(w) = atan(Re w / Re(sqrt(1-w) sqrt(1+w))) + i asinh(Im(conj(sqrt(1-w)) sqrt(1+w))), w = iz
+    w = _times_i(k, z)
+    (pr, pi_), (qr, qi) = _sqrt_pair(k, w, -1)
+    asin_re = k.atan2(w[0], k.subtract(k.multiply(pr, qr), k.multiply(pi_, qi)))
+    r = k.asinh(k.subtract(k.multiply(pr, qi), k.multiply(pi_, qr)))
+    i = k.negative(asin_re)  # asinh(z) = -i asin(iz)
+    inf_in = _either_inf(k, a, b)
+    r = k.where(inf_in, copysign_of_number(k, k.const(math.inf, a), a), r)
+    i = k.where(inf_in, k.atan2(b, k.abs(a)), i)
+    b_zero = k.equal(b, k.const(0, b))
+    return k.where(b_zero, k.asinh(a), r), k.where(b_zero, b, i)
+
+
+def asin(k, z):
+    return _times_minus_i(k, asinh(k, _times_i(k, z)))
+
+
+def acos(k, z):
+    a, b = z
+    # Kahan: acos(z) = 2 atan(Re sqrt(1-z) / Re sqrt(1+z)) + i asinh(Im(conj(sqrt(1+z)) sqrt(1-z)))
+    (pr, pi_), (qr, qi) = _sqrt_pair(k, z, -1)
+    r = k.multiply(k.const(2, a), k.atan2(pr, qr))
+    i = k.asinh(k.subtract(k.multiply(qr, pi_), k.multiply(qi, pr)))
+    inf_in = _either_inf(k, a, b)
+    r = k.where(inf_in, k.atan2(k.abs(b), a), r)
+    i = k.where(inf_in, k.where(signbit_of_number(k, b), k.const(math.inf, a), k.const(-math.inf, a)), i)
+    return k.where(k.equal(a, k.const(0, a)), k.const(math.pi * 0.5, a), r), i
+
+
+def acosh(k, z):
+    a, b = z
+    # Kahan: acosh(z) = asinh(Re(conj(sqrt(z-1)) sqrt(z+1))) + 2i atan(Im sqrt(z-1) / Re sqrt(z+1))
+    (pr, pi_), (qr, qi) = _sqrt_pair(k, z, 1)
+    r = k.asinh(k.add(k.multiply(pr, qr), k.multiply(pi_, qi)))
+    i = k.multiply(k.const(2, a), k.atan2(pi_, qr))
+    inf_in = _either_inf(k, a, b)
+    r = k.where(inf_in, k.const(math.inf, a), r)
+    i = k.where(inf_in, k.atan2(b, a), i)
+    return r, k.where(k.logical_and(k.equal(a, k.const(0, a)), k.isnan(b)), k.const(math.pi * 0.5, a), i)
+
+
+def atanh(k, z):
+    """atanh = (log1p(z) - log1p(-z)) / 2 in closed form; 1/z asymptotics beyond |z| = 1e10."""
+    a, b = z
+    one = k.const(1, a)
+    om = k.subtract(one, a)
+    near_zero = k.multiply(k.const(0.25, a), k.log1p(k.divide(k.multiply(k.const(4, a), a),
+                                                                k.add(k.multiply(om, om), k.multiply(b, b)))))
+    # away from 0, log1p's argument nears -1 where |1 + z| is small: take the logs apart
+    apart = k.multiply(k.const(0.5, a), k.subtract(k.log(hypot(k, k.add(one, a), b)), k.log(hypot(k, om, b))))
+    r = k.where(k.greater(k.const(0.5, a), k.abs(a)), near_zero, apart)
+    i = k.multiply(k.const(0.5, a), k.atan2(k.multiply(k.const(2, b), b),
+                                            k.subtract(k.multiply(om, k.add(one, a)), k.multiply(b, b))))
+    h = hypot(k, a, b)
+    big = k.greater(h, k.const(1e10, a))
+    inf_in = _either_inf(k, a, b)
+    r = k.where(big, k.divide(k.divide(a, h), h), r)
+    r = k.where(inf_in, copysign_of_number(k, k.const(0, a), a), r)
+    r = k.where(k.equal(a, k.const(0, a)), a, r)
+    i = k.where(k.logical_or(big, inf_in), copysign_of_number(k, k.const(math.pi * 0.5, a), b), i)
+    return r, k.where(k.isnan(b), b, i)
+
+
+def atan(k, z):
+    return _times_minus_i(k, atanh(k, _times_i(k, z)))
