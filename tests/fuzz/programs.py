@@ -168,12 +168,14 @@ _UNARY_ANY = ("-{x}", "xp.abs({x})", "xp.square({x})", "xp.sign({x})", "{x} * 7"
 _UNARY_FLOAT = ("xp.exp({x} / 4)", "xp.sin({x})", "xp.cos({x})", "xp.tanh({x})", "xp.sqrt(xp.abs({x}))",
                 "xp.log1p(xp.abs({x}))", "{x} / 3", "{x} / ({y} * {y} + 1)", "xp.floor({x})", "xp.round({x}, 2)",
                 "{x} ** 2", "xp.arctan2({x}, {y})", "xp.hypot({x}, {y})", "xp.isnan(xp.sqrt({x}))",
-                "xp.exp2({x} / 8)")
+                "xp.exp2({x} / 8)", "{x} % 1.5", "{x} // 0.75", "xp.fmod({x}, {y})", "{x} // ({y} - 1)")
 _UNARY_INT = ("{x} % 7", "{x} // 3", "{x} & {y}", "{x} | 5", "{x} ^ {y}", "{x} << 2", "{x} >> 1",
               "{x} % {y}", "{x} // ({y} * 0 + 5)", "~{x}", "{x} * {x}", "{x} // 2 + {x} % 2")
 _COMPLEX = ("-{x}", "xp.abs({x})", "{x} * {y}", "{x} + {y}", "{x} - 2j", "{x} / ({y} * {y} + 2)", "xp.exp({x} / 4)",
             "xp.sin({x})", "xp.sqrt({x})", "xp.conj({x})", "{x} == {y}", "xp.square({x})", "{x}.real", "{x}.imag",
-            "xp.where(xp.abs({x}) > 1, {x}, {y})", "{x} ** 2")
+            "xp.where(xp.abs({x}) > 1, {x}, {y})", "{x} ** 2", "xp.log({x})", "xp.log1p({x} / 2)", "xp.expm1({x} / 4)",
+            "xp.tanh({x} / 2)", "xp.cosh({x} / 3)", "xp.tan({x} / 3)", "xp.arcsinh({x})", "xp.arccos({x} / 2)",
+            "xp.arctanh({x} / 3)", "xp.log10({x})")
 _BOOL = ("~{x}", "{x} & {y}", "{x} | {y}", "{x} ^ {y}", "{x} == {y}", "xp.logical_not({x})",
          "{x}.astype('int32') + 1", "xp.where({x}, 1.5, -2)")
 _SCALARS = ("2", "-1", "0.5", "True", "3.0", "200", "-200", "1000")
