@@ -344,9 +344,11 @@ def model(engine, plan_: KernelPlan, builds=None):
         # first-run build makes it, or a worker of it, now (a cold interpreter is slower)
         if building is None and builds is not None and (spec := _encoded(plan_.spec())) is not None:
             building = builds.ask(engine, spec)
+        # wanted all the same: a worker's build is stopped when this process exits, and the model
+        # must then be queued for ``python -m nabla.build`` (which skips it if the worker finished)
+        _want(plan_.name, plan_.spec())
         if building is not None:
             return building
-        _want(plan_.name, plan_.spec())
     elif plan_.name not in _MET and len(_MET) < _MAX_MET:
         _MET[plan_.name] = {**plan_.spec(), "first": next(_MET_ORDER)}
     return found
