@@ -49,15 +49,6 @@ HALF = CODES[_dt.float16]
 #: what the integer family's programs take as data: bytes
 BYTES = _dt.uint8
 
-#: views that keep the elements' order: an alias in the program
-_ORDER_KEEPING = frozenset(name for name, f in _FUSED.items() if f.view == "alias")
-
-#: ops that are the identity on real values
-_REAL_IDENTITIES = frozenset(name for name, f in _FUSED.items() if f.view == "real")
-
-#: views an input's strided layout expresses
-_STRIDED = frozenset(name for name, f in _FUSED.items() if f.view == "strided")
-
 SLOTS = 8  # data slots of a program (the program kernel's call has room for eight per stage)
 
 _REGISTERS = 24
@@ -72,6 +63,23 @@ def constant_bits(value, ints: bool) -> float:
     if ints:
         return float(np.array([int(value) % 2 ** 64], np.uint64).view(np.float64)[0])
     return float(value)
+
+def reduce_kind(op) -> int | None:
+    """The reduction kind the program's header gives ``op`` (its ``Fused.reduce``), or None."""
+    f = op.fused
+    return None if f is None else f.reduce
+
+
+def arg_reduce(op) -> bool:
+    """Whether ``op`` is a reduction to a position the kernel runs (int64, over one ``axis``)."""
+    return isinstance(op, ArgReduceOp) and reduce_kind(op) is not None
+
+
+def view_kind(op) -> str | None:
+    """How the kernel reads through view ``op`` (its ``Fused.view``: alias, strided, real), or None."""
+    f = op.fused
+    return None if f is None else f.view
+
 
 def elementwise_facts(op):
     """How the kernel runs elementwise op ``op`` (its row's ``Fused``), or None: no opcode of its own."""

@@ -22,9 +22,9 @@ import numpy as np
 
 from ..core import dtypes as _dt
 from ..core.operation import OPS
-from .fused_codes import (ARG_REDUCE, _AXIS_INDEX, _CONST, _GATHER, _LOAD, _ORDER_KEEPING, _REAL_IDENTITIES, _REGISTERS,
-                          _STRIDED, _WHERE, _WRAP, BINARY_CODES, BYTES, CODES, HALF, HEADER, INT_CODES, REDUCE_CODES,
-                          SLOTS, UNARY_CODES, _unsigned_order, constant_bits, elementwise_facts)
+from .fused_codes import (_AXIS_INDEX, _CONST, _GATHER, _LOAD, _REGISTERS, _WHERE, _WRAP, BINARY_CODES, BYTES, CODES,
+                          HALF, HEADER, INT_CODES, REDUCE_CODES, SLOTS, UNARY_CODES, _unsigned_order, arg_reduce,
+                          constant_bits, elementwise_facts, reduce_kind, view_kind)
 from .fused_layouts import Offset, Unfit as _Unfit
 from .fused_layouts import (_contiguous, _is_stack, _layout, _layouts, _reduced_run, _restride, _through,
                             release_last_uses)
@@ -76,9 +76,9 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
         # it, ``any``/``all`` of float16 data, accumulates in float64 and is written as int64)
         registers = None if (test is not None and not count) or last.op.name in ("cumulative_sum", "matmul") \
             else _coded_registers(order, out)
-        if registers is None or (last.op.name in REDUCE_CODES and out.dtype is not registers and not count
+        if registers is None or (reduce_kind(last.op) is not None and out.dtype is not registers and not count
                                  and not (out.dtype is _dt.float16 and registers is _dt.float32)
-                                 and last.op.name not in ARG_REDUCE):
+                                 and not arg_reduce(last.op)):
             return None
         dtype = BYTES
     if ints and last.op.name == "mean":
@@ -87,9 +87,9 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
     result = out
     body = order
     scan = 0
-    if last.op.name in REDUCE_CODES and out.node is last:
+    if reduce_kind(last.op) is not None and out.node is last:
         result = last.inputs[0]
-        axes = (last.kwargs["axis"],) if last.op.name in ARG_REDUCE else last.kwargs.get("axes", ())
+        axes = (last.kwargs["axis"],) if arg_reduce(last.op) else last.kwargs.get("axes", ())
         split = _reduced_run(result.shape, axes) if result.shape else (1, 1)
         if split is None:
             return None
@@ -99,7 +99,7 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
                 else _identity_fill(last.op.name, out, dtype)
         if ints and _unsigned_order(last):
             return None
-        reduce = REDUCE_CODES[last.op.name]
+        reduce = reduce_kind(last.op)
         body = order[:-1]
     elif last.op.name == "cumulative_sum" and out.node is last:  # a running sum: the scan model
         result = last.inputs[0]
@@ -142,7 +142,7 @@ def contiguous_view(order, leaves, outputs, node_ids, leaf_ids):
     buffer, which no kernel needs to copy; None otherwise."""
     if len(outputs) != 1 or not outputs[0].device.is_host:
         return None
-    if any((n.op.name not in _ORDER_KEEPING and n.op.name != "getitem") or "complex_storage" in n.kwargs
+    if any((view_kind(n.op) != "alias" and n.op.name != "getitem") or "complex_storage" in n.kwargs
            for n in order):
         return None
     try:
@@ -195,7 +195,7 @@ def _viewer(body, leaves, dtype, node_ids, leaf_ids, count=False, result=None, r
             raise _Unfit
         if _is_alias(n, dtype, registers, result is not None and v_is(n, result)) or (count and v_is(n, result)):
             alias[i] = ref(n.inputs[0])
-        elif n.op.name in _STRIDED:
+        elif view_kind(n.op) == "strided":
             found = view_of(n.inputs[0])
             if found is not None:
                 views[i] = _through(n, found)
@@ -484,7 +484,8 @@ def _is_alias(node, dtype, registers=None, final=False) -> bool:
     (stored as 1 / 0); in a coded float program, casts to the registers' dtype (made as an input
     is read) and the result's cast to its dtype (made as it is written)."""
     name = node.op.name
-    if name in _ORDER_KEEPING or (name in _REAL_IDENTITIES and not node.inputs[0].dtype.is_complex):
+    kind = view_kind(node.op)
+    if kind == "alias" or (kind == "real" and not node.inputs[0].dtype.is_complex):
         return True
     if name == "broadcast_to":
         return math.prod(node.inputs[0].shape) == 1

@@ -8,8 +8,8 @@ from __future__ import annotations
 import math
 
 from ..core import dtypes as _dt
-from .fused_codes import (_AXIS_INDEX, _CONST, _GATHER, _WHERE, BINARY_CODES, CODES, INT_CODES, REDUCE_CODES,
-                          UNARY_CODES, constant_bits)
+from .fused_codes import (_AXIS_INDEX, _CONST, _GATHER, _WHERE, BINARY_CODES, CODES, INT_CODES, UNARY_CODES,
+                          constant_bits, reduce_kind)
 from .fused_layouts import Unfit as _Unfit
 from .fused_layouts import _is_stack, _padded, as_const, merge_axes, release_last_uses
 
@@ -32,7 +32,7 @@ def _index_nodes(body, ref, final_ref, alias, dtype_of) -> frozenset:
             found.add(i)
     positions: set[int] = set()  # integers made of ``iota`` and constants alone (``arange``'s)
     for i, n in enumerate(body):
-        if n.op.name not in REDUCE_CODES and n.op.name != "cumulative_sum" and dtype_of.get(i) in INT_CODES \
+        if reduce_kind(n.op) is None and n.op.name != "cumulative_sum" and dtype_of.get(i) in INT_CODES \
                 and dtype_of.get(i) is not _dt.bool_ and all(ref(v) >= 0 and ref(v) in positions for v in n.inputs):
             positions.add(i)
     return frozenset(found | positions)

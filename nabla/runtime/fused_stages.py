@@ -4,16 +4,14 @@ first so that more of a trace runs on the kernel, and whether a node runs on it 
 from __future__ import annotations
 
 from ..core import dtypes as _dt
-from .fused_codes import (ARG_REDUCE, _ORDER_KEEPING, _REAL_IDENTITIES, _STRIDED, INT_CODES, REDUCE_CODES,
-                          _unsigned_order, elementwise_facts)
+from .fused_codes import INT_CODES, _unsigned_order, arg_reduce, elementwise_facts, reduce_kind, view_kind
 from .fused_complex import is_complex, takes
 from .fused_layouts import _is_stack
 from .fused_program import _coded_registers, _tested, matmul_fits
 
 
-#: the ops the kernel runs that are neither elementwise rows with an opcode nor in ``fused_codes``' tables
-_STAGEABLE = frozenset(REDUCE_CODES) | _ORDER_KEEPING | _STRIDED | _REAL_IDENTITIES \
-    | {"where", "constant", "astype", "cumulative_sum", "full", "iota", "take", "concat", "zeros_like"}
+#: the ops the kernel runs that say so by no fact of their own (an opcode, a reduction kind, a view kind)
+_STAGEABLE = frozenset({"where", "constant", "astype", "cumulative_sum", "full", "iota", "take", "concat", "zeros_like"})
 
 
 _STAGE_DTYPES = (_dt.float32, _dt.float64, *INT_CODES)
@@ -27,7 +25,9 @@ def _unfit(n) -> bool:
     f = elementwise_facts(n.op)
     if f is not None:
         return (f.ints_only and any(v.dtype not in INT_CODES for v in n.inputs)) or _unsigned_order(n)
-    return (n.op.name not in _STAGEABLE and not _is_stack(n)) or _unsigned_order(n)
+    f = n.op.fused
+    known = f is not None and (f.reduce is not None or f.view is not None)
+    return (not known and n.op.name not in _STAGEABLE and not _is_stack(n)) or _unsigned_order(n)
 
 
 def _stage_dtype(v) -> bool:
@@ -53,7 +53,7 @@ def fits_alone(n, results) -> bool:
     if len({"int" if v.dtype in INT_CODES else v.dtype for v in values}) == 1:
         return True
     return len(results) == 1 and n.op.name not in ("cumulative_sum", "matmul") \
-        and (n.op.name not in REDUCE_CODES or results[0].dtype.is_floating or n.op.name in ARG_REDUCE) \
+        and (reduce_kind(n.op) is None or results[0].dtype.is_floating or arg_reduce(n.op)) \
         and (n.op.name in ("astype", "take") or all(v.dtype.is_floating or v.dtype is _dt.bool_ for v in n.inputs)) \
         and _coded_registers([n], results[0]) is not None
 
@@ -92,7 +92,7 @@ def stages(order, outputs) -> list:
         for v in n.inputs:
             if v.node is None:
                 continue
-            if v.node.op.name in REDUCE_CODES or v.node.op.name == "cumulative_sum":
+            if reduce_kind(v.node.op) is not None or v.node.op.name == "cumulative_sum":
                 if len(outputs) > 1 and _tested(n, v):
                     continue  # a count only its test reads: with that test, the program of a result
                 add(v)  # a reduction or a scan ends a program
@@ -122,7 +122,7 @@ def deferrable(impl) -> bool:
         return False
     v = impl._values[0]
     while v.node is not None:
-        if v.node.op.name not in _ORDER_KEEPING and v.node.op.name not in _STRIDED:
+        if view_kind(v.node.op) not in ("alias", "strided"):
             return False
         v = v.node.inputs[0]
     return v.device.is_host
@@ -131,7 +131,7 @@ def deferrable(impl) -> bool:
 def _first_computed(v):
     """The computed value that ``v`` is a view of (or is), None for a view of a leaf."""
     while v.node is not None:
-        if v.node.op.name not in _ORDER_KEEPING and v.node.op.name not in _STRIDED:
+        if view_kind(v.node.op) not in ("alias", "strided"):
             return v
         v = v.node.inputs[0]
     return None
