@@ -343,6 +343,9 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
             first = _xp.sum(_astype(cdf < float(qv), _dt.int64), axis=ax, keepdims=True)
             pick = _xp.take_along_axis(s, _xp.minimum(first, n - 1), axis=ax)
             results.append(_xp.squeeze(pick, axis=ax))
+        elif _median and counts is None:  # NumPy's median: the mean of the middle one or two
+            middle = D.axis_range(s, ax, (n - 1) // 2, n // 2 + 1)  # (not a lerp: an int8 difference wraps)
+            results.append(_xp.mean(middle if middle.dtype is result else _astype(middle, result), axis=ax))
         else:
             results.append(_pick(s, ax, n, q_dtype.type(qv), method, counts, result))
     r = results[0] if qs.ndim == 0 else _xp.stack(results, axis=0)
@@ -450,7 +453,10 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    return nanquantile(a, 0.5, axis, out, keepdims=keepdims)
+    x = D.asarray(a, op="nanmedian")
+    if not x.dtype.is_floating and not x.dtype.is_complex:  # no NaN to skip: NumPy's median
+        return median(x, axis, out, keepdims=keepdims)
+    return nanquantile(x, 0.5, axis, out, keepdims=keepdims)
 
 
 __all__ = [n for n, v in list(globals().items()) if not n.startswith("_") and callable(v)

@@ -30,6 +30,10 @@ import numpy as np
 from ..core import dtypes as _dt
 from ..core.graph import Node, Value
 from ..core.trace_lowering import hashable_params
+from ..ops.creation import constant_op
+from ..ops.index_primitives import gather_op, nonzero_op, scatter_add_op, scatter_op, set_slice_op
+from ..ops.linalg import matmul_op
+from ..ops.multi_output import concat_op
 from .fused import Plan, ViewPlan, plan as plan_stage
 from .fused_codes import _LOAD, BYTES, CODES, INT_CODES, constant_bits
 from .fused_layouts import Offset
@@ -41,7 +45,7 @@ from .program_plan import _FOREIGN, ProgramPlan, _Buffer, _Stage
 
 _MAP, _REDUCE, _SCAN, _COPY, _SCATTER, _SCATTER_ADD, _NONZERO = MAP, REDUCE, SCAN, COPY, SCATTER, SCATTER_ADD, NONZERO
 #: ops whose work is a stage of its own kind, never part of a program of the fused evaluator
-_OWN_KIND = frozenset(("setitem", "scatter", "scatter_add", "nonzero"))
+_OWN_KIND = frozenset((set_slice_op, scatter_op, scatter_add_op, nonzero_op))
 #: the most elements a stage that writes into the array it reads may have: one block, which it
 #: loads whole before it stores (a larger one could overwrite what a later block reads)
 _IN_PLACE_READS = 1024
@@ -70,17 +74,17 @@ _FOREIGN_NODES: dict = {}
 
 def _foreign(node) -> bool:
     op = node.op
-    if op.name == "setitem":
+    if op is set_slice_op:
         return "complex_storage" in node.kwargs
-    if op.name in ("scatter", "scatter_add"):
+    if op is scatter_op or op is scatter_add_op:
         x, u, idx = node.inputs
         if u.dtype is not x.dtype or idx.dtype is not _dt.int64 or any(not w.device.is_host for w in node.inputs):
             return True
         # (rows added in the dtype's own arithmetic: a code of the kernel's, not bool's or float16's)
-        return op.name == "scatter_add" and (x.dtype not in CODES or x.dtype in (_dt.bool_, _dt.float16))
-    if op.name == "nonzero":
+        return op is scatter_add_op and (x.dtype not in CODES or x.dtype in (_dt.bool_, _dt.float16))
+    if op is nonzero_op:
         return node.inputs[0].dtype is not _dt.bool_ or not node.inputs[0].device.is_host
-    if op.name == "matmul":
+    if op is matmul_op:
         return not matmul_fits(node) and not _empty_sum(node)
     return _unfit(node) or any(not v.device.is_host for v in node.inputs)
 
@@ -184,13 +188,13 @@ class Scheduler:
             return []
         if foreign(v.node):
             return self._foreign(v)
-        if v.node.op.name == "setitem":
+        if v.node.op is set_slice_op:
             return self._setitem(v)
-        if v.node.op.name in ("scatter", "scatter_add"):
+        if v.node.op is scatter_op or v.node.op is scatter_add_op:
             return self._rows(v)
-        if v.node.op.name == "nonzero":
+        if v.node.op is nonzero_op:
             return self._nonzero(v)
-        if v.node.op.name == "matmul" and _empty_sum(v.node):
+        if v.node.op is matmul_op and _empty_sum(v.node):
             self._fill(v, 0)
             return []
         sub = _Cut(v, self.buffer_of)
@@ -200,7 +204,7 @@ class Scheduler:
         if first:
             return first
         plan = self._plan(sub)
-        if not plan and v.node.op.name == "concat":
+        if not plan and v.node.op is concat_op:
             return self._concat(v)
         if not plan:
             return self._first(v, sub)
@@ -259,7 +263,7 @@ class Scheduler:
         found = [sub.original[id(u)] for u in found if id(u) in sub.original]
         found = [u for u in found if u is not v and id(u) not in self.buffer_of]
         if not found:  # a concatenation inside: a stage of its own (``_concat``) where the evaluator's fails
-            found = [u for n in sub.origins if n.op.name == "concat" and n is not v.node
+            found = [u for n in sub.origins if n.op is concat_op and n is not v.node
                      for u in self.values_of.get(id(n), {}).values()][:1]
         if not found:
             found = self._across_kinds(v, sub)
@@ -277,13 +281,13 @@ class Scheduler:
 
         def computed_here(u):  # a value this cut computes, not yet in a buffer
             return u is not v and u.node is not None and id(u.node) in inside and id(u) not in self.buffer_of \
-                and u.node.op.name != "constant"
+                and u.node.op is not constant_op
 
         kind = {id(u.node): _kind(u.dtype) for n in sub.origins for u in n.inputs if u.node is not None}
         kind[id(v.node)] = _kind(v.dtype)
         for n in reversed(sub.origins):
             for k, u in enumerate(n.inputs):
-                if computed_here(u) and (_kind(u.dtype) != kind.get(id(n)) or (n.op.name == "take" and k > 0)):
+                if computed_here(u) and (_kind(u.dtype) != kind.get(id(n)) or (n.op is gather_op and k > 0)):
                     return [u]
         # none: the root's computed operands first (a gather broadcast into wider work, a running sum
         # of cast work, ...): each is a smaller cut, and the root then reads buffers
@@ -395,7 +399,7 @@ class Scheduler:
         slots = ((self.buffer_of[id(u)], 0), (self.buffer_of[id(idx)], 0))
         if not rows or not math.prod(x.shape):
             self.staged.add(id(node))
-        elif node.op.name == "scatter":
+        elif node.op is scatter_op:
             row_bytes = math.prod(x.shape[node.kwargs["k"]:]) * x.dtype.itemsize  # (complex storage: its pair too)
             self._add(_Stage(_SCATTER, 0, None, None, out, rows, count=row_bytes, slots=slots), (node,))
         else:
@@ -511,7 +515,7 @@ class _Cut:
         sigs: list = []
 
         def stops(v):  # (writes, row additions, nonzero: stages of their own kinds, ``_OWN_KIND``)
-            return v is not value and (id(v) in buffer_of or v.node.op.name in _OWN_KIND or foreign(v.node))
+            return v is not value and (id(v) in buffer_of or v.node.op in _OWN_KIND or foreign(v.node))
 
         def ref(v):
             k = leaf_at.get(id(v))

@@ -98,3 +98,20 @@ def test_float16_histogram_edges_are_numpys_float16_linspace():
 def test_histogram_refuses_no_bins():
     with pytest.raises(ValueError, match="must be positive"):
         fnp.histogram(fnp.asarray([1.0, 2.0]), bins=0)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "float16", "float32", "float64"])
+def test_median_is_the_mean_of_the_middle_elements_as_numpys(dtype):
+    """NumPy's median is the mean of the middle one or two sorted elements (in float64 for
+    integers): not a quantile's interpolation, whose int8 difference of -100 and 73 wraps."""
+    rng = numpy.random.default_rng(9)
+    a = (rng.standard_normal((7, 6)) * 60).astype(dtype) if dtype.startswith("float") else \
+        rng.integers(0 if dtype == "uint8" else -128, 128, (7, 6)).astype(dtype)
+    a[0, :2] = [-100, 73] if dtype != "uint8" else [200, 73]
+    for axis in (None, 0, 1, (0, 1)):
+        for fn in ("median", "nanmedian") if not dtype.startswith("float") else ("median",):
+            want = getattr(numpy, fn)(a, axis=axis)
+            got = numpy.asarray(getattr(fnp, fn)(fnp.asarray(a), axis=axis))
+            assert got.dtype == numpy.asarray(want).dtype, (fn, axis)
+            numpy.testing.assert_array_equal(got, want, err_msg=f"{fn} axis={axis}")
+    numpy.testing.assert_array_equal(numpy.asarray(fnp.median(fnp.asarray(a[0, :2]))), numpy.median(a[0, :2]))
