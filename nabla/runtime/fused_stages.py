@@ -25,8 +25,7 @@ def _unfit(n) -> bool:
     f = elementwise_facts(n.op)
     if f is not None:
         return (f.ints_only and any(v.dtype not in INT_CODES for v in n.inputs)) or _unsigned_order(n)
-    f = n.op.fused
-    known = f is not None and (f.reduce is not None or f.view is not None)
+    known = reduce_kind(n.op) is not None or view_kind(n.op) is not None
     return (not known and n.op.name not in _STAGEABLE and not _is_stack(n)) or _unsigned_order(n)
 
 

@@ -258,10 +258,7 @@ def _unary[T: DType, w: Int](op: Int, x: SIMD[T, w]) -> SIMD[T, w] where T.is_fl
     elif op == Op.ROUND:  # round: half to even, as NumPy's rint
         return x.__round__()
     elif op == Op.SIGNBIT:  # signbit: the sign bit, NaN's and -0.0's included
-        comptime if T == DType.float64:
-            return _bool[T, w](bitcast[DType.int64, w](x).lt(0))
-        else:
-            return _bool[T, w](bitcast[DType.int32, w](x).lt(0))
+        return _bool[T, w](_sign_bit(x))
     elif op == Op.TAN:
         return _keep_nan(x, tan(x))
     elif op == Op.ASIN:
