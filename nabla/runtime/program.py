@@ -115,9 +115,21 @@ def _slice_layout(shape, index) -> list:
         strides.append(step)
         step *= n
     strides.reverse()
-    layout = [float(len(index)), sum(sl[0] * st for sl, st in zip(index, strides))]
+    # (the offset summed in one pass: its starts are ``Offset``s, whose arithmetic makes one per step)
+    at = const = 0
+    terms: dict = {}
+    layout = [float(len(index)), 0]
     for sl, st in zip(index, strides):
+        a = sl[0]
+        at += int(a) * st
+        if type(a) is Offset:
+            const += a.const * st
+            for k, c in a.terms.items():
+                terms[k] = terms.get(k, 0) + c * st
+        else:
+            const += a * st
         layout += [float(len(range(*sl))), float(sl[2] * st)]
+    layout[1] = Offset(at, const, terms) if terms else at
     return layout
 
 
@@ -140,6 +152,8 @@ class Scheduler:
         self.values_of: dict[int, dict] = {}  # id(node) -> {output index: value} the trace uses
         self.staged: set = set()  # ids of the nodes whose work a stage added so far does
         self.plans: dict = {}  # a cut's structure -> its plan
+        # ids of the nodes a cut stops at: stages of their own kinds, and work no stage does
+        self.stop_ids = {id(n) for n in order if n.op in _OWN_KIND or foreign(n)}
         for n in order:
             for v in n.inputs:
                 self.readers.setdefault(id(v), []).append(n)
@@ -186,7 +200,7 @@ class Scheduler:
         if 0 in v.shape:  # nothing to compute: a result's buffer is its shape
             self._new_buffer(v)
             return []
-        if foreign(v.node):
+        if id(v.node) in self.stop_ids and foreign(v.node):
             return self._foreign(v)
         if v.node.op is set_slice_op:
             return self._setitem(v)
@@ -197,7 +211,7 @@ class Scheduler:
         if v.node.op is matmul_op and _empty_sum(v.node):
             self._fill(v, 0)
             return []
-        sub = _Cut(v, self.buffer_of)
+        sub = _Cut(v, self.buffer_of, self.stop_ids)
         if sub.missing:
             return sub.missing
         first = sub.first_parts(self.readers)
@@ -474,7 +488,7 @@ class Scheduler:
             return None
         if foreign(value.node):
             return [value]
-        sub = _Cut(value, self.buffer_of)
+        sub = _Cut(value, self.buffer_of, self.stop_ids)
         if sub.missing:
             return sub.missing
         first = sub.first_parts(self.readers)
@@ -502,7 +516,7 @@ class _Cut:
     __slots__ = ("value", "origins", "sources", "missing", "inputs", "sizes", "key", "result_ref", "order", "leaves",
                  "node_ids", "leaf_ids", "result", "original")
 
-    def __init__(self, value, buffer_of):
+    def __init__(self, value, buffer_of, stop_ids):
         self.value = value
         self.origins: list = []  # the cut's nodes, each after its inputs
         self.sources: list = []  # the values it stops at: the leaves of its copy
@@ -513,24 +527,26 @@ class _Cut:
         node_at: dict = {}
         leaf_at: dict = {}
         sigs: list = []
+        origins, inputs, sizes, sources = self.origins, self.inputs, self.sizes, self.sources
+        prod = math.prod
 
-        def stops(v):  # (writes, row additions, nonzero: stages of their own kinds, ``_OWN_KIND``)
-            return v is not value and (id(v) in buffer_of or v.node.op in _OWN_KIND or foreign(v.node))
-
+        # (a value stops the cut where it has a buffer or its node is in ``stop_ids``: writes, row
+        # additions, nonzero are stages of their own kinds, ``_OWN_KIND``; foreign work runs alone)
         def ref(v):
             k = leaf_at.get(id(v))
             if k is not None:
                 return -1 - k
-            if v.node is None or stops(v):
-                if v.node is not None and id(v) not in buffer_of:
+            m = v.node
+            if m is None or (v is not value and (id(v) in buffer_of or id(m) in stop_ids)):
+                if m is not None and id(v) not in buffer_of:
                     self.missing.append(v)
-                k = leaf_at[id(v)] = len(self.sources)
-                self.sources.append(v)
+                k = leaf_at[id(v)] = len(sources)
+                sources.append(v)
                 return -1 - k
-            j = node_at[id(v.node)]
-            n = math.prod(v.shape)
-            if n > self.sizes[j]:
-                self.sizes[j] = n
+            j = node_at[id(m)]
+            n = prod(v.shape)
+            if n > sizes[j]:
+                sizes[j] = n
             return (j << 8) | v.index
 
         # post-order over the nodes behind ``value``, stopping at values with buffers
@@ -538,22 +554,24 @@ class _Cut:
         seen = set()
         while stack:
             n = stack[-1]
-            if id(n) in node_at:
+            nid = id(n)
+            if nid in node_at:
                 stack.pop()
                 continue
-            waiting = False
-            if id(n) not in seen:
-                seen.add(id(n))
+            if nid not in seen:
+                seen.add(nid)
                 # (the first operand's work first: ``acc + f(x_i)`` over a long chain then holds two
                 # values at a time, where the last operand first held every ``f(x_i)`` until the end)
+                waiting = False
                 for v in reversed(n.inputs):
-                    if v.node is not None and id(v.node) not in node_at and not stops(v):
-                        stack.append(v.node)
+                    m = v.node
+                    if m is not None and id(m) not in node_at and id(v) not in buffer_of and id(m) not in stop_ids:
+                        stack.append(m)
                         waiting = True
-            if waiting:
-                continue
+                if waiting:
+                    continue
             stack.pop()
-            refs = tuple(ref(v) for v in n.inputs)
+            refs = tuple([ref(v) for v in n.inputs])
             memo = n.memo  # (keying the trace found its kwargs' structure once: the same as a cut's)
             if memo is not None:
                 sig = memo[0]
@@ -561,13 +579,13 @@ class _Cut:
                 key = n.op.index_kwarg
                 sig = tuple((k, tuple((len(range(*sl)), sl[2]) for sl in x) if k == key else x)
                             for k, x in n.kwargs.items()) if key is not None else _hashable(n.kwargs, n.op)
-            node_at[id(n)] = len(self.origins)
-            self.origins.append(n)
-            self.inputs.append(refs)
-            self.sizes.append(0)
+            node_at[nid] = len(origins)
+            origins.append(n)
+            inputs.append(refs)
+            sizes.append(0)
             sigs.append((n.op, sig, refs, n.treedef))
         self.result_ref = ref(value)
-        self.key = (tuple(sigs), tuple((v.dtype, v.shape) for v in self.sources), self.result_ref)
+        self.key = (tuple(sigs), tuple([(v.dtype, v.shape) for v in sources]), self.result_ref)
 
     def clone(self) -> None:
         """Make the copy: ``order``, ``leaves``, ``node_ids``, ``leaf_ids``, ``result`` and

@@ -140,7 +140,7 @@ class ProgramPlan:
         results = [buffer_of[id(v)] for v in outputs]
         # per result: dtype, shape, bytes, where it starts in the results' block, or which foreign
         # output it is; each result the kernel writes has its place in the block, 64-byte aligned
-        self.result_specs, result_at, at = [], {}, 0
+        self.result_specs, self.result_memory, result_at, at = [], [], {}, 0
         for b in results:
             m = b.memory()
             foreign = m.arena_at[1] if type(m.arena_at) is tuple else None
@@ -149,6 +149,7 @@ class ProgramPlan:
                 at += _aligned(max(m.nbytes, 1))
             used = math.prod(b.value.shape) * b.value.dtype.itemsize  # (a tested count of floats: the first of 8 bytes)
             self.result_specs.append((b.value.dtype, tuple(b.value.shape), used, result_at.get(m.index), foreign))
+            self.result_memory.append(max(m.nbytes, used, 1))
         self.results_bytes = max(at, 1)
 
         # every constant array, concatenated: one copy per run takes its scalar constants and offsets
@@ -277,12 +278,18 @@ class _QuickRun:
         self.call = call
         self.address = call.ctypes.data
         self.leaves, self.moving = segment.leaves, segment.moving
-        self.results = [(dtype.max_dtype, shape) for dtype, shape, _, _, _ in plan.result_specs]
+        # (numpy memory viewed as a driver buffer: a driver-allocated one costs ~9 us more to make
+        # and read back on the host, a scalar read's whole kernel time several times over)
+        self.results = [(nbytes, used, dtype.numpy_dtype, dtype.max_dtype, shape)
+                        for (dtype, shape, used, _, _), nbytes in zip(plan.result_specs, plan.result_memory)]
 
     def run(self, plan, leaf_buffers, values, starts) -> list:
         plan.fill(self.consts, leaf_buffers, values, starts)
-        host = _host()
-        out = [driver.Buffer(dtype, shape, host) for dtype, shape in self.results]
+        from_numpy = driver.Buffer.from_numpy
+        out = []
+        for nbytes, used, np_dtype, dtype, shape in self.results:  # (0-d bools: from 1-d)
+            flat = from_numpy(np.empty(nbytes, np.uint8)[:used].view(np_dtype))
+            out.append(flat if len(shape) == 1 else flat.view(dtype, shape))
         call = self.call
         for at, k, offset in self.places:
             call[at] = out[k]._data_ptr() + offset
@@ -296,14 +303,6 @@ class _QuickRun:
         return out
 
 
-def _host():
-    global _HOST
-    if _HOST is None:
-        _HOST = driver.CPU()
-    return _HOST
-
-
-_HOST = None
 #: the most bytes of intermediates and constants a small program keeps between its runs (``_QuickRun``)
 _QUICK_BYTES = 1 << 16
 
