@@ -9,8 +9,6 @@ lazy sources) stays an op in ``indexing``.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from max import driver
 
@@ -102,7 +100,7 @@ def _through_slice(impl, index):
     pair = impl.dtype.is_complex  # stored as (re, im) on a trailing axis the slice takes whole
     value = impl._values[0]
     node = value.node
-    if node.op.name == "reshape":
+    if node.op is reshape_op:
         inner = node.inputs[0]
         node = inner.node
         if node is None:
@@ -162,7 +160,7 @@ def host_element(x: Tensor):
             re, im = value.buffer.to_numpy().reshape(2)
             return complex(re, im)
         return None
-    if node.op.name not in ("getitem", "reshape"):
+    if node.op is not slice_op and node.op is not reshape_op:
         return None
 
     if node.op is reshape_op:

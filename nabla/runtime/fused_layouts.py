@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import math
 
+from . import op_kinds as K
+
 
 class Unfit(Exception):
     """The trace needs what the fused kernel's programs cannot express."""
@@ -98,8 +100,8 @@ def _layouts(body, result, full, ref, alias, views, node_ids, view_of, contexts=
             continue
         own = shape_of[i]
         ctx, view = (own, own) if math.prod(own) == full else context.get(i, (None, None))
-        take = body[i].op.name == "take"
-        if body[i].op.name == "concat" and not _is_stack(body[i]):
+        take = body[i].op is K.TAKE
+        if body[i].op is K.CONCAT and not _is_stack(body[i]):
             continue  # (its parts: gathered through their own views, or fills)
         for k, v in enumerate(body[i].inputs):
             if take and k == 0:
@@ -137,7 +139,7 @@ def _layouts(body, result, full, ref, alias, views, node_ids, view_of, contexts=
 
 def _is_stack(n) -> bool:
     """Whether ``n`` is a concat the kernel writes as a stack: parts each one step along its axis."""
-    if n.op.name != "concat":
+    if n.op is not K.CONCAT:
         return False
     axis, parts = n.kwargs["axis"], n.inputs
     return 1 < len(parts) <= _STACK_PARTS and all(v.shape[axis] == 1 for v in parts)
@@ -233,8 +235,8 @@ def _restride(sizes, strides, shape):
 def _through(node, view):
     """The strided view after ``node`` (a slice, a transpose or a broadcast) of ``view``."""
     leaf, offset, sizes, strides = view
-    name, kw = node.op.name, node.kwargs
-    if name == "getitem":
+    op, kw = node.op, node.kwargs
+    if op is K.GETITEM:
         index = kw["index"]
         if len(index) != len(sizes):
             raise _Unfit
@@ -250,11 +252,11 @@ def _through(node, view):
                 raise _Unfit
             new_sizes = shape
         return leaf, offset, tuple(new_sizes), tuple(new_strides)
-    if name == "permute_dims":
+    if op is K.PERMUTE_DIMS:
         perm = kw["perm"]
         return leaf, offset, tuple(sizes[p] for p in perm), tuple(strides[p] for p in perm)
     target = tuple(kw["shape"])  # broadcast_to
-    if name == "broadcast_physical":  # batch and logical parts each right-aligned first
+    if op is K.BROADCAST_PHYSICAL:  # batch and logical parts each right-aligned first
         nb, batch_dims = kw["in_batch_dims"], kw["batch_dims"]
         padded = ((1,) * (batch_dims - nb) + tuple(sizes[:nb]) + (1,) * (len(target) - batch_dims - len(sizes) + nb)
                   + tuple(sizes[nb:]))

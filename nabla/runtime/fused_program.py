@@ -22,6 +22,7 @@ import numpy as np
 
 from ..core import dtypes as _dt
 from ..core.operation import OPS
+from . import op_kinds as K
 from .fused_codes import (_AXIS_INDEX, _CONST, _GATHER, _LOAD, _REGISTERS, _WHERE, _WRAP, BINARY_CODES, BYTES, CODES,
                           HALF, HEADER, INT_CODES, REDUCE_CODES, SLOTS, UNARY_CODES, _unsigned_order, arg_reduce,
                           constant_bits, elementwise_facts, reduce_kind, view_kind)
@@ -66,7 +67,7 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
     ints = out.dtype in INT_CODES and all(leaf.dtype in INT_CODES for leaf in leaves) \
         and not any(v.dtype.is_floating for n in order for v in n.inputs)  # (``i > 2.5``: float work)
     dtype = BYTES if ints else out.dtype
-    count = not ints and out.dtype is _dt.int64 and last.op.name == "sum" and out.node is last \
+    count = not ints and out.dtype is _dt.int64 and last.op is K.SUM and out.node is last \
         and _counts(last.inputs[0])
     if count:  # a count of true values: 1 / 0 in registers of the inputs' float dtype
         dtype = leaves[0].dtype if leaves and leaves[0].dtype in (_dt.float32, _dt.float64) else None
@@ -74,14 +75,14 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
     if not ints and (dtype not in (_dt.float32, _dt.float64) or any(leaf.dtype is not dtype for leaf in leaves)):
         # float work with inputs or a result of other dtypes: the coded float family (a count of
         # it, ``any``/``all`` of float16 data, accumulates in float64 and is written as int64)
-        registers = None if (test is not None and not count) or last.op.name in ("cumulative_sum", "matmul") \
+        registers = None if (test is not None and not count) or last.op is K.CUMULATIVE_SUM or last.op is K.MATMUL \
             else _coded_registers(order, out)
         if registers is None or (reduce_kind(last.op) is not None and out.dtype is not registers and not count
                                  and not (out.dtype is _dt.float16 and registers is _dt.float32)
                                  and not arg_reduce(last.op)):
             return None
         dtype = BYTES
-    if ints and last.op.name == "mean":
+    if ints and last.op is K.MEAN:
         return None
     reduce, rows, inner = 0, 1, 1
     result = out
@@ -96,12 +97,12 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
         rows, inner = split
         if rows == 0:  # a sum or product over nothing: its identity everywhere
             return None if test is not None or registers.is_floating and dtype is BYTES \
-                else _identity_fill(last.op.name, out, dtype)
+                else _identity_fill(last.op, out, dtype)
         if ints and _unsigned_order(last):
             return None
         reduce = reduce_kind(last.op)
         body = order[:-1]
-    elif last.op.name == "cumulative_sum" and out.node is last:  # a running sum: the scan model
+    elif last.op is K.CUMULATIVE_SUM and out.node is last:  # a running sum: the scan model
         result = last.inputs[0]
         split = _reduced_run(result.shape, (last.kwargs["axis"],))
         if split is None or result.shape[last.kwargs["axis"]] == 0:
@@ -109,7 +110,7 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
         rows, inner = split
         scan = 2 if last.kwargs.get("reverse") else 1
         body = order[:-1]
-    elif last.op.name == "matmul" and out.node is last:
+    elif last.op is K.MATMUL and out.node is last:
         if len(leaves) > SLOTS or any(leaf.dtype is not dtype and not ints for leaf in leaves):
             return None
         try:
@@ -142,7 +143,7 @@ def contiguous_view(order, leaves, outputs, node_ids, leaf_ids):
     buffer, which no kernel needs to copy; None otherwise."""
     if len(outputs) != 1 or not outputs[0].device.is_host:
         return None
-    if any((view_kind(n.op) != "alias" and n.op.name != "getitem") or "complex_storage" in n.kwargs
+    if any((view_kind(n.op) != "alias" and n.op is not K.GETITEM) or "complex_storage" in n.kwargs
            for n in order):
         return None
     try:
@@ -199,7 +200,7 @@ def _viewer(body, leaves, dtype, node_ids, leaf_ids, count=False, result=None, r
             found = view_of(n.inputs[0])
             if found is not None:
                 views[i] = _through(n, found)
-            elif n.op.name not in ("broadcast_to", "broadcast_physical"):
+            elif n.op not in K.BROADCASTS:
                 raise _Unfit  # a slice or transpose of a computed value: ``stages`` realizes it first
     return alias, views, ref, view_of
 
@@ -260,55 +261,55 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
             raise _Unfit
         if i in alias or i in views:
             continue
-        name, f = n.op.name, elementwise_facts(n.op)
+        op, f = n.op, elementwise_facts(n.op)
         if f is not None and f.on_bools is not None and all(v.dtype is _dt.bool_ for v in n.inputs):
             f = elementwise_facts(OPS[f.on_bools])
         elif f is not None and f.ints_only and not ints:
             raise _Unfit
-        if coded_float and name not in ("astype", "take") and i not in index \
+        if coded_float and op is not K.ASTYPE and op is not K.TAKE and i not in index \
                 and any(v.dtype is not registers and v.dtype is not _dt.bool_
                         and not (v.dtype is _dt.float16 and registers is _dt.float32) for v in n.inputs):
             raise _Unfit  # (integer work: the integer family's, run first as a stage)
-        if name == "concat":
+        if op is K.CONCAT:
             if _is_stack(n):
                 _stack(n, i, result, ints, register, ref, uses, free, reg_of, instructions, consts)
             else:
                 _concat(n, i, result, ints, register, ref, uses, free, reg_of, instructions, consts,
                         (view_of, lift, slot_of, registers, coded_float, leaves))
             continue
-        if name == "iota":  # positions: the element's index along the axis the trace sees iota on
+        if op is K.IOTA:  # positions: the element's index along the axis the trace sees iota on
             args, code = (), (_AXIS_INDEX, *_iota_axis(n, contexts.get(i), result, full))
-        elif name in ("constant", "full", "zeros_like"):  # a fill: the same value everywhere, whatever its shape
-            value = n.kwargs["value"] if name != "zeros_like" else 0
+        elif op in K.FILLS:  # a fill: the same value everywhere, whatever its shape
+            value = n.kwargs["value"] if op is not K.ZEROS_LIKE else 0
             if isinstance(value, complex):
                 raise _Unfit
             args, code = (), (_CONST, len(consts))
-            if name == "constant":
+            if op is K.CONSTANT:
                 lifted.append((i, len(consts)))
             consts.append(constant_bits(value, ints))
         elif ints and f is not None and not f.ints:
             raise _Unfit  # float results, or no integer opcode
-        elif ints and name == "astype":  # to a narrower or other-signed integer, or to bool
+        elif ints and op is K.ASTYPE:  # to a narrower or other-signed integer, or to bool
             target = n.kwargs.get("dtype")
             if target not in INT_CODES:
                 raise _Unfit
             args, code = n.inputs, (_WRAP, INT_CODES[target])
-        elif coded_float and name == "astype" and n.kwargs.get("dtype") is _dt.bool_:  # nonzero: 1 / 0
+        elif coded_float and op is K.ASTYPE and n.kwargs.get("dtype") is _dt.bool_:  # nonzero: 1 / 0
             args, code = n.inputs, (UNARY_CODES["logical_not"], UNARY_CODES["logical_not"])
-        elif coded_float and name == "astype" and n.kwargs.get("dtype") is _dt.float16:
+        elif coded_float and op is K.ASTYPE and n.kwargs.get("dtype") is _dt.float16:
             args, code = n.inputs, (_WRAP, HALF)
-        elif registers.is_floating and name == "astype" and i in index and n.kwargs["dtype"] in INT_CODES:
+        elif registers.is_floating and op is K.ASTYPE and i in index and n.kwargs["dtype"] in INT_CODES:
             # (an index's integer cast: its value)
             args, code = n.inputs, (UNARY_CODES["positive"],)
-        elif name == "take":
+        elif op is K.TAKE:
             args, code = n.inputs[1:], _take(n, result, consts, (view_of, lift, slot_of, registers, coded_float, leaves))
         elif ints and f is not None and f.unsigned is not None and any(v.dtype is _dt.uint64 for v in n.inputs):
             args, code = n.inputs, (f.unsigned,)  # (their bits in int64 registers, read unsigned)
         elif f is not None:
             args, code = n.inputs, (f.code,)
-        elif name == "where":
+        elif op is K.WHERE:
             args, code = n.inputs, (_WHERE,)
-        elif name in ("broadcast_to", "broadcast_physical"):  # of a computed value: its register spreads it
+        elif op in K.BROADCASTS:  # of a computed value: its register spreads it
             args, code = n.inputs, (UNARY_CODES["positive"],)
         else:
             raise _Unfit
@@ -355,12 +356,12 @@ def _program(instructions, result_register, kind, rows, inner, consts, slot_of, 
     return made
 
 
-def _identity_fill(name, out, dtype) -> Program | None:
-    """A program without inputs that fills the output with the identity of ``name`` (sum, prod)."""
+def _identity_fill(op, out, dtype) -> Program | None:
+    """A program without inputs that fills the output with the identity of ``op`` (sum, prod)."""
     size = math.prod(out.shape)
-    if name not in ("sum", "prod") or size == 0 or size >= 2 ** 31 or (dtype is not BYTES and out.dtype is not dtype):
+    if (op is not K.SUM and op is not K.PROD) or size == 0 or size >= 2 ** 31 or (dtype is not BYTES and out.dtype is not dtype):
         return None
-    value = constant_bits(int(name == "prod"), dtype is BYTES)
+    value = constant_bits(int(op is K.PROD), dtype is BYTES)
     return _program([(_CONST, 0, 0, 0, 0)], 0, 0, 1, 1, [value], {}, 0, size, dtype, out_dtype=out.dtype)
 
 
@@ -371,13 +372,13 @@ def _count_test(order, out):
     node, kind = out.node, 2
     if out.dtype is not _dt.bool_ or node is not order[-1]:
         return None
-    if node.op.name == "logical_not":
+    if node.op is K.LOGICAL_NOT:
         node, kind = node.inputs[0].node, 1
-    if node is None or node.op.name != "greater":
+    if node is None or node.op is not K.GREATER:
         return None
     total, bound = node.inputs
-    if total.node is None or total.node.op.name != "sum" or total.dtype is not _dt.int64 \
-            or bound.node is None or bound.node.op.name != "constant" or bound.shape != ():
+    if total.node is None or total.node.op is not K.SUM or total.dtype is not _dt.int64 \
+            or bound.node is None or bound.node.op is not K.CONSTANT or bound.shape != ():
         return None
     end = next(i for i, n in enumerate(order) if n is total.node) + 1
     if not all(n is node or n is out.node or n is bound.node for n in order[end:]):
@@ -388,8 +389,8 @@ def _count_test(order, out):
 def _tested(n, v) -> bool:
     """Whether ``n`` is ``v > c`` of a count ``v`` (``sum`` in int64) and a constant ``c``."""
     bound = n.inputs[-1].node
-    return n.op.name == "greater" and n.inputs[0] is v and v.dtype is _dt.int64 and v.node.op.name == "sum" \
-        and bound is not None and bound.op.name == "constant"
+    return n.op is K.GREATER and n.inputs[0] is v and v.dtype is _dt.int64 and v.node.op is K.SUM \
+        and bound is not None and bound.op is K.CONSTANT
 
 
 def _add_test(program: Program, test, position: int, ints: bool) -> None:
@@ -471,7 +472,7 @@ def _matmul(order, leaves, node, dtype, node_ids, leaf_ids, out_dtype) -> Progra
 def _counts(v) -> bool:
     """Whether ``v`` is booleans cast to int64 (what ``sum`` of a mask counts)."""
     n = v.node
-    return n is not None and n.op.name == "astype" and n.inputs[0].dtype is _dt.bool_ and v.dtype is _dt.int64
+    return n is not None and n.op is K.ASTYPE and n.inputs[0].dtype is _dt.bool_ and v.dtype is _dt.int64
 
 
 def v_is(node, value) -> bool:
@@ -483,13 +484,13 @@ def _is_alias(node, dtype, registers=None, final=False) -> bool:
     that keep the order, a single value broadcast, casts to this dtype from itself or from bool
     (stored as 1 / 0); in a coded float program, casts to the registers' dtype (made as an input
     is read) and the result's cast to its dtype (made as it is written)."""
-    name = node.op.name
+    op = node.op
     kind = view_kind(node.op)
     if kind == "alias" or (kind == "real" and not node.inputs[0].dtype.is_complex):
         return True
-    if name == "broadcast_to":
+    if op is K.BROADCAST_TO:
         return math.prod(node.inputs[0].shape) == 1
-    if name == "astype":
+    if op is K.ASTYPE:
         src, target = node.inputs[0].dtype, node.kwargs.get("dtype")
         if dtype is BYTES and registers is not None and registers.is_floating:
             return target is registers or (final and target in CODES and target is not _dt.bool_)
@@ -509,7 +510,7 @@ def _coded_registers(order, out):
     dtype), or None when there is no one such dtype, or a value no code reads."""
     floats = set()
     for n in order:
-        cast = n.op.name == "astype"
+        cast = n.op is K.ASTYPE
         if any(v.dtype not in CODES for v in n.inputs) or (cast and n.kwargs.get("dtype") not in CODES):
             return None
         if cast and n.kwargs["dtype"] is _dt.float16 and n.inputs[0].dtype is _dt.float64:
@@ -522,7 +523,7 @@ def _coded_registers(order, out):
             floats.add(n.kwargs["dtype"])
     if out.dtype not in CODES:
         return None
-    if out.dtype.is_floating and (out.node is None or out.node.op.name != "astype"):
+    if out.dtype.is_floating and (out.node is None or out.node.op is not K.ASTYPE):
         floats.add(out.dtype)
     if not floats and out.dtype.is_floating:
         floats.add(out.dtype)

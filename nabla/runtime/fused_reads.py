@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 from ..core import dtypes as _dt
+from . import op_kinds as K
 from .fused_codes import (_AXIS_INDEX, _CONST, _GATHER, _WHERE, BINARY_CODES, CODES, INT_CODES, UNARY_CODES,
                           constant_bits, reduce_kind)
 from .fused_layouts import Unfit as _Unfit
@@ -28,11 +29,11 @@ def _index_nodes(body, ref, final_ref, alias, dtype_of) -> frozenset:
     found: set[int] = set()
     for i in range(len(body) - 1, -1, -1):
         mine = uses.get(i)
-        if i != final_ref and mine and all((body[j].op.name == "take" and k == 1) or j in found for j, k in mine):
+        if i != final_ref and mine and all((body[j].op is K.TAKE and k == 1) or j in found for j, k in mine):
             found.add(i)
     positions: set[int] = set()  # integers made of ``iota`` and constants alone (``arange``'s)
     for i, n in enumerate(body):
-        if reduce_kind(n.op) is None and n.op.name != "cumulative_sum" and dtype_of.get(i) in INT_CODES \
+        if reduce_kind(n.op) is None and n.op is not K.CUMULATIVE_SUM and dtype_of.get(i) in INT_CODES \
                 and dtype_of.get(i) is not _dt.bool_ and all(ref(v) >= 0 and ref(v) in positions for v in n.inputs):
             positions.add(i)
     return frozenset(found | positions)
@@ -105,7 +106,7 @@ def _concat(n, i, result, ints, register, ref, uses, free, reg_of, instructions,
     instructions.append((_AXIS_INDEX, c, inner, shape[axis], 0))
     for j in range(len(parts) - 1, -1, -1):
         v, offset = parts[j]
-        if v.node is not None and v.node.op.name in ("full", "constant"):
+        if v.node is not None and v.node.op in (K.FULL, K.CONSTANT):
             source = register(ref(v))  # a fill: one value everywhere
         else:
             code, slot, at = _gather(v, axis, shape[axis], inner, consts, reading)

@@ -6,12 +6,13 @@ from __future__ import annotations
 from ..core import dtypes as _dt
 from .fused_codes import INT_CODES, _unsigned_order, arg_reduce, elementwise_facts, reduce_kind, view_kind
 from .fused_complex import is_complex, takes
+from . import op_kinds as K
 from .fused_layouts import _is_stack
 from .fused_program import _coded_registers, _tested, matmul_fits
 
 
 #: the ops the kernel runs that say so by no fact of their own (an opcode, a reduction kind, a view kind)
-_STAGEABLE = frozenset({"where", "constant", "astype", "cumulative_sum", "full", "iota", "take", "concat", "zeros_like"})
+_STAGEABLE = frozenset((K.WHERE, K.CONSTANT, K.ASTYPE, K.CUMULATIVE_SUM, K.FULL, K.IOTA, K.TAKE, K.CONCAT, K.ZEROS_LIKE))
 
 
 _STAGE_DTYPES = (_dt.float32, _dt.float64, *INT_CODES)
@@ -26,13 +27,13 @@ def _unfit(n) -> bool:
     if f is not None:
         return (f.ints_only and any(v.dtype not in INT_CODES for v in n.inputs)) or _unsigned_order(n)
     known = reduce_kind(n.op) is not None or view_kind(n.op) is not None
-    return (not known and n.op.name not in _STAGEABLE and not _is_stack(n)) or _unsigned_order(n)
+    return (not known and n.op not in _STAGEABLE and not _is_stack(n)) or _unsigned_order(n)
 
 
 def _stage_dtype(v) -> bool:
     """Whether the kernel reads or writes value ``v``: of its dtypes, or a complex scalar constant
     (a pair of real constants)."""
-    return v.dtype in _STAGE_DTYPES or (v.dtype.is_complex and v.node is not None and v.node.op.name == "constant")
+    return v.dtype in _STAGE_DTYPES or (v.dtype.is_complex and v.node is not None and v.node.op is K.CONSTANT)
 
 
 def fits_alone(n, results) -> bool:
@@ -42,7 +43,7 @@ def fits_alone(n, results) -> bool:
     of other dtypes (a float comparison's bool result, a cast). Where this errs, the node asks for
     its model when it runs."""
     values = (*n.inputs, *results)
-    if n.op.name == "matmul":
+    if n.op is K.MATMUL:
         return len(results) == 1 and results[0].device.is_host and all(v.device.is_host for v in n.inputs) \
             and matmul_fits(n)
     if _unfit(n) or any(not _stage_dtype(v) or not v.device.is_host for v in values):
@@ -51,9 +52,9 @@ def fits_alone(n, results) -> bool:
         return len(results) == 1 and len({v.dtype for v in values if v.dtype.is_floating}) <= 1
     if len({"int" if v.dtype in INT_CODES else v.dtype for v in values}) == 1:
         return True
-    return len(results) == 1 and n.op.name not in ("cumulative_sum", "matmul") \
+    return len(results) == 1 and n.op is not K.CUMULATIVE_SUM and n.op is not K.MATMUL \
         and (reduce_kind(n.op) is None or results[0].dtype.is_floating or arg_reduce(n.op)) \
-        and (n.op.name in ("astype", "take") or all(v.dtype.is_floating or v.dtype is _dt.bool_ for v in n.inputs)) \
+        and (n.op is K.ASTYPE or n.op is K.TAKE or all(v.dtype.is_floating or v.dtype is _dt.bool_ for v in n.inputs)) \
         and _coded_registers([n], results[0]) is not None
 
 
@@ -75,14 +76,14 @@ def stages(order, outputs) -> list:
         for n in order:
             for v in n.inputs:
                 below = _first_computed(v)
-                if below is None or below.node.op.name == "constant":
+                if below is None or below.node.op is K.CONSTANT:
                     continue
                 if id(n) in foreign and id(below.node) not in foreign and below.dtype in _STAGE_DTYPES \
                         and below.dtype is not _dt.bool_:
                     add(below)  # an operand the kernel computes
                 elif id(n) not in foreign and id(below.node) in foreign:
                     add(below)  # a result the kernel's ops go on with
-                elif n.op.name == "matmul" and id(below.node) in foreign and below.dtype in _STAGE_DTYPES:
+                elif n.op is K.MATMUL and id(below.node) in foreign and below.dtype in _STAGE_DTYPES:
                     add(below)  # another matmul's result (``a.T @ (a @ w)``): each is then one of views
         return first
     if any(not _stage_dtype(v) or not v.device.is_host for n in order for v in n.inputs):
@@ -91,21 +92,21 @@ def stages(order, outputs) -> list:
         for v in n.inputs:
             if v.node is None:
                 continue
-            if reduce_kind(v.node.op) is not None or v.node.op.name == "cumulative_sum":
+            if reduce_kind(v.node.op) is not None or v.node.op is K.CUMULATIVE_SUM:
                 if len(outputs) > 1 and _tested(n, v):
                     continue  # a count only its test reads: with that test, the program of a result
                 add(v)  # a reduction or a scan ends a program
-            elif (n.op.name in ("getitem", "permute_dims") or (n.op.name == "take" and v is n.inputs[0])
-                  or (n.op.name == "concat" and not _is_stack(n) and (v.node is None or v.node.op.name not in
-                                                                      ("full", "constant")))) \
+            elif (n.op is K.GETITEM or n.op is K.PERMUTE_DIMS or (n.op is K.TAKE and v is n.inputs[0])
+                  or (n.op is K.CONCAT and not _is_stack(n) and (v.node is None or v.node.op not in
+                                                                      (K.FULL, K.CONSTANT)))) \
                     and _first_computed(v) is not None:  # (a take's rows, a concatenation's parts: views of inputs)
                 add(v)
-            elif n.op.name == "reshape" and v.node.op.name == "take":
+            elif n.op is K.RESHAPE and v.node.op is K.TAKE:
                 add(v)  # a gather reshaped (``take(x, idx.ravel()).reshape(...)``): the kernel gathers at
                 #         the shape of the program it is in, so the gather is one first
-            elif n.op.name == "astype" and v.dtype in INT_CODES and v.dtype is not _dt.bool_ \
+            elif n.op is K.ASTYPE and v.dtype in INT_CODES and v.dtype is not _dt.bool_ \
                     and not n.kwargs["dtype"].is_integer and _first_computed(v) is not None \
-                    and v.node.op.name != "constant":
+                    and v.node.op is not K.CONSTANT:
                 add(v)  # integer work cast to floats (``ii * jj / R``): a program of the integer family first
     if not first and len(outputs) > 1:  # the kernel has one output: one program per result
         position = {id(n): i for i, n in enumerate(order)}

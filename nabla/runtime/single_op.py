@@ -26,6 +26,7 @@ from ..core.trace_lowering import hashable_params, scalar_buffer, symbolic_dims
 from ..core.models import execute, named_digest
 from ..core.interpreter import families_loaded
 from .first_sight import FirstSightPath
+from .op_kinds import CONSTANT
 from ..core import dtypes as _dt
 from ..core.compiler import start_detached
 from ..core.context import cpu
@@ -116,11 +117,9 @@ def _served(node) -> bool:
     op = node.op
     if len(node.inputs) > _MAX_OPERANDS or any(not v.device.is_host for v in node.inputs):
         return False
-    return op.single_op or op.name not in _NOT_SERVED
+    return op.single_op or op is not CONSTANT
 
 
-#: ops left to the interpreter (a scalar constant is host data to the others)
-_NOT_SERVED = frozenset({"constant"})
 #: the most operands a single-op model takes: a model holds one per operand, and MAX's compile of a
 #: ``concat`` of 128 rows (``apply_along_axis``'s stack) took minutes and over 9 GB on a cold machine
 _MAX_OPERANDS = 16
@@ -201,7 +200,7 @@ def plan(order, leaves, outputs, node_ids, leaf_ids):
     node = order[-1]
     if not _served(node) or any(v.node is not node for v in outputs):
         return None
-    if any(n.op.name != "constant" or n.inputs or n.op.data(n.kwargs) is None
+    if any(n.op is not CONSTANT or n.inputs or n.op.data(n.kwargs) is None
            or not n.kwargs["device"].is_host for n in order[:-1]):
         return None
     picks = tuple(v.index for v in outputs)
@@ -228,7 +227,7 @@ def split(engine, order, outputs, runs_elsewhere=lambda node, results: False, bu
     families are loaded (it then runs the trace whole at once, and asks for the missing models).
     A node ``runs_elsewhere`` (the fused kernel takes it alone) needs no model. Each unit runs
     with its scalar constants as data (see ``plan``). Under the engine's lock."""
-    units = [n for n in order if n.op.name != "constant"]
+    units = [n for n in order if n.op is not CONSTANT]
     if len(order) < 2 or not units or not all(_served(n) for n in units):
         return None
     used: dict[int, list] = {}
@@ -240,7 +239,7 @@ def split(engine, order, outputs, runs_elsewhere=lambda node, results: False, bu
     last = [v.index for v in outputs if v.node is units[-1]]
     if last != sorted(last):
         return None  # the last node runs again as the trace asks: its outputs must come in index order
-    if any(n.op.name == "constant" and (n.op.data(n.kwargs) is None or not n.kwargs["device"].is_host)
+    if any(n.op is CONSTANT and (n.op.data(n.kwargs) is None or not n.kwargs["device"].is_host)
            for n in order):
         return None  # (each unit runs with its scalar constants as data: see ``plan``)
     missing = []

@@ -14,6 +14,8 @@ shard means, each scaled by 1/shards).
 
 from __future__ import annotations
 
+from ..ops.reduction import REDUCE_OPS
+from ..ops.scans import cumsum_op
 from .mesh import ShardingSpec
 
 
@@ -114,7 +116,7 @@ def _reduce(op, impls, specs, kwargs, outs, mesh):
             shards *= spec.shards(a)
     out_dims = [() if d in axes else in_dims[d] for d in range(len(in_dims)) if keepdims or d not in axes]
     post = None
-    if op.name == "mean" and shards > 1:
+    if op is REDUCE_OPS["mean"] and shards > 1:
         post = lambda t, s=shards: t * (1.0 / s)  # noqa: E731
     return Plan([interned_spec(mesh, in_dims, keep)], [interned_spec(mesh, out_dims, partial)], kwargs, post)
 
@@ -258,7 +260,7 @@ def _along_axis(op, impls, specs, kwargs, outs, mesh):
     """Sorts, scans and arg-reductions along one axis: that axis whole on each device, the other
     dims keep their splits (a cumulative sum, being linear, keeps a pending sum too)."""
     s, axis = specs[0], kwargs["axis"]
-    p = _linear_layout(specs) if op.name == "cumulative_sum" else {}
+    p = _linear_layout(specs) if op is cumsum_op else {}
     dims = list(s.dims)
     dims[axis] = ()
     out_specs = [interned_spec(mesh, dims if len(o) == len(dims) else dims[:axis] + dims[axis + 1:], p)

@@ -1,0 +1,26 @@
+"""The ops the runtime's rules single out, as the op objects themselves: a rule tests
+``n.op is TAKE`` or ``n.op in FILLS``, never a name (an op is equal only to itself)."""
+
+from __future__ import annotations
+
+from ..ops.broadcasting import broadcast_physical_op as BROADCAST_PHYSICAL, broadcast_to_op as BROADCAST_TO
+from ..ops.casts import cast_op as ASTYPE
+from ..ops.creation import constant_op as CONSTANT, full_op as FULL, iota_op as IOTA
+from ..ops.elementwise import BINARY_OPS, UNARY_OPS, where_op as WHERE, zeros_like_op as ZEROS_LIKE
+from ..ops.index_primitives import gather_op as TAKE, slice_op as GETITEM
+from ..ops.linalg import matmul_op as MATMUL
+from ..ops.multi_output import concat_op as CONCAT
+from ..ops.reduction import REDUCE_OPS
+from ..ops.scans import cumsum_op as CUMULATIVE_SUM
+from ..ops.view import permute_op as PERMUTE_DIMS, reshape_op as RESHAPE
+
+SUM, PROD, MEAN = REDUCE_OPS["sum"], REDUCE_OPS["prod"], REDUCE_OPS["mean"]
+GREATER, LOGICAL_NOT = BINARY_OPS["greater"], UNARY_OPS["logical_not"]
+#: ops whose value is one number everywhere, whatever its shape
+FILLS = frozenset((CONSTANT, FULL, ZEROS_LIKE))
+#: a broadcast, logical or physical
+BROADCASTS = frozenset((BROADCAST_TO, BROADCAST_PHYSICAL))
+
+__all__ = ["ASTYPE", "BROADCASTS", "BROADCAST_PHYSICAL", "BROADCAST_TO", "CONCAT", "CONSTANT", "CUMULATIVE_SUM",
+           "FILLS", "FULL", "GETITEM", "GREATER", "IOTA", "LOGICAL_NOT", "MATMUL", "MEAN", "PERMUTE_DIMS", "PROD",
+           "RESHAPE", "SUM", "TAKE", "WHERE", "ZEROS_LIKE"]
