@@ -152,6 +152,7 @@ class Scheduler:
         self.values_of: dict[int, dict] = {}  # id(node) -> {output index: value} the trace uses
         self.staged: set = set()  # ids of the nodes whose work a stage added so far does
         self.plans: dict = {}  # a cut's structure -> its plan
+        self.firsts: dict = {}  # a cut's structure -> where in it the values to compute first are
         # ids of the nodes a cut stops at: stages of their own kinds, and work no stage does
         self.stop_ids = {id(n) for n in order if n.op in _OWN_KIND or foreign(n)}
         for n in order:
@@ -266,15 +267,15 @@ class Scheduler:
         plan = self.plans.get(sub.key)
         if plan is None:
             sub.clone()
-            plan = self.plans[sub.key] = plan_stage(sub.order, sub.leaves, [sub.result], sub.node_ids, sub.leaf_ids)
+            # (False where there is none: kept, so a structure the evaluator refuses is asked once)
+            plan = self.plans[sub.key] = plan_stage(sub.order, sub.leaves, [sub.result], sub.node_ids,
+                                                    sub.leaf_ids) or False
         return plan
 
     def _first(self, v, sub) -> list:
         """The values to compute first so that more of ``v``'s work runs as one stage (a reduction
         that feeds more work, a computed value that is sliced, ...)."""
-        sub.clone()
-        found = first_values(sub.order, [sub.result]) if sub.order else []
-        found = [sub.original[id(u)] for u in found if id(u) in sub.original]
+        found = self._first_in_cut(sub)
         found = [u for u in found if u is not v and id(u) not in self.buffer_of]
         if not found:  # a concatenation inside: a stage of its own (``_concat``) where the evaluator's fails
             found = [u for n in sub.origins if n.op is concat_op and n is not v.node
@@ -284,6 +285,21 @@ class Scheduler:
         if not found:
             raise Unplanned(f"a stage of {[n.op.name for n in sub.order][:8]}")
         return found
+
+    def _first_in_cut(self, sub) -> list:
+        """The values of ``sub`` the fused evaluator's stage rules would compute first, found once per
+        structure of cut (an element loop's refused cut recurs thousands of times) and kept as
+        places in the cut: a source's number, or a node's position and output."""
+        places = self.firsts.get(sub.key)
+        if places is None:
+            sub.clone()
+            found = first_values(sub.order, [sub.result]) if sub.order else []
+            found = [sub.original[id(u)] for u in found if id(u) in sub.original]
+            source_at = {id(u): k for k, u in enumerate(sub.sources)}
+            node_at = {id(n): j for j, n in enumerate(sub.origins)}
+            places = self.firsts[sub.key] = [(-1, source_at[id(u)]) if id(u) in source_at else
+                                             (node_at[id(u.node)], u.index) for u in found]
+        return [sub.sources[k] if j < 0 else self.values_of[id(sub.origins[j])][k] for j, k in places]
 
     def _across_kinds(self, v, sub) -> list:
         """Values to compute first in a cut the evaluator takes as no one program, where the other
