@@ -155,11 +155,22 @@ class Scheduler:
         self.firsts: dict = {}  # a cut's structure -> where in it the values to compute first are
         # ids of the nodes a cut stops at: stages of their own kinds, and work no stage does
         self.stop_ids = {id(n) for n in order if n.op in _OWN_KIND or foreign(n)}
-        for n in order:
+        readers, values_of = self.readers, self.values_of
+        for n in order:  # (methods bound once: a loop's trace has hundreds of thousands of nodes)
             for v in n.inputs:
-                self.readers.setdefault(id(v), []).append(n)
-                if v.node is not None:
-                    self.values_of.setdefault(id(v.node), {})[v.index] = v
+                vid = id(v)
+                found = readers.get(vid)
+                if found is None:
+                    readers[vid] = [n]
+                else:
+                    found.append(n)
+                m = v.node
+                if m is not None:
+                    of = values_of.get(id(m))
+                    if of is None:
+                        values_of[id(m)] = {v.index: v}
+                    else:
+                        of[v.index] = v
         for v in outputs:
             self.values_of.setdefault(id(v.node), {})[v.index] = v
 
@@ -485,15 +496,19 @@ class Scheduler:
         if reads_x and elements > _IN_PLACE_READS:
             return False
         stack = [x]
+        readers, staged, values_of, buffer_of = self.readers, self.staged, self.values_of, self.buffer_of
         while stack:
             u = stack.pop()
-            for n in self.readers.get(id(u), ()):
+            for n in readers.get(id(u), ()):
                 if n is write:
                     continue
-                if id(n) not in here and id(n) not in self.staged:
+                nid = id(n)
+                if nid not in here and nid not in staged:
                     return False
                 # (what reads n's values without a buffer between reads x too: it must be done, or here)
-                stack.extend(w for w in self.values_of.get(id(n), {}).values() if id(w) not in self.buffer_of)
+                of = values_of.get(nid)
+                if of is not None:
+                    stack += [w for w in of.values() if id(w) not in buffer_of]
         return True
 
     def _store_plan(self, value):
@@ -502,7 +517,7 @@ class Scheduler:
         values to compute first."""
         if value.node is None or id(value) in self.buffer_of:
             return None
-        if foreign(value.node):
+        if id(value.node) in self.stop_ids and foreign(value.node):
             return [value]
         sub = _Cut(value, self.buffer_of, self.stop_ids)
         if sub.missing:
@@ -644,6 +659,8 @@ class _Cut:
           of them would compute again: the scalars a recurrence carries (``beta *= 1 - alpha **
           2``, read by every later step) would be computed once per step, and the loop's cost would
           grow with the square of its length."""
+        if len(self.origins) <= _SMALL_PART_WORK:  # (no operand's work reaches the size of a part)
+            return []
         work = []
         found: dict = {}  # id(value) -> value, in the order found
         inside = {id(n) for n in self.origins}

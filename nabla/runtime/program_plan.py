@@ -381,7 +381,9 @@ class _Call:
     __slots__ = ("call", "based", "leaves", "moving")
 
     def __init__(self, run, where, const_at, layout_at):
-        call = np.zeros(1 + STAGE * len(run), np.int64)
+        # (a list, made an array at the end: numpy's element and slice writes cost a microsecond
+        # each, and a loop's program has tens of thousands of stages)
+        call = [0] * (1 + STAGE * len(run))
         call[0] = len(run)
         patches = []  # (place in the call array, source, index, byte offset)
         self.moving = []  # (place in the call array, source, index, byte Offset): moved by the starts
@@ -405,7 +407,7 @@ class _Call:
         based = [(at, source, offset) for at, source, _, offset in patches if source in (_RESULT, _ARENA, _CONSTS)]
         for at, _, offset in based:
             call[at] = offset
-        self.call = call
+        self.call = call = np.array(call, np.int64)
         # per source with addresses here: (its places in the call array, source - 1)
         self.based = [(np.array([at for at, s, _ in based if s == source], np.int64), source - 1)
                       for source in (_RESULT, _ARENA, _CONSTS) if any(s == source for _, s, _ in based)]
