@@ -89,6 +89,30 @@ def _foreign(node) -> bool:
     return _unfit(node) or any(not v.device.is_host for v in node.inputs)
 
 
+def _stop_ids(order) -> set:
+    """The ids of the nodes of ``order`` a cut stops at: stages of their own kinds (``_OWN_KIND``)
+    and foreign work. Whether a node is foreign is asked once per (op, dtype, operands' dtypes and
+    devices) where nothing else decides it (a loop's trace repeats a few kinds of node many
+    thousands of times); a matmul's and a concat's rules read shapes, complex work its kwargs."""
+    stops = set()
+    answers: dict = {}
+    for n in order:
+        op, kw = n.op, n.kwargs
+        if op in _OWN_KIND:
+            stops.add(id(n))
+            continue
+        key = (op, kw.get("dtype"), *[(v.dtype, v.device) for v in n.inputs])
+        answer = answers.get(key)
+        if answer is None:
+            answer = foreign(n)
+            if not (op is matmul_op or op is concat_op or "complex_storage" in kw or "src_complex" in kw
+                    or any(v.dtype.is_complex for v in n.inputs)):
+                answers[key] = answer
+        if answer:
+            stops.add(id(n))
+    return stops
+
+
 def _free(v) -> bool:
     """A scalar constant (a node of no operands, its value data): a foreign op takes it as it is."""
     return v.node is not None and not v.node.inputs and not v.shape
@@ -154,7 +178,7 @@ class Scheduler:
         self.plans: dict = {}  # a cut's structure -> its plan
         self.firsts: dict = {}  # a cut's structure -> where in it the values to compute first are
         # ids of the nodes a cut stops at: stages of their own kinds, and work no stage does
-        self.stop_ids = {id(n) for n in order if n.op in _OWN_KIND or foreign(n)}
+        self.stop_ids = _stop_ids(order)
         readers, values_of = self.readers, self.values_of
         for n in order:  # (methods bound once: a loop's trace has hundreds of thousands of nodes)
             for v in n.inputs:
@@ -175,7 +199,7 @@ class Scheduler:
             self.values_of.setdefault(id(v.node), {})[v.index] = v
 
     def schedule(self) -> None:
-        if all(foreign(n) or not n.inputs for n in self.order):
+        if all(id(n) in self.stop_ids and foreign(n) or not n.inputs for n in self.order):
             raise Unplanned("no work of the kernel's")  # (the engine's other paths run it as it is)
         for v in self.outputs:
             if not v.device.is_host:
@@ -561,36 +585,19 @@ class _Cut:
         origins, inputs, sizes, sources = self.origins, self.inputs, self.sizes, self.sources
         prod = math.prod
 
-        # (a value stops the cut where it has a buffer or its node is in ``stop_ids``: writes, row
-        # additions, nonzero are stages of their own kinds, ``_OWN_KIND``; foreign work runs alone)
-        def ref(v):
-            k = leaf_at.get(id(v))
-            if k is not None:
-                return -1 - k
-            m = v.node
-            if m is None or (v is not value and (id(v) in buffer_of or id(m) in stop_ids)):
-                if m is not None and id(v) not in buffer_of:
-                    self.missing.append(v)
-                k = leaf_at[id(v)] = len(sources)
-                sources.append(v)
-                return -1 - k
-            j = node_at[id(m)]
-            n = prod(v.shape)
-            if n > sizes[j]:
-                sizes[j] = n
-            return (j << 8) | v.index
-
-        # post-order over the nodes behind ``value``, stopping at values with buffers
+        missing = self.missing
+        # post-order over the nodes behind ``value``, stopping at values with buffers: a value stops
+        # the cut where it has a buffer or its node is in ``stop_ids`` (writes, row additions, nonzero
+        # are stages of their own kinds, ``_OWN_KIND``; foreign work runs alone). ``node_at`` holds
+        # -1 for a node whose operands are being placed. (One loop, nothing called per operand: a
+        # loop's trace makes a cut per slice write, tens of thousands.)
         stack = [value.node]
-        seen = set()
         while stack:
             n = stack[-1]
             nid = id(n)
-            if nid in node_at:
-                stack.pop()
-                continue
-            if nid not in seen:
-                seen.add(nid)
+            at = node_at.get(nid)
+            if at is None:
+                node_at[nid] = -1
                 # (the first operand's work first: ``acc + f(x_i)`` over a long chain then holds two
                 # values at a time, where the last operand first held every ``f(x_i)`` until the end)
                 waiting = False
@@ -601,8 +608,29 @@ class _Cut:
                         waiting = True
                 if waiting:
                     continue
+            elif at >= 0:
+                stack.pop()
+                continue
             stack.pop()
-            refs = tuple([ref(v) for v in n.inputs])
+            refs = []
+            for v in n.inputs:
+                vid = id(v)
+                k = leaf_at.get(vid)
+                if k is None:
+                    m = v.node
+                    if m is None or vid in buffer_of or id(m) in stop_ids:
+                        if m is not None and vid not in buffer_of:
+                            missing.append(v)
+                        k = leaf_at[vid] = len(sources)
+                        sources.append(v)
+                    else:
+                        j = node_at[id(m)]
+                        size = prod(v.shape)
+                        if size > sizes[j]:
+                            sizes[j] = size
+                        refs.append((j << 8) | v.index)
+                        continue
+                refs.append(-1 - k)
             memo = n.memo  # (keying the trace found its kwargs' structure once: the same as a cut's)
             if memo is not None:
                 sig = memo[0]
@@ -610,12 +638,17 @@ class _Cut:
                 key = n.op.index_kwarg
                 sig = tuple((k, tuple((len(range(*sl)), sl[2]) for sl in x) if k == key else x)
                             for k, x in n.kwargs.items()) if key is not None else _hashable(n.kwargs, n.op)
+            refs = tuple(refs)
             node_at[nid] = len(origins)
             origins.append(n)
             inputs.append(refs)
             sizes.append(0)
             sigs.append((n.op, sig, refs, n.treedef))
-        self.result_ref = ref(value)
+        j = node_at[id(value.node)]
+        size = prod(value.shape)
+        if size > sizes[j]:
+            sizes[j] = size
+        self.result_ref = (j << 8) | value.index
         self.key = (tuple(sigs), tuple([(v.dtype, v.shape) for v in sources]), self.result_ref)
 
     def clone(self) -> None:
