@@ -16,13 +16,19 @@ from ..ops import aliasing
 from ..ops.elementwise import astype as _astype
 from . import _dtypes as D
 from ._arrays import arange, array, concatenate, linspace
-from ._ufuncs import write_out
+from ._ndarray import ndarray
+from ._ufuncs import scalar_operand, write_out
+from ..ops.elementwise import where_op
 
 _I64 = _dt.int64
 _PY_SCALARS = (bool, int, float, complex)
 
 
 def where(condition, x=None, y=None):
+    if type(condition) is ndarray and x is not None and y is not None:
+        r = _plain_where(condition, x, y)
+        if r is not None:
+            return r
     cond = D.asarray(condition, op="where")
     if x is None and y is None:
         return nonzero(cond)
@@ -47,6 +53,26 @@ def where(condition, x=None, y=None):
             s = _np.asarray(s).astype(target).item()
         a, b = (t, s) if t is not None and isinstance(a, Tensor) else (s, t)
     return _xp.where(_astype(cond, _dt.bool_) if cond.dtype is not _dt.bool_ else cond, a, b)
+
+
+def _plain_where(cond, x, y):
+    """``where`` of a bool array over two arrays of one dtype, or an array and a Python number its
+    dtype takes (a weak scalar, NEP 50): the select recorded without dtype resolution (a loop's
+    ``where(mask, x, 0.0)`` is one op); None for anything else."""
+    if cond._impl.dtype is not _dt.bool_ or cond._impl.batch_dims:
+        return None
+    if type(x) is ndarray:
+        ix = x._impl
+        if ix.batch_dims:
+            return None
+        if type(y) is ndarray:
+            return where_op(cond, x, y) if y._impl.dtype is ix.dtype and not y._impl.batch_dims else None
+        c = scalar_operand(y, ix.dtype, ix.device)
+        return None if c is None else where_op(cond, x, c)
+    if type(y) is ndarray and not y._impl.batch_dims:
+        c = scalar_operand(x, y._impl.dtype, y._impl.device)
+        return None if c is None else where_op(cond, c, y)
+    return None
 
 
 def nonzero(a):

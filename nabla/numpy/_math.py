@@ -13,6 +13,7 @@ from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops.elementwise import astype as _astype
 from . import _dtypes as D
+from ._ndarray import ndarray
 from ._ufuncs import write_out
 from ..ops.index_primitives import scatter_add_op
 from ._ufunc_table import UFUNCS
@@ -21,6 +22,8 @@ _F64, _I64 = _dt.float64, _dt.int64
 
 
 def _pair(a, b, op):
+    if type(a) is ndarray and type(b) is ndarray and a._impl.dtype is b._impl.dtype:
+        return a, b  # (one dtype: nothing to read or promote; a loop's ``x[i, :j] @ y[:j, j]``)
     x, y = D.asarray(a, op=op), D.asarray(b, op=op)
     return tuple(D.promote_all([x, y], op))
 

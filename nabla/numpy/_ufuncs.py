@@ -99,7 +99,7 @@ _INT_RANGE = {d: (int(_np.iinfo(d.numpy_dtype).min), int(_np.iinfo(d.numpy_dtype
 _SCALAR_OF = {getattr(_np, d.name): d for d in (*_WEAK_FLOATS, *_INT_RANGE)}
 
 
-def _scalar_operand(value, dtype, device):
+def scalar_operand(value, dtype, device):
     """``value`` (a Python or NumPy scalar) as an operand constant of ``dtype``, where NumPy's loop
     for an array of ``dtype`` takes it so (NEP 50); None where its dtype resolution decides."""
     t = type(value)
@@ -127,13 +127,13 @@ def plain_binary(op, dtypes):
             if type(b) is ndarray:
                 ib = b._impl
                 return op(a, b) if ib.dtype is dtype and not ib.batch_dims else None
-            c = _scalar_operand(b, dtype, ia.device)
+            c = scalar_operand(b, dtype, ia.device)
             return None if c is None else op(a, c)
         if type(b) is ndarray:
             ib = b._impl
             if ib.batch_dims or ib.dtype not in dtypes:
                 return None
-            c = _scalar_operand(a, ib.dtype, ib.device)
+            c = scalar_operand(a, ib.dtype, ib.device)
             return None if c is None else op(c, b)
         return None
 

@@ -63,6 +63,18 @@ def broadcast_shapes(*shapes: tuple[int, ...], op: str = "broadcast_shapes") -> 
 
 def broadcast_impls(impls, op: str):
     """Physical shape of broadcasting ``impls``: batch parts and logical parts broadcast apart."""
+    for i in impls:
+        if i.batch_dims:
+            break
+    else:  # (no batch dims: the common case, asked of every select a loop records)
+        shapes = [i.cached_shape for i in impls if i.cached_shape]
+        if not shapes:
+            return (), None, 0
+        first = shapes[0]
+        for s in shapes:
+            if s != first:
+                return broadcast_shapes(*shapes, op=op), None, 0
+        return first, None, 0
     batch = broadcast_shapes(*(i.batch_shape for i in impls), op=op)
     logical = broadcast_shapes(*(i.shape for i in impls), op=op)
     return batch + logical, None, max(i.batch_dims for i in impls)
