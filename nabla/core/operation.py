@@ -59,6 +59,8 @@ class Fused(NamedTuple):
     on_bools: str | None = None  # the op it is on booleans (``bitwise_and``: ``logical_and``)
     view: str | None = None  # "alias": the same elements in order; "strided": a strided read of them;
     #                          "real": an alias where the operand is real
+    bits: bool = False  # its float16 result depends on float16's own bits (the next float16 after x):
+    #                     not computed in float32 and rounded, as other float16 work is
 
 
 #: every op, by name: an op joins when it is made (``nabla.ops.registry()`` imports them all first)

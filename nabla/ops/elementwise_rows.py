@@ -38,18 +38,15 @@ _CATEGORY_TEXT = {
 _MAX_BOOL = L.DType.bool
 
 
-def _lowering(fn, name: str = ""):
+def _lowering(fn, fused=None):
     """A table's lowering: a MAX ``ops`` name, or a function of MAX values (nabla.ops.lowerings);
-    float16 operands computed in float32 but where the op works on float16's own bits."""
+    float16 operands computed in float32 but where the op works on float16's own bits
+    (``Fused.bits``)."""
     if not callable(fn):
         from max.graph import ops
 
         fn = getattr(ops, fn)
-    return fn if name in _HALF_BITS else L.half_in_single(fn)
-
-
-#: ops whose float16 result depends on float16's own representation (the next float16 after x)
-_HALF_BITS = frozenset({"nextafter"})
+    return fn if fused is not None and fused.bits else L.half_in_single(fn)
 
 
 class Unary(NamedTuple):
@@ -117,7 +114,7 @@ class ElementwiseUnary(_TableOp, UnaryOperation):
     def maxpr(self, x, complex_storage=False):
         if complex_storage:
             return L.elementwise(self.complex_lowering, x, trailing=1)
-        return L.elementwise(_lowering(self.row.lowering, self.name), x)
+        return L.elementwise(_lowering(self.row.lowering, self.row.fused), x)
 
     # a real derivative scales the tangent, so one formula serves both modes; so does a complex
     # one of a holomorphic function (JAX's convention transposes without conjugating)
@@ -150,7 +147,7 @@ class ElementwiseBinary(_TableOp, BinaryOperation):
         if x.dtype == _MAX_BOOL and self.name in L.BOOL_BINARY:
             fn = L.BOOL_BINARY[self.name]
         else:
-            fn = _lowering(self.row.lowering, self.name)
+            fn = _lowering(self.row.lowering, self.row.fused)
         return L.elementwise(fn, *((y, x) if self.row.swap else (x, y)))
 
     def jvp_rule(self, primals, tangents, output):

@@ -429,7 +429,11 @@ def _nextafter(x, y, layout):
     out = select(ops.is_inf(x), select(ops.equal(x, y), x, select(toward_up, const(-largest, x), const(largest, x))), out)
     # past the largest finite value: infinity (float16's, found in float32, is finite there)
     out = select(ops.greater(ops.abs(out), const(largest, x)), select(toward_up, const(math.inf, x), const(-math.inf, x)), out)
-    out = select(ops.equal(x, y), y, out)
+    if layout == DType.float16:  # from the smallest subnormal toward zero: a zero of x's sign (-tiny + tiny
+        # is +0; float16's subnormals are float32's normals, where MAX's kernels keep them)
+        out = select(ops.equal(out, zero), select(signbit_of_number(x), const(-0.0, x), zero), out)
+    # equal: y (C99's, NumPy's float32 and float64), but x for float16 (NumPy's own half nextafter)
+    out = select(ops.equal(x, y), x if layout == DType.float16 else y, out)
     return select(_any_nan(x, y), nan_like(x), out)
 
 

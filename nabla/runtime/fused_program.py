@@ -266,6 +266,8 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
             f = elementwise_facts(OPS[f.on_bools])
         elif f is not None and f.ints_only and not ints:
             raise _Unfit
+        if f is not None and f.bits and any(v.dtype is _dt.float16 for v in n.inputs):
+            raise _Unfit  # (float16 work runs in float32 registers: its next float would be float32's)
         if coded_float and op is not K.ASTYPE and op is not K.TAKE and i not in index \
                 and any(v.dtype is not registers and v.dtype is not _dt.bool_
                         and not (v.dtype is _dt.float16 and registers is _dt.float32) for v in n.inputs):

@@ -188,3 +188,35 @@ def test_integer_ufuncs_at_the_edges(dtype, first_sight):
                 want = getattr(np, name)(lowest, minus_one)
             np.testing.assert_array_equal(getattr(fnp, name)(fnp.asarray(lowest), fnp.asarray(minus_one)).numpy(), want)
 
+
+
+def _subnormal(v, info):
+    return (v != 0) & (np.abs(v) < info.smallest_normal)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+def test_nextafter_and_spacing_are_numpys_bit_for_bit(dtype, first_sight):
+    """``nextafter`` steps x's bits (the program kernel's opcode; float16, whose next float is not
+    float32's, refused there) and ``spacing`` is composed from it: zeros of both signs, subnormals,
+    the largest finite value, infinities, NaN, and random values, toward every kind of neighbour.
+    MAX's graphs (the interpreter's path) flush float32 and float64 subnormals: not asked there."""
+    info = np.finfo(dtype)
+    special = np.array([0.0, -0.0, info.smallest_subnormal, -info.smallest_subnormal, info.smallest_normal,
+                        -info.smallest_normal, info.max, -info.max, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, 2.0,
+                        info.eps], dtype)
+    rng = np.random.default_rng(5)
+    x = np.concatenate([np.repeat(special, len(special)),
+                        (rng.standard_normal(200) * 10.0 ** rng.integers(-30, 30, 200)).astype(dtype)])
+    y = np.concatenate([np.tile(special, len(special)), rng.standard_normal(200).astype(dtype)])
+    x[-50:] = y[-50:]  # (equal: y itself)
+    if first_sight == "interpreter" and dtype is not np.float16:  # (MAX's kernels flush subnormals)
+        with np.errstate(all="ignore"):
+            keep = ~_subnormal(x, info) & ~_subnormal(np.nextafter(x, y), info) & ~_subnormal(np.spacing(x), info)
+        x, y = x[keep], y[keep]
+    got = fnp.nextafter(fnp.asarray(x), fnp.asarray(y)).numpy()
+    want = np.nextafter(x, y)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got) & ~np.isnan(want), np.signbit(want) & ~np.isnan(want))  # (zeros' signs)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(fnp.spacing(fnp.asarray(x)).numpy(), np.spacing(x))

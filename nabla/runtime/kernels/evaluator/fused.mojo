@@ -71,6 +71,21 @@ def _is_nan[T: DType, w: Int](x: SIMD[T, w]) -> SIMD[DType.bool, w]:
 
 
 @always_inline
+def _nextafter[T: DType, w: Int](x: SIMD[T, w], y: SIMD[T, w], up: SIMD[T, w], down: SIMD[T, w],
+                                 tiny: SIMD[T, w]) -> SIMD[T, w]:
+    """C99's nextafter from x's neighbours in its bits (``up``: one more unit of its magnitude,
+    ``down``: one less) and the smallest subnormal of y's sign (``tiny``): a step away from zero
+    where y lies beyond x on x's side of it, toward zero otherwise; from zero, ``tiny``; x where y
+    equals it (y's sign of zero); NaN where either is. The largest finite value steps to infinity,
+    an infinity toward y to the largest finite value, as the bits run."""
+    var away = ~(y.gt(x) ^ x.gt(SIMD[T, w](0)))
+    var out = away.select(up, down)
+    out = x.eq(SIMD[T, w](0)).select(tiny, out)
+    out = x.eq(y).select(y, out)
+    return (_is_nan(x) | _is_nan(y)).select(x + y, out)
+
+
+@always_inline
 def _is_inf[T: DType, w: Int](x: SIMD[T, w]) -> SIMD[DType.bool, w]:
     return _magnitude_bits(x).eq(SIMD[DType.int64, w](_inf_bits[T]()))
 
@@ -478,6 +493,16 @@ def _binary[T: DType, w: Int](op: Int, x: SIMD[T, w], y: SIMD[T, w]) -> SIMD[T, 
         elif T == DType.float32:
             var m = SIMD[DType.int32, w](0x7FFFFFFF)
             return bitcast[T, w]((bitcast[DType.int32, w](x) & m) | (bitcast[DType.int32, w](y) & ~m))
+        return x
+    elif op == Op.NEXTAFTER:  # nextafter (the float family's only): C99's, x's bits stepped by one
+        comptime if T == DType.float64:
+            var bx = bitcast[DType.int64, w](x)
+            var tiny = bitcast[T, w]((bitcast[DType.int64, w](y) & SIMD[DType.int64, w](-0x8000000000000000)) | 1)
+            return _nextafter(x, y, bitcast[T, w](bx + 1), bitcast[T, w](bx - 1), tiny)
+        elif T == DType.float32:
+            var bx = bitcast[DType.int32, w](x)
+            var tiny = bitcast[T, w]((bitcast[DType.int32, w](y) & SIMD[DType.int32, w](-0x80000000)) | 1)
+            return _nextafter(x, y, bitcast[T, w](bx + 1), bitcast[T, w](bx - 1), tiny)
         return x
     elif op == Op.HYPOT:  # hypot (the float family's only): complex_formulas.hypot's form, scaled by the larger
         comptime if T.is_floating_point():
@@ -891,6 +916,9 @@ def _run_block[T: DType, S: DType](
         elif op == Op.COPYSIGN:  # copysign (the float family's only)
             comptime if T.is_floating_point():
                 _map_binary[T, Op.COPYSIGN](dst, regs + a * stride, regs + b * stride, padded)
+        elif op == Op.NEXTAFTER:  # nextafter (the float family's only)
+            comptime if T.is_floating_point():
+                _map_binary[T, Op.NEXTAFTER](dst, regs + a * stride, regs + b * stride, padded)
         elif op >= Op.UNSIGNED_UNARY_FIRST and op < Op.UNSIGNED_BINARY_END:  # the integer family's forms for uint64 operands
             comptime if not T.is_floating_point():
                 if op == Op.U_SIGN:
