@@ -318,7 +318,7 @@ class Scheduler:
         if not found:
             found = self._across_kinds(v, sub)
         if not found:
-            raise Unplanned(f"a stage of {[n.op.name for n in sub.order][:8]}")
+            raise Unplanned(f"a stage of {[n.op.name for n in sub.origins][:8]}")
         return found
 
     def _first_in_cut(self, sub) -> list:
