@@ -220,3 +220,16 @@ def test_nextafter_and_spacing_are_numpys_bit_for_bit(dtype, first_sight):
     np.testing.assert_array_equal(np.signbit(got) & ~np.isnan(want), np.signbit(want) & ~np.isnan(want))  # (zeros' signs)
     with np.errstate(all="ignore"):
         np.testing.assert_array_equal(fnp.spacing(fnp.asarray(x)).numpy(), np.spacing(x))
+
+
+def test_float32_power_near_overflow_is_numpys(first_sight):
+    """float32 ``power`` up to float32's largest value (MAX's own float32 pow gave inf for
+    3.4028235e38 ** 0.99999997, whose value is 3.4028055e38: found by the fuzzer's edges family)."""
+    info = np.finfo(np.float32)
+    x = np.array([info.max, info.max, info.max / 3, 1e38, 2.0, 10.0, 1.5, 0.5], np.float32)
+    y = np.array([1 - info.eps / 2, 1.0, 1.0000001, 1.01, 127.99, 38.5, 218.0, -149.0], np.float32)
+    with np.errstate(over="ignore"):
+        want = np.power(x, y)
+    got = fnp.power(fnp.asarray(x), fnp.asarray(y)).numpy()
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, want, rtol=3e-7)  # (an infinity where NumPy's is one)
