@@ -12,6 +12,7 @@ import threading
 
 import numpy as np
 from max import driver
+from max.dtype import DType
 
 from ..core.graph import GRAPH, Node, Value
 from .fused_codes import constant_bits
@@ -140,7 +141,7 @@ class ProgramPlan:
         results = [buffer_of[id(v)] for v in outputs]
         # per result: dtype, shape, bytes, where it starts in the results' block, or which foreign
         # output it is; each result the kernel writes has its place in the block, 64-byte aligned
-        self.result_specs, self.result_memory, result_at, at = [], [], {}, 0
+        self.result_specs, result_at, at = [], {}, 0
         for b in results:
             m = b.memory()
             foreign = m.arena_at[1] if type(m.arena_at) is tuple else None
@@ -149,7 +150,6 @@ class ProgramPlan:
                 at += _aligned(max(m.nbytes, 1))
             used = math.prod(b.value.shape) * b.value.dtype.itemsize  # (a tested count of floats: the first of 8 bytes)
             self.result_specs.append((b.value.dtype, tuple(b.value.shape), used, result_at.get(m.index), foreign))
-            self.result_memory.append(max(m.nbytes, used, 1))
         self.results_bytes = max(at, 1)
 
         # every constant array, concatenated: one copy per run takes its scalar constants and offsets
@@ -217,8 +217,8 @@ class ProgramPlan:
             finally:
                 quick.lock.release()
         consts = self.consts
-        block = np.empty(self.results_bytes, np.uint8)
-        arena = np.empty(self.arena_bytes, np.uint8) if self.arena_bytes else block
+        block = _memory(self.results_bytes)
+        arena = _memory(self.arena_bytes) if self.arena_bytes else block
         if (self.lifted and values) or (self.offsets and starts) or self.read:
             consts = consts.copy()
         self.fill(consts, leaf_buffers, values, starts)
@@ -278,18 +278,14 @@ class _QuickRun:
         self.call = call
         self.address = call.ctypes.data
         self.leaves, self.moving = segment.leaves, segment.moving
-        # (numpy memory viewed as a driver buffer: a driver-allocated one costs ~9 us more to make
-        # and read back on the host, a scalar read's whole kernel time several times over)
-        self.results = [(nbytes, used, dtype.numpy_dtype, dtype.max_dtype, shape)
-                        for (dtype, shape, used, _, _), nbytes in zip(plan.result_specs, plan.result_memory)]
+        # (driver buffers: MAX's allocator keeps freed memory, where fresh numpy memory of a large
+        # result pays its first touch at every run: compute at preset M, 75 ms a call against 460)
+        self.results = [(dtype.max_dtype, shape) for dtype, shape, _, _, _ in plan.result_specs]
 
     def run(self, plan, leaf_buffers, values, starts) -> list:
         plan.fill(self.consts, leaf_buffers, values, starts)
-        from_numpy = driver.Buffer.from_numpy
-        out = []
-        for nbytes, used, np_dtype, dtype, shape in self.results:  # (0-d bools: from 1-d)
-            flat = from_numpy(np.empty(nbytes, np.uint8)[:used].view(np_dtype))
-            out.append(flat if len(shape) == 1 else flat.view(dtype, shape))
+        host = _host()
+        out = [driver.Buffer(dtype, shape, host) for dtype, shape in self.results]
         call = self.call
         for at, k, offset in self.places:
             call[at] = out[k]._data_ptr() + offset
@@ -303,6 +299,27 @@ class _QuickRun:
         return out
 
 
+def _memory(nbytes: int) -> np.ndarray:
+    """``nbytes`` of host memory for a run: numpy's, or past ``_LARGE`` MAX's allocator's, which
+    keeps freed memory for the next run where fresh numpy memory of that size is mapped anew and
+    pays its first touch every time (a 64 MB block: 3-7 ms a run against 0.2 ms)."""
+    if nbytes < _LARGE:
+        return np.empty(nbytes, np.uint8)
+    return np.from_dlpack(driver.Buffer(DType.uint8, (nbytes,), _host()))
+
+
+#: the size from which a run's memory comes from MAX's allocator (glibc maps anew past 32 MB)
+_LARGE = 16 << 20
+
+
+def _host():
+    global _HOST
+    if _HOST is None:
+        _HOST = driver.CPU()
+    return _HOST
+
+
+_HOST = None
 #: the most bytes of intermediates and constants a small program keeps between its runs (``_QuickRun``)
 _QUICK_BYTES = 1 << 16
 
