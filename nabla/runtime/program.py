@@ -28,8 +28,6 @@ import math
 import numpy as np
 
 from ..core import dtypes as _dt
-from ..core.graph import Node, Value
-from ..core.trace_lowering import hashable_params
 from ..ops.creation import constant_op
 from ..ops.index_primitives import gather_op, nonzero_op, scatter_add_op, scatter_op, set_slice_op
 from ..ops.linalg import matmul_op
@@ -41,6 +39,7 @@ from .fused_program import _program, matmul_fits
 from .fused_stages import _unfit, stages as first_values
 from .program_kernel import COPY, MAP, NONZERO, REDUCE, SCAN, SCATTER, SCATTER_ADD, family
 from .program_kernel import loaded as _kernel_loaded, module as _kernel_module
+from .program_cut import Cut, starts
 from .program_plan import _FOREIGN, ProgramPlan, _Buffer, _Stage
 
 _MAP, _REDUCE, _SCAN, _COPY, _SCATTER, _SCATTER_ADD, _NONZERO = MAP, REDUCE, SCAN, COPY, SCATTER, SCATTER_ADD, NONZERO
@@ -49,9 +48,6 @@ _OWN_KIND = frozenset((set_slice_op, scatter_op, scatter_add_op, nonzero_op))
 #: the most elements a stage that writes into the array it reads may have: one block, which it
 #: loads whole before it stores (a larger one could overwrite what a later block reads)
 _IN_PLACE_READS = 1024
-#: a value of at least this many ops, used where the stage's elements outnumber its own this many
-#: times, gets a stage of its own (``_Cut.first_parts``)
-_SMALL_PART_WORK, _SMALL_PART_RATIO = 4, 16
 
 
 
@@ -124,13 +120,6 @@ def _empty_sum(node) -> bool:
     return len(node.inputs) == 2 and len(x.shape) >= 2 and x.shape[-1] == 0 and x.dtype in CODES
 
 
-def _hashable(kwargs, op) -> tuple:
-    """An op's kwargs as a structure key holds them (a scalar constant's value is data)."""
-    if op.data_kwarg is not None:
-        kwargs = {k: v for k, v in kwargs.items() if k != op.data_kwarg}
-    return hashable_params(kwargs) if kwargs else ()
-
-
 def _slice_layout(shape, index) -> list:
     """The layout a stage stores through: the slice ``index`` (``(start, stop, step)`` per axis,
     starts possibly ``Offset``s) of a contiguous array of ``shape``."""
@@ -155,11 +144,6 @@ def _slice_layout(shape, index) -> list:
         layout += [float(len(range(*sl))), float(sl[2] * st)]
     layout[1] = Offset(at, const, terms) if terms else at
     return layout
-
-
-def _starts(index, position):
-    """A basic index with its starts as ``Offset``s of the trace node at ``position``."""
-    return tuple((Offset.start(sl[0], (position, axis)), sl[1], sl[2]) for axis, sl in enumerate(index))
 
 
 class Scheduler:
@@ -247,7 +231,7 @@ class Scheduler:
         if v.node.op is matmul_op and _empty_sum(v.node):
             self._fill(v, 0)
             return []
-        sub = _Cut(v, self.buffer_of, self.stop_ids)
+        sub = Cut(v, self.buffer_of, self.stop_ids)
         if sub.missing:
             return sub.missing
         first = sub.first_parts(self.readers)
@@ -397,7 +381,7 @@ class Scheduler:
         if isinstance(store, list):
             return store
         base = self.buffer_of[id(x)]
-        index = _starts(node.kwargs["index"], self.node_ids[id(node)])
+        index = starts(node.kwargs["index"], self.node_ids[id(node)])
         shape = [len(range(*sl)) for sl in index]
         here = frozenset(map(id, store[0].origins)) if store is not None else frozenset()
         # reads of x by this write's own stage (``p[:, -1] = p[:, -2]``)
@@ -543,7 +527,7 @@ class Scheduler:
             return None
         if id(value.node) in self.stop_ids and foreign(value.node):
             return [value]
-        sub = _Cut(value, self.buffer_of, self.stop_ids)
+        sub = Cut(value, self.buffer_of, self.stop_ids)
         if sub.missing:
             return sub.missing
         first = sub.first_parts(self.readers)
@@ -559,165 +543,6 @@ class Scheduler:
     # --- the plan --------------------------------------------------------------------------------
     def plan(self) -> "ProgramPlan":
         return ProgramPlan(self.stages, self.buffers, self.outputs, self.buffer_of)
-
-
-class _Cut:
-    """The part of a trace that computes ``value`` from values that have buffers (the trace's
-    leaves, and values earlier stages compute): its nodes in post-order (``origins``), those values
-    (``sources``) and its structure (``key``, slice starts as data). ``clone`` copies it as a trace
-    of its own (the values with buffers as its leaves, slice starts as ``Offset``s), which is only
-    needed for a structure not planned before in this trace."""
-
-    __slots__ = ("value", "origins", "sources", "missing", "inputs", "sizes", "key", "result_ref", "order", "leaves",
-                 "node_ids", "leaf_ids", "result", "original")
-
-    def __init__(self, value, buffer_of, stop_ids):
-        self.value = value
-        self.origins: list = []  # the cut's nodes, each after its inputs
-        self.sources: list = []  # the values it stops at: the leaves of its copy
-        self.missing: list = []  # of those, the ones with no buffer yet (a foreign op's)
-        self.inputs: list = []  # per node: its inputs' references (-1 - source, or node << 8 | output)
-        self.sizes: list = []  # per node: elements of its (largest) output the cut reads
-        self.order = None  # (the copy, once made)
-        node_at: dict = {}
-        leaf_at: dict = {}
-        sigs: list = []
-        origins, inputs, sizes, sources = self.origins, self.inputs, self.sizes, self.sources
-        prod = math.prod
-
-        missing = self.missing
-        # post-order over the nodes behind ``value``, stopping at values with buffers: a value stops
-        # the cut where it has a buffer or its node is in ``stop_ids`` (writes, row additions, nonzero
-        # are stages of their own kinds, ``_OWN_KIND``; foreign work runs alone). ``node_at`` holds
-        # -1 for a node whose operands are being placed. (One loop, nothing called per operand: a
-        # loop's trace makes a cut per slice write, tens of thousands.)
-        stack = [value.node]
-        while stack:
-            n = stack[-1]
-            nid = id(n)
-            at = node_at.get(nid)
-            if at is None:
-                node_at[nid] = -1
-                # (the first operand's work first: ``acc + f(x_i)`` over a long chain then holds two
-                # values at a time, where the last operand first held every ``f(x_i)`` until the end)
-                waiting = False
-                for v in reversed(n.inputs):
-                    m = v.node
-                    if m is not None and id(m) not in node_at and id(v) not in buffer_of and id(m) not in stop_ids:
-                        stack.append(m)
-                        waiting = True
-                if waiting:
-                    continue
-            elif at >= 0:
-                stack.pop()
-                continue
-            stack.pop()
-            refs = []
-            for v in n.inputs:
-                vid = id(v)
-                k = leaf_at.get(vid)
-                if k is None:
-                    m = v.node
-                    if m is None or vid in buffer_of or id(m) in stop_ids:
-                        if m is not None and vid not in buffer_of:
-                            missing.append(v)
-                        k = leaf_at[vid] = len(sources)
-                        sources.append(v)
-                    else:
-                        j = node_at[id(m)]
-                        size = prod(v.shape)
-                        if size > sizes[j]:
-                            sizes[j] = size
-                        refs.append((j << 8) | v.index)
-                        continue
-                refs.append(-1 - k)
-            memo = n.memo  # (keying the trace found its kwargs' structure once: the same as a cut's)
-            if memo is not None:
-                sig = memo[0]
-            else:
-                key = n.op.index_kwarg
-                sig = tuple((k, tuple((len(range(*sl)), sl[2]) for sl in x) if k == key else x)
-                            for k, x in n.kwargs.items()) if key is not None else _hashable(n.kwargs, n.op)
-            refs = tuple(refs)
-            node_at[nid] = len(origins)
-            origins.append(n)
-            inputs.append(refs)
-            sizes.append(0)
-            sigs.append((n.op, sig, refs, n.treedef))
-        j = node_at[id(value.node)]
-        size = prod(value.shape)
-        if size > sizes[j]:
-            sizes[j] = size
-        self.result_ref = (j << 8) | value.index
-        self.key = (tuple(sigs), tuple([(v.dtype, v.shape) for v in sources]), self.result_ref)
-
-    def clone(self) -> None:
-        """Make the copy: ``order``, ``leaves``, ``node_ids``, ``leaf_ids``, ``result`` and
-        ``original`` (id(copied value) -> original value)."""
-        if self.order is not None:
-            return
-        self.leaves = [Value(None, 0, v.shape, v.dtype, v.device) for v in self.sources]
-        self.leaf_ids = {id(c): k for k, c in enumerate(self.leaves)}
-        self.original = {id(c): v for c, v in zip(self.leaves, self.sources)}
-        self.order, self.node_ids = [], {}
-        made: dict = {}
-
-        def val(r, orig):
-            if r < 0:
-                return self.leaves[-1 - r]
-            c = made.get(r)
-            if c is None:
-                c = made[r] = Value(self.order[r >> 8], r & 255, orig.shape, orig.dtype, orig.device)
-                self.original[id(c)] = orig
-            return c
-
-        for j, n in enumerate(self.origins):
-            ins = tuple(val(r, v) for r, v in zip(self.inputs[j], n.inputs))
-            kwargs = n.kwargs
-            key = n.op.index_kwarg
-            if key is not None:  # (starts as Offsets of this cut's node: data, mapped to the trace's later)
-                kwargs = {**kwargs, key: _starts(kwargs[key], j)}
-            c = Node(n.op, kwargs, ins, n.treedef)
-            self.node_ids[id(c)] = j
-            self.order.append(c)
-        self.result = val(self.result_ref, self.value)
-
-    def first_parts(self, readers) -> list:
-        """Values worth a stage of their own before this cut's (a few ops or more: a view or a
-        constant is not), the original values, to compute first:
-        - values it would compute once per element of something much larger (a stage's registers
-          hold values spread to its whole shape): ``x + sum_i tanh(a[i, i])`` over a 2000 x 2000
-          ``x`` would run the 4,000 scalar ops four million times;
-        - values other stages read too (``readers``: id(value) -> the nodes reading it), which each
-          of them would compute again: the scalars a recurrence carries (``beta *= 1 - alpha **
-          2``, read by every later step) would be computed once per step, and the loop's cost would
-          grow with the square of its length."""
-        if len(self.origins) <= _SMALL_PART_WORK:  # (no operand's work reaches the size of a part)
-            return []
-        work = []
-        found: dict = {}  # id(value) -> value, in the order found
-        inside = {id(n) for n in self.origins}
-        for j, refs in enumerate(self.inputs):
-            work.append(1 + sum(work[r >> 8] for r in refs if r >= 0))
-        for j, refs in enumerate(self.inputs):
-            size = self.sizes[j]
-            for r, u in zip(refs, self.origins[j].inputs):
-                if r < 0 or work[r >> 8] < _SMALL_PART_WORK or id(u) in found:
-                    continue
-                if math.prod(u.shape) * _SMALL_PART_RATIO <= size or \
-                        any(id(n) not in inside for n in readers.get(id(u), ())):
-                    found[id(u)] = u
-        return list(found.values())
-
-    def position(self, i, node_ids) -> int:
-        """The trace position of this cut's node ``i``."""
-        return node_ids[id(self.origins[i])]
-
-    def offset(self, off, node_ids):
-        """``off`` (in terms of this cut's nodes' starts) in terms of the trace's."""
-        if type(off) is not Offset:
-            return off
-        return Offset(int(off), off.const, {(self.position(i, node_ids), axis): c for (i, axis), c in off.terms.items()})
 
 
 def _kind(dtype) -> str:
