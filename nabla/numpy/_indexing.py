@@ -17,7 +17,7 @@ from ..ops.elementwise import astype as _astype
 from . import _dtypes as D
 from ._arrays import arange, array, concatenate, linspace
 from ._ndarray import ndarray
-from ._ufuncs import scalar_operand, write_out
+from ._ufuncs import plain_operands, write_out
 from ..ops.elementwise import where_op
 
 _I64 = _dt.int64
@@ -56,23 +56,13 @@ def where(condition, x=None, y=None):
 
 
 def _plain_where(cond, x, y):
-    """``where`` of a bool array over two arrays of one dtype, or an array and a Python number its
-    dtype takes (a weak scalar, NEP 50): the select recorded without dtype resolution (a loop's
-    ``where(mask, x, 0.0)`` is one op); None for anything else."""
+    """``where`` of a bool array over ``x`` and ``y`` that ``plain_operands`` takes as they are:
+    the select recorded without dtype resolution (a loop's ``where(mask, x, 0.0)`` is one op);
+    None for anything else."""
     if cond._impl.dtype is not _dt.bool_ or cond._impl.batch_dims:
         return None
-    if type(x) is ndarray:
-        ix = x._impl
-        if ix.batch_dims:
-            return None
-        if type(y) is ndarray:
-            return where_op(cond, x, y) if y._impl.dtype is ix.dtype and not y._impl.batch_dims else None
-        c = scalar_operand(y, ix.dtype, ix.device)
-        return None if c is None else where_op(cond, x, c)
-    if type(y) is ndarray and not y._impl.batch_dims:
-        c = scalar_operand(x, y._impl.dtype, y._impl.device)
-        return None if c is None else where_op(cond, c, y)
-    return None
+    pair = plain_operands(x, y)
+    return None if pair is None else where_op(cond, *pair)
 
 
 def nonzero(a):

@@ -99,7 +99,7 @@ _INT_RANGE = {d: (int(_np.iinfo(d.numpy_dtype).min), int(_np.iinfo(d.numpy_dtype
 _SCALAR_OF = {getattr(_np, d.name): d for d in (*_WEAK_FLOATS, *_INT_RANGE)}
 
 
-def scalar_operand(value, dtype, device):
+def _scalar_operand(value, dtype, device):
     """``value`` (a Python or NumPy scalar) as an operand constant of ``dtype``, where NumPy's loop
     for an array of ``dtype`` takes it so (NEP 50); None where its dtype resolution decides."""
     t = type(value)
@@ -113,29 +113,36 @@ def scalar_operand(value, dtype, device):
     return None
 
 
-def plain_binary(op, dtypes):
-    """The ufunc of core ``op`` on operands NumPy's loops take as they are: two arrays of one dtype
-    of ``dtypes``, or an array and a Python number its dtype takes (a weak scalar, NEP 50) or a
-    NumPy scalar of its dtype; no batch dims. The result is what the general path gives, recorded
-    without its dtype resolution (``x + y`` in a loop is one op); None for anything else."""
-    def fast(a, b):
-        if type(a) is ndarray:
-            ia = a._impl
-            dtype = ia.dtype
-            if ia.batch_dims or dtype not in dtypes:
-                return None
-            if type(b) is ndarray:
-                ib = b._impl
-                return op(a, b) if ib.dtype is dtype and not ib.batch_dims else None
-            c = scalar_operand(b, dtype, ia.device)
-            return None if c is None else op(a, c)
+def plain_operands(a, b, dtypes=None):
+    """``(a, b)`` as an op takes them without NumPy's dtype resolution: two arrays of one dtype (of
+    ``dtypes``, where given), or an array and a Python number its dtype takes (a weak scalar, NEP
+    50) or a NumPy scalar of its dtype, as a constant; no batch dims. None for anything else."""
+    if type(a) is ndarray:
+        ia = a._impl
+        dtype = ia.dtype
+        if ia.batch_dims or (dtypes is not None and dtype not in dtypes):
+            return None
         if type(b) is ndarray:
             ib = b._impl
-            if ib.batch_dims or ib.dtype not in dtypes:
-                return None
-            c = scalar_operand(a, ib.dtype, ib.device)
-            return None if c is None else op(c, b)
-        return None
+            return (a, b) if ib.dtype is dtype and not ib.batch_dims else None
+        c = _scalar_operand(b, dtype, ia.device)
+        return None if c is None else (a, c)
+    if type(b) is ndarray:
+        ib = b._impl
+        if ib.batch_dims or (dtypes is not None and ib.dtype not in dtypes):
+            return None
+        c = _scalar_operand(a, ib.dtype, ib.device)
+        return None if c is None else (c, b)
+    return None
+
+
+def plain_binary(op, dtypes):
+    """The ufunc of core ``op`` on operands ``plain_operands`` takes as they are: the result is what
+    the general path gives, recorded without its dtype resolution (``x + y`` in a loop is one op);
+    None for anything else."""
+    def fast(a, b):
+        pair = plain_operands(a, b, dtypes)
+        return None if pair is None else op(*pair)
 
     return fast
 

@@ -64,6 +64,7 @@ def constant_bits(value, ints: bool) -> float:
         return float(np.array([int(value) % 2 ** 64], np.uint64).view(np.float64)[0])
     return float(value)
 
+
 def reduce_kind(op) -> int | None:
     """The reduction kind the program's header gives ``op`` (its ``Fused.reduce``), or None."""
     f = op.fused

@@ -361,7 +361,8 @@ def _program(instructions, result_register, kind, rows, inner, consts, slot_of, 
 def _identity_fill(op, out, dtype) -> Program | None:
     """A program without inputs that fills the output with the identity of ``op`` (sum, prod)."""
     size = math.prod(out.shape)
-    if (op is not K.SUM and op is not K.PROD) or size == 0 or size >= 2 ** 31 or (dtype is not BYTES and out.dtype is not dtype):
+    if (op is not K.SUM and op is not K.PROD) or size == 0 or size >= 2 ** 31 \
+            or (dtype is not BYTES and out.dtype is not dtype):
         return None
     value = constant_bits(int(op is K.PROD), dtype is BYTES)
     return _program([(_CONST, 0, 0, 0, 0)], 0, 0, 1, 1, [value], {}, 0, size, dtype, out_dtype=out.dtype)

@@ -12,7 +12,8 @@ from .fused_program import _coded_registers, _tested, matmul_fits
 
 
 #: the ops the kernel runs that say so by no fact of their own (an opcode, a reduction kind, a view kind)
-_STAGEABLE = frozenset((K.WHERE, K.CONSTANT, K.ASTYPE, K.CUMULATIVE_SUM, K.FULL, K.IOTA, K.TAKE, K.CONCAT, K.ZEROS_LIKE))
+_STAGEABLE = frozenset((K.WHERE, K.CONSTANT, K.ASTYPE, K.CUMULATIVE_SUM, K.FULL, K.IOTA, K.TAKE, K.CONCAT,
+                        K.ZEROS_LIKE))
 
 
 _STAGE_DTYPES = (_dt.float32, _dt.float64, *INT_CODES)

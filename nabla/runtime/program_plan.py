@@ -14,6 +14,7 @@ import numpy as np
 from max import driver
 from max.dtype import DType
 
+from ..core.context import cpu
 from ..core.graph import GRAPH, Node, Value
 from .fused_codes import constant_bits
 from .fused_layouts import Offset
@@ -284,7 +285,7 @@ class _QuickRun:
 
     def run(self, plan, leaf_buffers, values, starts) -> list:
         plan.fill(self.consts, leaf_buffers, values, starts)
-        host = _host()
+        host = cpu()
         out = [driver.Buffer(dtype, shape, host) for dtype, shape in self.results]
         call = self.call
         for at, k, offset in self.places:
@@ -305,21 +306,13 @@ def _memory(nbytes: int) -> np.ndarray:
     pays its first touch every time (a 64 MB block: 3-7 ms a run against 0.2 ms)."""
     if nbytes < _LARGE:
         return np.empty(nbytes, np.uint8)
-    return np.from_dlpack(driver.Buffer(DType.uint8, (nbytes,), _host()))
+    return np.from_dlpack(driver.Buffer(DType.uint8, (nbytes,), cpu()))
 
 
 #: the size from which a run's memory comes from MAX's allocator (glibc maps anew past 32 MB)
 _LARGE = 16 << 20
 
 
-def _host():
-    global _HOST
-    if _HOST is None:
-        _HOST = driver.CPU()
-    return _HOST
-
-
-_HOST = None
 #: the most bytes of intermediates and constants a small program keeps between its runs (``_QuickRun``)
 _QUICK_BYTES = 1 << 16
 
