@@ -110,6 +110,11 @@ def scalar_tensor(value, dtype, device=None) -> Tensor:
 
 
 _OPERAND_CONSTANTS: dict = {}
+#: the same constants by ``(type, value, id(dtype), id(device))``, for the values that key alone
+#: tells apart (ints, and floats but zeros and NaNs, whose sign or payload ``==`` does not see): a
+#: loop's ``x * 0.5`` finds its constant without formatting the float or hashing MAX's device. (A
+#: device or dtype here is held by its entry's node, so its id names it while the entry lives.)
+_PLAIN_CONSTANTS: dict = {}
 
 
 def operand_constant(value, dtype, device) -> Tensor:
@@ -118,6 +123,13 @@ def operand_constant(value, dtype, device) -> Tensor:
     Shared and immutable: it is never registered as pending, so it is never
     realized on its own and stays a constant node in every graph that uses it.
     """
+    t = type(value)
+    plain = (t, value, id(dtype), id(device)) if t is int or (t is float and value != 0.0 and value == value) \
+        else None
+    if plain is not None:
+        impl = _PLAIN_CONSTANTS.get(plain)
+        if impl is not None:
+            return Tensor(impl)
     key = (type(value), value.hex() if isinstance(value, float) else
            (value.real.hex(), value.imag.hex()) if isinstance(value, complex) else value, dtype, device)
     impl = _OPERAND_CONSTANTS.get(key)
@@ -128,6 +140,10 @@ def operand_constant(value, dtype, device) -> Tensor:
         if len(_OPERAND_CONSTANTS) > 4096:
             _OPERAND_CONSTANTS.clear()
         _OPERAND_CONSTANTS[key] = impl
+    if plain is not None:
+        if len(_PLAIN_CONSTANTS) > 4096:
+            _PLAIN_CONSTANTS.clear()
+        _PLAIN_CONSTANTS[plain] = impl
     return Tensor(impl)
 
 

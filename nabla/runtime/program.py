@@ -35,7 +35,7 @@ from ..ops.multi_output import concat_op
 from .fused import Plan, ViewPlan, plan as plan_stage
 from .fused_codes import _LOAD, BYTES, CODES, INT_CODES, constant_bits
 from .fused_layouts import Offset
-from .fused_program import _program, matmul_fits
+from .fused_program import _program, matmul_fits, reduction_inside
 from .fused_stages import _unfit, stages as first_values
 from .program_kernel import COPY, MAP, NONZERO, REDUCE, SCAN, SCATTER, SCATTER_ADD, family
 from .program_kernel import loaded as _kernel_loaded, module as _kernel_module
@@ -285,6 +285,11 @@ class Scheduler:
         element loop's stages repeat it thousands of times, their slice starts data)."""
         plan = self.plans.get(sub.key)
         if plan is None:
+            if reduction_inside(sub.origins, sub.value):
+                # refused unwritten: a loop's ``(b[i] - L[i, :i] @ x[:i]) / L[i, i]`` is a new
+                # structure at every length, and writing each only to refuse it cost most of its planning
+                plan = self.plans[sub.key] = False
+                return plan
             sub.clone()
             # (False where there is none: kept, so a structure the evaluator refuses is asked once)
             plan = self.plans[sub.key] = plan_stage(sub.order, sub.leaves, [sub.result], sub.node_ids,

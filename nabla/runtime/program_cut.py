@@ -182,4 +182,5 @@ class Cut:
         """``off`` (in terms of this cut's nodes' starts) in terms of the trace's."""
         if type(off) is not Offset:
             return off
-        return Offset(int(off), off.const, {(self.position(i, node_ids), axis): c for (i, axis), c in off.terms.items()})
+        origins = self.origins  # (``position`` inlined: a loop's trace maps an offset per slice write)
+        return Offset(int(off), off.const, {(node_ids[id(origins[i])], axis): c for (i, axis), c in off.terms.items()})

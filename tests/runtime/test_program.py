@@ -427,3 +427,49 @@ def test_views_that_ops_the_kernel_lacks_make_of_intermediates():
     xs = RNG.standard_normal((3, 4))
     got = nb.vmap(f)(np.asarray(xs)).numpy()
     numpy.testing.assert_allclose(got, [f_host(r) for r in xs], rtol=1e-12)
+
+
+def _traced(t):
+    """(post-order nodes, leaves, the value) of a pending tensor's trace."""
+    v = t._impl._values[0]
+    traced = GRAPH.engine.trace([v])
+    return traced.order, traced.leaves, v, traced
+
+
+@pytest.mark.parametrize("build,inside", [
+    (lambda x: (x - x.sum()) * 2.0, True),
+    (lambda x: x[1:] - x[:-1] @ x[:-1], True),
+    (lambda x: np.cumsum(x) + 1.0, True),
+    (lambda x: np.exp(x.max() - x), True),
+    (lambda x: (x * 2.0).sum(), False),
+    (lambda x: x[:-1] @ x[1:], False),
+    (lambda x: np.any(x > 0.5), False),
+])
+def test_a_reduction_feeding_more_work_is_refused_as_the_writer_refuses_it(build, inside):
+    """The scheduler refuses a cut with a reduction (a running sum, a matmul) feeding more of its
+    work without writing its program; the writer, asked, refuses the same cuts."""
+    from nabla.runtime.fused import plan
+    from nabla.runtime.fused_program import reduction_inside
+
+    x = np.array(RNG.random(12))
+    order, leaves, v, traced = _traced(build(x))
+    assert reduction_inside(order, v) is inside
+    if inside:
+        assert plan(order, leaves, [v], traced.node_ids, traced.leaf_ids) is None
+    GRAPH.evaluate()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_triangular_solve_loop_whose_dot_changes_length(dtype):
+    """``x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]``: each step's dot feeds more work and has a
+    length of its own; the values are NumPy's."""
+    def loop(m, L, x, b):
+        for i in range(x.shape[0]):
+            x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
+        return x[-1]
+    n = 40
+    L = numpy.tril(RNG.random((n, n))).astype(dtype) + numpy.eye(n, dtype=dtype) * n
+    want, got = both(loop, L, numpy.zeros(n, dtype), RNG.random(n).astype(dtype))
+    for w, g in zip(want, got):  # (the dot's sums in another order than NumPy's: its rounding)
+        assert g.dtype == w.dtype
+        numpy.testing.assert_allclose(g, w, rtol=1e-12 if dtype == "float64" else 1e-5)
