@@ -4,6 +4,7 @@ Each is an ``ExecutionPath`` (``core/paths.py``): ``plan(r)`` answers for the tr
 or passes. In order:
 
 1. ``VirtualDevices``: a trace over a mesh of virtual CPUs runs on MAX's interpreter.
+   ``MatrixKernels``: a lone linalg node the program kernel's library also runs (``det``), there.
 2. ``KnownProgram``: a structure the program kernel has run before (a loop's read), or one with
    slice starts (one program serves every set of starts): its plan, bound to this read's data.
 3. ``SingleOpNodesApart``: single-op nodes (sort, svd, fft) among other work run first, each alone.
@@ -24,7 +25,16 @@ from __future__ import annotations
 
 from concurrent.futures import Future
 
+import math
+
+from max import driver
+from max.dtype import DType
+
+from ..core import dtypes as _dt
+from ..core.context import cpu
 from ..core.models import RealizationError, execute
+from ..ops.factorizations import lu_det_op
+from . import program_kernel
 from ..core.paths import FINISHED, ExecutionPath, RealizeFirst
 from ..core.trace_facts import element_count, fused_whole
 from . import first_run
@@ -187,6 +197,42 @@ class VirtualDevices(ExecutionPath):
         return FINISHED
 
 
+class MatrixKernels(ExecutionPath):
+    """A trace of one ``det`` node (``det``, ``slogdet``) over float64 or complex128 host data: run by
+    the LU of the linalg kernels, which the program kernel's library exports too, with no model.
+    (Its single-op model is a compile, on a fresh machine a wait for the first-run build, and
+    MAX's interpreter loads the linalg kernels' library first: seconds in each process.)"""
+
+    def plan(self, r):
+        order = r.traced.order
+        if len(order) != 1 or order[0].op is not lu_det_op or not program_kernel.ready():
+            return None
+        node = order[0]
+        (a,) = node.inputs
+        cplx = bool(node.kwargs.get("cplx"))
+        shape = a.shape[:-1] if cplx else a.shape
+        if not a.device.is_host or a.dtype is not _dt.float64 or len(shape) < 2 or (cplx and a.shape[-1] != 2):
+            return None
+        n, batch = shape[-1], math.prod(shape[:-2])
+        if n == 0 or batch == 0:
+            return None
+        outputs = r.outputs
+        kernel = program_kernel.module()
+        if kernel is None:
+            return None
+        r.engine.count(fused=True)
+
+        def run(_):
+            host = cpu()
+            made = {v.index: driver.Buffer(DType.float64, tuple(v.shape), host) for v in outputs}
+            if kernel.lu_det(a.buffer._data_ptr(), batch, n, int(cplx),
+                             *(made[k]._data_ptr() if k in made else 0 for k in range(3))):
+                raise RealizationError(f"nabla: the program kernel's det failed on a stack of shape {a.shape}")
+            return [made[v.index] for v in outputs]
+
+        return run, []
+
+
 class KnownProgram(_AsksFirstSight):
     def plan(self, r):
         engine, traced = r.engine, r.traced
@@ -334,5 +380,5 @@ def default_paths(fused: bool = True, programs: bool = True) -> list:
     whole traces as programs (one fused stage at most)."""
     kernels = FirstSightPaths(*([FusedPath()] if fused else []), SingleOpPath(builds=first_run))
     first_sight = FirstSight(kernels, ProgramPath() if fused and programs else None)
-    return [VirtualDevices(), KnownProgram(first_sight), SingleOpNodesApart(first_sight), CompiledModel(first_sight),
+    return [VirtualDevices(), MatrixKernels(), KnownProgram(first_sight), SingleOpNodesApart(first_sight), CompiledModel(first_sight),
             FirstSightKernels(first_sight), Staged(first_sight), Interpreted()]

@@ -38,6 +38,9 @@ MAP, REDUCE, SCAN, COPY, SCATTER, SCATTER_ADD, NONZERO = 0, 1, 2, 3, 4, 5, 6
 HERE = Path(__file__).resolve().parent
 KERNELS = HERE / "kernels"  # the entry module and, in ``evaluator/``, the fused evaluator it runs
 ENTRY = KERNELS / "nabla_vm.mojo"
+#: the linalg kernels (``ops/kernels/linalg``, the graph ops' custom kernels) the entry module also
+#: exports, built under another package name (MAX's own kernels hold a ``linalg``)
+LINALG, LINALG_AS = HERE.parent / "ops" / "kernels" / "linalg", "nabla_linalg"
 MODULE = "nabla_vm"
 _LOCK = threading.Lock()
 _BUILDING: dict = {}  # digest -> Future of the build under way in this process
@@ -46,7 +49,7 @@ _BUILDING: dict = {}  # digest -> Future of the build under way in this process
 @functools.cache
 def digest() -> str:
     """A digest of the kernel's Mojo sources (the fused evaluator's and the entry module)."""
-    return source_digest(KERNELS / "evaluator", (".mojo",), extra=(ENTRY,))
+    return source_digest(KERNELS / "evaluator", (".mojo",), extra=(ENTRY, *sorted(LINALG.glob("*.mojo"))))
 
 
 def _target() -> Path | None:
@@ -99,6 +102,9 @@ class _Kernel:
         entry.argtypes = [ctypes.c_int64]
         entry.restype = ctypes.c_int64
         self._entry = entry
+        self.lu_det = self.library.nabla_lu_det  # (a, batch, n, complex, sign, log|det|, det addresses)
+        self.lu_det.argtypes = [ctypes.c_int64] * 7
+        self.lu_det.restype = ctypes.c_int64
 
     def run(self, call: int) -> None:
         if self._entry(call):
@@ -150,8 +156,10 @@ def build(target: Path | None = None) -> Path:
         staging.mkdir(exist_ok=True)
         try:
             mojo = Path(sys.executable).with_name("mojo")
-            cmd = [str(mojo) if mojo.exists() else "mojo", "build", "-I", str(KERNELS), str(ENTRY),
-                   "--emit", "shared-lib", "-o", str(staging / target.name)]
+            (staging / "packages").mkdir(exist_ok=True)
+            (staging / "packages" / LINALG_AS).symlink_to(LINALG, target_is_directory=True)
+            cmd = [str(mojo) if mojo.exists() else "mojo", "build", "-I", str(KERNELS), "-I", str(staging / "packages"),
+                   str(ENTRY), "--emit", "shared-lib", "-o", str(staging / target.name)]
             t0 = time.perf_counter()
             done = subprocess.run(cmd, capture_output=True, text=True)
             if done.returncode != 0:

@@ -473,3 +473,26 @@ def test_a_triangular_solve_loop_whose_dot_changes_length(dtype):
     for w, g in zip(want, got):  # (the dot's sums in another order than NumPy's: its rounding)
         assert g.dtype == w.dtype
         numpy.testing.assert_allclose(g, w, rtol=1e-12 if dtype == "float64" else 1e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_det_runs_on_the_program_kernels_library(dtype):
+    """``det`` and ``slogdet`` of float64 and complex128 stacks, alone or after other work, run on
+    the linalg kernels' LU that the program kernel's library exports: NumPy's values, and no model
+    asked for, compiled or interpreted."""
+    from nabla.runtime import single_op
+
+    a = RNG.standard_normal((3, 2, 5, 5))
+    if dtype == "complex128":
+        a = a + 1j * RNG.standard_normal(a.shape)
+    wanted, before = set(single_op._WANTED), nb.engine_stats()
+    x = np.array(a)
+    got = [np.linalg.det(x), *np.linalg.slogdet(x), np.linalg.det(x * 2.0 - 1.0), np.linalg.det(x[0, 1])]
+    want = [numpy.linalg.det(a), *numpy.linalg.slogdet(a), numpy.linalg.det(a * 2.0 - 1.0), numpy.linalg.det(a[0, 1])]
+    for w, g in zip(want, got):
+        g = numpy.asarray(g)
+        assert g.dtype == w.dtype and g.shape == w.shape
+        numpy.testing.assert_allclose(g, w, rtol=1e-12)
+    after = nb.engine_stats()
+    assert set(single_op._WANTED) == wanted
+    assert (after["compiles"], after["interpreted"]) == (before["compiles"], before["interpreted"])

@@ -27,6 +27,7 @@
 from std.memory import UnsafePointer
 from evaluator.fused import map_into
 from evaluator.fused_reduce import reduce_into, scan_into, scan_into_ints
+from nabla_linalg.lu import det_stack  # (ops/kernels/linalg, staged under this name: MAX has a ``linalg``)
 
 comptime STAGE = 24
 
@@ -161,3 +162,33 @@ def _copy(dst: UnsafePointer[UInt8, MutAnyOrigin], src: UnsafePointer[UInt8, Mut
         d.unsafe_store(i, s.unsafe_load(i))
     for i in range(words * 8, n):
         dst.unsafe_store(i, src.unsafe_load(i))
+
+
+@export
+def nabla_lu_det(a: Int, batch: Int, n: Int, cplx: Int, sign: Int, logabs: Int, det: Int) -> Int:
+    """(sign, log|det|, det) of a stack of ``batch`` float64 n x n matrices at ``a`` (complex:
+    (re, im) pairs), by the LU factorization the linalg kernels' ``det`` runs, into the outputs
+    whose addresses are not 0: float64 per matrix, (re, im) pairs for a complex sign and det.
+    A linalg op run here needs no model: on a fresh machine, no compile to wait for."""
+    if batch <= 0 or n <= 0:
+        return 1
+    var parts = alloc[Float64](batch * 5)
+    var src = UnsafePointer[Float64, MutUntrackedOrigin](unsafe_from_address=a)
+    if cplx != 0:
+        det_stack[True](src, parts, batch, n)
+    else:
+        det_stack[False](src, parts, batch, n)
+    var w = 2 if cplx != 0 else 1
+    var to_sign = UnsafePointer[Float64, MutUntrackedOrigin](unsafe_from_address=sign)
+    var to_log = UnsafePointer[Float64, MutUntrackedOrigin](unsafe_from_address=logabs)
+    var to_det = UnsafePointer[Float64, MutUntrackedOrigin](unsafe_from_address=det)
+    for b in range(batch):
+        for e in range(w):
+            if sign != 0:
+                to_sign.unsafe_store(b * w + e, parts.unsafe_load(b * 5 + e))
+            if det != 0:
+                to_det.unsafe_store(b * w + e, parts.unsafe_load(b * 5 + 3 + e))
+        if logabs != 0:
+            to_log.unsafe_store(b, parts.unsafe_load(b * 5 + 2))
+    parts.free()
+    return 0

@@ -177,7 +177,7 @@ struct LuSolve:
             _solve_stack[False](a.unsafe_ptr(), rhs.unsafe_ptr(), x.unsafe_ptr(), batch, n, rhs.dim_size(2))
 
 
-def _det_stack[C: Bool](ap: UnsafePointer[Float64, _], op: UnsafePointer[mut=True, Float64, _], batch: Int, n: Int):
+def det_stack[C: Bool](ap: UnsafePointer[Float64, _], op: UnsafePointer[mut=True, Float64, _], batch: Int, n: Int):
     comptime w = 2 if C else 1
     var tasks = task_count(batch, n * n * n)
 
@@ -264,6 +264,6 @@ struct LuDet:
                 op.unsafe_store(b * 5 + 4, 0.0)
             return
         if a.dim_size(2) == 2 * n:
-            _det_stack[True](a.unsafe_ptr(), op, batch, n)
+            det_stack[True](a.unsafe_ptr(), op, batch, n)
         else:
-            _det_stack[False](a.unsafe_ptr(), op, batch, n)
+            det_stack[False](a.unsafe_ptr(), op, batch, n)
