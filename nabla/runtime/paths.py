@@ -4,7 +4,7 @@ Each is an ``ExecutionPath`` (``core/paths.py``): ``plan(r)`` answers for the tr
 or passes. In order:
 
 1. ``VirtualDevices``: a trace over a mesh of virtual CPUs runs on MAX's interpreter.
-   ``MatrixKernels``: a lone linalg node the program kernel's library also runs (``det``), there.
+   ``MatrixKernels``: a lone linalg node the program kernel's library also runs (``det``, ``solve``), there.
 2. ``KnownProgram``: a structure the program kernel has run before (a loop's read), or one with
    slice starts (one program serves every set of starts): its plan, bound to this read's data.
 3. ``SingleOpNodesApart``: single-op nodes (sort, svd, fft) among other work run first, each alone.
@@ -33,7 +33,7 @@ from max.dtype import DType
 from ..core import dtypes as _dt
 from ..core.context import cpu
 from ..core.models import RealizationError, execute
-from ..ops.factorizations import lu_det_op
+from ..ops.factorizations import lu_det_op, solve_op
 from . import program_kernel
 from ..core.paths import FINISHED, ExecutionPath, RealizeFirst
 from ..core.trace_facts import element_count, fused_whole
@@ -198,36 +198,44 @@ class VirtualDevices(ExecutionPath):
 
 
 class MatrixKernels(ExecutionPath):
-    """A trace of one ``det`` node (``det``, ``slogdet``) over float64 or complex128 host data: run by
-    the LU of the linalg kernels, which the program kernel's library exports too, with no model.
-    (Its single-op model is a compile, on a fresh machine a wait for the first-run build, and
-    MAX's interpreter loads the linalg kernels' library first: seconds in each process.)"""
+    """A trace of one ``det`` node (``det``, ``slogdet``) or ``solve`` node (``solve``, ``inv``) over
+    float64 or complex128 host data: run by the linalg kernels' LU, which the program kernel's
+    library exports too, with no model. (Their single-op models are a compile, on a fresh machine a
+    wait for the first-run build, and MAX's interpreter loads the linalg kernels' library first:
+    seconds in each process.)"""
 
     def plan(self, r):
         order = r.traced.order
-        if len(order) != 1 or order[0].op is not lu_det_op or not program_kernel.ready():
+        if len(order) != 1 or (order[0].op is not lu_det_op and order[0].op is not solve_op):
             return None
         node = order[0]
-        (a,) = node.inputs
         cplx = bool(node.kwargs.get("cplx"))
-        shape = a.shape[:-1] if cplx else a.shape
-        if not a.device.is_host or a.dtype is not _dt.float64 or len(shape) < 2 or (cplx and a.shape[-1] != 2):
+        shapes = [v.shape[:-1] if cplx else v.shape for v in node.inputs]
+        if any(not v.device.is_host or v.dtype is not _dt.float64 or len(s) < 2 or (cplx and v.shape[-1] != 2)
+               for v, s in zip(node.inputs, shapes)):
             return None
-        n, batch = shape[-1], math.prod(shape[:-2])
-        if n == 0 or batch == 0:
+        n, batch = shapes[0][-1], math.prod(shapes[0][:-2])
+        k = shapes[1][-1] if node.op is solve_op else 1
+        if n == 0 or batch == 0 or k == 0 or not program_kernel.ready():
             return None
-        outputs = r.outputs
         kernel = program_kernel.module()
         if kernel is None:
             return None
+        outputs, inputs = r.outputs, node.inputs
         r.engine.count(fused=True)
 
         def run(_):
             host = cpu()
             made = {v.index: driver.Buffer(DType.float64, tuple(v.shape), host) for v in outputs}
-            if kernel.lu_det(a.buffer._data_ptr(), batch, n, int(cplx),
-                             *(made[k]._data_ptr() if k in made else 0 for k in range(3))):
-                raise RealizationError(f"nabla: the program kernel's det failed on a stack of shape {a.shape}")
+            at = [v.buffer._data_ptr() for v in inputs]
+            if node.op is solve_op:
+                failed = kernel.lu_solve(*at, made[0]._data_ptr(), batch, n, k, int(cplx))
+            else:
+                failed = kernel.lu_det(*at, batch, n, int(cplx), *(made[j]._data_ptr() if j in made else 0
+                                                                    for j in range(3)))
+            if failed:
+                raise RealizationError(f"nabla: the program kernel's {node.op.name} failed on operands of shapes "
+                                       f"{[v.shape for v in inputs]}")
             return [made[v.index] for v in outputs]
 
         return run, []
@@ -380,5 +388,5 @@ def default_paths(fused: bool = True, programs: bool = True) -> list:
     whole traces as programs (one fused stage at most)."""
     kernels = FirstSightPaths(*([FusedPath()] if fused else []), SingleOpPath(builds=first_run))
     first_sight = FirstSight(kernels, ProgramPath() if fused and programs else None)
-    return [VirtualDevices(), MatrixKernels(), KnownProgram(first_sight), SingleOpNodesApart(first_sight), CompiledModel(first_sight),
-            FirstSightKernels(first_sight), Staged(first_sight), Interpreted()]
+    return [VirtualDevices(), MatrixKernels(), KnownProgram(first_sight), SingleOpNodesApart(first_sight),
+            CompiledModel(first_sight), FirstSightKernels(first_sight), Staged(first_sight), Interpreted()]

@@ -105,6 +105,9 @@ class _Kernel:
         self.lu_det = self.library.nabla_lu_det  # (a, batch, n, complex, sign, log|det|, det addresses)
         self.lu_det.argtypes = [ctypes.c_int64] * 7
         self.lu_det.restype = ctypes.c_int64
+        self.lu_solve = self.library.nabla_lu_solve  # (a, b, x addresses, batch, n, k, complex)
+        self.lu_solve.argtypes = [ctypes.c_int64] * 7
+        self.lu_solve.restype = ctypes.c_int64
 
     def run(self, call: int) -> None:
         if self._entry(call):

@@ -496,3 +496,27 @@ def test_det_runs_on_the_program_kernels_library(dtype):
     after = nb.engine_stats()
     assert set(single_op._WANTED) == wanted
     assert (after["compiles"], after["interpreted"]) == (before["compiles"], before["interpreted"])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_solve_and_inv_run_on_the_program_kernels_library(dtype):
+    """``solve`` (a stack of right-hand sides, or one vector) and ``inv`` of float64 and complex128
+    stacks run on the linalg kernels' LU in the program kernel's library: NumPy's values, no model."""
+    from nabla.runtime import single_op
+
+    a = RNG.standard_normal((2, 3, 4, 4)) + 4 * numpy.eye(4)
+    b = RNG.standard_normal((2, 3, 4, 2))
+    if dtype == "complex128":
+        a, b = a + 1j * RNG.standard_normal(a.shape), b + 1j * RNG.standard_normal(b.shape)
+    wanted, before = set(single_op._WANTED), nb.engine_stats()
+    x, y = np.array(a), np.array(b)
+    got = [np.linalg.solve(x, y), np.linalg.inv(x), np.linalg.solve(x[0, 0], y[0, 0, :, 1]), np.linalg.inv(x * 2.0)]
+    want = [numpy.linalg.solve(a, b), numpy.linalg.inv(a), numpy.linalg.solve(a[0, 0], b[0, 0, :, 1]),
+            numpy.linalg.inv(a * 2.0)]
+    for w, g in zip(want, got):
+        g = numpy.asarray(g)
+        assert g.dtype == w.dtype and g.shape == w.shape
+        numpy.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-14)
+    after = nb.engine_stats()
+    assert set(single_op._WANTED) == wanted
+    assert (after["compiles"], after["interpreted"]) == (before["compiles"], before["interpreted"])

@@ -61,15 +61,17 @@ def test_canonical_forms_give_one_model_per_dtype_with_numpys_values(stats, no_s
 
 def test_a_linalg_model_serves_every_stack_of_a_matrix_shape(stats, no_single_op_models):
     """Linalg kernels take their operands as (b, m, n), all symbolic: once this machine has
-    solve's models, stacks of any leading shape and matrix size run on them, with NumPy's values,
-    and no trace meets MAX's interpreter. ``det`` of float64 data wants no model: the program
-    kernel's library runs it."""
+    cholesky's models, stacks of any leading shape and matrix size run on them, with NumPy's
+    values, and no trace meets MAX's interpreter. ``det`` and ``solve`` of float64 data want no
+    model: the program kernel's library runs them."""
     single_op = no_single_op_models
     rng = np.random.default_rng(0)
 
     def check(lead, dtype=np.float64, n=3):
-        a = (rng.standard_normal(lead + (n, n)) + 3 * np.eye(n)).astype(dtype)
+        g = rng.standard_normal(lead + (n, n))
+        a = (g @ np.swapaxes(g, -1, -2) + n * np.eye(n)).astype(dtype)
         b = rng.standard_normal(lead + (n, 4)).astype(dtype)
+        np.testing.assert_allclose(nb.linalg.cholesky(nb.asarray(a)).numpy(), np.linalg.cholesky(a), rtol=1e-10)
         np.testing.assert_allclose(nb.linalg.det(nb.asarray(a)).numpy(), np.linalg.det(a), rtol=1e-10)
         np.testing.assert_allclose(nb.linalg.solve(nb.asarray(a), nb.asarray(b)).numpy(), np.linalg.solve(a, b),
                                    rtol=1e-9, atol=1e-12)
@@ -79,7 +81,7 @@ def test_a_linalg_model_serves_every_stack_of_a_matrix_shape(stats, no_single_op
     check((2,))
     first = stats()["interpreted"]
     wanted = {spec["op"] for spec in single_op._WANTED.values()}
-    assert "solve" in wanted and "det" not in wanted
+    assert "cholesky" in wanted and not wanted & {"det", "solve"}
     assert {spec["reuse"] for spec in single_op._WANTED.values() if spec["op"] != "getitem"} == {single_op.KERNEL}
     single_op_compiler.compile_specs(list(single_op._WANTED.values()))
     for lead in ((), (4,), (3, 2), (1, 5)):

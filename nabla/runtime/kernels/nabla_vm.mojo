@@ -27,7 +27,7 @@
 from std.memory import UnsafePointer
 from evaluator.fused import map_into
 from evaluator.fused_reduce import reduce_into, scan_into, scan_into_ints
-from nabla_linalg.lu import det_stack  # (ops/kernels/linalg, staged under this name: MAX has a ``linalg``)
+from nabla_linalg.lu import det_stack, solve_stack  # (ops/kernels/linalg, staged under this name: MAX has a ``linalg``)
 
 comptime STAGE = 24
 
@@ -191,4 +191,20 @@ def nabla_lu_det(a: Int, batch: Int, n: Int, cplx: Int, sign: Int, logabs: Int, 
         if logabs != 0:
             to_log.unsafe_store(b, parts.unsafe_load(b * 5 + 2))
     parts.free()
+    return 0
+
+
+@export
+def nabla_lu_solve(a: Int, b: Int, x: Int, batch: Int, n: Int, k: Int, cplx: Int) -> Int:
+    """x = a^-1 b for a stack of ``batch`` float64 n x n matrices at ``a`` and n x k right-hand
+    sides at ``b`` (complex: (re, im) pairs), by the linalg kernels' LU, into ``x``."""
+    if batch <= 0 or n <= 0 or k <= 0:
+        return 1
+    var ap = UnsafePointer[Float64, MutUntrackedOrigin](unsafe_from_address=a)
+    var bp = UnsafePointer[Float64, MutUntrackedOrigin](unsafe_from_address=b)
+    var xp = UnsafePointer[Float64, MutUntrackedOrigin](unsafe_from_address=x)
+    if cplx != 0:
+        solve_stack[True](ap, bp, xp, batch, n, k)
+    else:
+        solve_stack[False](ap, bp, xp, batch, n, k)
     return 0

@@ -138,7 +138,7 @@ def _solve_lanes(ap: UnsafePointer[Float64, _], bp: UnsafePointer[Float64, _], x
     _solve_range[False](ap, bp, xp, groups * V, batch, n, k)
 
 
-def _solve_stack[C: Bool](ap: UnsafePointer[Float64, _], bp: UnsafePointer[Float64, _],
+def solve_stack[C: Bool](ap: UnsafePointer[Float64, _], bp: UnsafePointer[Float64, _],
                           xp: UnsafePointer[mut=True, Float64, _], batch: Int, n: Int, k: Int):
     comptime if not C:
         if n <= LANES_UP_TO and batch >= V:
@@ -172,9 +172,9 @@ struct LuSolve:
         if batch == 0 or n == 0 or rhs.dim_size(2) == 0:
             return
         if a.dim_size(2) == 2 * n:
-            _solve_stack[True](a.unsafe_ptr(), rhs.unsafe_ptr(), x.unsafe_ptr(), batch, n, rhs.dim_size(2) // 2)
+            solve_stack[True](a.unsafe_ptr(), rhs.unsafe_ptr(), x.unsafe_ptr(), batch, n, rhs.dim_size(2) // 2)
         else:
-            _solve_stack[False](a.unsafe_ptr(), rhs.unsafe_ptr(), x.unsafe_ptr(), batch, n, rhs.dim_size(2))
+            solve_stack[False](a.unsafe_ptr(), rhs.unsafe_ptr(), x.unsafe_ptr(), batch, n, rhs.dim_size(2))
 
 
 def det_stack[C: Bool](ap: UnsafePointer[Float64, _], op: UnsafePointer[mut=True, Float64, _], batch: Int, n: Int):
