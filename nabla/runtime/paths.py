@@ -4,7 +4,8 @@ Each is an ``ExecutionPath`` (``core/paths.py``): ``plan(r)`` answers for the tr
 or passes. In order:
 
 1. ``VirtualDevices``: a trace over a mesh of virtual CPUs runs on MAX's interpreter.
-   ``MatrixKernels``: a lone linalg node the program kernel's library also runs (``det``, ``solve``), there.
+   ``LibraryKernels``: a lone node of a kernel op the program kernel's library also runs (``det``,
+   ``solve``, ``sort``), there.
 2. ``KnownProgram``: a structure the program kernel has run before (a loop's read), or one with
    slice starts (one program serves every set of starts): its plan, bound to this read's data.
 3. ``SingleOpNodesApart``: single-op nodes (sort, svd, fft) among other work run first, each alone.
@@ -34,6 +35,7 @@ from ..core import dtypes as _dt
 from ..core.context import cpu
 from ..core.models import RealizationError, execute
 from ..ops.factorizations import lu_det_op, solve_op
+from ..ops.sorting import sort_op
 from . import program_kernel
 from ..core.paths import FINISHED, ExecutionPath, RealizeFirst
 from ..core.trace_facts import element_count, fused_whole
@@ -197,45 +199,81 @@ class VirtualDevices(ExecutionPath):
         return FINISHED
 
 
-class MatrixKernels(ExecutionPath):
-    """A trace of one ``det`` node (``det``, ``slogdet``) or ``solve`` node (``solve``, ``inv``) over
-    float64 or complex128 host data: run by the linalg kernels' LU, which the program kernel's
-    library exports too, with no model. (Their single-op models are a compile, on a fresh machine a
-    wait for the first-run build, and MAX's interpreter loads the linalg kernels' library first:
-    seconds in each process.)"""
+def _det(node, outputs, kernel, cplx, shapes):
+    n, batch = shapes[0][-1], math.prod(shapes[0][:-2])
+    if n == 0 or batch == 0:
+        return None
+    (a,) = node.inputs
+    return lambda made: kernel.lu_det(a.buffer._data_ptr(), batch, n, int(cplx),
+                                      *(made[j]._data_ptr() if j in made else 0 for j in range(3)))
+
+
+def _solve(node, outputs, kernel, cplx, shapes):
+    n, batch, k = shapes[0][-1], math.prod(shapes[0][:-2]), shapes[1][-1]
+    if n == 0 or batch == 0 or k == 0:
+        return None
+    a, b = node.inputs
+    return lambda made: kernel.lu_solve(a.buffer._data_ptr(), b.buffer._data_ptr(), made[0]._data_ptr(), batch, n, k,
+                                        int(cplx))
+
+
+def _sort(node, outputs, kernel, cplx, shapes):
+    (x,) = node.inputs
+    kind = _SORT_KINDS.get(x.dtype)
+    axis, shape = node.kwargs["axis"], x.shape
+    batch, n, k = math.prod(shape[:axis]), shape[axis], math.prod(shape[axis + 1:])
+    if kind is None or cplx or batch * n * k == 0:
+        return None
+
+    def run(made):
+        if len(made) < 2:  # (the kernel writes both: the one not read is a buffer of this run)
+            made = {**made, **{j: driver.Buffer(x.dtype.max_dtype if j == 0 else DType.int64, shape, cpu())
+                               for j in (0, 1) if j not in made}}
+        return kernel.sort(x.buffer._data_ptr(), made[0]._data_ptr(), made[1]._data_ptr(), batch, n, k,
+                           int(node.kwargs["descending"]), kind)
+
+    return run
+
+
+_SORT_KINDS = {_dt.float64: 0, _dt.int64: 1, _dt.uint64: 2}
+#: the kernel ops whose kernels the program kernel's library exports: how to run a lone node of
+#: each there, on host buffers (None where the node is not one it takes)
+_LIBRARY = {lu_det_op: _det, solve_op: _solve, sort_op: _sort}
+
+
+class LibraryKernels(ExecutionPath):
+    """A trace of one node of a kernel op whose kernel the program kernel's library exports too
+    (``det``/``slogdet``, ``solve``/``inv`` on float64 or complex128 data; ``sort``/``argsort``): run
+    there, with no model. (Their single-op models are a compile, on a fresh machine a wait for the
+    first-run build, and MAX's interpreter loads the kernels' library first: seconds per process.)"""
 
     def plan(self, r):
         order = r.traced.order
-        if len(order) != 1 or (order[0].op is not lu_det_op and order[0].op is not solve_op):
+        how = _LIBRARY.get(order[0].op) if len(order) == 1 else None
+        if how is None:
             return None
         node = order[0]
         cplx = bool(node.kwargs.get("cplx"))
+        if any(not v.device.is_host or (cplx and (v.dtype is not _dt.float64 or v.shape[-1] != 2))
+               for v in node.inputs) or (node.op is not sort_op and any(v.dtype is not _dt.float64
+                                                                        for v in node.inputs)):
+            return None
         shapes = [v.shape[:-1] if cplx else v.shape for v in node.inputs]
-        if any(not v.device.is_host or v.dtype is not _dt.float64 or len(s) < 2 or (cplx and v.shape[-1] != 2)
-               for v, s in zip(node.inputs, shapes)):
+        if node.op is not sort_op and any(len(s) < 2 for s in shapes):
             return None
-        n, batch = shapes[0][-1], math.prod(shapes[0][:-2])
-        k = shapes[1][-1] if node.op is solve_op else 1
-        if n == 0 or batch == 0 or k == 0 or not program_kernel.ready():
+        kernel = program_kernel.module() if program_kernel.ready() else None
+        call = None if kernel is None else how(node, r.outputs, kernel, cplx, shapes)
+        if call is None:
             return None
-        kernel = program_kernel.module()
-        if kernel is None:
-            return None
-        outputs, inputs = r.outputs, node.inputs
+        outputs = r.outputs
         r.engine.count(fused=True)
 
         def run(_):
             host = cpu()
-            made = {v.index: driver.Buffer(DType.float64, tuple(v.shape), host) for v in outputs}
-            at = [v.buffer._data_ptr() for v in inputs]
-            if node.op is solve_op:
-                failed = kernel.lu_solve(*at, made[0]._data_ptr(), batch, n, k, int(cplx))
-            else:
-                failed = kernel.lu_det(*at, batch, n, int(cplx), *(made[j]._data_ptr() if j in made else 0
-                                                                    for j in range(3)))
-            if failed:
+            made = {v.index: driver.Buffer(v.dtype.max_dtype, tuple(v.shape), host) for v in outputs}
+            if call(made):
                 raise RealizationError(f"nabla: the program kernel's {node.op.name} failed on operands of shapes "
-                                       f"{[v.shape for v in inputs]}")
+                                       f"{[v.shape for v in node.inputs]}")
             return [made[v.index] for v in outputs]
 
         return run, []
@@ -388,5 +426,5 @@ def default_paths(fused: bool = True, programs: bool = True) -> list:
     whole traces as programs (one fused stage at most)."""
     kernels = FirstSightPaths(*([FusedPath()] if fused else []), SingleOpPath(builds=first_run))
     first_sight = FirstSight(kernels, ProgramPath() if fused and programs else None)
-    return [VirtualDevices(), MatrixKernels(), KnownProgram(first_sight), SingleOpNodesApart(first_sight),
+    return [VirtualDevices(), LibraryKernels(), KnownProgram(first_sight), SingleOpNodesApart(first_sight),
             CompiledModel(first_sight), FirstSightKernels(first_sight), Staged(first_sight), Interpreted()]

@@ -38,9 +38,10 @@ MAP, REDUCE, SCAN, COPY, SCATTER, SCATTER_ADD, NONZERO = 0, 1, 2, 3, 4, 5, 6
 HERE = Path(__file__).resolve().parent
 KERNELS = HERE / "kernels"  # the entry module and, in ``evaluator/``, the fused evaluator it runs
 ENTRY = KERNELS / "nabla_vm.mojo"
-#: the linalg kernels (``ops/kernels/linalg``, the graph ops' custom kernels) the entry module also
-#: exports, built under another package name (MAX's own kernels hold a ``linalg``)
-LINALG, LINALG_AS = HERE.parent / "ops" / "kernels" / "linalg", "nabla_linalg"
+#: the graph ops' kernel packages (``ops/kernels``) whose kernels the entry module also exports,
+#: each built under a name of its own (MAX's own kernels hold a ``linalg``)
+PACKAGES = {"nabla_linalg": HERE.parent / "ops" / "kernels" / "linalg",
+            "nabla_sort": HERE.parent / "ops" / "kernels" / "sort"}
 MODULE = "nabla_vm"
 _LOCK = threading.Lock()
 _BUILDING: dict = {}  # digest -> Future of the build under way in this process
@@ -49,7 +50,8 @@ _BUILDING: dict = {}  # digest -> Future of the build under way in this process
 @functools.cache
 def digest() -> str:
     """A digest of the kernel's Mojo sources (the fused evaluator's and the entry module)."""
-    return source_digest(KERNELS / "evaluator", (".mojo",), extra=(ENTRY, *sorted(LINALG.glob("*.mojo"))))
+    packaged = [f for d in PACKAGES.values() for f in sorted(d.glob("*.mojo"))]
+    return source_digest(KERNELS / "evaluator", (".mojo",), extra=(ENTRY, *packaged))
 
 
 def _target() -> Path | None:
@@ -108,6 +110,9 @@ class _Kernel:
         self.lu_solve = self.library.nabla_lu_solve  # (a, b, x addresses, batch, n, k, complex)
         self.lu_solve.argtypes = [ctypes.c_int64] * 7
         self.lu_solve.restype = ctypes.c_int64
+        self.sort = self.library.nabla_sort  # (x, values, order addresses, batch, n, k, descending, kind)
+        self.sort.argtypes = [ctypes.c_int64] * 8
+        self.sort.restype = ctypes.c_int64
 
     def run(self, call: int) -> None:
         if self._entry(call):
@@ -160,7 +165,8 @@ def build(target: Path | None = None) -> Path:
         try:
             mojo = Path(sys.executable).with_name("mojo")
             (staging / "packages").mkdir(exist_ok=True)
-            (staging / "packages" / LINALG_AS).symlink_to(LINALG, target_is_directory=True)
+            for name, source in PACKAGES.items():
+                (staging / "packages" / name).symlink_to(source, target_is_directory=True)
             cmd = [str(mojo) if mojo.exists() else "mojo", "build", "-I", str(KERNELS), "-I", str(staging / "packages"),
                    str(ENTRY), "--emit", "shared-lib", "-o", str(staging / target.name)]
             t0 = time.perf_counter()

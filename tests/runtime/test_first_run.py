@@ -203,21 +203,27 @@ def test_a_cold_machine_waits_for_the_part_that_builds_its_model(no_single_op_mo
 
 
 def test_a_cold_machine_builds_a_model_the_manifest_lacks_on_a_worker(no_single_op_models, stats, monkeypatch, tmp_path):
-    """A kernel op the manifest does not list (a descending sort), met on a cold machine, is built
+    """A kernel op the manifest does not list (a complex cholesky), met on a cold machine, is built
     at once by an extra worker of the first-run build and run on its model with NumPy's values:
     not interpreted (a cold interpreter took 15-65 s for such a call), not compiled here; a second
     call of another size runs on the same model. It is queued for ``python -m nabla.build`` too."""
     _a_cold_machine(monkeypatch, tmp_path, [])
     before = stats()
-    data = np.random.default_rng(2).standard_normal((5, 7))
-    np.testing.assert_array_equal(xp.sort(nb.asarray(data), axis=0, descending=True).numpy(), -np.sort(-data, axis=0))
+    rng = np.random.default_rng(2)
+
+    def hermitian(n):
+        g = rng.standard_normal((n, n)) + 1j * rng.standard_normal((n, n))
+        return g @ g.conj().T + n * np.eye(n)
+
+    data = hermitian(5)
+    np.testing.assert_allclose(xp.linalg.cholesky(nb.asarray(data)).numpy(), np.linalg.cholesky(data), rtol=1e-12)
     build = first_run._BUILD[0]
     assert build is not None and [p.task["group"] for p in build.parts] == ["asked"]
     # also queued for ``python -m nabla.build``: an exit stops the worker before its build is done
-    assert [spec["op"] for spec in no_single_op_models._WANTED.values()] == ["sort"]
+    assert [spec["op"] for spec in no_single_op_models._WANTED.values()] == ["cholesky"]
     assert build.parts[0].future.result() is True
-    more = data[:3, :4] * 2
-    np.testing.assert_array_equal(xp.sort(nb.asarray(more), axis=1, descending=True).numpy(), -np.sort(-more, axis=1))
+    more = hermitian(3)
+    np.testing.assert_allclose(xp.linalg.cholesky(nb.asarray(more)).numpy(), np.linalg.cholesky(more), rtol=1e-12)
     after = stats()
     assert after["compiles"] == before["compiles"] and after["interpreted"] == before["interpreted"]
     assert len(build.parts) == 1

@@ -520,3 +520,27 @@ def test_solve_and_inv_run_on_the_program_kernels_library(dtype):
     after = nb.engine_stats()
     assert set(single_op._WANTED) == wanted
     assert (after["compiles"], after["interpreted"]) == (before["compiles"], before["interpreted"])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int8", "uint64", "bool"])
+def test_sort_runs_on_the_program_kernels_library(dtype):
+    """``sort`` and ``argsort`` along every axis (NaN and -0.0 among floats), alone and after other
+    work, run on the sort kernel in the program kernel's library: NumPy's stable order, no model."""
+    from nabla.runtime import single_op
+
+    a = (RNG.standard_normal((4, 6, 3)) * 40).astype(dtype)
+    if a.dtype.kind == "f":
+        a[0, 0, 0], a[1, 2, 1], a[2, 3, 2] = numpy.nan, -0.0, 0.0
+    wanted, before = set(single_op._WANTED), nb.engine_stats()
+    x = np.array(a)
+    for axis in (0, 1, -1):
+        for got, want in ((np.sort(x, axis=axis), numpy.sort(a, axis=axis)),
+                          (np.argsort(x, axis=axis), numpy.argsort(a, axis=axis, kind="stable")),
+                          (np.argsort(x[:, ::-1] + x[:, ::-1], axis=axis),
+                           numpy.argsort(a[:, ::-1] + a[:, ::-1], axis=axis, kind="stable"))):
+            got = numpy.asarray(got)
+            assert got.dtype == want.dtype
+            numpy.testing.assert_array_equal(got, want)
+    after = nb.engine_stats()
+    assert set(single_op._WANTED) == wanted
+    assert (after["compiles"], after["interpreted"]) == (before["compiles"], before["interpreted"])

@@ -27,7 +27,8 @@
 from std.memory import UnsafePointer
 from evaluator.fused import map_into
 from evaluator.fused_reduce import reduce_into, scan_into, scan_into_ints
-from nabla_linalg.lu import det_stack, solve_stack  # (ops/kernels/linalg, staged under this name: MAX has a ``linalg``)
+from nabla_linalg.lu import det_stack, solve_stack  # (ops/kernels/linalg and ops/kernels/sort, staged under
+from nabla_sort.sort import sort_rows  # these names: MAX's own kernels hold a ``linalg``)
 
 comptime STAGE = 24
 
@@ -207,4 +208,29 @@ def nabla_lu_solve(a: Int, b: Int, x: Int, batch: Int, n: Int, k: Int, cplx: Int
         solve_stack[True](ap, bp, xp, batch, n, k)
     else:
         solve_stack[False](ap, bp, xp, batch, n, k)
+    return 0
+
+
+@export
+def nabla_sort(x: Int, values: Int, order: Int, batch: Int, n: Int, k: Int, descending: Int, kind: Int) -> Int:
+    """A stable sort of every row of the stack x (batch, n, k) along axis 1, as the sort kernel
+    runs it, into ``values`` and the int64 permutation ``order``; ``kind``: 0 float64, 1 int64,
+    2 uint64 (the dtypes the sort op takes: others are sorted as one of these)."""
+    if batch <= 0 or n <= 0 or k <= 0:
+        return 1
+    var o = UnsafePointer[Int64, MutUntrackedOrigin](unsafe_from_address=order)
+    if kind == 0:
+        sort_rows[DType.float64](UnsafePointer[Float64, MutUntrackedOrigin](unsafe_from_address=values), o,
+                                 UnsafePointer[Float64, MutUntrackedOrigin](unsafe_from_address=x), batch, n, k,
+                                 descending != 0)
+    elif kind == 1:
+        sort_rows[DType.int64](UnsafePointer[Int64, MutUntrackedOrigin](unsafe_from_address=values), o,
+                               UnsafePointer[Int64, MutUntrackedOrigin](unsafe_from_address=x), batch, n, k,
+                               descending != 0)
+    elif kind == 2:
+        sort_rows[DType.uint64](UnsafePointer[UInt64, MutUntrackedOrigin](unsafe_from_address=values), o,
+                                UnsafePointer[UInt64, MutUntrackedOrigin](unsafe_from_address=x), batch, n, k,
+                                descending != 0)
+    else:
+        return 1
     return 0

@@ -98,7 +98,7 @@ def _sort_row(keys: Keys, idx: Perm, keys2: Keys, idx2: Perm, counts: UnsafePoin
     return swapped
 
 
-def _run[T: DType](values: UnsafePointer[mut=True, Scalar[T], _], order: UnsafePointer[mut=True, Int64, _],
+def sort_rows[T: DType](values: UnsafePointer[mut=True, Scalar[T], _], order: UnsafePointer[mut=True, Int64, _],
                    x: UnsafePointer[Scalar[T], _], batch: Int, n: Int, k: Int, descending: Bool):
     var rows = batch * k
     var tasks = min(rows, max(1, rows * n // 16384), 64)
@@ -149,4 +149,4 @@ struct Sort:
         if batch == 0 or n == 0 or k == 0:
             return
         var descending = spec.unsafe_ptr().unsafe_load(0) != 0
-        _run[values.dtype](values.unsafe_ptr(), order.unsafe_ptr(), x.unsafe_ptr(), batch, n, k, descending)
+        sort_rows[values.dtype](values.unsafe_ptr(), order.unsafe_ptr(), x.unsafe_ptr(), batch, n, k, descending)
