@@ -36,6 +36,7 @@ from ..core.context import cpu
 from ..core.models import RealizationError, execute
 from ..ops.factorizations import lu_det_op, solve_op
 from ..ops.sorting import sort_op
+from ..ops.spectral import eigh_op
 from . import program_kernel
 from ..core.paths import FINISHED, ExecutionPath, RealizeFirst
 from ..core.trace_facts import element_count, fused_whole
@@ -217,6 +218,20 @@ def _solve(node, outputs, kernel, cplx, shapes):
                                         int(cplx))
 
 
+def _eigh(node, outputs, kernel, cplx, shapes):
+    n, batch = shapes[0][-1], math.prod(shapes[0][:-2])
+    if n == 0 or batch == 0:
+        return None
+    (a,) = node.inputs
+
+    def run(made):
+        made = {**made, **{j: driver.Buffer(DType.float64, ((batch, n), a.shape)[j], cpu())
+                           for j in (0, 1) if j not in made}}  # (the kernel writes both)
+        return kernel.eigh(a.buffer._data_ptr(), made[0]._data_ptr(), made[1]._data_ptr(), batch, n, int(cplx))
+
+    return run
+
+
 def _sort(node, outputs, kernel, cplx, shapes):
     (x,) = node.inputs
     kind = _SORT_KINDS.get(x.dtype)
@@ -238,12 +253,13 @@ def _sort(node, outputs, kernel, cplx, shapes):
 _SORT_KINDS = {_dt.float64: 0, _dt.int64: 1, _dt.uint64: 2}
 #: the kernel ops whose kernels the program kernel's library exports: how to run a lone node of
 #: each there, on host buffers (None where the node is not one it takes)
-_LIBRARY = {lu_det_op: _det, solve_op: _solve, sort_op: _sort}
+_LIBRARY = {lu_det_op: _det, solve_op: _solve, eigh_op: _eigh, sort_op: _sort}
 
 
 class LibraryKernels(ExecutionPath):
     """A trace of one node of a kernel op whose kernel the program kernel's library exports too
-    (``det``/``slogdet``, ``solve``/``inv`` on float64 or complex128 data; ``sort``/``argsort``): run
+    (``det``/``slogdet``, ``solve``/``inv``, ``eigh``/``eigvalsh`` on float64 or complex128 data;
+    ``sort``/``argsort``): run
     there, with no model. (Their single-op models are a compile, on a fresh machine a wait for the
     first-run build, and MAX's interpreter loads the kernels' library first: seconds per process.)"""
 

@@ -110,6 +110,9 @@ class _Kernel:
         self.lu_solve = self.library.nabla_lu_solve  # (a, b, x addresses, batch, n, k, complex)
         self.lu_solve.argtypes = [ctypes.c_int64] * 7
         self.lu_solve.restype = ctypes.c_int64
+        self.eigh = self.library.nabla_eigh  # (a, w, v addresses, batch, n, complex)
+        self.eigh.argtypes = [ctypes.c_int64] * 6
+        self.eigh.restype = ctypes.c_int64
         self.sort = self.library.nabla_sort  # (x, values, order addresses, batch, n, k, descending, kind)
         self.sort.argtypes = [ctypes.c_int64] * 8
         self.sort.restype = ctypes.c_int64

@@ -544,3 +544,26 @@ def test_sort_runs_on_the_program_kernels_library(dtype):
     after = nb.engine_stats()
     assert set(single_op._WANTED) == wanted
     assert (after["compiles"], after["interpreted"]) == (before["compiles"], before["interpreted"])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_eigh_runs_on_the_program_kernels_library(dtype):
+    """``eigh`` and ``eigvalsh`` of float64 and complex128 Hermitian stacks run on the linalg
+    kernels' ``eigh`` in the program kernel's library: NumPy's eigenvalues, eigenvectors that
+    rebuild the matrix, no model."""
+    from nabla.runtime import single_op
+
+    g = RNG.standard_normal((3, 5, 5))
+    if dtype == "complex128":
+        g = g + 1j * RNG.standard_normal(g.shape)
+    a = g + numpy.swapaxes(g.conj(), -1, -2)
+    wanted, before = set(single_op._WANTED), nb.engine_stats()
+    x = np.array(a)
+    w, v = np.linalg.eigh(x)
+    w, v, values = numpy.asarray(w), numpy.asarray(v), numpy.asarray(np.linalg.eigvalsh(x * 2.0))
+    assert w.dtype == values.dtype == numpy.float64 and v.dtype == a.dtype
+    numpy.testing.assert_allclose(w, numpy.linalg.eigvalsh(a), rtol=1e-10, atol=1e-12)
+    numpy.testing.assert_allclose(values, numpy.linalg.eigvalsh(a * 2.0), rtol=1e-10, atol=1e-12)
+    numpy.testing.assert_allclose(v @ (w[..., None] * numpy.swapaxes(v.conj(), -1, -2)), a, atol=1e-10)
+    assert set(single_op._WANTED) == wanted
+    assert nb.engine_stats()["compiles"] == before["compiles"]

@@ -27,6 +27,7 @@
 from std.memory import UnsafePointer
 from evaluator.fused import map_into
 from evaluator.fused_reduce import reduce_into, scan_into, scan_into_ints
+from nabla_linalg.eigh import eigh_stack
 from nabla_linalg.lu import det_stack, solve_stack  # (ops/kernels/linalg and ops/kernels/sort, staged under
 from nabla_sort.sort import sort_rows  # these names: MAX's own kernels hold a ``linalg``)
 
@@ -233,4 +234,21 @@ def nabla_sort(x: Int, values: Int, order: Int, batch: Int, n: Int, k: Int, desc
                                 descending != 0)
     else:
         return 1
+    return 0
+
+
+@export
+def nabla_eigh(a: Int, w: Int, v: Int, batch: Int, n: Int, cplx: Int) -> Int:
+    """Eigenvalues (ascending, float64 (batch, n)) into ``w`` and eigenvectors (columns, (batch, n,
+    n); complex: (re, im) pairs) into ``v`` of a Hermitian stack of float64 matrices at ``a``, as the
+    linalg kernels' ``eigh`` computes them (only the lower triangle is read)."""
+    if batch <= 0 or n <= 0:
+        return 1
+    var ap = UnsafePointer[Float64, MutUntrackedOrigin](unsafe_from_address=a)
+    var wp = UnsafePointer[Float64, MutUntrackedOrigin](unsafe_from_address=w)
+    var vp = UnsafePointer[Float64, MutUntrackedOrigin](unsafe_from_address=v)
+    if cplx != 0:
+        eigh_stack[True](ap, wp, vp, batch, n)
+    else:
+        eigh_stack[False](ap, wp, vp, batch, n)
     return 0

@@ -198,7 +198,7 @@ def jacobi_eigh[C: Bool](re: W, im: W, n: Int, vr: W, vi: W) -> Int:
     return MAX_SWEEPS
 
 
-def _eigh_stack[C: Bool](ap: UnsafePointer[Float64, _], wp: UnsafePointer[mut=True, Float64, _],
+def eigh_stack[C: Bool](ap: UnsafePointer[Float64, _], wp: UnsafePointer[mut=True, Float64, _],
                          vp: UnsafePointer[mut=True, Float64, _], batch: Int, n: Int):
     comptime w = 2 if C else 1
     var tasks = task_count(batch, 8 * n * n * n)
@@ -307,6 +307,6 @@ struct JacobiEigh:
         if batch == 0 or n == 0:
             return
         if a.dim_size(2) == 2 * n:
-            _eigh_stack[True](a.unsafe_ptr(), w.unsafe_ptr(), v.unsafe_ptr(), batch, n)
+            eigh_stack[True](a.unsafe_ptr(), w.unsafe_ptr(), v.unsafe_ptr(), batch, n)
         else:
-            _eigh_stack[False](a.unsafe_ptr(), w.unsafe_ptr(), v.unsafe_ptr(), batch, n)
+            eigh_stack[False](a.unsafe_ptr(), w.unsafe_ptr(), v.unsafe_ptr(), batch, n)
