@@ -4,8 +4,8 @@ Each is an ``ExecutionPath`` (``core/paths.py``): ``plan(r)`` answers for the tr
 or passes. In order:
 
 1. ``VirtualDevices``: a trace over a mesh of virtual CPUs runs on MAX's interpreter.
-   ``LibraryKernels``: a lone node of a kernel op the program kernel's library also runs (``det``,
-   ``solve``, ``sort``), there.
+   ``LibraryKernels``: a lone node of a kernel op whose kernel the program kernel's library
+   exports too (``det``, ``solve``, ``eigh``, ``sort``) runs there.
 2. ``KnownProgram``: a structure the program kernel has run before (a loop's read), or one with
    slice starts (one program serves every set of starts): its plan, bound to this read's data.
 3. ``SingleOpNodesApart``: single-op nodes (sort, svd, fft) among other work run first, each alone.
@@ -24,9 +24,8 @@ it from then on. The first-sight kernels (the fused kernel, single-op models) ar
 
 from __future__ import annotations
 
-from concurrent.futures import Future
-
 import math
+from concurrent.futures import Future
 
 from max import driver
 from max.dtype import DType
@@ -34,13 +33,12 @@ from max.dtype import DType
 from ..core import dtypes as _dt
 from ..core.context import cpu
 from ..core.models import RealizationError, execute
+from ..core.paths import FINISHED, ExecutionPath, RealizeFirst
+from ..core.trace_facts import element_count, fused_whole
 from ..ops.factorizations import lu_det_op, solve_op
 from ..ops.sorting import sort_op
 from ..ops.spectral import eigh_op
-from . import program_kernel
-from ..core.paths import FINISHED, ExecutionPath, RealizeFirst
-from ..core.trace_facts import element_count, fused_whole
-from . import first_run
+from . import first_run, program_kernel
 from .first_sight import FirstSightPaths
 from .fused import FusedPath
 from .program import ProgramPath
@@ -200,7 +198,15 @@ class VirtualDevices(ExecutionPath):
         return FINISHED
 
 
-def _det(node, outputs, kernel, cplx, shapes):
+def _written(made, scratch) -> dict:
+    """``made`` (the outputs read, by index) with a buffer of this run for each output the kernel
+    writes that is not read (``scratch``: index -> (MAX dtype, shape))."""
+    missing = {j: spec for j, spec in scratch.items() if j not in made}
+    return {**made, **{j: driver.Buffer(dtype, shape, cpu()) for j, (dtype, shape) in missing.items()}} \
+        if missing else made
+
+
+def _det(node, kernel, cplx, shapes):
     n, batch = shapes[0][-1], math.prod(shapes[0][:-2])
     if n == 0 or batch == 0:
         return None
@@ -209,7 +215,7 @@ def _det(node, outputs, kernel, cplx, shapes):
                                       *(made[j]._data_ptr() if j in made else 0 for j in range(3)))
 
 
-def _solve(node, outputs, kernel, cplx, shapes):
+def _solve(node, kernel, cplx, shapes):
     n, batch, k = shapes[0][-1], math.prod(shapes[0][:-2]), shapes[1][-1]
     if n == 0 or batch == 0 or k == 0:
         return None
@@ -218,38 +224,38 @@ def _solve(node, outputs, kernel, cplx, shapes):
                                         int(cplx))
 
 
-def _eigh(node, outputs, kernel, cplx, shapes):
+def _eigh(node, kernel, cplx, shapes):
     n, batch = shapes[0][-1], math.prod(shapes[0][:-2])
     if n == 0 or batch == 0:
         return None
     (a,) = node.inputs
+    scratch = {0: (DType.float64, (batch, n)), 1: (DType.float64, a.shape)}
 
     def run(made):
-        made = {**made, **{j: driver.Buffer(DType.float64, ((batch, n), a.shape)[j], cpu())
-                           for j in (0, 1) if j not in made}}  # (the kernel writes both)
+        made = _written(made, scratch)
         return kernel.eigh(a.buffer._data_ptr(), made[0]._data_ptr(), made[1]._data_ptr(), batch, n, int(cplx))
 
     return run
 
 
-def _sort(node, outputs, kernel, cplx, shapes):
+def _sort(node, kernel, cplx, shapes):
     (x,) = node.inputs
     kind = _SORT_KINDS.get(x.dtype)
     axis, shape = node.kwargs["axis"], x.shape
     batch, n, k = math.prod(shape[:axis]), shape[axis], math.prod(shape[axis + 1:])
     if kind is None or cplx or batch * n * k == 0:
         return None
+    scratch = {0: (x.dtype.max_dtype, shape), 1: (DType.int64, shape)}
 
     def run(made):
-        if len(made) < 2:  # (the kernel writes both: the one not read is a buffer of this run)
-            made = {**made, **{j: driver.Buffer(x.dtype.max_dtype if j == 0 else DType.int64, shape, cpu())
-                               for j in (0, 1) if j not in made}}
+        made = _written(made, scratch)
         return kernel.sort(x.buffer._data_ptr(), made[0]._data_ptr(), made[1]._data_ptr(), batch, n, k,
                            int(node.kwargs["descending"]), kind)
 
     return run
 
 
+#: the dtypes the sort op takes (the others are sorted as one of these), as the kernel's call names them
 _SORT_KINDS = {_dt.float64: 0, _dt.int64: 1, _dt.uint64: 2}
 #: the kernel ops whose kernels the program kernel's library exports: how to run a lone node of
 #: each there, on host buffers (None where the node is not one it takes)
@@ -259,9 +265,9 @@ _LIBRARY = {lu_det_op: _det, solve_op: _solve, eigh_op: _eigh, sort_op: _sort}
 class LibraryKernels(ExecutionPath):
     """A trace of one node of a kernel op whose kernel the program kernel's library exports too
     (``det``/``slogdet``, ``solve``/``inv``, ``eigh``/``eigvalsh`` on float64 or complex128 data;
-    ``sort``/``argsort``): run
-    there, with no model. (Their single-op models are a compile, on a fresh machine a wait for the
-    first-run build, and MAX's interpreter loads the kernels' library first: seconds per process.)"""
+    ``sort``/``argsort``): run there, with no model. (Their single-op models are a compile, on a
+    fresh machine a wait for the first-run build, and MAX's interpreter loads the kernels' library
+    first: seconds per process.)"""
 
     def plan(self, r):
         order = r.traced.order
@@ -278,7 +284,7 @@ class LibraryKernels(ExecutionPath):
         if node.op is not sort_op and any(len(s) < 2 for s in shapes):
             return None
         kernel = program_kernel.module() if program_kernel.ready() else None
-        call = None if kernel is None else how(node, r.outputs, kernel, cplx, shapes)
+        call = None if kernel is None else how(node, kernel, cplx, shapes)
         if call is None:
             return None
         outputs = r.outputs

@@ -49,7 +49,8 @@ _BUILDING: dict = {}  # digest -> Future of the build under way in this process
 
 @functools.cache
 def digest() -> str:
-    """A digest of the kernel's Mojo sources (the fused evaluator's and the entry module)."""
+    """A digest of the kernel's Mojo sources (the fused evaluator's, the entry module, the kernel
+    packages it exports from)."""
     packaged = [f for d in PACKAGES.values() for f in sorted(d.glob("*.mojo"))]
     return source_digest(KERNELS / "evaluator", (".mojo",), extra=(ENTRY, *packaged))
 
@@ -92,6 +93,14 @@ def module():
     return _MODULE
 
 
+#: the kernel ops' kernels the library exports beside its entry (``kernels/nabla_vm.mojo``), each
+#: taking ints (addresses and sizes) and giving 0 when done: how many ints each takes
+#: (``lu_det``: a, batch, n, complex, then the sign's, log|det|'s and det's addresses, 0 for one not
+#: wanted; ``lu_solve``: a, b, x, batch, n, k, complex; ``eigh``: a, w, v, batch, n, complex;
+#: ``sort``: x, values, order, batch, n, k, descending, the dtype's kind)
+_EXPORTS = {"lu_det": 7, "lu_solve": 7, "eigh": 6, "sort": 8}
+
+
 class _Kernel:
     """The built library: ``run(address of a call array)`` runs a program (ctypes releases the GIL
     for the call)."""
@@ -104,18 +113,11 @@ class _Kernel:
         entry.argtypes = [ctypes.c_int64]
         entry.restype = ctypes.c_int64
         self._entry = entry
-        self.lu_det = self.library.nabla_lu_det  # (a, batch, n, complex, sign, log|det|, det addresses)
-        self.lu_det.argtypes = [ctypes.c_int64] * 7
-        self.lu_det.restype = ctypes.c_int64
-        self.lu_solve = self.library.nabla_lu_solve  # (a, b, x addresses, batch, n, k, complex)
-        self.lu_solve.argtypes = [ctypes.c_int64] * 7
-        self.lu_solve.restype = ctypes.c_int64
-        self.eigh = self.library.nabla_eigh  # (a, w, v addresses, batch, n, complex)
-        self.eigh.argtypes = [ctypes.c_int64] * 6
-        self.eigh.restype = ctypes.c_int64
-        self.sort = self.library.nabla_sort  # (x, values, order addresses, batch, n, k, descending, kind)
-        self.sort.argtypes = [ctypes.c_int64] * 8
-        self.sort.restype = ctypes.c_int64
+        for name, ints in _EXPORTS.items():  # (the kernel ops' kernels: ``lu_det(...)``, ...)
+            export = getattr(self.library, f"nabla_{name}")
+            export.argtypes = [ctypes.c_int64] * ints
+            export.restype = ctypes.c_int64
+            setattr(self, name, export)
 
     def run(self, call: int) -> None:
         if self._entry(call):
