@@ -166,7 +166,8 @@ def build(target: Path | None = None) -> Path:
         if target.exists():  # another process built it while this one waited
             return target
         staging = target.parent / f".staging.{os.getpid()}.{threading.get_ident()}"
-        staging.mkdir(exist_ok=True)
+        shutil.rmtree(staging, ignore_errors=True)  # (a killed build's, under a pid used again)
+        staging.mkdir()
         try:
             mojo = Path(sys.executable).with_name("mojo")
             (staging / "packages").mkdir(exist_ok=True)
