@@ -206,29 +206,32 @@ def _written(made, scratch) -> dict:
         if missing else made
 
 
+def _stack(shape):
+    """(matrices, order) of a stack of square matrices, or None where it holds none."""
+    batch, n = math.prod(shape[:-2]), shape[-1]
+    return (batch, n) if batch and n else None
+
+
 def _det(node, kernel, cplx, shapes):
-    n, batch = shapes[0][-1], math.prod(shapes[0][:-2])
-    if n == 0 or batch == 0:
+    if _stack(shapes[0]) is None:
         return None
-    (a,) = node.inputs
+    (batch, n), (a,) = _stack(shapes[0]), node.inputs
     return lambda made: kernel.lu_det(a.buffer._data_ptr(), batch, n, int(cplx),
                                       *(made[j]._data_ptr() if j in made else 0 for j in range(3)))
 
 
 def _solve(node, kernel, cplx, shapes):
-    n, batch, k = shapes[0][-1], math.prod(shapes[0][:-2]), shapes[1][-1]
-    if n == 0 or batch == 0 or k == 0:
+    if _stack(shapes[0]) is None or shapes[1][-1] == 0:
         return None
-    a, b = node.inputs
+    (batch, n), k, (a, b) = _stack(shapes[0]), shapes[1][-1], node.inputs
     return lambda made: kernel.lu_solve(a.buffer._data_ptr(), b.buffer._data_ptr(), made[0]._data_ptr(), batch, n, k,
                                         int(cplx))
 
 
 def _eigh(node, kernel, cplx, shapes):
-    n, batch = shapes[0][-1], math.prod(shapes[0][:-2])
-    if n == 0 or batch == 0:
+    if _stack(shapes[0]) is None:
         return None
-    (a,) = node.inputs
+    (batch, n), (a,) = _stack(shapes[0]), node.inputs
     scratch = {0: (DType.float64, (batch, n)), 1: (DType.float64, a.shape)}
 
     def run(made):
