@@ -112,8 +112,9 @@ def scalar_tensor(value, dtype, device=None) -> Tensor:
 _OPERAND_CONSTANTS: dict = {}
 #: the same constants by ``(type, value, id(dtype), id(device))``, for the values that key alone
 #: tells apart (ints, and floats but zeros and NaNs, whose sign or payload ``==`` does not see): a
-#: loop's ``x * 0.5`` finds its constant without formatting the float or hashing MAX's device. (A
-#: device or dtype here is held by its entry's node, so its id names it while the entry lives.)
+#: loop's ``x * 0.5`` finds its constant without formatting the float or hashing MAX's device. Each
+#: entry holds the very dtype and device objects its key names (the impl's own device may be another,
+#: equal object), so their ids are not reused while the entry lives.
 _PLAIN_CONSTANTS: dict = {}
 
 
@@ -127,9 +128,9 @@ def operand_constant(value, dtype, device) -> Tensor:
     plain = (t, value, id(dtype), id(device)) if t is int or (t is float and value != 0.0 and value == value) \
         else None
     if plain is not None:
-        impl = _PLAIN_CONSTANTS.get(plain)
-        if impl is not None:
-            return Tensor(impl)
+        hit = _PLAIN_CONSTANTS.get(plain)
+        if hit is not None:
+            return Tensor(hit[2])
     key = (type(value), value.hex() if isinstance(value, float) else
            (value.real.hex(), value.imag.hex()) if isinstance(value, complex) else value, dtype, device)
     impl = _OPERAND_CONSTANTS.get(key)
@@ -143,7 +144,7 @@ def operand_constant(value, dtype, device) -> Tensor:
     if plain is not None:
         if len(_PLAIN_CONSTANTS) > 4096:
             _PLAIN_CONSTANTS.clear()
-        _PLAIN_CONSTANTS[plain] = impl
+        _PLAIN_CONSTANTS[plain] = (dtype, device, impl)
     return Tensor(impl)
 
 

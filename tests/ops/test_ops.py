@@ -62,6 +62,20 @@ def test_python_scalars_follow_the_tensor_dtype():
     assert (x < 2).dtype is nb.bool_
 
 
+def test_a_scalar_operand_sits_on_its_tensors_device_as_devices_come_and_go():
+    # Device objects that are equal but not the same, freed and made again (as a mesh's shards'
+    # are): a Python scalar operand must land on the device of the tensor it meets, every time.
+    from nabla.core.context import VirtualCPU
+
+    for i in range(200):
+        dev = VirtualCPU(1 + i % 4)
+        x = nb.asarray(np.array([2.0, 4.0], dtype=np.float32)).to_device(dev)
+        y = x * 0.5
+        assert y.device == dev
+        check(y, np.array([1.0, 2.0], dtype=np.float32))
+        del dev, x, y
+
+
 def test_promotion_between_tensors():
     a = nb.asarray(np.array([1, 2], dtype=np.int8))
     b = nb.asarray(np.array([300, 400], dtype=np.int16))
