@@ -151,7 +151,9 @@ def real_trace(order, leaves, outputs, node_ids, leaf_ids):
             continue
         if not takes(n):
             return None
-        out = _rewrite(w, n, pair, storage)
+        out = _where_stored(w, n, storage) if n.op is where_op and not any(key(v) in pairs for v in n.inputs[1:]) \
+            else None
+        out = _rewrite(w, n, pair, storage) if out is None else out
         pairs_or_stored = pairs if isinstance(out, tuple) else stored
         pairs_or_stored[(id(n), 0)] = out
     return w.order, [storage(v) for v in outputs], {id(n): i for i, n in enumerate(w.order)}, positions
@@ -166,6 +168,18 @@ def _reshaped_pair(w, n, parts):
     if src[-1:] != (2,) or shape[-1:] != (2,) or any(p.shape != src[:-1] for p in parts):
         return None  # (a part spread from a smaller shape: not reshaped as the storage is)
     return tuple(w._node(reshape_op, {"shape": shape[:-1]}, (p,), shape[:-1], p.dtype) for p in parts)
+
+
+def _where_stored(w, n, storage):
+    """``where(c, x, y)`` of complex values held as stored (leaves, or results packed already): one
+    real ``where`` over the storage with ``c`` spread over the (re, im) axis, where parts would be
+    sliced out and packed again (a ``tril`` of a complex stack, whose mask is (n, n)); None where
+    the two storages differ in dtype."""
+    c, x, y = (storage(v) for v in n.inputs)
+    if x.dtype is not y.dtype or c.dtype is not _dt.bool_:
+        return None
+    spread = w._node(reshape_op, {"shape": tuple(c.shape) + (1,)}, (c,), tuple(c.shape) + (1,), c.dtype)
+    return w.where(spread, x, y)
 
 
 def _rewrite(w, n, pair, storage):
