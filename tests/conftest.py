@@ -155,6 +155,15 @@ def without_fused_kernel(monkeypatch):
 
 
 @pytest.fixture
+def no_library_kernels(monkeypatch):
+    """The program kernel's library runs no kernel op (as where it is not built): a lone linalg,
+    FFT, sort or random node takes its single-op model."""
+    from nabla.runtime.library_kernels import LibraryKernels
+
+    monkeypatch.setattr(LibraryKernels, "plan", lambda self, r: None)
+
+
+@pytest.fixture
 def no_single_op_models(monkeypatch, tmp_path):
     """A machine that has built no single-op models yet (and uses them); gives ``nabla.runtime.single_op``."""
     from nabla.core.disk_cache import ModelDiskCache

@@ -4,8 +4,8 @@ Each is an ``ExecutionPath`` (``core/paths.py``): ``plan(r)`` answers for the tr
 or passes. In order:
 
 1. ``VirtualDevices``: a trace over a mesh of virtual CPUs runs on MAX's interpreter.
-   ``LibraryKernels``: a lone node of a kernel op whose kernel the program kernel's library
-   exports too (``det``, ``solve``, ``eigh``, ``sort``) runs there.
+   ``LibraryKernels`` (``library_kernels.py``): a lone node of a kernel op (linalg, FFT, sort,
+   random) runs on that kernel in the program kernel's library.
 2. ``KnownProgram``: a structure the program kernel has run before (a loop's read), or one with
    slice starts (one program serves every set of starts): its plan, bound to this read's data.
 3. ``SingleOpNodesApart``: single-op nodes (sort, svd, fft) among other work run first, each alone.
@@ -24,23 +24,15 @@ it from then on. The first-sight kernels (the fused kernel, single-op models) ar
 
 from __future__ import annotations
 
-import math
 from concurrent.futures import Future
 
-from max import driver
-from max.dtype import DType
-
-from ..core import dtypes as _dt
-from ..core.context import cpu
 from ..core.models import RealizationError, execute
 from ..core.paths import FINISHED, ExecutionPath, RealizeFirst
 from ..core.trace_facts import element_count, fused_whole
-from ..ops.factorizations import lu_det_op, solve_op
-from ..ops.sorting import sort_op
-from ..ops.spectral import eigh_op
-from . import first_run, program_kernel
+from . import first_run
 from .first_sight import FirstSightPaths
 from .fused import FusedPath
+from .library_kernels import LibraryKernels
 from .program import ProgramPath
 from .single_op import SingleOpPath
 
@@ -198,110 +190,6 @@ class VirtualDevices(ExecutionPath):
         return FINISHED
 
 
-def _written(made, scratch) -> dict:
-    """``made`` (the outputs read, by index) with a buffer of this run for each output the kernel
-    writes that is not read (``scratch``: index -> (MAX dtype, shape))."""
-    missing = {j: spec for j, spec in scratch.items() if j not in made}
-    return {**made, **{j: driver.Buffer(dtype, shape, cpu()) for j, (dtype, shape) in missing.items()}} \
-        if missing else made
-
-
-def _stack(shape):
-    """(matrices, order) of a stack of square matrices, or None where it holds none."""
-    batch, n = math.prod(shape[:-2]), shape[-1]
-    return (batch, n) if batch and n else None
-
-
-def _det(node, kernel, cplx, shapes):
-    if _stack(shapes[0]) is None:
-        return None
-    (batch, n), (a,) = _stack(shapes[0]), node.inputs
-    return lambda made: kernel.lu_det(a.buffer._data_ptr(), batch, n, int(cplx),
-                                      *(made[j]._data_ptr() if j in made else 0 for j in range(3)))
-
-
-def _solve(node, kernel, cplx, shapes):
-    if _stack(shapes[0]) is None or shapes[1][-1] == 0:
-        return None
-    (batch, n), k, (a, b) = _stack(shapes[0]), shapes[1][-1], node.inputs
-    return lambda made: kernel.lu_solve(a.buffer._data_ptr(), b.buffer._data_ptr(), made[0]._data_ptr(), batch, n, k,
-                                        int(cplx))
-
-
-def _eigh(node, kernel, cplx, shapes):
-    if _stack(shapes[0]) is None:
-        return None
-    (batch, n), (a,) = _stack(shapes[0]), node.inputs
-    scratch = {0: (DType.float64, (batch, n)), 1: (DType.float64, a.shape)}
-
-    def run(made):
-        made = _written(made, scratch)
-        return kernel.eigh(a.buffer._data_ptr(), made[0]._data_ptr(), made[1]._data_ptr(), batch, n, int(cplx))
-
-    return run
-
-
-def _sort(node, kernel, cplx, shapes):
-    (x,) = node.inputs
-    kind = _SORT_KINDS.get(x.dtype)
-    axis, shape = node.kwargs["axis"], x.shape
-    batch, n, k = math.prod(shape[:axis]), shape[axis], math.prod(shape[axis + 1:])
-    if kind is None or cplx or batch * n * k == 0:
-        return None
-    scratch = {0: (x.dtype.max_dtype, shape), 1: (DType.int64, shape)}
-
-    def run(made):
-        made = _written(made, scratch)
-        return kernel.sort(x.buffer._data_ptr(), made[0]._data_ptr(), made[1]._data_ptr(), batch, n, k,
-                           int(node.kwargs["descending"]), kind)
-
-    return run
-
-
-#: the dtypes the sort op takes (the others are sorted as one of these), as the kernel's call names them
-_SORT_KINDS = {_dt.float64: 0, _dt.int64: 1, _dt.uint64: 2}
-#: the kernel ops whose kernels the program kernel's library exports: how to run a lone node of
-#: each there, on host buffers (None where the node is not one it takes)
-_LIBRARY = {lu_det_op: _det, solve_op: _solve, eigh_op: _eigh, sort_op: _sort}
-
-
-class LibraryKernels(ExecutionPath):
-    """A trace of one node of a kernel op whose kernel the program kernel's library exports too
-    (``det``/``slogdet``, ``solve``/``inv``, ``eigh``/``eigvalsh`` on float64 or complex128 data;
-    ``sort``/``argsort``): run there, with no model. (Their single-op models are a compile, on a
-    fresh machine a wait for the first-run build, and MAX's interpreter loads the kernels' library
-    first: seconds per process.)"""
-
-    def plan(self, r):
-        order = r.traced.order
-        how = _LIBRARY.get(order[0].op) if len(order) == 1 else None
-        if how is None:
-            return None
-        node = order[0]
-        cplx = bool(node.kwargs.get("cplx"))
-        if any(not v.device.is_host or (cplx and (v.dtype is not _dt.float64 or v.shape[-1] != 2))
-               for v in node.inputs) or (node.op is not sort_op and any(v.dtype is not _dt.float64
-                                                                        for v in node.inputs)):
-            return None
-        shapes = [v.shape[:-1] if cplx else v.shape for v in node.inputs]
-        if node.op is not sort_op and any(len(s) < 2 for s in shapes):
-            return None
-        kernel = program_kernel.module() if program_kernel.ready() else None
-        call = None if kernel is None else how(node, kernel, cplx, shapes)
-        if call is None:
-            return None
-        outputs = r.outputs
-        r.engine.count(fused=True)
-
-        def run(_):
-            host = cpu()
-            made = {v.index: driver.Buffer(v.dtype.max_dtype, tuple(v.shape), host) for v in outputs}
-            if call(made):
-                raise RealizationError(f"nabla: the program kernel's {node.op.name} failed on operands of shapes "
-                                       f"{[v.shape for v in node.inputs]}")
-            return [made[v.index] for v in outputs]
-
-        return run, []
 
 
 class KnownProgram(_AsksFirstSight):

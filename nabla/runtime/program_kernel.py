@@ -40,8 +40,7 @@ KERNELS = HERE / "kernels"  # the entry module and, in ``evaluator/``, the fused
 ENTRY = KERNELS / "nabla_vm.mojo"
 #: the graph ops' kernel packages (``ops/kernels``) whose kernels the entry module also exports,
 #: each built under a name of its own (MAX's own kernels hold a ``linalg``)
-PACKAGES = {"nabla_linalg": HERE.parent / "ops" / "kernels" / "linalg",
-            "nabla_sort": HERE.parent / "ops" / "kernels" / "sort"}
+PACKAGES = {f"nabla_{name}": HERE.parent / "ops" / "kernels" / name for name in ("fft", "linalg", "random", "sort")}
 MODULE = "nabla_vm"
 _LOCK = threading.Lock()
 _BUILDING: dict = {}  # digest -> Future of the build under way in this process
@@ -78,7 +77,7 @@ def module():
     global _MODULE
     if _MODULE is not None:
         return _MODULE
-    if os.environ.get("NABLA_PROGRAM", "1") == "0":
+    if not enabled():
         return None
     target = _target()
     if not target.exists():
@@ -97,8 +96,12 @@ def module():
 #: taking ints (addresses and sizes) and giving 0 when done: how many ints each takes
 #: (``lu_det``: a, batch, n, complex, then the sign's, log|det|'s and det's addresses, 0 for one not
 #: wanted; ``lu_solve``: a, b, x, batch, n, k, complex; ``eigh``: a, w, v, batch, n, complex;
-#: ``sort``: x, values, order, batch, n, k, descending, the dtype's kind)
-_EXPORTS = {"lu_det": 7, "lu_solve": 7, "eigh": 6, "sort": 8}
+#: ``sort``: x, values, order, batch, n, k, descending, the dtype's kind; ``cholesky``: a, l, batch,
+#: n, complex; ``qr``: a, q, r, batch, m, n, k, complex; ``svd``: a, u, s, vh, batch, m, n, full,
+#: wide, complex; ``eig``: a, w, v, batch, n; ``fft``: out, x, batch, rows, cols, rows out, cols
+#: out, sign, scaling, dims; ``random``: out, n, state, the dtype's kind)
+_EXPORTS = {"lu_det": 7, "lu_solve": 7, "eigh": 6, "sort": 8, "cholesky": 5, "qr": 8, "svd": 10, "eig": 5,
+            "fft": 10, "random": 4}
 
 
 class _Kernel:
@@ -131,7 +134,12 @@ def loaded() -> bool:
 
 def ready() -> bool:
     """Whether the kernel is built on this machine (loading it then costs milliseconds)."""
-    return _MODULE is not None or (os.environ.get("NABLA_PROGRAM", "1") != "0" and _target().exists())
+    return _MODULE is not None or (enabled() and _target().exists())
+
+
+def enabled() -> bool:
+    """Whether the program kernel may be used (``NABLA_PROGRAM=0`` says no)."""
+    return os.environ.get("NABLA_PROGRAM", "1") != "0"
 
 
 def build_async(target: Path | None = None) -> Future:

@@ -202,8 +202,10 @@ def test_a_cold_machine_waits_for_the_part_that_builds_its_model(no_single_op_mo
     build.stop()
 
 
-def test_a_cold_machine_builds_a_model_the_manifest_lacks_on_a_worker(no_single_op_models, stats, monkeypatch, tmp_path):
-    """A kernel op the manifest does not list (a complex cholesky), met on a cold machine, is built
+def test_a_cold_machine_builds_a_model_the_manifest_lacks_on_a_worker(no_single_op_models, no_library_kernels, stats,
+                                                                      monkeypatch, tmp_path):
+    """A kernel op the manifest does not list (a complex cholesky, where the program kernel's
+    library does not run it), met on a cold machine, is built
     at once by an extra worker of the first-run build and run on its model with NumPy's values:
     not interpreted (a cold interpreter took 15-65 s for such a call), not compiled here; a second
     call of another size runs on the same model. It is queued for ``python -m nabla.build`` too."""

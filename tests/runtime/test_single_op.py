@@ -59,11 +59,10 @@ def test_canonical_forms_give_one_model_per_dtype_with_numpys_values(stats, no_s
     assert stats()["interpreted"] == before + len(new)
 
 
-def test_a_linalg_model_serves_every_stack_of_a_matrix_shape(stats, no_single_op_models):
+def test_a_linalg_model_serves_every_stack_of_a_matrix_shape(stats, no_single_op_models, no_library_kernels):
     """Linalg kernels take their operands as (b, m, n), all symbolic: once this machine has
-    cholesky's models, stacks of any leading shape and matrix size run on them, with NumPy's
-    values, and no trace meets MAX's interpreter. ``det`` and ``solve`` of float64 data want no
-    model: the program kernel's library runs them."""
+    their models, stacks of any leading shape and matrix size run on them, with NumPy's values,
+    and no trace meets MAX's interpreter (where the program kernel's library does not run them)."""
     single_op = no_single_op_models
     rng = np.random.default_rng(0)
 
@@ -81,7 +80,7 @@ def test_a_linalg_model_serves_every_stack_of_a_matrix_shape(stats, no_single_op
     check((2,))
     first = stats()["interpreted"]
     wanted = {spec["op"] for spec in single_op._WANTED.values()}
-    assert "cholesky" in wanted and not wanted & {"det", "solve"}
+    assert {"cholesky", "det", "solve"} <= wanted
     assert {spec["reuse"] for spec in single_op._WANTED.values() if spec["op"] != "getitem"} == {single_op.KERNEL}
     single_op_compiler.compile_specs(list(single_op._WANTED.values()))
     for lead in ((), (4,), (3, 2), (1, 5)):
@@ -121,8 +120,8 @@ def test_argmax_and_argmin_models_serve_every_axis_and_size(stats, no_single_op_
     assert stats()["interpreted"] == before
 
 
-def test_fft_models_serve_every_axis_rank_and_default_length(stats, no_single_op_models):
-    """A transform's model sees its input as (outer, n, inner) around the axis (a 2-D one as
+def test_fft_models_serve_every_axis_rank_and_default_length(stats, no_single_op_models, no_library_kernels):
+    """Where the program kernel's library does not run it, a transform's model sees its input as (outer, n, inner) around the axis (a 2-D one as
     (outer, rows, n)), with an inverse's length NumPy's default kept symbolic: once one shape's
     models are compiled, every axis, rank and size runs on them with NumPy's values, and the family
     the models name is the one the first run's list builds."""
@@ -456,7 +455,7 @@ def test_a_renamed_single_op_model_with_the_same_graph_is_linked_not_compiled(mo
     assert engine.stats.compiles == compiles + 2  # another graph: compiled
 
 
-def test_a_kernel_ops_family_is_every_model_its_calls_ask_for(monkeypatch, no_single_op_models):
+def test_a_kernel_ops_family_is_every_model_its_calls_ask_for(monkeypatch, no_single_op_models, no_library_kernels):
     """One miss of a kernel op asks for its whole family (``single_op.family``): the family is
     exactly the set of models the public functions ask the library for, over dtypes, complex
     forms, kwargs and matrix shapes (the oracle: the names those calls look up); an exiting process
@@ -477,10 +476,6 @@ def test_a_kernel_ops_family_is_every_model_its_calls_ask_for(monkeypatch, no_si
         raise Asked
 
     monkeypatch.setattr(single_op.SingleOpPath, "model", staticmethod(model))
-    # (det, solve and sort run on the program kernel's library: here, as where it is not built)
-    from nabla.runtime.paths import LibraryKernels
-
-    monkeypatch.setattr(LibraryKernels, "plan", lambda self, r: None)
     rng = np.random.default_rng(0)
 
     def ask(f, *arrays, **kwargs):

@@ -472,6 +472,16 @@ def _run_2d[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], src: UnsafePoi
         plan2.free()
 
 
+def fft_stack[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], src: UnsafePointer[Scalar[T], _], batch: Int,
+                        rows_in: Int, cols_in: Int, rows_out: Int, cols_out: Int, sign: Int, scaling: Int, dims: Int):
+    """x (batch, rows_in, cols_in) transformed along axis 1 (``dims`` 2: axes 1 and 2, c2c) into
+    (batch, rows_out, cols_out) on the CPU; the kind follows from the column counts."""
+    if dims == 2:
+        _run_2d[T](dst, src, batch, rows_in, cols_in, Scalar[T](sign), scaling)
+    else:
+        _run[T](dst, src, batch, rows_in, cols_in, rows_out, cols_out, Scalar[T](sign), scaling)
+
+
 @register("nabla_fft")
 struct FFT:
     """x (b, rows_in, cols_in) transformed along axis 1 into out (b, rows_out, cols_out); ``rows`` and
@@ -496,9 +506,6 @@ struct FFT:
                        x.dim_size(2), output.dim_size(1), output.dim_size(2))
             return
         var sp = spec.unsafe_ptr()
-        if spec.dim_size(0) > 2 and Int(sp.unsafe_load(2)) == 2:  # axes 1 and 2 (c2c)
-            _run_2d[T](output.unsafe_ptr(), x.unsafe_ptr(), batch, x.dim_size(1), x.dim_size(2),
-                       Scalar[T](sp.unsafe_load(0)), Int(sp.unsafe_load(1)))
-            return
-        _run[T](output.unsafe_ptr(), x.unsafe_ptr(), batch, x.dim_size(1), x.dim_size(2), output.dim_size(1),
-                output.dim_size(2), Scalar[T](sp.unsafe_load(0)), Int(sp.unsafe_load(1)))
+        fft_stack[T](output.unsafe_ptr(), x.unsafe_ptr(), batch, x.dim_size(1), x.dim_size(2), output.dim_size(1),
+                     output.dim_size(2), Int(sp.unsafe_load(0)), Int(sp.unsafe_load(1)),
+                     Int(sp.unsafe_load(2)) if spec.dim_size(0) > 2 else 1)

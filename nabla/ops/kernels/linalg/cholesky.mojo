@@ -80,7 +80,7 @@ def _cholesky_lanes(ap: UnsafePointer[Float64, _], lp: UnsafePointer[mut=True, F
     _cholesky_range[False](ap, lp, groups * V, batch, n)
 
 
-def _cholesky_stack[C: Bool](ap: UnsafePointer[Float64, _], lp: UnsafePointer[mut=True, Float64, _], batch: Int,
+def cholesky_stack[C: Bool](ap: UnsafePointer[Float64, _], lp: UnsafePointer[mut=True, Float64, _], batch: Int,
                              n: Int):
     comptime if not C:
         if n <= LANES_UP_TO and batch >= V:
@@ -113,6 +113,6 @@ struct Cholesky:
         if batch == 0 or n == 0:
             return
         if a.dim_size(2) == 2 * n:
-            _cholesky_stack[True](a.unsafe_ptr(), l.unsafe_ptr(), batch, n)
+            cholesky_stack[True](a.unsafe_ptr(), l.unsafe_ptr(), batch, n)
         else:
-            _cholesky_stack[False](a.unsafe_ptr(), l.unsafe_ptr(), batch, n)
+            cholesky_stack[False](a.unsafe_ptr(), l.unsafe_ptr(), batch, n)

@@ -273,6 +273,23 @@ def load_transposed[C: Bool](src: UnsafePointer[Float64, _], rows: Int, cols: In
                 re.unsafe_store(j * rows + i, src.unsafe_load(k))
 
 
+def adjoint_stack[C: Bool](src: UnsafePointer[Float64, _], dst: UnsafePointer[mut=True, Float64, _], batch: Int,
+                          rows: Int, cols: Int):
+    """The conjugate transpose (cols x rows) of each rows x cols matrix of a stack (complex:
+    interleaved (re, im) pairs)."""
+    comptime w = 2 if C else 1
+    for b in range(batch):
+        var s = src + b * rows * cols * w
+        var d = dst + b * rows * cols * w
+        for i in range(rows):
+            for j in range(cols):
+                comptime if C:
+                    d.unsafe_store(2 * (j * rows + i), s.unsafe_load(2 * (i * cols + j)))
+                    d.unsafe_store(2 * (j * rows + i) + 1, -s.unsafe_load(2 * (i * cols + j) + 1))
+                else:
+                    d.unsafe_store(j * rows + i, s.unsafe_load(i * cols + j))
+
+
 @always_inline
 def put[C: Bool](dst: UnsafePointer[mut=True, Float64, _], k: Int, re: Float64, im: Float64):
     """Element k of (interleaved, when complex) float64 output."""

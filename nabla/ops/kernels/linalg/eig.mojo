@@ -298,7 +298,7 @@ def eigenvectors(tr: W, ti: W, n: Int, zr: W, zi: W, yr: W, yi: W, outr: W, outi
             outi.unsafe_store(i * n + k, xr * pi + xi * pr)
 
 
-def _eig_stack(ap: UnsafePointer[Float64, _], wp: UnsafePointer[mut=True, Float64, _],
+def eig_stack(ap: UnsafePointer[Float64, _], wp: UnsafePointer[mut=True, Float64, _],
                vp: UnsafePointer[mut=True, Float64, _], batch: Int, n: Int):
     var tasks = task_count(batch, 20 * n * n * n)
 
@@ -372,4 +372,4 @@ struct HessenbergQR:
         var n = a.dim_size(1)
         if batch == 0 or n == 0:
             return
-        _eig_stack(a.unsafe_ptr(), w.unsafe_ptr(), v.unsafe_ptr(), batch, n)
+        eig_stack(a.unsafe_ptr(), w.unsafe_ptr(), v.unsafe_ptr(), batch, n)

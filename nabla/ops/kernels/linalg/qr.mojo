@@ -91,7 +91,7 @@ def form_q[C: Bool](ar: W, ai: W, m: Int, steps: Int, tr: W, ti: W, qr: W, qi: W
             caxpy[C](-fr, -fi, vr + k + 1, vi + k + 1, jr + k + 1, ji + k + 1, m - k - 1)
 
 
-def _qr_stack[C: Bool](ap: UnsafePointer[Float64, _], qp: UnsafePointer[mut=True, Float64, _],
+def qr_stack[C: Bool](ap: UnsafePointer[Float64, _], qp: UnsafePointer[mut=True, Float64, _],
                        rp: UnsafePointer[mut=True, Float64, _], batch: Int, m: Int, n: Int, qcols: Int,
                        rrows: Int):
     comptime w = 2 if C else 1
@@ -156,8 +156,8 @@ struct HouseholderQR:
         # complex data is interleaved: Q's last axis holds 2 * (its columns) values, R's 2 * n
         var cplx = q.dim_size(2) == 2 * r.dim_size(1)
         if cplx:
-            _qr_stack[True](a.unsafe_ptr(), q.unsafe_ptr(), r.unsafe_ptr(), batch, m, a.dim_size(2) // 2,
+            qr_stack[True](a.unsafe_ptr(), q.unsafe_ptr(), r.unsafe_ptr(), batch, m, a.dim_size(2) // 2,
                             q.dim_size(2) // 2, r.dim_size(1))
         else:
-            _qr_stack[False](a.unsafe_ptr(), q.unsafe_ptr(), r.unsafe_ptr(), batch, m, a.dim_size(2),
+            qr_stack[False](a.unsafe_ptr(), q.unsafe_ptr(), r.unsafe_ptr(), batch, m, a.dim_size(2),
                              q.dim_size(2), r.dim_size(1))

@@ -101,7 +101,7 @@ def sort_descending(norms: W, order: W, n: Int):
         order.unsafe_store(best, tmp)
 
 
-def _svd_stack[C: Bool](ap: UnsafePointer[Float64, _], up: UnsafePointer[mut=True, Float64, _],
+def svd_stack[C: Bool](ap: UnsafePointer[Float64, _], up: UnsafePointer[mut=True, Float64, _],
                         sp: UnsafePointer[mut=True, Float64, _], vp: UnsafePointer[mut=True, Float64, _],
                         batch: Int, m: Int, n: Int, ucols: Int):
     comptime w = 2 if C else 1
@@ -222,8 +222,8 @@ struct JacobiSVD:
         if batch == 0 or m == 0:
             return
         if a.dim_size(2) == 2 * n and n > 0:
-            _svd_stack[True](a.unsafe_ptr(), u.unsafe_ptr(), s.unsafe_ptr(), v.unsafe_ptr(), batch, m, n,
+            svd_stack[True](a.unsafe_ptr(), u.unsafe_ptr(), s.unsafe_ptr(), v.unsafe_ptr(), batch, m, n,
                              u.dim_size(2) // 2)
         else:
-            _svd_stack[False](a.unsafe_ptr(), u.unsafe_ptr(), s.unsafe_ptr(), v.unsafe_ptr(), batch, m, n,
+            svd_stack[False](a.unsafe_ptr(), u.unsafe_ptr(), s.unsafe_ptr(), v.unsafe_ptr(), batch, m, n,
                               u.dim_size(2))

@@ -103,6 +103,14 @@ def _draw[T: DType, normal: Bool](dst: UnsafePointer[mut=True, Scalar[T], _], n:
         parallelize(task, tasks)
 
 
+def draw[T: DType](dst: UnsafePointer[mut=True, Scalar[T], _], n: Int, s: UnsafePointer[UInt64, _]):
+    """``n`` values of the draw that ``s`` = [key, start counter, stream, kind] names."""
+    if Int(s.unsafe_load(3)) == NORMAL:
+        _draw[T, True](dst, n, s.unsafe_load(0), s.unsafe_load(1), s.unsafe_load(2))
+    else:
+        _draw[T, False](dst, n, s.unsafe_load(0), s.unsafe_load(1), s.unsafe_load(2))
+
+
 @register("nabla_random")
 struct Random:
     """A draw of dst's length: ``state`` = [key, start counter, stream, kind (0 bits, 1 uniform, 2
@@ -122,8 +130,4 @@ struct Random:
         var n = dst.dim_size(0)
         if n == 0:
             return
-        var s = state.unsafe_ptr()
-        if Int(s.unsafe_load(3)) == NORMAL:
-            _draw[T, True](dst.unsafe_ptr(), n, s.unsafe_load(0), s.unsafe_load(1), s.unsafe_load(2))
-        else:
-            _draw[T, False](dst.unsafe_ptr(), n, s.unsafe_load(0), s.unsafe_load(1), s.unsafe_load(2))
+        draw[T](dst.unsafe_ptr(), n, state.unsafe_ptr())
