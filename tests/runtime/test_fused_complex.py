@@ -205,3 +205,24 @@ def test_reshapes_of_computed_complex_values_stay_pairs(monkeypatch):
     z = _data((16,), 5)[0]
     np.testing.assert_allclose(np.asarray(twiddles(nnp, nnp.asarray(z))), twiddles(np, z), rtol=1e-12, atol=1e-300)
     assert "exp" not in interpreted
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_triangles_of_complex_stacks_run_on_the_kernel(dtype, monkeypatch):
+    """``tril``/``triu`` of a complex stack (an (n, n) mask over (b, n, n) data, as ``eigh`` makes
+    its Hermitian operand): one ``where`` over the storage, never MAX's interpreter; NumPy's values."""
+    from nabla.core.engine import Engine
+    import nabla.numpy as nnp
+
+    interpreted = []
+    run = Engine._interpret
+    monkeypatch.setattr(Engine, "_interpret", lambda self, entry, *a: interpreted.extend(entry.op_names) or
+                        run(self, entry, *a))
+    z = _data((3, 5, 5), 9)[0].astype(dtype)
+    for fn in (lambda m, a: m.tril(a), lambda m, a: m.triu(a, 1),
+               lambda m, a: m.tril(a) + m.conj(m.swapaxes(m.tril(a, -1), -1, -2))):
+        got = np.asarray(fn(nnp, nnp.asarray(z)))
+        want = fn(np, z)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    assert interpreted == []
