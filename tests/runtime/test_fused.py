@@ -838,3 +838,14 @@ def test_integer_powers_keep_numpys_wrapping_values(dtype):
     for fn in (lambda x, y: x ** 3 + 1, lambda x, y: x ** y * 2, lambda x, y: nb.pow(x, y) - x):
         got = fn(nb.asarray(a), nb.asarray(e)).numpy()
         np.testing.assert_array_equal(got, fn(a, e).astype(got.dtype))
+
+
+@pytest.mark.parametrize("value", [0, 1, -1, 0x8408, 2**63, -2**63, 2**64 - 1, True, np.int64(-5), np.uint64(2**64 - 1),
+                                   np.uint8(200)])
+def test_integer_constants_reach_the_kernel_as_their_int64_bits(value):
+    """An integer constant's bits as NumPy's two's complement view gives them (the kernel reads
+    integer families' constants as int64 bits held in float64 slots)."""
+    from nabla.runtime.fused_codes import constant_bits
+
+    want = np.array([int(value) % 2**64], np.uint64).view(np.float64)
+    assert np.array([constant_bits(value, True)]).view(np.uint64)[0] == want.view(np.uint64)[0]
