@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 from max.dtype import DType
-from max.graph import ops
+from ..core.lazy_module import graph_ops as ops
 
 from .lowerings import const, select
 

@@ -8,7 +8,7 @@ the whole storage (a sum, a negation, a rounding of each part) are lowered as su
 
 from __future__ import annotations
 
-from max.graph import ops
+from ..core.lazy_module import graph_ops as ops
 
 from .lowerings import MAX_OPS, identity, slice_tensor
 from .transcendental_lowerings import asinh, atan2, cosh, expm1, sinh
@@ -39,7 +39,7 @@ class _ComplexOps(MAX_OPS):
     """``MAX_OPS`` with the real functions the elementary formulas take from this package's others."""
 
     atan2, asinh, expm1 = staticmethod(atan2), staticmethod(asinh), staticmethod(expm1)
-    sinh, cosh, round = staticmethod(sinh), staticmethod(cosh), staticmethod(ops.round)
+    sinh, cosh = staticmethod(sinh), staticmethod(cosh)
 
 
 def pairwise(formula):
@@ -57,5 +57,20 @@ def cconj(x):
 
 # the ops whose complex form is their real one on the whole storage (a sum, a negation, a rounding of
 # each part); an op whose row names only a formula of the pair is lowered by ``pairwise`` of it
-cnegative, cpositive, creal, cimag, cround = ops.negate, identity, re, im, ops.round
-cadd, csubtract = ops.add, ops.sub
+cpositive, creal, cimag = identity, re, im
+
+
+def cnegative(x):
+    return ops.negate(x)
+
+
+def cround(x):
+    return ops.round(x)
+
+
+def cadd(x, y):
+    return ops.add(x, y)
+
+
+def csubtract(x, y):
+    return ops.sub(x, y)

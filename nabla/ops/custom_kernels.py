@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 
 from max.dtype import DType
-from max.graph import ops
+from ..core.lazy_module import graph_ops as ops
 
 from ..core import dtypes as _dt
 from ..core.operation import OPS, Operation

@@ -5,7 +5,7 @@ divisor gives 0, ``MIN // -1`` wraps to MIN)."""
 from __future__ import annotations
 
 from max.dtype import DType
-from max.graph import ops
+from ..core.lazy_module import graph_ops as ops
 
 from .lowerings import (_any_nan, const, copysign_of_number, is_float, is_unsigned, isfinite, nan_like, select,
                         signbit_of_number)

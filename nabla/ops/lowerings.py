@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 from max.dtype import DType
-from max.graph import ops
+from ..core.lazy_module import graph_ops as ops
 
 from . import complex_formulas as F
 from .custom_kernels import sign_bit
@@ -445,11 +445,11 @@ def _not(x):
 
 BOOL_BINARY = {
     "equal": lambda a, b: _not(ops.logical_xor(a, b)),
-    "not_equal": ops.logical_xor,
+    "not_equal": lambda a, b: ops.logical_xor(a, b),
     "greater": lambda a, b: ops.logical_and(a, _not(b)),
     "greater_equal": lambda a, b: ops.logical_or(a, _not(b)),
-    "maximum": ops.logical_or, "minimum": ops.logical_and,
-    "add": ops.logical_or, "multiply": ops.logical_and,
+    "maximum": lambda a, b: ops.logical_or(a, b), "minimum": lambda a, b: ops.logical_and(a, b),
+    "add": lambda a, b: ops.logical_or(a, b), "multiply": lambda a, b: ops.logical_and(a, b),
 }
 
 
@@ -462,17 +462,24 @@ def negative(x):
     return ops.negate(x)
 
 
-class MAX_OPS:
+#: ``complex_formulas``' backend names -> MAX's graph ops (looked up at use: ``max.graph`` is imported
+#: at the first graph a process builds)
+_GRAPH_OPS = {"add": "add", "subtract": "sub", "multiply": "mul", "divide": "div", "negative": "negate", "abs": "abs",
+              "sqrt": "sqrt", "cos": "cos", "sin": "sin", "log": "log", "log1p": "log1p", "maximum": "max",
+              "minimum": "min", "equal": "equal", "greater": "greater", "greater_equal": "greater_equal",
+              "logical_and": "logical_and", "logical_or": "logical_or", "logical_not": "logical_not", "where": "where",
+              "isnan": "is_nan", "isinf": "is_inf", "round": "round"}
+
+
+class _GraphOpsBackend(type):
+    def __getattr__(cls, name):
+        if name not in _GRAPH_OPS:
+            raise AttributeError(name)
+        return getattr(ops, _GRAPH_OPS[name])
+
+
+class MAX_OPS(metaclass=_GraphOpsBackend):
     """``complex_formulas``' backend: MAX graph ops."""
 
-    add, subtract = staticmethod(ops.add), staticmethod(ops.sub)
-    multiply, divide = staticmethod(ops.mul), staticmethod(ops.div)
-    negative, abs, sqrt = staticmethod(ops.negate), staticmethod(ops.abs), staticmethod(ops.sqrt)
-    exp, cos, sin = staticmethod(exp), staticmethod(ops.cos), staticmethod(ops.sin)
-    log, log1p = staticmethod(ops.log), staticmethod(ops.log1p)
-    maximum, minimum = staticmethod(ops.max), staticmethod(ops.min)
-    equal, greater, greater_equal = staticmethod(ops.equal), staticmethod(ops.greater), staticmethod(ops.greater_equal)
-    logical_and, logical_or = staticmethod(ops.logical_and), staticmethod(ops.logical_or)
-    logical_not, where = staticmethod(ops.logical_not), staticmethod(ops.where)
-    isnan, isinf = staticmethod(ops.is_nan), staticmethod(ops.is_inf)
+    exp = staticmethod(exp)
     const = staticmethod(const)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from max.dtype import DType
-from max.graph import ops
+from ..core.lazy_module import graph_ops as ops
 
 from .lowerings import _any_nan, const, exp, is_float, isfinite, nan_like, select, signbit_of_number
 

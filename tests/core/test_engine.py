@@ -655,3 +655,23 @@ def test_the_interpreter_warm_names_every_family_of_maxs():
     assert set(interpreter.FAMILIES) <= names
     assert names - set(interpreter.FAMILIES) == set(interpreter.LEFT_COLD)
     assert interpreter.warmed()  # (the README's test command compiled them before the tests)
+
+
+def test_a_process_whose_work_runs_on_the_program_kernel_never_imports_max_graph(fused_kernels):
+    """``max.graph`` (and ``max.engine``, which imports it) cost ~0.1-0.2 s of a process's start; a
+    script whose work the program kernel and its library run builds no graph, so imports neither:
+    the lowerings look MAX's graph ops up at their first use."""
+    import subprocess
+    import sys
+
+    script = ("import sys\nimport nabla.numpy as np\n"
+              "x = np.arange(12.0).reshape(3, 4)\n"
+              "v = float((np.sin(x) * 2 + x.sum(axis=0)).max()) + float(np.linalg.det(x[:, :3] + np.eye(3)))\n"
+              "v += float(np.sort(x[::-1], axis=0)[0, 0]) + float(np.abs(np.fft.rfft(x)).sum())\n"
+              "print(v, 'max.graph' in sys.modules, 'max.engine' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.split()
+    x = np.arange(12.0).reshape(3, 4)
+    want = (np.sin(x) * 2 + x.sum(axis=0)).max() + np.linalg.det(x[:, :3] + np.eye(3)) \
+        + np.sort(x[::-1], axis=0)[0, 0] + np.abs(np.fft.rfft(x)).sum()
+    assert abs(float(out[0]) - want) < 1e-9 * abs(want)
+    assert out[1:] == ["False", "False"]
