@@ -262,6 +262,8 @@ def nanmin(a, axis=None, out=None, keepdims=False):
 
 def _nan_arg(name, a, axis):
     x = D.asarray(a, op=name)
+    if (x.dtype.is_floating or x.dtype.is_complex) and bool(_xp.any(_xp.all(_xp.isnan(x), axis=axis))):
+        raise ValueError("All-NaN slice encountered")  # (NumPy's words: a slice with no number has no position)
     fill = _np.inf if name == "nanargmin" else -_np.inf
     return (_xp.argmax if name == "nanargmax" else _xp.argmin)(_nan_filled(x, fill, name), axis=axis)
 

@@ -410,6 +410,20 @@ def test_against_numpy(name):
     _compare(got, want, name)
 
 
+@pytest.mark.parametrize("name", ["nanargmax", "nanargmin"])
+def test_nan_positions_of_an_all_nan_slice_raise_as_numpys(name):
+    """A slice with no number has no position: NumPy's ValueError, whatever the axis; the others'
+    positions where none is all NaN."""
+    rows = numpy.array([[1.0, numpy.nan, 3.0], [numpy.nan, numpy.nan, numpy.nan]], numpy.float32)
+    for m in (numpy, fnp):
+        for a, axis in ((rows, 1), (rows[1], None), (rows[1:], 0)):
+            with pytest.raises(ValueError, match="All-NaN slice"):
+                getattr(m, name)(m.asarray(a), axis=axis)
+    for a, axis in ((rows[:, ::2], 0), (rows, None), (rows[:1], 1), (rows[:1], None)):
+        want = getattr(numpy, name)(a, axis=axis)
+        numpy.testing.assert_array_equal(numpy.asarray(getattr(fnp, name)(fnp.asarray(a), axis=axis)), want)
+
+
 def test_polynomial_class_printing_equality_and_errors():
     for m in (numpy, fnp):
         P = m.polynomial.Polynomial
