@@ -51,7 +51,10 @@ class LibraryKernels(ExecutionPath):
             if r.fast_only or not program_kernel.enabled():
                 return None
             fut = program_kernel.build_async()
-            return None if fut.done() and fut.exception() is not None else fut
+            if fut.done() and fut.exception() is not None:
+                return None
+            fut.nabla_what = "Nabla's program kernel"  # (what the wait says on stderr)
+            return fut
         shapes = [v.shape[:-1] if cplx else v.shape for v in node.inputs]
         call = how(node, program_kernel.module(), cplx, shapes)
         if call is None:

@@ -81,7 +81,7 @@ def _cholesky_lanes(ap: UnsafePointer[Float64, _], lp: UnsafePointer[mut=True, F
 
 
 def cholesky_stack[C: Bool](ap: UnsafePointer[Float64, _], lp: UnsafePointer[mut=True, Float64, _], batch: Int,
-                             n: Int):
+                            n: Int):
     comptime if not C:
         if n <= LANES_UP_TO and batch >= V:
             _cholesky_lanes(ap, lp, batch, n)

@@ -299,7 +299,7 @@ def eigenvectors(tr: W, ti: W, n: Int, zr: W, zi: W, yr: W, yi: W, outr: W, outi
 
 
 def eig_stack(ap: UnsafePointer[Float64, _], wp: UnsafePointer[mut=True, Float64, _],
-               vp: UnsafePointer[mut=True, Float64, _], batch: Int, n: Int):
+              vp: UnsafePointer[mut=True, Float64, _], batch: Int, n: Int):
     var tasks = task_count(batch, 20 * n * n * n)
 
     def task(t: Int) {var ap, var wp, var vp, var batch, var n, var tasks}:

@@ -92,8 +92,8 @@ def form_q[C: Bool](ar: W, ai: W, m: Int, steps: Int, tr: W, ti: W, qr: W, qi: W
 
 
 def qr_stack[C: Bool](ap: UnsafePointer[Float64, _], qp: UnsafePointer[mut=True, Float64, _],
-                       rp: UnsafePointer[mut=True, Float64, _], batch: Int, m: Int, n: Int, qcols: Int,
-                       rrows: Int):
+                      rp: UnsafePointer[mut=True, Float64, _], batch: Int, m: Int, n: Int, qcols: Int,
+                      rrows: Int):
     comptime w = 2 if C else 1
     var tasks = task_count(batch, m * n * n + m * m * qcols)
 

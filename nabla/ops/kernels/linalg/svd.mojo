@@ -102,8 +102,8 @@ def sort_descending(norms: W, order: W, n: Int):
 
 
 def svd_stack[C: Bool](ap: UnsafePointer[Float64, _], up: UnsafePointer[mut=True, Float64, _],
-                        sp: UnsafePointer[mut=True, Float64, _], vp: UnsafePointer[mut=True, Float64, _],
-                        batch: Int, m: Int, n: Int, ucols: Int):
+                       sp: UnsafePointer[mut=True, Float64, _], vp: UnsafePointer[mut=True, Float64, _],
+                       batch: Int, m: Int, n: Int, ucols: Int):
     comptime w = 2 if C else 1
     var tasks = task_count(batch, 10 * m * n * n)
 
