@@ -136,6 +136,20 @@ class FftOp(KernelOperation):
         return [g * _pair_weights(n, 2.0, g, axis)]
 
 
+def host_view(shape, *, kind, n, axis, dims=1, cplx=False) -> tuple:
+    """(outer, rows, inner, rows out, cols out) of a transform of physical ``shape`` as the kernel
+    sees it: the data viewed as (outer, rows, inner) around the transformed axis (the 2-D
+    transform's rows: the first of its axes; complex: the pair is part of the inner block), the
+    result as (outer, rows out, cols out)."""
+    import math
+
+    at = len(shape) - (1 if cplx else 0) + axis - (dims - 1)
+    outer, rows, inner = math.prod(shape[:at]), shape[at], math.prod(shape[at + 1:])
+    rows_out = rows // 2 + 1 if kind == "r2c" else (n if kind == "c2r" else rows)
+    cols_out = inner * 2 if kind == "r2c" else (inner // 2 if kind == "c2r" else inner)
+    return outer, rows, inner, rows_out, cols_out
+
+
 #: a c2r model's length ``n`` when it is NumPy's default for m frequencies: 2 (m - 1), or 2 m - 1
 _EVEN, _ODD = -2, -1
 

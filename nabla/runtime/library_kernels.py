@@ -23,7 +23,7 @@ from ..core.context import cpu
 from ..core.models import RealizationError
 from ..core.paths import ExecutionPath
 from ..ops.factorizations import cholesky_op, lu_det_op, qr_op, solve_op
-from ..ops.fourier import fft_op
+from ..ops.fourier import fft_op, host_view
 from ..ops.random_bits import random_op
 from ..ops.sorting import sort_op
 from ..ops.spectral import eig_op, eigh_op, svd_op
@@ -189,11 +189,9 @@ def _fft(node, kernel, cplx, shapes):
     (x,), kw = node.inputs, node.kwargs
     if x.dtype is not _dt.float64:
         return None
-    kind, dims, shape = kw["kind"], kw.get("dims", 1), x.shape  # (complex: the pair is part of the inner block)
-    at = len(shape) - len(_pair(cplx)) + kw["axis"] - (dims - 1)  # the 2-D transform's rows: the first axis
-    outer, rows, inner = math.prod(shape[:at]), shape[at], math.prod(shape[at + 1:])
-    rows_out = rows // 2 + 1 if kind == "r2c" else (kw["n"] if kind == "c2r" else rows)
-    cols_out = inner * 2 if kind == "r2c" else (inner // 2 if kind == "c2r" else inner)
+    dims = kw.get("dims", 1)
+    outer, rows, inner, rows_out, cols_out = host_view(x.shape, kind=kw["kind"], n=kw["n"], axis=kw["axis"],
+                                                       dims=dims, cplx=cplx)
     if not outer * rows * inner * rows_out:
         return None
     return lambda made: kernel.fft(_ptr(made[0]), _ptr(x.buffer), outer, rows, inner, rows_out, cols_out, kw["sign"],

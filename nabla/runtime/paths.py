@@ -190,8 +190,6 @@ class VirtualDevices(ExecutionPath):
         return FINISHED
 
 
-
-
 class KnownProgram(_AsksFirstSight):
     def plan(self, r):
         engine, traced = r.engine, r.traced

@@ -199,7 +199,7 @@ def jacobi_eigh[C: Bool](re: W, im: W, n: Int, vr: W, vi: W) -> Int:
 
 
 def eigh_stack[C: Bool](ap: UnsafePointer[Float64, _], wp: UnsafePointer[mut=True, Float64, _],
-                         vp: UnsafePointer[mut=True, Float64, _], batch: Int, n: Int):
+                        vp: UnsafePointer[mut=True, Float64, _], batch: Int, n: Int):
     comptime w = 2 if C else 1
     var tasks = task_count(batch, 8 * n * n * n)
 
