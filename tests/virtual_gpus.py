@@ -2,15 +2,9 @@
 driver presents ``count`` virtual sm_90 GPUs (virtual devices are chosen once per process, before
 any device is used). Slow (each graph compiles in 0.5-2 min here), so opt-in."""
 
-import os
 import subprocess
 import sys
 import textwrap
-
-import pytest
-
-SLOW = [pytest.mark.slow,
-        pytest.mark.skipif(not os.environ.get("NABLA_SLOW_TESTS"), reason="slow: set NABLA_SLOW_TESTS=1")]
 
 
 def run_on_virtual_gpus(script: str, count: int) -> str:

@@ -6,7 +6,8 @@ a minute):
     NABLA_SLOW_TESTS=1 python -m pytest tests/ops/test_fft_gpu_compile.py
 """
 
-from ..virtual_gpus import SLOW, run_on_virtual_gpus
+from ..marks import SLOW
+from ..virtual_gpus import run_on_virtual_gpus
 
 pytestmark = SLOW
 

@@ -7,6 +7,7 @@ import nabla as nb
 from nabla.ops.elementwise import BINARY_TABLE, UNARY_TABLE
 from nabla.ops.reduction import REDUCE_OPS
 
+from ..marks import SLOW
 from ..op_db import BINARY_CASES, REDUCE_CASES, UNARY_CASES, f32
 
 R = np.random.default_rng(7)
@@ -196,18 +197,25 @@ def test_long_full_reductions_vs_numpy(n):
     assert nb.sum(x.reshape(-1, 1), keepdims=True).shape == (1, 1)
 
 
-def test_every_op_lowers_in_compiled_graphs(stats, policy):
+def _elementwise_cases():
+    for table in (UNARY_CASES, BINARY_CASES):
+        for fn, ref, inputs in table.values():
+            for args in inputs:
+                yield fn, ref, args if isinstance(args, tuple) else (args,)
+
+
+@pytest.mark.parametrize("every", [False, pytest.param(True, marks=SLOW)])
+def test_ops_lower_in_compiled_graphs(stats, policy, every):
     """The compiled path lowers differently from the interpreter's (symbolic dims): compile two
-    graphs holding every op (one symbolic, one static) and check every result against NumPy."""
+    graphs (one symbolic, one static) and check every result against NumPy. Every reduction and
+    shape op is in them; of the elementwise ops, whose lowerings read no shape, every third case
+    (each is a kernel of MAX's compile, seconds apiece: all of them, ``NABLA_SLOW_TESTS=1``, take
+    minutes; the fuzzer's compiled-path test draws others)."""
     from nabla.ops import _physical as P, broadcasting as B
 
     policy("compile")
-    checks = []  # (lazy tensor, NumPy value)
-    for table in (UNARY_CASES, BINARY_CASES):
-        for name, (fn, ref, inputs) in table.items():
-            for args in inputs:
-                args = args if isinstance(args, tuple) else (args,)
-                checks.append((fn(*map(nb.asarray, args)), ref(*args)))
+    cases = list(_elementwise_cases())
+    checks = [(fn(*map(nb.asarray, args)), ref(*args)) for fn, ref, args in (cases if every else cases[::3])]
     for name, (fn, ref, inputs) in REDUCE_CASES.items():
         checks.append((fn(nb.asarray(inputs[0]), axis=0), ref(inputs[0], axis=0)))
     a, b = f32(3, 4), f32(4, 5)

@@ -70,7 +70,6 @@ def test_a_linalg_model_serves_every_stack_of_a_matrix_shape(stats, no_single_op
         g = rng.standard_normal(lead + (n, n))
         a = (g @ np.swapaxes(g, -1, -2) + n * np.eye(n)).astype(dtype)
         b = rng.standard_normal(lead + (n, 4)).astype(dtype)
-        np.testing.assert_allclose(nb.linalg.cholesky(nb.asarray(a)).numpy(), np.linalg.cholesky(a), rtol=1e-10)
         np.testing.assert_allclose(nb.linalg.det(nb.asarray(a)).numpy(), np.linalg.det(a), rtol=1e-10)
         np.testing.assert_allclose(nb.linalg.solve(nb.asarray(a), nb.asarray(b)).numpy(), np.linalg.solve(a, b),
                                    rtol=1e-9, atol=1e-12)
@@ -80,7 +79,7 @@ def test_a_linalg_model_serves_every_stack_of_a_matrix_shape(stats, no_single_op
     check((2,))
     first = stats()["interpreted"]
     wanted = {spec["op"] for spec in single_op._WANTED.values()}
-    assert {"cholesky", "det", "solve"} <= wanted
+    assert {"det", "solve"} <= wanted
     assert {spec["reuse"] for spec in single_op._WANTED.values() if spec["op"] != "getitem"} == {single_op.KERNEL}
     single_op_compiler.compile_specs(list(single_op._WANTED.values()))
     for lead in ((), (4,), (3, 2), (1, 5)):

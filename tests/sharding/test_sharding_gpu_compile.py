@@ -4,7 +4,8 @@ mode) and compiled, never run. Slow (each graph compiles in 1-2 min here), so op
     NABLA_SLOW_TESTS=1 python -m pytest tests/sharding/test_sharding_gpu_compile.py
 """
 
-from ..virtual_gpus import SLOW, run_on_virtual_gpus
+from ..marks import SLOW
+from ..virtual_gpus import run_on_virtual_gpus
 
 pytestmark = SLOW
 
