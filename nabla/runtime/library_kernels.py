@@ -51,12 +51,14 @@ class LibraryKernels(ExecutionPath):
             if r.fast_only or not program_kernel.enabled():
                 return None
             fut = program_kernel.build_async()
-            if fut.done() and fut.exception() is not None:
+            if not fut.done():  # (never a finished one: the engine waits on it, then asks again)
+                fut.nabla_what = "Nabla's program kernel"  # (what the wait says on stderr)
+                return fut
+            if fut.exception() is not None:
                 return None
-            fut.nabla_what = "Nabla's program kernel"  # (what the wait says on stderr)
-            return fut
+        kernel = program_kernel.module()
         shapes = [v.shape[:-1] if cplx else v.shape for v in node.inputs]
-        call = how(node, program_kernel.module(), cplx, shapes)
+        call = None if kernel is None else how(node, kernel, cplx, shapes)
         if call is None:
             return None
         outputs = r.outputs
