@@ -15,6 +15,7 @@ from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops.elementwise import astype as _astype, where as _where
 from . import _dtypes as D
+from ._complex_order import complex_arg, complex_extreme
 from ._ufunc_table import UFUNCS
 from ._ufuncs import write_out
 
@@ -73,6 +74,8 @@ def _extreme(name, a, axis, out, keepdims, initial, where):
                              f"identity")
     if x.dtype is _dt.bool_:  # NumPy's boolean max and min: any and all
         r = (_xp.any if name == "max" else _xp.all)(x, axis=_axis(axis), keepdims=keepdims)
+    elif x.dtype.is_complex:
+        r = complex_extreme(name, x, _axis(axis), keepdims)
     else:
         r = (_xp.max if name == "max" else _xp.min)(x, axis=_axis(axis), keepdims=keepdims)
     if initial is not None:
@@ -132,7 +135,10 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
 
 def _arg(name, a, axis, out, keepdims):
     x = D.asarray(a, op=name)
-    r = (_xp.argmax if name == "argmax" else _xp.argmin)(x, axis=axis, keepdims=keepdims)
+    if x.dtype.is_complex:
+        r = complex_arg(name, x, axis, keepdims)
+    else:
+        r = (_xp.argmax if name == "argmax" else _xp.argmin)(x, axis=axis, keepdims=keepdims)
     return _finish(r, None, out, name)
 
 
@@ -265,7 +271,7 @@ def _nan_arg(name, a, axis):
     if (x.dtype.is_floating or x.dtype.is_complex) and bool(_xp.any(_xp.all(_xp.isnan(x), axis=axis))):
         raise ValueError("All-NaN slice encountered")  # (NumPy's words: a slice with no number has no position)
     fill = _np.inf if name == "nanargmin" else -_np.inf
-    return (_xp.argmax if name == "nanargmax" else _xp.argmin)(_nan_filled(x, fill, name), axis=axis)
+    return _arg(name[3:], _nan_filled(x, fill, name), axis, None, False)
 
 
 def nanargmax(a, axis=None, out=None, *, keepdims=False):

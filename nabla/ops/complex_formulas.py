@@ -158,6 +158,17 @@ def less_equal(k, a, b):
     return greater(k, b, a, "greater_equal")
 
 
+def maximum(k, a, b, order=greater_equal):
+    """NumPy's complex maximum: ``a`` where ``a >= b`` in its order or ``a`` has a NaN part, else ``b``
+    (a NaN propagates, the first one where both are)."""
+    first = k.logical_or(order(k, a, b), isnan(k, a))
+    return k.where(first, a[0], b[0]), k.where(first, a[1], b[1])
+
+
+def minimum(k, a, b):
+    return maximum(k, a, b, less_equal)
+
+
 def log(k, z):
     """log|z| + i arg z. Near the unit circle log|z| = log1p((M - 1)(M + 1) + m^2) / 2 (M, m: the
     larger and smaller of |a|, |b|) keeps the digits log(|z|) loses."""

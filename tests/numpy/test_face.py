@@ -410,6 +410,49 @@ def test_against_numpy(name):
     _compare(got, want, name)
 
 
+@pytest.mark.parametrize("name", ["argmax", "argmin", "max", "min", "nanargmax", "nanargmin"])
+def test_complex_extremes_in_numpys_order(name):
+    """NumPy orders complex values by real part, then imaginary part, and picks the first value with
+    a NaN part; ties, infinities and NaNs in either part, every axis, keepdims, axis tuples."""
+    rng = numpy.random.default_rng(11)
+    parts = numpy.array([0.0, 1.0, -1.0, numpy.inf, -numpy.inf, numpy.nan])
+    for shape, dtype, kinds in (((9,), numpy.complex128, 3), ((4, 5), numpy.complex64, 3), ((2, 3, 4), numpy.complex128, 6)):
+        z = (rng.choice(parts[:kinds], shape) + 1j * rng.choice(parts[:kinds], shape)).astype(dtype)
+        axes = [None, *range(z.ndim)] + ([(0, z.ndim - 1)] if z.ndim > 1 and name in ("max", "min") else [])
+        for axis in axes:
+            for keep in ((False,) if name.startswith("nan") else (False, True)):
+                kw = {"axis": axis} if name.startswith("nan") else {"axis": axis, "keepdims": keep}
+                try:
+                    with numpy.errstate(invalid="ignore"):
+                        want = getattr(numpy, name)(z, **kw)
+                except ValueError:  # an all-NaN slice
+                    with pytest.raises(ValueError, match="All-NaN slice"):
+                        getattr(fnp, name)(fnp.asarray(z), **kw)
+                    continue
+                got = numpy.asarray(getattr(fnp, name)(fnp.asarray(z), **kw))
+                assert got.dtype == numpy.asarray(want).dtype and got.shape == numpy.shape(want), (axis, keep)
+                numpy.testing.assert_array_equal(got, want, err_msg=f"{shape} axis={axis} keepdims={keep}")
+
+
+def test_complex_maximum_and_minimum_in_numpys_order():
+    """The ufuncs and their reductions pick as NumPy does: a NaN part propagates (the first one),
+    fmax/fmin skip it; the parts of every result equal NumPy's, NaN payloads' positions included."""
+    rng = numpy.random.default_rng(12)
+    parts = numpy.array([0.0, 1.0, -1.0, numpy.inf, numpy.nan])
+    for dtype in (numpy.complex128, numpy.complex64):
+        z, w = ((rng.choice(parts, (5, 8)) + 1j * rng.choice(parts, (5, 8))).astype(dtype) for _ in range(2))
+        cases = {f: (lambda m, f=f: getattr(m, f)(m.asarray(z), m.asarray(w))) for f in ("maximum", "minimum", "fmax", "fmin")}
+        cases.update({f"{f}.reduce axis={axis}": (lambda m, f=f, axis=axis: getattr(m, f).reduce(m.asarray(z), axis=axis))
+                      for f in ("maximum", "minimum") for axis in (0, 1, None)})
+        for name, case in cases.items():
+            with numpy.errstate(invalid="ignore"):
+                want = case(numpy)
+            got = numpy.asarray(case(fnp))
+            assert got.dtype == want.dtype and got.shape == want.shape, name
+            for part in (numpy.real, numpy.imag):
+                numpy.testing.assert_array_equal(part(got), part(want), err_msg=name)
+
+
 @pytest.mark.parametrize("name", ["nanargmax", "nanargmin"])
 def test_nan_positions_of_an_all_nan_slice_raise_as_numpys(name):
     """A slice with no number has no position: NumPy's ValueError, whatever the axis; the others'
