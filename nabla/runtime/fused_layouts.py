@@ -123,6 +123,9 @@ def _layouts(body, result, full, ref, alias, views, node_ids, view_of, contexts=
                 seen = tuple(v.shape)
             elif tuple(v.shape) == own:  # an elementwise input of a value seen reshaped
                 seen = view
+            elif tuple(view[:len(own)]) == own and not any(d != 1 for d in view[len(own):]):
+                # a value seen with unit axes after its own (a stack's part) and an input broadcast into it
+                seen = _padded(tuple(v.shape), len(own)) + tuple(view[len(own):])
             else:
                 raise _Unfit
             if loaded:

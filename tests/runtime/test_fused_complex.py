@@ -226,3 +226,27 @@ def test_triangles_of_complex_stacks_run_on_the_kernel(dtype, monkeypatch):
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
     assert interpreted == []
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_operands_broadcast_into_complex_parts_run_on_the_kernel(dtype, monkeypatch):
+    """A mask or real operand broadcast over complex data (``where(m[:, None], z, 1 + 2j)``): each
+    part is computed with the operand spread into it, never MAX's interpreter; NumPy's values."""
+    from nabla.core.engine import Engine
+    import nabla.numpy as nnp
+
+    interpreted = []
+    run = Engine._interpret
+    monkeypatch.setattr(Engine, "_interpret", lambda self, entry, *a: interpreted.extend(entry.op_names) or
+                        run(self, entry, *a))
+    z = _data((3, 4), 5)[0].astype(dtype)
+    m = np.array([True, False, True])
+    col = np.array([[1.0], [-2.0], [0.5]], dtype=np.float32 if dtype is np.complex64 else np.float64)
+    for fn in (lambda n, m, z, c: n.where(m[:, None], z, 1 + 2j), lambda n, m, z, c: n.where(m[:, None], -1j, z),
+               lambda n, m, z, c: n.where(m[None, :, None], z[:, None, :], z[None, :, :1]),
+               lambda n, m, z, c: z * c + (1 - 1j)):
+        got = np.asarray(fn(nnp, nnp.asarray(m), nnp.asarray(z), nnp.asarray(col)))
+        want = fn(np, m, z, col)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-6 if dtype is np.complex64 else 1e-15)
+    assert interpreted == []
