@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import math
 
-from max import driver
 from max.dtype import DType
 
 from ..core import dtypes as _dt
-from ..core.context import cpu
 from ..core.models import RealizationError
 from ..core.paths import ExecutionPath
 from ..ops.factorizations import cholesky_op, lu_det_op, qr_op, solve_op
@@ -28,6 +26,7 @@ from ..ops.random_bits import random_op
 from ..ops.sorting import sort_op
 from ..ops.spectral import eig_op, eigh_op, svd_op
 from . import program_kernel
+from .program_plan import host_buffer
 
 _F64 = DType.float64
 
@@ -65,8 +64,7 @@ class LibraryKernels(ExecutionPath):
         r.engine.count(fused=True)
 
         def run(_):
-            host = cpu()
-            made = {v.index: driver.Buffer(v.dtype.max_dtype, tuple(v.shape), host) for v in outputs}
+            made = {v.index: host_buffer(v.dtype.max_dtype, tuple(v.shape)) for v in outputs}
             if call(made):
                 raise RealizationError(f"nabla: the program kernel's {node.op.name} failed on operands of shapes "
                                        f"{[v.shape for v in node.inputs]}")
@@ -79,7 +77,7 @@ def _written(made, scratch) -> dict:
     """``made`` (the outputs read, by index) with a buffer of this run for each output the kernel
     writes that is not read (``scratch``: index -> (MAX dtype, shape))."""
     missing = {j: spec for j, spec in scratch.items() if j not in made}
-    return {**made, **{j: driver.Buffer(dtype, shape, cpu()) for j, (dtype, shape) in missing.items()}} \
+    return {**made, **{j: host_buffer(dtype, shape) for j, (dtype, shape) in missing.items()}} \
         if missing else made
 
 

@@ -279,14 +279,13 @@ class _QuickRun:
         self.call = call
         self.address = call.ctypes.data
         self.leaves, self.moving = segment.leaves, segment.moving
-        # (driver buffers: MAX's allocator keeps freed memory, where fresh numpy memory of a large
-        # result pays its first touch at every run: compute at preset M, 75 ms a call against 460)
+        # (large results in MAX's allocator's memory, which it keeps when freed, where fresh numpy
+        # memory pays its first touch at every run: compute at preset M, 75 ms a call against 460)
         self.results = [(dtype.max_dtype, shape) for dtype, shape, _, _, _ in plan.result_specs]
 
     def run(self, plan, leaf_buffers, values, starts) -> list:
         plan.fill(self.consts, leaf_buffers, values, starts)
-        host = cpu()
-        out = [driver.Buffer(dtype, shape, host) for dtype, shape in self.results]
+        out = [host_buffer(dtype, shape) for dtype, shape in self.results]
         call = self.call
         for at, k, offset in self.places:
             call[at] = out[k]._data_ptr() + offset
@@ -311,6 +310,16 @@ def _memory(nbytes: int) -> np.ndarray:
 
 #: the size from which a run's memory comes from MAX's allocator (glibc maps anew past 32 MB)
 _LARGE = 16 << 20
+
+
+def host_buffer(dtype: DType, shape: tuple) -> driver.Buffer:
+    """A buffer for a result a run writes: numpy's memory, or past ``_LARGE`` MAX's allocator's. (A
+    buffer of MAX's allocator makes its first read wait on MAX's CPU device: 25 us a read alone,
+    0.5 ms in an element loop, where a pick reads each new result.)"""
+    nbytes = math.prod(shape) * dtype.size_in_bytes
+    if nbytes >= _LARGE or nbytes == 0:
+        return driver.Buffer(dtype, shape, cpu())
+    return driver.Buffer.from_numpy(np.empty(nbytes, np.uint8)).view(dtype, shape)
 
 
 #: the most bytes of intermediates and constants a small program keeps between its runs (``_QuickRun``)
