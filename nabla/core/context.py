@@ -24,12 +24,22 @@ def cpu() -> driver.Device:
 
 #: the process that started MAX's runtime (a child forked after that has none of its threads)
 _RUNTIME_PID: list = [None]
+#: whether this process was forked after MAX's runtime started (set in the child: every run asks,
+#: and asking a flag costs no system call)
+_FORKED_AFTER_START: list = [False]
+
+
+def _after_fork_in_child() -> None:
+    _FORKED_AFTER_START[0] = _RUNTIME_PID[0] is not None
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def check_process() -> None:
     """Raise in a process forked after MAX's runtime started: its worker threads are not in the
     child, and a run there would wait for them forever."""
-    if _RUNTIME_PID[0] is not None and _RUNTIME_PID[0] != os.getpid():
+    if _FORKED_AFTER_START[0]:
         raise RuntimeError(
             "nabla: this process was forked after Nabla (MAX's runtime) started in its parent; MAX cannot "
             "run in such a child. Start workers with the 'spawn' or 'forkserver' method "
