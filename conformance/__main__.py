@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from ._report import nabla_commit
+from ._report import nabla_commit, write_section
 
 HERE = Path(__file__).resolve().parent
 PINNED_SUITE = "55fcc60"
@@ -115,19 +115,6 @@ def _section(per_file, failures, commit, max_examples, wall, keep_deadline, extr
     return "\n".join(lines) + "\n"
 
 
-def write_results(out: Path, section: str, keep_deadline: bool) -> None:
-    """Replaces the section of ``out`` that a run of this kind wrote (or adds it); the header and the
-    other kind's section stay."""
-    text = out.read_text() if out.exists() else HEADER
-    head, *sections = text.split("\n## ")
-    sections = ["## " + s.rstrip("\n") + "\n" for s in sections]
-    opening = SECTION[keep_deadline].split("{n}")[0]
-    kept = [s for s in sections if not s.startswith(opening)]
-    place = next((i for i, s in enumerate(sections) if s.startswith(opening)), len(sections))
-    kept.insert(min(place, len(kept)), section)
-    out.write_text(head.rstrip("\n") + "\n\n" + "\n".join(kept))
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m conformance", description=__doc__)
     parser.add_argument("suite", nargs="?", default=os.environ.get("ARRAY_API_TESTS_DIR"),
@@ -175,7 +162,7 @@ def main(argv=None) -> int:
         return proc.returncode or 2
     per_file, failures = _tally(json.loads(report_file.read_text()))
     section = _section(per_file, failures, _suite_commit(suite), args.max_examples, wall, args.keep_deadline, extra)
-    write_results(Path(args.results), section, args.keep_deadline)
+    write_section(Path(args.results), SECTION[args.keep_deadline].split("{n}")[0], section, HEADER)
     print(f"python -m conformance: wrote {args.results}")
     return proc.returncode
 

@@ -31,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ._report import nabla_commit
+from ._report import nabla_commit, write_section
 
 HERE = Path(__file__).resolve().parent
 STRICT, NABLA = "array_api_strict", "nabla.array_api"
@@ -164,17 +164,6 @@ def report(rows: list, regressions: list, sample: float, timeout: float, wall: f
     return "\n".join(lines) + "\n"
 
 
-def write_section(path: Path, text: str) -> None:
-    old = path.read_text() if path.exists() else ""
-    start = old.find(SECTION)
-    if start < 0:
-        new = old.rstrip() + "\n\n" + text
-    else:
-        end = old.find("\n## ", start + len(SECTION))
-        new = old[:start] + text + (old[end + 1:] if end >= 0 else "")
-    path.write_text(new)
-
-
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m conformance.scipy", description=__doc__.split("\n\n")[1])
     p.add_argument("--modules", default="", help="comma-separated SciPy submodules; default every one with xp tests")
@@ -200,7 +189,7 @@ def main(argv=None) -> int:
               f"({time.perf_counter() - t:.0f} s)", file=sys.stderr, flush=True)
     text = report(rows, all_regs, args.sample, args.timeout, time.perf_counter() - t0)
     print(text)
-    write_section(args.results, text)
+    write_section(args.results, SECTION, text)
     if args.json:
         args.json.write_text(json.dumps(every, indent=1))
     return 0

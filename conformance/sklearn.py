@@ -22,8 +22,7 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from ._report import nabla_commit
-from .scipy import write_section
+from ._report import nabla_commit, write_section
 
 HERE = Path(__file__).resolve().parent
 SECTION = "## scikit-learn's own array-API checks"
@@ -85,7 +84,7 @@ def main(argv=None) -> int:
     cases, wall = run(args.timeout)
     text = report(cases, wall, args.timeout)
     print(text)
-    write_section(args.results, text)
+    write_section(args.results, SECTION, text)
     failed = any(o == "failed" for _, o, _ in cases) or any(t > args.timeout for _, _, t in cases)
     return 1 if failed or not cases else 0
 
