@@ -36,20 +36,18 @@ os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
 import nabla as nb  # noqa: E402
 
 
-#: seconds each test file took on a cold machine (the README's test command on an empty ``$HOME``,
-#: summed over its tests), heaviest first; the files not listed took under 20 s. The files run in
+#: seconds each test file took on a cold machine (the README's test command, MAX's interpreter kernels compiled,
+#: summed over its tests), heaviest first; the files not listed took under 10 s. The files run in
 #: this order, longest first: with ``--dist loadfile`` pytest-xdist hands files to its workers in
 #: the order collected, so the longest go first and the short ones fill in at the end (Graham's
 #: longest-processing-time rule). xdist's own order (files with the most tests first) had left the
 #: few-but-long compile tests to the end: one worker ran them alone for ~90 s.
 COLD_SECONDS = {
-    "tests/ops/test_ops.py": 254, "tests/runtime/test_single_op.py": 228, "tests/sharding/test_sharding.py": 213,
-    "tests/transforms/test_compile.py": 207, "tests/numpy/test_face.py": 204, "tests/transforms/test_autodiff.py": 160,
-    "tests/core/test_concurrency.py": 159, "tests/runtime/test_fused.py": 134, "tests/core/test_engine.py": 113,
-    "tests/runtime/test_fused_integers.py": 103, "tests/numpy/test_additions.py": 93, "tests/numpy/test_corners.py": 78,
-    "tests/interop/test_sklearn.py": 71, "tests/sharding/test_sharding_devices.py": 51, "tests/ops/test_linalg.py": 47,
-    "tests/numpy/test_records.py": 46, "tests/ops/test_fft.py": 36, "tests/fuzz/test_fuzz.py": 36,
-    "tests/interop/test_dask.py": 24, "tests/ops/test_sorting.py": 21,
+    "tests/ops/test_ops.py": 308, "tests/runtime/test_single_op.py": 233, "tests/sharding/test_sharding_devices.py": 212,
+    "tests/numpy/test_ufunc_edges.py": 197, "tests/fuzz/test_fuzz.py": 79, "tests/ops/test_fft.py": 69,
+    "tests/runtime/test_fused.py": 47, "tests/runtime/test_first_run.py": 43, "tests/interop/test_sklearn.py": 25,
+    "tests/sharding/test_sharding.py": 22, "tests/transforms/test_autodiff.py": 19, "tests/core/test_concurrency.py": 18,
+    "tests/core/test_engine.py": 18, "tests/ops/test_fft_gpu_math.py": 13,
 }
 
 
