@@ -53,7 +53,7 @@ class LibraryKernels(ExecutionPath):
             if not fut.done():  # (never a finished one: the engine waits on it, then asks again)
                 fut.nabla_what = "Nabla's program kernel"  # (what the wait says on stderr)
                 return fut
-            if fut.exception() is not None:
+            if fut.exception() is not None or not program_kernel.ready():  # (built where this process no longer looks)
                 return None
         kernel = program_kernel.module()
         shapes = [v.shape[:-1] if cplx else v.shape for v in node.inputs]
