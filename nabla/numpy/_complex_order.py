@@ -47,3 +47,10 @@ def complex_extreme(name, x, axis, keepdims):
         axes = range(x.ndim) if axis is None else [a % x.ndim for a in ((axis,) if isinstance(axis, int) else axis)]
         r = _reshape(r, tuple(1 if a in axes else n for a, n in enumerate(x.shape)))
     return r
+
+
+def extreme(name, x, axis, keepdims):
+    """``max`` or ``min`` of a numeric ``x``: complex values in NumPy's order, others as MAX reduces."""
+    if x.dtype.is_complex:
+        return complex_extreme(name, x, axis, keepdims)
+    return (_xp.max if name == "max" else _xp.min)(x, axis=axis, keepdims=keepdims)

@@ -15,7 +15,7 @@ from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops.elementwise import astype as _astype, where as _where
 from . import _dtypes as D
-from ._complex_order import complex_arg, complex_extreme
+from ._complex_order import complex_arg, extreme
 from ._ufunc_table import UFUNCS
 from ._ufuncs import write_out
 
@@ -74,10 +74,8 @@ def _extreme(name, a, axis, out, keepdims, initial, where):
                              f"identity")
     if x.dtype is _dt.bool_:  # NumPy's boolean max and min: any and all
         r = (_xp.any if name == "max" else _xp.all)(x, axis=_axis(axis), keepdims=keepdims)
-    elif x.dtype.is_complex:
-        r = complex_extreme(name, x, _axis(axis), keepdims)
     else:
-        r = (_xp.max if name == "max" else _xp.min)(x, axis=_axis(axis), keepdims=keepdims)
+        r = extreme(name, x, _axis(axis), keepdims)
     if initial is not None:
         r = UFUNCS["maximum" if name == "max" else "minimum"](r, initial)
     return _finish(r, None, out, name)

@@ -3,6 +3,7 @@ no op of that name); NumPy's ufunc of the same name resolves the types."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as _np
@@ -12,7 +13,7 @@ from ..core import dtypes as _dt
 from ..ops.elementwise import BINARY_FUNCTIONS as _B, BINARY_OPS as _OPS_B, UNARY_FUNCTIONS as _U, UNARY_OPS as _OPS_U
 from ..ops.elementwise import BINARY_TABLE, UNARY_TABLE
 from ..ops.elementwise import astype as _astype, where as _where
-from ._complex_order import complex_extreme
+from ._complex_order import extreme
 from ._ufunc_compositions import COMPOSED as _COMPOSITIONS
 from ._ufuncs import plain_binary, plain_unary, ufunc
 
@@ -117,15 +118,8 @@ _COMPOSED = {
     **_COMPOSITIONS,  # modf, frexp, ldexp, spacing, gcd, lcm, bitwise_count
 }
 
-def _extreme(name):
-    def reduce(x, axis, keepdims):
-        if x.dtype.is_complex:
-            return complex_extreme(name, x, axis, keepdims)
-        return (_xp.max if name == "max" else _xp.min)(x, axis=axis, keepdims=keepdims)
-    return reduce
-
-
-_REDUCERS = {"add": _xp.sum, "multiply": _xp.prod, "maximum": _extreme("max"), "minimum": _extreme("min"),
+_REDUCERS = {"add": _xp.sum, "multiply": _xp.prod, "maximum": functools.partial(extreme, "max"),
+             "minimum": functools.partial(extreme, "min"),
              "logical_and": _xp.all, "logical_or": _xp.any}
 _ACCUMULATORS = {"add": _xp.cumulative_sum, "multiply": _xp.cumulative_prod}
 
