@@ -57,6 +57,18 @@ COMPLEX = {
 _EXACT = {"add_sub", "from_parts", "real_imag", "where", "equal", "greater", "isfinite", "to_bool"}
 
 
+@pytest.fixture
+def interpreted(monkeypatch) -> list:
+    """The op names of every trace MAX's interpreter runs during the test."""
+    from nabla.core.engine import Engine
+
+    names = []
+    run = Engine._interpret
+    monkeypatch.setattr(Engine, "_interpret", lambda self, entry, *a: names.extend(entry.op_names) or
+                        run(self, entry, *a))
+    return names
+
+
 def _data(shape, seed):
     rng = np.random.default_rng(seed)
     z = rng.normal(size=shape) + 1j * rng.normal(size=shape)
@@ -184,16 +196,10 @@ def test_integer_work_cast_to_floats_runs_as_two_programs(to):
     np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-15)
 
 
-def test_reshapes_of_computed_complex_values_stay_pairs(monkeypatch):
+def test_reshapes_of_computed_complex_values_stay_pairs(interpreted):
     """stockham_fft's twiddles, ``repeat(reshape(exp(-2j * pi * ii * jj / R), (R, n, 1)), m, axis=2)``
     written into a complex array: each part of the exp reshaped, where a view of the stacked parts
     as a stage's result took the twiddle chain to MAX's interpreter."""
-    from nabla.core.engine import Engine
-
-    interpreted = []
-    run = Engine._interpret
-    monkeypatch.setattr(Engine, "_interpret", lambda self, entry, *a: interpreted.extend(entry.op_names) or
-                        run(self, entry, *a))
     import nabla.numpy as nnp
 
     def twiddles(m, z):
@@ -208,16 +214,11 @@ def test_reshapes_of_computed_complex_values_stay_pairs(monkeypatch):
 
 
 @pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
-def test_triangles_of_complex_stacks_run_on_the_kernel(dtype, monkeypatch):
+def test_triangles_of_complex_stacks_run_on_the_kernel(dtype, interpreted):
     """``tril``/``triu`` of a complex stack (an (n, n) mask over (b, n, n) data, as ``eigh`` makes
     its Hermitian operand): one ``where`` over the storage, never MAX's interpreter; NumPy's values."""
-    from nabla.core.engine import Engine
     import nabla.numpy as nnp
 
-    interpreted = []
-    run = Engine._interpret
-    monkeypatch.setattr(Engine, "_interpret", lambda self, entry, *a: interpreted.extend(entry.op_names) or
-                        run(self, entry, *a))
     z = _data((3, 5, 5), 9)[0].astype(dtype)
     for fn in (lambda m, a: m.tril(a), lambda m, a: m.triu(a, 1),
                lambda m, a: m.tril(a) + m.conj(m.swapaxes(m.tril(a, -1), -1, -2))):
@@ -229,16 +230,11 @@ def test_triangles_of_complex_stacks_run_on_the_kernel(dtype, monkeypatch):
 
 
 @pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
-def test_operands_broadcast_into_complex_parts_run_on_the_kernel(dtype, monkeypatch):
+def test_operands_broadcast_into_complex_parts_run_on_the_kernel(dtype, interpreted):
     """A mask or real operand broadcast over complex data (``where(m[:, None], z, 1 + 2j)``): each
     part is computed with the operand spread into it, never MAX's interpreter; NumPy's values."""
-    from nabla.core.engine import Engine
     import nabla.numpy as nnp
 
-    interpreted = []
-    run = Engine._interpret
-    monkeypatch.setattr(Engine, "_interpret", lambda self, entry, *a: interpreted.extend(entry.op_names) or
-                        run(self, entry, *a))
     z = _data((3, 4), 5)[0].astype(dtype)
     m = np.array([True, False, True])
     col = np.array([[1.0], [-2.0], [0.5]], dtype=np.float32 if dtype is np.complex64 else np.float64)
