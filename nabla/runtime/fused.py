@@ -156,23 +156,12 @@ class FusedPath(FirstSightPath):
         while it is being built), or True for a view (no kernel)."""
         if plan_.kind == "view":
             return True
-        return _kernel()
+        return program_kernel.module_or_build()
 
     @staticmethod
     def prepare(engine) -> list:
         """Start building the program kernel on a machine that lacks it: its Future, or nothing."""
         return [] if program_kernel.ready() else [program_kernel.build_async()]
-
-
-def _kernel():
-    """The program kernel's module, or the Future of its build (in a thread of this process)."""
-    if program_kernel.ready():
-        return program_kernel.module()
-    fut = program_kernel.build_async()
-    if fut.done():
-        return program_kernel.module() if fut.exception() is None else None
-    fut.nabla_what = "Nabla's program kernel"
-    return fut
 
 
 def warm_program_kernel(wait: bool = True) -> bool:

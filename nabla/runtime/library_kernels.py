@@ -14,6 +14,7 @@ not one the kernel takes: another path runs it).
 from __future__ import annotations
 
 import math
+from concurrent.futures import Future
 
 from max.dtype import DType
 
@@ -46,16 +47,9 @@ class LibraryKernels(ExecutionPath):
         if any(not v.device.is_host or (cplx and (v.dtype is not _dt.float64 or v.shape[-1] != 2))
                for v in node.inputs):
             return None
-        if not program_kernel.ready():
-            if r.fast_only or not program_kernel.enabled():
-                return None
-            fut = program_kernel.build_async()
-            if not fut.done():  # (never a finished one: the engine waits on it, then asks again)
-                fut.nabla_what = "Nabla's program kernel"  # (what the wait says on stderr)
-                return fut
-            if fut.exception() is not None or not program_kernel.ready():  # (built where this process no longer looks)
-                return None
-        kernel = program_kernel.module()
+        kernel = None if r.fast_only and not program_kernel.ready() else program_kernel.module_or_build()
+        if isinstance(kernel, Future):  # (being built: the build every first sight needs anyway)
+            return kernel
         shapes = [v.shape[:-1] if cplx else v.shape for v in node.inputs]
         call = None if kernel is None else how(node, kernel, cplx, shapes)
         if call is None:

@@ -92,6 +92,20 @@ def module():
     return _MODULE
 
 
+def module_or_build():
+    """The loaded kernel module; else the Future of its build while it is under way (never a
+    finished one: whoever waits on it asks again); None where it cannot be had here."""
+    if ready():
+        return module()
+    if not enabled():
+        return None
+    fut = build_async()
+    if not fut.done():
+        fut.nabla_what = "Nabla's program kernel"  # (what a wait for it says on stderr)
+        return fut
+    return module() if fut.exception() is None and ready() else None  # (built where this process no longer looks: None)
+
+
 #: the kernel ops' kernels the library exports beside its entry (``kernels/nabla_vm.mojo``), each
 #: taking ints (addresses and sizes) and giving 0 when done: how many ints each takes
 #: (``lu_det``: a, batch, n, complex, then the sign's, log|det|'s and det's addresses, 0 for one not
