@@ -211,6 +211,30 @@ def test_indexing_errors():
         x[..., ...]
 
 
+@pytest.mark.parametrize("indices", [[1, 3, -1], [0, 4], [-5, 2], [2, 5], [-6]])
+def test_integer_array_indices_on_the_host_are_checked_and_wrapped_as_numpy(indices):
+    """Indices that are host memory (realized, or a slice of realized data: ``x[cols[lo:hi]]``)
+    index as NumPy's do, and out-of-range ones raise NumPy's IndexError at the read or write."""
+    a = np.arange(5.0)
+    held = np.asarray([9] + indices + [9])
+    for make in (lambda: xp.asarray(np.asarray(indices)), lambda: xp.asarray(held)[1:-1]):
+        x = xp.asarray(a)
+        try:
+            want = a[np.asarray(indices)]
+        except IndexError:
+            with pytest.raises(IndexError, match="out of bounds"):
+                x[make()]
+            with pytest.raises(IndexError, match="nabla.setitem: index out of bounds"):
+                x[make()] = 1.0
+            assert np.array_equal(x.numpy(), a)  # not half-updated
+            continue
+        assert np.array_equal(x[make()].numpy(), want)
+        b = a.copy()
+        b[np.asarray(indices)] = -1.0
+        x[make()] = -1.0
+        assert np.array_equal(x.numpy(), b)
+
+
 @pytest.mark.parametrize("shape,axis", [((1, 1), 0), ((1, 3), 0), ((1,), None), ((), None), ((2, 1), 1)])
 @pytest.mark.parametrize("keepdims", [False, True])
 def test_argmax_argmin_over_an_axis_of_one(shape, axis, keepdims):
