@@ -114,7 +114,10 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=None, correction=None):
     x = _prepared(a, "var", "mean", dtype)
     ddof = correction if correction is not None else ddof
-    if where is True and mean is None:
+    dof = _count(x, axis, keepdims, where) - ddof
+    # the standard's var is real-only and gives NaN where no degree of freedom is left; NumPy's takes
+    # complex values (a real result) and divides by max(dof, 0): inf, or NaN for no spread
+    if where is True and mean is None and not x.dtype.is_complex and dof > 0:
         r = _xp.var(x, axis=_axis(axis), correction=ddof, keepdims=keepdims)
     else:
         m = mean if mean is not None else _xp.sum(_masked(x, where, 0, "var"), axis=_axis(axis), keepdims=True) / \
@@ -122,7 +125,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
         d = x - m
         sq = _xp.real(d * _xp.conj(d)) if x.dtype.is_complex else d * d
         r = _xp.sum(_masked(sq, where, 0, "var"), axis=_axis(axis), keepdims=keepdims) / \
-            (_count(x, axis, keepdims, where) - ddof)
+            (builtins.max(dof, 0) if isinstance(dof, (int, float)) else _xp.maximum(dof, 0))
     return _finish(r, None, out, "var")
 
 
@@ -224,8 +227,9 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
 
 
 def _nan_count(x, axis, keepdims):
-    return _xp.sum(_astype(_xp.logical_not(_xp.isnan(x)), _dt.as_dtype(D.reduction_dtype(x, "mean"))),
-                   axis=_axis(axis), keepdims=keepdims)
+    """The count of numbers (a complex value with a NaN part is none), as a real float."""
+    real = _dt.as_dtype(D.reduction_dtype(x, "var"))
+    return _xp.sum(_astype(_xp.logical_not(_xp.isnan(x)), real), axis=_axis(axis), keepdims=keepdims)
 
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
@@ -239,7 +243,9 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     x = _masked(_prepared(a, "nanvar", "mean", dtype), where, _np.nan, "nanvar")
     m = nanmean(x, axis, keepdims=True)
     d = _nan_filled(x - m, 0, "nanvar")
-    r = _xp.sum(d * d, axis=_axis(axis), keepdims=keepdims) / (_nan_count(x, axis, keepdims) - ddof)
+    sq = _xp.real(d * _xp.conj(d)) if x.dtype.is_complex else d * d  # (|d|**2: real, as NumPy's)
+    dof = _nan_count(x, axis, keepdims) - ddof
+    r = _where(dof <= 0, _np.nan, _xp.sum(sq, axis=_axis(axis), keepdims=keepdims) / dof)  # (NumPy warns)
     return _finish(r, None, out, "nanvar")
 
 
@@ -249,10 +255,15 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
 
 def _nan_extreme(name, a, axis, out, keepdims):
     x = D.asarray(a, op=name)
+    if not (x.dtype.is_floating or x.dtype.is_complex):  # no NaN to skip: max and min (bool's: any, all)
+        return _extreme(name[3:], x, axis, out, keepdims, None, True)
     fill = _np.inf if name == "nanmin" else -_np.inf
-    r = (_xp.max if name == "nanmax" else _xp.min)(_nan_filled(x, fill, name), axis=_axis(axis), keepdims=keepdims)
-    if x.dtype.is_floating:  # an all-NaN slice gives NaN, as NumPy's (which also warns)
-        r = _where(_xp.all(_xp.isnan(x), axis=_axis(axis), keepdims=keepdims), _np.nan, r)
+    nan = _xp.isnan(x)
+    r = extreme(name[3:], _where(nan, complex(fill, fill) if x.dtype.is_complex else fill, x), _axis(axis), keepdims)
+    # an all-NaN slice gives its first value, as NumPy's fmin/fmax reduction (which also warns); a
+    # complex min/max picks the first value with a NaN part
+    first = extreme(name[3:], x, _axis(axis), keepdims) if x.dtype.is_complex else _np.nan
+    r = _where(_xp.all(nan, axis=_axis(axis), keepdims=keepdims), first, r)
     return _finish(r, None, out, name)
 
 
@@ -307,6 +318,8 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
     elif method not in _METHODS:
         raise ValueError(f"nabla.numpy.{op}: method {method!r} is not supported; use one of {_METHODS}")
     x = D.asarray(a, op=op)
+    if x.dtype.is_complex and not _median:  # (complex values have a median, not quantiles, in NumPy)
+        raise TypeError(f"nabla.numpy.{op}: a must be an array of real numbers, got {x.dtype}")
     q_host = q.numpy() if isinstance(q, Tensor) else q  # q: host parameters
     if x.dtype.kind == "b" or (weights is not None and x.dtype.kind in "iu"):
         x = _astype(x, _dt.float64)
@@ -331,7 +344,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
         cdf = _xp.cumulative_sum(ws, axis=ax) / _xp.sum(ws, axis=ax, keepdims=True)
         cdf = _where(cdf == 0, -1.0, cdf)  # leading zero weights never hold a quantile
     else:
-        s = _xp.sort(x, axis=ax)
+        s = _complex_sorted(x, ax) if x.dtype.is_complex else _xp.sort(x, axis=ax)
     n = s.shape[ax]
     if n == 0 and _median:  # NumPy's median of nothing is the mean of nothing: NaN
         r = _xp.full(kept if keepdims else s.shape[:ax] + s.shape[ax + 1:], _np.nan, dtype=result)
@@ -352,16 +365,39 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
         elif _median and counts is None:  # NumPy's median: the mean of the middle one or two
             middle = D.axis_range(s, ax, (n - 1) // 2, n // 2 + 1)  # (not a lerp: an int8 difference wraps)
             results.append(_xp.mean(middle if middle.dtype is result else _astype(middle, result), axis=ax))
+        elif _median:  # nanmedian: the mean of each row's middle numbers (NaN where it has none)
+            i = _xp.clip(counts - 1, 0, None)
+            lo = _xp.squeeze(_xp.take_along_axis(s, i // 2, axis=ax), axis=ax)
+            hi = _xp.squeeze(_xp.take_along_axis(s, (i + 1) // 2, axis=ax), axis=ax)
+            mid = _where(_xp.squeeze(i % 2 == 0, axis=ax), lo, (lo + hi) / 2)  # (lo alone: exact, no overflow)
+            results.append(_where(_xp.squeeze(counts == 0, axis=ax), _np.nan, mid))
         else:
             results.append(_pick(s, ax, n, q_dtype.type(qv), method, counts, result))
     r = results[0] if qs.ndim == 0 else _xp.stack(results, axis=0)
-    if not _nan and x.dtype.is_floating:
+    if not _nan and x.dtype.is_complex:  # NumPy's median gives the last sorted value where it has a NaN part
+        last = _xp.squeeze(D.axis_range(s, ax, n - 1, n), axis=ax)
+        r = _where(_xp.isnan(last), last, r)
+    elif not _nan and x.dtype.is_floating:
         bad = _xp.any(_xp.isnan(x), axis=ax)
         r = _where(bad, _np.nan, r)
     if keepdims:
         lead = () if qs.ndim == 0 else qs.shape
         r = _reshape(r, lead + kept)
     return r if out is None else write_out(out, r, op)
+
+
+def _complex_sorted(x, ax):
+    """``x`` sorted along ``ax`` in NumPy's complex order: by real part, then imaginary part; then the
+    values with a NaN part, R+nanj, nan+Rj, nan+nanj (each by its number): stable sorts by the
+    imaginary part, the real part (NaN last), then that class."""
+    nan_re, nan_im = _xp.isnan(_xp.real(x)), _xp.isnan(_xp.imag(x))
+    keys = (_xp.imag(x), _xp.real(x), _astype(nan_re, _dt.int8) * 2 + _astype(nan_im, _dt.int8))
+    order = None
+    for key in keys:
+        key = key if order is None else _xp.take_along_axis(key, order, axis=ax)
+        step = _xp.argsort(key, axis=ax, stable=True)
+        order = step if order is None else _xp.take_along_axis(order, step, axis=ax)
+    return _xp.take_along_axis(x, order, axis=ax)
 
 
 def _reduced_last(x, axis):
@@ -462,7 +498,7 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     x = D.asarray(a, op="nanmedian")
     if not x.dtype.is_floating and not x.dtype.is_complex:  # no NaN to skip: NumPy's median
         return median(x, axis, out, keepdims=keepdims)
-    return nanquantile(x, 0.5, axis, out, keepdims=keepdims)
+    return quantile(x, 0.5, axis, out, keepdims=keepdims, _nan=True, _median=True)
 
 
 __all__ = [n for n, v in list(globals().items()) if not n.startswith("_") and callable(v)

@@ -115,3 +115,98 @@ def test_median_is_the_mean_of_the_middle_elements_as_numpys(dtype):
             assert got.dtype == numpy.asarray(want).dtype, (fn, axis)
             numpy.testing.assert_array_equal(got, want, err_msg=f"{fn} axis={axis}")
     numpy.testing.assert_array_equal(numpy.asarray(fnp.median(fnp.asarray(a[0, :2]))), numpy.median(a[0, :2]))
+
+
+# --- complex and boolean data in the variance, median and nan-extreme families -------------------
+
+AXES = {(6, 7): (None, 0, 1, -1, (0, 1)), (40,): (None, 0, -1)}
+
+
+def _data(dtype, shape, nans=True):
+    """Data of ``shape``; with ``nans``: NaNs in real parts, imaginary parts and both, an all-NaN
+    row and (2-D) an all-NaN column."""
+    rng = numpy.random.default_rng(len(shape) * 31 + len(dtype))
+    a = rng.standard_normal(shape) * 3
+    if dtype.startswith("complex"):
+        a = a + 1j * rng.standard_normal(shape)
+    a = (a > 0) if dtype == "bool" else a.astype(dtype)
+    if nans and dtype[0] in "fc":
+        nan = numpy.nan
+        kinds = (complex(1.5, nan), complex(nan, -2), complex(nan, nan)) if dtype.startswith("complex") else (nan,)
+        flat = a.reshape(-1)
+        for k, i in enumerate((3, 9, 11, 20, 27)):
+            flat[i] = kinds[k % len(kinds)]
+        if a.ndim == 2:
+            a[0] = [kinds[k % len(kinds)] for k in range(a.shape[1])]
+            a[:, 4] = kinds[-1]
+    return a
+
+
+def _close(got, want, dtype):
+    """NumPy's dtype and shape; its values, NaNs where its real and imaginary parts have them."""
+    got, want = numpy.asarray(got), numpy.asarray(want)
+    assert (got.dtype, got.shape) == (want.dtype, want.shape), (got.dtype, got.shape, want.dtype, want.shape)
+    rtol = 1e-5 if dtype in ("float32", "complex64") else 1e-12
+    for part in (numpy.real, numpy.imag):
+        numpy.testing.assert_allclose(part(got), part(want), rtol=rtol, atol=rtol, equal_nan=True)
+
+
+def _each(fn, a, dtype, **kw):
+    for axis in AXES.get(a.shape, AXES[(6, 7)]):
+        for keepdims in (False, True):
+            with warnings.catch_warnings():  # (NumPy warns of all-NaN slices and no degrees of freedom)
+                warnings.simplefilter("ignore", RuntimeWarning)
+                want = getattr(numpy, fn)(a, axis=axis, keepdims=keepdims, **kw)
+            got = getattr(fnp, fn)(fnp.asarray(a), axis=axis, keepdims=keepdims, **kw)
+            try:
+                _close(got, want, dtype)
+            except AssertionError as e:
+                raise AssertionError(f"{fn}{kw} {dtype}{a.shape} axis={axis} keepdims={keepdims}: {e}") from None
+
+
+@pytest.mark.parametrize("fn", ["var", "std", "nanvar", "nanstd"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("ddof", [0, 1])
+def test_variances_of_complex_data_are_real(fn, dtype, ddof):
+    """var of complex values is the mean of |x - mean|**2, of the real dtype (float32 for
+    complex64); the nan-variants skip values with a NaN part and give NaN for all-NaN slices."""
+    for shape in AXES:
+        _each(fn, _data(dtype, shape, nans=fn.startswith("nan")), dtype, ddof=ddof)
+
+
+@pytest.mark.parametrize("fn", ["var", "nanvar"])
+@pytest.mark.parametrize("dtype", ["float64", "complex64"])
+def test_variance_with_no_degree_of_freedom_left(fn, dtype):
+    """NumPy's var divides by max(n - ddof, 0): inf (NaN for no spread); nanvar gives NaN."""
+    a = _data(dtype, (6, 7), nans=False)
+    a[1] = 0.5 if dtype.startswith("float") else 0.5 + 0.25j  # (no spread; its mean exact in any dtype)
+    for ddof in (7, 9):
+        _each(fn, a, dtype, ddof=ddof)
+
+
+@pytest.mark.parametrize("fn", ["median", "nanmedian"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("nans", [False, True])
+def test_medians_of_complex_data_in_numpys_order(fn, dtype, nans):
+    """Complex values sort by real part, then imaginary part, values with a NaN part last (R+nanj,
+    nan+Rj, nan+nanj): median gives that last value where a slice has one; nanmedian skips them."""
+    for shape in AXES:
+        _each(fn, _data(dtype, shape, nans), dtype)
+    if dtype.startswith("complex"):  # equal real parts: the imaginary part decides
+        _each(fn, numpy.array([[2 + 1j, 1 + 5j, 2 - 1j, 1 + 4j], [3 + 0j, 3 - 2j, 3 + 2j, 3 + 1j]], dtype), dtype)
+
+
+def test_quantiles_of_complex_data_are_numpys_type_error():
+    with pytest.raises(TypeError, match="real numbers"):
+        fnp.quantile(fnp.asarray(numpy.ones(3, complex)), 0.5)
+
+
+@pytest.mark.parametrize("fn", ["nanmin", "nanmax"])
+@pytest.mark.parametrize("dtype", ["bool", "int32", "float32", "float64", "complex64", "complex128"])
+def test_nan_extremes_of_bool_and_complex_data(fn, dtype):
+    """bool's nanmin/nanmax are min/max (a bool); complex ones skip values with a NaN part, in
+    NumPy's complex order; an all-NaN slice gives its first value, as NumPy's fmin/fmax reduce."""
+    for shape in AXES:
+        _each(fn, _data(dtype, shape), dtype)
+    if dtype.startswith("complex"):
+        _each(fn, numpy.array([[1 + 2j, 1 - 3j, 1 + 2.5j], [-1 + 0j, -1 + 4j, -1 - 1j]], dtype), dtype)
