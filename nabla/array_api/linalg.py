@@ -114,7 +114,8 @@ def svd(x, /, *, full_matrices=True) -> SVDResult:
 
 
 def svdvals(x, /) -> Tensor:
-    return svd(x, full_matrices=False).S
+    # the standard takes floating-point input only (NumPy's face casts integers before this)
+    return svd(_matrix(x, "svdvals", square=False), full_matrices=False).S
 
 
 def eig(x, /) -> EigResult:

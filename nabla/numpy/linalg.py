@@ -82,7 +82,9 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     return _la.svd(x, full_matrices=full_matrices)
 
 
-svdvals = _la.svdvals
+def svdvals(x, /):
+    # NumPy casts integers and bools to float64 here, as in svd; the standard's face does not
+    return _la.svdvals(_float(x, "svdvals"))
 
 
 def solve(a, b):
@@ -106,14 +108,13 @@ def matrix_power(a, n):
     x = D.asarray(a, op="linalg.matrix_power")
     if x.dtype.is_floating or x.dtype.is_complex:
         return _la.matrix_power(x, n)
-    # integers (and bools) multiply exactly, as NumPy's: binary powering with matmul; no inverse
+    # integers (and bools) multiply exactly, as NumPy's: binary powering with matmul
     if not isinstance(n, numbers.Integral):
-        raise TypeError("exponent must be an integer")
+        raise TypeError(f"nabla.numpy.linalg.matrix_power: exponent must be an integer, got {type(n).__name__}")
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
         raise LinAlgError(f"Last 2 dimensions of the array must be square (got shape {x.shape})")
-    if n < 0:
-        raise TypeError("nabla.numpy.linalg.matrix_power: a negative power of an integer matrix needs its "
-                        "inverse, which is not an integer matrix (NumPy raises too)")
+    if n < 0:  # NumPy inverts in float64 and powers that: a float64 result
+        return _la.matrix_power(_astype(x, _dt.float64), n)
     eye = _xp.broadcast_to(_xp.eye(x.shape[-1], dtype=x.dtype), x.shape)
     result, base = None, x
     while True:

@@ -473,3 +473,50 @@ def test_a_dot_of_vectors_keeps_numpys_dtype_and_wraps(dtype):
     np.testing.assert_allclose(got, a @ b, rtol=1e-6)
     with pytest.raises(ValueError):
         nb.matmul(nb.asarray(a[:1]), nb.asarray(b))
+
+
+# --- NumPy's face: integer and bool input where NumPy takes it ---------------------------------
+
+_INT_DTYPES = ["int64", "int32", "int16", "uint8", "bool"]
+
+
+def _int_matrix(dtype, n=7, seed=5):
+    """A well-conditioned (diagonally dominant) n x n matrix of ``dtype``."""
+    rng = np.random.default_rng(seed)
+    if dtype == "bool":
+        return (np.eye(n) + np.triu(rng.random((n, n)) > 0.6, 1)).astype(bool)
+    return (rng.integers(0, 3, (n, n)) + 9 * np.eye(n, dtype=np.int64)).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", _INT_DTYPES)
+def test_numpy_svdvals_casts_integers_and_bools_to_float64(dtype):
+    import nabla.numpy as fnp
+
+    a = _int_matrix(dtype)[:6]
+    got, want = np.asarray(fnp.linalg.svdvals(fnp.asarray(a))), np.linalg.svdvals(a)
+    assert got.dtype == want.dtype == np.float64
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    with pytest.raises(TypeError, match="svdvals.*floating"):  # the standard's face takes floats only
+        la.svdvals(xp.asarray(a))
+
+
+@pytest.mark.parametrize("dtype", _INT_DTYPES)
+def test_numpy_matrix_power_of_integers_and_bools(dtype):
+    import nabla.numpy as fnp
+
+    a = _int_matrix(dtype)
+    for n in (-1, -2, 0, 3):
+        got, want = np.asarray(fnp.linalg.matrix_power(fnp.asarray(a), n)), np.linalg.matrix_power(a, n)
+        assert got.dtype == want.dtype, (n, got.dtype, want.dtype)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
+def test_numpy_multi_dot_of_bools_is_or_of_ands():
+    import nabla.numpy as fnp
+
+    rng = np.random.default_rng(3)
+    a, b, c, v = rng.random((6, 7)) > 0.6, rng.random((7, 7)) > 0.6, rng.random((7, 5)) > 0.6, rng.random(5) > 0.5
+    for ops in ([a, b, c], [a[0], b, c], [a, b, c, v], [a[0], b, c, v]):
+        got, want = np.asarray(fnp.linalg.multi_dot([fnp.asarray(o) for o in ops])), np.linalg.multi_dot(ops)
+        assert got.dtype == want.dtype == np.bool_
+        np.testing.assert_array_equal(got, want)
