@@ -52,6 +52,7 @@ from ._iteration import nditer, vectorize  # noqa: F401,E402
 from . import _void  # noqa: F401,E402  (x.view of record and raw void dtypes)
 from ._manipulation import *  # noqa: F401,F403,E402
 from ._numeric import *  # noqa: F401,F403,E402
+from ._pad import pad  # noqa: F401,E402
 from ._windows import *  # noqa: F401,F403,E402
 
 __version__ = _np.__version__  # the NumPy whose semantics the face follows (show_config() has Nabla's)

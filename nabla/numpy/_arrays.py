@@ -15,7 +15,7 @@ from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops import aliasing
 from ..ops.elementwise import astype as _astype
-from . import _dtypes as D, _reductions as R
+from . import _dtypes as D
 from ._reductions import sum as _sum
 from ._ufuncs import write_out
 
@@ -150,9 +150,14 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     if start == 0 or stop == 0:
         raise ValueError("nabla.numpy.geomspace: geometric sequence cannot include zero")
-    out = _xp.exp(linspace(math.log(abs(start)), math.log(abs(stop)), num, endpoint, axis=axis))
-    out = out * (1.0 if start > 0 else -1.0)
-    return out if dtype is None else _astype(out, D.to_nabla(dtype, "geomspace"))
+    # NumPy's steps: start rotated to positive, 10 ** linspace of the log10s, the ends set exactly (1..1000
+    # gives exact powers of ten before an integer cast truncates), rotated back; log10 < 0 is NaN
+    sign = 1.0 if start > 0 else -1.0
+    lo, hi = float(start) * sign, float(stop) * sign
+    out = logspace(math.log10(lo), math.log10(hi) if hi > 0 else math.nan, num, endpoint, dtype=_F64)
+    ends = [_xp.full((1,), v, dtype=_F64) for v in (lo, hi)]
+    out = out if num == 0 else _xp.concat([ends[0], out[1:-1], ends[1]] if num > 1 and endpoint else [ends[0], out[1:]])
+    return out * sign if dtype is None else _astype(out * sign, D.to_nabla(dtype, "geomspace"))
 
 
 def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):
@@ -512,59 +517,6 @@ def repeat(a, repeats, axis=None):
     if axis is None:
         x, axis = _reshape(x, (-1,)), 0
     return _xp.repeat(x, repeats, axis=axis)
-
-
-def pad(array, pad_width, mode="constant", **kwargs):
-    x = D.asarray(array, op="pad")
-    widths = _np.broadcast_to(_np.asarray(pad_width, dtype=_np.int64), (x.ndim, 2))
-    if (widths < 0).any():
-        raise ValueError("nabla.numpy.pad: index can't contain negative values")
-    for ax in range(x.ndim):
-        before, after = int(widths[ax, 0]), int(widths[ax, 1])
-        if not before and not after:
-            continue
-        x = _pad_axis(x, ax, before, after, mode, kwargs)
-    return x
-
-
-def _pad_axis(x, ax, before, after, mode, kwargs):
-    n = x.shape[ax]
-
-    def part(idx):
-        return _xp.take(x, _xp.asarray(idx, dtype=_I64), axis=ax)
-
-    if mode == "constant":
-        cv = _np.broadcast_to(_np.asarray(kwargs.get("constant_values", 0)), (x.ndim, 2))
-        shape_b = x.shape[:ax] + (before,) + x.shape[ax + 1:]
-        shape_a = x.shape[:ax] + (after,) + x.shape[ax + 1:]
-        lo = _xp.full(shape_b, cv[ax, 0].item(), dtype=x.dtype)
-        hi = _xp.full(shape_a, cv[ax, 1].item(), dtype=x.dtype)
-        return _xp.concat([lo, x, hi], axis=ax)
-    if mode == "edge":
-        idx = [0] * before + list(range(n)) + [n - 1] * after
-    elif mode in ("reflect", "symmetric", "wrap"):
-        period = {"reflect": 2 * n - 2, "symmetric": 2 * n, "wrap": n}[mode]
-        if period <= 0:
-            idx = [0] * (before + n + after)
-        else:
-            def fold(i):
-                j = i % period
-                if mode == "wrap":
-                    return j
-                if mode == "reflect":
-                    return j if j < n else period - j
-                return j if j < n else period - 1 - j
-            idx = [fold(i) for i in range(-before, n + after)]
-    elif mode in ("mean", "maximum", "minimum", "median"):
-        fn = {"mean": R.mean, "maximum": R.max, "minimum": R.min, "median": R.median}[mode]
-        stat = fn(x, axis=ax, keepdims=True)
-        stat = stat if stat.dtype is x.dtype else _astype(_xp.round(stat) if x.dtype.is_integer else stat, x.dtype)
-        reps = lambda k: _xp.broadcast_to(stat, x.shape[:ax] + (k,) + x.shape[ax + 1:])  # noqa: E731
-        return _xp.concat([reps(before), x, reps(after)], axis=ax)
-    else:
-        raise NotImplementedError(f"nabla.numpy.pad: mode {mode!r} is not supported (constant, edge, reflect, "
-                                  "symmetric, wrap, mean, maximum, minimum, median are)")
-    return part(idx)
 
 
 def take(a, indices, axis=None, out=None, mode="raise"):

@@ -9,9 +9,14 @@ import string
 
 from .. import array_api as _xp
 from ..ops.view import reshape as _reshape
+from ..core import dtypes as _dt
 from ..core.tensor import Tensor
+from ..ops.elementwise import astype as _astype
 from . import _dtypes as D
 from ._ufuncs import write_out
+
+#: dtypes whose einsum NumPy computes in the dtype itself where Nabla's sums would widen
+_NARROW = frozenset((_dt.bool_, _dt.int8, _dt.int16, _dt.int32, _dt.uint8, _dt.uint16, _dt.uint32))
 
 
 def _parse(subscripts: str, operands):
@@ -115,6 +120,12 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
     xs = D.promote_all([D.asarray(o, op="einsum") for o in operands], "einsum")
     if dtype is not None:
         xs = [_xp.astype(x, D.to_nabla(dtype, "einsum")) for x in xs]
+    # NumPy sums in the operands' dtype: bools as any-of-ands, small ints wrapping; the matmuls and sums
+    # run in int64 (which wraps alike modulo 2**bits) and the result comes back to that dtype
+    result_dtype = xs[0].dtype if xs else None
+    narrow = result_dtype in _NARROW
+    if narrow:
+        xs = [_astype(x, _dt.int64) for x in xs]
     terms, target = _parse(subscripts, xs)
     pairs = [_diagonals(x, t) for x, t in zip(xs, terms)]
     x, t = pairs[0]
@@ -125,6 +136,8 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
         x, t = _contract(x, t, y, ty, set(target) | set(rest))
     x, t = _sum_out(x, t, set(target))
     r = _xp.permute_dims(x, tuple(t.index(c) for c in target)) if t != target else x
+    if narrow:
+        r = r != 0 if result_dtype is _dt.bool_ else _astype(r, result_dtype)
     if out is not None:
         return write_out(out, r, "einsum", casting)
     return r

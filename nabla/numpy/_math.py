@@ -11,7 +11,7 @@ from .. import array_api as _xp
 from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
-from ..ops.elementwise import astype as _astype
+from ..ops.elementwise import astype as _astype, complex_from_parts
 from . import _dtypes as D
 from ._ndarray import ndarray
 from ._ufuncs import write_out
@@ -52,9 +52,11 @@ def dot(a, b, out=None):
 def vdot(a, b):
     x, y = _pair(a, b, "vdot")
     x, y = _reshape(x, (-1,)), _reshape(y, (-1,))
+    if x.dtype.is_bool:  # (NumPy's bool dot: any of the ands)
+        return _xp.any(_xp.logical_and(x, y))
     if x.dtype.is_complex:
         x = _xp.conj(x)
-    return _xp.sum(x * y)
+    return _xp.sum(x * y, dtype=x.dtype)  # NumPy keeps the operands' dtype: small ints wrap, none widen
 
 
 def inner(a, b):
@@ -331,14 +333,21 @@ def around(a, decimals=0, out=None):
 round = around  # noqa: A001
 
 
-def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
-    a = D.asarray(x, op="nan_to_num")
-    if not a.dtype.is_floating:
-        return a
+def _finite_part(a, nan, posinf, neginf):
     info = _np.finfo(a.dtype.numpy_dtype)
     a = _xp.where(_xp.isnan(a), nan, a)
     a = _xp.where(a == _np.inf, float(info.max) if posinf is None else posinf, a)
     return _xp.where(a == -_np.inf, float(info.min) if neginf is None else neginf, a)
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    a = D.asarray(x, op="nan_to_num")
+    if a.dtype.is_complex:  # (NumPy: each part on its own, with the same replacements)
+        parts = (_finite_part(p, nan, posinf, neginf) for p in (_xp.real(a), _xp.imag(a)))
+        return _astype(complex_from_parts(*parts), a.dtype)
+    if not a.dtype.is_floating:
+        return a
+    return _finite_part(a, nan, posinf, neginf)
 
 
 def real(val):
@@ -351,9 +360,9 @@ def imag(val):
 
 def angle(z, deg=False):
     x = D.asarray(z, op="angle")
-    r = _xp.atan2(_xp.imag(x), _xp.real(x)) if x.dtype.is_complex else \
-        _xp.where(x < 0, math.pi, 0.0 * _astype(x, _F64 if x.dtype.kind in "biu" else x.dtype))
-    return r * (180.0 / math.pi) if deg else r
+    # NumPy's: arctan2(0, z) for real z, so its dtype is arctan2's (int16 -> float32, uint8 -> float16)
+    r = _xp.atan2(_xp.imag(x), _xp.real(x)) if x.dtype.is_complex else UFUNCS["arctan2"](0, x)
+    return UFUNCS["multiply"](r, 180.0 / math.pi) if deg else r
 
 
 def isreal(x):
@@ -365,14 +374,24 @@ def iscomplex(x):
     return _xp.logical_not(isreal(x))
 
 
+def _infinite(x, out, op, negative):
+    a = D.asarray(x, op=op)
+    if a.dtype.is_complex:
+        raise TypeError(f"nabla.numpy.{op}: not supported for complex input (its sign is ambiguous), got "
+                        f"{a.dtype.name}")
+    if a.dtype.kind in "biu":  # (no bool or integer is infinite)
+        r = _xp.zeros(a.shape, dtype=_dt.bool_)
+    else:
+        r = _xp.logical_and(_xp.isinf(a), a < 0 if negative else a > 0)
+    return r if out is None else write_out(out, r, op)
+
+
 def isneginf(x, out=None):
-    a = D.asarray(x, op="isneginf")
-    return _xp.logical_and(_xp.isinf(a), a < 0)
+    return _infinite(x, out, "isneginf", True)
 
 
 def isposinf(x, out=None):
-    a = D.asarray(x, op="isposinf")
-    return _xp.logical_and(_xp.isinf(a), a > 0)
+    return _infinite(x, out, "isposinf", False)
 
 
 def sinc(x):

@@ -71,6 +71,18 @@ def _logaddexp2(a, b):
     return big + _U["log1p"](_exp2(d)) * (1.0 / _LN2)
 
 
+def _via_float32(fn):
+    """``fn`` as NumPy's float16 loops run it: in float32, rounded once to float16 (float16 steps
+    would round each product and land a step off)."""
+    def f(x):
+        if x.dtype == _dt.float16:
+            return _astype(fn(_astype(x, _dt.float32)), _dt.float16)
+        return fn(x)
+
+    return f
+
+
+@_via_float32
 def _cbrt(x):
     a = _U["abs"](x)
     y = _B["pow"](a, 1.0 / 3.0)
@@ -81,6 +93,7 @@ def _cbrt(x):
     return _B["copysign"](_where(_U["isfinite"](step), step, y), x)
 
 
+@_via_float32
 def _exp2(x):
     """2^k e^((x - k) ln 2), k = round(x): x - k is exact, so only a small product rounds (e^(x ln 2)
     whole is off by about |x| ulp); 2^k as two exact powers of two (2^1024 alone would overflow)."""
@@ -91,10 +104,12 @@ def _exp2(x):
     return _where(_U["isinf"](x), _U["exp"](x), out)
 
 
+@_via_float32
 def _deg2rad(x):
     return x * (math.pi / 180.0)
 
 
+@_via_float32
 def _rad2deg(x):
     return x * (180.0 / math.pi)
 

@@ -19,7 +19,7 @@ from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops import aliasing
 from ..ops.creation import full_like as _full_like, operand_constant
-from ..ops.elementwise import astype as _astype, where as _where
+from ..ops.elementwise import astype as _astype, complex_from_parts, where as _where
 from . import _dtypes as D
 from ._ndarray import ndarray
 from ..ops.index_primitives import scatter_add_op
@@ -372,4 +372,11 @@ def _scatter_add(a: Tensor, indices, b: Tensor, op: str) -> Tensor:
     rest = a.shape[k:]
     base = _reshape(a, (math.prod(lead),) + rest)
     u = _xp.broadcast_to(b if b.dtype is a.dtype else _astype(b, a.dtype), flat.shape + rest)
+    if a.dtype.is_bool:  # NumPy's bool add is an OR: count the true terms (MAX has no bool scatter-add)
+        counts = scatter_add_op(_astype(base, _dt.int64), _astype(u, _dt.int64), flat, axis=0)
+        return _reshape(counts, a.shape) != 0
+    if a.dtype.is_complex:  # real and imaginary parts add apart
+        re = scatter_add_op(_xp.real(base), _xp.real(u), flat, axis=0)
+        im = scatter_add_op(_xp.imag(base), _xp.imag(u), flat, axis=0)
+        return _reshape(complex_from_parts(re, im), a.shape)
     return _reshape(scatter_add_op(base, u, flat, axis=0), a.shape)

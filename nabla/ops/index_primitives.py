@@ -180,6 +180,8 @@ class ScatterAddOp(Operation):
     shape_polymorphic = True
 
     def abstract_eval(self, x, u, idx, *, axis):
+        if x.dtype.is_bool:  # (MAX's scatter-add compiles for no bool; callers count in integers)
+            raise TypeError(f"nabla.scatter_add: bool operands are not supported (got shape {x.shape} bool)")
         return x.cached_shape, x.dtype, x.batch_dims
 
     def maxpr(self, x, u, idx, *, axis):

@@ -445,3 +445,91 @@ def test_errors_as_numpy(name):
         expected = expected.__mro__[1]
     with pytest.raises(expected):
         ERRORS[name](fnp)
+
+
+# --- result dtypes and values over every dtype NumPy takes ---------------------------------------------
+
+DTYPES = ("float64", "float32", "int64", "int32", "int16", "uint8", "bool", "complex128", "complex64")
+
+
+def _sample(dtype, shape=(6, 7), seed=5, special=True):
+    """A seeded array of ``dtype``; floats and complexes carry NaN and +-inf (in either part) where
+    ``special``."""
+    r = numpy.random.default_rng(seed)
+    x = r.standard_normal(shape) * 40
+    if dtype == "bool":
+        return x > 0
+    if dtype.startswith("complex"):
+        x = x + 1j * r.standard_normal(shape) * 40
+    out = numpy.abs(x).astype(dtype) if dtype == "uint8" else x.astype(dtype)
+    if special and out.dtype.kind in "fc":
+        flat = out.reshape(-1)
+        flat[[0, 5]], flat[1], flat[2] = numpy.nan, numpy.inf, -numpy.inf
+        if out.dtype.kind == "c":
+            flat[3], flat[4] = complex(1.0, numpy.nan), complex(numpy.inf, -numpy.inf)
+    return out
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"nan": -1.0}, {"nan": -1.0, "posinf": 7.0, "neginf": -7.0}])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_nan_to_num_every_part(dtype, kwargs):
+    x = _sample(dtype)
+    _same(fnp.nan_to_num(fnp.asarray(x), **kwargs), numpy.nan_to_num(x, **kwargs), "nan_to_num")
+
+
+@pytest.mark.parametrize("args", [(1, 1000, 4), (-1, -1e5, 6), (1000, 1, 4), (2, 2 ** 10, 11), (3, 300, 1)])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int32", "int16", "uint8"])
+def test_geomspace_exact_ends_and_powers(dtype, args):
+    if dtype == "uint8" and args[0] < 0:
+        pytest.skip("negative values do not fit uint8")
+    _same(fnp.geomspace(*args, dtype=dtype), numpy.geomspace(*args, dtype=dtype), "geomspace")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_vdot_keeps_the_dtype(dtype):
+    x, y = _sample(dtype, seed=1, special=False), _sample(dtype, seed=2, special=False)
+    _same(fnp.vdot(fnp.asarray(x), fnp.asarray(y)), numpy.vdot(x, y), "vdot")
+
+
+@pytest.mark.parametrize("subscripts", ["ij->j", "ij->i", "ij->", "ij,kj->ik", "ij,ij->i", "ij,ij->ij", "ii->i",
+                                        "ij,jk->ik", "ij,jk"])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_einsum_sums_in_the_operands_dtype(dtype, subscripts):
+    x = _sample(dtype, seed=3, special=False)
+    ops = {"ii->i": [x[:6, :6]], "ij,kj->ik": [x, x[:3]], "ij,jk->ik": [x, x.T], "ij,jk": [x, x.T]}.get(
+        subscripts, [x] if "," not in subscripts else [x, x])
+    _same(fnp.einsum(subscripts, *[fnp.asarray(o) for o in ops]), numpy.einsum(subscripts, *ops), subscripts)
+
+
+@pytest.mark.parametrize("name", ["cbrt", "deg2rad", "rad2deg", "degrees", "radians", "exp2", "sqrt", "exp", "log",
+                                  "sin", "arctan", "tanh"])
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "bool", "float16"])
+def test_float16_loops_round_once(name, dtype):
+    x = numpy.random.default_rng(4).uniform(0, 200, 40) if dtype != "float16" else \
+        numpy.random.default_rng(4).uniform(-15, 15, 40)
+    x = x.astype(dtype)
+    got, want = numpy.asarray(getattr(fnp, name)(fnp.asarray(x))), getattr(numpy, name)(x)
+    assert got.dtype == want.dtype == numpy.float16, (got.dtype, want.dtype)
+    numpy.testing.assert_array_equal(got, want, err_msg=name)  # bit for bit: one float16 step is the defect
+
+
+@pytest.mark.parametrize("deg", [False, True])
+@pytest.mark.parametrize("dtype", DTYPES + ("int8",))
+def test_angle_dtype(dtype, deg):
+    x = _sample(dtype)
+    if x.dtype.kind == "f":
+        x.reshape(-1)[3] = -0.0
+    _same(fnp.angle(fnp.asarray(x), deg=deg), numpy.angle(x, deg=deg), "angle")
+
+
+@pytest.mark.parametrize("name", ["isneginf", "isposinf"])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_signed_infinities_every_dtype(name, dtype):
+    x = _sample(dtype)
+    if dtype.startswith("complex"):  # NumPy: the sign of a complex infinity is undefined
+        with pytest.raises(TypeError):
+            getattr(numpy, name)(x)
+        with pytest.raises(TypeError):
+            getattr(fnp, name)(fnp.asarray(x))
+        return
+    _same(getattr(fnp, name)(fnp.asarray(x)), getattr(numpy, name)(x), name)

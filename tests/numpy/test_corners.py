@@ -431,3 +431,55 @@ def test_string_arrays_stay_numpy_arrays_with_a_warning():
         fnp.array([{}, 1], dtype=object)
     with pytest.raises(TypeError, match="string"):
         fnp.sin(["a"])
+
+
+# --- products of bools: NumPy's OR of ANDs ---------------------------------------------------------
+
+def test_bool_products_match_numpy():
+    rng = numpy.random.default_rng(7)
+    a, b = rng.random((6, 7)) > 0.6, rng.random((7, 7)) > 0.7
+    v, w = rng.random(7) > 0.5, numpy.zeros(7, bool)
+    s = rng.random((3, 6, 7)) > 0.6
+    cases = [(fnp.matmul, numpy.matmul, a, b), (lambda x, y: x @ y, lambda x, y: x @ y, a, b),
+             (fnp.dot, numpy.dot, a, b), (fnp.dot, numpy.dot, v, v), (fnp.dot, numpy.dot, v, w),
+             (fnp.matmul, numpy.matmul, a, v), (fnp.matmul, numpy.matmul, v, b),
+             (fnp.matmul, numpy.matmul, s, b), (fnp.inner, numpy.inner, a, b),
+             (lambda x, y: fnp.tensordot(x, y, 1), lambda x, y: numpy.tensordot(x, y, 1), s, b.T)]
+    for f, g, x, y in cases:
+        got, want = numpy.asarray(f(fnp.asarray(x), fnp.asarray(y))), g(x, y)
+        assert got.dtype == want.dtype == numpy.bool_ and got.shape == want.shape
+        numpy.testing.assert_array_equal(got, want)
+    m = fnp.asarray(b)
+    m @= fnp.asarray(b)
+    numpy.testing.assert_array_equal(numpy.asarray(m), b @ b)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int16", "uint8", "bool", "complex128", "complex64"])
+def test_pad_linear_ramp_matches_numpy(dtype):
+    """NumPy's ramps: one or two end values computed in float64, a per-axis table in the array's own
+    float dtype, integers floored, complex ramps part by part as NumPy's complex division gives."""
+    a = numpy.arange(12).reshape(3, 4) * 1.37 - 4
+    x = numpy.abs(a).astype(dtype) if dtype == "uint8" else a.astype(dtype)
+    if x.dtype.kind == "c":
+        x = x + 1j * x[::-1]
+    for ends in (None, 5, 2.7, (1.5, -2), ((1, 2), (3, -4)), [[1], [2]]):
+        kw = {} if ends is None else {"end_values": ends}
+        for width in (2, ((1, 3), (2, 0)), ((0, 5), (4, 1))):
+            want = numpy.pad(x, width, mode="linear_ramp", **kw)
+            got = fnp.pad(fnp.asarray(x), width, mode="linear_ramp", **kw).numpy()
+            assert got.dtype == want.dtype and numpy.array_equal(got, want), (ends, width)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "complex128", "complex64", "int16"])
+def test_add_at_of_bool_and_complex_matches_numpy(dtype):
+    """Repeated indices all count: bool accumulates as NumPy's OR, complex part by part."""
+    idx = numpy.array([0, 2, 2, 5, 0, 0])
+    scale = (1 + 0.5j) if dtype.startswith("complex") else 1
+    a = (numpy.arange(8) % 3 == 0) if dtype == "bool" else (numpy.arange(8) * scale).astype(dtype)
+    b = (numpy.arange(6) % 2 == 1) if dtype == "bool" else (numpy.arange(6) * scale * 2).astype(dtype)
+    want = a.copy()
+    numpy.add.at(want, idx, b)
+    x = fnp.asarray(a)
+    fnp.add.at(x, fnp.asarray(idx), fnp.asarray(b))
+    got = x.numpy()
+    assert got.dtype == want.dtype and numpy.array_equal(got, want)
