@@ -96,7 +96,10 @@ def _cbrt(x):
 @_via_float32
 def _exp2(x):
     """2^k e^((x - k) ln 2), k = round(x): x - k is exact, so only a small product rounds (e^(x ln 2)
-    whole is off by about |x| ulp); 2^k as two exact powers of two (2^1024 alone would overflow)."""
+    whole is off by about |x| ulp); 2^k as two exact powers of two (2^1024 alone would overflow).
+    Complex: e^(z ln 2), each part scaled, as NumPy's ``nc_exp2``."""
+    if x.dtype.is_complex:
+        return _U["exp"](x * _LN2)
     k = _U["round"](x)
     half = _U["floor"](k * 0.5)
     two = _xp.full_like(k, 2.0)

@@ -533,3 +533,14 @@ def test_signed_infinities_every_dtype(name, dtype):
             getattr(fnp, name)(fnp.asarray(x))
         return
     _same(getattr(fnp, name)(fnp.asarray(x)), getattr(numpy, name)(x), name)
+
+
+@pytest.mark.parametrize("dtype", ["complex128", "complex64"])
+def test_exp2_of_complex_values_is_numpys(dtype):
+    """NumPy's complex exp2 is e^(z ln 2): finite values within a few ulp, overflow to inf as NumPy's."""
+    z = numpy.array([0, 1 + 1j, -2.5 + 3j, 10 - 0.5j, 1e-3j, -700 + 2j, 60 + 0.25j], complex).astype(dtype)
+    want = numpy.exp2(z)
+    got = fnp.exp2(fnp.asarray(z)).numpy()
+    assert got.dtype == want.dtype
+    tol = 8 * numpy.finfo(want.real.dtype).eps
+    assert numpy.allclose(got, want, rtol=tol, atol=0)
