@@ -30,11 +30,19 @@ def _pair(a, b, op):
 
 # --- products -----------------------------------------------------------------------------------------
 
+def _counted(product, x, y, **kwargs):
+    """``product(x, y)``, where two bool operands give NumPy's bool product (an OR of ANDs: the true
+    terms counted in int64, then tested), which the standard's numeric-only products refuse."""
+    if x.dtype.is_bool and y.dtype.is_bool:
+        return product(_astype(x, _dt.int64), _astype(y, _dt.int64), **kwargs) != 0
+    return product(x, y, **kwargs)
+
+
 def matmul(x1, x2, /, out=None, **kwargs):
     a, b = _pair(x1, x2, "matmul")
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("nabla.numpy.matmul: input operand does not have enough dimensions (scalars: use *)")
-    r = _xp.matmul(a, b)
+    r = _counted(_xp.matmul, a, b)
     return r if out is None else write_out(out, r, "matmul")
 
 
@@ -43,9 +51,9 @@ def dot(a, b, out=None):
     if x.ndim == 0 or y.ndim == 0:
         r = x * y
     elif y.ndim <= 2:
-        r = _xp.matmul(x, y)
+        r = _counted(_xp.matmul, x, y)
     else:  # sum over the last axis of a and the second-to-last of b
-        r = _xp.tensordot(x, y, axes=([x.ndim - 1], [y.ndim - 2]))
+        r = _counted(_xp.tensordot, x, y, axes=([x.ndim - 1], [y.ndim - 2]))
     return r if out is None else write_out(out, r, "dot")
 
 
@@ -63,7 +71,7 @@ def inner(a, b):
     x, y = _pair(a, b, "inner")
     if x.ndim == 0 or y.ndim == 0:
         return x * y
-    return _xp.tensordot(x, y, axes=([x.ndim - 1], [y.ndim - 1]))
+    return _counted(_xp.tensordot, x, y, axes=([x.ndim - 1], [y.ndim - 1]))
 
 
 def outer(a, b, out=None):
@@ -74,7 +82,7 @@ def outer(a, b, out=None):
 
 def tensordot(a, b, axes=2):
     x, y = _pair(a, b, "tensordot")
-    return _xp.tensordot(x, y, axes=axes)
+    return _counted(_xp.tensordot, x, y, axes=axes)
 
 
 def kron(a, b):

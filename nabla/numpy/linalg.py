@@ -14,6 +14,7 @@ from ..array_api import linalg as _la
 from ..core import dtypes as _dt
 from ..ops.elementwise import astype as _astype
 from . import _dtypes as D
+from ._math import _counted
 
 LinAlgError = _np.linalg.LinAlgError
 EighResult, EigResult, QRResult, SlogdetResult, SVDResult = (_la.EighResult, _la.EigResult, _la.QRResult,
@@ -119,11 +120,11 @@ def matrix_power(a, n):
     result, base = None, x
     while True:
         if n & 1:
-            result = base if result is None else _xp.matmul(result, base)
+            result = base if result is None else _counted(_xp.matmul, result, base)
         n >>= 1
         if not n:
             break
-        base = _xp.matmul(base, base)
+        base = _counted(_xp.matmul, base, base)
     return _xp.asarray(eye, copy=True) if result is None else result
 
 
@@ -223,7 +224,7 @@ def multi_dot(arrays, *, out=None):
         if i == j:
             return mats[i]
         k = split[i][j]
-        return _xp.matmul(chain(i, k), chain(k + 1, j))
+        return _counted(_xp.matmul, chain(i, k), chain(k + 1, j))
 
     r = chain(0, n - 1)
     if first_vec:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from .base import Operation, broadcast_shapes, describe, lift_same
 from .elementwise import BINARY_FUNCTIONS, BINARY_OPS, UNARY_FUNCTIONS, astype, complex_op, where, zeros_like_physical
@@ -105,11 +104,6 @@ def matmul(x, y) -> Tensor:
     if x.ndim == 0 or y.ndim == 0:
         raise ValueError(f"nabla.matmul: operands must be at least 1-D, got {describe(x._impl, y._impl)}")
     ix, iy = x._impl, y._impl
-    if ix.dtype.is_bool and iy.dtype.is_bool:
-        # NumPy's bool product is an OR of ANDs: count the true terms exactly (int64 holds any
-        # contraction size) and test for one, as MAX has no bool matmul
-        i64 = _dt.int64
-        return BINARY_FUNCTIONS["not_equal"](matmul(astype(x, i64), astype(y, i64)), 0)
     vec_x, vec_y = len(ix.cached_shape) - ix.batch_dims == 1, len(iy.cached_shape) - iy.batch_dims == 1
     if vec_x and vec_y and ix.cached_shape == iy.cached_shape and ix.dtype is iy.dtype \
             and not (ix.dtype.is_bool or ix.dtype.is_complex or ix.batch_dims or iy.batch_dims):

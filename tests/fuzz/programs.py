@@ -12,7 +12,7 @@ import dataclasses
 
 import numpy as onp
 
-from . import arguments
+from . import arguments, face_calls
 
 #: sizes where blocks, tiles, thread splits and byte limits change (1 element to 10^6)
 SIZES = (1, 2, 7, 8, 9, 63, 64, 65, 255, 256, 257, 511, 512, 513, 999, 1000, 1024, 1025, 4095, 4096, 4097,
@@ -819,7 +819,7 @@ FAMILIES = {
     "indexing": _indexing, "sorting": _sorting, "matmul": _matmul, "manipulation": _manipulation,
     "linalg": _linalg, "fft": _fft, "random": _random, "array_api": _array_api, "statistics": _statistics,
     "composites": _composites, "edges": _edges, "int_edges": _int_edges, "loops": _loops,
-    "scalars": arguments.scalars, "view_args": arguments.view_args,
+    "scalars": arguments.scalars, "view_args": arguments.view_args, "face_calls": face_calls.face_calls,
 }
 
 
