@@ -296,6 +296,8 @@ def searchsorted(a, v, side="left", sorter=None):
 def digitize(x, bins, right=False):
     b = D.asarray(bins, op="digitize")
     v = D.asarray(x, op="digitize")
+    if v.dtype.is_complex:
+        raise TypeError(f"nabla.numpy.digitize: x may not be complex, got {v.dtype}")
     if b.ndim != 1:
         raise ValueError("nabla.numpy.digitize: bins must be 1-dimensional")
     # increasing bins: searchsorted with the opposite side (NumPy's own definition)

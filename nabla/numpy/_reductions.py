@@ -242,7 +242,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
     x = _masked(_prepared(a, "nanvar", "mean", dtype), where, _np.nan, "nanvar")
     m = nanmean(x, axis, keepdims=True)
-    d = _nan_filled(x - m, 0, "nanvar")
+    d = _where(_xp.isnan(x), 0, x - m)  # (only the skipped values: an inf's deviation is NaN, as NumPy's)
     sq = _xp.real(d * _xp.conj(d)) if x.dtype.is_complex else d * d  # (|d|**2: real, as NumPy's)
     dof = _nan_count(x, axis, keepdims) - ddof
     r = _where(dof <= 0, _np.nan, _xp.sum(sq, axis=_axis(axis), keepdims=keepdims) / dof)  # (NumPy warns)
@@ -320,6 +320,10 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
     x = D.asarray(a, op=op)
     if x.dtype.is_complex and not _median:  # (complex values have a median, not quantiles, in NumPy)
         raise TypeError(f"nabla.numpy.{op}: a must be an array of real numbers, got {x.dtype}")
+    picked_bools = x.dtype.is_bool and not _median and weights is None
+    if picked_bools and method not in _PICKING:  # (NumPy's interpolation subtracts, which bools refuse)
+        raise TypeError(f"nabla.numpy.{op}: method {method!r} interpolates, and bool data has no subtraction "
+                        f"(methods {sorted(_PICKING)} pick an element)")
     q_host = q.numpy() if isinstance(q, Tensor) else q  # q: host parameters
     if x.dtype.kind == "b" or (weights is not None and x.dtype.kind in "iu"):
         x = _astype(x, _dt.float64)
@@ -383,6 +387,8 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
     if keepdims:
         lead = () if qs.ndim == 0 else qs.shape
         r = _reshape(r, lead + kept)
+    if picked_bools:  # an element, of the data's dtype (sorted as numbers)
+        r = r != 0
     return r if out is None else write_out(out, r, op)
 
 

@@ -341,10 +341,50 @@ class ufunc:
             b = b if self.__name__ == "add" else -b
             aliasing.setitem(a, ..., _scatter_add(a, indices, b, name))
             return None
+        rounds = None if basic else _occurrence_rounds(a, parts)
+        if rounds is not None:  # repeated indices: each occurrence applies in turn, as NumPy's
+            flat, positions = rounds
+            values = None if b is None else _reshape(
+                _xp.broadcast_to(D.asarray(b, op=name), a[indices].shape), (-1,) + a.shape[len(parts):])
+            for at in positions:
+                key = tuple(_xp.asarray(f[at]) for f in flat)
+                current = a[key]
+                new = self(current) if self.nin == 1 else self(current, values[_xp.asarray(at)])
+                aliasing.setitem(a, key, new)
+            return None
         current = a[indices]
         new = self(current) if self.nin == 1 else self(current, b)
         aliasing.setitem(a, indices, new)
         return None
+
+
+def _occurrence_rounds(a: Tensor, parts):
+    """For an index of integer arrays with repeats: ``(the arrays broadcast and raveled, on the host;
+    per round, the positions of every index's k-th occurrence)``, so that no round repeats an index;
+    None where no index repeats (or the key is not integer arrays). The index data is read here, at
+    the call, as NumPy's unbuffered ``at`` reads it."""
+    if len(parts) > a.ndim or not all(isinstance(p, (Tensor, list, _np.ndarray)) for p in parts):
+        return None
+    host = [_np.asarray(p.numpy() if isinstance(p, Tensor) else p) for p in parts]
+    if any(h.dtype.kind not in "iu" for h in host):
+        return None
+    shape = _np.broadcast_shapes(*(h.shape for h in host))
+    flat = [_np.broadcast_to(h, shape).ravel() for h in host]
+    if not flat[0].size:
+        return None
+    dims = a.shape[:len(parts)]
+    wrapped = [_np.where(f < 0, f + n, f) for f, n in zip(flat, dims)]
+    if any(((w < 0) | (w >= n)).any() for w, n in zip(wrapped, dims)):
+        return None  # (the indexing below raises NumPy's IndexError)
+    linear = _np.ravel_multi_index(wrapped, dims)
+    order = _np.argsort(linear, kind="stable")
+    ranked = linear[order]
+    starts = _np.r_[0, _np.flatnonzero(ranked[1:] != ranked[:-1]) + 1]
+    rank = _np.empty(linear.size, _np.int64)
+    rank[order] = _np.arange(linear.size) - _np.repeat(starts, _np.diff(_np.r_[starts, linear.size]))
+    if rank.max() == 0:
+        return None
+    return flat, [_np.flatnonzero(rank == k) for k in range(int(rank.max()) + 1)]
 
 
 #: ufuncs whose reduction may regroup: (a op b) op c == a op (b op c)

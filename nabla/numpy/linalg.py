@@ -245,6 +245,14 @@ def tensorsolve(a, b, axes=None):
     return _reshape(_la.solve(_reshape(A, (-1, n)), _reshape(B, (-1, 1))), rest)
 
 
-matmul, outer, cross, diagonal, trace, vecdot, tensordot, matrix_transpose, vector_norm, matrix_norm = (
-    _la.matmul, _la.outer, _la.cross, _la.diagonal, _la.trace, _la.vecdot, _la.tensordot, _la.matrix_transpose,
-    _la.vector_norm, _la.matrix_norm)
+matmul, outer, cross, diagonal, trace, vecdot, tensordot, matrix_transpose = (
+    _la.matmul, _la.outer, _la.cross, _la.diagonal, _la.trace, _la.vecdot, _la.tensordot, _la.matrix_transpose)
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
+    # NumPy's norms of integers and bools are float64 (the standard's: the default float dtype)
+    return _la.vector_norm(_float(x, "vector_norm"), axis=axis, keepdims=keepdims, ord=ord)
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002
+    return _la.matrix_norm(_float(x, "matrix_norm"), keepdims=keepdims, ord=ord)

@@ -483,3 +483,31 @@ def test_add_at_of_bool_and_complex_matches_numpy(dtype):
     fnp.add.at(x, fnp.asarray(idx), fnp.asarray(b))
     got = x.numpy()
     assert got.dtype == want.dtype and numpy.array_equal(got, want)
+
+
+def test_digitize_refuses_complex_values_as_numpy():
+    with pytest.raises(TypeError):
+        numpy.digitize(numpy.array([1 + 1j]), numpy.array([0.0, 2.0]))
+    with pytest.raises(TypeError, match="digitize"):
+        fnp.digitize(fnp.asarray(numpy.array([1 + 1j])), fnp.asarray(numpy.array([0.0, 2.0])))
+
+
+def test_ufunc_at_applies_every_repeated_index_in_turn():
+    """NumPy's ``at`` is unbuffered: each occurrence of a repeated index applies, in order."""
+    cases = [("multiply", numpy.array([2.0, 3.0]), [0, 0, 1], numpy.array([5.0, 7.0, 11.0])),
+             ("maximum", numpy.array([1, 1], numpy.int16), [1, 1], numpy.array([4, -43], numpy.int16)),
+             ("minimum", numpy.arange(12.0).reshape(3, 4), ([0, 2, 0], [1, 1, 1]), numpy.array([-1.0, 5.0, -7.0])),
+             ("multiply", numpy.arange(12.0).reshape(3, 4), [0, 2, 0], 2.0),
+             ("subtract", numpy.arange(6.0), numpy.array([5, -1, 2, 5]), numpy.array([1.0, 2.0, 3.0, 4.0])),
+             ("negative", numpy.arange(5.0), [1, 1, 3], None)]
+    for name, a, idx, b in cases:
+        want = a.copy()
+        x = fnp.asarray(a)
+        if b is None:
+            getattr(numpy, name).at(want, idx)
+            getattr(fnp, name).at(x, idx)
+        else:
+            getattr(numpy, name).at(want, idx, b)
+            getattr(fnp, name).at(x, idx, b)
+        got = x.numpy()
+        assert got.dtype == want.dtype and numpy.array_equal(got, want), name

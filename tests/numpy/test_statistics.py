@@ -210,3 +210,32 @@ def test_nan_extremes_of_bool_and_complex_data(fn, dtype):
         _each(fn, _data(dtype, shape), dtype)
     if dtype.startswith("complex"):
         _each(fn, numpy.array([[1 + 2j, 1 - 3j, 1 + 2.5j], [-1 + 0j, -1 + 4j, -1 - 1j]], dtype), dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex128"])
+def test_nan_variance_of_data_with_infinities_is_numpys(dtype):
+    """Only NaNs are skipped: an infinity's deviation from an infinite mean is NaN, as NumPy's."""
+    a = numpy.array([[1.0, numpy.inf, 2.0, numpy.nan], [1.0, 2.0, numpy.nan, 4.0], [-numpy.inf, 0.0, 1.0, 2.0]])
+    x = a.astype(dtype)
+    for fn in ("nanvar", "nanstd"):
+        for axis in (None, 0, 1):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                want = getattr(numpy, fn)(x, axis=axis)
+            got = getattr(fnp, fn)(fnp.asarray(x), axis=axis).numpy()
+            assert got.dtype == want.dtype
+            assert numpy.allclose(got, want, equal_nan=True), (fn, axis)
+
+
+def test_quantiles_of_bool_data_pick_or_refuse_as_numpy():
+    a = numpy.array([True, False, True, True, False])
+    for method in ("lower", "higher", "nearest"):
+        want = numpy.quantile(a, [0.2, 0.5], method=method)
+        got = fnp.quantile(fnp.asarray(a), [0.2, 0.5], method=method).numpy()
+        assert got.dtype == want.dtype and numpy.array_equal(got, want)
+    for method in ("linear", "midpoint"):
+        with pytest.raises(TypeError):
+            numpy.quantile(a, 0.5, method=method)
+        with pytest.raises(TypeError, match="quantile"):
+            fnp.quantile(fnp.asarray(a), 0.5, method=method)
+    assert fnp.median(fnp.asarray(a)).numpy() == numpy.median(a)

@@ -520,3 +520,15 @@ def test_numpy_multi_dot_of_bools_is_or_of_ands():
         got, want = np.asarray(fnp.linalg.multi_dot([fnp.asarray(o) for o in ops])), np.linalg.multi_dot(ops)
         assert got.dtype == want.dtype == np.bool_
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int16", "uint8", "bool"])
+def test_numpy_face_norms_of_integers_are_float64(dtype):
+    import nabla.numpy as fnp
+
+    a = (np.arange(12).reshape(3, 4) % 5).astype(dtype)
+    for fn, kw in (("vector_norm", {}), ("vector_norm", {"axis": 1, "ord": 1}), ("matrix_norm", {}),
+                   ("matrix_norm", {"ord": 1})):
+        want = getattr(np.linalg, fn)(a, **kw)
+        got = getattr(fnp.linalg, fn)(fnp.asarray(a), **kw).numpy()
+        assert got.dtype == want.dtype and np.allclose(got, want), (fn, kw)
