@@ -144,7 +144,9 @@ def ediff1d(ary, to_end=None, to_begin=None):
 def gradient(f, *varargs, axis=None, edge_order=1):
     """Second-order central differences inside, one-sided at the edges (uniform or coordinate spacing)."""
     y = D.asarray(f, op="gradient")
-    if y.dtype.kind in "biu":
+    if y.dtype.is_bool:  # (NumPy's differences subtract, which bools refuse)
+        raise TypeError("nabla.numpy.gradient: bool data has no subtraction (use an integer or float array)")
+    if y.dtype.kind in "iu":
         y = _astype(y, _F64)
     axes = tuple(range(y.ndim)) if axis is None else ((axis,) if isinstance(axis, int) else tuple(axis))
     spacing = list(varargs) if varargs else [1.0] * len(axes)
@@ -260,13 +262,12 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     x, y = _pair(a, b, "isclose")
     if x.dtype.kind in "biu":
         x, y = _astype(x, _F64), _astype(y, _F64)
-    close = _xp.abs(x - y) <= atol + rtol * _xp.abs(y)
-    exact = x == y  # infinities of one sign
-    r = _xp.logical_or(close, exact)
-    if x.dtype.is_floating:
-        r = _xp.logical_and(r, _xp.logical_not(_xp.logical_or(_xp.isinf(x), _xp.isinf(y))) | exact)
-        if equal_nan:
-            r = _xp.logical_or(r, _xp.logical_and(_xp.isnan(x), _xp.isnan(y)))
+    # NumPy's rule: within tolerance of a finite y, or equal (infinities of one sign); a complex
+    # value is NaN or infinite where either part is
+    close = _xp.logical_and(_xp.abs(x - y) <= atol + rtol * _xp.abs(y), _xp.isfinite(y))
+    r = _xp.logical_or(close, x == y)
+    if equal_nan:
+        r = _xp.logical_or(r, _xp.logical_and(_xp.isnan(x), _xp.isnan(y)))
     return r
 
 

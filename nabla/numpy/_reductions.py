@@ -46,7 +46,10 @@ def _masked(x, where, fill, op):
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):  # noqa: A001
     x = _masked(_prepared(a, "sum", "sum", dtype), where, 0, "sum")
-    r = _xp.sum(x, axis=_axis(axis), keepdims=keepdims, dtype=x.dtype)  # (the standard's sum widens int8)
+    if x.dtype.is_bool:  # (dtype=bool: NumPy adds in bool, an OR)
+        r = _xp.any(x, axis=_axis(axis), keepdims=keepdims)
+    else:
+        r = _xp.sum(x, axis=_axis(axis), keepdims=keepdims, dtype=x.dtype)  # (the standard's sum widens int8)
     if initial is not None:
         r = r + initial
     return _finish(r, None, out, "sum")
@@ -54,7 +57,10 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
     x = _masked(_prepared(a, "prod", "sum", dtype), where, 1, "prod")
-    r = _xp.prod(x, axis=_axis(axis), keepdims=keepdims, dtype=x.dtype)
+    if x.dtype.is_bool:  # (dtype=bool: NumPy multiplies in bool, an AND)
+        r = _xp.all(x, axis=_axis(axis), keepdims=keepdims)
+    else:
+        r = _xp.prod(x, axis=_axis(axis), keepdims=keepdims, dtype=x.dtype)
     if initial is not None:
         r = r * initial
     return _finish(r, None, out, "prod")

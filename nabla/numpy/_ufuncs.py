@@ -246,7 +246,10 @@ class ufunc:
             if fill is None:
                 raise ValueError(f"nabla.numpy.{self.__name__}.reduce: where= needs initial= (no identity)")
             x = _where(D.asarray(where, op="reduce"), x, _xp.full_like(x, fill))
-        if self._reducer is not None:
+        if x.dtype.is_bool and self.__name__ in ("maximum", "minimum", "fmax", "fmin") and x.size:
+            # (bool extremes: any and all, where the standard's max and min take numbers only)
+            r = (_xp.any if self.__name__ in ("maximum", "fmax") else _xp.all)(x, axis=axes, keepdims=keepdims)
+        elif self._reducer is not None:
             r = self._reducer(x, axis=axes, keepdims=keepdims)
         else:
             r = self._fold(self._as_loop_dtype(x), axes, keepdims)

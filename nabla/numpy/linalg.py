@@ -245,8 +245,12 @@ def tensorsolve(a, b, axes=None):
     return _reshape(_la.solve(_reshape(A, (-1, n)), _reshape(B, (-1, 1))), rest)
 
 
-matmul, outer, cross, diagonal, trace, vecdot, tensordot, matrix_transpose = (
-    _la.matmul, _la.outer, _la.cross, _la.diagonal, _la.trace, _la.vecdot, _la.tensordot, _la.matrix_transpose)
+outer, cross, diagonal, trace, vecdot, tensordot, matrix_transpose = (
+    _la.outer, _la.cross, _la.diagonal, _la.trace, _la.vecdot, _la.tensordot, _la.matrix_transpose)
+
+
+def matmul(x1, x2, /):
+    return _counted(_xp.matmul, D.asarray(x1, op="linalg.matmul"), D.asarray(x2, op="linalg.matmul"))
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002

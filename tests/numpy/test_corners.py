@@ -511,3 +511,22 @@ def test_ufunc_at_applies_every_repeated_index_in_turn():
             getattr(fnp, name).at(x, idx, b)
         got = x.numpy()
         assert got.dtype == want.dtype and numpy.array_equal(got, want), name
+
+
+def test_bool_reductions_isclose_and_refusals_as_numpy():
+    """Cases the face_calls fuzz family met: bool extremes by ufunc.reduce, sums and products in
+    bool, isclose of complex values with NaN or infinite parts, linalg.matmul of bools, gradient of bools."""
+    b = numpy.array([[True, False, True], [False, False, True]])
+    z = numpy.array([complex(numpy.inf, 1), complex(1, numpy.nan), 1 + 1j, numpy.inf, -numpy.inf])
+    w = numpy.array([complex(numpy.inf, 1), complex(1, numpy.nan), 1 + 1.000001j, numpy.inf, numpy.inf])
+    cases = [lambda m: m.maximum.reduce(m.asarray(b), axis=1), lambda m: m.minimum.reduce(m.asarray(b), axis=None),
+             lambda m: m.sum(m.asarray(b), axis=1, dtype="bool"), lambda m: m.prod(m.asarray(b), axis=0, dtype="bool"),
+             lambda m: m.isclose(m.asarray(z), m.asarray(w), equal_nan=True), lambda m: m.isclose(m.asarray(z), m.asarray(w)),
+             lambda m: m.linalg.matmul(m.asarray(b), m.asarray(b).T)]
+    for case in cases:
+        want, got = numpy.asarray(case(numpy)), numpy.asarray(case(fnp))
+        assert got.dtype == want.dtype and numpy.array_equal(got, want)
+    with pytest.raises(TypeError):
+        numpy.gradient(b[0])
+    with pytest.raises(TypeError, match="gradient"):
+        fnp.gradient(fnp.asarray(b[0]))
