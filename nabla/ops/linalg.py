@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from .base import Operation, broadcast_shapes, describe, lift_same
 from .elementwise import BINARY_FUNCTIONS, BINARY_OPS, UNARY_FUNCTIONS, astype, complex_op, where, zeros_like_physical
@@ -104,6 +105,10 @@ def matmul(x, y) -> Tensor:
     if x.ndim == 0 or y.ndim == 0:
         raise ValueError(f"nabla.matmul: operands must be at least 1-D, got {describe(x._impl, y._impl)}")
     ix, iy = x._impl, y._impl
+    if ix.dtype is _dt.float16 and iy.dtype is _dt.float16:
+        # NumPy's half products accumulate in float32 and round once; so do these (on the kernels
+        # that compute float32, where a float16 matmul would compile a model of its own)
+        return astype(matmul(astype(x, _dt.float32), astype(y, _dt.float32)), _dt.float16)
     vec_x, vec_y = len(ix.cached_shape) - ix.batch_dims == 1, len(iy.cached_shape) - iy.batch_dims == 1
     if vec_x and vec_y and ix.cached_shape == iy.cached_shape and ix.dtype is iy.dtype \
             and not (ix.dtype.is_bool or ix.dtype.is_complex or ix.batch_dims or iy.batch_dims):

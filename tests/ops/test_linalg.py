@@ -532,3 +532,20 @@ def test_numpy_face_norms_of_integers_are_float64(dtype):
         want = getattr(np.linalg, fn)(a, **kw)
         got = getattr(fnp.linalg, fn)(fnp.asarray(a), **kw).numpy()
         assert got.dtype == want.dtype and np.allclose(got, want), (fn, kw)
+
+
+def test_float16_products_accumulate_in_float32_as_numpy():
+    """NumPy's half matmul and dot accumulate in float32 and round once; products on float16
+    operands do the same (and run where float32 work runs)."""
+    import nabla.numpy as fnp
+
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((7, 33)).astype(np.float16)
+    b = rng.standard_normal((33, 5)).astype(np.float16)
+    v = rng.standard_normal(33).astype(np.float16)
+    for got, want in ((fnp.asarray(a) @ fnp.asarray(b), a @ b), (fnp.dot(fnp.asarray(v), fnp.asarray(v)), np.dot(v, v)),
+                      (fnp.asarray(a) @ fnp.asarray(v), a @ v)):
+        got = got.numpy()
+        assert got.dtype == want.dtype == np.float16
+        # (one float16 step at most: float32 sums in another order may round the other way)
+        assert np.all(np.abs(got.astype(np.float64) - want) <= np.spacing(np.abs(want).astype(np.float16)))
