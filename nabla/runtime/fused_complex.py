@@ -154,6 +154,10 @@ def real_trace(order, leaves, outputs, node_ids, leaf_ids):
         out = _where_stored(w, n, storage) if n.op is where_op and not any(key(v) in pairs for v in n.inputs[1:]) \
             else None
         out = _rewrite(w, n, pair, storage) if out is None else out
+        if not isinstance(out, tuple) and id(n) in read:  # a real result (``imag`` of a cast: a scalar
+            shape = tuple(next(iter(read[id(n)].values())).shape)  # 0) has the node's shape for any reader
+            if tuple(out.shape) != shape:
+                out = w._node(broadcast_to_op, {"shape": shape}, (out,), shape, out.dtype)
         pairs_or_stored = pairs if isinstance(out, tuple) else stored
         pairs_or_stored[(id(n), 0)] = out
     return w.order, [storage(v) for v in outputs], {id(n): i for i, n in enumerate(w.order)}, positions

@@ -246,3 +246,30 @@ def test_operands_broadcast_into_complex_parts_run_on_the_kernel(dtype, interpre
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_allclose(got, want, rtol=1e-6 if dtype is np.complex64 else 1e-15)
     assert interpreted == []
+
+
+class _FilledNumpy:
+    """numpy, but ``empty`` memory filled with 0x7f bytes (1.4e306 as float64): what a run reads
+    before it writes shows up, whatever the allocator last held there."""
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+    @staticmethod
+    def empty(shape, dtype=float, *args, **kwargs):
+        out = np.empty(shape, dtype, *args, **kwargs)
+        out.view(np.uint8)[...] = 0x7F
+        return out
+
+
+def test_a_real_part_of_complex_work_has_its_full_shape_for_any_reader(monkeypatch):
+    """``(a + 0j) @ (b + 0j)`` as four real products: the imaginary part of a cast is a scalar 0,
+    which a matmul must read spread to its operand's shape (it read past the scalar's slot)."""
+    from nabla.runtime import program_plan
+
+    monkeypatch.setattr(program_plan, "np", _FilledNumpy())
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((3, 3)), rng.standard_normal((3, 3))
+    z = nb.asarray(np.ones(1, np.complex128)).dtype
+    got = nb.matmul(nb.astype(nb.asarray(a), z), nb.astype(nb.asarray(b), z)).numpy()
+    np.testing.assert_allclose(got, (a + 0j) @ (b + 0j), rtol=1e-12, atol=1e-12)
