@@ -433,9 +433,9 @@ def _cov_weights(w, n: int, kind: str):
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
     x = D.asarray(m, op="cov")
-    x = _reshape(x, (1, -1)) if x.ndim == 1 else x
-    if not rowvar and x.shape[0] != 1:
+    if not rowvar and x.ndim != 1:  # (NumPy 2's rule for m: a one-row matrix is one observation too)
         x = _xp.permute_dims(x, (1, 0))
+    x = _reshape(x, (1, -1)) if x.ndim == 1 else x
     if y is not None:
         yy = D.asarray(y, op="cov")
         yy = _reshape(yy, (1, -1)) if yy.ndim == 1 else yy

@@ -530,3 +530,16 @@ def test_bool_reductions_isclose_and_refusals_as_numpy():
         numpy.gradient(b[0])
     with pytest.raises(TypeError, match="gradient"):
         fnp.gradient(fnp.asarray(b[0]))
+
+
+@pytest.mark.parametrize("shape", [(5, 7), (1, 7), (7, 1), (7,)])
+def test_cov_of_columns_follows_numpy_2(shape):
+    """NumPy 2 turns any 2-D ``m`` for ``rowvar=False`` (a one-row matrix: variables with one
+    observation each, NaN covariances)."""
+    a = numpy.random.default_rng(0).standard_normal(shape)
+    for rowvar in (True, False):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = numpy.cov(a, rowvar=rowvar)
+            got = fnp.cov(fnp.asarray(a), rowvar=rowvar).numpy()
+        assert got.shape == want.shape and numpy.allclose(got, want, equal_nan=True)
