@@ -346,9 +346,9 @@ class ufunc:
             return None
         rounds = None if basic else _occurrence_rounds(a, parts)
         if rounds is not None:  # repeated indices: each occurrence applies in turn, as NumPy's
-            flat, positions = rounds
-            values = None if b is None else _reshape(
-                _xp.broadcast_to(D.asarray(b, op=name), a[indices].shape), (-1,) + a.shape[len(parts):])
+            flat, positions, shape = rounds
+            rest = a.shape[len(parts):]
+            values = None if b is None else _reshape(_xp.broadcast_to(D.asarray(b, op=name), shape + rest), (-1,) + rest)
             for at in positions:
                 key = tuple(_xp.asarray(f[at]) for f in flat)
                 current = a[key]
@@ -363,7 +363,8 @@ class ufunc:
 
 def _occurrence_rounds(a: Tensor, parts):
     """For an index of integer arrays with repeats: ``(the arrays broadcast and raveled, on the host;
-    per round, the positions of every index's k-th occurrence)``, so that no round repeats an index;
+    per round, the positions of every index's k-th occurrence; their broadcast shape)``, so that no
+    round repeats an index;
     None where no index repeats (or the key is not integer arrays). The index data is read here, at
     the call, as NumPy's unbuffered ``at`` reads it."""
     if len(parts) > a.ndim or not all(isinstance(p, (Tensor, list, _np.ndarray)) for p in parts):
@@ -387,7 +388,7 @@ def _occurrence_rounds(a: Tensor, parts):
     rank[order] = _np.arange(linear.size) - _np.repeat(starts, _np.diff(_np.r_[starts, linear.size]))
     if rank.max() == 0:
         return None
-    return flat, [_np.flatnonzero(rank == k) for k in range(int(rank.max()) + 1)]
+    return flat, [_np.flatnonzero(rank == k) for k in range(int(rank.max()) + 1)], tuple(shape)
 
 
 #: ufuncs whose reduction may regroup: (a op b) op c == a op (b op c)

@@ -18,7 +18,7 @@ import numpy as np
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from .index_primitives import gather_op, nonzero_op, scatter_op, set_slice_op, slice_op
-from .picks import _plain_host, element_from_host
+from .picks import plain_host, element_from_host
 from ..core.graph import GRAPH
 from ._physical import batch_dims_to_logical, common_batch_shape, logical_to_batch_dims, with_batch_dims_as_logical
 from .base import broadcast_shapes, normalize_axis, tensor_from_host
@@ -252,7 +252,7 @@ def _host_values(a: Tensor):
     """An index array's values where they are host memory already (realized, or a slice of realized
     host data: ``A_col[lo:hi]``), read without computing anything; None elsewhere."""
     impl = a._impl
-    if len(impl._values) != 1 or not _plain_host(impl):
+    if len(impl._values) != 1 or not plain_host(impl):
         return None
     value = impl._values[0]
     node = value.node

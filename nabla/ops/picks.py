@@ -20,7 +20,7 @@ from .view import reshape_op
 
 
 
-def _plain_host(impl) -> bool:
+def plain_host(impl) -> bool:
     """Data a pick may read from the host: no transform, gradient or sharding sees this tensor."""
     return not (impl.batch_dims or impl.tangents is not None or impl.sharding is not None
                 or impl.traced or impl.requires_grad) and impl.device.is_host
@@ -48,7 +48,7 @@ def quick_pick(x: Tensor, key):
     must decide (anything else, or an out-of-range index, whose IndexError it raises)."""
     impl = x._impl
     values = impl._values
-    if len(values) != 1 or values[0].node is not None or not _plain_host(impl):
+    if len(values) != 1 or values[0].node is not None or not plain_host(impl):
         return None
     for i, n in zip(key, impl.cached_shape):
         if not -n <= i < n:
@@ -77,7 +77,7 @@ def element_from_host(x: Tensor, entries):
     impl = x._impl
     if len(entries) != impl.ndim or any(e[0] != "int" for e in entries):
         return None
-    if not _plain_host(impl):
+    if not plain_host(impl):
         return None
     index = []
     for (_, i), n in zip(entries, impl.shape):

@@ -477,11 +477,11 @@ def test_nan_to_num_every_part(dtype, kwargs):
     _same(fnp.nan_to_num(fnp.asarray(x), **kwargs), numpy.nan_to_num(x, **kwargs), "nan_to_num")
 
 
-@pytest.mark.parametrize("args", [(1, 1000, 4), (-1, -1e5, 6), (1000, 1, 4), (2, 2 ** 10, 11), (3, 300, 1)])
-@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int32", "int16", "uint8"])
+# (negative sequences into uint8 are left out: their values do not fit the dtype)
+@pytest.mark.parametrize("dtype,args", [(d, a) for d in ("float64", "float32", "int64", "int32", "int16", "uint8")
+                                        for a in [(1, 1000, 4), (-1, -1e5, 6), (1000, 1, 4), (2, 2 ** 10, 11),
+                                                  (3, 300, 1)] if not (d == "uint8" and a[0] < 0)])
 def test_geomspace_exact_ends_and_powers(dtype, args):
-    if dtype == "uint8" and args[0] < 0:
-        pytest.skip("negative values do not fit uint8")
     _same(fnp.geomspace(*args, dtype=dtype), numpy.geomspace(*args, dtype=dtype), "geomspace")
 
 
