@@ -9,7 +9,7 @@ the same process), and a simulated mesh on the GPU. Each check prints its relati
 the seconds of its first and second call (the first compiles its graphs). Each section has a
 budget of seconds (``GPU_CHECK_SCALE`` multiplies them): checks past it are reported as skipped.
 ``GPU_CHECK_SECTIONS`` (comma-separated: fft_real, fft_timings, fft_c2c, fft_axis, dlpack,
-transforms, sharding, core, sharding_timings) picks and orders them; every new structure compiles
+transforms, sharding, core, programs, sharding_timings) picks and orders them; every new structure compiles
 for 12-26 s on a GPU, so a short lease runs a few.
 """
 
@@ -113,6 +113,54 @@ def core_checks() -> None:
     check("linalg.solve", lambda: (xp.linalg.solve(S, D), np.linalg.solve(s, d)), 1e-10)
     check("linalg.svdvals", lambda: (xp.linalg.svdvals(D), np.linalg.svd(d, compute_uv=False)), 1e-12)
     check("linalg.eigh values", lambda: (xp.linalg.eigh(S)[0], np.linalg.eigh(s)[0]), 1e-12)
+
+
+def _stencil(np_, a, b, steps):
+    for _ in range(steps):
+        b[1:-1, 1:-1] = 0.2 * (a[1:-1, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:] + a[2:, 1:-1] + a[:-2, 1:-1])
+        a[1:-1, 1:-1] = 0.2 * (b[1:-1, 1:-1] + b[1:-1, :-2] + b[1:-1, 2:] + b[2:, 1:-1] + b[:-2, 1:-1])
+    return a
+
+
+def _converge(np_, u, tol):
+    """1-D heat steps until the largest change is under ``tol``: a scalar read every step."""
+    steps = 0
+    while True:
+        un = u.copy()
+        u[1:-1] = un[1:-1] + 0.25 * (un[2:] - 2 * un[1:-1] + un[:-2])
+        steps += 1
+        if float(np_.max(np_.abs(u - un))) < tol or steps >= 40:
+            return u
+
+
+def _element_loop(np_, x, y):
+    for i in range(1, x.shape[0]):
+        x[i] = np_.maximum(x[i - 1] * 0.5, y[i]) + 1
+    return x
+
+
+def programs_checks() -> None:
+    """Loops as NumPy programs write them, on the default device, each against NumPy's own loop:
+    the first call (what compiles) and the second (the per-call cost); engine counters per check."""
+    import nabla.numpy as nnp
+
+    grid = _RNG.standard_normal((64, 64))
+    line = _RNG.standard_normal(256)
+    ys = _RNG.standard_normal(6)
+    cases = [
+        ("stencil 64x64 float64, 10 steps of 2 slice writes", lambda m: _stencil(
+            m, m.array(grid), m.array(grid), 10)),
+        ("convergence loop, a scalar read per step", lambda m: _converge(m, m.array(line), 1e-3)),
+        ("element loop x[i] = max(x[i-1]*0.5, y[i]) + 1, 5 steps", lambda m: _element_loop(
+            m, m.array(ys), m.array(ys[::-1].copy()))),
+    ]
+    for name, case in cases:
+        before = nb.engine_stats()
+        check(name, lambda case=case: (case(nnp), case(np)), 1e-12)
+        after = nb.engine_stats()
+        RESULTS[-1]["engine"] = {k: after[k] - before[k] for k in ("evaluations", "compiles", "fused",
+                                                                   "interpreted", "cache_hits")}
+        print("   ", RESULTS[-1]["engine"], flush=True)
 
 
 def dlpack_checks() -> None:
@@ -356,7 +404,7 @@ def main() -> None:
           get_default_device(), flush=True)
     INFO["accelerators"] = driver.accelerator_count()
     budgets = {"fft_real": 120, "fft_timings": 100, "fft_c2c": 120, "fft_axis": 60, "dlpack": 40,
-               "transforms": 75, "sharding": 60, "core": 30, "sharding_timings": 30}
+               "transforms": 75, "sharding": 60, "core": 30, "programs": 150, "sharding_timings": 30}
     chosen = os.environ.get("GPU_CHECK_SECTIONS", ",".join(budgets)).split(",")
     for name in chosen:
         section = globals()[f"{name}_checks" if f"{name}_checks" in globals() else name]
