@@ -24,7 +24,7 @@ from .compiler import BackgroundCompiler
 from .context import SEVERAL_DEVICES, cpu, driver_device
 from .disk_cache import ModelDiskCache, kernel_cache_dir, model_cache_dir
 from .models import ModelStore, RealizationError, _bytes_budget, _Entry, execute, mlir_context  # noqa: F401 (re-exported)
-from .paths import FINISHED, Realization, RealizeFirst
+from .paths import FINISHED, ExecutionPath, Realization, RealizeFirst
 from .trace_facts import describe_outputs, on_accelerators, on_virtual_devices, shares_inner_values
 from .trace_lowering import TraceLowering
 from .interpreter import new_interpreter
@@ -238,7 +238,12 @@ class Engine(TraceLowering, ModelStore):
     def deferrable(self, impl) -> bool:
         """Whether a joint run may leave this pending tensor pending: a path computes it for free
         inside whatever reads it (a view of realized data)."""
-        return self.fused_enabled and any(path.deferrable(impl) for path in self.paths)
+        if not self.fused_enabled:
+            return False
+        for path in self.paths:  # (a loop that reads a scalar a step asks this of every pending tensor)
+            if type(path).deferrable is not ExecutionPath.deferrable and path.deferrable(impl):
+                return True
+        return False
 
     # --- what the paths ask of the engine's state (under its lock) ------------------------------
     def cached(self, key):

@@ -132,6 +132,13 @@ class ComputeGraph:
         return [i for i in (r() for r in self._local.pending)
                 if i is not None and not i.is_realized and i not in failed]
 
+    def _not_failed(self, impls) -> list:
+        with self._failed_lock:
+            if not self._failed:
+                return impls
+            failed = set(self._failed)
+        return [i for i in impls if i not in failed]
+
     @property
     def num_pending(self) -> int:
         return len(self._live_pending())
@@ -154,13 +161,18 @@ class ComputeGraph:
         # record is looked at first, once: see ``_other_work`` and ``_probe_refused``)
         others = _other_work(rec.pending, wanted) if wanted else None
         alone = others is not None and not others[0]
-        if wanted and not alone and len(rec.pending) > len(wanted) and not _probe_refused(others, wanted) and \
-                self.engine.run(_pending_values(_with_siblings(wanted)), fast_only=True):
+        probe = wanted and not alone and len(rec.pending) > len(wanted) and not _probe_refused(others, wanted)
+        if probe and self.engine.run(_pending_values(_with_siblings(wanted)), fast_only=True):
             # what was read runs at once on a compiled model or the fused kernel; the rest of the
             # pending work waits for its own read rather than make a joint graph that runs slowly
             rec.epoch += 1
             return
-        impls = [i for i in wanted if not i.is_realized] if alone else self._live_pending()
+        if alone:
+            impls = [i for i in wanted if not i.is_realized]
+        elif others is None or probe:  # (a declined probe may have realized some of them: stages)
+            impls = self._live_pending()
+        else:  # (the short record's scan found them)
+            impls = self._not_failed(others[2])
         if wanted and not alone:
             # a read realizes the other live pending work with it, but views of realized data stay
             # pending: whatever reads them computes them for free (see the paths' ``deferrable``)
@@ -199,20 +211,22 @@ _SHORT_RECORD = 64
 
 def _other_work(pending, wanted):
     """A short pending record, scanned once: (whether it holds live pending work other than
-    ``wanted``, the ids of that work's nodes); None for a long record. No other work (a loop's read:
-    what it recorded since the last read is dead but the value read) means the read runs what it
-    needs, with no probe and no scan."""
+    ``wanted``, the ids of that work's nodes, every live pending tensor in the record's order);
+    None for a long record. No other work (a loop's read: what it recorded since the last read is
+    dead but the value read) means the read runs what it needs, with no probe and no scan."""
     if len(pending) > _SHORT_RECORD:
         return None
     asked = set(map(id, wanted))
-    live, nodes = False, set()
+    live, nodes, found = False, set(), []
     for r in pending:
         i = r()
-        if i is not None and id(i) not in asked and not i.is_realized:
-            live = True
-            if type(i._values) is list:
-                nodes.update(id(v.node) for v in i._values if v.node is not None)
-    return live, nodes
+        if i is not None and not i.is_realized:
+            found.append(i)
+            if id(i) not in asked:
+                live = True
+                if type(i._values) is list:
+                    nodes.update(id(v.node) for v in i._values if v.node is not None)
+    return live, nodes, found
 
 
 def _probe_refused(others, wanted) -> bool:

@@ -85,7 +85,10 @@ class FirstSightPaths:
         return [m for path in self.paths for m in path.prepare(engine)]
 
     def deferrable(self, impl) -> bool:
-        return any(path.deferrable(impl) for path in self.paths)
+        for path in self.paths:  # (only the paths that answer it: see ``FirstSightPath.deferrable``)
+            if type(path).deferrable is not FirstSightPath.deferrable and path.deferrable(impl):
+                return True
+        return False
 
     def computes_single_op_nodes(self, order) -> bool:
         return any(path.computes_single_op_nodes(order) for path in self.paths)
