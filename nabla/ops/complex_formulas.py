@@ -46,38 +46,48 @@ def multiply(k, a, b):
     return k.subtract(k.multiply(ar, br), k.multiply(ai, bi)), k.add(k.multiply(ar, bi), k.multiply(ai, br))
 
 
-def unit_infinities(k, x):
-    """+-1 where ``x`` is infinite, +-0 elsewhere (C99's way to give an infinite operand a direction)."""
-    return copysign_of_number(k, k.where(k.isinf(x), k.const(1, x), k.const(0, x)), x)
-
-
 def divide(k, a, b):
-    """Smith's algorithm (R. L. Smith, "Algorithm 116: Complex division", CACM 1962: scales by the
-    larger part of ``b``, so |b|^2 never overflows), with C99's limits."""
+    """NumPy's complex division: Smith's algorithm (R. L. Smith, "Algorithm 116: Complex division",
+    CACM 1962: scales by the larger part of ``b``, so |b|^2 never overflows), times the reciprocal
+    of the scaled denominator, with NumPy's NaN cases rather than C99's limits (a finite value over
+    inf + inf j is NaN there, not 0)."""
     (ar, ai), (br, bi) = a, b
-    wide = k.greater_equal(k.abs(br), k.abs(bi))
-    big = k.where(wide, br, bi)
-    other = k.where(wide, bi, br)
-    ratio = k.divide(other, big)
-    d = k.add(big, k.multiply(other, ratio))
-    r_wide = k.divide(k.add(ar, k.multiply(ai, ratio)), d)
-    i_wide = k.divide(k.subtract(ai, k.multiply(ar, ratio)), d)
-    r_tall = k.divide(k.add(k.multiply(ar, ratio), ai), d)
-    i_tall = k.divide(k.subtract(k.multiply(ai, ratio), ar), d)
-    r, i = k.where(wide, r_wide, r_tall), k.where(wide, i_wide, i_tall)
-    # a finite numerator over an infinite denominator is a signed zero
-    over_inf = k.logical_and(k.logical_or(k.isinf(br), k.isinf(bi)),
-                             k.logical_and(isfinite(k, ar), isfinite(k, ai)))
-    ubr, ubi = unit_infinities(k, br), unit_infinities(k, bi)
-    zero = k.const(0, ar)
-    r = k.where(over_inf, k.multiply(zero, k.add(k.multiply(ar, ubr), k.multiply(ai, ubi))), r)
-    i = k.where(over_inf, k.multiply(zero, k.subtract(k.multiply(ai, ubr), k.multiply(ar, ubi))), i)
-    return r, i
+    abr, abi = k.abs(br), k.abs(bi)
+    one, zero, nan = k.const(1, ar), k.const(0, ar), k.const(math.nan, ar)
+    wide = k.greater_equal(abr, abi)  # false where either is NaN, as NumPy's isgreaterequal
+    big, other = k.where(wide, br, bi), k.where(wide, bi, br)
+    rat = k.divide(other, big)
+    scl = k.divide(one, k.add(big, k.multiply(other, rat)))
+    r = k.where(wide, k.add(ar, k.multiply(ai, rat)), k.add(k.multiply(ar, rat), ai))
+    i = k.where(wide, k.subtract(ai, k.multiply(ar, rat)), k.subtract(k.multiply(ai, rat), ar))
+    r, i = k.multiply(r, scl), k.multiply(i, scl)
+    # over 0: each part over |0| (inf or NaN), and NaN where the numerator is NaN with a zero or NaN
+    ar_nan, ai_nan = k.isnan(ar), k.isnan(ai)
+    b_zero = k.logical_and(k.equal(br, zero), k.equal(bi, zero))
+    nan_over_zero = k.logical_or(k.logical_and(ar_nan, k.logical_or(k.equal(ai, zero), ai_nan)),
+                                 k.logical_and(k.equal(ar, zero), ai_nan))
+    r = k.where(b_zero, k.where(nan_over_zero, k.where(ar_nan, ar, ai), k.divide(ar, abr)), r)
+    i = k.where(b_zero, k.where(nan_over_zero, k.where(ai_nan, ai, ar), k.divide(ai, abi)), i)
+    # a numerator with a NaN part and an infinite one (over a nonzero b), or a NaN part over
+    # inf + inf j, is NaN + NaN j
+    a_inf = k.logical_or(k.logical_and(k.logical_not(ar_nan), k.isinf(ar)),
+                         k.logical_and(k.logical_not(ai_nan), k.isinf(ai)))
+    b_number = k.logical_not(k.logical_or(k.isnan(br), k.isnan(bi)))
+    both_inf = k.logical_and(k.isinf(br), k.isinf(bi))
+    all_nan = k.logical_and(k.logical_and(b_number, k.logical_or(ar_nan, ai_nan)),
+                            k.logical_or(k.logical_and(a_inf, k.logical_not(b_zero)), both_inf))
+    return k.where(all_nan, nan, r), k.where(all_nan, nan, i)
 
 
 def reciprocal(k, z):
-    re = z[0]
-    return divide(k, (k.const(1, re), k.const(0, re)), z)
+    """NumPy's own loop: 1 / (a + bi) scaled by the larger part, with no special cases."""
+    a, b = z
+    one = k.const(1, a)
+    wide = k.greater_equal(k.abs(a), k.abs(b))  # |b| <= |a|: false where either is NaN
+    big, other = k.where(wide, a, b), k.where(wide, b, a)
+    rat = k.divide(other, big)
+    d = k.add(big, k.multiply(other, rat))
+    return k.divide(k.where(wide, one, rat), d), k.negative(k.divide(k.where(wide, rat, one), d))
 
 
 def exp_limits(k, a, b, r, i, at_minus_inf):
@@ -107,14 +117,21 @@ def exp(k, z):
 
 
 def sign(k, z):
-    """z / |z| (0 at 0); an infinite part sets the direction (NumPy's answer)."""
+    """NumPy 2's loop: z / |z| (0 at 0); one infinite part gives its direction, two give NaN, as
+    does a NaN |z|; an |z| overflowing from finite parts gives 0 + +-1j (NumPy's branch for it)."""
     a, b = z
-    inf_in = k.logical_or(k.isinf(a), k.isinf(b))
-    a, b = k.where(inf_in, unit_infinities(k, a), a), k.where(inf_in, unit_infinities(k, b), b)
     m = hypot(k, a, b)
-    zero = k.equal(m, k.const(0, m))
-    safe = k.where(zero, k.const(1, m), m)
-    return k.where(zero, k.const(0, m), k.divide(a, safe)), k.where(zero, k.const(0, m), k.divide(b, safe))
+    zero, one, nan = k.const(0, m), k.const(1, m), k.const(math.nan, m)
+    at_zero = k.equal(m, zero)
+    safe = k.where(at_zero, one, m)
+    r = k.where(at_zero, zero, k.divide(a, safe))
+    i = k.where(at_zero, zero, k.divide(b, safe))
+    unit_b = k.where(k.greater(b, zero), one, k.const(-1, m))
+    r_inf = k.isinf(a)
+    r = k.where(k.isinf(m), k.where(r_inf, k.where(k.greater(a, zero), one, k.const(-1, m)), zero), r)
+    i = k.where(k.isinf(m), k.where(r_inf, zero, unit_b), i)
+    both = k.logical_or(k.isnan(m), k.logical_and(r_inf, k.isinf(b)))
+    return k.where(both, nan, r), k.where(both, nan, i)
 
 
 def equal(k, a, b):

@@ -233,3 +233,31 @@ def test_float32_power_near_overflow_is_numpys(first_sight):
     got = fnp.power(fnp.asarray(x), fnp.asarray(y)).numpy()
     assert got.dtype == np.float32
     np.testing.assert_allclose(got, want, rtol=3e-7)  # (an infinity where NumPy's is one)
+
+
+def _complex_edges(dtype) -> np.ndarray:
+    # (a large part, but none whose reciprocal is subnormal: MAX flushes those, docs/numpy.md)
+    parts = [0.0, -0.0, 1.0, -2.5, np.inf, -np.inf, np.nan, 1e300 if dtype == "complex128" else 1e30]
+    return np.array([complex(r, i) for r in parts for i in parts], dtype=dtype)
+
+
+def _same_complex(got, want):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype
+    for part in (np.real, np.imag):
+        g, w = part(got), part(want)
+        ok = (g == w) | (np.isnan(g) & np.isnan(w)) | np.isclose(g, w, rtol=4 * np.finfo(g.dtype).eps, atol=0)
+        assert ok.all(), (np.flatnonzero(~ok)[:5], got[~ok][:5], want[~ok][:5])
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_division_reciprocal_and_sign_are_numpys(dtype, first_sight):
+    """NumPy's own loops, not C99's limits: (1 + 1j) / (inf + inf j) and 1 / (-inf + inf j) are NaN
+    (Smith's ratio inf / inf), sign(-inf + inf j) is NaN and sign(nan + inf j) is 1j."""
+    z = _complex_edges(dtype)
+    a, b = (p.ravel() for p in np.meshgrid(z, z))
+    with np.errstate(all="ignore"):
+        want = (a / b, np.reciprocal(z), np.sign(z))
+    got = (fnp.asarray(a) / fnp.asarray(b), fnp.reciprocal(fnp.asarray(z)), fnp.sign(fnp.asarray(z)))
+    for g, w in zip(got, want):
+        _same_complex(g.numpy(), w)
