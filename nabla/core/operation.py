@@ -61,6 +61,8 @@ class Fused(NamedTuple):
     #                          "real": an alias where the operand is real
     bits: bool = False  # its float16 result depends on float16's own bits (the next float16 after x):
     #                     not computed in float32 and rounded, as other float16 work is
+    half: int | None = None  # the opcode of its form on float16 data (of a ``bits`` op: float16's own
+    #                          bits stepped, in the float family's registers)
 
 
 #: every op, by name: an op joins when it is made (``nabla.ops.registry()`` imports them all first)

@@ -217,7 +217,7 @@ for _name, _row in {
           ufuncs=("logaddexp",)),
     "copysign": Binary(L.copysign, "real_float", False, False, _copysign_partials, fused=Fused(70),
           ufuncs=("copysign",)),
-    "nextafter": Binary(L.nextafter, "real_float", False, False, None, fused=Fused(71, bits=True),
+    "nextafter": Binary(L.nextafter, "real_float", False, False, None, fused=Fused(71, bits=True, half=87),
           ufuncs=("nextafter",)),
     "equal": Binary(L.equal, "any", True, False, None, fused=Fused(46, ints=True),
           formula=F.equal, ufuncs=("equal",)),

@@ -37,6 +37,9 @@ INT_CODES = {_dt.bool_: 0, _dt.int8: 1, _dt.int16: 2, _dt.int32: 3, _dt.int64: 4
 #: of those, the ones with an opcode of their uint64 form (the others run elsewhere on uint64)
 UNSIGNED_CODES = {name: f.unsigned for name, f in _FUSED.items() if f.unsigned is not None}
 
+#: of those, the ones with an opcode of their form on float16 data (``Fused.half``)
+HALF_CODES = {name: f.half for name, f in _FUSED.items() if f.half is not None}
+
 #: every dtype a coded program reads or writes -> its code (the integer family's, and the floats)
 CODES = {**{d: c for d, c in INT_CODES.items() if d is not _dt.uint64}, _dt.float32: 8, _dt.float64: 9,
          _dt.float16: 10, _dt.uint64: 11}
@@ -110,14 +113,15 @@ OPCODES_MOJO = Path(__file__).with_name("kernels") / "evaluator" / "opcodes.mojo
 #: the kernel's dispatch groups, ``[first, end)`` of the opcodes each branch of its loop runs (a loop
 #: compiled per opcode within a group): every op's code lies in its kind's groups
 GROUPS = {"UNARY": (10, 40), "BINARY": (40, 60), "MORE_BINARY": (64, 72), "MORE_UNARY": (72, 77),
-          "UNSIGNED_UNARY": (77, 78), "UNSIGNED_BINARY": (78, 87)}
+          "UNSIGNED_UNARY": (77, 78), "UNSIGNED_BINARY": (78, 87), "HALF_BINARY": (87, 88)}
 
 
 def opcode_names() -> dict:
     """Every opcode's constant name in ``opcodes.mojo`` -> its number: each op's from its row
-    (``EXP``), an op's uint64 form ``U_`` before it, then the instructions."""
+    (``EXP``), an op's uint64 form ``U_`` before it, its float16 form ``H_``, then the instructions."""
     names = {name.upper(): code for name, code in {**UNARY_CODES, **BINARY_CODES}.items()}
     names.update({f"U_{name.upper()}": code for name, code in UNSIGNED_CODES.items()})
+    names.update({f"H_{name.upper()}": code for name, code in HALF_CODES.items()})
     names.update(INSTRUCTIONS)
     return names
 

@@ -280,7 +280,8 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
             f = elementwise_facts(OPS[f.on_bools])
         elif f is not None and f.ints_only and not ints:
             raise _Unfit
-        if f is not None and f.bits and any(v.dtype is _dt.float16 for v in n.inputs):
+        half = f is not None and f.bits and any(v.dtype is _dt.float16 for v in n.inputs)
+        if half and f.half is None:
             raise _Unfit  # (float16 work runs in float32 registers: its next float would be float32's)
         if coded_float and op is not K.ASTYPE and op is not K.TAKE and i not in index \
                 and any(v.dtype is not registers and v.dtype is not _dt.bool_
@@ -321,6 +322,8 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
             args, code = n.inputs[1:], _take(n, result, consts, (view_of, lift, slot_of, registers, coded_float, leaves))
         elif ints and f is not None and f.unsigned is not None and any(v.dtype is _dt.uint64 for v in n.inputs):
             args, code = n.inputs, (f.unsigned,)  # (their bits in int64 registers, read unsigned)
+        elif half:  # (float16's own bits, stepped in the float family's registers)
+            args, code = n.inputs, (f.half,)
         elif f is not None:
             args, code = n.inputs, (f.code,)
         elif op is K.WHERE:

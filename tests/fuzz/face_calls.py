@@ -187,8 +187,6 @@ FORMS = (
 #: (call forms, the dtypes they are left out for, why): known differences that are no defect, or that cost
 #: minutes; every other mismatch is a defect to fix
 _GAPS = (
-    (("xp.spacing(", "xp.nextafter("), ("uint8", "bool"),
-     "their float16 results compile a model in the foreground for about a minute (slow, not wrong)"),
     (("xp.histogram(",), ("complex128", "complex64"), "NumPy bins complex data by its real part; Nabla refuses it"),
     (("xp.geomspace(2, 162", "xp.geomspace(0.5, 40.5"), ("int64", "int32", "int16", "uint8", "bool"),
      "a float an ulp below an integer truncates one lower: which side NumPy's float lands on is its own rounding"),

@@ -67,3 +67,25 @@ def test_a_float64_value_cast_to_float16_is_rounded_once():
     want = x.astype(np.float16) * np.float16(1)
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
+
+
+#: float16's edges: zeros, ones, powers of two (where a step down is half a step up), the smallest
+#: normal and subnormal, the largest finite value, infinities, NaN
+_HALF_EDGES = np.array([0.0, -0.0, 1.0, -1.0, 2.0, 0.5, 3.0, 0.1, -0.3, 1024.0, 6.1035e-05, -6.1035e-05,
+                        5.96e-08, -5.96e-08, 65504.0, -65504.0, np.inf, -np.inf, np.nan], np.float16)
+
+
+def test_nextafter_and_spacing_of_float16_step_float16s_bits():
+    """float16's next value is float16's, bit for bit (not float32's rounded), on the kernel: a
+    uint8 or bool operand's ``nextafter``/``spacing`` is float16 in NumPy, and compiled a float16
+    model for a minute before."""
+    x, y = (a.ravel() for a in np.meshgrid(_HALF_EDGES, _HALF_EDGES))
+    got, want = on_the_kernel(lambda m, a, b: m.nextafter(a, b), (x, y))
+    np.testing.assert_array_equal(got.view(np.uint16)[~np.isnan(want)], want.view(np.uint16)[~np.isnan(want)])
+    assert np.isnan(got[np.isnan(want)]).all()
+    u = np.arange(256, dtype=np.uint8)
+    for fn, data in ((lambda m, a: m.spacing(a), (u,)), (lambda m, a: m.spacing(a), (np.array([True, False]),)),
+                     (lambda m, a, b: m.nextafter(a, b), (u, u[::-1].copy())),
+                     (lambda m, a: m.spacing(a), (_HALF_EDGES[np.isfinite(_HALF_EDGES)],))):
+        got, want = on_the_kernel(fn, data)
+        np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))

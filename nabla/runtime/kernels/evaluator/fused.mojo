@@ -504,6 +504,15 @@ def _binary[T: DType, w: Int](op: Int, x: SIMD[T, w], y: SIMD[T, w]) -> SIMD[T, 
             var tiny = bitcast[T, w]((bitcast[DType.int32, w](y) & SIMD[DType.int32, w](-0x80000000)) | 1)
             return _nextafter(x, y, bitcast[T, w](bx + 1), bitcast[T, w](bx - 1), tiny)
         return x
+    elif op == Op.H_NEXTAFTER:  # nextafter of float16 data (exact in these registers): float16's bits stepped
+        comptime if T.is_floating_point():
+            var bh = bitcast[DType.int16, w](x.cast[DType.float16]())
+            var up = bitcast[DType.float16, w](bh + 1).cast[T]()
+            var down = bitcast[DType.float16, w](bh - 1).cast[T]()
+            var tiny = y.lt(SIMD[T, w](0)).select(SIMD[T, w](-5.960464477539063e-08), SIMD[T, w](5.960464477539063e-08))
+            # where x equals y, x (NumPy's half nextafter; C99's gives y, whose zero may be the other one)
+            return x.eq(y).select(x, _nextafter(x, y, up, down, tiny))
+        return x
     elif op == Op.HYPOT:  # hypot (the float family's only): complex_formulas.hypot's form, scaled by the larger
         comptime if T.is_floating_point():
             var ax = abs(x)
@@ -919,6 +928,10 @@ def _run_block[T: DType, S: DType](
         elif op == Op.NEXTAFTER:  # nextafter (the float family's only)
             comptime if T.is_floating_point():
                 _map_binary[T, Op.NEXTAFTER](dst, regs + a * stride, regs + b * stride, padded)
+        elif op >= Op.HALF_BINARY_FIRST and op < Op.HALF_BINARY_END:  # the float family's forms on float16 data
+            comptime if T.is_floating_point():
+                if op == Op.H_NEXTAFTER:
+                    _map_binary[T, Op.H_NEXTAFTER](dst, regs + a * stride, regs + b * stride, padded)
         elif op >= Op.UNSIGNED_UNARY_FIRST and op < Op.UNSIGNED_BINARY_END:  # the integer family's forms for uint64 operands
             comptime if not T.is_floating_point():
                 if op == Op.U_SIGN:
