@@ -813,7 +813,7 @@ def test_the_kernels_opcodes_are_the_tables():
     assert used <= set(names), sorted(used - set(names))
     in_kernel = {names[n] for n in used}
     table = set(UNARY_CODES.values()) | set(BINARY_CODES.values()) | set(codes.UNSIGNED_CODES.values()) | \
-        set(codes.INSTRUCTIONS.values())
+        set(codes.HALF_CODES.values()) | set(codes.INSTRUCTIONS.values())
     assert in_kernel == table, (sorted(in_kernel - table), sorted(table - in_kernel))
     assert len(set(UNARY_CODES.values()) | set(BINARY_CODES.values())) == len(UNARY_CODES) + len(BINARY_CODES)
     # each kind's codes lie in the groups the kernel's loop dispatches it in
@@ -822,6 +822,7 @@ def test_the_kernels_opcodes_are_the_tables():
     assert all(within(c, "BINARY", "MORE_BINARY") for c in BINARY_CODES.values())
     assert all(within(c, "UNSIGNED_UNARY" if n in UNARY_CODES else "UNSIGNED_BINARY")
                for n, c in codes.UNSIGNED_CODES.items() if c != UNARY_CODES["positive"])  # (abs: the identity)
+    assert all(within(c, "HALF_BINARY") and n in BINARY_CODES for n, c in codes.HALF_CODES.items())
     assert UNARY_CODES == {n: op.fused.code for n, op in UNARY_OPS.items() if op.fused and op.fused.code is not None}
     assert BINARY_CODES == {n: op.fused.code for n, op in BINARY_OPS.items() if op.fused and op.fused.code is not None}
     # the reductions' kinds: each one the kernel tells apart, and no other
