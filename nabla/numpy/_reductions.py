@@ -379,7 +379,8 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
             i = _xp.clip(counts - 1, 0, None)
             lo = _xp.squeeze(_xp.take_along_axis(s, i // 2, axis=ax), axis=ax)
             hi = _xp.squeeze(_xp.take_along_axis(s, (i + 1) // 2, axis=ax), axis=ax)
-            mid = _where(_xp.squeeze(i % 2 == 0, axis=ax), lo, (lo + hi) / 2)  # (lo alone: exact, no overflow)
+            # (lo alone: exact, no overflow; a complex one is NumPy's mean of one, lo / (1 + 0j))
+            mid = _where(_xp.squeeze(i % 2 == 0, axis=ax), lo / 1 if lo.dtype.is_complex else lo, (lo + hi) / 2)
             results.append(_where(_xp.squeeze(counts == 0, axis=ax), _np.nan, mid))
         else:
             results.append(_pick(s, ax, n, q_dtype.type(qv), method, counts, result))

@@ -220,6 +220,14 @@ def mean(x: Tensor, axis=None, keepdims: bool = False) -> Tensor:
     _check(x, "mean")
     if not (x.dtype.is_floating or x.dtype.is_complex):
         x = cast_op(x, dtype=get_default_dtype())
+    if x.dtype.is_complex:
+        # NumPy divides the sum by the count as a complex number: an infinite part makes the other
+        # NaN (Smith's ``inf * 0``), where dividing each part would keep it
+        axes = normalize_axes(axis, x.ndim, "mean")
+        count = 1
+        for a in axes:
+            count *= x.shape[a]
+        return sum(x, axis, keepdims) / count
     return REDUCE_OPS["mean"].apply(x, axis, keepdims)
 
 

@@ -239,3 +239,22 @@ def test_quantiles_of_bool_data_pick_or_refuse_as_numpy():
         with pytest.raises(TypeError, match="quantile"):
             fnp.quantile(fnp.asarray(a), 0.5, method=method)
     assert fnp.median(fnp.asarray(a)).numpy() == numpy.median(a)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("fn", ["mean", "median", "nanmedian", "nanmean"])
+def test_complex_means_divide_as_complex_numbers(fn, dtype):
+    """NumPy divides a complex sum by its count as a complex number: mean(1 - inf j) is nan - inf j
+    (Smith's ``-inf * 0`` in the real part), and a median of one middle value is such a mean."""
+    inf, nan = numpy.inf, numpy.nan
+    x = numpy.array([[1 + 1j, complex(nan, 0), 2], [complex(0, nan), 1, 3 + 3j], [complex(inf, 1), 1 + 2j, 0],
+                     [complex(-inf, inf), 1j, 2 + 2j], [complex(1, -inf), 1 + 1j, 2j], [complex(1, -inf), 2, 3]],
+                    dtype=dtype)
+    for axis in (None, 0, 1):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = getattr(numpy, fn)(x, axis=axis)
+        got = numpy.asarray(getattr(fnp, fn)(fnp.asarray(x), axis=axis))
+        assert got.dtype == want.dtype
+        for part in (numpy.real, numpy.imag):
+            numpy.testing.assert_allclose(part(got), part(want), rtol=1e-6, equal_nan=True)
