@@ -144,8 +144,6 @@ def ediff1d(ary, to_end=None, to_begin=None):
 def gradient(f, *varargs, axis=None, edge_order=1):
     """Second-order central differences inside, one-sided at the edges (uniform or coordinate spacing)."""
     y = D.asarray(f, op="gradient")
-    if y.dtype.is_bool:  # (NumPy's differences subtract, which bools refuse)
-        raise TypeError("nabla.numpy.gradient: bool data has no subtraction (use an integer or float array)")
     if y.dtype.kind in "iu":
         y = _astype(y, _F64)
     axes = tuple(range(y.ndim)) if axis is None else ((axis,) if isinstance(axis, int) else tuple(axis))
@@ -159,6 +157,8 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         if n < edge_order + 1:
             raise ValueError("nabla.numpy.gradient: shape of the array too small for a gradient; needs at least "
                              f"{edge_order + 1} elements along axis {ax}")
+        if y.dtype.is_bool:  # (NumPy's differences subtract, which bools refuse; its size check comes first)
+            raise TypeError("nabla.numpy.gradient: bool data has no subtraction (use an integer or float array)")
         s = lambda a, b: D.axis_range(y, ax, a, b)  # noqa: E731
         if isinstance(h, (int, float)) or (isinstance(h, Tensor) and h.ndim == 0) or _np.ndim(h) == 0:
             h = float(h)

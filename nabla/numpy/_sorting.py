@@ -175,8 +175,10 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
     _, ia = unique(ar1, return_index=True)
     _, ib = unique(ar2, return_index=True)
     ia = ia[mask]
+    if b.dtype.is_bool:  # (MAX's comparisons take no bools: searched as 0 and 1)
+        b, common = _astype(b, _dt.uint8), _astype(common, _dt.uint8)
     ib = _xp.take(ib, _xp.searchsorted(b, common), axis=0)
-    return common, ia, ib
+    return (common if common.dtype is a.dtype else _astype(common, a.dtype)), ia, ib
 
 
 def union1d(ar1, ar2):

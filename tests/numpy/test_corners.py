@@ -530,6 +530,20 @@ def test_bool_reductions_isclose_and_refusals_as_numpy():
         numpy.gradient(b[0])
     with pytest.raises(TypeError, match="gradient"):
         fnp.gradient(fnp.asarray(b[0]))
+    for m in (numpy, fnp):  # too short is NumPy's first complaint, before the subtraction
+        with pytest.raises(ValueError):
+            m.gradient(m.asarray(b[0, :1]))
+
+
+@pytest.mark.parametrize("data", [[True, False, True, True], [True], [False, False], []])
+def test_intersect1d_of_bools_with_indices(data):
+    """The second array's indices come from a search, which runs on bools as 0 and 1."""
+    a = numpy.array(data, dtype=bool)
+    want = numpy.intersect1d(a, a[::2], return_indices=True)
+    got = fnp.intersect1d(fnp.asarray(a), fnp.asarray(a[::2]), return_indices=True)
+    for g, w in zip(got, want):
+        g = numpy.asarray(g)
+        assert g.dtype == w.dtype and numpy.array_equal(g, w)
 
 
 @pytest.mark.parametrize("shape", [(5, 7), (1, 7), (7, 1), (7,)])
