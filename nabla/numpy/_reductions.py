@@ -470,6 +470,14 @@ def _pick(s, ax, n, q, method, counts, result):
         return _where(_xp.logical_or(frac > 0.5, _xp.logical_and(frac == 0.5, odd)), hi, lo)
     if method == "midpoint":  # half way, where the position falls between two elements
         frac = (0.5 if frac else 0.0) if counts is None else _where(frac == 0, 0.0, 0.5)
+    # NumPy's lerp runs to the element after ``lo`` even at a whole position (t = 0), so an
+    # infinite next element makes it NaN (``inf * 0``): only the last element is its own next
+    if counts is None:
+        nxt = lo_i + 1 if lo_i + 1 < n else n - 1
+        hi = _xp.squeeze(D.axis_range(s, ax, nxt, nxt + 1), axis=ax)
+    else:
+        hi = _xp.squeeze(_xp.take_along_axis(s, _xp.minimum(lo_i + 1, _xp.clip(counts - 1, 0, None)), axis=ax),
+                         axis=ax)
     d = _astype(hi - lo, result)
     lo, hi = _astype(lo, result), _astype(hi, result)
     if counts is None:

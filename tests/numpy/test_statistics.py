@@ -258,3 +258,17 @@ def test_complex_means_divide_as_complex_numbers(fn, dtype):
         assert got.dtype == want.dtype
         for part in (numpy.real, numpy.imag):
             numpy.testing.assert_allclose(part(got), part(want), rtol=1e-6, equal_nan=True)
+
+
+@pytest.mark.parametrize("fn", ["quantile", "nanquantile"])
+@pytest.mark.parametrize("method", ["linear", "midpoint"])
+def test_a_whole_position_next_to_an_infinity_is_numpys_nan(fn, method):
+    """NumPy's lerp takes the next element even where the position is whole: ``3 + (inf - 3) * 0``
+    is NaN (quantile([1, 2, 3, inf], 2/3)); only the last number is its own next."""
+    x = numpy.array([[0.12573022, -0.13210486, numpy.nan, 1.0], [numpy.inf, -0.53566937, 0.36159505, 2.0],
+                     [1.0, 2.0, 3.0, numpy.inf]])
+    for axis in (None, 0, 1):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = getattr(numpy, fn)(x, [0.25, 2 / 3, 0.75, 1.0], axis=axis, method=method)
+        _same(getattr(fnp, fn)(fnp.asarray(x), [0.25, 2 / 3, 0.75, 1.0], axis=axis, method=method), want)
