@@ -301,15 +301,18 @@ class _QuickRun:
 
 def _memory(nbytes: int) -> np.ndarray:
     """``nbytes`` of host memory for a run: numpy's, or past ``_LARGE`` MAX's allocator's, which
-    keeps freed memory for the next run where fresh numpy memory of that size is mapped anew and
-    pays its first touch every time (a 64 MB block: 3-7 ms a run against 0.2 ms)."""
+    keeps freed memory for the next run where fresh numpy memory of that size is often mapped anew
+    and pays its first touch every time (a 64 MB block: 3-7 ms a run against 0.2 ms)."""
     if nbytes < _LARGE:
         return np.empty(nbytes, np.uint8)
     return np.from_dlpack(driver.Buffer(DType.uint8, (nbytes,), cpu()))
 
 
-#: the size from which a run's memory comes from MAX's allocator (glibc maps anew past 32 MB)
-_LARGE = 16 << 20
+#: the size from which a run's memory comes from MAX's allocator: glibc maps a block from 128 KB on
+#: anew while the last run's result is alive (a loop's step, ``np.asarray(x * 2)``), and each of its
+#: pages faults at first touch: `x * 2` of 400,000 float64 read back took 4.3 ms, 1,530 page faults a
+#: call, against 0.67 ms and none from MAX's allocator
+_LARGE = 128 << 10
 
 
 def host_buffer(dtype: DType, shape: tuple) -> driver.Buffer:
