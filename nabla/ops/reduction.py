@@ -193,9 +193,16 @@ def prod(x: Tensor, axis=None, keepdims: bool = False, dtype=None) -> Tensor:
     return _accumulating_reduce("prod", x, axis, keepdims, dtype)
 
 
+#: a complex product of at most this many factors is NumPy's fold, from its initial value 1 and in
+#: its order, so that an infinite part's NaNs (``inf * 0`` inside a complex multiply) fall where
+#: NumPy's do; a longer one is a pairwise tree (log2(n) multiplications where the fold records n)
+FOLD_FACTORS = 64
+
+
 def _complex_prod(x: Tensor, axis, keepdims: bool) -> Tensor:
     """MAX's product reduction has no complex form: the reduced axes, flattened last, are
-    multiplied pairwise in log2(n) complex multiplications (differentiable as composed)."""
+    multiplied in complex multiplications (differentiable as composed): in order up to
+    ``FOLD_FACTORS``, pairwise beyond."""
     axes = normalize_axes(axis, x.ndim, "prod")
     kept = [a for a in range(x.ndim) if a not in axes]
     out_shape = tuple(x.shape[a] for a in kept)
@@ -205,6 +212,11 @@ def _complex_prod(x: Tensor, axis, keepdims: bool) -> Tensor:
     y = reshape(permute_dims(x, kept + list(axes)), out_shape + (n,))
     if n == 0:
         y = ones(out_shape + (1,), dtype=x.dtype, device=x.device)
+    if 0 < n <= FOLD_FACTORS:  # (from NumPy's initial value, its identity 1: 1 * (inf + 0j) is inf + nan j)
+        acc = ones(out_shape, dtype=x.dtype, device=x.device)
+        for k in range(n):
+            acc = acc * y[..., k]
+        y = reshape(acc, out_shape + (1,))
     while y.shape[-1] > 1:
         if y.shape[-1] % 2:
             y = concat([y, ones(out_shape + (1,), dtype=x.dtype, device=x.device)], axis=-1)

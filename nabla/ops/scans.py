@@ -46,11 +46,26 @@ def cumulative_sum(x: Tensor, axis=None, dtype=None, include_initial: bool = Fal
     return _with_initial(out, a, 0) if include_initial else out
 
 
+#: a complex scan of at most this many factors runs in NumPy's order (``reduction.FOLD_FACTORS``)
+_FOLD_FACTORS = 64
+
+
 def cumulative_prod(x: Tensor, axis=None, dtype=None, include_initial: bool = False) -> Tensor:
-    """Hillis-Steele scan of shifted products: log2(n) steps of MAX ops, differentiable as composed."""
+    """Hillis-Steele scan of shifted products: log2(n) steps of MAX ops, differentiable as composed;
+    a short complex one each product in turn, as NumPy multiplies (an infinite part's NaNs fall where
+    NumPy's do)."""
     x, a = _scan_input(x, axis, dtype, "cumulative_prod")
     n = x.shape[a]
     b = x._impl.batch_dims
+    if x.dtype.is_complex and 1 < n <= _FOLD_FACTORS:
+        index = [(0, d, 1) for d in x._impl.cached_shape]
+        parts = []
+        for k in range(n):
+            index[b + a] = (k, k + 1, 1)
+            part = slice_op(x, index=tuple(index))
+            parts.append(part if not parts else parts[-1] * part)
+        x = concat(parts, axis=a)
+        return _with_initial(x, a, 1) if include_initial else x
     k = 1
     while k < n:
         index = tuple((0, d, 1) for d in x._impl.cached_shape)

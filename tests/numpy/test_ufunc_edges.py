@@ -261,3 +261,21 @@ def test_complex_division_reciprocal_and_sign_are_numpys(dtype, first_sight):
     got = (fnp.asarray(a) / fnp.asarray(b), fnp.reciprocal(fnp.asarray(z)), fnp.sign(fnp.asarray(z)))
     for g, w in zip(got, want):
         _same_complex(g.numpy(), w)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_products_with_infinite_parts_are_numpys(dtype, first_sight):
+    """NumPy's order: ``prod`` folds from its initial value 1 (``1 * (inf + 0j)`` is inf + nan j),
+    ``cumprod`` from the first element, each factor in turn, so an infinite part's NaNs fall where
+    NumPy's do (a pairwise tree put them elsewhere: ``cumprod([0.5-2j, inf+1j, 1+1j, -1-inf j])``)."""
+    z = np.array([0j, 1 + 0j, -1j, 2 - 1j, complex(np.inf, 0), complex(0, np.inf), complex(-np.inf, np.inf),
+                  complex(np.nan, 0), 0.5 - 2j], dtype=dtype)
+    rng = np.random.default_rng(7)
+    for shape in [(4,), (2, 3), (3, 1), (1, 5), (4, 4)]:
+        x = rng.choice(z, size=shape)
+        for axis in [None, *range(len(shape))]:
+            names = ("prod", "nanprod") + (("cumprod", "nancumprod") if axis is not None else ())
+            for name in names:
+                with np.errstate(all="ignore"):
+                    want = getattr(np, name)(x, axis=axis)
+                _same_complex(getattr(fnp, name)(fnp.asarray(x), axis=axis).numpy(), want)
