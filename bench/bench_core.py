@@ -159,6 +159,27 @@ def bench_gaussian(n=10_000_000):
     row("sum(exp(-x*x/2)*cos(x)), 10M float32, steady state", t, "<= 1.0x NumPy", peers)
 
 
+def bench_result_read_back(n=400_000):
+    """An elementwise result as large as a block of memory glibc maps anew, read back to NumPy each
+    call (a loop's step and its read): what the result's memory costs, not only the kernel."""
+    a = np.random.default_rng(1).standard_normal(n)
+    x = nb.asarray(a)
+
+    def nab():
+        return np.asarray(x * 2.0 + 1.0)
+
+    warm(nab)
+    peers = {"NumPy": timeit(lambda: a * 2.0 + 1.0, repeat=7)}
+    if jax is not None:
+        f = jax.jit(lambda v: v * 2.0 + 1.0)
+        ja = jnp.asarray(a)
+        peers["JAX jit"] = timeit(lambda: np.asarray(f(ja)), repeat=7)
+    if torch is not None:
+        ta = torch.from_numpy(a)
+        peers["PyTorch"] = timeit(lambda: (ta * 2.0 + 1.0).numpy(), repeat=7)
+    row(f"np.asarray(x * 2 + 1), {n:,} float64, read back each call", timeit(nab, repeat=7), "<= 2.0x NumPy", peers)
+
+
 def bench_matmul(n=2048):
     rng = np.random.default_rng(1)
     a, b = rng.standard_normal((n, n), dtype=np.float32), rng.standard_normal((n, n), dtype=np.float32)
@@ -189,6 +210,7 @@ def main(argv=None):
     if not args.skip_fresh:
         bench_first_result()
     bench_gaussian()
+    bench_result_read_back()
     bench_matmul()
     print("| figure | Nabla | target | peers (same run) | ratio |")
     print("|---|---|---|---|---|")

@@ -23,6 +23,7 @@ from .program_kernel import MAP, REDUCE, SCAN, STAGE, family
 from .fused_program import contiguous_view, write
 from .fused_stages import deferrable, fits_alone, stages
 from .first_sight import FirstSightPath
+from .program_plan import host_memory
 
 
 class Plan:
@@ -70,7 +71,7 @@ class Plan:
         coded = self.dtype is BYTES
         out_dtype = p.out_dtype if coded else (_dt.int64 if p.count else p.dtype)
         n = p.size
-        out = np.empty(max(n * out_dtype.itemsize, 8), np.uint8)  # (a tested count: one int64 1 / 0)
+        out = host_memory(max(n * out_dtype.itemsize, 8))  # (a tested count: one int64 1 / 0)
         consts = self.consts(leaf_buffers, values)
         call = np.zeros(1 + STAGE, np.int64)
         call[0] = 1

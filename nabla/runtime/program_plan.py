@@ -218,8 +218,8 @@ class ProgramPlan:
             finally:
                 quick.lock.release()
         consts = self.consts
-        block = _memory(self.results_bytes)
-        arena = _memory(self.arena_bytes) if self.arena_bytes else block
+        block = host_memory(self.results_bytes)
+        arena = host_memory(self.arena_bytes) if self.arena_bytes else block
         if (self.lifted and values) or (self.offsets and starts) or self.read:
             consts = consts.copy()
         self.fill(consts, leaf_buffers, values, starts)
@@ -299,7 +299,7 @@ class _QuickRun:
         return out
 
 
-def _memory(nbytes: int) -> np.ndarray:
+def host_memory(nbytes: int) -> np.ndarray:
     """``nbytes`` of host memory for a run: numpy's, or past ``_LARGE`` MAX's allocator's, which
     keeps freed memory for the next run where fresh numpy memory of that size is often mapped anew
     and pays its first touch every time (a 64 MB block: 3-7 ms a run against 0.2 ms)."""
