@@ -16,7 +16,7 @@ from .broadcasting import broadcast_like
 from .creation import ones
 from .lowerings import const
 from .multi_output import concat
-from .scans import cumulative_prod
+from .scans import FOLD_FACTORS, cumulative_prod
 
 
 class ReduceOperation(Operation):
@@ -193,16 +193,10 @@ def prod(x: Tensor, axis=None, keepdims: bool = False, dtype=None) -> Tensor:
     return _accumulating_reduce("prod", x, axis, keepdims, dtype)
 
 
-#: a complex product of at most this many factors is NumPy's fold, from its initial value 1 and in
-#: its order, so that an infinite part's NaNs (``inf * 0`` inside a complex multiply) fall where
-#: NumPy's do; a longer one is a pairwise tree (log2(n) multiplications where the fold records n)
-FOLD_FACTORS = 64
-
-
 def _complex_prod(x: Tensor, axis, keepdims: bool) -> Tensor:
     """MAX's product reduction has no complex form: the reduced axes, flattened last, are
-    multiplied in complex multiplications (differentiable as composed): in order up to
-    ``FOLD_FACTORS``, pairwise beyond."""
+    multiplied in complex multiplications (differentiable as composed): in order, from NumPy's
+    initial value 1, up to ``scans.FOLD_FACTORS``, pairwise beyond."""
     axes = normalize_axes(axis, x.ndim, "prod")
     kept = [a for a in range(x.ndim) if a not in axes]
     out_shape = tuple(x.shape[a] for a in kept)

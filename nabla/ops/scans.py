@@ -46,8 +46,10 @@ def cumulative_sum(x: Tensor, axis=None, dtype=None, include_initial: bool = Fal
     return _with_initial(out, a, 0) if include_initial else out
 
 
-#: a complex scan of at most this many factors runs in NumPy's order (``reduction.FOLD_FACTORS``)
-_FOLD_FACTORS = 64
+#: a complex product (``cumulative_prod``, ``reduction.prod``) of at most this many factors is
+#: NumPy's fold, in its order, so that an infinite part's NaNs (``inf * 0`` inside a complex multiply)
+#: fall where NumPy's do; a longer one is a tree of log2(n) steps (a fold records n multiplications)
+FOLD_FACTORS = 512
 
 
 def cumulative_prod(x: Tensor, axis=None, dtype=None, include_initial: bool = False) -> Tensor:
@@ -57,7 +59,7 @@ def cumulative_prod(x: Tensor, axis=None, dtype=None, include_initial: bool = Fa
     x, a = _scan_input(x, axis, dtype, "cumulative_prod")
     n = x.shape[a]
     b = x._impl.batch_dims
-    if x.dtype.is_complex and 1 < n <= _FOLD_FACTORS:
+    if x.dtype.is_complex and 1 < n <= FOLD_FACTORS:
         index = [(0, d, 1) for d in x._impl.cached_shape]
         parts = []
         for k in range(n):
