@@ -196,8 +196,8 @@ def _subnormal(v, info):
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
 def test_nextafter_and_spacing_are_numpys_bit_for_bit(dtype, first_sight):
-    """``nextafter`` steps x's bits (the program kernel's opcode; float16, whose next float is not
-    float32's, refused there) and ``spacing`` is composed from it: zeros of both signs, subnormals,
+    """``nextafter`` steps x's bits (the program kernel's opcodes; float16's own bits in its float16
+    form, its next float not being float32's) and ``spacing`` is composed from it: zeros of both signs, subnormals,
     the largest finite value, infinities, NaN, and random values, toward every kind of neighbour.
     MAX's graphs (the interpreter's path) flush float32 and float64 subnormals: not asked there."""
     info = np.finfo(dtype)
