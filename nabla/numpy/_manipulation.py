@@ -106,6 +106,7 @@ def insert(arr, obj, values, axis=None):
             raise IndexError(f"index {obj} is out of bounds for axis {axis} with size {n}")
         idx = _np.where(idx < 0, idx + n, idx)
         k = idx.size
+        # (the positions are the call's host arguments, as a key is: planned here, the data moves on MAX)
         order_new = _np.argsort(idx, kind="stable")
         pos = idx.copy()
         pos[order_new] += _np.arange(k)  # where each new value lands in the result

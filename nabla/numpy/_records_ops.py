@@ -166,7 +166,7 @@ def _field_keys(field) -> list:
         return _keys(field, field.dtype.names)
     if isinstance(field, DatetimeArray):
         return [field.ticks - 1]  # NaT (int64's minimum) wraps round to the top: NumPy sorts it last
-    if isinstance(field, _np.ndarray):  # host strings: their ranks, in NumPy's order
+    if isinstance(field, _np.ndarray):  # host strings (MAX holds no strings): their ranks, in NumPy's order
         ranks = _np.unique(field, return_inverse=True)[1].reshape(field.shape)
         return [D.asarray(ranks, op="sort")]
     if field.dtype.is_complex:

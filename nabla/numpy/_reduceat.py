@@ -69,6 +69,8 @@ def _on_axis(values: _np.ndarray, x, axis: int):
 
 
 def _segmented(u, x, axis, starts, lengths):
+    # (starts and lengths are the call's host indices: the segments' layout is planned here, the
+    # data reduced on MAX)
     positions = _np.concatenate([_np.arange(s, s + k) for s, k in zip(starts, lengths)])
     first = _np.zeros(positions.size, dtype=bool)
     first[_np.cumsum(lengths) - lengths] = True

@@ -380,7 +380,7 @@ def _occurrence_rounds(a: Tensor, parts):
     wrapped = [_np.where(f < 0, f + n, f) for f, n in zip(flat, dims)]
     if any(((w < 0) | (w >= n)).any() for w, n in zip(wrapped, dims)):
         return None  # (the indexing below raises NumPy's IndexError)
-    linear = _np.ravel_multi_index(wrapped, dims)
+    linear = _np.ravel_multi_index(wrapped, dims)  # (host index data, planned here as a key is)
     order = _np.argsort(linear, kind="stable")
     ranked = linear[order]
     starts = _np.r_[0, _np.flatnonzero(ranked[1:] != ranked[:-1]) + 1]
