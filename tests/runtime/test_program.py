@@ -373,8 +373,8 @@ def test_row_additions_are_a_stage_of_the_program(dtype, monkeypatch):
 
 
 def test_nonzero_is_a_stage_of_the_program(monkeypatch):
-    """The coordinates of a mask's true elements (their count read first), every shape and count,
-    each axis a pass of the program kernel: no model, no interpreter."""
+    """The coordinates of a mask's true elements (their count read first), every shape, density and
+    count, each axis a pass of the program kernel: no model, no interpreter."""
     from nabla.runtime import single_op
 
     asked = []
@@ -382,7 +382,10 @@ def test_nonzero_is_a_stage_of_the_program(monkeypatch):
     monkeypatch.setattr(single_op.SingleOpPath, "model",
                         staticmethod(lambda engine, plan_: asked.append(plan_.node.op.name) or real(engine, plan_)))
     before = nb.engine_stats()["interpreted"]
-    for shape, p in (((6, 7), 0.5), ((40, 9), 0.7), ((17, 5, 3), 0.1), ((9,), 0.0), ((4, 4), 1.0)):
+    # (long and sparse masks: the kernel passes over sixteen false elements at a time, and a row's
+    # coordinates cross those groups)
+    for shape, p in (((6, 7), 0.5), ((40, 9), 0.7), ((17, 5, 3), 0.1), ((9,), 0.0), ((4, 4), 1.0),
+                     ((3, 1000), 0.003), ((5003,), 0.001), ((2, 37, 19), 0.02), ((700,), 0.95)):
         a = RNG.random(shape) < p
         for got, want in zip(np.nonzero(np.asarray(a)), numpy.nonzero(a), strict=True):
             assert_same([want], [numpy.asarray(got)])

@@ -95,15 +95,7 @@ def _stage(st: UnsafePointer[Int, MutUntrackedOrigin]) raises:
             _scatter_add[DType.int8](dst, src, rows, n, outer, extent, inner)
     elif kind == 6:  # one axis's coordinates of the mask's true elements, in order
         var mask = UnsafePointer[UInt8, MutUntrackedOrigin](unsafe_from_address=data.unsafe_load(0))
-        var out = dst.unsafe_bitcast[Int64]()
-        var stride = Int(k.unsafe_load(0))
-        var size = Int(k.unsafe_load(1))
-        var count = st.unsafe_load(7)
-        var j = 0
-        for i in range(n):
-            if mask.unsafe_load(i) != 0 and j < count:
-                out.unsafe_store(j, Int64((i // stride) % size))
-                j += 1
+        _nonzero_axis(mask, dst.unsafe_bitcast[Int64](), n, Int(k.unsafe_load(0)), Int(k.unsafe_load(1)), st.unsafe_load(7))
     elif kind == 0:
         if family == 0:
             map_into[DType.float32, DType.float32](p, k, data, dst, n, layout, at != 0)
@@ -140,6 +132,41 @@ def _stage(st: UnsafePointer[Int, MutUntrackedOrigin]) raises:
             scan_into_ints(p, k, data, dst, n)
         else:
             scan_into[DType.float64](p, k, data, dst.unsafe_bitcast[Float64](), n)
+
+
+def _nonzero_axis(mask: UnsafePointer[UInt8, MutUntrackedOrigin], coords: UnsafePointer[Int64, MutAnyOrigin], n: Int,
+                  stride: Int, size: Int, count: Int):
+    """coords[j]: the coordinate ``(i // stride) % size`` of the mask's j-th true element i, for the
+    first ``count`` of them. The coordinate is kept per run of elements that share it (or, on the
+    innermost axis, grows by one an element), not divided out per element; and every element is
+    stored without a branch (a random mask's branch mispredicts at about every other true element):
+    the store goes to coords[j] and j grows by the mask's bit, a chunk never longer than the places
+    left in ``out``."""
+    var run = size if stride == 1 else stride
+    var step = 1 if stride == 1 else 0
+    var coord = 0
+    var start = 0
+    var j = 0
+    while start < n and j < count:
+        var end = min(start + run, n)
+        var e = start
+        while e < end and j < count:
+            var last = e + min(end - e, count - j)
+            var q = e
+            while q + 16 <= last:  # sixteen at a time; all false (a sparse mask): passed over at once
+                if mask.unsafe_load[width=16](q).reduce_max() != 0:
+                    for r in range(q, q + 16):
+                        coords.unsafe_store(j, Int64(coord + (r - start) * step))
+                        j += Int(mask.unsafe_load(r) != 0)
+                q += 16
+            while q < last:
+                coords.unsafe_store(j, Int64(coord + (q - start) * step))
+                j += Int(mask.unsafe_load(q) != 0)
+                q += 1
+            e = last
+        start = end
+        if stride != 1:
+            coord = coord + 1 if coord + 1 < size else 0
 
 
 def _scatter_add[D: DType](dst: UnsafePointer[UInt8, MutAnyOrigin], src: UnsafePointer[UInt8, MutUntrackedOrigin],
