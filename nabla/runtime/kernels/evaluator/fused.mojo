@@ -649,16 +649,31 @@ def _gather_as[D: DType, T: DType](dst: UnsafePointer[Scalar[T], MutUntrackedOri
     var span = Int(view.unsafe_load(4)) * Int(view.unsafe_load(5))
     var inner = Int(view.unsafe_load(5))
     var k = Int(view.unsafe_load(6))
+    # e's (outer, m, inner) coordinates kept as e advances (one division per block, not per
+    # element: a 64-bit division costs tens of cycles, more than the load it addresses)
+    if count <= 0 or span <= 0:  # (nothing to gather)
+        return
+    var outer = start // span
+    var in_span = start - outer * span
+    var in_inner = in_span % inner
     for i in range(count):
         var p = max(0, min(rows - 1, Int(pos.unsafe_load(i).cast[DType.int64]())))
         var at = offset + p * step
-        var e = start + i
-        var q = (e // span) * inner + e % inner
-        for a in range(k - 1, -1, -1):
-            var n = Int(view.unsafe_load(7 + 2 * a))
-            at += (q % n) * Int(view.unsafe_load(8 + 2 * a))
-            q //= n
+        if k > 0:
+            var q = outer * inner + in_inner
+            for a in range(k - 1, -1, -1):
+                var n = Int(view.unsafe_load(7 + 2 * a))
+                at += (q % n) * Int(view.unsafe_load(8 + 2 * a))
+                q //= n
         dst.unsafe_store(i, src.unsafe_load(at).cast[T]())
+        in_inner += 1
+        if in_inner == inner:
+            in_inner = 0
+        in_span += 1
+        if in_span == span:
+            in_span = 0
+            in_inner = 0
+            outer += 1
 
 
 @always_inline
@@ -979,8 +994,15 @@ def _run_block[T: DType, S: DType](
             var src = slot[S](data, a)
             _gather[S, T](dst, src, regs + b * stride, start, count, consts + (c - 1))
         elif op == Op.AXIS_INDEX:  # the index along one axis of the trace's elements: (element // a) % b
+            var q = start // a  # (kept as the element advances: no division per element)
+            var r = start - q * a
+            q %= b
             for i in range(count):
-                dst.unsafe_store(i, Scalar[T](((start + i) // a) % b))
+                dst.unsafe_store(i, Scalar[T](q))
+                r += 1
+                if r == a:
+                    r = 0
+                    q = q + 1 if q + 1 < b else 0
         elif op == Op.WRAP:  # wrap register a to the dtype code b (integers), or round it to float16 (b = Code.FLOAT16)
             var src = regs + a * stride
             comptime if not T.is_floating_point():
