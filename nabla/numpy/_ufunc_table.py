@@ -45,7 +45,8 @@ def _fmod(a, b):
 
 
 def _heaviside(x, h0):
-    step = _where(x < 0, _xp.zeros_like(x), _where(x > 0, _xp.ones_like(x), h0 + _xp.zeros_like(x)))
+    # (h0 broadcast to x's shape by subtracting zeros: adding them would turn h0 = -0.0 into +0.0)
+    step = _where(x < 0, _xp.zeros_like(x), _where(x > 0, _xp.ones_like(x), h0 - _xp.zeros_like(x)))
     return _where(_U["isnan"](x), x, step) if x.dtype.is_floating else step
 
 

@@ -655,6 +655,15 @@ _EDGE_BINARY = ("add", "subtract", "multiply", "divide", "fmod", "remainder", "f
                 "hypot", "logaddexp", "logaddexp2", "nextafter", "copysign", "maximum", "minimum", "fmax", "fmin",
                 "heaviside", "equal", "not_equal", "less", "greater_equal")
 _EDGE_COMPARISONS = ("equal", "not_equal", "less", "greater_equal")
+#: the edge ops whose results are NumPy's to the bit (IEEE's correctly rounded arithmetic, exact
+#: operations): a chain goes on after these only
+_EDGE_EXACT = frozenset(("add", "subtract", "multiply", "divide", "sqrt", "negative", "abs", "sign", "floor",
+                         "rint", "square", "reciprocal", "fmod", "remainder", "floor_divide", "copysign",
+                         "maximum", "minimum", "fmax", "fmin", "nextafter", "spacing", "heaviside"))
+#: the ops that pick one operand of two equal ones: NumPy's loops give the zero of either sign where
+#: both are zeros (maximum(-0.0, 0.0) is 0.0 in its float32 and float64 SIMD loops, -0.0 in their
+#: tails and in float16's), so the program adds 0.0 after them (a zero's sign is then +)
+_EDGE_TIES = frozenset(("maximum", "minimum", "fmax", "fmin"))
 
 
 def _edge_operands(w: _Writer, dtypes, values: str, info: str):
@@ -684,14 +693,22 @@ def _edges(w: _Writer) -> None:
 
     for _ in range(int(w.rng.integers(1, 4))):
         if w.rng.random() < 0.35:
-            x = flushed(w.new(f"xp.{w.pick(_EDGE_UNARY)}({x})", (n,), ""))
-            continue
-        name = w.pick(_EDGE_BINARY)
-        operands = w.pick((f"{x}, {y}", f"{x}, {y}", f"{x}, {x}", f"{x}, -{x}", f"{x} * 2, {x} * 2"))
-        x = w.new(f"xp.{name}({operands})", (n,), "")
-        if name in _EDGE_COMPARISONS:
+            name = w.pick(_EDGE_UNARY)
+            x = flushed(w.new(f"xp.{name}({x})", (n,), ""))
+        else:
+            name = w.pick(_EDGE_BINARY)
+            operands = w.pick((f"{x}, {y}", f"{x}, {y}", f"{x}, {x}", f"{x}, -{x}", f"{x} * 2, {x} * 2"))
+            x = w.new(f"xp.{name}({operands})", (n,), "")
+            if name in _EDGE_COMPARISONS:
+                break
+            x = flushed(x)
+            if name in _EDGE_TIES:  # (a zero of either sign where both operands are zeros: see _EDGE_TIES)
+                w.emit(f"{x} = {x} + 0.0")
+        if name not in _EDGE_EXACT:
+            # an op within ulps of NumPy's, not at them, ends the chain: what follows would magnify
+            # its last bit (sin of a power near 1e10, a comparison of two such values, an
+            # overflow one ulp away), a difference of the libraries' rounding, not of the values
             break
-        x = flushed(x)
 
 
 #: an integer dtype's edges, as program text over ``e = onp.iinfo(dtype)``: zero, units, the extremes and
