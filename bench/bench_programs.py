@@ -10,7 +10,9 @@ Rows (Markdown), steady state (the median of repeated runs in one process, resul
   small trace, the same structure each time);
 - a stencil loop that reads nothing until its end (jacobi_2d, 150 x 150, 50 steps);
 - a convergence loop reading one scalar per step (a 40 x 40 Laplace relaxation);
-- an element loop ``x[i] = f(x[i - 1], y[i])``, 10,000 steps.
+- an element loop ``x[i] = f(x[i - 1], y[i])``, 10,000 steps;
+- a mask loop: the mean of the values in each of 100 bins, ``data[(lo <= r) & (r < hi)].mean()``
+  over 400,000 elements a step (a mask's count, its coordinates and a gather every step).
 """
 
 from __future__ import annotations
@@ -105,6 +107,15 @@ def element_loop(np, x, y):
         x[i] = np.maximum(x[i - 1] * 0.5, y[i])
 
 
+def binned_means(np, data, radius, bins=100):
+    rmax = float(radius.max())
+    res = np.zeros(bins)
+    for i in range(bins):
+        mask = np.logical_and(rmax * i / bins <= radius, radius < rmax * (i + 1) / bins)
+        res[i] = data[mask].mean()
+    return res
+
+
 def loop_rows():
     rng = numpy.random.default_rng(3)
     A0, B0 = rng.random((150, 150)), rng.random((150, 150))
@@ -137,6 +148,15 @@ def loop_rows():
     numpy.testing.assert_array_equal(run_elements(nnp), run_elements(numpy))
     rows.append(("element loop `x[i] = maximum(x[i - 1] * 0.5, y[i])`, 10,000 steps",
                  timed(lambda: run_elements(nnp), 3) * 1e3, timed(lambda: run_elements(numpy), 3) * 1e3, "ms"))
+    d0, r0 = rng.random(400_000), rng.random(400_000)
+    d, r = nnp.array(d0), nnp.array(r0)
+
+    def run_bins(np, data, radius):
+        return numpy.asarray(binned_means(np, data, radius))
+
+    numpy.testing.assert_allclose(run_bins(nnp, d, r), run_bins(numpy, d0, r0), rtol=1e-12)
+    rows.append(("mask loop `data[(lo <= r) & (r < hi)].mean()`, 400,000 elements, 100 bins",
+                 timed(lambda: run_bins(nnp, d, r), 3) * 1e3, timed(lambda: run_bins(numpy, d0, r0), 3) * 1e3, "ms"))
     return rows
 
 

@@ -226,6 +226,56 @@ class Operation(metaclass=_Registered):
             self._attach_tangents(flat, impls, treedef, result, outs, kwargs)
         return result
 
+    def apply_binary(self, a, b, kwargs=None):
+        """``self(a, b, **kwargs)``: the recording hot path (``x + y``, ``x[1:-1] = y`` in a loop).
+        Two plain operands (one value each, no trace, tangent, complex storage or mesh, of
+        ``PLAIN_CLASSES``) are recorded here without ``__call__``'s generality, a third of its cost;
+        anything else goes to ``__call__``."""
+        if kwargs is None:
+            kwargs = {}
+        ia, ib = a._impl, b._impl
+        va, vb = ia._values, ib._values
+        cls = type(a)
+        if cls is Tensor:
+            cls = type(b)
+        if len(va) != 1 or len(vb) != 1 or ia.traced or ib.traced or ia.tangents is not None \
+                or ib.tangents is not None or ia.dtype.is_complex or ib.dtype.is_complex \
+                or ia.sharding is not None or ib.sharding is not None or cls not in PLAIN_CLASSES:
+            return self(a, b, **kwargs)
+        spec = self.abstract_eval(ia, ib, **kwargs)
+        if type(spec) is not tuple or spec[1].is_complex:
+            return self(a, b, **kwargs)
+        shape, dtype, batch_dims = spec
+        v0, v1 = va[0], vb[0]
+        device = v0.device
+        if v1.device is not device and v1.device != device:
+            return self(a, b, **kwargs)  # (which says so)
+        return self._plain_result(Node(self, kwargs, (v0, v1)), shape, dtype, batch_dims, device, cls)
+
+    def apply_unary(self, a, kwargs=None):
+        """``self(a, **kwargs)`` on the recording hot path (see ``apply_binary``)."""
+        if kwargs is None:
+            kwargs = {}
+        ia = a._impl
+        va = ia._values
+        cls = type(a)
+        if len(va) != 1 or ia.traced or ia.tangents is not None or ia.dtype.is_complex \
+                or ia.sharding is not None or cls not in PLAIN_CLASSES:
+            return self(a, **kwargs)
+        spec = self.abstract_eval(ia, **kwargs)
+        if type(spec) is not tuple or spec[1].is_complex:
+            return self(a, **kwargs)
+        shape, dtype, batch_dims = spec
+        v0 = va[0]
+        return self._plain_result(Node(self, kwargs, (v0,)), shape, dtype, batch_dims, v0.device, cls)
+
+    @staticmethod
+    def _plain_result(node, shape, dtype, batch_dims, device, cls):
+        result = _new(cls)
+        result._impl = TensorImpl([Value(node, 0, shape, dtype, device)], dtype, batch_dims, False)
+        result._view = result._views = None
+        return result
+
     def _link_outputs(self, outs, out_def, impls, traced, kwargs, cls):
         refs = OutputRefs(tuple(weakref.ref(o) for o in outs), out_def, self,
                           tuple(impls) if traced else (), kwargs)

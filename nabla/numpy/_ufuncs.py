@@ -142,7 +142,7 @@ def plain_binary(op, dtypes):
     None for anything else."""
     def fast(a, b):
         pair = plain_operands(a, b, dtypes)
-        return None if pair is None else op(*pair)
+        return None if pair is None else op.apply_binary(*pair)
 
     return fast
 
@@ -153,7 +153,7 @@ def plain_unary(op, dtypes):
         if type(a) is ndarray:
             ia = a._impl
             if ia.dtype in dtypes and not ia.batch_dims:
-                return op(a)
+                return op.apply_unary(a)
         return None
 
     return fast

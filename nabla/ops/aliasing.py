@@ -121,8 +121,8 @@ def _plain_slice(x: Tensor, key):
     else:  # the whole of x
         return x if after == impl.cached_shape else reshape_op(x, shape=after)
     if after != sliced_shape(index) and impl.sharding is None:  # ints' axes dropped, None's added: one op
-        return slice_op(x, index=index, shape=after)
-    out = slice_op(x, index=index)
+        return slice_op.apply_unary(x, {"index": index, "shape": after})
+    out = slice_op.apply_unary(x, {"index": index})
     return out if after == out._impl.cached_shape else reshape_op(out, shape=after)
 
 
@@ -262,7 +262,7 @@ def _plain_setitem(x: Tensor, key, value) -> bool:
         x._impl = value._impl if value._impl.cached_shape == impl.cached_shape else \
             reshape_op(value, shape=impl.cached_shape)._impl
     else:
-        x._impl = set_slice_op(x, value, index=index)._impl
+        x._impl = set_slice_op.apply_binary(x, value, {"index": index})._impl
     return True
 
 

@@ -184,7 +184,7 @@ def _make_unary(op):
     def fn(x):
         if not isinstance(x, Tensor):
             x = asarray(x)
-        return op(_float_input(x, op))
+        return op.apply_unary(_float_input(x, op))
 
     fn.__name__ = fn.__qualname__ = op.name
     fn.__doc__ = f"Elementwise ``{op.name}`` on MAX ({_CATEGORY_TEXT[op.row.category]})."
@@ -211,7 +211,7 @@ def _make_binary(op):
 
             shape = broadcast_shapes(xi.shape, yi.shape, op=name)
             x, y = broadcast_to(x, shape), broadcast_to(y, shape)
-        return op(x, y)
+        return op.apply_binary(x, y)
 
     fn.__name__ = fn.__qualname__ = op.name
     fn.__doc__ = f"Elementwise ``{op.name}`` with broadcasting, on MAX ({_CATEGORY_TEXT[op.row.category]})."
