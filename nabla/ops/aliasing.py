@@ -187,7 +187,7 @@ def getitem(x: Tensor, key) -> Tensor:
             # (a pick of a view of realized data reads the data: ``picks.element_from_host``)
             plain = indexing.plain_key(impl.cached_shape, element, element=True)
             if plain is not None:  # of a lazy array (an element loop): a slice, reshaped to 0-d
-                return slice_op(x, index=plain[0], shape=())
+                return slice_op.apply_unary(x, {"index": plain[0], "shape": ()})
         return indexing.getitem(x, key)
     out = _plain_slice(x, key)
     if out is not None:
