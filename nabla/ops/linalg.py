@@ -114,7 +114,7 @@ def matmul(x, y) -> Tensor:
             and not (ix.dtype.is_bool or ix.dtype.is_complex or ix.batch_dims or iy.batch_dims):
         # a dot of vectors: a product and a sum (two ops a program fuses into one stage), where the
         # matrix form records four (NumPy's ``x[i + 1:, i] @ y[i + 1:, j]`` in an element loop)
-        return REDUCE_OPS["sum"](BINARY_OPS["multiply"](x, y), axes=(0,), keepdims=False)
+        return REDUCE_OPS["sum"].apply_unary(BINARY_OPS["multiply"].apply_binary(x, y), {"axes": (0,), "keepdims": False})
     if vec_x:
         x = unsqueeze(x, 0)
     if vec_y:
@@ -122,7 +122,7 @@ def matmul(x, y) -> Tensor:
     if (x.batch_dims or y.batch_dims) and x.ndim != y.ndim:
         x, y = align_batched(x, y)
     out = _complex_by_parts(x, y) if x.dtype.is_complex and not (x.batch_dims or y.batch_dims) and _small(x, y) \
-        else matmul_op(x, y)
+        else matmul_op.apply_binary(x, y)
     if vec_x and vec_y:
         return squeeze(out, (-2, -1))
     if vec_x:
