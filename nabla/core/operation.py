@@ -46,6 +46,14 @@ PLAIN_CLASSES = {Tensor}
 _new = object.__new__
 
 
+def _plain_array(cls, impl):
+    """A result of a ``PLAIN_CLASSES`` class over ``impl``, made directly (no view links)."""
+    result = _new(cls)
+    result._impl = impl
+    result._view = result._views = None
+    return result
+
+
 class Fused(NamedTuple):
     """How the fused evaluator (``nabla/runtime/kernels/evaluator/fused.mojo``) takes an op: the op's
     own facts, which ``nabla/runtime/fused_codes.py`` gathers into the kernel's tables."""
@@ -206,9 +214,7 @@ class Operation(metaclass=_Registered):
             if traced:  # (untraced, one output: the node says what made it; see TensorImpl.op)
                 out.output_refs = OutputRefs((weakref.ref(out),), None, self, tuple(impls), kwargs)
             if cls in PLAIN_CLASSES:  # (made directly: this is the recording hot path)
-                result = _new(cls)
-                result._impl = out
-                result._view = result._views = None
+                result = _plain_array(cls, out)
             else:
                 result = cls(out)
                 if cls._inherits is not None:
@@ -271,10 +277,7 @@ class Operation(metaclass=_Registered):
 
     @staticmethod
     def _plain_result(node, shape, dtype, batch_dims, device, cls):
-        result = _new(cls)
-        result._impl = TensorImpl([Value(node, 0, shape, dtype, device)], dtype, batch_dims, False)
-        result._view = result._views = None
-        return result
+        return _plain_array(cls, TensorImpl([Value(node, 0, shape, dtype, device)], dtype, batch_dims, False))
 
     def _link_outputs(self, outs, out_def, impls, traced, kwargs, cls):
         refs = OutputRefs(tuple(weakref.ref(o) for o in outs), out_def, self,

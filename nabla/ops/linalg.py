@@ -114,7 +114,8 @@ def matmul(x, y) -> Tensor:
             and not (ix.dtype.is_bool or ix.dtype.is_complex or ix.batch_dims or iy.batch_dims):
         # a dot of vectors: a product and a sum (two ops a program fuses into one stage), where the
         # matrix form records four (NumPy's ``x[i + 1:, i] @ y[i + 1:, j]`` in an element loop)
-        return REDUCE_OPS["sum"].apply_unary(BINARY_OPS["multiply"].apply_binary(x, y), {"axes": (0,), "keepdims": False})
+        product = BINARY_OPS["multiply"].apply_binary(x, y)
+        return REDUCE_OPS["sum"].apply_unary(product, {"axes": (0,), "keepdims": False})
     if vec_x:
         x = unsqueeze(x, 0)
     if vec_y:

@@ -95,7 +95,8 @@ def _stage(st: UnsafePointer[Int, MutUntrackedOrigin]) raises:
             _scatter_add[DType.int8](dst, src, rows, n, outer, extent, inner)
     elif kind == 6:  # one axis's coordinates of the mask's true elements, in order
         var mask = UnsafePointer[UInt8, MutUntrackedOrigin](unsafe_from_address=data.unsafe_load(0))
-        _nonzero_axis(mask, dst.unsafe_bitcast[Int64](), n, Int(k.unsafe_load(0)), Int(k.unsafe_load(1)), st.unsafe_load(7))
+        var stride, size = Int(k.unsafe_load(0)), Int(k.unsafe_load(1))
+        _nonzero_axis(mask, dst.unsafe_bitcast[Int64](), n, stride, size, st.unsafe_load(7))
     elif kind == 0:
         if family == 0:
             map_into[DType.float32, DType.float32](p, k, data, dst, n, layout, at != 0)
@@ -141,7 +142,7 @@ def _nonzero_axis(mask: UnsafePointer[UInt8, MutUntrackedOrigin], coords: Unsafe
     innermost axis, grows by one an element), not divided out per element; and every element is
     stored without a branch (a random mask's branch mispredicts at about every other true element):
     the store goes to coords[j] and j grows by the mask's bit, a chunk never longer than the places
-    left in ``out``."""
+    left in ``coords``; sixteen false elements in a row are passed over at once."""
     var run = size if stride == 1 else stride
     var step = 1 if stride == 1 else 0
     var coord = 0
