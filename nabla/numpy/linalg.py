@@ -21,8 +21,12 @@ EighResult, EigResult, QRResult, SlogdetResult, SVDResult = (_la.EighResult, _la
                                                              _la.SlogdetResult, _la.SVDResult)
 
 
-def _float(a, op):
+def _float(a, op, lapack=True):
+    """``a`` as an array of a float (or complex) dtype; float16 refused where NumPy's LAPACK
+    routines would take it (``lapack``): they have no float16 form."""
     x = D.asarray(a, op=f"linalg.{op}")
+    if lapack and x.dtype is _dt.float16:
+        raise TypeError(f"nabla.numpy.linalg.{op}: array type float16 is unsupported in linalg (shape {x.shape})")
     return _astype(x, _dt.float64) if x.dtype.kind in "biu" else x
 
 
@@ -168,7 +172,9 @@ def lstsq(a, b, rcond=None):
 
 
 def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
-    a = _float(x, "norm")
+    a = _float(x, "norm", lapack=False)
+    if ord in (2, -2, "nuc") and ((a.ndim == 2) if axis is None else (not isinstance(axis, int) and len(axis) == 2)):
+        a = _float(a, "norm")  # (a matrix's 2-norm is its singular values': LAPACK's)
     if axis is None:
         if ord is None or (ord in ("fro", "f") and a.ndim == 2):
             r = _la.vector_norm(a, axis=None)
@@ -255,8 +261,8 @@ def matmul(x1, x2, /):
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
     # NumPy's norms of integers and bools are float64 (the standard's: the default float dtype)
-    return _la.vector_norm(_float(x, "vector_norm"), axis=axis, keepdims=keepdims, ord=ord)
+    return _la.vector_norm(_float(x, "vector_norm", lapack=False), axis=axis, keepdims=keepdims, ord=ord)
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002
-    return _la.matrix_norm(_float(x, "matrix_norm"), keepdims=keepdims, ord=ord)
+    return _la.matrix_norm(_float(x, "matrix_norm", lapack=ord in (2, -2, "nuc")), keepdims=keepdims, ord=ord)

@@ -89,8 +89,10 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
     if not ints and (dtype not in (_dt.float32, _dt.float64) or any(leaf.dtype is not dtype for leaf in leaves)):
         # float work with inputs or a result of other dtypes: the coded float family (a count of
         # it, ``any``/``all`` of float16 data, accumulates in float64 and is written as int64)
-        registers = None if (test is not None and not count) or last.op is K.CUMULATIVE_SUM or last.op is K.MATMUL \
-            else _coded_registers(order, out)
+        registers = None if (test is not None and not count) or last.op is K.MATMUL else _coded_registers(order, out)
+        if registers is not None and last.op is K.CUMULATIVE_SUM and out.node is last \
+                and out.dtype is not registers and not (out.dtype is _dt.float16 and registers is _dt.float32):
+            return None  # (a running sum is kept in its result's float dtype, float16's rounded from float32)
         if registers is None or (reduce_kind(last.op) is not None and out.dtype is not registers and not count
                                  and not (out.dtype is _dt.float16 and registers is _dt.float32)
                                  and not arg_reduce(last.op)):

@@ -1,6 +1,6 @@
 """NumPy corners of ``nabla.numpy`` against NumPy itself: bit views (``x.view(dtype)``), ``strides``,
 ``lib.stride_tricks`` (``as_strided``, ``sliding_window_view``), ``fromiter``, ``np.emath``,
-``ufunc.reduceat``, ``packbits``/``unpackbits``, and string data kept on the host."""
+``ufunc.reduceat``, ``packbits``/``unpackbits``, float16 refused by ``linalg``, and string data kept on the host."""
 
 from __future__ import annotations
 
@@ -405,6 +405,35 @@ def test_packbits_errors():
         fnp.unpackbits(fnp.ones(3, dtype=fnp.uint8), count=-30)
     numpy.testing.assert_array_equal(fnp.packbits(fnp.asarray(5)).numpy(), numpy.packbits(numpy.array(5)))
 
+
+
+@pytest.mark.parametrize("name", ["inv", "det", "slogdet", "svd", "eigh", "eigvalsh", "eig", "eigvals", "qr",
+                                  "cholesky", "pinv", "matrix_rank", "solve", "lstsq"])
+def test_linalg_refuses_float16_as_numpy(name):
+    """NumPy's LAPACK routines have no float16 form: the same TypeError, at the call."""
+    a = numpy.eye(3, dtype=numpy.float16) * 2
+    args = (a, a[:, 0]) if name in ("solve", "lstsq") else (a,)
+    with pytest.raises(TypeError, match="float16 is unsupported") as ref:
+        getattr(numpy.linalg, name)(*args)
+    with pytest.raises(TypeError, match=f"linalg.{name}: array type float16 is unsupported"):
+        getattr(fnp.linalg, name)(*[fnp.asarray(x) for x in args])
+    assert ref.type is TypeError
+
+
+def test_linalg_norm_of_float16_as_numpy():
+    """``norm`` of float16 data is NumPy's (its own float16 arithmetic) except a matrix's 2-norm or
+    nuclear norm, which asks LAPACK for singular values and is refused."""
+    h = numpy.arange(12, dtype=numpy.float16).reshape(3, 4) / 3
+    for kw in (dict(), dict(axis=1), dict(ord="fro"), dict(ord=1, axis=(0, 1)), dict(ord=2, axis=0)):
+        ref = numpy.linalg.norm(h, **kw)
+        got = fnp.linalg.norm(fnp.asarray(h), **kw)
+        assert got.dtype == ref.dtype
+        numpy.testing.assert_allclose(numpy.asarray(got), ref, rtol=2e-3)
+    for kw in (dict(ord=2), dict(ord="nuc", axis=(1, 0))):
+        with pytest.raises(TypeError):
+            numpy.linalg.norm(h, **kw)
+        with pytest.raises(TypeError, match="norm: array type float16"):
+            fnp.linalg.norm(fnp.asarray(h), **kw)
 
 # --- strings stay on the host -----------------------------------------------------------------------------
 

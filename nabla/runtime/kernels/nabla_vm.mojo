@@ -26,7 +26,7 @@
 #   scatters: the rows written or added, then their int64 row numbers; nonzero: the bool mask).
 from std.memory import UnsafePointer
 from evaluator.fused import map_into
-from evaluator.fused_reduce import reduce_into, scan_into, scan_into_ints
+from evaluator.fused_reduce import reduce_into, scan_into, scan_into_coded, scan_into_ints
 # (the graph ops' kernel packages, ops/kernels/*, staged under names of their own: MAX's kernels hold a ``linalg``)
 from nabla_fft.fft import fft_stack
 from nabla_linalg.cholesky import cholesky_stack
@@ -129,10 +129,14 @@ def _stage(st: UnsafePointer[Int, MutUntrackedOrigin]) raises:
     elif kind == 2:
         if family == 0:
             scan_into[DType.float32](p, k, data, dst.unsafe_bitcast[Float32](), n)
+        elif family == 1:
+            scan_into[DType.float64](p, k, data, dst.unsafe_bitcast[Float64](), n)
         elif family == 2:
             scan_into_ints(p, k, data, dst, n)
+        elif family == 3:
+            scan_into_coded[DType.float32](p, k, data, dst, n)
         else:
-            scan_into[DType.float64](p, k, data, dst.unsafe_bitcast[Float64](), n)
+            scan_into_coded[DType.float64](p, k, data, dst, n)
 
 
 def _nonzero_axis(mask: UnsafePointer[UInt8, MutUntrackedOrigin], coords: UnsafePointer[Int64, MutAnyOrigin], n: Int,

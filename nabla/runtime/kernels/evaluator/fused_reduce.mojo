@@ -317,9 +317,19 @@ def _combine_rows[A: DType](kind: Int, acc: UnsafePointer[Scalar[A], MutUntracke
 
 def scan_into[T: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
                         dst: UnsafePointer[Scalar[T], MutAnyOrigin], n: Int) raises where T.is_floating_point():
-    """A program's running sums over r (header: 1 forward, 2 reverse) into ``n`` outputs."""
+    """A program's running sums over r (header: 1 forward, 2 reverse) into ``n`` outputs, each
+    partial sum rounded to T as NumPy's ``add.accumulate`` rounds it."""
     with KeepDenormals():  # as NumPy (see fused.mojo)
-        _scan[T, T, DType.float64](p, k, data, n, Int(p.unsafe_load(2)) == 2, dst.unsafe_bitcast[UInt8]())
+        _scan[T, T, T](p, k, data, n, Int(p.unsafe_load(2)) == 2, dst.unsafe_bitcast[UInt8]())
+
+
+def scan_into_coded[T: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
+                              dst: UnsafePointer[UInt8, MutAnyOrigin], n: Int) raises where T.is_floating_point():
+    """The coded float family's running sums: in T's registers, written as the dtype the header
+    names; a float16 result's partial sums rounded to float16 each step (NumPy's float16 loop adds
+    in float32 and rounds)."""
+    with KeepDenormals():
+        _scan[T, DType.uint8, T](p, k, data, n, Int(p.unsafe_load(2)) == 2, dst)
 
 
 def scan_into_ints(p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
@@ -351,6 +361,7 @@ def _scan[T: DType, S: DType, A: DType](
     var r = Int(p.unsafe_load(3))
     var inner = Int(p.unsafe_load(4))
     var code = Int(p.unsafe_load(5))
+    var half = S != T and A.is_floating_point() and code == Code.FLOAT16
     var outer = n // (r * inner)
     var result_at = Int(p.unsafe_load(1))
     var chunk = min(inner, BLOCK)
@@ -359,7 +370,7 @@ def _scan[T: DType, S: DType, A: DType](
     var tasks = (outer + rows_per_task - 1) // rows_per_task if inner == 1 else outer * chunks
 
     def task(t: Int) {p, k, data, r, inner, outer, chunk, chunks, rows_per_task,
-                      reverse, dst, result_at, code}:
+                      reverse, dst, result_at, code, half}:
         var regs = alloc[Scalar[T]](MAX_REGISTERS * BLOCK)
         var values = regs + result_at * BLOCK  # (scans keep whole blocks: their rows are long)
         if inner == 1:
@@ -374,6 +385,8 @@ def _scan[T: DType, S: DType, A: DType](
                     for j in range(count):
                         var i = count - 1 - j if reverse else j
                         acc += values.unsafe_load(i).cast[A]()
+                        if half:
+                            acc = acc.cast[DType.float16]().cast[A]()
                         values.unsafe_store(i, acc.cast[T]())
                     _store_run[T, S](code, dst, values, start, count)
         else:
@@ -388,6 +401,9 @@ def _scan[T: DType, S: DType, A: DType](
                 var start = (o * r + kk) * inner + col
                 _run_block[T, S](p, k, data, regs, BLOCK, start, width)
                 _accumulate[T, A](1, acc, values, width)
+                if half:
+                    for i in range(width):
+                        acc.unsafe_store(i, acc.unsafe_load(i).cast[DType.float16]().cast[A]())
                 for i in range(width):
                     values.unsafe_store(i, acc.unsafe_load(i).cast[T]())
                 _store_run[T, S](code, dst, values, start, width)
