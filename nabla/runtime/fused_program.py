@@ -101,6 +101,7 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
     if ints and last.op is K.MEAN:
         return None
     reduce, rows, inner = 0, 1, 1
+    unsigned = False
     result = out
     body = order
     scan = 0
@@ -112,10 +113,8 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
             return None
         rows, inner = split
         if rows == 0:  # a sum or product over nothing: its identity everywhere
-            return None if test is not None or registers.is_floating and dtype is BYTES \
-                else _identity_fill(last.op, out, dtype)
-        if ints and _unsigned_order(last):
-            return None
+            return None if test is not None else _identity_fill(last.op, out, dtype, registers)
+        unsigned = ints and _unsigned_order(last)  # (max, min, argmax, argmin of uint64: see ``_write``)
         reduce = reduce_kind(last.op)
         body = order[:-1]
     elif last.op is K.CUMULATIVE_SUM and out.node is last:  # a running sum: the scan model
@@ -145,7 +144,7 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
         return None  # (the float family's count is int64 data: read as one bool only when it is one value)
     try:
         program = _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner, count, scan,
-                         _dt.bool_ if test is not None and dtype is BYTES else out.dtype, lift, registers)
+                         _dt.bool_ if test is not None and dtype is BYTES else out.dtype, lift, registers, unsigned)
         if test is not None:
             _add_test(program, test, node_ids[id(test[2])], ints)
         return program
@@ -222,7 +221,10 @@ def _viewer(body, leaves, dtype, node_ids, leaf_ids, count=False, result=None, r
 
 
 def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner, count, scan,
-           out_dtype, lift=frozenset(), registers=None) -> Program:
+           out_dtype, lift=frozenset(), registers=None, unsigned=False) -> Program:
+    """The program of ``body`` computing ``result`` (reduced or scanned as asked). ``unsigned``: the
+    reduction orders uint64 values, so each value's sign bit is flipped first (unsigned order is
+    signed order of ``x ^ 2**63``), and the kernel flips a max's or min's result back."""
     registers = registers or (_dt.int64 if dtype is BYTES else dtype)
     alias, views, ref, view_of = _viewer(body, leaves, dtype, node_ids, leaf_ids, count, result, registers)
     ints = registers is _dt.int64
@@ -357,10 +359,20 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
         if coded_float and code[0] != _WRAP and dtype_of.get(i) is _dt.float16:
             instructions.append((_WRAP, dst, dst, HALF, 0))
     result_register = register(final)
+    if unsigned:
+        if not free:
+            raise _Unfit
+        sign = free.pop()
+        instructions.append((_CONST, sign, len(consts), 0, 0))
+        consts.append(constant_bits(-2 ** 63, True))
+        instructions.append((BINARY_CODES["bitwise_xor"], result_register, result_register, sign, 0))
     size = full // rows if reduce else full
-    return _program(instructions, result_register, reduce or scan, rows, inner, consts, slot_of, reduce, size,
+    made = _program(instructions, result_register, reduce or scan, rows, inner, consts, slot_of, reduce, size,
                     dtype, count and dtype is not BYTES, scan, tuple(lifted), out_dtype, tuple(lifted_at.items()),
                     registers)
+    if unsigned and out_dtype is _dt.uint64:  # (a max or min: the kernel flips it back, told by its code)
+        made.program[5] = CODES[_dt.uint64]
+    return made
 
 
 def _program(instructions, result_register, kind, rows, inner, consts, slot_of, reduce, size, dtype, count=False,
@@ -377,14 +389,15 @@ def _program(instructions, result_register, kind, rows, inner, consts, slot_of, 
     return made
 
 
-def _identity_fill(op, out, dtype) -> Program | None:
+def _identity_fill(op, out, dtype, registers) -> Program | None:
     """A program without inputs that fills the output with the identity of ``op`` (sum, prod)."""
     size = math.prod(out.shape)
     if (op is not K.SUM and op is not K.PROD) or size == 0 or size >= 2 ** 31 \
             or (dtype is not BYTES and out.dtype is not dtype):
         return None
-    value = constant_bits(int(op is K.PROD), dtype is BYTES)
-    return _program([(_CONST, 0, 0, 0, 0)], 0, 0, 1, 1, [value], {}, 0, size, dtype, out_dtype=out.dtype)
+    value = constant_bits(int(op is K.PROD), registers is _dt.int64)
+    return _program([(_CONST, 0, 0, 0, 0)], 0, 0, 1, 1, [value], {}, 0, size, dtype, out_dtype=out.dtype,
+                    registers=registers)
 
 
 def _count_test(order, out):

@@ -170,9 +170,8 @@ def test_traces_the_kernel_cannot_run_go_to_the_interpreter(case):
     m = rng.standard_normal((4, 3))
     cases = {
         "matmul": (lambda x: nb.exp(x @ nb.permute_dims(x, (1, 0))), [rng.standard_normal((80, 60))]),  # > MATMUL_PRODUCTS
-        # (the integer family's registers are int64: its reductions do not order uint64 values)
-        "int": (lambda x: nb.max(nb.maximum(x, x[::-1]), axis=0),
-                [np.arange(6, dtype=np.uint64) * np.uint64(2 ** 62)]),
+        "int": (lambda x: nb.max(x @ nb.permute_dims(x, (1, 0)), axis=0),  # (> MATMUL_PRODUCTS)
+                [np.arange(4800, dtype=np.int64).reshape(80, 60) % 7]),
         "axis_reduce_split_axes": (lambda x: nb.sum(nb.sin(x), axis=(0, 2)), [m.reshape(2, 2, 3)]),
     }
     fn, arrays = cases[case]
@@ -182,6 +181,18 @@ def test_traces_the_kernel_cannot_run_go_to_the_interpreter(case):
     # (the kernel's part of the trace runs in a program, around the op it lacks)
     assert nb.engine_stats()["interpreted"] > before
     np.testing.assert_allclose(got, interp, rtol=1e-15)
+
+
+@pytest.mark.parametrize("kind", ["max", "min", "argmax", "argmin"])
+@pytest.mark.parametrize("shape,axis", [((7,), None), ((40, 33), 0), ((40, 33), 1), ((5, 300, 4), 1)])
+def test_uint64_order_reductions_fuse(kind, shape, axis):
+    """max, min, argmax and argmin of uint64 in the integer family's int64 registers: each value's
+    sign bit flipped first (unsigned order is signed order of ``x ^ 2**63``), a max or min flipped back."""
+    x = np.random.default_rng(4).integers(0, 2 ** 64 - 1, shape, dtype=np.uint64, endpoint=True)
+    x.flat[:4] = (2 ** 64 - 1, 0, 2 ** 63, 2 ** 63 - 1)
+    got, want = on_the_kernel(
+        lambda xp, v: getattr(xp, kind)(xp.maximum(v, v[..., ::-1]) // xp.uint64(3) * xp.uint64(2), axis=axis), [x])
+    np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("case", ["leaf_in_two_layouts", "two_float_dtypes", "too_many_inputs", "gather_broadcast",
@@ -467,12 +478,12 @@ def test_fills_and_physical_broadcasts_run_fused():
     np.testing.assert_allclose(per_example, want, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int8])  # (unsigned sums are uint64)
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.int32, np.int8])  # (unsigned sums are uint64)
 def test_empty_results_and_reductions_over_nothing_run_no_interpreter(dtype):
     """An empty result is its shape (no kernel runs); a sum or product over an empty axis is a
-    program of one constant: the identity, as NumPy gives."""
+    program of one constant: the identity, as NumPy gives (float16's in the coded float family)."""
     a = np.zeros((3, 0, 2), dtype)
-    before = nb.engine_stats()["interpreted"]
+    before, compiles = nb.engine_stats()["interpreted"], nb.engine_stats()["compiles"]
     x = nb.asarray(a)
     empty = (x * 2 + 1).numpy()
     assert empty.shape == (3, 0, 2) and empty.dtype == a.dtype
@@ -481,7 +492,7 @@ def test_empty_results_and_reductions_over_nothing_run_no_interpreter(dtype):
         want = getattr(np, name)(a + 1, axis=1)
         np.testing.assert_array_equal(got, want.astype(got.dtype))
         assert got.shape == (3, 2)
-    assert nb.engine_stats()["interpreted"] == before
+    assert nb.engine_stats()["interpreted"] == before and nb.engine_stats()["compiles"] == compiles
 
 
 @pytest.mark.parametrize("case", ["row", "rows", "row_reshaped", "element", "column", "stepped"])

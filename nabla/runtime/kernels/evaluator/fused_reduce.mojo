@@ -53,6 +53,12 @@ def reduce_into[T: DType, S: DType, O: DType](p: UnsafePointer[Int32, _], k: Uns
             _reduce_rows[T, S](p, k, data, m, r, kind, result)
         else:
             _reduce_columns[T, S](p, k, data, m // inner, r, inner, kind, result)
+    comptime if not A.is_floating_point():
+        if code == Code.UINT64 and (kind == Reduce.MAX or kind == Reduce.MIN):
+            # (the program flipped each uint64 value's sign bit, so that signed order is unsigned
+            # order: the best value flipped back)
+            for i in range(m):
+                result.unsafe_store(i, result.unsafe_load(i) ^ Scalar[A](Int64.MIN))
     var test = Int(p.unsafe_load(6))
     if test != 0:  # the reduction's test (a count's ``> c``, negated for ``all``): 1 / 0
         var c: Scalar[A]
