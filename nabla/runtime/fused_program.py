@@ -176,10 +176,12 @@ def contiguous_view(order, leaves, outputs, node_ids, leaf_ids):
     return leaf, offset
 
 
-def _viewer(body, leaves, dtype, node_ids, leaf_ids, count=False, result=None, registers=None):
+def _viewer(body, leaves, dtype, node_ids, leaf_ids, count=False, result=None, registers=None, stored=True):
     """What the trace's views are: value ids (leaves -(k+1), node outputs by node index), with
     order-keeping views and free casts as aliases of their input and strided views of an input as
-    loads of it. Returns (alias, views, ref, view_of)."""
+    loads of it. ``stored``: ``result``'s values are written as they are (a map's), so its cast
+    is made by the store; a reduction or running sum must see each value cast (a float16 running
+    sum adds float16 values). Returns (alias, views, ref, view_of)."""
     alias: dict[int, int] = {}
     views: dict[int, tuple] = {}  # node -> (leaf, offset, sizes, strides)
 
@@ -209,7 +211,8 @@ def _viewer(body, leaves, dtype, node_ids, leaf_ids, count=False, result=None, r
     for i, n in enumerate(body):
         if "complex_storage" in n.kwargs or "src_complex" in n.kwargs:
             raise _Unfit
-        if _is_alias(n, dtype, registers, result is not None and v_is(n, result)) or (count and v_is(n, result)):
+        if _is_alias(n, dtype, registers, stored and result is not None and v_is(n, result)) \
+                or (count and v_is(n, result)):
             alias[i] = ref(n.inputs[0])
         elif view_kind(n.op) == "strided":
             found = view_of(n.inputs[0])
@@ -226,7 +229,8 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
     reduction orders uint64 values, so each value's sign bit is flipped first (unsigned order is
     signed order of ``x ^ 2**63``), and the kernel flips a max's or min's result back."""
     registers = registers or (_dt.int64 if dtype is BYTES else dtype)
-    alias, views, ref, view_of = _viewer(body, leaves, dtype, node_ids, leaf_ids, count, result, registers)
+    alias, views, ref, view_of = _viewer(body, leaves, dtype, node_ids, leaf_ids, count, result, registers,
+                                         not (reduce or scan))
     ints = registers is _dt.int64
     coded_float = dtype is BYTES and not ints
     index = _index_nodes(body, ref, ref(result), alias, _dtypes(body, result, node_ids)) \

@@ -433,6 +433,15 @@ def test_running_sums_fuse(shape, axis, dtype):
                                    rtol=1e-4 if dtype == np.float32 else 1e-11)
 
 
+@pytest.mark.parametrize("axis", [0, 1])
+def test_running_sum_of_a_cast_sums_the_cast_values(axis):
+    """A running sum's input cast (float32 to float16) is made element by element before the sum,
+    not by the store after it: NumPy adds the float16 values."""
+    x = np.random.default_rng(13).standard_normal((40, 30)).astype(np.float32)
+    got, want = on_the_kernel(lambda xp, v: xp.cumsum(v.astype(xp.float16), axis=axis), [x])
+    np.testing.assert_array_equal(got, want)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("case", ["plain", "vector_matrix", "transposed", "batched_broadcast", "same_input",
                                   "column_slice", "one_column"])
