@@ -48,6 +48,13 @@ class ReduceOperation(Operation):
                 split = reshape_op(x, shape=(rows, x.size // rows))
                 out = self(split, axes=(0, 1), keepdims=False)
                 return reshape_op(out, shape=(1,) * impl.ndim) if keepdims else out
+        if len(axes) > 1 and axes[-1] - axes[0] != len(axes) - 1:
+            # axes apart (``mean(x, axis=(0, 2, 3))`` of NCHW data): the kept axes first, the reduced
+            # ones after them, so that one run of axes is reduced (the program kernel's reductions
+            # take one run; over axes apart a reduction went to MAX's interpreter or a compile)
+            kept = tuple(a for a in range(impl.ndim) if a not in axes)
+            out = self.apply(permute_dims(x, kept + axes), tuple(range(len(kept), impl.ndim)))
+            return reshape(out, tuple(1 if a in axes else d for a, d in enumerate(x.shape))) if keepdims else out
         return self(x, axes=tuple(b + a for a in axes), keepdims=bool(keepdims))
 
     def abstract_eval(self, x: TensorImpl, *, axes: tuple, keepdims: bool):
