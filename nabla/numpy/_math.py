@@ -227,9 +227,18 @@ def correlate(a, v, mode="valid"):
     return convolve(x, _xp.flip(_xp.conj(w) if w.dtype.is_complex else w), mode)
 
 
+def _real_floats(a, op):
+    """``a`` as float64 where NumPy casts it by its 'safe' rule: a complex array is refused."""
+    v = D.asarray(a, op=op)
+    if v.dtype.is_complex:
+        raise TypeError(f"nabla.numpy.{op}: cannot cast array data from dtype('{v.dtype.name}') to "
+                        "dtype('float64') according to the rule 'safe'")
+    return _astype(v, _F64)
+
+
 def interp(x, xp, fp, left=None, right=None, period=None):
-    xv = D.asarray(x, _np.float64, "interp")
-    xs = D.asarray(xp, _np.float64, "interp")
+    xv = _real_floats(x, "interp")
+    xs = _real_floats(xp, "interp")
     fs = D.asarray(fp, op="interp")
     fs = fs if fs.dtype.is_complex else _astype(fs, _F64)
     if period is not None:  # NumPy's rule: wrap into [0, period), sort, pad one period on each side
@@ -482,7 +491,7 @@ def bincount(x, weights=None, minlength=0):
     if v.shape[0] and int(_xp.min(v)) < 0:
         raise ValueError("nabla.numpy.bincount: x must contain non-negative integers")
     n = builtins.max(int(_xp.max(v)) + 1 if v.shape[0] else 0, minlength)
-    w = _xp.ones(v.shape, dtype=_I64) if weights is None else D.asarray(weights, _np.float64, "bincount")
+    w = _xp.ones(v.shape, dtype=_I64) if weights is None else _real_floats(weights, "bincount")
     return scatter_add_op(_xp.zeros((n,), dtype=w.dtype), w, v, axis=0)
 
 

@@ -586,3 +586,18 @@ def test_cov_of_columns_follows_numpy_2(shape):
             want = numpy.cov(a, rowvar=rowvar)
             got = fnp.cov(fnp.asarray(a), rowvar=rowvar).numpy()
         assert got.shape == want.shape and numpy.allclose(got, want, equal_nan=True)
+
+
+@pytest.mark.parametrize("call", ["interp_x", "interp_xp", "bincount_weights"])
+def test_complex_where_numpy_casts_safely_is_refused(call):
+    """``interp``'s coordinates and ``bincount``'s weights are cast to float64 by NumPy's 'safe'
+    rule: complex data raises its TypeError, not a silently dropped imaginary part."""
+    calls = {
+        "interp_x": lambda m: m.interp(m.asarray([0.5 + 1j]), m.asarray([0.0, 1.0]), m.asarray([1.0, 2.0])),
+        "interp_xp": lambda m: m.interp(m.asarray([0.5]), m.asarray([0.0 + 0j, 1.0]), m.asarray([1.0, 2.0])),
+        "bincount_weights": lambda m: m.bincount(m.asarray([0, 1]), weights=m.asarray([1j, 2.0])),
+    }
+    with pytest.raises(TypeError, match="rule 'safe'"):
+        calls[call](numpy)
+    with pytest.raises(TypeError, match="rule 'safe'"):
+        calls[call](fnp)
