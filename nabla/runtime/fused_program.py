@@ -552,8 +552,9 @@ def _coded_registers(order, out):
         cast = n.op is K.ASTYPE
         if any(v.dtype not in CODES for v in n.inputs) or (cast and n.kwargs.get("dtype") not in CODES):
             return None
-        if cast and n.kwargs["dtype"] is _dt.float16 and n.inputs[0].dtype is _dt.float64:
-            return None  # (through float32 registers: rounded twice, where NumPy rounds once)
+        if cast and n.kwargs["dtype"] is _dt.float16 and n.inputs[0].dtype is _dt.float64 and n is not out.node:
+            return None  # (through float32 registers: rounded twice, where NumPy rounds once; the
+            # result's cast is the store's, from float64 registers straight to float16: once)
         if cast and n.kwargs["dtype"] is _dt.uint64:
             return None  # (a negative float as uint64 is the platform's: NumPy's wraps, a cast in Mojo need not)
         if not cast or n is out.node:  # (a result's cast reads its input in the registers)

@@ -194,6 +194,22 @@ def test_uint64_order_reductions_fuse(kind, shape, axis):
     np.testing.assert_array_equal(got, want)
 
 
+def test_float64_to_float16_cast_rounds_once():
+    """A result cast from float64 to float16 is the store's, straight from float64 registers: one
+    rounding, as NumPy's (through float32 a value just past a float16 midpoint would round twice
+    and land on the midpoint's even neighbour); a sort's float16 result (sorted in float64) takes it."""
+    rng = np.random.default_rng(15)
+    h = rng.standard_normal(5000).astype(np.float16).astype(np.float64)
+    half_ulp = np.spacing(h.astype(np.float16)).astype(np.float64) / 2
+    x = np.concatenate([h + half_ulp * (1 + 1e-9), h + half_ulp * (1 - 1e-9), h + half_ulp,
+                        [65519.0, 65520.0, -65520.0, 6e-8, 2.9e-8, np.nan, -np.inf]])
+    with np.errstate(over="ignore"):
+        got, want = on_the_kernel(lambda xp, v: v.astype(xp.float16), [x])
+        np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))
+        got, want = on_the_kernel(lambda xp, v: xp.sort(v.astype(xp.float16)), [x[:-2]])
+        np.testing.assert_array_equal(got, want)
+
+
 @pytest.mark.parametrize("axes", [(0, 2), (0, 2, 3), (1, 3), (0, 1, 3)])
 @pytest.mark.parametrize("name", ["sum", "mean", "max", "var"])
 def test_reductions_over_axes_apart_run_on_the_kernel(name, axes):
