@@ -53,7 +53,7 @@ def _input(x, op: str, real: bool = False) -> Tensor:
     if real:
         if dt.is_complex:
             raise TypeError(f"nabla.fft.{op}: expected real input, got {describe(x._impl)}")
-        return x if dt.is_floating else _astype(x, _dt.float64)
+        return x if dt.is_floating and dt is not _dt.float16 else _astype(x, _dt.float32 if dt is _dt.float16 else _dt.float64)
     if dt.is_complex:
         return x
     return _astype(x, _dt.complex_dtype(dt) if dt.is_floating else _dt.complex128)

@@ -234,8 +234,17 @@ def putmask(a, mask, values):
 
 
 def place(arr, mask, vals):
+    """NumPy's ``place``: the true places of ``mask`` take ``vals`` in order, repeated as needed."""
     m = D.asarray(mask, op="place")
-    arr[m] = D.asarray(vals, op="place")[: int(_xp.sum(_astype(m, _I64)))]
+    v = _xp.reshape(D.asarray(vals, op="place"), (-1,))
+    count = int(_xp.sum(_astype(m, _I64)))
+    if count == 0:
+        return
+    if v.shape[0] == 0:
+        raise ValueError("nabla.numpy.place: cannot insert from an empty array")
+    if v.shape[0] < count:
+        v = _xp.tile(v, (-(-count // v.shape[0]),))
+    arr[m] = v[:count]
 
 
 def copyto(dst, src, casting="same_kind", where=True):

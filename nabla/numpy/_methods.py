@@ -156,8 +156,13 @@ def _methods():
         "cumprod": R.cumprod, "ptp": R.ptp, "clip": M.clip, "round": M.around, "dot": M.dot, "repeat": A.repeat,
         "squeeze": A.squeeze, "swapaxes": A.swapaxes, "ravel": A.ravel, "argsort": S.argsort,
         "searchsorted": I.searchsorted, "take": A.take, "trace": A.trace, "diagonal": A.diagonal,
-        "conj": _xp.conj, "conjugate": _xp.conj,
+        "conj": _conj, "conjugate": _conj,
     }
+
+
+def _conj(self):
+    """NumPy's ``ndarray.conj``: the array itself where it is not complex (bool included)."""
+    return _xp.conj(self) if self.dtype.is_complex else self
 
 
 def _operators():

@@ -87,7 +87,8 @@ def _complex_keys(z):
 def sort_complex(a):
     x = D.asarray(a, op="sort_complex")
     if not x.dtype.is_complex:
-        x = _astype(x, _dt.complex128 if x.dtype.itemsize >= 4 or x.dtype.kind in "iu" else _dt.complex64)
+        # (NumPy's rule: the 8- and 16-bit integers to complex64, everything else to complex128)
+        x = _astype(x, _dt.complex64 if x.dtype in (_dt.int8, _dt.int16, _dt.uint8, _dt.uint16) else _dt.complex128)
     return _xp.take(x, lexsort([x]), axis=0)
 
 

@@ -12,15 +12,26 @@ from ._ufuncs import write_out
 
 def _input(a, op):
     x = D.asarray(a, op=f"fft.{op}")
-    return _astype(x, _dt.float64) if x.dtype.kind in "biu" else x
+    if x.dtype is _dt.float16:  # (NumPy transforms float16 in float32: see ``_finish``)
+        return _astype(x, _dt.float32), True
+    return (_astype(x, _dt.float64) if x.dtype.kind in "biu" else x), False
+
+
+def _finish(r, half, name, out):
+    """NumPy's result; ``half``: float16 input transformed along one axis, whose real result is
+    float16 again (NumPy's ``irfft``/``hfft``; its n-D ones, an ``ifft`` then an ``irfft``, give
+    float32; a complex result stays complex64, there being no complex float16)."""
+    if half and not r.dtype.is_complex:
+        r = _astype(r, _dt.float16)
+    return r if out is None else write_out(out, r, f"fft.{name}")
 
 
 def _one_d(name):
     fn = getattr(_fft, name)
 
     def transform(a, n=None, axis=-1, norm=None, out=None):
-        r = fn(_input(a, name), n=n, axis=axis, norm=norm or "backward")
-        return r if out is None else write_out(out, r, f"fft.{name}")
+        x, half = _input(a, name)
+        return _finish(fn(x, n=n, axis=axis, norm=norm or "backward"), half, name, out)
 
     transform.__name__ = transform.__qualname__ = name
     transform.__doc__ = f"NumPy's ``fft.{name}`` on MAX."
@@ -31,8 +42,9 @@ def _n_d(name, default_axes=None):
     fn = getattr(_fft, name.rstrip("2") + ("n" if name.endswith("2") else ""))
 
     def transform(a, s=None, axes=default_axes, norm=None, out=None):
-        r = fn(_input(a, name), s=s, axes=axes, norm=norm or "backward")
-        return r if out is None else write_out(out, r, f"fft.{name}")
+        x, half = _input(a, name)
+        count = len(axes) if axes is not None else len(s) if s is not None else x.ndim
+        return _finish(fn(x, s=s, axes=axes, norm=norm or "backward"), half and count == 1, name, out)
 
     transform.__name__ = transform.__qualname__ = name
     transform.__doc__ = f"NumPy's ``fft.{name}`` on MAX."

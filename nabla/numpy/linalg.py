@@ -240,6 +240,18 @@ def multi_dot(arrays, *, out=None):
     return r
 
 
+def tensorinv(a, ind=2):
+    """The inverse of ``a`` as a tensor operator of its first ``ind`` axes onto the rest: ``inv`` of
+    it flattened to a square matrix, in the shape ``a.shape[ind:] + a.shape[:ind]``."""
+    A = _float(a, "tensorinv")
+    if not isinstance(ind, int) or ind <= 0:
+        raise ValueError(f"nabla.numpy.linalg.tensorinv: invalid ind argument {ind!r} (a positive integer)")
+    rows = 1
+    for d in A.shape[ind:]:
+        rows *= d
+    return _reshape(_la.inv(_reshape(A, (rows, -1))), A.shape[ind:] + A.shape[:ind])
+
+
 def tensorsolve(a, b, axes=None):
     A, B = _float(a, "tensorsolve"), _float(b, "tensorsolve")
     if axes is not None:

@@ -246,15 +246,15 @@ def test_argmax_argmin_over_an_axis_of_one(shape, axis, keepdims):
 
 
 def test_a_failing_expression_does_not_block_other_reads(monkeypatch):
-    from nabla.ops.casts import cast_op
+    from nabla.ops.linalg import matmul_op
 
     def broken(*args, **kwargs):
         raise RuntimeError("lowering failed")
 
     # a structure no other test builds, so no cached graph serves it, of work the fused kernel refuses
-    # (a float64 value cast to float16: through float32 registers it would be rounded twice)
-    bad = xp.astype(xp.ones((7, 3, 1), dtype=nabla.float64) * 3.0, nabla.float16)
-    monkeypatch.setattr(type(cast_op), "maxpr", broken)
+    # (a matmul past its products: MAX's own)
+    bad = xp.ones((83, 61), dtype=nabla.float64) * 3.0 @ xp.ones((61, 79), dtype=nabla.float64)
+    monkeypatch.setattr(type(matmul_op), "maxpr", broken)
     with pytest.raises(Exception):
         bad.numpy()
     monkeypatch.undo()

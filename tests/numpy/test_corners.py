@@ -601,3 +601,59 @@ def test_complex_where_numpy_casts_safely_is_refused(call):
         calls[call](numpy)
     with pytest.raises(TypeError, match="rule 'safe'"):
         calls[call](fnp)
+
+
+@pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "rfft2", "irfft2",
+                                  "rfftn", "irfftn"])
+def test_fft_of_float16_as_numpy(name):
+    """float16 data is transformed in float32, as NumPy does: complex results are complex64, and a
+    real result of a one-axis transform is float16 again (an n-D one, an ifft then an irfft, float32)."""
+    h = R.standard_normal((6, 10)).astype(numpy.float16)
+    for x in (h, h[0]):
+        if x.ndim == 1 and name.endswith("2"):
+            continue
+        want = getattr(numpy.fft, name)(x)
+        got = getattr(fnp.fft, name)(fnp.asarray(x)).numpy()
+        assert got.dtype == want.dtype and got.shape == want.shape
+        numpy.testing.assert_allclose(got, want, rtol=3e-3, atol=3e-2)
+
+
+def test_place_repeats_its_values_as_numpy():
+    """``place`` fills the mask's true places with ``vals`` in order, repeated as needed; an empty
+    ``vals`` is an error only where something is to be placed."""
+    for count_of, vals in ((7, [1, 2, 3]), (2, [5, 6, 7]), (0, [])):
+        want = numpy.arange(9.0)
+        mask = numpy.arange(9) < count_of
+        numpy.place(want, mask, vals)
+        got = fnp.asarray(numpy.arange(9.0))
+        fnp.place(got, fnp.asarray(mask), vals)
+        numpy.testing.assert_array_equal(got.numpy(), want)
+    with pytest.raises(ValueError, match="empty"):
+        numpy.place(numpy.zeros(3), numpy.ones(3, bool), [])
+    with pytest.raises(ValueError, match="empty"):
+        fnp.place(fnp.zeros(3), fnp.ones(3, dtype=bool), [])
+
+
+@pytest.mark.parametrize("shape,ind", [((4, 6, 8, 3), 2), ((24, 8, 3), 1)])
+def test_tensorinv_as_numpy(shape, ind):
+    a = numpy.eye(24).reshape(shape) + 0.1 * R.standard_normal(shape)
+    want = numpy.linalg.tensorinv(a, ind=ind)
+    got = fnp.linalg.tensorinv(fnp.asarray(a), ind=ind).numpy()
+    assert got.shape == want.shape
+    numpy.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+    numpy.testing.assert_allclose(numpy.tensordot(got, a, ind if ind == 1 else 2).reshape(-1),
+                                  numpy.eye(numpy.prod(shape[ind:])).reshape(-1), atol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int16", "uint8", "uint16", "int32", "int64", "float16",
+                                   "float32", "float64"])
+def test_sort_complex_dtype_and_conj_of_real_as_numpy(dtype):
+    """``sort_complex`` widens as NumPy's (8- and 16-bit integers to complex64, the rest to
+    complex128); ``ndarray.conj`` of real data (bool too) is the array itself."""
+    a = (R.standard_normal(9) * 5).astype(dtype)
+    want = numpy.sort_complex(a)
+    got = fnp.sort_complex(fnp.asarray(a)).numpy()
+    assert got.dtype == want.dtype
+    numpy.testing.assert_array_equal(got, want)
+    x = fnp.asarray(a)
+    assert x.conj() is x and x.conjugate() is x
