@@ -76,8 +76,8 @@ def _foreign(node) -> bool:
         x, u, idx = node.inputs
         if u.dtype is not x.dtype or idx.dtype is not _dt.int64 or any(not w.device.is_host for w in node.inputs):
             return True
-        # (rows added in the dtype's own arithmetic: a code of the kernel's, not bool's or float16's)
-        return op is scatter_add_op and (x.dtype not in CODES or x.dtype in (_dt.bool_, _dt.float16))
+        # (rows added in the dtype's own arithmetic, float16's in float32: a code of the kernel's, not bool's)
+        return op is scatter_add_op and (x.dtype not in CODES or x.dtype is _dt.bool_)
     if op is nonzero_op:
         return node.inputs[0].dtype is not _dt.bool_ or not node.inputs[0].device.is_host
     if op is matmul_op:

@@ -346,10 +346,11 @@ def test_concatenations_of_computed_parts_along_an_inner_axis():
     assert_same(want, got)
 
 
-@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "uint8", "int64"])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "int32", "uint8", "int64"])
 def test_row_additions_are_a_stage_of_the_program(dtype, monkeypatch):
     """``bincount``, ``histogram``, ``add.at``: rows added in index order (repeats add up, negative
-    rows from the end, integers wrap) by the program kernel, where each was a model of its own."""
+    rows from the end, integers wrap, float16's sums rounded from float32 each) by the program
+    kernel, where each was a model of its own."""
     from nabla.runtime import single_op
 
     asked = []
@@ -369,6 +370,7 @@ def test_row_additions_are_a_stage_of_the_program(dtype, monkeypatch):
     for g, v in zip(got[:3], want[:3]):
         assert g.dtype == v.dtype
         numpy.testing.assert_allclose(g, v, rtol=1e-13 if dtype == "float64" else 1e-6)
+    numpy.testing.assert_array_equal(got[2], want[2])  # (add.at: NumPy's order, so its very sums)
     assert "scatter_add" not in asked
 
 

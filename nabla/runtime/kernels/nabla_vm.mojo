@@ -85,6 +85,8 @@ def _stage(st: UnsafePointer[Int, MutUntrackedOrigin]) raises:
             _scatter_add[DType.float64](dst, src, rows, n, outer, extent, inner)
         elif family == 8:
             _scatter_add[DType.float32](dst, src, rows, n, outer, extent, inner)
+        elif family == 10:  # float16: each sum in float32, rounded to float16 (NumPy's float16 loop)
+            _scatter_add[DType.float16, DType.float32](dst, src, rows, n, outer, extent, inner)
         elif family == 4 or family == 11:  # (int64, and uint64's same bits)
             _scatter_add[DType.int64](dst, src, rows, n, outer, extent, inner)
         elif family == 3 or family == 7:
@@ -174,12 +176,13 @@ def _nonzero_axis(mask: UnsafePointer[UInt8, MutUntrackedOrigin], coords: Unsafe
             coord = coord + 1 if coord + 1 < size else 0
 
 
-def _scatter_add[D: DType](dst: UnsafePointer[UInt8, MutAnyOrigin], src: UnsafePointer[UInt8, MutUntrackedOrigin],
-                          rows: UnsafePointer[Int64, MutUntrackedOrigin], n: Int, outer: Int, extent: Int,
-                          inner: Int):
+def _scatter_add[D: DType, A: DType = D](dst: UnsafePointer[UInt8, MutAnyOrigin],
+                                         src: UnsafePointer[UInt8, MutUntrackedOrigin],
+                                         rows: UnsafePointer[Int64, MutUntrackedOrigin], n: Int, outer: Int,
+                                         extent: Int, inner: Int):
     """out[o, rows[i], :] += u[o, i, :] over i in order (a negative row from the end; one outside
-    the extent adds nothing): NumPy's ``add.at`` order, so float sums round as its do. Integers add
-    modulo 2^bits, as NumPy's wrap."""
+    the extent adds nothing): NumPy's ``add.at`` order, so float sums round as its do, each added
+    in A and rounded to D. Integers add modulo 2^bits, as NumPy's wrap."""
     var out = dst.unsafe_bitcast[Scalar[D]]()
     var u = src.unsafe_bitcast[Scalar[D]]()
     for o in range(outer):
@@ -192,7 +195,7 @@ def _scatter_add[D: DType](dst: UnsafePointer[UInt8, MutAnyOrigin], src: UnsafeP
             var d = out + (o * extent + j) * inner
             var s = u + (o * n + i) * inner
             for e in range(inner):
-                d.unsafe_store(e, d.unsafe_load(e) + s.unsafe_load(e))
+                d.unsafe_store(e, (d.unsafe_load(e).cast[A]() + s.unsafe_load(e).cast[A]()).cast[D]())
 
 
 def _copy(dst: UnsafePointer[UInt8, MutAnyOrigin], src: UnsafePointer[UInt8, MutUntrackedOrigin], n: Int):
