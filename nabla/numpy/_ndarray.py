@@ -103,6 +103,24 @@ class ndarray(Tensor):
                           None if put_back is None else lambda p, c: put_back(p, _reshape(c, old)))
         self._impl = out._impl
 
+    def resize(self, *new_shape, refcheck=True):
+        """NumPy's in-place ``a.resize(shape)``: the elements in order, cut or followed by zeros; an
+        array that is a view, or has live views, keeps its size (NumPy's refusal)."""
+        shape = new_shape[0] if len(new_shape) == 1 and not isinstance(new_shape[0], int) else new_shape
+        shape = tuple(int(d) for d in shape)
+        if any(d < 0 for d in shape):
+            raise ValueError(f"nabla.numpy.ndarray.resize: negative dimensions are not allowed ({shape})")
+        if self._view is not None or (refcheck and self._views and any(ref() is not None for ref in self._views)):
+            raise ValueError("nabla.numpy.ndarray.resize: cannot resize an array that references or is referenced "
+                             "by another array in this way; use the np.resize function")
+        count = 1
+        for d in shape:
+            count *= d
+        flat = _reshape(self, (-1,))
+        if count > flat.shape[0]:
+            flat = _xp.concat([flat, _xp.zeros((count - flat.shape[0],), dtype=self.dtype, device=self.device)])
+        self._impl = _reshape(flat[:count], shape)._impl
+
     @property
     def nbytes(self):
         return self.size * self.dtype.itemsize

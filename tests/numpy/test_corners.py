@@ -657,3 +657,20 @@ def test_sort_complex_dtype_and_conj_of_real_as_numpy(dtype):
     numpy.testing.assert_array_equal(got, want)
     x = fnp.asarray(a)
     assert x.conj() is x and x.conjugate() is x
+
+
+@pytest.mark.parametrize("args", [((2, 10),), (3, 3), ((30,),), (25,), ((2, 3, 5),), ((0,),)])
+def test_ndarray_resize_in_place_as_numpy(args):
+    """``a.resize(shape)``: the same array, its elements in order, cut or followed by zeros (where
+    ``np.resize`` repeats them); refused where views are involved, as NumPy refuses."""
+    want = numpy.arange(20.0).reshape(5, 4).copy()
+    got = fnp.asarray(want)
+    want.resize(*args, refcheck=False)
+    assert got.resize(*args) is None
+    numpy.testing.assert_array_equal(got.numpy(), want)
+    base = fnp.arange(5.0)
+    view = base[1:]
+    with pytest.raises(ValueError, match="resize"):
+        base.resize(3)
+    with pytest.raises(ValueError, match="resize"):
+        view.resize(2)
