@@ -15,6 +15,7 @@ import numpy as _np
 
 from ..core.tensor import Tensor
 from . import _dtypes as D
+from ._busday import busday_count, busday_offset, busdaycalendar, is_busday  # noqa: F401  (the face's names)
 from ._datetime import NAT, DatetimeArray, as_dates, convert, dates_dtype
 from . import _datetime as _dates
 
@@ -176,19 +177,6 @@ def datetime_as_string(arr, unit=None, timezone="naive", casting="same_kind"):
     """NumPy's ``datetime_as_string``: strings are host data, so the dates are read back."""
     host = arr.numpy() if isinstance(arr, DatetimeArray) else arr
     return _np.datetime_as_string(host, unit, timezone, casting)
-
-
-def _left_out(name: str):
-    def f(*args, **kwargs):
-        raise NotImplementedError(
-            f"nabla.numpy.{name}: business-day calendars (weekmasks, holidays) are not implemented; the "
-            "weekday of dates is (d.astype('datetime64[D]').view('int64') - 4) % 7 (Monday is 0)")
-    f.__name__ = name
-    return f
-
-
-busday_count, busday_offset, is_busday, busdaycalendar = (_left_out(n) for n in (
-    "busday_count", "busday_offset", "is_busday", "busdaycalendar"))
 
 
 # --- functions -----------------------------------------------------------------------------------------
