@@ -10,7 +10,6 @@ streams differ from NumPy's bit streams: distributions match, values do not.
 from __future__ import annotations
 
 import math
-import operator
 import threading
 
 import numpy as _np
@@ -23,16 +22,11 @@ from ..ops import aliasing
 from ..ops.elementwise import astype as _astype
 from ..ops.random_bits import counters_for, normal_bits, uniform_bits
 from . import _dtypes as D
+from ._distributions import Distributions, _shape
 from ._ndarray import wrap
 from ._ufuncs import write_out
 
 _F64, _I64 = _dt.float64, _dt.int64
-
-
-def _shape(size) -> tuple:
-    if size is None:
-        return ()
-    return (operator.index(size),) if not isinstance(size, (tuple, list)) else tuple(operator.index(s) for s in size)
 
 
 def _float_dtype(dtype, op):
@@ -77,10 +71,11 @@ class Philox:
         return ("nabla.numpy.random.Philox", self.key)
 
 
-class Generator:
+class Generator(Distributions):
     """NumPy's ``Generator`` interface on a Philox key and counter. ``seed``: what
     ``numpy.random.default_rng`` takes (None, an int or ints, a ``SeedSequence``), or a
-    ``Philox`` bit generator."""
+    ``Philox`` bit generator. The further distributions (poisson, binomial, gamma, beta...) come
+    from ``_distributions.Distributions``."""
 
     def __init__(self, seed=None):
         self._bit_generator = seed if isinstance(seed, Philox) else Philox(seed)
@@ -281,6 +276,10 @@ def _forward(name):
 
 for _name in ("rand", "randn", "randint", "random_sample", "ranf", "sample", "random", "uniform", "normal",
               "standard_normal", "exponential", "standard_exponential", "lognormal", "logistic", "gumbel",
-              "laplace", "choice", "permutation", "shuffle", "bytes"):
+              "laplace", "choice", "permutation", "shuffle", "bytes", "beta", "binomial", "chisquare", "dirichlet",
+              "f", "gamma", "geometric", "hypergeometric", "logseries", "multinomial", "multivariate_normal",
+              "negative_binomial", "noncentral_chisquare", "noncentral_f", "pareto", "poisson", "power",
+              "rayleigh", "standard_cauchy", "standard_gamma", "standard_t", "triangular", "vonmises", "wald",
+              "weibull", "zipf"):
     globals()[_name] = _forward(_name)
 del _name
