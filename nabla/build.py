@@ -1,7 +1,8 @@
 """Build what Nabla compiles once per machine, ahead of use: ``python -m nabla.build``.
 
 Builds, on every core, the program kernel (``nabla/runtime/program_kernel.py``: every trace's
-elementwise work, reductions, gathers and slice writes run on it) and the models first runs need
+elementwise work, reductions, gathers and slice writes run on it), the op kernels (linalg, FFT, sort,
+random) and the models first runs need
 (``nabla/runtime/first_run.json``: single-op models; a cold machine otherwise builds them during its
 first run), then the single-op models earlier processes asked for (queued in the kernel cache as
 they exited). Says how far it is on stderr. ``--workers N`` sets how many compile at once (default:
@@ -40,12 +41,14 @@ from .runtime.first_run import spec_name
 def build(workers: int | None = None, quiet: bool = False, every_kernel: bool = False) -> int:
     engine = GRAPH.engine
     t0 = time.perf_counter()
-    kernel = None if program_kernel.ready() else program_kernel.build_async()
+    # (both libraries at once, ahead of use)
+    kernels = [(lib.what, lib.build_async()) for lib in (program_kernel.PROGRAM, program_kernel.OP_KERNELS)
+               if not lib.ready()]
     started = first_run.start(engine, workers, every_kernel, ahead=True)
-    if kernel is not None:
+    for what, kernel in kernels:
         failed = kernel.exception()
         if not quiet:
-            print(f"nabla: the program kernel ({time.perf_counter() - t0:.0f} s"
+            print(f"nabla: {what} ({time.perf_counter() - t0:.0f} s"
                   f"{', FAILED: ' + str(failed)[:300] if failed else ''})", file=sys.stderr, flush=True)
     if started is not None:
         def report(build, part):

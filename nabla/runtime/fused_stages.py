@@ -47,12 +47,13 @@ def fits_alone(n, results) -> bool:
     if n.op is K.MATMUL:
         return len(results) == 1 and results[0].device.is_host and all(v.device.is_host for v in n.inputs) \
             and matmul_fits(n)
-    if _unfit(n) or any(not _stage_dtype(v) or not v.device.is_host for v in values):
+    if _unfit(n) or any(not (_stage_dtype(v) or v.dtype is _dt.float16) or not v.device.is_host for v in values):
         return False
     if is_complex(n):  # (a program of the results' real dtype, or bool)
         return len(results) == 1 and len({v.dtype for v in values if v.dtype.is_floating}) <= 1
-    if len({"int" if v.dtype in INT_CODES else v.dtype for v in values}) == 1:
-        return True
+    kinds = {"int" if v.dtype in INT_CODES else v.dtype for v in values}
+    if len(kinds) == 1 and _dt.float16 not in kinds:
+        return True  # (float16 work is the coded float family's: below)
     return len(results) == 1 and n.op is not K.CUMULATIVE_SUM and n.op is not K.MATMUL \
         and (reduce_kind(n.op) is None or results[0].dtype.is_floating or arg_reduce(n.op)) \
         and (n.op is K.ASTYPE or n.op is K.TAKE or all(v.dtype.is_floating or v.dtype is _dt.bool_ for v in n.inputs)) \

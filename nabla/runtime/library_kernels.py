@@ -1,8 +1,8 @@
-"""The kernel ops run on the program kernel's library: no model, no compile, no wait for one.
+"""The kernel ops run on Nabla's op kernels: no model, no compile, no wait for one.
 
-The program kernel's shared library (``program_kernel.py``) exports, beside its entry, the kernels
-of the graph ops' packages (``ops/kernels/linalg``, ``fft``, ``sort``, ``random``), the same Mojo
-functions those ops' custom ops call. A trace of one node of such an op, on host buffers, runs
+The op kernels' shared library (``program_kernel.OP_KERNELS``, built after the program kernel)
+exports the kernels of the graph ops' packages (``ops/kernels/linalg``, ``fft``, ``sort``,
+``random``), the same Mojo functions those ops' custom ops call. A trace of one node of such an op, on host buffers, runs
 there through ctypes: a single-op model of it would be a compile (on a fresh machine a wait for the
 first-run bundle), and MAX's interpreter loads the kernels' library first (seconds per process).
 Where an op meets other work, ``SingleOpNodesApart`` realizes it alone first, so it lands here.
@@ -26,7 +26,7 @@ from ..ops.fourier import fft_op, host_view
 from ..ops.random_bits import random_op
 from ..ops.sorting import sort_op
 from ..ops.spectral import eig_op, eigh_op, svd_op
-from . import program_kernel
+from .program_kernel import OP_KERNELS
 from .program_plan import host_buffer
 
 _F64 = DType.float64
@@ -34,8 +34,8 @@ _F64 = DType.float64
 
 class LibraryKernels(ExecutionPath):
     """A trace of one node of an op in ``LIBRARY`` (host data; float64 matrices and transforms,
-    complex as (re, im) pairs): run on the program kernel's library, waiting for its build where
-    this machine has not built it yet (the build every first sight needs anyway)."""
+    complex as (re, im) pairs): run on the op kernels, waiting for their build where this machine
+    has not built them yet."""
 
     def plan(self, r):
         order = r.traced.order
@@ -47,8 +47,8 @@ class LibraryKernels(ExecutionPath):
         if any(not v.device.is_host or (cplx and (v.dtype is not _dt.float64 or v.shape[-1] != 2))
                for v in node.inputs):
             return None
-        kernel = None if r.fast_only and not program_kernel.ready() else program_kernel.module_or_build()
-        if isinstance(kernel, Future):  # (being built: the build every first sight needs anyway)
+        kernel = None if r.fast_only and not OP_KERNELS.ready() else OP_KERNELS.module_or_build()
+        if isinstance(kernel, Future):  # (being built: waited for, then asked again)
             return kernel
         shapes = [v.shape[:-1] if cplx else v.shape for v in node.inputs]
         call = None if kernel is None else how(node, kernel, cplx, shapes)
@@ -60,7 +60,7 @@ class LibraryKernels(ExecutionPath):
         def run(_):
             made = {v.index: host_buffer(v.dtype.max_dtype, tuple(v.shape)) for v in outputs}
             if call(made):
-                raise RealizationError(f"nabla: the program kernel's {node.op.name} failed on operands of shapes "
+                raise RealizationError(f"nabla: the op kernels' {node.op.name} failed on operands of shapes "
                                        f"{[v.shape for v in node.inputs]}")
             return [made[v.index] for v in outputs]
 
@@ -221,7 +221,7 @@ def _random(node, kernel, cplx, shapes):
 _SORT_KINDS = {_dt.float64: 0, _dt.int64: 1, _dt.uint64: 2}
 #: the random op's result dtypes, as the kernel's call names them
 _RANDOM_KINDS = {"uint32": 0, "float32": 1, "float64": 2}
-#: the kernel ops whose kernels the program kernel's library exports: how to run a lone node of
+#: the kernel ops whose kernels the op kernels' library exports: how to run a lone node of
 #: each there, on host buffers (None where the node is not one it takes)
 LIBRARY = {lu_det_op: _det, solve_op: _solve, cholesky_op: _cholesky, qr_op: _qr, eigh_op: _eigh, eig_op: _eig,
            svd_op: _svd, fft_op: _fft, sort_op: _sort, random_op: _random}

@@ -5,7 +5,7 @@ or passes. In order:
 
 1. ``VirtualDevices``: a trace over a mesh of virtual CPUs runs on MAX's interpreter.
    ``LibraryKernels`` (``library_kernels.py``): a lone node of a kernel op (linalg, FFT, sort,
-   random) runs on that kernel in the program kernel's library.
+   random) runs on that kernel in Nabla's op kernels (``program_kernel.OP_KERNELS``).
 2. ``KnownProgram``: a structure the program kernel has run before (a loop's read), or one with
    slice starts (one program serves every set of starts): its plan, bound to this read's data.
 3. ``SingleOpNodesApart``: single-op nodes (sort, svd, fft) among other work run first, each alone.

@@ -23,7 +23,7 @@ def on_the_library(monkeypatch, *exports):
     no single-op model was wanted, compiled or interpreted meanwhile."""
     from nabla.runtime import program_kernel, single_op
 
-    kernel = program_kernel.module()
+    kernel = program_kernel.OP_KERNELS.module()
     calls = collections.Counter()
     for name in exports:
         def counted(*args, _name=name, _call=getattr(kernel, name)):

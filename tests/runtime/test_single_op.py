@@ -656,7 +656,8 @@ def test_fits_alone_says_what_the_fused_kernel_takes(monkeypatch, fused_kernels)
              lambda: nb.where(b, i64, i64), lambda: nb.where(b, f64, f64), lambda: nb.astype(f64, nb.int64),
              lambda: nb.astype(b, nb.float32), lambda: nb.astype(b, nb.int64), lambda: nb.astype(f64, nb.float32),
              lambda: nb.floor(f64), lambda: nb.sum(i64), lambda: nb.logical_not(b), lambda: nb.mean(f32, axis=0),
-             lambda: f32 * 2.0, lambda: i32 + i32, lambda: nb.astype(f64, nb.float16)]
+             lambda: f32 * 2.0, lambda: i32 + i32, lambda: nb.astype(f64, nb.float16),
+             lambda: nb.astype(f64, nb.uint64)]  # (a negative float as uint64 is the platform's: refused)
     verdicts = []
     for case in cases:
         asked.clear()
