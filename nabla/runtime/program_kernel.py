@@ -218,8 +218,3 @@ OP_KERNELS = KernelLibrary("op_kernels", OP_ENTRY, _op_sources, _EXPORTS, "Nabla
 
 module, module_or_build, build_async, build = PROGRAM.module, PROGRAM.module_or_build, PROGRAM.build_async, PROGRAM.build
 loaded, ready = PROGRAM.loaded, PROGRAM.ready
-
-
-def digest() -> str:
-    """A digest of the program kernel's Mojo sources (the fused evaluator's and its entry module)."""
-    return PROGRAM.digest
