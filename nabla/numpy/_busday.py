@@ -188,6 +188,8 @@ class busdaycalendar:  # noqa: N801  (NumPy's name)
 
     def _set(self, mask: _np.ndarray, days: Tensor) -> None:
         fnp = _fnp()
+        # (the host boundary: the weekmask is a parameter of seven truth values, parsed on the host
+        # into the small tables the day arithmetic on MAX gathers from)
         cum = _np.concatenate([[0], _np.cumsum(mask)]).astype(_np.int64)  # business days before each weekday
         self._mask = mask.copy()
         self._tables = (int(cum[-1]), fnp.asarray(mask), fnp.asarray(cum),

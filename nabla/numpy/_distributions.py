@@ -589,8 +589,7 @@ class Distributions:
         if out is not None and tuple(out.shape) != tuple(arr.shape):
             raise ValueError("nabla.numpy.random.permuted: out must have the same shape as x")
         if axis is None:
-            flat = _reshape(arr, (-1,))
-            r = _reshape(_xp.take(flat, _xp.argsort(self._uniform(flat.shape))), arr.shape)
+            r = _reshape(self.permutation(_reshape(arr, (-1,))), arr.shape)
         else:
             ax = operator.index(axis)
             if not -arr.ndim <= ax < arr.ndim:
