@@ -1,6 +1,6 @@
-"""The recorded trace and the process-wide record of pending work.
+"""The process-wide record of pending work.
 
-Ops record a light trace of ``Node``s and ``Value``s (about a microsecond each)
+Ops record a light trace of ``Node``s and ``Value``s (``values.py``; about a microsecond each)
 instead of MAX graph nodes (about 130 us each). When data is needed, the
 ``ComputeGraph`` gathers the pending values of the calling thread and hands them to
 the realization ``Engine`` (``engine.py``), which keys the trace by its structure and
@@ -15,37 +15,7 @@ import weakref
 
 from .engine import Engine, RealizationError  # noqa: F401  (RealizationError re-exported)
 from .engine import EngineStats
-
-
-class Node:
-    """One recorded operation call: the op singleton, its static kwargs, its input values."""
-
-    __slots__ = ("op", "kwargs", "inputs", "treedef", "memo", "__weakref__")
-
-    def __init__(self, op, kwargs: dict, inputs: tuple, treedef=None):
-        self.op = op
-        self.kwargs = kwargs
-        self.inputs = inputs
-        self.treedef = treedef  # structure of the op's tensor args, when not flat
-        self.memo = None  # what keying found of it once (``TraceLowering.trace``: a read traces a node again)
-
-
-class Value:
-    """A symbolic value: output ``index`` of ``node``; a leaf holding ``buffer`` once realized."""
-
-    __slots__ = ("node", "index", "shape", "dtype", "device", "buffer", "__weakref__")
-
-    def __init__(self, node, index, shape, dtype, device, buffer=None):
-        self.node = node
-        self.index = index
-        self.shape = shape  # physical, concrete ints
-        self.dtype = dtype  # nabla DType of the stored data
-        self.device = device
-        self.buffer = buffer
-
-    @classmethod
-    def leaf(cls, buffer, shape, dtype, device) -> "Value":
-        return cls(None, 0, shape, dtype, device, buffer)
+from .values import HostValue, Node, Value, give_up  # noqa: F401  (the trace's types, re-exported)
 
 
 class _ThreadRecord(threading.local):

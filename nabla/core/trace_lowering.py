@@ -9,6 +9,7 @@ import struct
 from typing import NamedTuple
 
 from .models import RealizationError, mlir_context
+from .values import HostValue
 
 
 def _float_key(v):
@@ -144,6 +145,8 @@ class TraceLowering:
                         if k is None:
                             k = leaf_ids[id(v)] = len(leaves)
                             leaves.append(v)
+                            if type(v) is HostValue:  # (a run may leave views of its memory: results, models)
+                                v.owned = False
                         refs.append(-1 - k)
                     else:
                         j = node_at(id(m))

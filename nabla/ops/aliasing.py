@@ -18,6 +18,7 @@ from .broadcasting import broadcast_to_op
 from .creation import operand_constant
 from .index_primitives import set_slice_op, slice_op, sliced_shape
 from .view import reshape_op
+from .host_writes import host_write
 from .picks import element_key, quick_pick
 
 
@@ -212,7 +213,7 @@ def setitem(x: Tensor, key, value) -> None:
         check_writeable(x)
     if type(value) is complex and (x._impl.dtype.is_integer or x._impl.dtype.is_floating):  # NumPy's TypeError
         raise TypeError(f"nabla.setitem: cannot write complex {value!r} into an array of {x._impl.dtype}")
-    if _is_own_view(x, key, value):
+    if _is_own_view(x, key, value) or host_write(x, key, value):
         return
     before = x._impl
     if not _plain_setitem(x, key, value):

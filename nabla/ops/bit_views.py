@@ -20,7 +20,7 @@ from ..core import dtypes as _dt
 from ..core.operation import Operation
 from ..core.tensor import Tensor
 from .base import describe, lift_same
-from ..core.graph import Value
+from ..core.graph import Value, give_up
 from ..core.tensor_impl import TensorImpl
 from .creation import zeros
 from .elementwise import UNARY_FUNCTIONS, complex_from_parts, not_equal, where
@@ -281,7 +281,7 @@ def _reinterpreted(x: Tensor, dtype, shape: tuple):
     """``x``'s buffer read as ``dtype``: a view of the same bytes, nothing computed, every bit kept
     (NaN payloads, subnormals), as NumPy's view. For one array of values outside any transform
     (traced, batched or sharded values take the arithmetic above); a pending ``x`` is realized
-    first. Values are never written in place, so the two arrays may share the bytes. None where
+    first. The two arrays share the bytes, and neither takes writes in place after. None where
     this does not apply. (Not to bool from other dtypes: a byte other than 0 or 1 is no bool MAX's
     kernels know.)"""
     impl = x._impl
@@ -292,6 +292,7 @@ def _reinterpreted(x: Tensor, dtype, shape: tuple):
     value = impl._values[0]
     if value.buffer is None:
         return None
+    give_up(value)  # (the two arrays share the bytes: no write may go into them in place)
     buffer = value.buffer.view(dtype.max_dtype, shape)
     return type(x)(TensorImpl([Value.leaf(buffer, shape, dtype, value.device)], dtype))
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from max import driver
 
-from ..core.graph import Value
+from ..core.graph import HostValue
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from .index_primitives import slice_op, sliced_shape
@@ -53,7 +53,8 @@ def quick_pick(x: Tensor, key):
     for i, n in zip(key, impl.cached_shape):
         if not -n <= i < n:
             return None
-    return _wrap(x, np.array(values[0].buffer.to_numpy()[key]))
+    v = values[0]
+    return _wrap(x, np.array((v.host if type(v) is HostValue else v.buffer.to_numpy())[key]))
 
 
 def _wrap(x: Tensor, picked: np.ndarray) -> Tensor:
@@ -64,8 +65,9 @@ def _wrap(x: Tensor, picked: np.ndarray) -> Tensor:
         buf = driver.Buffer.from_numpy(picked.reshape(1)).view(impl.dtype.max_dtype, ())
     else:
         buf = driver.Buffer.from_numpy(picked)
-    value = impl._values[0]
-    r = TensorImpl([Value.leaf(buf, picked.shape, value.dtype, impl.device)], impl.dtype)
+    value = HostValue(None, 0, picked.shape, impl._values[0].dtype, impl.device, buf)
+    value.host, value.owned = picked, False  # (read from ``host``; a 0-d array takes no element write)
+    r = TensorImpl([value], impl.dtype)
     return Tensor(r) if type(x) is Tensor else type(x)(r)
 
 

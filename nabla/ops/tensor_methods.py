@@ -4,6 +4,7 @@ itself names no op."""
 from __future__ import annotations
 
 from . import aliasing, broadcasting, elementwise as ew, linalg, multi_output, reduction
+from ..core.graph import HostValue
 from .picks import host_element
 
 _B = ew.BINARY_FUNCTIONS
@@ -65,8 +66,9 @@ def _read_scalar(self):
             return value
         impl.realize()
         values = impl._values
-    if plain and values[0].node is None and values[0].device.is_host:
-        return values[0].buffer.to_numpy().item()  # realized host data: read as it is
+    if plain and values[0].node is None and values[0].device.is_host:  # realized host data: read as it is
+        v = values[0]
+        return (v.host if type(v) is HostValue else v.buffer.to_numpy()).item()
     value = host_element(self)
     return self.numpy().reshape(()).item() if value is None else value
 

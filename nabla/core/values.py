@@ -1,0 +1,52 @@
+"""The recorded trace's types: a ``Node`` per op call, a ``Value`` per output (a leaf once it
+holds a buffer), and ``HostValue``, a leaf over host memory of Nabla's own. The lowest module of
+the core: the engine and the trace's keying name these types without the graph of pending work."""
+
+from __future__ import annotations
+
+
+class Node:
+    """One recorded operation call: the op singleton, its static kwargs, its input values."""
+
+    __slots__ = ("op", "kwargs", "inputs", "treedef", "memo", "__weakref__")
+
+    def __init__(self, op, kwargs: dict, inputs: tuple, treedef=None):
+        self.op = op
+        self.kwargs = kwargs
+        self.inputs = inputs
+        self.treedef = treedef  # structure of the op's tensor args, when not flat
+        self.memo = None  # what keying found of it once (``TraceLowering.trace``: a read traces a node again)
+
+
+class Value:
+    """A symbolic value: output ``index`` of ``node``; a leaf holding ``buffer`` once realized."""
+
+    __slots__ = ("node", "index", "shape", "dtype", "device", "buffer", "__weakref__")
+
+    def __init__(self, node, index, shape, dtype, device, buffer=None):
+        self.node = node
+        self.index = index
+        self.shape = shape  # physical, concrete ints
+        self.dtype = dtype  # nabla DType of the stored data
+        self.device = device
+        self.buffer = buffer
+
+    @classmethod
+    def leaf(cls, buffer, shape, dtype, device) -> "Value":
+        return cls(None, 0, shape, dtype, device, buffer)
+
+
+class HostValue(Value):
+    """A realized leaf whose buffer wraps ``host``, host memory of Nabla's own (a NumPy array).
+    While ``owned``, nothing else can see that memory, and an element write of a realized host
+    array (``x[i, j] = v`` in an element loop) goes into it at once, as NumPy's does
+    (``nabla/ops/host_writes.py``). Anything that may keep a view of the memory gives it up
+    (``give_up``): a run that reads the value, a bit view, an export."""
+
+    __slots__ = ("host", "owned")
+
+
+def give_up(value) -> None:
+    """``value``'s memory may be seen from elsewhere from now on: no write goes into it in place."""
+    if type(value) is HostValue:
+        value.owned = False

@@ -1,0 +1,129 @@
+"""Element writes into realized host data: ``x[i, j] = v`` at once, as NumPy's.
+
+An element loop that reads between its writes (``table[i, j] = max(table[i, j], table[i, k] +
+table[k + 1, j])``: ``max`` reads a comparison) keeps its array realized when each write goes
+into the array's memory: the next picks read that memory (``picks.quick_pick``), where a
+recorded write made the array pending again and every later pick a run of its own. Nothing is
+computed here: the value is a Python scalar that the array's dtype holds exactly (the host
+boundary's conversion, as ``asarray`` makes) or an element of the array's dtype already on the
+host; anything else is recorded as an op (``aliasing._plain_setitem``).
+
+The first such write copies the array into memory of Nabla's own (a ``HostValue``); later ones
+write into it while nothing else can see it: no recorded op reads the value (its reference
+count), no run has read it since (``TraceLowering.trace`` gives it up), no NumPy view or export
+holds its buffer, and no other tensor shares its state. A write that finds any of these copies
+again, so every array read before the write keeps the values it had, as with a recorded write.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+from max import driver
+
+from ..core.graph import HostValue
+from ..core.operation import PLAIN_CLASSES
+from ..core.tensor import Tensor
+from ..core.tensor_impl import TensorImpl
+from .picks import element_key, plain_host
+
+_getrefcount = sys.getrefcount
+
+#: per dtype name, the largest integer magnitude its values hold exactly
+_EXACT_INTS = {"float16": 1 << 11, "float32": 1 << 24, "float64": 1 << 53}
+
+
+def _int_range(dtype):
+    info = np.iinfo(dtype.numpy_dtype)
+    return int(info.min), int(info.max)
+
+
+_INT_RANGES: dict = {}
+
+
+def _scalar(value, dtype):
+    """``value`` as the array's dtype holds it, where that is exact (or a float into a float
+    array, rounded as ``asarray`` rounds a constant); None otherwise."""
+    tv = type(value)
+    if tv is float or tv is np.float64:
+        return value if dtype.is_floating else None
+    if tv is int or tv is bool:
+        if dtype.is_integer:
+            bounds = _INT_RANGES.get(dtype.name)
+            if bounds is None:
+                bounds = _INT_RANGES[dtype.name] = _int_range(dtype)
+            return value if bounds[0] <= value <= bounds[1] else None
+        if dtype.is_floating:
+            limit = _EXACT_INTS.get(dtype.name)
+            return value if limit is not None and -limit <= value <= limit else None
+        if dtype.name == "bool" and tv is bool:
+            return value
+        return None
+    if isinstance(value, Tensor):  # a realized element of the same dtype on the host: its bits
+        vi = value._impl
+        if vi.dtype is not dtype or vi.cached_shape != () or not plain_host(vi):
+            return None
+        values = vi._values
+        if len(values) != 1:
+            return None
+        v = values[0]
+        if v.node is not None:
+            return None
+        return v.host if type(v) is HostValue else v.buffer.to_numpy()
+    return None
+
+
+def _alone(x: Tensor) -> bool:
+    """Whether ``x`` has no live view and views nothing anyone can reach: the array a NumPy face
+    function returns is an alias of a result that nothing else holds (its link is dropped here)."""
+    views = x._views
+    if views is not None:
+        if any(r() is not None for r in views):
+            return False
+        x._views = None
+    view = x._view
+    if view is None:
+        return True
+    parent = view[0]
+    # (parent's references: the link, ``parent`` and the call's argument)
+    if view[2] is None or parent._view is not None or _getrefcount(parent) != 3:
+        return False
+    if any(r() is not None and r() is not x for r in parent._views or ()):
+        return False
+    x._view = None
+    return True
+
+
+def host_write(x: Tensor, key, value) -> bool:
+    """``x[key] = value`` into x's memory at once where this applies (see the module's text);
+    False where a recorded write must do it."""
+    if type(x) not in PLAIN_CLASSES or not _alone(x):
+        return False
+    impl = x._impl
+    values = impl._values
+    if type(values) is not list or len(values) != 1:
+        return False
+    v = values[0]
+    if v.node is not None or not impl.cached_shape or impl.dtype.is_complex or not plain_host(impl):
+        return False
+    key = element_key(impl, key)
+    if key is None:
+        return False
+    for i, n in zip(key, impl.cached_shape):
+        if not -n <= i < n:
+            return False  # (the recorded path raises NumPy's IndexError)
+    scalar = _scalar(value, impl.dtype)
+    if scalar is None:
+        return False
+    # (counts: the list and ``v``, or ``x._impl`` and ``impl``, and the call's own argument)
+    if type(v) is HostValue and v.owned and _getrefcount(v) == 3 and _getrefcount(impl) == 3 \
+            and _getrefcount(v.buffer) == 2 and _getrefcount(v.host) == 3:
+        v.host[key] = scalar
+        return True
+    host = np.array(v.buffer.to_numpy(), copy=True, order="C")
+    host[key] = scalar
+    own = HostValue(None, 0, v.shape, v.dtype, v.device, driver.Buffer.from_numpy(host))
+    own.host, own.owned = host, True
+    x._impl = TensorImpl([own], impl.dtype, pending=False)
+    return True

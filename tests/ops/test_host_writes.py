@@ -1,0 +1,168 @@
+"""Element writes into realized host data (``nabla/ops/host_writes.py``): NumPy's values, and every
+array read before a write keeps what it had, against NumPy doing the same steps."""
+
+import weakref
+
+import numpy as onp
+import pytest
+
+import nabla.numpy as np
+from nabla.core.graph import HostValue
+
+
+def _realized(a):
+    onp.asarray(a)
+    return a
+
+
+def _in_place(a) -> bool:
+    v = a._impl._values[0]
+    return v.node is None and type(v) is HostValue
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "int64", "int32", "uint8", "int8", "bool"])
+def test_element_loop_values_match_numpy(dtype):
+    rng = onp.random.default_rng(3)
+    base = (rng.random((6, 5)) * 50).astype(dtype)
+    ours, ref = _realized(np.asarray(base)), base.copy()
+    for k in range(30):
+        i, j = k % 6, (3 * k) % 5
+        value = bool(k % 2) if dtype == "bool" else (k * 1.25 if base.dtype.kind == "f" else k * 3)
+        ours[i, j] = value
+        ref[i, j] = value
+        ours[i - 1, j] = ours[i, (j + 1) % 5]  # an element of the array's own dtype
+        ref[i - 1, j] = ref[i, (j + 1) % 5]
+        assert ours[i - 1, j].item() == ref[i - 1, j].item()
+    onp.testing.assert_array_equal(onp.asarray(ours), ref)
+    assert ours.dtype == ref.dtype
+
+
+def test_writes_go_in_place_and_copy_once():
+    a = _realized(np.zeros((4, 4)))
+    a[1, 2] = 3.0
+    assert _in_place(a)
+    host = weakref.ref(a._impl._values[0].host)  # (a weak reference: a strong one would make a copy)
+    a[2, 1] = 4.0
+    assert a._impl._values[0].host is host()  # the second write needs no copy
+    assert onp.asarray(a)[1, 2] == 3.0 and onp.asarray(a)[2, 1] == 4.0
+
+
+def test_recorded_readers_keep_the_values_before_the_write():
+    a = _realized(np.asarray(onp.arange(6.0)))
+    a[0] = 10.0
+    pending = a * 2  # recorded, not run: it reads ``a`` as it is now
+    a[0] = 20.0
+    a[1] = 30.0
+    onp.testing.assert_array_equal(onp.asarray(pending), [20.0, 2, 4, 6, 8, 10])
+    onp.testing.assert_array_equal(onp.asarray(a), [20.0, 30, 2, 3, 4, 5])
+
+
+def test_a_run_that_read_the_array_keeps_its_result():
+    a = _realized(np.asarray(onp.arange(6.0)))
+    a[0] = 10.0
+    total = a.sum()
+    assert float(total) == 25.0
+    same = a + 0  # realized, possibly a view of a's memory
+    onp.asarray(same)
+    a[1] = 100.0
+    assert float(total) == 25.0
+    onp.testing.assert_array_equal(onp.asarray(same), [10.0, 1, 2, 3, 4, 5])
+    onp.testing.assert_array_equal(onp.asarray(a), [10.0, 100, 2, 3, 4, 5])
+
+
+def test_numpy_views_handed_out_keep_their_values():
+    a = _realized(np.asarray(onp.arange(4.0)))
+    a[0] = 7.0
+    seen = a.numpy()  # read-only, a view of the data
+    a[1] = 8.0
+    onp.testing.assert_array_equal(seen, [7.0, 1, 2, 3])
+    onp.testing.assert_array_equal(onp.asarray(a), [7.0, 8, 2, 3])
+
+
+def test_views_of_the_array_see_the_write():
+    a = _realized(np.asarray(onp.arange(12.0).reshape(3, 4)))
+    a[0, 0] = 1.5
+    row = a[1]
+    col = a[:, 2]
+    a[1, 2] = -1.0
+    ref = onp.arange(12.0).reshape(3, 4)
+    ref[0, 0], ref[1, 2] = 1.5, -1.0
+    onp.testing.assert_array_equal(onp.asarray(row), ref[1])
+    onp.testing.assert_array_equal(onp.asarray(col), ref[:, 2])
+    onp.testing.assert_array_equal(onp.asarray(a), ref)
+    row[0] = 99.0  # and a write through a view reaches the base
+    ref[1, 0] = 99.0
+    onp.testing.assert_array_equal(onp.asarray(a), ref)
+
+
+def test_bit_view_shares_what_numpy_shares():
+    a = _realized(np.asarray(onp.arange(4.0)))
+    a[0] = 2.0
+    bits = a.view(np.uint64)
+    ref = onp.arange(4.0)
+    ref[0] = 2.0
+    rbits = ref.view(onp.uint64)
+    a[1] = 3.0
+    ref[1] = 3.0
+    onp.testing.assert_array_equal(onp.asarray(bits), rbits)
+    onp.testing.assert_array_equal(onp.asarray(a), ref)
+
+
+def test_copies_and_aliases_by_name():
+    a = _realized(np.asarray(onp.arange(4)))
+    b = a  # the same array
+    c = a.copy()
+    a[0] = 9
+    assert int(b[0]) == 9 and int(c[0]) == 0
+
+
+def test_writes_numpy_refuses_still_raise():
+    a = _realized(np.zeros(3, np.uint8))
+    with pytest.raises(OverflowError):
+        a[0] = 300
+    with pytest.raises(IndexError):
+        a[3] = 1
+    a[0] = 255
+    assert int(a[0]) == 255
+    frozen = _realized(np.zeros(3))
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError):
+        frozen[0] = 1.0
+
+
+@pytest.mark.parametrize("value,dtype", [(2.7, "int32"), (-1, "uint8"), (1 << 60, "float32"), (5, "bool")])
+def test_casts_numpy_makes_on_write(value, dtype):
+    """Values the dtype does not hold exactly take the recorded write, with NumPy's result."""
+    ref = onp.zeros(3, dtype)
+    try:
+        ref[1] = value
+    except OverflowError:
+        with pytest.raises(OverflowError):
+            a = _realized(np.zeros(3, dtype))
+            a[1] = value
+        return
+    a = _realized(np.zeros(3, dtype))
+    a[1] = value
+    onp.testing.assert_array_equal(onp.asarray(a), ref)
+
+
+def test_nussinov_like_loop_matches_numpy():
+    """A dynamic-programming loop that reads a comparison between its writes (npbench's nussinov)."""
+    n = 12
+    seq = onp.random.default_rng(0).integers(0, 4, n)
+
+    def kernel(xp, seq):
+        table = xp.zeros((n, n), xp.int32)
+        for i in range(n - 1, -1, -1):
+            for j in range(i + 1, n):
+                table[i, j] = max(table[i, j], table[i, j - 1])
+                if i + 1 < n:
+                    table[i, j] = max(table[i, j], table[i + 1, j])
+                    table[i, j] = max(table[i, j], table[i + 1, j - 1] + (1 if seq[i] + seq[j] == 3 else 0))
+                for k in range(i + 1, j):
+                    table[i, j] = max(table[i, j], table[i, k] + table[k + 1, j])
+        return table
+
+    ours = kernel(np, np.asarray(seq))
+    assert _in_place(ours)
+    onp.testing.assert_array_equal(onp.asarray(ours), kernel(onp, seq))
