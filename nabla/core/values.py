@@ -46,6 +46,13 @@ class HostValue(Value):
     __slots__ = ("host", "owned")
 
 
+def host_value(buffer, shape, dtype, device, host, owned: bool) -> HostValue:
+    """A realized leaf over ``buffer``, whose memory is the NumPy array ``host``."""
+    v = HostValue(None, 0, shape, dtype, device, buffer)
+    v.host, v.owned = host, owned
+    return v
+
+
 def give_up(value) -> None:
     """``value``'s memory may be seen from elsewhere from now on: no write goes into it in place."""
     if type(value) is HostValue:

@@ -19,7 +19,7 @@ from .creation import operand_constant
 from .index_primitives import set_slice_op, slice_op, sliced_shape
 from .view import reshape_op
 from .host_writes import host_write
-from .picks import element_key, quick_pick
+from .picks import element_key, plain_host, quick_pick
 
 
 def make_view(parent: Tensor, child: Tensor, derive, put_back) -> Tensor:
@@ -148,6 +148,27 @@ def _int_bounds(key):
     return (tuple(out) if type(key) is tuple else out[0]) if found else None
 
 
+def _host_int_indices(key):
+    """``key`` with its 0-d integer arrays of realized host data as the ints they hold (npbench's
+    ``G[k, E - w, neigh_idx[a, b]]``), where the rest is ints, slices of ints, None and ``...``;
+    None otherwise. Such an index is NumPy's integer, its result a copy (never a view)."""
+    parts = key if type(key) is tuple else (key,)
+    out = []
+    found = False
+    for k in parts:
+        if isinstance(k, Tensor):
+            ki = k._impl
+            if ki.cached_shape != () or not ki.dtype.is_integer or not plain_host(ki) or len(ki._values) != 1 \
+                    or ki._values[0].node is not None:
+                return None
+            k = int(k)
+            found = True
+        elif not (type(k) is int or type(k) is slice or k is None or k is Ellipsis):
+            return None
+        out.append(k)
+    return tuple(out) if found else None
+
+
 def _derive(key):
     def derive(parent: Tensor) -> Tensor:
         out = _plain_slice(parent, key)
@@ -178,6 +199,11 @@ def _is_own_view(x: Tensor, key, value) -> bool:
 
 def getitem(x: Tensor, key) -> Tensor:
     impl = x._impl
+    if type(key) is tuple or isinstance(key, Tensor):
+        ints = _host_int_indices(key)
+        if ints is not None:  # NumPy reads a 0-d integer array as its integer, and copies
+            out = _plain_slice(x, ints) if element_key(impl, ints) is None else None
+            return getitem(x, ints) if out is None or out is x else out
     element = element_key(impl, key)
     if element is not None:  # one element: a copy, never a view
         picked = quick_pick(x, element)  # of realized host data: read from it

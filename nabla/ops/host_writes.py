@@ -22,7 +22,7 @@ import sys
 import numpy as np
 from max import driver
 
-from ..core.graph import HostValue
+from ..core.graph import HostValue, host_value
 from ..core.operation import PLAIN_CLASSES
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
@@ -123,7 +123,6 @@ def host_write(x: Tensor, key, value) -> bool:
         return True
     host = np.array(v.buffer.to_numpy(), copy=True, order="C")
     host[key] = scalar
-    own = HostValue(None, 0, v.shape, v.dtype, v.device, driver.Buffer.from_numpy(host))
-    own.host, own.owned = host, True
+    own = host_value(driver.Buffer.from_numpy(host), v.shape, v.dtype, v.device, host, owned=True)
     x._impl = TensorImpl([own], impl.dtype, pending=False)
     return True

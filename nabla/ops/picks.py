@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from max import driver
 
-from ..core.graph import HostValue
+from ..core.graph import HostValue, host_value
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from .index_primitives import slice_op, sliced_shape
@@ -54,7 +54,9 @@ def quick_pick(x: Tensor, key):
         if not -n <= i < n:
             return None
     v = values[0]
-    return _wrap(x, np.array((v.host if type(v) is HostValue else v.buffer.to_numpy())[key]))
+    if type(v) is not HostValue:  # the same buffer with its NumPy view kept: later picks read it at once
+        v = values[0] = host_value(v.buffer, v.shape, v.dtype, v.device, v.buffer.to_numpy(), owned=False)
+    return _wrap(x, np.array(v.host[key]))
 
 
 def _wrap(x: Tensor, picked: np.ndarray) -> Tensor:
@@ -65,9 +67,9 @@ def _wrap(x: Tensor, picked: np.ndarray) -> Tensor:
         buf = driver.Buffer.from_numpy(picked.reshape(1)).view(impl.dtype.max_dtype, ())
     else:
         buf = driver.Buffer.from_numpy(picked)
-    value = HostValue(None, 0, picked.shape, impl._values[0].dtype, impl.device, buf)
-    value.host, value.owned = picked, False  # (read from ``host``; a 0-d array takes no element write)
-    r = TensorImpl([value], impl.dtype)
+    # (read from ``host``; a 0-d array takes no element write)
+    r = TensorImpl([host_value(buf, picked.shape, impl._values[0].dtype, impl.device, picked, owned=False)],
+                   impl.dtype)
     return Tensor(r) if type(x) is Tensor else type(x)(r)
 
 
