@@ -199,11 +199,6 @@ def _is_own_view(x: Tensor, key, value) -> bool:
 
 def getitem(x: Tensor, key) -> Tensor:
     impl = x._impl
-    if type(key) is tuple or isinstance(key, Tensor):
-        ints = _host_int_indices(key)
-        if ints is not None:  # NumPy reads a 0-d integer array as its integer, and copies
-            out = _plain_slice(x, ints) if element_key(impl, ints) is None else None
-            return getitem(x, ints) if out is None or out is x else out
     element = element_key(impl, key)
     if element is not None:  # one element: a copy, never a view
         picked = quick_pick(x, element)  # of realized host data: read from it
@@ -219,6 +214,10 @@ def getitem(x: Tensor, key) -> Tensor:
     out = _plain_slice(x, key)
     if out is not None:
         return make_view(x, out, _derive(key), _setitem_put_back(key))
+    ints = _host_int_indices(key) if type(key) is tuple or isinstance(key, Tensor) else None
+    if ints is not None:  # NumPy reads a 0-d integer array as its integer, and copies
+        out = _plain_slice(x, ints) if element_key(impl, ints) is None else None
+        return getitem(x, ints) if out is None or out is x else out
     out = indexing.getitem(x, key)
     if _is_basic(x, key):
         return make_view(x, out, _derive(key), _setitem_put_back(key))
