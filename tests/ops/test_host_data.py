@@ -1,5 +1,6 @@
-"""Element writes into realized host data (``nabla/ops/host_writes.py``): NumPy's values, and every
-array read before a write keeps what it had, against NumPy doing the same steps."""
+"""Realized host data: element writes into it (``nabla/ops/host_writes.py``), with NumPy's values and
+every array read before a write keeping what it had, and its 0-d integer arrays as indices; against
+NumPy doing the same steps."""
 
 import weakref
 
@@ -166,3 +167,17 @@ def test_nussinov_like_loop_matches_numpy():
     ours = kernel(np, np.asarray(seq))
     assert _in_place(ours)
     onp.testing.assert_array_equal(onp.asarray(ours), kernel(onp, seq))
+
+
+@pytest.mark.parametrize("key", [(0, "i"), ("i",), (0, slice(1, None), "i"), ("i", "i", "i"), (Ellipsis, "j")])
+def test_zero_d_integer_arrays_index_as_numpy_integers(key):
+    base = onp.arange(24.0).reshape(2, 3, 4)
+    i, j = onp.array(1), onp.array(-2, onp.int8)
+    ref_key = tuple(i if k == "i" else j if k == "j" else k for k in key)
+    ours_key = tuple(np.asarray(k) if isinstance(k, onp.ndarray) else k for k in ref_key)
+    a = _realized(np.asarray(base))
+    got = a[ours_key]
+    ref = base[ref_key]
+    onp.testing.assert_array_equal(onp.asarray(got), ref)
+    a[...] = -5.0  # the result is a copy (NumPy's advanced index), not a view
+    onp.testing.assert_array_equal(onp.asarray(got), ref)
