@@ -322,7 +322,16 @@ def host_buffer(dtype: DType, shape: tuple) -> driver.Buffer:
     nbytes = math.prod(shape) * dtype.size_in_bytes
     if nbytes >= _LARGE or nbytes == 0:
         return driver.Buffer(dtype, shape, cpu())
-    return driver.Buffer.from_numpy(np.empty(nbytes, np.uint8)).view(dtype, shape)
+    typed = _TYPED.get(dtype)
+    if typed is None:  # (MAX's from_numpy takes no bool array: bytes, viewed)
+        return driver.Buffer.from_numpy(np.empty(nbytes, np.uint8)).view(dtype, shape)
+    return driver.Buffer.from_numpy(np.empty(shape, typed))  # (of its dtype and shape: no view to make)
+
+
+#: MAX dtypes -> the numpy dtypes a result's memory is made as (bool is made as bytes)
+_TYPED = {d: d.to_numpy() for d in (DType.float16, DType.float32, DType.float64, DType.int8, DType.int16,
+                                    DType.int32, DType.int64, DType.uint8, DType.uint16, DType.uint32,
+                                    DType.uint64)}
 
 
 #: the most bytes of intermediates and constants a small program keeps between its runs (``_QuickRun``)
