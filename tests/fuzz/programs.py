@@ -756,7 +756,8 @@ def _loops(w: _Writer) -> None:
     dtype = w.pick(("float64", "float64", "float32", "int32", "int64", "int16", "uint8", "bool"))
     numeric = dtype != "bool"
     floats = dtype.startswith("float")
-    kind = w.pick(("stencil", "borders", "shift", "elements", "reads", "views", "foreign", "masks", "rows"))
+    kind = w.pick(("stencil", "borders", "shift", "elements", "reads", "views", "foreign", "masks", "rows",
+                   "host_elements"))
     steps = int(w.rng.integers(1, 9))
     n = int(w.pick((3, 5, 9, 17, 64, 65, 257, 1025, 3000)))
     c = "0.25" if floats else "1"
@@ -804,6 +805,20 @@ def _loops(w: _Writer) -> None:
         w.emit(f"v = {x}[1::2]\nfor t in range({steps}):\n    v[:] = v[::-1]{grow}\n    {x}[0] = v[-1]\n"
                f"    {x}[-1] = {x}[0]")
         w.new("v.copy()", (), dtype)
+    elif kind == "host_elements" and numeric:
+        # nussinov's: element writes into realized data (Python scalars, picked elements), a
+        # comparison read between them, and a copy, a pending reader and a view taken across them
+        m = min(n, 24)
+        x = w.array((m, 2), dtype, view=False)
+        w.emit(f"{x} = xp.array({x})")
+        k = w.new(f"{x}.copy()", (m, 2), dtype)
+        r = w.new(f"{x} * 1", (m, 2), dtype)
+        scalar = "0.5 * i - 3" if floats else "i % 7"
+        w.emit(f"for i in range(1, {m}):\n    {x}[i, 0] = max({x}[i - 1, 0], {x}[i, 1])\n"
+               f"    {x}[i, 1] = {scalar}\n    if {x}[i, 0] > {x}[i - 1, 1]:\n        {x}[i - 1, 1] = {x}[i, 0]")
+        v = w.new(f"{x}[:, 0]", (m,), dtype)
+        w.emit(f"{x}[0, 0] = {x}[{m} - 1, 1]\n{x}[{m} - 1, 0] = {'2.5' if floats else '3'}")
+        w.new(f"{v} + {k}[:, 1] - {r}[:, 0]", (m,), dtype)
     elif kind == "masks" and numeric:  # nbody's and mandelbrot's: a mask read, computed on, written back
         x = w.array((n,), dtype, view=False)
         w.emit(f"{x} = xp.array({x})")
