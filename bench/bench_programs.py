@@ -107,6 +107,17 @@ def element_loop(np, x, y):
         x[i] = np.maximum(x[i - 1] * 0.5, y[i])
 
 
+def dynamic_table(np, n=30):
+    """npbench's nussinov inner loop: element writes, each after a comparison read (Python's max)."""
+    table = np.zeros((n, n), np.int32)
+    for i in range(n - 1, -1, -1):
+        for j in range(i + 1, n):
+            table[i, j] = max(table[i, j], table[i, j - 1] + (i + j) % 3)
+            for k in range(i + 1, j):
+                table[i, j] = max(table[i, j], table[i, k] + table[k + 1, j])
+    return table
+
+
 def binned_means(np, data, radius, bins=100):
     rmax = float(radius.max())
     res = np.zeros(bins)
@@ -148,6 +159,13 @@ def loop_rows():
     numpy.testing.assert_array_equal(run_elements(nnp), run_elements(numpy))
     rows.append(("element loop `x[i] = maximum(x[i - 1] * 0.5, y[i])`, 10,000 steps",
                  timed(lambda: run_elements(nnp), 3) * 1e3, timed(lambda: run_elements(numpy), 3) * 1e3, "ms"))
+
+    def run_table(np):
+        return numpy.asarray(dynamic_table(np))
+
+    numpy.testing.assert_array_equal(run_table(nnp), run_table(numpy))
+    rows.append(("element writes with a comparison read between them (nussinov's loop, 30 x 30, 4,495 reads)",
+                 timed(lambda: run_table(nnp), 3) * 1e3, timed(lambda: run_table(numpy), 3) * 1e3, "ms"))
     d0, r0 = rng.random(400_000), rng.random(400_000)
     d, r = nnp.array(d0), nnp.array(r0)
 
