@@ -39,6 +39,8 @@ class CastOp(UnaryOperation):
             return C.pack(x, L.broadcast_to(L.const(0, x), x.shape))
         if src_complex:  # complex -> real keeps the real part, as NumPy does
             x = C.re(x)
+        if L.is_float(x) and dtype in _UNSIGNED:
+            return L.float_to_unsigned(x, dtype.max_dtype)
         return ops.cast(x, dtype.max_dtype)
 
     def jvp_rule(self, primals, tangents, output, *, dtype):
@@ -47,6 +49,9 @@ class CastOp(UnaryOperation):
     def vjp_rule(self, primals, cotangent, output, *, dtype):
         src = primals[0].dtype
         return [cast_op(cotangent, dtype=src) if _differentiable(src, dtype) else None]
+
+
+_UNSIGNED = (_dt.uint8, _dt.uint16, _dt.uint32, _dt.uint64)
 
 
 def _differentiable(*dtypes) -> bool:

@@ -198,6 +198,35 @@ def select(cond, a, b):
     return ops.where(cond, a, b)
 
 
+def float_to_unsigned(x, target):
+    """Floats ``x`` as the unsigned ``target``, as NumPy's x86 loops give them (MAX's own cast is
+    undefined out of range): through x86's truncating conversion to 32 bits (64 for uint64, and for
+    float16 into uint32), whose value where the float does not fit (NaN included) is the integer
+    minimum, wrapped to the target; from 2^31 (2^63) on, uint32 (uint64) converts x - 2^31 (x -
+    2^63) and adds that bit back, so from 2^32 (2^64) on it is 0. The program kernel's stores do
+    the same (``as_stored`` in ``fused_int.mojo``)."""
+    f = ops.cast(x, DType.float64)
+    if target == DType.uint64 or x.dtype == DType.float16:
+        bits = 64
+    else:
+        bits = 32
+    top = float(2 ** (bits - 1))
+    floor = -top if bits == 64 else -top - 1.0  # (float64 holds no value between -2^63 - 1 and -2^63)
+
+    def truncated(v):  # x86's conversion to ``bits`` bits, as int64
+        fits = ops.logical_and(ops.greater(const(top, v), v),
+                               (ops.greater_equal if bits == 64 else ops.greater)(v, const(floor, v)))
+        return select(fits, ops.cast(select(fits, v, const(0.0, v)), DType.int64),
+                      ops.constant(-(2 ** (bits - 1)), DType.int64, v.device))
+
+    low = truncated(f)
+    if target != DType.uint64 and (bits == 64 or target != DType.uint32):
+        return ops.cast(low, target)  # (wrapped to the target's bits)
+    wide = DType.uint64 if bits == 64 else DType.int64  # (the sum wraps in it, or fits)
+    high = ops.add(ops.cast(truncated(ops.sub(f, const(top, f))), wide), ops.constant(2 ** (bits - 1), wide, f.device))
+    return ops.cast(select(ops.greater_equal(f, const(top, f)), high, ops.cast(low, wide)), target)
+
+
 # MAX's graph compiler folds an op whose operands are one value (after it merges equal
 # expressions): x - x to 0, x == x and x >= x to True, whatever x holds. For floats that is wrong
 # where x is infinite or NaN (inf - inf is NaN; NaN == NaN is False), so the float lowerings below

@@ -557,6 +557,8 @@ def _coded_registers(order, out):
             # result's cast is the store's, from float64 registers straight to float16: once)
         if cast and n.kwargs["dtype"] is _dt.uint64:
             return None  # (a negative float as uint64 is the platform's: NumPy's wraps, a cast in Mojo need not)
+        if cast and n.kwargs["dtype"] is _dt.uint32 and n.inputs[0].dtype is _dt.float16:
+            return None  # (NumPy converts float16 through 64 bits: float32 registers would go through 32)
         if not cast or n is out.node:  # (a result's cast reads its input in the registers)
             floats.update(v.dtype for v in n.inputs if v.dtype.is_floating)
         elif n.kwargs["dtype"].is_floating:

@@ -30,7 +30,7 @@ from std.memory import bitcast
 from std.sys.info import simd_width_of
 from max.algorithm import parallelize
 from .denormals import KeepDenormals
-from .fused_int import _binary_int, _bool, _code_of, _unary_int, _wrap, itemsize, store_coded
+from .fused_int import _binary_int, _bool, _code_of, _unary_int, _wrap, as_stored, itemsize, store_coded
 from .opcodes import Op, Reduce, Code
 
 comptime BLOCK = 1024
@@ -1066,7 +1066,7 @@ def _store_strided_as[T: DType, D: DType](dst: UnsafePointer[UInt8, MutAnyOrigin
         index.unsafe_store(d, i)
         at += i * Int(layout.unsafe_load(3 + 2 * d))
     if rank == 0:
-        out.unsafe_store(at, src.unsafe_load(0).cast[D]())
+        out.unsafe_store(at, as_stored[D, T, 1](src.unsafe_load[width=1](0)))
         index.free()
         return
     var last = rank - 1
@@ -1078,12 +1078,12 @@ def _store_strided_as[T: DType, D: DType](dst: UnsafePointer[UInt8, MutAnyOrigin
         if s_last == 1:
             var whole = run // w * w
             for i in range(0, whole, w):
-                out.unsafe_store(at + i, src.unsafe_load[width=w](done + i).cast[D]())
+                out.unsafe_store(at + i, as_stored[D, T, w](src.unsafe_load[width=w](done + i)))
             for i in range(whole, run):
-                out.unsafe_store(at + i, src.unsafe_load(done + i).cast[D]())
+                out.unsafe_store(at + i, as_stored[D, T, 1](src.unsafe_load[width=1](done + i)))
         else:
             for i in range(run):
-                out.unsafe_store(at + i * s_last, src.unsafe_load(done + i).cast[D]())
+                out.unsafe_store(at + i * s_last, as_stored[D, T, 1](src.unsafe_load[width=1](done + i)))
         done += run
         at += run * s_last
         index.unsafe_store(last, index.unsafe_load(last) + run)

@@ -173,15 +173,54 @@ def _code_of[S: DType]() -> Int:
 
 
 @always_inline
+def _x86_truncated[bits: Int, w: Int](v: SIMD[DType.float64, w]) -> SIMD[DType.int64, w]:
+    """x86's truncating conversion of ``v`` to ``bits`` bits (cvttsd2si), as int64: the integer
+    minimum where ``v`` does not fit, NaN included."""
+    comptime top = Float64(2 ** (bits - 1))
+    var fits = v.lt(SIMD[DType.float64, w](top)) & (v.ge(SIMD[DType.float64, w](-top)) if bits == 64
+                                                   else v.gt(SIMD[DType.float64, w](-top - 1.0)))
+    var safe = fits.select(v, SIMD[DType.float64, w](0))
+    return fits.select(safe.cast[DType.int64](), SIMD[DType.int64, w](-(2 ** (bits - 1))))
+
+
+@always_inline
+def as_stored[D: DType, T: DType, w: Int](x: SIMD[T, w]) -> SIMD[D, w]:
+    """``x`` cast to ``D`` as NumPy's x86 loops store it. A float into an unsigned type (where the
+    cast is undefined out of range) goes through x86's truncating conversion to 32 bits (64 for
+    uint64, and for float16 into uint32), wrapped to the target; from 2^31 (2^63) on, uint32
+    (uint64) converts x - 2^31 (x - 2^63) and adds that bit back, so from 2^32 (2^64) on it is 0.
+    The graph's lowering is the same (``lowerings.float_to_unsigned``). Anything else: the cast."""
+    comptime if T.is_floating_point() and D.is_unsigned():
+        var f = x.cast[DType.float64]()
+        comptime if D == DType.uint64 or T == DType.float16:
+            var low = _x86_truncated[64, w](f)
+            comptime if D != DType.uint64:
+                return low.cast[D]()
+            else:
+                var high = _x86_truncated[64, w](f - 9223372036854775808.0).cast[DType.uint64]() + \
+                    SIMD[DType.uint64, w](9223372036854775808)
+                return f.ge(SIMD[DType.float64, w](9223372036854775808.0)).select(high, low.cast[DType.uint64]()).cast[D]()
+        else:
+            var low = _x86_truncated[32, w](f)
+            comptime if D != DType.uint32:
+                return low.cast[D]()
+            else:
+                var high = _x86_truncated[32, w](f - 2147483648.0) + SIMD[DType.int64, w](2147483648)
+                return f.ge(SIMD[DType.float64, w](2147483648.0)).select(high, low).cast[D]()
+    else:
+        return x.cast[D]()
+
+
+@always_inline
 def _store_as[D: DType, T: DType](dst: UnsafePointer[UInt8, MutAnyOrigin], src: UnsafePointer[Scalar[T], _],
                                   start: Int, count: Int):
     comptime w = simd_width_of[T]()
     var out = dst.unsafe_bitcast[Scalar[D]]()
     var whole = count // w * w
     for i in range(0, whole, w):
-        out.unsafe_store(start + i, src.unsafe_load[width=w](i).cast[D]())
+        out.unsafe_store(start + i, as_stored[D, T, w](src.unsafe_load[width=w](i)))
     for i in range(whole, count):
-        out.unsafe_store(start + i, src.unsafe_load(i).cast[D]())
+        out.unsafe_store(start + i, as_stored[D, T, 1](src.unsafe_load[width=1](i)))
 
 
 @always_inline
