@@ -15,7 +15,7 @@ import weakref
 
 from .engine import Engine, RealizationError  # noqa: F401  (RealizationError re-exported)
 from .engine import EngineStats
-from .values import HostValue, Node, Value, give_up, host_value  # noqa: F401  (the trace's types, re-exported)
+from .values import HostValue, Node, Value, give_up, host_value, host_view  # noqa: F401  (the trace's types, re-exported)
 
 
 class _ThreadRecord(threading.local):

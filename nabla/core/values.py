@@ -53,6 +53,11 @@ def host_value(buffer, shape, dtype, device, host, owned: bool) -> HostValue:
     return v
 
 
+def host_view(value):
+    """The NumPy view of a realized host leaf's memory (a ``HostValue`` keeps it)."""
+    return value.host if type(value) is HostValue else value.buffer.to_numpy()
+
+
 def give_up(value) -> None:
     """``value``'s memory may be seen from elsewhere from now on: no write goes into it in place."""
     if type(value) is HostValue:

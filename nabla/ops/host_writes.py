@@ -22,7 +22,7 @@ import sys
 import numpy as np
 from max import driver
 
-from ..core.graph import HostValue, host_value
+from ..core.graph import HostValue, host_value, host_view
 from ..core.operation import PLAIN_CLASSES
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
@@ -34,11 +34,7 @@ _getrefcount = sys.getrefcount
 _EXACT_INTS = {"float16": 1 << 11, "float32": 1 << 24, "float64": 1 << 53}
 
 
-def _int_range(dtype):
-    info = np.iinfo(dtype.numpy_dtype)
-    return int(info.min), int(info.max)
-
-
+#: per integer dtype, the (least, greatest) Python ints it holds (filled as dtypes are met)
 _INT_RANGES: dict = {}
 
 
@@ -50,9 +46,10 @@ def _scalar(value, dtype):
         return value if dtype.is_floating else None
     if tv is int or tv is bool:
         if dtype.is_integer:
-            bounds = _INT_RANGES.get(dtype.name)
+            bounds = _INT_RANGES.get(dtype)
             if bounds is None:
-                bounds = _INT_RANGES[dtype.name] = _int_range(dtype)
+                info = np.iinfo(dtype.numpy_dtype)
+                bounds = _INT_RANGES[dtype] = (int(info.min), int(info.max))
             return value if bounds[0] <= value <= bounds[1] else None
         if dtype.is_floating:
             limit = _EXACT_INTS.get(dtype.name)
@@ -70,7 +67,7 @@ def _scalar(value, dtype):
         v = values[0]
         if v.node is not None:
             return None
-        return v.host if type(v) is HostValue else v.buffer.to_numpy()
+        return host_view(v)
     return None
 
 
@@ -98,17 +95,17 @@ def _alone(x: Tensor) -> bool:
 def host_write(x: Tensor, key, value) -> bool:
     """``x[key] = value`` into x's memory at once where this applies (see the module's text);
     False where a recorded write must do it."""
-    if type(x) not in PLAIN_CLASSES or not _alone(x):
-        return False
+    # (the cheap refusals first: every slice write, and every write into pending data, asks here)
     impl = x._impl
     values = impl._values
-    if type(values) is not list or len(values) != 1:
-        return False
-    v = values[0]
-    if v.node is not None or not impl.cached_shape or impl.dtype.is_complex or not plain_host(impl):
+    if type(values) is not list or len(values) != 1 or values[0].node is not None:
         return False
     key = element_key(impl, key)
     if key is None:
+        return False
+    v = values[0]
+    if not impl.cached_shape or impl.dtype.is_complex or not plain_host(impl) or type(x) not in PLAIN_CLASSES \
+            or not _alone(x):
         return False
     for i, n in zip(key, impl.cached_shape):
         if not -n <= i < n:
@@ -121,7 +118,7 @@ def host_write(x: Tensor, key, value) -> bool:
             and _getrefcount(v.buffer) == 2 and _getrefcount(v.host) == 3:
         v.host[key] = scalar
         return True
-    host = np.array(v.buffer.to_numpy(), copy=True, order="C")
+    host = np.array(host_view(v), copy=True, order="C")
     host[key] = scalar
     own = host_value(driver.Buffer.from_numpy(host), v.shape, v.dtype, v.device, host, owned=True)
     x._impl = TensorImpl([own], impl.dtype, pending=False)

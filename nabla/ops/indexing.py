@@ -19,7 +19,7 @@ from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from .index_primitives import gather_op, nonzero_op, scatter_op, set_slice_op, slice_op
 from .picks import plain_host, element_from_host
-from ..core.graph import GRAPH
+from ..core.graph import GRAPH, host_view
 from ._physical import batch_dims_to_logical, common_batch_shape, logical_to_batch_dims, with_batch_dims_as_logical
 from .base import broadcast_shapes, normalize_axis, tensor_from_host
 from .broadcasting import broadcast_physical, broadcast_to
@@ -257,11 +257,11 @@ def _host_values(a: Tensor):
     value = impl._values[0]
     node = value.node
     if node is None:
-        return value.buffer.to_numpy()
+        return host_view(value)
     source = node.inputs[0] if node.op is slice_op else None
     if source is None or source.node is not None or any(c < 1 for _, _, c in node.kwargs["index"]):
         return None
-    return source.buffer.to_numpy()[tuple(slice(*t) for t in node.kwargs["index"])].reshape(value.shape)
+    return host_view(source)[tuple(slice(*t) for t in node.kwargs["index"])].reshape(value.shape)
 
 
 def plain_key(shape, key, element: bool = False):

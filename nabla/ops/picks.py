@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from max import driver
 
-from ..core.graph import HostValue, host_value
+from ..core.graph import HostValue, host_value, host_view
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from .index_primitives import slice_op, sliced_shape
@@ -55,7 +55,7 @@ def quick_pick(x: Tensor, key):
             return None
     v = values[0]
     if type(v) is not HostValue:  # the same buffer with its NumPy view kept: later picks read it at once
-        v = values[0] = host_value(v.buffer, v.shape, v.dtype, v.device, v.buffer.to_numpy(), owned=False)
+        v = values[0] = host_value(v.buffer, v.shape, v.dtype, v.device, host_view(v), owned=False)
     return _wrap(x, np.array(v.host[key]))
 
 
@@ -93,7 +93,7 @@ def element_from_host(x: Tensor, entries):
         if found is not None:  # an element of a slice of realized data: read from the data
             return _wrap(x, np.array(found))
         return None
-    return _wrap(x, np.array(impl._values[0].buffer.to_numpy()[tuple(index)]))
+    return _wrap(x, np.array(host_view(impl._values[0])[tuple(index)]))
 
 
 def _through_slice(impl, index):
@@ -130,7 +130,7 @@ def _through_slice(impl, index):
             return None
     if len(ranges) != len(index):
         return None
-    return src.buffer.to_numpy()[tuple(range(*sl)[i] for sl, i in zip(ranges, index))]
+    return host_view(src)[tuple(range(*sl)[i] for sl, i in zip(ranges, index))]
 
 
 def _unsqueezed(index, shape, full):
@@ -161,7 +161,7 @@ def host_element(x: Tensor):
         return None
     if node is None:  # realized: a complex element as its stored (re, im) pair
         if impl.dtype.is_complex and len(impl._values) == 1 and value.device.is_host:
-            re, im = value.buffer.to_numpy().reshape(2)
+            re, im = host_view(value).reshape(2)
             return complex(re, im)
         return None
     if node.op is not slice_op and node.op is not reshape_op:
@@ -181,5 +181,5 @@ def host_element(x: Tensor):
     picked = index[:-1] if pair else index
     if any(len(range(*sl)) != 1 for sl in picked):
         return None
-    value = src.buffer.to_numpy()[tuple(sl[0] for sl in picked)]
+    value = host_view(src)[tuple(sl[0] for sl in picked)]
     return complex(value[0], value[1]) if pair else value.item()

@@ -4,7 +4,7 @@ itself names no op."""
 from __future__ import annotations
 
 from . import aliasing, broadcasting, elementwise as ew, linalg, multi_output, reduction
-from ..core.graph import HostValue
+from ..core.graph import host_view
 from .picks import host_element
 
 _B = ew.BINARY_FUNCTIONS
@@ -67,8 +67,7 @@ def _read_scalar(self):
         impl.realize()
         values = impl._values
     if plain and values[0].node is None and values[0].device.is_host:  # realized host data: read as it is
-        v = values[0]
-        return (v.host if type(v) is HostValue else v.buffer.to_numpy()).item()
+        return host_view(values[0]).item()
     value = host_element(self)
     return self.numpy().reshape(()).item() if value is None else value
 
