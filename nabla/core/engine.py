@@ -220,14 +220,10 @@ class Engine(TraceLowering, ModelStore):
         traced = self.trace(outputs, limit=_PROBE_NODES if fast_only else None)
         if traced is None:
             return None
-        program_key = traced.key  # slice starts are data of a program, not its structure: not in this key
-        if traced.starts:  # every other path keys them too (a compiled model or a graph holds them)
-            traced = traced._replace(key=program_key + (("starts", tuple(sorted(traced.starts.items()))),))
         if fast_only and not staged and len(traced.order) > len(outputs) \
                 and shares_inner_values(traced.order, outputs):
             return None  # a probe that would leave shared work pending
-        r = Realization(self, outputs, traced, program_key, fast_only, staged, compiled_here,
-                        on_accelerators(traced.leaves, outputs))
+        r = Realization(self, outputs, traced, fast_only, staged, compiled_here, on_accelerators(traced.leaves, outputs))
         for path in self.paths:
             job = path.plan(r)
             if job is not None:

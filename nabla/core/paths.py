@@ -40,16 +40,30 @@ class Realization:
     what later paths reuse (``entry``: the structure's cache entry; ``stages``; ``apart``)."""
 
     __slots__ = ("engine", "outputs", "traced", "program_key", "fast_only", "staged", "compiled_here",
-                 "accelerated", "compiling", "entry", "stages", "apart")
+                 "accelerated", "compiling", "entry", "stages", "apart", "_key", "_starts")
 
-    def __init__(self, engine, outputs, traced, program_key, fast_only, staged, compiled_here, accelerated):
-        self.engine, self.outputs, self.traced, self.program_key = engine, outputs, traced, program_key
+    def __init__(self, engine, outputs, traced, fast_only, staged, compiled_here, accelerated):
+        # slice starts are data of a program, not its structure: not in ``program_key``
+        self.engine, self.outputs, self.traced, self.program_key = engine, outputs, traced, traced.key
+        self._key, self._starts = None, traced.starts
         self.fast_only, self.staged, self.compiled_here = fast_only, staged, compiled_here
         self.accelerated = accelerated  # MAX's interpreter and Nabla's kernels run on the CPU only
         self.compiling = engine.policy == "compile" or accelerated  # every path but a compiled model declines
         self.entry = None
         self.stages = None  # the stages a first-sight path would realize first, once asked
         self.apart = False
+
+    @property
+    def key(self) -> tuple:
+        """The structure key of every path but the program kernel's: ``program_key`` with the slice
+        starts (a compiled model or a graph holds them). Made when first asked: a loop's read that
+        the program kernel serves never needs it (sorting a long loop's starts costs ~1 ms)."""
+        key = self._key
+        if key is None:
+            starts = self._starts
+            key = self._key = self.program_key + (("starts", tuple(sorted(starts.items()))),) if starts \
+                else self.program_key
+        return key
 
     def buffers(self) -> list:
         return [leaf.buffer for leaf in self.traced.leaves]

@@ -75,9 +75,10 @@ def _node_memo(n) -> tuple:
     """(its kwargs as a key holds them, its data (a scalar constant's value: ``(host array,
     device)``) or None, its slice starts or None) of node ``n``."""
     op, kw = n.op, n.kwargs
-    data = op.data(kw) if op.data_kwarg is not None else None
+    data_kwarg = op.data_kwarg
+    data = op.data(kw) if data_kwarg is not None else None
     if data is not None:
-        return hashable_params({k: v for k, v in kw.items() if k != op.data_kwarg}), data, None
+        return tuple((k, _float_key(v)) for k, v in kw.items() if k != data_kwarg), data, None
     index_kwarg = op.index_kwarg
     if index_kwarg is not None:
         items, first, sizes = [], [], []

@@ -5,6 +5,10 @@ the core: the engine and the trace's keying name these types without the graph o
 from __future__ import annotations
 
 
+#: the keying memo of a node without kwargs (``trace_lowering.node_memo``)
+NO_KWARGS_MEMO = ((), None, None)
+
+
 class Node:
     """One recorded operation call: the op singleton, its static kwargs, its input values."""
 
@@ -15,7 +19,9 @@ class Node:
         self.kwargs = kwargs
         self.inputs = inputs
         self.treedef = treedef  # structure of the op's tensor args, when not flat
-        self.memo = None  # what keying found of it once (``TraceLowering.trace``: a read traces a node again)
+        # what keying finds of it, once (``trace_lowering.node_memo``; a read traces a node again):
+        # of a node without kwargs it is known now
+        self.memo = None if kwargs else NO_KWARGS_MEMO
 
 
 class Value:

@@ -121,15 +121,24 @@ def face(fn):
     return f
 
 
+#: argument types that never take a face function over (asked by type first: every face call asks)
+_NOT_OWNERS = frozenset((ndarray, Tensor, _np.ndarray, int, float, bool, complex, str, type(None)))
+
+
 def _owner(args):
     """The argument whose type takes a face function over: a masked array in first place (ma's
     function), or a date or structured array anywhere, in a list too (``where(c, d1, d2)``,
     ``concatenate([d1, d2])``)."""
-    if hasattr(type(args[0]), "__nabla_array_function__"):
+    first = type(args[0])
+    if first not in _NOT_OWNERS and hasattr(first, "__nabla_array_function__"):
         return args[0]
     for a in args:
-        for v in (a if type(a) in (list, tuple) else (a,)):
-            if hasattr(type(v), "__nabla_dates__") or hasattr(type(v), "__nabla_records__"):
+        t = type(a)
+        if t in _NOT_OWNERS:
+            continue
+        for v in (a if t is list or t is tuple else (a,)):
+            tv = type(v)
+            if tv not in _NOT_OWNERS and (hasattr(tv, "__nabla_dates__") or hasattr(tv, "__nabla_records__")):
                 return v
     return None
 

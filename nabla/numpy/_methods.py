@@ -167,14 +167,37 @@ def _conj(self):
 
 def _operators():
     def binary(u):
+        plain = u._plain
+
         def op(self, other):
+            if plain is not None:  # (the ufunc's own first step, without its keyword handling)
+                r = plain(self, other)
+                if r is not None:
+                    return r
             if not isinstance(other, (Tensor, numbers.Number, list, tuple, _np.ndarray, _np.generic)):
                 return NotImplemented
             return u(self, other)
         return op
 
     def reflected(u):
-        return lambda self, other: u(other, self)
+        plain = u._plain
+        if plain is None:
+            return lambda self, other: u(other, self)
+
+        def op(self, other):
+            r = plain(other, self)
+            return u(other, self) if r is None else r
+        return op
+
+    def unary(u):  # (a function: ufuncs are no descriptors)
+        plain = u._plain
+        if plain is None:
+            return lambda self: u(self)
+
+        def op(self):
+            r = plain(self)
+            return u(self) if r is None else r
+        return op
 
     def inplace(u):
         plain = u._plain
@@ -199,7 +222,7 @@ def _operators():
                         "ge": "greater_equal"}.items():
         out[f"__{py}__"] = binary(UFUNCS[np_name])
     for py, np_name in {"neg": "negative", "pos": "positive", "abs": "absolute", "invert": "invert"}.items():
-        out[f"__{py}__"] = (lambda u: lambda self: u(self))(UFUNCS[np_name])  # ufuncs are no descriptors
+        out[f"__{py}__"] = unary(UFUNCS[np_name])
     general_power = out["__pow__"]
 
     def power(self, other):  # NumPy's array ``** 2`` is ``square`` (bool ** 2 is int8, not power's int64)

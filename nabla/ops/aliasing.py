@@ -115,13 +115,12 @@ def _plain_slice(x: Tensor, key):
         plain = indexing.plain_key(impl.cached_shape, key)
         if plain is None:
             return None
-    index, after = plain
-    for (a, b, c), n in zip(index, impl.cached_shape):
-        if a != 0 or b != n or c != 1:
-            break
-    else:  # the whole of x
+    index, after, same, whole = plain
+    if whole:  # the whole of x
         return x if after == impl.cached_shape else reshape_op(x, shape=after)
-    if after != sliced_shape(index) and impl.sharding is None:  # ints' axes dropped, None's added: one op
+    if same:
+        return slice_op.apply_unary(x, {"index": index})
+    if impl.sharding is None:  # ints' axes dropped, None's added: one op
         return slice_op.apply_unary(x, {"index": index, "shape": after})
     out = slice_op.apply_unary(x, {"index": index})
     return out if after == out._impl.cached_shape else reshape_op(out, shape=after)
@@ -273,18 +272,18 @@ def _plain_setitem(x: Tensor, key, value) -> bool:
     plain = indexing.plain_key(impl.cached_shape, key, element=True)
     if plain is None:
         return False
-    index, after = plain
+    index, after, same, whole = plain
     vshape = value._impl.cached_shape
     if vshape != after:
         if len(vshape) > len(after) or any(a != b and a != 1 for a, b in zip(vshape[::-1], after[::-1])):
             return False  # (the general path raises NumPy's error)
         value = broadcast_to_op(value, shape=after)
-    sliced = sliced_shape(index)
-    if sliced != after and not _unshaped_write(impl, value._impl):
+    sliced = after if same else sliced_shape(index)
+    if not same and sliced != after and not _unshaped_write(impl, value._impl):
         value = reshape_op(value, shape=sliced)
     if 0 in sliced:
         return True
-    if all(sl == (0, n, 1) for sl, n in zip(index, impl.cached_shape)):
+    if whole:
         x._impl = value._impl if value._impl.cached_shape == impl.cached_shape else \
             reshape_op(value, shape=impl.cached_shape)._impl
     else:

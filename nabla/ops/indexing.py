@@ -265,11 +265,13 @@ def _host_values(a: Tensor):
 
 
 def plain_key(shape, key, element: bool = False):
-    """``(index, shape_after)`` of a key of Python ints, slices of ints, ``None`` and one ``...``
-    over ``shape``: the common ``x[1:-1, j]`` and ``x[:, i:i + k, None]``, parsed without the
-    general path; None for anything else (the general path decides, and raises what NumPy raises),
-    and for a key that picks one element unless ``element`` (a write of one element). One pass
-    over the key: this is asked of every basic index a loop records."""
+    """``(index, shape_after, same, whole)`` of a key of Python ints, slices of ints, ``None`` and
+    one ``...`` over ``shape``: the common ``x[1:-1, j]`` and ``x[:, i:i + k, None]``, parsed without
+    the general path; None for anything else (the general path decides, and raises what NumPy
+    raises), and for a key that picks one element unless ``element`` (a write of one element).
+    ``same``: the key has no integer and no ``None``, so ``shape_after`` is the slice's own shape;
+    ``whole``: every axis is taken whole, in order. One pass over the key: this is asked of every
+    basic index a loop records."""
     if type(key) is not tuple:
         key = (key,)
     axes = len(shape)
@@ -277,6 +279,7 @@ def plain_key(shape, key, element: bool = False):
     after = []
     sliced = False
     ellipsis = False
+    same = whole = True
     n_axis = 0
     for at, k in enumerate(key):
         t = type(k)
@@ -287,9 +290,16 @@ def plain_key(shape, key, element: bool = False):
             if (start is not None and type(start) is not int) or (stop is not None and type(stop) is not int) \
                     or (step is not None and type(step) is not int) or step == 0:
                 return None
-            start, stop, step = k.indices(shape[n_axis])
+            n = shape[n_axis]
+            start, stop, step = k.indices(n)
             index.append((start, stop, step))
-            after.append((stop - start if stop > start else 0) if step == 1 else len(range(start, stop, step)))
+            if step == 1:
+                after.append(stop - start if stop > start else 0)
+                if whole and (start != 0 or stop != n):
+                    whole = False
+            else:
+                after.append(len(range(start, stop, step)))
+                whole = False
             sliced = True
             n_axis += 1
         elif t is int:
@@ -301,9 +311,13 @@ def plain_key(shape, key, element: bool = False):
             k %= n
             index.append((k, k + 1, 1))
             n_axis += 1
+            same = False
+            if whole and n != 1:
+                whole = False
         elif k is None:
             after.append(1)
             sliced = True
+            same = False
         elif k is Ellipsis and not ellipsis:
             ellipsis = True
             fill = axes - n_axis - sum(1 for r in key[at + 1:] if r is not None and r is not Ellipsis)
@@ -321,7 +335,7 @@ def plain_key(shape, key, element: bool = False):
     for n in shape[n_axis:]:
         index.append((0, n, 1))
         after.append(n)
-    return tuple(index), tuple(after)
+    return tuple(index), tuple(after), same, whole
 
 
 def getitem(x: Tensor, key) -> Tensor:

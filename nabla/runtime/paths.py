@@ -180,7 +180,7 @@ class VirtualDevices(ExecutionPath):
             return None
         if r.fast_only:  # a probe declines: only the interpreter runs these
             return FINISHED
-        entry = engine.keep(r.traced.key)
+        entry = engine.keep(r.key)
         results = engine.interpret(entry, r)
         if results is None:
             raise RealizationError(f"nabla: MAX's interpreter cannot run this trace over virtual CPU devices "
@@ -194,11 +194,11 @@ class KnownProgram(_AsksFirstSight):
     def plan(self, r):
         engine, traced = r.engine, r.traced
         if not (r.compiling or traced.starts or traced.single_op_nodes):
-            entry = engine.cached(traced.key)
+            entry = engine.cached(r.program_key)  # (no starts: the key of every path)
             run = None if entry is None or entry.model is not None or entry.interpreter_refused \
                 else self.first_sight.program_run(r, entry, planned_only=True)
             if run is not None:
-                engine.touch(traced.key)
+                engine.touch(r.program_key)
                 return _hit(r, entry, run)
         if traced.starts:  # one program serves every set of starts: its entry is keyed without them
             by_shape = engine.cached(r.program_key)
@@ -227,7 +227,7 @@ class CompiledModel(_AsksFirstSight):
 
     def plan(self, r):
         engine, traced = r.engine, r.traced
-        key, leaves = traced.key, traced.leaves
+        key, leaves = r.key, traced.leaves
         entry = engine.cached(key)
         if entry is None and r.fast_only:
             if r.accelerated:

@@ -363,7 +363,7 @@ class _OffsetTable:
 
     def fill(self, consts, starts) -> None:
         """Write this run's offsets (``starts``: {trace position: slice starts}) into ``consts``."""
-        p = np.fromiter((starts[pos][axis] for pos, axis in self.params), np.float64, len(self.params))
+        p = np.array([starts[pos][axis] for pos, axis in self.params], np.float64)
         consts[self.where] = self.base + np.bincount(self.rows, self.coefs * p[self.cols], len(self.where))
 
 
