@@ -71,6 +71,10 @@ class Trace(NamedTuple):
     starts: dict  # trace position -> the slice starts of a basic index (``key`` holds its sizes and steps only)
 
 
+#: (op, *kwargs' items) -> the memo of a node with an index kwarg (``_node_memo``)
+_INDEX_MEMOS: dict = {}
+
+
 def _node_memo(n) -> tuple:
     """(its kwargs as a key holds them, its data (a scalar constant's value: ``(host array,
     device)``) or None, its slice starts or None) of node ``n``."""
@@ -81,6 +85,15 @@ def _node_memo(n) -> tuple:
         return tuple((k, _float_key(v)) for k, v in kw.items() if k != data_kwarg), data, None
     index_kwarg = op.index_kwarg
     if index_kwarg is not None:
+        # (one memo per distinct index, shared: a loop's ``x[1:-1]`` has the same one every step, and
+        # keys whose parts are the same objects compare at once when the engine looks them up)
+        shared_key = (op, *kw.items())
+        try:
+            memo = _INDEX_MEMOS.get(shared_key)
+        except TypeError:  # (an unhashable kwarg)
+            shared_key = memo = None
+        if memo is not None:
+            return memo
         items, first, sizes = [], [], []
         for k, v in kw.items():
             if k == index_kwarg:  # (a plain loop: comprehensions and ranges cost twice as much here)
@@ -89,7 +102,12 @@ def _node_memo(n) -> tuple:
                     sizes.append(((b - a if b > a else 0) if c == 1 else len(range(a, b, c)), c))
                 v = tuple(sizes)
             items.append((k, v))
-        return tuple(items), None, tuple(first)
+        memo = tuple(items), None, tuple(first)
+        if shared_key is not None:
+            if len(_INDEX_MEMOS) >= 8192:
+                _INDEX_MEMOS.clear()
+            _INDEX_MEMOS[shared_key] = memo
+        return memo
     if not kw:
         return (), None, None
     items = tuple(kw.items())
