@@ -71,8 +71,8 @@ class Trace(NamedTuple):
     starts: dict  # trace position -> the slice starts of a basic index (``key`` holds its sizes and steps only)
 
 
-#: (op, *kwargs' items) -> the memo of a node with an index kwarg (``_node_memo``)
-_INDEX_MEMOS: dict = {}
+#: the kwargs' structure of nodes with an index kwarg, one object per distinct one (``_node_memo``)
+_INDEX_ITEMS: dict = {}
 
 
 def _node_memo(n) -> tuple:
@@ -85,15 +85,6 @@ def _node_memo(n) -> tuple:
         return tuple((k, _float_key(v)) for k, v in kw.items() if k != data_kwarg), data, None
     index_kwarg = op.index_kwarg
     if index_kwarg is not None:
-        # (one memo per distinct index, shared: a loop's ``x[1:-1]`` has the same one every step, and
-        # keys whose parts are the same objects compare at once when the engine looks them up)
-        shared_key = (op, *kw.items())
-        try:
-            memo = _INDEX_MEMOS.get(shared_key)
-        except TypeError:  # (an unhashable kwarg)
-            shared_key = memo = None
-        if memo is not None:
-            return memo
         items, first, sizes = [], [], []
         for k, v in kw.items():
             if k == index_kwarg:  # (a plain loop: comprehensions and ranges cost twice as much here)
@@ -102,12 +93,16 @@ def _node_memo(n) -> tuple:
                     sizes.append(((b - a if b > a else 0) if c == 1 else len(range(a, b, c)), c))
                 v = tuple(sizes)
             items.append((k, v))
-        memo = tuple(items), None, tuple(first)
-        if shared_key is not None:
-            if len(_INDEX_MEMOS) >= 8192:
-                _INDEX_MEMOS.clear()
-            _INDEX_MEMOS[shared_key] = memo
-        return memo
+        # (the structure of one index shared by every node of it: a loop's ``x[1:-1]`` or
+        # ``B[i + 1:, j]`` at every step of one length; keys whose parts are the same objects
+        # compare at once when the engine looks them up)
+        items = tuple(items)
+        shared = _INDEX_ITEMS.get(items)
+        if shared is None:
+            if len(_INDEX_ITEMS) >= 8192:
+                _INDEX_ITEMS.clear()
+            shared = _INDEX_ITEMS[items] = items
+        return shared, None, tuple(first)
     if not kw:
         return (), None, None
     items = tuple(kw.items())
