@@ -18,8 +18,12 @@ from .engine import EngineStats
 from .values import HostValue, Node, Value, give_up, host_value, host_view  # noqa: F401  (the trace's types, re-exported)
 
 
-class _ThreadRecord(threading.local):
-    """What one thread has recorded and not yet realized, and how many evaluations it ran."""
+class _ThreadRecord:
+    """What one thread has recorded and not yet realized, and how many evaluations it ran (a plain
+    object a ``threading.local`` holds: its fields are then read at a plain attribute's cost, where
+    a ``threading.local``'s own cost twice as much, and recording reads them at every op)."""
+
+    __slots__ = ("pending", "purge_at", "purges", "epoch")
 
     def __init__(self):
         # weakrefs without callbacks, in creation order: cheaper than a WeakSet on the recording
@@ -72,12 +76,21 @@ class ComputeGraph:
     threads do. ``epoch`` counts this thread's evaluations."""
 
     def __init__(self):
-        self._local = _ThreadRecord()
+        self._threads = threading.local()  # its ``record``: this thread's ``_ThreadRecord``
         # tensors whose realization raised: left out of later joint runs, so one bad
         # expression cannot block every other read (reading one again re-raises)
         self._failed = weakref.WeakSet()
         self._failed_lock = threading.Lock()
         self.engine = Engine()
+
+    @property
+    def _local(self) -> _ThreadRecord:
+        """This thread's record."""
+        try:
+            return self._threads.record
+        except AttributeError:
+            rec = self._threads.record = _ThreadRecord()
+            return rec
 
     @property
     def epoch(self) -> int:
@@ -86,10 +99,14 @@ class ComputeGraph:
     def add_pending(self, impl) -> None:
         """Record ``impl`` as pending (None: only purge the record of dead or realized ones, when it
         has grown past its mark)."""
-        rec = self._local
+        try:
+            rec = self._threads.record
+        except AttributeError:
+            rec = self._local
+        pending = rec.pending
         if impl is not None:
-            rec.pending.append(weakref.ref(impl))
-        if len(rec.pending) > rec.purge_at:
+            pending.append(weakref.ref(impl))
+        if len(pending) > rec.purge_at:
             rec.pending = [r for r in rec.pending if (i := r()) is not None and not i.is_realized]
             rec.purge_at = max(4096, 2 * len(rec.pending))
             rec.purges += 1

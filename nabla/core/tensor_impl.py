@@ -20,11 +20,19 @@ class TensorImpl:
     node that computed it, so the recorded graph behind a realized tensor is freed.
     """
 
-    __slots__ = (
-        "_values", "cached_shape", "dtype", "batch_dims", "traced", "output_refs",
-        "output_index", "tangents", "cotangent", "sharding",
-        "grad", "requires_grad", "__weakref__",
-    )
+    # (the fields every tensor sets are slots; the rest are class defaults an instance overrides in
+    # its ``__dict__``, made on its first such write: most of a loop's tensors never make one, and
+    # each field set at creation cost recording ~40 ns an op)
+    __slots__ = ("_values", "cached_shape", "dtype", "batch_dims", "__dict__", "__weakref__")
+
+    traced = False  # recorded for reverse-mode autodiff
+    output_refs = None  # the OutputRefs of the call that made it, where it is traced or one of several outputs
+    output_index = 0
+    tangents = None  # {jvp level: tangent TensorImpl}, None when it has none
+    cotangent = None
+    sharding = None
+    grad = None
+    requires_grad = False
 
     def __init__(self, values: list[Value], dtype, batch_dims: int = 0, traced: bool = False,
                  pending: bool = True, shape: tuple | None = None):
@@ -35,14 +43,8 @@ class TensorImpl:
         self.cached_shape = shape
         self.dtype = dtype
         self.batch_dims = batch_dims
-        self.traced = traced
-        self.output_refs = None
-        self.output_index = 0
-        self.tangents = None  # {jvp level: tangent TensorImpl}, None when it has none
-        self.cotangent = None
-        self.sharding = None
-        self.grad = None
-        self.requires_grad = False
+        if traced:
+            self.traced = True
         if pending and (type(values) is not list or values[0].node is not None):
             GRAPH.add_pending(self)
 
