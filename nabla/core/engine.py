@@ -93,6 +93,7 @@ class Engine(TraceLowering, ModelStore):
     def __init__(self, paths=()):
         #: the execution paths ``_start`` asks, in order (``nabla.runtime.default_paths()``)
         self.paths = list(paths)
+        self._deferring = None  # (the paths list, its length, the deferrable questions of the paths that answer it)
         self.stats = EngineStats()
         self._cache: collections.OrderedDict[tuple, _Entry] = collections.OrderedDict()
         self._session = None
@@ -236,8 +237,12 @@ class Engine(TraceLowering, ModelStore):
         inside whatever reads it (a view of realized data)."""
         if not self.fused_enabled:
             return False
-        for path in self.paths:  # (a loop that reads a scalar a step asks this of every pending tensor)
-            if type(path).deferrable is not ExecutionPath.deferrable and path.deferrable(impl):
+        asks = self._deferring  # (a loop that reads a scalar a step asks this of every pending tensor)
+        if asks is None or asks[0] is not self.paths or asks[1] != len(self.paths):
+            asks = self._deferring = (self.paths, len(self.paths), tuple(
+                path.deferrable for path in self.paths if type(path).deferrable is not ExecutionPath.deferrable))
+        for ask in asks[2]:
+            if ask(impl):
                 return True
         return False
 

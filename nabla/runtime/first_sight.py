@@ -52,6 +52,8 @@ class FirstSightPaths:
 
     def __init__(self, *paths: FirstSightPath):
         self.paths = paths
+        # (only the paths that answer it: see ``FirstSightPath.deferrable``)
+        self._deferring = tuple(p.deferrable for p in paths if type(p).deferrable is not FirstSightPath.deferrable)
 
     def plan(self, *traced):
         for path in self.paths:
@@ -85,8 +87,8 @@ class FirstSightPaths:
         return [m for path in self.paths for m in path.prepare(engine)]
 
     def deferrable(self, impl) -> bool:
-        for path in self.paths:  # (only the paths that answer it: see ``FirstSightPath.deferrable``)
-            if type(path).deferrable is not FirstSightPath.deferrable and path.deferrable(impl):
+        for ask in self._deferring:
+            if ask(impl):
                 return True
         return False
 
