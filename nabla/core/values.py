@@ -5,7 +5,7 @@ the core: the engine and the trace's keying name these types without the graph o
 from __future__ import annotations
 
 
-#: the keying memo of a node without kwargs (``trace_lowering.node_memo``)
+#: the keying memo of a node without kwargs (``trace_lowering._node_memo``)
 NO_KWARGS_MEMO = ((), None, None)
 
 
@@ -19,7 +19,7 @@ class Node:
         self.kwargs = kwargs
         self.inputs = inputs
         self.treedef = treedef  # structure of the op's tensor args, when not flat
-        # what keying finds of it, once (``trace_lowering.node_memo``; a read traces a node again):
+        # what keying finds of it, once (``trace_lowering._node_memo``; a read traces a node again):
         # of a node without kwargs it is known now
         self.memo = None if kwargs else NO_KWARGS_MEMO
 

@@ -66,8 +66,8 @@ class FirstSight:
         if not plan or not programs.ready():
             return None
         values = {node_ids[id(n)]: data[0] for n, data in traced.params} if traced.params else None
-        starts = traced.starts
-        return lambda buffers: plan.run(buffers, values, starts)
+        starts, leaves = traced.starts, traced.leaves
+        return lambda buffers: plan.run(buffers, values, starts, leaves)
 
     def run(self, r, entry):
         """A function of the leaf buffers that runs this trace on the program kernel (as a whole
