@@ -710,6 +710,17 @@ def _gather[S: DType, T: DType](dst: UnsafePointer[Scalar[T], MutUntrackedOrigin
             _gather_as[DType.uint8, T](dst, b, pos, start, count, view)
 
 
+@always_inline
+def registers_used(p: UnsafePointer[Int32, _]) -> Int:
+    """How many registers program ``p`` writes (its instructions' destinations, its result's): a
+    task allocates only those. (All ``MAX_REGISTERS`` registers of a block are 192 KiB of float64,
+    past the allocator's mapping threshold: a stage of many tasks paid fresh zeroed pages for each.)"""
+    var n = Int(p.unsafe_load(1)) + 1
+    for pc in range(Int(p.unsafe_load(0))):
+        n = max(n, Int(p.unsafe_load(HEADER + pc * WIDTH_OF_INSTRUCTION + 1)) + 1)
+    return min(n, MAX_REGISTERS)
+
+
 def register_stride[T: DType](n: Int) -> Int:
     """How many values each register holds for a program over ``n`` elements: a block, or all of
     them rounded up to whole vectors (a small trace's registers then fit in a few cache lines,
@@ -1141,7 +1152,7 @@ def map_into[T: DType, S: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Fl
     var stride = register_stride[T](n)
 
     def task(t: Int) {dst, p, k, data, n, blocks, result, code, stride, layout, strided}:
-        var regs = alloc[Scalar[T]](MAX_REGISTERS * stride)
+        var regs = alloc[Scalar[T]](registers_used(p) * stride)
         var last = min(blocks, (t + 1) * BLOCKS_PER_TASK)
         for blk in range(t * BLOCKS_PER_TASK, last):
             var start = blk * BLOCK

@@ -5,8 +5,8 @@ from std.memory import bitcast
 from std.sys.info import simd_width_of
 from max.algorithm import parallelize
 from .denormals import KeepDenormals
-from .fused import (BLOCK, BLOCKS_PER_TASK, MAX_REGISTERS, SERIAL_ELEMENTS, _combine, _identity, _is_nan, _reduce_block, _run_block,
-                    accumulator, register_stride)
+from .fused import (BLOCK, BLOCKS_PER_TASK, SERIAL_ELEMENTS, _combine, _identity, _is_nan, _reduce_block, _run_block,
+                    accumulator, register_stride, registers_used)
 from .fused_int import itemsize, store_coded
 from .opcodes import Reduce, Code
 
@@ -115,7 +115,7 @@ def _reduce_rows[T: DType, S: DType](
 
     def task(t: Int) {p, k, data, r, kind, result, partials, result_at, stride, span, pieces,
                       rows_per_task, m}:
-        var regs = alloc[Scalar[T]](MAX_REGISTERS * stride)
+        var regs = alloc[Scalar[T]](registers_used(p) * stride)
         var piece = t % pieces
         var row0 = (t // pieces) * rows_per_task
         var row1 = min(m, row0 + rows_per_task)
@@ -192,7 +192,7 @@ def _reduce_columns[T: DType, S: DType](
 
     def task(t: Int) {p, k, data, r, inner, kind, chunk, chunks, spans, per_span,
                       partials, result_at, stride}:
-        var regs = alloc[Scalar[T]](MAX_REGISTERS * stride)
+        var regs = alloc[Scalar[T]](registers_used(p) * stride)
         var span = t % spans
         var c = (t // spans) % chunks
         var o = t // (spans * chunks)
@@ -255,7 +255,7 @@ def _arg_reduce[T: DType, S: DType](
 
     def task(t: Int) {p, k, data, r, inner, kind, chunk, chunks, result, result_at,
                       stride}:
-        var regs = alloc[Scalar[T]](MAX_REGISTERS * stride)
+        var regs = alloc[Scalar[T]](registers_used(p) * stride)
         var o = t // chunks
         var col = (t % chunks) * chunk
         var width = min(chunk, inner - col)
@@ -377,7 +377,7 @@ def _scan[T: DType, S: DType, A: DType](
 
     def task(t: Int) {p, k, data, r, inner, outer, chunk, chunks, rows_per_task,
                       reverse, dst, result_at, code, half}:
-        var regs = alloc[Scalar[T]](MAX_REGISTERS * BLOCK)
+        var regs = alloc[Scalar[T]](registers_used(p) * BLOCK)
         var values = regs + result_at * BLOCK  # (scans keep whole blocks: their rows are long)
         if inner == 1:
             for row in range(t * rows_per_task, min(outer, (t + 1) * rows_per_task)):
