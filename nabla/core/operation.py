@@ -256,10 +256,8 @@ class Operation(metaclass=_Registered):
         device = v0.device
         if v1.device is not device and v1.device != device:
             return self(a, b, **kwargs)  # (which says so)
-        result = _new(cls)  # (``_plain_array`` inlined: this is the recording hot path)
-        result._impl = TensorImpl([Value(Node(self, kwargs, (v0, v1)), 0, shape, dtype, device)], dtype, batch_dims)
-        result._view = result._views = None
-        return result
+        return _plain_array(cls, TensorImpl([Value(Node(self, kwargs, (v0, v1)), 0, shape, dtype, device)], dtype,
+                                            batch_dims))
 
     def apply_unary(self, a, kwargs=None):
         """``self(a, **kwargs)`` on the recording hot path (see ``apply_binary``)."""
@@ -276,10 +274,8 @@ class Operation(metaclass=_Registered):
             return self(a, **kwargs)
         shape, dtype, batch_dims = spec
         v0 = va[0]
-        result = _new(cls)
-        result._impl = TensorImpl([Value(Node(self, kwargs, (v0,)), 0, shape, dtype, v0.device)], dtype, batch_dims)
-        result._view = result._views = None
-        return result
+        return _plain_array(cls, TensorImpl([Value(Node(self, kwargs, (v0,)), 0, shape, dtype, v0.device)], dtype,
+                                            batch_dims))
 
     def _link_outputs(self, outs, out_def, impls, traced, kwargs, cls):
         refs = OutputRefs(tuple(weakref.ref(o) for o in outs), out_def, self,

@@ -15,7 +15,7 @@ from max import driver
 from max.dtype import DType
 
 from ..core.context import cpu
-from ..core.graph import GRAPH, HostValue, Node, Value
+from ..core.graph import GRAPH, Node, Value, host_view
 from .fused_codes import constant_bits
 from .fused_layouts import Offset
 from .program_kernel import COPY, MAP, NONZERO, REDUCE, SCAN, SCATTER, SCATTER_ADD, STAGE
@@ -243,8 +243,7 @@ class ProgramPlan:
         """Write this run's scalars into ``consts``: one-element leaves, scalar constants, offsets."""
         for leaf, j, ints in self.read:
             # (a pick of host data keeps its NumPy view: read there, ~1.5 us less than a view made anew)
-            host = leaves[leaf].host if leaves is not None and type(leaves[leaf]) is HostValue \
-                else leaf_buffers[leaf].to_numpy()
+            host = host_view(leaves[leaf]) if leaves is not None else leaf_buffers[leaf].to_numpy()
             consts[j] = constant_bits(host.reshape(()).item(), ints)
         for pos, j, ints in self.lifted:
             consts[j] = constant_bits(values[pos].reshape(()).item(), ints) if values and pos in values \

@@ -1151,8 +1151,9 @@ def map_into[T: DType, S: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Fl
     var result = Int(p.unsafe_load(1))
     var stride = register_stride[T](n)
 
-    def task(t: Int) {dst, p, k, data, n, blocks, result, code, stride, layout, strided}:
-        var regs = alloc[Scalar[T]](registers_used(p) * stride)
+    var memory = registers_used(p) * stride  # (a task's registers: counted once for every task)
+    def task(t: Int) {memory, dst, p, k, data, n, blocks, result, code, stride, layout, strided}:
+        var regs = alloc[Scalar[T]](memory)
         var last = min(blocks, (t + 1) * BLOCKS_PER_TASK)
         for blk in range(t * BLOCKS_PER_TASK, last):
             var start = blk * BLOCK

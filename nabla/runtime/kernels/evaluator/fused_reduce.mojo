@@ -113,9 +113,10 @@ def _reduce_rows[T: DType, S: DType](
     var result_at = Int(p.unsafe_load(1))
     var stride = register_stride[T](m * r)
 
-    def task(t: Int) {p, k, data, r, kind, result, partials, result_at, stride, span, pieces,
+    var memory = registers_used(p) * stride  # (a task's registers: counted once for every task)
+    def task(t: Int) {memory, p, k, data, r, kind, result, partials, result_at, stride, span, pieces,
                       rows_per_task, m}:
-        var regs = alloc[Scalar[T]](registers_used(p) * stride)
+        var regs = alloc[Scalar[T]](memory)
         var piece = t % pieces
         var row0 = (t // pieces) * rows_per_task
         var row1 = min(m, row0 + rows_per_task)
@@ -190,9 +191,10 @@ def _reduce_columns[T: DType, S: DType](
     var result_at = Int(p.unsafe_load(1))
     var stride = register_stride[T](outer * r * inner)
 
-    def task(t: Int) {p, k, data, r, inner, kind, chunk, chunks, spans, per_span,
+    var memory = registers_used(p) * stride  # (a task's registers: counted once for every task)
+    def task(t: Int) {memory, p, k, data, r, inner, kind, chunk, chunks, spans, per_span,
                       partials, result_at, stride}:
-        var regs = alloc[Scalar[T]](registers_used(p) * stride)
+        var regs = alloc[Scalar[T]](memory)
         var span = t % spans
         var c = (t // spans) % chunks
         var o = t // (spans * chunks)
@@ -253,9 +255,10 @@ def _arg_reduce[T: DType, S: DType](
     var result_at = Int(p.unsafe_load(1))
     var stride = register_stride[T](outer * r * inner)
 
-    def task(t: Int) {p, k, data, r, inner, kind, chunk, chunks, result, result_at,
+    var memory = registers_used(p) * stride  # (a task's registers: counted once for every task)
+    def task(t: Int) {memory, p, k, data, r, inner, kind, chunk, chunks, result, result_at,
                       stride}:
-        var regs = alloc[Scalar[T]](registers_used(p) * stride)
+        var regs = alloc[Scalar[T]](memory)
         var o = t // chunks
         var col = (t % chunks) * chunk
         var width = min(chunk, inner - col)
@@ -375,9 +378,10 @@ def _scan[T: DType, S: DType, A: DType](
     var rows_per_task = max(1, BLOCKS_PER_TASK * BLOCK // r) if inner == 1 else 1
     var tasks = (outer + rows_per_task - 1) // rows_per_task if inner == 1 else outer * chunks
 
-    def task(t: Int) {p, k, data, r, inner, outer, chunk, chunks, rows_per_task,
+    var memory = registers_used(p) * BLOCK  # (a task's registers: counted once for every task)
+    def task(t: Int) {memory, p, k, data, r, inner, outer, chunk, chunks, rows_per_task,
                       reverse, dst, result_at, code, half}:
-        var regs = alloc[Scalar[T]](registers_used(p) * BLOCK)
+        var regs = alloc[Scalar[T]](memory)
         var values = regs + result_at * BLOCK  # (scans keep whole blocks: their rows are long)
         if inner == 1:
             for row in range(t * rows_per_task, min(outer, (t + 1) * rows_per_task)):
