@@ -490,8 +490,23 @@ def _matmul(order, leaves, node, dtype, node_ids, leaf_ids, out_dtype) -> Progra
     vx, vy = view_of(x), view_of(y)
     if vx is None or vy is None:
         return None  # a computed operand: ``stages`` realizes it first
-    seen_x = (vx[0], vx[1], vx[2] + (1,), vx[3] + (0,))  # (..., M, K, 1)
-    seen_y = (vy[0], vy[1], vy[2][:-2] + (1,) + vy[2][-2:], vy[3][:-2] + (0,) + vy[3][-2:])  # (..., 1, K, N)
+    (*sx, xm, xk), (*sy, yk, yn) = vx[3], vy[3]
+    if n == 1 and xk != 1 and xm == 1 or m == 1 and yn != 1 and yk == 1:
+        # a matrix-vector product whose matrix steps by one along the output's axis (``A.T @ y``,
+        # ``y @ A.T``): summed over the contraction as columns, (..., K, M or N), so the matrix is
+        # read in its memory's order (the output's order is the same: one of M, N is 1)
+        ctx = ctx[:-3] + (k, m * n)
+        if n == 1:
+            seen_x = (vx[0], vx[1], vx[2][:-2] + (k, m), (*sx, xk, xm))
+            seen_y = (vy[0], vy[1], vy[2][:-2] + (k, 1), (*sy, yk, 0))
+        else:
+            seen_x = (vx[0], vx[1], vx[2][:-2] + (k, 1), (*sx, xk, 0))
+            seen_y = (vy[0], vy[1], vy[2][:-2] + (k, n), (*sy, yk, yn))
+        inner = m * n
+    else:
+        seen_x = (vx[0], vx[1], vx[2] + (1,), vx[3] + (0,))  # (..., M, K, 1)
+        seen_y = (vy[0], vy[1], vy[2][:-2] + (1,) + vy[2][-2:], vy[3][:-2] + (0,) + vy[3][-2:])  # (..., 1, K, N)
+        inner = n
     consts: list[float] = []
     slot_of: dict[int, int] = {}
     instructions = []
@@ -505,7 +520,7 @@ def _matmul(order, leaves, node, dtype, node_ids, leaf_ids, out_dtype) -> Progra
         instructions.append((_LOAD, register, slot_of.setdefault(view[0], len(slot_of)), at, code))
     instructions.append((BINARY_CODES["multiply"], 2, 0, 1, 0))  # (narrow sums wrap at the store)
     total = REDUCE_CODES["sum"]
-    return _program(instructions, 2, total, k, n, consts, slot_of, total, full // k, dtype, out_dtype=out_dtype)
+    return _program(instructions, 2, total, k, inner, consts, slot_of, total, full // k, dtype, out_dtype=out_dtype)
 
 
 def _counts(v) -> bool:

@@ -7,6 +7,7 @@ from max.algorithm import parallelize
 from .denormals import KeepDenormals
 from .fused import (BLOCK, BLOCKS_PER_TASK, SERIAL_ELEMENTS, _combine, _identity, _is_nan, _reduce_block, _run_block,
                     accumulator, register_stride, registers_used)
+from .fused_dot import accumulate_products, accumulate_products4, dot_fits, dot_run, dot_runs4, is_dot
 from .fused_int import itemsize, store_coded
 from .opcodes import Reduce, Code
 
@@ -46,13 +47,16 @@ def reduce_into[T: DType, S: DType, O: DType](p: UnsafePointer[Int32, _], k: Uns
     var r = Int(p.unsafe_load(3))
     var inner = Int(p.unsafe_load(4))
     var result = alloc[Scalar[A]](max(m, 1))
+    var dot = False  # a sum of products of two loads, read straight from their data (fused_dot.mojo)
+    comptime if S == T and T.is_floating_point():
+        dot = is_dot(p, kind) and dot_fits(p, k, r if inner == 1 else inner)
     with KeepDenormals():  # as NumPy (see fused.mojo)
         if kind == Reduce.ARGMAX or kind == Reduce.ARGMIN:
             _arg_reduce[T, S](p, k, data, m // inner, r, inner, kind, result)
         elif inner == 1:
-            _reduce_rows[T, S](p, k, data, m, r, kind, result)
+            _reduce_rows[T, S](p, k, data, m, r, kind, result, dot)
         else:
-            _reduce_columns[T, S](p, k, data, m // inner, r, inner, kind, result)
+            _reduce_columns[T, S](p, k, data, m // inner, r, inner, kind, result, dot)
     comptime if not A.is_floating_point():
         if code == Code.UINT64 and (kind == Reduce.MAX or kind == Reduce.MIN):
             # (the program flipped each uint64 value's sign bit, so that signed order is unsigned
@@ -96,7 +100,7 @@ def _mean[A: DType](total: Scalar[A], r: Int, single: Bool) -> Scalar[A]:
 
 def _reduce_rows[T: DType, S: DType](
     p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
-    m: Int, r: Int, kind: Int, result: UnsafePointer[Scalar[accumulator[T]()], MutUntrackedOrigin],
+    m: Int, r: Int, kind: Int, result: UnsafePointer[Scalar[accumulator[T]()], MutUntrackedOrigin], dot: Bool,
 ) raises:
     """``m`` rows of r contiguous elements (inner = 1). Every row is reduced the same way wherever
     it lies (a row's value does not depend on how many rows there are: SciPy's bootstrap compares a
@@ -107,20 +111,31 @@ def _reduce_rows[T: DType, S: DType](
     var span = BLOCKS_PER_TASK * BLOCK  # the elements one task reduces, about
     var pieces = max(1, (r + span - 1) // span)  # tasks per row (a row longer than a span)
     var rows_per_task = max(1, span // max(r, 1)) if pieces == 1 else 1
+    if dot and pieces == 1:  # (four rows at a time: ``dot_runs4``)
+        rows_per_task = (rows_per_task + 3) // 4 * 4
     var row_tasks = (m + rows_per_task - 1) // rows_per_task
     var tasks = row_tasks * pieces
     var partials = alloc[Scalar[A]](max(1, m * pieces if pieces > 1 else 1))
     var result_at = Int(p.unsafe_load(1))
     var stride = register_stride[T](m * r)
 
-    var memory = registers_used(p) * stride  # (a task's registers: counted once for every task)
+    var memory = 0 if dot else registers_used(p) * stride  # (a task's registers: counted once for every task)
     def task(t: Int) {memory, p, k, data, r, kind, result, partials, result_at, stride, span, pieces,
-                      rows_per_task, m}:
-        var regs = alloc[Scalar[T]](memory)
+                      rows_per_task, m, dot}:
+        var regs = alloc[Scalar[T]](max(memory, 1))
         var piece = t % pieces
         var row0 = (t // pieces) * rows_per_task
         var row1 = min(m, row0 + rows_per_task)
-        if r <= BLOCK:  # whole rows to a block, each reduced over its own elements
+        if dot and r <= BLOCK:  # (the same sums, each row's products read from the data)
+            var row = row0
+            while row + 4 <= row1:
+                var four = dot_runs4[T, A](p, k, data, row * r, r, r)
+                for q in range(4):
+                    result.unsafe_store(row + q, four[q])
+                row += 4
+            for rest in range(row, row1):
+                result.unsafe_store(rest, dot_run[T, A](p, k, data, rest * r, r))
+        elif r <= BLOCK:  # whole rows to a block, each reduced over its own elements
             var per_block = max(1, BLOCK // max(r, 1))
             var row = row0
             while row < row1:
@@ -135,13 +150,30 @@ def _reduce_rows[T: DType, S: DType](
         else:
             var lo = piece * span
             var hi = min(r, lo + span)
-            for row in range(row0, row1):
+            var first = row0
+            while dot and first + 4 <= row1:
+                var acc4 = SIMD[A, 4](_identity[A](kind))
+                var at = lo
+                while at < hi:  # (as below, four rows side by side)
+                    var count = min(BLOCK, hi - at)
+                    acc4 = acc4 + dot_runs4[T, A](p, k, data, first * r + at, r, count)
+                    at += count
+                for q in range(4):
+                    if pieces == 1:
+                        result.unsafe_store(first + q, acc4[q])
+                    else:
+                        partials.unsafe_store((first + q) * pieces + piece, acc4[q])
+                first += 4
+            for row in range(first, row1):
                 var acc = _identity[A](kind)
                 var at = lo
                 while at < hi:  # blocks at offsets of the row's own start
                     var count = min(BLOCK, hi - at)
-                    _run_block[T, S](p, k, data, regs, stride, row * r + at, count)
-                    acc = _combine[A](kind, acc, _reduce_block[T, A](kind, regs + result_at * stride, count))
+                    if dot:
+                        acc = _combine[A](kind, acc, dot_run[T, A](p, k, data, row * r + at, count))
+                    else:
+                        _run_block[T, S](p, k, data, regs, stride, row * r + at, count)
+                        acc = _combine[A](kind, acc, _reduce_block[T, A](kind, regs + result_at * stride, count))
                     at += count
                 if pieces == 1:
                     result.unsafe_store(row, acc)
@@ -174,11 +206,12 @@ comptime SPAN_ROWS = 1024
 def _reduce_columns[T: DType, S: DType](
     p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
     outer: Int, r: Int, inner: Int, kind: Int, result: UnsafePointer[Scalar[accumulator[T]()], MutUntrackedOrigin],
+    dot: Bool,
 ) raises:
     """Reduction over a middle axis (inner > 1): a task takes one outer index, a chunk of at most
     BLOCK inner columns and a span of the reduced axis, accumulating whole rows of its columns
     elementwise (no transpose); the spans' partials are combined in order afterwards."""
-    var chunk = min(inner, BLOCK)
+    var chunk = min(inner, 2 * BLOCK if dot else BLOCK)  # (a dot's running sums: 16 KiB of float64)
     var chunks = (inner + chunk - 1) // chunk
     # spans of a fixed number of rows: the order a column is summed in depends on r alone, not on
     # how many columns there are (SciPy's bootstrap compares a batched run with an unbatched one
@@ -191,10 +224,10 @@ def _reduce_columns[T: DType, S: DType](
     var result_at = Int(p.unsafe_load(1))
     var stride = register_stride[T](outer * r * inner)
 
-    var memory = registers_used(p) * stride  # (a task's registers: counted once for every task)
+    var memory = 0 if dot else registers_used(p) * stride  # (a task's registers: counted once for every task)
     def task(t: Int) {memory, p, k, data, r, inner, kind, chunk, chunks, spans, per_span,
-                      partials, result_at, stride}:
-        var regs = alloc[Scalar[T]](memory)
+                      partials, result_at, stride, dot}:
+        var regs = alloc[Scalar[T]](max(memory, 1))
         var span = t % spans
         var c = (t // spans) % chunks
         var o = t // (spans * chunks)
@@ -208,6 +241,13 @@ def _reduce_columns[T: DType, S: DType](
         # whole rows fit a block when the chunk is all of them: several rows per block
         var rows = max(1, BLOCK // inner) if width == inner else 1
         var kk = k0
+        if dot:  # (the same sums, each row's products read from the data, four rows at a time)
+            while kk + 4 <= k1:
+                accumulate_products4[T, A](p, k, data, (o * r + kk) * inner + col, inner, acc, width)
+                kk += 4
+            for row in range(kk, k1):
+                accumulate_products[T, A](p, k, data, (o * r + row) * inner + col, acc, width)
+            kk = k1
         while kk < k1:
             var nrows = min(rows, k1 - kk)
             var start = (o * r + kk) * inner + col

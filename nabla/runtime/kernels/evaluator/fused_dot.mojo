@@ -1,0 +1,219 @@
+# Sums of products of two inputs (``x @ y`` of a matrix and a vector, ``sum(a * b, axis)``), read
+# straight from the inputs' data: one pass over each, no registers. The general path loads each
+# input into a register, multiplies into a third and sums that (four passes over the block, ~2.4
+# cycles an element, where a matrix-vector product is bound by reading the matrix once). The sums
+# are taken in the general path's order, lane for lane (see ``_reduce_block`` and ``_accumulate``),
+# so a value is the same bits whichever path computes it: each product is rounded before it is
+# added (``_rounded``), as the general path's register pass rounds it.
+from std.sys import inlined_assembly
+from std.sys.info import simd_width_of
+from .fused import HEADER, WIDTH_OF_INSTRUCTION, slot
+from .opcodes import Op, Reduce
+
+comptime _FIRST = HEADER  # the program's first instruction (a load)
+comptime _SECOND = HEADER + WIDTH_OF_INSTRUCTION  # its second (the other load)
+comptime _PRODUCT = HEADER + 2 * WIDTH_OF_INSTRUCTION  # its third (their product, the result)
+
+
+def is_dot(p: UnsafePointer[Int32, _], kind: Int) -> Bool:
+    """Whether program ``p`` is a sum (or mean) of the product of two loads, nothing else."""
+    if Int(p.unsafe_load(0)) != 3 or not (kind == Reduce.SUM or kind == Reduce.MEAN):
+        return False
+    if Int(p.unsafe_load(_FIRST)) != Op.LOAD or Int(p.unsafe_load(_SECOND)) != Op.LOAD:
+        return False
+    if Int(p.unsafe_load(_PRODUCT)) != Op.MULTIPLY or p.unsafe_load(_PRODUCT + 1) != p.unsafe_load(1):
+        return False
+    var r0 = p.unsafe_load(_FIRST + 1)
+    var r1 = p.unsafe_load(_SECOND + 1)
+    var a = p.unsafe_load(_PRODUCT + 2)
+    var b = p.unsafe_load(_PRODUCT + 3)
+    return r0 != r1 and ((a == r0 and b == r1) or (a == r1 and b == r0))
+
+
+@always_inline
+def _whole_runs(p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], load: Int, run: Int) -> Bool:
+    """Whether every aligned run of ``run`` elements of the load at ``load`` is one step apart in its
+    data (in order, one value for all, or within one run of its layout's innermost axis)."""
+    var b = Int(p.unsafe_load(load + 3))
+    if b == 0:
+        return True
+    var rank = Int(k.unsafe_load(b - 1))
+    return Int(k.unsafe_load(b - 1 + 2 * rank)) % run == 0
+
+
+def dot_fits(p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], run: Int) -> Bool:
+    """Whether both loads read each aligned run of ``run`` elements with one step (``_operand``)."""
+    return run > 0 and _whole_runs(p, k, _FIRST, run) and _whole_runs(p, k, _SECOND, run)
+
+
+@always_inline
+def _operand[T: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
+                       load: Int, e: Int) -> Tuple[UnsafePointer[Scalar[T], MutUntrackedOrigin], Int]:
+    """Where the load at ``load`` reads the program's element ``e``, and its step to e + 1 (within
+    a run ``dot_fits`` allowed); layouts as ``_fill_strided`` reads them."""
+    var a = Int(p.unsafe_load(load + 2))
+    var b = Int(p.unsafe_load(load + 3))
+    var src = slot[T](data, a)
+    if b == 0:
+        if data.unsafe_load(2 * a + 1) == 1:
+            return (src, 0)
+        return (src + e, 1)
+    var layout = k + (b - 1)
+    var rank = Int(layout.unsafe_load(0))
+    var at = Int(layout.unsafe_load(1))
+    var rest = e
+    for d in range(rank - 1, -1, -1):
+        var size = Int(layout.unsafe_load(2 + 2 * d))
+        at += (rest % size) * Int(layout.unsafe_load(3 + 2 * d))
+        rest //= size
+    return (src + at, Int(layout.unsafe_load(1 + 2 * rank)))
+
+
+@always_inline
+def _rounded[T: DType, w: Int](product: SIMD[T, w]) -> SIMD[T, w]:
+    """``product`` as it is: an empty asm the compiler cannot see through, so it does not contract
+    the multiply and the add that follows into one fused multiply-add (the kernels are built with
+    contraction allowed; a fused multiply-add rounds once, the general path twice)."""
+    comptime if T.is_floating_point():
+        return inlined_assembly["", SIMD[T, w], constraints="=v,0", has_side_effect=False](product)
+    return product
+
+
+@always_inline
+def _gathered[T: DType, w: Int](x: UnsafePointer[Scalar[T], MutUntrackedOrigin], step: Int, i: Int) -> SIMD[T, w]:
+    """w values of ``x`` from element i on, ``step`` apart (0: one value for all)."""
+    if step == 1:
+        return x.unsafe_load[width=w](i)
+    if step == 0:
+        return SIMD[T, w](x.unsafe_load(0))
+    var v = SIMD[T, w]()
+    for j in range(w):
+        v[j] = x.unsafe_load((i + j) * step)
+    return v
+
+
+def dot_run[T: DType, A: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _],
+                                data: UnsafePointer[Int, _], e: Int, count: Int) -> Scalar[A]:
+    """The sum of the products of elements e .. e + count - 1, as ``_reduce_block`` sums a block of
+    them: SIMD lanes in order, the lanes added, then the rest one by one."""
+    comptime w = simd_width_of[T]()
+    var x, sx = _operand[T](p, k, data, _FIRST, e)
+    var y, sy = _operand[T](p, k, data, _SECOND, e)
+    var whole = count // w * w
+    var lanes = SIMD[A, w](0)
+    if sx == 1 and sy == 1:
+        for i in range(0, whole, w):
+            lanes += _rounded[T, w](x.unsafe_load[width=w](i) * y.unsafe_load[width=w](i)).cast[A]()
+    elif sx == 1 and sy == 0:
+        var v = SIMD[T, w](y.unsafe_load(0))
+        for i in range(0, whole, w):
+            lanes += _rounded[T, w](x.unsafe_load[width=w](i) * v).cast[A]()
+    else:
+        for i in range(0, whole, w):
+            lanes += _rounded[T, w](_gathered[T, w](x, sx, i) * _gathered[T, w](y, sy, i)).cast[A]()
+    var acc = lanes.reduce_add()
+    for i in range(whole, count):
+        acc = acc + _rounded[T, 1](x.unsafe_load(i * sx) * y.unsafe_load(i * sy)).cast[A]()
+    return acc
+
+
+def dot_runs4[T: DType, A: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _],
+                                  data: UnsafePointer[Int, _], e: Int, r: Int, count: Int) -> SIMD[A, 4]:
+    """``dot_run`` of four rows r apart (elements e + q * r on, q < 4), read side by side: four
+    streams in flight, each row's sum taken in its own order (the same bits as four calls)."""
+    comptime w = simd_width_of[T]()
+    var x0, sx0 = _operand[T](p, k, data, _FIRST, e)
+    var x1, sx1 = _operand[T](p, k, data, _FIRST, e + r)
+    var x2, sx2 = _operand[T](p, k, data, _FIRST, e + 2 * r)
+    var x3, sx3 = _operand[T](p, k, data, _FIRST, e + 3 * r)
+    var y0, sy0 = _operand[T](p, k, data, _SECOND, e)
+    var y1, sy1 = _operand[T](p, k, data, _SECOND, e + r)
+    var y2, sy2 = _operand[T](p, k, data, _SECOND, e + 2 * r)
+    var y3, sy3 = _operand[T](p, k, data, _SECOND, e + 3 * r)
+    if sx0 + sx1 + sx2 + sx3 + sy0 + sy1 + sy2 + sy3 != 8 or sx0 != 1 or sx1 != 1 or sx2 != 1 or sy0 != 1 or sy1 != 1 or sy2 != 1:
+        return SIMD[A, 4](dot_run[T, A](p, k, data, e, count), dot_run[T, A](p, k, data, e + r, count),
+                          dot_run[T, A](p, k, data, e + 2 * r, count), dot_run[T, A](p, k, data, e + 3 * r, count))
+    var whole = count // w * w
+    var l0 = SIMD[A, w](0)
+    var l1 = SIMD[A, w](0)
+    var l2 = SIMD[A, w](0)
+    var l3 = SIMD[A, w](0)
+    for i in range(0, whole, w):
+        l0 += _rounded[T, w](x0.unsafe_load[width=w](i) * y0.unsafe_load[width=w](i)).cast[A]()
+        l1 += _rounded[T, w](x1.unsafe_load[width=w](i) * y1.unsafe_load[width=w](i)).cast[A]()
+        l2 += _rounded[T, w](x2.unsafe_load[width=w](i) * y2.unsafe_load[width=w](i)).cast[A]()
+        l3 += _rounded[T, w](x3.unsafe_load[width=w](i) * y3.unsafe_load[width=w](i)).cast[A]()
+    var a0 = l0.reduce_add()
+    var a1 = l1.reduce_add()
+    var a2 = l2.reduce_add()
+    var a3 = l3.reduce_add()
+    for i in range(whole, count):
+        a0 = a0 + _rounded[T, 1](x0.unsafe_load(i) * y0.unsafe_load(i)).cast[A]()
+        a1 = a1 + _rounded[T, 1](x1.unsafe_load(i) * y1.unsafe_load(i)).cast[A]()
+        a2 = a2 + _rounded[T, 1](x2.unsafe_load(i) * y2.unsafe_load(i)).cast[A]()
+        a3 = a3 + _rounded[T, 1](x3.unsafe_load(i) * y3.unsafe_load(i)).cast[A]()
+    return SIMD[A, 4](a0, a1, a2, a3)
+
+
+def accumulate_products[T: DType, A: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _],
+                                            data: UnsafePointer[Int, _], e: Int,
+                                            acc: UnsafePointer[Scalar[A], MutUntrackedOrigin], count: Int):
+    """acc[i] += the product at element e + i, for i < count (``_accumulate``'s sum, elementwise)."""
+    comptime w = simd_width_of[T]()
+    var x, sx = _operand[T](p, k, data, _FIRST, e)
+    var y, sy = _operand[T](p, k, data, _SECOND, e)
+    var whole = count // w * w
+    if sx == 1 and sy == 0:
+        var v = SIMD[T, w](y.unsafe_load(0))
+        for i in range(0, whole, w):
+            acc.unsafe_store(i, acc.unsafe_load[width=w](i) + _rounded[T, w](x.unsafe_load[width=w](i) * v).cast[A]())
+    elif sx == 0 and sy == 1:
+        var v = SIMD[T, w](x.unsafe_load(0))
+        for i in range(0, whole, w):
+            acc.unsafe_store(i, acc.unsafe_load[width=w](i) + _rounded[T, w](v * y.unsafe_load[width=w](i)).cast[A]())
+    else:
+        for i in range(0, whole, w):
+            var xy = _rounded[T, w](_gathered[T, w](x, sx, i) * _gathered[T, w](y, sy, i))
+            acc.unsafe_store(i, acc.unsafe_load[width=w](i) + xy.cast[A]())
+    for i in range(whole, count):
+        acc.unsafe_store(i, acc.unsafe_load(i) + _rounded[T, 1](x.unsafe_load(i * sx) * y.unsafe_load(i * sy)).cast[A]())
+
+
+def accumulate_products4[T: DType, A: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _],
+                                             data: UnsafePointer[Int, _], e: Int, inner: Int,
+                                             acc: UnsafePointer[Scalar[A], MutUntrackedOrigin], count: Int):
+    """``accumulate_products`` of four rows ``inner`` apart (elements e + q * inner on, q < 4), added
+    to each column in the rows' order, the column's running sum kept in a register between them."""
+    comptime w = simd_width_of[T]()
+    var x0, sx0 = _operand[T](p, k, data, _FIRST, e)
+    var x1, sx1 = _operand[T](p, k, data, _FIRST, e + inner)
+    var x2, sx2 = _operand[T](p, k, data, _FIRST, e + 2 * inner)
+    var x3, sx3 = _operand[T](p, k, data, _FIRST, e + 3 * inner)
+    var y0, sy0 = _operand[T](p, k, data, _SECOND, e)
+    var y1, sy1 = _operand[T](p, k, data, _SECOND, e + inner)
+    var y2, sy2 = _operand[T](p, k, data, _SECOND, e + 2 * inner)
+    var y3, sy3 = _operand[T](p, k, data, _SECOND, e + 3 * inner)
+    if sx0 == 0 and sx1 == 0 and sx2 == 0 and sx3 == 0 and sy0 == 1 and sy1 == 1 and sy2 == 1 and sy3 == 1:
+        swap(x0, y0)  # (the vector first: products commute, bit for bit)
+        swap(x1, y1)
+        swap(x2, y2)
+        swap(x3, y3)
+    elif not (sx0 == 1 and sx1 == 1 and sx2 == 1 and sx3 == 1 and sy0 == 0 and sy1 == 0 and sy2 == 0 and sy3 == 0):
+        for q in range(4):
+            accumulate_products[T, A](p, k, data, e + q * inner, acc, count)
+        return
+    var v0 = SIMD[T, w](y0.unsafe_load(0))
+    var v1 = SIMD[T, w](y1.unsafe_load(0))
+    var v2 = SIMD[T, w](y2.unsafe_load(0))
+    var v3 = SIMD[T, w](y3.unsafe_load(0))
+    var whole = count // w * w
+    for i in range(0, whole, w):
+        var a = acc.unsafe_load[width=w](i) + _rounded[T, w](x0.unsafe_load[width=w](i) * v0).cast[A]()
+        a = a + _rounded[T, w](x1.unsafe_load[width=w](i) * v1).cast[A]()
+        a = a + _rounded[T, w](x2.unsafe_load[width=w](i) * v2).cast[A]()
+        acc.unsafe_store(i, a + _rounded[T, w](x3.unsafe_load[width=w](i) * v3).cast[A]())
+    for i in range(whole, count):
+        var a = acc.unsafe_load(i) + _rounded[T, 1](x0.unsafe_load(i) * v0[0]).cast[A]()
+        a = a + _rounded[T, 1](x1.unsafe_load(i) * v1[0]).cast[A]()
+        a = a + _rounded[T, 1](x2.unsafe_load(i) * v2[0]).cast[A]()
+        acc.unsafe_store(i, a + _rounded[T, 1](x3.unsafe_load(i) * v3[0]).cast[A]())

@@ -1,0 +1,74 @@
+"""Sums of products of two inputs (``A @ x``, ``x @ A``, ``sum(a * b, axis)``) on the program kernel,
+read straight from the inputs' data: NumPy's values in every layout and dtype, and the same bits as
+the kernel's general path (which computes the products in registers first)."""
+
+import numpy as np
+import pytest
+
+import nabla as nb
+import nabla.numpy as nnp
+
+from .fused_paths import on_the_kernel, run
+
+pytestmark = pytest.mark.usefixtures("fused_on")
+
+# rows of a block or less, several blocks, past one task's span (16 blocks), counts not a multiple
+# of four or of a vector
+LINES = [(7, 3), (9, 1023), (6, 1500), (5, 20_001), (301, 17)]
+
+
+def _same_bits(f, g, *arrays):
+    (got, ran), (general, _) = run(f, *arrays), run(g, *arrays)
+    assert ran
+    np.testing.assert_array_equal(got, general)
+    return got
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("m,r", LINES)
+def test_summed_products_are_the_general_paths_bits(m, r, dtype):
+    """``sum(a * b, axis)`` read from the data against ``sum(a * b * 1, axis)`` (the same products,
+    one more instruction: the general path), bit for bit, over rows and over columns."""
+    rng = np.random.default_rng(m * r)
+    a = (rng.standard_normal((m, r)) * 1e3).astype(dtype)
+    v = rng.standard_normal(r).astype(dtype)
+    one = np.asarray(1, dtype)
+    rows = _same_bits(lambda x, y: nb.sum(x * y, axis=1), lambda x, y: nb.sum(x * y * one, axis=1), a, v)
+    np.testing.assert_allclose(rows, (a * v).sum(axis=1), rtol=1e-4 if dtype == "float32" else 1e-11, atol=1e-2)
+    at, w = np.ascontiguousarray(a.T), rng.standard_normal((r, 1)).astype(dtype)
+    columns = _same_bits(lambda x, y: nb.sum(x * y, axis=0), lambda x, y: nb.sum(x * y * one, axis=0), at, w)
+    np.testing.assert_allclose(columns, (at * w).sum(axis=0), rtol=1e-4 if dtype == "float32" else 1e-11, atol=1e-2)
+
+
+LAYOUTS = {
+    "A @ x": lambda m, A, x, y: A @ x,
+    "y @ A": lambda m, A, x, y: y @ A,
+    "A.T @ y": lambda m, A, x, y: A.T @ y,
+    "x @ A.T": lambda m, A, x, y: x @ A.T,
+    "strided": lambda m, A, x, y: A[::2, ::3] @ x[::3],
+    "reversed": lambda m, A, x, y: A[::-1, ::-1] @ x,
+    "a column": lambda m, A, x, y: A @ m.reshape(x, (-1, 1)),
+    "batched": lambda m, A, x, y: m.stack([A, A * 2, A[::-1]]) @ x,
+    "sum of products": lambda m, A, x, y: m.sum(A * x, axis=1),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+@pytest.mark.parametrize("shape", [(6, 5), (37, 2049)])
+def test_matrix_vector_products_in_every_layout_are_numpys(layout, shape, dtype):
+    rng = np.random.default_rng(len(layout) * shape[1])
+    A = rng.standard_normal(shape).astype(dtype)
+    x, y = rng.standard_normal(shape[1]).astype(dtype), rng.standard_normal(shape[0]).astype(dtype)
+    got, want = on_the_kernel(lambda m, A, x, y: LAYOUTS[layout](m, A, x, y), (A, x, y))
+    np.testing.assert_allclose(got, want, rtol=1e-4 if dtype == "float32" else 1e-12, atol=1e-3)
+
+
+def test_a_batched_products_rows_are_the_unbatched_ones():
+    """Each product of a stack is the product of its matrix alone, bit for bit (SciPy compares a
+    batched run with an unbatched one)."""
+    rng = np.random.default_rng(3)
+    A, x = rng.standard_normal((4, 33, 1500)), rng.standard_normal(1500)
+    batched = np.asarray(nnp.asarray(A) @ nnp.asarray(x))
+    for q in range(4):
+        np.testing.assert_array_equal(batched[q], np.asarray(nnp.asarray(A[q]) @ nnp.asarray(x)))
