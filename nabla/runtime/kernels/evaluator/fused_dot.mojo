@@ -130,7 +130,8 @@ def dot_runs4[T: DType, A: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[F
     var y1, sy1 = _operand[T](p, k, data, _SECOND, e + r)
     var y2, sy2 = _operand[T](p, k, data, _SECOND, e + 2 * r)
     var y3, sy3 = _operand[T](p, k, data, _SECOND, e + 3 * r)
-    if sx0 + sx1 + sx2 + sx3 + sy0 + sy1 + sy2 + sy3 != 8 or sx0 != 1 or sx1 != 1 or sx2 != 1 or sy0 != 1 or sy1 != 1 or sy2 != 1:
+    var ones = sx0 == 1 and sx1 == 1 and sx2 == 1 and sx3 == 1 and sy0 == 1 and sy1 == 1 and sy2 == 1 and sy3 == 1
+    if not ones:  # (a step other than one: a row at a time)
         return SIMD[A, 4](dot_run[T, A](p, k, data, e, count), dot_run[T, A](p, k, data, e + r, count),
                           dot_run[T, A](p, k, data, e + 2 * r, count), dot_run[T, A](p, k, data, e + 3 * r, count))
     var whole = count // w * w
