@@ -99,6 +99,9 @@ def dot_run[T: DType, A: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Flo
     comptime w = simd_width_of[T]()
     var x, sx = _operand[T](p, k, data, _FIRST, e)
     var y, sy = _operand[T](p, k, data, _SECOND, e)
+    if sx == 0 and sy != 0:  # (one value for all second: products commute, bit for bit)
+        swap(x, y)
+        swap(sx, sy)
     var whole = count // w * w
     var lanes = SIMD[A, w](0)
     if sx == 1 and sy == 1:
@@ -163,15 +166,14 @@ def accumulate_products[T: DType, A: DType](p: UnsafePointer[Int32, _], k: Unsaf
     comptime w = simd_width_of[T]()
     var x, sx = _operand[T](p, k, data, _FIRST, e)
     var y, sy = _operand[T](p, k, data, _SECOND, e)
+    if sx == 0 and sy != 0:  # (one value for all second: products commute, bit for bit)
+        swap(x, y)
+        swap(sx, sy)
     var whole = count // w * w
     if sx == 1 and sy == 0:
         var v = SIMD[T, w](y.unsafe_load(0))
         for i in range(0, whole, w):
             acc.unsafe_store(i, acc.unsafe_load[width=w](i) + _rounded[T, w](x.unsafe_load[width=w](i) * v).cast[A]())
-    elif sx == 0 and sy == 1:
-        var v = SIMD[T, w](x.unsafe_load(0))
-        for i in range(0, whole, w):
-            acc.unsafe_store(i, acc.unsafe_load[width=w](i) + _rounded[T, w](v * y.unsafe_load[width=w](i)).cast[A]())
     else:
         for i in range(0, whole, w):
             var xy = _rounded[T, w](_gathered[T, w](x, sx, i) * _gathered[T, w](y, sy, i))
