@@ -315,6 +315,26 @@ def _background_priority() -> None:
         pass
 
 
+def die_with_parent() -> None:
+    """In a child process, before it runs (``preexec_fn``): the kernel kills it when the thread
+    that started it dies, however the process dies (a signal skips every exit hook). Nothing is
+    imported here: a forked child of a threaded process may not take the import lock."""
+    if _PRCTL is not None:
+        _PRCTL(1, 9)  # PR_SET_PDEATHSIG, SIGKILL (Linux)
+
+
+def _prctl():
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # (not Linux)
+        return None
+
+
+_PRCTL = _prctl()
+
+
 def _holder_alive(lock) -> bool | None:
     """Whether the process a lock file names is alive; None when it names none (being written, or
     written by an older Nabla)."""

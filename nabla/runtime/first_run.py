@@ -28,7 +28,7 @@ import time
 from concurrent.futures import Future
 from pathlib import Path
 
-from ..core.compiler import _background_priority
+from ..core.compiler import _background_priority, die_with_parent
 from ..core.disk_cache import ModelDiskCache
 from ..core.graph import GRAPH
 from ..ops import registry
@@ -135,7 +135,7 @@ class Build:
         env = {**os.environ, "NABLA_COMPILE_PROCESS": "0", "NABLA_FIRST_RUN": "0", "NABLA_PROGRESS": "0",
                "NABLA_FIRST_RUN_WORKER": "asked" if asked_only else "build"}
         # (the kernel's parent-death signal follows the thread that started the worker: the main one only)
-        tie = _die_with_parent if threading.current_thread() is threading.main_thread() else None
+        tie = die_with_parent if threading.current_thread() is threading.main_thread() else None
         proc = subprocess.Popen([sys.executable, "-m", "nabla.runtime.first_run"], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True,
                                 start_new_session=True, preexec_fn=tie)
@@ -273,18 +273,6 @@ class Build:
                     pass
         for part in self.parts:
             self._settle(part, False)
-
-
-def _die_with_parent() -> None:
-    """In a worker, before it runs: the kernel kills it when the process that started it dies,
-    however that dies (a signal skips the ``atexit`` that stops the workers)."""
-    try:
-        import ctypes
-        import signal
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (Linux)
-    except (OSError, AttributeError):
-        pass
 
 
 class _Status:

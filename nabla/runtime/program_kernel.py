@@ -9,8 +9,10 @@ once per digest of those sources, into the kernel cache (``~/.cache/nabla/max-<v
 vm/<digest>/``, ``.../op_kernels/<digest>/``), and loads through ctypes; later processes load them
 in milliseconds. Two libraries, not one: each build takes ~14-15 s of the 2-core machine, and a
 script's first reads wait for the program kernel alone (the demo's first run: ~15 s, not ~24 s). A
-build under way in another process is waited for (a lock file), and a build that ends by being
-killed leaves nothing behind (it is published by an atomic rename).
+build under way in another process is waited for (a lock file); a build is published by an atomic
+rename, and its compiler dies with the process that started it, so a process killed mid-build
+leaves nothing half-made and nothing computing (the next one builds that library again; one
+finished before stays).
 
 Why a direct call and not a MAX graph: on the 2-core machine MAX's ``model.execute`` of a custom
 op costs ~30-40 us, a ctypes call of the library ~1 us, and a loop that reads a scalar per step
@@ -31,6 +33,7 @@ from concurrent.futures import Future
 from pathlib import Path
 
 from ..core import dtypes as _dt, progress
+from ..core.compiler import die_with_parent
 from ..core.disk_cache import kernel_cache_dir, source_digest
 from .fused_codes import BYTES
 
@@ -160,8 +163,9 @@ class KernelLibrary:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if target.exists():  # another process built it while this one waited
                 return target
+            for stale in target.parent.glob(".staging.*"):  # (killed builds': none runs without the lock)
+                shutil.rmtree(stale, ignore_errors=True)
             staging = target.parent / f".staging.{os.getpid()}.{threading.get_ident()}"
-            shutil.rmtree(staging, ignore_errors=True)  # (a killed build's, under a pid used again)
             staging.mkdir()
             try:
                 mojo = Path(sys.executable).with_name("mojo")
@@ -171,7 +175,9 @@ class KernelLibrary:
                 cmd = [str(mojo) if mojo.exists() else "mojo", "build", "-I", str(KERNELS), "-I",
                        str(staging / "packages"), str(self.entry), "--emit", "shared-lib", "-o", str(staging / target.name)]
                 t0 = time.perf_counter()
-                done = subprocess.run(cmd, capture_output=True, text=True)
+                # (the compiler dies with this thread: a process killed or ending mid-build leaves
+                # nothing computing, and the next one starts the build again)
+                done = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=die_with_parent)
                 if done.returncode != 0:
                     raise RuntimeError(f"nabla: building {self.what} failed ({time.perf_counter() - t0:.0f} s):\n"
                                        + done.stderr[-4000:])
