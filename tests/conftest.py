@@ -120,6 +120,16 @@ def fused_kernels():
     wait_for_fused_kernels()
 
 
+@pytest.fixture
+def matmul_models(monkeypatch):
+    """A machine whose single-op models include the matmul's: a matmul past the program kernel's
+    ``MATMUL_PRODUCTS`` then leaves the program for its model (with none compiled in a test run,
+    MAX's interpreter runs it). Without them the program kernel takes it."""
+    from nabla.runtime.first_sight import FirstSightPaths
+
+    monkeypatch.setattr(FirstSightPaths, "model_ready", lambda self, engine, node: True)
+
+
 @pytest.fixture(params=["fused", "interpreter"])
 def first_sight(request):
     """Runs a test down each first-sight path: the fused kernel where a trace fits it, or MAX's

@@ -122,7 +122,7 @@ def matmul(x, y) -> Tensor:
         y = unsqueeze(y, 1)
     if (x.batch_dims or y.batch_dims) and x.ndim != y.ndim:
         x, y = align_batched(x, y)
-    out = _complex_by_parts(x, y) if x.dtype.is_complex and not (x.batch_dims or y.batch_dims) and _small(x, y) \
+    out = _complex_by_parts(x, y) if x.dtype.is_complex and not (x.batch_dims or y.batch_dims) \
         else matmul_op.apply_binary(x, y)
     if vec_x and vec_y:
         return squeeze(out, (-2, -1))
@@ -133,23 +133,13 @@ def matmul(x, y) -> Tensor:
     return out
 
 
-#: the most products a complex matmul computes as real ones (see ``_complex_by_parts``): past it,
-#: four real products measured 3x faster at 64 x 64 x 64 but slower in stockham_fft's loop of thin
-#: (2 x 2) @ (2 x 16384) ones (each real product a stage apart: 1.12 s a call against 0.91 s)
-_SMALL_COMPLEX_PRODUCTS = 4096
-
-
-def _small(x: Tensor, y: Tensor) -> bool:
-    import math
-
-    (*bx, m, k), (*by, _, n) = x.shape, y.shape
-    return math.prod(broadcast_shapes(tuple(bx), tuple(by), op="matmul") + (m, k, n)) <= _SMALL_COMPLEX_PRODUCTS
-
-
 def _complex_by_parts(x: Tensor, y: Tensor) -> Tensor:
-    """A small complex product as four real ones, ``(a + bi)(c + di) = (ac - bd) + (ad + bc)i``: ops
-    a read's program runs in its one call (the elementwise parts and real products), where a complex
-    product would run apart, on a model of its own, once per read (a loop of 3x3 products)."""
+    """A complex product as four real ones, ``(a + bi)(c + di) = (ac - bd) + (ad + bc)i``: ops a
+    read's program runs in its one call (the elementwise parts and real products), where a complex
+    product would run apart, on a model of its own (a compile on a fresh machine, and a model call
+    per read in a loop of 3x3 products). The same four products as the complex model's lowering
+    (``MatmulOp._product``): as fast past a few thousand products (``stockham_fft``'s 2 x 2 by
+    2 x 16384 at preset S and M alike)."""
     real, imag = UNARY_FUNCTIONS["real"], UNARY_FUNCTIONS["imag"]
     a, b, c, d = real(x), imag(x), real(y), imag(y)
     sub, add = BINARY_FUNCTIONS["subtract"], BINARY_FUNCTIONS["add"]

@@ -46,6 +46,11 @@ class FirstSightPath:
         """Whether this path computes every single-op node of the trace, so they need not run apart."""
         return False
 
+    def model_ready(self, engine, node) -> bool:
+        """Whether this path's model of ``node`` alone is on this machine now (where it is not, the
+        path may start building it, never waited for)."""
+        return False
+
 
 class FirstSightPaths:
     """The engine's first-sight hook over several paths: the first that answers serves."""
@@ -94,6 +99,9 @@ class FirstSightPaths:
 
     def computes_single_op_nodes(self, order) -> bool:
         return any(path.computes_single_op_nodes(order) for path in self.paths)
+
+    def model_ready(self, engine, node) -> bool:
+        return any(path.model_ready(engine, node) for path in self.paths)
 
 
 class Planned:

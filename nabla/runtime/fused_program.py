@@ -16,6 +16,7 @@ comparison's bool result, casts, an integer input; float registers, data through
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
@@ -463,9 +464,37 @@ MATMUL_PRODUCTS = 1 << 18
 MATVEC_PRODUCTS = (1 << 31) - 1
 
 
+#: while a program is planned (``taking_large_matmuls``): whether the kernel takes a matmul past
+#: ``MATMUL_PRODUCTS`` (``node -> bool``, asked once a node), else None: never
+_LARGE: list = [None, {}]
+
+
+@contextlib.contextmanager
+def taking_large_matmuls(takes):
+    """Within it, a matmul past ``MATMUL_PRODUCTS`` fits where ``takes(node)`` says so: where its
+    model, faster there, is not on this machine yet (a first run on a fresh machine never waits
+    for a model's compile: the model is built beside it for later reads)."""
+    _LARGE[0] = takes
+    try:
+        yield
+    finally:
+        _LARGE[0] = None
+        _LARGE[1].clear()
+
+
+def _large_taken(node) -> bool:
+    takes, asked = _LARGE
+    if takes is None:
+        return False
+    found = asked.get(id(node))
+    if found is None or found[0] is not node:
+        found = asked[id(node)] = (node, takes(node))
+    return found[1]
+
+
 def matmul_fits(node) -> bool:
     """Whether the kernel takes ``x @ y`` alone (its operands realized): real operands of one float
-    dtype, or integers, of at most ``MATMUL_PRODUCTS`` products."""
+    dtype, or integers, of at most ``MATMUL_PRODUCTS`` products (any number, ``taking_large_matmuls``)."""
     if node.kwargs.get("complex_storage") or len(node.inputs) != 2:
         return False
     x, y = node.inputs
@@ -474,7 +503,8 @@ def matmul_fits(node) -> bool:
         return False
     (*bx, m, k), (*by, _, n) = x.shape, y.shape
     full = math.prod(tuple(np.broadcast_shapes(tuple(bx), tuple(by))) + (m, k, n))
-    return k > 0 and 0 < full <= (MATVEC_PRODUCTS if m == 1 or n == 1 else MATMUL_PRODUCTS)
+    return k > 0 and 0 < full and (full <= (MATVEC_PRODUCTS if m == 1 or n == 1 else MATMUL_PRODUCTS)
+                                   or _large_taken(node))
 
 
 def _matmul(order, leaves, node, dtype, node_ids, leaf_ids, out_dtype) -> Program | None:

@@ -61,8 +61,10 @@ class FirstSight:
             return None
         traced = r.traced
         node_ids = traced.node_ids
+        engine, kernels = r.engine, self.kernels
         plan = _kept_plan(entry, "program", traced, planned_only,
-                          lambda: programs.plan(traced.order, traced.leaves, r.outputs, node_ids))
+                          lambda: programs.plan(traced.order, traced.leaves, r.outputs, node_ids,
+                                                lambda node: kernels.model_ready(engine, node)))
         if not plan or not programs.ready():
             return None
         values = {node_ids[id(n)]: data[0] for n, data in traced.params} if traced.params else None

@@ -35,7 +35,7 @@ from ..ops.multi_output import concat_op
 from .fused import Plan, ViewPlan, plan as plan_stage
 from .fused_codes import _LOAD, BYTES, CODES, INT_CODES, constant_bits
 from .fused_layouts import Offset
-from .fused_program import _program, matmul_fits, reduction_inside
+from .fused_program import _program, matmul_fits, reduction_inside, taking_large_matmuls
 from .fused_stages import _unfit, stages as first_values
 from .program_kernel import COPY, MAP, NONZERO, REDUCE, SCAN, SCATTER, SCATTER_ADD, family
 from .program_kernel import loaded as _kernel_loaded, module as _kernel_module
@@ -555,24 +555,27 @@ def _kind(dtype) -> str:
     return "bool" if dtype is _dt.bool_ else "int" if dtype.is_integer else "complex" if dtype.is_complex else "float"
 
 
-def schedule(order, leaves, outputs, node_ids) -> ProgramPlan | None:
-    """The program for a trace, or None when some of its work is not the program kernel's."""
-    s = Scheduler(order, leaves, outputs, node_ids)
-    try:
-        s.schedule()
-    except Unplanned:
-        return None
-    finally:
-        _FOREIGN_NODES.clear()
-    return s.plan()
+def schedule(order, leaves, outputs, node_ids, model_ready=None) -> ProgramPlan | None:
+    """The program for a trace, or None when some of its work is not the program kernel's. A matmul
+    past ``MATMUL_PRODUCTS`` is the kernel's where ``model_ready(node)`` is false (no model of it on
+    this machine yet)."""
+    with taking_large_matmuls(None if model_ready is None else lambda node: not model_ready(node)):
+        try:
+            s = Scheduler(order, leaves, outputs, node_ids)
+            s.schedule()
+        except Unplanned:
+            return None
+        finally:
+            _FOREIGN_NODES.clear()
+        return s.plan()
 
 
 class ProgramPath:
     """The engine's hook (``Engine.programs``): a trace's program, and whether the kernel is built."""
 
     @staticmethod
-    def plan(order, leaves, outputs, node_ids):
-        return schedule(order, leaves, outputs, node_ids)
+    def plan(order, leaves, outputs, node_ids, model_ready=None):
+        return schedule(order, leaves, outputs, node_ids, model_ready)
 
     @staticmethod
     def ready() -> bool:

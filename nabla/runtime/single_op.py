@@ -353,6 +353,22 @@ def model(engine, plan_: KernelPlan, builds=None):
     return found
 
 
+def model_ready(engine, node, builds=None) -> bool:
+    """Whether the model that runs ``node`` alone (its first output) is on this machine now. Where it
+    is not, a cold machine's first-run build (``builds``) is asked for it, and not waited for."""
+    if not _served(node):
+        return False
+    picks = _model_picks(node, (0,))  # (asked of single-output ops: a matmul)
+    name, kwargs, dims, _ = _signature(node, picks)
+    if engine.named_model_known(name):
+        return True
+    if builds is not None and builds.pending(engine, name) is None:
+        spec = _encoded(_spec(node, name, kwargs, dims, picks))
+        if spec is not None:
+            builds.ask(engine, spec)
+    return False
+
+
 #: the specs of the models this process found, by name (first met first), for ``_regroup``
 _MET: dict[str, dict] = {}
 #: the order this process met models in, wanted or found: the detached compiler bundles neighbours
@@ -464,3 +480,6 @@ class SingleOpPath(FirstSightPath):
 
     def split(self, engine, order, outputs, runs_elsewhere):
         return split(engine, order, outputs, runs_elsewhere, self.builds)
+
+    def model_ready(self, engine, node):
+        return model_ready(engine, node, self.builds)

@@ -245,7 +245,7 @@ def test_argmax_argmin_over_an_axis_of_one(shape, axis, keepdims):
         assert got.shape == want.shape and same(got, want), name
 
 
-def test_a_failing_expression_does_not_block_other_reads(monkeypatch):
+def test_a_failing_expression_does_not_block_other_reads(monkeypatch, matmul_models):
     from nabla.ops.linalg import matmul_op
 
     def broken(*args, **kwargs):

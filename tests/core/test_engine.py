@@ -122,7 +122,7 @@ def test_static_shape_ops_key_by_size(stats, no_fused):
     assert stats()["graph_builds"] == 2
 
 
-def test_a_read_that_the_fused_kernel_serves_runs_alone(stats, fused_kernels):
+def test_a_read_that_the_fused_kernel_serves_runs_alone(stats, fused_kernels, matmul_models):
     n = 600  # n * n * 2 products: a matmul too large for the fused kernel (a matrix-vector product is not)
     x = nb.asarray(np.arange(n, dtype=np.float32))
     m = nb.asarray(np.eye(n, dtype=np.float32))
