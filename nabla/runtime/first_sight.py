@@ -51,6 +51,10 @@ class FirstSightPath:
         path may start building it, never waited for)."""
         return False
 
+    def model_name(self, node) -> str | None:
+        """The name the engine keeps this path's model of ``node`` alone by, or None."""
+        return None
+
 
 class FirstSightPaths:
     """The engine's first-sight hook over several paths: the first that answers serves."""
@@ -102,6 +106,13 @@ class FirstSightPaths:
 
     def model_ready(self, engine, node) -> bool:
         return any(path.model_ready(engine, node) for path in self.paths)
+
+    def model_name(self, node) -> str | None:
+        for path in self.paths:
+            name = path.model_name(node)
+            if name is not None:
+                return name
+        return None
 
 
 class Planned:

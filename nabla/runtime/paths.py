@@ -62,9 +62,26 @@ class FirstSight:
         traced = r.traced
         node_ids = traced.node_ids
         engine, kernels = r.engine, self.kernels
-        plan = _kept_plan(entry, "program", traced, planned_only,
-                          lambda: programs.plan(traced.order, traced.leaves, r.outputs, node_ids,
-                                                lambda node: kernels.model_ready(engine, node)))
+
+        def make():
+            awaited = []
+
+            def model_ready(node):
+                if kernels.model_ready(engine, node):
+                    return True
+                awaited.append(kernels.model_name(node))
+                return False
+
+            made = programs.plan(traced.order, traced.leaves, r.outputs, node_ids, model_ready)
+            if made and awaited:
+                made.awaited = tuple(name for name in awaited if name is not None)
+            return made
+
+        plan = _kept_plan(entry, "program", traced, planned_only, make)
+        if plan and plan.awaited and any(engine.named_model_known(name) for name in plan.awaited):
+            # (a model it waited for is built now, faster than the program kernel: planned again)
+            entry.program.pop(tuple(leaf.shape for leaf in traced.leaves), None)
+            plan = _kept_plan(entry, "program", traced, planned_only, make)
         if not plan or not programs.ready():
             return None
         values = {node_ids[id(n)]: data[0] for n, data in traced.params} if traced.params else None

@@ -128,6 +128,9 @@ class ProgramPlan:
     and foreign ops, with the places each run fills in."""
 
     kind = "program"
+    #: names of the single-op models of the large matmuls it takes because they were not on the
+    #: machine when it was planned (``paths.FirstSight.program_run`` plans again once one is)
+    awaited: tuple = ()
 
     def __init__(self, stages, buffers, outputs, buffer_of):
         self.stages = len(stages)

@@ -483,3 +483,7 @@ class SingleOpPath(FirstSightPath):
 
     def model_ready(self, engine, node):
         return model_ready(engine, node, self.builds)
+
+    @staticmethod
+    def model_name(node):
+        return _signature(node, _model_picks(node, (0,)))[0] if _served(node) else None
