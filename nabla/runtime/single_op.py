@@ -353,12 +353,21 @@ def model(engine, plan_: KernelPlan, builds=None):
     return found
 
 
+def _alone_picks(node):
+    return _model_picks(node, (0,))  # (asked of single-output ops: a matmul)
+
+
+def model_name(node) -> str | None:
+    """The name of the model that runs ``node`` alone (its first output), or None where none can."""
+    return _signature(node, _alone_picks(node))[0] if _served(node) else None
+
+
 def model_ready(engine, node, builds=None) -> bool:
     """Whether the model that runs ``node`` alone (its first output) is on this machine now. Where it
     is not, a cold machine's first-run build (``builds``) is asked for it, and not waited for."""
     if not _served(node):
         return False
-    picks = _model_picks(node, (0,))  # (asked of single-output ops: a matmul)
+    picks = _alone_picks(node)
     name, kwargs, dims, _ = _signature(node, picks)
     if engine.named_model_known(name):
         return True
@@ -484,6 +493,4 @@ class SingleOpPath(FirstSightPath):
     def model_ready(self, engine, node):
         return model_ready(engine, node, self.builds)
 
-    @staticmethod
-    def model_name(node):
-        return _signature(node, _model_picks(node, (0,)))[0] if _served(node) else None
+    model_name = staticmethod(model_name)
