@@ -21,6 +21,7 @@ from ..ops import aliasing
 from ..ops.creation import full_like as _full_like, operand_constant
 from ..ops.elementwise import astype as _astype, complex_from_parts, where as _where
 from . import _dtypes as D
+from ._items import face
 from ._ndarray import ndarray
 from ..ops.index_primitives import scatter_add_op
 
@@ -59,6 +60,11 @@ def _as_out(out, nout: int):
             raise ValueError(f"nabla.numpy: out must have {nout} entries, got {len(out)}")
         return out
     return (out,)
+
+
+def _is_host_date(a) -> bool:
+    """Whether ``a`` is NumPy's date or duration (a scalar, or an array of kind M or m)."""
+    return isinstance(a, (_np.datetime64, _np.timedelta64)) or (type(a) is _np.ndarray and a.dtype.kind in "Mm")
 
 
 def _deferred(owner, u, method: str, args, kwargs):
@@ -186,8 +192,10 @@ class ufunc:
             r = plain(*args)
             if r is not None:
                 return r
+        if any(_is_host_date(a) for a in args):  # NumPy's dates and durations: the face's date arrays
+            args = tuple(face().asarray(a) if _is_host_date(a) else a for a in args)
         for a in args:
-            if hasattr(type(a), "__nabla_ufunc__"):  # masked arrays: the masked ufunc of this name
+            if hasattr(type(a), "__nabla_ufunc__"):  # masked arrays, dates: the ufunc of this name for them
                 given = {k: v for k, v in (("out", out), ("where", where), ("dtype", dtype))
                          if v is not (True if k == "where" else None)}
                 return _deferred(a, self, "__call__", args, {**given, **kwargs})

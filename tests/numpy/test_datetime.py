@@ -457,3 +457,18 @@ def test_log_processing_script():
         else:
             same(g, w)
     assert int(numpy.asarray(got[4]).sum()) == int(want[4].sum()) > 400
+
+
+@pytest.mark.parametrize("case", [
+    lambda m: numpy.datetime64("2020-01-01") + m.arange(3),
+    lambda m: m.arange(3) + numpy.datetime64("2020-01-01T06", "h"),
+    lambda m: m.add(numpy.datetime64("2020-01-01"), m.arange(3)),
+    lambda m: m.arange(3) * numpy.timedelta64(2, "h"),
+    lambda m: numpy.datetime64("2020-03-01") - m.asarray(numpy.array(["2020-01-01", "NaT"], "M8[D]")),
+    lambda m: m.maximum(numpy.array(["2020-01-05"], "M8[D]"), m.asarray(numpy.array(["2020-01-01", "2020-02-01"], "M8[D]"))),
+    lambda m: m.arange(3) < numpy.timedelta64(2, "D"),
+])
+def test_numpy_date_scalars_meet_number_arrays(case):
+    """NumPy's dates and durations as operands of the face's ufuncs and operators, beside arrays of
+    numbers (ticks in the date's unit), as NumPy computes them."""
+    same(case(fnp), case(numpy))
