@@ -18,19 +18,21 @@ from ..ops import aliasing
 from ..ops.bit_views import bit_view, put_back_bits
 from ..ops.elementwise import astype as _astype
 from . import _arrays as A, _datetime, _dtypes as D, _indexing as I, _math as M, _reductions as R, _sorting as S
-from . import _reduceat  # noqa: F401  (binds ufunc.reduceat)
+from . import _reduceat
 from ._ndarray import BYTE_VIEWS, _made, _of_type, flatiter, ndarray
 from ._ufunc_table import UFUNCS
+from ._ufuncs import ufunc
 
 
 def bind() -> None:
-    """Give ``ndarray`` its methods and operators, and ``flatiter`` its writes."""
+    """Give ``ndarray`` its methods and operators, ``flatiter`` its writes and ``ufunc`` its ``reduceat``."""
     methods = {"__init__": _init, "__round__": _round, "astype": astype, "reshape": reshape,
                "transpose": transpose, "flatten": flatten, "sort": sort, "nonzero": nonzero, "view": view,
                "__array_ufunc__": __array_ufunc__, "__array_function__": __array_function__}
     for name, fn in {**methods, **_methods(), **_operators()}.items():
         setattr(ndarray, name, fn)
     flatiter.__setitem__ = _flat_setitem
+    ufunc.reduceat = _reduceat.reduceat  # (a method: the ufunc is its first argument)
 
 
 def _init(self, impl, dtype=float, *args, **kwargs):

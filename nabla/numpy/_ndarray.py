@@ -275,7 +275,7 @@ def wrap(x: Tensor) -> ndarray:
 
 class flatiter:
     """``a.flat``: ``a`` read and written as one dimension in C order (NumPy's ``flatiter``); indexing
-    gives a new array, writes reach ``a``."""
+    gives a new array, writes reach ``a`` (``__setitem__``, bound by ``_methods.bind``)."""
 
     __slots__ = ("base",)
 

@@ -1,4 +1,4 @@
-"""``ufunc.reduceat`` (bound onto the ufunc class on import): reductions over slices ``indices[i]:indices[i + 1]`` along an axis, on MAX.
+"""``ufunc.reduceat`` (a method of the ufunc class, bound by ``_methods.bind``): reductions over slices ``indices[i]:indices[i + 1]`` along an axis, on MAX.
 
 The slices' elements are gathered one after another (a slice whose end is not past its start is its
 first element alone, as in NumPy), then reduced: associative ufuncs by a segmented scan (Hillis and
@@ -15,7 +15,7 @@ from ..core.tensor import Tensor
 from ..ops.base import tensor_from_host
 from ..ops.elementwise import astype as _astype, where as _where
 from . import _dtypes as D
-from ._ufuncs import _ASSOCIATIVE, ufunc, write_out
+from ._ufuncs import _ASSOCIATIVE, write_out
 
 #: a non-associative ufunc folds one element per step: slices longer than this would build huge traces
 MAX_FOLD = 256
@@ -100,5 +100,3 @@ def _left_folds(u, x, axis, starts, lengths, name):
         r = _where(_on_axis(j < lengths, r, axis), u._fn(r, step), r)
     return r
 
-
-ufunc.reduceat = reduceat  # (a method: the ufunc is its first argument)

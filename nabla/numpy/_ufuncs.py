@@ -166,7 +166,7 @@ def plain_unary(op, dtypes):
 
 
 class ufunc:
-    """A NumPy-style universal function computing on MAX."""
+    """A NumPy-style universal function computing on MAX (``reduceat`` is bound by ``_methods.bind``)."""
 
     #: the op for operands that need no dtype resolution (``plain_binary``), or None
     _plain = None

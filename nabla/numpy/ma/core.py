@@ -180,7 +180,8 @@ def is_masked(x) -> bool:
 
 # --- the array ----------------------------------------------------------------------------------------
 class MaskedArray:
-    """An array with a mask: True marks an invalid (masked) entry. Data and mask are lazy Nabla arrays."""
+    """An array with a mask: True marks an invalid (masked) entry. Data and mask are lazy Nabla arrays.
+    Its NumPy methods and operators are bound by ``methods.bind`` (they are the package's functions)."""
 
     __slots__ = ("_data", "_mask", "_fill_value", "_hardmask")
     __array_priority__ = 150  # NumPy arrays and Nabla arrays defer their operators to us

@@ -517,5 +517,3 @@ def size(obj, axis=None):
     return int(_np.prod(s)) if axis is None else s[axis]
 
 
-MaskedArray.__matmul__ = _ufuncs._binary(dot)  # (the operator is this module's ``dot``)
-MaskedArray.__rmatmul__ = _ufuncs._reflected(dot)

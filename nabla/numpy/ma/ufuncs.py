@@ -195,21 +195,4 @@ def _inplace(fn, name: str):
     return op
 
 
-def bind() -> None:
-    u = MASKED_UFUNCS
-    names = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
-             "floordiv": "floor_divide", "mod": "remainder", "pow": "power", "and": "bitwise_and",
-             "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "left_shift", "rshift": "right_shift"}
-    for py, name in names.items():
-        setattr(MaskedArray, f"__{py}__", _binary(u[name]))
-        setattr(MaskedArray, f"__r{py}__", _reflected(u[name]))
-        setattr(MaskedArray, f"__i{py}__", _inplace(u[name], name))
-    for py, name in {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal", "gt": "greater",
-                     "ge": "greater_equal"}.items():
-        setattr(MaskedArray, f"__{py}__", _binary(COMPARISONS[name]))
-    for py, name in {"neg": "negative", "pos": "positive", "abs": "absolute", "invert": "invert"}.items():
-        setattr(MaskedArray, f"__{py}__", (lambda f: lambda self: f(self))(u[name]))
-    MaskedArray._masked_ufuncs = u  # (``__array_ufunc__``: NumPy's ufuncs on masked arrays stay ours)
-
-
 __all__ = ["MaskedUfunc", "MASKED_UFUNCS", "power"]
