@@ -1,5 +1,7 @@
 """Nabla: a lazy-eager array framework on Modular's MAX."""
 
+import importlib
+
 from .core import (GRAPH, Operation, OutputRefs, PyTreeDef, Tensor, TensorImpl, default_device, default_dtype,
                    engine_stats, register_dataclass_node, traced, register_pytree_node, reset_engine_stats, tree_flatten,
                    tree_leaves, tree_map, tree_structure, tree_unflatten)
@@ -47,8 +49,6 @@ _SHARDING_NAMES = ("DeviceMesh", "NamedSharding", "P", "PartitionSpec", "device_
 
 
 def __getattr__(name):
-    import importlib
-
     if name in ("numpy", "sharding"):
         return importlib.import_module("." + name, __name__)
     if name == "random":  # NumPy's random API on MAX, where libraries look for ``<library>.random`` (Dask)

@@ -12,14 +12,14 @@ from .transforms import autodiff
 
 def _shard(self, mesh, spec=None):
     """``self`` laid out on ``mesh`` as ``spec`` (see ``nabla.sharding.shard``)."""
-    from .sharding import shard
+    from .sharding import shard  # (lazy: nabla.sharding loads at its first use, see nabla.__getattr__)
 
     return shard(self, mesh, spec)
 
 
 def _addressable_shards(self):
     """JAX's ``addressable_shards``: each device's block (see ``nabla.sharding.addressable_shards``)."""
-    from .sharding import addressable_shards
+    from .sharding import addressable_shards  # (lazy: as above)
 
     return addressable_shards(self)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 
 import numpy as np
+from max import driver
 
 from .. import ops as _ops
 from ..core import dtypes as _dt, tensor_impl
@@ -195,8 +196,6 @@ def from_dlpack(x, /, *, device=None, copy=None) -> Tensor:
 def _from_accelerator_dlpack(x, device, copy) -> Tensor:
     """An accelerator's buffer taken as it is (copied on that device unless ``copy=False``: the
     producer may write to it later, and Nabla's tensors do not change)."""
-    from max import driver
-
     try:
         buf = driver.Buffer.from_dlpack(x)
     except Exception as e:  # complex dtypes, strides MAX cannot view

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from max import driver
+
 from ..core import dtypes as _dt
 from ..core.context import cpu, get_default_device, get_default_dtype, get_default_int_dtype
 from ._dtypes import DTYPES, isdtype
@@ -17,8 +19,6 @@ class _Info:
         return get_default_device()
 
     def devices(self) -> list:
-        from max import driver
-
         return [cpu(), *(driver.Accelerator(i) for i in range(driver.accelerator_count()))]
 
     def default_dtypes(self, *, device=None) -> dict:

@@ -14,8 +14,13 @@ come for ``idle_seconds``, which hands the compiler's memory back.
 from __future__ import annotations
 
 import collections
+import ctypes
 import os
+import shutil
+import subprocess
+import sys
 import threading
+import time
 from concurrent.futures import Future
 from types import SimpleNamespace
 
@@ -194,6 +199,7 @@ class BackgroundCompiler:
             if self._exiting:
                 raise RuntimeError("nabla: the program is exiting; the compile was not started")
             if self._pool is None:
+                # (lazy: MAX's modules beyond its driver and dtypes load where used; max.graph alone costs ~0.1 s)
                 from max.driver import DeviceSpec, accelerator_count
                 from max.experimental.compile_pool import ProcessCompilePool
 
@@ -228,6 +234,7 @@ class BackgroundCompiler:
                     pass
 
     def _compile_here(self, bytecode: bytes, extensions):
+        # (lazy: MAX's modules beyond its driver and dtypes load where used; max.graph alone costs ~0.1 s)
         from max import mlir
         from max._core import Operation
         from max._mlir_context import ensure_default_mlir_context
@@ -250,7 +257,7 @@ def _pool_can_start() -> bool:
     """Whether MAX's compile pool can start its workers here: its forkserver's children take this
     process's multiprocessing start method, and one the standard library does not know (joblib's
     loky workers set ``loky``) fails in each of them."""
-    import multiprocessing
+    import multiprocessing  # (lazy: only a compile pool's start asks; nothing else of Nabla needs it)
 
     method = multiprocessing.get_start_method(allow_none=True)
     return method is None or method in multiprocessing.get_all_start_methods()
@@ -260,11 +267,6 @@ def start_detached(lock_name: str, module: str, args=(), stale_after: float = 90
     """Start ``python -m <module> LOCK *args`` detached from this process, at nice 19, unless another
     holds the lock file in the kernel cache (one such process per machine; it removes the lock when
     done, and a lock older than ``stale_after`` seconds is taken to be a process that died)."""
-    import os
-    import subprocess
-    import sys
-    import time
-
     root = kernel_cache_dir()
     if root is None:
         return False
@@ -288,8 +290,6 @@ def start_detached(lock_name: str, module: str, args=(), stale_after: float = 90
         try:
             child = subprocess.Popen(argv, preexec_fn=_background_priority, **quiet)
         except RuntimeError:  # Python >= 3.12 refuses preexec_fn while exiting (atexit starts these)
-            import shutil
-
             nice = shutil.which("nice")
             child = subprocess.Popen(([nice, "-n", "19"] if nice else []) + argv, **quiet)
         os.write(fd, str(child.pid).encode())
@@ -305,8 +305,6 @@ def _background_priority() -> None:
     """Nice 19 for a detached process, and for its session's scheduling group: with Linux's
     autogroups (on by default) a new session competes with the user's session as an equal, so
     the process's own nice value alone left it a whole core of a 2-core machine."""
-    import os
-
     os.nice(19)
     try:
         with open("/proc/self/autogroup", "w") as f:
@@ -325,8 +323,6 @@ def die_with_parent() -> None:
 
 def _prctl():
     try:
-        import ctypes
-
         return ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):  # (not Linux)
         return None
@@ -338,8 +334,6 @@ _PRCTL = _prctl()
 def _holder_alive(lock) -> bool | None:
     """Whether the process a lock file names is alive; None when it names none (being written, or
     written by an older Nabla)."""
-    import os
-
     try:
         text = lock.read_text().strip()
     except OSError:

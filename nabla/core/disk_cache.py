@@ -20,6 +20,8 @@ import time
 import uuid
 from pathlib import Path
 
+import max
+
 _FORMAT = "v3"  # bump when the meaning of a structure key or of an entry changes
 _CONTENT_DIGITS = 16
 
@@ -29,12 +31,10 @@ def _max_tag() -> str:
     """``max-<version>``, read from MAX's dist-info folder name beside its package when there is
     one (``importlib.metadata`` costs ~20 ms of import time), else from the metadata."""
     try:
-        import max
-
         for path in max.__path__:
             for info in Path(path).parent.glob("max-*.dist-info"):
                 return "max-" + info.name[len("max-"):-len(".dist-info")]
-        from importlib.metadata import version
+        from importlib.metadata import version  # (lazy: see above)
 
         return f"max-{version('max')}"
     except Exception:

@@ -16,6 +16,7 @@ thread off.
 from __future__ import annotations
 
 import atexit
+import importlib
 import os
 import sys
 import threading
@@ -42,6 +43,7 @@ _stop = threading.Event()
 
 def new_interpreter():
     """MAX's interpreter, and (once per process) the thread that loads its families ahead."""
+    # (lazy: MAX's modules beyond its driver and dtypes load where used; max.graph alone costs ~0.1 s)
     from max.experimental.executor import InterpreterExecutor
 
     executor = InterpreterExecutor(max_ops=None)
@@ -112,9 +114,8 @@ def warm_families(jobs: int | None = None, report=None) -> int:
     resize, norms, nms, roi_align) are left out: Nabla lowers to none of them, and they are ~30% of
     that command's compile time (resize alone a sixth); a process that meets one compiles its sweep
     then. ``report(name, ops)`` hears each family as it lands. Returns the number of kernels."""
-    import importlib
-
     importlib.import_module("max._interpreter_ops")  # registers the families
+    # (lazy: MAX's modules beyond its driver and dtypes load where used; max.graph alone costs ~0.1 s)
     from max._interpreter_ops import gc_compile, warm
 
     families = [f for f in gc_compile.registered_families() if f.name in FAMILIES]
@@ -135,7 +136,7 @@ def warm_families(jobs: int | None = None, report=None) -> int:
 
 def warmed() -> bool:
     """Whether this machine's interpreter kernels are compiled (Nabla's warm or MAX's own)."""
-    try:
+    try:  # (MAX's internal module, imported where asked: another MAX may not have it)
         from max._interpreter_ops import gc_compile
     except Exception:
         return False

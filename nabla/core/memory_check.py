@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 
 import numpy as np
+from max import driver
+from max.dtype import DType
 
 from .models import RealizationError
 
@@ -27,9 +29,6 @@ def enabled() -> bool:
 
 
 def _churn() -> None:
-    from max import driver
-    from max.dtype import DType
-
     cpu = driver.CPU()
     blocks = []
     for n in _CHURN:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import OrderedDict
 from typing import Any, Callable, NamedTuple
 
@@ -23,8 +24,6 @@ def register_pytree_node(cls: type, flatten_fn, unflatten_fn) -> None:
 
 def register_dataclass_node(cls: type) -> type:
     """Class decorator: a dataclass whose fields are all children."""
-    import dataclasses
-
     names = [f.name for f in dataclasses.fields(cls)]
     register_pytree_node(
         cls,

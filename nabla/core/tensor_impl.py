@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
+from max import driver
+
 from .graph import GRAPH, Value
 from .context import as_device, check_process
 from . import dtypes as _dt
@@ -83,9 +86,6 @@ class TensorImpl:
     @classmethod
     def from_host(cls, arr, device=None, copy: bool | None = True) -> "TensorImpl":
         """Host data (a NumPy array) as a realized impl on ``device`` (the host boundary)."""
-        import numpy as np
-        from max import driver
-
         device = as_device(device)
         dtype = _dt.as_dtype(arr.dtype)
         if copy is not False or not arr.flags.c_contiguous:

@@ -4,6 +4,10 @@ whole."""
 
 from __future__ import annotations
 
+import sys
+
+from max import driver
+
 from .context import VirtualCPU
 
 
@@ -18,8 +22,6 @@ def shares_inner_values(order, outputs) -> bool:
     shared (scanning the live pending tensors would make reading n pending scalars O(n^2)).
     Values of nodes without operands (scalar constants, fills) cost nothing to compute again and
     are not counted. Either answer computes the same values: a wrong one only costs time."""
-    import sys
-
     # beyond its uses: the list holding it in ``uses`` and getrefcount's own argument
     return any(sys.getrefcount(entry[0]) > entry[1] + 2 for entry in _inner_uses(order, outputs).values())
 
@@ -46,8 +48,6 @@ _HAS_ACCELERATORS: list = []  # asked once: most machines have none, and the rea
 
 def on_accelerators(leaves, outputs) -> bool:
     if not _HAS_ACCELERATORS:
-        from max import driver
-
         _HAS_ACCELERATORS.append(driver.accelerator_count() > 0)
     return _HAS_ACCELERATORS[0] and (any(not v.device.is_host for v in outputs)
                                      or any(not leaf.device.is_host for leaf in leaves))

@@ -8,6 +8,9 @@ import contextlib
 import struct
 from typing import NamedTuple
 
+from max import driver
+from max.dtype import DType
+
 from .models import RealizationError, mlir_context
 from .values import HostValue
 
@@ -30,8 +33,6 @@ def hashable_params(kwargs: dict) -> tuple:
 
 def scalar_buffer(a):
     """A host buffer of a 0-d array (MAX's ``from_numpy`` refuses 0-d booleans)."""
-    from max import driver
-
     buf = driver.Buffer.from_numpy(a.reshape(1))
     return buf.view(buf.dtype, ())
 
@@ -221,7 +222,7 @@ class TraceLowering:
 
     def _build(self, order, leaves, outputs, node_ids, leaf_ids, dims, symbolic, params=()):
         """A MAX graph of the trace: the leaves' buffers, then the params' (see ``_trace``), as inputs."""
-        from max.dtype import DType
+        # (lazy: MAX's modules beyond its driver and dtypes load where used; max.graph alone costs ~0.1 s)
         from max.graph import DeviceRef, Graph, TensorType
 
         self.stats.graph_builds += 1

@@ -7,12 +7,13 @@ int64), NEP 50 promotion, NumPy's signatures, ufunc objects, the ndarray methods
 
 from __future__ import annotations
 
+import importlib as _importlib
 import math as _pymath
 import types as _types
 
 import numpy as _np
 
-from . import _methods
+from . import _dtypes, _methods, _strings
 from ._ndarray import ndarray
 from ._arrays import *  # noqa: F401,F403
 from ._dtypes import (bool_, byte, can_cast, cdouble, complex64, complex128, complexfloating, csingle, double,  # noqa: F401
@@ -129,12 +130,10 @@ def frompyfunc(*args, **kwargs):
 
 def _face_namespace(ns: dict) -> None:
     """Every public function of a face namespace returns ndarrays (``_dtypes.face``)."""
-    from ._dtypes import face
-
     for name, value in list(ns.items()):
         if not name.startswith("_") and isinstance(value, _types.FunctionType) and \
                 (value.__module__ or "").startswith("nabla."):
-            ns[name] = face(value)
+            ns[name] = _dtypes.face(value)
 
 
 _methods.bind()
@@ -146,16 +145,12 @@ _face_namespace(vars(emath))
 
 def __getattr__(name):
     if name in ("polynomial", "ma"):  # loaded on first use: their classes and tables cost import time
-        import importlib
-
-        return importlib.import_module(f"{__name__}.{name}")
+        return _importlib.import_module(f"{__name__}.{name}")
     if name == "testing":  # NumPy's own assertions: they read Nabla arrays through __array__
-        import numpy.testing
+        import numpy.testing  # (lazy: its own import pulls in unittest and more, ~20 ms)
 
         return numpy.testing
     if name in ("char", "strings"):  # NumPy's own string modules, on the host
-        from ._strings import text_module
-
-        module = globals()[name] = text_module(name)
+        module = globals()[name] = _strings.text_module(name)
         return module
     raise AttributeError(f"module 'nabla.numpy' has no attribute {name!r}")

@@ -547,7 +547,7 @@ class Distributions:
 
     def multivariate_normal(self, mean, cov, size=None, check_valid="warn", tol=1e-8, *, method="svd"):
         """mean + Z A^T with cov = A A^T: A = U sqrt(S) (svd), V sqrt(|w|) (eigh) or the Cholesky factor."""
-        from . import linalg as _la
+        from . import linalg as _la  # (lazy: the face's linalg imports random, which imports this module)
 
         op = "nabla.numpy.random.multivariate_normal"
         if method not in ("svd", "eigh", "cholesky"):

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import operator
 import platform
+from importlib import metadata
 
 import numpy as _np
+from max import driver
 
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
@@ -25,10 +27,6 @@ def _np_dtype(x):
 
 def show_config():
     """Prints the versions of Nabla, MAX and NumPy and the devices MAX sees."""
-    from importlib import metadata
-
-    from max import driver
-
     def version(name):
         try:
             return metadata.version(name)

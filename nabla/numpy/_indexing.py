@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as _np
 
@@ -337,8 +338,6 @@ def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=Fa
     if any(w < 0 for w in ws):
         raise ValueError(f"nabla.numpy.{op}: window_shape cannot contain negative values, got {ws}")
     if writeable:
-        import warnings
-
         warnings.warn(f"nabla.numpy.{op}: the windows are read-only on MAX (gathered; they see writes to x, "
                       f"writes to them cannot reach x)", UserWarning, stacklevel=2)
     axes = tuple(_axis(ax, a.ndim, op) for ax in axes)

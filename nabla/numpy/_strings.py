@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+import types
 import warnings
 
 import numpy as _np
@@ -58,8 +59,6 @@ def _maybe_text(obj) -> bool:
 
 def text_module(name: str):
     """``np.char`` or ``np.strings``: NumPy's module, each name fetched with ``HostStringWarning``."""
-    import types
-
     source = getattr(_np, name)
     module = types.ModuleType(f"nabla.numpy.{name}", f"NumPy's ``numpy.{name}`` on the host (strings are "
                                                      f"not computed on MAX).")

@@ -7,6 +7,7 @@ from ..core.tensor import Tensor
 from .base import Operation, broadcast_shapes, lift_same, normalize_axis
 from .broadcasting import broadcast_physical
 from .view import PermuteOp, inverse_perm, unsqueeze_op
+from ..core.lazy_module import graph_ops as ops
 
 
 class _BatchDimsOp(Operation):
@@ -172,8 +173,6 @@ class StackOp(Operation):
     shape_polymorphic = True
 
     def maxpr(self, *xs):
-        from max.graph import ops
-
         return ops.stack(list(xs), axis=0)
 
 

@@ -6,6 +6,7 @@ translates the user's logical view into physical terms.
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -87,8 +88,6 @@ def flat_form(kwargs: dict, shapes: list, paired: tuple):
     rank, a conformance run asked for a model per rank, 0-d included (its per-element checks), and
     most were still missing a run later (each costs the detached compiler seconds). None when the
     operands broadcast."""
-    import math
-
     logical = [s[:-1] if p else s for s, p in zip(shapes, paired)]
     if any(s != logical[0] for s in logical[1:]):
         return None

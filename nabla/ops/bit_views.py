@@ -27,6 +27,7 @@ from .elementwise import UNARY_FUNCTIONS, complex_from_parts, not_equal, where
 from .indexing import getitem
 from .multi_output import concat
 from .view import reshape, unsqueeze
+from ..core.lazy_module import graph_ops as ops
 
 _UNSIGNED = {1: _dt.uint8, 2: _dt.uint16, 4: _dt.uint32, 8: _dt.uint64}
 #: IEEE formats: (exponent bias, mantissa bits)
@@ -67,8 +68,6 @@ class BitViewOp(Operation):
         return tuple(x.batch_shape) + shape, dtype, x.batch_dims
 
     def maxpr(self, x, *neg, dtype):
-        from max.graph import ops
-
         src = _dt.as_dtype(x.dtype.to_numpy())
         shape = list(x.shape)
         rows = ops.reshape(x, [-1, shape[-1]] if shape else [1, 1])
@@ -90,15 +89,11 @@ bit_view_op = BitViewOp()
 # --- MAX lowerings --------------------------------------------------------------------------------
 
 def _c(value, dtype, like):
-    from max.graph import ops
-
     return ops.constant(value, dtype.max_dtype, like.device)
 
 
 def _to_bits(x, src: _dt.DType, neg):
     """The unsigned word of ``x``'s width holding each element's bit pattern."""
-    from max.graph import ops
-
     u = _UNSIGNED[src.itemsize]
     width = 8 * src.itemsize
     if src.is_bool:
@@ -114,8 +109,6 @@ def _to_bits(x, src: _dt.DType, neg):
 
 
 def _float_bits(x, src, neg, u):
-    from max.graph import ops
-
     bias, mant = _FORMATS[src.itemsize]
     width = 8 * src.itemsize
     f = _dt.float64
@@ -153,8 +146,6 @@ def _steps(limit: int) -> list:
 def _normalize(y, like):
     """``(y / 2**e, e)`` with ``y / 2**e`` in [1, 2) for positive normal float64 ``y``; every step an exact
     multiplication by a power of two."""
-    from max.graph import ops
-
     f = _dt.float64
     e = _c(0.0, f, like)
     for p in [512, 256, 128, 64, 32, 16, 8, 4, 2, 1]:  # down from large values
@@ -170,8 +161,6 @@ def _normalize(y, like):
 
 def _resize_words(bits, a: int, b: int):
     """Words of ``a`` bytes (rows on the last axis) as words of ``b`` bytes, little-endian."""
-    from max.graph import ops
-
     if a == b:
         return bits
     ua, ub = _UNSIGNED[a], _UNSIGNED[b]
@@ -196,8 +185,6 @@ def _resize_words(bits, a: int, b: int):
 
 def _from_bits(bits, dst: _dt.DType):
     """Unsigned words read as ``dst``."""
-    from max.graph import ops
-
     width = 8 * dst.itemsize
     u = _UNSIGNED[dst.itemsize]
     if dst.kind == "u":
@@ -214,8 +201,6 @@ def _from_bits(bits, dst: _dt.DType):
 
 
 def _float_from_bits(magnitude, negative, dst, u):
-    from max.graph import ops
-
     bias, mant = _FORMATS[dst.itemsize]
     width = 8 * dst.itemsize
     f = _dt.float64

@@ -10,6 +10,7 @@ from . import lowerings as L
 from .base import LogicalShapeOperation, Operation, _check_shape, broadcast_shapes, describe
 from .view import reshape_op
 from ..core.context import VMAP_DEPTH
+from ..core.lazy_module import graph_ops as ops
 
 
 class BroadcastToOp(LogicalShapeOperation):
@@ -91,8 +92,6 @@ class SumToOp(_PhysicalShapeOp):
     name = "sum_to"
 
     def maxpr(self, x, *, shape, batch_dims, in_batch_dims):
-        from max.graph import ops
-
         dims = [int(d) for d in x.shape]
         axes = []
         for lo, hi, tlo, thi in ((0, in_batch_dims, 0, batch_dims), (in_batch_dims, len(dims), batch_dims, len(shape))):
@@ -118,8 +117,6 @@ class BroadcastPhysicalOp(_PhysicalShapeOp):
     name = "broadcast_physical"
 
     def maxpr(self, x, *, shape, batch_dims, in_batch_dims):
-        from max.graph import ops
-
         dims = [int(d) for d in x.shape]
         batch, logical = dims[:in_batch_dims], dims[in_batch_dims:]
         padded = [1] * (batch_dims - len(batch)) + batch + [1] * (len(shape) - batch_dims - len(logical)) + logical

@@ -7,6 +7,7 @@ from ..core.tensor import Tensor
 from . import complex_lowerings as C
 from . import lowerings as L
 from .base import UnaryOperation, flat_form, lift_same
+from ..core.lazy_module import graph_ops as ops
 
 
 class CastOp(UnaryOperation):
@@ -29,8 +30,6 @@ class CastOp(UnaryOperation):
 
     @staticmethod
     def _cast(x, dtype, src_complex):
-        from max.graph import ops
-
         if dtype.is_complex:
             real = _dt.real_dtype(dtype).max_dtype
             if src_complex:

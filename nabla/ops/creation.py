@@ -5,6 +5,7 @@ from __future__ import annotations
 import weakref
 
 import numpy as np
+from max.dtype import DType
 
 from ..core import dtypes as _dt
 from ..core.context import as_device, get_default_dtype
@@ -16,9 +17,11 @@ from .base import CreationOperation, _check_shape, default_dtype_for, host_array
 from .casts import astype
 from . import lowerings as L
 from .broadcasting import broadcast_physical
+from ..core.lazy_module import graph_ops as ops
 
 
 def _device_ref(device):
+    # (lazy: MAX's modules beyond its driver and dtypes load where used; max.graph alone costs ~0.1 s)
     from max.graph import DeviceRef
 
     return DeviceRef.from_device(device)
@@ -63,8 +66,6 @@ class ConstantOp(CreationOperation):
         return (), dtype, 0
 
     def maxpr(self, *, value, dtype, device):
-        from max.graph import ops
-
         if dtype.is_complex:
             pair = np.array([value.real, value.imag], dtype=_dt.real_dtype(dtype).numpy_dtype)
             return ops.constant(pair, _dt.real_dtype(dtype).max_dtype, _device_ref(device))
@@ -75,8 +76,6 @@ class FullOp(CreationOperation):
     name = "full"
 
     def maxpr(self, *, shape, value, dtype, device):
-        from max.graph import ops
-
         c = ops.constant(value, dtype.max_dtype, _device_ref(device))
         return L.broadcast_to(c, shape) if shape else c
 
@@ -92,9 +91,6 @@ class IotaOp(CreationOperation):
     name = "iota"
 
     def maxpr(self, *, shape, dtype, device):
-        from max.dtype import DType
-        from max.graph import ops
-
         n = shape[0]
         return ops.range(0, n, 1, out_dim=n, dtype=DType.int64, device=_device_ref(device))
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import threading
 from pathlib import Path
@@ -110,6 +111,7 @@ def kernel_library(package: str) -> Path:
 
 @functools.cache
 def _declared_sign_bit():
+    # (lazy: MAX's modules beyond its driver and dtypes load where used; max.graph alone costs ~0.1 s)
     from max.experimental import custom
 
     (n,) = custom.Symbols("n")
@@ -147,8 +149,7 @@ _LINALG_SIGNATURES = {
 @functools.cache
 def linalg_kernel(name: str, cplx: bool):
     """The declared linalg kernel ``nabla_<family>`` (kernels/linalg/) for float64 stacks."""
-    import re
-
+    # (lazy: MAX's modules beyond its driver and dtypes load where used; max.graph alone costs ~0.1 s)
     from max.experimental import custom
 
     b, m, c, k = custom.Symbols("b", "m", "c", "k")
@@ -173,6 +174,7 @@ def fft_kernel():
     """The FFT kernel (kernels/fft/): x (b, rows, cols) of float32 or float64 transformed along
     axis 1 (or axes 1 and 2), the spec [sign, scaling, dims], and two operands that only carry the
     output's sizes."""
+    # (lazy: MAX's modules beyond its driver and dtypes load where used; max.graph alone costs ~0.1 s)
     from max.experimental import custom
 
     b, r, c, ro, co = custom.Symbols("b", "r", "c", "ro", "co")
@@ -190,6 +192,7 @@ def fft_kernel():
 def sort_kernel():
     """The sort kernel (kernels/sort/): x (b, n, k) sorted along axis 1, stably, into the values and
     the permutation (int64); ``spec`` = [descending]."""
+    # (lazy: MAX's modules beyond its driver and dtypes load where used; max.graph alone costs ~0.1 s)
     from max.experimental import custom
 
     b, n, k = custom.Symbols("b", "n", "k")
@@ -206,6 +209,7 @@ def sort_kernel():
 def random_kernel(dtype):
     """The Philox kernel (kernels/random/): a draw of ``size``'s length into ``dtype`` (uint32 words,
     float32 or float64 values) from ``state`` = [key, start counter, stream, kind]."""
+    # (lazy: MAX's modules beyond its driver and dtypes load where used; max.graph alone costs ~0.1 s)
     from max.experimental import custom
 
     s, m = custom.Symbols("s", "m")  # s: the state's 4 (engines may name any size symbolically)

@@ -12,7 +12,10 @@ Nabla ops so they are differentiable again.
 from __future__ import annotations
 
 import functools
+import math
 import operator
+
+from max.dtype import DType
 
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
@@ -25,14 +28,15 @@ from .broadcasting import broadcast_physical
 from .creation import full
 from .elementwise import UNARY_FUNCTIONS, astype, zeros_like_physical
 from .view import swap_axes, unsqueeze
+from ..core.lazy_module import graph_ops as ops
 
 
 # --- staging a stack for a kernel -----------------------------------------------------------
 
 def stage(x, cplx: bool):
     """(..., m, n[, 2]) -> ((b, m, n*w) float64 on the CPU, (m, n), restore)."""
-    from max.dtype import DType
-    from max.graph import DeviceRef, Dim, ops
+    # (lazy: MAX's modules beyond its driver and dtypes load where used; max.graph alone costs ~0.1 s)
+    from max.graph import DeviceRef, Dim
 
     device, dtype = x.device, x.dtype
     cpu = DeviceRef.CPU()
@@ -110,8 +114,6 @@ class MatrixKernelOperation(KernelOperation):
         a conformance run met a new model for each stack it drew ((3, 2, 3, 3) is not
         (4, 2, 3, 3)), each miss bound the kernel in MAX's interpreter (1.6-2.7 s), and each model
         costs the detached compiler ~18 s."""
-        import math
-
         tail = 3 if kwargs.get("cplx") else 2
         if any(len(s) < tail for s in shapes) or len({tuple(s[:-tail]) for s in shapes}) != 1:
             return None

@@ -20,6 +20,13 @@ for two (k and n - k) halved, and c2r's is r2c with those doubled.
 
 from __future__ import annotations
 
+import functools
+import math
+import operator
+
+import numpy as np
+from max.dtype import DType
+
 from ..core import dtypes as _dt
 from .base import describe
 from .custom_kernels import KernelOperation, WIDER, fft_kernel
@@ -27,6 +34,7 @@ from .creation import full
 from .elementwise import where
 from .ranges import arange
 from .view import reshape
+from ..core.lazy_module import graph_ops as ops
 
 class FftOp(KernelOperation):
     """The DFT along ``axis`` (negative); complex data is interleaved (re, im) storage."""
@@ -59,8 +67,6 @@ class FftOp(KernelOperation):
         """One model per kind, sign, scaling and dtype: the input seen as (outer, n, inner) around
         the transformed axis (a 2-D transform: (outer, rows, n)), its result viewed back; a c2r
         transform of NumPy's default length (2 (m - 1), or 2 m - 1) keeps that length symbolic."""
-        import math
-
         (s,), pair = shapes, [2] if kwargs.get("cplx") else []
         logical = s[:len(s) - len(pair)]
         if kwargs.get("dims", 1) == 2:
@@ -85,12 +91,8 @@ class FftOp(KernelOperation):
                 yield {**c2c, "dims": 2, "cplx": True}, [dtype], [(2, 4, 2)]  # (the order a node's kwargs take)
 
     def maxpr(self, x, *, kind, sign, scaling, n, axis, dims=1, cplx=False):
-        import functools
-        import operator
-
-        import numpy as np
-        from max.dtype import DType
-        from max.graph import DeviceRef, Dim, ops
+        # (lazy: MAX's modules beyond its driver and dtypes load where used; max.graph alone costs ~0.1 s)
+        from max.graph import DeviceRef, Dim
 
         device, cpu = x.device, DeviceRef.CPU()
         gpu = not device.is_cpu()
@@ -141,8 +143,6 @@ def host_view(shape, *, kind, n, axis, dims=1, cplx=False) -> tuple:
     sees it: the data viewed as (outer, rows, inner) around the transformed axis (the 2-D
     transform's rows: the first of its axes; complex: the pair is part of the inner block), the
     result as (outer, rows out, cols out)."""
-    import math
-
     at = len(shape) - (1 if cplx else 0) + axis - (dims - 1)
     outer, rows, inner = math.prod(shape[:at]), shape[at], math.prod(shape[at + 1:])
     rows_out = rows // 2 + 1 if kind == "r2c" else (n if kind == "c2r" else rows)

@@ -8,6 +8,7 @@ import math
 import operator
 
 import numpy as np
+from max.dtype import DType
 
 from ..core import dtypes as _dt
 from ..core.operation import Fused, Operation
@@ -18,6 +19,7 @@ from .creation import full
 from .elementwise import dense_tangents, where, zeros_like_physical
 from .ranges import arange
 from .view import reshape_op
+from ..core.lazy_module import graph_ops as ops
 
 
 def _coords(shape, index) -> np.ndarray:
@@ -64,9 +66,6 @@ class SliceOp(Operation):
         return out
 
     def maxpr(self, x, *, index, shape=None):
-        from max.dtype import DType
-        from max.graph import ops
-
         sizes = list(sliced_shape(index))
         out = sizes if shape is None else list(shape)
         if 0 in sizes:
@@ -127,9 +126,6 @@ class SetSliceOp(Operation):
         return x.cached_shape, x.dtype, x.batch_dims
 
     def maxpr(self, x, v, *, index):
-        from max.dtype import DType
-        from max.graph import ops
-
         coords = _coords(x.shape, index)
         if coords.size == 0:
             return x
@@ -159,8 +155,6 @@ class GatherOp(Operation):
         return s[:axis] + idx.cached_shape + s[axis + 1:], x.dtype, x.batch_dims
 
     def maxpr(self, x, idx, *, axis):
-        from max.graph import ops
-
         return ops.gather(x, idx, axis)
 
     def jvp_rule(self, primals, tangents, output, *, axis):
@@ -185,9 +179,6 @@ class ScatterAddOp(Operation):
         return x.cached_shape, x.dtype, x.batch_dims
 
     def maxpr(self, x, u, idx, *, axis):
-        from max.dtype import DType
-        from max.graph import ops
-
         # gather's output axes (idx's dims at ``axis``) flattened; each element's coordinates for
         # scatter_nd_add: the axis's from idx, the others its own positions (``ops.range``, so the
         # dims may be symbolic: one model serves every size, histogram's and bincount's)
@@ -224,8 +215,6 @@ class ScatterOp(Operation):
         return x.cached_shape, x.dtype, x.batch_dims
 
     def maxpr(self, x, u, idx, *, k):
-        from max.graph import ops
-
         xs = [int(d) for d in x.shape]
         lead = math.prod(xs[:k])
         flat = ops.reshape(x, [lead] + xs[k:])
@@ -285,8 +274,8 @@ class NonzeroOp(Operation):
         return [((size.cached_shape[0],), _dt.int64, 0) for _ in x.cached_shape]
 
     def maxpr(self, x, size):
-        from max.dtype import DType
-        from max.graph import StaticDim, ops
+        # (lazy: MAX's modules beyond its driver and dtypes load where used; max.graph alone costs ~0.1 s)
+        from max.graph import StaticDim
 
         count = size.shape[0]
         if isinstance(count, StaticDim) and int(count) == 0:  # MAX's nonzero wants a positive static size

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import math
+
+from max.dtype import DType
+
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from .base import Operation, broadcast_shapes, describe, lift_same
@@ -12,6 +16,7 @@ from .view import permute_op, reshape, squeeze, swap_axes, unsqueeze
 from .broadcasting import sum_to_like
 from .complex_lowerings import im, pack, re
 from .ranges import arange
+from ..core.lazy_module import graph_ops as ops
 
 
 class MatmulOp(Operation):
@@ -40,8 +45,6 @@ class MatmulOp(Operation):
         """``(b, m, k) @ (b, k, n)``, every size named, when the leading axes match: one model per
         dtype serves every product (array-api-tests' tensordot checks meet a thousand products of
         small shapes per test). An empty sum keeps its concrete 0 (see ``maxpr``)."""
-        import math
-
         tail = 3 if kwargs.get("complex_storage") else 2
         (sx, sy), pair = shapes, [2] * (tail - 2)
         if sx[:-tail] != sy[:-tail] or sx[len(sx) - tail + 1] == 0:
@@ -51,7 +54,8 @@ class MatmulOp(Operation):
         return kwargs, [["b", "m", "k", *pair], ["b", "k", "n", *pair]], [(b, m, k, *pair), (b, k, n, *pair)]
 
     def maxpr(self, x, y, complex_storage=False):
-        from max.graph import StaticDim, ops
+        # (lazy: MAX's modules beyond its driver and dtypes load where used; max.graph alone costs ~0.1 s)
+        from max.graph import StaticDim
 
         out = self._product(x, y, complex_storage)
         k = x.shape[-2 if complex_storage else -1]
@@ -61,11 +65,7 @@ class MatmulOp(Operation):
 
     @staticmethod
     def _product(x, y, complex_storage):
-        from max.graph import ops
-
         if not complex_storage:
-            from max.dtype import DType
-
             signed = {DType.uint8: DType.int8, DType.uint16: DType.int16, DType.uint32: DType.int32,
                       DType.uint64: DType.int64}.get(x.dtype)
             if signed is not None:

@@ -10,6 +10,7 @@ from ..core.trace_lowering import symbolic_dims
 from .broadcasting import broadcast_physical
 from .elementwise import dense_tangents, zeros_like_physical
 from .operands import coerce_operands
+from ..core.lazy_module import graph_ops as ops
 
 
 class SplitOp(Operation):
@@ -22,8 +23,6 @@ class SplitOp(Operation):
         return [(s[:axis] + (n,) + s[axis + 1:], x.dtype, x.batch_dims) for n in sizes]
 
     def maxpr(self, x, *, sizes, axis):
-        from max.graph import ops
-
         return ops.split(x, list(sizes), axis)
 
     def jvp_rule(self, primals, tangents, outputs, *, sizes, axis):
@@ -63,8 +62,6 @@ class ConcatOp(Operation):
         return s[:axis] + (sum(x.cached_shape[axis] for x in xs),) + s[axis + 1:], first.dtype, first.batch_dims
 
     def maxpr(self, xs, *, axis):
-        from max.graph import ops
-
         return ops.concat(list(xs), axis)
 
     def jvp_rule(self, primals, tangents, output, *, axis):

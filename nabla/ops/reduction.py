@@ -17,6 +17,7 @@ from .creation import ones
 from .lowerings import const
 from .multi_output import concat
 from .scans import FOLD_FACTORS, cumulative_prod
+from ..core.lazy_module import graph_ops as ops
 
 
 class ReduceOperation(Operation):
@@ -74,8 +75,6 @@ class ReduceOperation(Operation):
         raise NotImplementedError
 
     def maxpr(self, x, *, axes, keepdims):
-        from max.graph import ops
-
         for a in reversed(axes):  # innermost first: later passes see smaller tensors
             x = self.reduce_one(x, a)
         if not keepdims:
@@ -97,8 +96,6 @@ class _MaxReduce(ReduceOperation):
             raise TypeError(f"nabla.{self.name}: unsupported dtype, got {describe(x)}")
 
     def reduce_one(self, x, axis):
-        from max.graph import ops
-
         out = getattr(ops, self.max_fn)(x, axis=axis)
         if self.name in ("max", "min") and x.dtype.is_float():
             # MAX's max/min skip NaN; NumPy's (and the standard's) propagate it

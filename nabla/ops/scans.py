@@ -11,6 +11,7 @@ from .broadcasting import broadcast_physical
 from .creation import full, ones
 from .index_primitives import slice_op
 from .multi_output import concat
+from ..core.lazy_module import graph_ops as ops
 
 
 class CumsumOp(Operation):
@@ -23,8 +24,6 @@ class CumsumOp(Operation):
         return x.cached_shape, x.dtype, x.batch_dims
 
     def maxpr(self, x, *, axis, reverse):
-        from max.graph import ops
-
         if x.shape[axis] == 0:  # symbolic dims stand for sizes of 2 and more
             return x
         return ops.cumsum(x, axis=axis, reverse=reverse)

@@ -7,6 +7,8 @@ as JAX's and PyTorch's do.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..core import dtypes as _dt
 from .base import describe
 from .factorizations import MatrixKernelOperation, check_matrix, conjugate_convention, pair, run_kernel, solve, stage
@@ -14,13 +16,11 @@ from .linalg import adjoint, band_mask, diag_embed, diag_part, matmul
 from .elementwise import UNARY_FUNCTIONS, astype, where, zeros_like_physical
 from .reduction import sum as _sum
 from .view import unsqueeze
+from ..core.lazy_module import graph_ops as ops
 
 
 def _adjoint_value(x, cplx: bool):
     """Conjugate transpose of a MAX value's matrix axes (complex: interleaved storage)."""
-    import numpy as np
-    from max.graph import ops
-
     r = len(x.shape)
     if not cplx:
         return ops.transpose(x, r - 2, r - 1)

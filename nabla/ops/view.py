@@ -9,6 +9,7 @@ from ..core.operation import Fused
 from ..core.tensor import Tensor
 from .base import LogicalShapeOperation, _check_shape, describe, normalize_axis
 from . import lowerings as L
+from ..core.lazy_module import graph_ops as ops
 
 
 class ReshapeOp(LogicalShapeOperation):
@@ -29,13 +30,9 @@ class ReshapeOp(LogicalShapeOperation):
     def single_op_form(self, kwargs, shapes):
         """Any reshape is the identity on the flat data: one model per dtype serves them all
         (array-api-tests' linalg checks meet a thousand reshapes of a few small shapes per test)."""
-        import math
-
         return {"shape": ("n",)}, [["n"]], [(math.prod(shapes[0]),)]
 
     def maxpr(self, x, *, shape):
-        from max.graph import ops
-
         return ops.reshape(x, shape)
 
     # Under vmap a tangent or cotangent can carry more batch dims than its primal (a per-example
@@ -107,8 +104,6 @@ class _UnitAxisOp(LogicalShapeOperation):
     inverse: "_UnitAxisOp"
 
     def maxpr(self, x, *, axis):
-        from max.graph import ops
-
         return getattr(ops, self.max_fn)(x, axis)
 
     def jvp_rule(self, primals, tangents, output, *, axis):

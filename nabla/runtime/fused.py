@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from max import driver
 
 from ..core import dtypes as _dt
 from . import program_kernel
@@ -65,8 +66,6 @@ class Plan:
 
     def run(self, model, leaf_buffers, out_shape, values=None):
         """One call of the program kernel running this program alone (``model``: the kernel)."""
-        from max import driver
-
         p = self.program
         coded = self.dtype is BYTES
         out_dtype = p.out_dtype if coded else (_dt.int64 if p.count else p.dtype)

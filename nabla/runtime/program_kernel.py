@@ -21,6 +21,7 @@ pays that floor once per step.
 
 from __future__ import annotations
 
+import ctypes
 import fcntl
 import functools
 import os
@@ -192,8 +193,6 @@ class _Loaded:
     the call)."""
 
     def __init__(self, path: Path, exports: dict):
-        import ctypes
-
         self.library = ctypes.CDLL(str(path))
         for name, ints in exports.items():
             export = getattr(self.library, f"nabla_{name}")

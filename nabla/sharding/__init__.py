@@ -8,8 +8,9 @@ lays a tensor out on a mesh; every later op propagates the layout by its family'
 from __future__ import annotations
 
 from ..core import pickling as _pickling
-from ..core.context import VirtualCPU, virtual_cpus
+from ..core.context import VirtualCPU, accelerator, cpu, virtual_cpus
 from ..core.tensor import Tensor
+from ..ops.creation import asarray
 from .collectives import (all_gather as all_gather_blocks, all_to_all, axis_index, pmax, pmean, pmin, ppermute,
                           psum, psum_scatter, pvary)
 from .mesh import DeviceMesh, DimSpec, NamedSharding, P, PartitionSpec, ShardingSpec
@@ -62,13 +63,9 @@ def all_reduce(x: Tensor) -> Tensor:
 def device_put(x, sharding=None) -> Tensor:
     """JAX's ``device_put``: a ``NamedSharding`` lays ``x`` out on a mesh; a device moves it."""
     if isinstance(sharding, NamedSharding):
-        from ..ops.creation import asarray
-
         return shard(x if isinstance(x, Tensor) else asarray(x), sharding.mesh, sharding.spec)
     if isinstance(x, Tensor):
         return x if sharding is None else x.to_device(sharding)
-    from ..ops.creation import asarray
-
     return asarray(x, device=sharding)
 
 
@@ -83,8 +80,6 @@ def _describe_layout(layout: ShardingSpec) -> dict:
 
 def _restore_layout(x: Tensor, described: dict) -> Tensor:
     """``x`` laid out as ``described``; on a simulated mesh where this process lacks the devices."""
-    from ..core.context import accelerator, cpu
-
     devices = None
     if described["devices"] is not None:
         try:

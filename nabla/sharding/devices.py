@@ -12,10 +12,16 @@ the derivative rules), and each output ``Value`` names its own device.
 from __future__ import annotations
 
 import threading
+import time
+
+import numpy as np
+from max import driver
+from max.dtype import DType
 
 from ..core import trace_lowering
 from ..core.graph import GRAPH, Node, Value
 from ..ops.base import Operation
+from ..core.lazy_module import graph_ops as ops
 
 #: bytes of a CPU's signal buffer: MAX's interpreter ignores them (a GPU's is
 #: ``max.nn.comm.Signals.NUM_BYTES``, ~281 MiB, allocated once per process for all accelerators)
@@ -33,7 +39,7 @@ class _Signals:
         self._lock = threading.Lock()
 
     def input_type(self, device):
-        from max.dtype import DType
+        # (lazy: MAX's modules beyond its driver and dtypes load where used; max.graph alone costs ~0.1 s)
         from max.graph import BufferType, DeviceRef
 
         return BufferType(DType.uint8, (self._bytes(device),), device=DeviceRef.from_device(device))
@@ -42,6 +48,7 @@ class _Signals:
     def _bytes(device) -> int:
         if device.is_host:
             return SIGNAL_BYTES
+        # (lazy: MAX's modules beyond its driver and dtypes load where used; max.graph alone costs ~0.1 s)
         from max.nn.comm import Signals
 
         return Signals.NUM_BYTES
@@ -57,12 +64,10 @@ class _Signals:
         return buf
 
     def _allocate(self, device) -> None:
-        import numpy as np
-        from max import driver
-
         if device.is_host:
             self._buffers[(device.label, device.id)] = driver.Buffer.from_numpy(np.zeros(SIGNAL_BYTES, np.uint8))
             return
+        # (lazy: MAX's modules beyond its driver and dtypes load where used; max.graph alone costs ~0.1 s)
         from max.nn.comm import Signals
 
         # every accelerator at once: allocating enables peer access among them and initializes the
@@ -85,7 +90,8 @@ class TransferOp(Operation):
     shape_polymorphic = True
 
     def maxpr(self, x, *, to):
-        from max.graph import DeviceKind, DeviceRef, ops
+        # (lazy: MAX's modules beyond its driver and dtypes load where used; max.graph alone costs ~0.1 s)
+        from max.graph import DeviceKind, DeviceRef
 
         return ops.transfer_to(x, DeviceRef(DeviceKind(to[0]), to[1]))
 
@@ -98,8 +104,6 @@ class DeviceAllReduceOp(Operation):
     shape_polymorphic = True
 
     def maxpr(self, *xs, signals, kind):
-        from max.graph import ops
-
         xs = list(xs)
         if kind == "sum" and xs[0].device.is_cpu():
             return ops.allreduce.sum(xs, signals)
@@ -120,8 +124,6 @@ class DeviceAllGatherOp(Operation):
     shape_polymorphic = True
 
     def maxpr(self, *xs, signals, axis):
-        from max.graph import ops
-
         return ops.allgather(list(xs), signals, axis=axis)
 
 
@@ -171,9 +173,7 @@ def compile_only(tensors) -> float:
     """Build the graph computing ``tensors`` and compile it for their devices without running it
     (MAX's virtual device mode: ``max.driver.set_virtual_device_*``); return the seconds taken.
     Raises what MAX's compiler raises."""
-    import time
-
-    from max import driver
+    # (lazy: MAX's modules beyond its driver and dtypes load where used; max.graph alone costs ~0.1 s)
     from max.engine import InferenceSession
 
     values = [v for t in tensors for v in t._impl._values]

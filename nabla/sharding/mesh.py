@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 import numbers
 
+from max import driver
+
 from ..core.context import SEVERAL_DEVICES, as_device, get_default_device
 
 REDUCE_KINDS = ("sum", "max", "min")
@@ -18,8 +20,6 @@ REDUCE_KINDS = ("sum", "max", "min")
 
 def _compile_only() -> bool:
     """MAX's virtual device mode: graphs for its virtual accelerators compile and never run."""
-    from max import driver
-
     return driver.is_virtual_device_mode()
 
 
