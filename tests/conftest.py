@@ -179,8 +179,8 @@ def no_single_op_models(monkeypatch, tmp_path):
 
     engine = nb.core.graph.GRAPH.engine
     monkeypatch.setattr(engine, "single_op_models", True)
-    monkeypatch.setattr(engine, "kernel_disk", ModelDiskCache(tmp_path))
-    monkeypatch.setattr(engine, "_named", {})
+    monkeypatch.setattr(engine, "single_op_disk", ModelDiskCache(tmp_path))
+    monkeypatch.setattr(engine, "_single_op_entries", {})
     monkeypatch.setattr(engine, "_bundled", {})
     monkeypatch.setattr(engine, "_bundle_use", {})
     monkeypatch.setattr(single_op, "_WANTED", {})

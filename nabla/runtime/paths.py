@@ -78,7 +78,7 @@ class FirstSight:
             return made
 
         plan = _kept_plan(entry, "program", traced, planned_only, make)
-        if plan and plan.awaited and any(engine.named_model_known(name) for name in plan.awaited):
+        if plan and plan.awaited and any(engine.single_op_model_known(name) for name in plan.awaited):
             # (a model it waited for is built now, faster than the program kernel: planned again)
             entry.program.pop(tuple(leaf.shape for leaf in traced.leaves), None)
             plan = _kept_plan(entry, "program", traced, planned_only, make)

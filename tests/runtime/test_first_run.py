@@ -70,7 +70,7 @@ class _Engine:
     def __init__(self, known=()):
         self.known = set(known)
 
-    def named_model_known(self, name):
+    def single_op_model_known(self, name):
         return name in self.known
 
 
@@ -163,7 +163,7 @@ def test_a_machine_whose_interpreter_is_warm_builds_them_too(monkeypatch):
     monkeypatch.setattr(engine, "_interpreter_warm", True)
     monkeypatch.setattr(engine, "policy", "auto")
     monkeypatch.delenv("NABLA_FIRST_RUN", raising=False)
-    assert first_run.enabled(engine) == (engine.kernel_disk is not None)
+    assert first_run.enabled(engine) == (engine.single_op_disk is not None)
 
 
 def _a_cold_machine(monkeypatch, tmp_path, models: list) -> None:
@@ -281,9 +281,9 @@ def test_a_part_another_process_is_building_is_waited_for(tmp_path):
     from nabla.core.engine import Engine
 
     engine = Engine()
-    engine.kernel_disk = ModelDiskCache(tmp_path)
+    engine.single_op_disk = ModelDiskCache(tmp_path)
     names = ["fused-map-float32-x", "op1-sort-y"]
-    other = engine.kernel_disk.claim(ModelDiskCache.key_digest("first-run part:" + ",".join(sorted(names))))
+    other = engine.single_op_disk.claim(ModelDiskCache.key_digest("first-run part:" + ",".join(sorted(names))))
     assert other.try_take()
     entered = threading.Event()
 
