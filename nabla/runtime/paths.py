@@ -156,7 +156,7 @@ def _hit(r, entry, run):
 
 
 def single_op_nodes_first(outputs):
-    """Single-op nodes (ops marked ``single_op``: kernels with first-sight models of their own)
+    """Single-op nodes (ops marked ``single_op``: kernels with single-op models of their own)
     realized apart from the rest of the trace, inputs first: each then runs alone on its model,
     where inside a joint graph MAX's interpreter would bind the kernel (seconds per process)."""
     found: dict[int, list] = {}  # single-op node -> its values the trace uses

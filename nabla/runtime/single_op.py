@@ -215,8 +215,8 @@ def plan(order, leaves, outputs, node_ids, leaf_ids):
 def _model_picks(node, picks: tuple):
     """The outputs a node's model gives: a kernel op's give all (its kernel computes them all
     anyway), so one model serves ``sort`` and ``argsort``, ``eigh`` and ``eigvalsh``, where a model
-    per subset the trace reads would multiply the models, and a kernel model missed costs a kernel
-    bind in MAX's interpreter (seconds). Others give what the trace reads (None: all)."""
+    per subset the trace reads would multiply the models, and a kernel op's model missed costs a
+    kernel bind in MAX's interpreter (seconds). Others give what the trace reads (None: all)."""
     return None if node.op.single_op else picks
 
 
@@ -463,9 +463,9 @@ atexit.register(_compile_elsewhere)
 
 def _families_missing(root) -> list:
     """The family members (see ``family``) of the kernel ops this process missed that the machine
-    lacks, each as missed 0 times: the detached compiler takes them after the kernel models that
-    were missed and before other models (a kernel model saves seconds of kernel binding in MAX's
-    interpreter, another one milliseconds)."""
+    lacks, each as missed 0 times: the detached compiler takes them after the kernel ops' models
+    that were missed and before other models (a kernel op's model saves seconds of kernel binding in
+    MAX's interpreter, another one milliseconds)."""
     ops = registry()
     disk = ModelDiskCache(root)
     wanted = {spec["op"] for spec in _WANTED.values() if spec.get("reuse") == KERNEL}

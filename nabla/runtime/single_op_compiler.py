@@ -1,4 +1,4 @@
-"""The detached compiler of first-sight models (``python -m nabla.runtime.single_op_compiler LOCK
+"""The detached compiler of single-op models (``python -m nabla.runtime.single_op_compiler LOCK
 CACHE_DIR``): a nice-19 process that drains the specs exiting processes queued in the kernel cache
 (``single_op._compile_elsewhere``), most useful first, compiling them in bundles. What a model
 computes is decided in ``single_op.py``; this file only schedules and builds, so neither is part
