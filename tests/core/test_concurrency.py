@@ -240,7 +240,7 @@ def _fresh_engine(directory):
 
     engine = new_engine()
     engine.disk = ModelDiskCache(directory)
-    engine.single_op_models = False  # not the models this machine's library happens to hold
+    engine.single_op_models = False  # not the single-op models this machine happens to hold
     return engine
 
 

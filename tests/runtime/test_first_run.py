@@ -168,7 +168,7 @@ def test_a_machine_whose_interpreter_is_warm_builds_them_too(monkeypatch):
 
 def _a_cold_machine(monkeypatch, tmp_path, models: list) -> None:
     """This process as on a machine whose interpreter is cold, with a manifest of ``models`` and
-    the kernel cache of ``tmp_path`` (the library ``no_single_op_models`` made)."""
+    the kernel cache of ``tmp_path`` (the one ``no_single_op_models`` made)."""
     manifest = tmp_path / "first_run.json"
     manifest.write_text(json.dumps({"fused": [], "models": models}))
     monkeypatch.setattr(first_run, "MANIFEST", manifest)
@@ -204,7 +204,7 @@ def test_a_cold_machine_waits_for_the_part_that_builds_its_model(no_single_op_mo
 
 def test_a_cold_machine_builds_a_model_the_manifest_lacks_on_a_worker(no_single_op_models, no_library_kernels, stats,
                                                                       monkeypatch, tmp_path):
-    """A kernel op the manifest does not list (a complex cholesky, where the program kernel's
+    """A kernel op the manifest does not list (a complex cholesky, where the op kernels'
     library does not run it), met on a cold machine, is built
     at once by an extra worker of the first-run build and run on its model with NumPy's values:
     not interpreted (a cold interpreter took 15-65 s for such a call), not compiled here; a second

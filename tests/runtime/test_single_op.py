@@ -62,7 +62,7 @@ def test_canonical_forms_give_one_model_per_dtype_with_numpys_values(stats, no_s
 def test_a_linalg_model_serves_every_stack_of_a_matrix_shape(stats, no_single_op_models, no_library_kernels):
     """Linalg kernels take their operands as (b, m, n), all symbolic: once this machine has
     their models, stacks of any leading shape and matrix size run on them, with NumPy's values,
-    and no trace meets MAX's interpreter (where the program kernel's library does not run them)."""
+    and no trace meets MAX's interpreter (where the op kernels' library does not run them)."""
     single_op = no_single_op_models
     rng = np.random.default_rng(0)
 
@@ -120,7 +120,7 @@ def test_argmax_and_argmin_models_serve_every_axis_and_size(stats, no_single_op_
 
 
 def test_fft_models_serve_every_axis_rank_and_default_length(stats, no_single_op_models, no_library_kernels):
-    """Where the program kernel's library does not run it, a transform's model sees its input as (outer, n, inner) around the axis (a 2-D one as
+    """Where the op kernels' library does not run it, a transform's model sees its input as (outer, n, inner) around the axis (a 2-D one as
     (outer, rows, n)), with an inverse's length NumPy's default kept symbolic: once one shape's
     models are compiled, every axis, rank and size runs on them with NumPy's values, and the family
     the models name is the one the first run's list builds."""
@@ -456,9 +456,9 @@ def test_a_renamed_single_op_model_with_the_same_graph_is_linked_not_compiled(mo
 
 def test_a_kernel_ops_family_is_every_model_its_calls_ask_for(monkeypatch, no_single_op_models, no_library_kernels):
     """One miss of a kernel op asks for its whole family (``single_op.family``): the family is
-    exactly the set of models the public functions ask the library for, over dtypes, complex
-    forms, kwargs and matrix shapes (the oracle: the names those calls look up); an exiting process
-    queues the members the machine lacks after its own misses."""
+    exactly the set of models the public functions ask for, over dtypes, complex forms, kwargs and
+    matrix shapes (the oracle: the names those calls look up); an exiting process queues the
+    members the machine lacks after its own misses."""
     import nabla.array_api as xp
     from nabla.runtime import single_op
 
@@ -534,8 +534,8 @@ def test_a_kernel_ops_family_is_every_model_its_calls_ask_for(monkeypatch, no_si
 
     # a process that missed one member queues it, then the rest of its family after its misses
     (name, spec), = [(n, s) for n, s in family.items() if s["op"] == "eigh"][:1]
-    library = nb.core.graph.GRAPH.engine.single_op_disk.directory
-    monkeypatch.setenv("NABLA_KERNEL_CACHE_DIR", str(library))
+    kernel_cache = nb.core.graph.GRAPH.engine.single_op_disk.directory
+    monkeypatch.setenv("NABLA_KERNEL_CACHE_DIR", str(kernel_cache))
     monkeypatch.setenv("NABLA_COMPILE_AT_EXIT", "1")
     started = []
     monkeypatch.setattr(single_op, "start_detached", lambda *a, **k: started.append(a) or False)
@@ -545,7 +545,7 @@ def test_a_kernel_ops_family_is_every_model_its_calls_ask_for(monkeypatch, no_si
     single_op._compile_elsewhere()
     import json
 
-    (queued_file,) = library.glob(QUEUED)
+    (queued_file,) = kernel_cache.glob(QUEUED)
     queued = json.loads(queued_file.read_text())
     assert queued[0]["name"] == name and queued[0]["misses"] == 1
     assert sorted(s["name"] for s in queued[1:]) == sorted(n for n, s in family.items() if s["op"] == "eigh" and n != name)
