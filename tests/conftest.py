@@ -22,9 +22,9 @@ if not AS_USER:
         os.environ["NABLA_CACHE_DIR"] = tempfile.mkdtemp(prefix="nabla-test-cache-")
         # removed at exit, after Nabla's own exit work (registered before nabla is imported, so run after it)
         atexit.register(shutil.rmtree, os.environ["NABLA_CACHE_DIR"], ignore_errors=True)
-    # the single-op kernel models this session's many structures want are not compiled at its exit
+    # the single-op models this session's many structures want are not compiled at its exit
     os.environ.setdefault("NABLA_COMPILE_AT_EXIT", "0")
-    # nor does a cold machine's first-run build start (tests/core/test_first_run.py turns it on where it is
+    # nor does a cold machine's first-run build start (tests/runtime/test_first_run.py turns it on where it is
     # the subject): the session would spend both cores on models its tests do not count on
     os.environ.setdefault("NABLA_FIRST_RUN", "0")
     # a structure met twice is compiled however young the process (the compile paths are what many
@@ -164,7 +164,7 @@ def without_fused_kernel(monkeypatch):
 
 @pytest.fixture
 def no_library_kernels(monkeypatch):
-    """The program kernel's library runs no kernel op (as where it is not built): a lone linalg,
+    """The op kernels' library runs no kernel op (as where it is not built): a lone linalg,
     FFT, sort or random node takes its single-op model."""
     from nabla.runtime.library_kernels import LibraryKernels
 
@@ -179,8 +179,8 @@ def no_single_op_models(monkeypatch, tmp_path):
 
     engine = nb.core.graph.GRAPH.engine
     monkeypatch.setattr(engine, "single_op_models", True)
-    monkeypatch.setattr(engine, "kernel_disk", ModelDiskCache(tmp_path))
-    monkeypatch.setattr(engine, "_named", {})
+    monkeypatch.setattr(engine, "single_op_disk", ModelDiskCache(tmp_path))
+    monkeypatch.setattr(engine, "_single_op_entries", {})
     monkeypatch.setattr(engine, "_bundled", {})
     monkeypatch.setattr(engine, "_bundle_use", {})
     monkeypatch.setattr(single_op, "_WANTED", {})

@@ -96,7 +96,7 @@ def test_the_cycle_finder_finds_a_cycle():
 
 def test_no_package_reaches_into_the_engines_private_state():
     """What other packages need from the engine (``nabla/core``) is its public interface:
-    ``trace``, ``tracing``, ``graph_of``, ``signal_buffers``, ``named_model_known``, ..."""
+    ``trace``, ``tracing``, ``graph_of``, ``signal_buffers``, ``single_op_model_known``, ..."""
     import re
 
     reach = re.compile(r"\bengine\._[a-z]\w*")

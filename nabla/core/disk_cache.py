@@ -213,9 +213,9 @@ def model_cache_dir(package_root: Path) -> Path | None:
 
 
 def kernel_cache_dir() -> Path | None:
-    """Where models of Nabla's own kernels live, machine-wide: ``$NABLA_KERNEL_CACHE_DIR``, else
-    ``~/.cache/nabla/<MAX version>/kernels`` (``off`` disables). Entries are named by a digest of
-    the kernels' sources, so they outlive changes elsewhere in Nabla."""
+    """The kernel cache, machine-wide: the single-op models and the Mojo builds of Nabla's kernels
+    (``$NABLA_KERNEL_CACHE_DIR``, else ``~/.cache/nabla/<MAX version>/kernels``; ``off`` disables).
+    Entries are named by a digest of their sources, so they outlive changes elsewhere in Nabla."""
     root = os.environ.get("NABLA_KERNEL_CACHE_DIR")
     if root == "off":
         return None

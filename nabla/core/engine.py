@@ -108,12 +108,12 @@ class Engine(TraceLowering, ModelStore):
         self.single_op_models = os.environ.get("NABLA_SINGLE_OP_MODELS", "1") != "0"
         self.debug_memory = memory_check.enabled()  # every run twice over poisoned memory (a test mode)
         self._interpreter_warm = None
-        self._named: dict[str, _Entry] = {}
+        self._single_op_entries: dict[str, _Entry] = {}
         self._bundled: dict = {}  # (directory, graph symbol) -> a bundle's member loaded with another
         self._bundle_use: dict = {}  # bundle content digest -> [bytes, members, names used]
         self._disk = _UNSET  # the structure cache's folder names a digest of Nabla's sources: found on first use
         kernels = kernel_cache_dir()
-        self.kernel_disk = None if kernels is None else ModelDiskCache(kernels)  # for named models
+        self.single_op_disk = None if kernels is None else ModelDiskCache(kernels)  # for single-op models
         self.max_model_bytes = _bytes_budget()
         self._model_bytes = 0
         self._lock = threading.RLock()

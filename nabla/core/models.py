@@ -1,5 +1,5 @@
 """Compiled models: background compiles and where they land, the byte budget of the loaded ones
-(least recently used evicted to disk), the on-disk cache, and models kept by name (Nabla's kernels).
+(least recently used evicted to disk), the on-disk cache, and single-op models (kept by name).
 
 ``ModelStore`` is the engine's half that owns models; the engine (``engine.py``) decides what to run.
 Both work under the engine's one lock (see engine.py's docstring).
@@ -18,6 +18,9 @@ from .disk_cache import ModelDiskCache
 
 #: resident memory one loaded model costs beyond its MEF file (see docs/realization.md)
 _MODEL_OVERHEAD_BYTES = 4 << 20
+#: the first item of a single-op model's key (a structure's key starts with a tuple); part of the
+#: model's disk digest, so a new spelling renames every single-op model on disk
+_SINGLE_OP = "single_op"
 
 
 
@@ -80,17 +83,19 @@ def execute(model, buffers) -> list:
 
 
 class ModelStore:
-    """Models by structure key (``self._cache``, an LRU) and by name, compiled in the background
-    worker (``self.compiler``), charged against ``max_model_bytes``, saved to and read from disk."""
+    """Models by structure key (``self._cache``, an LRU) and single-op models by name, compiled in
+    the background worker (``self.compiler``), charged against ``max_model_bytes``, saved to and
+    read from disk."""
 
-    def named_model(self, name: str, build, compile: bool = True):
-        """A model kept by name, built by ``build()`` and compiled once per machine in the background
-        (then loaded from disk); until it has landed, the Future of its compile (None if that failed).
+    def single_op_model(self, name: str, build, compile: bool = True):
+        """The single-op model ``name``, built by ``build()`` and compiled once per machine in the
+        background (then loaded from disk); until it has landed, the Future of its compile (None if
+        that failed).
         ``compile=False``: only a model already compiled (in memory or on disk), else None."""
         with self._lock:
-            entry = self._named.get(name)
+            entry = self._single_op_entries.get(name)
             if entry is None:
-                entry = self._named[name] = _Entry(("named", name))
+                entry = self._single_op_entries[name] = _Entry((_SINGLE_OP, name))
                 self.load_from_disk(entry)
             elif entry.model is None and entry.compiling is None and not entry.compile_failed:
                 self.load_from_disk(entry)  # published since (the detached compiler): a stat when not
@@ -129,17 +134,17 @@ class ModelStore:
         fut.add_done_callback(publish)
         return fut
 
-    def named_model_known(self, name: str) -> bool:
-        """Whether the model kept by ``name`` is loaded or on disk, without loading it (a bundle
+    def single_op_model_known(self, name: str) -> bool:
+        """Whether the single-op model ``name`` is loaded or on disk, without loading it (a bundle
         costs ~2.3 ms per MB to load: a trace that only asks whether its nodes have models, and
         runs most of them on the fused kernel, must not pay for theirs)."""
         with self._lock:
-            entry = self._named.get(name)
+            entry = self._single_op_entries.get(name)
             if entry is None:
-                entry = self._named[name] = _Entry(("named", name))  # its first lookup loads it
+                entry = self._single_op_entries[name] = _Entry((_SINGLE_OP, name))  # its first lookup loads it
             elif entry.model is not None:
                 return True
-            disk = self.kernel_disk
+            disk = self.single_op_disk
             if disk is None or entry.compile_failed:
                 return False
             digest = self._digest(entry)
@@ -160,7 +165,7 @@ class ModelStore:
         """``entry``'s compile is ``fut``: it joins the landing queue when it ends (the compiler's
         thread tells), so a poll looks at what has ended, not at every compile under way."""
         entry.compiling = fut
-        fut.nabla_what = (f"Nabla's kernel model {entry.key[1]}" if entry.key[0] == "named"
+        fut.nabla_what = (f"Nabla's single-op model {entry.key[1]}" if entry.key[0] == _SINGLE_OP
                           else f"a model of {', '.join(entry.op_names)}")  # (what a wait on it says)
         self._compiling[id(entry)] = entry
         fut.add_done_callback(lambda _, entry=entry: self._landed.append(entry))
@@ -210,15 +215,15 @@ class ModelStore:
                 self.load_from_disk(entry)
                 if entry.model is None:
                     entry.compile_failed = True
-                    what = entry.key[1] if entry.key[0] == "named" else ", ".join(entry.op_names)
+                    what = entry.key[1] if entry.key[0] == _SINGLE_OP else ", ".join(entry.op_names)
                     entry.error = RuntimeError(f"nabla: the model ({what}) another process compiled was unreadable")
                 continue
             self._land(entry, compiled)
 
     def compiles_under_way(self) -> bool:
-        """Whether a named model (a kernel's) is being compiled in this process now."""
+        """Whether a single-op model is being compiled in this process now."""
         with self._lock:
-            return any(e.model is None and e.compiling is not None for e in self._named.values())
+            return any(e.model is None and e.compiling is not None for e in self._single_op_entries.values())
 
     def wait_for_compiles(self) -> None:
         """Block until every background compile has landed."""
@@ -266,14 +271,14 @@ class ModelStore:
         return entry.digest
 
     def _disk_of(self, entry):
-        """Named models (Nabla's own kernels) are machine-wide; structures go with Nabla's sources."""
-        return self.kernel_disk if entry.key[0] == "named" else self.disk
+        """Single-op models are machine-wide; structures go with Nabla's sources."""
+        return self.single_op_disk if entry.key[0] == _SINGLE_OP else self.disk
 
     def load_from_disk(self, entry) -> None:
         disk = self._disk_of(entry)
         if disk is None:
             return
-        if entry.key[0] == "named":
+        if entry.key[0] == _SINGLE_OP:
             model, use = self._bundled.pop((disk.directory, bundle_symbol(self._digest(entry))), (None, None))
             if model is not None:  # loaded beside another member of its bundle
                 if entry.key[1] not in use[2]:
@@ -284,16 +289,16 @@ class ModelStore:
         if found is not None:
             model, nbytes = found
             self._charge(entry, model, nbytes)
-            self.stats.disk_loads += entry.key[0] != "named"  # structures only
+            self.stats.disk_loads += entry.key[0] != _SINGLE_OP  # structures only
 
     def _read(self, entry, disk, path, data):
-        """The model in an MEF file; for a named model the file may be a bundle (several models
+        """The model in an MEF file; for a single-op model the file may be a bundle (several models
         compiled as one module: see ``nabla/runtime/single_op.py``), whose other members are kept
         for their own lookups."""
         from max import engine
 
         compiled = engine.read(io.BytesIO(data))
-        if entry.key[0] != "named":
+        if entry.key[0] != _SINGLE_OP:
             return self.session.init(compiled)
         models = self.session.init_all(compiled)
         if len(models) == 1:
@@ -345,13 +350,13 @@ def _bundle_names(path) -> dict:
 
 
 def bundle_symbol(digest: str) -> str:
-    """The graph name of a named model (by its disk digest) inside a bundle."""
+    """The graph name of a single-op model (by its disk digest) inside a bundle."""
     return "k" + digest
 
 
-def named_digest(name: str) -> str:
-    """The disk-cache key of the named model ``name``."""
-    return ModelDiskCache.key_digest(_stable_text(("named", name)))
+def single_op_digest(name: str) -> str:
+    """The disk-cache key of the single-op model ``name``."""
+    return ModelDiskCache.key_digest(_stable_text((_SINGLE_OP, name)))
 
 
 def _stable_text(obj) -> str:

@@ -95,7 +95,7 @@ def parts(engine, every_kernel: bool = False, workers: int = 2) -> list[Part]:
             recorded.append(partner)
     for spec in sorted(recorded, key=lambda s: s.get("first", 0)):
         name = spec_name(spec)
-        if name is not None and not engine.named_model_known(name):
+        if name is not None and not engine.single_op_model_known(name):
             (heavy if spec["op"] in HEAVY else models).append({**spec, "name": name})
     # (split across free workers only where each bundle's own work outweighs another fixed cost)
     bundles = max(1, min(workers - len(out), len(models) // SPLIT), -(-len(models) // BUNDLE))
@@ -295,7 +295,7 @@ def enabled(engine) -> bool:
     would otherwise bind its kernel in the interpreter (seconds each, in every run: a script's
     later runs would take many times as long)."""
     return os.environ.get("NABLA_FIRST_RUN", "1") != "0" and engine.policy == "auto" \
-        and engine.kernel_disk is not None
+        and engine.single_op_disk is not None
 
 
 def _started(engine, name: str) -> bool:
@@ -303,7 +303,7 @@ def _started(engine, name: str) -> bool:
     nothing to build), starting it on a cold machine's first ask for a model not on disk."""
     if not _BUILD:
         # (a model on disk needs no build: asked first)
-        if engine.named_model_known(name) or not enabled(engine):
+        if engine.single_op_model_known(name) or not enabled(engine):
             return False
         with _START_LOCK:
             if not _BUILD:
@@ -373,9 +373,9 @@ def _work() -> None:
         try:
             names = [spec["name"] for spec in task.get("models", ())]
             with _part_claimed(engine, names):  # (another process's build may be making this part)
-                if not all(engine.named_model_known(name) for name in names):
+                if not all(engine.single_op_model_known(name) for name in names):
                     compile_specs(task["models"])
-                ok = all(engine.named_model_known(name) for name in names)
+                ok = all(engine.single_op_model_known(name) for name in names)
             print("done" if ok else "failed", task["index"], flush=True)
         except Exception as e:  # noqa: BLE001 - the parent compiles what it needs itself
             print("failed", task["index"], type(e).__name__, flush=True)
@@ -386,7 +386,7 @@ def _part_claimed(engine, names: list):
     """Hold the kernel cache's claim on building a part, waiting while another process holds it:
     processes started together on a cold machine (a pool's workers) each start a build of the same
     parts, and each part is then compiled once, the others reading it from disk."""
-    disk = engine.kernel_disk
+    disk = engine.single_op_disk
     claim = None if disk is None else disk.claim(ModelDiskCache.key_digest("first-run part:" + ",".join(sorted(names))))
     if claim is not None:
         claim.take()

@@ -4,7 +4,7 @@ The op kernels' shared library (``program_kernel.OP_KERNELS``, built after the p
 exports the kernels of the graph ops' packages (``ops/kernels/linalg``, ``fft``, ``sort``,
 ``random``), the same Mojo functions those ops' custom ops call. A trace of one node of such an op, on host buffers, runs
 there through ctypes: a single-op model of it would be a compile (on a fresh machine a wait for the
-first-run bundle), and MAX's interpreter loads the kernels' library first (seconds per process).
+first-run bundle), and MAX's interpreter loads the kernels' package first (seconds per process).
 Where an op meets other work, ``SingleOpNodesApart`` realizes it alone first, so it lands here.
 
 One table, ``LIBRARY``, keyed by op: how to call that op's kernel for a node (None where the node is

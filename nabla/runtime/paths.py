@@ -78,7 +78,7 @@ class FirstSight:
             return made
 
         plan = _kept_plan(entry, "program", traced, planned_only, make)
-        if plan and plan.awaited and any(engine.named_model_known(name) for name in plan.awaited):
+        if plan and plan.awaited and any(engine.single_op_model_known(name) for name in plan.awaited):
             # (a model it waited for is built now, faster than the program kernel: planned again)
             entry.program.pop(tuple(leaf.shape for leaf in traced.leaves), None)
             plan = _kept_plan(entry, "program", traced, planned_only, make)
@@ -156,7 +156,7 @@ def _hit(r, entry, run):
 
 
 def single_op_nodes_first(outputs):
-    """Single-op nodes (ops marked ``single_op``: kernels with first-sight models of their own)
+    """Single-op nodes (ops marked ``single_op``: kernels with single-op models of their own)
     realized apart from the rest of the trace, inputs first: each then runs alone on its model,
     where inside a joint graph MAX's interpreter would bind the kernel (seconds per process)."""
     found: dict[int, list] = {}  # single-op node -> its values the trace uses

@@ -23,7 +23,7 @@ import os
 import tempfile
 
 from ..core.trace_lowering import hashable_params, scalar_buffer, symbolic_dims
-from ..core.models import execute, named_digest
+from ..core.models import execute, single_op_digest
 from ..core.interpreter import families_loaded
 from .first_sight import FirstSightPath
 from .op_kinds import CONSTANT
@@ -36,7 +36,7 @@ from ..ops import registry
 from ..ops.custom_kernels import KernelOperation, kernel_digest
 
 
-class KernelPlan:
+class SingleOpPlan:
     """How one single-op node runs on its single-op model: which leaves feed it, which of its
     outputs were asked for, and (for ops with a canonical form) the shapes its operands are viewed
     as and its results viewed back from."""
@@ -208,15 +208,15 @@ def plan(order, leaves, outputs, node_ids, leaf_ids):
     name, kwargs, dims, views = _signature(node, model_picks)
     out_shapes = None if views is None else [tuple(int(d) for d in v.shape) for v in outputs]
     arguments = tuple(leaf_ids[id(v)] if v.node is None else -1 - node_ids[id(v.node)] for v in node.inputs)
-    return KernelPlan(name, node, arguments, model_picks, dims, kwargs, views, out_shapes,
-                      None if model_picks is not None else picks)
+    return SingleOpPlan(name, node, arguments, model_picks, dims, kwargs, views, out_shapes,
+                        None if model_picks is not None else picks)
 
 
 def _model_picks(node, picks: tuple):
     """The outputs a node's model gives: a kernel op's give all (its kernel computes them all
     anyway), so one model serves ``sort`` and ``argsort``, ``eigh`` and ``eigvalsh``, where a model
-    per subset the trace reads would multiply the models, and a kernel model missed costs a kernel
-    bind in MAX's interpreter (seconds). Others give what the trace reads (None: all)."""
+    per subset the trace reads would multiply the models, and a kernel op's model missed costs a
+    kernel bind in MAX's interpreter (seconds). Others give what the trace reads (None: all)."""
     return None if node.op.single_op else picks
 
 
@@ -248,7 +248,7 @@ def split(engine, order, outputs, runs_elsewhere=lambda node, results: False, bu
             continue  # the fused kernel takes it alone: no model to ask for
         picks = _model_picks(n, tuple(v.index for v in used[id(n)]))
         name, kwargs, dims, _ = _signature(n, picks)
-        if not engine.named_model_known(name) and (builds is None or builds.pending(engine, name) is None):
+        if not engine.single_op_model_known(name) and (builds is None or builds.pending(engine, name) is None):
             missing.append((name, n, kwargs, dims, picks))  # (a known one loads when its stage runs)
     if missing and (len(missing) == len(units) or families_loaded()):
         for name, n, kwargs, dims, picks in missing:  # the whole trace is interpreted: its nodes' models
@@ -332,12 +332,12 @@ def _decode(value):
     return value
 
 
-def model(engine, plan_: KernelPlan, builds=None):
+def model(engine, plan_: SingleOpPlan, builds=None):
     """The single-op model if this machine has compiled it, else None (the interpreter serves this
     sight, and the model is compiled after this process exits)."""
     if not plan_.node.op.single_op and not engine.single_op_models:
         return None
-    found = engine.named_model(plan_.name, plan_.graph, compile=False)
+    found = engine.single_op_model(plan_.name, plan_.graph, compile=False)
     if found is None:
         building = None if builds is None else builds.pending(engine, plan_.name)  # a cold machine's
         # first-run build makes it, or a worker of it, now (a cold interpreter is slower)
@@ -369,7 +369,7 @@ def model_ready(engine, node, builds=None) -> bool:
         return False
     picks = _alone_picks(node)
     name, kwargs, dims, _ = _signature(node, picks)
-    if engine.named_model_known(name):
+    if engine.single_op_model_known(name):
         return True
     if builds is not None and builds.pending(engine, name) is None:
         spec = _encoded(_spec(node, name, kwargs, dims, picks))
@@ -463,15 +463,15 @@ atexit.register(_compile_elsewhere)
 
 def _families_missing(root) -> list:
     """The family members (see ``family``) of the kernel ops this process missed that the machine
-    lacks, each as missed 0 times: the detached compiler takes them after the kernel models that
-    were missed and before other models (a kernel model saves seconds of kernel binding in MAX's
-    interpreter, another one milliseconds)."""
+    lacks, each as missed 0 times: the detached compiler takes them after the kernel ops' models
+    that were missed and before other models (a kernel op's model saves seconds of kernel binding in
+    MAX's interpreter, another one milliseconds)."""
     ops = registry()
     disk = ModelDiskCache(root)
     wanted = {spec["op"] for spec in _WANTED.values() if spec.get("reuse") == KERNEL}
     return [{**spec, "kwargs": _encode(spec["kwargs"]), "misses": 0}
             for name in sorted(wanted) if name in ops for spec in family(ops[name])
-            if spec["name"] not in _WANTED and disk.path_of(named_digest(spec["name"])) is None]
+            if spec["name"] not in _WANTED and disk.path_of(single_op_digest(spec["name"])) is None]
 
 
 class SingleOpPath(FirstSightPath):

@@ -1,4 +1,4 @@
-"""The detached compiler of first-sight models (``python -m nabla.runtime.single_op_compiler LOCK
+"""The detached compiler of single-op models (``python -m nabla.runtime.single_op_compiler LOCK
 CACHE_DIR``): a nice-19 process that drains the specs exiting processes queued in the kernel cache
 (``single_op._compile_elsewhere``), most useful first, compiling them in bundles. What a model
 computes is decided in ``single_op.py``; this file only schedules and builds, so neither is part
@@ -18,7 +18,7 @@ from ..core.disk_cache import ModelDiskCache
 from .single_op import KERNEL, ONE_SHAPE, QUEUED, _decode, queue, _digest_of, _graph, _ops_digest
 from ..core import dtypes as _dt
 from ..core.graph import GRAPH
-from ..core.models import bundle_symbol, mlir_context, named_digest, write_bundle_names
+from ..core.models import bundle_symbol, mlir_context, single_op_digest, write_bundle_names
 from ..ops import registry
 from ..ops.custom_kernels import PACKAGES, kernel_digest
 
@@ -110,7 +110,7 @@ def compile_specs(specs: list, alive=lambda: None) -> None:
     ``ir/<digest of the graph's text>`` beside the models."""
     ops = registry()
     engine = GRAPH.engine
-    disk = engine.kernel_disk
+    disk = engine.single_op_disk
     index = None if disk is None else ModelDiskCache(disk.directory / "ir")
     todo = []  # (spec, name, build, text digest): the ones to compile
     for spec in specs:
@@ -167,7 +167,7 @@ def _link_or_build(spec, op, name, engine, disk, index):
         dtypes = [_dt.from_name(d) for d in spec["dtypes"]]
         kwargs = _decode(spec["kwargs"])
         layout = _decode(spec.get("layout"))
-        if not spec.get("regroup") and engine.named_model(name, None, compile=False) is not None:
+        if not spec.get("regroup") and engine.single_op_model(name, None, compile=False) is not None:
             return "present", None, None
 
         def build(graph_name=None, module=None):
@@ -177,7 +177,7 @@ def _link_or_build(spec, op, name, engine, disk, index):
             same = hashlib.sha256(str(build()._module).encode()).hexdigest()[:40]
         if index is not None:
             found = index.path_of(same)
-            if found is not None and disk.alias(named_digest(name), found):
+            if found is not None and disk.alias(single_op_digest(name), found):
                 return "linked", None, None
         return None, build, same
     except Exception as e:
@@ -186,9 +186,9 @@ def _link_or_build(spec, op, name, engine, disk, index):
 
 def _compile_alone(name, build, same, engine, disk, index) -> str:
     try:
-        engine.named_model(name, build)
+        engine.single_op_model(name, build)
         engine.wait_for_compiles()  # one at a time: this process runs at nice 19 beside the user's work
-        made = None if disk is None else disk.path_of(named_digest(name))
+        made = None if disk is None else disk.path_of(single_op_digest(name))
         if made is not None:
             index.directory.mkdir(exist_ok=True)
             index.alias(same, made)
@@ -208,7 +208,7 @@ def _compile_bundle(engine, disk, members: list):
     with mlir_context():
         module = Module()
         for name, build in members:
-            graph = build(bundle_symbol(named_digest(name)), module)
+            graph = build(bundle_symbol(single_op_digest(name)), module)
             paths += [p for p in graph.kernel_libraries_paths if p not in paths]
         bytecode = module.mlir_module.bytecode
     compiled = engine.compiler.submit(bytecode, paths).result()
@@ -224,14 +224,14 @@ def _compile_bundle(engine, disk, members: list):
 
     from max import engine as max_engine
 
-    symbols = [bundle_symbol(named_digest(name)) for name, _ in members]
+    symbols = [bundle_symbol(single_op_digest(name)) for name, _ in members]
     found = list(engine.session.init_all(max_engine.read(BytesIO(made.read_bytes()))))
     if found != symbols:
         if len(found) != len(symbols):
             raise RuntimeError(f"a bundle of {len(symbols)} graphs came back with {len(found)}")
         write_bundle_names(made, dict(zip(symbols, found)))
     for name in names:
-        disk.alias(named_digest(name), made)  # (a regrouped member leaves its old bundle)
+        disk.alias(single_op_digest(name), made)  # (a regrouped member leaves its old bundle)
     return made
 
 

@@ -240,7 +240,7 @@ def _fresh_engine(directory):
 
     engine = new_engine()
     engine.disk = ModelDiskCache(directory)
-    engine.single_op_models = False  # not the models this machine's library happens to hold
+    engine.single_op_models = False  # not the single-op models this machine happens to hold
     return engine
 
 
@@ -359,10 +359,10 @@ def test_a_model_another_process_compiles_is_waited_for_not_compiled_again(tmp_p
 
     from nabla.core.disk_cache import ModelDiskCache
     from nabla.core.engine import Engine
-    from nabla.core.models import _stable_text
+    from nabla.core.models import single_op_digest
 
     name = "test-claim-add-one"
-    digest = ModelDiskCache.key_digest(_stable_text(("named", name)))
+    digest = single_op_digest(name)
     scope = {}
     exec(_CLAIM_BUILD, scope)
     # the other process: claims the model as its compile would, then publishes it, or dies
@@ -387,8 +387,8 @@ def test_a_model_another_process_compiles_is_waited_for_not_compiled_again(tmp_p
     try:
         assert proc.stdout.readline().strip() == "claimed"
         engine = Engine()
-        engine.kernel_disk = ModelDiskCache(tmp_path)
-        waiting = engine.named_model(name, scope["build"])
+        engine.single_op_disk = ModelDiskCache(tmp_path)
+        waiting = engine.single_op_model(name, scope["build"])
         assert isinstance(waiting, Future)
         time.sleep(1.0)
         assert not waiting.done()  # not compiled here: the other process holds the claim
@@ -396,7 +396,7 @@ def test_a_model_another_process_compiles_is_waited_for_not_compiled_again(tmp_p
         proc.stdin.flush()
         assert proc.wait(TIMEOUT) == (3 if holder == "dies" else 0)
         engine.wait_for_compiles()
-        model = engine.named_model(name, scope["build"], compile=False)
+        model = engine.single_op_model(name, scope["build"], compile=False)
         assert model is not None
         assert engine.stats.compiles == (1 if holder == "dies" else 0)
         out = model.execute(Buffer.from_numpy(np.arange(4, dtype=np.float32)))[0]

@@ -186,7 +186,7 @@ def test_compiled_models_persist_on_disk_for_new_processes(stats, policy, no_fus
     GRAPH.engine = new_engine()  # what a fresh process sees: empty memory, the same disk
     GRAPH.engine.disk = saved.disk
     GRAPH.engine.fused_enabled = False
-    GRAPH.engine.single_op_models = False  # not the models this machine's library happens to hold
+    GRAPH.engine.single_op_models = False  # not the single-op models this machine happens to hold
     try:
         np.testing.assert_allclose(chain(nb.asarray(vector(9))).numpy(), chain_ref(vector(9)), rtol=1e-5)
         s = nb.engine_stats()
@@ -659,7 +659,7 @@ def test_the_interpreter_warm_names_every_family_of_maxs():
 
 def test_a_process_whose_work_runs_on_the_program_kernel_never_imports_max_graph(fused_kernels):
     """``max.graph`` (and ``max.engine``, which imports it) cost ~0.1-0.2 s of a process's start; a
-    script whose work the program kernel and its library run builds no graph, so imports neither:
+    script whose work the program kernel and the op kernels run builds no graph, so imports neither:
     the lowerings look MAX's graph ops up at their first use."""
     import subprocess
     import sys

@@ -70,7 +70,7 @@ class _Engine:
     def __init__(self, known=()):
         self.known = set(known)
 
-    def named_model_known(self, name):
+    def single_op_model_known(self, name):
         return name in self.known
 
 
@@ -163,12 +163,12 @@ def test_a_machine_whose_interpreter_is_warm_builds_them_too(monkeypatch):
     monkeypatch.setattr(engine, "_interpreter_warm", True)
     monkeypatch.setattr(engine, "policy", "auto")
     monkeypatch.delenv("NABLA_FIRST_RUN", raising=False)
-    assert first_run.enabled(engine) == (engine.kernel_disk is not None)
+    assert first_run.enabled(engine) == (engine.single_op_disk is not None)
 
 
 def _a_cold_machine(monkeypatch, tmp_path, models: list) -> None:
     """This process as on a machine whose interpreter is cold, with a manifest of ``models`` and
-    the kernel cache of ``tmp_path`` (the library ``no_single_op_models`` made)."""
+    the kernel cache of ``tmp_path`` (the one ``no_single_op_models`` made)."""
     manifest = tmp_path / "first_run.json"
     manifest.write_text(json.dumps({"fused": [], "models": models}))
     monkeypatch.setattr(first_run, "MANIFEST", manifest)
@@ -204,7 +204,7 @@ def test_a_cold_machine_waits_for_the_part_that_builds_its_model(no_single_op_mo
 
 def test_a_cold_machine_builds_a_model_the_manifest_lacks_on_a_worker(no_single_op_models, no_library_kernels, stats,
                                                                       monkeypatch, tmp_path):
-    """A kernel op the manifest does not list (a complex cholesky, where the program kernel's
+    """A kernel op the manifest does not list (a complex cholesky, where the op kernels'
     library does not run it), met on a cold machine, is built
     at once by an extra worker of the first-run build and run on its model with NumPy's values:
     not interpreted (a cold interpreter took 15-65 s for such a call), not compiled here; a second
@@ -281,9 +281,9 @@ def test_a_part_another_process_is_building_is_waited_for(tmp_path):
     from nabla.core.engine import Engine
 
     engine = Engine()
-    engine.kernel_disk = ModelDiskCache(tmp_path)
+    engine.single_op_disk = ModelDiskCache(tmp_path)
     names = ["fused-map-float32-x", "op1-sort-y"]
-    other = engine.kernel_disk.claim(ModelDiskCache.key_digest("first-run part:" + ",".join(sorted(names))))
+    other = engine.single_op_disk.claim(ModelDiskCache.key_digest("first-run part:" + ",".join(sorted(names))))
     assert other.try_take()
     entered = threading.Event()
 

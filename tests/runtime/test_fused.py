@@ -199,7 +199,7 @@ def test_a_large_matmul_runs_in_the_program_until_its_model_is_on_the_machine(ca
         np.testing.assert_allclose(got, interp, rtol=1e-12)
     # its model built (in a first run's workers): the same structure is planned again, around it
     monkeypatch.setattr(FirstSightPaths, "model_ready", lambda self, engine, node: True)
-    monkeypatch.setattr(type(GRAPH.engine), "named_model_known", lambda self, name: True)
+    monkeypatch.setattr(type(GRAPH.engine), "single_op_model_known", lambda self, name: True)
     got, _ = run(fn, *arrays)
     assert nb.engine_stats()["interpreted"] > before
     np.testing.assert_allclose(got, interp, rtol=1e-15)

@@ -1,4 +1,4 @@
-"""The kernel ops on the program kernel's library (runtime/library_kernels.py): linalg, FFT, sort
+"""The kernel ops on the op kernels' library (runtime/library_kernels.py): linalg, FFT, sort
 and random kernels called with no model. Each test checks NumPy's values (or residuals, or
 published vectors), that the library's export ran, and that no model was wanted, compiled or
 interpreted."""

@@ -62,7 +62,7 @@ def test_canonical_forms_give_one_model_per_dtype_with_numpys_values(stats, no_s
 def test_a_linalg_model_serves_every_stack_of_a_matrix_shape(stats, no_single_op_models, no_library_kernels):
     """Linalg kernels take their operands as (b, m, n), all symbolic: once this machine has
     their models, stacks of any leading shape and matrix size run on them, with NumPy's values,
-    and no trace meets MAX's interpreter (where the program kernel's library does not run them)."""
+    and no trace meets MAX's interpreter (where the op kernels' library does not run them)."""
     single_op = no_single_op_models
     rng = np.random.default_rng(0)
 
@@ -120,7 +120,7 @@ def test_argmax_and_argmin_models_serve_every_axis_and_size(stats, no_single_op_
 
 
 def test_fft_models_serve_every_axis_rank_and_default_length(stats, no_single_op_models, no_library_kernels):
-    """Where the program kernel's library does not run it, a transform's model sees its input as (outer, n, inner) around the axis (a 2-D one as
+    """Where the op kernels' library does not run it, a transform's model sees its input as (outer, n, inner) around the axis (a 2-D one as
     (outer, rows, n)), with an inverse's length NumPy's default kept symbolic: once one shape's
     models are compiled, every axis, rank and size runs on them with NumPy's values, and the family
     the models name is the one the first run's list builds."""
@@ -162,8 +162,8 @@ def test_single_op_models_run_a_new_trace_node_by_node(stats, monkeypatch, tmp_p
 
     engine = nb.core.graph.GRAPH.engine
     monkeypatch.setattr(engine, "single_op_models", True)
-    monkeypatch.setattr(engine, "kernel_disk", ModelDiskCache(tmp_path))  # a machine with no models yet
-    for table in ("_named", "_bundled", "_bundle_use"):
+    monkeypatch.setattr(engine, "single_op_disk", ModelDiskCache(tmp_path))  # a machine with no models yet
+    for table in ("_single_op_entries", "_bundled", "_bundle_use"):
         monkeypatch.setattr(engine, table, {})
     monkeypatch.setattr(single_op, "_MET", {})
     monkeypatch.setattr(single_op, "_WANTED", {})
@@ -184,9 +184,9 @@ def test_single_op_models_run_a_new_trace_node_by_node(stats, monkeypatch, tmp_p
     assert wanted == {"multiply", "add"}, wanted
     single_op_compiler.compile_specs(list(single_op._WANTED.values()))
     # one compile for both (MAX's cost per compile is nearly all fixed): one file under both names
-    from nabla.core.models import named_digest
+    from nabla.core.models import single_op_digest
 
-    files = {engine.kernel_disk.path_of(named_digest(name)) for name in single_op._WANTED}
+    files = {engine.single_op_disk.path_of(single_op_digest(name)) for name in single_op._WANTED}
     assert None not in files and len({f.name.split(".")[1] for f in files}) == 1, files
     for shape in ((3, 4), (5, 9)):
         check(*shape)
@@ -280,12 +280,12 @@ def test_a_bundle_compiled_again_under_new_names_serves_them(stats, no_single_op
         members = [(spec["name"] + suffix,
                     single_op_compiler._link_or_build(spec, ops[spec["op"]], spec["name"] + suffix, engine, None,
                                                        None)[1]) for spec in specs]
-        single_op_compiler._compile_bundle(engine, engine.kernel_disk, members)
-    engine._named = {}  # a fresh process (the fixture puts the engine's own back)
+        single_op_compiler._compile_bundle(engine, engine.single_op_disk, members)
+    engine._single_op_entries = {}  # a fresh process (the fixture puts the engine's own back)
     assert {s["op"] for s in specs} == {"multiply", "subtract"}
     for spec in specs:
-        assert engine.named_model(spec["name"] + "-renamed", None, compile=False) is not None, spec["name"]
-        assert engine.named_model(spec["name"], None, compile=False) is not None, spec["name"]
+        assert engine.single_op_model(spec["name"] + "-renamed", None, compile=False) is not None, spec["name"]
+        assert engine.single_op_model(spec["name"], None, compile=False) is not None, spec["name"]
 
 
 def test_every_exiting_process_queues_its_wanted_models(monkeypatch, tmp_path):
@@ -423,12 +423,12 @@ def test_a_renamed_single_op_model_with_the_same_graph_is_linked_not_compiled(mo
     them all; the detached compiler links a model whose graph text it compiled before (no compile)
     and compiles one whose graph differs."""
     from nabla.core.disk_cache import ModelDiskCache
-    from nabla.core.models import named_digest
+    from nabla.core.models import single_op_digest
 
     engine = nb.core.graph.GRAPH.engine
     disk = ModelDiskCache(tmp_path)
-    monkeypatch.setattr(engine, "kernel_disk", disk)
-    monkeypatch.setattr(engine, "_named", {})
+    monkeypatch.setattr(engine, "single_op_disk", disk)
+    monkeypatch.setattr(engine, "_single_op_entries", {})
     spec = {"op": "add", "kwargs": {"dict": {}}, "dtypes": ["float32", "float32"], "dims": [["a"], ["a"]], "picks": [0],
             "layout": None}
     sources = ["oldsources"]
@@ -442,11 +442,11 @@ def test_a_renamed_single_op_model_with_the_same_graph_is_linked_not_compiled(mo
     assert engine.stats.compiles == compiles + 1  # linked
     single_op_compiler.compile_specs([{**spec, "op": "subtract", "name": "op1-subtract-test-oldsources"}])
     assert engine.stats.compiles == compiles + 1  # asked for by older sources: skipped, nothing looks it up
-    old, new = (disk.path_of(named_digest(n)) for n in ("op1-add-test-oldsources", "op1-add-test-newsources"))
+    old, new = (disk.path_of(single_op_digest(n)) for n in ("op1-add-test-oldsources", "op1-add-test-newsources"))
     assert old is not None and new is not None and old.read_bytes() == new.read_bytes()
     x = np.arange(5, dtype=np.float32)
-    monkeypatch.setattr(engine, "_named", {})  # as another process finds it
-    model = engine.named_model("op1-add-test-newsources", None, compile=False)
+    monkeypatch.setattr(engine, "_single_op_entries", {})  # as another process finds it
+    model = engine.single_op_model("op1-add-test-newsources", None, compile=False)
     from max.driver import Buffer
 
     np.testing.assert_array_equal(model.execute(*[Buffer.from_numpy(x)] * 2)[0].to_numpy(), x + x)
@@ -456,9 +456,9 @@ def test_a_renamed_single_op_model_with_the_same_graph_is_linked_not_compiled(mo
 
 def test_a_kernel_ops_family_is_every_model_its_calls_ask_for(monkeypatch, no_single_op_models, no_library_kernels):
     """One miss of a kernel op asks for its whole family (``single_op.family``): the family is
-    exactly the set of models the public functions ask the library for, over dtypes, complex
-    forms, kwargs and matrix shapes (the oracle: the names those calls look up); an exiting process
-    queues the members the machine lacks after its own misses."""
+    exactly the set of models the public functions ask for, over dtypes, complex forms, kwargs and
+    matrix shapes (the oracle: the names those calls look up); an exiting process queues the
+    members the machine lacks after its own misses."""
     import nabla.array_api as xp
     from nabla.runtime import single_op
 
@@ -534,8 +534,8 @@ def test_a_kernel_ops_family_is_every_model_its_calls_ask_for(monkeypatch, no_si
 
     # a process that missed one member queues it, then the rest of its family after its misses
     (name, spec), = [(n, s) for n, s in family.items() if s["op"] == "eigh"][:1]
-    library = nb.core.graph.GRAPH.engine.kernel_disk.directory
-    monkeypatch.setenv("NABLA_KERNEL_CACHE_DIR", str(library))
+    kernel_cache = nb.core.graph.GRAPH.engine.single_op_disk.directory
+    monkeypatch.setenv("NABLA_KERNEL_CACHE_DIR", str(kernel_cache))
     monkeypatch.setenv("NABLA_COMPILE_AT_EXIT", "1")
     started = []
     monkeypatch.setattr(single_op, "start_detached", lambda *a, **k: started.append(a) or False)
@@ -545,7 +545,7 @@ def test_a_kernel_ops_family_is_every_model_its_calls_ask_for(monkeypatch, no_si
     single_op._compile_elsewhere()
     import json
 
-    (queued_file,) = library.glob(QUEUED)
+    (queued_file,) = kernel_cache.glob(QUEUED)
     queued = json.loads(queued_file.read_text())
     assert queued[0]["name"] == name and queued[0]["misses"] == 1
     assert sorted(s["name"] for s in queued[1:]) == sorted(n for n, s in family.items() if s["op"] == "eigh" and n != name)
@@ -575,13 +575,13 @@ def test_models_used_apart_from_a_heavy_bundle_are_regrouped_once(stats, no_sing
     """A process that used some members of a bundle asks, at exit, for them to be compiled into a
     bundle of their own; the regrouped models serve it (their old bundle still serves the rest),
     and a regrouped bundle is never regrouped again."""
-    from nabla.core.models import named_digest
+    from nabla.core.models import single_op_digest
 
     def content(name):
-        return engine.kernel_disk.path_of(named_digest(name)).name.split(".")[1]
+        return engine.single_op_disk.path_of(single_op_digest(name)).name.split(".")[1]
 
     def fresh_process():
-        for table in ("_named", "_bundled", "_bundle_use", "_cache"):
+        for table in ("_single_op_entries", "_bundled", "_bundle_use", "_cache"):
             monkeypatch.setattr(engine, table, type(getattr(engine, table))())
         monkeypatch.setattr(single_op, "_WANTED", {})
         monkeypatch.setattr(single_op, "_MET", {})
@@ -596,26 +596,26 @@ def test_models_used_apart_from_a_heavy_bundle_are_regrouped_once(stats, no_sing
     old = content(by_op["multiply"])
     assert content(by_op["subtract"]) == content(by_op["negative"]) == old  # one bundle
     fresh_process()
-    assert engine.named_model_known(by_op["multiply"]) and not engine.named_model_known("op1-none")
-    assert not engine._bundle_use and engine._named[by_op["multiply"]].model is None  # asked, not loaded
+    assert engine.single_op_model_known(by_op["multiply"]) and not engine.single_op_model_known("op1-none")
+    assert not engine._bundle_use and engine._single_op_entries[by_op["multiply"]].model is None  # asked, not loaded
     np.testing.assert_array_equal((nb.asarray(a) * 7 - 2).numpy(), a * 7 - 2)
     assert not single_op._WANTED and set(single_op._MET) == {by_op["multiply"], by_op["subtract"]}
-    assert single_op._regroup(engine.kernel_disk.directory) == []  # a third of 1 MB unused: kept
+    assert single_op._regroup(engine.single_op_disk.directory) == []  # a third of 1 MB unused: kept
     monkeypatch.setattr(single_op, "_REGROUP_BYTES", 1)
-    specs = single_op._regroup(engine.kernel_disk.directory)
+    specs = single_op._regroup(engine.single_op_disk.directory)
     assert {s["name"] for s in specs} == {by_op["multiply"], by_op["subtract"]} and all(s["regroup"] for s in specs)
 
     single_op_compiler.compile_specs(specs)
     new = content(by_op["multiply"])
     assert new != old and content(by_op["subtract"]) == new and content(by_op["negative"]) == old
     for name in (by_op["multiply"], by_op["subtract"]):  # each left its old entry
-        assert len(list(engine.kernel_disk.directory.glob(named_digest(name) + ".*.mef"))) == 1
-    assert (engine.kernel_disk.directory / f"{new}.regrouped").exists()
+        assert len(list(engine.single_op_disk.directory.glob(single_op_digest(name) + ".*.mef"))) == 1
+    assert (engine.single_op_disk.directory / f"{new}.regrouped").exists()
     fresh_process()
     np.testing.assert_array_equal((-(nb.asarray(a) * 7 - 2)).numpy(), -(a * 7 - 2))  # all found, right
     assert not single_op._WANTED and len(single_op._MET) == 3
     monkeypatch.setattr(engine, "_bundle_use", {new: [1 << 30, 8, [by_op["multiply"]]]})
-    assert single_op._regroup(engine.kernel_disk.directory) == []  # regrouped already
+    assert single_op._regroup(engine.single_op_disk.directory) == []  # regrouped already
 
 
 def test_a_split_trace_asks_models_only_for_nodes_the_fused_kernel_does_not_take(monkeypatch, fused_kernels):
@@ -627,7 +627,7 @@ def test_a_split_trace_asks_models_only_for_nodes_the_fused_kernel_does_not_take
 
     engine = nb.core.graph.GRAPH.engine
     monkeypatch.setattr(engine, "single_op_models", True)
-    monkeypatch.setattr(engine, "named_model_known", lambda name: False)  # no single-op models
+    monkeypatch.setattr(engine, "single_op_model_known", lambda name: False)  # no single-op models
     monkeypatch.setattr(single_op, "families_loaded", lambda: True)
     monkeypatch.setattr(single_op, "_WANTED", {})
     _without_opcodes(monkeypatch, "hypot")
