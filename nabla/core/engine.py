@@ -19,6 +19,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+from max import driver
+
 from . import memory_check, progress
 from .compiler import BackgroundCompiler
 from .context import SEVERAL_DEVICES, cpu, driver_device
@@ -319,6 +321,7 @@ class Engine(TraceLowering, ModelStore):
 
     def _interpret(self, entry, build, shapes, buffers):
         """MAX's eager interpreter on concrete buffers; None when it cannot run this graph."""
+        # (lazy: MAX's modules beyond its driver and dtypes load where used; max.graph alone costs ~0.1 s)
         from max.experimental.executor import UnsupportedGraphError
 
         # some of the interpreter's kernels want static shapes
@@ -367,8 +370,6 @@ class Engine(TraceLowering, ModelStore):
 
 
 def _empty(v):
-    from max import driver
-
     return driver.Buffer(v.dtype.max_dtype, tuple(v.shape), device=driver_device(v.device))
 
 
@@ -388,8 +389,6 @@ def _write_back(outputs, results) -> None:
 
 
 def _session_devices(default):
-    from max import driver
-
     devs = [default]
     devs += [driver.Accelerator(i) for i in range(driver.accelerator_count())]
     return devs

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import time
+import uuid
 from concurrent import futures
 
 from .compiler import ON_DISK
@@ -295,6 +297,7 @@ class ModelStore:
         """The model in an MEF file; for a single-op model the file may be a bundle (several models
         compiled as one module: see ``nabla/runtime/single_op.py``), whose other members are kept
         for their own lookups."""
+        # (lazy: MAX's modules beyond its driver and dtypes load where used; max.graph alone costs ~0.1 s)
         from max import engine
 
         compiled = engine.read(io.BytesIO(data))
@@ -331,9 +334,6 @@ def _names_file(path):
 
 
 def write_bundle_names(path, names: dict) -> None:
-    import json
-    import uuid
-
     target = _names_file(path)
     staged = target.parent / f".{target.name}.{uuid.uuid4().hex[:8]}"
     staged.write_text(json.dumps({**_bundle_names(path), **names}))  # (renamed members of earlier bundles too)
@@ -341,8 +341,6 @@ def write_bundle_names(path, names: dict) -> None:
 
 
 def _bundle_names(path) -> dict:
-    import json
-
     try:
         return json.loads(_names_file(path).read_text())
     except (OSError, ValueError):

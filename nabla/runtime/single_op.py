@@ -21,6 +21,7 @@ import itertools
 import json
 import os
 import tempfile
+from pathlib import Path
 
 from ..core.trace_lowering import hashable_params, scalar_buffer, symbolic_dims
 from ..core.models import execute, single_op_digest
@@ -99,6 +100,7 @@ def _fill(layout, values):
 
 
 def _graph(op, kwargs, dtypes, dims, picks, layout=None, name=None, module=None):
+    # (lazy: MAX's modules beyond its driver and dtypes load where used; max.graph alone costs ~0.1 s)
     from max.graph import DeviceRef, Graph, TensorType
 
     types = [TensorType(dt.max_dtype, d, device=DeviceRef.CPU()) for dt, d in zip(dtypes, dims)]
@@ -133,8 +135,6 @@ MODEL_FORMAT = 1
 @functools.cache
 def _ops_digest() -> str:
     """Models of ops without a kernel package are keyed by the lowerings' sources."""
-    from pathlib import Path
-
     ops = Path(__file__).resolve().parent.parent / "ops"
     return source_digest(ops, (".py",), exclude=tuple(ops / f for f in _NOT_LOWERINGS))
 

@@ -13,6 +13,7 @@ import json
 import os
 import sys
 import time
+from pathlib import Path
 
 from ..core.disk_cache import ModelDiskCache
 from .single_op import KERNEL, ONE_SHAPE, QUEUED, _decode, queue, _digest_of, _graph, _ops_digest
@@ -59,8 +60,6 @@ def _drain(root, lock) -> None:
     """Compile the queued specs in ``_priority`` order until none is left (the detached compiler's
     loop); files queued meanwhile join the order. Its lock's mtime is refreshed per spec, so a long
     queue is never taken for a dead process."""
-    from pathlib import Path
-
     root, lock = Path(root), Path(lock)
     pending: dict[str, dict] = {}
     misses: collections.Counter = collections.Counter()
@@ -202,6 +201,7 @@ def _compile_bundle(engine, disk, members: list):
     member's name; each graph is named for its member (``bundle_symbol``), which the engine's loader
     picks out. Bundled graphs get no ``ir`` entry: renamed members are bundled again (MAX's compile
     cache then answers at once: see below)."""
+    # (lazy: MAX's modules beyond its driver and dtypes load where used; max.graph alone costs ~0.1 s)
     from max.graph import Module
 
     paths: list = []
@@ -222,6 +222,7 @@ def _compile_bundle(engine, disk, members: list):
     # same order. The file then gets a note of which name stands for which member.
     from io import BytesIO
 
+    # (lazy: MAX's modules beyond its driver and dtypes load where used; max.graph alone costs ~0.1 s)
     from max import engine as max_engine
 
     symbols = [bundle_symbol(single_op_digest(name)) for name, _ in members]
@@ -255,8 +256,6 @@ if __name__ == "__main__":  # the detached compiler: python -m nabla.runtime.sin
         _drain(sys.argv[2], sys.argv[1])
     finally:
         os.unlink(sys.argv[1])
-    from pathlib import Path
-
     if any(Path(sys.argv[2]).glob(QUEUED)):  # queued after the last look, before the lock went
         from ..core.compiler import start_detached
 
