@@ -23,7 +23,8 @@ from extensibility import InputTensor, OutputTensor, register
 from .gpu import run_gpu
 from .four_step import can_transform_2d, four_step, four_step_split, transform_2d
 from .layout import join_rows, join_run, split_rows, split_run, store_tile
-from .transform import PARALLEL_ROW, build_plan, fill_roots, plan_size, transform, work_length, workspace_size
+from .stockham import PARALLEL_ROW, fill_roots
+from .transform import build_plan, plan_size, transform, work_length, workspace_size
 
 #: elements of one plane that a block aims at: 4 planes of them stay in a core's L2 cache
 comptime CACHED_ELEMENTS = 16384

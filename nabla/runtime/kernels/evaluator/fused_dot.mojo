@@ -7,7 +7,8 @@
 # added (``_rounded``), as the general path's register pass rounds it.
 from std.sys import inlined_assembly
 from std.sys.info import simd_width_of
-from .fused import HEADER, WIDTH_OF_INSTRUCTION, slot
+from .fused import HEADER, WIDTH_OF_INSTRUCTION
+from .fused_slots import slot
 from .opcodes import Op, Reduce
 
 comptime _FIRST = HEADER  # the program's first instruction (a load)

@@ -5,8 +5,9 @@ from std.memory import bitcast
 from std.sys.info import simd_width_of
 from max.algorithm import parallelize
 from .denormals import KeepDenormals
-from .fused import (BLOCK, BLOCKS_PER_TASK, SERIAL_ELEMENTS, _combine, _identity, _is_nan, _reduce_block, _run_block,
-                    accumulator, register_stride, registers_used)
+from .fused_bits import _is_nan
+from .fused import BLOCK, BLOCKS_PER_TASK, SERIAL_ELEMENTS, _run_block, register_stride, registers_used
+from .fused_accumulate import _combine, _identity, _reduce_block, accumulator
 from .fused_dot import accumulate_products, accumulate_products4, dot_fits, dot_run, dot_runs4, is_dot
 from .fused_int import itemsize, store_coded
 from .opcodes import Reduce, Code
