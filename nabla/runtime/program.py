@@ -146,6 +146,10 @@ def _slice_layout(shape, index) -> list:
     return layout
 
 
+#: a cut of more nodes than this that no rule splits is halved (``_across_kinds``), not peeled
+_HALVED_FROM = 64
+
+
 class Scheduler:
     """Cuts one trace into stages (see the module's docstring)."""
 
@@ -344,7 +348,15 @@ class Scheduler:
                 if computed_here(u) and (_kind(u.dtype) != kind.get(id(n)) or (n.op is gather_op and k > 0)):
                     return [u]
         # none: the root's computed operands first (a gather broadcast into wider work, a running sum
-        # of cast work, ...): each is a smaller cut, and the root then reads buffers
+        # of cast work, ...): each is a smaller cut, and the root then reads buffers. A long cut is
+        # halved instead: one refused for its size (more inputs than data slots, a loop's chain of
+        # distinct constants) would otherwise be planned again one node shorter each time, its
+        # planning quadratic in its length
+        if len(sub.origins) > _HALVED_FROM:
+            middle = sub.origins[len(sub.origins) // 2]
+            found = [u for u in self.values_of.get(id(middle), {}).values() if computed_here(u)][:1]
+            if found:
+                return found
         return [u for u in v.node.inputs if computed_here(u)][:1]
 
     def _program_stage(self, program, sub, out, layout=None) -> _Stage:

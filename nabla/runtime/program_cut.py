@@ -21,6 +21,37 @@ def _hashable(kwargs, op) -> tuple:
     return hashable_params(kwargs) if kwargs else ()
 
 
+def _deep_first(stack, count, buffer_of, stop_ids, heights) -> None:
+    """Reorder the top ``count`` nodes of ``stack`` (a node's operands, the first on top) so that
+    the operand of the deepest work is taken first (Sethi & Ullman 1970 order operands by the
+    registers they need; depth, counted to ``_DEPTH``, stands for that), the first among equals."""
+    top = stack[-count:]
+    depth = [_height(m, _DEPTH, buffer_of, stop_ids, heights) for m in top]
+    if min(depth) != max(depth):
+        stack[-count:] = [m for _, _, m in sorted(zip(depth, range(count), top), key=lambda t: (t[0], t[1]))]
+
+
+#: how deep ``_deep_first`` looks into an operand's work (a loop's chain is deeper than any step)
+_DEPTH = 6
+
+
+def _height(node, cap, buffer_of, stop_ids, heights) -> int:
+    """The longest path of work behind ``node`` that the cut computes, counted to ``cap``."""
+    key = (id(node), cap)
+    found = heights.get(key)
+    if found is None:
+        found = 1
+        if cap > 1:
+            for u in node.inputs:
+                m = u.node
+                if m is not None and id(u) not in buffer_of and id(m) not in stop_ids:
+                    found = max(found, 1 + _height(m, cap - 1, buffer_of, stop_ids, heights))
+                    if found >= cap:
+                        break
+        heights[key] = found
+    return found
+
+
 def starts(index, position):
     """A basic index with its starts as ``Offset``s of the trace node at ``position``."""
     return tuple((Offset.start(sl[0], (position, axis)), sl[1], sl[2]) for axis, sl in enumerate(index))
@@ -57,20 +88,27 @@ class Cut:
         # -1 for a node whose operands are being placed. (One loop, nothing called per operand: a
         # loop's trace makes a cut per slice write, tens of thousands.)
         stack = [value.node]
+        heights = None  # (``_deep_first``'s depths of operands, once each)
         while stack:
             n = stack[-1]
             nid = id(n)
             at = node_at.get(nid)
             if at is None:
                 node_at[nid] = -1
-                # (the first operand's work first: ``acc + f(x_i)`` over a long chain then holds two
-                # values at a time, where the last operand first held every ``f(x_i)`` until the end)
-                waiting = False
+                # (the deeper operand's work first, then the first operand's: ``acc + f(x_i)`` and
+                # ``f(x_i) + acc`` over a long chain then hold two values at a time, where taking
+                # ``f(x_i)`` first at every step held each of them until the end and ran the
+                # evaluator out of registers)
+                waiting = 0
                 for v in reversed(n.inputs):
                     m = v.node
                     if m is not None and id(m) not in node_at and id(v) not in buffer_of and id(m) not in stop_ids:
                         stack.append(m)
-                        waiting = True
+                        waiting += 1
+                if waiting > 1:
+                    if heights is None:
+                        heights = {}
+                    _deep_first(stack, waiting, buffer_of, stop_ids, heights)
                 if waiting:
                     continue
             elif at >= 0:

@@ -478,3 +478,37 @@ def test_a_triangular_solve_loop_whose_dot_changes_length(dtype):
     for w, g in zip(want, got):  # (the dot's sums in another order than NumPy's: its rounding)
         assert g.dtype == w.dtype
         numpy.testing.assert_allclose(g, w, rtol=1e-12 if dtype == "float64" else 1e-5)
+
+
+@pytest.mark.parametrize("form", ["f(x_i) + acc", "acc + f(x_i)", "complex"])
+def test_a_long_accumulation_is_one_stage(form, monkeypatch):
+    """``acc = f(x[k]) + acc * c`` over many steps: the chain's operands are ordered deep work first,
+    so the evaluator holds two values at a time and plans the chain as one stage (taking ``f(x[k])``
+    first at every step held each until the end: out of registers, the scheduler then peeled the
+    chain a node at a time, quadratic in its length); a chain too long for one stage is halved."""
+    from nabla.runtime import program
+
+    refused = []
+    plan = program.Scheduler._plan
+
+    def counted(self, sub):
+        found = plan(self, sub)
+        if not found:
+            refused.append(len(sub.origins))
+        return found
+
+    monkeypatch.setattr(program.Scheduler, "_plan", counted)
+
+    def loop(m, x):
+        acc = m.zeros(1, dtype=complex if form == "complex" else float)
+        for k in range(120):
+            term = m.sin(x[k]) if form != "complex" else x[k] * m.exp(-0.3j)
+            acc = acc * 0.5 + term if form == "acc + f(x_i)" else term + acc * 0.5
+        return acc
+
+    want, got = both(loop, RNG.standard_normal(120))
+    assert_same(want, got, exact=form != "complex")
+    if form == "complex":  # each step's complex constant is an input: past the data slots, the
+        assert len(refused) <= 64  # chain is halved until its parts fit (peeled, it was ~600 plans)
+    else:
+        assert refused == []
