@@ -38,14 +38,19 @@ _CATEGORY_TEXT = {
 _MAX_BOOL = L.DType.bool
 
 
-def _lowering(fn, fused=None):
-    """A table's lowering: a MAX ``ops`` name, or a function of MAX values (nabla.ops.lowerings);
-    float16 operands computed in float32 but where the op works on float16's own bits
-    (``Fused.bits``)."""
+def _graph_function(fn):
+    """A row's lowering as a function: a MAX ``ops`` name, or a function of MAX values (nabla.ops.lowerings)."""
     if not callable(fn):
         from max.graph import ops
 
         fn = getattr(ops, fn)
+    return fn
+
+
+def _lowering(fn, fused=None):
+    """A row's lowering, float16 operands computed in float32 but where the op works on float16's
+    own bits (``Fused.bits``)."""
+    fn = _graph_function(fn)
     return fn if fused is not None and fused.bits else L.half_in_single(fn)
 
 
@@ -78,6 +83,7 @@ class Binary(NamedTuple):
     ufuncs: tuple = ()
     array_api: bool = True
     method: bool = False
+    bool_lowering: object = None  # its lowering on bool operands, where MAX has no bool kernel of ``lowering``
 
 
 class _TableOp:
@@ -144,8 +150,8 @@ class ElementwiseBinary(_TableOp, BinaryOperation):
     def maxpr(self, x, y, complex_storage=False):
         if complex_storage:  # (a formula of the pair takes its operands in their order)
             return L.elementwise(self.complex_lowering, x, y, trailing=1)
-        if x.dtype == _MAX_BOOL and self.name in L.BOOL_BINARY:
-            fn = L.BOOL_BINARY[self.name]
+        if x.dtype == _MAX_BOOL and self.row.bool_lowering is not None:
+            fn = _graph_function(self.row.bool_lowering)
         else:
             fn = _lowering(self.row.lowering, self.row.fused)
         return L.elementwise(fn, *((y, x) if self.row.swap else (x, y)))

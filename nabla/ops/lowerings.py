@@ -466,20 +466,18 @@ def _nextafter(x, y, layout):
     return select(_any_nan(x, y), nan_like(x), out)
 
 
-# --- bool operands: MAX's interpreter has no numeric kernels for bool --------------------
+# --- bool operands: MAX's interpreter has no numeric kernels for bool (a row's ``bool_lowering``) ---
 
-def _not(x):
-    return ops.logical_not(x)
+def equal_bools(a, b):
+    return ops.logical_not(ops.logical_xor(a, b))
 
 
-BOOL_BINARY = {
-    "equal": lambda a, b: _not(ops.logical_xor(a, b)),
-    "not_equal": lambda a, b: ops.logical_xor(a, b),
-    "greater": lambda a, b: ops.logical_and(a, _not(b)),
-    "greater_equal": lambda a, b: ops.logical_or(a, _not(b)),
-    "maximum": lambda a, b: ops.logical_or(a, b), "minimum": lambda a, b: ops.logical_and(a, b),
-    "add": lambda a, b: ops.logical_or(a, b), "multiply": lambda a, b: ops.logical_and(a, b),
-}
+def greater_bools(a, b):
+    return ops.logical_and(a, ops.logical_not(b))
+
+
+def greater_equal_bools(a, b):
+    return ops.logical_or(a, ops.logical_not(b))
 
 
 def negative(x):
