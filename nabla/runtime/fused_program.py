@@ -24,9 +24,9 @@ import numpy as np
 from ..core import dtypes as _dt
 from ..core.operation import OPS
 from . import op_kinds as K
-from .fused_codes import (_AXIS_INDEX, _CONST, _GATHER, _LOAD, _REGISTERS, _WHERE, _WRAP, BINARY_CODES, BYTES, CODES,
-                          HALF, HEADER, INT_CODES, REDUCE_CODES, SLOTS, UNARY_CODES, _unsigned_order, arg_reduce,
-                          constant_bits, elementwise_facts, reduce_kind, view_kind)
+from .fused_codes import (_AXIS_INDEX, _CONST, _GATHER, _LOAD, _REGISTERS, _WHERE, _WRAP, BYTES, CODES, HALF, HEADER,
+                          INT_CODES, SLOTS, _unsigned_order, arg_reduce, constant_bits, elementwise_facts, opcode,
+                          reduce_kind, view_kind)
 from .fused_layouts import Offset, Unfit as _Unfit
 from .fused_layouts import (_contiguous, _is_stack, _layout, _layouts, _reduced_run, _restride, _through,
                             release_last_uses)
@@ -321,12 +321,12 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
                 raise _Unfit
             args, code = n.inputs, (_WRAP, INT_CODES[target])
         elif coded_float and op is K.ASTYPE and n.kwargs.get("dtype") is _dt.bool_:  # nonzero: 1 / 0
-            args, code = n.inputs, (UNARY_CODES["logical_not"], UNARY_CODES["logical_not"])
+            args, code = n.inputs, (opcode(K.LOGICAL_NOT), opcode(K.LOGICAL_NOT))
         elif coded_float and op is K.ASTYPE and n.kwargs.get("dtype") is _dt.float16:
             args, code = n.inputs, (_WRAP, HALF)
         elif registers.is_floating and op is K.ASTYPE and i in index and n.kwargs["dtype"] in INT_CODES:
             # (an index's integer cast: its value)
-            args, code = n.inputs, (UNARY_CODES["positive"],)
+            args, code = n.inputs, (opcode(K.POSITIVE),)
         elif op is K.TAKE:
             args, code = n.inputs[1:], _take(n, result, consts, (view_of, lift, slot_of, registers, coded_float, leaves))
         elif ints and f is not None and f.unsigned is not None and any(v.dtype is _dt.uint64 for v in n.inputs):
@@ -338,7 +338,7 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
         elif op is K.WHERE:
             args, code = n.inputs, (_WHERE,)
         elif op in K.BROADCASTS:  # of a computed value: its register spreads it
-            args, code = n.inputs, (UNARY_CODES["positive"],)
+            args, code = n.inputs, (opcode(K.POSITIVE),)
         else:
             raise _Unfit
         regs_in = [register(ref(v)) for v in args]
@@ -370,7 +370,7 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
         sign = free.pop()
         instructions.append((_CONST, sign, len(consts), 0, 0))
         consts.append(constant_bits(-2 ** 63, True))
-        instructions.append((BINARY_CODES["bitwise_xor"], result_register, result_register, sign, 0))
+        instructions.append((opcode(K.BITWISE_XOR), result_register, result_register, sign, 0))
     size = full // rows if reduce else full
     made = _program(instructions, result_register, reduce or scan, rows, inner, consts, slot_of, reduce, size,
                     dtype, count and dtype is not BYTES, scan, tuple(lifted), out_dtype, tuple(lifted_at.items()),
@@ -548,8 +548,8 @@ def _matmul(order, leaves, node, dtype, node_ids, leaf_ids, out_dtype) -> Progra
             consts.extend(layout)
         code = INT_CODES[leaves[view[0]].dtype] if dtype is BYTES else 0
         instructions.append((_LOAD, register, slot_of.setdefault(view[0], len(slot_of)), at, code))
-    instructions.append((BINARY_CODES["multiply"], 2, 0, 1, 0))  # (narrow sums wrap at the store)
-    total = REDUCE_CODES["sum"]
+    instructions.append((opcode(K.MULTIPLY), 2, 0, 1, 0))  # (narrow sums wrap at the store)
+    total = reduce_kind(K.SUM)
     return _program(instructions, 2, total, k, inner, consts, slot_of, total, full // k, dtype, out_dtype=out_dtype)
 
 
