@@ -10,16 +10,13 @@ import numpy as _np
 
 from .. import array_api as _xp
 from ..core import dtypes as _dt
-from ..ops.elementwise import BINARY_FUNCTIONS as _B, BINARY_OPS as _OPS_B, UNARY_FUNCTIONS as _U, UNARY_OPS as _OPS_U
+from ..ops.elementwise import BINARY_FUNCTIONS as _B, BINARY_OPS, UNARY_FUNCTIONS as _U, UNARY_OPS
 from ..ops.elementwise import BINARY_TABLE, UNARY_TABLE
 from ..ops.elementwise import astype as _astype, where as _where
+from ..ops.elementwise_rows import CATEGORIES
 from ._complex_order import extreme
 from ._ufunc_compositions import COMPOSED as _COMPOSITIONS
 from ._ufuncs import plain_binary, plain_unary, ufunc
-
-#: NumPy's ufunc name -> the Nabla op it is, from the ops' rows (their ``ufuncs``)
-_UNARY = {u: name for name, row in UNARY_TABLE.items() for u in row.ufuncs}
-_BINARY = {u: name for name, row in BINARY_TABLE.items() for u in row.ufuncs}
 
 _LN2 = math.log(2.0)
 
@@ -202,32 +199,45 @@ def _with_mixed_signs(fn, name):
     return f
 
 
+#: the dtypes a ufunc's fast path may take (float16 and complex operands take the general path)
+_PLAIN_DTYPES = (_dt.float32, _dt.float64, _dt.int8, _dt.int16, _dt.int32, _dt.int64, _dt.uint8, _dt.uint16,
+                 _dt.uint32, _dt.uint64, _dt.bool_)
+
+
+def _plain_dtypes(row, np_ufunc) -> frozenset:
+    """The dtypes on which ``np_ufunc`` is the op of ``row`` as it is: those of the row's ``plain_on``
+    whose NumPy loop keeps them (``float_power`` computes float32 in float64)."""
+    found = set()
+    for d in _PLAIN_DTYPES:
+        if not CATEGORIES[row.plain_on](d):
+            continue
+        operand = d.numpy_dtype
+        try:
+            resolved = np_ufunc.resolve_dtypes((operand,) * np_ufunc.nin + (None,))
+        except TypeError:  # (no loop of NumPy's takes it)
+            continue
+        if resolved == (operand,) * np_ufunc.nin + (_np.dtype(bool) if row.out_bool else operand,):
+            found.add(d)
+    return frozenset(found)
+
+
 def build() -> dict[str, ufunc]:
-    fns = {**{k: _U[v] for k, v in _UNARY.items()}, **{k: _B[v] for k, v in _BINARY.items()}, **_COMPOSED}
+    """The face's ufuncs from the rows registered when it is called (the face calls it once, as it
+    loads): each row's ``ufuncs`` its op's function, with the fast path its ``plain_on`` gives, and
+    the compositions."""
+    rows = {**{u: (row, UNARY_OPS[name], _U[name]) for name, row in UNARY_TABLE.items() for u in row.ufuncs},
+            **{u: (row, BINARY_OPS[name], _B[name]) for name, row in BINARY_TABLE.items() for u in row.ufuncs}}
+    fns = {**{u: fn for u, (_, _, fn) in rows.items()}, **_COMPOSED}
     fns = {k: _with_bool_loop(fn, k) if k in _ON_BOOLS else fn for k, fn in fns.items()}
     fns = {k: _with_mixed_signs(fn, k) if k in _NEGATIVE_VS_UNSIGNED else fn for k, fn in fns.items()}
-    return {name: ufunc(name, fn, _np_ufunc(name), reducer=_REDUCERS.get(name), accumulator=_ACCUMULATORS.get(name))
+    made = {name: ufunc(name, fn, _np_ufunc(name), reducer=_REDUCERS.get(name), accumulator=_ACCUMULATORS.get(name))
             for name, fn in fns.items()}
+    for name, (row, op, _) in rows.items():
+        if row.plain_on is not None and name not in _COMPOSED:
+            dtypes = _plain_dtypes(row, made[name]._np)
+            if dtypes:
+                made[name]._plain = (plain_unary if op.arity == 1 else plain_binary)(op, dtypes)
+    return made
 
 
 UFUNCS = build()
-
-_FLOATS = frozenset((_dt.float32, _dt.float64))
-_INTS = frozenset((_dt.int8, _dt.int16, _dt.int32, _dt.int64, _dt.uint8, _dt.uint16, _dt.uint32, _dt.uint64))
-#: ufuncs whose NumPy loop for operands of one of these dtypes is the core op as it is
-_PLAIN_BINARY = {**{name: _FLOATS for name in ("divide", "true_divide", "power", "arctan2", "hypot", "logaddexp")},
-                 **{name: _FLOATS | _INTS for name in ("add", "subtract", "multiply", "maximum", "minimum", "less",
-                                                       "less_equal", "greater", "greater_equal")},
-                 **{name: _FLOATS | _INTS | {_dt.bool_} for name in ("equal", "not_equal", "bitwise_and", "bitwise_or",
-                                                                      "bitwise_xor")},
-                 **{name: _INTS for name in ("left_shift", "right_shift")}}
-_PLAIN_UNARY = ("sqrt", "exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "tanh", "sinh",
-                "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "absolute", "fabs",
-                "negative", "positive", "floor", "ceil", "trunc", "rint", "square", "reciprocal", "isnan", "isinf",
-                "isfinite", "sign")
-for _name, _dtypes in _PLAIN_BINARY.items():
-    if _name not in _COMPOSED:
-        UFUNCS[_name]._plain = plain_binary(_OPS_B[_BINARY[_name]], _dtypes)
-for _name in _PLAIN_UNARY:
-    if _name not in _COMPOSED:
-        UFUNCS[_name]._plain = plain_unary(_OPS_U[_UNARY[_name]], _FLOATS)

@@ -1,12 +1,13 @@
 """Complex arithmetic on (real, imaginary) pairs, written once for every backend.
 
 Each formula takes ``k``, a backend: an object whose methods build real elementwise work (MAX graph
-ops in ``lowerings.MAX_OPS``; nodes of a trace the fused kernel runs in ``fused_complex``), so that
+values in ``lowerings.MAX_OPS``; nodes of a trace the fused kernel runs in ``fused_complex``), so that
 a compiled graph and the fused kernel compute the same operations, bit for bit. Special values
 (infinities, NaN, signed zeros) follow C99 Annex G, as NumPy's complex loops do.
 
-A backend has ``add subtract multiply divide negative abs sqrt exp log log1p cos sin atan2 maximum minimum equal
-greater greater_equal logical_and logical_or logical_not isnan isinf where`` and ``const(value, like)``.
+Both backends are built from the registered elementwise ops: ``k.<name>`` is the op of the row of
+that name (``k.exp``, ``k.atan2``, ``k.round``: any row of ``elementwise.py``), on real operands;
+besides them a backend has ``where(cond, x, y)`` and ``const(value, like)``.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """MAX lowerings on complex storage: a complex tensor is paired reals on a trailing axis of 2.
 
 An op's complex form is its formula on (re, im) pairs (``complex_formulas``, named in the op's
-row), lowered here by ``pairwise`` with MAX ops as the formula's backend; the fused kernel runs the
-same formula (``runtime/fused_complex.py``). The few ops whose complex form is their real one on
+row), lowered here by ``pairwise`` with the registered ops' own MAX lowerings as the formula's
+backend (``lowerings.MAX_OPS``); the fused kernel runs the same formula on the same ops
+(``runtime/fused_complex.py``). The few ops whose complex form is their real one on
 the whole storage (a sum, a negation, a rounding of each part) are lowered as such.
 """
 
@@ -11,7 +12,6 @@ from __future__ import annotations
 from ..core.lazy_module import graph_ops as ops
 
 from .lowerings import MAX_OPS, identity, slice_tensor
-from .transcendental_lowerings import asinh, atan2, cosh, expm1, sinh
 
 
 def _part(x, k):
@@ -35,20 +35,12 @@ def _pair(x):
     return re(x), im(x)
 
 
-class _ComplexOps(MAX_OPS):
-    """``MAX_OPS`` with the real functions the elementary formulas take from this package's others."""
-
-    atan2, asinh, expm1 = staticmethod(atan2), staticmethod(asinh), staticmethod(expm1)
-    sinh, cosh = staticmethod(sinh), staticmethod(cosh)
-
-
 def pairwise(formula):
     """A formula on pairs as a lowering on complex storage (a pair result packed again)."""
     def lowering(*xs):
-        out = formula(_ComplexOps, *map(_pair, xs))
+        out = formula(MAX_OPS, *map(_pair, xs))
         return pack(*out) if isinstance(out, tuple) else out
     return lowering
-
 
 
 def cconj(x):

@@ -17,8 +17,8 @@ from .operands import align_batched, coerce_operands, scalar_dtype
 from .broadcasting import broadcast_to, sum_to_like
 from .creation import asarray, operand_constant
 
-# dtype categories: which input dtypes an op accepts
-_CATEGORIES = {
+#: dtype categories: which input dtypes an op accepts (a row's ``category``, ``plain_on``)
+CATEGORIES = {
     "any": lambda d: True,
     "numeric": lambda d: not d.is_bool,
     "real": lambda d: not d.is_bool and not d.is_complex,
@@ -38,27 +38,34 @@ _CATEGORY_TEXT = {
 _MAX_BOOL = L.DType.bool
 
 
-def _lowering(fn, fused=None):
-    """A table's lowering: a MAX ``ops`` name, or a function of MAX values (nabla.ops.lowerings);
-    float16 operands computed in float32 but where the op works on float16's own bits
-    (``Fused.bits``)."""
+def _graph_function(fn):
+    """A row's lowering as a function: a MAX ``ops`` name, or a function of MAX values (nabla.ops.lowerings)."""
     if not callable(fn):
         from max.graph import ops
 
         fn = getattr(ops, fn)
+    return fn
+
+
+def _lowering(fn, fused=None):
+    """A row's lowering, float16 operands computed in float32 but where the op works on float16's
+    own bits (``Fused.bits``)."""
+    fn = _graph_function(fn)
     return fn if fused is not None and fused.bits else L.half_in_single(fn)
 
 
 class Unary(NamedTuple):
     """A unary op's row: everything about the op, in one place."""
     lowering: object  # a MAX ``ops`` name, or a function of MAX values (nabla.ops.lowerings)
-    category: str  # the dtypes it accepts (``_CATEGORIES``)
+    category: str  # the dtypes it accepts (``CATEGORIES``)
     linear: object  # (x, y, t) -> dy for a tangent t; None: not differentiable
     out_bool: bool = False
     fused: Fused | None = None  # how the fused kernel (runtime/kernels/evaluator/fused.mojo) runs it, if it does
     complex: object = None  # its lowering on complex storage (complex_lowerings.py), where not ``formula``'s
     formula: object = None  # its formula on (re, im) pairs (complex_formulas.py): the fused kernel runs it
     ufuncs: tuple = ()  # the NumPy ufuncs that are this op (``nabla.numpy``), by their names
+    plain_on: str | None = None  # the dtypes (a category) on which NumPy's loops of those ufuncs are this
+    #                              op as it is: the NumPy face records it without resolving dtypes
     array_api: bool = True  # ``nabla.array_api`` has it under its row's name
     method: bool = False  # ``Tensor`` has it as a method of its row's name
     real_result: bool = False  # a complex operand gives a real result (``abs``)
@@ -76,8 +83,10 @@ class Binary(NamedTuple):
     complex: object = None
     formula: object = None
     ufuncs: tuple = ()
+    plain_on: str | None = None
     array_api: bool = True
     method: bool = False
+    bool_lowering: object = None  # its lowering on bool operands, where MAX has no bool kernel of ``lowering``
 
 
 class _TableOp:
@@ -108,7 +117,7 @@ class ElementwiseUnary(_TableOp, UnaryOperation):
         return _dt.real_dtype(dtype) if self.row.real_result else dtype
 
     def check_dtype(self, x):
-        if not _CATEGORIES[self.row.category](x.dtype):
+        if not CATEGORIES[self.row.category](x.dtype):
             raise TypeError(f"nabla.{self.name}: expected {_CATEGORY_TEXT[self.row.category]}, got {describe(x)}")
 
     def maxpr(self, x, complex_storage=False):
@@ -138,14 +147,14 @@ class ElementwiseBinary(_TableOp, BinaryOperation):
         return _dt.bool_ if self.row.out_bool else dtype
 
     def check_dtype(self, dtype):
-        if not _CATEGORIES[self.row.category](dtype):
+        if not CATEGORIES[self.row.category](dtype):
             raise TypeError(f"nabla.{self.name}: expected {_CATEGORY_TEXT[self.row.category]}, got {dtype.name}")
 
     def maxpr(self, x, y, complex_storage=False):
         if complex_storage:  # (a formula of the pair takes its operands in their order)
             return L.elementwise(self.complex_lowering, x, y, trailing=1)
-        if x.dtype == _MAX_BOOL and self.name in L.BOOL_BINARY:
-            fn = L.BOOL_BINARY[self.name]
+        if x.dtype == _MAX_BOOL and self.row.bool_lowering is not None:
+            fn = _graph_function(self.row.bool_lowering)
         else:
             fn = _lowering(self.row.lowering, self.row.fused)
         return L.elementwise(fn, *((y, x) if self.row.swap else (x, y)))

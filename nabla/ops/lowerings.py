@@ -13,6 +13,7 @@ import math
 import numpy as np
 from max.dtype import DType
 from ..core.lazy_module import graph_ops as ops
+from ..core.operation import OPS
 
 from . import complex_formulas as F
 from .custom_kernels import sign_bit
@@ -466,20 +467,18 @@ def _nextafter(x, y, layout):
     return select(_any_nan(x, y), nan_like(x), out)
 
 
-# --- bool operands: MAX's interpreter has no numeric kernels for bool --------------------
+# --- bool operands: MAX's interpreter has no numeric kernels for bool (a row's ``bool_lowering``) ---
 
-def _not(x):
-    return ops.logical_not(x)
+def equal_bools(a, b):
+    return ops.logical_not(ops.logical_xor(a, b))
 
 
-BOOL_BINARY = {
-    "equal": lambda a, b: _not(ops.logical_xor(a, b)),
-    "not_equal": lambda a, b: ops.logical_xor(a, b),
-    "greater": lambda a, b: ops.logical_and(a, _not(b)),
-    "greater_equal": lambda a, b: ops.logical_or(a, _not(b)),
-    "maximum": lambda a, b: ops.logical_or(a, b), "minimum": lambda a, b: ops.logical_and(a, b),
-    "add": lambda a, b: ops.logical_or(a, b), "multiply": lambda a, b: ops.logical_and(a, b),
-}
+def greater_bools(a, b):
+    return ops.logical_and(a, ops.logical_not(b))
+
+
+def greater_equal_bools(a, b):
+    return ops.logical_or(a, ops.logical_not(b))
 
 
 def negative(x):
@@ -491,24 +490,20 @@ def negative(x):
     return ops.negate(x)
 
 
-#: ``complex_formulas``' backend names -> MAX's graph ops (looked up at use: ``max.graph`` is imported
-#: at the first graph a process builds)
-_GRAPH_OPS = {"add": "add", "subtract": "sub", "multiply": "mul", "divide": "div", "negative": "negate", "abs": "abs",
-              "sqrt": "sqrt", "cos": "cos", "sin": "sin", "log": "log", "log1p": "log1p", "maximum": "max",
-              "minimum": "min", "equal": "equal", "greater": "greater", "greater_equal": "greater_equal",
-              "logical_and": "logical_and", "logical_or": "logical_or", "logical_not": "logical_not", "where": "where",
-              "isnan": "is_nan", "isinf": "is_inf", "round": "round"}
+class _RegisteredOps:
+    """``complex_formulas``' backend on MAX graph values: ``k.exp`` is the registered elementwise op
+    of that name lowered as it is (its ``maxpr``, found in ``core.operation.OPS`` when a graph is
+    built, after every row has registered), as the fused kernel's backend (``runtime/fused_complex.py``)
+    records that op; ``where`` and ``const`` are MAX's."""
 
-
-class _GraphOpsBackend(type):
-    def __getattr__(cls, name):
-        if name not in _GRAPH_OPS:
-            raise AttributeError(name)
-        return getattr(ops, _GRAPH_OPS[name])
-
-
-class MAX_OPS(metaclass=_GraphOpsBackend):
-    """``complex_formulas``' backend: MAX graph ops."""
-
-    exp = staticmethod(exp)
+    where = staticmethod(select)
     const = staticmethod(const)
+
+    def __getattr__(self, name):
+        op = OPS.get(name)
+        if getattr(op, "row", None) is None:  # (only the ops of elementwise rows)
+            raise AttributeError(name)
+        return op.maxpr
+
+
+MAX_OPS = _RegisteredOps()

@@ -72,6 +72,13 @@ def _read_scalar(self):
     return self.numpy().reshape(()).item() if value is None else value
 
 
+def row_methods() -> dict:
+    """The elementwise ops whose rows say ``Tensor`` has them as methods, from the rows registered
+    when it is called (``TENSOR_METHODS`` takes them as this module loads)."""
+    return {**{name: _U[name] for name, row in ew.UNARY_TABLE.items() if row.method},
+            **{name: _B[name] for name, row in ew.BINARY_TABLE.items() if row.method}}
+
+
 _METHODS = {
     "sum": reduction.sum, "mean": reduction.mean, "prod": reduction.prod,
     "max": reduction.max, "min": reduction.min,
@@ -79,9 +86,7 @@ _METHODS = {
     "reshape": aliasing.reshape, "transpose": aliasing.transpose, "permute": aliasing.transpose,
     "unsqueeze": aliasing.unsqueeze, "squeeze": aliasing.squeeze, "swapaxes": aliasing.swapaxes,
     "broadcast_to": broadcasting.broadcast_to, "astype": ew.astype, "split": multi_output.split,
-    # the elementwise ops whose rows say ``Tensor`` has them as methods
-    **{name: _U[name] for name, row in ew.UNARY_TABLE.items() if row.method},
-    **{name: ew.BINARY_FUNCTIONS[name] for name, row in ew.BINARY_TABLE.items() if row.method},
+    **row_methods(),
 }
 
 

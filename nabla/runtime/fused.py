@@ -21,7 +21,8 @@ from . import program_kernel
 from .fused_complex import complex_work, real_trace, relift
 from .fused_codes import BYTES, constant_bits, elementwise_facts
 from .program_kernel import MAP, REDUCE, SCAN, STAGE, family
-from .fused_program import contiguous_view, write
+from .fused_program import write
+from .fused_views import contiguous_view
 from .fused_stages import deferrable, fits_alone, stages
 from .first_sight import FirstSightPath
 from .program_plan import host_memory

@@ -88,6 +88,11 @@ def view_kind(op) -> str | None:
     return None if f is None else f.view
 
 
+def opcode(op) -> int:
+    """The opcode of elementwise op ``op`` (its row's ``Fused(code)``)."""
+    return op.fused.code
+
+
 def elementwise_facts(op):
     """How the kernel runs elementwise op ``op`` (its row's ``Fused``), or None: no opcode of its own."""
     f = op.fused

@@ -1,6 +1,7 @@
 """Where the fused kernel's registers read their values: strided layouts (NumPy's view model: an
 offset and a (size, stride) per axis) of the trace's inputs, spread to the trace's full shape, and
-the (outer, r, inner) view of a reduction over one run of axes. Used by ``fused_program.py`` and ``fused_reads.py``."""
+the (outer, r, inner) view of a reduction over one run of axes. Used by ``fused_program.py``,
+``fused_views.py``, ``fused_matmul.py`` and ``fused_reads.py``."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ class Offset(int):
     for every ``i`` is one structure): its value at planning time, and ``const`` plus ``terms``
     ({(trace position, axis): coefficient}) to work it out for each run's starts. Arithmetic with
     ints keeps the dependence; a program's constants hold it until they are packed, where it
-    becomes a patch of the run's constants (``fused_program._program``)."""
+    becomes a patch of the run's constants (``fused_format.pack_program``)."""
 
     # (no __slots__: an int subclass cannot have them; the instance dict holds const and terms)
 

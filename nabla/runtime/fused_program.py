@@ -12,11 +12,13 @@ written through dtype codes, narrow results wrapped after each op as NumPy's ari
 uint64 is int64's bits, so only the ops whose bits do not depend on the sign take it) and coded
 float traces (float work of one float dtype whose inputs or result are of other dtypes: a
 comparison's bool result, casts, an integer input; float registers, data through dtype codes).
+
+What the trace's views are is found in ``fused_views``, a matmul is written in ``fused_matmul``,
+gathers and concatenations in ``fused_reads``, and a program is packed by ``fused_format``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
 
 import numpy as np
@@ -24,34 +26,14 @@ import numpy as np
 from ..core import dtypes as _dt
 from ..core.operation import OPS
 from . import op_kinds as K
-from .fused_codes import (_AXIS_INDEX, _CONST, _GATHER, _LOAD, _REGISTERS, _WHERE, _WRAP, BINARY_CODES, BYTES, CODES,
-                          HALF, HEADER, INT_CODES, REDUCE_CODES, SLOTS, UNARY_CODES, _unsigned_order, arg_reduce,
-                          constant_bits, elementwise_facts, reduce_kind, view_kind)
-from .fused_layouts import Offset, Unfit as _Unfit
-from .fused_layouts import (_contiguous, _is_stack, _layout, _layouts, _reduced_run, _restride, _through,
-                            release_last_uses)
+from .fused_codes import (_AXIS_INDEX, _CONST, _GATHER, _LOAD, _REGISTERS, _WHERE, _WRAP, BYTES, CODES, HALF, INT_CODES,
+                          SLOTS, _unsigned_order, arg_reduce, constant_bits, elementwise_facts, opcode, reduce_kind)
+from .fused_format import Program, pack_program
+from .fused_layouts import Unfit as _Unfit
+from .fused_layouts import _is_stack, _layouts, _reduced_run, release_last_uses
+from .fused_matmul import _matmul
 from .fused_reads import _concat, _index_nodes, _iota_axis, _stack, _take
-
-
-class Program:
-    """What ``write`` makes of a trace: the program, its constants (layouts included), which leaf
-    feeds each data slot, the reduction kind and the output's size."""
-
-    __slots__ = ("program", "consts", "slots", "reduce", "size", "dtype", "count", "scan", "lifted", "out_dtype",
-                 "lifted_leaves", "test", "registers", "offsets")
-
-    def __init__(self, program, consts, slots, reduce, size, dtype, count, scan, lifted=(), out_dtype=None,
-                 lifted_leaves=(), registers=None):
-        self.program, self.consts, self.slots, self.reduce, self.size = program, consts, slots, reduce, size
-        self.dtype = dtype  # of the data slots (BYTES: read through dtype codes)
-        self.registers = registers or (_dt.int64 if dtype is BYTES else dtype)
-        self.out_dtype = out_dtype or dtype  # a coded program's result dtype
-        self.count = count  # a sum of 1 / 0 whose result is int64
-        self.scan = scan  # a running sum: 1 forward, 2 reverse
-        self.lifted = lifted  # (trace position of a scalar constant, its index in consts): data per run
-        self.lifted_leaves = lifted_leaves  # (leaf of one element, its index in consts): read per run
-        self.test = 0  # the reduced values' test (``any`` / ``all`` of a count), as in the header
-        self.offsets = ()  # (index in consts, Offset): layout offsets that depend on slice starts
+from .fused_views import _viewer
 
 
 def reduction_inside(order, out) -> bool:
@@ -153,77 +135,6 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
         return None
 
 
-def contiguous_view(order, leaves, outputs, node_ids, leaf_ids):
-    """(leaf, offset) when the trace's one result is a contiguous run of one input's elements
-    (reshapes and basic slices of it, ``res[i]`` of a C-ordered array): a view of that input's
-    buffer, which no kernel needs to copy; None otherwise."""
-    if len(outputs) != 1 or not outputs[0].device.is_host:
-        return None
-    if any((view_kind(n.op) != "alias" and n.op is not K.GETITEM) or "complex_storage" in n.kwargs
-           for n in order):
-        return None
-    try:
-        found = _viewer(order, leaves, None, node_ids, leaf_ids)[3](outputs[0])
-    except _Unfit:
-        return None
-    if found is None:
-        return None
-    leaf, offset, sizes, strides = found
-    step = 1
-    for n, s in zip(reversed(sizes), reversed(strides)):
-        if n != 1 and s != step:
-            return None
-        step *= n
-    return leaf, offset
-
-
-def _viewer(body, leaves, dtype, node_ids, leaf_ids, count=False, result=None, registers=None, stored=True):
-    """What the trace's views are: value ids (leaves -(k+1), node outputs by node index), with
-    order-keeping views and free casts as aliases of their input and strided views of an input as
-    loads of it. ``stored``: ``result``'s values are written as they are (a map's), so its cast
-    is made by the store; a reduction or running sum must see each value cast (a float16 running
-    sum adds float16 values). Returns (alias, views, ref, view_of)."""
-    alias: dict[int, int] = {}
-    views: dict[int, tuple] = {}  # node -> (leaf, offset, sizes, strides)
-
-    def ref(v):
-        r = -1 - leaf_ids[id(v)] if v.node is None else node_ids[id(v.node)]
-        return alias.get(r, r)
-
-    def view_of(v, shape=None):
-        """The strided view (leaf, offset, sizes, strides) that ``v``, seen as ``shape``, is of a
-        leaf; None for a computed value."""
-        r = ref(v)
-        if r < 0:
-            leaf = leaves[-1 - r]
-            found = (-1 - r, 0, tuple(leaf.shape), _contiguous(leaf.shape))
-        elif r in views:
-            found = views[r]
-        else:
-            return None
-        shape = tuple(v.shape if shape is None else shape)
-        strides = _restride(found[2], found[3], shape)
-        if strides is None:
-            if math.prod(found[2]) != 1:
-                raise _Unfit
-            strides = (0,) * len(shape)  # one element seen in a larger shape (its broadcast, an alias): every stride 0
-        return found[0], found[1], shape, strides
-
-    for i, n in enumerate(body):
-        if "complex_storage" in n.kwargs or "src_complex" in n.kwargs:
-            raise _Unfit
-        if _is_alias(n, dtype, registers, stored and result is not None and v_is(n, result)) \
-                or (count and v_is(n, result)):
-            alias[i] = ref(n.inputs[0])
-        elif view_kind(n.op) == "strided":
-            found = view_of(n.inputs[0])
-            if found is not None:
-                views[i] = _through(n, found)
-            elif n.op not in K.BROADCASTS:
-                raise _Unfit  # a slice or transpose of a computed value: ``stages`` realizes it first
-    return alias, views, ref, view_of
-
-
 def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner, count, scan,
            out_dtype, lift=frozenset(), registers=None, unsigned=False) -> Program:
     """The program of ``body`` computing ``result`` (reduced or scanned as asked). ``unsigned``: the
@@ -321,12 +232,12 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
                 raise _Unfit
             args, code = n.inputs, (_WRAP, INT_CODES[target])
         elif coded_float and op is K.ASTYPE and n.kwargs.get("dtype") is _dt.bool_:  # nonzero: 1 / 0
-            args, code = n.inputs, (UNARY_CODES["logical_not"], UNARY_CODES["logical_not"])
+            args, code = n.inputs, (opcode(K.LOGICAL_NOT), opcode(K.LOGICAL_NOT))
         elif coded_float and op is K.ASTYPE and n.kwargs.get("dtype") is _dt.float16:
             args, code = n.inputs, (_WRAP, HALF)
         elif registers.is_floating and op is K.ASTYPE and i in index and n.kwargs["dtype"] in INT_CODES:
             # (an index's integer cast: its value)
-            args, code = n.inputs, (UNARY_CODES["positive"],)
+            args, code = n.inputs, (opcode(K.POSITIVE),)
         elif op is K.TAKE:
             args, code = n.inputs[1:], _take(n, result, consts, (view_of, lift, slot_of, registers, coded_float, leaves))
         elif ints and f is not None and f.unsigned is not None and any(v.dtype is _dt.uint64 for v in n.inputs):
@@ -338,7 +249,7 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
         elif op is K.WHERE:
             args, code = n.inputs, (_WHERE,)
         elif op in K.BROADCASTS:  # of a computed value: its register spreads it
-            args, code = n.inputs, (UNARY_CODES["positive"],)
+            args, code = n.inputs, (opcode(K.POSITIVE),)
         else:
             raise _Unfit
         regs_in = [register(ref(v)) for v in args]
@@ -370,27 +281,13 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
         sign = free.pop()
         instructions.append((_CONST, sign, len(consts), 0, 0))
         consts.append(constant_bits(-2 ** 63, True))
-        instructions.append((BINARY_CODES["bitwise_xor"], result_register, result_register, sign, 0))
+        instructions.append((opcode(K.BITWISE_XOR), result_register, result_register, sign, 0))
     size = full // rows if reduce else full
-    made = _program(instructions, result_register, reduce or scan, rows, inner, consts, slot_of, reduce, size,
-                    dtype, count and dtype is not BYTES, scan, tuple(lifted), out_dtype, tuple(lifted_at.items()),
-                    registers)
+    made = pack_program(instructions, result_register, reduce or scan, rows, inner, consts, slot_of, reduce, size,
+                         dtype, count and dtype is not BYTES, scan, tuple(lifted), out_dtype, tuple(lifted_at.items()),
+                         registers)
     if unsigned and out_dtype is _dt.uint64:  # (a max or min: the kernel flips it back, told by its code)
         made.program[5] = CODES[_dt.uint64]
-    return made
-
-
-def _program(instructions, result_register, kind, rows, inner, consts, slot_of, reduce, size, dtype, count=False,
-             scan=0, lifted=(), out_dtype=None, lifted_leaves=(), registers=None) -> Program:
-    """The instructions packed behind their header, the data slots in the order they were given."""
-    program = np.zeros(HEADER + 5 * len(instructions), np.int32)
-    out_code = (INT_CODES if registers in (None, _dt.int64) else CODES)[out_dtype] if dtype is BYTES else 0
-    program[:HEADER] = (len(instructions), result_register, kind, rows, inner, out_code, 0, 0)
-    program[HEADER:] = np.asarray(instructions, np.int32).reshape(-1)
-    slots = [leaf for leaf, _ in sorted(slot_of.items(), key=lambda kv: kv[1])]
-    made = Program(program, np.asarray(consts or [0.0], np.float64), slots, reduce, size, dtype, count, scan, lifted,
-                   out_dtype, lifted_leaves, registers)
-    made.offsets = tuple((k, c) for k, c in enumerate(consts) if type(c) is Offset)
     return made
 
 
@@ -401,8 +298,8 @@ def _identity_fill(op, out, dtype, registers) -> Program | None:
             or (dtype is not BYTES and out.dtype is not dtype):
         return None
     value = constant_bits(int(op is K.PROD), registers is _dt.int64)
-    return _program([(_CONST, 0, 0, 0, 0)], 0, 0, 1, 1, [value], {}, 0, size, dtype, out_dtype=out.dtype,
-                    registers=registers)
+    return pack_program([(_CONST, 0, 0, 0, 0)], 0, 0, 1, 1, [value], {}, 0, size, dtype, out_dtype=out.dtype,
+                         registers=registers)
 
 
 def _count_test(order, out):
@@ -454,135 +351,10 @@ def _dtypes(body, result, node_ids) -> dict:
     return found
 
 
-#: the largest matmul (batch * M * K * N products) the kernel takes: a product of views of the
-#: inputs summed over the contraction, one multiply-add per element, where MAX's compiled matmul is
-#: blocked and vectorized; small products (a first sight's) cost microseconds either way, where a
-#: compile costs 10-40 s. A matrix-vector product (M or N of 1) reuses nothing a blocked kernel
-#: could keep in cache: it is a sum of rows (or of columns) of the matrix, memory-bound either way,
-#: taken up to the programs' sizes (``MATVEC_PRODUCTS``)
-MATMUL_PRODUCTS = 1 << 18
-MATVEC_PRODUCTS = (1 << 31) - 1
-
-
-#: while a program is planned (``taking_large_matmuls``): whether the kernel takes a matmul past
-#: ``MATMUL_PRODUCTS`` (``node -> bool``, asked once a node), else None: never
-_LARGE: list = [None, {}]
-
-
-@contextlib.contextmanager
-def taking_large_matmuls(takes):
-    """Within it, a matmul past ``MATMUL_PRODUCTS`` fits where ``takes(node)`` says so: where its
-    model, faster there, is not on this machine yet (a first run on a fresh machine never waits
-    for a model's compile: the model is built beside it for later reads)."""
-    _LARGE[0] = takes
-    try:
-        yield
-    finally:
-        _LARGE[0] = None
-        _LARGE[1].clear()
-
-
-def _large_taken(node) -> bool:
-    takes, asked = _LARGE
-    if takes is None:
-        return False
-    found = asked.get(id(node))
-    if found is None or found[0] is not node:
-        found = asked[id(node)] = (node, takes(node))
-    return found[1]
-
-
-def matmul_fits(node) -> bool:
-    """Whether the kernel takes ``x @ y`` alone (its operands realized): real operands of one float
-    dtype, or integers, of at most ``MATMUL_PRODUCTS`` products (any number, ``taking_large_matmuls``)."""
-    if node.kwargs.get("complex_storage") or len(node.inputs) != 2:
-        return False
-    x, y = node.inputs
-    if len(x.shape) < 2 or len(y.shape) < 2 or not (x.dtype is y.dtype and x.dtype in (_dt.float32, _dt.float64)
-                                                    or x.dtype in INT_CODES and y.dtype in INT_CODES):
-        return False
-    (*bx, m, k), (*by, _, n) = x.shape, y.shape
-    full = math.prod(tuple(np.broadcast_shapes(tuple(bx), tuple(by))) + (m, k, n))
-    return k > 0 and 0 < full and (full <= (MATVEC_PRODUCTS if m == 1 or n == 1 else MATMUL_PRODUCTS)
-                                   or _large_taken(node))
-
-
-def _matmul(order, leaves, node, dtype, node_ids, leaf_ids, out_dtype) -> Program | None:
-    """``x @ y`` of (views of) inputs: registers over (..., M, K, N) holding x[..., m, k] *
-    y[..., k, n], reduced over K."""
-    if not matmul_fits(node):
-        return None
-    x, y = node.inputs
-    (*bx, m, k), (*by, _, n) = x.shape, y.shape
-    ctx = tuple(np.broadcast_shapes(tuple(bx), tuple(by))) + (m, k, n)
-    full = math.prod(ctx)
-    _, _, _, view_of = _viewer(order[:-1], leaves, dtype, node_ids, leaf_ids)
-    vx, vy = view_of(x), view_of(y)
-    if vx is None or vy is None:
-        return None  # a computed operand: ``stages`` realizes it first
-    (*sx, xm, xk), (*sy, yk, yn) = vx[3], vy[3]
-    if n == 1 and xk != 1 and xm == 1 or m == 1 and yn != 1 and yk == 1:
-        # a matrix-vector product whose matrix steps by one along the output's axis (``A.T @ y``,
-        # ``y @ A.T``): summed over the contraction as columns, (..., K, M or N), so the matrix is
-        # read in its memory's order (the output's order is the same: one of M, N is 1)
-        ctx = ctx[:-3] + (k, m * n)
-        if n == 1:
-            seen_x = (vx[0], vx[1], vx[2][:-2] + (k, m), (*sx, xk, xm))
-            seen_y = (vy[0], vy[1], vy[2][:-2] + (k, 1), (*sy, yk, 0))
-        else:
-            seen_x = (vx[0], vx[1], vx[2][:-2] + (k, 1), (*sx, xk, 0))
-            seen_y = (vy[0], vy[1], vy[2][:-2] + (k, n), (*sy, yk, yn))
-        inner = m * n
-    else:
-        seen_x = (vx[0], vx[1], vx[2] + (1,), vx[3] + (0,))  # (..., M, K, 1)
-        seen_y = (vy[0], vy[1], vy[2][:-2] + (1,) + vy[2][-2:], vy[3][:-2] + (0,) + vy[3][-2:])  # (..., 1, K, N)
-        inner = n
-    consts: list[float] = []
-    slot_of: dict[int, int] = {}
-    instructions = []
-    for register, view in enumerate((seen_x, seen_y)):
-        layout = _layout(view, ctx, full)
-        at = 0
-        if layout is not None:
-            at = len(consts) + 1
-            consts.extend(layout)
-        code = INT_CODES[leaves[view[0]].dtype] if dtype is BYTES else 0
-        instructions.append((_LOAD, register, slot_of.setdefault(view[0], len(slot_of)), at, code))
-    instructions.append((BINARY_CODES["multiply"], 2, 0, 1, 0))  # (narrow sums wrap at the store)
-    total = REDUCE_CODES["sum"]
-    return _program(instructions, 2, total, k, inner, consts, slot_of, total, full // k, dtype, out_dtype=out_dtype)
-
-
 def _counts(v) -> bool:
     """Whether ``v`` is booleans cast to int64 (what ``sum`` of a mask counts)."""
     n = v.node
     return n is not None and n.op is K.ASTYPE and n.inputs[0].dtype is _dt.bool_ and v.dtype is _dt.int64
-
-
-def v_is(node, value) -> bool:
-    return value.node is node
-
-
-def _is_alias(node, dtype, registers=None, final=False) -> bool:
-    """A node whose value is its input's, element for element, in the program's registers: views
-    that keep the order, a single value broadcast, casts to this dtype from itself or from bool
-    (stored as 1 / 0); in a coded float program, casts to the registers' dtype (made as an input
-    is read) and the result's cast to its dtype (made as it is written)."""
-    op = node.op
-    kind = view_kind(node.op)
-    if kind == "alias" or (kind == "real" and not node.inputs[0].dtype.is_complex):
-        return True
-    if op is K.BROADCAST_TO:
-        return math.prod(node.inputs[0].shape) == 1
-    if op is K.ASTYPE:
-        src, target = node.inputs[0].dtype, node.kwargs.get("dtype")
-        if dtype is BYTES and registers is not None and registers.is_floating:
-            return target is registers or (final and target in CODES and target is not _dt.bool_)
-        if dtype is BYTES:  # integers: the same values (uint64: the same bits) in int64 registers
-            return src is target or (target in INT_CODES and (src is _dt.bool_ or target in (_dt.int64, _dt.uint64)))
-        # (an integer source in a float program: positions, ``arange``'s, exact in its registers)
-        return target is dtype and (src is dtype or src is _dt.bool_ or src in INT_CODES)
-    return False
 
 
 # --- stages -------------------------------------------------------------------------------------

@@ -9,8 +9,7 @@ import math
 
 from ..core import dtypes as _dt
 from . import op_kinds as K
-from .fused_codes import (_AXIS_INDEX, _CONST, _GATHER, _WHERE, BINARY_CODES, CODES, INT_CODES, UNARY_CODES,
-                          constant_bits, reduce_kind)
+from .fused_codes import _AXIS_INDEX, _CONST, _GATHER, _WHERE, CODES, INT_CODES, constant_bits, opcode, reduce_kind
 from .fused_layouts import Unfit as _Unfit
 from .fused_layouts import _is_stack, _padded, as_const, merge_axes, release_last_uses
 
@@ -111,14 +110,14 @@ def _concat(n, i, result, ints, register, ref, uses, free, reg_of, instructions,
         else:
             code, slot, at = _gather(v, axis, shape[axis], inner, consts, reading)
             constant(offset)
-            instructions.append((BINARY_CODES["subtract"], value, c, tmp, 0))
+            instructions.append((opcode(K.SUBTRACT), value, c, tmp, 0))
             instructions.append((code, value, slot, value, at))
             source = value
         if j == len(parts) - 1:
-            instructions.append((UNARY_CODES["positive"], dst, source, 0, 0))
+            instructions.append((opcode(K.POSITIVE), dst, source, 0, 0))
         else:
             constant(parts[j + 1][1])
-            instructions.append((BINARY_CODES["less"], mask, c, tmp, 0))
+            instructions.append((opcode(K.LESS), mask, c, tmp, 0))
             instructions.append((_WHERE, dst, mask, source, dst))
     free.extend((c, tmp, value, mask))
     release_last_uses(map(ref, n.inputs), i, uses, reg_of, free)
@@ -139,11 +138,11 @@ def _stack(n, i, result, ints, register, ref, uses, free, reg_of, instructions, 
         raise _Unfit
     index, mask, j_reg, dst = free.pop(), free.pop(), free.pop(), free.pop()
     instructions.append((_AXIS_INDEX, index, math.prod(shape[axis + 1:]), len(parts), 0))
-    instructions.append((UNARY_CODES["positive"], dst, regs_in[-1], 0, 0))
+    instructions.append((opcode(K.POSITIVE), dst, regs_in[-1], 0, 0))
     for j in range(len(parts) - 2, -1, -1):
         instructions.append((_CONST, j_reg, len(consts), 0, 0))
         consts.append(constant_bits(j, ints))
-        instructions.append((BINARY_CODES["equal"], mask, index, j_reg, 0))
+        instructions.append((opcode(K.EQUAL), mask, index, j_reg, 0))
         instructions.append((_WHERE, dst, mask, regs_in[j], dst))
     free.extend((index, mask, j_reg))
     release_last_uses(map(ref, parts), i, uses, reg_of, free)

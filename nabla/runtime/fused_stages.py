@@ -8,7 +8,8 @@ from .fused_codes import INT_CODES, _unsigned_order, arg_reduce, elementwise_fac
 from .fused_complex import is_complex, takes
 from . import op_kinds as K
 from .fused_layouts import _is_stack
-from .fused_program import _coded_registers, _tested, matmul_fits
+from .fused_matmul import matmul_fits
+from .fused_program import _coded_registers, _tested
 
 
 #: the ops the kernel runs that say so by no fact of their own (an opcode, a reduction kind, a view kind)

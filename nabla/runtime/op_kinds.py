@@ -16,11 +16,16 @@ from ..ops.view import permute_op as PERMUTE_DIMS, reshape_op as RESHAPE
 
 SUM, PROD, MEAN = REDUCE_OPS["sum"], REDUCE_OPS["prod"], REDUCE_OPS["mean"]
 GREATER, LOGICAL_NOT = BINARY_OPS["greater"], UNARY_OPS["logical_not"]
+#: elementwise ops whose opcodes the fused program writer uses as its own steps: a register copy
+#: (``positive``), an offset taken off an index, a part chosen by position, a sign bit flipped
+POSITIVE, SUBTRACT, MULTIPLY = UNARY_OPS["positive"], BINARY_OPS["subtract"], BINARY_OPS["multiply"]
+EQUAL, LESS, BITWISE_XOR = BINARY_OPS["equal"], BINARY_OPS["less"], BINARY_OPS["bitwise_xor"]
 #: ops whose value is one number everywhere, whatever its shape
 FILLS = frozenset((CONSTANT, FULL, ZEROS_LIKE))
 #: a broadcast, logical or physical
 BROADCASTS = frozenset((BROADCAST_TO, BROADCAST_PHYSICAL))
 
-__all__ = ["ASTYPE", "BROADCASTS", "BROADCAST_PHYSICAL", "BROADCAST_TO", "CONCAT", "CONSTANT", "CUMULATIVE_SUM",
-           "FILLS", "FULL", "GETITEM", "GREATER", "IOTA", "LOGICAL_NOT", "MATMUL", "MEAN", "PERMUTE_DIMS", "PROD",
-           "RESHAPE", "SUM", "TAKE", "WHERE", "ZEROS_LIKE"]
+__all__ = ["ASTYPE", "BITWISE_XOR", "BROADCASTS", "BROADCAST_PHYSICAL", "BROADCAST_TO", "CONCAT", "CONSTANT",
+           "CUMULATIVE_SUM", "EQUAL", "FILLS", "FULL", "GETITEM", "GREATER", "IOTA", "LESS", "LOGICAL_NOT", "MATMUL",
+           "MEAN", "MULTIPLY", "PERMUTE_DIMS", "POSITIVE", "PROD", "RESHAPE", "SUBTRACT", "SUM", "TAKE", "WHERE",
+           "ZEROS_LIKE"]

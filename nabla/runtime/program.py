@@ -35,7 +35,9 @@ from ..ops.multi_output import concat_op
 from .fused import Plan, ViewPlan, plan as plan_stage
 from .fused_codes import _LOAD, BYTES, CODES, INT_CODES, constant_bits
 from .fused_layouts import Offset
-from .fused_program import _program, matmul_fits, reduction_inside, taking_large_matmuls
+from .fused_format import pack_program
+from .fused_matmul import matmul_fits, taking_large_matmuls
+from .fused_program import reduction_inside
 from .fused_stages import _unfit, stages as first_values
 from .program_kernel import COPY, MAP, NONZERO, REDUCE, SCAN, SCATTER, SCATTER_ADD, family
 from .program_kernel import loaded as _kernel_loaded, module as _kernel_module
@@ -279,9 +281,9 @@ class Scheduler:
     def _fill(self, v, value) -> None:
         """A stage writing ``value`` everywhere in ``v``'s buffer."""
         float_data = v.dtype in (_dt.float32, _dt.float64)
-        prog = _program([(1, 0, 0, 0, 0)], 0, 0, 1, 1, [constant_bits(value, not v.dtype.is_floating)], {}, 0,
-                        math.prod(v.shape), v.dtype if float_data else BYTES, out_dtype=v.dtype,
-                        registers=v.dtype if float_data else (_dt.float64 if v.dtype.is_floating else _dt.int64))
+        prog = pack_program([(1, 0, 0, 0, 0)], 0, 0, 1, 1, [constant_bits(value, not v.dtype.is_floating)], {}, 0,
+                             math.prod(v.shape), v.dtype if float_data else BYTES, out_dtype=v.dtype,
+                             registers=v.dtype if float_data else (_dt.float64 if v.dtype.is_floating else _dt.int64))
         self._add(_Stage(_MAP, family(prog), prog.program, prog.consts, self._new_buffer(v), prog.size), (v.node,))
 
     def _plan(self, sub):
@@ -422,9 +424,9 @@ class Scheduler:
         code = INT_CODES[value.dtype] if ints else CODES.get(value.dtype)
         if code is None:
             raise Unplanned("dtype")
-        prog = _program([(_LOAD, 0, 0, 0, 0 if float_data else code)], 0, 0, 1, 1, [0.0], {0: 0}, 0,
-                        math.prod(value.shape), value.dtype if float_data else BYTES, out_dtype=value.dtype,
-                        registers=value.dtype if float_data else _dt.int64 if ints else _dt.float64)
+        prog = pack_program([(_LOAD, 0, 0, 0, 0 if float_data else code)], 0, 0, 1, 1, [0.0], {0: 0}, 0,
+                             math.prod(value.shape), value.dtype if float_data else BYTES, out_dtype=value.dtype,
+                             registers=value.dtype if float_data else _dt.int64 if ints else _dt.float64)
         self._add(_Stage(_MAP, family(prog), prog.program, prog.consts, out, prog.size, layout, slots=((src, 0),)))
 
     def _concat(self, v) -> list:

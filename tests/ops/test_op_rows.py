@@ -1,16 +1,21 @@
 """A new elementwise op is one row: registered, it runs on every path (the fused kernel, MAX's
 interpreter, a compiled model, grad, vmap, sharding, complex operands), and the faces built from the
-rows take it. The toy op is exp under a name of its own: exp's lowering, formula and opcode."""
+rows take it. The toy op is exp under a name of its own: exp's lowering, formula and opcode, and a
+NumPy ufunc of its name (NumPy's exp, under that name while a test runs)."""
 
 import numpy as np
 import pytest
 
 import nabla as nb
+import nabla.numpy as nnp
 from nabla.array_api import _elementwise
 from nabla.core.operation import OPS, Fused
+from nabla.core.tensor import Tensor
+from nabla.numpy import _ufunc_table
 from nabla.ops import complex_formulas as F
 from nabla.ops import lowerings as L
 from nabla.ops.elementwise_rows import UNARY_FUNCTIONS, UNARY_OPS, UNARY_TABLE, Unary, register
+from nabla.ops.tensor_methods import row_methods
 from nabla.runtime.fused_codes import UNARY_CODES
 from nabla.sharding import DeviceMesh, P
 
@@ -21,7 +26,8 @@ R = np.random.default_rng(5)
 
 @pytest.fixture
 def toy_exp():
-    row = Unary(L.exp, "float", lambda x, y, t: t * y, fused=Fused(UNARY_CODES["exp"]), formula=F.exp)
+    row = Unary(L.exp, "float", lambda x, y, t: t * y, fused=Fused(UNARY_CODES["exp"]), formula=F.exp,
+                ufuncs=("toy_exp",), plain_on="real_float", method=True)
     register("toy_exp", row)
     try:
         yield UNARY_FUNCTIONS["toy_exp"]
@@ -64,3 +70,19 @@ def test_the_faces_built_from_the_rows_take_a_new_row(toy_exp):
     np.testing.assert_allclose(fn(nb.asarray(x)).numpy(), np.exp(x), rtol=1e-14)
     with pytest.raises(TypeError, match="toy_exp"):
         fn(1.0)  # the standard's functions take arrays
+
+
+def test_the_numpy_face_and_the_methods_take_a_new_rows_ufuncs_and_method(toy_exp, monkeypatch):
+    monkeypatch.setattr(np, "toy_exp", np.exp, raising=False)  # (the NumPy ufunc that resolves its dtypes)
+    toy = _ufunc_table.build()["toy_exp"]  # the face's table, built from the rows as the face loads
+    ints = np.arange(-2, 3)
+    np.testing.assert_allclose(toy(nnp.asarray(ints)).numpy(), np.exp(ints), rtol=1e-14)  # (resolved: float64)
+    x = R.uniform(-1, 1, 6)
+    a = nnp.asarray(x)
+    fast = toy._plain(a)  # the fast path its ``plain_on`` gives: the op recorded as it is
+    assert fast._impl._values[0].node.op is UNARY_OPS["toy_exp"]
+    np.testing.assert_allclose(fast.numpy(), np.exp(x), rtol=1e-14)
+    assert toy._plain(nnp.asarray(ints)) is None  # (integers: NumPy's loop is not the op's)
+    monkeypatch.setattr(Tensor, "toy_exp", row_methods()["toy_exp"], raising=False)  # (as ``tensor_api`` binds)
+    np.testing.assert_allclose(nb.asarray(x).toy_exp().numpy(), np.exp(x), rtol=1e-14)
+    np.testing.assert_allclose(a.toy_exp().numpy(), np.exp(x), rtol=1e-14)
