@@ -23,6 +23,7 @@ from .elementwise_rows import (BINARY_FUNCTIONS, BINARY_OPS, BINARY_TABLE, UNARY
 from .operands import coerce_operands  # noqa: F401 (a name of this module's face)
 from .broadcasting import broadcast_physical, pad_logical_rank, sum_to_like
 from .creation import asarray
+from ..core.lazy_module import graph_ops as ops
 
 
 def _sign(x):
@@ -374,8 +375,6 @@ class WhereOp(BinaryOperation):
         return flat_form(kwargs, shapes, (False, paired, paired))
 
     def maxpr(self, cond, x, y, complex_storage=False):
-        from max.graph import ops
-
         if complex_storage:
             cond = ops.unsqueeze(cond, -1)
         return L.elementwise(ops.where, cond, x, y, trailing=int(complex_storage))
@@ -403,8 +402,6 @@ class ZerosLikeOp(UnaryOperation):
     lift_broadcasts = True
 
     def maxpr(self, x):
-        from max.graph import ops
-
         return ops.broadcast_to(ops.constant(0, x.dtype, x.device), x.shape)
 
     def jvp_rule(self, primals, tangents, output):

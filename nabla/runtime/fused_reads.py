@@ -41,7 +41,7 @@ def _index_nodes(body, ref, final_ref, alias, dtype_of) -> frozenset:
 def _gather(v, axis, span, inner, consts, reading) -> tuple:
     """(_GATHER, data slot, 1 + where its view starts in consts) reading ``v`` (a view of an input)
     along ``axis`` at positions a register holds, element e at its coordinates (outer, m, inner)
-    with m in ``span`` (see ``_gather_as`` in kernels/evaluator/fused.mojo)."""
+    with m in ``span`` (see ``_gather_as`` in kernels/evaluator/fused_slots.mojo)."""
     view_of, lift, slot_of, registers, coded_float, leaves = reading
     found = view_of(v)
     if found is None or found[0] in lift or (registers is _dt.float32 and math.prod(found[2]) >= 2 ** 24):
