@@ -68,6 +68,11 @@ class Realization:
     def buffers(self) -> list:
         return [leaf.buffer for leaf in self.traced.leaves]
 
+    def leaf_buffers(self) -> "LeafBuffers":
+        """The leaves' buffers as a run indexes them, each asked of its leaf then (the program
+        kernel reads a picked element's value from its host memory and never asks its buffer)."""
+        return LeafBuffers(self.traced.leaves)
+
     def graph_inputs(self) -> list:
         """A MAX graph's inputs for this trace: the leaves' buffers, the constants', the signals'."""
         traced = self.traced
@@ -76,6 +81,24 @@ class Realization:
     def build(self, symbolic: bool):
         """The trace's MAX graph."""
         return self.engine.lower_traced(self.traced, self.outputs, symbolic)
+
+
+class LeafBuffers:
+    """``[leaf.buffer for leaf in leaves]``, each made where it is indexed (``Realization.leaf_buffers``)."""
+
+    __slots__ = ("leaves",)
+
+    def __init__(self, leaves):
+        self.leaves = leaves
+
+    def __getitem__(self, k):
+        return self.leaves[k].buffer
+
+    def __len__(self) -> int:
+        return len(self.leaves)
+
+    def __iter__(self):
+        return (leaf.buffer for leaf in self.leaves)
 
 
 class ExecutionPath:

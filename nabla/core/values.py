@@ -4,6 +4,9 @@ the core: the engine and the trace's keying name these types without the graph o
 
 from __future__ import annotations
 
+import numpy as np
+from max import driver
+
 
 #: the keying memo of a node without kwargs (``trace_lowering._node_memo``)
 NO_KWARGS_MEMO = ((), None, None)
@@ -42,18 +45,40 @@ class Value:
         return cls(None, 0, shape, dtype, device, buffer)
 
 
+_BUFFER = Value.buffer  # (the slot, beneath ``HostValue.buffer``)
+
+
 class HostValue(Value):
     """A realized leaf whose buffer wraps ``host``, host memory of Nabla's own (a NumPy array).
     While ``owned``, nothing else can see that memory, and an element write of a realized host
     array (``x[i, j] = v`` in an element loop) goes into it at once, as NumPy's does
     (``nabla/ops/host_writes.py``). Anything that may keep a view of the memory gives it up
-    (``give_up``): a run that reads the value, a bit view, an export."""
+    (``give_up``): a run that reads the value, a bit view, an export. Its driver buffer is made
+    at the first ask: a picked element is mostly read from ``host`` (a program's constant, a
+    ``float()``), and a buffer costs more than the rest of the pick (~1.5 us)."""
 
     __slots__ = ("host", "owned")
 
+    @property
+    def buffer(self):
+        b = _BUFFER.__get__(self, HostValue)
+        if b is None:
+            host = self.host
+            if host.ndim == 0 and host.dtype == np.bool_:  # (MAX's from_numpy refuses 0-d bools)
+                b = driver.Buffer.from_numpy(host.reshape(1)).view(self.dtype.max_dtype, ())
+            else:
+                b = driver.Buffer.from_numpy(host)
+            _BUFFER.__set__(self, b)
+        return b
+
+    @buffer.setter
+    def buffer(self, b):
+        _BUFFER.__set__(self, b)
+
 
 def host_value(buffer, shape, dtype, device, host, owned: bool) -> HostValue:
-    """A realized leaf over ``buffer``, whose memory is the NumPy array ``host``."""
+    """A realized leaf over ``buffer`` (None: made from ``host`` when first asked), whose memory
+    is the NumPy array ``host``."""
     v = HostValue(None, 0, shape, dtype, device, buffer)
     v.host, v.owned = host, owned
     return v

@@ -10,7 +10,6 @@ lazy sources) stays an op in ``indexing``.
 from __future__ import annotations
 
 import numpy as np
-from max import driver
 
 from ..core.graph import HostValue, host_value, host_view
 from ..core.tensor import Tensor
@@ -63,12 +62,8 @@ def _wrap(x: Tensor, picked: np.ndarray) -> Tensor:
     """A picked element (its stored form: a complex one is its (re, im) pair) as a realized 0-d
     tensor of ``x``'s class (a face's pick stays the face's array)."""
     impl = x._impl
-    if picked.dtype == np.bool_:  # MAX's from_numpy fails on a 0-d bool array
-        buf = driver.Buffer.from_numpy(picked.reshape(1)).view(impl.dtype.max_dtype, ())
-    else:
-        buf = driver.Buffer.from_numpy(picked)
-    # (read from ``host``; a 0-d array takes no element write)
-    r = TensorImpl([host_value(buf, picked.shape, impl._values[0].dtype, impl.device, picked, owned=False)],
+    # (read from ``host``, its buffer made where a run asks for one; a 0-d array takes no element write)
+    r = TensorImpl([host_value(None, picked.shape, impl._values[0].dtype, impl.device, picked, owned=False)],
                    impl.dtype)
     return Tensor(r) if type(x) is Tensor else type(x)(r)
 

@@ -152,7 +152,7 @@ def _hit(r, entry, run):
     """The answer for a trace a program runs: counted, with the leaves' buffers."""
     entry.sightings += 1
     r.engine.count(fused=True)
-    return run, r.buffers()
+    return run, r.leaf_buffers()
 
 
 def single_op_nodes_first(outputs):
@@ -294,7 +294,7 @@ class FirstSightKernels(_AsksFirstSight):
             run = None
         if run is not None:  # near compiled speed already: this structure is never compiled
             engine.count(fused=True)
-            return run, r.buffers()
+            return run, r.leaf_buffers()
         if r.fast_only:
             entry.sightings -= 1  # only a probe
             return self.first_sight.probe_stages(r, entry)

@@ -26,7 +26,12 @@ def _deep_first(stack, count, buffer_of, stop_ids, heights) -> None:
     the operand of the deepest work is taken first (Sethi & Ullman 1970 order operands by the
     registers they need; depth, counted to ``_DEPTH``, stands for that), the first among equals."""
     top = stack[-count:]
-    depth = [_height(m, _DEPTH, buffer_of, stop_ids, heights) for m in top]
+    cap = 2  # (deepened while the operands look alike: most differ at once, a step's term from a chain)
+    while True:
+        depth = [_height(m, cap, buffer_of, stop_ids, heights) for m in top]
+        if min(depth) != max(depth) or depth[0] < cap or cap >= _DEPTH:
+            break
+        cap += 1
     if min(depth) != max(depth):
         stack[-count:] = [m for _, _, m in sorted(zip(depth, range(count), top), key=lambda t: (t[0], t[1]))]
 

@@ -512,3 +512,25 @@ def test_a_long_accumulation_is_one_stage(form, monkeypatch):
         assert len(refused) <= 64  # chain is halved until its parts fit (peeled, it was ~600 plans)
     else:
         assert refused == []
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])
+def test_a_pick_makes_its_buffer_only_when_a_run_asks(dtype):
+    """Picked elements of host data are read from their memory (a program's constants past its data
+    slots, ``item``): a pick's driver buffer is made where something asks for it, with its value."""
+    from nabla.core.values import _BUFFER, HostValue
+
+    base = (numpy.arange(12).reshape(3, 4) % 3).astype(dtype)
+    a = np.asarray(base)
+    numpy.asarray(a)
+    picks = [a[k // 4, k % 4] for k in range(12)]
+    total = picks[0]
+    for p in picks[1:]:
+        total = total + p
+    assert numpy.asarray(total).item() == base.sum()  # twelve one-element inputs: constants of the program
+    assert picks[5].item() == base[1, 1].item()
+    values = [p._impl._values[0] for p in picks]
+    assert all(type(v) is HostValue and _BUFFER.__get__(v, HostValue) is None for v in values)
+    v = values[6]
+    assert v.buffer.to_numpy().item() == base[1, 2].item()  # asked: made, of the element's value
+    assert _BUFFER.__get__(v, HostValue) is v.buffer
