@@ -181,4 +181,3 @@ def test_zero_d_integer_arrays_index_as_numpy_integers(key):
     onp.testing.assert_array_equal(onp.asarray(got), ref)
     a[...] = -5.0  # the result is a copy (NumPy's advanced index), not a view
     onp.testing.assert_array_equal(onp.asarray(got), ref)
-
