@@ -204,7 +204,7 @@ class Cut:
             return []
         work = []
         found: dict = {}  # id(value) -> value, in the order found
-        inside = {id(n) for n in self.origins}
+        uses = None  # id(value) -> its reads inside this cut, once asked
         for j, refs in enumerate(self.inputs):
             work.append(1 + sum(work[r >> 8] for r in refs if r >= 0))
         for j, refs in enumerate(self.inputs):
@@ -212,8 +212,18 @@ class Cut:
             for r, u in zip(refs, self.origins[j].inputs):
                 if r < 0 or work[r >> 8] < _SMALL_PART_WORK or id(u) in found:
                     continue
-                if math.prod(u.shape) * _SMALL_PART_RATIO <= size or \
-                        any(id(n) not in inside for n in readers.get(id(u), ())):
+                if math.prod(u.shape) * _SMALL_PART_RATIO <= size:
+                    found[id(u)] = u
+                    continue
+                # read outside this cut: ``readers`` lists a node once per read, so more reads than
+                # the cut's own (counted, where scanning each value's readers for one outside the
+                # cut cost the length of a loop's trace per value: a value every step reads)
+                if uses is None:
+                    uses = {}
+                    for n in self.origins:
+                        for w in n.inputs:
+                            uses[id(w)] = uses.get(id(w), 0) + 1
+                if len(readers.get(id(u), ())) > uses.get(id(u), 0):
                     found[id(u)] = u
         return list(found.values())
 
