@@ -155,8 +155,8 @@ class ndarray(Tensor):
 
     @property
     def imag(self):
-        if not self.dtype.is_complex:  # NumPy: read-only zeros
-            return aliasing.read_only_view(self, _xp.zeros_like(self), _xp.zeros_like)
+        if not self.dtype.is_complex:  # NumPy: read-only zeros, an array of the face's class
+            return aliasing.read_only_view(self, _zeros_of(self), _zeros_of)
         return aliasing.make_view(self, _xp.imag(self), _xp.imag,
                                   lambda p, c: complex_from_parts(_xp.real(p), c))
 
@@ -202,6 +202,11 @@ def _made(x) -> bool:
     except AttributeError:
         return False
     return True
+
+
+def _zeros_of(x) -> ndarray:
+    """Zeros of ``x``'s shape, dtype and class (the imaginary part of real data)."""
+    return _of_type(type(x), _xp.zeros_like(x)._impl)
 
 
 def _of_type(cls, impl) -> ndarray:

@@ -1238,3 +1238,19 @@ def test_philox_bit_generator_in_numpys_interface():
     import nabla
 
     assert nabla.random.default_rng is fnp.random.default_rng
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int16", "bool"])
+def test_the_imaginary_part_of_real_data_is_an_array_of_the_face(dtype):
+    """``x.imag`` of real data: NumPy's zeros, an array that takes NumPy's rules after it
+    (``x.imag / 3`` is float64 for bools and integers, as NumPy's)."""
+    def script(m):
+        x = m.asarray(numpy.array([1, 0, 3], dtype=dtype))
+        zeros = x.imag
+        return zeros, zeros / 3, (zeros + 2).real, zeros == 0
+
+    got = script(fnp)
+    assert all(type(g) is fnp.ndarray for g in got)
+    for g, w in zip(got, script(numpy)):
+        assert g.dtype == w.dtype
+        numpy.testing.assert_array_equal(numpy.asarray(g), w)
