@@ -11,6 +11,7 @@ from .core.dtypes import (DType, bool_, float16, float32, float64, int8, int16, 
 from .ops import *  # noqa: F401,F403
 from .ops import max, min, sum  # noqa: A004  (NumPy's names, on purpose)
 from . import runtime
+from .runtime.fused import warm_program_kernel as _warm_program_kernel
 from .transforms import compile, grad, hessian, jacfwd, jacrev, jvp, no_grad, value_and_grad, vjp, vmap  # noqa: A004
 
 GRAPH.engine = runtime.new_engine()  # (the engine every thread uses, with Nabla's execution paths)
@@ -33,9 +34,7 @@ def set_realization_policy(policy: str) -> None:
 def warm_program_kernel(wait: bool = True) -> bool:
     """Build the program kernel now (once per machine: later processes load it in milliseconds);
     ``wait=False`` starts the build and returns. Returns whether it is ready."""
-    from .runtime.fused import warm_program_kernel as warm
-
-    return warm(wait)
+    return _warm_program_kernel(wait)
 
 
 __version__ = "0.1.0"

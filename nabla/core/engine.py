@@ -143,6 +143,7 @@ class Engine(TraceLowering, ModelStore):
     @property
     def session(self):
         if self._session is None:
+            # (lazy: MAX's modules beyond its driver and dtypes load where used; max.graph alone costs ~0.1 s)
             from max import engine
 
             self._session = engine.InferenceSession(devices=_session_devices(cpu()))
@@ -311,7 +312,7 @@ class Engine(TraceLowering, ModelStore):
     def interpreter_warm(self) -> bool:
         """Whether MAX's interpreter kernels are precompiled on this machine (`max warm-interpreter-cache`)."""
         if self._interpreter_warm is None:
-            try:
+            try:  # (MAX's internal module, imported where asked: another MAX may not have it)
                 from max._interpreter_ops import gc_compile
 
                 self._interpreter_warm = bool(gc_compile.warm_stamp_matches())

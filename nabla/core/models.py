@@ -63,7 +63,7 @@ def mlir_context():
     """Enter MAX's default MLIR context on this thread (MLIR's current context is thread-local);
     a thread that has one (the main thread always does) enters nothing."""
     global _MLIR
-    if _MLIR is None:  # (MAX's modules once: every read asks)
+    if _MLIR is None:  # (MAX's modules once, lazily as everywhere: every read asks)
         from max import mlir
         from max._mlir_context import ensure_default_mlir_context
 

@@ -95,7 +95,7 @@ def kernel_library(package: str) -> Path:
     target = root / "mojo" / kernel_digest(package) / f"nabla_{package}.mojoc"
     with _BUILD_LOCK:
         if not target.exists():
-            from mojo.run import subprocess_run_mojo
+            from mojo.run import subprocess_run_mojo  # (lazy: Mojo's toolchain, needed only to build)
 
             # the compiler bakes the module name from the output's stem: stage under the final name
             staging = target.parent / f".staging.{os.getpid()}.{threading.get_ident()}"

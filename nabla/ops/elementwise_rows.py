@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 from ..core import dtypes as _dt
 from ..core.context import get_default_dtype
+from ..core.lazy_module import graph_ops
 from ..core.operation import Fused
 from ..core.tensor import Tensor
 from . import complex_lowerings as C
@@ -41,9 +42,7 @@ _MAX_BOOL = L.DType.bool
 def _graph_function(fn):
     """A row's lowering as a function: a MAX ``ops`` name, or a function of MAX values (nabla.ops.lowerings)."""
     if not callable(fn):
-        from max.graph import ops
-
-        fn = getattr(ops, fn)
+        fn = getattr(graph_ops, fn)
     return fn
 
 
