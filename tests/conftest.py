@@ -22,7 +22,7 @@ if not AS_USER:
         os.environ["NABLA_CACHE_DIR"] = tempfile.mkdtemp(prefix="nabla-test-cache-")
         # removed at exit, after Nabla's own exit work (registered before nabla is imported, so run after it)
         atexit.register(shutil.rmtree, os.environ["NABLA_CACHE_DIR"], ignore_errors=True)
-    # the single-op models this session's many structures want are not compiled at its exit
+    # the single-op models the test run's many structures want are not compiled at its exit
     os.environ.setdefault("NABLA_COMPILE_AT_EXIT", "0")
     # nor does a cold machine's first-run build start (tests/runtime/test_first_run.py turns it on where it is
     # the subject): the session would spend both cores on models its tests do not count on
