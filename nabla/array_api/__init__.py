@@ -17,6 +17,7 @@ from ._functions import *  # noqa: F401,F403,A004  (the standard's names: sum, m
 from ._info import __array_namespace_info__
 from ._elementwise import ELEMENTWISE_FUNCTIONS
 from . import fft, linalg
+from .linalg import diag  # (not the standard's: NumPy's, JAX's and PyTorch's, which libraries call)
 
 __array_api_version__ = "2025.12"
 

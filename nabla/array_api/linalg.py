@@ -14,7 +14,7 @@ from typing import NamedTuple
 from .. import ops as _ops
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
-from ..ops import factorizations as _f, linalg as _la, spectral as _sp
+from ..ops import factorizations as _f, indexing as _ix, linalg as _la, spectral as _sp
 from ..ops.base import broadcast_shapes as _broadcast_shapes, normalize_axes, normalize_axis
 from ..ops.elementwise import BINARY_FUNCTIONS as _B, UNARY_FUNCTIONS as _U, astype as _astype, where as _where
 from ._functions import matmul, matrix_transpose, tensordot, vecdot  # noqa: F401  (also in this extension)
@@ -262,6 +262,24 @@ def diagonal(x, /, *, offset=0) -> Tensor:
     start = offset if offset >= 0 else -offset * n
     flat = _ops.reshape(x, (*lead, m * n))
     return flat[..., start:start + (length - 1) * (n + 1) + 1:n + 1]
+
+
+def diag(x, /, *, k=0) -> Tensor:
+    """Not the standard's (NumPy's, JAX's and PyTorch's ``diag``, which libraries call on their
+    backends; ``nabla.array_api.diag``): a vector's square matrix with it on diagonal ``k``, or a
+    matrix's diagonal ``k``."""
+    if not isinstance(x, Tensor) or x.ndim not in (1, 2):
+        raise ValueError(f"nabla.diag: expected a vector or a matrix, got {getattr(x, 'shape', x)!r}")
+    if x.ndim == 2:
+        return diagonal(x, offset=k)
+    n = x.shape[0] + abs(k)
+    rows = _ops.reshape(_ops.arange(n), (n, 1))
+    cols = _ops.reshape(_ops.arange(n), (1, n))
+    # entry (i, j) is x[min(i, j)] where j - i == k: each row (k >= 0) or column picks its element
+    at = _ops.reshape(_B["minimum"](rows if k >= 0 else cols, max(x.shape[0] - 1, 0)), (-1,))
+    picked = _ops.reshape(_ix.take(x, at, axis=0) if x.shape[0] else _filled((n,), 0, x.dtype, x),
+                          (n, 1) if k >= 0 else (1, n))
+    return _where(_B["equal"](rows + k, cols), picked, _filled((), 0, x.dtype, x))
 
 
 def trace(x, /, *, offset=0, dtype=None) -> Tensor:

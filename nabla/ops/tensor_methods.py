@@ -3,7 +3,7 @@ itself names no op."""
 
 from __future__ import annotations
 
-from . import aliasing, broadcasting, elementwise as ew, linalg, multi_output, reduction
+from . import aliasing, bit_views, broadcasting, elementwise as ew, linalg, multi_output, reduction
 from ..core.graph import host_view
 from .picks import host_element
 
@@ -79,6 +79,12 @@ def row_methods() -> dict:
             **{name: _B[name] for name, row in ew.BINARY_TABLE.items() if row.method}}
 
 
+def _view(self, dtype=None):
+    """JAX's ``Array.view(dtype)``: the elements' bytes read as ``dtype`` (``ops/bit_views.py``; a
+    complex array's are its (real, imag) pairs), as a new array; no dtype: the array itself."""
+    return self if dtype is None else bit_views.bit_view(self, dtype)
+
+
 _METHODS = {
     "sum": reduction.sum, "mean": reduction.mean, "prod": reduction.prod,
     "max": reduction.max, "min": reduction.min,
@@ -86,10 +92,12 @@ _METHODS = {
     "reshape": aliasing.reshape, "transpose": aliasing.transpose, "permute": aliasing.transpose,
     "unsqueeze": aliasing.unsqueeze, "squeeze": aliasing.squeeze, "swapaxes": aliasing.swapaxes,
     "broadcast_to": broadcasting.broadcast_to, "astype": ew.astype, "split": multi_output.split,
-    **row_methods(),
+    "view": _view, **row_methods(),
 }
 
 
-#: what ``nabla/tensor_api.py`` binds onto ``Tensor`` from this layer
+#: what ``nabla/tensor_api.py`` binds onto ``Tensor`` from this layer (``real``/``imag``: JAX's and
+#: PyTorch's properties, the standard's ``real()``/``imag()`` of the array)
 TENSOR_METHODS = {**_OPERATORS, **_METHODS, "T": property(aliasing.T), "_read_scalar": _read_scalar,
+                  "real": property(ew.UNARY_FUNCTIONS["real"]), "imag": property(ew.UNARY_FUNCTIONS["imag"]),
                   "__hash__": lambda self: id(self)}

@@ -579,3 +579,26 @@ def test_arange_takes_0d_array_bounds_as_numpy():
     # a complex dtype with real bounds: the real range (SciPy's convolve tests)
     assert np.array_equal(np.asarray(xp.arange(0.5, 2.0, 0.5, dtype=xp.complex64)),
                           np.arange(0.5, 2.0, 0.5, dtype=np.complex64))
+
+
+@pytest.mark.parametrize("v", [np.array([1.0, -2.0, 3.0]), np.array([7]), np.arange(12).reshape(3, 4),
+                               np.array([True, False]), np.array([], float)])
+@pytest.mark.parametrize("k", [0, 1, -2])
+def test_diag_beyond_the_standard_is_numpys(v, k):
+    """``xp.diag`` (NumPy's, JAX's and PyTorch's; libraries such as SciPy call it on their backends)."""
+    got = np.asarray(xp.diag(xp.asarray(v), k=k))
+    want = np.diag(v, k)
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.float64, np.int32])
+def test_view_real_and_imag_as_jax_arrays_have_them(dtype):
+    """``x.view(dtype)`` reads the elements' bytes as NumPy's ``view`` does (a complex array's as its
+    (real, imag) pairs), and ``x.real``/``x.imag`` are the standard's ``real``/``imag`` of it."""
+    a = (np.arange(6).reshape(2, 3) * (1 + 2j if dtype is np.complex128 else 1)).astype(dtype)
+    x = xp.asarray(a)
+    target = np.float64 if dtype is np.complex128 else (np.int64 if dtype is np.float64 else np.float32)
+    for got, want in ((x.view(target), a.view(target)), (x.real, a.real), (x.imag, a.imag)):
+        got = np.asarray(got)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+    assert np.array_equal(np.asarray(x.view(target).view(dtype)), a)

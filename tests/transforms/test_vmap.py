@@ -270,6 +270,7 @@ NAMESPACE_CASES = {
     "tile": (lambda x: xp.tile(x, (2, 1)), [_rand(B, 2, 3)], [0]),
     "to_device": (lambda x: x.to_device(x.device) * 2, [_rand(B, 3)], [0]),
     "tril": (lambda x: xp.tril(x, k=-1), [_rand(B, 3, 3)], [0]),
+    "diag": (lambda x: xp.diag(x, k=1), [_rand(B, 3)], [0]),
     "triu": (lambda x: xp.triu(x), [_rand(B, 2, 3, 3)], [0]),
     "unstack": (lambda x: xp.unstack(x, axis=1)[1], [_rand(B, 2, 3)], [0]),
     "var": (lambda x: xp.var(x, axis=0), [_rand(B, 3, 2)], [0]),
