@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from max import driver
 
 from .graph import GRAPH, Value
+from .values import buffer_of
 from .context import as_device, check_process
 from . import dtypes as _dt
 
@@ -94,10 +94,7 @@ class TensorImpl:
         if dtype.is_complex:  # MAX has no complex dtype: paired reals on a hidden trailing axis
             storage_dtype = _dt.real_dtype(dtype)
             storage = arr.reshape(arr.shape or (1,)).view(storage_dtype.numpy_dtype).reshape(arr.shape + (2,))
-        if storage.ndim == 0 and storage.dtype == np.bool_:  # MAX's from_numpy fails on a 0-d bool array
-            buf = driver.Buffer.from_numpy(storage.reshape(1)).view(storage_dtype.max_dtype, ())
-        else:
-            buf = driver.Buffer.from_numpy(storage)
+        buf = buffer_of(storage)
         if not device.is_host:
             buf = buf.to(device)
         return cls([Value.leaf(buf, tuple(storage.shape), storage_dtype, device)], dtype)

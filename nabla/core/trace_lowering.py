@@ -8,11 +8,10 @@ import contextlib
 import struct
 from typing import NamedTuple
 
-from max import driver
 from max.dtype import DType
 
 from .models import RealizationError, mlir_context
-from .values import HostValue
+from .values import HostValue, buffer_of
 
 
 def _float_key(v):
@@ -29,12 +28,6 @@ def symbolic_dims(shape, sizes: dict) -> tuple:
 
 def hashable_params(kwargs: dict) -> tuple:
     return tuple((k, _float_key(v)) for k, v in kwargs.items())
-
-
-def scalar_buffer(a):
-    """A host buffer of a 0-d array (MAX's ``from_numpy`` refuses 0-d booleans)."""
-    buf = driver.Buffer.from_numpy(a.reshape(1))
-    return buf.view(buf.dtype, ())
 
 
 class _NoSignals:
@@ -293,7 +286,7 @@ class TraceLowering:
             if buf is None:
                 if len(self._param_cache) >= 512:
                     self._param_cache.clear()
-                buf = scalar_buffer(a)
+                buf = buffer_of(a)
                 if not device.is_host:
                     buf = buf.to(device)
                 self._param_cache[key] = buf

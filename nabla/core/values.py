@@ -45,6 +45,15 @@ class Value:
         return cls(None, 0, shape, dtype, device, buffer)
 
 
+def buffer_of(host: np.ndarray):
+    """A driver buffer over ``host``'s memory (MAX's ``from_numpy`` refuses 0-d booleans: those go
+    through one element)."""
+    if host.ndim == 0 and host.dtype == np.bool_:
+        buf = driver.Buffer.from_numpy(host.reshape(1))
+        return buf.view(buf.dtype, ())
+    return driver.Buffer.from_numpy(host)
+
+
 _BUFFER = Value.buffer  # (the slot, beneath ``HostValue.buffer``)
 
 
@@ -63,11 +72,7 @@ class HostValue(Value):
     def buffer(self):
         b = _BUFFER.__get__(self, HostValue)
         if b is None:
-            host = self.host
-            if host.ndim == 0 and host.dtype == np.bool_:  # (MAX's from_numpy refuses 0-d bools)
-                b = driver.Buffer.from_numpy(host.reshape(1)).view(self.dtype.max_dtype, ())
-            else:
-                b = driver.Buffer.from_numpy(host)
+            b = buffer_of(self.host)
             _BUFFER.__set__(self, b)
         return b
 

@@ -32,8 +32,8 @@ def _deep_first(stack, count, buffer_of, stop_ids, heights) -> None:
         if min(depth) != max(depth) or depth[0] < cap or cap >= _DEPTH:
             break
         cap += 1
-    if min(depth) != max(depth):
-        stack[-count:] = [m for _, _, m in sorted(zip(depth, range(count), top), key=lambda t: (t[0], t[1]))]
+    if min(depth) != max(depth):  # (a stable sort: the first operand stays on top among equals)
+        stack[-count:] = [top[i] for i in sorted(range(count), key=depth.__getitem__)]
 
 
 #: how deep ``_deep_first`` looks into an operand's work (a loop's chain is deeper than any step)

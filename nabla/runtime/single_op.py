@@ -23,7 +23,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from ..core.trace_lowering import hashable_params, scalar_buffer, symbolic_dims
+from ..core.trace_lowering import hashable_params, symbolic_dims
+from ..core.values import buffer_of
 from ..core.models import execute, single_op_digest
 from ..core.interpreter import families_loaded
 from .first_sight import FirstSightPath
@@ -53,7 +54,7 @@ class SingleOpPlan:
     def run(self, model, leaf_buffers, out_shape, values=None):
         # an argument >= 0 is a leaf; -1 - k is the scalar constant at trace position k (its value
         # is this run's: traces that differ only in it share the plan)
-        buffers = [leaf_buffers[i] if i >= 0 else scalar_buffer(values[-1 - i]) for i in self.arguments]
+        buffers = [leaf_buffers[i] if i >= 0 else buffer_of(values[-1 - i]) for i in self.arguments]
         if self.views is not None:
             buffers = [b.view(b.dtype, shape) for b, shape in zip(buffers, self.views)]
         out = list(execute(model, buffers))  # the picked outputs, in order (all: see ``_model_picks``)
