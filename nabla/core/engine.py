@@ -32,6 +32,9 @@ from .trace_lowering import TraceLowering
 from .interpreter import new_interpreter
 
 _MAX_CACHE_ENTRIES = 4096
+#: an entry used again moves to the cache's end once this many uses of the cache after its last
+#: move: one in use is never further than that from the end, far from the 4,096 where entries leave
+_TOUCH_EVERY = 64
 #: a repeated structure is compiled (in the background) only once the process has run this long:
 #: a compile costs seconds of a core, and its pool about half a second to start and stop at
 #: exit, which a short script (a second of work or less) never earns back
@@ -52,6 +55,7 @@ class EngineStats:
     interpreted: int = 0  # runs served by MAX's eager interpreter
     interpreter_rejections: int = 0  # graphs MAX's interpreter failed on, then compiled instead
     fused: int = 0  # runs served by the fused first-sight kernel
+    scalar_ops: int = 0  # 0-d ops over host scalars computed as they were made (``Engine.scalars``)
     compiles: int = 0  # models compiled (foreground or background)
     compile_seconds: float = 0.0  # wall time spent waiting for foreground compiles
     graph_builds: int = 0  # MAX graphs built from a trace (cache misses)
@@ -92,12 +96,15 @@ class Engine(TraceLowering, ModelStore):
     """Structure-keyed cache of compiled MAX models, and the loop that asks its execution paths
     (``core/paths.py``) how to run each trace."""
 
-    def __init__(self, paths=()):
+    def __init__(self, paths=(), scalars=None):
         #: the execution paths ``_start`` asks, in order (``nabla.runtime.default_paths()``)
         self.paths = list(paths)
+        #: what computes a 0-d op over host scalars at once, where it can (``runtime/host_scalars.py``)
+        self.scalars = scalars
         self._deferring = None  # (the paths list, its length, the deferrable questions of the paths that answer it)
         self.stats = EngineStats()
         self._cache: collections.OrderedDict[tuple, _Entry] = collections.OrderedDict()
+        self._uses = 0  # lookups that kept or touched an entry (``touch``)
         self._session = None
         self._param_cache: dict = {}
         self._interpreter = None
@@ -154,6 +161,12 @@ class Engine(TraceLowering, ModelStore):
         if self._interpreter is None:
             self._interpreter = new_interpreter()
         return self._interpreter
+
+    @property
+    def lock(self):
+        """The engine's lock, held by whatever keys, plans or runs traces (the scheduler keeps
+        state of its own while it plans): a read holds it, and so must a hook that plans apart."""
+        return self._lock
 
     # --- running -----------------------------------------------------------------
     def run(self, outputs: list, fast_only: bool = False, staged: bool = False) -> bool:
@@ -266,13 +279,20 @@ class Engine(TraceLowering, ModelStore):
         if found is not None:
             return found
         found = self._cache[key] = entry or _Entry(key)
+        self._uses += 1
+        found.touched = self._uses
         if len(self._cache) > _MAX_CACHE_ENTRIES:
             self._unload(self._cache.popitem(last=False)[1])
         return found
 
-    def touch(self, key) -> None:
-        """A structure just used: the last to leave the cache."""
-        self._cache.move_to_end(key)
+    def touch(self, key, entry) -> None:
+        """A structure just used: among the last to leave the cache. (It moves to the cache's end
+        once per ``_TOUCH_EVERY`` uses of the cache: a move hashes the key again, as long as its
+        lookup took, and a loop's read uses the same structure every step.)"""
+        self._uses += 1
+        if self._uses - entry.touched >= _TOUCH_EVERY:
+            entry.touched = self._uses
+            self._cache.move_to_end(key)
 
     def count(self, *, fused: bool = False, interpreted: bool = False, hit: bool = False) -> None:
         """One evaluation, of the kind named."""

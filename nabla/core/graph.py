@@ -9,6 +9,7 @@ runs it. See docs/realization.md.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import threading
 import weakref
@@ -23,7 +24,7 @@ class _ThreadRecord:
     object a ``threading.local`` holds: its fields are then read at a plain attribute's cost, where
     a ``threading.local``'s own cost twice as much, and recording reads them at every op)."""
 
-    __slots__ = ("pending", "purge_at", "purges", "epoch")
+    __slots__ = ("pending", "purge_at", "purges", "epoch", "capturing")
 
     def __init__(self):
         # weakrefs without callbacks, in creation order: cheaper than a WeakSet on the recording
@@ -32,6 +33,7 @@ class _ThreadRecord:
         self.purge_at = 4096
         self.purges = 0  # purges since the last evaluation: each follows 4096 or more new records
         self.epoch = 0
+        self.capturing = 0  # ``ComputeGraph.capturing`` depth: nothing is computed at record time
 
 
 #: ops recorded since the last realization past which a trace counts as long (``_Collector``)
@@ -95,6 +97,23 @@ class ComputeGraph:
     @property
     def epoch(self) -> int:
         return self._local.epoch
+
+    @contextlib.contextmanager
+    def capturing(self):
+        """This thread records a function's whole trace to be run again on other inputs
+        (``nabla.compile``): every op is recorded, none computed as it is made (``Engine.scalars``),
+        or its value would be baked into the trace."""
+        rec = self._local
+        rec.capturing += 1
+        try:
+            yield
+        finally:
+            rec.capturing -= 1
+
+    @property
+    def is_capturing(self) -> bool:
+        """Whether this thread records inside ``capturing``."""
+        return self._local.capturing > 0
 
     def add_pending(self, impl) -> None:
         """Record ``impl`` as pending (None: only purge the record of dead or realized ones, when it

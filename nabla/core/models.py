@@ -32,7 +32,8 @@ class RealizationError(RuntimeError):
 
 class _Entry:
     __slots__ = ("key", "model", "nbytes", "sightings", "compiling", "compile_failed", "error",
-                 "interpreter_refused", "static_graphs", "digest", "fused", "saved_bytes", "program")
+                 "interpreter_refused", "static_graphs", "digest", "fused", "saved_bytes", "program",
+                 "touched")
 
     def __init__(self, key):
         self.key = key
@@ -48,6 +49,7 @@ class _Entry:
         self.fused = None  # leaf shapes -> the fused kernel's plan for them, False where it does not fit
         self.saved_bytes = 0  # the size of its compiled model's file, once published to disk
         self.program = None  # leaf shapes -> the program kernel's plan for them, False where it has none
+        self.touched = 0  # the engine's count of cache uses when it last moved to the cache's end
 
     @property
     def op_names(self) -> list:

@@ -11,7 +11,7 @@ import threading
 import weakref
 from typing import NamedTuple
 
-from .graph import Node, Value
+from .graph import GRAPH, Node, Value
 from .pytree import tree_flatten, tree_unflatten
 from .tensor import Tensor
 from . import tensor_impl as _tensor_impl
@@ -52,6 +52,23 @@ def _plain_array(cls, impl):
     result._impl = impl
     result._view = result._views = None
     return result
+
+
+def _at_once(op, kwargs, values, impls, dtype, device):
+    """A 0-d result over realized (or constant) 0-d operands computed as it is made, by the
+    engine's ``scalars`` hook (``runtime/host_scalars.py``), as a realized TensorImpl; None where it
+    is recorded (an operand pending, or wanting a gradient, or no hook that takes it)."""
+    for v in values:
+        if v.node is not None and v.node.inputs:
+            return None
+    for i in impls:
+        if i.requires_grad:
+            return None
+    engine = GRAPH.engine
+    if engine.scalars is None:
+        return None
+    out = engine.scalars.apply(engine, op, kwargs, values, dtype, device)
+    return None if out is None else TensorImpl([out], dtype)
 
 
 class Fused(NamedTuple):
@@ -209,6 +226,11 @@ class Operation(metaclass=_Registered):
 
         if type(spec) is tuple:  # one output; several come as a list or dict of specs
             shape, dtype, batch_dims = spec
+            if not shape and not batch_dims and in_values and not (traced or has_tangent or complex_in) \
+                    and not dtype.is_complex and treedef is None:
+                out = _at_once(self, kwargs, in_values, impls, dtype, device)
+                if out is not None:
+                    return _plain_array(cls, out) if cls in PLAIN_CLASSES else cls(out)
             out = TensorImpl([Value(node, 0, shape, dtype, device) if not dtype.is_complex else
                               _value(node, 0, shape, dtype, device)], dtype, batch_dims, traced)
             if traced:  # (untraced, one output: the node says what made it; see TensorImpl.op)
@@ -256,6 +278,10 @@ class Operation(metaclass=_Registered):
         device = v0.device
         if v1.device is not device and v1.device != device:
             return self(a, b, **kwargs)  # (which says so)
+        if not shape and not batch_dims:
+            out = _at_once(self, kwargs, (v0, v1), (ia, ib), dtype, device)
+            if out is not None:
+                return _plain_array(cls, out)
         return _plain_array(cls, TensorImpl([Value(Node(self, kwargs, (v0, v1)), 0, shape, dtype, device)], dtype,
                                             batch_dims))
 
@@ -274,6 +300,10 @@ class Operation(metaclass=_Registered):
             return self(a, **kwargs)
         shape, dtype, batch_dims = spec
         v0 = va[0]
+        if not shape and not batch_dims:
+            out = _at_once(self, kwargs, (v0,), (ia,), dtype, v0.device)
+            if out is not None:
+                return _plain_array(cls, out)
         return _plain_array(cls, TensorImpl([Value(Node(self, kwargs, (v0,)), 0, shape, dtype, v0.device)], dtype,
                                             batch_dims))
 

@@ -19,9 +19,12 @@ every thread uses.
 """
 
 from ..core.engine import Engine
+from .host_scalars import HostScalars
 from .paths import default_paths
+from .program import ProgramPath
 
 
 def new_engine() -> Engine:
-    """An engine with Nabla's execution paths (``nabla`` makes the one every thread uses)."""
-    return Engine(paths=default_paths())
+    """An engine with Nabla's execution paths and host scalar ops (``nabla`` makes the one every
+    thread uses)."""
+    return Engine(paths=default_paths(), scalars=HostScalars(ProgramPath()))

@@ -217,7 +217,7 @@ class KnownProgram(_AsksFirstSight):
             run = None if entry is None or entry.model is not None or entry.interpreter_refused \
                 else self.first_sight.program_run(r, entry, planned_only=True)
             if run is not None:
-                engine.touch(r.program_key)
+                engine.touch(r.program_key, entry)
                 return _hit(r, entry, run)
         if traced.starts:  # one program serves every set of starts: its entry is keyed without them
             by_shape = engine.cached(r.program_key)
@@ -268,7 +268,7 @@ class CompiledModel(_AsksFirstSight):
                     if not r.stages:
                         engine.load_from_disk(entry)
         else:
-            engine.touch(key)
+            engine.touch(key, entry)
             if entry.model is None and (entry.nbytes < 0  # evicted from memory: it is on disk
                                         or (entry.digest is None and not fused_whole(entry, leaves))):
                 engine.load_from_disk(entry)

@@ -170,7 +170,8 @@ class CompiledFunction:
         entry = _Entry()
         self._realize_inputs(flat)
         epoch = GRAPH.epoch
-        result = self.f(*args, **kwargs)
+        with GRAPH.capturing():
+            result = self.f(*args, **kwargs)
         if GRAPH.epoch != epoch:
             if self.fullgraph:
                 raise RuntimeError(

@@ -1,0 +1,202 @@
+"""0-d ops over host scalars computed as they are made (``nabla/runtime/host_scalars.py``): each
+op of the database on picked elements of every dtype, against NumPy's 0-d arrays; the result is
+realized at once (the test fails if the op was recorded instead); loops that mix them with writes
+and reads; ``compile`` and gradients still record."""
+
+import threading
+import warnings
+
+import numpy as np
+import pytest
+
+import nabla as nb
+import nabla.numpy as nnp
+from nabla.core.graph import GRAPH
+
+from ..op_db import BINARY_CASES, UNARY_CASES
+from ..runtime.test_fused_integers import INT_BINARY, INT_DTYPES, edges
+
+pytestmark = pytest.mark.usefixtures("fused_on")
+
+
+def elements(a, n=6):
+    """The first ``n`` elements of ``a`` as (Nabla's 0-d pick of host data, NumPy's 0-d array)."""
+    flat = np.ascontiguousarray(a).reshape(-1)
+    x = nb.asarray(flat)
+    x.numpy()  # (realized: its picks are host data)
+    return [(x[i], np.asarray(flat[i])) for i in range(min(n, flat.size))]
+
+
+def same_scalar(got, want, recorded=None):
+    """``got`` realized at once, of NumPy's dtype, bit for bit the value of the same op recorded
+    over whole arrays (``recorded``, where given), and NumPy's value (within the few ulp the
+    recorded op's transcendental functions differ by: ``tests/ops/test_accuracy.py``)."""
+    assert got._impl.is_realized, "the op was recorded, not computed at once"
+    g = got.numpy()
+    assert g.shape == () and g.dtype == want.dtype, (g.dtype, want.dtype)
+    if recorded is not None:
+        np.testing.assert_array_equal(g, recorded)
+    if np.issubdtype(g.dtype, np.inexact):
+        np.testing.assert_allclose(g, want, rtol=4 * np.finfo(g.dtype).eps, atol=0)
+    else:
+        np.testing.assert_array_equal(g, want)
+
+
+def _unary(name):
+    return [(name, k, a) for k, a in enumerate(UNARY_CASES[name][2])]
+
+
+@pytest.mark.parametrize("name,k,a", [c for name in sorted(UNARY_CASES) for c in _unary(name)])
+def test_unary_ops_on_picked_elements_are_numpys(name, k, a):
+    fn, ref, _ = UNARY_CASES[name]
+    recorded = fn(nb.asarray(a)).numpy().reshape(-1)
+    for i, (x, xn) in enumerate(elements(a)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = np.asarray(ref(xn))
+        got = fn(x)
+        if name == "imag":  # (of real data: zeros, made from nothing)
+            got.numpy()
+        same_scalar(got, want, recorded[i])
+
+
+@pytest.mark.parametrize("name,k", [(name, k) for name in sorted(BINARY_CASES)
+                                    for k in range(len(BINARY_CASES[name][2]))])
+def test_binary_ops_on_picked_elements_are_numpys(name, k):
+    fn, ref, cases = BINARY_CASES[name]
+    a, b = np.broadcast_arrays(*cases[k])
+    recorded = fn(nb.asarray(np.ascontiguousarray(a)), nb.asarray(np.ascontiguousarray(b))).numpy().reshape(-1)
+    for i, ((x, xn), (y, yn)) in enumerate(zip(elements(a), elements(b))):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = np.asarray(ref(xn, yn))
+        same_scalar(fn(x, y), want, recorded[i])
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES)
+@pytest.mark.parametrize("name", sorted(INT_BINARY))
+def test_integer_ops_wrap_like_numpy_on_scalars(name, dtype):
+    """The dtype's extremes against each other: wrapping, division by zero, shifts past the width."""
+    fn, ref = getattr(nb, name), getattr(np, {"bitwise_left_shift": "left_shift",
+                                               "bitwise_right_shift": "right_shift"}.get(name, name))
+    if name.startswith("logical"):  # (of booleans: the integers' nonzero)
+        fn, ref = (lambda x, y, f=fn: f(x != 0, y != 0)), (lambda x, y, f=ref: f(x != 0, y != 0))
+    vals = edges(dtype, n=12)
+    for x, xn in elements(vals, 12)[::3]:
+        for y, yn in elements(vals[::-1], 12)[::2]:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                want = np.asarray(ref(xn, yn))
+            same_scalar(fn(x, y), want)
+
+
+def test_python_scalars_and_mixed_dtypes_promote_as_numpy():
+    f32, i32, u8 = (nnp.asarray(np.array([1.5, 2.5], np.float32)), nnp.asarray(np.array([7, -3], np.int32)),
+                    nnp.asarray(np.array([200, 3], np.uint8)))
+    for t in (f32, i32, u8):
+        t.numpy()
+    cases = [(lambda m, a, b, c: a[0] * 0.5), (lambda m, a, b, c: 1 - b[1]), (lambda m, a, b, c: a[1] + b[0]),
+             (lambda m, a, b, c: c[0] + c[0]), (lambda m, a, b, c: c[0] >> 1), (lambda m, a, b, c: b[1] / 2),
+             (lambda m, a, b, c: m.float64(2.0) * b[0]), (lambda m, a, b, c: m.where(a[0] > a[1], a[0], b[1])),
+             (lambda m, a, b, c: m.tanh(a[1]) + a[0] ** 2)]
+    data = [np.array([1.5, 2.5], np.float32), np.array([7, -3], np.int32), np.array([200, 3], np.uint8)]
+    for k, case in enumerate(cases):
+        got = case(nnp, f32, i32, u8)
+        want = np.asarray(case(np, *data))
+        if k in (0, 1, 3, 4):  # (one dtype throughout: computed at once; a cast may be recorded)
+            assert got._impl.is_realized
+        assert np.asarray(got).dtype == want.dtype
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
+
+
+def test_ops_over_arrays_to_a_scalar_are_numpys():
+    """A 0-d result of a non-0-d operand (a sum, a dot) is no host scalar op: computed as before."""
+    a = nnp.asarray(np.arange(6.0))
+    a.numpy()
+    assert float(a.sum()) == 15.0 and float(a @ a) == 55.0 and float(a[2:3].sum() * 2) == 4.0
+
+
+def test_a_scalar_loop_is_numpys():
+    """crc16's loop: shifts and xors of a picked byte, an ``if`` on each bit."""
+    def crc16(m, data, poly=0x8408):
+        crc = 0xFFFF
+        for b in data:
+            cur_byte = 0xFF & b
+            for _ in range(8):
+                if (crc & 0x0001) ^ (cur_byte & 0x0001):
+                    crc = (crc >> 1) ^ poly
+                else:
+                    crc >>= 1
+                cur_byte >>= 1
+        crc = (~crc & 0xFFFF)
+        return (crc << 8) | ((crc >> 8) & 0xFF)
+    data = np.random.default_rng(3).integers(0, 256, 40, dtype=np.uint8)
+    before = nb.engine_stats()
+    assert int(crc16(nnp, nnp.asarray(data))) == int(crc16(np, data))
+    after = nb.engine_stats()
+    assert after["scalar_ops"] - before["scalar_ops"] >= 40 * 8 * 3 and after["evaluations"] == before["evaluations"]
+
+
+def test_element_writes_between_scalar_ops_are_numpys():
+    """nussinov's loop: picks, a sum, Python's ``max`` (a comparison read), an element write."""
+    def fill(m, n):
+        t = m.zeros((n, n), m.int32)
+        for i in range(n - 1, -1, -1):
+            for j in range(i + 1, n):
+                t[i, j] = max(t[i, j], t[i, j - 1])
+                t[i, j] = max(t[i, j], t[i + 1, j - 1] + (1 if (i + j) % 3 == 0 else 0))
+                for k in range(i + 1, j):
+                    t[i, j] = max(t[i, j], t[i, k] + t[k + 1, j])
+        return t
+    np.testing.assert_array_equal(np.asarray(fill(nnp, 9)), fill(np, 9))
+
+
+def test_compile_records_scalar_ops():
+    """A compiled function traced on a picked element still computes from its input."""
+    f = nb.compile(lambda x: x * 2.0 + 1.0)
+    a = nb.asarray(np.arange(5.0))
+    a.numpy()
+    assert [float(f(a[i])) for i in range(1, 4)] == [3.0, 5.0, 7.0]
+    assert f.cache_info().hits >= 1
+
+
+def test_gradients_and_vmap_still_record():
+    x = nb.asarray(np.float64(1.5))
+    g = nb.grad(lambda t: nb.sin(t) * t)(x)
+    np.testing.assert_allclose(float(g), np.cos(1.5) * 1.5 + np.sin(1.5))
+    v = nb.vmap(lambda t: t * 2.0 + 1.0)(nb.asarray(np.arange(3.0)))
+    np.testing.assert_array_equal(v.numpy(), np.arange(3.0) * 2 + 1)
+
+
+def test_threads_compute_their_own_scalars():
+    data = np.random.default_rng(5).uniform(-1, 1, 200)
+    x = nnp.asarray(data)
+    x.numpy()
+    out = [None] * 4
+
+    def work(k):
+        acc = 0.0
+        for i in range(k, 200, 4):
+            acc = acc * 0.5 + nnp.tanh(x[i])
+        out[k] = float(acc)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k in range(4):
+        acc = 0.0
+        for i in range(k, 200, 4):
+            acc = acc * 0.5 + np.tanh(data[i])
+        np.testing.assert_allclose(out[k], acc, rtol=1e-12)
+
+
+def test_interpreter_path_records(monkeypatch):
+    """Without the kernel (``NABLA_FUSED=0``'s engine) ops are recorded and run as before."""
+    monkeypatch.setattr(GRAPH.engine, "fused_enabled", False)
+    x = nb.asarray(np.arange(3.0))
+    x.numpy()
+    r = x[1] + x[2]
+    assert not r._impl.is_realized
+    assert float(r) == 3.0
