@@ -757,7 +757,7 @@ def _loops(w: _Writer) -> None:
     numeric = dtype != "bool"
     floats = dtype.startswith("float")
     kind = w.pick(("stencil", "borders", "shift", "elements", "reads", "views", "foreign", "masks", "rows",
-                   "host_elements"))
+                   "host_elements", "scalar_ops"))
     steps = int(w.rng.integers(1, 9))
     n = int(w.pick((3, 5, 9, 17, 64, 65, 257, 1025, 3000)))
     c = "0.25" if floats else "1"
@@ -819,6 +819,21 @@ def _loops(w: _Writer) -> None:
         v = w.new(f"{x}[:, 0]", (m,), dtype)
         w.emit(f"{x}[0, 0] = {x}[{m} - 1, 1]\n{x}[{m} - 1, 0] = {'2.5' if floats else '3'}")
         w.new(f"{v} + {k}[:, 1] - {r}[:, 0]", (m,), dtype)
+    elif kind == "scalar_ops" and numeric:
+        # crc16's and go_fast's: Python over picked elements (0-d ops computed as they are made), an
+        # ``if`` on each, Python scalars mixed in, the result written back element by element
+        m = min(n, 30)
+        x = w.array((m,), dtype, view=False)
+        y = w.array((m,), dtype)
+        w.emit(f"{x} = xp.array({x})")
+        ops = (("{a} + {b}", "{a} - {b}", "{a} * {b}", "{a} / 4", "xp.maximum({a}, {b})", "-{a}", "abs({a}) * 0.5",
+                "xp.tanh({a}) + {b}", "xp.where({a} < {b}, {a}, {b} - 1)") if floats else
+               ("{a} + {b}", "{a} - {b}", "{a} * 3", "{a} // 3", "{a} % 5", "{a} & {b}", "{a} | 1", "{a} ^ {b}",
+                "{a} >> 1", "xp.minimum({a}, {b})", "-{a}", "abs({a})", "xp.where({a} > {b}, {a}, {b})"))
+        first, second = (w.pick(ops).format(a=f"{x}[i]", b="acc"), w.pick(ops).format(a="t", b=f"{y}[i]"))
+        w.emit(f"acc = {x}[0]\nfor i in range(1, {m}):\n    t = {first}\n    if t > {y}[i]:\n"
+               f"        acc = {second}\n    else:\n        acc = xp.maximum(acc, {y}[i - 1])\n    {x}[i] = acc")
+        w.new("acc * 1", (), dtype)
     elif kind == "masks" and numeric:  # nbody's and mandelbrot's: a mask read, computed on, written back
         x = w.array((n,), dtype, view=False)
         w.emit(f"{x} = xp.array({x})")
