@@ -24,7 +24,7 @@ class _ThreadRecord:
     object a ``threading.local`` holds: its fields are then read at a plain attribute's cost, where
     a ``threading.local``'s own cost twice as much, and recording reads them at every op)."""
 
-    __slots__ = ("pending", "purge_at", "purges", "epoch", "capturing")
+    __slots__ = ("pending", "purge_at", "purges", "epoch")
 
     def __init__(self):
         # weakrefs without callbacks, in creation order: cheaper than a WeakSet on the recording
@@ -33,7 +33,6 @@ class _ThreadRecord:
         self.purge_at = 4096
         self.purges = 0  # purges since the last evaluation: each follows 4096 or more new records
         self.epoch = 0
-        self.capturing = 0  # ``ComputeGraph.capturing`` depth: nothing is computed at record time
 
 
 #: ops recorded since the last realization past which a trace counts as long (``_Collector``)
@@ -83,6 +82,7 @@ class ComputeGraph:
         # expression cannot block every other read (reading one again re-raises)
         self._failed = weakref.WeakSet()
         self._failed_lock = threading.Lock()
+        self.captures = 0  # threads inside ``capturing``
         self.engine = Engine()
 
     @property
@@ -100,20 +100,17 @@ class ComputeGraph:
 
     @contextlib.contextmanager
     def capturing(self):
-        """This thread records a function's whole trace to be run again on other inputs
+        """A thread records a function's whole trace to be run again on other inputs
         (``nabla.compile``): every op is recorded, none computed as it is made (``Engine.scalars``),
-        or its value would be baked into the trace."""
-        rec = self._local
-        rec.capturing += 1
+        or its value would be baked into the trace. (Counted for every thread: an op asks a
+        plain attribute, and a compile's trace is short.)"""
+        with self._failed_lock:
+            self.captures += 1
         try:
             yield
         finally:
-            rec.capturing -= 1
-
-    @property
-    def is_capturing(self) -> bool:
-        """Whether this thread records inside ``capturing``."""
-        return self._local.capturing > 0
+            with self._failed_lock:
+                self.captures -= 1
 
     def add_pending(self, impl) -> None:
         """Record ``impl`` as pending (None: only purge the record of dead or realized ones, when it

@@ -83,10 +83,15 @@ class HostValue(Value):
 
 def host_value(buffer, shape, dtype, device, host, owned: bool) -> HostValue:
     """A realized leaf over ``buffer`` (None: made from ``host`` when first asked), whose memory
-    is the NumPy array ``host``."""
-    v = HostValue(None, 0, shape, dtype, device, buffer)
-    v.host, v.owned = host, owned
+    is the NumPy array ``host``. (Its fields set here, not by ``Value.__init__``: half the cost, and
+    a loop over elements makes one per pick and per scalar op.)"""
+    v = _new(HostValue)
+    v.node, v.index, v.shape, v.dtype, v.device, v.host, v.owned = None, 0, shape, dtype, device, host, owned
+    _BUFFER.__set__(v, buffer)
     return v
+
+
+_new = object.__new__
 
 
 def host_view(value):

@@ -58,7 +58,7 @@ class HostScalars:
     def apply(self, engine, op, kwargs: dict, operands: tuple, dtype, device) -> HostValue | None:
         """``op(*operands, **kwargs)`` as a realized 0-d host value of ``dtype``, where every operand
         is a 0-d value on the host (realized, or an interned scalar constant); None otherwise."""
-        if not engine.fused_enabled or engine.debug_memory or not device.is_host or GRAPH.is_capturing:
+        if GRAPH.captures or not engine.fused_enabled or engine.debug_memory or not device.is_host:
             return None
         hosts = []
         for v in operands:
@@ -81,9 +81,9 @@ class HostScalars:
                 return None
         if len(operands) == 2:
             a, b = operands
-            key = (op, tuple(kwargs.items()) if kwargs else (), a.dtype, b.dtype, a is b)
-        else:
-            key = (op, tuple(kwargs.items()) if kwargs else (), tuple(v.dtype for v in operands),
+            key = (op, tuple(kwargs.items()) if kwargs else (), a.dtype.name, b.dtype.name, a is b)
+        else:  # (dtypes by name: a name hashes at once, a dtype in Python)
+            key = (op, tuple(kwargs.items()) if kwargs else (), tuple(v.dtype.name for v in operands),
                    tuple(a is b for a in operands for b in operands))
         try:
             program = self._programs.get(key, False)
@@ -96,7 +96,7 @@ class HostScalars:
         try:
             consts = program.consts
             for (j, ints), host in zip(program.slots, hosts):
-                consts[j] = constant_bits(host.item(), ints)
+                consts[j] = constant_bits(host.item(), True) if ints else host  # (a float converts exactly)
             used = self._used
             if used == _BLOCK:
                 self._block = np.empty(_BLOCK, np.uint8)
