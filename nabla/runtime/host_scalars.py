@@ -5,9 +5,10 @@ table[i, k] + table[k + 1, j])``, go_fast's ``trace += tanh(a[i, i])``) works on
 are already on the host: picks of host data, scalars read back, earlier results of this path. Each
 such op, recorded, would wait for a read (a ``max`` or an ``if`` reads at once), and a read of a
 structure costs ~40 us of tracing, planning and binding around a ~2 us kernel call. Here the op
-runs as soon as it is made, on the program kernel: its operands are the program's constants, its
-result a 0-d host array of its own. The program is planned once per (op, kwargs, operand dtypes)
-by the scheduler every read uses, so every value is the one a recorded op gives.
+runs as soon as it is made, on the program kernel: its operands are the program's constants (or,
+for an op the scheduler plans only over data, a lone cast, its leaves), its result a 0-d host
+array of its own. The program is planned once per (op, kwargs, operand dtypes) by the scheduler
+every read uses, so every value is the one a recorded op gives.
 """
 
 from __future__ import annotations
@@ -20,25 +21,27 @@ from ..core.graph import GRAPH, HostValue, Node, Value, host_value
 from ..ops.creation import constant_op
 from .fused_codes import constant_bits
 from .program import ProgramPath
-from .program_kernel import module as _kernel_module
+from .program_kernel import module as _kernel_module, ready as _kernel_built
 
 
 class _ScalarProgram:
-    """One op's program over constant operands: where each operand's value goes in the constants,
-    and where the result's address goes in the call array. (It holds the plan: the call array
-    holds addresses of the plan's memory.)"""
+    """One op's program over its operands: where each operand's value goes in the constants
+    (``slots``: (index, integer family) per operand), or, where the scheduler plans the op only
+    over data (a lone cast), where each operand's address goes in the call array (``places``:
+    ((position, byte offset), ...) per operand); and where the result's address goes. (It holds
+    the plan: the call array holds addresses of the plan's memory.)"""
 
-    __slots__ = ("plan", "consts", "call", "address", "slots", "result_at", "dtype", "run")
+    __slots__ = ("plan", "consts", "call", "address", "slots", "places", "result_at", "dtype", "run")
 
-    def __init__(self, plan, slots, dtype):
+    def __init__(self, plan, slots, places, dtype):
         quick = plan.quick
         self.plan, self.consts, self.call, self.address = plan, quick.consts, quick.call, quick.address
-        self.slots, self.dtype, self.result_at = slots, dtype, quick.places[0][0]
+        self.slots, self.places, self.dtype, self.result_at = slots, places, dtype, quick.places[0][0]
         self.run = _kernel_module().run
 
 
-#: the bytes of results one block of host memory holds (``HostScalars._result``): a 0-d array per
-#: result over the block costs a sixth of its own allocation and its address (0.17 us against 1.2)
+#: the bytes of results one block of host memory holds: a 0-d array per result over the block costs
+#: a sixth of an allocation of its own and that one's address (0.17 us against 1.2)
 _BLOCK = 1 << 16
 #: the bytes a result takes in a block (any dtype's element, aligned)
 _SLOT = 16
@@ -94,9 +97,16 @@ class HostScalars:
         if program is None or not self._lock.acquire(False):  # (another thread's run: this one records)
             return None
         try:
-            consts = program.consts
-            for (j, ints), host in zip(program.slots, hosts):
-                consts[j] = constant_bits(host.item(), True) if ints else host  # (a float converts exactly)
+            if program.slots is not None:
+                consts = program.consts
+                for (j, ints), host in zip(program.slots, hosts):
+                    consts[j] = constant_bits(host.item(), True) if ints else host  # (a float converts exactly)
+            else:
+                call = program.call
+                for places, host in zip(program.places, hosts):
+                    at = host.ctypes.data
+                    for j, offset in places:
+                        call[j] = at + offset
             used = self._used
             if used == _BLOCK:
                 self._block = np.empty(_BLOCK, np.uint8)
@@ -111,35 +121,55 @@ class HostScalars:
         return host_value(None, (), dtype, device, out, owned=False)
 
     def _plan(self, engine, key, op, kwargs, operands, dtype, device):
-        """The program of ``key``'s op over constants standing for its operands (None where the
-        scheduler does not plan it as one quick kernel call, or the kernel is not built)."""
-        if not self.programs.ready():
+        """The program of ``key``'s op, kept (None where the scheduler plans it as no quick kernel
+        call over either kind of stand-in, or the kernel is not built)."""
+        if not _kernel_built():  # (not kept: asked again once the kernel is built; never waits for its build)
             return None
-        stand_ins = []
-        for v in operands:
-            for u, s in zip(operands, stand_ins):  # (an operand used twice: one constant)
-                if u is v:
-                    stand_ins.append(s)
-                    break
-            else:
-                node = Node(constant_op, {"value": 0, "dtype": v.dtype, "device": device}, ())
-                stand_ins.append(Value(node, 0, (), v.dtype, device))
-        out = Value(Node(op, kwargs, tuple(stand_ins)), 0, (), dtype, device)
         program = None
         with engine.lock:
-            traced = engine.trace([out])
-            plan = self.programs.plan(traced.order, traced.leaves, [out], traced.node_ids, lambda node: False)
-            quick = None if plan is None else plan.quick
-            if quick is not None and not traced.leaves and len(quick.places) == 1 and quick.places[0][2] == 0:
-                lifted = {pos: (j, ints) for pos, j, ints in plan.lifted}
-                slots = [lifted.get(traced.node_ids[id(s.node)]) for s in stand_ins]
-                if all(s is not None for s in slots):
-                    program = _ScalarProgram(plan, slots, _numpy_dtype(dtype))
+            for as_data in (False, True):  # (constants first: a run writes their values, not addresses)
+                program = self._planned(engine, op, kwargs, operands, dtype, device, as_data)
+                if program is not None:
+                    break
         with self._lock:
             if len(self._programs) >= 4096:
                 self._programs.clear()
             self._programs[key] = program
         return program
+
+
+    def _planned(self, engine, op, kwargs, operands, dtype, device, as_data: bool):
+        """The program of ``op`` over stand-ins for its operands: constants, or (``as_data``) 0-d
+        leaves; None where the scheduler's plan is not one quick kernel call."""
+        stand_ins = []
+        for v in operands:
+            for u, s in zip(operands, stand_ins):  # (an operand used twice: one stand-in)
+                if u is v:
+                    stand_ins.append(s)
+                    break
+            else:
+                stand_ins.append(Value.leaf(None, (), v.dtype, device) if as_data else
+                                 Value(Node(constant_op, {"value": 0, "dtype": v.dtype, "device": device}, ()), 0,
+                                       (), v.dtype, device))
+        out = Value(Node(op, kwargs, tuple(stand_ins)), 0, (), dtype, device)
+        traced = engine.trace([out])
+        plan = self.programs.plan(traced.order, traced.leaves, [out], traced.node_ids, lambda node: False)
+        quick = None if plan is None else plan.quick
+        if quick is None or len(quick.places) != 1 or quick.places[0][2] != 0 or quick.moving:
+            return None
+        if as_data:
+            if plan.read or {index for _, _, index, _ in quick.leaves} != set(range(len(traced.leaves))):
+                return None
+            at = {}
+            for j, _, index, offset in quick.leaves:
+                at.setdefault(index, []).append((j, offset))
+            places = [tuple(at[traced.leaf_ids[id(s)]]) for s in stand_ins]
+            return _ScalarProgram(plan, None, places, _numpy_dtype(dtype))
+        if traced.leaves:
+            return None
+        lifted = {pos: (j, ints) for pos, j, ints in plan.lifted}
+        slots = [lifted.get(traced.node_ids[id(s.node)]) for s in stand_ins]
+        return None if None in slots else _ScalarProgram(plan, slots, None, _numpy_dtype(dtype))
 
 
 def _numpy_dtype(dtype):
