@@ -10,6 +10,7 @@ import numpy as _np
 
 from .. import array_api as _xp
 from ..core import dtypes as _dt
+from ..core.tensor import Tensor
 from ..ops.elementwise import BINARY_FUNCTIONS as _B, BINARY_OPS, UNARY_FUNCTIONS as _U, UNARY_OPS
 from ..ops.elementwise import BINARY_TABLE, UNARY_TABLE
 from ..ops.elementwise import astype as _astype, where as _where
@@ -54,6 +55,8 @@ def _floor_divide(a, b):
     q = _B["floor_divide"](a, b)
     if not q.dtype.is_floating:
         return q
+    # (the tests below on the operands as the float loop takes them: a bool one has no isfinite)
+    a, b = (x if isinstance(x, Tensor) and not x.dtype.is_bool else _astype(_xp.asarray(x), q.dtype) for x in (a, b))
     other = _B["logical_and"](_B["logical_and"](_U["isfinite"](a), a != 0), _U["isinf"](b))
     q = _where(_B["logical_and"](other, (a < 0) != (b < 0)), _xp.full_like(q, -1.0), q)
     return _where(_B["logical_and"](_U["isinf"](a), b != 0), _xp.full_like(q, _np.nan), q)
@@ -236,7 +239,8 @@ def build() -> dict[str, ufunc]:
         if row.plain_on is not None and name not in _COMPOSED:
             dtypes = _plain_dtypes(row, made[name]._np)
             if dtypes:
-                made[name]._plain = (plain_unary if op.arity == 1 else plain_binary)(op, dtypes)
+                made[name]._plain = plain_unary(op, dtypes) if op.arity == 1 else \
+                    plain_binary(op, dtypes, made[name]._np)
     return made
 
 

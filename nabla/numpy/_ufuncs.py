@@ -18,6 +18,7 @@ from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops import aliasing
+from ..ops.casts import cast_op
 from ..ops.creation import full_like as _full_like, operand_constant
 from ..ops.elementwise import astype as _astype, complex_from_parts, where as _where
 from . import _dtypes as D
@@ -142,13 +143,63 @@ def plain_operands(a, b, dtypes=None):
     return None
 
 
-def plain_binary(op, dtypes):
-    """The ufunc of core ``op`` on operands ``plain_operands`` takes as they are: the result is what
-    the general path gives, recorded without its dtype resolution (``x + y`` in a loop is one op);
-    None for anything else."""
+def promoted_operands(a, b, dtypes, np_ufunc, loops: dict):
+    """``(a, b)`` cast to NumPy's float loop for them, where that loop is one of ``dtypes`` and takes
+    both inputs and gives its result in one float dtype (``int_array * 0.5``, ``int_array / 2``,
+    ``float32_array + int32_array``): an array of another dtype becomes a cast, a Python scalar a
+    constant of the loop's dtype. ``loops`` keeps what NumPy resolved per pair of operand kinds (its
+    resolution costs more than the op's recording). None for anything else (the general path)."""
+    ka, kb = _operand_kind(a), _operand_kind(b)
+    if ka is None or kb is None or (type(a) is not ndarray and type(b) is not ndarray):
+        return None
+    target = loops.get((ka, kb), False)
+    if target is False:
+        target = None
+        try:
+            resolved = np_ufunc.resolve_dtypes((D.weak_type(a), D.weak_type(b), None))
+        except TypeError:  # (the general path says why)
+            resolved = None
+        if resolved is not None and resolved[0] == resolved[1] == resolved[2] and resolved[0].kind == "f":
+            t = _dt.as_dtype(resolved[0])
+            target = t if t in dtypes else None
+        if len(loops) >= 256:
+            loops.clear()
+        loops[(ka, kb)] = target
+    if target is None:
+        return None
+    device = (a if type(a) is ndarray else b)._impl.device
+    return _in_loop(a, target, device), _in_loop(b, target, device)
+
+
+def _operand_kind(x):
+    """A face array's dtype name (no batch dims), or a Python float, int or bool's type; None else."""
+    t = type(x)
+    if t is ndarray:
+        impl = x._impl
+        return None if impl.batch_dims or impl.dtype.is_complex else impl.dtype.name
+    return t if t is float or t is int or t is bool else None
+
+
+def _in_loop(x, target, device):
+    if type(x) is not ndarray:
+        return operand_constant(float(x), target, device)
+    return x if x._impl.dtype is target else cast_op.apply_unary(x, {"dtype": target})
+
+
+def plain_binary(op, dtypes, np_ufunc=None):
+    """The ufunc of core ``op`` on operands ``plain_operands`` takes as they are, or (given NumPy's
+    ufunc) cast to a float loop of ``dtypes`` (``promoted_operands``): the result is what the general
+    path gives, recorded without its dtype resolution (``x + y`` in a loop is one op); None for
+    anything else."""
+    loops: dict = {}
+
     def fast(a, b):
         pair = plain_operands(a, b, dtypes)
-        return None if pair is None else op.apply_binary(*pair)
+        if pair is None:
+            pair = None if np_ufunc is None else promoted_operands(a, b, dtypes, np_ufunc, loops)
+            if pair is None:
+                return None
+        return op.apply_binary(*pair)
 
     return fast
 
