@@ -64,6 +64,8 @@ class TensorImpl:
         vals = self._values
         if type(vals) is not list:
             return vals.is_realized
+        if len(vals) == 1:  # (one value, nearly always: a read asks this of every pending tensor)
+            return vals[0].node is None
         return all(v.node is None for v in vals)
 
     def values_pending(self) -> bool:
