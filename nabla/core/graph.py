@@ -83,6 +83,7 @@ class ComputeGraph:
         self._failed = weakref.WeakSet()
         self._failed_lock = threading.Lock()
         self.captures = 0  # threads inside ``capturing``
+        self._captures_lock = threading.Lock()
         self.engine = Engine()
 
     @property
@@ -104,12 +105,12 @@ class ComputeGraph:
         (``nabla.compile``): every op is recorded, none computed as it is made (``Engine.scalars``),
         or its value would be baked into the trace. (Counted for every thread: an op asks a
         plain attribute, and a compile's trace is short.)"""
-        with self._failed_lock:
+        with self._captures_lock:
             self.captures += 1
         try:
             yield
         finally:
-            with self._failed_lock:
+            with self._captures_lock:
                 self.captures -= 1
 
     def add_pending(self, impl) -> None:

@@ -227,10 +227,10 @@ class Operation(metaclass=_Registered):
         if type(spec) is tuple:  # one output; several come as a list or dict of specs
             shape, dtype, batch_dims = spec
             if not shape and not batch_dims and in_values and not (traced or has_tangent or complex_in) \
-                    and not dtype.is_complex and treedef is None:
+                    and not dtype.is_complex and treedef is None and cls in PLAIN_CLASSES:
                 out = _at_once(self, kwargs, in_values, impls, dtype, device)
                 if out is not None:
-                    return _plain_array(cls, out) if cls in PLAIN_CLASSES else cls(out)
+                    return _plain_array(cls, out)
             out = TensorImpl([Value(node, 0, shape, dtype, device) if not dtype.is_complex else
                               _value(node, 0, shape, dtype, device)], dtype, batch_dims, traced)
             if traced:  # (untraced, one output: the node says what made it; see TensorImpl.op)
