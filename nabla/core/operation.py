@@ -221,16 +221,16 @@ class Operation(metaclass=_Registered):
                 if v.device is not device and v.device != device:  # (identity first: one device object per device)
                     raise ValueError(f"nabla.{self.name}: operands are on different devices ({device} and "
                                      f"{v.device}); move one with to_device() first")
+        if type(spec) is tuple and not spec[0] and not spec[2] and in_values and treedef is None \
+                and not (traced or has_tangent or complex_in or spec[1].is_complex) and cls in PLAIN_CLASSES:
+            out = _at_once(self, kwargs, in_values, impls, spec[1], device)  # (before a node is made for it)
+            if out is not None:
+                return _plain_array(cls, out)
         # complex data is stored as paired reals on a trailing axis: the lowering sees that layout
         node = Node(self, self.complex_storage_kwargs(kwargs) if complex_in else kwargs, tuple(in_values), treedef)
 
         if type(spec) is tuple:  # one output; several come as a list or dict of specs
             shape, dtype, batch_dims = spec
-            if not shape and not batch_dims and in_values and not (traced or has_tangent or complex_in) \
-                    and not dtype.is_complex and treedef is None and cls in PLAIN_CLASSES:
-                out = _at_once(self, kwargs, in_values, impls, dtype, device)
-                if out is not None:
-                    return _plain_array(cls, out)
             out = TensorImpl([Value(node, 0, shape, dtype, device) if not dtype.is_complex else
                               _value(node, 0, shape, dtype, device)], dtype, batch_dims, traced)
             if traced:  # (untraced, one output: the node says what made it; see TensorImpl.op)
