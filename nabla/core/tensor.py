@@ -19,7 +19,9 @@ class Tensor:
 
     # _view: (parent, derive, put_back) when this tensor is a view of another; _views: weak references
     # to this tensor's live views. nabla.ops' aliasing module keeps writes and views consistent.
-    __slots__ = ("_impl", "_view", "_views", "__weakref__")
+    # _element_loop (unset until its first recorded element write): how an element loop over this
+    # array runs (nabla.ops' host_writes module).
+    __slots__ = ("_impl", "_view", "_views", "_element_loop", "__weakref__")
     __array_priority__ = 100  # NumPy defers binary operators to us
     #: ``fn(result, source)`` for an op's result of this class (a face's user subclass: NumPy's
     #: ``__array_finalize__``); None for Nabla's own classes

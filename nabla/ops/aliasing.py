@@ -18,7 +18,7 @@ from .broadcasting import broadcast_to_op
 from .creation import operand_constant
 from .index_primitives import set_slice_op, slice_op, sliced_shape
 from .view import reshape_op
-from .host_writes import host_write
+from .host_writes import host_write, realize_for_loop, recorded_element_write
 from .picks import element_key, plain_host, quick_pick
 
 
@@ -203,6 +203,11 @@ def getitem(x: Tensor, key) -> Tensor:
         picked = quick_pick(x, element)  # of realized host data: read from it
         if picked is not None:
             return picked
+        if impl.values_pending() and realize_for_loop(x):  # an element loop's array: realized once
+            picked = quick_pick(x, element)
+            if picked is not None:
+                return picked
+            impl = x._impl
         if not impl.batch_dims and impl.values_pending() \
                 and impl._values[0].node.op is not slice_op and impl._values[0].node.op is not reshape_op:
             # (a pick of a view of realized data reads the data: ``picks.element_from_host``)
@@ -244,6 +249,8 @@ def setitem(x: Tensor, key, value) -> None:
         indexing.setitem(x, key, value)
     if x._impl is not before:
         wrote(x)
+        if element_key(x._impl, key) is not None:
+            recorded_element_write(x)
 
 
 def rebind(x: Tensor, value: Tensor) -> None:

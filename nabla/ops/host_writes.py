@@ -13,6 +13,14 @@ write into it while nothing else can see it: no recorded op reads the value (its
 count), no run has read it since (``TraceLowering.trace`` gives it up), no NumPy view or export
 holds its buffer, and no other tensor shares its state. A write that finds any of these copies
 again, so every array read before the write keeps the values it had, as with a recorded write.
+
+An element loop over pending data (a stencil's row update, then ``A[i, j] += A[i, j - 1]`` along
+the row, as seidel's is) records every pick and write, and its trace grows by a handful of nodes per
+element. An array that has taken ``_LOOP_WRITES`` recorded element writes is in such a loop: its next
+pick or host-scalar write realizes it (one read), and its picks, the 0-d ops on them
+(``runtime/host_scalars.py``) and its writes then run at once. A realization that is not followed by
+``_LOOP_WRITES`` writes in place (the loop's values stay lazy: ``A[i, j] -= A[i, :j] @ A[:j, j]``)
+turns this off for the array, so a loop that gains nothing pays one read for it.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ import sys
 import numpy as np
 from max import driver
 
-from ..core.graph import HostValue, host_value, host_view
+from ..core.graph import GRAPH, HostValue, host_value, host_view
 from ..core.operation import PLAIN_CLASSES
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
@@ -92,14 +100,62 @@ def _alone(x: Tensor) -> bool:
     return True
 
 
+#: the recorded element writes that mark an array as in an element loop, and the writes in place a
+#: realization for it must be followed by to stay on (``ElementLoop``)
+_LOOP_WRITES = 8
+
+
+class ElementLoop:
+    """An array's element loop (``Tensor._element_loop``): its recorded element writes, and since the
+    last realization for it, its writes in place; ``off`` once a realization did not pay."""
+
+    __slots__ = ("recorded", "in_place", "realized", "off")
+
+    def __init__(self):
+        self.recorded = self.in_place = 0
+        self.realized = self.off = False
+
+
+def recorded_element_write(x: Tensor) -> None:
+    """Count a recorded ``x[i, j] = v`` (an element write the host could not take)."""
+    loop = getattr(x, "_element_loop", None)
+    if loop is None:
+        loop = x._element_loop = ElementLoop()
+    loop.recorded += 1
+
+
+def realize_for_loop(x: Tensor) -> bool:
+    """At a pick of pending ``x`` or a host-scalar write into it: realize ``x`` where it is in an
+    element loop (see the module's text), so that the pick or write runs at once. False where it
+    stays pending."""
+    loop = getattr(x, "_element_loop", None)
+    if loop is None or loop.off or loop.recorded < _LOOP_WRITES and not loop.realized:
+        return False
+    impl = x._impl
+    if GRAPH.captures or type(impl._values) is not list or len(impl._values) != 1 or not plain_host(impl) \
+            or impl.dtype.is_complex:
+        return False
+    if loop.realized and loop.in_place < _LOOP_WRITES:  # the last one did not pay: the loop's values stay lazy
+        loop.off = True
+        return False
+    loop.realized, loop.in_place = True, 0
+    impl.realize()
+    return True
+
+
 def host_write(x: Tensor, key, value) -> bool:
     """``x[key] = value`` into x's memory at once where this applies (see the module's text);
     False where a recorded write must do it."""
     # (the cheap refusals first: every slice write, and every write into pending data, asks here)
     impl = x._impl
     values = impl._values
-    if type(values) is not list or len(values) != 1 or values[0].node is not None:
+    if type(values) is not list or len(values) != 1:
         return False
+    if values[0].node is not None:
+        if element_key(impl, key) is None or _scalar(value, impl.dtype) is None or not realize_for_loop(x):
+            return False
+        impl = x._impl
+        values = impl._values
     key = element_key(impl, key)
     if key is None:
         return False
@@ -117,9 +173,12 @@ def host_write(x: Tensor, key, value) -> bool:
     if type(v) is HostValue and v.owned and _getrefcount(v) == 3 and _getrefcount(impl) == 3 \
             and _getrefcount(v.buffer) == 2 and _getrefcount(v.host) == 3:
         v.host[key] = scalar
-        return True
-    host = np.array(host_view(v), copy=True, order="C")
-    host[key] = scalar
-    own = host_value(driver.Buffer.from_numpy(host), v.shape, v.dtype, v.device, host, owned=True)
-    x._impl = TensorImpl([own], impl.dtype, pending=False)
+    else:
+        host = np.array(host_view(v), copy=True, order="C")
+        host[key] = scalar
+        own = host_value(driver.Buffer.from_numpy(host), v.shape, v.dtype, v.device, host, owned=True)
+        x._impl = TensorImpl([own], impl.dtype, pending=False)
+    loop = getattr(x, "_element_loop", None)
+    if loop is not None:
+        loop.in_place += 1
     return True

@@ -7,6 +7,7 @@ import weakref
 import numpy as onp
 import pytest
 
+import nabla as nb
 import nabla.numpy as np
 from nabla.core.graph import HostValue
 
@@ -181,3 +182,108 @@ def test_zero_d_integer_arrays_index_as_numpy_integers(key):
     onp.testing.assert_array_equal(onp.asarray(got), ref)
     a[...] = -5.0  # the result is a copy (NumPy's advanced index), not a view
     onp.testing.assert_array_equal(onp.asarray(got), ref)
+
+
+def _seidel_like(xp, A, rows):
+    for i in range(1, rows):
+        A[i, 1:-1] += A[i - 1, :-2] + A[i - 1, 2:]  # a row op: the array is pending again
+        for j in range(1, A.shape[1] - 1):
+            A[i, j] += A[i, j - 1]
+            A[i, j] /= 3.0
+    return A
+
+
+def test_element_loop_over_pending_rows_runs_at_once():
+    """A row op, then an element loop along the row (npbench's seidel_2d): after a few recorded
+    writes the array is realized at a pick, and each row's loop then runs at once (one read a row)."""
+    base = onp.random.default_rng(5).random((9, 40))
+    ours = _realized(np.asarray(base))
+    nb.reset_engine_stats()
+    _seidel_like(np, ours, 9)
+    reads = nb.engine_stats()["evaluations"]
+    assert _in_place(ours)
+    assert reads <= 9 + 2  # one read per row op (and one realizing the first row's recorded writes)
+    assert ours._element_loop.in_place > 8 and not ours._element_loop.off
+    onp.testing.assert_allclose(onp.asarray(ours), _seidel_like(onp, base.copy(), 9), rtol=1e-13)
+
+
+def test_element_loop_whose_values_stay_lazy_turns_off():
+    """``A[i, j] -= A[i, :j] @ A[:j, j]`` (lu): the written values are lazy, so a realization buys no
+    write in place; the array pays one read for it, then its loop records as before."""
+    n = 10
+    base = onp.random.default_rng(6).random((n, n)) + n * onp.eye(n)
+
+    def lu(xp, A):
+        for i in range(n):
+            for j in range(i):
+                A[i, j] -= A[i, :j] @ A[:j, j]
+                A[i, j] /= A[j, j]
+            for j in range(i, n):
+                A[i, j] -= A[i, :i] @ A[:i, j]
+        return A
+
+    ours = _realized(np.asarray(base))
+    nb.reset_engine_stats()
+    lu(np, ours)
+    assert ours._element_loop.off
+    assert nb.engine_stats()["evaluations"] <= 4
+    onp.testing.assert_allclose(onp.asarray(ours), lu(onp, base.copy()), rtol=1e-12)
+
+
+def test_border_writes_of_a_stencil_loop_stay_recorded():
+    """A stencil that fixes its borders each step writes two elements a step: never an element loop
+    (at most one read for it, not one a step), and the values are NumPy's."""
+    base = onp.random.default_rng(7).random(50)
+
+    def heat(xp, u):
+        for _ in range(30):
+            u[1:-1] = 0.5 * u[1:-1] + 0.25 * (u[2:] + u[:-2])
+            u[0] = 0.0
+            u[-1] = 1.0
+        return u
+
+    ours = _realized(np.asarray(base))
+    nb.reset_engine_stats()
+    heat(np, ours)
+    assert nb.engine_stats()["evaluations"] <= 1
+    onp.testing.assert_allclose(onp.asarray(ours), heat(onp, base.copy()), rtol=1e-13)
+
+
+def test_picks_of_fresh_results_stay_lazy():
+    """``u = f(u); s += u[3]``: each step's ``u`` is a new array no element write marks, so its picks
+    record, and the loop is one program at its read."""
+    base = onp.random.default_rng(8).random(20)
+    u, s = _realized(np.asarray(base)), 0.0
+    ref_u, ref_s = base.copy(), 0.0
+    nb.reset_engine_stats()
+    for _ in range(15):
+        u = 0.9 * u + 0.1
+        s = s + u[3]
+        ref_u = 0.9 * ref_u + 0.1
+        ref_s = ref_s + ref_u[3]
+    assert nb.engine_stats()["evaluations"] == 0
+    assert float(s) == pytest.approx(ref_s, rel=1e-13)
+
+
+def test_element_loop_keeps_earlier_readers_values():
+    """An array realized for its element loop and then written in place: what read it before keeps
+    the values it had, and a view of it sees the writes."""
+    base = onp.arange(30.0)
+    x = _realized(np.asarray(base))
+    ref = base.copy()
+    x[1:] = x[1:] * 2.0  # pending
+    ref[1:] = ref[1:] * 2.0
+    for i in range(1, 12):  # recorded element writes, then a realization, then writes in place
+        x[i] = x[i - 1] + 1.0
+        ref[i] = ref[i - 1] + 1.0
+        if i == 10:
+            before = x * 1.0  # recorded over the array as it is now
+            ref_before = ref.copy()
+    assert x._element_loop.realized and x._element_loop.in_place >= 2
+    view = x[5:9]
+    x[12] = -3.0  # into the array a live view sees: recorded
+    ref[12] = -3.0
+    onp.testing.assert_array_equal(onp.asarray(before), ref_before)
+    onp.testing.assert_array_equal(onp.asarray(view), ref[5:9])
+    onp.testing.assert_array_equal(onp.asarray(x), ref)
+
