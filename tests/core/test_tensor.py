@@ -105,10 +105,12 @@ def test_realized_tensors_drop_their_symbolic_graph():
     assert y._impl.cached_shape == (3,)
 
 
-def test_tensor_facade_holds_only_its_value_and_alias_links():
+def test_tensor_facade_holds_only_its_value_alias_links_and_element_loop():
     x = nb.asarray([1.0])
-    assert not hasattr(x, "__dict__") and type(x).__slots__ == ("_impl", "_view", "_views", "__weakref__")
+    assert not hasattr(x, "__dict__") \
+        and type(x).__slots__ == ("_impl", "_view", "_views", "_element_loop", "__weakref__")
     assert x._view is None and x._views is None  # links appear only when a view is taken (ops/aliasing.py)
+    assert not hasattr(x, "_element_loop")  # set at its first recorded element write (ops/host_writes.py)
     v = x[:]
     assert v._view[0] is x and x._views[0]() is v
 
