@@ -203,8 +203,9 @@ def getitem(x: Tensor, key) -> Tensor:
         picked = quick_pick(x, element)  # of realized host data: read from it
         if picked is not None:
             return picked
-        if impl.values_pending() and realize_for_loop(x):  # an element loop's array: realized once
-            picked = quick_pick(x, element)
+        loop = getattr(x, "_element_loop", None)
+        if loop is not None and not loop.off and impl.values_pending() and realize_for_loop(x, loop):
+            picked = quick_pick(x, element)  # an element loop's array, realized for it
             if picked is not None:
                 return picked
             impl = x._impl
@@ -249,8 +250,9 @@ def setitem(x: Tensor, key, value) -> None:
         indexing.setitem(x, key, value)
     if x._impl is not before:
         wrote(x)
-        if element_key(x._impl, key) is not None:
-            recorded_element_write(x)
+        loop = getattr(x, "_element_loop", None)
+        if (loop is None or not loop.off) and element_key(x._impl, key) is not None:
+            recorded_element_write(x, loop)
 
 
 def rebind(x: Tensor, value: Tensor) -> None:

@@ -116,20 +116,19 @@ class ElementLoop:
         self.realized = self.off = False
 
 
-def recorded_element_write(x: Tensor) -> None:
-    """Count a recorded ``x[i, j] = v`` (an element write the host could not take)."""
-    loop = getattr(x, "_element_loop", None)
+def recorded_element_write(x: Tensor, loop) -> None:
+    """Count a recorded ``x[i, j] = v`` (an element write the host could not take); ``loop`` is
+    x's ``_element_loop`` or None."""
     if loop is None:
         loop = x._element_loop = ElementLoop()
     loop.recorded += 1
 
 
-def realize_for_loop(x: Tensor) -> bool:
-    """At a pick of pending ``x`` or a host-scalar write into it: realize ``x`` where it is in an
-    element loop (see the module's text), so that the pick or write runs at once. False where it
-    stays pending."""
-    loop = getattr(x, "_element_loop", None)
-    if loop is None or loop.off or loop.recorded < _LOOP_WRITES and not loop.realized:
+def realize_for_loop(x: Tensor, loop) -> bool:
+    """At a pick of pending ``x`` or a host-scalar write into it (``loop``: x's ``_element_loop``,
+    not None and not off): realize ``x`` where it is in an element loop (see the module's text), so
+    that the pick or write runs at once. False where it stays pending."""
+    if loop.recorded < _LOOP_WRITES and not loop.realized:
         return False
     impl = x._impl
     if GRAPH.captures or type(impl._values) is not list or len(impl._values) != 1 or not plain_host(impl) \
@@ -151,8 +150,10 @@ def host_write(x: Tensor, key, value) -> bool:
     values = impl._values
     if type(values) is not list or len(values) != 1:
         return False
-    if values[0].node is not None:
-        if element_key(impl, key) is None or _scalar(value, impl.dtype) is None or not realize_for_loop(x):
+    if values[0].node is not None:  # pending: written here only once realized for an element loop
+        loop = getattr(x, "_element_loop", None)
+        if loop is None or loop.off or element_key(impl, key) is None or _scalar(value, impl.dtype) is None \
+                or not realize_for_loop(x, loop):
             return False
         impl = x._impl
         values = impl._values
