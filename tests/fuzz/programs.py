@@ -757,7 +757,7 @@ def _loops(w: _Writer) -> None:
     numeric = dtype != "bool"
     floats = dtype.startswith("float")
     kind = w.pick(("stencil", "borders", "shift", "elements", "reads", "views", "foreign", "masks", "rows",
-                   "host_elements", "scalar_ops"))
+                   "host_elements", "scalar_ops", "pending_elements"))
     steps = int(w.rng.integers(1, 9))
     n = int(w.pick((3, 5, 9, 17, 64, 65, 257, 1025, 3000)))
     c = "0.25" if floats else "1"
@@ -834,6 +834,21 @@ def _loops(w: _Writer) -> None:
         w.emit(f"acc = {x}[0]\nfor i in range(1, {m}):\n    t = {first}\n    if t > {y}[i]:\n"
                f"        acc = {second}\n    else:\n        acc = xp.maximum(acc, {y}[i - 1])\n    {x}[i] = acc")
         w.new("acc * 1", (), dtype)
+    elif kind == "pending_elements" and numeric:
+        # seidel's: a row op leaves the array pending, then an element loop along the row (after its
+        # first recorded writes the array is realized for the loop, which then runs at once), a
+        # reader taken inside it; or (a view of the array alive) every write recorded
+        m = min(n, 24)
+        x = w.array((4, m), dtype, view=False)
+        w.emit(f"{x} = xp.array({x})")
+        half = "* 0.5" if floats else "// 2"
+        if w.rng.random() < 0.25:
+            w.emit(f"keep = {x}[2]")
+        w.emit(f"for i in range(1, 4):\n    {x}[i, 1:] = ({x}[i - 1, :-1] + {x}[i, 1:]) {half}\n"
+               f"    for j in range(1, {m}):\n        {x}[i, j] += {x}[i, j - 1]\n"
+               f"        {x}[i, j] = {x}[i, j] {half}\n"
+               f"        if i == 2 and j == {m // 2}:\n            seen = {x} * 1")
+        w.new("seen + 0", (4, m), dtype)
     elif kind == "masks" and numeric:  # nbody's and mandelbrot's: a mask read, computed on, written back
         x = w.array((n,), dtype, view=False)
         w.emit(f"{x} = xp.array({x})")
