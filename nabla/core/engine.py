@@ -19,6 +19,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+import numpy as np
 from max import driver
 
 from . import memory_check, progress
@@ -30,6 +31,7 @@ from .paths import FINISHED, ExecutionPath, Realization, RealizeFirst
 from .trace_facts import describe_outputs, on_accelerators, on_virtual_devices, shares_inner_values
 from .trace_lowering import TraceLowering
 from .interpreter import new_interpreter
+from .values import as_host_value
 
 _MAX_CACHE_ENTRIES = 4096
 #: an entry used again moves to the cache's end once this many uses of the cache after its last
@@ -405,6 +407,9 @@ class _Interpreted:
 
 def _write_back(outputs, results) -> None:
     for v, buf in zip(outputs, results):
+        if type(buf) is np.ndarray:  # a small result in host memory (``program_plan.HostBlocks``)
+            as_host_value(v, buf, True)
+            continue
         v.buffer = buf  # the buffer first: a value whose node is None always holds one
         v.node = None
 

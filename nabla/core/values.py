@@ -30,7 +30,9 @@ class Node:
 class Value:
     """A symbolic value: output ``index`` of ``node``; a leaf holding ``buffer`` once realized."""
 
-    __slots__ = ("node", "index", "shape", "dtype", "device", "buffer", "__weakref__")
+    # (``host`` and ``owned`` are a ``HostValue``'s: declared here, so that a run's small result
+    # becomes one in place, ``as_host_value``, with no new object for the nodes that read it)
+    __slots__ = ("node", "index", "shape", "dtype", "device", "buffer", "host", "owned", "__weakref__")
 
     def __init__(self, node, index, shape, dtype, device, buffer=None):
         self.node = node
@@ -66,7 +68,7 @@ class HostValue(Value):
     at the first ask: a picked element is mostly read from ``host`` (a program's constant, a
     ``float()``), and a buffer costs more than the rest of the pick (~1.5 us)."""
 
-    __slots__ = ("host", "owned")
+    __slots__ = ()
 
     @property
     def buffer(self):
@@ -92,6 +94,15 @@ def host_value(buffer, shape, dtype, device, host, owned: bool) -> HostValue:
 
 
 _new = object.__new__
+
+
+def as_host_value(value, host, owned: bool) -> None:
+    """Make the computed ``value`` a realized ``HostValue`` over ``host`` (a run's result in host
+    memory of Nabla's own): the same object, so every node that reads it reads the leaf."""
+    value.__class__ = HostValue
+    value.host, value.owned = host, owned
+    _BUFFER.__set__(value, None)
+    value.node = None
 
 
 def host_view(value):

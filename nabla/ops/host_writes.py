@@ -131,8 +131,10 @@ def realize_for_loop(x: Tensor, loop) -> bool:
     if loop.recorded < _LOOP_WRITES and not loop.realized:
         return False
     impl = x._impl
-    if GRAPH.captures or type(impl._values) is not list or len(impl._values) != 1 or not plain_host(impl) \
-            or impl.dtype.is_complex:
+    engine = GRAPH.engine
+    # (only where the loop's 0-d ops would run at once: otherwise its values stay lazy anyway)
+    if engine.scalars is None or not engine.scalars.serves(engine) or type(impl._values) is not list \
+            or len(impl._values) != 1 or not plain_host(impl) or impl.dtype.is_complex:
         return False
     if loop.realized and loop.in_place < _LOOP_WRITES:  # the last one did not pay: the loop's values stay lazy
         loop.off = True

@@ -58,6 +58,12 @@ class HostScalars:
         self._block = self._base = None
         self._used = _BLOCK
 
+    @staticmethod
+    def serves(engine) -> bool:
+        """Whether ops over host scalars run at once now (none while tracing for ``compile``, with
+        the fused path off or memory debugging on, or until the program kernel is built)."""
+        return not GRAPH.captures and engine.fused_enabled and not engine.debug_memory and _kernel_built()
+
     def apply(self, engine, op, kwargs: dict, operands: tuple, dtype, device) -> HostValue | None:
         """``op(*operands, **kwargs)`` as a realized 0-d host value of ``dtype``, where every operand
         is a 0-d value on the host (realized, or an interned scalar constant); None otherwise."""

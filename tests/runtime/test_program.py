@@ -534,3 +534,30 @@ def test_a_pick_makes_its_buffer_only_when_a_run_asks(dtype):
     v = values[6]
     assert v.buffer.to_numpy().item() == base[1, 2].item()  # asked: made, of the element's value
     assert _BUFFER.__get__(v, HostValue) is v.buffer
+
+
+def test_small_results_are_host_memory_of_their_own():
+    """A read's small results are views of host blocks (``program_plan.HostBlocks``), kept by the
+    values as ``HostValue``s: read at once, used as leaves of later runs, written in place without
+    touching the results beside them in the block; a large result stays a buffer."""
+    from nabla.core.values import HostValue
+
+    x = np.asarray(numpy.arange(6.0))
+    for _ in range(2):  # (two reads in a row take neighbouring memory of one block, but at its end)
+        a, b = x * 2.0, x + 1.0
+        numpy.asarray(a), numpy.asarray(b)
+        va, vb = a._impl._values[0], b._impl._values[0]
+        if va.host.base is vb.host.base:
+            break
+    assert type(va) is HostValue and type(vb) is HostValue and va.node is None
+    assert va.host.base is not None and va.host.base is vb.host.base
+    a[2] = -1.0  # into a's memory (nothing else reads it), b's untouched
+    numpy.testing.assert_array_equal(numpy.asarray(a), [0.0, 2, -1, 6, 8, 10])
+    numpy.testing.assert_array_equal(numpy.asarray(b), numpy.arange(6.0) + 1)
+    c = (a + b).sum()  # a and b as leaves of a later run: their buffers made when it asks
+    assert float(c) == float(numpy.sum(numpy.array([0.0, 2, -1, 6, 8, 10]) + numpy.arange(6.0) + 1))
+    big = np.asarray(numpy.ones(100_000)) * 3.0
+    numpy.asarray(big)
+    assert type(big._impl._values[0]) is not HostValue
+    flags = np.asarray(numpy.arange(5)) > 2  # bool results too
+    numpy.testing.assert_array_equal(numpy.asarray(flags), numpy.arange(5) > 2)
