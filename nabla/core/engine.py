@@ -19,7 +19,6 @@ from concurrent.futures import Future
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-import numpy as np
 from max import driver
 
 from . import memory_check, progress
@@ -407,8 +406,8 @@ class _Interpreted:
 
 def _write_back(outputs, results) -> None:
     for v, buf in zip(outputs, results):
-        if type(buf) is np.ndarray:  # a small result in host memory (``program_plan.HostBlocks``)
-            as_host_value(v, buf, True)
+        if type(buf) is tuple:  # a small result in host memory, and its address (``program_plan.HostBlocks``)
+            as_host_value(v, buf[0], True, buf[1])
             continue
         v.buffer = buf  # the buffer first: a value whose node is None always holds one
         v.node = None

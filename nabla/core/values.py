@@ -30,9 +30,9 @@ class Node:
 class Value:
     """A symbolic value: output ``index`` of ``node``; a leaf holding ``buffer`` once realized."""
 
-    # (``host`` and ``owned`` are a ``HostValue``'s: declared here, so that a run's small result
-    # becomes one in place, ``as_host_value``, with no new object for the nodes that read it)
-    __slots__ = ("node", "index", "shape", "dtype", "device", "buffer", "host", "owned", "__weakref__")
+    # (``host``, ``owned`` and ``address`` are a ``HostValue``'s: declared here, so that a run's small
+    # result becomes one in place, ``as_host_value``, with no new object for the nodes that read it)
+    __slots__ = ("node", "index", "shape", "dtype", "device", "buffer", "host", "owned", "address", "__weakref__")
 
     def __init__(self, node, index, shape, dtype, device, buffer=None):
         self.node = node
@@ -66,7 +66,8 @@ class HostValue(Value):
     (``nabla/ops/host_writes.py``). Anything that may keep a view of the memory gives it up
     (``give_up``): a run that reads the value, a bit view, an export. Its driver buffer is made
     at the first ask: a picked element is mostly read from ``host`` (a program's constant, a
-    ``float()``), and a buffer costs more than the rest of the pick (~1.5 us)."""
+    ``float()``), and a buffer costs more than the rest of the pick (~1.5 us). ``address``: its
+    memory's, where known without asking (a run's result), else 0."""
 
     __slots__ = ()
 
@@ -88,7 +89,8 @@ def host_value(buffer, shape, dtype, device, host, owned: bool) -> HostValue:
     is the NumPy array ``host``. (Its fields set here, not by ``Value.__init__``: half the cost, and
     a loop over elements makes one per pick and per scalar op.)"""
     v = _new(HostValue)
-    v.node, v.index, v.shape, v.dtype, v.device, v.host, v.owned = None, 0, shape, dtype, device, host, owned
+    v.node, v.index, v.shape, v.dtype, v.device, v.host, v.owned, v.address = \
+        None, 0, shape, dtype, device, host, owned, 0
     _BUFFER.__set__(v, buffer)
     return v
 
@@ -96,11 +98,12 @@ def host_value(buffer, shape, dtype, device, host, owned: bool) -> HostValue:
 _new = object.__new__
 
 
-def as_host_value(value, host, owned: bool) -> None:
+def as_host_value(value, host, owned: bool, address: int = 0) -> None:
     """Make the computed ``value`` a realized ``HostValue`` over ``host`` (a run's result in host
-    memory of Nabla's own): the same object, so every node that reads it reads the leaf."""
+    memory of Nabla's own, at ``address`` where known): the same object, so every node that reads
+    it reads the leaf."""
     value.__class__ = HostValue
-    value.host, value.owned = host, owned
+    value.host, value.owned, value.address = host, owned, address
     _BUFFER.__set__(value, None)
     value.node = None
 

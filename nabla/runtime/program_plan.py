@@ -15,7 +15,7 @@ from max import driver
 from max.dtype import DType
 
 from ..core.context import cpu
-from ..core.graph import GRAPH, Node, Value, host_view
+from ..core.graph import GRAPH, HostValue, Node, Value, host_view
 from .fused_codes import constant_bits
 from .fused_layouts import Offset
 from .program_kernel import COPY, MAP, NONZERO, REDUCE, SCAN, SCATTER, SCATTER_ADD, STAGE
@@ -292,13 +292,14 @@ class _QuickRun:
                          used) for dtype, shape, used, _, _ in plan.result_specs]
 
     def run(self, plan, leaf_buffers, values, starts, leaves) -> list:
-        """The results: NumPy views of host memory (small ones) or buffers."""
+        """The results: (NumPy view of host memory, its address) for small ones, else buffers."""
         plan.fill(self.consts, leaf_buffers, values, starts, leaves)
         out, addresses = [], []
         for dtype, shape, host_dtype, nbytes in self.results:
             if host_dtype is not None:
-                host, address = HOST_BLOCKS.take(shape, host_dtype, nbytes)
-                out.append(host)
+                taken = HOST_BLOCKS.take(shape, host_dtype, nbytes)
+                out.append(taken)
+                address = taken[1]
             else:
                 buf = host_buffer(dtype, shape)
                 out.append(buf)
@@ -308,13 +309,21 @@ class _QuickRun:
         for at, k, offset in self.places:
             call[at] = addresses[k] + offset
         for at, _, index, offset in self.leaves:  # (every address here is a leaf's)
-            p = leaf_buffers[index]._data_ptr()
-            call[at] = (p if p < 1 << 63 else 0) + offset  # (an empty buffer's is all ones: never read)
+            call[at] = _leaf_address(leaves, leaf_buffers, index) + offset
         for at, _, index, offset in self.moving:
-            p = leaf_buffers[index]._data_ptr()
-            call[at] = (p if p < 1 << 63 else 0) + (offset.at(starts) if starts else int(offset))
+            call[at] = _leaf_address(leaves, leaf_buffers, index) + (offset.at(starts) if starts else int(offset))
         _kernel_module().run(self.address)
         return out
+
+
+def _leaf_address(leaves, leaf_buffers, index) -> int:
+    """A leaf's memory address: a run's small result knows it (no driver buffer made to ask)."""
+    if leaves is not None:
+        leaf = leaves[index]
+        if type(leaf) is HostValue and leaf.address:
+            return leaf.address
+    p = leaf_buffers[index]._data_ptr()
+    return p if p < 1 << 63 else 0  # (an empty buffer's is all ones: never read)
 
 
 def host_memory(nbytes: int) -> np.ndarray:
@@ -380,7 +389,7 @@ class HostBlocks:
 
 
 #: a block's bytes, the most bytes of a result taken from one, and the alignment of each
-_BLOCK, _BLOCK_RESULT, _ALIGN = 1 << 16, 1 << 12, 64
+_BLOCK, _BLOCK_RESULT, _ALIGN = 1 << 16, 1 << 14, 64
 HOST_BLOCKS = HostBlocks()
 
 
@@ -392,9 +401,11 @@ class _OffsetTable:
     """The constants a run's slice starts move (``Offset``s), as arrays: entry ``k`` goes to
     ``consts[where[k]]`` and is ``base[k]`` plus the sum of ``coefs[t] * start(params[cols[t]])``
     over its terms (``rows[t] == k``). A loop's program holds tens of thousands of them: as objects
-    they cost a Python call each per run, and the collector walks them for as long as the plan lives."""
+    they cost a Python call each per run, and the collector walks them for as long as the plan lives.
+    A short table (a loop step's read: a few slices) is written entry by entry (``entries``), where
+    the arrays' few NumPy calls cost ~5 us whatever their length."""
 
-    __slots__ = ("where", "base", "params", "rows", "cols", "coefs")
+    __slots__ = ("where", "base", "params", "rows", "cols", "coefs", "entries")
 
     def __init__(self, offsets):
         param_at: dict = {}
@@ -410,11 +421,25 @@ class _OffsetTable:
         self.rows = np.asarray(rows, np.int64)
         self.cols = np.asarray(cols, np.int64)
         self.coefs = np.asarray(coefs, np.float64)
+        # (per entry: where it goes, its base and its terms as (param's position, axis, coefficient))
+        self.entries = tuple((int(j), float(off.const), tuple((pos, axis, c) for (pos, axis), c in off.terms.items()))
+                             for j, off in offsets) if len(offsets) <= _SHORT_TABLE else None
 
     def fill(self, consts, starts) -> None:
         """Write this run's offsets (``starts``: {trace position: slice starts}) into ``consts``."""
+        entries = self.entries
+        if entries is not None:
+            for j, value, terms in entries:
+                for pos, axis, c in terms:
+                    value += c * starts[pos][axis]
+                consts[j] = value
+            return
         p = np.array([starts[pos][axis] for pos, axis in self.params], np.float64)
         consts[self.where] = self.base + np.bincount(self.rows, self.coefs * p[self.cols], len(self.where))
+
+
+#: the most entries an offset table writes one by one (``_OffsetTable.entries``)
+_SHORT_TABLE = 32
 
 
 #: where a buffer of a run is (``_RunState.address``)
