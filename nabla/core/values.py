@@ -84,13 +84,13 @@ class HostValue(Value):
         _BUFFER.__set__(self, b)
 
 
-def host_value(buffer, shape, dtype, device, host, owned: bool) -> HostValue:
+def host_value(buffer, shape, dtype, device, host, owned: bool, address: int = 0) -> HostValue:
     """A realized leaf over ``buffer`` (None: made from ``host`` when first asked), whose memory
-    is the NumPy array ``host``. (Its fields set here, not by ``Value.__init__``: half the cost, and
+    is the NumPy array ``host`` (at ``address``, where known). (Its fields set here, not by ``Value.__init__``: half the cost, and
     a loop over elements makes one per pick and per scalar op.)"""
     v = _new(HostValue)
     v.node, v.index, v.shape, v.dtype, v.device, v.host, v.owned, v.address = \
-        None, 0, shape, dtype, device, host, owned, 0
+        None, 0, shape, dtype, device, host, owned, address
     _BUFFER.__set__(v, buffer)
     return v
 

@@ -374,22 +374,25 @@ class HostBlocks:
         self._block, self._base, self._used = None, 0, _BLOCK
 
     def take(self, shape, dtype: np.dtype, nbytes: int):
-        """(a view of ``shape`` and ``dtype`` of fresh memory, its address)."""
-        size = (nbytes + _ALIGN - 1) & -_ALIGN or _ALIGN
+        """(a view of ``shape`` and ``dtype`` of fresh memory, its address): 64-byte aligned, but a
+        scalar's 16 (an element loop makes one per op)."""
+        size = _SCALAR if nbytes <= _SCALAR else (nbytes + _ALIGN - 1) & -_ALIGN
         with self._lock:
             used = self._used
+            if size > _SCALAR:
+                used += -(self._base + used) % _ALIGN
             if used + size > _BLOCK:
                 self._block = np.empty(_BLOCK, np.uint8)
-                self._base, used = self._block.ctypes.data, 0
-                # (blocks start 64-byte aligned where numpy's allocator gives less)
-                used = -self._base % _ALIGN
+                self._base = self._block.ctypes.data
+                used = -self._base % _ALIGN  # (numpy's allocator may align blocks less)
             self._used = used + size
             block, address = self._block, self._base + used
         return np.ndarray(shape, dtype, block, used), address
 
 
-#: a block's bytes, the most bytes of a result taken from one, and the alignment of each
-_BLOCK, _BLOCK_RESULT, _ALIGN = 1 << 16, 1 << 14, 64
+#: a block's bytes, the most bytes of a result taken from one, the alignment of each, and a
+#: scalar's bytes (and alignment)
+_BLOCK, _BLOCK_RESULT, _ALIGN, _SCALAR = 1 << 16, 1 << 14, 64, 16
 HOST_BLOCKS = HostBlocks()
 
 
