@@ -46,7 +46,7 @@ PLAIN_CLASSES = {Tensor}
 _new = object.__new__
 
 
-def _plain_array(cls, impl):
+def plain_array(cls, impl):
     """A result of a ``PLAIN_CLASSES`` class over ``impl``, made directly (no view links)."""
     result = _new(cls)
     result._impl = impl
@@ -225,7 +225,7 @@ class Operation(metaclass=_Registered):
                 and not (traced or has_tangent or complex_in or spec[1].is_complex) and cls in PLAIN_CLASSES:
             out = _at_once(self, kwargs, in_values, impls, spec[1], device)  # (before a node is made for it)
             if out is not None:
-                return _plain_array(cls, out)
+                return plain_array(cls, out)
         # complex data is stored as paired reals on a trailing axis: the lowering sees that layout
         node = Node(self, self.complex_storage_kwargs(kwargs) if complex_in else kwargs, tuple(in_values), treedef)
 
@@ -236,7 +236,7 @@ class Operation(metaclass=_Registered):
             if traced:  # (untraced, one output: the node says what made it; see TensorImpl.op)
                 out.output_refs = OutputRefs((weakref.ref(out),), None, self, tuple(impls), kwargs)
             if cls in PLAIN_CLASSES:  # (made directly: this is the recording hot path)
-                result = _plain_array(cls, out)
+                result = plain_array(cls, out)
             else:
                 result = cls(out)
                 if cls._inherits is not None:
@@ -281,8 +281,8 @@ class Operation(metaclass=_Registered):
         if not shape and not batch_dims:
             out = _at_once(self, kwargs, (v0, v1), (ia, ib), dtype, device)
             if out is not None:
-                return _plain_array(cls, out)
-        return _plain_array(cls, TensorImpl([Value(Node(self, kwargs, (v0, v1)), 0, shape, dtype, device)], dtype,
+                return plain_array(cls, out)
+        return plain_array(cls, TensorImpl([Value(Node(self, kwargs, (v0, v1)), 0, shape, dtype, device)], dtype,
                                             batch_dims))
 
     def apply_unary(self, a, kwargs=None):
@@ -303,8 +303,8 @@ class Operation(metaclass=_Registered):
         if not shape and not batch_dims:
             out = _at_once(self, kwargs, (v0,), (ia,), dtype, v0.device)
             if out is not None:
-                return _plain_array(cls, out)
-        return _plain_array(cls, TensorImpl([Value(Node(self, kwargs, (v0,)), 0, shape, dtype, v0.device)], dtype,
+                return plain_array(cls, out)
+        return plain_array(cls, TensorImpl([Value(Node(self, kwargs, (v0,)), 0, shape, dtype, v0.device)], dtype,
                                             batch_dims))
 
     def _link_outputs(self, outs, out_def, impls, traced, kwargs, cls):

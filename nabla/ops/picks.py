@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.graph import HostValue, host_value, host_view
+from ..core.operation import PLAIN_CLASSES, plain_array
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from .index_primitives import slice_op, sliced_shape
@@ -65,7 +66,8 @@ def _wrap(x: Tensor, picked: np.ndarray) -> Tensor:
     # (read from ``host``, its buffer made where a run asks for one; a 0-d array takes no element write)
     r = TensorImpl([host_value(None, picked.shape, impl._values[0].dtype, impl.device, picked, owned=False)],
                    impl.dtype)
-    return Tensor(r) if type(x) is Tensor else type(x)(r)
+    cls = type(x)
+    return plain_array(cls, r) if cls in PLAIN_CLASSES else cls(r)  # (plain: made directly, as an op's result)
 
 
 def element_from_host(x: Tensor, entries):
