@@ -18,7 +18,7 @@ from .broadcasting import broadcast_to_op
 from .creation import operand_constant
 from .index_primitives import set_slice_op, slice_op, sliced_shape
 from .view import reshape_op
-from .host_writes import host_write, realize_for_loop, recorded_element_write
+from .host_writes import host_write, may_be_element, realize_for_loop, recorded_element_write
 from .picks import element_key, plain_host, quick_pick
 
 
@@ -250,9 +250,10 @@ def setitem(x: Tensor, key, value) -> None:
         indexing.setitem(x, key, value)
     if x._impl is not before:
         wrote(x)
-        loop = getattr(x, "_element_loop", None)
-        if (loop is None or not loop.off) and element_key(x._impl, key) is not None:
-            recorded_element_write(x, loop)
+        if may_be_element(key):
+            loop = getattr(x, "_element_loop", None)
+            if (loop is None or not loop.off) and element_key(x._impl, key) is not None:
+                recorded_element_write(x, loop)
 
 
 def rebind(x: Tensor, value: Tensor) -> None:

@@ -116,6 +116,11 @@ class ElementLoop:
         self.realized = self.off = False
 
 
+def may_be_element(key) -> bool:
+    """Whether ``key`` may pick one element (its first part an int): a cheap refusal of slices."""
+    return type(key[0] if type(key) is tuple and key else key) is int
+
+
 def recorded_element_write(x: Tensor, loop) -> None:
     """Count a recorded ``x[i, j] = v`` (an element write the host could not take); ``loop`` is
     x's ``_element_loop`` or None."""
@@ -153,6 +158,8 @@ def host_write(x: Tensor, key, value) -> bool:
     if type(values) is not list or len(values) != 1:
         return False
     if values[0].node is not None:  # pending: written here only once realized for an element loop
+        if not may_be_element(key):  # (a slice write: the common case, refused at once)
+            return False
         loop = getattr(x, "_element_loop", None)
         if loop is None or loop.off or element_key(impl, key) is None or _scalar(value, impl.dtype) is None \
                 or not realize_for_loop(x, loop):
