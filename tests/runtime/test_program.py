@@ -551,7 +551,10 @@ def test_small_results_are_host_memory_of_their_own():
             break
     assert type(va) is HostValue and type(vb) is HostValue and va.node is None
     assert va.host.base is not None and va.host.base is vb.host.base
-    a[2] = -1.0  # into a's memory (nothing else reads it), b's untouched
+    del va, vb  # (no reference but the array's own: nothing else tells a write to copy)
+    seen = a.numpy()  # a NumPy view of a's memory, handed out: it keeps its values
+    a[2] = -1.0  # (a copy of a's memory, then written), b's untouched
+    numpy.testing.assert_array_equal(seen, numpy.arange(6.0) * 2)
     numpy.testing.assert_array_equal(numpy.asarray(a), [0.0, 2, -1, 6, 8, 10])
     numpy.testing.assert_array_equal(numpy.asarray(b), numpy.arange(6.0) + 1)
     c = (a + b).sum()  # a and b as leaves of a later run: their buffers made when it asks
