@@ -15,6 +15,13 @@ import time
 import uuid
 from concurrent import futures
 
+# (MAX enters its default MLIR context on the thread that imports this module and leaves it at exit
+# on the main thread: imported at a worker thread's first read, as it was, every program that read
+# first from a thread ended with "RuntimeError: Unbalanced Context enter/exit". Imported with
+# nabla, on the thread that imports it, ~8 ms.)
+from max._mlir_context import ensure_default_mlir_context as _ensure_mlir_context
+from max.mlir import Context as _MLIR_CONTEXT
+
 from .compiler import ON_DISK
 from .disk_cache import ModelDiskCache
 
@@ -64,18 +71,10 @@ def _bytes_budget() -> int:
 def mlir_context():
     """Enter MAX's default MLIR context on this thread (MLIR's current context is thread-local);
     a thread that has one (the main thread always does) enters nothing."""
-    global _MLIR
-    if _MLIR is None:  # (MAX's modules once, lazily as everywhere: every read asks)
-        from max import mlir
-        from max._mlir_context import ensure_default_mlir_context
-
-        _MLIR = mlir.Context, ensure_default_mlir_context
-    context, ensure = _MLIR
-    return _ENTERED if context.current is not None else ensure()
+    return _ENTERED if _MLIR_CONTEXT.current is not None else _ensure_mlir_context()
 
 
 _ENTERED = contextlib.nullcontext()
-_MLIR = None
 
 
 def execute(model, buffers) -> list:

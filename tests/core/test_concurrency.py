@@ -439,3 +439,18 @@ def test_loaded_models_stay_within_the_byte_budget(policy, tmp_path):
         assert s2["model_bytes"] <= engine.max_model_bytes
     finally:
         GRAPH.engine = saved
+
+
+def test_a_program_whose_first_read_is_on_a_thread_exits_cleanly():
+    """MAX enters its default MLIR context on the thread that imports it and leaves it at exit on
+    the main thread: a program whose first read ran on a worker thread ended with MAX's
+    "Unbalanced Context enter/exit" at exit, until nabla imported it itself."""
+    import subprocess
+    import sys
+
+    script = ("import threading, numpy\nimport nabla.numpy as np\n"
+              "def work():\n    x = np.asarray(numpy.arange(10.0))\n    float((x * 2).sum())\n"
+              "t = threading.Thread(target=work)\nt.start()\nt.join()\nprint('read')\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "read", done.stderr[-2000:]
+    assert "Unbalanced" not in done.stderr and "Exception ignored" not in done.stderr, done.stderr[-2000:]
