@@ -22,6 +22,7 @@ from ..ops.creation import constant_op
 from .fused_codes import constant_bits
 from .program import ProgramPath
 from .program_kernel import module as _kernel_module, ready as _kernel_built
+from .program_plan import HostBlocks
 
 
 class _ScalarProgram:
@@ -40,14 +41,6 @@ class _ScalarProgram:
         self.run = _kernel_module().run
 
 
-#: the bytes of results one block of host memory holds: a 0-d array per result over the block costs
-#: a sixth of an allocation of its own and that one's address (0.17 us against 1.2). (Carved here,
-#: under this hook's lock, not by ``program_plan.HostBlocks``: its lock and call cost an op 0.3 us.)
-_BLOCK = 1 << 16
-#: the bytes a result takes in a block (any dtype's element, aligned)
-_SLOT = 16
-
-
 class HostScalars:
     """The engine's hook (``Engine.scalars``): ``apply`` computes a 0-d op over host operands at
     once, or answers None (the op is then recorded as any other)."""
@@ -55,9 +48,10 @@ class HostScalars:
     def __init__(self, programs: ProgramPath):
         self.programs = programs
         self._programs: dict = {}  # (op, kwargs items, operand dtypes, sharing) -> _ScalarProgram or None
-        self._lock = threading.Lock()  # a run's (its program's constants and call array, the block)
-        self._block = self._base = None
-        self._used = _BLOCK
+        self._lock = threading.Lock()  # a run's (its program's constants and call array, its blocks)
+        # (results' memory: 0-d views of blocks of its own, carved under its lock; a view over a block
+        # costs a sixth of an allocation of its own and that one's address, 0.17 us against 1.2)
+        self._blocks = HostBlocks()
 
     @staticmethod
     def serves(engine) -> bool:
@@ -114,13 +108,8 @@ class HostScalars:
                     at = host.ctypes.data
                     for j, offset in places:
                         call[j] = at + offset
-            used = self._used
-            if used == _BLOCK:
-                self._block = np.empty(_BLOCK, np.uint8)
-                self._base, used = self._block.ctypes.data, 0
-            self._used = used + _SLOT
-            out = np.ndarray((), program.dtype, self._block, used)
-            address = program.call[program.result_at] = self._base + used
+            out, address = self._blocks.carve((), program.dtype, program.dtype.itemsize)
+            program.call[program.result_at] = address
             program.run(program.address)
             engine.stats.scalar_ops += 1
         finally:
