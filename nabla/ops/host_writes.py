@@ -157,18 +157,18 @@ def host_write(x: Tensor, key, value) -> bool:
     values = impl._values
     if type(values) is not list or len(values) != 1:
         return False
-    if values[0].node is not None:  # pending: written here only once realized for an element loop
-        if not may_be_element(key):  # (a slice write: the common case, refused at once)
-            return False
-        loop = getattr(x, "_element_loop", None)
-        if loop is None or loop.off or element_key(impl, key) is None or _scalar(value, impl.dtype) is None \
-                or not realize_for_loop(x, loop):
-            return False
-        impl = x._impl
-        values = impl._values
+    pending = values[0].node is not None
+    if pending and not may_be_element(key):  # (a slice write into pending data: the common case)
+        return False
     key = element_key(impl, key)
     if key is None:
         return False
+    if pending:  # written here only once realized for an element loop
+        loop = getattr(x, "_element_loop", None)
+        if loop is None or loop.off or _scalar(value, impl.dtype) is None or not realize_for_loop(x, loop):
+            return False
+        impl = x._impl
+        values = impl._values
     v = values[0]
     if not impl.cached_shape or impl.dtype.is_complex or not plain_host(impl) or type(x) not in PLAIN_CLASSES \
             or not _alone(x):
