@@ -256,9 +256,9 @@ class Operation(metaclass=_Registered):
 
     def apply_binary(self, a, b, kwargs=None):
         """``self(a, b, **kwargs)``: the recording hot path (``x + y``, ``x[1:-1] = y`` in a loop).
-        Two plain operands (one value each, no trace, tangent, complex storage or mesh, of
-        ``PLAIN_CLASSES``) are recorded here without ``__call__``'s generality, a third of its cost;
-        anything else goes to ``__call__``."""
+        Two plain operands (one value each, no trace, tangent or mesh, of ``PLAIN_CLASSES``) are
+        recorded here without ``__call__``'s generality, a third of its cost (complex ones as
+        ``__call__`` records them: on their storage); anything else goes to ``__call__``."""
         if kwargs is None:
             kwargs = {}
         ia, ib = a._impl, b._impl
@@ -267,17 +267,23 @@ class Operation(metaclass=_Registered):
         if cls is Tensor:
             cls = type(b)
         if len(va) != 1 or len(vb) != 1 or ia.traced or ib.traced or ia.tangents is not None \
-                or ib.tangents is not None or ia.dtype.is_complex or ib.dtype.is_complex \
-                or ia.sharding is not None or ib.sharding is not None or cls not in PLAIN_CLASSES:
+                or ib.tangents is not None or ia.sharding is not None or ib.sharding is not None \
+                or cls not in PLAIN_CLASSES:
             return self(a, b, **kwargs)
+        complex_in = ia.dtype.is_complex or ib.dtype.is_complex
+        if complex_in and not self.supports_complex:
+            return self(a, b, **kwargs)  # (which says so)
         spec = self.abstract_eval(ia, ib, **kwargs)
-        if type(spec) is not tuple or spec[1].is_complex:
+        if type(spec) is not tuple:
             return self(a, b, **kwargs)
         shape, dtype, batch_dims = spec
         v0, v1 = va[0], vb[0]
         device = v0.device
         if v1.device is not device and v1.device != device:
             return self(a, b, **kwargs)  # (which says so)
+        if complex_in or dtype.is_complex:
+            node = Node(self, self.complex_storage_kwargs(kwargs) if complex_in else kwargs, (v0, v1))
+            return plain_array(cls, TensorImpl([_value(node, 0, shape, dtype, device)], dtype, batch_dims))
         if not shape and not batch_dims:
             out = _at_once(self, kwargs, (v0, v1), (ia, ib), dtype, device)
             if out is not None:
@@ -292,14 +298,20 @@ class Operation(metaclass=_Registered):
         ia = a._impl
         va = ia._values
         cls = type(a)
-        if len(va) != 1 or ia.traced or ia.tangents is not None or ia.dtype.is_complex \
-                or ia.sharding is not None or cls not in PLAIN_CLASSES:
+        if len(va) != 1 or ia.traced or ia.tangents is not None or ia.sharding is not None \
+                or cls not in PLAIN_CLASSES:
             return self(a, **kwargs)
+        complex_in = ia.dtype.is_complex
+        if complex_in and not self.supports_complex:
+            return self(a, **kwargs)  # (which says so)
         spec = self.abstract_eval(ia, **kwargs)
-        if type(spec) is not tuple or spec[1].is_complex:
+        if type(spec) is not tuple:
             return self(a, **kwargs)
         shape, dtype, batch_dims = spec
         v0 = va[0]
+        if complex_in or dtype.is_complex:
+            node = Node(self, self.complex_storage_kwargs(kwargs) if complex_in else kwargs, (v0,))
+            return plain_array(cls, TensorImpl([_value(node, 0, shape, dtype, v0.device)], dtype, batch_dims))
         if not shape and not batch_dims:
             out = _at_once(self, kwargs, (v0,), (ia,), dtype, v0.device)
             if out is not None:

@@ -202,17 +202,19 @@ def _with_mixed_signs(fn, name):
     return f
 
 
-#: the dtypes a ufunc's fast path may take (float16 and complex operands take the general path)
+#: the dtypes a ufunc's fast path may take (float16 operands take the general path)
 _PLAIN_DTYPES = (_dt.float32, _dt.float64, _dt.int8, _dt.int16, _dt.int32, _dt.int64, _dt.uint8, _dt.uint16,
                  _dt.uint32, _dt.uint64, _dt.bool_)
+_COMPLEX_DTYPES = (_dt.complex64, _dt.complex128)
 
 
-def _plain_dtypes(row, np_ufunc) -> frozenset:
+def _plain_dtypes(row, op, np_ufunc) -> frozenset:
     """The dtypes on which ``np_ufunc`` is the op of ``row`` as it is: those of the row's ``plain_on``
-    whose NumPy loop keeps them (``float_power`` computes float32 in float64)."""
+    whose NumPy loop keeps them (``float_power`` computes float32 in float64), and the complex ones
+    where the op takes them and NumPy's loop keeps them (the general path calls the same op on them)."""
     found = set()
-    for d in _PLAIN_DTYPES:
-        if not CATEGORIES[row.plain_on](d):
+    for d in _PLAIN_DTYPES + (_COMPLEX_DTYPES if op.supports_complex else ()):
+        if not d.is_complex and not CATEGORIES[row.plain_on](d):
             continue
         operand = d.numpy_dtype
         try:
@@ -237,7 +239,7 @@ def build() -> dict[str, ufunc]:
             for name, fn in fns.items()}
     for name, (row, op, _) in rows.items():
         if row.plain_on is not None and name not in _COMPOSED:
-            dtypes = _plain_dtypes(row, made[name]._np)
+            dtypes = _plain_dtypes(row, op, made[name]._np)
             if dtypes:
                 made[name]._plain = plain_unary(op, dtypes) if op.arity == 1 else \
                     plain_binary(op, dtypes, made[name]._np)

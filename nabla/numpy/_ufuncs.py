@@ -102,8 +102,10 @@ _WEAK_FLOATS = frozenset((_dt.float32, _dt.float64))
 #: integer dtypes -> the Python ints they hold (a weak int scalar in range takes the array's dtype)
 _INT_RANGE = {d: (int(_np.iinfo(d.numpy_dtype).min), int(_np.iinfo(d.numpy_dtype).max))
               for d in (_dt.int8, _dt.int16, _dt.int32, _dt.int64, _dt.uint8, _dt.uint16, _dt.uint32, _dt.uint64)}
+#: complex dtypes: a Python complex, float or int is a weak scalar of the array's dtype
+_WEAK_COMPLEX = frozenset((_dt.complex64, _dt.complex128))
 #: NumPy scalar types -> their dtypes: a scalar of the array's own dtype is that dtype, not weak
-_SCALAR_OF = {getattr(_np, d.name): d for d in (*_WEAK_FLOATS, *_INT_RANGE)}
+_SCALAR_OF = {getattr(_np, d.name): d for d in (*_WEAK_FLOATS, *_INT_RANGE, *_WEAK_COMPLEX)}
 
 
 def _scalar_operand(value, dtype, device):
@@ -113,6 +115,10 @@ def _scalar_operand(value, dtype, device):
     if _SCALAR_OF.get(t) is dtype:
         return operand_constant(value.item(), dtype, device)
     if dtype in _WEAK_FLOATS:
+        return operand_constant(float(value), dtype, device) if t is float or t is int else None
+    if dtype in _WEAK_COMPLEX:
+        if t is complex:
+            return operand_constant(value, dtype, device)
         return operand_constant(float(value), dtype, device) if t is float or t is int else None
     bounds = _INT_RANGE.get(dtype)
     if t is int and bounds is not None and bounds[0] <= value <= bounds[1]:

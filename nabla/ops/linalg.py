@@ -9,7 +9,7 @@ from max.dtype import DType
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from .base import Operation, broadcast_shapes, describe, lift_same
-from .elementwise import BINARY_FUNCTIONS, BINARY_OPS, UNARY_FUNCTIONS, astype, complex_op, where, zeros_like_physical
+from .elementwise import BINARY_FUNCTIONS, BINARY_OPS, UNARY_FUNCTIONS, astype, where, zeros_like_physical
 from .operands import align_batched, coerce_operands
 from .reduction import REDUCE_OPS, sum
 from .view import permute_op, reshape, squeeze, swap_axes, unsqueeze
@@ -122,8 +122,7 @@ def matmul(x, y) -> Tensor:
         y = unsqueeze(y, 1)
     if (x.batch_dims or y.batch_dims) and x.ndim != y.ndim:
         x, y = align_batched(x, y)
-    out = _complex_by_parts(x, y) if x.dtype.is_complex and not (x.batch_dims or y.batch_dims) \
-        else matmul_op.apply_binary(x, y)
+    out = matmul_op.apply_binary(x, y)
     if vec_x and vec_y:
         return squeeze(out, (-2, -1))
     if vec_x:
@@ -131,19 +130,6 @@ def matmul(x, y) -> Tensor:
     if vec_y:
         return squeeze(out, -1)
     return out
-
-
-def _complex_by_parts(x: Tensor, y: Tensor) -> Tensor:
-    """A complex product as four real ones, ``(a + bi)(c + di) = (ac - bd) + (ad + bc)i``: ops a
-    read's program runs in its one call (the elementwise parts and real products), where a complex
-    product would run apart, on a model of its own (a compile on a fresh machine, and a model call
-    per read in a loop of 3x3 products). The same four products as the complex model's lowering
-    (``MatmulOp._product``): as fast past a few thousand products (``stockham_fft``'s 2 x 2 by
-    2 x 16384 at preset S and M alike)."""
-    real, imag = UNARY_FUNCTIONS["real"], UNARY_FUNCTIONS["imag"]
-    a, b, c, d = real(x), imag(x), real(y), imag(y)
-    sub, add = BINARY_FUNCTIONS["subtract"], BINARY_FUNCTIONS["add"]
-    return complex_op(sub(matmul_op(a, c), matmul_op(b, d)), add(matmul_op(a, d), matmul_op(b, c)))
 
 
 # --- matrix helpers on the last two (logical) axes, for linalg rules and compositions ---------

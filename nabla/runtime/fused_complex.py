@@ -7,6 +7,8 @@ each complex op becomes real work on the parts by the formulas MAX's lowerings u
 (``complex_formulas``), and a complex value that storage must hold (the result; an operand of a
 reduction or a view) is written as a stack of its parts on the trailing axis, which is its storage.
 Ops that act on storage as it is (views, ``sum``, ``mean``, concatenation) stay as they are.
+Complex products are rewritten before a trace is scheduled (``real_products``): four real
+products of the parts, each a matmul stage of its own.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from ..ops.base import broadcast_shapes
 from ..ops.creation import constant_op
 from ..ops.elementwise import BINARY_OPS, UNARY_OPS, cast_op, complex_op, where_op
 from ..ops.index_primitives import slice_op
+from ..ops.linalg import matmul_op
 from ..ops.multi_output import concat_op
 from ..ops.view import reshape_op
 from ..ops.broadcasting import broadcast_to_op
@@ -216,6 +219,76 @@ def _rewrite(w, n, pair, storage):
         (xr, xi), (yr, yi) = pair(n.inputs[1]), pair(n.inputs[2])
         return w.where(c, xr, yr), w.where(c, xi, yi)
     return n.op.row.formula(w, *map(pair, n.inputs))
+
+
+def product_by_parts(x, y) -> list:
+    """The complex product of ``x`` and ``y`` (stored as ``(..., M, K, 2)`` and ``(..., K, N, 2)``)
+    as real work on their parts, ``(a + bi)(c + di) = (ac - bd) + (ad + bc)i``: the new values, each
+    after its inputs, the last holding the product as stored."""
+    dtype, device = x.dtype, x.device
+    made: list = []
+
+    def value(op, kwargs, inputs, shape):
+        made.append(Value(Node(op, kwargs, inputs), 0, shape, dtype, device))
+        return made[-1]
+
+    real, imag = UNARY_OPS["real"], UNARY_OPS["imag"]
+    sx, sy = x.shape[:-1], y.shape[:-1]
+    a, b = (value(p, p.complex_storage_kwargs({}), (x,), sx) for p in (real, imag))
+    c, d = (value(p, p.complex_storage_kwargs({}), (y,), sy) for p in (real, imag))
+    shape = broadcast_shapes(sx[:-2], sy[:-2]) + (sx[-2], sy[-1])
+    ac, bd, ad, bc = (value(matmul_op, {}, pair, shape) for pair in ((a, c), (b, d), (a, d), (b, c)))
+    re = value(BINARY_OPS["subtract"], {}, (ac, bd), shape)
+    im = value(BINARY_OPS["add"], {}, (ad, bc), shape)
+    value(complex_op, {}, (re, im), shape + (2,))
+    return made
+
+
+def _by_parts(node) -> bool:
+    """Whether ``node`` is a complex product of host operands, planned as real products of their parts."""
+    return node.op is matmul_op and "complex_storage" in node.kwargs and len(node.inputs) == 2 \
+        and all(v.dtype in (_dt.float32, _dt.float64) and v.device.is_host and len(v.shape) >= 3
+                for v in node.inputs)
+
+
+def real_products(order, outputs, node_ids):
+    """The trace with each complex product of host operands written as real work on its parts
+    (``fused_complex.product_by_parts``), and the nodes that read it, or read those, copied onto the
+    new values: ``(order, outputs, node_ids)``, a copy keeping its node's position (its slice starts
+    and constants are the trace's data). Each real product is then a matmul stage of the program
+    and the rest fuses around it (the parts packed where they are stored), where a complex product
+    would run alone, on a model of its own; a loop records one node per product, not eleven."""
+    if not any(n.op is matmul_op and "complex_storage" in n.kwargs and _by_parts(n) for n in order):
+        return order, outputs, node_ids
+    node_ids = dict(node_ids)
+    new_order: list = []
+    made: dict = {}  # id(original node) -> its node in the new trace
+    values: dict = {}  # (id(original node), output index) -> its value in the new trace (one each)
+
+    def new(v):
+        m = made.get(id(v.node)) if v.node is not None else None
+        if m is None:
+            return v
+        w = values.get((id(v.node), v.index))
+        if w is None:
+            w = values[(id(v.node), v.index)] = Value(m, v.index, v.shape, v.dtype, v.device)
+        return w
+
+    for n in order:
+        if n.op is matmul_op and "complex_storage" in n.kwargs and _by_parts(n):
+            parts = product_by_parts(*map(new, n.inputs))
+            new_order += [u.node for u in parts]
+            made[id(n)] = parts[-1].node
+            values[(id(n), 0)] = parts[-1]
+        elif any(v.node is not None and id(v.node) in made for v in n.inputs):
+            c = Node(n.op, n.kwargs, tuple(map(new, n.inputs)), n.treedef)
+            c.memo = n.memo
+            node_ids[id(c)] = node_ids[id(n)]
+            made[id(n)] = c
+            new_order.append(c)
+        else:
+            new_order.append(n)
+    return new_order, [new(v) for v in outputs], node_ids
 
 
 def relift(program, positions) -> None:

@@ -33,6 +33,7 @@ from ..ops.index_primitives import gather_op, nonzero_op, scatter_add_op, scatte
 from ..ops.linalg import matmul_op
 from ..ops.multi_output import concat_op
 from .fused import Plan, ViewPlan, plan as plan_stage
+from .fused_complex import real_products
 from .fused_codes import _LOAD, BYTES, CODES, INT_CODES, constant_bits
 from .fused_layouts import Offset
 from .fused_format import pack_program
@@ -83,7 +84,7 @@ def _foreign(node) -> bool:
     if op is nonzero_op:
         return node.inputs[0].dtype is not _dt.bool_ or not node.inputs[0].device.is_host
     if op is matmul_op:
-        return not matmul_fits(node) and not _empty_sum(node)
+        return not matmul_fits(node) and not _empty_sum(node)  # (a complex one planned is real ones: ``real_products``)
     return _unfit(node) or any(not v.device.is_host for v in node.inputs)
 
 
@@ -575,6 +576,7 @@ def schedule(order, leaves, outputs, node_ids, model_ready=None) -> ProgramPlan 
     this machine yet)."""
     with taking_large_matmuls(None if model_ready is None else lambda node: not model_ready(node)):
         try:
+            order, outputs, node_ids = real_products(order, outputs, node_ids)
             s = Scheduler(order, leaves, outputs, node_ids)
             s.schedule()
         except Unplanned:

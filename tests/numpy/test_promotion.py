@@ -83,3 +83,29 @@ def test_in_place_ops_of_another_loop_raise_as_numpy():
     f = nnp.asarray(np.arange(5, dtype=np.float32))
     f += np.arange(5, dtype=np.int32)[0:5] * 0 + 1  # (NumPy's same_kind: float32 takes int64's sum)
     np.testing.assert_array_equal(np.asarray(f), np.arange(5, dtype=np.float32) + 1)
+
+
+COMPLEX_OPS = {"add": operator.add, "subtract": operator.sub, "multiply": operator.mul,
+               "true_divide": operator.truediv, "power": operator.pow, "equal": operator.eq}
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX_OPS))
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_arrays_with_scalars_and_arrays_are_numpys(name, dtype):
+    """Complex operands take the ufuncs' fast path (no dtype resolution where the dtypes agree or a
+    scalar is weak): the dtypes and values are still NumPy's, strong NumPy scalars and other dtypes
+    included."""
+    fn = COMPLEX_OPS[name]
+    r = np.random.default_rng(5)
+    z = (r.uniform(-2, 2, 7) + 1j * r.uniform(-2, 2, 7)).astype(dtype)
+    others = [1.5 - 2j, 0.5, 3, True, np.complex64(1 + 1j), np.complex128(2 - 1j), np.float64(1.25),
+              np.float32(0.5), z[::-1].copy(), z.astype("complex128"), data("float32", 6), data("int64", 7)]
+    for other in others:
+        for a, b in ((z, other), (other, z)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                want = np.asarray(fn(a, b))
+                got = np.asarray(fn(*(nnp.asarray(x) if isinstance(x, np.ndarray) else x for x in (a, b))))
+            assert got.dtype == want.dtype, (name, dtype, type(other), got.dtype, want.dtype)
+            tol = 1e-5 if want.dtype == np.complex64 else 1e-12
+            np.testing.assert_allclose(got, want, rtol=tol, atol=tol)

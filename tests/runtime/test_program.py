@@ -564,3 +564,35 @@ def test_small_results_are_host_memory_of_their_own():
     assert type(big._impl._values[0]) is not HostValue
     flags = np.asarray(numpy.arange(5)) > 2  # bool results too
     numpy.testing.assert_array_equal(numpy.asarray(flags), numpy.arange(5) > 2)
+
+
+def complex_products(m, G, H, S):
+    """scattering_self_energies' step: products of complex 3 x 3 views, one by a picked element,
+    added into a slice of the result."""
+    for k in range(G.shape[0]):
+        for j in range(2):
+            S[k, j] += (G[k, j] @ H[j]) @ (H[1 - j] * G[k, 1 - j, 0, 0])
+    return S.copy(), G[0, 0] @ H[1, :, 0]
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_products_are_one_node_each_and_real_products_of_the_program(dtype):
+    """A complex ``@`` records one node (``x @ y`` in a loop); the scheduler writes it as four real
+    products of the parts (``fused_complex.real_products``), so the loop is one program, no model."""
+    from nabla.ops.linalg import matmul_op
+
+    def cplx(*shape):
+        return (RNG.random(shape) + 1j * RNG.random(shape) - 0.5).astype(dtype)
+
+    G, H = np.array(cplx(3, 2, 3, 3)), np.array(cplx(2, 3, 3))
+    p = G[0, 0] @ H[1]
+    assert p._impl._values[0].node.op is matmul_op
+    before = nb.engine_stats()
+    want, got = both(complex_products, cplx(3, 2, 3, 3), cplx(2, 3, 3), numpy.zeros((3, 2, 3, 3), dtype))
+    for w, g in zip(want, got):
+        assert w.dtype == g.dtype and w.shape == g.shape
+        numpy.testing.assert_allclose(g, w, rtol=1e-5 if dtype == "complex64" else 1e-12, atol=1e-6)
+    after = nb.engine_stats()
+    assert after["evaluations"] - before["evaluations"] == 1 and after["compiles"] == before["compiles"]
+    assert after["interpreted"] == before["interpreted"]
+    numpy.testing.assert_allclose(numpy.asarray(p), numpy.asarray(G)[0, 0] @ numpy.asarray(H)[1], rtol=1e-5)
