@@ -11,22 +11,21 @@ from __future__ import annotations
 
 import math
 import numbers
-import weakref
 
 import numpy as np
 
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
-from .index_primitives import gather_op, nonzero_op, scatter_op, set_slice_op, slice_op
+from .index_primitives import gather_op, scatter_op, set_slice_op, slice_op
+from .masks import nonzero, whole_mask
 from .picks import plain_host, element_from_host
-from ..core.graph import GRAPH, host_view
+from ..core.graph import host_view
 from ._physical import batch_dims_to_logical, common_batch_shape, logical_to_batch_dims, with_batch_dims_as_logical
-from .base import broadcast_shapes, normalize_axis, tensor_from_host
+from .base import broadcast_shapes, normalize_axis
 from .broadcasting import broadcast_physical, broadcast_to
 from .creation import asarray, zeros
 from .elementwise import BINARY_FUNCTIONS as B, astype, where
 from .ranges import arange
-from .reduction import sum as reduce_sum
 from .view import inverse_perm, permute_dims, reshape, reshape_op
 
 
@@ -121,38 +120,6 @@ def _expand_bools(x: Tensor, entries, op: str):
         if e[0] in ("int", "slice", "array"):
             axis += 1
     return out
-
-
-#: a mask's value (its TensorImpl, which a write replaces) -> its realized columns: ``x[m] = x[m] *
-#: 2`` and mandelbrot's ``N[I] = n; Z[I] = Z[I] ** 2 + C[I]`` index with one mask several times, and
-#: each nonzero reads its count and runs its columns
-_NONZERO: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-
-
-def nonzero(x: Tensor) -> tuple[Tensor, ...]:
-    """Indices of the nonzero elements, one int64 tensor per axis (realizes the count)."""
-    impl = x._impl
-    known = _NONZERO.get(impl)
-    if known is not None:  # (new tensors of the same values: a caller may write into its own)
-        return tuple(Tensor(c) if cls is Tensor else cls(c) for cls, c in known)
-    if x.ndim == 0:
-        raise ValueError("nabla.nonzero: 0-d tensors are not supported; use atleast_1d first")
-    cols = _nonzero(x)
-    if not (impl.traced or impl.batch_dims or impl.tangents is not None or impl.sharding is not None) \
-            and all(c._impl.is_realized for c in cols):
-        _NONZERO[impl] = tuple((type(c), c._impl) for c in cols)
-    return cols
-
-
-def _nonzero(x: Tensor) -> tuple[Tensor, ...]:
-    mask = x if x.dtype.is_bool else (x != 0)
-    count = int(reduce_sum(astype(mask, _dt.int64)).item())
-    cols = nonzero_op(mask, tensor_from_host(np.zeros(count, np.uint8), mask.device))
-    if not any(c._impl.traced or c._impl.batch_dims for c in cols):
-        # computed now, all columns in one run: the count was just read anyway, and columns realized
-        # one by one would each ask for a model of their own (and run the op again)
-        GRAPH.evaluate([c._impl for c in cols])
-    return tuple(cols)
 
 
 def _basic(x: Tensor, entries, op: str):
@@ -340,7 +307,11 @@ def plain_key(shape, key, element: bool = False):
 
 def getitem(x: Tensor, key) -> Tensor:
     op = "getitem"
-    entries = _expand_bools(x, _parse(x, key, op), op)
+    raw = _parse(x, key, op)
+    flat = whole_mask(x, raw)
+    if flat is not None:  # ``x[x > 0]``: the raveled x at the mask's flat positions
+        return gather_op(reshape(x, (math.prod(x.shape),)), flat, axis=0)
+    entries = _expand_bools(x, raw, op)
     if not any(e[0] == "array" for e in entries):
         element = element_from_host(x, entries)
         return _basic(x, entries, op)[0] if element is None else element
@@ -445,6 +416,11 @@ def setitem(x: Tensor, key, value) -> None:
             m = reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim))
             x._impl = where(m, value, x)._impl
             return
+    flat = whole_mask(x, raw)
+    if flat is not None:  # ``x[x > 0] = v``: v's values scattered to the mask's flat positions
+        v = _broadcast_value(value, flat.shape, op)
+        x._impl = reshape(scatter_op(reshape(x, (math.prod(x.shape),)), v, flat, k=1), x.shape)._impl
+        return
     entries = _expand_bools(x, raw, op)
     arrays = [e[1] for e in entries if e[0] == "array"]
     if x.batch_dims or value.batch_dims or any(a.batch_dims for a in arrays):

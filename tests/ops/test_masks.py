@@ -1,0 +1,57 @@
+"""Boolean masks (``nabla/ops/masks.py``): ``x[m]`` and ``x[m] = v`` with a mask of x's whole shape
+gather and scatter at the raveled mask's positions; values, dtypes and errors NumPy's."""
+
+import numpy as onp
+import pytest
+
+import nabla as nb
+import nabla.numpy as np
+
+
+def steps(m, x, y):
+    """nbody's masked power, a masked copy from another array, writes selecting nothing and all."""
+    x = x * 1.0
+    x[x > 0] = x[x > 0] ** -1.5
+    x[y > 0.5] = y[y > 0.5]
+    x[x > 100] = x[x > 100] * 0  # (selects nothing)
+    x[x == x] = x[x == x] + 1  # (selects everything)
+    return x, x[y < 0.3], y[y < -10]
+
+
+@pytest.mark.parametrize("shape", [(7,), (5, 6), (2, 3, 4)])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])
+def test_whole_shape_masks_read_and_write_as_numpy(shape, dtype):
+    rng = onp.random.default_rng(11)
+    x, y = (rng.random(shape) * 4 - 2).astype(dtype), rng.random(shape).astype(dtype)
+    if dtype == "int64":  # (no negative powers of integers)
+        x, y = onp.abs(x) + 1, (y * 3).astype(dtype)
+    want = steps(onp, x.copy(), y)
+    got = steps(np, np.asarray(x), np.asarray(y))
+    for w, g in zip(want, got):
+        g = onp.asarray(g)
+        assert g.dtype == w.dtype and g.shape == w.shape
+        onp.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+def test_whole_shape_mask_errors_are_numpys():
+    x = np.asarray(onp.arange(6.0).reshape(2, 3))
+    with pytest.raises(ValueError):  # 3 values for 2 selected places
+        x[x > 3] = np.asarray([1.0, 2.0, 3.0])
+    with pytest.raises(IndexError):
+        x[np.asarray(onp.ones((3, 2), bool))]
+    onp.testing.assert_array_equal(onp.asarray(x), onp.arange(6.0).reshape(2, 3))  # untouched
+
+
+def test_a_mask_read_twice_reuses_its_positions():
+    """A mask of x's shape is one column of flat positions (a gather of the raveled x, where a
+    column per axis was raveled by arithmetic), found once per mask."""
+    from nabla.ops.index_primitives import gather_op
+
+    x = np.asarray(onp.arange(10.0).reshape(2, 5))
+    m = x > 4.5
+    picked = x[m]
+    node = picked._impl._values[0].node
+    assert node.op is gather_op and [len(v.shape) for v in node.inputs] == [1, 1]
+    before = nb.engine_stats()["evaluations"]
+    onp.testing.assert_array_equal(onp.asarray(x[m] * 2), onp.arange(5.0, 10.0) * 2)
+    assert nb.engine_stats()["evaluations"] - before == 1  # (the product's read only)
