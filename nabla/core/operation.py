@@ -319,6 +319,29 @@ class Operation(metaclass=_Registered):
         return plain_array(cls, TensorImpl([Value(Node(self, kwargs, (v0,)), 0, shape, dtype, v0.device)], dtype,
                                             batch_dims))
 
+    def apply_shaped(self, operands: tuple, kwargs, shape):
+        """``self(*operands, **kwargs)`` for an op whose result has the first operand's dtype and
+        the physical ``shape`` the caller has found already (a slice its key's parse sized, a slice
+        write its target's): plain real operands of one device get their node made directly,
+        without the op's shape rule (a loop's ``x[i, :j]`` and ``x[i, :j] = v``); anything else goes
+        to ``apply_unary`` / ``apply_binary``."""
+        first = operands[0]
+        cls = type(first)  # (the written array's, for a slice write)
+        dtype = first._impl.dtype
+        device = None
+        values = []
+        for a in operands:
+            ia = a._impl
+            va = ia._values
+            if len(va) != 1 or ia.traced or ia.tangents is not None or ia.sharding is not None or ia.batch_dims \
+                    or ia.dtype is not dtype or dtype.is_complex or type(a) not in PLAIN_CLASSES \
+                    or not shape or (device is not None and va[0].device is not device):
+                return self.apply_unary(first, kwargs) if len(operands) == 1 else \
+                    self.apply_binary(first, operands[1], kwargs)
+            device = va[0].device
+            values.append(va[0])
+        return plain_array(cls, TensorImpl([Value(Node(self, kwargs, tuple(values)), 0, shape, dtype, device)], dtype))
+
     def _link_outputs(self, outs, out_def, impls, traced, kwargs, cls):
         refs = OutputRefs(tuple(weakref.ref(o) for o in outs), out_def, self,
                           tuple(impls) if traced else (), kwargs)

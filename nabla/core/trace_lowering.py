@@ -50,6 +50,28 @@ def signal_devices(order) -> list:
     return list(found.values())
 
 
+class TraceKey(tuple):
+    """A trace's structure key, ``(node signatures, leaf signatures, output references)``, hashed by
+    its length and a few of its signatures: Python hashes a tuple anew at every lookup (it keeps no
+    hash), and a loop's read looks its structure up once a read, 40,000 signatures for a long
+    loop's. Equal hashes still compare whole, so keys that share those parts only cost a compare."""
+
+    __slots__ = ()
+
+    def __hash__(self):
+        sigs = self[0]
+        n = len(sigs)
+        if n <= _HASHED_WHOLE:
+            return tuple.__hash__(self)
+        step = n // _HASHED_SIGS
+        return hash((n, sigs[0:n:step], sigs[-1], self[1], self[2]))
+
+
+#: a key of up to this many node signatures is hashed whole; a longer one by ``_HASHED_SIGS`` of them
+_HASHED_WHOLE = 64
+_HASHED_SIGS = 16
+
+
 class Trace(NamedTuple):
     """The nodes behind a realization's outputs, in post-order, keyed by structure (``TraceLowering.trace``)."""
 
@@ -199,7 +221,7 @@ class TraceLowering:
         out_refs = tuple(
             -1 - leaf_ids[id(v)] if v.node is None else (node_ids[id(v.node)] << 16) | v.index for v in outputs
         )
-        key = (tuple(sigs), tuple(leaf_sigs), out_refs)
+        key = TraceKey((tuple(sigs), tuple(leaf_sigs), out_refs))
         return Trace(key, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs, single_op_nodes, params, starts)
 
     # --- lowering to MAX -------------------------------------------------------

@@ -119,9 +119,9 @@ def _plain_slice(x: Tensor, key):
     if whole:  # the whole of x
         return x if after == impl.cached_shape else reshape_op(x, shape=after)
     if same:
-        return slice_op.apply_unary(x, {"index": index})
+        return slice_op.apply_shaped((x,), {"index": index}, after)
     if impl.sharding is None:  # ints' axes dropped, None's added: one op
-        return slice_op.apply_unary(x, {"index": index, "shape": after})
+        return slice_op.apply_shaped((x,), {"index": index, "shape": after}, after)
     out = slice_op.apply_unary(x, {"index": index})
     return out if after == out._impl.cached_shape else reshape_op(out, shape=after)
 
@@ -297,7 +297,7 @@ def _plain_setitem(x: Tensor, key, value) -> bool:
         x._impl = value._impl if value._impl.cached_shape == impl.cached_shape else \
             reshape_op(value, shape=impl.cached_shape)._impl
     else:
-        x._impl = set_slice_op.apply_binary(x, value, {"index": index})._impl
+        x._impl = set_slice_op.apply_shaped((x, value), {"index": index}, impl.cached_shape)._impl
     return True
 
 

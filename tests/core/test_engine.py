@@ -681,3 +681,24 @@ def test_a_process_whose_work_runs_on_the_program_kernel_never_imports_max_graph
     # (nor MAX's interpreter modules, 0.3-0.5 s to import: a staged trace asked whether their
     # families were loaded by importing them)
     assert out[1:] == ["False", "False", "False"]
+
+
+def test_long_structures_that_differ_between_the_signatures_a_key_hashes_stay_apart():
+    """A long trace's key is hashed by its length and some of its node signatures
+    (``trace_lowering.TraceKey``): two loops that differ only in one op the hash skips hash alike,
+    compare unequal, and each runs its own program."""
+    from nabla.core.graph import GRAPH
+    from nabla.core.trace_lowering import TraceKey
+
+    def loop(x, middle):
+        for k in range(200):
+            x = x * 1.01 + 1.0 if k != 101 else middle(x)
+        return x
+
+    a = np.linspace(0, 1, 16)
+    got = [loop(nb.asarray(a), m) for m in (lambda x: x * 2.0, lambda x: x - 3.0)]
+    keys = [GRAPH.engine.trace([g._impl._values[0]]).key for g in got]
+    assert all(type(k) is TraceKey for k in keys)
+    assert hash(keys[0]) == hash(keys[1]) and keys[0] != keys[1]
+    for g, m in zip(got, (lambda x: x * 2.0, lambda x: x - 3.0)):
+        np.testing.assert_allclose(g.numpy(), loop(a, m), rtol=1e-12)
