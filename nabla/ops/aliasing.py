@@ -219,6 +219,10 @@ def getitem(x: Tensor, key) -> Tensor:
     out = _plain_slice(x, key)
     if out is not None:
         return make_view(x, out, _derive(key), _setitem_put_back(key))
+    if isinstance(key, Tensor) and key._impl.cached_shape:  # ``x[cols]``: one gather
+        out = indexing.gather_rows(x, key)
+        if out is not None:
+            return out
     ints = _host_int_indices(key) if type(key) is tuple or isinstance(key, Tensor) else None
     if ints is not None:  # NumPy reads a 0-d integer array as its integer, and copies
         out = _plain_slice(x, ints) if element_key(impl, ints) is None else None

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
+from .casts import cast_op
 from .index_primitives import gather_op, scatter_op, set_slice_op, slice_op
 from .masks import nonzero, whole_mask
 from .picks import plain_host, element_from_host
@@ -196,23 +197,41 @@ def _linear_index(y: Tensor, positions, arrays, op: str):
     flat = None
     for p, a in zip(positions, arrays):
         n = y.shape[p]
-        wrap = a.dtype.kind == "i"
-        host = _host_values(a)
-        if host is not None and host.size:
-            low, high = host.min(), host.max()
-            if high >= n or low < -n:
-                raise IndexError(f"nabla.{op}: index out of bounds for axis {p} with size {n} "
-                                 f"(indices range {low}..{high})")
-            wrap = low < 0  # (indices known to be in range: two ops fewer, ``x[cols]`` in a loop)
-        elif a.size and n == 0:
-            raise IndexError(f"nabla.{op}: cannot index into axis {p} of size 0")
-        a = astype(a, _dt.int64) if a.dtype is not _dt.int64 else a
-        if wrap:
-            a = where(B["less"](a, 0), a + n, a)
+        a = _index_column(a, n, p, op)
         if a.shape != shape:
             a = broadcast_to(a, shape)
         flat = a if flat is None else flat * n + a
     return flat, shape
+
+
+def _index_column(a: Tensor, n: int, axis: int, op: str) -> Tensor:
+    """Integer indices ``a`` into an axis of size ``n`` as int64 indices in range: checked now where
+    they are host memory already (as NumPy does), negatives wrapped."""
+    wrap = a.dtype.kind == "i"
+    host = _host_values(a)
+    if host is not None and host.size:
+        low, high = host.min(), host.max()
+        if high >= n or low < -n:
+            raise IndexError(f"nabla.{op}: index out of bounds for axis {axis} with size {n} "
+                             f"(indices range {low}..{high})")
+        wrap = low < 0  # (indices known to be in range: two ops fewer, ``x[cols]`` in a loop)
+    elif a.size and n == 0:
+        raise IndexError(f"nabla.{op}: cannot index into axis {axis} of size 0")
+    if a.dtype is not _dt.int64:
+        a = cast_op.apply_unary(a, {"dtype": _dt.int64})
+    if wrap:
+        a = where(B["less"](a, 0), a + n, a)
+    return a
+
+
+def gather_rows(x: Tensor, idx: Tensor):
+    """``x[idx]`` for an integer array ``idx`` (``x[cols]`` in a CSR loop): one gather along the
+    first axis, without the general parse; None where the general path decides."""
+    ix, ii = x._impl, idx._impl
+    if not ii.dtype.is_integer or ii.dtype.is_bool or not ix.cached_shape or ix.batch_dims or ii.batch_dims \
+            or ix.sharding is not None or ii.sharding is not None or not ii.cached_shape:
+        return None
+    return gather_op.apply_binary(x, _index_column(idx, ix.cached_shape[0], 0, "getitem"), {"axis": 0})
 
 
 def _host_values(a: Tensor):

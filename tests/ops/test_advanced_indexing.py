@@ -1,5 +1,6 @@
-"""Boolean masks (``nabla/ops/masks.py``): ``x[m]`` and ``x[m] = v`` with a mask of x's whole shape
-gather and scatter at the raveled mask's positions; values, dtypes and errors NumPy's."""
+"""Advanced indexing's fast paths: a boolean mask of x's whole shape (``nabla/ops/masks.py``: ``x[m]``
+and ``x[m] = v`` gather and scatter at the raveled mask's positions) and an integer array (``x[idx]``,
+one gather); values, dtypes and errors NumPy's."""
 
 import numpy as onp
 import pytest
@@ -55,3 +56,24 @@ def test_a_mask_read_twice_reuses_its_positions():
     before = nb.engine_stats()["evaluations"]
     onp.testing.assert_array_equal(onp.asarray(x[m] * 2), onp.arange(5.0, 10.0) * 2)
     assert nb.engine_stats()["evaluations"] - before == 1  # (the product's read only)
+
+
+@pytest.mark.parametrize("index_dtype", ["int64", "int32", "uint8", "int16"])
+def test_integer_array_gathers_are_numpys(index_dtype):
+    """``x[idx]`` with an integer array is one gather along the first axis (``indexing.gather_rows``):
+    host indices checked at the call, negative ones wrapped, computed ones too."""
+    rng = onp.random.default_rng(4)
+    x, m = rng.random(9), rng.random((6, 3))
+    cols = rng.integers(0, 6, 12).astype(index_dtype)
+    X, M, C = np.asarray(x), np.asarray(m), np.asarray(cols)
+    cases = [(X[C], x[cols]), (M[C], m[cols]), (X[C[2:7]], x[cols[2:7]]), (M[C.reshape(3, 4)], m[cols.reshape(3, 4)]),
+             (X[C[:0]], x[cols[:0]]), (X[C * 1 + 1], x[cols * 1 + 1])]
+    if index_dtype != "uint8":
+        neg = cols.astype("int64") - 6
+        cases += [(X[np.asarray(neg)], x[neg]), (M[np.asarray(neg) * 1], m[neg])]
+    for got, want in cases:
+        got = onp.asarray(got)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        onp.testing.assert_array_equal(got, want)
+    with pytest.raises(IndexError):
+        M[np.asarray(onp.array([0, 6], index_dtype))]
