@@ -18,7 +18,7 @@ from .broadcasting import broadcast_to_op
 from .creation import operand_constant
 from .index_primitives import set_slice_op, slice_op, sliced_shape
 from .view import reshape_op
-from .host_writes import host_write, may_be_element, realize_for_loop, recorded_element_write
+from .host_writes import exact_scalar, host_write, may_be_element, realize_for_loop, recorded_element_write
 from .picks import element_key, plain_host, quick_pick
 
 
@@ -270,15 +270,16 @@ def rebind(x: Tensor, value: Tensor) -> None:
 
 def _plain_setitem(x: Tensor, key, value) -> bool:
     """``x[1:-1, j] = v`` with a key of ints and slices and a value of x's dtype (a tensor, or a
-    Python float or int where x holds floats): one slice write, recorded without the general
-    path. False where the general path decides."""
+    Python float, int or bool x's dtype holds exactly): one slice write, recorded without the
+    general path. False where the general path decides."""
     impl = x._impl
     if impl.batch_dims:
         return False
     dtype = impl.dtype
     tv = type(value)
-    if tv is float or tv is int:
-        if not dtype.is_floating:
+    if tv is float or tv is int or tv is bool:  # (``mask[i * i::i] = False``, ``counts[:, 0] = 0``)
+        value = exact_scalar(value, dtype)
+        if value is None:
             return False
         value = operand_constant(value, dtype, impl.device)
     elif not isinstance(value, Tensor) or value._impl.dtype is not dtype or value._impl.batch_dims:

@@ -46,7 +46,7 @@ _EXACT_INTS = {"float16": 1 << 11, "float32": 1 << 24, "float64": 1 << 53}
 _INT_RANGES: dict = {}
 
 
-def _scalar(value, dtype):
+def exact_scalar(value, dtype):
     """``value`` as the array's dtype holds it, where that is exact (or a float into a float
     array, rounded as ``asarray`` rounds a constant); None otherwise."""
     tv = type(value)
@@ -165,7 +165,7 @@ def host_write(x: Tensor, key, value) -> bool:
         return False
     if pending:  # written here only once realized for an element loop
         loop = getattr(x, "_element_loop", None)
-        if loop is None or loop.off or _scalar(value, impl.dtype) is None or not realize_for_loop(x, loop):
+        if loop is None or loop.off or exact_scalar(value, impl.dtype) is None or not realize_for_loop(x, loop):
             return False
         impl = x._impl
         values = impl._values
@@ -176,7 +176,7 @@ def host_write(x: Tensor, key, value) -> bool:
     for i, n in zip(key, impl.cached_shape):
         if not -n <= i < n:
             return False  # (the recorded path raises NumPy's IndexError)
-    scalar = _scalar(value, impl.dtype)
+    scalar = exact_scalar(value, impl.dtype)
     if scalar is None:
         return False
     # (counts: the list and ``v``, or ``x._impl`` and ``impl``, and the call's own argument)
