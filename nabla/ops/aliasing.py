@@ -185,6 +185,8 @@ def _is_own_view(x: Tensor, key, value) -> bool:
     if view is None or view[0] is not x:
         return False
     taken = getattr(view[1], "key", None)
+    if taken is key:  # (``x[k] += v`` passes the one key object it evaluated to both calls)
+        return True
     if taken is None or type(taken) is not type(key):
         return False
     for part in (key if type(key) is tuple else (key,)):
