@@ -183,6 +183,29 @@ def test_a_repeated_structure_with_moving_indices_reuses_its_plan():
     assert len(plans) <= 3  # (the first step reads the zeros as a fill; the next ones one structure)
 
 
+def test_a_long_loop_run_again_at_other_indices_binds_its_starts():
+    """A loop of 60 slice writes, run at three offsets: one structure (its slice starts are data),
+    its plan's offset table of more entries than are written one by one read anew each run."""
+    from nabla.runtime import program_plan
+
+    def steps(m, x, k0):
+        for i in range(k0, k0 + 60):
+            x[i:i + 2] = x[i - 1:i + 1] * 0.5 + x[i + 1:i + 3] * 0.25 + 1.0
+        return x.copy()
+
+    engine = GRAPH.engine
+    known = set(engine._cache)
+    for k0 in (1, 17, 30):
+        base = RNG.random(100)
+        want, got = both(lambda m, x: steps(m, x, k0), base)
+        assert_same(want, got)
+    plans = [e.program for key, e in engine._cache.items() if key not in known and e.program]
+    assert len(plans) == 1
+    plan = next(iter(plans[0].values()))
+    assert plan.offsets is not None and plan.offsets.entries is None and \
+        len(plan.offsets.where) > program_plan._SHORT_TABLE
+
+
 def test_scalar_reads_between_writes():
     """A convergence loop reading one scalar per step."""
     def converge(m, u):
