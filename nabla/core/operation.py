@@ -319,12 +319,13 @@ class Operation(metaclass=_Registered):
         return plain_array(cls, TensorImpl([Value(Node(self, kwargs, (v0,)), 0, shape, dtype, v0.device)], dtype,
                                             batch_dims))
 
-    def apply_shaped(self, operands: tuple, kwargs, shape):
+    def apply_shaped(self, operands: tuple, kwargs, shape, memo=None):
         """``self(*operands, **kwargs)`` for an op whose result has the first operand's dtype and
         the physical ``shape`` the caller has found already (a slice its key's parse sized, a slice
         write its target's): plain real operands of one device get their node made directly,
         without the op's shape rule (a loop's ``x[i, :j]`` and ``x[i, :j] = v``); anything else goes
-        to ``apply_unary`` / ``apply_binary``."""
+        to ``apply_unary`` / ``apply_binary``. ``memo``: the node's keying memo, where the caller
+        found it (``trace_lowering.index_memo``)."""
         first = operands[0]
         cls = type(first)  # (the written array's, for a slice write)
         dtype = first._impl.dtype
@@ -340,7 +341,10 @@ class Operation(metaclass=_Registered):
                     self.apply_binary(first, operands[1], kwargs)
             device = va[0].device
             values.append(va[0])
-        return plain_array(cls, TensorImpl([Value(Node(self, kwargs, tuple(values)), 0, shape, dtype, device)], dtype))
+        node = Node(self, kwargs, tuple(values))
+        if memo is not None:
+            node.memo = memo
+        return plain_array(cls, TensorImpl([Value(node, 0, shape, dtype, device)], dtype))
 
     def _link_outputs(self, outs, out_def, impls, traced, kwargs, cls):
         refs = OutputRefs(tuple(weakref.ref(o) for o in outs), out_def, self,

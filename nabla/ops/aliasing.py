@@ -13,6 +13,7 @@ from __future__ import annotations
 import weakref
 
 from ..core.tensor import Tensor
+from ..core.trace_lowering import index_memo
 from . import indexing, view as _view
 from .broadcasting import broadcast_to_op
 from .creation import operand_constant
@@ -115,13 +116,13 @@ def _plain_slice(x: Tensor, key):
         plain = indexing.plain_key(impl.cached_shape, key)
         if plain is None:
             return None
-    index, after, same, whole = plain
+    index, after, same, whole, sizes, starts = plain
     if whole:  # the whole of x
         return x if after == impl.cached_shape else reshape_op(x, shape=after)
     if same:
-        return slice_op.apply_shaped((x,), {"index": index}, after)
+        return slice_op.apply_shaped((x,), {"index": index}, after, index_memo(sizes, starts))
     if impl.sharding is None:  # ints' axes dropped, None's added: one op
-        return slice_op.apply_shaped((x,), {"index": index, "shape": after}, after)
+        return slice_op.apply_shaped((x,), {"index": index, "shape": after}, after, index_memo(sizes, starts, after))
     out = slice_op.apply_unary(x, {"index": index})
     return out if after == out._impl.cached_shape else reshape_op(out, shape=after)
 
@@ -289,7 +290,7 @@ def _plain_setitem(x: Tensor, key, value) -> bool:
     plain = indexing.plain_key(impl.cached_shape, key, element=True)
     if plain is None:
         return False
-    index, after, same, whole = plain
+    index, after, same, whole, sizes, starts = plain
     vshape = value._impl.cached_shape
     if vshape != after:
         if len(vshape) > len(after) or any(a != b and a != 1 for a, b in zip(vshape[::-1], after[::-1])):
@@ -304,7 +305,8 @@ def _plain_setitem(x: Tensor, key, value) -> bool:
         x._impl = value._impl if value._impl.cached_shape == impl.cached_shape else \
             reshape_op(value, shape=impl.cached_shape)._impl
     else:
-        x._impl = set_slice_op.apply_shaped((x, value), {"index": index}, impl.cached_shape)._impl
+        x._impl = set_slice_op.apply_shaped((x, value), {"index": index}, impl.cached_shape,
+                                            index_memo(sizes, starts))._impl
     return True
 
 

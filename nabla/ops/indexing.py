@@ -251,18 +251,21 @@ def _host_values(a: Tensor):
 
 
 def plain_key(shape, key, element: bool = False):
-    """``(index, shape_after, same, whole)`` of a key of Python ints, slices of ints, ``None`` and
+    """``(index, shape_after, same, whole, sizes, starts)`` of a key of Python ints, slices of ints, ``None`` and
     one ``...`` over ``shape``: the common ``x[1:-1, j]`` and ``x[:, i:i + k, None]``, parsed without
     the general path; None for anything else (the general path decides, and raises what NumPy
     raises), and for a key that picks one element unless ``element`` (a write of one element).
     ``same``: the key has no integer and no ``None``, so ``shape_after`` is the slice's own shape;
-    ``whole``: every axis is taken whole, in order. One pass over the key: this is asked of every
-    basic index a loop records."""
+    ``whole``: every axis is taken whole, in order; ``sizes`` and ``starts``: per axis, (size, step)
+    and start, what keying a node of the index asks (``trace_lowering.index_memo``). One pass over
+    the key: this is asked of every basic index a loop records."""
     if type(key) is not tuple:
         key = (key,)
     axes = len(shape)
     index = []
     after = []
+    sizes = []
+    starts = []
     sliced = False
     ellipsis = False
     same = whole = True
@@ -280,12 +283,15 @@ def plain_key(shape, key, element: bool = False):
             start, stop, step = k.indices(n)
             index.append((start, stop, step))
             if step == 1:
-                after.append(stop - start if stop > start else 0)
+                size = stop - start if stop > start else 0
                 if whole and (start != 0 or stop != n):
                     whole = False
             else:
-                after.append(len(range(start, stop, step)))
+                size = len(range(start, stop, step))
                 whole = False
+            after.append(size)
+            sizes.append((size, step))
+            starts.append(start)
             sliced = True
             n_axis += 1
         elif t is int:
@@ -296,6 +302,8 @@ def plain_key(shape, key, element: bool = False):
                 return None
             k %= n
             index.append((k, k + 1, 1))
+            sizes.append(_ONE_STEP)
+            starts.append(k)
             n_axis += 1
             same = False
             if whole and n != 1:
@@ -312,6 +320,8 @@ def plain_key(shape, key, element: bool = False):
             for n in shape[n_axis:n_axis + fill]:
                 index.append((0, n, 1))
                 after.append(n)
+                sizes.append((n, 1))
+                starts.append(0)
             n_axis += fill
             sliced = True
         else:
@@ -321,7 +331,13 @@ def plain_key(shape, key, element: bool = False):
     for n in shape[n_axis:]:
         index.append((0, n, 1))
         after.append(n)
-    return tuple(index), tuple(after), same, whole
+        sizes.append((n, 1))
+        starts.append(0)
+    return tuple(index), tuple(after), same, whole, tuple(sizes), tuple(starts)
+
+
+#: an integer's axis in ``plain_key``'s sizes: one element, step 1
+_ONE_STEP = (1, 1)
 
 
 def getitem(x: Tensor, key) -> Tensor:

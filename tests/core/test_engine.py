@@ -702,3 +702,23 @@ def test_long_structures_that_differ_between_the_signatures_a_key_hashes_stay_ap
     assert hash(keys[0]) == hash(keys[1]) and keys[0] != keys[1]
     for g, m in zip(got, (lambda x: x * 2.0, lambda x: x - 3.0)):
         np.testing.assert_allclose(g.numpy(), loop(a, m), rtol=1e-12)
+
+
+@pytest.mark.parametrize("key", [(1, slice(2, 5)), (slice(None), 3), (slice(1, -1), slice(None, -2)), (Ellipsis, 2),
+                                 (None, 1, slice(0, 6, 2)), (slice(None, None, -1),), (2, Ellipsis, slice(1, 3)),
+                                 (slice(5, 1, -2), None, 4)])
+def test_a_slice_and_a_slice_write_carry_the_memo_keying_would_make(key):
+    """A basic index records its node with the keying memo its parse found (``index_memo``): the
+    same as keying makes from the node, its index structure the one shared object."""
+    import nabla.numpy as fnp
+    from nabla.core.trace_lowering import _node_memo
+
+    a = fnp.asarray(np.random.default_rng(0).random((6, 7, 5)))
+    b = fnp.asarray(np.random.default_rng(1).random((6, 7, 5)))
+    b[key] = 1.5
+    for node in (a[key]._impl._values[0].node, b._impl._values[0].node):
+        made = node.memo
+        assert made is not None
+        node.memo = None
+        again = _node_memo(node)
+        assert made == again and made[0] is again[0]
