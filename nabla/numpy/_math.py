@@ -12,6 +12,7 @@ from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops.elementwise import astype as _astype, complex_from_parts
+from ..ops.linalg import vector_dot
 from . import _dtypes as D
 from ._ndarray import ndarray
 from ._ufuncs import write_out
@@ -47,6 +48,10 @@ def matmul(x1, x2, /, out=None, **kwargs):
 
 
 def dot(a, b, out=None):
+    if out is None and type(a) is ndarray and type(b) is ndarray:  # (``dot(A[i, :j], A[j, :j])`` in a loop)
+        r = vector_dot(a, b)
+        if r is not None:
+            return r
     x, y = _pair(a, b, "dot")
     if x.ndim == 0 or y.ndim == 0:
         r = x * y

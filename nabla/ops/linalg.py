@@ -99,6 +99,18 @@ def _swap_last(x: Tensor) -> Tensor:
 matmul_op = MatmulOp()
 
 
+def vector_dot(x: Tensor, y: Tensor) -> Tensor | None:
+    """``x @ y`` of two real vectors of one dtype and length: a product and a sum (two ops a program
+    fuses into one stage), where the matrix form records four (NumPy's ``x[i + 1:, i] @ y[i + 1:, j]``
+    in an element loop); None for any other operands."""
+    ix, iy = x._impl, y._impl
+    if len(ix.cached_shape) != 1 or ix.cached_shape != iy.cached_shape or ix.dtype is not iy.dtype \
+            or ix.dtype.is_bool or ix.dtype.is_complex or ix.dtype is _dt.float16 or ix.batch_dims or iy.batch_dims:
+        return None
+    product = BINARY_OPS["multiply"].apply_binary(x, y)
+    return REDUCE_OPS["sum"].apply_unary(product, {"axes": (0,), "keepdims": False})
+
+
 def matmul(x, y) -> Tensor:
     """NumPy's ``matmul``: 1-D operands are promoted to matrices and the added axis removed."""
     x, y = coerce_operands(x, y, "matmul")
@@ -109,13 +121,10 @@ def matmul(x, y) -> Tensor:
         # NumPy's half products accumulate in float32 and round once; so do these (on the kernels
         # that compute float32, where a float16 matmul would compile a model of its own)
         return astype(matmul(astype(x, _dt.float32), astype(y, _dt.float32)), _dt.float16)
+    dot = vector_dot(x, y)
+    if dot is not None:
+        return dot
     vec_x, vec_y = len(ix.cached_shape) - ix.batch_dims == 1, len(iy.cached_shape) - iy.batch_dims == 1
-    if vec_x and vec_y and ix.cached_shape == iy.cached_shape and ix.dtype is iy.dtype \
-            and not (ix.dtype.is_bool or ix.dtype.is_complex or ix.batch_dims or iy.batch_dims):
-        # a dot of vectors: a product and a sum (two ops a program fuses into one stage), where the
-        # matrix form records four (NumPy's ``x[i + 1:, i] @ y[i + 1:, j]`` in an element loop)
-        product = BINARY_OPS["multiply"].apply_binary(x, y)
-        return REDUCE_OPS["sum"].apply_unary(product, {"axes": (0,), "keepdims": False})
     if vec_x:
         x = unsqueeze(x, 0)
     if vec_y:
