@@ -109,3 +109,17 @@ def test_complex_arrays_with_scalars_and_arrays_are_numpys(name, dtype):
             assert got.dtype == want.dtype, (name, dtype, type(other), got.dtype, want.dtype)
             tol = 1e-5 if want.dtype == np.complex64 else 1e-12
             np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "int64", "int32", "int8", "uint8", "bool",
+                                   "complex128"])
+@pytest.mark.parametrize("n", [0, 1, 6])
+def test_dots_of_vectors_are_numpys(dtype, n):
+    """``a @ b`` and ``dot(a, b)`` of two vectors (a product and a sum where the dtype allows:
+    ``linalg.vector_dot``): NumPy's dtype and value, small integers wrapping as NumPy's do."""
+    r = np.random.default_rng(n)
+    a, b = (r.random(n) * 20).astype(dtype), (r.random(n) * 20).astype(dtype)
+    for want, got in ((a @ b, nnp.asarray(a) @ nnp.asarray(b)), (np.dot(a, b), nnp.dot(nnp.asarray(a), nnp.asarray(b)))):
+        want, got = np.asarray(want), np.asarray(got)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=2e-3 if dtype == "float16" else 1e-6)
