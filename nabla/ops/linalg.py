@@ -108,7 +108,16 @@ def vector_dot(x: Tensor, y: Tensor) -> Tensor | None:
             or ix.dtype.is_bool or ix.dtype.is_complex or ix.dtype is _dt.float16 or ix.batch_dims or iy.batch_dims:
         return None
     product = BINARY_OPS["multiply"].apply_binary(x, y)
-    return REDUCE_OPS["sum"].apply_unary(product, {"axes": (0,), "keepdims": False})
+    out = REDUCE_OPS["sum"].apply_unary(product, dict(_SUM_ALL))
+    node = out._impl._values[0].node
+    if node is not None and node.memo is None:
+        node.memo = _SUM_ALL_MEMO  # (what keying would make of it: one object for every such sum)
+    return out
+
+
+#: the sum of a vector product (``vector_dot``): its kwargs, and its keying memo (``trace_lowering._node_memo``)
+_SUM_ALL = (("axes", (0,)), ("keepdims", False))
+_SUM_ALL_MEMO = (_SUM_ALL, None, None)
 
 
 def matmul(x, y) -> Tensor:

@@ -722,3 +722,14 @@ def test_a_slice_and_a_slice_write_carry_the_memo_keying_would_make(key):
         node.memo = None
         again = _node_memo(node)
         assert made == again and made[0] is again[0]
+
+
+def test_a_vector_dots_sum_carries_the_memo_keying_would_make():
+    import nabla.numpy as fnp
+    from nabla.core.trace_lowering import _node_memo
+
+    a = fnp.asarray(np.arange(5.0))
+    node = (a @ (a * 2.0))._impl._values[0].node
+    made = node.memo
+    node.memo = None
+    assert made is not None and made == _node_memo(node)
