@@ -105,17 +105,27 @@ def _is_basic(x: Tensor, key) -> bool:
 def _plain_slice(x: Tensor, key):
     """``x[key]`` for a key of ints, slices, ``None`` and ``...`` that is not one element (the common
     ``x[1:-1, j]``: one slice, parsed at once); None where the general path decides."""
+    return _parsed_slice(x, key)[0]
+
+
+def _parsed_slice(x: Tensor, key):
+    """``(x[key], its parse)`` as ``_plain_slice`` makes it (``(None, None)`` where it does not)."""
     impl = x._impl
     if impl.batch_dims:
-        return None
+        return None, None
     plain = indexing.plain_key(impl.cached_shape, key)
     if plain is None:
         key = _int_bounds(key)
         if key is None:
-            return None
+            return None, None
         plain = indexing.plain_key(impl.cached_shape, key)
         if plain is None:
-            return None
+            return None, None
+    return _slice_of(x, plain), plain
+
+
+def _slice_of(x: Tensor, plain):
+    impl = x._impl
     index, after, same, whole, sizes, starts = plain
     if whole:  # the whole of x
         return x if after == impl.cached_shape else reshape_op(x, shape=after)
@@ -219,9 +229,9 @@ def getitem(x: Tensor, key) -> Tensor:
             if plain is not None:  # of a lazy array (an element loop): a slice, reshaped to 0-d
                 return slice_op.apply_unary(x, {"index": plain[0], "shape": ()})
         return indexing.getitem(x, key)
-    out = _plain_slice(x, key)
+    out, plain = _parsed_slice(x, key)
     if out is not None:
-        return make_view(x, out, _derive(key), _setitem_put_back(key))
+        return make_view(x, out, _derive(key), _setitem_put_back(key, plain, impl.cached_shape))
     if isinstance(key, Tensor) and key._impl.cached_shape:  # ``x[cols]``: one gather
         out = indexing.gather_rows(x, key)
         if out is not None:
@@ -236,8 +246,15 @@ def getitem(x: Tensor, key) -> Tensor:
     return out
 
 
-def _setitem_put_back(key):
+def _setitem_put_back(key, plain=None, shape=None):
+    """How a view taken at ``key`` writes back into its parent: a slice write, with the key's parse
+    where the view's own found it (``plain``, over a parent of ``shape``: ``x[i, :j] += v`` parses
+    its key once)."""
     def put_back(parent: Tensor, child: Tensor) -> Tensor:
+        if plain is not None and parent._impl.cached_shape == shape and not parent._impl.batch_dims:
+            value = _plain_value(parent._impl, child)
+            if value is not None and _write_plain(parent, plain, value):
+                return parent
         if not _plain_setitem(parent, key, child):
             indexing.setitem(parent, key, child)
         return parent
@@ -278,18 +295,30 @@ def _plain_setitem(x: Tensor, key, value) -> bool:
     impl = x._impl
     if impl.batch_dims:
         return False
+    value = _plain_value(impl, value)
+    if value is None:
+        return False
+    plain = indexing.plain_key(impl.cached_shape, key, element=True)
+    return plain is not None and _write_plain(x, plain, value)
+
+
+def _plain_value(impl, value):
+    """A slice write's value as ``_plain_setitem`` takes it (a tensor of x's dtype, or a Python
+    scalar x's dtype holds exactly, as a constant); None where it does not."""
     dtype = impl.dtype
     tv = type(value)
     if tv is float or tv is int or tv is bool:  # (``mask[i * i::i] = False``, ``counts[:, 0] = 0``)
         value = exact_scalar(value, dtype)
-        if value is None:
-            return False
-        value = operand_constant(value, dtype, impl.device)
-    elif not isinstance(value, Tensor) or value._impl.dtype is not dtype or value._impl.batch_dims:
-        return False
-    plain = indexing.plain_key(impl.cached_shape, key, element=True)
-    if plain is None:
-        return False
+        return None if value is None else operand_constant(value, dtype, impl.device)
+    if not isinstance(value, Tensor) or value._impl.dtype is not dtype or value._impl.batch_dims:
+        return None
+    return value
+
+
+def _write_plain(x: Tensor, plain, value) -> bool:
+    """The slice write of ``value`` at a parsed key (``indexing.plain_key``); False where the general
+    path decides (a value of another shape than the slice's that does not broadcast to it)."""
+    impl = x._impl
     index, after, same, whole, sizes, starts = plain
     vshape = value._impl.cached_shape
     if vshape != after:

@@ -291,3 +291,28 @@ def test_element_loop_keeps_earlier_readers_values():
     onp.testing.assert_array_equal(onp.asarray(view), ref[5:9])
     onp.testing.assert_array_equal(onp.asarray(x), ref)
 
+
+
+def test_in_place_ops_on_views_write_back_as_numpy():
+    """``x[i, :j] += v`` writes through the view with its key parsed once (the view keeps the parse
+    for its write back), also over a parent rebound by other writes and through a view of a view."""
+    def steps(m, x):
+        for i in range(1, 5):
+            x[i, :i + 1] += x[i - 1, :i + 1] * 0.5
+            row = x[i]
+            row[1:3] *= 2.0
+            x[0, 0] = x[i, 1]
+        v = x[2:4, 1:]
+        x[3] = 7.0
+        v -= 1.0
+        flat = x.reshape(-1)
+        w = flat[3:9]
+        w += 1.0
+        w[::2] *= 3.0
+        return x.copy()
+
+    rng = onp.random.default_rng(8)
+    base = rng.random((6, 5))
+    want = steps(onp, base.copy())
+    got = onp.asarray(steps(np, np.asarray(base)))
+    onp.testing.assert_allclose(got, want, rtol=1e-12)
