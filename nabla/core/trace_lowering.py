@@ -105,7 +105,7 @@ def _shared(items: tuple) -> tuple:
 
 def index_memo(sizes: tuple, first: tuple, shape: tuple | None = None) -> tuple:
     """``_node_memo`` of a node whose kwargs are ``{"index": ...}`` (and ``"shape"``), from the sizes
-    and steps and the starts its key's parse found (``indexing.plain_key``): made as it is recorded,
+    and steps and the starts its key's parse found (``basic_keys.plain_key``): made as it is recorded,
     where a read made it again from the index (~1.3 us a node of a loop's slices and writes)."""
     return _shared((("index", sizes),) if shape is None else (("index", sizes), ("shape", shape))), None, first
 

@@ -15,6 +15,7 @@ import weakref
 from ..core.tensor import Tensor
 from ..core.trace_lowering import index_memo
 from . import indexing, view as _view
+from .basic_keys import plain_key
 from .broadcasting import broadcast_to_op
 from .creation import operand_constant
 from .index_primitives import set_slice_op, slice_op, sliced_shape
@@ -113,18 +114,19 @@ def _parsed_slice(x: Tensor, key):
     impl = x._impl
     if impl.batch_dims:
         return None, None
-    plain = indexing.plain_key(impl.cached_shape, key)
+    plain = plain_key(impl.cached_shape, key)
     if plain is None:
         key = _int_bounds(key)
         if key is None:
             return None, None
-        plain = indexing.plain_key(impl.cached_shape, key)
+        plain = plain_key(impl.cached_shape, key)
         if plain is None:
             return None, None
     return _slice_of(x, plain), plain
 
 
 def _slice_of(x: Tensor, plain):
+    """The slice of ``x`` a parse (``basic_keys.plain_key``) names, recorded."""
     impl = x._impl
     index, after, same, whole, sizes, starts = plain
     if whole:  # the whole of x
@@ -225,7 +227,7 @@ def getitem(x: Tensor, key) -> Tensor:
         if not impl.batch_dims and impl.values_pending() \
                 and impl._values[0].node.op is not slice_op and impl._values[0].node.op is not reshape_op:
             # (a pick of a view of realized data reads the data: ``picks.element_from_host``)
-            plain = indexing.plain_key(impl.cached_shape, element, element=True)
+            plain = plain_key(impl.cached_shape, element, element=True)
             if plain is not None:  # of a lazy array (an element loop): a slice, reshaped to 0-d
                 return slice_op.apply_unary(x, {"index": plain[0], "shape": ()})
         return indexing.getitem(x, key)
@@ -298,7 +300,7 @@ def _plain_setitem(x: Tensor, key, value) -> bool:
     value = _plain_value(impl, value)
     if value is None:
         return False
-    plain = indexing.plain_key(impl.cached_shape, key, element=True)
+    plain = plain_key(impl.cached_shape, key, element=True)
     return plain is not None and _write_plain(x, plain, value)
 
 
@@ -316,7 +318,7 @@ def _plain_value(impl, value):
 
 
 def _write_plain(x: Tensor, plain, value) -> bool:
-    """The slice write of ``value`` at a parsed key (``indexing.plain_key``); False where the general
+    """The slice write of ``value`` at a parsed key (``basic_keys.plain_key``); False where the general
     path decides (a value of another shape than the slice's that does not broadcast to it)."""
     impl = x._impl
     index, after, same, whole, sizes, starts = plain

@@ -1,0 +1,94 @@
+"""The plain parse of a basic index (Python ints, slices of ints, ``None`` and one ``...``): what a
+slice and a slice write record, found in one pass over the key, every loop's ``x[i, 1:j]``."""
+
+from __future__ import annotations
+
+
+def plain_key(shape, key, element: bool = False):
+    """``(index, shape_after, same, whole, sizes, starts)`` of a key of Python ints, slices of ints, ``None`` and
+    one ``...`` over ``shape``: the common ``x[1:-1, j]`` and ``x[:, i:i + k, None]``, parsed without
+    the general path; None for anything else (the general path decides, and raises what NumPy
+    raises), and for a key that picks one element unless ``element`` (a write of one element).
+    ``same``: the key has no integer and no ``None``, so ``shape_after`` is the slice's own shape;
+    ``whole``: every axis is taken whole, in order; ``sizes`` and ``starts``: per axis, (size, step)
+    and start, what keying a node of the index asks (``trace_lowering.index_memo``). One pass over
+    the key: this is asked of every basic index a loop records."""
+    if type(key) is not tuple:
+        key = (key,)
+    axes = len(shape)
+    index = []
+    after = []
+    sizes = []
+    starts = []
+    sliced = False
+    ellipsis = False
+    same = whole = True
+    n_axis = 0
+    for at, k in enumerate(key):
+        t = type(k)
+        if t is slice:
+            if n_axis == axes:
+                return None
+            start, stop, step = k.start, k.stop, k.step
+            if (start is not None and type(start) is not int) or (stop is not None and type(stop) is not int) \
+                    or (step is not None and type(step) is not int) or step == 0:
+                return None
+            n = shape[n_axis]
+            start, stop, step = k.indices(n)
+            index.append((start, stop, step))
+            if step == 1:
+                size = stop - start if stop > start else 0
+                if whole and (start != 0 or stop != n):
+                    whole = False
+            else:
+                size = len(range(start, stop, step))
+                whole = False
+            after.append(size)
+            sizes.append((size, step))
+            starts.append(start)
+            sliced = True
+            n_axis += 1
+        elif t is int:
+            if n_axis == axes:
+                return None
+            n = shape[n_axis]
+            if not -n <= k < n:
+                return None
+            k %= n
+            index.append((k, k + 1, 1))
+            sizes.append(_ONE_STEP)
+            starts.append(k)
+            n_axis += 1
+            same = False
+            if whole and n != 1:
+                whole = False
+        elif k is None:
+            after.append(1)
+            sliced = True
+            same = False
+        elif k is Ellipsis and not ellipsis:
+            ellipsis = True
+            fill = axes - n_axis - sum(1 for r in key[at + 1:] if r is not None and r is not Ellipsis)
+            if fill < 0:
+                return None
+            for n in shape[n_axis:n_axis + fill]:
+                index.append((0, n, 1))
+                after.append(n)
+                sizes.append((n, 1))
+                starts.append(0)
+            n_axis += fill
+            sliced = True
+        else:
+            return None
+    if not sliced and n_axis == axes and not element:
+        return None
+    for n in shape[n_axis:]:
+        index.append((0, n, 1))
+        after.append(n)
+        sizes.append((n, 1))
+        starts.append(0)
+    return tuple(index), tuple(after), same, whole, tuple(sizes), tuple(starts)
+
+
+#: an integer's axis in ``plain_key``'s sizes: one element, step 1
+_ONE_STEP = (1, 1)
