@@ -39,7 +39,16 @@ def _counted(product, x, y, **kwargs):
     return product(x, y, **kwargs)
 
 
+def _plain_dot(a, b, out):
+    """``a @ b`` of two face arrays that are real vectors of one dtype (``linalg.vector_dot``: a
+    loop's ``x[i, :j] @ y[:j, j]`` without the layers below); None for anything else."""
+    return vector_dot(a, b) if out is None and type(a) is ndarray and type(b) is ndarray else None
+
+
 def matmul(x1, x2, /, out=None, **kwargs):
+    r = None if kwargs else _plain_dot(x1, x2, out)
+    if r is not None:
+        return r
     a, b = _pair(x1, x2, "matmul")
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("nabla.numpy.matmul: input operand does not have enough dimensions (scalars: use *)")
@@ -48,10 +57,9 @@ def matmul(x1, x2, /, out=None, **kwargs):
 
 
 def dot(a, b, out=None):
-    if out is None and type(a) is ndarray and type(b) is ndarray:  # (``dot(A[i, :j], A[j, :j])`` in a loop)
-        r = vector_dot(a, b)
-        if r is not None:
-            return r
+    r = _plain_dot(a, b, out)
+    if r is not None:
+        return r
     x, y = _pair(a, b, "dot")
     if x.ndim == 0 or y.ndim == 0:
         r = x * y

@@ -17,7 +17,6 @@ from ..core.tensor_impl import TensorImpl
 from ..ops import aliasing
 from ..ops.bit_views import bit_view, put_back_bits
 from ..ops.elementwise import astype as _astype
-from ..ops.linalg import vector_dot
 from . import _arrays as A, _datetime, _dtypes as D, _indexing as I, _math as M, _reductions as R, _sorting as S
 from . import _reduceat
 from ._ndarray import BYTE_VIEWS, _made, _of_type, flatiter, ndarray
@@ -235,15 +234,7 @@ def _operators():
 
     out["__pow__"] = power
     out["__divmod__"] = binary(UFUNCS["divmod"])
-    def matmul(self, other):
-        if type(other) is ndarray and type(self) is ndarray:  # (``x[i, :j] @ y[:j, j]`` in a loop: the op,
-            #                                                   without the face's layers)
-            r = vector_dot(self, other)
-            if r is not None:
-                return r
-        return M.matmul(self, other)
-
-    out["__matmul__"] = matmul
+    out["__matmul__"] = lambda self, other: M.matmul(self, other)  # (a dot of vectors at once: ``M._plain_dot``)
     out["__rmatmul__"] = lambda self, other: M.matmul(other, self)
 
     def imatmul(self, other):

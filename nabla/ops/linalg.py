@@ -110,7 +110,7 @@ def vector_dot(x: Tensor, y: Tensor) -> Tensor | None:
     product = BINARY_OPS["multiply"].apply_binary(x, y)
     out = REDUCE_OPS["sum"].apply_unary(product, dict(_SUM_ALL))
     node = out._impl._values[0].node
-    if node is not None and node.memo is None:
+    if node is not None:
         node.memo = _SUM_ALL_MEMO  # (what keying would make of it: one object for every such sum)
     return out
 

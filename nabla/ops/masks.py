@@ -55,7 +55,6 @@ def _nonzero(x: Tensor) -> tuple[Tensor, ...]:
     return tuple(cols)
 
 
-
 def whole_mask(x: Tensor, entries):
     """The flat positions of a key that is one boolean mask of ``x``'s shape (``x[x > 0]``, ``x[m] =
     v``), one column of the raveled mask's nonzero (indices in range by construction: no bounds to

@@ -253,12 +253,12 @@ def _by_parts(node) -> bool:
 
 def real_products(order, outputs, node_ids):
     """The trace with each complex product of host operands written as real work on its parts
-    (``fused_complex.product_by_parts``), and the nodes that read it, or read those, copied onto the
+    (``product_by_parts``), and the nodes that read it, or read those, copied onto the
     new values: ``(order, outputs, node_ids)``, a copy keeping its node's position (its slice starts
     and constants are the trace's data). Each real product is then a matmul stage of the program
     and the rest fuses around it (the parts packed where they are stored), where a complex product
     would run alone, on a model of its own; a loop records one node per product, not eleven."""
-    if not any(n.op is matmul_op and "complex_storage" in n.kwargs and _by_parts(n) for n in order):
+    if not any(_by_parts(n) for n in order):
         return order, outputs, node_ids
     node_ids = dict(node_ids)
     new_order: list = []
@@ -275,7 +275,7 @@ def real_products(order, outputs, node_ids):
         return w
 
     for n in order:
-        if n.op is matmul_op and "complex_storage" in n.kwargs and _by_parts(n):
+        if _by_parts(n):
             parts = product_by_parts(*map(new, n.inputs))
             new_order += [u.node for u in parts]
             made[id(n)] = parts[-1].node

@@ -447,22 +447,22 @@ class _OffsetTable:
         gather = self.gather
         if gather is None:
             gather = self.gather = self._gather(starts)
-        get, count, index = gather
-        p = np.fromiter(chain.from_iterable(get(starts)), np.float64, count)[index]
-        consts[self.where] = self.base + np.bincount(self.rows, self.coefs * p[self.cols], len(self.where))
+        get, count, at = gather
+        terms = np.fromiter(chain.from_iterable(get(starts)), np.float64, count)[at]
+        consts[self.where] = self.base + np.bincount(self.rows, self.coefs * terms, len(self.where))
 
     def _gather(self, starts):
         """How a run reads its params' starts: the starts of every position the params name, in one
-        pass of C (``itemgetter``, chained), and where each param is among them (a position's starts
-        are an index's, one per axis: structure, the same for every run of the plan). A loop's
-        table names tens of thousands: read one by one, they cost ~6% of its read."""
+        pass of C (``itemgetter``, chained), and where each term's param is among them (a position's
+        starts are an index's, one per axis: structure, the same for every run of the plan). A
+        loop's table names tens of thousands: read one by one, they cost ~6% of its read."""
         positions = tuple(dict.fromkeys(pos for pos, _ in self.params))
         first, count = {}, 0
         for pos in positions:
             first[pos] = count
             count += len(starts[pos])
         get = itemgetter(*positions) if len(positions) > 1 else (lambda d, pos=positions[0]: (d[pos],))
-        return get, count, np.array([first[pos] + axis for pos, axis in self.params], np.int64)
+        return get, count, np.array([first[pos] + axis for pos, axis in self.params], np.int64)[self.cols]
 
 
 #: the most entries an offset table writes one by one (``_OffsetTable.entries``)
