@@ -1,7 +1,6 @@
 """Nabla from many threads: values as computed alone, per-thread settings, shared engine state,
 interrupts, failures that stay local. Every wait here is bounded, so a deadlock fails the test."""
 
-import concurrent.futures as cf
 import os
 import signal
 import threading
@@ -13,23 +12,7 @@ import pytest
 import nabla as nb
 from nabla.core.graph import GRAPH
 from tests.structures import chain, chain_ref, vector
-
-TIMEOUT = 300  # seconds: far above the work, far below CI's patience
-
-
-def run_threads(fn, n, *args):
-    """``fn(i, *args)`` in ``n`` threads at once; the results in order, re-raising the first error."""
-    barrier = threading.Barrier(n)
-
-    def go(i):
-        barrier.wait(timeout=TIMEOUT)
-        return fn(i, *args)
-
-    with cf.ThreadPoolExecutor(n) as pool:
-        futures = [pool.submit(go, i) for i in range(n)]
-        done, not_done = cf.wait(futures, timeout=TIMEOUT)
-        assert not not_done, "threads still running: a deadlock"
-        return [f.result() for f in futures]
+from tests.threads import TIMEOUT, join_all, run_threads, start
 
 
 def test_a_worker_thread_reads_data():
@@ -111,13 +94,12 @@ def test_settings_are_per_thread():
             gate.wait(TIMEOUT)
             seen["holder"] = nb.zeros(2).dtype
 
-    t = threading.Thread(target=holder)
-    t.start()
+    t = start(holder)
     assert inside.wait(TIMEOUT)
     seen["main"] = nb.zeros(2).dtype
     g = nb.grad(lambda v: nb.sum(v * v))(nb.asarray(np.array([1.0, 2.0])))  # grad mode on here
     gate.set()
-    t.join(TIMEOUT)
+    join_all([t])
     assert seen == {"holder": nb.float64, "main": nb.float32}
     np.testing.assert_allclose(g.numpy(), [2.0, 4.0])
 

@@ -1,6 +1,5 @@
 """The realization engine: structure-keyed cache, symbolic dims, first-sight interpreter."""
 
-import collections
 import time
 
 import numpy as np
@@ -288,7 +287,7 @@ def test_a_compile_waited_for_starts_before_the_background_ones_queued(monkeypat
     futures = {name: compiler.submit(name) for name in (b"a", b"b", b"c", b"d")}
     wait_started(1)
     assert started == [b"a"]  # (one at a time: the others wait here, where they can be reordered)
-    waiter = threading.Thread(target=progress.wait, args=(futures[b"d"], "d"))
+    waiter = threading.Thread(target=progress.wait, args=(futures[b"d"], "d"), daemon=True)
     waiter.start()
     time.sleep(0.2)
     running[b"a"].set_result("A")
@@ -296,7 +295,7 @@ def test_a_compile_waited_for_starts_before_the_background_ones_queued(monkeypat
     assert started == [b"a", b"d"]
     running[b"d"].set_result("D")
     waiter.join(timeout=10)
-    assert futures[b"a"].result() == "A" and futures[b"d"].result() == "D"
+    assert futures[b"a"].result(timeout=10) == "A" and futures[b"d"].result(timeout=10) == "D"
     wait_started(3)
     running[b"b"].set_result("B")
     wait_started(4)

@@ -1,11 +1,12 @@
 """A wait on a one-time build says on stderr what it builds and how far it is: updated in place on a
 terminal, a new line every few seconds (or when the text changes) in a log."""
 
-import threading
 import time
 from concurrent.futures import Future
 
 from nabla.core import progress
+
+from ..threads import start
 
 
 class _Parts:
@@ -27,7 +28,7 @@ def test_a_log_gets_a_line_every_few_seconds_and_when_the_parts_done_change(monk
         time.sleep(1.0)
         fut.set_result(None)
 
-    threading.Thread(target=build).start()
+    start(build)
     progress.wait(fut, parts)
     lines = capsys.readouterr().err.splitlines()
     waits = [ln for ln in lines if ln.startswith("nabla: building the toy parts")]

@@ -11,11 +11,11 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import re
-import threading
 import warnings
 
 import numpy as onp
 
+from ..threads import call_in_thread
 from .programs import SIZES, Program
 
 #: relative tolerance per float dtype (of the larger of 1 and the expected value's magnitude)
@@ -210,11 +210,7 @@ def run(program: Program, on: str = "default", oracle: Outcome | None = None) ->
     oracle = oracle or execute(program, onp)
     with path(on):
         if on == "thread":
-            box = []
-            t = threading.Thread(target=lambda: box.append(execute(program, fnp)))
-            t.start()
-            t.join()
-            ours = box[0]
+            ours = call_in_thread(lambda: execute(program, fnp))
         else:
             ours = execute(program, fnp)
     return compare(program, ours, oracle, on)

@@ -195,7 +195,7 @@ def test_a_cold_machine_waits_for_the_part_that_builds_its_model(no_single_op_mo
     build = first_run._BUILD[0]
     partner = first_run.spec_name({**spec, "op": "argmin"})  # (first_run.PARTNERS: built alongside)
     assert build is not None and [p.names for p in build.parts] == [[name, partner]]
-    assert build.parts[0].future.result() is True
+    assert build.parts[0].future.result(timeout=900) is True
     assert int(xp.argmin(y)) == 8
     after = stats()
     assert after["compiles"] == before["compiles"] and after["interpreted"] == before["interpreted"]
@@ -223,7 +223,7 @@ def test_a_cold_machine_builds_a_model_the_manifest_lacks_on_a_worker(no_single_
     assert build is not None and [p.task["group"] for p in build.parts] == ["asked"]
     # also queued for ``python -m nabla.build``: an exit stops the worker before its build is done
     assert [spec["op"] for spec in no_single_op_models._WANTED.values()] == ["cholesky"]
-    assert build.parts[0].future.result() is True
+    assert build.parts[0].future.result(timeout=900) is True
     more = hermitian(3)
     np.testing.assert_allclose(xp.linalg.cholesky(nb.asarray(more)).numpy(), np.linalg.cholesky(more), rtol=1e-12)
     after = stats()
@@ -248,7 +248,8 @@ def test_a_part_the_process_waits_for_is_built_at_once_beside_the_others(monkeyp
         time.sleep(0.01)
     build.pending("m3").result(timeout=30)  # asked while part 0 was being built: the extra worker's
     assert build._extra is not None and 1 not in finished
-    build.wait()
+    for part in todo:
+        part.future.result(timeout=30)
     assert finished.index(3) < finished.index(1) < finished.index(2)
 
 

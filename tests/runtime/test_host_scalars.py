@@ -3,7 +3,6 @@ op of the database on picked elements of every dtype, against NumPy's 0-d arrays
 realized at once (the test fails if the op was recorded instead); loops that mix them with writes
 and reads; ``compile`` and gradients still record."""
 
-import threading
 import warnings
 
 import numpy as np
@@ -15,6 +14,7 @@ from nabla.core.graph import GRAPH
 
 from ..op_db import BINARY_CASES, UNARY_CASES
 from ..runtime.test_fused_integers import INT_BINARY, INT_DTYPES, edges
+from ..threads import join_all, start
 
 pytestmark = pytest.mark.usefixtures("fused_on")
 
@@ -196,11 +196,7 @@ def test_threads_compute_their_own_scalars():
             acc = acc * 0.5 + nnp.tanh(x[i])
         out[k] = float(acc)
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    join_all([start(work, k) for k in range(4)])
     for k in range(4):
         acc = 0.0
         for i in range(k, 200, 4):

@@ -14,6 +14,8 @@ import pytest
 import nabla as nb
 from nabla.sharding import DeviceMesh, P, spmd, stacking
 
+from ..threads import run_threads
+
 
 def _nodes(tensors) -> collections.Counter:
     """Op names of the nodes behind ``tensors`` (the kernels their realization would run)."""
@@ -114,23 +116,16 @@ def test_an_op_over_the_stack_makes_no_per_device_values_until_they_are_read():
 def test_threads_reading_one_stacked_result_agree():
     """The members are made on first use: threads that read the same result at once each get it
     whole (either may make the members; both sets are the same stack's)."""
-    import threading
-
     mesh = DeviceMesh((4,), ("dp",))
     a = np.random.default_rng(3).standard_normal((16, 5)).astype(np.float32)
     for _ in range(3):
         y = nb.tanh(nb.asarray(a).shard(mesh, P("dp"))) * 0.5
-        got, barrier = [], threading.Barrier(4)
+        got = []
 
-        def read():
-            barrier.wait()
+        def read(i):
             got.append(y.numpy())
 
-        threads = [threading.Thread(target=read) for _ in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        run_threads(read, 4)
         assert len(got) == 4
         for g in got:
             np.testing.assert_allclose(g, np.tanh(a) * 0.5, rtol=1e-6)
