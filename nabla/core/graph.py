@@ -24,7 +24,7 @@ class _ThreadRecord:
     object a ``threading.local`` holds: its fields are then read at a plain attribute's cost, where
     a ``threading.local``'s own cost twice as much, and recording reads them at every op)."""
 
-    __slots__ = ("pending", "purge_at", "purges", "epoch")
+    __slots__ = ("pending", "purge_at", "purges", "epoch", "declined", "declined_read")
 
     def __init__(self):
         # weakrefs without callbacks, in creation order: cheaper than a WeakSet on the recording
@@ -33,6 +33,8 @@ class _ThreadRecord:
         self.purge_at = 4096
         self.purges = 0  # purges since the last evaluation: each follows 4096 or more new records
         self.epoch = 0
+        self.declined = 0  # probes of reads like ``declined_read`` declined in a row (``_evaluate``)
+        self.declined_read = None
 
 
 #: ops recorded since the last realization past which a trace counts as long (``_Collector``)
@@ -166,11 +168,25 @@ class ComputeGraph:
         others = _other_work(rec.pending, wanted) if wanted else None
         alone = others is not None and not others[0]
         probe = wanted and not alone and len(rec.pending) > len(wanted) and not _probe_refused(others, wanted)
-        if probe and self.engine.run(_pending_values(_with_siblings(wanted)), fast_only=True):
-            # what was read runs at once on a compiled model or the fused kernel; the rest of the
-            # pending work waits for its own read rather than make a joint graph that runs slowly
-            rec.epoch += 1
-            return
+        if probe:
+            read = _read_kind(wanted)
+            if read == rec.declined_read and rec.declined >= _DECLINED and rec.declined % _REPROBE:
+                # a loop whose every read of this kind was declined (its value needs most of the
+                # step's work: a trace longer than a probe takes) runs with the rest at once, as a
+                # declined probe then does, without tracing the probe's part first; asked again
+                # now and then
+                rec.declined += 1
+                probe = False
+            elif self.engine.run(_pending_values(_with_siblings(wanted)), fast_only=True):
+                # what was read runs at once on a compiled model or the fused kernel; the rest of the
+                # pending work waits for its own read rather than make a joint graph that runs slowly
+                rec.declined, rec.declined_read = 0, None
+                rec.epoch += 1
+                return
+            elif read == rec.declined_read:
+                rec.declined += 1
+            else:
+                rec.declined, rec.declined_read = 1, read
         if alone:
             impls = [i for i in wanted if not i.is_realized]
         elif others is None or probe:  # (a declined probe may have realized some of them: stages)
@@ -208,6 +224,19 @@ class ComputeGraph:
         if outputs:
             self.engine.run(outputs)
 
+
+#: probes of one kind of read declined in a row after which such reads skip them, but for every
+#: ``_REPROBE``-th (``_read_kind``)
+_DECLINED, _REPROBE = 2, 16
+
+
+def _read_kind(wanted) -> tuple | None:
+    """What tells a loop's read from another: the op, shape and dtype of the first value read."""
+    values = wanted[0]._values
+    if type(values) is not list:
+        return None
+    v = values[0]
+    return None if v.node is None else (v.node.op, v.shape, v.dtype, len(wanted))
 
 #: the most records a read scans for other live work rather than probe (see ``_evaluate``)
 _SHORT_RECORD = 64
