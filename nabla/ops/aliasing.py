@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import weakref
 
+from ..core.operation import plain_array
 from ..core.tensor import Tensor
+from ..core.tensor_impl import TensorImpl
 from ..core.trace_lowering import index_memo
 from . import indexing, view as _view
 from .basic_keys import plain_key
@@ -126,17 +128,38 @@ def _parsed_slice(x: Tensor, key):
 
 
 def _slice_of(x: Tensor, plain):
-    """The slice of ``x`` a parse (``basic_keys.plain_key``) names, recorded."""
+    """The slice of ``x`` a parse (``basic_keys.plain_key``) names, recorded: once per value, while
+    it is pending (a stencil's ``un[1:-1, 1:-1]``, five times in one update, is one node)."""
     impl = x._impl
     index, after, same, whole, sizes, starts = plain
     if whole:  # the whole of x
         return x if after == impl.cached_shape else reshape_op(x, shape=after)
+    if impl.sharding is not None:
+        out = slice_op.apply_unary(x, {"index": index})
+        return out if after == out._impl.cached_shape else reshape_op(out, shape=after)
+    key = (index, after)
+    seen = impl.slices
+    if seen is not None and seen[0] is impl._values[0] and not impl.traced and impl.tangents is None:
+        ref = seen[1].get(key)
+        v = None if ref is None else ref()
+        if v is not None and v.node is not None:
+            return plain_array(type(x), TensorImpl([v], impl.dtype))
     if same:
-        return slice_op.apply_shaped((x,), {"index": index}, after, index_memo(sizes, starts))
-    if impl.sharding is None:  # ints' axes dropped, None's added: one op
-        return slice_op.apply_shaped((x,), {"index": index, "shape": after}, after, index_memo(sizes, starts, after))
-    out = slice_op.apply_unary(x, {"index": index})
-    return out if after == out._impl.cached_shape else reshape_op(out, shape=after)
+        out = slice_op.apply_shaped((x,), {"index": index}, after, index_memo(sizes, starts))
+    else:  # ints' axes dropped, None's added: one op
+        out = slice_op.apply_shaped((x,), {"index": index, "shape": after}, after, index_memo(sizes, starts, after))
+    o = out._impl
+    if not (o.traced or o.tangents is not None or type(o._values) is not list):
+        v, parent = o._values[0], impl._values[0]
+        if v.node is not None and v.node.inputs[0] is parent:
+            if seen is None or seen[0] is not parent or len(seen[1]) >= _SLICES_KEPT:
+                seen = impl.slices = (parent, {})
+            seen[1][key] = weakref.ref(v)
+    return out
+
+
+#: the most slices of one value ``_slice_of`` keeps (a sliding window meets a new one every step)
+_SLICES_KEPT = 64
 
 
 def _int_bounds(key):

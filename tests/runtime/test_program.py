@@ -619,3 +619,45 @@ def test_complex_products_are_one_node_each_and_real_products_of_the_program(dty
     assert after["evaluations"] - before["evaluations"] == 1 and after["compiles"] == before["compiles"]
     assert after["interpreted"] == before["interpreted"]
     numpy.testing.assert_allclose(numpy.asarray(p), numpy.asarray(G)[0, 0] @ numpy.asarray(H)[1], rtol=1e-5)
+
+
+def test_a_slice_taken_again_of_one_value_is_one_node():
+    """``un[1:-1, 1:-1]`` five times in one update is one node (slices of one pending value), and a
+    write between two takes of one slice gives the second its new value."""
+    from nabla.core.trace_lowering import TraceLowering
+
+    def step(xp, u):
+        un = u.copy()
+        u[1:-1, 1:-1] = un[1:-1, 1:-1] - un[1:-1, 1:-1] * (un[1:-1, 1:-1] - un[1:-1, :-2]) \
+            + 0.5 * (un[2:, 1:-1] - 2 * un[1:-1, 1:-1] + un[:-2, 1:-1])
+        before = u[1:-1, 0]
+        u[1:-1, 0] = u[1:-1, 0] * 2.0  # the same key, over the written u: its new value
+        after = u[1:-1, 0]
+        view = u[1:-1, 1:-1]
+        view += 1.0  # a write through one of two equal views: the other sees it
+        return before + after + u[1:-1, 1:-1].sum(), view
+
+    data = RNG.standard_normal((9, 8))
+    want, got = both(step, data)
+    for w, g in zip(want, got):
+        numpy.testing.assert_allclose(g, w, rtol=1e-13)
+
+    slices = []
+    trace = TraceLowering.trace
+
+    def counted(self, outputs, limit=None):
+        traced = trace(self, outputs, limit)
+        if traced is not None and limit is None:
+            slices.extend((id(n.inputs[0]), n.kwargs["index"]) for n in traced.order if n.op.name == "getitem")
+        return traced
+
+    u = np.array(data)
+    un = u.copy()
+    TraceLowering.trace, saved = counted, trace
+    try:
+        out = un[1:-1, 1:-1] - un[1:-1, 1:-1] * (un[1:-1, 1:-1] - un[1:-1, :-2]) + un[1:-1, 1:-1]
+        numpy.testing.assert_allclose(out.numpy(), data[1:-1, 1:-1] - data[1:-1, 1:-1] * (
+            data[1:-1, 1:-1] - data[1:-1, :-2]) + data[1:-1, 1:-1], rtol=1e-13)
+    finally:
+        TraceLowering.trace = saved
+    assert len(slices) == len(set(slices)) == 2, slices
