@@ -238,6 +238,7 @@ def _read_kind(wanted) -> tuple | None:
     v = values[0]
     return None if v.node is None else (v.node.op, v.shape, v.dtype, len(wanted))
 
+
 #: the most records a read scans for other live work rather than probe (see ``_evaluate``)
 _SHORT_RECORD = 64
 

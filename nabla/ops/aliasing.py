@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import weakref
 
-from ..core.operation import plain_array
+from ..core.operation import PLAIN_CLASSES, plain_array
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from ..core.trace_lowering import index_memo
@@ -149,7 +149,7 @@ def _slice_of(x: Tensor, plain):
     else:  # ints' axes dropped, None's added: one op
         out = slice_op.apply_shaped((x,), {"index": index, "shape": after}, after, index_memo(sizes, starts, after))
     o = out._impl
-    if not (o.traced or o.tangents is not None or type(o._values) is not list):
+    if type(x) in PLAIN_CLASSES and not (o.traced or o.tangents is not None or type(o._values) is not list):
         v, parent = o._values[0], impl._values[0]
         if v.node is not None and v.node.inputs[0] is parent:
             if seen is None or seen[0] is not parent or len(seen[1]) >= _SLICES_KEPT:
