@@ -36,7 +36,7 @@ class TensorImpl:
     sharding = None
     grad = None
     requires_grad = False
-    slices = None  # (its value, {slice's index and shape: weakref to that slice's pending value}) (ops/aliasing.py)
+    slices = None  # {a slice's index (and shape): weakref to that slice's pending value} (ops/aliasing.py)
 
     def __init__(self, values: list[Value], dtype, batch_dims: int = 0, traced: bool = False,
                  pending: bool = True, shape: tuple | None = None):

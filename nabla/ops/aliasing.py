@@ -137,10 +137,10 @@ def _slice_of(x: Tensor, plain):
     if impl.sharding is not None:
         out = slice_op.apply_unary(x, {"index": index})
         return out if after == out._impl.cached_shape else reshape_op(out, shape=after)
-    key = (index, after)
-    seen = impl.slices
-    if seen is not None and seen[0] is impl._values[0] and not impl.traced and impl.tangents is None:
-        ref = seen[1].get(key)
+    key = index if same else (index, after)
+    kept = impl.slices
+    if kept is not None and not impl.traced and impl.tangents is None:
+        ref = kept.get(key)
         v = None if ref is None else ref()
         if v is not None and v.node is not None:
             return plain_array(type(x), TensorImpl([v], impl.dtype))
@@ -149,12 +149,12 @@ def _slice_of(x: Tensor, plain):
     else:  # ints' axes dropped, None's added: one op
         out = slice_op.apply_shaped((x,), {"index": index, "shape": after}, after, index_memo(sizes, starts, after))
     o = out._impl
-    if type(x) in PLAIN_CLASSES and not (o.traced or o.tangents is not None or type(o._values) is not list):
-        v, parent = o._values[0], impl._values[0]
-        if v.node is not None and v.node.inputs[0] is parent:
-            if seen is None or seen[0] is not parent or len(seen[1]) >= _SLICES_KEPT:
-                seen = impl.slices = (parent, {})
-            seen[1][key] = weakref.ref(v)
+    v = o._values[0]
+    if v.node is not None and v.node.inputs[0] is impl._values[0] and not o.traced and o.tangents is None \
+            and type(x) in PLAIN_CLASSES:
+        if kept is None or len(kept) >= _SLICES_KEPT:
+            kept = impl.slices = {}
+        kept[key] = weakref.ref(v)  # (weak: a reference would count as a use of the slice at its read)
     return out
 
 
