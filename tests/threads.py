@@ -1,11 +1,11 @@
-"""Threads in tests, every wait bounded: a deadlock fails its test, with every thread's stack on
-stderr, instead of hanging the run (a pool's exit, or a plain ``join()``, waits forever; daemon
-threads also let a stuck worker process exit)."""
+"""Threads in tests, every wait bounded: a deadlock fails its test, with the stuck threads' stacks
+in its report, instead of hanging the run (a pool's exit, or a plain ``join()``, waits forever;
+daemon threads also let a stuck worker process exit)."""
 
-import faulthandler
 import sys
 import threading
 import time
+import traceback
 
 TIMEOUT = 300  # seconds: far above the work, far below CI's patience
 
@@ -15,10 +15,12 @@ def join_all(threads, timeout: float = TIMEOUT) -> None:
     deadline = time.monotonic() + timeout
     for t in threads:
         t.join(max(0.0, deadline - time.monotonic()))
-    stuck = [t.name for t in threads if t.is_alive()]
+    stuck = [t for t in threads if t.is_alive()]
     if stuck:
-        faulthandler.dump_traceback(sys.stderr, all_threads=True)
-        raise AssertionError(f"threads still running after {timeout} s: a deadlock ({stuck}; stacks on stderr)")
+        frames = sys._current_frames()
+        stacks = "\n".join(f"{t.name}:\n" + "".join(traceback.format_stack(frames[t.ident]))
+                           for t in stuck if t.ident in frames)
+        raise AssertionError(f"{len(stuck)} threads still running after {timeout} s: a deadlock\n{stacks}")
 
 
 def start(fn, *args) -> threading.Thread:
