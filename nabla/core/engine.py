@@ -92,6 +92,10 @@ class _Done:
         with self._lock:  # each waiter passes the lock on
             pass
 
+    def pending(self) -> bool:
+        """Whether the run is still going (a mark of a finished one is stale: see ``Engine.run``)."""
+        return self._lock.locked()
+
 
 class Engine(TraceLowering, ModelStore):
     """Structure-keyed cache of compiled MAX models, and the loop that asks its execution paths
@@ -187,7 +191,8 @@ class Engine(TraceLowering, ModelStore):
                         outputs = [v for v in outputs if v.node is not None]
                         if not outputs:
                             return True
-                        busy = [e for e in (self._in_flight.get(id(v)) for v in outputs) if e is not None]
+                        busy = [e for e in (self._in_flight.get(id(v)) for v in outputs)
+                                if e is not None and e.pending()]
                         if busy and fast_only:
                             return False
                         job = None if busy else self._start(outputs, compiled_here, fast_only, staged)
@@ -195,9 +200,9 @@ class Engine(TraceLowering, ModelStore):
                         if job is None and not busy:
                             return not fast_only  # computed under the lock by the interpreter
                         if not busy and not first and not isinstance(job, Future):
+                            claimed = outputs  # (first: an interrupt among the marks still clears them)
                             for v in outputs:
                                 self._in_flight[id(v)] = done
-                            claimed = outputs
                             break
                     if first:  # other values first (a path's stages, single-op nodes), then the rest (traced again)
                         for part in (job.parts(outputs) if job.parts is not None else job):  # a value, or the values of one node read together
@@ -219,13 +224,19 @@ class Engine(TraceLowering, ModelStore):
                 elapsed = time.perf_counter() - t0
         finally:
             if claimed:  # also on an interrupt: nothing stays marked as being computed
-                with self._lock:
-                    if results is not None:
-                        self.stats.execute_seconds += elapsed
-                        _write_back(claimed, results)
-                    for v in claimed:
-                        self._in_flight.pop(id(v), None)
-                done.set()
+                try:
+                    with self._lock:
+                        try:
+                            if results is not None:
+                                self.stats.execute_seconds += elapsed
+                                _write_back(claimed, results)
+                        finally:
+                            for v in claimed:
+                                self._in_flight.pop(id(v), None)
+                finally:
+                    # (an interrupt landing among the pops leaves marks of a finished run: a reader
+                    # that meets one passes it, ``_Done.pending``)
+                    done.set()
         return True
 
     def _start(self, outputs, compiled_here: bool = False, fast_only: bool = False, staged: bool = False):

@@ -12,7 +12,7 @@ import pytest
 import nabla as nb
 from nabla.core.graph import GRAPH
 from tests.structures import chain, chain_ref, vector
-from tests.threads import TIMEOUT, join_all, run_threads, start
+from tests.threads import TIMEOUT, call_in_thread, join_all, run_threads, start
 
 
 def test_a_worker_thread_reads_data():
@@ -204,6 +204,30 @@ def test_keyboard_interrupt_during_realization_loses_nothing():
         signal.signal(signal.SIGALRM, old)
     assert interrupted >= 1, "no interrupt landed inside a realization; lengthen the chain"
     assert not GRAPH.engine._in_flight  # nothing left marked as being computed
+
+
+def test_an_interrupt_among_the_in_flight_marks_leaves_no_read_waiting(monkeypatch):
+    """An interrupt that lands while a run marks its outputs as being computed (between two marks)
+    leaves no mark that a later read waits on forever."""
+    class Marks(dict):
+        armed = True
+
+        def __setitem__(self, key, value):
+            if self.armed and len(self) == 1:
+                self.armed = False
+                raise KeyboardInterrupt
+            super().__setitem__(key, value)
+
+    monkeypatch.setattr(GRAPH.engine, "_in_flight", Marks())
+    a = np.arange(6.0)
+    x = nb.asarray(a)
+    y, z = x * 2.0 + 1.0, x * 3.0 - 1.0
+    with pytest.raises(KeyboardInterrupt):
+        GRAPH.evaluate([y._impl, z._impl])
+    got = call_in_thread(lambda: (y.numpy(), z.numpy()), timeout=60)
+    np.testing.assert_allclose(got[0], a * 2.0 + 1.0)
+    np.testing.assert_allclose(got[1], a * 3.0 - 1.0)
+    assert not GRAPH.engine._in_flight
 
 
 # --- the disk cache --------------------------------------------------------------------
