@@ -139,7 +139,7 @@ def _slice_of(x: Tensor, plain):
         return out if after == out._impl.cached_shape else reshape_op(out, shape=after)
     key = index if same else (index, after)
     kept = impl.slices
-    if kept is not None and not impl.traced and impl.tangents is None:
+    if kept is not None and not impl.traced and impl.tangents is None and type(x) in PLAIN_CLASSES:
         ref = kept.get(key)
         v = None if ref is None else ref()
         if v is not None and v.node is not None:
