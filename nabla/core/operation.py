@@ -57,7 +57,9 @@ def plain_array(cls, impl):
 def _at_once(op, kwargs, values, impls, dtype, device):
     """A 0-d result over realized (or constant) 0-d operands computed as it is made, by the
     engine's ``scalars`` hook (``runtime/host_scalars.py``), as a realized TensorImpl; None where it
-    is recorded (an operand pending, or wanting a gradient, or no hook that takes it)."""
+    is recorded (an operand pending, or wanting a gradient, or no hook that takes it). ``dtype``
+    None: the hook's, where it has computed the op on operands of these dtypes before (an element
+    loop's ops skip their shape rule; the caller asks again with it where this answers None)."""
     for v in values:
         if v.node is not None and v.node.inputs:
             return None
@@ -68,7 +70,7 @@ def _at_once(op, kwargs, values, impls, dtype, device):
     if engine.scalars is None:
         return None
     out = engine.scalars.apply(engine, op, kwargs, values, dtype, device)
-    return None if out is None else TensorImpl([out], dtype)
+    return None if out is None else TensorImpl([out], out.dtype)
 
 
 class Fused(NamedTuple):
@@ -270,6 +272,11 @@ class Operation(metaclass=_Registered):
                 or ib.tangents is not None or ia.sharding is not None or ib.sharding is not None \
                 or cls not in PLAIN_CLASSES:
             return self(a, b, **kwargs)
+        v0, v1 = va[0], vb[0]
+        if not v0.shape and not v1.shape and v1.device is v0.device:  # (0-d: real, no batch dims)
+            out = _at_once(self, kwargs, (v0, v1), (ia, ib), None, v0.device)
+            if out is not None:
+                return plain_array(cls, out)
         complex_in = ia.dtype.is_complex or ib.dtype.is_complex
         if complex_in and not self.supports_complex:
             return self(a, b, **kwargs)  # (which says so)
@@ -277,7 +284,6 @@ class Operation(metaclass=_Registered):
         if type(spec) is not tuple:
             return self(a, b, **kwargs)
         shape, dtype, batch_dims = spec
-        v0, v1 = va[0], vb[0]
         device = v0.device
         if v1.device is not device and v1.device != device:
             return self(a, b, **kwargs)  # (which says so)
@@ -301,6 +307,11 @@ class Operation(metaclass=_Registered):
         if len(va) != 1 or ia.traced or ia.tangents is not None or ia.sharding is not None \
                 or cls not in PLAIN_CLASSES:
             return self(a, **kwargs)
+        v0 = va[0]
+        if not v0.shape:  # (0-d: real, no batch dims)
+            out = _at_once(self, kwargs, (v0,), (ia,), None, v0.device)
+            if out is not None:
+                return plain_array(cls, out)
         complex_in = ia.dtype.is_complex
         if complex_in and not self.supports_complex:
             return self(a, **kwargs)  # (which says so)
@@ -308,7 +319,6 @@ class Operation(metaclass=_Registered):
         if type(spec) is not tuple:
             return self(a, **kwargs)
         shape, dtype, batch_dims = spec
-        v0 = va[0]
         if complex_in or dtype.is_complex:
             node = Node(self, self.complex_storage_kwargs(kwargs) if complex_in else kwargs, (v0,))
             return plain_array(cls, TensorImpl([_value(node, 0, shape, dtype, v0.device)], dtype, batch_dims))

@@ -87,7 +87,7 @@ class Trace(NamedTuple):
     starts: dict  # trace position -> the slice starts of a basic index (``key`` holds its sizes and steps only)
 
 
-#: the kwargs' structure of nodes with an index kwarg, one object per distinct one (``_node_memo``)
+#: the kwargs' structure of nodes with an index kwarg, one object per distinct one (``node_memo``)
 _INDEX_ITEMS: dict = {}
 
 
@@ -104,13 +104,13 @@ def _shared(items: tuple) -> tuple:
 
 
 def index_memo(sizes: tuple, first: tuple, shape: tuple | None = None) -> tuple:
-    """``_node_memo`` of a node whose kwargs are ``{"index": ...}`` (and ``"shape"``), from the sizes
+    """``node_memo`` of a node whose kwargs are ``{"index": ...}`` (and ``"shape"``), from the sizes
     and steps and the starts its key's parse found (``basic_keys.plain_key``): made as it is recorded,
     where a read made it again from the index (~1.3 us a node of a loop's slices and writes)."""
     return _shared((("index", sizes),) if shape is None else (("index", sizes), ("shape", shape))), None, first
 
 
-def _node_memo(n) -> tuple:
+def node_memo(n) -> tuple:
     """(its kwargs as a key holds them, its data (a scalar constant's value: ``(host array,
     device)``) or None, its slice starts or None) of node ``n``."""
     op, kw = n.op, n.kwargs
@@ -211,7 +211,7 @@ class TraceLowering:
                 single_op_nodes += op.single_op
                 memo = n.memo
                 if memo is None:  # (once per node: interned constants and re-traced nodes reuse it)
-                    memo = n.memo = _node_memo(n)
+                    memo = n.memo = node_memo(n)
                 items, data, first = memo
                 if data is not None:
                     params.append((n, data))

@@ -8,7 +8,7 @@ import numpy as np
 from max import driver
 
 
-#: the keying memo of a node without kwargs (``trace_lowering._node_memo``)
+#: the keying memo of a node without kwargs (``trace_lowering.node_memo``)
 NO_KWARGS_MEMO = ((), None, None)
 
 
@@ -22,7 +22,7 @@ class Node:
         self.kwargs = kwargs
         self.inputs = inputs
         self.treedef = treedef  # structure of the op's tensor args, when not flat
-        # what keying finds of it, once (``trace_lowering._node_memo``; a read traces a node again):
+        # what keying finds of it, once (``trace_lowering.node_memo``; a read traces a node again):
         # of a node without kwargs it is known now
         self.memo = None if kwargs else NO_KWARGS_MEMO
 

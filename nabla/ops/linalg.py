@@ -115,7 +115,7 @@ def vector_dot(x: Tensor, y: Tensor) -> Tensor | None:
     return out
 
 
-#: the sum of a vector product (``vector_dot``): its kwargs, and its keying memo (``trace_lowering._node_memo``)
+#: the sum of a vector product (``vector_dot``): its kwargs, and its keying memo (``trace_lowering.node_memo``)
 _SUM_ALL = (("axes", (0,)), ("keepdims", False))
 _SUM_ALL_MEMO = (_SUM_ALL, None, None)
 

@@ -18,8 +18,8 @@ import threading
 import numpy as np
 
 from ..core.graph import GRAPH, HostValue, Node, Value, host_value
+from ..core.trace_lowering import node_memo
 from ..ops.creation import constant_op
-from .fused_codes import constant_bits
 from .program import ProgramPath
 from .program_kernel import module as _kernel_module, ready as _kernel_built
 from .program_plan import HostBlocks
@@ -29,15 +29,20 @@ class _ScalarProgram:
     """One op's program over its operands: where each operand's value goes in the constants
     (``slots``: (index, integer family) per operand), or, where the scheduler plans the op only
     over data (a lone cast), where each operand's address goes in the call array (``places``:
-    ((position, byte offset), ...) per operand); and where the result's address goes. (It holds
+    ((position, byte offset), ...) per operand); where the result's address goes, and its dtype
+    (``result``; ``dtype``: NumPy's, of its memory). (It holds
     the plan: the call array holds addresses of the plan's memory.)"""
 
-    __slots__ = ("plan", "consts", "call", "address", "slots", "places", "result_at", "dtype", "run")
+    __slots__ = ("plan", "consts", "ints", "call", "address", "slots", "places", "result_at", "result", "dtype",
+                 "itemsize", "run")
 
-    def __init__(self, plan, slots, places, dtype):
+    def __init__(self, plan, slots, places, result):
+        dtype = _numpy_dtype(result)
         quick = plan.quick
         self.plan, self.consts, self.call, self.address = plan, quick.consts, quick.call, quick.address
+        self.ints = quick.consts.view(np.int64)  # (the integer family's constants: their int64 bits)
         self.slots, self.places, self.dtype, self.result_at = slots, places, dtype, quick.places[0][0]
+        self.result, self.itemsize = result, dtype.itemsize
         self.run = _kernel_module().run
 
 
@@ -61,23 +66,29 @@ class HostScalars:
 
     def apply(self, engine, op, kwargs: dict, operands: tuple, dtype, device) -> HostValue | None:
         """``op(*operands, **kwargs)`` as a realized 0-d host value of ``dtype``, where every operand
-        is a 0-d value on the host (realized, or an interned scalar constant); None otherwise."""
+        is a 0-d value on the host (realized, or an interned scalar constant); None otherwise.
+        ``dtype`` None: the result's as an earlier call of this op on operands of these dtypes found
+        it (None where none has: the caller then asks the op's shape rule, and asks again with it).
+        (This runs once per op of an element loop: each line here costs a share of ~3 us.)"""
         if GRAPH.captures or not engine.fused_enabled or engine.debug_memory or not device.is_host:
             return None
         hosts = []
         for v in operands:
             if v.shape:  # (a reduction's operand, say)
                 return None
-            if v.node is None:
-                if type(v) is HostValue:
-                    hosts.append(v.host)
-                elif v.device.is_host:
-                    hosts.append(v.buffer.to_numpy())
-                else:
+            if type(v) is HostValue:
+                hosts.append(v.host)
+                continue
+            node = v.node
+            if node is None:
+                if not v.device.is_host:
                     return None
-            elif v.node.op is constant_op:
-                memo = v.node.memo
-                data = memo[1] if memo is not None else constant_op.data(v.node.kwargs)
+                hosts.append(v.buffer.to_numpy())
+            elif node.op is constant_op:
+                memo = node.memo
+                if memo is None:  # (an operand constant is interned: its memo is made once)
+                    memo = node.memo = node_memo(node)
+                data = memo[1]
                 if data is None:  # (a complex constant: stored as a pair)
                     return None
                 hosts.append(data[0])
@@ -94,27 +105,32 @@ class HostScalars:
         except TypeError:  # (an unhashable kwarg: recorded)
             return None
         if program is False:
+            if dtype is None:
+                return None
             program = self._plan(engine, key, op, kwargs, operands, dtype, device)
         if program is None or not self._lock.acquire(False):  # (another thread's run: this one records)
             return None
         try:
-            if program.slots is not None:
-                consts = program.consts
-                for (j, ints), host in zip(program.slots, hosts):
-                    consts[j] = constant_bits(host.item(), True) if ints else host  # (a float converts exactly)
+            slots = program.slots
+            if slots is not None:
+                consts, ints = program.consts, program.ints
+                for (j, integer), host in zip(slots, hosts):
+                    # (an integer constant's int64 bits, a float's value: NumPy's unsafe cast of a
+                    # 0-d array writes both exactly, a uint64 wrapped, a bool as 0 or 1)
+                    (ints if integer else consts)[j] = host
             else:
                 call = program.call
                 for places, host in zip(program.places, hosts):
                     at = host.ctypes.data
                     for j, offset in places:
                         call[j] = at + offset
-            out, address = self._blocks.carve((), program.dtype, program.dtype.itemsize)
+            out, address = self._blocks.carve((), program.dtype, program.itemsize)
             program.call[program.result_at] = address
             program.run(program.address)
             engine.stats.scalar_ops += 1
         finally:
             self._lock.release()
-        return host_value(None, (), dtype, device, out, owned=False, address=address)
+        return host_value(None, (), program.result, device, out, owned=False, address=address)
 
     def _plan(self, engine, key, op, kwargs, operands, dtype, device):
         """The program of ``key``'s op, kept (None where the scheduler plans it as no quick kernel
@@ -160,12 +176,12 @@ class HostScalars:
             for j, _, index, offset in quick.leaves:
                 at.setdefault(index, []).append((j, offset))
             places = [tuple(at[traced.leaf_ids[id(s)]]) for s in stand_ins]
-            return _ScalarProgram(plan, None, places, _numpy_dtype(dtype))
+            return _ScalarProgram(plan, None, places, dtype)
         if traced.leaves:
             return None
         lifted = {pos: (j, ints) for pos, j, ints in plan.lifted}
         slots = [lifted.get(traced.node_ids[id(s.node)]) for s in stand_ins]
-        return None if None in slots else _ScalarProgram(plan, slots, None, _numpy_dtype(dtype))
+        return None if None in slots else _ScalarProgram(plan, slots, None, dtype)
 
 
 def _numpy_dtype(dtype):

@@ -696,7 +696,7 @@ def test_a_slice_and_a_slice_write_carry_the_memo_keying_would_make(key):
     """A basic index records its node with the keying memo its parse found (``index_memo``): the
     same as keying makes from the node, its index structure the one shared object."""
     import nabla.numpy as fnp
-    from nabla.core.trace_lowering import _node_memo
+    from nabla.core.trace_lowering import node_memo
 
     a = fnp.asarray(np.random.default_rng(0).random((6, 7, 5)))
     b = fnp.asarray(np.random.default_rng(1).random((6, 7, 5)))
@@ -705,16 +705,16 @@ def test_a_slice_and_a_slice_write_carry_the_memo_keying_would_make(key):
         made = node.memo
         assert made is not None
         node.memo = None
-        again = _node_memo(node)
+        again = node_memo(node)
         assert made == again and made[0] is again[0]
 
 
 def test_a_vector_dots_sum_carries_the_memo_keying_would_make():
     import nabla.numpy as fnp
-    from nabla.core.trace_lowering import _node_memo
+    from nabla.core.trace_lowering import node_memo
 
     a = fnp.asarray(np.arange(5.0))
     node = (a @ (a * 2.0))._impl._values[0].node
     made = node.memo
     node.memo = None
-    assert made is not None and made == _node_memo(node)
+    assert made is not None and made == node_memo(node)
