@@ -87,6 +87,29 @@ def test_complex_work_runs_fused_like_numpy(name, shape):
         np.testing.assert_allclose(got, want, rtol=1e-6 if single else 1e-11, atol=1e-6 if single else 1e-300)
 
 
+# complex storage read through views whose innermost axis is its pair: elements moved whole (a
+# transpose, a step, a repeat) and parts broadcast along it, at shapes whose rows end inside a
+# block, at a block's end and past it (the kernel walks such short rows apart)
+MOVED = {
+    "transpose": lambda m, z: m.transpose(z, (2, 0, 1)) * 1,
+    "transpose_add": lambda m, z: m.transpose(z, (1, 0, 2)) + z[:1, :1, :1],
+    "step": lambda m, z: z[:, ::2, ::-3] - 1j,
+    "repeat": lambda m, z: m.repeat(z, 3, axis=1) * (1 + 2j),
+    "parts": lambda m, z: z * z.real[:, :, :1] + z.imag,
+}
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 9), (3, 5, 7), (2, 513, 3), (4, 17, 257)])
+@pytest.mark.parametrize("name", sorted(MOVED))
+def test_complex_storage_moved_through_views_like_numpy(name, shape):
+    z = _data(shape, 3)[0]
+    got, want = on_the_kernel(MOVED[name], (z,))
+    if name == "parts":
+        np.testing.assert_allclose(got, want, rtol=1e-15, atol=0)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
 _PARTS = [0.0, -0.0, 1.5, -2.0, 1e300, np.inf, -np.inf, np.nan]
 SPECIAL = np.array([complex(a, b) for a in _PARTS for b in _PARTS])
 

@@ -89,6 +89,13 @@ def _fill_strided[S: DType, T: DType](dst: UnsafePointer[Scalar[T], MutUntracked
     var last = rank - 1
     var n_last = Int(layout.unsafe_load(2 + 2 * last))
     var s_last = Int(layout.unsafe_load(3 + 2 * last))
+    if n_last < w and rank >= 2:
+        # a short innermost axis (a complex part read at its storage's shape: broadcast along the
+        # pair axis of 2): element by element along the last two axes, where runs of the last
+        # alone would pay the carry below every few elements
+        _fill_short_rows[S, T](dst, src, count, layout, index, at)
+        index.free()
+        return
     var done = 0
     while done < count:
         var run = min(n_last - index.unsafe_load(last), count - done)
@@ -106,8 +113,16 @@ def _fill_strided[S: DType, T: DType](dst: UnsafePointer[Scalar[T], MutUntracked
             for i in range(whole, run):
                 dst.unsafe_store(done + i, v[0])
         else:
-            for i in range(run):
-                dst.unsafe_store(done + i, src.unsafe_load(at + i * s_last).cast[T]())
+            var i = 0
+            comptime if w >= 2:
+                if s_last == 2:  # (a complex part at its own shape: vectors of the storage, halved;
+                    # whole ones only while they read inside the run)
+                    while i + w < run:
+                        var both = src.unsafe_load[width=2 * w](at + 2 * i).cast[T]()
+                        dst.unsafe_store(done + i, both.deinterleave()[0])
+                        i += w
+            for k in range(i, run):
+                dst.unsafe_store(done + k, src.unsafe_load(at + k * s_last).cast[T]())
         done += run
         at += run * s_last
         index.unsafe_store(last, index.unsafe_load(last) + run)
@@ -119,6 +134,80 @@ def _fill_strided[S: DType, T: DType](dst: UnsafePointer[Scalar[T], MutUntracked
             index.unsafe_store(d, index.unsafe_load(d) + 1)
             at += Int(layout.unsafe_load(3 + 2 * d))
     index.free()
+
+
+@always_inline
+def _fill_short_rows[S: DType, T: DType](dst: UnsafePointer[Scalar[T], MutUntrackedOrigin],
+                                       src: UnsafePointer[Scalar[S], _], count: Int,
+                                       layout: UnsafePointer[Float64, _], index: UnsafePointer[Int, MutUntrackedOrigin], at: Int):
+    """``_fill_strided``'s block where the innermost axis is short: ``index`` and ``at`` are the
+    block's first element's coordinates and position; the last two axes are walked here, the
+    others carried as they end."""
+    comptime w = simd_width_of[T]()
+    var rank = Int(layout.unsafe_load(0))
+    var last = rank - 1
+    var pen = last - 1
+    var n_last = Int(layout.unsafe_load(2 + 2 * last))
+    var s_last = Int(layout.unsafe_load(3 + 2 * last))
+    var n_pen = Int(layout.unsafe_load(2 + 2 * pen))
+    var s_pen = Int(layout.unsafe_load(3 + 2 * pen))
+    var j = index.unsafe_load(last)
+    var p = index.unsafe_load(pen)
+    var row = at - j * s_last  # the position of (..., p, 0)
+    # a complex part of contiguous storage, broadcast along the pair axis (x.re at x's storage's
+    # shape): each vector of the storage, its part's lanes doubled; whole vectors only while they
+    # read inside the row (the other part's last lane past its end is never read). A complex
+    # element moved whole (a transpose of complex storage): its pair in one load.
+    var pairs = n_last == 2 and s_last == 0 and s_pen == 2
+    var moves = n_last == 2 and s_last == 1
+    var i = 0
+    while i < count:
+        comptime if w >= 2:
+            if pairs and j == 0:
+                var run = min((n_pen - p) * 2, count - i)
+                var k = 0
+                while k + w < run:
+                    var part = src.unsafe_load[width=w](row + k).cast[T]().deinterleave()[0]
+                    dst.unsafe_store(i + k, part.interleave(part))
+                    k += w
+                i += k
+                p += k // 2
+                row += k
+                if i == count:
+                    break
+            elif moves and j == 0:  # (a complex element moved whole: its pair at once)
+                var run = min((n_pen - p - 1) * 2, count - i) // 2 * 2  # (the row's last pair below: it carries)
+                var k = 0
+                while k < run:
+                    dst.unsafe_store(i + k, src.unsafe_load[width=2](row + (k // 2) * s_pen).cast[T]())
+                    k += 2
+                i += k
+                p += k // 2
+                row += (k // 2) * s_pen
+                if i == count:
+                    break
+        dst.unsafe_store(i, src.unsafe_load(row + j * s_last).cast[T]())
+        i += 1
+        j += 1
+        if j == n_last:
+            j = 0
+            p += 1
+            row += s_pen
+            if p == n_pen:
+                p = 0
+                row -= n_pen * s_pen
+                var d = pen - 1
+                while d >= 0:
+                    var size = Int(layout.unsafe_load(2 + 2 * d))
+                    var step = Int(layout.unsafe_load(3 + 2 * d))
+                    var next = index.unsafe_load(d) + 1
+                    if next < size:
+                        index.unsafe_store(d, next)
+                        row += step
+                        break
+                    row -= (next - 1) * step
+                    index.unsafe_store(d, 0)
+                    d -= 1
 
 
 @always_inline
