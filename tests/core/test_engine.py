@@ -106,21 +106,6 @@ def test_a_structure_compiled_once_serves_every_constant(stats, policy, no_fused
     assert d["compiles"] == 1 and d["cache_hits"] == 2
 
 
-def test_constants_keep_their_bits():
-    x = nb.asarray(np.ones(3, np.float32))
-    np.testing.assert_array_equal((x * 0.0).numpy(), np.zeros(3))
-    np.testing.assert_array_equal(np.signbit((x * -0.0).numpy()), np.ones(3, bool))  # -0.0 is not 0.0
-    np.testing.assert_array_equal((x * 2.0).numpy(), np.full(3, 2.0))
-
-
-def test_static_shape_ops_key_by_size(stats, no_fused):
-    # reshape's target shape is concrete, so a new size is a new structure
-    for n in (4, 6):
-        a = np.arange(n, dtype=np.float32)
-        np.testing.assert_array_equal(nb.asarray(a).reshape(2, -1).numpy(), a.reshape(2, -1))
-    assert stats()["graph_builds"] == 2
-
-
 def test_a_read_that_the_fused_kernel_serves_runs_alone(stats, fused_kernels, matmul_models):
     n = 600  # n * n * 2 products: a matmul too large for the fused kernel (a matrix-vector product is not)
     x = nb.asarray(np.arange(n, dtype=np.float32))
@@ -289,77 +274,6 @@ def test_a_compile_waited_for_starts_before_the_background_ones_queued(monkeypat
     assert started == [b"a", b"d", b"b", b"c"] and futures[b"c"].result(timeout=10) == "C"
 
 
-def test_picking_elements_reads_host_data_not_a_graph_per_index(stats):
-    """``x[i, j]`` (an integer per axis) is a 0-d copy read from host data, as NumPy's scalar: code
-    that checks arrays element by element (array-api-tests, for every example) made a graph per
-    index (a new structure each: 1-6 ms apiece). Picks of a lazy source stay lazy (an element
-    loop is one program), and the first read realizes them with the source, once."""
-    a = np.arange(24, dtype=np.int16).reshape(2, 3, 4)
-    lazy = nb.asarray(a) * 3 - 1
-    base = stats()["evaluations"]
-    picks = [lazy[i, j, k] for i in range(2) for j in range(3) for k in range(4)]
-    assert stats()["evaluations"] == base
-    assert [int(p) for p in picks] == [int(v) for v in (a * 3 - 1).ravel()] and str(picks[5]) == str(a.ravel()[5] * 3 - 1)
-    assert all(p.dtype == nb.int16 and p.shape == () for p in picks)
-    assert stats()["evaluations"] == base + 1
-    x = nb.asarray(np.array([[1.0, 2.0], [3.0, 4.0]]))
-    v = x[0, 1]
-    x[0, 1] = 9.0  # a copy, as NumPy's scalar: the write does not reach it
-    assert float(v) == 2.0 and float(x[0, 1]) == 9.0 and float(x[-1, -2]) == 3.0
-    with pytest.raises(IndexError):
-        x[2, 0]
-    g = nb.grad(lambda t: t[1, 0] * 3.0 + t[0, 1])(x)  # under a transform a pick stays an op
-    np.testing.assert_array_equal(g.numpy(), [[0.0, 1.0], [3.0, 0.0]])
-    flag = nb.asarray(np.asarray(True))  # a 0-d bool array (MAX's from_numpy fails on it)
-    assert bool(flag) and flag.shape == () and flag.dtype == nb.bool
-    for dtype in (np.complex64, np.complex128):  # complex too (stored as (re, im) pairs)
-        c = (np.arange(6).reshape(2, 3) - 1j * np.arange(6).reshape(2, 3) ** 2).astype(dtype)
-        z = nb.asarray(c)
-        base = stats()["evaluations"]
-        assert [complex(z[i, j]) for i in range(2) for j in range(3)] == [complex(v) for v in c.ravel()]
-        assert stats()["evaluations"] == base
-        assert complex(z[1:][0, 2]) == complex(c[1, 2])  # a pick of a view: the view realized once
-
-
-@pytest.mark.parametrize("dtype", ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-                                   "uint64", "float32", "float64", "complex64", "complex128"])
-def test_picks_of_realized_data_equal_numpys_scalars(stats, dtype):
-    """The key-parsing-free pick (an int per axis of realized host data): every real dtype's bits,
-    extremes, -0.0 and NaN included, with no evaluation; the NumPy face's pick stays its array."""
-    import nabla.numpy as fnp
-
-    info = np.iinfo(dtype) if np.dtype(dtype).kind in "iu" else None
-    if dtype == "bool":
-        a = np.array([[True, False, True], [False, True, True]])
-    elif info is not None:
-        a = np.array([[info.min, info.max, 0], [1, info.max - 1, info.min + 1]], dtype=dtype)
-    elif np.dtype(dtype).kind == "f":
-        a = np.array([[-0.0, np.nan, np.inf], [-np.inf, np.finfo(dtype).tiny, 1.5]], dtype=dtype)
-    else:  # stored as (re, im) pairs
-        a = np.array([[complex(-0.0, 1), complex(np.nan, -2), complex(3, np.inf)],
-                      [complex(-np.inf, -0.0), complex(0, np.finfo(dtype).tiny), 1.5 - 2.5j]], dtype=dtype)
-    x = nb.asarray(a)
-    x.numpy()
-    base = stats()["evaluations"]
-    for i in (-2, 0, 1):
-        for j in (-1, 0, 2):
-            p = x[i, j]
-            assert p.dtype == x.dtype and p.shape == ()
-            assert p.numpy().tobytes() == a[i, j].tobytes()
-            assert p.numpy().reshape(()).item() == a[i, j].item() or np.isnan(a[i, j])
-            if dtype.startswith("complex"):
-                assert np.array(complex(p), dtype).tobytes() == a[i, j].tobytes()
-    assert x[1, 2].numpy().tobytes() == x[(1, 2)].numpy().tobytes()
-    assert nb.asarray(a[0])[-1].numpy().tobytes() == a[0, -1].tobytes()  # one int on a 1-d tensor
-    assert stats()["evaluations"] == base
-    with pytest.raises(IndexError):
-        x[2, 0]
-    with pytest.raises(IndexError):
-        x[0, -4]
-    face = fnp.asarray(a)
-    assert type(face[1, 1]) is fnp.ndarray and face[1, 1].numpy().tobytes() == a[1, 1].tobytes()
-
-
 @pytest.mark.parametrize("rows", [3, 2000])
 def test_a_staged_trace_is_one_program_never_compiled_nor_looked_up(policy, fused_kernels, monkeypatch, rows):
     """A trace whose reduction feeds more work runs as one program of stages, one kernel call per
@@ -386,27 +300,6 @@ def test_a_staged_trace_is_one_program_never_compiled_nor_looked_up(policy, fuse
         assert nb.engine_stats()["fused"] == before + 1
         np.testing.assert_allclose(float(y), np.sum(a - a.mean(axis=0) * 0.8125), rtol=1e-5)
     assert not submitted and not looked
-
-
-@pytest.mark.parametrize("dtype", ["bool", "int8", "uint64", "float32", "complex128"])
-def test_picks_of_pending_slices_read_the_sliced_data(stats, dtype):
-    """``x[key][i, j]`` with ``x[key]`` a pending basic slice of realized data (an element check's
-    ``a[1] * b[2]`` of a stack it sliced) reads the element from ``x``'s data: no run realizes the
-    slice. Steps, negative steps, integers (their axes dropped by a reshape) and Ellipsis."""
-    rng = np.random.default_rng(3)
-    a = rng.integers(-100, 100, (4, 3, 5))
-    a = (a + 1j * a[::-1]).astype(dtype) if dtype.startswith("complex") else a.astype(dtype)
-    x = nb.asarray(a)
-    x.numpy()
-    base = stats()["evaluations"]
-    for key in [(1, slice(None), 2), (slice(1, 4, 2), 0, slice(None, None, -2)), (-1, slice(0, 1), slice(4, 0, -1)),
-                (Ellipsis, 3), (slice(None), slice(2, None), slice(None))]:
-        part, ref = x[key], a[key]
-        for idx in np.ndindex(ref.shape):
-            p = part[idx]
-            assert p.dtype == x.dtype and p.shape == () and p.numpy().tobytes() == np.asarray(ref[idx]).tobytes()
-        assert not part._impl.is_realized
-    assert stats()["evaluations"] == base
 
 
 def test_memory_debug_mode_catches_a_result_no_run_wrote():
@@ -502,20 +395,6 @@ def test_a_graph_maxs_interpreter_rejects_on_reuse_is_built_again(monkeypatch, s
     assert stats()["interpreter_rejections"] == before + 1
 
 
-def test_a_trace_of_concats_lowers_with_its_sizes():
-    """``pad`` of a 2-d array is two concats in one trace: after the first, MAX sees a row count
-    ``d1 + d3 + 1`` it cannot match with the ``d0`` of the same value, so such a trace keeps its
-    sizes (its symbolic lowering must not fail, and its values are NumPy's)."""
-    from nabla.core.graph import GRAPH
-    import nabla.numpy as fnp
-
-    a = np.arange(20, dtype=np.uint8).reshape(4, 5)
-    out = fnp.pad(fnp.asarray(a), (1, 3))
-    values = [v for v in out._impl._values if v.node is not None]
-    GRAPH.engine.lower(values, symbolic=True)
-    np.testing.assert_array_equal(np.asarray(out), np.pad(a, (1, 3)))
-
-
 def test_one_single_op_model_serves_a_concat_of_every_size(no_single_op_models, monkeypatch):
     """Where a concat is not the fused kernel's (off the CPU, in a compiled trace), one single-op
     model serves it at every size."""
@@ -530,7 +409,6 @@ def test_one_single_op_model_serves_a_concat_of_every_size(no_single_op_models, 
         np.testing.assert_array_equal(nb.concat([nb.asarray(x), nb.asarray(y)], axis=0).numpy(),
                                       np.concatenate([x, y]))
     assert [spec["op"] for spec in no_single_op_models._WANTED.values()] == ["concat"]
-
 
 
 _EXIT_WHILE_COMPILING = """
@@ -666,55 +544,3 @@ def test_a_process_whose_work_runs_on_the_program_kernel_never_imports_max_graph
     # (nor MAX's interpreter modules, 0.3-0.5 s to import: a staged trace asked whether their
     # families were loaded by importing them)
     assert out[1:] == ["False", "False", "False"]
-
-
-def test_long_structures_that_differ_between_the_signatures_a_key_hashes_stay_apart():
-    """A long trace's key is hashed by its length and some of its node signatures
-    (``trace_lowering.TraceKey``): two loops that differ only in one op the hash skips hash alike,
-    compare unequal, and each runs its own program."""
-    from nabla.core.graph import GRAPH
-    from nabla.core.trace_lowering import TraceKey
-
-    def loop(x, middle):
-        for k in range(200):
-            x = x * 1.01 + 1.0 if k != 101 else middle(x)
-        return x
-
-    a = np.linspace(0, 1, 16)
-    got = [loop(nb.asarray(a), m) for m in (lambda x: x * 2.0, lambda x: x - 3.0)]
-    keys = [GRAPH.engine.trace([g._impl._values[0]]).key for g in got]
-    assert all(type(k) is TraceKey for k in keys)
-    assert hash(keys[0]) == hash(keys[1]) and keys[0] != keys[1]
-    for g, m in zip(got, (lambda x: x * 2.0, lambda x: x - 3.0)):
-        np.testing.assert_allclose(g.numpy(), loop(a, m), rtol=1e-12)
-
-
-@pytest.mark.parametrize("key", [(1, slice(2, 5)), (slice(None), 3), (slice(1, -1), slice(None, -2)), (Ellipsis, 2),
-                                 (None, 1, slice(0, 6, 2)), (slice(None, None, -1),), (2, Ellipsis, slice(1, 3)),
-                                 (slice(5, 1, -2), None, 4)])
-def test_a_slice_and_a_slice_write_carry_the_memo_keying_would_make(key):
-    """A basic index records its node with the keying memo its parse found (``index_memo``): the
-    same as keying makes from the node, its index structure the one shared object."""
-    import nabla.numpy as fnp
-    from nabla.core.trace_lowering import node_memo
-
-    a = fnp.asarray(np.random.default_rng(0).random((6, 7, 5)))
-    b = fnp.asarray(np.random.default_rng(1).random((6, 7, 5)))
-    b[key] = 1.5
-    for node in (a[key]._impl._values[0].node, b._impl._values[0].node):
-        made = node.memo
-        assert made is not None
-        node.memo = None
-        again = node_memo(node)
-        assert made == again and made[0] is again[0]
-
-
-def test_a_vector_dots_sum_carries_the_memo_keying_would_make():
-    import nabla.numpy as fnp
-    from nabla.core.trace_lowering import node_memo
-
-    a = fnp.asarray(np.arange(5.0))
-    node = (a @ (a * 2.0))._impl._values[0].node
-    made = node.memo
-    node.memo = None
-    assert made is not None and made == node_memo(node)

@@ -1,0 +1,61 @@
+"""How a program is bound and where its values live (``runtime/program_plan.py``): picks read from
+host memory, small results carved from host blocks of their own."""
+
+import numpy
+import pytest
+
+import nabla.numpy as np
+
+pytestmark = pytest.mark.usefixtures("fused_on")
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])
+def test_a_pick_makes_its_buffer_only_when_a_run_asks(dtype):
+    """Picked elements of host data are read from their memory (a program's constants past its data
+    slots, ``item``): a pick's driver buffer is made where something asks for it, with its value."""
+    from nabla.core.values import _BUFFER, HostValue
+
+    base = (numpy.arange(12).reshape(3, 4) % 3).astype(dtype)
+    a = np.asarray(base)
+    numpy.asarray(a)
+    picks = [a[k // 4, k % 4] for k in range(12)]
+    total = picks[0]
+    for p in picks[1:]:
+        total = total + p
+    assert numpy.asarray(total).item() == base.sum()  # twelve one-element inputs: constants of the program
+    assert picks[5].item() == base[1, 1].item()
+    values = [p._impl._values[0] for p in picks]
+    assert all(type(v) is HostValue and _BUFFER.__get__(v, HostValue) is None for v in values)
+    v = values[6]
+    assert v.buffer.to_numpy().item() == base[1, 2].item()  # asked: made, of the element's value
+    assert _BUFFER.__get__(v, HostValue) is v.buffer
+
+
+def test_small_results_are_host_memory_of_their_own():
+    """A read's small results are views of host blocks (``program_plan.HostBlocks``), kept by the
+    values as ``HostValue``s: read at once, used as leaves of later runs, written in place without
+    touching the results beside them in the block; a large result stays a buffer."""
+    from nabla.core.values import HostValue
+
+    x = np.asarray(numpy.arange(6.0))
+    for _ in range(2):  # (two reads in a row take neighbouring memory of one block, but at its end)
+        a, b = x * 2.0, x + 1.0
+        numpy.asarray(a), numpy.asarray(b)
+        va, vb = a._impl._values[0], b._impl._values[0]
+        if va.host.base is vb.host.base:
+            break
+    assert type(va) is HostValue and type(vb) is HostValue and va.node is None
+    assert va.host.base is not None and va.host.base is vb.host.base
+    del va, vb  # (no reference but the array's own: nothing else tells a write to copy)
+    seen = a.numpy()  # a NumPy view of a's memory, handed out: it keeps its values
+    a[2] = -1.0  # (a copy of a's memory, then written), b's untouched
+    numpy.testing.assert_array_equal(seen, numpy.arange(6.0) * 2)
+    numpy.testing.assert_array_equal(numpy.asarray(a), [0.0, 2, -1, 6, 8, 10])
+    numpy.testing.assert_array_equal(numpy.asarray(b), numpy.arange(6.0) + 1)
+    c = (a + b).sum()  # a and b as leaves of a later run: their buffers made when it asks
+    assert float(c) == float(numpy.sum(numpy.array([0.0, 2, -1, 6, 8, 10]) + numpy.arange(6.0) + 1))
+    big = np.asarray(numpy.ones(100_000)) * 3.0
+    numpy.asarray(big)
+    assert type(big._impl._values[0]) is not HostValue
+    flags = np.asarray(numpy.arange(5)) > 2  # bool results too
+    numpy.testing.assert_array_equal(numpy.asarray(flags), numpy.arange(5) > 2)
