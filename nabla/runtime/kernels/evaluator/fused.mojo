@@ -47,12 +47,27 @@ comptime MAX_REGISTERS = 24
 comptime HEADER = 8
 comptime WIDTH_OF_INSTRUCTION = 5
 comptime BLOCKS_PER_TASK = 16
-# Stages of fewer elements run their tasks on the calling thread, one after another: ``parallelize``
-# costs more than that much work. Measured on the 2-core machine (npbench S, kernel time): a
-# 150 x 150 stencil's 100 stages 10.6 ms in parallel, 2.5 ms here; floyd_warshall's 40,000-element
-# steps 13.4 ms and 6.8 ms; from 100,000 elements of transcendental work (arc_distance) and millions
-# (softmax), tasks in parallel win. The values are the same either way, tasks and partials alike.
-comptime SERIAL_ELEMENTS = 64 * BLOCK
+# Stages of less work run their tasks on the calling thread, one after another: ``parallelize``
+# costs more than that much work. A stage's work is its elements times its instructions, a
+# transcendental one (exp, log, the trigonometric functions, pow) weighing ``COSTLY``. Measured on
+# the 2-core machine (kernel time, serial / parallel): x * 2 + 1 over 65,536 float64 0.044 / 0.31
+# ms, over 262,144 0.15 / 0.14, over 4M 4.8 / 3.1; exp over 262,144 0.33 / 0.24; a sum over 1M
+# 0.43 / 0.33; a matmul of (2, 2) by (2, 16384), stockham_fft's, 0.02 / 0.28. The values are the
+# same either way, tasks and partials alike.
+comptime SERIAL_WORK = 4096 * BLOCK
+comptime COSTLY = 16
+
+
+def program_work(p: UnsafePointer[Int32, _], n: Int) -> Int:
+    """The work of program ``p`` over ``n`` elements, as ``SERIAL_WORK`` counts it."""
+    var weight = 0
+    for pc in range(Int(p.unsafe_load(0))):
+        var op = Int(p.unsafe_load(HEADER + pc * WIDTH_OF_INSTRUCTION))
+        var costly = (op >= Op.EXP and op <= Op.LOG1P) or (op >= Op.SIN and op <= Op.TANH) \
+            or (op >= Op.TAN and op <= Op.COSH) or (op >= Op.POW and op <= Op.LOGADDEXP) \
+            or (op >= Op.MORE_UNARY_FIRST and op < Op.MORE_UNARY_END)
+        weight += COSTLY if costly else 1
+    return n * max(weight, 1)
 
 
 @always_inline
@@ -376,7 +391,7 @@ def map_into[T: DType, S: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Fl
         with KeepDenormals():
             task(t)
 
-    if tasks == 1 or n < SERIAL_ELEMENTS:
+    if tasks == 1 or program_work(p, n) < SERIAL_WORK:
         for t in range(tasks):
             kept(t)
     else:

@@ -156,9 +156,11 @@ def _fill_short_rows[S: DType, T: DType](dst: UnsafePointer[Scalar[T], MutUntrac
     var row = at - j * s_last  # the position of (..., p, 0)
     # a complex part of contiguous storage, broadcast along the pair axis (x.re at x's storage's
     # shape): each vector of the storage, its part's lanes doubled; whole vectors only while they
-    # read inside the row (the other part's last lane past its end is never read). A complex
-    # element moved whole (a transpose of complex storage): its pair in one load.
+    # read inside the row (the other part's last lane past its end is never read). A real value
+    # broadcast along the pair axis (a part computed apart, stacked): half vectors, lanes doubled.
+    # A complex element moved whole (a transpose of complex storage): its pair in one load.
     var pairs = n_last == 2 and s_last == 0 and s_pen == 2
+    var doubled = n_last == 2 and s_last == 0 and s_pen == 1
     var moves = n_last == 2 and s_last == 1
     var i = 0
     while i < count:
@@ -173,6 +175,18 @@ def _fill_short_rows[S: DType, T: DType](dst: UnsafePointer[Scalar[T], MutUntrac
                 i += k
                 p += k // 2
                 row += k
+                if i == count:
+                    break
+            elif doubled and j == 0:  # (a real value stacked as a part: each lane doubled)
+                var run = min((n_pen - p - 1) * 2, count - i) // w * w  # (the row's last pair below: it carries)
+                var k = 0
+                while k < run:
+                    var half = src.unsafe_load[width = w // 2](row + k // 2).cast[T]()
+                    dst.unsafe_store(i + k, half.interleave(half))
+                    k += w
+                i += k
+                p += k // 2
+                row += k // 2
                 if i == count:
                     break
             elif moves and j == 0:  # (a complex element moved whole: its pair at once)
