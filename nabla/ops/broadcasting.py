@@ -48,7 +48,7 @@ def broadcast_to(x: Tensor, shape) -> Tensor:
     b = impl.batch_dims
     if b:
         x = pad_logical_rank(x, len(shape))
-    return broadcast_to_op(x, shape=impl.batch_shape + shape)
+    return broadcast_to_op.apply_unary(x, {"shape": impl.batch_shape + shape})
 
 
 def pad_logical_rank(x: Tensor, ndim: int) -> Tensor:
@@ -57,7 +57,7 @@ def pad_logical_rank(x: Tensor, ndim: int) -> Tensor:
     k = ndim - impl.ndim
     if k <= 0:
         return x
-    return reshape_op(x, shape=impl.batch_shape + (1,) * k + impl.shape)
+    return reshape_op.apply_unary(x, {"shape": impl.batch_shape + (1,) * k + impl.shape})
 
 
 def _lift_batch_shape(self, kwargs, n):

@@ -159,7 +159,7 @@ def reshape(x: Tensor, shape, *, copy=None) -> Tensor:
     shape = _resolve_shape(shape, x.size, impl, "reshape")
     if shape == x.shape:
         return x
-    return reshape_op(x, shape=impl.batch_shape + shape)
+    return reshape_op.apply_unary(x, {"shape": impl.batch_shape + shape})
 
 
 def permute_dims(x: Tensor, axes) -> Tensor:
@@ -172,7 +172,7 @@ def permute_dims(x: Tensor, axes) -> Tensor:
     perm = tuple(range(b)) + tuple(b + normalize_axis(a, n, "permute_dims") for a in axes)
     if perm == tuple(range(len(perm))):
         return x
-    return permute_op(x, perm=perm)
+    return permute_op.apply_unary(x, {"perm": perm})
 
 
 def transpose(x: Tensor, axes=None) -> Tensor:
@@ -201,7 +201,7 @@ def moveaxis(x: Tensor, source: int, destination: int) -> Tensor:
 def unsqueeze(x: Tensor, axis: int) -> Tensor:
     impl = x._impl
     a = normalize_axis(axis, impl.ndim + 1, "unsqueeze")
-    return unsqueeze_op(x, axis=impl.batch_dims + a)
+    return unsqueeze_op.apply_unary(x, {"axis": impl.batch_dims + a})
 
 
 expand_dims = unsqueeze
@@ -220,7 +220,7 @@ def squeeze(x: Tensor, axis=None) -> Tensor:
         if impl.shape[a] != 1:
             raise ValueError(f"nabla.squeeze: axis {a} has size {impl.shape[a]}, not 1 ({describe(impl)})")
     for a in reversed(axes):
-        x = squeeze_op(x, axis=impl.batch_dims + a)
+        x = squeeze_op.apply_unary(x, {"axis": impl.batch_dims + a})
     return x
 
 
