@@ -30,8 +30,8 @@ class _ScalarProgram:
     (``slots``: (index, integer family) per operand), or, where the scheduler plans the op only
     over data (a lone cast), where each operand's address goes in the call array (``places``:
     ((position, byte offset), ...) per operand); where the result's address goes, and its dtype
-    (``result``; ``dtype``: NumPy's, of its memory). (It holds
-    the plan: the call array holds addresses of the plan's memory.)"""
+    (``result``; ``dtype``: NumPy's, of its memory). (It holds the plan: the call array holds
+    addresses of the plan's memory.)"""
 
     __slots__ = ("plan", "consts", "ints", "call", "address", "slots", "places", "result_at", "result", "dtype",
                  "itemsize", "run")
