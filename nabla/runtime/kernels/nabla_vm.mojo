@@ -137,7 +137,8 @@ def _nonzero_axis(mask: UnsafePointer[UInt8, MutUntrackedOrigin], coords: Unsafe
     innermost axis, grows by one an element), not divided out per element; and every element is
     stored without a branch (a random mask's branch mispredicts at about every other true element):
     the store goes to coords[j] and j grows by the mask's bit, a chunk never longer than the places
-    left in ``coords``; sixteen false elements in a row are passed over at once."""
+    left in ``coords``; sixty-four (or sixteen) false elements in a row are passed over at once (a
+    bin's mask of 400,000 elements with 400 true, azimint_naive's: its run 0.080 -> 0.067 ms)."""
     var run = size if stride == 1 else stride
     var step = 1 if stride == 1 else 0
     var coord = 0
@@ -149,7 +150,15 @@ def _nonzero_axis(mask: UnsafePointer[UInt8, MutUntrackedOrigin], coords: Unsafe
         while e < end and j < count:
             var last = e + min(end - e, count - j)
             var q = e
-            while q + 16 <= last:  # sixteen at a time; all false (a sparse mask): passed over at once
+            while q + 64 <= last:  # sixty-four at a time, all false passed over at once (a sparse mask)
+                if mask.unsafe_load[width=64](q).reduce_max() != 0:
+                    for h in range(q, q + 64, 16):
+                        if mask.unsafe_load[width=16](h).reduce_max() != 0:
+                            for r in range(h, h + 16):
+                                coords.unsafe_store(j, Int64(coord + (r - start) * step))
+                                j += Int(mask.unsafe_load(r) != 0)
+                q += 64
+            while q + 16 <= last:  # sixteen at a time
                 if mask.unsafe_load[width=16](q).reduce_max() != 0:
                     for r in range(q, q + 16):
                         coords.unsafe_store(j, Int64(coord + (r - start) * step))
