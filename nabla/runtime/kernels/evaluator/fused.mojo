@@ -52,9 +52,12 @@ comptime BLOCKS_PER_TASK = 16
 # transcendental one (exp, log, the trigonometric functions, pow) weighing ``COSTLY``. Measured on
 # the 2-core machine (kernel time, serial / parallel): x * 2 + 1 over 65,536 float64 0.044 / 0.31
 # ms, over 262,144 0.15 / 0.14, over 4M 4.8 / 3.1; exp over 262,144 0.33 / 0.24; a sum over 1M
-# 0.43 / 0.33; a matmul of (2, 2) by (2, 16384), stockham_fft's, 0.02 / 0.28. The values are the
-# same either way, tasks and partials alike.
+# 0.43 / 0.33; a matmul of (2, 2) by (2, 16384), stockham_fft's, 0.02 / 0.28. A reduction's
+# tasks each stream rows of their own: parallel from less work (a sum over 262,144: 0.11 / 0.08;
+# covariance2 at M lost a fifth under ``SERIAL_WORK``). The values are the same either way, tasks
+# and partials alike.
 comptime SERIAL_WORK = 4096 * BLOCK
+comptime SERIAL_REDUCE_WORK = 256 * BLOCK
 comptime COSTLY = 16
 
 
