@@ -57,7 +57,11 @@ def reduce_into[T: DType, S: DType, O: DType](p: UnsafePointer[Int32, _], k: Uns
         elif inner == 1:
             _reduce_rows[T, S](p, k, data, m, r, kind, result, dot)
         else:
-            _reduce_columns[T, S](p, k, data, m // inner, r, inner, kind, result, dot)
+            # a float16 sum or product over an axis before the last: NumPy adds each row into its
+            # float16 output in turn, every partial rounded to float16 (a sum of 5,000 values
+            # near 1 stops at 4,096): so do these columns, one row after another
+            var half = S != T and code == Code.FLOAT16 and (kind == Reduce.SUM or kind == Reduce.PROD)
+            _reduce_columns[T, S](p, k, data, m // inner, r, inner, kind, result, dot, half)
     comptime if not A.is_floating_point():
         if code == Code.UINT64 and (kind == Reduce.MAX or kind == Reduce.MIN):
             # (the program flipped each uint64 value's sign bit, so that signed order is unsigned
@@ -207,17 +211,18 @@ comptime SPAN_ROWS = 1024
 def _reduce_columns[T: DType, S: DType](
     p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
     outer: Int, r: Int, inner: Int, kind: Int, result: UnsafePointer[Scalar[accumulator[T]()], MutUntrackedOrigin],
-    dot: Bool,
+    dot: Bool, half: Bool = False,
 ) raises:
     """Reduction over a middle axis (inner > 1): a task takes one outer index, a chunk of at most
     BLOCK inner columns and a span of the reduced axis, accumulating whole rows of its columns
-    elementwise (no transpose); the spans' partials are combined in order afterwards."""
+    elementwise (no transpose); the spans' partials are combined in order afterwards. ``half``:
+    one span, each partial rounded to float16 after its row."""
     var chunk = min(inner, 2 * BLOCK if dot else BLOCK)  # (a dot's running sums: 16 KiB of float64)
     var chunks = (inner + chunk - 1) // chunk
     # spans of a fixed number of rows: the order a column is summed in depends on r alone, not on
     # how many columns there are (SciPy's bootstrap compares a batched run with an unbatched one
     # bit for bit), and up to SPAN_ROWS rows it is NumPy's, one row after another
-    var per_span = SPAN_ROWS
+    var per_span = max(r, 1) if half else SPAN_ROWS
     var spans = max(1, (r + per_span - 1) // per_span)
     var tasks = outer * chunks * spans
     comptime A = accumulator[T]()
@@ -227,7 +232,7 @@ def _reduce_columns[T: DType, S: DType](
 
     var memory = 0 if dot else registers_used(p) * stride  # (a task's registers: counted once for every task)
     def task(t: Int) {memory, p, k, data, r, inner, kind, chunk, chunks, spans, per_span,
-                      partials, result_at, stride, dot}:
+                      partials, result_at, stride, dot, half}:
         var regs = alloc[Scalar[T]](max(memory, 1))
         var span = t % spans
         var c = (t // spans) % chunks
@@ -257,6 +262,9 @@ def _reduce_columns[T: DType, S: DType](
             var values = regs + result_at * stride
             for j in range(nrows):
                 _accumulate[T, A](kind, acc, values + j * inner, width)
+                if half:
+                    for i in range(width):
+                        acc.unsafe_store(i, acc.unsafe_load(i).cast[DType.float16]().cast[A]())
             kk += nrows
         regs.free()
 
