@@ -16,12 +16,30 @@ from ..core.tensor import Tensor
 from ..ops.elementwise import astype as _astype, where as _where
 from . import _dtypes as D
 from ._complex_order import complex_arg, extreme
+from ._ndarray import ndarray
 from ._ufunc_table import UFUNCS
 from ._ufuncs import write_out
+from ..ops.reduction import REDUCE_OPS
 
 
 def _axis(axis):
     return tuple(axis) if isinstance(axis, list) else axis
+
+
+#: dtypes whose sum, mean, max and min NumPy gives in the same dtype, with the reduction ops' values
+_OWN_DTYPE = frozenset((_dt.float32, _dt.float64))
+
+
+def _plain(name, a, axis, keepdims):
+    """``name`` (sum, mean, max or min) of a plain array of a float dtype over all axes or one, as
+    its op at once: what the general path records, without its layers (a loop's ``abs(u - un).max()``
+    and ``x.sum()``); None where the general path decides (and raises what NumPy raises)."""
+    if type(a) is not ndarray or (axis is not None and type(axis) is not int):
+        return None
+    impl = a._impl
+    if impl.dtype not in _OWN_DTYPE or impl.batch_dims or 0 in impl.cached_shape:
+        return None
+    return REDUCE_OPS[name].apply(a, axis, keepdims)
 
 
 def _finish(r: Tensor, dtype, out, op: str):
@@ -45,6 +63,10 @@ def _masked(x, where, fill, op):
 
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):  # noqa: A001
+    if dtype is None and out is None and initial is None and where is True:
+        r = _plain("sum", a, axis, keepdims)
+        if r is not None:
+            return r
     x = _masked(_prepared(a, "sum", "sum", dtype), where, 0, "sum")
     if x.dtype.is_bool:  # (dtype=bool: NumPy adds in bool, an OR)
         r = _xp.any(x, axis=_axis(axis), keepdims=keepdims)
@@ -67,6 +89,10 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
 
 
 def _extreme(name, a, axis, out, keepdims, initial, where):
+    if out is None and initial is None and where is True:
+        r = _plain(name, a, axis, keepdims)
+        if r is not None:
+            return r
     x = D.asarray(a, op=name)
     if where is not True:
         if initial is None:
@@ -108,6 +134,10 @@ def _count(x: Tensor, axis, keepdims: bool, where=True) -> Tensor | int:
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    if dtype is None and out is None and where is True:
+        r = _plain("mean", a, axis, keepdims)
+        if r is not None:
+            return r
     x = _prepared(a, "mean", "mean", dtype)
     if where is True:
         r = _xp.mean(x, axis=_axis(axis), keepdims=keepdims)

@@ -56,7 +56,7 @@ class ReduceOperation(Operation):
             kept = tuple(a for a in range(impl.ndim) if a not in axes)
             out = self.apply(permute_dims(x, kept + axes), tuple(range(len(kept), impl.ndim)))
             return reshape(out, tuple(1 if a in axes else d for a, d in enumerate(x.shape))) if keepdims else out
-        return self(x, axes=tuple(b + a for a in axes), keepdims=bool(keepdims))
+        return self.apply_unary(x, {"axes": tuple(b + a for a in axes) if b else axes, "keepdims": bool(keepdims)})
 
     def abstract_eval(self, x: TensorImpl, *, axes: tuple, keepdims: bool):
         self.check_dtype(x)

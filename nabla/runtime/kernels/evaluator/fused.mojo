@@ -52,12 +52,15 @@ comptime BLOCKS_PER_TASK = 16
 # transcendental one (exp, log, the trigonometric functions, pow) weighing ``COSTLY``. Measured on
 # the 2-core machine (kernel time, serial / parallel): x * 2 + 1 over 65,536 float64 0.044 / 0.31
 # ms, over 262,144 0.15 / 0.14, over 4M 4.8 / 3.1; exp over 262,144 0.33 / 0.24; a sum over 1M
-# 0.43 / 0.33; a matmul of (2, 2) by (2, 16384), stockham_fft's, 0.02 / 0.28. A reduction's
-# tasks each stream rows of their own: parallel from less work (a sum over 262,144: 0.11 / 0.08;
-# covariance2 at M lost a fifth under ``SERIAL_WORK``). The values are the same either way, tasks
+# 0.43 / 0.33; a matmul of (2, 2) by (2, 16384), stockham_fft's, 0.02 / 0.28. ``parallelize``
+# wakes MAX's workers, which sleep between a loop's reads: up to ~0.3 ms, so a cheap reduction
+# runs serial up to ``SERIAL_WORK`` as a map does (a count of 400,000 booleans in a loop between
+# reads: 0.04 ms serial, 0.04-0.46 ms parallel; azimint_naive at S 1.12 -> 0.83 s). A sum of
+# products (a dot: its tasks each stream rows of their own) is parallel from ``SERIAL_DOT_WORK``
+# (covariance2 at M lost a fifth under ``SERIAL_WORK``). The values are the same either way, tasks
 # and partials alike.
 comptime SERIAL_WORK = 4096 * BLOCK
-comptime SERIAL_REDUCE_WORK = 256 * BLOCK
+comptime SERIAL_DOT_WORK = 256 * BLOCK
 comptime COSTLY = 16
 
 

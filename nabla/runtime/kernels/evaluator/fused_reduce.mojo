@@ -6,7 +6,7 @@ from std.sys.info import simd_width_of
 from max.algorithm import parallelize
 from .denormals import KeepDenormals
 from .fused_bits import _is_nan
-from .fused import BLOCK, BLOCKS_PER_TASK, SERIAL_REDUCE_WORK, SERIAL_WORK, _run_block, program_work, register_stride, registers_used
+from .fused import BLOCK, BLOCKS_PER_TASK, SERIAL_DOT_WORK, SERIAL_WORK, _run_block, program_work, register_stride, registers_used
 from .fused_accumulate import _combine, _identity, _reduce_block, accumulator
 from .fused_dot import accumulate_products, accumulate_products4, dot_fits, dot_run, dot_runs4, is_dot
 from .fused_int import itemsize, store_coded
@@ -190,7 +190,7 @@ def _reduce_rows[T: DType, S: DType](
         with KeepDenormals():
             task(t)
 
-    if tasks == 1 or program_work(p, m * r) < SERIAL_REDUCE_WORK:  # (see fused.mojo)
+    if tasks == 1 or program_work(p, m * r) < (SERIAL_DOT_WORK if dot else SERIAL_WORK):  # (see fused.mojo)
         for t in range(tasks):
             kept(t)
     else:
@@ -272,7 +272,7 @@ def _reduce_columns[T: DType, S: DType](
         with KeepDenormals():
             task(t)
 
-    if tasks == 1 or program_work(p, outer * r * inner) < SERIAL_REDUCE_WORK:  # (see fused.mojo: a task per outer index, however small)
+    if tasks == 1 or program_work(p, outer * r * inner) < (SERIAL_DOT_WORK if dot else SERIAL_WORK):  # (see fused.mojo: a task per outer index, however small)
         for t in range(tasks):
             kept(t)
     else:
@@ -338,7 +338,7 @@ def _arg_reduce[T: DType, S: DType](
         with KeepDenormals():
             task(t)
 
-    if tasks == 1 or program_work(p, outer * r * inner) < SERIAL_REDUCE_WORK:  # (see fused.mojo: a task per outer index, however small)
+    if tasks == 1 or program_work(p, outer * r * inner) < SERIAL_WORK:  # (see fused.mojo: a task per outer index, however small)
         for t in range(tasks):
             kept(t)
     else:
