@@ -38,6 +38,8 @@ def _deep_first(stack, count, buffer_of, stop_ids, heights) -> None:
 
 #: how deep ``_deep_first`` looks into an operand's work (a loop's chain is deeper than any step)
 _DEPTH = 6
+#: the most nodes of a cut walked without ``_deep_first`` (the evaluator has 24 registers)
+_SHALLOW = 16
 
 
 def _height(node, cap, buffer_of, stop_ids, heights) -> int:
@@ -74,6 +76,15 @@ class Cut:
 
     def __init__(self, value, buffer_of, stop_ids):
         self.value = value
+        self._walk(value, buffer_of, stop_ids, False)
+        if len(self.origins) > _SHALLOW:  # (a long cut: walked again, its deeper operands first)
+            self._walk(value, buffer_of, stop_ids, True)
+
+    def _walk(self, value, buffer_of, stop_ids, deep: bool) -> None:
+        """The cut's nodes, sources and key, its operands taken in order, or (``deep``) the operand of
+        the deepest work first (``_deep_first``). A cut of at most ``_SHALLOW`` nodes holds fewer
+        values at a time than the evaluator has registers whatever its order: a loop's cuts, most of
+        them, are walked once, in order (ordering their operands was an eighth of planning syr2k)."""
         self.origins: list = []  # the cut's nodes, each after its inputs
         self.sources: list = []  # the values it stops at: the leaves of its copy
         self.missing: list = []  # of those, the ones with no buffer yet (a foreign op's)
@@ -110,7 +121,7 @@ class Cut:
                     if m is not None and id(m) not in node_at and id(v) not in buffer_of and id(m) not in stop_ids:
                         stack.append(m)
                         waiting += 1
-                if waiting > 1:
+                if waiting > 1 and deep:
                     if heights is None:
                         heights = {}
                     _deep_first(stack, waiting, buffer_of, stop_ids, heights)
