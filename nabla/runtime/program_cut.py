@@ -71,8 +71,8 @@ class Cut:
     of its own (the values with buffers as its leaves, slice starts as ``Offset``s), which is only
     needed for a structure not planned before in this trace."""
 
-    __slots__ = ("value", "origins", "sources", "missing", "inputs", "sizes", "key", "result_ref", "order", "leaves",
-                 "node_ids", "leaf_ids", "result", "original")
+    __slots__ = ("value", "origins", "sources", "missing", "inputs", "sizes", "work", "key", "result_ref", "order",
+                 "leaves", "node_ids", "leaf_ids", "result", "original")
 
     def __init__(self, value, buffer_of, stop_ids):
         self.value = value
@@ -90,11 +90,12 @@ class Cut:
         self.missing: list = []  # of those, the ones with no buffer yet (a foreign op's)
         self.inputs: list = []  # per node: its inputs' references (-1 - source, or node << 8 | output)
         self.sizes: list = []  # per node: elements of its (largest) output the cut reads
+        self.work: list = []  # per node: its ops and, counted per read, those of the work it reads here
         self.order = None  # (the copy, once made)
         node_at: dict = {}
         leaf_at: dict = {}
         sigs: list = []
-        origins, inputs, sizes, sources = self.origins, self.inputs, self.sizes, self.sources
+        origins, inputs, sizes, sources, work = self.origins, self.inputs, self.sizes, self.sources, self.work
         prod = math.prod
 
         missing = self.missing
@@ -132,6 +133,7 @@ class Cut:
                 continue
             stack.pop()
             refs = []
+            total = 1
             for v in n.inputs:
                 vid = id(v)
                 k = leaf_at.get(vid)
@@ -148,6 +150,7 @@ class Cut:
                         if size > sizes[j]:
                             sizes[j] = size
                         refs.append((j << 8) | v.index)
+                        total += work[j]
                         continue
                 refs.append(-1 - k)
             memo = n.memo  # (keying the trace found its kwargs' structure once: the same as a cut's)
@@ -162,6 +165,7 @@ class Cut:
             origins.append(n)
             inputs.append(refs)
             sizes.append(0)
+            work.append(total)
             sigs.append((n.op, sig, refs, n.treedef))
         j = node_at[id(value.node)]
         size = prod(value.shape)
@@ -213,11 +217,9 @@ class Cut:
           grow with the square of its length."""
         if len(self.origins) <= _SMALL_PART_WORK:  # (no operand's work reaches the size of a part)
             return []
-        work = []
+        work = self.work
         found: dict = {}  # id(value) -> value, in the order found
         uses = None  # id(value) -> its reads inside this cut, once asked
-        for j, refs in enumerate(self.inputs):
-            work.append(1 + sum(work[r >> 8] for r in refs if r >= 0))
         for j, refs in enumerate(self.inputs):
             size = self.sizes[j]
             for r, u in zip(refs, self.origins[j].inputs):
