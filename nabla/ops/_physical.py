@@ -13,6 +13,7 @@ from ..core.lazy_module import graph_ops as ops
 class _BatchDimsOp(Operation):
     """Changes only the ``batch_dims`` counter; the data is untouched."""
     sharding_rule = "same_layout"
+    fused = Fused(view="alias")
 
     shape_polymorphic = True
     supports_complex = True
@@ -37,8 +38,8 @@ class _BatchDimsOp(Operation):
 
 
 class _MoveAxisOp(PermuteOp):
-    """Permute physical axes and adjust ``batch_dims`` by ``delta`` in one step."""
-    fused = None  # (the fused kernel reads a trace's logical layouts: no batch axes moved)
+    """Permute physical axes and adjust ``batch_dims`` by ``delta`` in one step (to the fused kernel,
+    which reads values at their physical shapes, a transpose: ``op_kinds.PERMUTES``)."""
 
     def __init__(self, name: str, delta: int):
         self.name, self.delta = name, delta
@@ -50,7 +51,7 @@ class _MoveAxisOp(PermuteOp):
         return self(tangents[0], perm=_shift_perm(perm, tangents[0].batch_dims - primals[0].batch_dims))
 
     def vjp_rule(self, primals, cotangent, output, *, perm):
-        back = _from_batch_op if self.delta > 0 else _to_batch_op
+        back = from_batch_op if self.delta > 0 else to_batch_op
         return [back(cotangent, perm=_shift_perm(inverse_perm(perm), cotangent.batch_dims - output.batch_dims))]
 
 
@@ -61,8 +62,8 @@ def _shift_perm(perm, extra: int) -> tuple[int, ...]:
 
 incr_batch_dims_op = _BatchDimsOp("incr_batch_dims", +1)
 decr_batch_dims_op = _BatchDimsOp("decr_batch_dims", -1)
-_to_batch_op = _MoveAxisOp("move_axis_to_batch_dims", +1)
-_from_batch_op = _MoveAxisOp("move_axis_from_batch_dims", -1)
+to_batch_op = _MoveAxisOp("move_axis_to_batch_dims", +1)
+from_batch_op = _MoveAxisOp("move_axis_from_batch_dims", -1)
 
 
 def incr_batch_dims(x: Tensor) -> Tensor:
@@ -78,7 +79,7 @@ def move_axis_to_batch_dims(x: Tensor, axis: int) -> Tensor:
     rank = len(x._impl.cached_shape)
     axis = normalize_axis(axis, rank, "move_axis_to_batch_dims")
     perm = (axis,) + tuple(a for a in range(rank) if a != axis)
-    return _to_batch_op(x, perm=perm)
+    return to_batch_op(x, perm=perm)
 
 
 def move_axis_from_batch_dims(x: Tensor, batch_axis: int = 0, logical_destination: int = 0) -> Tensor:
@@ -90,7 +91,7 @@ def move_axis_from_batch_dims(x: Tensor, batch_axis: int = 0, logical_destinatio
     rest = [a for a in range(rank) if a != batch_axis]
     # remaining batch axes stay in front; the moved axis lands at (b - 1) + dest
     rest.insert(b - 1 + dest, batch_axis)
-    return _from_batch_op(x, perm=tuple(rest))
+    return from_batch_op(x, perm=tuple(rest))
 
 
 def pad_batch_dims(x: Tensor, depth: int) -> Tensor:

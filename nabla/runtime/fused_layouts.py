@@ -256,7 +256,7 @@ def _through(node, view):
                 raise _Unfit
             new_sizes = shape
         return leaf, offset, tuple(new_sizes), tuple(new_strides)
-    if op is K.PERMUTE_DIMS:
+    if op in K.PERMUTES:
         perm = kw["perm"]
         return leaf, offset, tuple(sizes[p] for p in perm), tuple(strides[p] for p in perm)
     target = tuple(kw["shape"])  # broadcast_to

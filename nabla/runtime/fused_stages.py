@@ -99,7 +99,7 @@ def stages(order, outputs) -> list:
                 if len(outputs) > 1 and _tested(n, v):
                     continue  # a count only its test reads: with that test, the program of a result
                 add(v)  # a reduction or a scan ends a program
-            elif (n.op is K.GETITEM or n.op is K.PERMUTE_DIMS or (n.op is K.TAKE and v is n.inputs[0])
+            elif (n.op is K.GETITEM or n.op in K.PERMUTES or (n.op is K.TAKE and v is n.inputs[0])
                   or (n.op is K.CONCAT and not _is_stack(n) and (v.node is None or v.node.op not in
                                                                       (K.FULL, K.CONSTANT)))) \
                     and _first_computed(v) is not None:  # (a take's rows, a concatenation's parts: views of inputs)

@@ -13,6 +13,7 @@ from ..ops.multi_output import concat_op as CONCAT
 from ..ops.reduction import REDUCE_OPS
 from ..ops.scans import cumsum_op as CUMULATIVE_SUM
 from ..ops.view import permute_op as PERMUTE_DIMS, reshape_op as RESHAPE
+from ..ops._physical import from_batch_op as MOVE_FROM_BATCH, to_batch_op as MOVE_TO_BATCH
 
 SUM, PROD, MEAN = REDUCE_OPS["sum"], REDUCE_OPS["prod"], REDUCE_OPS["mean"]
 GREATER, LOGICAL_NOT = BINARY_OPS["greater"], UNARY_OPS["logical_not"]
@@ -24,8 +25,10 @@ EQUAL, LESS, BITWISE_XOR = BINARY_OPS["equal"], BINARY_OPS["less"], BINARY_OPS["
 FILLS = frozenset((CONSTANT, FULL, ZEROS_LIKE))
 #: a broadcast, logical or physical
 BROADCASTS = frozenset((BROADCAST_TO, BROADCAST_PHYSICAL))
+#: a transpose of the physical axes (``vmap``'s moves of an axis into or out of the batch: the same)
+PERMUTES = frozenset((PERMUTE_DIMS, MOVE_TO_BATCH, MOVE_FROM_BATCH))
 
 __all__ = ["ASTYPE", "BITWISE_XOR", "BROADCASTS", "BROADCAST_PHYSICAL", "BROADCAST_TO", "CONCAT", "CONSTANT",
            "CUMULATIVE_SUM", "EQUAL", "FILLS", "FULL", "GETITEM", "GREATER", "IOTA", "LESS", "LOGICAL_NOT", "MATMUL",
-           "MEAN", "MULTIPLY", "PERMUTE_DIMS", "POSITIVE", "PROD", "RESHAPE", "SUBTRACT", "SUM", "TAKE", "WHERE",
+           "MEAN", "MULTIPLY", "PERMUTE_DIMS", "PERMUTES", "POSITIVE", "PROD", "RESHAPE", "SUBTRACT", "SUM", "TAKE", "WHERE",
            "ZEROS_LIKE"]
