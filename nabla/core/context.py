@@ -1,4 +1,5 @@
-"""Context-local defaults: the device and dtypes that new tensors get."""
+"""Context-local defaults: the device and dtypes that new tensors get; the vmap depth; calls run
+without side effects."""
 
 from __future__ import annotations
 
@@ -210,3 +211,35 @@ class _VmapDepth(threading.local):
 
 
 VMAP_DEPTH = _VmapDepth()
+
+
+class SideEffect(Exception):
+    """What a call under ``no_side_effects`` may not do: write into an array that is not being
+    mapped, draw random numbers."""
+
+
+#: (thread id, vmap depth at its start) of the call running under ``no_side_effects``, or None (asked
+#: at every array write and random draw: one list read where none runs)
+NO_SIDE_EFFECTS: list = [None]
+
+
+@contextlib.contextmanager
+def no_side_effects():
+    """Within it, in this thread, a write into an array not mapped by a vmap begun inside it, and a
+    random draw, raise ``SideEffect`` before they happen: ``apply_along_axis`` calls a function once
+    over all slices at once only where the function has no such effect (called per slice, as NumPy
+    calls it, it would have it once per slice)."""
+    saved = NO_SIDE_EFFECTS[0]
+    NO_SIDE_EFFECTS[0] = (threading.get_ident(), VMAP_DEPTH.value)
+    try:
+        yield
+    finally:
+        NO_SIDE_EFFECTS[0] = saved
+
+
+def refuse_side_effect(what: str, batch_dims: int | None = None) -> None:
+    """Raise ``SideEffect`` where this thread runs under ``no_side_effects`` (a write into an array of
+    ``batch_dims``: where they are no more than the vmap depth at its start, an array from outside)."""
+    running = NO_SIDE_EFFECTS[0]
+    if running is not None and running[0] == threading.get_ident() and (batch_dims is None or batch_dims <= running[1]):
+        raise SideEffect(what)

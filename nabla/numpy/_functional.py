@@ -1,19 +1,24 @@
 """Python callables over Nabla arrays, as NumPy's ``apply_along_axis``, ``apply_over_axes`` and
 ``piecewise``: the callable gets slices of the array (lazy, on MAX) and its results are stacked or
-written back with Nabla ops. Each call of the callable adds its ops to the graph, so a large number
-of slices makes a large graph."""
+written back with Nabla ops. ``apply_along_axis`` first calls the callable once over all the slices
+at once (``vmap``, as JAX's does): its ops are recorded once, not once per slice; a callable that
+reads its slice's data (an ``if`` on a value, ``float()``, a mask's selection) cannot run so, and is
+then called once per slice, as NumPy calls it."""
 
 from __future__ import annotations
 
 import collections.abc
 import itertools
+import random
 
 import numpy as _np
 
 from .. import array_api as _xp
 from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
+from ..core.context import SideEffect, no_side_effects
 from ..core.tensor import Tensor
+from ..transforms.vmap import vmap
 from . import _dtypes as D
 
 
@@ -30,19 +35,59 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     outer = moved.shape[:-1]
     if any(n == 0 for n in outer):
         raise ValueError("Cannot apply_along_axis when any iteration dimensions are 0")
-    results = [D.asarray(func1d(moved[ind], *args, **kwargs), op="apply_along_axis")
-               for ind in itertools.product(*(range(n) for n in outer))]
-    first = results[0]
-    for r in results[1:]:
-        if r.shape != first.shape:
-            raise ValueError(f"could not broadcast input array from shape {r.shape} into shape {first.shape}")
-    # NumPy writes every result into an array of the first result's dtype
-    results = [r if r.dtype is first.dtype else _xp.astype(r, first.dtype) for r in results]
-    out = _reshape(_xp.stack(results, axis=0), outer + first.shape)
+    out = _at_once(func1d, moved, outer, args, kwargs)
+    if out is None:
+        results = [D.asarray(func1d(moved[ind], *args, **kwargs), op="apply_along_axis")
+                   for ind in itertools.product(*(range(n) for n in outer))]
+        first = results[0]
+        for r in results[1:]:
+            if r.shape != first.shape:
+                raise ValueError(f"could not broadcast input array from shape {r.shape} into shape {first.shape}")
+        # NumPy writes every result into an array of the first result's dtype
+        results = [r if r.dtype is first.dtype else _xp.astype(r, first.dtype) for r in results]
+        out = _reshape(_xp.stack(results, axis=0), outer + first.shape)
     # the result's own axes take the place of ``axis``
-    k = first.ndim
+    k = out.ndim - len(outer)
     order = tuple(range(axis)) + tuple(range(len(outer), len(outer) + k)) + tuple(range(axis, len(outer)))
     return _xp.permute_dims(out, order) if order != tuple(range(out.ndim)) else out
+
+
+def _at_once(func1d, moved, outer, args, kwargs):
+    """``func1d`` over every slice of ``moved``'s last axis in one call (``vmap`` over the slices,
+    flattened to one axis), its results of shape ``outer + result``; None where there is one slice,
+    or where the callable does what a batch of slices cannot (it reads their data, or writes into
+    them: the loop then calls it per slice, and raises what NumPy raises)."""
+    count = 1
+    for n in outer:
+        count *= n
+    if count == 1:
+        return None
+    rows = _reshape(moved, (count, moved.shape[-1]))
+
+    def each(row):
+        impl = row._impl
+        out = func1d(row, *args, **kwargs)
+        if row._impl is not impl:  # it wrote into its slice: a write NumPy makes into ``arr``
+            raise SideEffect("a write into the slice")
+        return D.asarray(out, op="apply_along_axis")
+    host = _np.random.get_state(), random.getstate()
+    try:
+        with no_side_effects():
+            out = vmap(each)(rows)
+    except Exception:  # (the callable reads or writes data, draws random numbers, or needs NumPy's arrays)
+        out = None
+    if _drawn(host):  # host random numbers drawn once for all slices, where NumPy draws them per slice
+        _np.random.set_state(host[0])
+        random.setstate(host[1])
+        return None
+    return None if out is None else _reshape(out, outer + tuple(out.shape[1:]))
+
+
+def _drawn(host) -> bool:
+    """Whether NumPy's or Python's global random numbers were drawn since ``host`` (their states)."""
+    (_, key, pos, gauss, cached), now = host[0], _np.random.get_state()
+    return now[2] != pos or now[3] != gauss or now[4] != cached or not _np.array_equal(now[1], key) \
+        or random.getstate() != host[1]
 
 
 def apply_over_axes(func, a, axes):

@@ -17,6 +17,7 @@ import numpy as _np
 from .. import array_api as _xp
 from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
+from ..core.context import NO_SIDE_EFFECTS, refuse_side_effect
 from ..core.tensor import Tensor
 from ..ops import aliasing
 from ..ops.elementwise import astype as _astype
@@ -94,6 +95,8 @@ class Generator(Distributions):
         return f"Generator(Philox4x32 on MAX) at {hex(id(self))}"
 
     def _advance(self, n: int) -> int:
+        if NO_SIDE_EFFECTS[0] is not None:  # (a draw under apply_along_axis's call over all slices at once)
+            refuse_side_effect("a random draw")
         with self._lock:
             start = self._counter
             self._counter += n

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import weakref
 
+from ..core.context import NO_SIDE_EFFECTS, refuse_side_effect
 from ..core.operation import PLAIN_CLASSES, plain_array
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
@@ -288,6 +289,8 @@ def _setitem_put_back(key, plain=None, shape=None):
 
 
 def setitem(x: Tensor, key, value) -> None:
+    if NO_SIDE_EFFECTS[0] is not None:
+        refuse_side_effect(f"a write into an array of shape {x.shape}", x._impl.batch_dims)
     if x._view is not None:
         check_writeable(x)
     if type(value) is complex and (x._impl.dtype.is_integer or x._impl.dtype.is_floating):  # NumPy's TypeError
@@ -307,6 +310,8 @@ def setitem(x: Tensor, key, value) -> None:
 
 def rebind(x: Tensor, value: Tensor) -> None:
     """``x[...] = value`` for a value of x's shape and dtype: x's new value, its views kept in sync."""
+    if NO_SIDE_EFFECTS[0] is not None:
+        refuse_side_effect(f"a write into an array of shape {x.shape}", x._impl.batch_dims)
     if x._view is not None:
         check_writeable(x)
     x._impl = value._impl
