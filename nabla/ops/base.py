@@ -23,7 +23,7 @@ def describe(*impls: TensorImpl) -> str:
 
 
 def normalize_axis(axis: int, ndim: int, op: str) -> int:
-    if not isinstance(axis, numbers.Integral) or isinstance(axis, bool):
+    if type(axis) is not int and (not isinstance(axis, numbers.Integral) or isinstance(axis, bool)):
         raise TypeError(f"nabla.{op}: axis must be an integer, got {type(axis).__name__}")
     if not -ndim <= axis < ndim:
         raise IndexError(f"nabla.{op}: axis {axis} is out of range for a tensor of rank {ndim}")

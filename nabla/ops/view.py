@@ -138,9 +138,19 @@ unsqueeze_op.inverse, squeeze_op.inverse = squeeze_op, unsqueeze_op
 
 
 def _resolve_shape(shape, size: int, src, op: str) -> tuple[int, ...]:
-    if isinstance(shape, numbers.Integral) and not isinstance(shape, bool):
+    if type(shape) is int:
+        shape = (shape,)
+    elif isinstance(shape, numbers.Integral) and not isinstance(shape, bool):
         shape = (shape,)
     shape = tuple(shape)
+    if all(type(d) is int and d >= -1 for d in shape):  # (the common case: sizes, or one -1)
+        known = math.prod(shape)
+        if known < 0 and shape.count(-1) == 1:  # (one -1: the rest's count)
+            known = -known
+            if known and not size % known:
+                return tuple(size // known if d == -1 else d for d in shape)
+        elif known == size and -1 not in shape:
+            return shape
     if sum(1 for d in shape if d == -1) > 1:
         raise ValueError(f"nabla.{op}: only one dimension can be -1, got {shape}")
     known = _check_shape(tuple(d for d in shape if d != -1), op)
@@ -166,10 +176,11 @@ def permute_dims(x: Tensor, axes) -> Tensor:
     impl = x._impl
     n = impl.ndim
     axes = tuple(axes)
-    if len(axes) != n or sorted(normalize_axis(a, n, "permute_dims") for a in axes) != list(range(n)):
+    normal = [normalize_axis(a, n, "permute_dims") for a in axes]
+    if len(axes) != n or sorted(normal) != list(range(n)):
         raise ValueError(f"nabla.permute_dims: axes {axes} are not a permutation of {n} axes ({describe(impl)})")
     b = impl.batch_dims
-    perm = tuple(range(b)) + tuple(b + normalize_axis(a, n, "permute_dims") for a in axes)
+    perm = tuple(range(b)) + tuple(b + a for a in normal) if b else tuple(normal)
     if perm == tuple(range(len(perm))):
         return x
     return permute_op.apply_unary(x, {"perm": perm})
