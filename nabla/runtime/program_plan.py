@@ -520,10 +520,16 @@ class _Call:
         call[0] = len(run)
         patches = []  # (place in the call array, source, index, byte offset)
         self.moving = []  # (place in the call array, source, index, byte Offset): moved by the starts
+        addresses = {}  # id(program) -> its address (a loop's stages share a few programs; asking costs ~1 us)
         for i, (k, s) in enumerate(run):
             at = 1 + STAGE * i
-            call[at:at + 8] = (s.kind, s.family, 0 if s.program is None else s.program.ctypes.data, 0, 0, s.n, 0,
-                               s.count)
+            program = s.program
+            address = 0
+            if program is not None:
+                address = addresses.get(id(program))
+                if address is None:
+                    address = addresses[id(program)] = program.ctypes.data
+            call[at:at + 8] = (s.kind, s.family, address, 0, 0, s.n, 0, s.count)
             if k in const_at:
                 patches.append((at + 3, _CONSTS, 0, const_at[k] * 8))
             if k in layout_at:
@@ -537,14 +543,20 @@ class _Call:
                     patches.append((at + 8 + 2 * j, source, index, base + offset))
                 call[at + 9 + 2 * j] = b.nbytes if (s.family >= 2 or s.kind in (_COPY, _SCATTER)) \
                     else b.nbytes // b.value.dtype.itemsize
-        based = [(at, source, offset) for at, source, _, offset in patches if source in (_RESULT, _ARENA, _CONSTS)]
-        for at, _, offset in based:
-            call[at] = offset
-        self.call = call = np.array(call, np.int64)
+        places: dict = {_RESULT: [], _ARENA: [], _CONSTS: []}  # per source with addresses here: its places
+        leaves = []
+        for patch in patches:
+            at, source, _, offset = patch
+            found = places.get(source)
+            if found is not None:
+                found.append(at)
+                call[at] = offset
+            elif source == _LEAF or source == _FOREIGN_OUT:
+                leaves.append(tuple(map(int, patch)))
+        self.call = np.array(call, np.int64)
         # per source with addresses here: (its places in the call array, source - 1)
-        self.based = [(np.array([at for at, s, _ in based if s == source], np.int64), source - 1)
-                      for source in (_RESULT, _ARENA, _CONSTS) if any(s == source for _, s, _ in based)]
-        self.leaves = [tuple(int(x) for x in p) for p in patches if p[1] in (_LEAF, _FOREIGN_OUT)]
+        self.based = [(np.array(found, np.int64), source - 1) for source, found in places.items() if found]
+        self.leaves = leaves
 
     def run(self, state, kernel) -> None:
         call = self.call.copy()
