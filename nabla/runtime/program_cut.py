@@ -105,11 +105,12 @@ class Cut:
         # -1 for a node whose operands are being placed. (One loop, nothing called per operand: a
         # loop's trace makes a cut per slice write, tens of thousands.)
         stack = [value.node]
+        push, pop, node_get, leaf_get = stack.append, stack.pop, node_at.get, leaf_at.get
         heights = None  # (``_deep_first``'s depths of operands, once each)
         while stack:
             n = stack[-1]
             nid = id(n)
-            at = node_at.get(nid)
+            at = node_get(nid)
             if at is None:
                 node_at[nid] = -1
                 # (the deeper operand's work first, then the first operand's: ``acc + f(x_i)`` and
@@ -119,9 +120,11 @@ class Cut:
                 waiting = 0
                 for v in reversed(n.inputs):
                     m = v.node
-                    if m is not None and id(m) not in node_at and id(v) not in buffer_of and id(m) not in stop_ids:
-                        stack.append(m)
-                        waiting += 1
+                    if m is not None:
+                        mid = id(m)
+                        if mid not in node_at and mid not in stop_ids and id(v) not in buffer_of:
+                            push(m)
+                            waiting += 1
                 if waiting > 1 and deep:
                     if heights is None:
                         heights = {}
@@ -129,14 +132,14 @@ class Cut:
                 if waiting:
                     continue
             elif at >= 0:
-                stack.pop()
+                pop()
                 continue
-            stack.pop()
+            pop()
             refs = []
             total = 1
             for v in n.inputs:
                 vid = id(v)
-                k = leaf_at.get(vid)
+                k = leaf_get(vid)
                 if k is None:
                     m = v.node
                     if m is None or vid in buffer_of or id(m) in stop_ids:
