@@ -218,9 +218,9 @@ class SideEffect(Exception):
     mapped, draw random numbers."""
 
 
-#: (thread id, vmap depth at its start) of the call running under ``no_side_effects``, or None (asked
-#: at every array write and random draw: one list read where none runs)
-NO_SIDE_EFFECTS: list = [None]
+#: thread id -> the vmap depth at the start of the call it runs under ``no_side_effects`` (asked at
+#: every array write and random draw: an empty dict's test where none runs)
+NO_SIDE_EFFECTS: dict = {}
 
 
 @contextlib.contextmanager
@@ -229,17 +229,21 @@ def no_side_effects():
     random draw, raise ``SideEffect`` before they happen: ``apply_along_axis`` calls a function once
     over all slices at once only where the function has no such effect (called per slice, as NumPy
     calls it, it would have it once per slice)."""
-    saved = NO_SIDE_EFFECTS[0]
-    NO_SIDE_EFFECTS[0] = (threading.get_ident(), VMAP_DEPTH.value)
+    me = threading.get_ident()
+    saved = NO_SIDE_EFFECTS.get(me)
+    NO_SIDE_EFFECTS[me] = VMAP_DEPTH.value
     try:
         yield
     finally:
-        NO_SIDE_EFFECTS[0] = saved
+        if saved is None:
+            del NO_SIDE_EFFECTS[me]
+        else:
+            NO_SIDE_EFFECTS[me] = saved
 
 
 def refuse_side_effect(what: str, batch_dims: int | None = None) -> None:
     """Raise ``SideEffect`` where this thread runs under ``no_side_effects`` (a write into an array of
     ``batch_dims``: where they are no more than the vmap depth at its start, an array from outside)."""
-    running = NO_SIDE_EFFECTS[0]
-    if running is not None and running[0] == threading.get_ident() and (batch_dims is None or batch_dims <= running[1]):
+    depth = NO_SIDE_EFFECTS.get(threading.get_ident())
+    if depth is not None and (batch_dims is None or batch_dims <= depth):
         raise SideEffect(what)

@@ -2,8 +2,8 @@
 ``piecewise``: the callable gets slices of the array (lazy, on MAX) and its results are stacked or
 written back with Nabla ops. ``apply_along_axis`` first calls the callable once over all the slices
 at once (``vmap``, as JAX's does): its ops are recorded once, not once per slice; a callable that
-reads its slice's data (an ``if`` on a value, ``float()``, a mask's selection) cannot run so, and is
-then called once per slice, as NumPy calls it."""
+reads its slice's data (an ``if`` on a value, ``float()``, a mask's selection), writes into an array
+or draws random numbers cannot run so, and is then called once per slice, as NumPy calls it."""
 
 from __future__ import annotations
 

@@ -95,7 +95,7 @@ class Generator(Distributions):
         return f"Generator(Philox4x32 on MAX) at {hex(id(self))}"
 
     def _advance(self, n: int) -> int:
-        if NO_SIDE_EFFECTS[0] is not None:  # (a draw under apply_along_axis's call over all slices at once)
+        if NO_SIDE_EFFECTS:  # (a draw under apply_along_axis's call over all slices at once)
             refuse_side_effect("a random draw")
         with self._lock:
             start = self._counter

@@ -289,7 +289,7 @@ def _setitem_put_back(key, plain=None, shape=None):
 
 
 def setitem(x: Tensor, key, value) -> None:
-    if NO_SIDE_EFFECTS[0] is not None:
+    if NO_SIDE_EFFECTS:
         refuse_side_effect(f"a write into an array of shape {x.shape}", x._impl.batch_dims)
     if x._view is not None:
         check_writeable(x)
@@ -310,7 +310,7 @@ def setitem(x: Tensor, key, value) -> None:
 
 def rebind(x: Tensor, value: Tensor) -> None:
     """``x[...] = value`` for a value of x's shape and dtype: x's new value, its views kept in sync."""
-    if NO_SIDE_EFFECTS[0] is not None:
+    if NO_SIDE_EFFECTS:
         refuse_side_effect(f"a write into an array of shape {x.shape}", x._impl.batch_dims)
     if x._view is not None:
         check_writeable(x)

@@ -27,7 +27,7 @@ def _inplace(fn, name):
             if out.dtype.kind != self.dtype.kind and not (out.dtype.is_integer and self.dtype.is_integer):
                 raise TypeError(f"nabla: in-place {name} cannot store a {out.dtype} result in a {self.dtype} array")
             out = ew.astype(out, self.dtype)
-        if NO_SIDE_EFFECTS[0] is not None:
+        if NO_SIDE_EFFECTS:
             refuse_side_effect(f"an in-place {name} of an array of shape {self.shape}", self._impl.batch_dims)
         if self._view is not None:
             aliasing.check_writeable(self)
