@@ -34,7 +34,7 @@ from ..ops.linalg import matmul_op
 from ..ops.multi_output import concat_op
 from .fused import Plan, ViewPlan, plan as plan_stage
 from .fused_complex import real_products
-from .fused_codes import _LOAD, BYTES, CODES, INT_CODES, constant_bits
+from .fused_codes import _LOAD, BYTES, CODES, INT_CODES, constant_bits, reduce_kind
 from .fused_layouts import Offset
 from .fused_format import pack_program
 from .fused_matmul import matmul_fits, taking_large_matmuls
@@ -171,17 +171,18 @@ class Scheduler:
         # ids of the nodes a cut stops at: stages of their own kinds, and work no stage does
         self.stop_ids = _stop_ids(order)
         readers, values_of = self.readers, self.values_of
+        readers_get, values_get = readers.get, values_of.get
         for n in order:  # (methods bound once: a loop's trace has hundreds of thousands of nodes)
             for v in n.inputs:
                 vid = id(v)
-                found = readers.get(vid)
-                if found is None:
-                    readers[vid] = [n]
-                else:
+                found = readers_get(vid)
+                if found is not None:
                     found.append(n)
-                m = v.node
+                    continue
+                readers[vid] = [n]
+                m = v.node  # (a value's node and index are known from its first read)
                 if m is not None:
-                    of = values_of.get(id(m))
+                    of = values_get(id(m))
                     if of is None:
                         values_of[id(m)] = {v.index: v}
                     else:
@@ -547,6 +548,8 @@ class Scheduler:
             return None
         if id(value.node) in self.stop_ids and foreign(value.node):
             return [value]
+        if reduce_kind(value.node.op) is not None:  # (computed into a buffer of its own, then loaded:
+            return [value]  # a loop's ``t[j] = x[:i] @ y[:i]`` found so without walking its cut first)
         sub = Cut(value, self.buffer_of, self.stop_ids)
         if sub.missing:
             return sub.missing
