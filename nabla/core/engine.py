@@ -417,7 +417,7 @@ class _Interpreted:
 
 def _write_back(outputs, results) -> None:
     for v, buf in zip(outputs, results):
-        if type(buf) is tuple:  # a small result in host memory, and its address (``program_plan.HostBlocks``)
+        if type(buf) is tuple:  # a small result in host memory, and its address (``runtime/result_memory.HostBlocks``)
             # (not owned: a NumPy view handed out of it has the block as its base, not ``host``, so
             # no reference count would tell; an element write copies it once, into memory of its own)
             as_host_value(v, buf[0], False, buf[1])

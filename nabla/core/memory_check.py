@@ -40,7 +40,7 @@ def _churn() -> None:
 
 def _host_bytes(result):
     """A host result's bytes (None for results on an accelerator)."""
-    if type(result) is tuple:  # (a small result in host memory, and its address: ``program_plan.HostBlocks``)
+    if type(result) is tuple:  # (a small result in host memory, and its address: ``runtime/result_memory.HostBlocks``)
         return result[0].reshape(-1).view(np.uint8).copy()
     device = getattr(result, "device", None)
     if device is not None and not getattr(device, "is_host", True):

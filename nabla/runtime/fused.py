@@ -25,7 +25,7 @@ from .fused_program import write
 from .fused_views import contiguous_view
 from .fused_stages import deferrable, fits_alone, stages
 from .first_sight import FirstSightPath
-from .program_plan import host_memory
+from .result_memory import host_memory
 
 
 class Plan:

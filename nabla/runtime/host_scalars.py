@@ -22,7 +22,7 @@ from ..core.trace_lowering import node_memo
 from ..ops.creation import constant_op
 from .program import ProgramPath
 from .program_kernel import module as _kernel_module, ready as _kernel_built
-from .program_plan import HostBlocks
+from .result_memory import HostBlocks
 
 
 class _ScalarProgram:

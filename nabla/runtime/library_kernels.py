@@ -27,7 +27,7 @@ from ..ops.random_bits import random_op
 from ..ops.sorting import sort_op
 from ..ops.spectral import eig_op, eigh_op, svd_op
 from .program_kernel import OP_KERNELS
-from .program_plan import host_buffer
+from .result_memory import host_buffer
 
 _F64 = DType.float64
 

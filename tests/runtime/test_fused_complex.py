@@ -288,9 +288,10 @@ class _FilledNumpy:
 def test_a_real_part_of_complex_work_has_its_full_shape_for_any_reader(monkeypatch):
     """``(a + 0j) @ (b + 0j)`` as four real products: the imaginary part of a cast is a scalar 0,
     which a matmul must read spread to its operand's shape (it read past the scalar's slot)."""
-    from nabla.runtime import program_plan
+    from nabla.runtime import program_plan, result_memory
 
     monkeypatch.setattr(program_plan, "np", _FilledNumpy())
+    monkeypatch.setattr(result_memory, "np", _FilledNumpy())  # (the arena and results' memory)
     rng = np.random.default_rng(5)
     a, b = rng.standard_normal((3, 3)), rng.standard_normal((3, 3))
     z = nb.asarray(np.ones(1, np.complex128)).dtype

@@ -32,7 +32,7 @@ def test_a_pick_makes_its_buffer_only_when_a_run_asks(dtype):
 
 
 def test_small_results_are_host_memory_of_their_own():
-    """A read's small results are views of host blocks (``program_plan.HostBlocks``), kept by the
+    """A read's small results are views of host blocks (``result_memory.HostBlocks``), kept by the
     values as ``HostValue``s: read at once, used as leaves of later runs, written in place without
     touching the results beside them in the block; a large result stays a buffer."""
     from nabla.core.values import HostValue
