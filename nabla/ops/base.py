@@ -134,14 +134,23 @@ class BinaryOperation(Operation):
         pass
 
     def abstract_eval(self, x: TensorImpl, y: TensorImpl, **kwargs):
-        if x.dtype is not y.dtype:
+        dtype = x.dtype
+        if dtype is not y.dtype:
             raise TypeError(f"nabla.{self.name}: operands must share a dtype here, got {describe(x, y)}")
-        self.check_dtype(x.dtype)
+        out = _OUT_DTYPES.get((self, dtype))  # (its check passed and its result's dtype, once per dtype)
+        if out is None:
+            self.check_dtype(dtype)
+            out = _OUT_DTYPES[(self, dtype)] = self.out_dtype(dtype)
         if x.batch_dims == y.batch_dims == 0:
-            shape = broadcast_shapes(x.cached_shape, y.cached_shape, op=self.name)
-            return shape, self.out_dtype(x.dtype), 0
+            a, b = x.cached_shape, y.cached_shape
+            return (a if a == b else broadcast_shapes(a, b, op=self.name)), out, 0
         shape, _, bd = broadcast_impls((x, y), self.name)
-        return shape, self.out_dtype(x.dtype), bd
+        return shape, out, bd
+
+
+#: (binary op, operands' dtype) -> the result's dtype, where the op takes that dtype (both depend on
+#: the dtype alone: asked once, where a loop's ``x + y`` asked its category at every op)
+_OUT_DTYPES: dict = {}
 
 
 class LogicalShapeOperation(Operation):
