@@ -137,10 +137,10 @@ class BinaryOperation(Operation):
         dtype = x.dtype
         if dtype is not y.dtype:
             raise TypeError(f"nabla.{self.name}: operands must share a dtype here, got {describe(x, y)}")
-        out = _OUT_DTYPES.get((self, dtype))  # (its check passed and its result's dtype, once per dtype)
+        out = OUT_DTYPES.get((self, dtype))  # (its check passed and its result's dtype, once per dtype)
         if out is None:
             self.check_dtype(dtype)
-            out = _OUT_DTYPES[(self, dtype)] = self.out_dtype(dtype)
+            out = OUT_DTYPES[(self, dtype)] = self.out_dtype(dtype)
         if x.batch_dims == y.batch_dims == 0:
             a, b = x.cached_shape, y.cached_shape
             return (a if a == b else broadcast_shapes(a, b, op=self.name)), out, 0
@@ -150,7 +150,7 @@ class BinaryOperation(Operation):
 
 #: (binary op, operands' dtype) -> the result's dtype, where the op takes that dtype (both depend on
 #: the dtype alone: asked once, where a loop's ``x + y`` asked its category at every op)
-_OUT_DTYPES: dict = {}
+OUT_DTYPES: dict = {}
 
 
 class LogicalShapeOperation(Operation):

@@ -12,7 +12,7 @@ from ..core.operation import Fused
 from ..core.tensor import Tensor
 from . import complex_lowerings as C
 from . import lowerings as L
-from .base import BinaryOperation, UnaryOperation, broadcast_shapes, describe, flat_form, lift_same
+from .base import OUT_DTYPES, BinaryOperation, UnaryOperation, broadcast_shapes, describe, flat_form, lift_same
 from .casts import cast_op
 from .operands import align_batched, coerce_operands, scalar_dtype
 from .broadcasting import broadcast_to, sum_to_like
@@ -118,6 +118,13 @@ class ElementwiseUnary(_TableOp, UnaryOperation):
     def check_dtype(self, x):
         if not CATEGORIES[self.row.category](x.dtype):
             raise TypeError(f"nabla.{self.name}: expected {_CATEGORY_TEXT[self.row.category]}, got {describe(x)}")
+
+    def abstract_eval(self, x, **kwargs):
+        out = OUT_DTYPES.get((self, x.dtype))  # (the row's check and result dtype: the dtype's alone)
+        if out is None:
+            self.check_dtype(x)
+            out = OUT_DTYPES[(self, x.dtype)] = self.out_dtype(x.dtype)
+        return x.cached_shape, out, x.batch_dims
 
     def maxpr(self, x, complex_storage=False):
         if complex_storage:
