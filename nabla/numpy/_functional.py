@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections.abc
 import itertools
+import math
 import random
 
 import numpy as _np
@@ -57,9 +58,7 @@ def _at_once(func1d, moved, outer, args, kwargs):
     flattened to one axis), its results of shape ``outer + result``; None where there is one slice,
     or where the callable does what a batch of slices cannot (it reads their data, or writes into
     them: the loop then calls it per slice, and raises what NumPy raises)."""
-    count = 1
-    for n in outer:
-        count *= n
+    count = math.prod(outer)
     if count == 1:
         return None
     rows = _reshape(moved, (count, moved.shape[-1]))
@@ -86,7 +85,7 @@ def _at_once(func1d, moved, outer, args, kwargs):
 def _drawn(host) -> bool:
     """Whether NumPy's or Python's global random numbers were drawn since ``host`` (their states)."""
     (_, key, pos, gauss, cached), now = host[0], _np.random.get_state()
-    return now[2] != pos or now[3] != gauss or now[4] != cached or not _np.array_equal(now[1], key) \
+    return now[2] != pos or now[3] != gauss or now[4] != cached or now[1].tobytes() != key.tobytes() \
         or random.getstate() != host[1]
 
 

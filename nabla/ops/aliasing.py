@@ -47,6 +47,12 @@ def read_only_view(parent: Tensor, child: Tensor, derive) -> Tensor:
     return make_view(parent, child, derive, None)
 
 
+def refuse_write(x: Tensor) -> None:
+    """Raise ``SideEffect`` before a write into ``x`` under ``no_side_effects`` where ``x`` is from
+    outside the call (not mapped by a vmap begun inside it); callers ask ``NO_SIDE_EFFECTS`` first."""
+    refuse_side_effect(f"a write into an array of shape {x.shape}", x._impl.batch_dims)
+
+
 def check_writeable(x: Tensor) -> None:
     """Raise before a write when ``x`` is, or views, a read-only view (NumPy's message)."""
     node = x
@@ -290,7 +296,7 @@ def _setitem_put_back(key, plain=None, shape=None):
 
 def setitem(x: Tensor, key, value) -> None:
     if NO_SIDE_EFFECTS:
-        refuse_side_effect(f"a write into an array of shape {x.shape}", x._impl.batch_dims)
+        refuse_write(x)
     if x._view is not None:
         check_writeable(x)
     if type(value) is complex and (x._impl.dtype.is_integer or x._impl.dtype.is_floating):  # NumPy's TypeError
@@ -311,7 +317,7 @@ def setitem(x: Tensor, key, value) -> None:
 def rebind(x: Tensor, value: Tensor) -> None:
     """``x[...] = value`` for a value of x's shape and dtype: x's new value, its views kept in sync."""
     if NO_SIDE_EFFECTS:
-        refuse_side_effect(f"a write into an array of shape {x.shape}", x._impl.batch_dims)
+        refuse_write(x)
     if x._view is not None:
         check_writeable(x)
     x._impl = value._impl

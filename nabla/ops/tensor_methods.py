@@ -4,7 +4,7 @@ itself names no op."""
 from __future__ import annotations
 
 from . import aliasing, bit_views, broadcasting, elementwise as ew, linalg, multi_output, reduction
-from ..core.context import NO_SIDE_EFFECTS, refuse_side_effect
+from ..core.context import NO_SIDE_EFFECTS
 from ..core.graph import host_view
 from .picks import host_element
 
@@ -28,7 +28,7 @@ def _inplace(fn, name):
                 raise TypeError(f"nabla: in-place {name} cannot store a {out.dtype} result in a {self.dtype} array")
             out = ew.astype(out, self.dtype)
         if NO_SIDE_EFFECTS:
-            refuse_side_effect(f"an in-place {name} of an array of shape {self.shape}", self._impl.batch_dims)
+            aliasing.refuse_write(self)
         if self._view is not None:
             aliasing.check_writeable(self)
         self._impl = out._impl
