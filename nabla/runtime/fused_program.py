@@ -36,20 +36,6 @@ from .fused_reads import _concat, _index_nodes, _iota_axis, _stack, _take
 from .fused_views import _viewer
 
 
-def reduction_inside(order, out) -> bool:
-    """Whether a reduction, a running sum or a matmul feeds more of ``order``'s work (``out``: its
-    result): a program ends with one (its store), so no one program runs such a trace, whatever its
-    sizes. (Not asked of a trace that ends with a test, as ``any``/``all`` do: a count's store makes
-    the test.)"""
-    if out.node.op is K.GREATER or out.node.op is K.LOGICAL_NOT:
-        return False
-    for n in order[:-1]:
-        op = n.op
-        if op is K.MATMUL or op is K.CUMULATIVE_SUM or reduce_kind(op) is not None:
-            return True
-    return False
-
-
 def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
     """The program for a trace, or None when the fused kernel cannot run it."""
     if len(outputs) != 1 or not order:

@@ -38,11 +38,11 @@ from .fused_codes import _LOAD, BYTES, CODES, INT_CODES, constant_bits, reduce_k
 from .fused_layouts import Offset
 from .fused_format import pack_program
 from .fused_matmul import matmul_fits, taking_large_matmuls
-from .fused_program import reduction_inside
 from .fused_stages import _unfit, stages as first_values
 from .program_kernel import COPY, MAP, NONZERO, REDUCE, SCAN, SCATTER, SCATTER_ADD, family
 from .program_kernel import loaded as _kernel_loaded, module as _kernel_module
-from .program_cut import Cut, starts
+from .op_kinds import GREATER, LOGICAL_NOT
+from .program_cut import Cut, ends_program, starts
 from .program_plan import _FOREIGN, ProgramPlan, _Buffer, _Stage
 
 _MAP, _REDUCE, _SCAN, _COPY, _SCATTER, _SCATTER_ADD, _NONZERO = MAP, REDUCE, SCAN, COPY, SCATTER, SCATTER_ADD, NONZERO
@@ -95,12 +95,22 @@ def _stop_ids(order) -> set:
     thousands of times); a matmul's and a concat's rules read shapes, complex work its kwargs."""
     stops = set()
     answers: dict = {}
+    # (keys of ids: the dtypes, devices and ops are alive while the trace is, and a DType's hash and
+    # equality are Python's; one or two operands without a list, most nodes have)
     for n in order:
         op, kw = n.op, n.kwargs
         if op in _OWN_KIND:
             stops.add(id(n))
             continue
-        key = (op, kw.get("dtype"), *[(v.dtype, v.device) for v in n.inputs])
+        ins = n.inputs
+        if len(ins) == 2:
+            a, b = ins
+            key = (op, id(kw.get("dtype")), id(a.dtype), id(a.device), id(b.dtype), id(b.device))
+        elif len(ins) == 1:
+            a = ins[0]
+            key = (op, id(kw.get("dtype")), id(a.dtype), id(a.device))
+        else:
+            key = (op, id(kw.get("dtype")), *[(id(v.dtype), id(v.device)) for v in ins])
         answer = answers.get(key)
         if answer is None:
             answer = foreign(n)
@@ -148,6 +158,9 @@ def _slice_layout(shape, index) -> list:
     layout[1] = Offset(at, const, terms) if terms else at
     return layout
 
+
+#: a cut's plan where it is to be walked again, its deeper operands first (``Cut.deepen``)
+_DEEPER = "deeper"
 
 #: a cut of more nodes than this that no rule splits is halved (``_across_kinds``), not peeled
 _HALVED_FROM = 64
@@ -239,6 +252,9 @@ class Scheduler:
         if v.node.op is matmul_op and _empty_sum(v.node):
             self._fill(v, 0)
             return []
+        first = self._ends_read(v.node)
+        if first:
+            return first
         sub = Cut(v, self.buffer_of, self.stop_ids)
         if sub.missing:
             return sub.missing
@@ -258,6 +274,15 @@ class Scheduler:
         else:
             self._program_stage(plan.program, sub, self._new_buffer(v))
         return []
+
+    def _ends_read(self, node) -> list:
+        """``node``'s operands whose values end a program (``ends_program``) and have no buffer yet:
+        computed first, as its cut would find them, without walking the cut (a loop's ``A[i, j] -=
+        A[i, :j] @ A[:j, j]``); none below a count's test (``any``), whose program ends with it."""
+        if node.op is GREATER or node.op is LOGICAL_NOT:
+            return []
+        buffer_of = self.buffer_of
+        return [u for u in node.inputs if u.node is not None and id(u) not in buffer_of and ends_program(u.node.op)]
 
     def _foreign(self, v) -> list:
         """A stage that runs ``v``'s node alone on the engine's other paths, its operands computed
@@ -292,16 +317,19 @@ class Scheduler:
         """The fused evaluator's plan for a cut, made once per structure of cut in this trace (an
         element loop's stages repeat it thousands of times, their slice starts data)."""
         plan = self.plans.get(sub.key)
+        if plan is _DEEPER:  # (walked in order, this structure's program held too many values at once)
+            plan = None if not sub.deepen(self.buffer_of, self.stop_ids) else self.plans.get(sub.key)
+            if plan is _DEEPER:
+                plan = None
         if plan is None:
-            if reduction_inside(sub.origins, sub.value):
-                # refused unwritten: a loop's ``(b[i] - L[i, :i] @ x[:i]) / L[i, i]`` is a new
-                # structure at every length, and writing each only to refuse it cost most of its planning
-                plan = self.plans[sub.key] = False
-                return plan
             sub.clone()
             # (False where there is none: kept, so a structure the evaluator refuses is asked once)
-            plan = self.plans[sub.key] = plan_stage(sub.order, sub.leaves, [sub.result], sub.node_ids,
-                                                    sub.leaf_ids) or False
+            plan = plan_stage(sub.order, sub.leaves, [sub.result], sub.node_ids, sub.leaf_ids) or False
+            key = sub.key
+            if not plan and sub.deepen(self.buffer_of, self.stop_ids) and sub.key != key:
+                self.plans[key] = _DEEPER
+                return self._plan(sub)  # (once: the cut is walked deep now)
+            self.plans[sub.key] = plan
         return plan
 
     def _first(self, v, sub) -> list:
@@ -550,6 +578,9 @@ class Scheduler:
             return [value]
         if reduce_kind(value.node.op) is not None:  # (computed into a buffer of its own, then loaded:
             return [value]  # a loop's ``t[j] = x[:i] @ y[:i]`` found so without walking its cut first)
+        first = self._ends_read(value.node)
+        if first:
+            return first
         sub = Cut(value, self.buffer_of, self.stop_ids)
         if sub.missing:
             return sub.missing

@@ -7,7 +7,9 @@ import math
 
 from ..core.graph import Node, Value
 from ..core.trace_lowering import hashable_params
+from .fused_codes import reduce_kind
 from .fused_layouts import Offset
+from .op_kinds import CUMULATIVE_SUM, GREATER, LOGICAL_NOT, MATMUL
 
 #: a value of at least this many ops, used where the stage's elements outnumber its own this many
 #: times, gets a stage of its own (``Cut.first_parts``)
@@ -38,7 +40,8 @@ def _deep_first(stack, count, buffer_of, stop_ids, heights) -> None:
 
 #: how deep ``_deep_first`` looks into an operand's work (a loop's chain is deeper than any step)
 _DEPTH = 6
-#: the most nodes of a cut walked without ``_deep_first`` (the evaluator has 24 registers)
+#: the most nodes of a cut that cannot hold more values at a time than the evaluator's 24
+#: registers, whatever their order (``Cut.deepen``)
 _SHALLOW = 16
 
 
@@ -59,6 +62,20 @@ def _height(node, cap, buffer_of, stop_ids, heights) -> int:
     return found
 
 
+#: op -> whether its value ends a program (a reduction, a running sum, a matmul), asked once per op
+_ENDS: dict = {}
+
+
+def ends_program(op) -> bool:
+    """Whether ``op``'s value ends a program (a reduction, a running sum, a matmul): no program
+    computes more from it, so a cut computes it first (kept in ``_ENDS``)."""
+    found = _ENDS.get(op)
+    if found is not None:
+        return found
+    found = _ENDS[op] = op is MATMUL or op is CUMULATIVE_SUM or reduce_kind(op) is not None
+    return found
+
+
 def starts(index, position):
     """A basic index with its starts as ``Offset``s of the trace node at ``position``."""
     return tuple((Offset.start(sl[0], (position, axis)), sl[1], sl[2]) for axis, sl in enumerate(index))
@@ -72,13 +89,23 @@ class Cut:
     needed for a structure not planned before in this trace."""
 
     __slots__ = ("value", "origins", "sources", "missing", "inputs", "sizes", "work", "key", "result_ref", "order",
-                 "leaves", "node_ids", "leaf_ids", "result", "original")
+                 "leaves", "node_ids", "leaf_ids", "result", "original", "deep")
 
     def __init__(self, value, buffer_of, stop_ids):
         self.value = value
+        self.deep = False
         self._walk(value, buffer_of, stop_ids, False)
-        if len(self.origins) > _SHALLOW:  # (a long cut: walked again, its deeper operands first)
-            self._walk(value, buffer_of, stop_ids, True)
+
+    def deepen(self, buffer_of, stop_ids) -> bool:
+        """Walk the cut again, the operand of the deepest work first (``_deep_first``), where its
+        program, written in the order walked, held more values at a time than the evaluator has
+        registers; False where that changes nothing (a cut of at most ``_SHALLOW`` nodes, or one
+        walked so already)."""
+        if self.deep or len(self.origins) <= _SHALLOW:
+            return False
+        self.deep = True
+        self._walk(self.value, buffer_of, stop_ids, True)
+        return True
 
     def _walk(self, value, buffer_of, stop_ids, deep: bool) -> None:
         """The cut's nodes, sources and key, its operands taken in order, or (``deep``) the operand of
@@ -106,6 +133,13 @@ class Cut:
         # loop's trace makes a cut per slice write, tens of thousands.)
         stack = [value.node]
         push, pop, node_get, leaf_get = stack.append, stack.pop, node_at.get, leaf_at.get
+        # a reduction, running sum or matmul below the root ends a program of its own (a program
+        # ends with one, whatever its sizes), so its value is computed first, its work not walked: a
+        # loop's ``(b[i] - L[i, :i] @ x[:i]) / L[i, i]`` is a new structure at every length, and
+        # writing each only to refuse it cost most of its planning. Not below a count's test
+        # (``any``), whose program ends with the count
+        root_op = value.node.op
+        ends_get = None if root_op is GREATER or root_op is LOGICAL_NOT else _ENDS.get
         heights = None  # (``_deep_first``'s depths of operands, once each)
         while stack:
             n = stack[-1]
@@ -123,6 +157,13 @@ class Cut:
                     if m is not None:
                         mid = id(m)
                         if mid not in node_at and mid not in stop_ids and id(v) not in buffer_of:
+                            if ends_get is not None:
+                                ends = ends_get(m.op)
+                                if ends is None:
+                                    ends = ends_program(m.op)
+                                if ends:
+                                    node_at[mid] = -2  # (computed first: a source, missing)
+                                    continue
                             push(m)
                             waiting += 1
                 if waiting > 1 and deep:
@@ -149,6 +190,12 @@ class Cut:
                         sources.append(v)
                     else:
                         j = node_at[id(m)]
+                        if j < 0:  # (a reduction's value: computed first)
+                            missing.append(v)
+                            k = leaf_at[vid] = len(sources)
+                            sources.append(v)
+                            refs.append(-1 - k)
+                            continue
                         size = prod(v.shape)
                         if size > sizes[j]:
                             sizes[j] = size

@@ -443,9 +443,29 @@ class _Call:
         # each, and a loop's program has tens of thousands of stages)
         call = [0] * (1 + STAGE * len(run))
         call[0] = len(run)
-        patches = []  # (place in the call array, source, index, byte offset)
+        # per source with addresses here: its places in the call array (each holding its offset)
+        places: dict = {_RESULT: [], _ARENA: [], _CONSTS: []}
+        consts_at = places[_CONSTS]
+        leaves = []  # (place in the call array, source, index, byte offset): a leaf's or a foreign output's
         self.moving = []  # (place in the call array, source, index, byte Offset): moved by the starts
         addresses = {}  # id(program) -> its address (a loop's stages share a few programs; asking costs ~1 us)
+        placed = {}  # id(buffer) -> where(buffer) (a loop's stages read and write a few buffers)
+
+        def patch(at, b, offset):
+            found = placed.get(id(b))
+            if found is None:
+                found = placed[id(b)] = where(b)
+            source, index, base = found
+            if type(offset) is Offset:
+                self.moving.append((at, source, index, offset + base))
+                return
+            into = places.get(source)
+            if into is not None:
+                into.append(at)
+                call[at] = base + offset
+            else:
+                leaves.append((at, source, int(index), int(base + offset)))
+
         for i, (k, s) in enumerate(run):
             at = 1 + STAGE * i
             program = s.program
@@ -455,29 +475,19 @@ class _Call:
                 if address is None:
                     address = addresses[id(program)] = program.ctypes.data
             call[at:at + 8] = (s.kind, s.family, address, 0, 0, s.n, 0, s.count)
-            if k in const_at:
-                patches.append((at + 3, _CONSTS, 0, const_at[k] * 8))
-            if k in layout_at:
-                patches.append((at + 6, _CONSTS, 0, layout_at[k] * 8))
-            patches.append((at + 4, *where(s.out)))
+            c = const_at.get(k)
+            if c is not None:
+                consts_at.append(at + 3)
+                call[at + 3] = c * 8
+            c = layout_at.get(k)
+            if c is not None:
+                consts_at.append(at + 6)
+                call[at + 6] = c * 8
+            patch(at + 4, s.out, 0)
+            bytes_counted = s.family >= 2 or s.kind in (_COPY, _SCATTER)
             for j, (b, offset) in enumerate(s.slots):
-                source, index, base = where(b)
-                if type(offset) is Offset:
-                    self.moving.append((at + 8 + 2 * j, source, index, offset + base))
-                else:
-                    patches.append((at + 8 + 2 * j, source, index, base + offset))
-                call[at + 9 + 2 * j] = b.nbytes if (s.family >= 2 or s.kind in (_COPY, _SCATTER)) \
-                    else b.nbytes // b.value.dtype.itemsize
-        places: dict = {_RESULT: [], _ARENA: [], _CONSTS: []}  # per source with addresses here: its places
-        leaves = []
-        for patch in patches:
-            at, source, _, offset = patch
-            found = places.get(source)
-            if found is not None:
-                found.append(at)
-                call[at] = offset
-            elif source == _LEAF or source == _FOREIGN_OUT:
-                leaves.append(tuple(map(int, patch)))
+                patch(at + 8 + 2 * j, b, offset)
+                call[at + 9 + 2 * j] = b.nbytes if bytes_counted else b.nbytes // b.value.dtype.itemsize
         self.call = np.array(call, np.int64)
         # per source with addresses here: (its places in the call array, source - 1)
         self.based = [(np.array(found, np.int64), source - 1) for source, found in places.items() if found]

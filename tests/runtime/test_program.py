@@ -473,17 +473,23 @@ def _traced(t):
     (lambda x: x[:-1] @ x[1:], False),
     (lambda x: np.any(x > 0.5), False),
 ])
-def test_a_reduction_feeding_more_work_is_refused_as_the_writer_refuses_it(build, inside):
-    """The scheduler refuses a cut with a reduction (a running sum, a matmul) feeding more of its
-    work without writing its program; the writer, asked, refuses the same cuts."""
+def test_a_reduction_feeding_more_work_is_computed_first_as_the_writer_refuses_it(build, inside):
+    """A cut stops at a reduction (a running sum, a matmul) that feeds more of its work: the value
+    is computed first, its work not walked (no program ends anywhere but at one); the writer,
+    asked for the whole trace, refuses the same ones. A count's test keeps its count."""
     from nabla.runtime.fused import plan
-    from nabla.runtime.fused_program import reduction_inside
+    from nabla.runtime.program_cut import Cut
 
     x = np.array(RNG.random(12))
     order, leaves, v, traced = _traced(build(x))
-    assert reduction_inside(order, v) is inside
+    cut = Cut(v, {id(leaf): leaf for leaf in leaves}, set())
+    assert bool(cut.missing) is inside
+    assert all(u.node is not None and u.node.op in (n.op for n in order) for u in cut.missing)
     if inside:
         assert plan(order, leaves, [v], traced.node_ids, traced.leaf_ids) is None
+        assert len(cut.origins) < len(order)
+    else:
+        assert len(cut.origins) == len(order)
     GRAPH.evaluate()
 
 
