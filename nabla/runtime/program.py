@@ -42,7 +42,7 @@ from .fused_stages import _unfit, stages as first_values
 from .program_kernel import COPY, MAP, NONZERO, REDUCE, SCAN, SCATTER, SCATTER_ADD, family
 from .program_kernel import loaded as _kernel_loaded, module as _kernel_module
 from .op_kinds import GREATER, LOGICAL_NOT
-from .program_cut import Cut, ends_program, starts
+from .program_cut import Cut, ends_program
 from .program_plan import _FOREIGN, ProgramPlan, _Buffer, _Stage
 
 _MAP, _REDUCE, _SCAN, _COPY, _SCATTER, _SCATTER_ADD, _NONZERO = MAP, REDUCE, SCAN, COPY, SCATTER, SCATTER_ADD, NONZERO
@@ -133,31 +133,27 @@ def _empty_sum(node) -> bool:
     return len(node.inputs) == 2 and len(x.shape) >= 2 and x.shape[-1] == 0 and x.dtype in CODES
 
 
-def _slice_layout(shape, index) -> list:
-    """The layout a stage stores through: the slice ``index`` (``(start, stop, step)`` per axis,
-    starts possibly ``Offset``s) of a contiguous array of ``shape``."""
+def _slice_layout(shape, index, position=None) -> list:
+    """The layout a stage stores through: the slice ``index`` (``(start, stop, step)`` per axis) of a
+    contiguous array of ``shape``; its starts data of the slice write at trace ``position`` where
+    given (the offset an ``Offset`` of them, summed here in one pass)."""
     strides, step = [], 1
     for n in reversed(shape):
         strides.append(step)
         step *= n
     strides.reverse()
-    # (the offset summed in one pass: its starts are ``Offset``s, whose arithmetic makes one per step)
-    at = const = 0
-    terms: dict = {}
+    at = 0
     layout = [float(len(index)), 0]
-    for sl, st in zip(index, strides):
-        a = sl[0]
-        at += int(a) * st
-        if type(a) is Offset:
-            const += a.const * st
-            for k, c in a.terms.items():
-                terms[k] = terms.get(k, 0) + c * st
-        else:
-            const += a * st
-        layout += [float(len(range(*sl))), float(sl[2] * st)]
-    layout[1] = Offset(at, const, terms) if terms else at
+    for (start, stop, step), st in zip(index, strides):
+        at += start * st
+        layout += [float(len(range(start, stop, step))), float(step * st)]
+    layout[1] = at if position is None else Offset(at, 0, {(position, axis): st for axis, st in enumerate(strides)})
     return layout
 
+
+#: dtype -> the program that loads a buffer of it, stored through a slice's layout (its element
+#: count is the stage's; read-only once made, shared by the stages of every plan)
+_LOADS: dict = {}
 
 #: a cut's plan where it is to be walked again, its deeper operands first (``Cut.deepen``)
 _DEEPER = "deeper"
@@ -180,6 +176,7 @@ class Scheduler:
         self.values_of: dict[int, dict] = {}  # id(node) -> {output index: value} the trace uses
         self.staged: set = set()  # ids of the nodes whose work a stage added so far does
         self.plans: dict = {}  # a cut's structure -> its plan
+        self.waiting: dict = {}  # id(value) -> its cut, walked while some of its sources lacked buffers
         self.firsts: dict = {}  # a cut's structure -> where in it the values to compute first are
         # ids of the nodes a cut stops at: stages of their own kinds, and work no stage does
         self.stop_ids = _stop_ids(order)
@@ -255,7 +252,7 @@ class Scheduler:
         first = self._ends_read(v.node)
         if first:
             return first
-        sub = Cut(v, self.buffer_of, self.stop_ids)
+        sub = self._cut(v)
         if sub.missing:
             return sub.missing
         first = sub.first_parts(self.readers)
@@ -274,6 +271,19 @@ class Scheduler:
         else:
             self._program_stage(plan.program, sub, self._new_buffer(v))
         return []
+
+    def _cut(self, v) -> Cut:
+        """``v``'s cut, walked; or the one walked before, where its sources then lacked buffers
+        (``missing``: values of stages of their own kinds and of reductions, computed since), which
+        the walk would find again as it was (a loop's slice write waits on the write before it)."""
+        sub = self.waiting.pop(id(v), None)
+        if sub is not None and sub.value is v and all(id(u) in self.buffer_of for u in sub.missing):
+            sub.missing = []
+            return sub
+        sub = Cut(v, self.buffer_of, self.stop_ids)
+        if sub.missing:
+            self.waiting[id(v)] = sub
+        return sub
 
     def _ends_read(self, node) -> list:
         """``node``'s operands whose values end a program (``ends_program``) and have no buffer yet:
@@ -430,13 +440,12 @@ class Scheduler:
         if isinstance(store, list):
             return store
         base = self.buffer_of[id(x)]
-        index = starts(node.kwargs["index"], self.node_ids[id(node)])
-        shape = [len(range(*sl)) for sl in index]
+        index = node.kwargs["index"]
         here = frozenset(map(id, store[0].origins)) if store is not None else frozenset()
         # reads of x by this write's own stage (``p[:, -1] = p[:, -2]``)
         reads_x = (value is x) if store is None else any(u is x for n in store[0].origins for u in n.inputs)
-        out = self._written(v, base, here, reads_x, math.prod(shape))
-        self._store(value, store, out, _slice_layout(x.shape, index))
+        out = self._written(v, base, here, reads_x, math.prod([len(range(*sl)) for sl in index]))
+        self._store(value, store, out, _slice_layout(x.shape, index, self.node_ids[id(node)]))
         self.staged.add(id(node))
         return []
 
@@ -448,16 +457,20 @@ class Scheduler:
             self._program_stage(program, sub, out, layout)
             return
         src = self.buffer_of[id(value)]
-        float_data = value.dtype in (_dt.float32, _dt.float64)
-        # (integers through int64 registers, every bit kept; float16 through float64's)
-        ints = value.dtype in INT_CODES
-        code = INT_CODES[value.dtype] if ints else CODES.get(value.dtype)
-        if code is None:
-            raise Unplanned("dtype")
-        prog = pack_program([(_LOAD, 0, 0, 0, 0 if float_data else code)], 0, 0, 1, 1, [0.0], {0: 0}, 0,
-                             math.prod(value.shape), value.dtype if float_data else BYTES, out_dtype=value.dtype,
-                             registers=value.dtype if float_data else _dt.int64 if ints else _dt.float64)
-        self._add(_Stage(_MAP, family(prog), prog.program, prog.consts, out, prog.size, layout, slots=((src, 0),)))
+        size = math.prod(value.shape)
+        prog = _LOADS.get(value.dtype)
+        if prog is None:
+            float_data = value.dtype in (_dt.float32, _dt.float64)
+            # (integers through int64 registers, every bit kept; float16 through float64's)
+            ints = value.dtype in INT_CODES
+            code = INT_CODES[value.dtype] if ints else CODES.get(value.dtype)
+            if code is None:
+                raise Unplanned("dtype")
+            prog = _LOADS[value.dtype] = pack_program(
+                [(_LOAD, 0, 0, 0, 0 if float_data else code)], 0, 0, 1, 1, [0.0], {0: 0}, 0, 0,
+                value.dtype if float_data else BYTES, out_dtype=value.dtype,
+                registers=value.dtype if float_data else _dt.int64 if ints else _dt.float64)
+        self._add(_Stage(_MAP, family(prog), prog.program, prog.consts, out, size, layout, slots=((src, 0),)))
 
     def _concat(self, v) -> list:
         """A concatenation the fused evaluator does not take whole (more parts than it holds
@@ -581,7 +594,7 @@ class Scheduler:
         first = self._ends_read(value.node)
         if first:
             return first
-        sub = Cut(value, self.buffer_of, self.stop_ids)
+        sub = self._cut(value)
         if sub.missing:
             return sub.missing
         first = sub.first_parts(self.readers)
