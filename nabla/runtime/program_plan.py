@@ -344,10 +344,14 @@ class _OffsetTable:
     def __init__(self, offsets):
         param_at: dict = {}
         rows, cols, coefs = [], [], []
+        column = param_at.get
         for k, (_, off) in enumerate(offsets):
             for param, c in off.terms.items():
                 rows.append(k)
-                cols.append(param_at.setdefault(param, len(param_at)))
+                at = column(param)
+                if at is None:
+                    at = param_at[param] = len(param_at)
+                cols.append(at)
                 coefs.append(c)
         self.where = np.fromiter((j for j, _ in offsets), np.int64, len(offsets))
         self.base = np.fromiter((off.const for _, off in offsets), np.float64, len(offsets))
