@@ -121,7 +121,7 @@ def sign(k, z):
     """NumPy 2's loop: z / |z| (0 at 0); one infinite part gives its direction, two give NaN, as
     does a NaN |z|; an |z| overflowing from finite parts gives 0 + +-1j (NumPy's branch for it)."""
     a, b = z
-    m = hypot(k, a, b)
+    m = k.hypot(a, b)
     zero, one, nan = k.const(0, m), k.const(1, m), k.const(math.nan, m)
     at_zero = k.equal(m, zero)
     safe = k.where(at_zero, one, m)
@@ -191,7 +191,7 @@ def log(k, z):
     """log|z| + i arg z. Near the unit circle log|z| = log1p((M - 1)(M + 1) + m^2) / 2 (M, m: the
     larger and smaller of |a|, |b|) keeps the digits log(|z|) loses."""
     a, b = z
-    h = hypot(k, a, b)
+    h = k.hypot(a, b)
     near = k.logical_and(k.greater(h, k.const(0.5, a)), k.greater(k.const(2, a), h))
     one = k.const(1, a)
     big, small = k.maximum(k.abs(a), k.abs(b)), k.minimum(k.abs(a), k.abs(b))
@@ -234,7 +234,7 @@ def imag(k, z):
 
 
 def magnitude(k, z):
-    return hypot(k, *z)
+    return k.hypot(*z)
 
 
 def square(k, z):
@@ -289,7 +289,7 @@ def log1p(k, z):
     small = k.logical_and(k.logical_and(k.greater(one, k.abs(a)), k.greater(one, k.abs(b))),
                           k.greater(a, k.const(-0.5, a)))
     near = k.multiply(k.log1p(k.add(k.multiply(a, k.add(a, k.const(2, a))), k.multiply(b, b))), k.const(0.5, a))
-    r = k.where(small, near, k.log(hypot(k, ap1, b)))
+    r = k.where(small, near, k.log(k.hypot(ap1, b)))
     real_axis = k.logical_and(k.equal(b, k.const(0, b)), k.greater_equal(a, k.const(-1, a)))
     return k.where(real_axis, k.log1p(a), r), k.atan2(b, ap1)
 
@@ -379,7 +379,7 @@ def tan(k, z):
 
 def sqrt(k, z):
     r, i = z
-    m = hypot(k, r, i)
+    m = k.hypot(r, i)
     s = k.sqrt(k.multiply(k.add(m, k.abs(r)), k.const(0.5, r)))
     zero = k.equal(s, k.const(0, s))
     t = k.where(zero, k.const(0, s), k.divide(k.abs(i), k.multiply(s, k.const(2, s))))
@@ -450,11 +450,11 @@ def atanh(k, z):
     near_zero = k.multiply(k.const(0.25, a), k.log1p(k.divide(k.multiply(k.const(4, a), a),
                                                                 k.add(k.multiply(om, om), k.multiply(b, b)))))
     # away from 0, log1p's argument nears -1 where |1 + z| is small: take the logs apart
-    apart = k.multiply(k.const(0.5, a), k.subtract(k.log(hypot(k, k.add(one, a), b)), k.log(hypot(k, om, b))))
+    apart = k.multiply(k.const(0.5, a), k.subtract(k.log(k.hypot(k.add(one, a), b)), k.log(k.hypot(om, b))))
     r = k.where(k.greater(k.const(0.5, a), k.abs(a)), near_zero, apart)
     i = k.multiply(k.const(0.5, a), k.atan2(k.multiply(k.const(2, b), b),
                                             k.subtract(k.multiply(om, k.add(one, a)), k.multiply(b, b))))
-    h = hypot(k, a, b)
+    h = k.hypot(a, b)
     big = k.greater(h, k.const(1e10, a))
     inf_in = _either_inf(k, a, b)
     r = k.where(big, k.divide(k.divide(a, h), h), r)

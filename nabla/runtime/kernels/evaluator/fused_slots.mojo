@@ -246,6 +246,28 @@ def _gather_as[D: DType, T: DType](dst: UnsafePointer[Scalar[T], MutUntrackedOri
     var outer = start // span
     var in_span = start - outer * span
     var in_inner = in_span % inner
+    # one other axis or none (a 1-D take; a complex value's pair, inner; a take along a matrix's
+    # last axis, outer): its coordinate is in_inner's or outer's as they stand, where the general
+    # loop below divides per element and per axis (a complex take ran at a fifth of a real one's speed)
+    if k == 0:
+        for i in range(count):
+            var p = max(0, min(rows - 1, Int(pos.unsafe_load(i).cast[DType.int64]())))
+            dst.unsafe_store(i, src.unsafe_load(offset + p * step).cast[T]())
+        return
+    if k == 1 and (Int(view.unsafe_load(7)) == inner or inner == 1):
+        var s0 = Int(view.unsafe_load(8))
+        for i in range(count):
+            var p = max(0, min(rows - 1, Int(pos.unsafe_load(i).cast[DType.int64]())))
+            dst.unsafe_store(i, src.unsafe_load(offset + p * step + (in_inner if inner > 1 else outer) * s0).cast[T]())
+            in_inner += 1
+            if in_inner == inner:
+                in_inner = 0
+            in_span += 1
+            if in_span == span:
+                in_span = 0
+                in_inner = 0
+                outer += 1
+        return
     for i in range(count):
         var p = max(0, min(rows - 1, Int(pos.unsafe_load(i).cast[DType.int64]())))
         var at = offset + p * step
