@@ -18,7 +18,7 @@ from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from ..core.trace_lowering import index_memo
 from . import indexing, view as _view
-from .basic_keys import plain_key
+from .basic_keys import element_parse, plain_key
 from .broadcasting import broadcast_to_op
 from .creation import operand_constant
 from .index_primitives import set_slice_op, slice_op, sliced_shape
@@ -257,7 +257,7 @@ def getitem(x: Tensor, key) -> Tensor:
         if not impl.batch_dims and impl.values_pending() \
                 and impl._values[0].node.op is not slice_op and impl._values[0].node.op is not reshape_op:
             # (a pick of a view of realized data reads the data: ``picks.element_from_host``)
-            plain = plain_key(impl.cached_shape, element, element=True)
+            plain = element_parse(impl.cached_shape, element)
             if plain is not None:  # of a lazy array (an element loop): a slice, reshaped to 0-d
                 return slice_op.apply_unary(x, {"index": plain[0], "shape": ()})
         return indexing.getitem(x, key)
@@ -334,7 +334,9 @@ def _plain_setitem(x: Tensor, key, value) -> bool:
     value = _plain_value(impl, value)
     if value is None:
         return False
-    plain = plain_key(impl.cached_shape, key, element=True)
+    element = element_key(impl, key) if may_be_element(key) else None
+    plain = plain_key(impl.cached_shape, key, element=True) if element is None \
+        else element_parse(impl.cached_shape, element)
     return plain is not None and _write_plain(x, plain, value)
 
 
