@@ -22,6 +22,7 @@ from ..ops.elementwise import BINARY_OPS, UNARY_OPS, cast_op, complex_op, where_
 from ..ops.index_primitives import slice_op
 from ..ops.linalg import matmul_op
 from ..ops.multi_output import concat_op
+from ..ops.reduction import REDUCE_OPS
 from ..ops.view import reshape_op
 from ..ops.broadcasting import broadcast_to_op
 
@@ -236,12 +237,31 @@ def product_by_parts(x, y) -> list:
     sx, sy = x.shape[:-1], y.shape[:-1]
     a, b = (value(p, p.complex_storage_kwargs({}), (x,), sx) for p in (real, imag))
     c, d = (value(p, p.complex_storage_kwargs({}), (y,), sy) for p in (real, imag))
-    shape = broadcast_shapes(sx[:-2], sy[:-2]) + (sx[-2], sy[-1])
-    ac, bd, ad, bc = (value(matmul_op, {}, pair, shape) for pair in ((a, c), (b, d), (a, d), (b, c)))
-    re = value(BINARY_OPS["subtract"], {}, (ac, bd), shape)
-    im = value(BINARY_OPS["add"], {}, (ad, bc), shape)
+    batch = broadcast_shapes(sx[:-2], sy[:-2])
+    (m, k), n = sx[-2:], sy[-1]
+    shape = batch + (m, n)
+    if m * k * n <= _SUMMED_PRODUCTS:
+        # a small product (a loop's 4 x 4 blocks) as two sums over k of the parts' products, each
+        # one reduction stage (as NumPy sums each element's complex terms), where four real products
+        # and their sums were six stages
+        a, b = (value(reshape_op, {"shape": sx + (1,)}, (u,), sx + (1,)) for u in (a, b))
+        c, d = (value(reshape_op, {"shape": sy[:-2] + (1, k, n)}, (u,), sy[:-2] + (1, k, n)) for u in (c, d))
+        terms = batch + (m, k, n)
+        mul, summed = BINARY_OPS["multiply"], {"axes": (len(terms) - 2,), "keepdims": False}
+        ac, bd, ad, bc = (value(mul, {}, pair, terms) for pair in ((a, c), (b, d), (a, d), (b, c)))
+        re = value(REDUCE_OPS["sum"], summed, (value(BINARY_OPS["subtract"], {}, (ac, bd), terms),), shape)
+        im = value(REDUCE_OPS["sum"], summed, (value(BINARY_OPS["add"], {}, (ad, bc), terms),), shape)
+    else:
+        ac, bd, ad, bc = (value(matmul_op, {}, pair, shape) for pair in ((a, c), (b, d), (a, d), (b, c)))
+        re = value(BINARY_OPS["subtract"], {}, (ac, bd), shape)
+        im = value(BINARY_OPS["add"], {}, (ad, bc), shape)
     value(complex_op, {}, (re, im), shape + (2,))
     return made
+
+
+#: the most products (m * k * n) of a complex ``@`` written as sums of its parts' products
+#: (``product_by_parts``) rather than as four real matmuls
+_SUMMED_PRODUCTS = 1024
 
 
 def _by_parts(node) -> bool:

@@ -566,19 +566,21 @@ class Scheduler:
         if reads_x and elements > _IN_PLACE_READS:
             return False
         stack = [x]
-        readers, staged, values_of, buffer_of = self.readers, self.staged, self.values_of, self.buffer_of
+        push, pop = stack.append, stack.pop
+        readers, staged, values_of, buffer_of = self.readers.get, self.staged, self.values_of.get, self.buffer_of
         while stack:
-            u = stack.pop()
-            for n in readers.get(id(u), ()):
+            for n in readers(id(pop()), ()):
                 if n is write:
                     continue
                 nid = id(n)
                 if nid not in here and nid not in staged:
                     return False
                 # (what reads n's values without a buffer between reads x too: it must be done, or here)
-                of = values_of.get(nid)
+                of = values_of(nid)
                 if of is not None:
-                    stack += [w for w in of.values() if id(w) not in buffer_of]
+                    for w in of.values():
+                        if id(w) not in buffer_of:
+                            push(w)
         return True
 
     def _store_plan(self, value):

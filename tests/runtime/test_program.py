@@ -543,6 +543,25 @@ def test_a_long_accumulation_is_one_stage(form, monkeypatch):
         assert refused == []
 
 
+@pytest.mark.parametrize("shapes,summed", [(((4, 4), (4, 4)), True), (((2, 3, 5), (5, 4)), True),
+                                           (((12, 12), (12, 12)), False)])
+def test_a_small_complex_product_is_two_sums_of_its_parts_products(shapes, summed):
+    """``product_by_parts``: up to ``_SUMMED_PRODUCTS`` products, the real and imaginary parts are each
+    one sum over k of products of the parts (no matmul); beyond, four real matmuls. Either way the
+    product is NumPy's."""
+    from nabla.ops.linalg import matmul_op
+    from nabla.ops.reduction import REDUCE_OPS
+    from nabla.runtime.fused_complex import product_by_parts
+
+    x0, y0 = (RNG.random(s) + 1j * RNG.random(s) for s in shapes)
+    x, y = np.array(x0), np.array(y0)
+    made = product_by_parts(*(t._impl._values[0] for t in (x, y)))
+    ops = [u.node.op for u in made]
+    assert (matmul_op in ops) is not summed
+    assert (ops.count(REDUCE_OPS["sum"]) == 2) is summed
+    numpy.testing.assert_allclose(numpy.asarray(x @ y), x0 @ y0, rtol=1e-13)
+
+
 def complex_products(m, G, H, S):
     """scattering_self_energies' step: products of complex 3 x 3 views, one by a picked element,
     added into a slice of the result."""
@@ -553,19 +572,21 @@ def complex_products(m, G, H, S):
 
 
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
-def test_complex_products_are_one_node_each_and_real_products_of_the_program(dtype):
-    """A complex ``@`` records one node (``x @ y`` in a loop); the scheduler writes it as four real
-    products of the parts (``fused_complex.real_products``), so the loop is one program, no model."""
+@pytest.mark.parametrize("n", [3, 12])
+def test_complex_products_are_one_node_each_and_real_products_of_the_program(dtype, n):
+    """A complex ``@`` records one node (``x @ y`` in a loop); the scheduler writes it as real work on
+    the parts (``fused_complex.real_products``): a small one (3 x 3) as two sums of their products,
+    a larger one (12 x 12) as four real products, so the loop is one program, no model."""
     from nabla.ops.linalg import matmul_op
 
     def cplx(*shape):
         return (RNG.random(shape) + 1j * RNG.random(shape) - 0.5).astype(dtype)
 
-    G, H = np.array(cplx(3, 2, 3, 3)), np.array(cplx(2, 3, 3))
+    G, H = np.array(cplx(3, 2, n, n)), np.array(cplx(2, n, n))
     p = G[0, 0] @ H[1]
     assert p._impl._values[0].node.op is matmul_op
     before = nb.engine_stats()
-    want, got = both(complex_products, cplx(3, 2, 3, 3), cplx(2, 3, 3), numpy.zeros((3, 2, 3, 3), dtype))
+    want, got = both(complex_products, cplx(3, 2, n, n), cplx(2, n, n), numpy.zeros((3, 2, n, n), dtype))
     for w, g in zip(want, got):
         assert w.dtype == g.dtype and w.shape == g.shape
         numpy.testing.assert_allclose(g, w, rtol=1e-5 if dtype == "complex64" else 1e-12, atol=1e-6)
