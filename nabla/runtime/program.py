@@ -37,17 +37,16 @@ from .fused_complex import real_products
 from .fused_codes import _LOAD, BYTES, CODES, INT_CODES, constant_bits, reduce_kind
 from .fused_layouts import Offset
 from .fused_format import pack_program
-from .fused_matmul import matmul_fits, taking_large_matmuls
-from .fused_stages import _unfit, stages as first_values
+from .fused_matmul import taking_large_matmuls
+from .fused_stages import stages as first_values
 from .program_kernel import COPY, MAP, NONZERO, REDUCE, SCAN, SCATTER, SCATTER_ADD, family
 from .program_kernel import loaded as _kernel_loaded, module as _kernel_module
 from .op_kinds import GREATER, LOGICAL_NOT
 from .program_cut import Cut, ends_program
 from .program_plan import _FOREIGN, ProgramPlan, _Buffer, _Stage
+from .program_stops import empty_sum, foreign, forget_foreign, is_free, stop_ids
 
 _MAP, _REDUCE, _SCAN, _COPY, _SCATTER, _SCATTER_ADD, _NONZERO = MAP, REDUCE, SCAN, COPY, SCATTER, SCATTER_ADD, NONZERO
-#: ops whose work is a stage of its own kind, never part of a program of the fused evaluator
-_OWN_KIND = frozenset((set_slice_op, scatter_op, scatter_add_op, nonzero_op))
 #: the most elements a stage that writes into the array it reads may have: one block, which it
 #: loads whole before it stores (a larger one could overwrite what a later block reads)
 _IN_PLACE_READS = 1024
@@ -56,81 +55,6 @@ _IN_PLACE_READS = 1024
 
 class Unplanned(Exception):
     """The trace holds work no stage of the program kernel runs."""
-
-
-def foreign(node) -> bool:
-    """Whether ``node`` is work no stage of the program kernel does: it runs alone, on the engine's
-    other paths (a single-op model, MAX's interpreter, a compiled model), between kernel calls."""
-    found = _FOREIGN_NODES.get(id(node))
-    if found is None or found[0] is not node:
-        found = _FOREIGN_NODES[id(node)] = (node, _foreign(node))
-    return found[1]
-
-
-#: id(node) -> (node, foreign(node)) for the trace being planned (cleared after each plan)
-_FOREIGN_NODES: dict = {}
-
-
-def _foreign(node) -> bool:
-    op = node.op
-    if op is set_slice_op:
-        return "complex_storage" in node.kwargs
-    if op is scatter_op or op is scatter_add_op:
-        x, u, idx = node.inputs
-        if u.dtype is not x.dtype or idx.dtype is not _dt.int64 or any(not w.device.is_host for w in node.inputs):
-            return True
-        # (rows added in the dtype's own arithmetic, float16's in float32: a code of the kernel's, not bool's)
-        return op is scatter_add_op and (x.dtype not in CODES or x.dtype is _dt.bool_)
-    if op is nonzero_op:
-        return node.inputs[0].dtype is not _dt.bool_ or not node.inputs[0].device.is_host
-    if op is matmul_op:
-        return not matmul_fits(node) and not _empty_sum(node)  # (a complex one planned is real ones: ``real_products``)
-    return _unfit(node) or any(not v.device.is_host for v in node.inputs)
-
-
-def _stop_ids(order) -> set:
-    """The ids of the nodes of ``order`` a cut stops at: stages of their own kinds (``_OWN_KIND``)
-    and foreign work. Whether a node is foreign is asked once per (op, dtype, operands' dtypes and
-    devices) where nothing else decides it (a loop's trace repeats a few kinds of node many
-    thousands of times); a matmul's and a concat's rules read shapes, complex work its kwargs."""
-    stops = set()
-    answers: dict = {}
-    # (keys of ids: the dtypes, devices and ops are alive while the trace is, and a DType's hash and
-    # equality are Python's; one or two operands without a list, most nodes have)
-    for n in order:
-        op, kw = n.op, n.kwargs
-        if op in _OWN_KIND:
-            stops.add(id(n))
-            continue
-        ins = n.inputs
-        if len(ins) == 2:
-            a, b = ins
-            key = (op, id(kw.get("dtype")), id(a.dtype), id(a.device), id(b.dtype), id(b.device))
-        elif len(ins) == 1:
-            a = ins[0]
-            key = (op, id(kw.get("dtype")), id(a.dtype), id(a.device))
-        else:
-            key = (op, id(kw.get("dtype")), *[(id(v.dtype), id(v.device)) for v in ins])
-        answer = answers.get(key)
-        if answer is None:
-            answer = foreign(n)
-            if not (op is matmul_op or op is concat_op or "complex_storage" in kw or "src_complex" in kw
-                    or any(v.dtype.is_complex for v in n.inputs)):
-                answers[key] = answer
-        if answer:
-            stops.add(id(n))
-    return stops
-
-
-def _free(v) -> bool:
-    """A scalar constant (a node of no operands, its value data): a foreign op takes it as it is."""
-    return v.node is not None and not v.node.inputs and not v.shape
-
-
-def _empty_sum(node) -> bool:
-    """A matmul over a contraction of length 0 (``x[i, :0] @ y[:0, j]``): zeros."""
-    x = node.inputs[0]
-    return len(node.inputs) == 2 and len(x.shape) >= 2 and x.shape[-1] == 0 and x.dtype in CODES
 
 
 def _slice_layout(shape, index, position=None) -> list:
@@ -179,7 +103,7 @@ class Scheduler:
         self.waiting: dict = {}  # id(value) -> its cut, walked while some of its sources lacked buffers
         self.firsts: dict = {}  # a cut's structure -> where in it the values to compute first are
         # ids of the nodes a cut stops at: stages of their own kinds, and work no stage does
-        self.stop_ids = _stop_ids(order)
+        self.stop_ids = stop_ids(order)
         readers, values_of = self.readers, self.values_of
         readers_get, values_get = readers.get, values_of.get
         for n in order:  # (methods bound once: a loop's trace has hundreds of thousands of nodes)
@@ -246,7 +170,7 @@ class Scheduler:
             return self._rows(v)
         if v.node.op is nonzero_op:
             return self._nonzero(v)
-        if v.node.op is matmul_op and _empty_sum(v.node):
+        if v.node.op is matmul_op and empty_sum(v.node):
             self._fill(v, 0)
             return []
         first = self._ends_read(v.node)
@@ -298,14 +222,14 @@ class Scheduler:
         """A stage that runs ``v``'s node alone on the engine's other paths, its operands computed
         first; every value of the node the trace uses gets its result."""
         node = v.node
-        missing = [u for u in node.inputs if id(u) not in self.buffer_of and not _free(u)]
+        missing = [u for u in node.inputs if id(u) not in self.buffer_of and not is_free(u)]
         if missing:
             return missing
         made = [self._new_buffer(u) for u in self._used(v)]
         for b in made:
             b.arena_at = ("foreign", None)  # (its memory is the engine's result: never written in place)
         stage = _Stage(_FOREIGN, 0, None, None, made, 0,
-                       slots=tuple(("free", u, self.node_ids[id(u.node)]) if _free(u) else self.buffer_of[id(u)]
+                       slots=tuple(("free", u, self.node_ids[id(u.node)]) if is_free(u) else self.buffer_of[id(u)]
                                    for u in node.inputs))
         stage.program = node  # (the node to run, with its outputs' indices)
         self._add(stage, (node,))
@@ -631,7 +555,7 @@ def schedule(order, leaves, outputs, node_ids, model_ready=None) -> ProgramPlan 
         except Unplanned:
             return None
         finally:
-            _FOREIGN_NODES.clear()
+            forget_foreign()
         return s.plan()
 
 
