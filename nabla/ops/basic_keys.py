@@ -96,8 +96,8 @@ _ONE_STEP = (1, 1)
 
 def element_parse(shape, key):
     """``plain_key(shape, key, element=True)`` of a key of one Python int per axis (``x[i, j]``, an
-    element loop's pick or write), without the general pass; None where an index is out of range
-    (the general path raises NumPy's IndexError)."""
+    element loop's pick or write), without the general pass for one or two axes; None where an
+    index is out of range (the general path raises NumPy's IndexError)."""
     if len(key) == 2:  # (the common matrix element, unrolled)
         i, j = key
         m, n = shape
@@ -116,12 +116,7 @@ def element_parse(shape, key):
         if i < 0:
             i += n
         return ((i, i + 1, 1),), (), False, n == 1, _ONE_STEPS, (i,)
-    starts = [k + n if k < 0 else k for k, n in zip(key, shape)]
-    for k, n in zip(key, shape):
-        if not -n <= k < n:
-            return None
-    return tuple([(k, k + 1, 1) for k in starts]), (), False, all(n == 1 for n in shape), \
-        (_ONE_STEP,) * len(starts), tuple(starts)
+    return plain_key(shape, key, element=True)
 
 
 _ONE_STEPS, _TWO_STEPS = (_ONE_STEP,), (_ONE_STEP, _ONE_STEP)

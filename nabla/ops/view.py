@@ -138,9 +138,7 @@ unsqueeze_op.inverse, squeeze_op.inverse = squeeze_op, unsqueeze_op
 
 
 def _resolve_shape(shape, size: int, src, op: str) -> tuple[int, ...]:
-    if type(shape) is int:
-        shape = (shape,)
-    elif isinstance(shape, numbers.Integral) and not isinstance(shape, bool):
+    if type(shape) is int or (isinstance(shape, numbers.Integral) and not isinstance(shape, bool)):
         shape = (shape,)
     shape = tuple(shape)
     if all(type(d) is int and d >= -1 for d in shape):  # (the common case: sizes, or one -1)

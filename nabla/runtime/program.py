@@ -41,8 +41,7 @@ from .fused_matmul import taking_large_matmuls
 from .fused_stages import stages as first_values
 from .program_kernel import COPY, MAP, NONZERO, REDUCE, SCAN, SCATTER, SCATTER_ADD, family
 from .program_kernel import loaded as _kernel_loaded, module as _kernel_module
-from .op_kinds import GREATER, LOGICAL_NOT
-from .program_cut import Cut, ends_program
+from .program_cut import Cut, ends_below, ends_program
 from .program_plan import _FOREIGN, ProgramPlan, _Buffer, _Stage
 from .program_stops import empty_sum, foreign, forget_foreign, is_free, stop_ids
 
@@ -212,8 +211,8 @@ class Scheduler:
     def _ends_read(self, node) -> list:
         """``node``'s operands whose values end a program (``ends_program``) and have no buffer yet:
         computed first, as its cut would find them, without walking the cut (a loop's ``A[i, j] -=
-        A[i, :j] @ A[:j, j]``); none below a count's test (``any``), whose program ends with it."""
-        if node.op is GREATER or node.op is LOGICAL_NOT:
+        A[i, :j] @ A[:j, j]``); none below a count's test (``ends_below``)."""
+        if not ends_below(node.op):
             return []
         buffer_of = self.buffer_of
         return [u for u in node.inputs if u.node is not None and id(u) not in buffer_of and ends_program(u.node.op)]

@@ -76,6 +76,12 @@ def ends_program(op) -> bool:
     return found
 
 
+def ends_below(root_op) -> bool:
+    """Whether a cut rooted at ``root_op`` computes the values that end a program first: all but a
+    count's test (``any``, ``all``), whose program ends with the count."""
+    return root_op is not GREATER and root_op is not LOGICAL_NOT
+
+
 def starts(index, position):
     """A basic index with its starts as ``Offset``s of the trace node at ``position``."""
     return tuple((Offset.start(sl[0], (position, axis)), sl[1], sl[2]) for axis, sl in enumerate(index))
@@ -138,8 +144,7 @@ class Cut:
         # loop's ``(b[i] - L[i, :i] @ x[:i]) / L[i, i]`` is a new structure at every length, and
         # writing each only to refuse it cost most of its planning. Not below a count's test
         # (``any``), whose program ends with the count
-        root_op = value.node.op
-        ends_get = None if root_op is GREATER or root_op is LOGICAL_NOT else _ENDS.get
+        ends_get = _ENDS.get if ends_below(value.node.op) else None
         heights = None  # (``_deep_first``'s depths of operands, once each)
         while stack:
             n = stack[-1]
