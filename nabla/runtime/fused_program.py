@@ -27,13 +27,14 @@ from ..core import dtypes as _dt
 from ..core.operation import OPS
 from . import op_kinds as K
 from .fused_codes import (_AXIS_INDEX, _CONST, _GATHER, _LOAD, _REGISTERS, _WHERE, _WRAP, BYTES, CODES, HALF, INT_CODES,
-                          SLOTS, _unsigned_order, arg_reduce, constant_bits, elementwise_facts, opcode, reduce_kind)
+                          SLOTS, _unsigned_order, arg_reduce, constant_bits, elementwise_facts, opcode, reduce_kind,
+                          view_kind)
 from .fused_format import Program, pack_program
 from .fused_layouts import Unfit as _Unfit
 from .fused_layouts import _is_stack, _layouts, _reduced_run, release_last_uses
 from .fused_matmul import _matmul
 from .fused_reads import _concat, _index_nodes, _iota_axis, _stack, _take
-from .fused_views import _viewer
+from .fused_views import _viewer, counted_cast
 
 
 def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
@@ -338,9 +339,13 @@ def _dtypes(body, result, node_ids) -> dict:
 
 
 def _counts(v) -> bool:
-    """Whether ``v`` is booleans cast to int64 (what ``sum`` of a mask counts)."""
+    """Whether ``v`` is booleans cast to int64 (what ``sum`` of a mask counts), seen through views
+    that keep the order (a whole array's ``sum`` reshapes it first: ``(r < 0.5).sum()``)."""
     n = v.node
-    return n is not None and n.op is K.ASTYPE and n.inputs[0].dtype is _dt.bool_ and v.dtype is _dt.int64
+    while n is not None and view_kind(n.op) == "alias":
+        v = n.inputs[0]
+        n = v.node
+    return n is not None and counted_cast(n) and v.dtype is _dt.int64
 
 
 # --- stages -------------------------------------------------------------------------------------

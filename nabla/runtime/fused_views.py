@@ -74,7 +74,7 @@ def _viewer(body, leaves, dtype, node_ids, leaf_ids, count=False, result=None, r
         if "complex_storage" in n.kwargs or "src_complex" in n.kwargs:
             raise _Unfit
         if _is_alias(n, dtype, registers, stored and result is not None and v_is(n, result)) \
-                or (count and v_is(n, result)):
+                or (count and (v_is(n, result) or counted_cast(n))):
             alias[i] = ref(n.inputs[0])
         elif view_kind(n.op) == "strided":
             found = view_of(n.inputs[0])
@@ -83,6 +83,11 @@ def _viewer(body, leaves, dtype, node_ids, leaf_ids, count=False, result=None, r
             elif n.op not in K.BROADCASTS:
                 raise _Unfit  # a slice or transpose of a computed value: ``stages`` realizes it first
     return alias, views, ref, view_of
+
+
+def counted_cast(n) -> bool:
+    """Whether node ``n`` casts booleans to int64: a count's program keeps their 1 / 0 as they are."""
+    return n.op is K.ASTYPE and n.inputs[0].dtype is _dt.bool_ and n.kwargs.get("dtype") is _dt.int64
 
 
 def v_is(node, value) -> bool:

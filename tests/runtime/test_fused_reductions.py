@@ -111,3 +111,32 @@ def test_a_single_precision_mean_is_its_rounded_sum_over_the_count(dtype):
             got, want = on_the_kernel(lambda m, x: m.mean(x, axis=axis), (x,))
             np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
             np.testing.assert_allclose(got, want, rtol=2e-3 if dtype == "float16" else 2e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("form", ["sum", "count_nonzero", "sum rows", "two tests"])
+def test_a_count_of_a_float_test_is_one_stage(form, dtype, monkeypatch):
+    """``(r < 0.5).sum()``: a whole array's sum of 2^18 elements or more reshapes it into rows first
+    (``reduction.split_threshold``), and the count is seen through the reshape: one stage of 1 / 0
+    counted in the data's registers, where the mask was a stage of its own and its bytes a second
+    one. Values against NumPy."""
+    import nabla.numpy as nnp
+    from nabla.runtime import program
+
+    stages = []
+    schedule = program.schedule
+
+    def counted(*args, **kwargs):
+        plan = schedule(*args, **kwargs)
+        if plan is not None:
+            stages.append(plan.stages)
+        return plan
+
+    monkeypatch.setattr(program, "schedule", counted)
+    forms = {"sum": lambda m, r: (r < 0.5).sum(), "count_nonzero": lambda m, r: m.count_nonzero(r >= 0.25),
+             "sum rows": lambda m, r: (r.reshape(16, -1) > 0.5).sum(axis=1),
+             "two tests": lambda m, r: m.count_nonzero(m.logical_and(0.3 <= r, r < 0.6))}
+    r = np.random.default_rng(3).random((1 << 18) + (1 << 14)).astype(dtype)
+    got, want = on_the_kernel(forms[form], (r,))
+    np.testing.assert_array_equal(got, want)
+    assert stages == [1]
