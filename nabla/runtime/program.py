@@ -74,6 +74,22 @@ def _slice_layout(shape, index, position=None) -> list:
     return layout
 
 
+def _one_run(shape, index) -> bool:
+    """Whether the slice ``index`` (``(start, stop, step)`` per axis) of a C-ordered array of
+    ``shape`` is one run of its memory, in order."""
+    inner = True  # every axis inside this one is taken whole, in order
+    for n, (start, stop, step) in zip(reversed(shape), reversed(index)):
+        size = len(range(start, stop, step))
+        if not inner:
+            if size != 1:
+                return False
+        elif size != n or (step != 1 and n != 1):
+            if size > 1 and step != 1:
+                return False
+            inner = False
+    return True
+
+
 #: dtype -> the program that loads a buffer of it, stored through a slice's layout (its element
 #: count is the stage's; read-only once made, shared by the stages of every plan)
 _LOADS: dict = {}
@@ -359,17 +375,53 @@ class Scheduler:
             raise Unplanned("setitem")
         if id(x) not in self.buffer_of:
             return [x]
+        index = node.kwargs["index"]
+        if value.node is not None and id(value) not in self.buffer_of and ends_program(value.node.op):
+            into = self._reduce_into(v, x, value, index)
+            if into is not None:
+                return into
         store = self._store_plan(value)
         if isinstance(store, list):
             return store
         base = self.buffer_of[id(x)]
-        index = node.kwargs["index"]
         here = frozenset(map(id, store[0].origins)) if store is not None else frozenset()
         # reads of x by this write's own stage (``p[:, -1] = p[:, -2]``)
         reads_x = (value is x) if store is None else any(u is x for n in store[0].origins for u in n.inputs)
         out = self._written(v, base, here, reads_x, math.prod([len(range(*sl)) for sl in index]))
         self._store(value, store, out, _slice_layout(x.shape, index, self.node_ids[id(node)]))
         self.staged.add(id(node))
+        return []
+
+    def _reduce_into(self, v, x, value, index):
+        """``x[index] = r`` for a reduction ``r`` that only this write reads, into a slice that is one
+        run of x's memory: r's stage stores its outputs there (gramschmidt's ``R[k, j] = dot(Q[:, k],
+        A[:, j])`` one stage, where r's own buffer and a load of it into the slice were two). None where
+        that does not hold (the write then loads r's buffer); else the values to compute first, or
+        [] once done."""
+        elements = math.prod(value.shape)
+        if not elements or id(value) in self.result_ids or len(self.readers.get(id(value), ())) != 1 \
+                or id(value.node) in self.stop_ids or (value.node.op is matmul_op and empty_sum(value.node)) \
+                or not _one_run(x.shape, index):
+            return None
+        first = self._ends_read(value.node)
+        if first:
+            return first
+        sub = self._cut(value)
+        if sub.missing:
+            return sub.missing
+        first = sub.first_parts(self.readers)
+        if first:
+            return first
+        plan = self._plan(sub)
+        if not isinstance(plan, Plan) or plan.program.scan or plan.program.test or plan.program.count \
+                or plan.program.size != elements:
+            return [value]  # (its stage of its own, then loaded, as ``_store_plan`` has it)
+        here = frozenset(map(id, sub.origins))
+        reads_x = any(u is x for n in sub.origins for u in n.inputs)
+        out = self._written(v, self.buffer_of[id(x)], here, reads_x, elements)
+        stage = self._program_stage(plan.program, sub, out)
+        stage.out_at = _slice_layout(x.shape, index, self.node_ids[id(v.node)])[1] * x.dtype.itemsize
+        self.staged.add(id(v.node))
         return []
 
     def _store(self, value, store, out, layout) -> None:

@@ -47,7 +47,7 @@ class _Buffer:
 
 class _Stage:
     __slots__ = ("kind", "family", "program", "consts", "out", "n", "layout", "count", "slots", "lifted", "ints",
-                 "offsets", "read")
+                 "offsets", "read", "out_at")
 
     def __init__(self, kind, family, program, consts, out, n, layout=None, count=0, slots=(), lifted=(), ints=False,
                  offsets=()):
@@ -55,6 +55,7 @@ class _Stage:
         self.layout, self.count, self.slots, self.lifted, self.ints = layout, count, slots, lifted, ints
         self.offsets = offsets  # (index in consts, Offset)
         self.read = ()  # (trace leaf, index in consts): a one-element leaf's value, read per run
+        self.out_at = 0  # byte offset of the output in ``out`` (an ``Offset`` where slice starts move it)
 
 
 
@@ -263,7 +264,8 @@ class _QuickRun:
     buffer of its own. A run of the plan takes them under ``lock`` (another thread's run of the
     same plan allocates its own)."""
 
-    __slots__ = ("lock", "scratch", "consts", "call", "address", "places", "leaves", "moving", "results")
+    __slots__ = ("lock", "scratch", "consts", "call", "address", "places", "leaves", "moving", "results", "shifts",
+                 "shifted")
 
     def __init__(self, plan, segment):
         self.lock = threading.Lock()
@@ -275,14 +277,24 @@ class _QuickRun:
         call = segment.call.copy()
         starts = [spec[3] for spec in plan.result_specs]
         self.places = []  # (place in the call array, which result, byte offset in it)
+        self.shifted = []  # the same, the offset an ``Offset`` of the run's starts
+        moved = {p: offset for p, source, offset in segment.shifted if source == _RESULT}
         for places, source in segment.based:
             if source == _RESULT - 1:
                 for p in places:
                     offset = int(call[p])
                     k = max(j for j, s in enumerate(starts) if s <= offset)
-                    self.places.append((int(p), k, offset - starts[k]))
+                    p = int(p)
+                    if p in moved:
+                        self.shifted.append((p, k, moved[p] - starts[k]))
+                    else:
+                        self.places.append((p, k, offset - starts[k]))
             else:
                 call[places] += base if source == _ARENA - 1 else base + at
+        # (places in the arena or the constants that starts move: their addresses whole in the table)
+        shifts = [(p, offset + (base if source == _ARENA else base + at))
+                  for p, source, offset in segment.shifted if source != _RESULT]
+        self.shifts = _OffsetTable(shifts) if shifts else None
         self.call = call
         self.address = call.ctypes.data
         self.leaves, self.moving = segment.leaves, segment.moving
@@ -307,8 +319,12 @@ class _QuickRun:
                 address = buf._data_ptr()
             addresses.append(address)
         call = self.call
+        if self.shifts is not None and starts:
+            self.shifts.fill(call, starts)
         for at, k, offset in self.places:
             call[at] = addresses[k] + offset
+        for at, k, offset in self.shifted:
+            call[at] = addresses[k] + (offset.at(starts) if starts else int(offset))
         for at, _, index, offset in self.leaves:  # (every address here is a leaf's)
             call[at] = _leaf_address(leaves, leaf_buffers, index) + offset
         for at, _, index, offset in self.moving:
@@ -440,7 +456,7 @@ class _Call:
     call array holds each address's offset, and a run adds its base (a block's, the constants', a
     leaf's)."""
 
-    __slots__ = ("call", "based", "leaves", "moving")
+    __slots__ = ("call", "based", "leaves", "moving", "shifted", "shifts")
 
     def __init__(self, run, where, const_at, layout_at):
         # (a list, made an array at the end: numpy's element and slice writes cost a microsecond
@@ -452,6 +468,8 @@ class _Call:
         consts_at = places[_CONSTS]
         leaves = []  # (place in the call array, source, index, byte offset): a leaf's or a foreign output's
         self.moving = []  # (place in the call array, source, index, byte Offset): moved by the starts
+        # (place in the call array, source, byte Offset): a place in a block moved by the starts
+        self.shifted = shifted = []
         addresses = {}  # id(program) -> its address (a loop's stages share a few programs; asking costs ~1 us)
         placed = {}  # id(buffer) -> where(buffer) (a loop's stages read and write a few buffers)
 
@@ -460,10 +478,12 @@ class _Call:
             if found is None:
                 found = placed[id(b)] = where(b)
             source, index, base = found
-            if type(offset) is Offset:
-                self.moving.append((at, source, index, offset + base))
-                return
             into = places.get(source)
+            if type(offset) is Offset:
+                if into is None:
+                    self.moving.append((at, source, index, offset + base))
+                    return
+                shifted.append((at, source, offset + base))  # (its offset per run from the table, then the base)
             if into is not None:
                 into.append(at)
                 call[at] = base + offset
@@ -487,7 +507,7 @@ class _Call:
             if c is not None:
                 consts_at.append(at + 6)
                 call[at + 6] = c * 8
-            patch(at + 4, s.out, 0)
+            patch(at + 4, s.out, s.out_at)
             bytes_counted = s.family >= 2 or s.kind in (_COPY, _SCATTER)
             for j, (b, offset) in enumerate(s.slots):
                 patch(at + 8 + 2 * j, b, offset)
@@ -496,9 +516,14 @@ class _Call:
         # per source with addresses here: (its places in the call array, source - 1)
         self.based = [(np.array(found, np.int64), source - 1) for source, found in places.items() if found]
         self.leaves = leaves
+        # (an output stored at a slice of a block, its start data: offsets as a table, as constants'
+        # are, where one by one they cost a Python call per stage and run)
+        self.shifts = _OffsetTable([(at, offset) for at, _, offset in shifted]) if shifted else None
 
     def run(self, state, kernel) -> None:
         call = self.call.copy()
+        if self.shifts is not None and state.starts:
+            self.shifts.fill(call, state.starts)
         bases = state.bases
         for places, source in self.based:
             call[places] += bases[source]

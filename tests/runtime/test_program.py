@@ -509,6 +509,46 @@ def test_a_triangular_solve_loop_whose_dot_changes_length(dtype):
         numpy.testing.assert_allclose(g, w, rtol=1e-12 if dtype == "float64" else 1e-5)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])
+def test_a_reduction_written_into_one_run_of_an_array_is_one_stage(dtype, monkeypatch):
+    """gramschmidt's ``R[k, j] = dot(Q[:, k], A[:, j])``: a reduction that only its write reads, into a
+    slice that is one run of the array's memory (an element, part of a row, whole rows), is stored
+    there by its own stage, at starts that move; a strided slice, a reduction read again or one the
+    trace returns keep a buffer of their own, then loaded. NumPy's values."""
+    from nabla.runtime import program
+
+    into = []
+    reduce_into = program.Scheduler._reduce_into
+
+    def counted(self, v, x, value, index):
+        found = reduce_into(self, v, x, value, index)
+        into.append(found == [])
+        return found
+
+    monkeypatch.setattr(program.Scheduler, "_reduce_into", counted)
+
+    def writes(m, R, A):
+        for k in range(3):
+            for j in range(k, 4):
+                R[k, j] = m.dot(A[:, k], A[:, j])  # an element
+            R[k + 1, k:k + 2] = A[:2, k:k + 2].sum(axis=0)  # part of a row
+            R[k] -= A[k] * R[k, k]
+        R[2:4] = A[:2, :4] + A[1:3, :4].max(axis=0)  # (not a reduction: loaded as before)
+        R[:, 1] = A[:4].min(axis=1)  # a column: strided
+        s = A.sum()
+        R[0, 0] = s  # read again below
+        R[3, 3] = s * 2
+        R[1] = A[:4, :4].sum(axis=0)  # a whole row
+        return R.sum(axis=1), A[0].sum()
+
+    base = (RNG.random((5, 4)) * 8).astype(dtype)
+    want, got = both(writes, numpy.zeros((4, 4), dtype), base)
+    for w, g in zip(want, got):
+        assert g.dtype == w.dtype
+        numpy.testing.assert_allclose(g, w, rtol=1e-12 if dtype == "float64" else 1e-5)
+    assert into.count(True) >= 6 and False in into
+
+
 @pytest.mark.parametrize("form", ["f(x_i) + acc", "acc + f(x_i)", "complex"])
 def test_a_long_accumulation_is_one_stage(form, monkeypatch):
     """``acc = f(x[k]) + acc * c`` over many steps: the chain's operands are ordered deep work first,
