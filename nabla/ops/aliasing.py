@@ -261,6 +261,10 @@ def getitem(x: Tensor, key) -> Tensor:
             if plain is not None:  # of a lazy array (an element loop): a slice, reshaped to 0-d
                 return slice_op.apply_unary(x, {"index": plain[0], "shape": ()})
         return indexing.getitem(x, key)
+    if x._view is not None:  # a slice of a slice: a slice of their base, as NumPy's views are
+        composed = _composed(x, key)
+        if composed is not None:
+            return getitem(x._view[0], composed)
     out, plain = _parsed_slice(x, key)
     if out is not None:
         return make_view(x, out, _derive(key), _setitem_put_back(key, plain, impl.cached_shape))
@@ -276,6 +280,36 @@ def getitem(x: Tensor, key) -> Tensor:
     if _is_basic(x, key):
         return make_view(x, out, _derive(key), _setitem_put_back(key))
     return out
+
+
+def _composed(x: Tensor, key):
+    """The key of ``x[key]`` in x's parent, where x is a slice of it and both keys are slices of ints
+    (``v = v[1:]`` in a loop, ``r[::-1][1:]``); None for any other. A view taken so is its base's
+    view: a write into it is carried one step, where a chain of views carried it through each."""
+    parent, derive, put_back = x._view
+    outer = getattr(derive, "key", None)
+    if outer is None or put_back is None or type(parent) is not type(x) or parent._impl.batch_dims \
+            or x._impl.batch_dims:  # (a read-only view's slices stay read-only; a subclass's, its class)
+        return None
+    outer = outer if type(outer) is tuple else (outer,)
+    inner = key if type(key) is tuple else (key,)
+    shape = parent._impl.cached_shape
+    if len(outer) > len(shape) or len(inner) > len(shape) or not all(_int_slice(k) for k in outer + inner):
+        return None
+    out = []
+    for a, n in enumerate(shape):
+        taken = range(*outer[a].indices(n)) if a < len(outer) else range(n)
+        if a < len(inner):
+            taken = taken[inner[a]]
+        if not taken:
+            out.append(slice(0, 0))
+        else:  # (a negative step's stop past the start: None, where -1 would count from the end)
+            out.append(slice(taken.start, None if taken.stop < 0 else taken.stop, taken.step))
+    return tuple(out)
+
+
+def _int_slice(k) -> bool:
+    return type(k) is slice and all(b is None or type(b) is int for b in (k.start, k.stop, k.step))
 
 
 def _setitem_put_back(key, plain=None, shape=None):

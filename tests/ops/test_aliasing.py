@@ -47,3 +47,58 @@ def test_a_slice_taken_again_of_one_value_is_one_node():
     finally:
         TraceLowering.trace = saved
     assert len(slices) == len(set(slices)) == 2, slices
+
+
+def chains_of_views(m):
+    buf = m.arange(30.0) * 1.0
+    x = buf[2:25]
+    y = x[1::2]
+    z = y[::-1][1:4]
+    z[0] = -1
+    y[2] = -2
+    x[0] = -3
+    w = buf[::-1][3:10:2][1:]
+    w[1] = -4
+    A = m.arange(48.0).reshape(6, 8) * 1.0
+    B = A[1:, ::2]
+    C = B[::2, 1:]
+    C[1, 0] = -5
+    C[:, 1] += 100
+    D = C[1:]
+    D[0] = 7
+    F = A[2][1:5]  # (a row's slice: a view of the row, which views A)
+    F[0] = -9
+    v = m.zeros(45) + 1.0
+    u = v
+    for i in range(40):  # a buffer consumed through a chain of views
+        u[0] = i
+        u = u[1:]
+    r = m.zeros(12) + 1.0
+    q = r
+    for i in range(6):
+        q[0] = i + 1
+        q = q[::-1][1:]
+    return buf, x, y, z, w, A, B, C, D, F, v, u, r, q
+
+
+def test_a_slice_of_a_slice_is_a_slice_of_their_base():
+    """As NumPy's views have one base: ``y = x[1::2]`` of ``x = buf[2:25]`` is a view of ``buf``, so a
+    write into it is carried one step (a chain ``u = u[1:]`` written at each step carried each write
+    through every view before it: 200 steps took a second); every view sees every write, values
+    NumPy's."""
+    want, got = chains_of_views(numpy), chains_of_views(np)
+    for w, g in zip(want, got):
+        numpy.testing.assert_array_equal(numpy.asarray(g), w)
+    buf = np.arange(10.0)
+    x = buf[1:]
+    y = x[2:][::-1]
+    assert y._view[0] is buf and x._view[0] is buf
+    row = np.zeros((3, 4))[1]
+    assert row[1:]._view[0] is row  # (an int's axis: composed no further)
+    frozen = np.broadcast_to(np.arange(5.0), (3, 5))[1:]
+    try:
+        frozen[:, 1:][0, 0] = 1.0
+    except ValueError as e:
+        assert "read-only" in str(e)
+    else:
+        raise AssertionError("a slice of a read-only view took a write")
