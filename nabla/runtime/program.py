@@ -564,8 +564,8 @@ class Scheduler:
         values to compute first."""
         if value.node is None or id(value) in self.buffer_of:
             return None
-        if id(value.node) in self.stop_ids and foreign(value.node):
-            return [value]
+        if id(value.node) in self.stop_ids:  # (foreign work, or a stage of its own kind: a write of
+            return [value]  # a view's values into its parent, ``v[0] = i`` through ``v = v[1:]``)
         if reduce_kind(value.node.op) is not None:  # (computed into a buffer of its own, then loaded:
             return [value]  # a loop's ``t[j] = x[:i] @ y[:i]`` found so without walking its cut first)
         first = self._ends_read(value.node)

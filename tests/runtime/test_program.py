@@ -509,6 +509,23 @@ def test_a_triangular_solve_loop_whose_dot_changes_length(dtype):
         numpy.testing.assert_allclose(g, w, rtol=1e-12 if dtype == "float64" else 1e-5)
 
 
+def test_writes_through_a_view_of_a_row_are_one_program():
+    """``part = A[k][1:5]; part[j] = v``: the write goes into the row, and the row's new value into A,
+    a write whose value is another write's result: computed first, and the loop is one program
+    (the scheduler refused it, and the trace ran node by node)."""
+    def loop(m, A):
+        A = A * 1.0
+        for k in range(60):
+            part = A[k % 6][1:5]
+            part[k % 4] = k + part[(k + 1) % 4]
+        return A
+
+    before = nb.engine_stats()["evaluations"]
+    want, got = both(loop, RNG.random((6, 8)))
+    assert_same(want, got)
+    assert nb.engine_stats()["evaluations"] - before <= 2
+
+
 @pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])
 def test_a_reduction_written_into_one_run_of_an_array_is_one_stage(dtype, monkeypatch):
     """gramschmidt's ``R[k, j] = dot(Q[:, k], A[:, j])``: a reduction that only its write reads, into a
