@@ -14,7 +14,10 @@ import math
 import numpy as np
 
 from ..core import dtypes as _dt
+from ..core.context import as_device
+from ..core.graph import GRAPH, host_value
 from ..core.tensor import Tensor
+from ..core.tensor_impl import TensorImpl
 from .base import tensor_from_host
 from .custom_kernels import KernelOperation, random_kernel
 from .view import reshape
@@ -66,14 +69,26 @@ def draw(key: int, start: int, shape, dtype, kind: str = "uniform", stream: int 
     n = math.prod(shape)
     kernel_dtype = _dt.uint32 if kind == "bits" else (_dt.float64 if kind == "normal" else dtype)
     state = np.array([key & (2**64 - 1), start & (2**64 - 1), stream & (2**64 - 1), KINDS[kind]], dtype=np.uint64)
-    out = random_op(tensor_from_host(state, None), tensor_from_host(np.zeros(n, np.uint8), None),
-                    dtype=kernel_dtype.name)
+    scalars = GRAPH.engine.scalars
+    host = scalars.draw(state, n, kernel_dtype.name) if 0 < n <= _DRAWN_AT_ONCE and scalars is not None \
+        and (device is None or device.is_host) else None
+    if host is not None:  # (a small draw on the host: its values at once, in their shape, its driver
+        host = host.reshape(shape)  # buffer made where a run asks for one)
+        out = Tensor(TensorImpl([host_value(None, shape, kernel_dtype, as_device(None), host, owned=True)],
+                                kernel_dtype))
+    else:
+        out = reshape(random_op(tensor_from_host(state, None), tensor_from_host(np.zeros(n, np.uint8), None),
+                                dtype=kernel_dtype.name), shape)
     if kind == "normal" and dtype is not _dt.float64:
         out = astype(out, dtype)
-    out = reshape(out, shape)
     if device is not None and out.device != device:
         out = out.to(device)
     return out
+
+
+#: the most values a draw on the host computes as it is made (``HostScalars.draw``): a loop's scalar
+#: draws, read at once by the test they feed; a larger draw is recorded, its read runs it
+_DRAWN_AT_ONCE = 64
 
 
 def uniform_bits(key: int, start: int, shape, dtype, device=None) -> Tensor:

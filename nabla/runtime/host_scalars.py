@@ -20,8 +20,9 @@ import numpy as np
 from ..core.graph import GRAPH, HostValue, Node, Value, host_value
 from ..core.trace_lowering import node_memo
 from ..ops.creation import constant_op
+from .library_kernels import RANDOM_KINDS
 from .program import ProgramPath
-from .program_kernel import module as _kernel_module, ready as _kernel_built
+from .program_kernel import OP_KERNELS, module as _kernel_module, ready as _kernel_built
 from .result_memory import HostBlocks
 
 
@@ -131,6 +132,19 @@ class HostScalars:
         finally:
             self._lock.release()
         return host_value(None, (), program.result, device, out, owned=False, address=address)
+
+    def draw(self, state: np.ndarray, n: int, dtype: str) -> np.ndarray | None:
+        """The ``n`` values of dtype ``dtype`` of the Philox draw that ``state`` (key, start, stream,
+        kind) names, computed at once on the op kernels, as a read of the draw's node would compute
+        them: a loop's scalar draw (``if rng.random() < p``) is then host data, its ops run at once
+        and its test reads no trace. None while ops are captured or the kernels are not built (the
+        draw is then recorded; its read waits for their build, never this call)."""
+        if GRAPH.captures or not OP_KERNELS.ready():
+            return None
+        out = np.empty(n, np.dtype(dtype))
+        if OP_KERNELS.module().random(out.ctypes.data, n, state.ctypes.data, RANDOM_KINDS[dtype]):
+            return None
+        return out
 
     def _plan(self, engine, key, op, kwargs, operands, dtype, device):
         """The program of ``key``'s op, kept (None where the scheduler plans it as no quick kernel

@@ -211,7 +211,7 @@ def _sort(node, kernel, cplx, shapes):
 
 def _random(node, kernel, cplx, shapes):
     state, size = node.inputs
-    kind, n = _RANDOM_KINDS.get(node.kwargs["dtype"]), size.shape[0]
+    kind, n = RANDOM_KINDS.get(node.kwargs["dtype"]), size.shape[0]
     if kind is None or not n:
         return None
     return lambda made: kernel.random(_ptr(made[0]), n, _ptr(state.buffer), kind)
@@ -220,7 +220,7 @@ def _random(node, kernel, cplx, shapes):
 #: the dtypes the sort op takes (the others are sorted as one of these), as the kernel's call names them
 _SORT_KINDS = {_dt.float64: 0, _dt.int64: 1, _dt.uint64: 2}
 #: the random op's result dtypes, as the kernel's call names them
-_RANDOM_KINDS = {"uint32": 0, "float32": 1, "float64": 2}
+RANDOM_KINDS = {"uint32": 0, "float32": 1, "float64": 2}
 #: the kernel ops whose kernels the op kernels' library exports: how to run a lone node of
 #: each there, on host buffers (None where the node is not one it takes)
 LIBRARY = {lu_det_op: _det, solve_op: _solve, cholesky_op: _cholesky, qr_op: _qr, eigh_op: _eigh, eig_op: _eig,

@@ -167,6 +167,33 @@ def test_element_writes_between_scalar_ops_are_numpys():
     np.testing.assert_array_equal(np.asarray(fill(nnp, 9)), fill(np, 9))
 
 
+@pytest.mark.parametrize("kind,dtype", [("uniform", "float64"), ("uniform", "float32"), ("normal", "float64"),
+                                        ("normal", "float32"), ("bits", None)])
+def test_a_small_draw_is_host_data_with_the_recorded_draws_values(kind, dtype):
+    """A draw of a few values on the host (``rng.random()`` in a loop) is computed as it is made,
+    host data, with the values the same counters give in a recorded draw; a Metropolis step then
+    reads no trace (its test's ops run at once)."""
+    from nabla.core import dtypes
+    from nabla.ops.random_bits import _DRAWN_AT_ONCE, draw
+
+    dt = None if dtype is None else dtypes.from_name(dtype)
+    small = draw(7, 3, (2, 3), dt, kind)
+    large = draw(7, 3, (_DRAWN_AT_ONCE + 6,), dt, kind)
+    assert draw(7, 3, (), dt, kind)._impl.is_realized and not large._impl.is_realized
+    assert small._impl.is_realized or (kind, dtype) == ("normal", "float32")  # (float64's, then a cast: an op)
+    want = large.numpy()[:6].reshape(2, 3)
+    assert small.numpy().dtype == want.dtype
+    np.testing.assert_array_equal(small.numpy(), want)
+
+    rng = nnp.random.default_rng(0)
+    x, before = 0.0, nb.engine_stats()
+    for _ in range(50):
+        prop = x + rng.uniform(-1.0, 1.0)
+        if rng.random() < nnp.exp(-0.5 * (prop ** 2 - x ** 2)):
+            x = prop
+    assert nb.engine_stats()["evaluations"] == before["evaluations"]
+
+
 def test_compile_records_scalar_ops():
     """A compiled function traced on a picked element still computes from its input."""
     f = nb.compile(lambda x: x * 2.0 + 1.0)
