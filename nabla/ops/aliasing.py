@@ -119,19 +119,21 @@ def _plain_slice(x: Tensor, key):
 
 
 def _parsed_slice(x: Tensor, key):
-    """``(x[key], its parse)`` as ``_plain_slice`` makes it (``(None, None)`` where it does not)."""
+    """``(x[key], its parse, the key parsed)`` as ``_plain_slice`` makes it (bounds of 0-d integer
+    arrays read as their ints); ``(None, None, key)`` where it does not."""
     impl = x._impl
     if impl.batch_dims:
-        return None, None
+        return None, None, key
     plain = plain_key(impl.cached_shape, key)
     if plain is None:
-        key = _int_bounds(key)
-        if key is None:
-            return None, None
-        plain = plain_key(impl.cached_shape, key)
+        ints = _int_bounds(key)
+        if ints is None:
+            return None, None, key
+        plain = plain_key(impl.cached_shape, ints)
         if plain is None:
-            return None, None
-    return _slice_of(x, plain), plain
+            return None, None, key
+        key = ints
+    return _slice_of(x, plain), plain, key
 
 
 def _slice_of(x: Tensor, plain):
@@ -265,8 +267,8 @@ def getitem(x: Tensor, key) -> Tensor:
         composed = _composed(x, key)
         if composed is not None:
             return getitem(x._view[0], composed)
-    out, plain = _parsed_slice(x, key)
-    if out is not None:
+    out, plain, key = _parsed_slice(x, key)
+    if out is not None:  # (a view keeps the ints its key's 0-d bounds held when it was taken)
         return make_view(x, out, _derive(key), _setitem_put_back(key, plain, impl.cached_shape))
     if isinstance(key, Tensor) and key._impl.cached_shape:  # ``x[cols]``: one gather
         out = indexing.gather_rows(x, key)
@@ -293,6 +295,11 @@ def _composed(x: Tensor, key):
         return None
     outer = outer if type(outer) is tuple else (outer,)
     inner = key if type(key) is tuple else (key,)
+    if not all(_int_slice(k) for k in inner):  # (bounds of 0-d integer arrays: their ints, as NumPy reads them)
+        key = _int_bounds(key)
+        if key is None:
+            return None
+        inner = key if type(key) is tuple else (key,)
     shape = parent._impl.cached_shape
     if len(outer) > len(shape) or len(inner) > len(shape) or not all(_int_slice(k) for k in outer + inner):
         return None

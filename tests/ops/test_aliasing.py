@@ -78,7 +78,14 @@ def chains_of_views(m):
     for i in range(6):
         q[0] = i + 1
         q = q[::-1][1:]
-    return buf, x, y, z, w, A, B, C, D, F, v, u, r, q
+    stream = m.array([2, 5, 6, 1, 7, 3, 1, 2, 3, 1, 9])  # length-prefixed records, bounds 0-d arrays
+    rest, sums = stream, []
+    while rest.size:
+        k = rest[0]
+        sums.append(rest[1:1 + k].sum())
+        rest[0] = -1
+        rest = rest[1 + k:]
+    return buf, x, y, z, w, A, B, C, D, F, v, u, r, q, stream, m.array(sums)
 
 
 def test_a_slice_of_a_slice_is_a_slice_of_their_base():
@@ -92,7 +99,8 @@ def test_a_slice_of_a_slice_is_a_slice_of_their_base():
     buf = np.arange(10.0)
     x = buf[1:]
     y = x[2:][::-1]
-    assert y._view[0] is buf and x._view[0] is buf
+    z = y[np.asarray(numpy.int64(1)):]  # (a bound of a 0-d array: its int when taken)
+    assert y._view[0] is buf and x._view[0] is buf and z._view[0] is buf
     row = np.zeros((3, 4))[1]
     assert row[1:]._view[0] is row  # (an int's axis: composed no further)
     frozen = np.broadcast_to(np.arange(5.0), (3, 5))[1:]
