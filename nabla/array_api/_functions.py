@@ -12,7 +12,7 @@ from .. import ops as _ops
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops import aliasing as _aliasing, indexing as _ix, scans as _scans, sorting as _sorting
-from ..ops.base import normalize_axes, normalize_axis
+from ..ops.base import as_index, normalize_axes, normalize_axis
 from ..ops.elementwise import BINARY_FUNCTIONS as _B, UNARY_FUNCTIONS as _U, astype as _astype, where as _where
 from ._dtypes import as_dtype
 from ._creation import _tensor, asarray
@@ -120,8 +120,8 @@ def roll(x, /, shift, *, axis=None) -> Tensor:
     if axis is None:
         flat = _ops.reshape(x, (x.size,))
         return _ops.reshape(roll(flat, shift, axis=0), x.shape)
-    shifts = (shift,) if isinstance(shift, numbers.Integral) else tuple(shift)
-    axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
+    shifts = (shift,) if as_index(shift) is not None else tuple(shift)
+    axes = (axis,) if as_index(axis) is not None else tuple(axis)
     if len(shifts) != len(axes):
         if len(shifts) == 1:
             shifts = shifts * len(axes)

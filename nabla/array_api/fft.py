@@ -14,7 +14,7 @@ import numbers
 from .. import ops as _ops
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
-from ..ops.base import describe, normalize_axis
+from ..ops.base import as_index, describe, normalize_axis
 from ..ops.elementwise import astype as _astype
 from ..ops.fourier import fft2_last, fft_along
 from ..core.context import get_default_dtype
@@ -38,11 +38,15 @@ def _scaling(norm: str, inverse: bool, op: str) -> int:
     return 2 if (norm == "backward") == inverse else 0
 
 
-def _check_n(n, op: str) -> None:
-    if not isinstance(n, numbers.Integral) or isinstance(n, bool):
+def _check_n(n, op: str) -> int:
+    """``n`` as a length of a transform: an int of at least 1 (a NumPy integer, a 0-d integer array)."""
+    index = as_index(n)
+    if index is None:
         raise TypeError(f"nabla.fft.{op}: n must be an integer, got {type(n).__name__}")
+    n = index
     if n < 1:
         raise ValueError(f"nabla.fft.{op}: invalid number of data points ({n}); it must be at least 1")
+    return n
 
 
 def _input(x, op: str, real: bool = False) -> Tensor:
@@ -79,7 +83,7 @@ def _transform(x: Tensor, n, axis: int, norm: str, kind: str, inverse: bool, op:
     size = x.shape[axis]
     if n is None:
         n = 2 * (size - 1) if kind == "c2r" else size
-    _check_n(n, op)
+    n = _check_n(n, op)
     x = _resize(x, axis, n // 2 + 1 if kind == "c2r" else n)
     return fft_along(x, axis, kind, 1 if inverse else -1, _scaling(norm, inverse, op), n)
 
@@ -149,7 +153,7 @@ def _c2c_n(x: Tensor, s, axes, norm: str, inverse: bool, op: str) -> Tensor:
         for a in last:
             m = sizes[axes.index(a)]
             m = x.shape[a] if m is None else m
-            _check_n(m, op)
+            m = _check_n(m, op)
             x = _resize(x, a, m)
         x = fft2_last(x, 1 if inverse else -1, _scaling(norm, inverse, op))
     return x
@@ -193,7 +197,7 @@ def _frequency_dtype(dtype, op: str):
 
 def fftfreq(n, /, *, d=1.0, dtype=None, device=None) -> Tensor:
     """[0, 1, ..., (n - 1) // 2, -(n // 2), ..., -1] / (d n)."""
-    _check_n(n, "fftfreq")
+    n = _check_n(n, "fftfreq")
     dtype = _frequency_dtype(dtype, "fftfreq")
     k = _ops.arange(n, dtype=_dt.int64, device=device)
     k = _ops.where(k < (n + 1) // 2, k, k - n)
@@ -202,7 +206,7 @@ def fftfreq(n, /, *, d=1.0, dtype=None, device=None) -> Tensor:
 
 def rfftfreq(n, /, *, d=1.0, dtype=None, device=None) -> Tensor:
     """[0, 1, ..., n // 2] / (d n)."""
-    _check_n(n, "rfftfreq")
+    n = _check_n(n, "rfftfreq")
     dtype = _frequency_dtype(dtype, "rfftfreq")
     return _astype(_ops.arange(n // 2 + 1, dtype=_dt.int64, device=device), dtype) * (1.0 / (d * n))
 

@@ -8,14 +8,13 @@ rank are compositions on MAX ops. Stacks of any rank, empty stacks and 0 x 0 mat
 from __future__ import annotations
 
 import math
-import numbers
 from typing import NamedTuple
 
 from .. import ops as _ops
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops import factorizations as _f, indexing as _ix, linalg as _la, spectral as _sp
-from ..ops.base import broadcast_shapes as _broadcast_shapes, normalize_axes, normalize_axis
+from ..ops.base import as_index, broadcast_shapes as _broadcast_shapes, normalize_axes, normalize_axis
 from ..ops.elementwise import BINARY_FUNCTIONS as _B, UNARY_FUNCTIONS as _U, astype as _astype, where as _where
 from ._functions import matmul, matrix_transpose, tensordot, vecdot  # noqa: F401  (also in this extension)
 from ..core.context import get_default_dtype
@@ -178,9 +177,10 @@ def det(x, /) -> Tensor:
 
 def matrix_power(x, n, /) -> Tensor:
     x = _matrix(x, "matrix_power")
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+    index = as_index(n)
+    if index is None:
         raise TypeError(f"nabla.linalg.matrix_power: n must be an integer, got {type(n).__name__}")
-    n = int(n)
+    n = index
     if n == 0:
         return _eye(x.shape[-1], x.shape[-1], x.shape[:-2], x)
     if n < 0:

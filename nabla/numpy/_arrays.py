@@ -14,6 +14,7 @@ from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops import aliasing
+from ..ops.base import as_index
 from ..ops.elementwise import astype as _astype
 from . import _dtypes as D
 from ._reductions import sum as _sum
@@ -117,7 +118,8 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, like=None):
     step = 1 if step is None else step
     target = D.to_nabla(dtype, "arange")
     if target is None:
-        target = _dt.as_dtype(_np.result_type(*(type(v) if not isinstance(v, _np.generic) else v.dtype
+        target = _dt.as_dtype(_np.result_type(*(v.dtype.numpy_dtype if isinstance(v, Tensor) else
+                                                type(v) if not isinstance(v, _np.generic) else v.dtype
                                                 for v in (start, stop, step))))
         if target.kind == "f":
             target = _F64
@@ -410,8 +412,8 @@ def append(arr, values, axis=None):
 
 
 def _split_points(n, indices_or_sections, op, even):
-    if isinstance(indices_or_sections, (int, _np.integer)):
-        k = int(indices_or_sections)
+    if as_index(indices_or_sections) is not None:
+        k = as_index(indices_or_sections)
         if k <= 0:
             raise ValueError(f"nabla.numpy.{op}: number of sections must be larger than 0")
         if even and n % k:

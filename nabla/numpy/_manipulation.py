@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as _np
 
 from .. import array_api as _xp
+from ..ops.base import as_index
 from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
@@ -48,7 +49,8 @@ def delete(arr, obj, axis=None):
     keep = _np.ones(n, dtype=bool)
     if isinstance(obj, slice):
         keep[obj] = False
-    elif isinstance(obj, (int, _np.integer)) and not isinstance(obj, (bool, _np.bool_)):
+    elif as_index(obj) is not None:
+        obj = as_index(obj)
         if obj < -n or obj >= n:
             raise IndexError(f"index {obj} is out of bounds for axis {axis} with size {n}")
         keep[obj] = False

@@ -6,6 +6,7 @@ module above them."""
 from __future__ import annotations
 
 import numbers
+import operator
 from builtins import type as builtins_type
 
 import numpy as _np
@@ -167,6 +168,10 @@ def _conj(self):
     return _xp.conj(self) if self.dtype.is_complex else self
 
 
+#: Python's sequences, which a 0-d integer array repeats as NumPy's integers do (``[0] * n``, ``"-" * n``)
+_SEQUENCES = frozenset((list, tuple, str))
+
+
 def _operators():
     def binary(u):
         plain = u._plain
@@ -233,6 +238,19 @@ def _operators():
         return general_power(self, other)
 
     out["__pow__"] = power
+    general_multiply, general_rmultiply = out["__mul__"], out["__rmul__"]
+
+    def multiply(self, other):  # (``[0] * y.max()``: a 0-d integer repeats a sequence, as NumPy's integer does)
+        if builtins_type(other) in _SEQUENCES and not self._impl.cached_shape and self._impl.dtype.is_integer:
+            return other * operator.index(self)
+        return general_multiply(self, other)
+
+    def rmultiply(self, other):
+        if builtins_type(other) in _SEQUENCES and not self._impl.cached_shape and self._impl.dtype.is_integer:
+            return other * operator.index(self)
+        return general_rmultiply(self, other)
+
+    out["__mul__"], out["__rmul__"] = multiply, rmultiply
     out["__divmod__"] = binary(UFUNCS["divmod"])
     out["__matmul__"] = lambda self, other: M.matmul(self, other)  # (a dot of vectors at once: ``M._plain_dot``)
     out["__rmatmul__"] = lambda self, other: M.matmul(other, self)

@@ -4,11 +4,11 @@ Nabla's Mojo kernels), with NumPy's signatures and extras (``norm`` with ``ord``
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as _np
 
 from .. import array_api as _xp
+from ..ops.base import as_index
 from ..ops.view import reshape as _reshape
 from ..array_api import linalg as _la
 from ..core import dtypes as _dt
@@ -114,8 +114,9 @@ def matrix_power(a, n):
     if x.dtype.is_floating or x.dtype.is_complex:
         return _la.matrix_power(x, n)
     # integers (and bools) multiply exactly, as NumPy's: binary powering with matmul
-    if not isinstance(n, numbers.Integral):
+    if as_index(n) is None:
         raise TypeError(f"nabla.numpy.linalg.matrix_power: exponent must be an integer, got {type(n).__name__}")
+    n = as_index(n)
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
         raise LinAlgError(f"Last 2 dimensions of the array must be square (got shape {x.shape})")
     if n < 0:  # NumPy inverts in float64 and powers that: a float64 result

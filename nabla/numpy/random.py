@@ -15,6 +15,7 @@ import threading
 import numpy as _np
 
 from .. import array_api as _xp
+from ..ops.base import as_index
 from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
 from ..core.context import NO_SIDE_EFFECTS, refuse_side_effect
@@ -184,8 +185,8 @@ class Generator(Distributions):
         return _astype(k + lo, target)
 
     def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
-        pool = None if isinstance(a, (int, _np.integer)) else D.asarray(a, op="random.choice")
-        n = int(a) if pool is None else pool.shape[axis]
+        pool = None if as_index(a) is not None else D.asarray(a, op="random.choice")
+        n = as_index(a) if pool is None else pool.shape[axis]
         shape = _shape(size)
         k = math.prod(shape)
         if n == 0 and k:
@@ -216,8 +217,8 @@ class Generator(Distributions):
         return _reshape(flat, pool.shape[:axis] + shape + pool.shape[axis + 1:])
 
     def permutation(self, x, axis=0):
-        if isinstance(x, (int, _np.integer)):
-            return _xp.argsort(self._uniform((int(x),)))
+        if as_index(x) is not None:
+            return _xp.argsort(self._uniform((as_index(x),)))
         arr = D.asarray(x, op="random.permutation")
         perm = _xp.argsort(self._uniform((arr.shape[axis],)))
         return _xp.take(arr, perm, axis=axis)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 
 import numpy as np
 
@@ -18,13 +19,30 @@ from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 
 
+def as_index(x) -> int | None:
+    """``x`` as an int where NumPy takes it as one for a size, a count or an axis (``operator.index``:
+    a Python or NumPy integer, a 0-d integer array such as ``y.max() + 1``); None for anything else,
+    bools included."""
+    if type(x) is int:
+        return x
+    if isinstance(x, (bool, np.bool_)) or getattr(type(x), "__index__", None) is None:
+        return None
+    try:
+        return operator.index(x)
+    except TypeError:  # (an array of more than one element, or not of integers)
+        return None
+
+
 def describe(*impls: TensorImpl) -> str:
     return ", ".join(f"shape {tuple(i.shape)} {i.dtype.name}" for i in impls)
 
 
 def normalize_axis(axis: int, ndim: int, op: str) -> int:
-    if type(axis) is not int and (not isinstance(axis, numbers.Integral) or isinstance(axis, bool)):
-        raise TypeError(f"nabla.{op}: axis must be an integer, got {type(axis).__name__}")
+    if type(axis) is not int:
+        index = as_index(axis)
+        if index is None:
+            raise TypeError(f"nabla.{op}: axis must be an integer, got {type(axis).__name__}")
+        axis = index
     if not -ndim <= axis < ndim:
         raise IndexError(f"nabla.{op}: axis {axis} is out of range for a tensor of rank {ndim}")
     return int(axis) % ndim
@@ -34,7 +52,7 @@ def normalize_axes(axis, ndim: int, op: str) -> tuple[int, ...]:
     """``None`` -> every axis; int or sequence -> sorted unique non-negative axes."""
     if axis is None:
         return tuple(range(ndim))
-    if isinstance(axis, numbers.Integral) and not isinstance(axis, bool):
+    if as_index(axis) is not None:
         return (normalize_axis(axis, ndim, op),)
     axes = tuple(normalize_axis(a, ndim, op) for a in axis)
     if len(set(axes)) != len(axes):
@@ -174,18 +192,20 @@ class CreationOperation(Operation):
 # --- converting Python and NumPy values at the host boundary ------------------
 
 def _check_shape(shape, op: str) -> tuple[int, ...]:
-    if isinstance(shape, numbers.Integral) and not isinstance(shape, bool):
-        shape = (shape,)
+    single = as_index(shape)
+    if single is not None:
+        shape = (single,)
     try:
         shape = tuple(shape)
     except TypeError:
         raise TypeError(f"nabla.{op}: shape must be an int or a sequence of ints, got {shape!r}") from None
-    for d in shape:
-        if isinstance(d, bool) or not isinstance(d, numbers.Integral):
+    sizes = tuple(as_index(d) for d in shape)
+    for d in sizes:
+        if d is None:
             raise TypeError(f"nabla.{op}: shape entries must be ints, got {shape!r}")
         if d < 0:
             raise ValueError(f"nabla.{op}: negative dimension in shape {shape!r}")
-    return tuple(int(d) for d in shape)
+    return sizes
 
 
 def default_dtype_for(value) -> _dt.DType:

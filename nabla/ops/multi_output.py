@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import numbers
 
 from ..core.tensor import Tensor
-from .base import Operation, broadcast_shapes, describe, normalize_axis
+from .base import Operation, as_index, broadcast_shapes, describe, normalize_axis
 from ..core.trace_lowering import symbolic_dims
 from .broadcasting import broadcast_physical
 from .elementwise import dense_tangents, zeros_like_physical
@@ -99,8 +98,8 @@ def split(x: Tensor, indices_or_sections, axis: int = 0) -> list[Tensor]:
     impl = x._impl
     a = normalize_axis(axis, impl.ndim, "split")
     n = impl.shape[a]
-    if isinstance(indices_or_sections, numbers.Integral):
-        k = int(indices_or_sections)
+    if as_index(indices_or_sections) is not None:
+        k = as_index(indices_or_sections)
         if k <= 0 or n % k:
             raise ValueError(f"nabla.split: axis {a} of size {n} cannot be split into {k} equal sections "
                              f"({describe(impl)})")

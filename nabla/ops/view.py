@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import math
-import numbers
 
 from ..core.operation import Fused
 from ..core.tensor import Tensor
-from .base import LogicalShapeOperation, _check_shape, describe, normalize_axis
+from .base import LogicalShapeOperation, _check_shape, as_index, describe, normalize_axis
 from . import lowerings as L
 from ..core.lazy_module import graph_ops as ops
 
@@ -138,10 +137,14 @@ unsqueeze_op.inverse, squeeze_op.inverse = squeeze_op, unsqueeze_op
 
 
 def _resolve_shape(shape, size: int, src, op: str) -> tuple[int, ...]:
-    if type(shape) is int or (isinstance(shape, numbers.Integral) and not isinstance(shape, bool)):
-        shape = (shape,)
-    shape = tuple(shape)
-    if all(type(d) is int and d >= -1 for d in shape):  # (the common case: sizes, or one -1)
+    single = shape if type(shape) is int else as_index(shape)
+    shape = (single,) if single is not None else tuple(shape)
+    if not all(type(d) is int for d in shape):  # (NumPy integers, 0-d integer arrays: their ints)
+        sizes = tuple(as_index(d) for d in shape)
+        if None in sizes:
+            raise TypeError(f"nabla.{op}: shape entries must be ints, got {shape!r}")
+        shape = sizes
+    if all(d >= -1 for d in shape):  # (the common case: sizes, or one -1)
         known = math.prod(shape)
         if known < 0 and shape.count(-1) == 1:  # (one -1: the rest's count)
             known = -known
@@ -221,7 +224,7 @@ def squeeze(x: Tensor, axis=None) -> Tensor:
     n = impl.ndim
     if axis is None:
         axes = [a for a, d in enumerate(impl.shape) if d == 1]
-    elif isinstance(axis, numbers.Integral):
+    elif as_index(axis) is not None:
         axes = [normalize_axis(axis, n, "squeeze")]
     else:
         axes = sorted(normalize_axis(a, n, "squeeze") for a in axis)

@@ -173,3 +173,30 @@ def test_zero_d_results_print_as_numpys_scalars_in_containers():
     assert repr(z.sum()) == repr(a.sum()) and str((z.min(), z.max())) == str((a.min(), a.max()))
     f = fnp.asarray(a / 4)
     assert repr(f.mean()) == repr((a / 4).mean()) and repr(f) == repr(a / 4)
+
+
+INDEX_USES = ["np.eye(y.max() + 1)", "np.arange(y.max() + 1)", "np.bincount(y, minlength=y.max() + 2)",
+              "np.roll(np.arange(5), y[1])", "np.arange(6.0).reshape(y[1], -1)", "np.ones((2, 3)).sum(axis=y[2])",
+              "np.tri(y[1])", "np.linalg.matrix_power(np.eye(2) * 2, y[1])", "np.fft.fft(np.ones(4), y[1])",
+              "np.stack([y, y], axis=y[2])", "np.histogram(np.arange(5.0), bins=y[1])[0]",
+              "np.split(np.arange(6), y[1])[0]", "np.zeros((y[1], y[3]))", "np.squeeze(np.ones((1, 3)), axis=y[0])",
+              "np.delete(np.arange(5), y[1])", "np.random.default_rng(0).permutation(y[1] + 3).shape"]
+
+
+@pytest.mark.parametrize("use", INDEX_USES)
+def test_an_integer_read_from_an_array_is_a_size_count_or_axis(use):
+    """``np.eye(y.max() + 1)``: NumPy's ``y.max()`` is an integer scalar, Nabla's a 0-d integer array;
+    both are taken wherever NumPy takes an int (``operator.index``), with NumPy's result."""
+    want = eval(use, {"np": numpy, "y": numpy.array([0, 2, 1, 2])})
+    got = eval(use, {"np": fnp, "y": fnp.array([0, 2, 1, 2])})
+    numpy.testing.assert_array_equal(numpy.asarray(got), want)
+
+
+def test_a_zero_d_integer_repeats_a_sequence_as_numpys_integer():
+    """``[0] * y.max()`` repeats the list, as NumPy's integer does (a 0-d array would broadcast it)."""
+    y, yn = fnp.array([0, 2, 1, 2]), numpy.array([0, 2, 1, 2])
+    for s in ([0], (1, 2), "-"):
+        assert s * y.max() == s * yn.max() and y[1] * s == yn[1] * s
+    numpy.testing.assert_array_equal(numpy.asarray(fnp.array(2.0) * [1, 2]), numpy.array(2.0) * [1, 2])
+    with pytest.raises(TypeError):
+        fnp.zeros(fnp.array(2.0))  # (a float is no size, as in NumPy)
