@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import weakref
 
+import numpy as np
+
 from ..core.context import NO_SIDE_EFFECTS, refuse_side_effect
 from ..core.operation import PLAIN_CLASSES, plain_array
 from ..core.tensor import Tensor
@@ -172,18 +174,20 @@ _SLICES_KEPT = 64
 
 
 def _int_bounds(key):
-    """``key`` with the 0-d integer arrays among its slices' bounds as the ints they hold, as NumPy
-    reads them (``A_col[A_row[i]:A_row[i + 1]]``); None where it has none."""
+    """``key`` with the 0-d integer arrays and NumPy integers among its slices' bounds as the ints
+    they hold, as NumPy reads them (``A_col[A_row[i]:A_row[i + 1]]``); None where it has none."""
     parts = key if type(key) is tuple else (key,)
     found = False
     out = []
     for k in parts:
-        if type(k) is slice and any(isinstance(b, Tensor) for b in (k.start, k.stop, k.step)):
+        if type(k) is slice and any(isinstance(b, (Tensor, np.integer)) for b in (k.start, k.stop, k.step)):
             bounds = []
             for b in (k.start, k.stop, k.step):
                 if isinstance(b, Tensor):
                     if b.ndim or not b.dtype.is_integer or b._impl.batch_dims:
                         return None
+                    b = int(b)
+                elif isinstance(b, np.integer):
                     b = int(b)
                 bounds.append(b)
             k = slice(*bounds)
@@ -285,38 +289,30 @@ def getitem(x: Tensor, key) -> Tensor:
 
 
 def _composed(x: Tensor, key):
-    """The key of ``x[key]`` in x's parent, where x is a slice of it and both keys are slices of ints
-    (``v = v[1:]`` in a loop, ``r[::-1][1:]``); None for any other. A view taken so is its base's
-    view: a write into it is carried one step, where a chain of views carried it through each."""
+    """The key of ``x[key]`` in x's parent, where x is a slice of it and both keys are slices (of
+    ints, ``...`` and all: ``v = v[1:]`` in a loop, ``r[::-1][1:]``, ``v[..., 1:]``); None for any
+    other (an int or a ``None`` in either). A view taken so is its base's view: a write into it is
+    carried one step, where a chain of views carried it through each."""
     parent, derive, put_back = x._view
     outer = getattr(derive, "key", None)
     if outer is None or put_back is None or type(parent) is not type(x) or parent._impl.batch_dims \
             or x._impl.batch_dims:  # (a read-only view's slices stay read-only; a subclass's, its class)
         return None
-    outer = outer if type(outer) is tuple else (outer,)
-    inner = key if type(key) is tuple else (key,)
-    if not all(_int_slice(k) for k in inner):  # (bounds of 0-d integer arrays: their ints, as NumPy reads them)
-        key = _int_bounds(key)
-        if key is None:
-            return None
-        inner = key if type(key) is tuple else (key,)
-    shape = parent._impl.cached_shape
-    if len(outer) > len(shape) or len(inner) > len(shape) or not all(_int_slice(k) for k in outer + inner):
+    ints = _int_bounds(key)  # (bounds of 0-d integer arrays and NumPy integers: their ints)
+    first = plain_key(parent._impl.cached_shape, outer)
+    then = plain_key(x._impl.cached_shape, key if ints is None else ints)
+    if first is None or then is None or not first[2] or not then[2]:  # (slices only: no int, no None)
         return None
     out = []
-    for a, n in enumerate(shape):
-        taken = range(*outer[a].indices(n)) if a < len(outer) else range(n)
-        if a < len(inner):
-            taken = taken[inner[a]]
-        if not taken:
+    for (start, _, step), (at, stop, by) in zip(first[0], then[0]):  # (x's element j: the parent's start + j step)
+        count = len(range(at, stop, by))
+        if not count:
             out.append(slice(0, 0))
-        else:  # (a negative step's stop past the start: None, where -1 would count from the end)
-            out.append(slice(taken.start, None if taken.stop < 0 else taken.stop, taken.step))
+            continue
+        begin, stride = start + at * step, step * by
+        end = begin + count * stride
+        out.append(slice(begin, None if end < 0 else end, stride))  # (-1 would count from the end)
     return tuple(out)
-
-
-def _int_slice(k) -> bool:
-    return type(k) is slice and all(b is None or type(b) is int for b in (k.start, k.stop, k.step))
 
 
 def _setitem_put_back(key, plain=None, shape=None):

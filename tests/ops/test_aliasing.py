@@ -85,7 +85,12 @@ def chains_of_views(m):
         sums.append(rest[1:1 + k].sum())
         rest[0] = -1
         rest = rest[1 + k:]
-    return buf, x, y, z, w, A, B, C, D, F, v, u, r, q, stream, m.array(sums)
+    G = m.zeros((3, 30)) + 1.0
+    g = G
+    for i in range(20):  # through ``...`` and NumPy integer bounds
+        g[..., 0] = i
+        g = g[..., numpy.int64(1):]
+    return buf, x, y, z, w, A, B, C, D, F, v, u, r, q, stream, m.array(sums), G, g
 
 
 def test_a_slice_of_a_slice_is_a_slice_of_their_base():
@@ -101,6 +106,7 @@ def test_a_slice_of_a_slice_is_a_slice_of_their_base():
     y = x[2:][::-1]
     z = y[np.asarray(numpy.int64(1)):]  # (a bound of a 0-d array: its int when taken)
     assert y._view[0] is buf and x._view[0] is buf and z._view[0] is buf
+    assert buf[2:][..., numpy.int64(1):]._view[0] is buf
     row = np.zeros((3, 4))[1]
     assert row[1:]._view[0] is row  # (an int's axis: composed no further)
     frozen = np.broadcast_to(np.arange(5.0), (3, 5))[1:]
