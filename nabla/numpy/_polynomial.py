@@ -19,7 +19,7 @@ from ..core.tensor import Tensor
 from ..ops.elementwise import astype as _astype
 from . import _dtypes as D
 from ._math import convolve
-from .linalg import inv, lstsq
+from .linalg import eigvals, inv, lstsq
 
 
 def _coefficients(p, op: str, inexact: bool = False):
@@ -124,9 +124,9 @@ def roots(p):
     if n > 1:  # companion matrix: -c[1:]/c[0] on the first row, ones below the diagonal
         first = _reshape(-c[1:] / c[0], (1, -1))
         below = _xp.eye(n - 2, n - 1, dtype=c.dtype) if n > 2 else _xp.zeros((0, n - 1), dtype=c.dtype)
-        r = _xp.linalg.eigvals(_xp.concat([first, below], axis=0))
+        r = eigvals(_xp.concat([first, below], axis=0))  # (real where every root is, as NumPy's)
     else:
-        r = _xp.zeros((0,), dtype=_dt.complex128)
+        r = _xp.zeros((0,), dtype=_dt.float64)
     return _xp.concat([r, _xp.zeros((trailing,), dtype=r.dtype)]) if trailing else r
 
 

@@ -200,3 +200,11 @@ def test_a_zero_d_integer_repeats_a_sequence_as_numpys_integer():
     numpy.testing.assert_array_equal(numpy.asarray(fnp.array(2.0) * [1, 2]), numpy.array(2.0) * [1, 2])
     with pytest.raises(TypeError):
         fnp.zeros(fnp.array(2.0))  # (a float is no size, as in NumPy)
+
+
+@pytest.mark.parametrize("coefficients", [[1.0, -3.0, 2.0], [1.0, 0.0, 1.0], [2.0], [0.0, 1.0, -1.0, 0.0]])
+def test_roots_are_real_where_numpys_are(coefficients):
+    """``roots`` is real where every root is (its companion matrix's eigenvalues, as ``eigvals``)."""
+    got, want = fnp.roots(coefficients), numpy.roots(coefficients)
+    assert numpy.asarray(got).dtype == want.dtype
+    numpy.testing.assert_allclose(numpy.sort_complex(numpy.asarray(got)), numpy.sort_complex(want), atol=1e-12)
