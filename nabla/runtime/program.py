@@ -35,7 +35,7 @@ from ..ops.multi_output import concat_op
 from .fused import Plan, ViewPlan, plan as plan_stage
 from .fused_complex import real_products
 from .fused_codes import _LOAD, BYTES, CODES, INT_CODES, constant_bits, reduce_kind
-from .fused_layouts import Offset
+from .fused_layouts import one_run, slice_layout
 from .fused_format import pack_program
 from .fused_matmul import taking_large_matmuls
 from .fused_stages import stages as first_values
@@ -54,40 +54,6 @@ _IN_PLACE_READS = 1024
 
 class Unplanned(Exception):
     """The trace holds work no stage of the program kernel runs."""
-
-
-def _slice_layout(shape, index, position=None) -> list:
-    """The layout a stage stores through: the slice ``index`` (``(start, stop, step)`` per axis) of a
-    contiguous array of ``shape``; its starts data of the slice write at trace ``position`` where
-    given (the offset an ``Offset`` of them, summed here in one pass)."""
-    strides, step = [], 1
-    for n in reversed(shape):
-        strides.append(step)
-        step *= n
-    strides.reverse()
-    at = 0
-    layout = [float(len(index)), 0]
-    for (start, stop, step), st in zip(index, strides):
-        at += start * st
-        layout += [float(len(range(start, stop, step))), float(step * st)]
-    layout[1] = at if position is None else Offset(at, 0, {(position, axis): st for axis, st in enumerate(strides)})
-    return layout
-
-
-def _one_run(shape, index) -> bool:
-    """Whether the slice ``index`` (``(start, stop, step)`` per axis) of a C-ordered array of
-    ``shape`` is one run of its memory, in order."""
-    inner = True  # every axis inside this one is taken whole, in order
-    for n, (start, stop, step) in zip(reversed(shape), reversed(index)):
-        size = len(range(start, stop, step))
-        if not inner:
-            if size != 1:
-                return False
-        elif size != n or (step != 1 and n != 1):
-            if size > 1 and step != 1:
-                return False
-            inner = False
-    return True
 
 
 #: dtype -> the program that loads a buffer of it, stored through a slice's layout (its element
@@ -188,16 +154,10 @@ class Scheduler:
         if v.node.op is matmul_op and empty_sum(v.node):
             self._fill(v, 0)
             return []
-        first = self._ends_read(v.node)
-        if first:
-            return first
-        sub = self._cut(v)
-        if sub.missing:
-            return sub.missing
-        first = sub.first_parts(self.readers)
-        if first:
-            return first
-        plan = self._plan(sub)
+        planned = self._planned(v)
+        if type(planned) is list:
+            return planned
+        sub, plan = planned
         if not plan and v.node.op is concat_op:
             return self._concat(v)
         if not plan:
@@ -223,6 +183,21 @@ class Scheduler:
         if sub.missing:
             self.waiting[id(v)] = sub
         return sub
+
+    def _planned(self, v):
+        """``(cut, plan)`` of ``v``'s work (the plan False where the fused evaluator takes the cut as
+        no one program), or the values to compute first: those that end a program below its root,
+        sources without buffers yet, parts worth a stage of their own."""
+        first = self._ends_read(v.node)
+        if first:
+            return first
+        sub = self._cut(v)
+        if sub.missing:
+            return sub.missing
+        first = sub.first_parts(self.readers)
+        if first:
+            return first
+        return sub, self._plan(sub)
 
     def _ends_read(self, node) -> list:
         """``node``'s operands whose values end a program (``ends_program``) and have no buffer yet:
@@ -388,7 +363,7 @@ class Scheduler:
         # reads of x by this write's own stage (``p[:, -1] = p[:, -2]``)
         reads_x = (value is x) if store is None else any(u is x for n in store[0].origins for u in n.inputs)
         out = self._written(v, base, here, reads_x, math.prod([len(range(*sl)) for sl in index]))
-        self._store(value, store, out, _slice_layout(x.shape, index, self.node_ids[id(node)]))
+        self._store(value, store, out, slice_layout(x.shape, index, self.node_ids[id(node)]))
         self.staged.add(id(node))
         return []
 
@@ -401,18 +376,12 @@ class Scheduler:
         elements = math.prod(value.shape)
         if not elements or id(value) in self.result_ids or len(self.readers.get(id(value), ())) != 1 \
                 or id(value.node) in self.stop_ids or (value.node.op is matmul_op and empty_sum(value.node)) \
-                or not _one_run(x.shape, index):
+                or not one_run(x.shape, index):
             return None
-        first = self._ends_read(value.node)
-        if first:
-            return first
-        sub = self._cut(value)
-        if sub.missing:
-            return sub.missing
-        first = sub.first_parts(self.readers)
-        if first:
-            return first
-        plan = self._plan(sub)
+        planned = self._planned(value)
+        if type(planned) is list:
+            return planned
+        sub, plan = planned
         if not isinstance(plan, Plan) or plan.program.scan or plan.program.test or plan.program.count \
                 or plan.program.size != elements:
             return [value]  # (its stage of its own, then loaded, as ``_store_plan`` has it)
@@ -420,7 +389,7 @@ class Scheduler:
         reads_x = any(u is x for n in sub.origins for u in n.inputs)
         out = self._written(v, self.buffer_of[id(x)], here, reads_x, elements)
         stage = self._program_stage(plan.program, sub, out)
-        stage.out_at = _slice_layout(x.shape, index, self.node_ids[id(v.node)])[1] * x.dtype.itemsize
+        stage.out_at = slice_layout(x.shape, index, self.node_ids[id(v.node)])[1] * x.dtype.itemsize
         self.staged.add(id(v.node))
         return []
 
@@ -465,7 +434,7 @@ class Scheduler:
         at = 0
         for u, store in zip(parts, stores):
             index = tuple((at, at + n, 1) if a == axis else (0, n, 1) for a, n in enumerate(u.shape))
-            self._store(u, store, out, _slice_layout(v.shape, index))
+            self._store(u, store, out, slice_layout(v.shape, index))
             at += u.shape[axis]
         self.staged.add(id(node))
         return []
@@ -568,16 +537,10 @@ class Scheduler:
             return [value]  # a view's values into its parent, ``v[0] = i`` through ``v = v[1:]``)
         if reduce_kind(value.node.op) is not None:  # (computed into a buffer of its own, then loaded:
             return [value]  # a loop's ``t[j] = x[:i] @ y[:i]`` found so without walking its cut first)
-        first = self._ends_read(value.node)
-        if first:
-            return first
-        sub = self._cut(value)
-        if sub.missing:
-            return sub.missing
-        first = sub.first_parts(self.readers)
-        if first:
-            return first
-        plan = self._plan(sub)
+        planned = self._planned(value)
+        if type(planned) is list:
+            return planned
+        sub, plan = planned
         if isinstance(plan, Plan) and not plan.program.reduce and not plan.program.scan and not plan.program.test:
             return sub, plan.program
         if plan:  # (a reduction, or a view: computed into a buffer of its own, then loaded)
