@@ -315,6 +315,28 @@ def _composed(x: Tensor, key):
     return tuple(out)
 
 
+def _element_in_base(x: Tensor, key):
+    """The key in x's parent of the element ``x[key]`` (an int per axis), where x is a slice of it
+    (``v = A[1:, 1:]; v[i, i] = s``); None for any other. Written there, a write costs an element,
+    where carried back into the parent as the whole slice it cost the slice's size each time."""
+    element = element_key(x._impl, key)
+    if element is None:
+        return None
+    parent, derive, put_back = x._view
+    outer = getattr(derive, "key", None)
+    if outer is None or put_back is None or type(parent) is not type(x) or parent._impl.batch_dims:
+        return None
+    first = plain_key(parent._impl.cached_shape, outer)
+    if first is None or not first[2]:  # (slices only: x's axes are the parent's)
+        return None
+    out = []
+    for (start, _, step), i, n in zip(first[0], element, x._impl.cached_shape):
+        if not -n <= i < n:
+            return None  # (the general path raises NumPy's IndexError)
+        out.append(start + (i % n) * step)
+    return tuple(out)
+
+
 def _setitem_put_back(key, plain=None, shape=None):
     """How a view taken at ``key`` writes back into its parent: a slice write, with the key's parse
     where the view's own found it (``plain``, over a parent of ``shape``: ``x[i, :j] += v`` parses
@@ -336,6 +358,10 @@ def setitem(x: Tensor, key, value) -> None:
         refuse_write(x)
     if x._view is not None:
         check_writeable(x)
+        element = _element_in_base(x, key)
+        if element is not None:  # an element of a slice: written into the base, which re-derives its views
+            setitem(x._view[0], element, value)
+            return
     if type(value) is complex and (x._impl.dtype.is_integer or x._impl.dtype.is_floating):  # NumPy's TypeError
         raise TypeError(f"nabla.setitem: cannot write complex {value!r} into an array of {x._impl.dtype}")
     if _is_own_view(x, key, value) or host_write(x, key, value):

@@ -90,7 +90,13 @@ def chains_of_views(m):
     for i in range(20):  # through ``...`` and NumPy integer bounds
         g[..., 0] = i
         g = g[..., numpy.int64(1):]
-    return buf, x, y, z, w, A, B, C, D, F, v, u, r, q, stream, m.array(sums), G, g
+    V = m.zeros((9, 7)) + 1.0
+    s = V[1:, 1:]
+    for i in range(6):  # elements written through a slice
+        s[i, i] = i
+    t = V[::-1, 2:][1:]
+    t[0, -1] = -7.0
+    return buf, x, y, z, w, A, B, C, D, F, v, u, r, q, stream, m.array(sums), G, g, V, s, t
 
 
 def test_a_slice_of_a_slice_is_a_slice_of_their_base():
@@ -107,6 +113,10 @@ def test_a_slice_of_a_slice_is_a_slice_of_their_base():
     z = y[np.asarray(numpy.int64(1)):]  # (a bound of a 0-d array: its int when taken)
     assert y._view[0] is buf and x._view[0] is buf and z._view[0] is buf
     assert buf[2:][..., numpy.int64(1):]._view[0] is buf
+    V = np.zeros((600, 5)) + 1.0
+    s = V[1:, 1:]
+    s[2, 3] = 5.0  # an element of the base written, where the slice's 2,396 elements were carried back
+    assert V._impl._values[0].node.kwargs["index"] == ((3, 4, 1), (4, 5, 1))
     row = np.zeros((3, 4))[1]
     assert row[1:]._view[0] is row  # (an int's axis: composed no further)
     frozen = np.broadcast_to(np.arange(5.0), (3, 5))[1:]
