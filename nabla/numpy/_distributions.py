@@ -171,7 +171,14 @@ def _terms(mean=None, top=None) -> int:
 
 def _invert(u, first, ratio, terms):
     """Inversion by sequential search: how many of the first ``terms`` cumulative probabilities lie
-    below ``u``. ``first``: P(0); ``ratio(j)``: P(j + 1) / P(j). The terms fuse into one pass."""
+    below ``u``. ``first``: P(0); ``ratio(j)``: P(j + 1) / P(j). The terms fuse into one pass; for a
+    small draw (a loop's scalar ``binomial(n, p)``) they are a table, P(j) a running product and
+    the cumulative probabilities its running sum: a few nodes, where the pass was five per term."""
+    n = u.shape[0]
+    if 1 < terms and n * terms <= _TABLE:
+        j = _reshape(_xp.arange(terms - 1, dtype=_F64), (terms - 1, 1))
+        c = first + _xp.cumulative_sum(first * _xp.cumulative_prod(ratio(j), axis=0), axis=0)
+        return _astype(first < u, _F64) + _xp.sum(_astype(c < u, _F64), axis=0)
     p = c = first
     k = _astype(c < u, _F64)
     for j in range(1, terms):
@@ -179,6 +186,10 @@ def _invert(u, first, ratio, terms):
         c = c + p
         k = k + _astype(c < u, _F64)
     return k
+
+
+#: the most values of a draw's inversion table (``_invert``): draws times terms
+_TABLE = 1 << 14
 
 
 def _rou_step(gen, a, h, hi, mode_diff):

@@ -419,3 +419,31 @@ def test_no_compiles_and_no_interpreter():
     nabla.wait_for_compiles()
     after = nabla.engine_stats()
     assert after["compiles"] == before["compiles"] and after["interpreted"] == before["interpreted"]
+
+
+@pytest.mark.parametrize("draw,pmf", [
+    (lambda g: g.binomial(20, 0.3, 256), lambda k: stats.binom.pmf(k, 20, 0.3)),
+    (lambda g: g.binomial(7, 0.8, 256), lambda k: stats.binom.pmf(k, 7, 0.8)),
+    (lambda g: g.poisson(2.5, 200), lambda k: stats.poisson.pmf(k, 2.5)),
+    (lambda g: g.hypergeometric(9, 12, 6, 256), lambda k: stats.hypergeom.pmf(k, 21, 9, 6)),
+])
+def test_small_draws_invert_through_a_table_of_their_terms(draw, pmf, monkeypatch):
+    """A small draw's inversion (a loop's scalar ``binomial(n, p)``) runs over a table of its terms, a
+    running product and sum, where a larger one takes a pass per term: the same counts for the same
+    uniforms, and the distribution's (chi-square over 40 small draws)."""
+    from nabla.numpy import _distributions
+
+    tabled = []
+    invert = _distributions._invert
+
+    def counted(u, first, ratio, terms):
+        tabled.append(1 < terms and u.shape[0] * terms <= _distributions._TABLE)
+        return invert(u, first, ratio, terms)
+
+    monkeypatch.setattr(_distributions, "_invert", counted)
+    table = numpy.concatenate([draw(_rng(40 + k)).numpy() for k in range(40)])
+    _chi2(table, pmf)
+    assert tabled and all(tabled)
+    monkeypatch.setattr(_distributions, "_TABLE", 0)
+    passes = numpy.concatenate([draw(_rng(40 + k)).numpy() for k in range(40)])
+    numpy.testing.assert_array_equal(table, passes)
