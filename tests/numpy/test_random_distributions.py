@@ -431,19 +431,19 @@ def test_small_draws_invert_through_a_table_of_their_terms(draw, pmf, monkeypatc
     """A small draw's inversion (a loop's scalar ``binomial(n, p)``) runs over a table of its terms, a
     running product and sum, where a larger one takes a pass per term: the same counts for the same
     uniforms, and the distribution's (chi-square over 40 small draws)."""
-    from nabla.numpy import _distributions
+    from nabla.numpy import _distributions, _sampling
 
     tabled = []
     invert = _distributions._invert
 
     def counted(u, first, ratio, terms):
-        tabled.append(1 < terms and u.shape[0] * terms <= _distributions._TABLE)
+        tabled.append(1 < terms and u.shape[0] * terms <= _sampling._TABLE)
         return invert(u, first, ratio, terms)
 
     monkeypatch.setattr(_distributions, "_invert", counted)
     table = numpy.concatenate([draw(_rng(40 + k)).numpy() for k in range(40)])
     _chi2(table, pmf)
     assert tabled and all(tabled)
-    monkeypatch.setattr(_distributions, "_TABLE", 0)
+    monkeypatch.setattr(_sampling, "_TABLE", 0)
     passes = numpy.concatenate([draw(_rng(40 + k)).numpy() for k in range(40)])
     numpy.testing.assert_array_equal(table, passes)
