@@ -549,3 +549,19 @@ def test_float16_products_accumulate_in_float32_as_numpy():
         assert got.dtype == want.dtype == np.float16
         # (one float16 step at most: float32 sums in another order may round the other way)
         assert np.all(np.abs(got.astype(np.float64) - want) <= np.spacing(np.abs(want).astype(np.float16)))
+
+
+@pytest.mark.parametrize("cplx", [False, True])
+@pytest.mark.parametrize("m,n", [(4, 3), (7, 3), (9, 2), (6, 5), (3, 8)])
+def test_svd_of_equal_rows_keeps_its_rotations_orthogonal(cplx, m, n):
+    """Rank one by equal rows (a broadcast row): Jacobi's sweeps shrink all but one column toward
+    zero, where the squares of their inner products are subnormal; each rotation's phase is still
+    of modulus one, so U, V stay orthonormal and the singular value is NumPy's (it was 4e-5 off)."""
+    rng = np.random.default_rng(m * 10 + n)
+    row = rng.standard_normal(n) + (1j * rng.standard_normal(n) if cplx else 0)
+    a = np.broadcast_to(row, (m, n)).copy()
+    u, s, vh = (x.numpy() for x in nb.linalg.svd(nb.asarray(a), full_matrices=False))
+    want = np.linalg.svd(a, compute_uv=False)
+    np.testing.assert_allclose(s, want, rtol=1e-14, atol=1e-14 * want[0])
+    np.testing.assert_allclose((u * s) @ vh, a, atol=1e-14 * want[0])
+    np.testing.assert_allclose(vh @ vh.conj().T, np.eye(vh.shape[0]), atol=1e-14)

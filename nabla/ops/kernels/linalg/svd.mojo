@@ -11,7 +11,7 @@ from std.math import sqrt
 from max.algorithm import parallelize
 from max.gpu.host import DeviceContext
 from extensibility import InputTensor, OutputTensor, register
-from .common import (EPS, W, all_finite, caxpy, cdot_conj, fill_nan, jacobi_rotation, load_transposed,
+from .common import (EPS, W, all_finite, cabs, caxpy, cdot_conj, fill_nan, jacobi_rotation, load_transposed,
                      pow2_inverse, put, rotate_pair, scal, sumsq, task_count)
 from .golub_kahan import ROTATIONS, golub_kahan_svd
 
@@ -43,7 +43,10 @@ def one_sided_jacobi[C: Bool](ar: W, ai: W, m: Int, n: Int, vr: W, vi: W):
                 if alpha == 0.0 or beta == 0.0:
                     continue
                 var gam = cdot_conj[C](qr, qi, pr, pi, m)  # a_p^H a_q
-                var g = sqrt(gam[0] * gam[0] + gam[1] * gam[1])
+                # (|gamma| without squares: a column shrunk by earlier rotations has a gamma whose
+                # square is subnormal, and its rounded root made e^-i phi off unit modulus, the
+                # rotation no longer orthogonal: 4e-5 of a singular value lost on equal rows)
+                var g = cabs(gam[0], gam[1])
                 if g <= tol * sqrt(alpha) * sqrt(beta):
                     continue
                 rotated = True
