@@ -412,8 +412,8 @@ def append(arr, values, axis=None):
 
 
 def _split_points(n, indices_or_sections, op, even):
-    if as_index(indices_or_sections) is not None:
-        k = as_index(indices_or_sections)
+    k = as_index(indices_or_sections)
+    if k is not None:
         if k <= 0:
             raise ValueError(f"nabla.numpy.{op}: number of sections must be larger than 0")
         if even and n % k:

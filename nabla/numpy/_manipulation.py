@@ -49,8 +49,8 @@ def delete(arr, obj, axis=None):
     keep = _np.ones(n, dtype=bool)
     if isinstance(obj, slice):
         keep[obj] = False
-    elif as_index(obj) is not None:
-        obj = as_index(obj)
+    elif (index := as_index(obj)) is not None:
+        obj = index
         if obj < -n or obj >= n:
             raise IndexError(f"index {obj} is out of bounds for axis {axis} with size {n}")
         keep[obj] = False

@@ -523,8 +523,8 @@ def _equal_edges(lo: float, hi: float, nb: int, dtype):
 
 def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     x = _reshape(D.asarray(a, op="histogram"), (-1,))
-    if as_index(bins) is not None:  # (a Python or NumPy integer, or a 0-d integer array)
-        nb = as_index(bins)
+    nb = as_index(bins)  # (a Python or NumPy integer, or a 0-d integer array)
+    if nb is not None:
         if nb < 1:
             raise ValueError(f"nabla.numpy.histogram: `bins` must be positive, when an integer (got {nb})")
         # NumPy's edges are of the data's dtype and the range's (a Python number is weak), floating

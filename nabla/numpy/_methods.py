@@ -240,15 +240,14 @@ def _operators():
     out["__pow__"] = power
     general_multiply, general_rmultiply = out["__mul__"], out["__rmul__"]
 
-    def multiply(self, other):  # (``[0] * y.max()``: a 0-d integer repeats a sequence, as NumPy's integer does)
-        if builtins_type(other) in _SEQUENCES and not self._impl.cached_shape and self._impl.dtype.is_integer:
-            return other * operator.index(self)
-        return general_multiply(self, other)
+    def repeats(self, other) -> bool:  # (``[0] * y.max()``: a 0-d integer repeats a sequence, as NumPy's integer does)
+        return builtins_type(other) in _SEQUENCES and not self._impl.cached_shape and self._impl.dtype.is_integer
+
+    def multiply(self, other):
+        return other * operator.index(self) if repeats(self, other) else general_multiply(self, other)
 
     def rmultiply(self, other):
-        if builtins_type(other) in _SEQUENCES and not self._impl.cached_shape and self._impl.dtype.is_integer:
-            return other * operator.index(self)
-        return general_rmultiply(self, other)
+        return other * operator.index(self) if repeats(self, other) else general_rmultiply(self, other)
 
     out["__mul__"], out["__rmul__"] = multiply, rmultiply
     out["__divmod__"] = binary(UFUNCS["divmod"])

@@ -114,9 +114,10 @@ def matrix_power(a, n):
     if x.dtype.is_floating or x.dtype.is_complex:
         return _la.matrix_power(x, n)
     # integers (and bools) multiply exactly, as NumPy's: binary powering with matmul
-    if as_index(n) is None:
+    index = as_index(n)
+    if index is None:
         raise TypeError(f"nabla.numpy.linalg.matrix_power: exponent must be an integer, got {type(n).__name__}")
-    n = as_index(n)
+    n = index
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
         raise LinAlgError(f"Last 2 dimensions of the array must be square (got shape {x.shape})")
     if n < 0:  # NumPy inverts in float64 and powers that: a float64 result

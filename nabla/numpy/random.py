@@ -185,8 +185,9 @@ class Generator(Distributions):
         return _astype(k + lo, target)
 
     def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
-        pool = None if as_index(a) is not None else D.asarray(a, op="random.choice")
-        n = as_index(a) if pool is None else pool.shape[axis]
+        count = as_index(a)
+        pool = None if count is not None else D.asarray(a, op="random.choice")
+        n = count if pool is None else pool.shape[axis]
         shape = _shape(size)
         k = math.prod(shape)
         if n == 0 and k:
@@ -217,8 +218,9 @@ class Generator(Distributions):
         return _reshape(flat, pool.shape[:axis] + shape + pool.shape[axis + 1:])
 
     def permutation(self, x, axis=0):
-        if as_index(x) is not None:
-            return _xp.argsort(self._uniform((as_index(x),)))
+        count = as_index(x)
+        if count is not None:
+            return _xp.argsort(self._uniform((count,)))
         arr = D.asarray(x, op="random.permutation")
         perm = _xp.argsort(self._uniform((arr.shape[axis],)))
         return _xp.take(arr, perm, axis=axis)

@@ -293,18 +293,15 @@ def _composed(x: Tensor, key):
     ints, ``...`` and all: ``v = v[1:]`` in a loop, ``r[::-1][1:]``, ``v[..., 1:]``); None for any
     other (an int or a ``None`` in either). A view taken so is its base's view: a write into it is
     carried one step, where a chain of views carried it through each."""
-    parent, derive, put_back = x._view
-    outer = getattr(derive, "key", None)
-    if outer is None or put_back is None or type(parent) is not type(x) or parent._impl.batch_dims \
-            or x._impl.batch_dims:  # (a read-only view's slices stay read-only; a subclass's, its class)
+    taken = _taken_in_parent(x)
+    if taken is None:
         return None
     ints = _int_bounds(key)  # (bounds of 0-d integer arrays and NumPy integers: their ints)
-    first = plain_key(parent._impl.cached_shape, outer)
     then = plain_key(x._impl.cached_shape, key if ints is None else ints)
-    if first is None or then is None or not first[2] or not then[2]:  # (slices only: no int, no None)
+    if then is None or not then[2]:  # (slices only: no int, no None)
         return None
     out = []
-    for (start, _, step), (at, stop, by) in zip(first[0], then[0]):  # (x's element j: the parent's start + j step)
+    for (start, _, step), (at, stop, by) in zip(taken, then[0]):  # (x's element j: the parent's start + j step)
         count = len(range(at, stop, by))
         if not count:
             out.append(slice(0, 0))
@@ -315,22 +312,29 @@ def _composed(x: Tensor, key):
     return tuple(out)
 
 
+def _taken_in_parent(x: Tensor):
+    """Where the view ``x`` lies in its parent, ``(start, stop, step)`` per axis, where it is a
+    writable slice of it by slices only (x's axes the parent's); None otherwise (a read-only view's
+    slices stay read-only, a subclass's keep its class)."""
+    parent, derive, put_back = x._view
+    outer = getattr(derive, "key", None)
+    if outer is None or put_back is None or type(parent) is not type(x) or parent._impl.batch_dims \
+            or x._impl.batch_dims:
+        return None
+    first = plain_key(parent._impl.cached_shape, outer)
+    return first[0] if first is not None and first[2] else None
+
+
 def _element_in_base(x: Tensor, key):
     """The key in x's parent of the element ``x[key]`` (an int per axis), where x is a slice of it
     (``v = A[1:, 1:]; v[i, i] = s``); None for any other. Written there, a write costs an element,
     where carried back into the parent as the whole slice it cost the slice's size each time."""
     element = element_key(x._impl, key)
-    if element is None:
-        return None
-    parent, derive, put_back = x._view
-    outer = getattr(derive, "key", None)
-    if outer is None or put_back is None or type(parent) is not type(x) or parent._impl.batch_dims:
-        return None
-    first = plain_key(parent._impl.cached_shape, outer)
-    if first is None or not first[2]:  # (slices only: x's axes are the parent's)
+    taken = None if element is None else _taken_in_parent(x)
+    if taken is None:
         return None
     out = []
-    for (start, _, step), i, n in zip(first[0], element, x._impl.cached_shape):
+    for (start, _, step), i, n in zip(taken, element, x._impl.cached_shape):
         if not -n <= i < n:
             return None  # (the general path raises NumPy's IndexError)
         out.append(start + (i % n) * step)

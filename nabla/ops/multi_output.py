@@ -98,8 +98,8 @@ def split(x: Tensor, indices_or_sections, axis: int = 0) -> list[Tensor]:
     impl = x._impl
     a = normalize_axis(axis, impl.ndim, "split")
     n = impl.shape[a]
-    if as_index(indices_or_sections) is not None:
-        k = as_index(indices_or_sections)
+    k = as_index(indices_or_sections)
+    if k is not None:
         if k <= 0 or n % k:
             raise ValueError(f"nabla.split: axis {a} of size {n} cannot be split into {k} equal sections "
                              f"({describe(impl)})")
