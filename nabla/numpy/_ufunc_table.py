@@ -56,7 +56,9 @@ def _floor_divide(a, b):
     if not q.dtype.is_floating:
         return q
     # (the tests below on the operands as the float loop takes them: a bool one has no isfinite)
-    a, b = (x if isinstance(x, Tensor) and not x.dtype.is_bool else _astype(_xp.asarray(x), q.dtype) for x in (a, b))
+    # (a Python scalar straight to q's dtype: a weak int past int64, 2**63, is a float here as in NumPy)
+    a, b = (x if not isinstance(x, Tensor) or not x.dtype.is_bool else _astype(x, q.dtype) for x in (a, b))
+    a, b = (x if isinstance(x, Tensor) else _xp.asarray(x, dtype=q.dtype) for x in (a, b))
     other = _B["logical_and"](_B["logical_and"](_U["isfinite"](a), a != 0), _U["isinf"](b))
     q = _where(_B["logical_and"](other, (a < 0) != (b < 0)), _xp.full_like(q, -1.0), q)
     return _where(_B["logical_and"](_U["isinf"](a), b != 0), _xp.full_like(q, _np.nan), q)

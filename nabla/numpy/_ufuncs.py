@@ -16,6 +16,7 @@ import numpy as _np
 from .. import array_api as _xp
 from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
+from ..core.graph import GRAPH
 from ..core.tensor import Tensor
 from ..ops import aliasing
 from ..ops.casts import cast_op
@@ -200,6 +201,11 @@ def plain_binary(op, dtypes, np_ufunc=None):
     loops: dict = {}
 
     def fast(a, b):
+        if (type(a) is ndarray and not a._impl.cached_shape) or (type(b) is ndarray and not b._impl.cached_shape):
+            scalars = GRAPH.engine.scalars  # (two host scalars: computed at once, as NumPy's scalars are)
+            out = None if scalars is None else scalars.binary(op, a, b, dtypes)
+            if out is not None:
+                return out
         pair = plain_operands(a, b, dtypes)
         if pair is None:
             pair = None if np_ufunc is None else promoted_operands(a, b, dtypes, np_ufunc, loops)
@@ -215,6 +221,11 @@ def plain_unary(op, dtypes):
     def fast(a):
         if type(a) is ndarray:
             ia = a._impl
+            if not ia.cached_shape:
+                scalars = GRAPH.engine.scalars  # (a host scalar: computed at once)
+                out = None if scalars is None else scalars.unary(op, a, dtypes)
+                if out is not None:
+                    return out
             if ia.dtype in dtypes and not ia.batch_dims:
                 return op.apply_unary(a)
         return None

@@ -277,6 +277,8 @@ _general_pow = BINARY_FUNCTIONS["pow"]
 
 def _pow(x, y):
     if type(y) is int and y < 0 and isinstance(x, Tensor) and (x.dtype.is_integer or x.dtype.is_bool):
+        if x.dtype.kind == "u":  # (NumPy asks the weak scalar's range first)
+            raise OverflowError(f"nabla.pow: Python integer {y} out of bounds for {x.dtype}")
         raise ValueError(f"nabla.pow: integers to negative integer powers are not allowed ({x.dtype} ** {y})")
     if type(y) is int and y >= 2 ** 31 and isinstance(x, Tensor) and x.dtype.is_integer \
             and y <= np.iinfo(x.dtype.numpy_dtype).max:

@@ -17,7 +17,10 @@ import threading
 
 import numpy as np
 
+from ..core import dtypes as _dt
 from ..core.graph import GRAPH, HostValue, Node, Value, host_value
+from ..core.operation import PLAIN_CLASSES, plain_array
+from ..core.tensor_impl import TensorImpl
 from ..core.trace_lowering import node_memo
 from ..ops.creation import constant_op
 from .library_kernels import RANDOM_KINDS
@@ -109,7 +112,67 @@ class HostScalars:
             if dtype is None:
                 return None
             program = self._plan(engine, key, op, kwargs, operands, dtype, device)
-        if program is None or not self._lock.acquire(False):  # (another thread's run: this one records)
+        return None if program is None else self._run(engine, program, hosts, device)
+
+    def binary(self, op, a, b, dtypes):
+        """``op(a, b)`` as a plain array (a's class, or b's) computed at once, where each operand is
+        a plain array of one realized 0-d host value or one of them a Python float or int that the
+        other's dtype holds as NumPy's weak scalar does (NEP 50), both of one dtype of ``dtypes``
+        (None: any), and an earlier call made this op's program over that dtype; None for anything
+        else (the caller goes the general way, which plans the program). ``apply`` without its
+        generality: an element loop's ``x[i - 1] * 0.5``, crc16's ``crc >> 1``."""
+        engine = GRAPH.engine
+        if GRAPH.captures or not engine.fused_enabled or engine.debug_memory:
+            return None
+        va = _host_scalar(a)
+        if va is None:
+            vb = _host_scalar(b)
+            if vb is None:
+                return None
+            dtype, cls = vb.dtype, type(b)
+            ha = _weak_scalar(a, dtype)
+            if ha is None:
+                return None
+            hosts = (ha, vb.host)
+        else:
+            dtype, cls = va.dtype, type(a)
+            vb = _host_scalar(b)
+            if vb is None:
+                hb = _weak_scalar(b, dtype)
+                if hb is None:
+                    return None
+                hosts = (va.host, hb)
+            elif vb.dtype is not dtype:
+                return None
+            else:
+                hosts = (va.host, vb.host)
+        if dtypes is not None and dtype not in dtypes:
+            return None
+        name = dtype.name
+        program = self._programs.get((op, (), name, name, a is b))
+        if program is None:
+            return None
+        out = self._run(engine, program, hosts, (va or vb).device)
+        return None if out is None else plain_array(cls, TensorImpl([out], out.dtype))
+
+    def unary(self, op, a, dtypes):
+        """``op(a)`` computed at once as ``binary`` computes a binary op (``tanh(a[i, i])``)."""
+        engine = GRAPH.engine
+        if GRAPH.captures or not engine.fused_enabled or engine.debug_memory:
+            return None
+        va = _host_scalar(a)
+        if va is None or (dtypes is not None and va.dtype not in dtypes):
+            return None
+        program = self._programs.get((op, (), (va.dtype.name,), (True,)))
+        if program is None:
+            return None
+        out = self._run(engine, program, (va.host,), va.device)
+        return None if out is None else plain_array(type(a), TensorImpl([out], out.dtype))
+
+    def _run(self, engine, program, hosts, device) -> HostValue | None:
+        """One run of ``program`` over the operands' values (0-d arrays or Python scalars) as a new
+        0-d host value; None where another thread's run holds the program (the caller records)."""
+        if not self._lock.acquire(False):
             return None
         try:
             slots = program.slots
@@ -122,6 +185,8 @@ class HostScalars:
             else:
                 call = program.call
                 for places, host in zip(program.places, hosts):
+                    if type(host) is not np.ndarray:  # (a Python scalar: planned over leaves, recorded)
+                        return None
                     at = host.ctypes.data
                     for j, offset in places:
                         call[j] = at + offset
@@ -196,6 +261,42 @@ class HostScalars:
         lifted = {pos: (j, ints) for pos, j, ints in plan.lifted}
         slots = [lifted.get(traced.node_ids[id(s.node)]) for s in stand_ins]
         return None if None in slots else _ScalarProgram(plan, slots, None, dtype)
+
+
+def _host_scalar(x) -> HostValue | None:
+    """The realized 0-d host value of a plain array ``x`` with nothing to record of it (no trace,
+    tangent or gradient); None for anything else."""
+    if type(x) not in PLAIN_CLASSES:
+        return None
+    impl = x._impl
+    values = impl._values
+    if type(values) is not list or len(values) != 1 or impl.traced or impl.tangents is not None \
+            or impl.requires_grad:
+        return None
+    v = values[0]
+    return v if type(v) is HostValue and not v.shape and v.device.is_host else None
+
+
+#: integer dtypes -> the Python ints a weak scalar of theirs may be here: in the dtype's range and
+#: int64's (a program's integer constants are int64 bits)
+_WEAK_INTS = {d: (max(int(np.iinfo(d.numpy_dtype).min), -(1 << 63)), min(int(np.iinfo(d.numpy_dtype).max), (1 << 63) - 1))
+              for d in (_dt.int8, _dt.int16, _dt.int32, _dt.int64, _dt.uint8, _dt.uint16, _dt.uint32, _dt.uint64)}
+
+
+def _weak_scalar(value, dtype):
+    """A Python float or int as an operand of an array of ``dtype`` takes it (NEP 50's weak
+    scalar, as ``operand_constant`` holds it), where that is exact here: a float or an int of at
+    most 2^53 for float64, an int in range for an integer dtype; None otherwise."""
+    t = type(value)
+    if dtype is _dt.float64:
+        if t is float:
+            return value
+        return float(value) if t is int and -(1 << 53) <= value <= 1 << 53 else None
+    if t is int:
+        bounds = _WEAK_INTS.get(dtype)
+        if bounds is not None and bounds[0] <= value <= bounds[1]:
+            return value
+    return None
 
 
 def _numpy_dtype(dtype):

@@ -108,6 +108,70 @@ def test_python_scalars_and_mixed_dtypes_promote_as_numpy():
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-6)
 
 
+_FACE_BINARY = ["add", "subtract", "multiply", "true_divide", "floor_divide", "maximum", "greater", "equal",
+                "bitwise_and", "bitwise_xor", "right_shift", "power"]
+_WEAK = [0, 1, -1, 7, 127, 255, 300, -129, 2 ** 31, 2 ** 53, 2 ** 53 + 1, 2 ** 63 - 1, 2 ** 63, 2 ** 64 - 1, 0.5, -2.25,
+         1e300, float("inf")]
+
+
+def _outcome(fn):
+    """``fn()`` as a NumPy array, or the class of what it raised."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return np.asarray(fn())
+        except (TypeError, ValueError, OverflowError, ZeroDivisionError) as e:
+            return type(e)
+
+
+def _same(got, want, ulps=0) -> bool:
+    """Both raised one class, or gave one dtype and value (NaN as NaN, -0.0 apart from 0.0; within
+    ``ulps`` for a transcendental function, as ``tests/ops/test_accuracy.py`` allows)."""
+    if isinstance(got, type) or isinstance(want, type):
+        return got is want
+    if got.dtype != want.dtype:
+        return False
+    if ulps and got.dtype.kind == "f":
+        if ulps == "pow":  # (e^(y log x): within |y log x| ulp, tests/ops/test_accuracy.py)
+            with np.errstate(all="ignore"):
+                scale = np.abs(np.log(np.abs(want.astype(np.float64))))
+            ulps = 4 + (float(scale) if np.isfinite(scale) else 0)
+        return np.allclose(got, want, rtol=ulps * np.finfo(got.dtype).eps, atol=0, equal_nan=True)
+    return repr(got.tolist()) == repr(want.tolist())
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int32", "int8", "uint8", "uint64", "bool"])
+def test_face_ufuncs_on_picks_and_python_scalars_twice_are_numpys(dtype):
+    """The face's ufuncs over picked elements and over a pick and a weak Python scalar at the edges of
+    the dtype, each called twice: the second call computes at once without recording anything
+    (``HostScalars.binary``), and both give NumPy's dtype and value, or raise NumPy's class."""
+    data = (edges(dtype, n=8) if dtype in INT_DTYPES else np.array([1.5, -2.0, 0.0, 3e38, -0.25, 7.0, 1e-3, 2.0], dtype)
+            if dtype != "bool" else np.array([True, False, True, True]))
+    x = nnp.asarray(data)
+    x.numpy()
+
+    def pick(i):
+        return data[i:i + 1].reshape(())
+
+    # (an integer power's negative exponent read from data gives 1, NumPy's ValueError: docs/numpy.md)
+    for name in _FACE_BINARY if dtype not in INT_DTYPES else [n for n in _FACE_BINARY if n != "power"]:
+        f, g = getattr(nnp, name), getattr(np, name)
+        u = "pow" if name == "power" else 0
+        for i in range(0, len(data), 3):
+            for j in range(1, len(data), 3):
+                for _ in range(2):
+                    assert _same(_outcome(lambda: f(x[i], x[j])), _outcome(lambda: g(pick(i), pick(j))), u), (name, i, j)
+            for w in _WEAK:
+                for _ in range(2):
+                    assert _same(_outcome(lambda: f(x[i], w)), _outcome(lambda: g(pick(i), w)), u), (name, i, w)
+                    assert _same(_outcome(lambda: f(w, x[i])), _outcome(lambda: g(w, pick(i))), u), (name, w, i)
+    for name in ("negative", "absolute", "sqrt", "tanh", "invert", "logical_not"):
+        f, g = getattr(nnp, name), getattr(np, name)
+        for i in range(len(data)):
+            for _ in range(2):
+                assert _same(_outcome(lambda: f(x[i])), _outcome(lambda: g(pick(i))), 4), (name, i)
+
+
 def test_ops_over_arrays_to_a_scalar_are_numpys():
     """A 0-d result of a non-0-d operand (a sum, a dot) is no host scalar op: computed as before."""
     a = nnp.asarray(np.arange(6.0))
