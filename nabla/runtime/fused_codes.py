@@ -157,6 +157,23 @@ def mojo_opcodes() -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def _costly(code: int) -> bool:
+    """Whether the kernel weighs opcode ``code`` as costly (``program_work`` in fused.mojo: a
+    transcendental function), by the same bounds."""
+    names = opcode_names()
+    return any(names[first] <= code <= names[last] for first, last in _COSTLY_BOUNDS) \
+        or GROUPS["MORE_UNARY"][0] <= code < GROUPS["MORE_UNARY"][1]
+
+
+#: the inclusive opcode ranges ``program_work`` weighs as costly
+_COSTLY_BOUNDS = (("EXP", "LOG1P"), ("SIN", "TANH"), ("TAN", "COSH"), ("POW", "LOGADDEXP"))
+
+#: the ops whose instruction the kernel weighs as costly: an op of theirs is worth ``COSTLY`` cheap
+#: ones where the scheduler counts a value's work (``program_cut.Cut.first_parts``)
+COSTLY_OPS = frozenset(registry()[name] for name, code in {**UNARY_CODES, **BINARY_CODES}.items() if _costly(code))
+COSTLY = 16
+
+
 def write_opcodes() -> None:
     """Write ``kernels/evaluator/opcodes.mojo`` from the rows (after an op's ``Fused(code)`` changes)."""
     OPCODES_MOJO.write_text(mojo_opcodes())

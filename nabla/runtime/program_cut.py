@@ -7,12 +7,12 @@ import math
 
 from ..core.graph import Node, Value
 from ..core.trace_lowering import hashable_params
-from .fused_codes import reduce_kind
+from .fused_codes import COSTLY, COSTLY_OPS, reduce_kind
 from .fused_layouts import Offset
 from .op_kinds import CUMULATIVE_SUM, GREATER, LOGICAL_NOT, MATMUL
 
-#: a value of at least this many ops, used where the stage's elements outnumber its own this many
-#: times, gets a stage of its own (``Cut.first_parts``)
+#: a value of at least this much work (its ops, a costly one counted ``COSTLY``), used where the
+#: stage's elements outnumber its own this many times, gets a stage of its own (``Cut.first_parts``)
 _SMALL_PART_WORK, _SMALL_PART_RATIO = 4, 16
 
 
@@ -182,7 +182,7 @@ class Cut:
                 continue
             pop()
             refs = []
-            total = 1
+            total = COSTLY if n.op in COSTLY_OPS else 1  # (``x * exp(t)``'s exp of a scalar: computed once)
             for v in n.inputs:
                 vid = id(v)
                 k = leaf_get(vid)
@@ -270,7 +270,7 @@ class Cut:
           of them would compute again: the scalars a recurrence carries (``beta *= 1 - alpha **
           2``, read by every later step) would be computed once per step, and the loop's cost would
           grow with the square of its length."""
-        if len(self.origins) <= _SMALL_PART_WORK:  # (no operand's work reaches the size of a part)
+        if self.work[-1] <= _SMALL_PART_WORK:  # (the root's work, all of it: no operand's reaches a part's)
             return []
         work = self.work
         found: dict = {}  # id(value) -> value, in the order found

@@ -472,3 +472,33 @@ def test_writes_through_a_view_of_a_row_are_one_program():
     want, got = both(loop, RNG.random((6, 8)))
     assert_same(want, got)
     assert nb.engine_stats()["evaluations"] - before <= 2
+
+
+@pytest.mark.parametrize("form", ["exp of a scalar", "complex power", "a cheap op"])
+def test_a_costly_scalar_spread_over_a_stage_is_computed_once(form, monkeypatch):
+    """A transcendental op over a pending scalar, spread to a larger stage (contour_integral's
+    ``np.power(z, k) * Ham[n]``), is a stage of its own, computed once, where the stage computed it
+    once per element; a cheap op stays in the stage. Values NumPy's."""
+    from nabla.runtime import program_cut
+
+    found = []
+    first_parts = program_cut.Cut.first_parts
+
+    def counted(self, readers):
+        out = first_parts(self, readers)
+        found.extend(u.shape for u in out)
+        return out
+
+    monkeypatch.setattr(program_cut.Cut, "first_parts", counted)
+
+    def fn(m, x, H):
+        s = x.sum()  # (a reduction: a stage's buffer; the op on it too little work to be a stage as ops count)
+        if form == "exp of a scalar":
+            return m.exp(s) * H
+        if form == "complex power":
+            return m.power(s, 1.5 + 0.5j) * H
+        return (s + 1.0) * H
+
+    want, got = both(fn, RNG.standard_normal(3), RNG.standard_normal((40, 40)))
+    assert_same(want, got, exact=False)
+    assert any(shape in ((), (2,)) for shape in found) == (form != "a cheap op"), found  # ((2,): a complex pair)
