@@ -201,7 +201,8 @@ def plain_binary(op, dtypes, np_ufunc=None):
     loops: dict = {}
 
     def fast(a, b):
-        if (type(a) is ndarray and not a._impl.cached_shape) or (type(b) is ndarray and not b._impl.cached_shape):
+        if (not a._impl.cached_shape and (type(b) is not ndarray or not b._impl.cached_shape)) if type(a) is ndarray \
+                else (type(b) is ndarray and not b._impl.cached_shape):
             scalars = GRAPH.engine.scalars  # (two host scalars: computed at once, as NumPy's scalars are)
             out = None if scalars is None else scalars.binary(op, a, b, dtypes)
             if out is not None:

@@ -15,6 +15,10 @@ def plain_key(shape, key, element: bool = False):
     the key: this is asked of every basic index a loop records."""
     if type(key) is not tuple:
         key = (key,)
+    elif len(key) == 2 and len(shape) == 2:  # (a matrix's ``x[i, :j]``, ``x[1:-1, 2:]``: unrolled)
+        found = _two_axes(shape, key)
+        if found is not _GENERAL:
+            return found
     axes = len(shape)
     index = []
     after = []
@@ -92,6 +96,51 @@ def plain_key(shape, key, element: bool = False):
 
 #: an integer's axis in ``plain_key``'s sizes: one element, step 1
 _ONE_STEP = (1, 1)
+
+#: ``_two_axes``' answer for a key the general pass parses
+_GENERAL = object()
+
+
+def _axis(k, n):
+    """One axis of ``_two_axes``: ``(start, stop, step), size, start`` of a slice of ints or
+    None's with a nonzero step, ``(k, k + 1, 1), None, k`` of an int in range; None otherwise."""
+    t = type(k)
+    if t is slice:
+        start, stop, step = k.start, k.stop, k.step
+        if (start is not None and type(start) is not int) or (stop is not None and type(stop) is not int) \
+                or (step is not None and (type(step) is not int or step == 0)):
+            return None
+        bounds = k.indices(n)
+        start, stop, step = bounds
+        if step == 1:
+            return bounds, stop - start if stop > start else 0, start
+        return bounds, len(range(start, stop, step)), start
+    if t is int and -n <= k < n:
+        k %= n
+        return (k, k + 1, 1), None, k
+    return None
+
+
+def _two_axes(shape, key):
+    """``plain_key`` of a two-part key over a matrix, each part a slice or an int (not both
+    ints); ``_GENERAL`` for any other, which the general pass parses (or refuses)."""
+    m, n = shape
+    first, second = key
+    a = _axis(first, m)
+    if a is None:
+        return _GENERAL
+    b = _axis(second, n)
+    if b is None:
+        return _GENERAL
+    (ia, sa, ta), (ib, sb, tb) = a, b
+    if sa is None:
+        if sb is None:
+            return _GENERAL  # (one element: asked with ``element``, or refused)
+        return (ia, ib), (sb,), False, m == 1 and ib == (0, n, 1), (_ONE_STEP, (sb, ib[2])), (ta, tb)
+    if sb is None:
+        return (ia, ib), (sa,), False, n == 1 and ia == (0, m, 1), ((sa, ia[2]), _ONE_STEP), (ta, tb)
+    whole = ia == (0, m, 1) and ib == (0, n, 1)
+    return (ia, ib), (sa, sb), True, whole, ((sa, ia[2]), (sb, ib[2])), (ta, tb)
 
 
 def element_parse(shape, key):
