@@ -158,7 +158,22 @@ def _is_odd_integer(y):
 def power(x, y):
     if not is_float(x):
         # negative integer exponents have no integer result; 0 keeps MAX's kernel defined
-        return ops.pow(x, select(ops.greater(const(0, y), y), const(0, y), y))
+        y = select(ops.greater(const(0, y), y), const(0, y), y)
+        if y.dtype not in (DType.int64, DType.uint64, DType.uint32):
+            return ops.pow(x, y)
+        # MAX's integer pow takes an int32 count: y = a 2^62 + b 2^31 + c, each part below 2^31, and
+        # x^y = x^c (x^(2^31))^b (x^(2^62))^a, the powers of two by squaring (wrapping, as NumPy's)
+        part = const(1 << 31, y)
+        rest = ops.floor_div(y, part)
+        big = x
+        for _ in range(31):
+            big = ops.mul(big, big)
+        bigger = big
+        for _ in range(31):
+            bigger = ops.mul(bigger, bigger)
+        low = ops.pow(x, ops.sub(y, ops.mul(rest, part)))
+        middle = ops.pow(big, ops.sub(rest, ops.mul(ops.floor_div(rest, part), part)))
+        return ops.mul(ops.mul(low, middle), ops.pow(bigger, ops.floor_div(rest, part)))
     if x.dtype == DType.float32:
         # in float64, rounded once: MAX's float32 pow overflows short of float32's largest value
         # (3.4028235e38 ** 0.99999997 is 3.4028055e38, MAX's inf) and is off by several ulp elsewhere

@@ -118,7 +118,7 @@ OPCODES_MOJO = Path(__file__).with_name("kernels") / "evaluator" / "opcodes.mojo
 #: the kernel's dispatch groups, ``[first, end)`` of the opcodes each branch of its loop runs (a loop
 #: compiled per opcode within a group): every op's code lies in its kind's groups
 GROUPS = {"UNARY": (10, 40), "BINARY": (40, 60), "MORE_BINARY": (64, 72), "MORE_UNARY": (72, 77),
-          "UNSIGNED_UNARY": (77, 78), "UNSIGNED_BINARY": (78, 87), "HALF_BINARY": (87, 88)}
+          "UNSIGNED_UNARY": (77, 78), "UNSIGNED_BINARY": (78, 88), "HALF_BINARY": (88, 89)}
 
 
 def opcode_names() -> dict:

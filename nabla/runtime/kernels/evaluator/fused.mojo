@@ -302,6 +302,8 @@ def _run_block[T: DType, S: DType](
                     _map_binary[T, Op.U_REMAINDER](dst, regs + a * stride, regs + b * stride, padded)
                 elif op == Op.U_BITWISE_RIGHT_SHIFT:
                     _map_binary[T, Op.U_BITWISE_RIGHT_SHIFT](dst, regs + a * stride, regs + b * stride, padded)
+                elif op == Op.U_POW:
+                    _map_binary[T, Op.U_POW](dst, regs + a * stride, regs + b * stride, padded)
         elif op >= Op.MORE_UNARY_FIRST and op < Op.MORE_UNARY_END:  # more of the float family's unary functions
             comptime if T.is_floating_point():
                 var src = regs + a * stride

@@ -93,7 +93,7 @@ def _binary_int[w: Int](op: Int, x: SIMD[DType.int64, w], y: SIMD[DType.int64, w
             base = base * base
             e = e >> 1
         return result
-    elif op >= Op.UNSIGNED_BINARY_FIRST and op < Op.UNSIGNED_BINARY_END:  # the ordering ops on uint64 operands: their bits read unsigned
+    elif op >= Op.UNSIGNED_BINARY_FIRST and op < Op.UNSIGNED_BINARY_END:  # uint64 operands whose bits read unsigned change the result
         var a = x.cast[DType.uint64]()
         var b = y.cast[DType.uint64]()
         if op == Op.U_MAXIMUM:
@@ -108,6 +108,15 @@ def _binary_int[w: Int](op: Int, x: SIMD[DType.int64, w], y: SIMD[DType.int64, w
             return _bool[I, w](a.lt(b))
         elif op == Op.U_LESS_EQUAL:
             return _bool[I, w](a.le(b))
+        elif op == Op.U_POW:  # power by an exponent read unsigned (2^63 and past: no negative, as POW reads it)
+            var result = SIMD[I, w](1)
+            var base = x
+            var e = b
+            while e.reduce_max() > 0:
+                result = (e & 1).eq(1).select(result * base, result)
+                base = base * base
+                e = e >> 1
+            return result
         elif op == Op.U_BITWISE_RIGHT_SHIFT:  # logical right shift (a count past 63: every bit out)
             var inside = b.lt(64)
             return inside.select((a >> inside.select(b, SIMD[DType.uint64, w](0))).cast[I](), SIMD[I, w](0))

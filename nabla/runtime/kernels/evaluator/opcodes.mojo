@@ -97,10 +97,11 @@ struct Op:
     comptime U_FLOOR_DIVIDE = 84
     comptime U_REMAINDER = 85
     comptime U_BITWISE_RIGHT_SHIFT = 86
-    comptime HALF_BINARY_FIRST = 87
-    comptime H_NEXTAFTER = 87
-    comptime UNSIGNED_BINARY_END = 87
-    comptime HALF_BINARY_END = 88
+    comptime U_POW = 87
+    comptime HALF_BINARY_FIRST = 88
+    comptime H_NEXTAFTER = 88
+    comptime UNSIGNED_BINARY_END = 88
+    comptime HALF_BINARY_END = 89
 
 
 struct Reduce:
