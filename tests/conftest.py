@@ -222,3 +222,10 @@ def arg_reductions_unfused(monkeypatch):
     yield
     monkeypatch.undo()
     forget_plans()
+
+
+@pytest.fixture
+def recorded_small_ops(monkeypatch):
+    """Ops over small realized host data are recorded, not computed as they are made
+    (``HostScalars.small``): tests of what a read records, stages and runs, on small arrays."""
+    monkeypatch.setattr(nb.core.graph.GRAPH.engine, "small_at_once", False)

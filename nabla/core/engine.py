@@ -57,6 +57,7 @@ class EngineStats:
     interpreter_rejections: int = 0  # graphs MAX's interpreter failed on, then compiled instead
     fused: int = 0  # runs served by the fused first-sight kernel
     scalar_ops: int = 0  # 0-d ops over host scalars computed as they were made (``Engine.scalars``)
+    small_ops: int = 0  # ops of small results over realized host data computed as they were made (the same)
     compiles: int = 0  # models compiled (foreground or background)
     compile_seconds: float = 0.0  # wall time spent waiting for foreground compiles
     graph_builds: int = 0  # MAX graphs built from a trace (cache misses)
@@ -118,6 +119,8 @@ class Engine(TraceLowering, ModelStore):
             raise ValueError(f"NABLA_REALIZE={self.policy!r}: expected one of {_POLICIES}")
         self.symbolic_dims = os.environ.get("NABLA_SYMBOLIC_DIMS", "1") != "0"
         self.fused_enabled = os.environ.get("NABLA_FUSED", "1") != "0"
+        #: ops of small results over realized host data run as they are made (``HostScalars.small``)
+        self.small_at_once = os.environ.get("NABLA_SMALL_AT_ONCE", "1") != "0"
         #: first sight may run ops alone on single-op models this machine compiled earlier
         self.single_op_models = os.environ.get("NABLA_SINGLE_OP_MODELS", "1") != "0"
         self.debug_memory = memory_check.enabled()  # every run twice over poisoned memory (a test mode)

@@ -73,6 +73,35 @@ def _at_once(op, kwargs, values, impls, dtype, device):
     return None if out is None else TensorImpl([out], out.dtype)
 
 
+def _small_at_once(op, kwargs, values, impls, shape, dtype, device, memo=None):
+    """A result of at most ``SMALL_AT_ONCE`` elements over realized host operands computed as it
+    is made, by the engine's ``scalars`` hook (``HostScalars.small``), as a realized TensorImpl;
+    None where it is recorded (an operand pending or wanting a gradient, a larger result, no
+    program of one kernel call). Small arrays in a loop then cost what NumPy's ops cost, where a
+    recorded op costs its recording, its keying at the read and, the first time, its planning."""
+    n = 1
+    for d in shape:
+        n *= d
+    if n > SMALL_AT_ONCE:
+        return None
+    for v in values:
+        if v.node is not None:
+            return None
+    for i in impls:
+        if i.requires_grad:
+            return None
+    engine = GRAPH.engine
+    if engine.scalars is None:
+        return None
+    out = engine.scalars.small(engine, op, kwargs, values, shape, dtype, device, memo)
+    return None if out is None else TensorImpl([out], dtype)
+
+
+#: the most elements a result computed at once over realized host data has (``_small_at_once``):
+#: a loop's rows and columns; larger work is recorded, to be fused with what reads it
+SMALL_AT_ONCE = 2048
+
+
 class Fused(NamedTuple):
     """How the fused evaluator (``nabla/runtime/kernels/evaluator/fused.mojo``) takes an op: the op's
     own facts, which ``nabla/runtime/fused_codes.py`` gathers into the kernel's tables."""
@@ -290,10 +319,15 @@ class Operation(metaclass=_Registered):
         if complex_in or dtype.is_complex:
             node = Node(self, self.complex_storage_kwargs(kwargs) if complex_in else kwargs, (v0, v1))
             return plain_array(cls, TensorImpl([_value(node, 0, shape, dtype, device)], dtype, batch_dims))
-        if not shape and not batch_dims:
-            out = _at_once(self, kwargs, (v0, v1), (ia, ib), dtype, device)
-            if out is not None:
-                return plain_array(cls, out)
+        if not batch_dims:
+            if not shape:
+                out = _at_once(self, kwargs, (v0, v1), (ia, ib), dtype, device)
+                if out is not None:
+                    return plain_array(cls, out)
+            if v0.node is None and v1.node is None:
+                out = _small_at_once(self, kwargs, (v0, v1), (ia, ib), shape, dtype, device)
+                if out is not None:
+                    return plain_array(cls, out)
         return plain_array(cls, TensorImpl([Value(Node(self, kwargs, (v0, v1)), 0, shape, dtype, device)], dtype,
                                             batch_dims))
 
@@ -322,10 +356,15 @@ class Operation(metaclass=_Registered):
         if complex_in or dtype.is_complex:
             node = Node(self, self.complex_storage_kwargs(kwargs) if complex_in else kwargs, (v0,))
             return plain_array(cls, TensorImpl([_value(node, 0, shape, dtype, v0.device)], dtype, batch_dims))
-        if not shape and not batch_dims:
-            out = _at_once(self, kwargs, (v0,), (ia,), dtype, v0.device)
-            if out is not None:
-                return plain_array(cls, out)
+        if not batch_dims:
+            if not shape:
+                out = _at_once(self, kwargs, (v0,), (ia,), dtype, v0.device)
+                if out is not None:
+                    return plain_array(cls, out)
+            if v0.node is None:
+                out = _small_at_once(self, kwargs, (v0,), (ia,), shape, dtype, v0.device)
+                if out is not None:
+                    return plain_array(cls, out)
         return plain_array(cls, TensorImpl([Value(Node(self, kwargs, (v0,)), 0, shape, dtype, v0.device)], dtype,
                                             batch_dims))
 
@@ -351,6 +390,10 @@ class Operation(metaclass=_Registered):
                     self.apply_binary(first, operands[1], kwargs)
             device = va[0].device
             values.append(va[0])
+        if len(values) == 1 and values[0].node is None:  # (a slice of realized host data: taken at once)
+            out = _small_at_once(self, kwargs, (values[0],), (operands[0]._impl,), shape, dtype, device, memo)
+            if out is not None:
+                return plain_array(cls, out)
         node = Node(self, kwargs, tuple(values))
         if memo is not None:
             node.memo = memo

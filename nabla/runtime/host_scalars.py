@@ -26,7 +26,7 @@ from ..ops.creation import constant_op
 from .library_kernels import RANDOM_KINDS
 from .program import ProgramPath
 from .program_kernel import OP_KERNELS, module as _kernel_module, ready as _kernel_built
-from .result_memory import HostBlocks
+from .result_memory import _BLOCK_RESULT, HostBlocks
 
 
 class _ScalarProgram:
@@ -50,6 +50,29 @@ class _ScalarProgram:
         self.run = _kernel_module().run
 
 
+class _SmallProgram:
+    """One op's quick plan over realized host operands (``HostScalars.small``), run without the
+    plan's general runner: where each operand's address goes in the call array, moved by the
+    slice starts where the op is a slice (``places``: (position, operand, byte offset, ((axis,
+    coefficient), ...))), where the result's goes, and its dtype and bytes."""
+
+    __slots__ = ("plan", "quick", "places", "result_at", "dtype", "nbytes", "fills", "run", "uses")
+
+    def __init__(self, plan, operand_of, dtype):
+        quick = plan.quick
+        self.plan, self.quick, self.dtype = plan, quick, _numpy_dtype(dtype)
+        self.places = [(at, operand_of[index], int(offset), ()) for at, _, index, offset in quick.leaves]
+        for at, _, index, offset in quick.moving:
+            terms = tuple((axis, c) for (pos, axis), c in offset.terms.items())
+            self.places.append((at, operand_of[index], offset.const, terms))
+        (self.result_at, _, offset), = quick.places
+        self.nbytes = plan.result_specs[0][2]
+        # (one-element leaves read into the constants, starts into layouts: the plan's own fill)
+        self.fills = bool(plan.read or plan.lifted or plan.offsets is not None)
+        self.run = _kernel_module().run
+        self.uses = 0
+
+
 class HostScalars:
     """The engine's hook (``Engine.scalars``): ``apply`` computes a 0-d op over host operands at
     once, or answers None (the op is then recorded as any other)."""
@@ -57,6 +80,8 @@ class HostScalars:
     def __init__(self, programs: ProgramPath):
         self.programs = programs
         self._programs: dict = {}  # (op, kwargs items, operand dtypes, sharing) -> _ScalarProgram or None
+        self._small: dict = {}  # (op, kwargs items, operand dtypes and shapes, sharing) -> _SmallProgram or None
+        self._kinds: dict = {}  # (op, operands, dtype) -> its _SmallPrograms, latest last, or _CLOSED
         self._lock = threading.Lock()  # a run's (its program's constants and call array, its blocks)
         # (results' memory: 0-d views of blocks of its own, carved under its lock; a view over a block
         # costs a sixth of an allocation of its own and that one's address, 0.17 us against 1.2)
@@ -198,6 +223,113 @@ class HostScalars:
             self._lock.release()
         return host_value(None, (), program.result, device, out, owned=False, address=address)
 
+    def small(self, engine, op, kwargs: dict, values: tuple, shape: tuple, dtype, device, memo=None):
+        """``op(*values, **kwargs)`` as a realized host value of ``shape`` and ``dtype``, computed at
+        once, where every operand is realized host data and this op's program over operands of
+        their shapes is one quick kernel call (planned once per op, kwargs, operand shapes and
+        dtypes; a slice's starts are data, ``memo``'s); None otherwise (the op is recorded). A loop
+        over small realized arrays then runs as NumPy's does, op by op with no trace to key, plan
+        or read: lu's ``A[i, j] -= A[i, :j] @ A[:j, j]`` is two slices, a product and a sum."""
+        if GRAPH.captures or not engine.small_at_once or not engine.fused_enabled or engine.debug_memory \
+                or not device.is_host or engine.policy == "compile" or op.single_op:
+            return None  # (every read compiled, or a single-op model's path: recorded)
+        if 0 in shape:  # (nothing to compute: ``A[i, :0]``, a loop's first step)
+            return host_value(None, shape, dtype, device, np.empty(shape, _numpy_dtype(dtype)), owned=False)
+        if memo is None and op.index_kwarg is not None:  # (an index's starts are data: its memo says which)
+            memo = node_memo(Node(op, kwargs, ()))
+        if memo is not None:
+            items, starts = memo[0], memo[2]
+        else:
+            items, starts = tuple(kwargs.items()) if kwargs else (), None
+        if len(values) == 1:
+            a, = values
+            key = (op, items, a.dtype.name, a.shape)
+        elif len(values) == 2:
+            a, b = values
+            key = (op, items, a.dtype.name, a.shape, b.dtype.name, b.shape, a is b)
+        else:
+            key = (op, items, tuple((v.dtype.name, v.shape) for v in values),
+                   tuple(a is b for a in values for b in values))
+        try:
+            program = self._small.get(key, False)
+        except TypeError:  # (an unhashable kwarg: recorded)
+            return None
+        if program is False:
+            program = self._plan_small(engine, key, op, kwargs, values, shape, dtype, device, memo)
+        if program is None or not self._lock.acquire(False):  # (another thread's run: this one records)
+            return None
+        try:
+            program.uses += 1
+            quick = program.quick
+            call = quick.call
+            if program.fills:
+                leaves = list(values)
+                program.plan.fill(quick.consts, [v.buffer for v in leaves], None, {0: starts}, leaves)
+            for at, k, offset, terms in program.places:
+                v = values[k]
+                address = v.address if type(v) is HostValue and v.address else v.buffer._data_ptr()
+                for axis, c in terms:
+                    offset += c * starts[axis]
+                call[at] = address + offset
+            out, address = self._blocks.carve(shape, program.dtype, program.nbytes)
+            call[program.result_at] = address
+            program.run(quick.address)
+            engine.stats.small_ops += 1
+            engine.stats.fused += 1  # (a run of the program kernel, as a read's)
+        finally:
+            self._lock.release()
+        return host_value(None, shape, dtype, device, out, owned=False, address=address)
+
+    def _plan_small(self, engine, key, op, kwargs, values, shape, dtype, device, memo):
+        """``small``'s program of ``key``, kept (None where it is no quick kernel call of one
+        result in a block's memory, or the kernel is not built)."""
+        if not _kernel_built():
+            return None
+        # (a plan costs ~40 runs: an op of ever new shapes, a loop's slices of growing length each
+        # taken once, ``x[:i]`` in trisolv, is recorded once its kind's plans have not paid back,
+        # from then on: a loop whose steps switched between computed and recorded ops would be a new
+        # trace at every call, planned anew)
+        kind = (op, len(values), dtype.name)
+        made = self._kinds.get(kind)
+        if made is None:
+            made = self._kinds[kind] = []
+        elif made is _CLOSED:
+            return None
+        elif len(made) >= _TRIED and sum(p.uses for p in made[-_TRIED:]) < _PAYS * _TRIED:
+            self._kinds[kind] = _CLOSED
+            return None
+        program = None
+        stand_ins = []
+        for v in values:
+            for u, s in zip(values, stand_ins):  # (an operand used twice: one leaf)
+                if u is v:
+                    stand_ins.append(s)
+                    break
+            else:
+                stand_ins.append(Value.leaf(None, v.shape, v.dtype, device))
+        node = Node(op, kwargs, tuple(stand_ins))
+        if memo is not None:
+            node.memo = memo
+        out = Value(node, 0, shape, dtype, device)
+        with engine.lock:
+            traced = engine.trace([out])
+            plan = self.programs.plan(traced.order, traced.leaves, [out], traced.node_ids, lambda n: False)
+        quick = None if plan is None else plan.quick
+        if quick is not None and len(quick.places) == 1 and quick.places[0][2] == 0 and not quick.shifted \
+                and quick.shifts is None and plan.result_specs[0][2] <= _BLOCK_RESULT:
+            first = {}
+            for k, s in enumerate(stand_ins):
+                first.setdefault(traced.leaf_ids[id(s)], k)
+            program = _SmallProgram(plan, [first[j] for j in range(len(traced.leaves))], dtype)
+            made.append(program)
+            if len(made) > _KIND_KEEPS:
+                del made[:len(made) // 2]
+        with self._lock:
+            if len(self._small) >= 4096:
+                self._small.clear()
+            self._small[key] = program
+        return program
+
     def draw(self, state: np.ndarray, n: int, dtype: str) -> np.ndarray | None:
         """The ``n`` values of dtype ``dtype`` of the Philox draw that ``state`` (key, start, stream,
         kind) names, computed at once on the op kernels, as a read of the draw's node would compute
@@ -276,6 +408,12 @@ def _host_scalar(x) -> HostValue | None:
     v = values[0]
     return v if type(v) is HostValue and not v.shape and v.device.is_host else None
 
+
+#: ``small`` plans a new shape of an op of a kind (op, operands, dtype) that has ``_TRIED`` plans
+#: only where its latest ``_TRIED`` have run ``_PAYS`` times each on average; a kind keeps its
+#: latest plans' counts
+_TRIED, _PAYS, _KIND_KEEPS = 16, 2, 256
+_CLOSED = ()  # (a kind whose new shapes are recorded)
 
 #: integer dtypes -> the Python ints a weak scalar of theirs may be here: in the dtype's range and
 #: int64's (a program's integer constants are int64 bits)

@@ -106,6 +106,7 @@ def test_a_structure_compiled_once_serves_every_constant(stats, policy, no_fused
     assert d["compiles"] == 1 and d["cache_hits"] == 2
 
 
+@pytest.mark.usefixtures("recorded_small_ops")
 def test_a_read_that_the_fused_kernel_serves_runs_alone(stats, fused_kernels, matmul_models):
     n = 600  # n * n * 2 products: a matmul too large for the fused kernel (a matrix-vector product is not)
     x = nb.asarray(np.arange(n, dtype=np.float32))
@@ -274,6 +275,7 @@ def test_a_compile_waited_for_starts_before_the_background_ones_queued(monkeypat
     assert started == [b"a", b"d", b"b", b"c"] and futures[b"c"].result(timeout=10) == "C"
 
 
+@pytest.mark.usefixtures("recorded_small_ops")
 @pytest.mark.parametrize("rows", [3, 2000])
 def test_a_staged_trace_is_one_program_never_compiled_nor_looked_up(policy, fused_kernels, monkeypatch, rows):
     """A trace whose reduction feeds more work runs as one program of stages, one kernel call per

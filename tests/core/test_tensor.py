@@ -93,6 +93,7 @@ def test_traced_intermediates_are_kept():
     assert ref() is not None and z._impl.parents[0] is ref()
 
 
+@pytest.mark.usefixtures("recorded_small_ops")
 def test_realized_tensors_drop_their_symbolic_graph():
     x = nb.asarray(np.ones(3, dtype=np.float32))
     y = nb.exp(x) * 2

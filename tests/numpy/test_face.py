@@ -791,6 +791,7 @@ def test_random_reproducible_and_global_api():
 
 # --- interop and errors ----------------------------------------------------------------------------------
 
+@pytest.mark.usefixtures("recorded_small_ops")
 def test_numpy_dispatches_to_nabla():
     x = fnp.asarray(X)
     m = numpy.mean(x, axis=0)

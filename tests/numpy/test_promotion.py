@@ -65,6 +65,7 @@ def test_an_array_and_a_python_scalar_are_numpys(name, dtype):
         check(fn, s, data(dtype, 4), name)
 
 
+@pytest.mark.usefixtures("recorded_small_ops")
 def test_promoted_ops_record_casts_and_one_op():
     """``int_array * 0.5``: a cast of the array and the product, no more (the loop's dtype resolved once)."""
     b = nnp.asarray(np.arange(5, dtype=np.int32))

@@ -436,6 +436,7 @@ def test_matmul_over_an_empty_contraction_is_zeros(dtype):
         np.testing.assert_array_equal(got, a @ b)
 
 
+@pytest.mark.usefixtures("recorded_small_ops")
 def test_matching_dtypes_record_no_casts():
     """Promotion to a common dtype records nothing when the dtypes already match: a cast to the same
     dtype was one more graph per call on the single-op path (1000 x 8x8 solve: 0.82 -> 0.41 ms)."""

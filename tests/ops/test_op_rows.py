@@ -72,6 +72,7 @@ def test_the_faces_built_from_the_rows_take_a_new_row(toy_exp):
         fn(1.0)  # the standard's functions take arrays
 
 
+@pytest.mark.usefixtures("recorded_small_ops")
 def test_the_numpy_face_and_the_methods_take_a_new_rows_ufuncs_and_method(toy_exp, monkeypatch):
     monkeypatch.setattr(np, "toy_exp", np.exp, raising=False)  # (the NumPy ufunc that resolves its dtypes)
     toy = _ufunc_table.build()["toy_exp"]  # the face's table, built from the rows as the face loads

@@ -78,6 +78,7 @@ def test_picks_of_realized_data_equal_numpys_scalars(stats, dtype):
     assert type(face[1, 1]) is fnp.ndarray and face[1, 1].numpy().tobytes() == a[1, 1].tobytes()
 
 
+@pytest.mark.usefixtures("recorded_small_ops")
 @pytest.mark.parametrize("dtype", ["bool", "int8", "uint64", "float32", "complex128"])
 def test_picks_of_pending_slices_read_the_sliced_data(stats, dtype):
     """``x[key][i, j]`` with ``x[key]`` a pending basic slice of realized data (an element check's

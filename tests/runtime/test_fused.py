@@ -17,7 +17,7 @@ SPECIAL = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.75, 1e-30, -1e30, np.inf,
                    np.float64)
 
 
-pytestmark = pytest.mark.usefixtures("fused_on")
+pytestmark = pytest.mark.usefixtures("fused_on", "recorded_small_ops")
 
 
 # the float and boolean opcodes (the integer-only ones: tests/runtime/test_fused_integers.py)

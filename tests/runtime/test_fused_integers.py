@@ -14,7 +14,7 @@ from nabla.runtime.fused_codes import INT_CODES
 from ..op_db import REFERENCE
 from .fused_paths import run
 
-pytestmark = pytest.mark.usefixtures("fused_on")
+pytestmark = pytest.mark.usefixtures("fused_on", "recorded_small_ops")
 
 INT_DTYPES = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"]
 

@@ -13,7 +13,7 @@ import nabla.numpy as np
 from nabla.core.engine import Engine
 from nabla.core.graph import GRAPH
 
-pytestmark = pytest.mark.usefixtures("fused_on")
+pytestmark = pytest.mark.usefixtures("fused_on", "recorded_small_ops")
 
 RNG = numpy.random.default_rng(7)
 

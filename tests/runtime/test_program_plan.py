@@ -6,7 +6,7 @@ import pytest
 
 import nabla.numpy as np
 
-pytestmark = pytest.mark.usefixtures("fused_on")
+pytestmark = pytest.mark.usefixtures("fused_on", "recorded_small_ops")
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])

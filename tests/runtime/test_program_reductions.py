@@ -11,7 +11,7 @@ from nabla.core.graph import GRAPH
 
 from .test_program import RNG, assert_same, both
 
-pytestmark = pytest.mark.usefixtures("fused_on")
+pytestmark = pytest.mark.usefixtures("fused_on", "recorded_small_ops")
 
 
 def _traced(t):

@@ -638,6 +638,7 @@ def test_a_split_trace_asks_models_only_for_nodes_the_fused_kernel_does_not_take
     assert [spec["op"] for spec in single_op._WANTED.values()] == ["hypot"]
 
 
+@pytest.mark.usefixtures("recorded_small_ops")
 def test_fits_alone_says_what_the_fused_kernel_takes(monkeypatch, fused_kernels):
     """``fits_alone`` (no model needed for a node run alone) against the fused kernel's own
     planning of each node as a trace of its own: when it declines, the single-op path is asked."""

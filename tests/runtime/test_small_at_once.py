@@ -1,0 +1,129 @@
+"""Ops of small results over realized host data computed as they are made
+(``HostScalars.small``): loops over small arrays as NumPy users write them, against NumPy; views
+taken at once still see writes and carry theirs; the kinds of op whose plans do not pay back are
+recorded, steadily; transforms and policies still record."""
+
+import numpy
+import pytest
+
+import nabla as nb
+import nabla.numpy as np
+from nabla.core.graph import GRAPH
+
+pytestmark = pytest.mark.usefixtures("fused_on", "fresh_kinds")
+
+
+@pytest.fixture
+def fresh_kinds(monkeypatch):
+    """No plans of small ops yet, no kind recorded (a kind whose plans did not pay back is recorded
+    for the rest of the process: the tests before would decide this one's)."""
+    scalars = GRAPH.engine.scalars
+    monkeypatch.setattr(scalars, "_small", {})
+    monkeypatch.setattr(scalars, "_kinds", {})
+
+RNG = numpy.random.default_rng(11)
+
+
+def counted(fn, *arrays):
+    """``fn`` on Nabla copies of ``arrays`` (read back) and on NumPy copies, and how many ops it
+    computed at once and how many reads it ran."""
+    ours = [np.array(a) for a in arrays]
+    host = [numpy.array(a) for a in arrays]
+    before = nb.engine_stats()
+    got = fn(np, *ours)
+    got = [numpy.asarray(g) for g in ((got if isinstance(got, tuple) else () if got is None else (got,)) + tuple(ours))]
+    after = nb.engine_stats()
+    want = fn(numpy, *host)
+    want = [numpy.asarray(w) for w in ((want if isinstance(want, tuple) else () if want is None else (want,))
+                                       + tuple(host))]
+    for w, g in zip(want, got):
+        assert w.dtype == g.dtype and w.shape == g.shape
+        numpy.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+    return after["small_ops"] - before["small_ops"], after["evaluations"] - before["evaluations"]
+
+
+def lu(m, A):
+    for i in range(A.shape[0]):
+        for j in range(i):
+            A[i, j] -= A[i, :j] @ A[:j, j]
+            A[i, j] /= A[j, j]
+        for j in range(i, A.shape[0]):
+            A[i, j] -= A[i, :i] @ A[:i, j]
+
+
+def cholesky(m, A):
+    A[0, 0] = m.sqrt(A[0, 0])
+    for i in range(1, A.shape[0]):
+        for j in range(i):
+            A[i, j] -= m.dot(A[i, :j], A[j, :j])
+            A[i, j] /= A[j, j]
+        A[i, i] -= m.dot(A[i, :i], A[i, :i])
+        A[i, i] = m.sqrt(A[i, i])
+
+
+def spd(n):
+    a = RNG.standard_normal((n, n))
+    return a @ a.T + n * numpy.eye(n)
+
+
+@pytest.mark.parametrize("kernel", [lu, cholesky])
+def test_a_loop_over_a_small_matrix_runs_at_once_with_numpys_values(kernel):
+    small, reads = counted(kernel, spd(12))
+    assert small > 100 and reads == 0  # (every op at once: nothing recorded to read)
+
+
+def test_ops_of_every_kind_at_once_are_numpys():
+    def ops(m, x, y, k):
+        r = [x[1:5] * y[2:6], x[::2] - y[1::2], m.maximum(x[:4], y[4:8]), x[2:9].sum(), y[:7].max(),
+             x[3:6] > y[3:6], m.tanh(x[1:4]), x[::-1][:3] @ y[1:4], k[1:5] & k[2:6], k[:6] // (k[1:7] | 1),
+             x.reshape(2, 5)[:, 1:4].sum(axis=0), m.flip(y[:4])]
+        return tuple(r)
+
+    small, _ = counted(ops, RNG.standard_normal(10), RNG.standard_normal(10), RNG.integers(-50, 50, 10))
+    assert small >= 12
+
+
+def test_views_taken_at_once_see_writes_and_carry_theirs():
+    def views(m, A):
+        row = A[2, :4]  # (taken at once: a copy of the row's data, linked as a view of A)
+        A[2, 1] = 100.0  # a write into A reaches the view
+        seen = row.copy()
+        row[3] = -7.0  # a write through the view reaches A
+        col = A[:, 3]
+        both = row + col[:4]
+        return seen, both
+
+    small, _ = counted(views, RNG.standard_normal((5, 6)))
+    assert small > 0
+
+
+def trisolv(m, L, x, b):
+    for i in range(x.shape[0]):
+        x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
+
+
+def test_a_kind_of_op_of_ever_new_shapes_is_recorded_and_steadily_so():
+    """trisolv's slices grow by one each step and are each taken once: past a few plans the kind
+    is recorded, and a second call finds the same trace (a read of a structure seen before)."""
+    n = 60
+    L = numpy.tril(RNG.random((n, n))) + n * numpy.eye(n)
+    args = (L, numpy.zeros(n), RNG.random(n))
+    first, _ = counted(trisolv, *args)
+    second, reads = counted(trisolv, *args)
+    assert first < 3 * n and second == first and reads == 1  # (the same steps at once: the same trace)
+
+
+def test_transforms_policies_and_the_switch_record():
+    x = np.array(RNG.standard_normal(8))
+    before = nb.engine_stats()["small_ops"]
+    nb.grad(lambda t: (t[1:5] * t[2:6]).sum())(nb.asarray(x.numpy()))
+    nb.compile(lambda t: t[1:5] * t[2:6])(nb.asarray(x.numpy())).numpy()
+    nb.vmap(lambda r: r[1:3] * r[:2])(nb.asarray(numpy.ones((3, 4)))).numpy()
+    engine = GRAPH.engine
+    engine.small_at_once = False
+    try:
+        assert x[1:5]._impl._values[0].node is not None  # (recorded: a node to read)
+    finally:
+        engine.small_at_once = True
+    assert nb.engine_stats()["small_ops"] == before
+    assert x[1:5]._impl._values[0].node is None  # (on: computed as it is made)
