@@ -74,19 +74,29 @@ def _at_once(op, kwargs, values, impls, dtype, device):
 
 
 def _small_at_once(op, kwargs, values, impls, shape, dtype, device, memo=None):
-    """A result of at most ``SMALL_AT_ONCE`` elements over realized host operands computed as it
-    is made, by the engine's ``scalars`` hook (``HostScalars.small``), as a realized TensorImpl;
-    None where it is recorded (an operand pending or wanting a gradient, a larger result, no
-    program of one kernel call). Small arrays in a loop then cost what NumPy's ops cost, where a
-    recorded op costs its recording, its keying at the read and, the first time, its planning."""
+    """A result of at most ``SMALL_AT_ONCE`` elements over realized host operands of at most as
+    many (a slice's source any size: it reads its result's) computed as it is made, by the
+    engine's ``scalars`` hook (``HostScalars.small``), as a realized TensorImpl; None where it is
+    recorded (an operand pending or wanting a gradient, larger work, no program of one kernel
+    call). Small arrays in a loop then cost what NumPy's ops cost, where a recorded op costs its
+    recording, its keying at the read and, the first time, its planning; larger work is recorded,
+    to be fused with what reads it (a mean over a matrix's rows with the subtraction after it)
+    or run by the path a read picks for it (a matmul's model)."""
     n = 1
     for d in shape:
         n *= d
     if n > SMALL_AT_ONCE:
         return None
+    slice_of = op.index_kwarg is not None and len(values) == 1
     for v in values:
         if v.node is not None:
             return None
+        if not slice_of:
+            n = 1
+            for d in v.shape:
+                n *= d
+            if n > SMALL_AT_ONCE:
+                return None
     for i in impls:
         if i.requires_grad:
             return None
@@ -97,8 +107,8 @@ def _small_at_once(op, kwargs, values, impls, shape, dtype, device, memo=None):
     return None if out is None else TensorImpl([out], dtype)
 
 
-#: the most elements a result computed at once over realized host data has (``_small_at_once``):
-#: a loop's rows and columns; larger work is recorded, to be fused with what reads it
+#: the most elements a result computed at once over realized host data, and each of its operands
+#: but a slice's source, has (``_small_at_once``): a loop's rows and columns
 SMALL_AT_ONCE = 2048
 
 

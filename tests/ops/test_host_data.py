@@ -209,6 +209,7 @@ def test_element_loop_over_pending_rows_runs_at_once():
     onp.testing.assert_allclose(onp.asarray(ours), _seidel_like(onp, base.copy(), 9), rtol=1e-13)
 
 
+@pytest.mark.usefixtures("recorded_small_ops")
 def test_element_loop_whose_values_stay_lazy_turns_off():
     """``A[i, j] -= A[i, :j] @ A[:j, j]`` (lu): the written values are lazy, so a realization buys no
     write in place; the array pays one read for it, then its loop records as before."""
