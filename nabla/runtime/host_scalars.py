@@ -65,7 +65,7 @@ class _SmallProgram:
         for at, _, index, offset in quick.moving:
             terms = tuple((axis, c) for (pos, axis), c in offset.terms.items())
             self.places.append((at, operand_of[index], offset.const, terms))
-        (self.result_at, _, offset), = quick.places
+        (self.result_at, _, _), = quick.places  # (at offset 0: ``_plan_small`` takes no other)
         self.nbytes = plan.result_specs[0][2]
         # (one-element leaves read into the constants, starts into layouts: the plan's own fill)
         self.fills = bool(plan.read or plan.lifted or plan.offsets is not None)
@@ -299,14 +299,7 @@ class HostScalars:
             self._kinds[kind] = _CLOSED
             return None
         program = None
-        stand_ins = []
-        for v in values:
-            for u, s in zip(values, stand_ins):  # (an operand used twice: one leaf)
-                if u is v:
-                    stand_ins.append(s)
-                    break
-            else:
-                stand_ins.append(Value.leaf(None, v.shape, v.dtype, device))
+        stand_ins = _stand_ins(values, lambda v: Value.leaf(None, v.shape, v.dtype, device))
         node = Node(op, kwargs, tuple(stand_ins))
         if memo is not None:
             node.memo = memo
@@ -364,16 +357,8 @@ class HostScalars:
     def _planned(self, engine, op, kwargs, operands, dtype, device, as_data: bool):
         """The program of ``op`` over stand-ins for its operands: constants, or (``as_data``) 0-d
         leaves; None where the scheduler's plan is not one quick kernel call."""
-        stand_ins = []
-        for v in operands:
-            for u, s in zip(operands, stand_ins):  # (an operand used twice: one stand-in)
-                if u is v:
-                    stand_ins.append(s)
-                    break
-            else:
-                stand_ins.append(Value.leaf(None, (), v.dtype, device) if as_data else
-                                 Value(Node(constant_op, {"value": 0, "dtype": v.dtype, "device": device}, ()), 0,
-                                       (), v.dtype, device))
+        stand_ins = _stand_ins(operands, lambda v: Value.leaf(None, (), v.dtype, device) if as_data else Value(
+            Node(constant_op, {"value": 0, "dtype": v.dtype, "device": device}, ()), 0, (), v.dtype, device))
         out = Value(Node(op, kwargs, tuple(stand_ins)), 0, (), dtype, device)
         traced = engine.trace([out])
         plan = self.programs.plan(traced.order, traced.leaves, [out], traced.node_ids, lambda node: False)
@@ -393,6 +378,19 @@ class HostScalars:
         lifted = {pos: (j, ints) for pos, j, ints in plan.lifted}
         slots = [lifted.get(traced.node_ids[id(s.node)]) for s in stand_ins]
         return None if None in slots else _ScalarProgram(plan, slots, None, dtype)
+
+
+def _stand_ins(operands, make) -> list:
+    """A stand-in per operand for planning its op, ``make(operand)``: one for an operand used twice."""
+    out = []
+    for v in operands:
+        for u, s in zip(operands, out):
+            if u is v:
+                out.append(s)
+                break
+        else:
+            out.append(make(v))
+    return out
 
 
 def _host_scalar(x) -> HostValue | None:
