@@ -63,14 +63,17 @@ def _at_once(op, kwargs, values, impls, dtype, device):
     for v in values:
         if v.node is not None and v.node.inputs:
             return None
+    scalars = _scalars_hook(impls)
+    out = None if scalars is None else scalars.apply(GRAPH.engine, op, kwargs, values, dtype, device)
+    return None if out is None else TensorImpl([out], out.dtype)
+
+
+def _scalars_hook(impls):
+    """The engine's ``scalars`` hook, where none of ``impls`` wants a gradient (None otherwise)."""
     for i in impls:
         if i.requires_grad:
             return None
-    engine = GRAPH.engine
-    if engine.scalars is None:
-        return None
-    out = engine.scalars.apply(engine, op, kwargs, values, dtype, device)
-    return None if out is None else TensorImpl([out], out.dtype)
+    return GRAPH.engine.scalars
 
 
 def _small_at_once(op, kwargs, values, impls, shape, dtype, device, memo=None):
@@ -97,13 +100,8 @@ def _small_at_once(op, kwargs, values, impls, shape, dtype, device, memo=None):
                 n *= d
             if n > SMALL_AT_ONCE:
                 return None
-    for i in impls:
-        if i.requires_grad:
-            return None
-    engine = GRAPH.engine
-    if engine.scalars is None:
-        return None
-    out = engine.scalars.small(engine, op, kwargs, values, shape, dtype, device, memo)
+    scalars = _scalars_hook(impls)
+    out = None if scalars is None else scalars.small(GRAPH.engine, op, kwargs, values, shape, dtype, device, memo)
     return None if out is None else TensorImpl([out], dtype)
 
 

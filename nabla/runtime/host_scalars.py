@@ -123,12 +123,7 @@ class HostScalars:
                 hosts.append(data[0])
             else:
                 return None
-        if len(operands) == 2:
-            a, b = operands
-            key = (op, tuple(kwargs.items()) if kwargs else (), a.dtype.name, b.dtype.name, a is b)
-        else:  # (dtypes by name: a name hashes at once, a dtype in Python)
-            key = (op, tuple(kwargs.items()) if kwargs else (), tuple(v.dtype.name for v in operands),
-                   tuple(a is b for a in operands for b in operands))
+        key = _op_key(op, tuple(kwargs.items()) if kwargs else (), operands, False)
         try:
             program = self._programs.get(key, False)
         except TypeError:  # (an unhashable kwarg: recorded)
@@ -241,15 +236,7 @@ class HostScalars:
             items, starts = memo[0], memo[2]
         else:
             items, starts = tuple(kwargs.items()) if kwargs else (), None
-        if len(values) == 1:
-            a, = values
-            key = (op, items, a.dtype.name, a.shape)
-        elif len(values) == 2:
-            a, b = values
-            key = (op, items, a.dtype.name, a.shape, b.dtype.name, b.shape, a is b)
-        else:
-            key = (op, items, tuple((v.dtype.name, v.shape) for v in values),
-                   tuple(a is b for a in values for b in values))
+        key = _op_key(op, items, values, True)
         try:
             program = self._small.get(key, False)
         except TypeError:  # (an unhashable kwarg: recorded)
@@ -378,6 +365,22 @@ class HostScalars:
         lifted = {pos: (j, ints) for pos, j, ints in plan.lifted}
         slots = [lifted.get(traced.node_ids[id(s.node)]) for s in stand_ins]
         return None if None in slots else _ScalarProgram(plan, slots, None, dtype)
+
+
+def _op_key(op, items, operands, shapes: bool) -> tuple:
+    """A kept program's key: the op, its kwargs' items, its operands' dtypes (by name: a name hashes
+    at once, a dtype in Python) and, where ``shapes``, shapes, and which operands are one value
+    (two operands, the common case, without a tuple per operand)."""
+    if len(operands) == 2:
+        a, b = operands
+        if shapes:
+            return op, items, a.dtype.name, a.shape, b.dtype.name, b.shape, a is b
+        return op, items, a.dtype.name, b.dtype.name, a is b
+    if len(operands) == 1 and shapes:
+        a, = operands
+        return op, items, a.dtype.name, a.shape
+    return (op, items, tuple((v.dtype.name, v.shape) if shapes else v.dtype.name for v in operands),
+            tuple(a is b for a in operands for b in operands))
 
 
 def _stand_ins(operands, make) -> list:
