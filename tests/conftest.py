@@ -229,3 +229,12 @@ def recorded_small_ops(monkeypatch):
     """Ops over small realized host data are recorded, not computed as they are made
     (``HostScalars.small``): tests of what a read records, stages and runs, on small arrays."""
     monkeypatch.setattr(nb.core.graph.GRAPH.engine, "small_at_once", False)
+
+
+@pytest.fixture(autouse=True)
+def _small_kinds_fresh(monkeypatch):
+    """Each test starts with no kind of small op recorded for not paying back its plans
+    (``HostScalars.small``'s choice is per process: the tests before would make this one's)."""
+    scalars = nb.core.graph.GRAPH.engine.scalars
+    if scalars is not None:
+        monkeypatch.setattr(scalars, "_kinds", {})

@@ -57,6 +57,7 @@ def test_long_structures_that_differ_between_the_signatures_a_key_hashes_stay_ap
         np.testing.assert_allclose(g.numpy(), loop(a, m), rtol=1e-12)
 
 
+@pytest.mark.usefixtures("recorded_small_ops")
 @pytest.mark.parametrize("key", [(1, slice(2, 5)), (slice(None), 3), (slice(1, -1), slice(None, -2)), (Ellipsis, 2),
                                  (None, 1, slice(0, 6, 2)), (slice(None, None, -1),), (2, Ellipsis, slice(1, 3)),
                                  (slice(5, 1, -2), None, 4)])
@@ -77,6 +78,7 @@ def test_a_slice_and_a_slice_write_carry_the_memo_keying_would_make(key):
         assert made == again and made[0] is again[0]
 
 
+@pytest.mark.usefixtures("recorded_small_ops")
 def test_a_vector_dots_sum_carries_the_memo_keying_would_make():
     import nabla.numpy as fnp
     from nabla.core.trace_lowering import node_memo

@@ -2,10 +2,12 @@
 against NumPy on the same data."""
 
 import numpy
+import pytest
 
 import nabla.numpy as np
 
 
+@pytest.mark.usefixtures("recorded_small_ops")
 def test_a_slice_taken_again_of_one_value_is_one_node():
     """``un[1:-1, 1:-1]`` five times in one update is one node (slices of one pending value), and a
     write between two takes of one slice gives the second its new value."""
