@@ -76,37 +76,39 @@ def _scalars_hook(impls):
     return GRAPH.engine.scalars
 
 
-def _small_at_once(op, kwargs, values, impls, shape, dtype, device, memo=None):
-    """A result of at most ``SMALL_AT_ONCE`` elements over realized host operands of at most as
-    many (a slice's source any size: it reads its result's) computed as it is made, by the
-    engine's ``scalars`` hook (``HostScalars.small``), as a realized TensorImpl; None where it is
-    recorded (an operand pending or wanting a gradient, larger work, no program of one kernel
-    call). Small arrays in a loop then cost what NumPy's ops cost, where a recorded op costs its
-    recording, its keying at the read and, the first time, its planning; larger work is recorded,
-    to be fused with what reads it (a mean over a matrix's rows with the subtraction after it)
-    or run by the path a read picks for it (a matmul's model)."""
+def _small_at_once(op, kwargs, values, impls, shape, dtype, device):
+    """A result of at most ``SMALL_AT_ONCE`` elements over operands that are realized host data of
+    at most as many, or slices of realized host data (a slice's node over its source, the source
+    any size) computed as it is made, by the engine's ``scalars`` hook (``HostScalars.small``), as
+    a realized TensorImpl; None where it is recorded (an operand pending or wanting a gradient,
+    larger work, no program of one kernel call). Small arrays in a loop then cost what NumPy's
+    ops cost, where a recorded op costs its recording, its keying at the read and, the first time,
+    its planning; larger work is recorded, to be fused with what reads it (a mean over a matrix's
+    rows with the subtraction after it) or run by the path a read picks for it (a matmul's model).
+    A slice alone is recorded: its data is read by the op that takes it, at once here or fused
+    into a read with the ops over it (a stencil's border update, a slice times a constant)."""
     n = 1
     for d in shape:
         n *= d
-    if n > SMALL_AT_ONCE:
+    if n > SMALL_AT_ONCE or op.index_kwarg is not None:
         return None
-    slice_of = op.index_kwarg is not None and len(values) == 1
     for v in values:
-        if v.node is not None:
+        node = v.node
+        if node is not None and (node.op.index_kwarg is None or len(node.inputs) != 1
+                                 or node.inputs[0].node is not None):
+            return None  # (pending: recorded)
+        n = 1
+        for d in v.shape:
+            n *= d
+        if n > SMALL_AT_ONCE:
             return None
-        if not slice_of:
-            n = 1
-            for d in v.shape:
-                n *= d
-            if n > SMALL_AT_ONCE:
-                return None
     scalars = _scalars_hook(impls)
-    out = None if scalars is None else scalars.small(GRAPH.engine, op, kwargs, values, shape, dtype, device, memo)
+    out = None if scalars is None else scalars.small(GRAPH.engine, op, kwargs, values, shape, dtype, device)
     return None if out is None else TensorImpl([out], dtype)
 
 
 #: the most elements a result computed at once over realized host data, and each of its operands
-#: but a slice's source, has (``_small_at_once``): a loop's rows and columns
+#: (a slice's, not its source's), has (``_small_at_once``): a loop's rows and columns
 SMALL_AT_ONCE = 2048
 
 
@@ -332,7 +334,7 @@ class Operation(metaclass=_Registered):
                 out = _at_once(self, kwargs, (v0, v1), (ia, ib), dtype, device)
                 if out is not None:
                     return plain_array(cls, out)
-            if v0.node is None and v1.node is None:
+            if v0.node is None or v1.node is None or v0.node.op.index_kwarg is not None:
                 out = _small_at_once(self, kwargs, (v0, v1), (ia, ib), shape, dtype, device)
                 if out is not None:
                     return plain_array(cls, out)
@@ -369,7 +371,7 @@ class Operation(metaclass=_Registered):
                 out = _at_once(self, kwargs, (v0,), (ia,), dtype, v0.device)
                 if out is not None:
                     return plain_array(cls, out)
-            if v0.node is None:
+            if v0.node is None or v0.node.op.index_kwarg is not None:
                 out = _small_at_once(self, kwargs, (v0,), (ia,), shape, dtype, v0.device)
                 if out is not None:
                     return plain_array(cls, out)
@@ -398,10 +400,6 @@ class Operation(metaclass=_Registered):
                     self.apply_binary(first, operands[1], kwargs)
             device = va[0].device
             values.append(va[0])
-        if len(values) == 1 and values[0].node is None:  # (a slice of realized host data: taken at once)
-            out = _small_at_once(self, kwargs, (values[0],), (operands[0]._impl,), shape, dtype, device, memo)
-            if out is not None:
-                return plain_array(cls, out)
         node = Node(self, kwargs, tuple(values))
         if memo is not None:
             node.memo = memo

@@ -51,20 +51,25 @@ class _ScalarProgram:
 
 
 class _SmallProgram:
-    """One op's quick plan over realized host operands (``HostScalars.small``), run without the
-    plan's general runner: where each operand's address goes in the call array, moved by the
-    slice starts where the op is a slice (``places``: (position, operand, byte offset, ((axis,
-    coefficient), ...))), where the result's goes, and its dtype and bytes."""
+    """One op's quick plan over realized host data and slices of it (``HostScalars.small``), run
+    without the plan's general runner: where each source's address goes in the call array, moved
+    by its slice's starts (``places``: (position, operand whose source it is, byte offset,
+    ((operand whose starts move it, axis, coefficient), ...))), which operand's starts each slice
+    node of the trace takes (``starts``: (trace position, operand)), where the result's address
+    goes, and its dtype and bytes."""
 
-    __slots__ = ("plan", "quick", "places", "result_at", "dtype", "nbytes", "fills", "run", "uses")
+    __slots__ = ("plan", "quick", "places", "starts", "sources", "result_at", "dtype", "nbytes", "fills", "run",
+                 "uses")
 
-    def __init__(self, plan, operand_of, dtype):
+    def __init__(self, plan, source_of, operand_at, dtype):
         quick = plan.quick
         self.plan, self.quick, self.dtype = plan, quick, _numpy_dtype(dtype)
-        self.places = [(at, operand_of[index], int(offset), ()) for at, _, index, offset in quick.leaves]
+        self.places = [(at, source_of[index], int(offset), ()) for at, _, index, offset in quick.leaves]
         for at, _, index, offset in quick.moving:
-            terms = tuple((axis, c) for (pos, axis), c in offset.terms.items())
-            self.places.append((at, operand_of[index], offset.const, terms))
+            terms = tuple((operand_at[pos], axis, c) for (pos, axis), c in offset.terms.items())
+            self.places.append((at, source_of[index], offset.const, terms))
+        self.starts = tuple(operand_at.items())
+        self.sources = source_of  # (per leaf of the trace, the operand whose source it is)
         (self.result_at, _, _), = quick.places  # (at offset 0: ``_plan_small`` takes no other)
         self.nbytes = plan.result_specs[0][2]
         # (one-element leaves read into the constants, starts into layouts: the plan's own fill)
@@ -114,10 +119,7 @@ class HostScalars:
                     return None
                 hosts.append(v.buffer.to_numpy())
             elif node.op is constant_op:
-                memo = node.memo
-                if memo is None:  # (an operand constant is interned: its memo is made once)
-                    memo = node.memo = node_memo(node)
-                data = memo[1]
+                data = _memo(node)[1]  # (an operand constant is interned: its memo is made once)
                 if data is None:  # (a complex constant: stored as a pair)
                     return None
                 hosts.append(data[0])
@@ -218,31 +220,34 @@ class HostScalars:
             self._lock.release()
         return host_value(None, (), program.result, device, out, owned=False, address=address)
 
-    def small(self, engine, op, kwargs: dict, values: tuple, shape: tuple, dtype, device, memo=None):
+    def small(self, engine, op, kwargs: dict, values: tuple, shape: tuple, dtype, device):
         """``op(*values, **kwargs)`` as a realized host value of ``shape`` and ``dtype``, computed at
-        once, where every operand is realized host data and this op's program over operands of
-        their shapes is one quick kernel call (planned once per op, kwargs, operand shapes and
-        dtypes; a slice's starts are data, ``memo``'s); None otherwise (the op is recorded). A loop
-        over small realized arrays then runs as NumPy's does, op by op with no trace to key, plan
-        or read: lu's ``A[i, j] -= A[i, :j] @ A[:j, j]`` is two slices, a product and a sum."""
+        once, where every operand is realized host data or a slice of it (a slice node over a leaf)
+        and this op's program over such operands is one quick kernel call (planned once per op,
+        kwargs, operand shapes and dtypes, slices' structure and which operands share a source;
+        the slices' starts are data); None otherwise (the op is recorded). A loop over small
+        realized arrays then runs as NumPy's does, op by op with no trace to key, plan or read:
+        lu's ``A[i, j] -= A[i, :j] @ A[:j, j]`` is a product and a sum, each reading its slices."""
         if GRAPH.captures or not engine.small_at_once or not engine.fused_enabled or engine.debug_memory \
                 or not device.is_host or engine.policy == "compile" or op.single_op:
             return None  # (every read compiled, or a single-op model's path: recorded)
-        if 0 in shape:  # (nothing to compute: ``A[i, :0]``, a loop's first step)
+        if 0 in shape:  # (nothing to compute: ``A[i, :0] * B[i, :0]``, a loop's first step)
             return host_value(None, shape, dtype, device, np.empty(shape, _numpy_dtype(dtype)), owned=False)
-        if memo is None and op.index_kwarg is not None:  # (an index's starts are data: its memo says which)
-            memo = node_memo(Node(op, kwargs, ()))
-        if memo is not None:
-            items, starts = memo[0], memo[2]
+        items = tuple(kwargs.items()) if kwargs else ()
+        sources = values
+        for v in values:
+            if v.node is not None:  # (a slice: its source's address, moved by its starts)
+                sources = tuple(u if u.node is None else u.node.inputs[0] for u in values)
+                key = _sliced_key(op, items, values, sources)
+                break
         else:
-            items, starts = tuple(kwargs.items()) if kwargs else (), None
-        key = _op_key(op, items, values, True)
+            key = _op_key(op, items, values, True)
         try:
             program = self._small.get(key, False)
         except TypeError:  # (an unhashable kwarg: recorded)
             return None
         if program is False:
-            program = self._plan_small(engine, key, op, kwargs, values, shape, dtype, device, memo)
+            program = self._plan_small(engine, key, op, kwargs, values, shape, dtype, device)
         if program is None or not self._lock.acquire(False):  # (another thread's run: this one records)
             return None
         try:
@@ -250,13 +255,14 @@ class HostScalars:
             quick = program.quick
             call = quick.call
             if program.fills:
-                leaves = list(values)
-                program.plan.fill(quick.consts, [v.buffer for v in leaves], None, {0: starts}, leaves)
+                leaves = [sources[k] for k in program.sources]
+                program.plan.fill(quick.consts, [v.buffer for v in leaves], None,
+                                  {pos: values[k].node.memo[2] for pos, k in program.starts}, leaves)
             for at, k, offset, terms in program.places:
-                v = values[k]
+                v = sources[k]
                 address = v.address if type(v) is HostValue and v.address else v.buffer._data_ptr()
-                for axis, c in terms:
-                    offset += c * starts[axis]
+                for j, axis, c in terms:
+                    offset += c * values[j].node.memo[2][axis]
                 call[at] = address + offset
             out, address = self._blocks.carve(shape, program.dtype, program.nbytes)
             call[program.result_at] = address
@@ -267,15 +273,15 @@ class HostScalars:
             self._lock.release()
         return host_value(None, shape, dtype, device, out, owned=False, address=address)
 
-    def _plan_small(self, engine, key, op, kwargs, values, shape, dtype, device, memo):
+    def _plan_small(self, engine, key, op, kwargs, values, shape, dtype, device):
         """``small``'s program of ``key``, kept (None where it is no quick kernel call of one
         result in a block's memory, or the kernel is not built)."""
         if not _kernel_built():
             return None
         # (a plan costs ~40 runs: an op of ever new shapes, a loop's slices of growing length each
-        # taken once, ``x[:i]`` in trisolv, is recorded once its kind's plans have not paid back,
-        # from then on: a loop whose steps switched between computed and recorded ops would be a new
-        # trace at every call, planned anew)
+        # taken once, ``L[i, :i] @ x[:i]`` in trisolv, is recorded once its kind's plans have not
+        # paid back, from then on: a loop whose steps switched between computed and recorded ops
+        # would be a new trace at every call, planned anew)
         kind = (op, len(values), dtype.name)
         made = self._kinds.get(kind)
         if made is None:
@@ -286,21 +292,34 @@ class HostScalars:
             self._kinds[kind] = _CLOSED
             return None
         program = None
-        stand_ins = _stand_ins(values, lambda v: Value.leaf(None, v.shape, v.dtype, device))
-        node = Node(op, kwargs, tuple(stand_ins))
-        if memo is not None:
-            node.memo = memo
-        out = Value(node, 0, shape, dtype, device)
+        leaf_of: dict = {}  # id(source) -> its stand-in leaf
+
+        def stand_in(v):
+            node = v.node
+            source = v if node is None else node.inputs[0]
+            leaf = leaf_of.get(id(source))
+            if leaf is None:
+                leaf = leaf_of[id(source)] = Value.leaf(None, source.shape, source.dtype, device)
+            if node is None:
+                return leaf
+            sliced = Node(node.op, node.kwargs, (leaf,))
+            sliced.memo = _memo(node)
+            return Value(sliced, 0, v.shape, v.dtype, device)
+
+        stand_ins = _stand_ins(values, stand_in)
+        out = Value(Node(op, kwargs, tuple(stand_ins)), 0, shape, dtype, device)
         with engine.lock:
             traced = engine.trace([out])
             plan = self.programs.plan(traced.order, traced.leaves, [out], traced.node_ids, lambda n: False)
         quick = None if plan is None else plan.quick
         if quick is not None and len(quick.places) == 1 and quick.places[0][2] == 0 and not quick.shifted \
                 and quick.shifts is None and plan.result_specs[0][2] <= _BLOCK_RESULT:
-            first = {}
-            for k, s in enumerate(stand_ins):
-                first.setdefault(traced.leaf_ids[id(s)], k)
-            program = _SmallProgram(plan, [first[j] for j in range(len(traced.leaves))], dtype)
+            source_of, operand_at = {}, {}
+            for k, (v, s) in enumerate(zip(values, stand_ins)):
+                source_of.setdefault(traced.leaf_ids[id(s if v.node is None else s.node.inputs[0])], k)
+                if v.node is not None:
+                    operand_at.setdefault(traced.node_ids[id(s.node)], k)
+            program = _SmallProgram(plan, [source_of[j] for j in range(len(traced.leaves))], operand_at, dtype)
             made.append(program)
             if len(made) > _KIND_KEEPS:
                 del made[:len(made) // 2]
@@ -381,6 +400,23 @@ def _op_key(op, items, operands, shapes: bool) -> tuple:
         return op, items, a.dtype.name, a.shape
     return (op, items, tuple((v.dtype.name, v.shape) if shapes else v.dtype.name for v in operands),
             tuple(a is b for a in operands for b in operands))
+
+
+def _sliced_key(op, items, values, sources) -> tuple:
+    """``small``'s key of an op with slices among its operands: per operand its dtype, shape, slice
+    structure (None for realized data) and source's shape, and which operands, and which
+    sources, are one value (a slice's starts are data, read at each run)."""
+    return (op, items, tuple((v.dtype.name, v.shape, None if v.node is None else _memo(v.node)[0], s.shape)
+                             for v, s in zip(values, sources)),
+            tuple(a is b for a in values for b in values), tuple(a is b for a in sources for b in sources))
+
+
+def _memo(node) -> tuple:
+    """``node``'s keying memo, made once (a slice recorded on the hot path has it already)."""
+    memo = node.memo
+    if memo is None:
+        memo = node.memo = node_memo(node)
+    return memo
 
 
 def _stand_ins(operands, make) -> list:

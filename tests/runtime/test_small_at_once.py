@@ -1,6 +1,6 @@
 """Ops of small results over realized host data computed as they are made
-(``HostScalars.small``): loops over small arrays as NumPy users write them, against NumPy; views
-taken at once still see writes and carry theirs; the kinds of op whose plans do not pay back are
+(``HostScalars.small``): loops over small arrays as NumPy users write them, against NumPy; ops at
+once over views and slices read them when made; the kinds of op whose plans do not pay back are
 recorded, steadily; transforms and policies still record."""
 
 import numpy
@@ -83,18 +83,28 @@ def test_ops_of_every_kind_at_once_are_numpys():
     assert small >= 12
 
 
-def test_views_taken_at_once_see_writes_and_carry_theirs():
+def test_ops_at_once_over_views_read_them_when_made():
     def views(m, A):
-        row = A[2, :4]  # (taken at once: a copy of the row's data, linked as a view of A)
-        A[2, 1] = 100.0  # a write into A reaches the view
-        seen = row.copy()
+        row = A[2, :4]  # (a view: a recorded slice of A, read by the ops at once that take it)
+        before = row * A[3, :4]  # at once, over two slices of A
+        A[2, 1] = 100.0  # a write into A: the view sees it, the product made before does not
+        after = row * A[3, :4]
         row[3] = -7.0  # a write through the view reaches A
-        col = A[:, 3]
-        both = row + col[:4]
-        return seen, both
+        both = row + A[:4, 3]
+        return before, after, both, row.copy()
 
     small, _ = counted(views, RNG.standard_normal((5, 6)))
     assert small > 0
+
+
+def test_ops_at_once_over_slices_of_an_array_written_in_place_read_its_writes():
+    def loop(m, A, x):
+        for i in range(1, 5):
+            A[i, 0] = 2.0 * i  # into A's memory at once (nothing else holds A)
+            x[i] = A[i, :3] @ A[i - 1, 1:4] + x[i - 1]  # at once: its slices read the memory as written
+
+    small, reads = counted(loop, RNG.standard_normal((5, 6)), RNG.standard_normal(5))
+    assert small >= 8 and reads == 0
 
 
 def trisolv(m, L, x, b):
@@ -122,8 +132,8 @@ def test_transforms_policies_and_the_switch_record():
     engine = GRAPH.engine
     engine.small_at_once = False
     try:
-        assert x[1:5]._impl._values[0].node is not None  # (recorded: a node to read)
+        assert (x[1:5] * x[2:6])._impl._values[0].node is not None  # (recorded: a node to read)
     finally:
         engine.small_at_once = True
     assert nb.engine_stats()["small_ops"] == before
-    assert x[1:5]._impl._values[0].node is None  # (on: computed as it is made)
+    assert (x[1:5] * x[2:6])._impl._values[0].node is None  # (on: computed as it is made)
