@@ -76,7 +76,7 @@ def _scalars_hook(impls):
     return GRAPH.engine.scalars
 
 
-def _small_at_once(op, kwargs, values, impls, shape, dtype, device):
+def small_at_once(op, kwargs, values, impls, shape, dtype, device):
     """A result of at most ``SMALL_AT_ONCE`` elements over operands that are realized host data of
     at most as many, or slices of realized host data (a slice's node over its source, the source
     any size) computed as it is made, by the engine's ``scalars`` hook (``HostScalars.small``), as
@@ -108,7 +108,7 @@ def _small_at_once(op, kwargs, values, impls, shape, dtype, device):
 
 
 #: the most elements a result computed at once over realized host data, and each of its operands
-#: (a slice's, not its source's), has (``_small_at_once``): a loop's rows and columns
+#: (a slice's, not its source's), has (``small_at_once``): a loop's rows and columns
 SMALL_AT_ONCE = 2048
 
 
@@ -335,7 +335,7 @@ class Operation(metaclass=_Registered):
                 if out is not None:
                     return plain_array(cls, out)
             if v0.node is None or v1.node is None or v0.node.op.index_kwarg is not None:
-                out = _small_at_once(self, kwargs, (v0, v1), (ia, ib), shape, dtype, device)
+                out = small_at_once(self, kwargs, (v0, v1), (ia, ib), shape, dtype, device)
                 if out is not None:
                     return plain_array(cls, out)
         return plain_array(cls, TensorImpl([Value(Node(self, kwargs, (v0, v1)), 0, shape, dtype, device)], dtype,
@@ -372,7 +372,7 @@ class Operation(metaclass=_Registered):
                 if out is not None:
                     return plain_array(cls, out)
             if v0.node is None or v0.node.op.index_kwarg is not None:
-                out = _small_at_once(self, kwargs, (v0,), (ia,), shape, dtype, v0.device)
+                out = small_at_once(self, kwargs, (v0,), (ia,), shape, dtype, v0.device)
                 if out is not None:
                     return plain_array(cls, out)
         return plain_array(cls, TensorImpl([Value(Node(self, kwargs, (v0,)), 0, shape, dtype, v0.device)], dtype,

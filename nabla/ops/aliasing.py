@@ -25,7 +25,8 @@ from .broadcasting import broadcast_to_op
 from .creation import operand_constant
 from .index_primitives import set_slice_op, slice_op, sliced_shape
 from .view import reshape_op
-from .host_writes import exact_scalar, host_write, may_be_element, realize_for_loop, recorded_element_write
+from .host_writes import (exact_scalar, host_slice_write, host_write, may_be_element, realize_for_loop,
+                          recorded_element_write)
 from .picks import element_key, plain_host, quick_pick
 
 
@@ -73,7 +74,10 @@ def wrote(x: Tensor) -> None:
     node = x
     while node._view is not None:
         parent, _, put_back = node._view
-        parent._impl = put_back(Tensor(parent._impl), node)._impl
+        index = getattr(put_back, "index", None)  # (a slice's: written into realized host data at once)
+        if index is None or parent._view is not None or parent._impl.cached_shape != put_back.shape \
+                or not host_slice_write(parent, index, node, writer=node):
+            parent._impl = put_back(Tensor(parent._impl), node)._impl
         written.add(id(parent))
         node = parent
     _rederive(node, written)
@@ -354,6 +358,8 @@ def _setitem_put_back(key, plain=None, shape=None):
             indexing.setitem(parent, key, child)
         return parent
 
+    if plain is not None:  # (``wrote`` writes a realized view into realized host data at once)
+        put_back.index, put_back.shape = plain[0], shape
     return put_back
 
 
@@ -371,7 +377,7 @@ def setitem(x: Tensor, key, value) -> None:
     if _is_own_view(x, key, value) or host_write(x, key, value):
         return
     before = x._impl
-    if not _plain_setitem(x, key, value):
+    if not _plain_setitem(x, key, value, at_once=True):
         indexing.setitem(x, key, value)
     if x._impl is not before:
         wrote(x)
@@ -391,20 +397,23 @@ def rebind(x: Tensor, value: Tensor) -> None:
     wrote(x)
 
 
-def _plain_setitem(x: Tensor, key, value) -> bool:
+def _plain_setitem(x: Tensor, key, value, at_once: bool = False) -> bool:
     """``x[1:-1, j] = v`` with a key of ints and slices and a value of x's dtype (a tensor, or a
     Python float, int or bool x's dtype holds exactly): one slice write, recorded without the
-    general path. False where the general path decides."""
+    general path (``at_once``: into x's memory, where ``host_slice_write`` takes it). False where
+    the general path decides."""
     impl = x._impl
     if impl.batch_dims:
-        return False
-    value = _plain_value(impl, value)
-    if value is None:
         return False
     element = element_key(impl, key) if may_be_element(key) else None
     plain = plain_key(impl.cached_shape, key, element=True) if element is None \
         else element_parse(impl.cached_shape, element)
-    return plain is not None and _write_plain(x, plain, value)
+    if plain is None:
+        return False
+    if at_once and element is None and host_slice_write(x, plain[0], value):
+        return True
+    value = _plain_value(impl, value)
+    return value is not None and _write_plain(x, plain, value)
 
 
 def _plain_value(impl, value):

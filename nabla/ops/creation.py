@@ -10,13 +10,15 @@ from max.dtype import DType
 from ..core import dtypes as _dt
 from ..core.context import as_device, get_default_dtype
 from ..core.graph import Node, Value
+from ..core.graph import GRAPH
+from ..core.operation import SMALL_AT_ONCE
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from ..core.tracing import OutputRefs
 from .base import CreationOperation, _check_shape, default_dtype_for, host_array, tensor_from_host
 from .casts import astype
 from . import lowerings as L
-from .broadcasting import broadcast_physical
+from .broadcasting import broadcast_physical, broadcast_to_op
 from ..core.lazy_module import graph_ops as ops
 
 
@@ -152,7 +154,25 @@ def full(shape, fill_value, dtype=None, device=None) -> Tensor:
     if dtype.is_complex:  # a Python scalar crossing the host boundary into paired-real storage
         return tensor_from_host(np.full(shape, fill_value, dtype.numpy_dtype), device)
     value = _check_value(fill_value, dtype, "full")
-    return full_op(shape=shape, value=value, dtype=dtype, device=as_device(device))
+    device = as_device(device)
+    impl = _filled_at_once(shape, value, dtype, device) if shape else None
+    return Tensor(impl) if impl is not None else full_op(shape=shape, value=value, dtype=dtype, device=device)
+
+
+def _filled_at_once(shape, value, dtype, device):
+    """``full(shape, value)`` of at most ``SMALL_AT_ONCE`` elements as realized host data, filled as
+    it is made by the engine's ``scalars`` hook, as NumPy's ``zeros`` is: a loop that writes into
+    a small new array (``y = empty_like(r)``, then ``y[:k] += ...``) writes its memory at once;
+    None where it is recorded (a fill is a spread constant, a fill only its read needs)."""
+    n = 1
+    for d in shape:
+        n *= d
+    scalars = GRAPH.engine.scalars
+    if not 0 < n <= SMALL_AT_ONCE or scalars is None:
+        return None
+    constant = operand_constant(value, dtype, device)._impl._values[0]
+    out = scalars.small(GRAPH.engine, broadcast_to_op, {"shape": shape}, (constant,), shape, dtype, device)
+    return None if out is None else TensorImpl([out], dtype)
 
 
 def zeros(shape, dtype=None, device=None) -> Tensor:

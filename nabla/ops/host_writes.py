@@ -179,16 +179,68 @@ def host_write(x: Tensor, key, value) -> bool:
     scalar = exact_scalar(value, impl.dtype)
     if scalar is None:
         return False
-    # (counts: the list and ``v``, or ``x._impl`` and ``impl``, and the call's own argument)
-    if type(v) is HostValue and v.owned and _getrefcount(v) == 3 and _getrefcount(impl) == 3 \
-            and _getrefcount(v.buffer) == 2 and _getrefcount(v.host) == 3:
-        v.host[key] = scalar
-    else:
-        host = np.array(host_view(v), copy=True, order="C")
-        host[key] = scalar
-        own = host_value(driver.Buffer.from_numpy(host), v.shape, v.dtype, v.device, host, owned=True)
-        x._impl = TensorImpl([own], impl.dtype, pending=False)
+    _memory(x, impl, v)[key] = scalar
     loop = getattr(x, "_element_loop", None)
     if loop is not None:
         loop.in_place += 1
     return True
+
+
+def _memory(x: Tensor, impl, v):
+    """The NumPy view of x's memory (``impl``'s one value ``v``) to write into: its own where
+    nothing else can see it (the counts: the list and ``v``, or ``x._impl`` and ``impl``, and the
+    call's own argument), else a copy that becomes x's value."""
+    if type(v) is HostValue and v.owned and _getrefcount(v) == 4 and _getrefcount(impl) == 4 \
+            and _getrefcount(v.buffer) == 2 and _getrefcount(v.host) == 3:
+        return v.host
+    host = np.array(host_view(v), copy=True, order="C")
+    own = host_value(driver.Buffer.from_numpy(host), v.shape, v.dtype, v.device, host, owned=True)
+    x._impl = TensorImpl([own], impl.dtype, pending=False)
+    return host
+
+
+def host_slice_write(x: Tensor, index, value, writer=None) -> bool:
+    """``x[key] = value`` into x's memory at once (``index``: the key's (start, stop, step) per
+    axis), where x is realized host data that nothing else can see (as ``host_write`` asks; a
+    view's write carried back, x's live ``writer`` view may see it) and ``value`` realized host
+    data of x's dtype and the slice's size: a loop that writes rows of a small realized array
+    (``y[:k] += alpha * y[k - 1::-1]``, ``Q[:, k] = A[:, k] / R[k, k]``) keeps it realized, its
+    next slices read by the ops at once that take them. A copy of data, as an element write's is;
+    False where a recorded write must do it (and with small ops recorded: ``engine.small_at_once``)."""
+    if not GRAPH.engine.small_at_once:
+        return False
+    impl = x._impl
+    values = impl._values
+    if type(values) is not list or len(values) != 1 or type(x) not in PLAIN_CLASSES or impl.dtype.is_complex \
+            or values[0].node is not None or not plain_host(impl):
+        return False
+    region = tuple((b - a if b > a else 0) if c == 1 else len(range(a, b, c)) for a, b, c in index)
+    tv = type(value)
+    if tv is float or tv is int or tv is bool:  # (``C[i, :] = 0.0``: a fill)
+        src = exact_scalar(value, impl.dtype)
+        if src is None:
+            return False
+    else:
+        vi = getattr(value, "_impl", None)
+        if vi is None or vi.dtype is not impl.dtype or not plain_host(vi) or type(vi._values) is not list \
+                or len(vi._values) != 1 or vi._values[0].node is not None:
+            return False
+        src = host_view(vi._values[0])
+        if src.size != _count(region):
+            return False  # (a value that broadcasts: recorded)
+        src = src.reshape(region)
+    if writer is None:
+        if not _alone(x):
+            return False
+    elif x._view is not None or any(r() is not None and r() is not writer for r in x._views or ()):
+        return False
+    v = values[0]
+    _memory(x, impl, v)[tuple(slice(a, b if b >= 0 else None, c) for a, b, c in index)] = src
+    return True
+
+
+def _count(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n

@@ -23,6 +23,7 @@ from ..core.operation import PLAIN_CLASSES, plain_array
 from ..core.tensor_impl import TensorImpl
 from ..core.trace_lowering import node_memo
 from ..ops.creation import constant_op
+from .fused_codes import constant_bits
 from .library_kernels import RANDOM_KINDS
 from .program import ProgramPath
 from .program_kernel import OP_KERNELS, module as _kernel_module, ready as _kernel_built
@@ -58,11 +59,16 @@ class _SmallProgram:
     node of the trace takes (``starts``: (trace position, operand)), where the result's address
     goes, and its dtype and bytes."""
 
-    __slots__ = ("plan", "quick", "places", "starts", "sources", "result_at", "dtype", "nbytes", "fills", "run",
-                 "uses")
+    __slots__ = ("plan", "quick", "places", "starts", "sources", "offsets", "constants", "result_at", "dtype",
+                 "nbytes", "fills", "run", "uses")
 
-    def __init__(self, plan, source_of, operand_at, dtype):
+    def __init__(self, plan, source_of, operand_at, constants, dtype):
         quick = plan.quick
+        # (scalar constant operands, by trace position: their values, in the key, written once)
+        self.constants = constants
+        for pos, j, ints in plan.lifted:
+            if pos in constants:
+                quick.consts[j] = constant_bits(constants[pos].reshape(()).item(), ints)
         self.plan, self.quick, self.dtype = plan, quick, _numpy_dtype(dtype)
         self.places = [(at, source_of[index], int(offset), ()) for at, _, index, offset in quick.leaves]
         for at, _, index, offset in quick.moving:
@@ -72,8 +78,13 @@ class _SmallProgram:
         self.sources = source_of  # (per leaf of the trace, the operand whose source it is)
         (self.result_at, _, _), = quick.places  # (at offset 0: ``_plan_small`` takes no other)
         self.nbytes = plan.result_specs[0][2]
-        # (one-element leaves read into the constants, starts into layouts: the plan's own fill)
-        self.fills = bool(plan.read or plan.lifted or plan.offsets is not None)
+        # (starts into layouts: per constant, its base and terms (operand whose starts, axis,
+        # coefficient), written here; one-element leaves read into the constants, or a long
+        # table of offsets: the plan's own fill. Lifted constants keep the plan's values.)
+        offsets = plan.offsets
+        self.offsets = () if offsets is None or offsets.entries is None else tuple(
+            (j, base, tuple((operand_at[pos], axis, c) for pos, axis, c in terms)) for j, base, terms in offsets.entries)
+        self.fills = bool(plan.read) or (offsets is not None and offsets.entries is None)
         self.run = _kernel_module().run
         self.uses = 0
 
@@ -236,8 +247,8 @@ class HostScalars:
         items = tuple(kwargs.items()) if kwargs else ()
         sources = values
         for v in values:
-            if v.node is not None:  # (a slice: its source's address, moved by its starts)
-                sources = tuple(u if u.node is None else u.node.inputs[0] for u in values)
+            if v.node is not None:  # (a slice: its source's address, moved by its starts; a constant)
+                sources = tuple(u if u.node is None or not u.node.inputs else u.node.inputs[0] for u in values)
                 key = _sliced_key(op, items, values, sources)
                 break
         else:
@@ -256,8 +267,14 @@ class HostScalars:
             call = quick.call
             if program.fills:
                 leaves = [sources[k] for k in program.sources]
-                program.plan.fill(quick.consts, [v.buffer for v in leaves], None,
+                program.plan.fill(quick.consts, [v.buffer for v in leaves], program.constants,
                                   {pos: values[k].node.memo[2] for pos, k in program.starts}, leaves)
+            else:
+                consts = quick.consts
+                for j, base, terms in program.offsets:
+                    for k, axis, c in terms:
+                        base += c * values[k].node.memo[2][axis]
+                    consts[j] = base
             for at, k, offset, terms in program.places:
                 v = sources[k]
                 address = v.address if type(v) is HostValue and v.address else v.buffer._data_ptr()
@@ -296,6 +313,8 @@ class HostScalars:
 
         def stand_in(v):
             node = v.node
+            if node is not None and not node.inputs:  # (a constant: its value is in the key)
+                return v
             source = v if node is None else node.inputs[0]
             leaf = leaf_of.get(id(source))
             if leaf is None:
@@ -314,12 +333,16 @@ class HostScalars:
         quick = None if plan is None else plan.quick
         if quick is not None and len(quick.places) == 1 and quick.places[0][2] == 0 and not quick.shifted \
                 and quick.shifts is None and plan.result_specs[0][2] <= _BLOCK_RESULT:
-            source_of, operand_at = {}, {}
+            source_of, operand_at, constants = {}, {}, {}
             for k, (v, s) in enumerate(zip(values, stand_ins)):
+                if v.node is not None and not v.node.inputs:
+                    constants[traced.node_ids[id(v.node)]] = _memo(v.node)[1][0]
+                    continue
                 source_of.setdefault(traced.leaf_ids[id(s if v.node is None else s.node.inputs[0])], k)
                 if v.node is not None:
                     operand_at.setdefault(traced.node_ids[id(s.node)], k)
-            program = _SmallProgram(plan, [source_of[j] for j in range(len(traced.leaves))], operand_at, dtype)
+            program = _SmallProgram(plan, [source_of[j] for j in range(len(traced.leaves))], operand_at, constants,
+                                    dtype)
             made.append(program)
             if len(made) > _KIND_KEEPS:
                 del made[:len(made) // 2]
@@ -403,12 +426,25 @@ def _op_key(op, items, operands, shapes: bool) -> tuple:
 
 
 def _sliced_key(op, items, values, sources) -> tuple:
-    """``small``'s key of an op with slices among its operands: per operand its dtype, shape, slice
-    structure (None for realized data) and source's shape, and which operands, and which
-    sources, are one value (a slice's starts are data, read at each run)."""
-    return (op, items, tuple((v.dtype.name, v.shape, None if v.node is None else _memo(v.node)[0], s.shape)
-                             for v, s in zip(values, sources)),
+    """``small``'s key of an op with slices or scalar constants among its operands: per operand its
+    dtype, shape, slice structure (its starts are data, read at each run) or constant's value (None
+    for realized data) and source's shape, and which operands, and which sources, are one value."""
+    if len(values) == 2:  # (the common case, flat)
+        a, b = values
+        sa, sb = sources
+        na, nb = a.node, b.node
+        return (op, items, a.dtype.name, a.shape, None if na is None else _memo(na)[0] if na.inputs
+                else _constant_key(na), sa.shape, b.dtype.name, b.shape, None if nb is None else _memo(nb)[0]
+                if nb.inputs else _constant_key(nb), sb.shape, a is b, sa is sb)
+    return (op, items, tuple((v.dtype.name, v.shape, None if v.node is None else _memo(v.node)[0]
+                              if v.node.inputs else _constant_key(v.node), s.shape) for v, s in zip(values, sources)),
             tuple(a is b for a in values for b in values), tuple(a is b for a in sources for b in sources))
+
+
+def _constant_key(node) -> tuple:
+    """A scalar constant operand's value as ``small``'s key holds it (by its bits: -0.0 is not 0.0)."""
+    value = node.kwargs["value"]
+    return type(value), value.hex() if type(value) is float else value
 
 
 def _memo(node) -> tuple:

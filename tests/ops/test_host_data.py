@@ -193,9 +193,24 @@ def _seidel_like(xp, A, rows):
     return A
 
 
+def test_element_loop_over_realized_rows_runs_at_once():
+    """A row op at once over small realized data writes the row into the array's memory: the
+    element loop along it then runs at once too, and nothing is read."""
+    base = onp.random.default_rng(5).random((9, 40))
+    ours = _realized(np.asarray(base))
+    nb.reset_engine_stats()
+    _seidel_like(np, ours, 9)
+    engine = GRAPH.engine
+    if engine.scalars.serves(engine):
+        assert _in_place(ours) and nb.engine_stats()["evaluations"] == 0
+    onp.testing.assert_allclose(ours.numpy(), _seidel_like(onp, base.copy(), 9), rtol=1e-12)
+
+
+@pytest.mark.usefixtures("recorded_small_ops")
 def test_element_loop_over_pending_rows_runs_at_once():
-    """A row op, then an element loop along the row (npbench's seidel_2d): after a few recorded
-    writes the array is realized at a pick, and each row's loop then runs at once (one read a row)."""
+    """A recorded row op, then an element loop along the row (npbench's seidel_2d): after a few
+    recorded writes the array is realized at a pick, and each row's loop then runs at once (one
+    read a row)."""
     base = onp.random.default_rng(5).random((9, 40))
     ours = _realized(np.asarray(base))
     nb.reset_engine_stats()
@@ -317,3 +332,42 @@ def test_in_place_ops_on_views_write_back_as_numpy():
     want = steps(onp, base.copy())
     got = onp.asarray(steps(np, np.asarray(base)))
     onp.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("key", [(2, slice(1, 4)), (slice(None), 3), (slice(1, -1), slice(None, -2)), (slice(None, None, -1),),
+                                 (slice(5, 1, -2), 4), (Ellipsis, 2), (3,)])
+def test_slice_writes_of_realized_data_go_in_place_as_numpys(key):
+    """A slice write of realized host data (or a Python scalar) into a realized array goes into its
+    memory at once; whatever read the array before (a recorded op, a NumPy export, an op at once)
+    keeps the values it read, and a live view of it sees the write."""
+    rng = onp.random.default_rng(7)
+    base = rng.random((6, 5))
+    ours, ref = _realized(np.asarray(base)), base.copy()
+    shape = ref[key].shape
+    for step in range(3):
+        value = rng.random(shape)
+        recorded = ours * 2.0  # (recorded: it reads the array as it is now)
+        exported = ours.numpy()
+        at_once = ours[1:3, 1:3] + ours[2:4, 2:4]
+        before = ref.copy()
+        ours[key] = np.asarray(value)
+        ref[key] = value
+        assert _in_place(ours) or not GRAPH.engine.scalars.serves(GRAPH.engine)
+        onp.testing.assert_array_equal(ours.numpy(), ref)
+        onp.testing.assert_array_equal(recorded.numpy(), before * 2.0)
+        onp.testing.assert_array_equal(exported, before)
+        onp.testing.assert_array_equal(at_once.numpy(), before[1:3, 1:3] + before[2:4, 2:4])
+        ours[key] = 0.25 * step  # a fill
+        ref[key] = 0.25 * step
+        onp.testing.assert_array_equal(ours.numpy(), ref)
+    view, ref_view = ours[1:4], ref[1:4]
+    value = rng.random(shape)
+    ours[key] = np.asarray(value)  # (a live view: the write is recorded, the view re-derived)
+    ref[key] = value
+    onp.testing.assert_array_equal(view.numpy(), ref_view)
+    del view
+    row, ref_row = ours[2], ref[2]
+    row[1:3] += np.asarray(onp.ones(2))  # a view's write carried back into the array
+    ref_row[1:3] += onp.ones(2)
+    onp.testing.assert_array_equal(row.numpy(), ref_row)
+    onp.testing.assert_array_equal(ours.numpy(), ref)
