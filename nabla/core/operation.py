@@ -78,8 +78,8 @@ def _scalars_hook(impls):
 
 def small_at_once(op, kwargs, values, impls, shape, dtype, device):
     """A result of at most ``SMALL_AT_ONCE`` elements over operands that are realized host data of
-    at most as many, or slices of realized host data (a slice's node over its source, the source
-    any size) computed as it is made, by the engine's ``scalars`` hook (``HostScalars.small``), as
+    at most as many, slices of realized host data (a slice's node over its source, the source any
+    size) or scalar constants (their values data of the program) computed as it is made, by the engine's ``scalars`` hook (``HostScalars.small``), as
     a realized TensorImpl; None where it is recorded (an operand pending or wanting a gradient,
     larger work, no program of one kernel call). Small arrays in a loop then cost what NumPy's
     ops cost, where a recorded op costs its recording, its keying at the read and, the first time,
@@ -92,11 +92,19 @@ def small_at_once(op, kwargs, values, impls, shape, dtype, device):
         n *= d
     if n > SMALL_AT_ONCE or op.index_kwarg is not None:
         return None
+    whole = op.reads_what_it_returns  # (its first operand any size: ``x[cols]`` reads len(cols) rows)
     for v in values:
         node = v.node
-        if node is not None and (node.op.index_kwarg is None or len(node.inputs) != 1
-                                 or node.inputs[0].node is not None):
-            return None  # (pending: recorded)
+        if node is not None:
+            if not node.inputs:
+                if node.op.data_kwarg is None:
+                    return None
+                continue  # (a scalar constant: its value is data of the program)
+            if node.op.index_kwarg is None or len(node.inputs) != 1 or node.inputs[0].node is not None:
+                return None  # (pending: recorded)
+        if whole:
+            whole = False
+            continue
         n = 1
         for d in v.shape:
             n *= d
@@ -175,6 +183,9 @@ class Operation(metaclass=_Registered):
     #: program (``x[i, 1:j]`` for every ``i`` is one structure for the program kernel), its sizes
     #: and steps structure.
     index_kwarg: str | None = None
+    #: The op reads only as much of its first operand as its result holds (a gather): an op at
+    #: once over small realized data (``small_at_once``) takes that operand at any size.
+    reads_what_it_returns: bool = False
 
     def data(self, kwargs):
         """``(host ndarray, device)`` holding ``kwargs[data_kwarg]``, or None where it must stay
@@ -334,7 +345,7 @@ class Operation(metaclass=_Registered):
                 out = _at_once(self, kwargs, (v0, v1), (ia, ib), dtype, device)
                 if out is not None:
                     return plain_array(cls, out)
-            if v0.node is None or v1.node is None or v0.node.op.index_kwarg is not None:
+            if v0.node is None or v1.node is None or v0.node.op.index_kwarg is not None or not v0.node.inputs:
                 out = small_at_once(self, kwargs, (v0, v1), (ia, ib), shape, dtype, device)
                 if out is not None:
                     return plain_array(cls, out)

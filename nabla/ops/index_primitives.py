@@ -149,6 +149,7 @@ class GatherOp(Operation):
     name = "take"
     shape_polymorphic = True
     supports_complex = True
+    reads_what_it_returns = True
 
     def abstract_eval(self, x, idx, *, axis):
         s = x.cached_shape

@@ -59,16 +59,15 @@ class _SmallProgram:
     node of the trace takes (``starts``: (trace position, operand)), where the result's address
     goes, and its dtype and bytes."""
 
-    __slots__ = ("plan", "quick", "places", "starts", "sources", "offsets", "constants", "result_at", "dtype",
-                 "nbytes", "fills", "run", "uses")
+    __slots__ = ("plan", "quick", "places", "starts", "sources", "offsets", "constants", "lifted", "result_at",
+                 "dtype", "nbytes", "fills", "run", "uses")
 
     def __init__(self, plan, source_of, operand_at, constants, dtype):
         quick = plan.quick
-        # (scalar constant operands, by trace position: their values, in the key, written once)
-        self.constants = constants
-        for pos, j, ints in plan.lifted:
-            if pos in constants:
-                quick.consts[j] = constant_bits(constants[pos].reshape(()).item(), ints)
+        # (scalar constant operands: (trace position, operand) and (place in the constants, integer
+        # family, operand): a run writes their values, data as a read's are)
+        self.constants = tuple(constants.items())
+        self.lifted = tuple((j, ints, constants[pos]) for pos, j, ints in plan.lifted if pos in constants)
         self.plan, self.quick, self.dtype = plan, quick, _numpy_dtype(dtype)
         self.places = [(at, source_of[index], int(offset), ()) for at, _, index, offset in quick.leaves]
         for at, _, index, offset in quick.moving:
@@ -267,10 +266,14 @@ class HostScalars:
             call = quick.call
             if program.fills:
                 leaves = [sources[k] for k in program.sources]
-                program.plan.fill(quick.consts, [v.buffer for v in leaves], program.constants,
+                program.plan.fill(quick.consts, [v.buffer for v in leaves],
+                                  {pos: _memo(values[k].node)[1][0] for pos, k in program.constants},
                                   {pos: values[k].node.memo[2] for pos, k in program.starts}, leaves)
             else:
                 consts = quick.consts
+                for j, ints, k in program.lifted:
+                    # (its value in its dtype, as a read's fill writes it: a float32 constant rounded)
+                    consts[j] = constant_bits(_memo(values[k].node)[1][0].item(), ints)
                 for j, base, terms in program.offsets:
                     for k, axis, c in terms:
                         base += c * values[k].node.memo[2][axis]
@@ -336,7 +339,7 @@ class HostScalars:
             source_of, operand_at, constants = {}, {}, {}
             for k, (v, s) in enumerate(zip(values, stand_ins)):
                 if v.node is not None and not v.node.inputs:
-                    constants[traced.node_ids[id(v.node)]] = _memo(v.node)[1][0]
+                    constants[traced.node_ids[id(v.node)]] = k
                     continue
                 source_of.setdefault(traced.leaf_ids[id(s if v.node is None else s.node.inputs[0])], k)
                 if v.node is not None:
@@ -427,24 +430,19 @@ def _op_key(op, items, operands, shapes: bool) -> tuple:
 
 def _sliced_key(op, items, values, sources) -> tuple:
     """``small``'s key of an op with slices or scalar constants among its operands: per operand its
-    dtype, shape, slice structure (its starts are data, read at each run) or constant's value (None
-    for realized data) and source's shape, and which operands, and which sources, are one value."""
+    dtype, shape, slice structure (its starts are data, read at each run) or that it is a constant
+    (its value data too; None for realized data) and source's shape, and which operands, and which
+    sources, are one value."""
     if len(values) == 2:  # (the common case, flat)
         a, b = values
         sa, sb = sources
         na, nb = a.node, b.node
         return (op, items, a.dtype.name, a.shape, None if na is None else _memo(na)[0] if na.inputs
-                else _constant_key(na), sa.shape, b.dtype.name, b.shape, None if nb is None else _memo(nb)[0]
-                if nb.inputs else _constant_key(nb), sb.shape, a is b, sa is sb)
+                else _CONSTANT, sa.shape, b.dtype.name, b.shape, None if nb is None else _memo(nb)[0]
+                if nb.inputs else _CONSTANT, sb.shape, a is b, sa is sb)
     return (op, items, tuple((v.dtype.name, v.shape, None if v.node is None else _memo(v.node)[0]
-                              if v.node.inputs else _constant_key(v.node), s.shape) for v, s in zip(values, sources)),
+                              if v.node.inputs else _CONSTANT, s.shape) for v, s in zip(values, sources)),
             tuple(a is b for a in values for b in values), tuple(a is b for a in sources for b in sources))
-
-
-def _constant_key(node) -> tuple:
-    """A scalar constant operand's value as ``small``'s key holds it (by its bits: -0.0 is not 0.0)."""
-    value = node.kwargs["value"]
-    return type(value), value.hex() if type(value) is float else value
 
 
 def _memo(node) -> tuple:
@@ -487,6 +485,7 @@ def _host_scalar(x) -> HostValue | None:
 #: latest plans' counts
 _TRIED, _PAYS, _KIND_KEEPS = 16, 2, 256
 _CLOSED = ()  # (a kind whose new shapes are recorded)
+_CONSTANT = ("constant",)  # (a scalar constant operand, in ``small``'s key)
 
 #: integer dtypes -> the Python ints a weak scalar of theirs may be here: in the dtype's range and
 #: int64's (a program's integer constants are int64 bits)

@@ -75,6 +75,7 @@ def test_threads_share_pending_work_without_recomputing_it():
         np.testing.assert_allclose(g, np.sqrt(np.arange(1000) * 2.0 + 1.0))
 
 
+@pytest.mark.usefixtures("recorded_small_ops")
 def test_a_thread_realizes_only_its_own_pending_work():
     x = nb.asarray(np.ones(3, np.float32))
     mine = x * 7.0  # pending in the main thread
@@ -206,6 +207,7 @@ def test_keyboard_interrupt_during_realization_loses_nothing():
     assert not GRAPH.engine._in_flight  # nothing left marked as being computed
 
 
+@pytest.mark.usefixtures("recorded_small_ops")
 def test_an_interrupt_among_the_in_flight_marks_leaves_no_read_waiting(monkeypatch):
     """An interrupt that lands while a run marks its outputs as being computed (between two marks)
     leaves no mark that a later read waits on forever."""

@@ -120,6 +120,7 @@ def test_a_read_that_the_fused_kernel_serves_runs_alone(stats, fused_kernels, ma
     np.testing.assert_array_equal(ys[0].numpy(), np.arange(n) * 3.0)
 
 
+@pytest.mark.usefixtures("recorded_small_ops")
 def test_reading_one_output_realizes_its_siblings(stats, no_single_op_models):
     """A read that runs at once on its own model takes the other outputs of the same node along:
     eigh's eigenvectors come from the run that gave its eigenvalues, not from a second run."""

@@ -2,6 +2,7 @@
 (the probe), against NumPy's values."""
 
 import numpy as np
+import pytest
 
 import nabla as nb
 import nabla.numpy as nnp
@@ -22,6 +23,7 @@ def test_reading_a_reduction_of_a_pending_chain_realizes_the_chain(stats):
     assert x._impl.is_realized and stats()["cache_entries"] == settled
 
 
+@pytest.mark.usefixtures("recorded_small_ops")
 def test_a_loop_whose_reads_are_all_declined_stops_probing(monkeypatch):
     """A convergence loop whose read needs the whole step (a trace longer than a probe takes) has
     its probe declined every step: after two in a row its reads run with the rest at once, a

@@ -12,6 +12,7 @@ import nabla as nb
 from nabla.core.graph import GRAPH
 
 
+@pytest.mark.usefixtures("recorded_small_ops")
 def test_building_an_expression_evaluates_nothing():
     x = nb.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
     epoch = GRAPH.epoch
@@ -26,6 +27,7 @@ def test_building_an_expression_evaluates_nothing():
     assert y.is_realized  # every pending tensor was realized in the same graph
 
 
+@pytest.mark.usefixtures("recorded_small_ops")
 def test_each_data_access_kind_realizes():
     x = nb.asarray([1.5, 2.5])
     for access in (lambda t: t.numpy(), lambda t: t.sum().item(), lambda t: repr(t),
@@ -59,6 +61,7 @@ def test_split_points_like_numpy():
             np.testing.assert_array_equal(g.numpy(), w)
 
 
+@pytest.mark.usefixtures("recorded_small_ops")
 def test_traced_keeps_parents_untraced_does_not():
     x = nb.asarray([1.0, 2.0])
     y = x * 2
@@ -116,6 +119,7 @@ def test_tensor_facade_holds_only_its_value_alias_links_and_element_loop():
     assert v._view[0] is x and x._views[0]() is v
 
 
+@pytest.mark.usefixtures("recorded_small_ops")
 def test_epoch_increments_on_every_evaluation():
     e = GRAPH.epoch
     nb.asarray([1.0]).__add__(1).numpy()
@@ -169,6 +173,7 @@ def test_failed_call_leaves_no_pending_work():
     assert GRAPH.num_pending <= pending
 
 
+@pytest.mark.usefixtures("recorded_small_ops")
 def test_a_long_trace_pauses_the_collector_until_it_is_read():
     assert gc.isenabled()
     x = nb.zeros((4,))

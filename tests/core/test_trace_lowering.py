@@ -36,6 +36,7 @@ def test_a_trace_of_concats_lowers_with_its_sizes():
     np.testing.assert_array_equal(np.asarray(out), np.pad(a, (1, 3)))
 
 
+@pytest.mark.usefixtures("recorded_small_ops")
 def test_long_structures_that_differ_between_the_signatures_a_key_hashes_stay_apart():
     """A long trace's key is hashed by its length and some of its node signatures
     (``trace_lowering.TraceKey``): two loops that differ only in one op the hash skips hash alike,

@@ -284,6 +284,7 @@ def test_picks_of_fresh_results_stay_lazy():
     assert float(s) == pytest.approx(ref_s, rel=1e-13)
 
 
+@pytest.mark.usefixtures("recorded_small_ops")
 def test_element_loop_keeps_earlier_readers_values():
     """An array realized for its element loop and then written in place: what read it before keeps
     the values it had, and a view of it sees the writes."""

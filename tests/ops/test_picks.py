@@ -7,6 +7,7 @@ import pytest
 import nabla as nb
 
 
+@pytest.mark.usefixtures("recorded_small_ops")
 def test_picking_elements_reads_host_data_not_a_graph_per_index(stats):
     """``x[i, j]`` (an integer per axis) is a 0-d copy read from host data, as NumPy's scalar: code
     that checks arrays element by element (array-api-tests, for every example) made a graph per

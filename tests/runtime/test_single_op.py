@@ -153,6 +153,7 @@ def test_fft_models_serve_every_axis_rank_and_default_length(stats, no_single_op
     assert stats()["interpreted"] == before
 
 
+@pytest.mark.usefixtures("recorded_small_ops")
 def test_single_op_models_run_a_new_trace_node_by_node(stats, monkeypatch, tmp_path, without_fused_kernel):
     """A trace the fused kernel does not take runs on MAX's interpreter at first sight and asks for
     single-op models; once this machine has compiled them, traces of those ops,
@@ -267,6 +268,7 @@ def test_kernel_models_are_asked_for_when_the_other_wants_are_full(monkeypatch):
     assert {s["name"]: s["misses"] for s in queued}["k"] == 3 and single_op._MISSES["s0"] == 1
 
 
+@pytest.mark.usefixtures("recorded_small_ops")
 def test_a_bundle_compiled_again_under_new_names_serves_them(stats, no_single_op_models, without_fused_kernel):
     """MAX's compile cache ignores graph names: the same graphs bundled under new names (an edit
     renamed the models) come back with the old names; each new name still finds its model."""
@@ -570,6 +572,7 @@ def test_a_bundle_is_made_of_one_processs_neighbouring_wants():
     assert batch == [f"c{i}" for i in range(single_op_compiler._BUNDLE)]
 
 
+@pytest.mark.usefixtures("recorded_small_ops")
 def test_models_used_apart_from_a_heavy_bundle_are_regrouped_once(stats, no_single_op_models, monkeypatch,
                                                                   without_fused_kernel):
     """A process that used some members of a bundle asks, at exit, for them to be compiled into a

@@ -137,3 +137,19 @@ def test_transforms_policies_and_the_switch_record():
         engine.small_at_once = True
     assert nb.engine_stats()["small_ops"] == before
     assert (x[1:5] * x[2:6])._impl._values[0].node is None  # (on: computed as it is made)
+
+
+def test_constants_gathers_and_fills_at_once_are_numpys():
+    """A scalar constant's value is data of the op's program (one program for every value, each
+    rounded to the array's dtype as NumPy's weak scalar is); a gather reads only its rows (its
+    source any size); a small fill is made at once, a large one recorded."""
+    def ops(m, x, f, k, big, cols):
+        r = [x[1:5] * c for c in (2.0, -0.0, 3.5, 1e300)] + [f[1:4] + 0.1, f[:3] * 3, k[2:5] * 7, k[1:6] // 3,
+                                                              big[cols], m.zeros(7), m.ones((2, 3), m.int32)]
+        return tuple(r)
+
+    args = (RNG.standard_normal(10), RNG.standard_normal(10).astype(numpy.float32), RNG.integers(-50, 50, 10),
+            RNG.standard_normal(5000), RNG.integers(0, 5000, 9))
+    small, _ = counted(ops, *args)
+    assert small >= 11  # (every op of the list)
+    assert np.zeros(7)._impl._values[0].node is None and np.zeros(5000)._impl._values[0].node is not None
