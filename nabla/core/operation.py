@@ -79,14 +79,14 @@ def _scalars_hook(impls):
 def small_at_once(op, kwargs, values, impls, shape, dtype, device):
     """A result of at most ``SMALL_AT_ONCE`` elements over operands that are realized host data of
     at most as many, slices of realized host data (a slice's node over its source, the source any
-    size) or scalar constants (their values data of the program) computed as it is made, by the engine's ``scalars`` hook (``HostScalars.small``), as
-    a realized TensorImpl; None where it is recorded (an operand pending or wanting a gradient,
-    larger work, no program of one kernel call). Small arrays in a loop then cost what NumPy's
-    ops cost, where a recorded op costs its recording, its keying at the read and, the first time,
-    its planning; larger work is recorded, to be fused with what reads it (a mean over a matrix's
-    rows with the subtraction after it) or run by the path a read picks for it (a matmul's model).
-    A slice alone is recorded: its data is read by the op that takes it, at once here or fused
-    into a read with the ops over it (a stencil's border update, a slice times a constant)."""
+    size) or scalar constants (their values data of the program) computed as it is made, by the
+    engine's ``scalars`` hook (``HostScalars.small``), as a realized TensorImpl; None where it is
+    recorded (an operand pending or wanting a gradient, larger work, no program of one kernel
+    call). Small arrays in a loop then cost what NumPy's ops cost, where a recorded op costs its
+    recording, its keying at the read and, the first time, its planning; larger work is recorded,
+    to be fused with what reads it (a mean over a matrix's rows with the subtraction after it) or
+    run by the path a read picks for it (a matmul's model). A slice alone is recorded: its data is
+    read by the op that takes it, at once here or fused into a read with the ops over it."""
     n = 1
     for d in shape:
         n *= d

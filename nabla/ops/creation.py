@@ -9,8 +9,7 @@ from max.dtype import DType
 
 from ..core import dtypes as _dt
 from ..core.context import as_device, get_default_dtype
-from ..core.graph import Node, Value
-from ..core.graph import GRAPH
+from ..core.graph import GRAPH, Node, Value
 from ..core.operation import SMALL_AT_ONCE
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl

@@ -52,12 +52,12 @@ class _ScalarProgram:
 
 
 class _SmallProgram:
-    """One op's quick plan over realized host data and slices of it (``HostScalars.small``), run
-    without the plan's general runner: where each source's address goes in the call array, moved
-    by its slice's starts (``places``: (position, operand whose source it is, byte offset,
-    ((operand whose starts move it, axis, coefficient), ...))), which operand's starts each slice
-    node of the trace takes (``starts``: (trace position, operand)), where the result's address
-    goes, and its dtype and bytes."""
+    """One op's quick plan over realized host data, slices of it and scalar constants
+    (``HostScalars.small``), run without the plan's general runner: where each source's address
+    goes in the call array, moved by its slice's starts (``places``: (position, operand whose
+    source it is, byte offset, ((operand whose starts move it, axis, coefficient), ...))), which
+    operand's starts each slice node of the trace takes (``starts``: (trace position, operand)),
+    where the result's address goes, and its dtype and bytes."""
 
     __slots__ = ("plan", "quick", "places", "starts", "sources", "offsets", "constants", "lifted", "result_at",
                  "dtype", "nbytes", "fills", "run", "uses")
@@ -78,11 +78,12 @@ class _SmallProgram:
         (self.result_at, _, _), = quick.places  # (at offset 0: ``_plan_small`` takes no other)
         self.nbytes = plan.result_specs[0][2]
         # (starts into layouts: per constant, its base and terms (operand whose starts, axis,
-        # coefficient), written here; one-element leaves read into the constants, or a long
-        # table of offsets: the plan's own fill. Lifted constants keep the plan's values.)
+        # coefficient), written by a run, as the constants' values are; one-element leaves read
+        # into the constants, or a long table of offsets: the plan's own fill)
         offsets = plan.offsets
         self.offsets = () if offsets is None or offsets.entries is None else tuple(
-            (j, base, tuple((operand_at[pos], axis, c) for pos, axis, c in terms)) for j, base, terms in offsets.entries)
+            (j, base, tuple((operand_at[pos], axis, c) for pos, axis, c in terms))
+            for j, base, terms in offsets.entries)
         self.fills = bool(plan.read) or (offsets is not None and offsets.entries is None)
         self.run = _kernel_module().run
         self.uses = 0
@@ -232,10 +233,11 @@ class HostScalars:
 
     def small(self, engine, op, kwargs: dict, values: tuple, shape: tuple, dtype, device):
         """``op(*values, **kwargs)`` as a realized host value of ``shape`` and ``dtype``, computed at
-        once, where every operand is realized host data or a slice of it (a slice node over a leaf)
-        and this op's program over such operands is one quick kernel call (planned once per op,
-        kwargs, operand shapes and dtypes, slices' structure and which operands share a source;
-        the slices' starts are data); None otherwise (the op is recorded). A loop over small
+        once, where every operand is realized host data, a slice of it (a slice node over a leaf)
+        or a scalar constant and this op's program over such operands is one quick kernel call
+        (planned once per op, kwargs, operand shapes and dtypes, slices' structure and which
+        operands share a source; the slices' starts and the constants' values are data); None
+        otherwise (the op is recorded). A loop over small
         realized arrays then runs as NumPy's does, op by op with no trace to key, plan or read:
         lu's ``A[i, j] -= A[i, :j] @ A[:j, j]`` is a product and a sum, each reading its slices."""
         if GRAPH.captures or not engine.small_at_once or not engine.fused_enabled or engine.debug_memory \
@@ -316,7 +318,7 @@ class HostScalars:
 
         def stand_in(v):
             node = v.node
-            if node is not None and not node.inputs:  # (a constant: its value is in the key)
+            if node is not None and not node.inputs:  # (a constant: lifted by the plan, its value written by a run)
                 return v
             source = v if node is None else node.inputs[0]
             leaf = leaf_of.get(id(source))
