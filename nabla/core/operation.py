@@ -115,6 +115,16 @@ def small_at_once(op, kwargs, values, impls, shape, dtype, device):
     return None if out is None else TensorImpl([out], dtype)
 
 
+def _complex_at_once(op, kwargs, values, impls, shape, dtype, device):
+    """``small_at_once`` of an op over complex operands (their storage: real pairs, ``kwargs`` the
+    storage's) or of a complex result: a loop over small complex matrices (``G[k, E - w, n] @
+    dH[a, b, i]``) runs as its real loop does."""
+    if dtype.is_complex:
+        out = small_at_once(op, kwargs, values, impls, shape + (2,), real_dtype(dtype), device)
+        return None if out is None else TensorImpl(out._values, dtype)
+    return small_at_once(op, kwargs, values, impls, shape, dtype, device)
+
+
 #: the most elements a result computed at once over realized host data, and each of its operands
 #: (a slice's, not its source's), has (``small_at_once``): a loop's rows and columns
 SMALL_AT_ONCE = 2048
@@ -338,7 +348,12 @@ class Operation(metaclass=_Registered):
         if v1.device is not device and v1.device != device:
             return self(a, b, **kwargs)  # (which says so)
         if complex_in or dtype.is_complex:
-            node = Node(self, self.complex_storage_kwargs(kwargs) if complex_in else kwargs, (v0, v1))
+            kwargs = self.complex_storage_kwargs(kwargs) if complex_in else kwargs
+            if not batch_dims:
+                out = _complex_at_once(self, kwargs, (v0, v1), (ia, ib), shape, dtype, device)
+                if out is not None:
+                    return plain_array(cls, out)
+            node = Node(self, kwargs, (v0, v1))
             return plain_array(cls, TensorImpl([_value(node, 0, shape, dtype, device)], dtype, batch_dims))
         if not batch_dims:
             if not shape:
@@ -375,7 +390,12 @@ class Operation(metaclass=_Registered):
             return self(a, **kwargs)
         shape, dtype, batch_dims = spec
         if complex_in or dtype.is_complex:
-            node = Node(self, self.complex_storage_kwargs(kwargs) if complex_in else kwargs, (v0,))
+            kwargs = self.complex_storage_kwargs(kwargs) if complex_in else kwargs
+            if not batch_dims:
+                out = _complex_at_once(self, kwargs, (v0,), (ia,), shape, dtype, v0.device)
+                if out is not None:
+                    return plain_array(cls, out)
+            node = Node(self, kwargs, (v0,))
             return plain_array(cls, TensorImpl([_value(node, 0, shape, dtype, v0.device)], dtype, batch_dims))
         if not batch_dims:
             if not shape:

@@ -151,10 +151,10 @@ def plain_operands(a, b, dtypes=None):
 
 
 def promoted_operands(a, b, dtypes, np_ufunc, loops: dict):
-    """``(a, b)`` cast to NumPy's float loop for them, where that loop is one of ``dtypes`` and takes
-    both inputs and gives its result in one float dtype (``int_array * 0.5``, ``int_array / 2``,
-    ``float32_array + int32_array``): an array of another dtype becomes a cast, a Python scalar a
-    constant of the loop's dtype. ``loops`` keeps what NumPy resolved per pair of operand kinds (its
+    """``(a, b)`` cast to NumPy's float or complex loop for them, where that loop is one of ``dtypes``
+    and takes both inputs and gives its result in one dtype (``int_array * 0.5``, ``int_array / 2``,
+    ``float32_array + int32_array``, ``complex_array + float_array``): an array of another dtype
+    becomes a cast, a Python scalar a constant of the loop's dtype. ``loops`` keeps what NumPy resolved per pair of operand kinds (its
     resolution costs more than the op's recording). None for anything else (the general path)."""
     ka, kb = _operand_kind(a), _operand_kind(b)
     if ka is None or kb is None or (type(a) is not ndarray and type(b) is not ndarray):
@@ -166,7 +166,7 @@ def promoted_operands(a, b, dtypes, np_ufunc, loops: dict):
             resolved = np_ufunc.resolve_dtypes((D.weak_type(a), D.weak_type(b), None))
         except TypeError:  # (the general path says why)
             resolved = None
-        if resolved is not None and resolved[0] == resolved[1] == resolved[2] and resolved[0].kind == "f":
+        if resolved is not None and resolved[0] == resolved[1] == resolved[2] and resolved[0].kind in "fc":
             t = _dt.as_dtype(resolved[0])
             target = t if t in dtypes else None
         if len(loops) >= 256:
@@ -183,7 +183,7 @@ def _operand_kind(x):
     t = type(x)
     if t is ndarray:
         impl = x._impl
-        return None if impl.batch_dims or impl.dtype.is_complex else impl.dtype.name
+        return None if impl.batch_dims else impl.dtype.name
     return t if t is float or t is int or t is bool else None
 
 

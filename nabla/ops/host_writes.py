@@ -211,12 +211,17 @@ def host_slice_write(x: Tensor, index, value, writer=None) -> bool:
         return False
     impl = x._impl
     values = impl._values
-    if type(values) is not list or len(values) != 1 or type(x) not in PLAIN_CLASSES or impl.dtype.is_complex \
-            or values[0].node is not None or not plain_host(impl):
+    if type(values) is not list or len(values) != 1 or type(x) not in PLAIN_CLASSES or values[0].node is not None \
+            or not plain_host(impl):
         return False
     region = tuple((b - a if b > a else 0) if c == 1 else len(range(a, b, c)) for a, b, c in index)
+    pair = impl.dtype.is_complex  # (its memory: real pairs on a trailing axis)
+    if pair:
+        index, region = index + ((0, 2, 1),), region + (2,)
     tv = type(value)
     if tv is float or tv is int or tv is bool:  # (``C[i, :] = 0.0``: a fill)
+        if pair:
+            return False
         src = exact_scalar(value, impl.dtype)
         if src is None:
             return False

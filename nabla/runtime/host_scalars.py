@@ -249,6 +249,9 @@ class HostScalars:
         sources = values
         for v in values:
             if v.node is not None:  # (a slice: its source's address, moved by its starts; a constant)
+                for u in values:
+                    if u.node is not None and not u.node.inputs and _memo(u.node)[1] is None:
+                        return None  # (a complex constant: its value is structure, its op recorded)
                 sources = tuple(u if u.node is None or not u.node.inputs else u.node.inputs[0] for u in values)
                 key = _sliced_key(op, items, values, sources)
                 break

@@ -153,3 +153,18 @@ def test_constants_gathers_and_fills_at_once_are_numpys():
     small, _ = counted(ops, *args)
     assert small >= 11  # (every op of the list)
     assert np.zeros(7)._impl._values[0].node is None and np.zeros(5000)._impl._values[0].node is not None
+
+
+def test_a_loop_over_small_complex_matrices_runs_at_once_with_numpys_values():
+    """scattering's loop: products of small complex matrices and their slices, and sums written
+    into rows of a complex array, at once (their storage's real pairs), nothing read."""
+    def loop(m, G, D, S):
+        for k in range(G.shape[0]):
+            for a in range(D.shape[0]):
+                x = G[k, :, 1:3] @ G[(k + 1) % G.shape[0], 1:3]
+                S[k, a] += x[a] * D[a, k] + m.abs(G[k, a]) * 2.0
+                S[(k + 1) % G.shape[0], :, a] = G[k, a] * D[a, 0]
+
+    complex_of = lambda *shape: RNG.standard_normal(shape) + 1j * RNG.standard_normal(shape)  # noqa: E731
+    small, reads = counted(loop, complex_of(3, 4, 4), complex_of(4, 3), complex_of(3, 4, 4))
+    assert small >= 30 and reads == 0
