@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import weakref
+from math import prod as _prod
 from typing import NamedTuple
 
 from .graph import GRAPH, Node, Value
@@ -360,7 +361,8 @@ class Operation(metaclass=_Registered):
                 out = _at_once(self, kwargs, (v0, v1), (ia, ib), dtype, device)
                 if out is not None:
                     return plain_array(cls, out)
-            if v0.node is None or v1.node is None or v0.node.op.index_kwarg is not None or not v0.node.inputs:
+            if _prod(shape) <= SMALL_AT_ONCE and (v0.node is None or v1.node is None or v0.node.op.index_kwarg
+                                                   is not None or not v0.node.inputs):
                 out = small_at_once(self, kwargs, (v0, v1), (ia, ib), shape, dtype, device)
                 if out is not None:
                     return plain_array(cls, out)
@@ -402,7 +404,7 @@ class Operation(metaclass=_Registered):
                 out = _at_once(self, kwargs, (v0,), (ia,), dtype, v0.device)
                 if out is not None:
                     return plain_array(cls, out)
-            if v0.node is None or v0.node.op.index_kwarg is not None:
+            if _prod(shape) <= SMALL_AT_ONCE and (v0.node is None or v0.node.op.index_kwarg is not None):
                 out = small_at_once(self, kwargs, (v0,), (ia,), shape, dtype, v0.device)
                 if out is not None:
                     return plain_array(cls, out)
