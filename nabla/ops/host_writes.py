@@ -1,4 +1,5 @@
-"""Element writes into realized host data: ``x[i, j] = v`` at once, as NumPy's.
+"""Element and slice writes into realized host data: ``x[i, j] = v`` and ``x[i, :k] = r`` at once,
+as NumPy's.
 
 An element loop that reads between its writes (``table[i, j] = max(table[i, j], table[i, k] +
 table[k + 1, j])``: ``max`` reads a comparison) keeps its array realized when each write goes
@@ -6,7 +7,8 @@ into the array's memory: the next picks read that memory (``picks.quick_pick``),
 recorded write made the array pending again and every later pick a run of its own. Nothing is
 computed here: the value is a Python scalar that the array's dtype holds exactly (the host
 boundary's conversion, as ``asarray`` makes) or an element of the array's dtype already on the
-host; anything else is recorded as an op (``aliasing._plain_setitem``).
+host; anything else is recorded as an op (``aliasing._plain_setitem``). A slice write copies
+realized host data of the array's dtype (an op at once's result, ``host_slice_write``) the same way.
 
 The first such write copies the array into memory of Nabla's own (a ``HostValue``); later ones
 write into it while nothing else can see it: no recorded op reads the value (its reference
