@@ -88,10 +88,7 @@ def small_at_once(op, kwargs, values, impls, shape, dtype, device):
     to be fused with what reads it (a mean over a matrix's rows with the subtraction after it) or
     run by the path a read picks for it (a matmul's model). A slice alone is recorded: its data is
     read by the op that takes it, at once here or fused into a read with the ops over it."""
-    n = 1
-    for d in shape:
-        n *= d
-    if n > SMALL_AT_ONCE or op.index_kwarg is not None:
+    if _prod(shape) > SMALL_AT_ONCE or op.index_kwarg is not None:
         return None
     whole = op.reads_what_it_returns  # (its first operand any size: ``x[cols]`` reads len(cols) rows)
     for v in values:
@@ -106,10 +103,7 @@ def small_at_once(op, kwargs, values, impls, shape, dtype, device):
         if whole:
             whole = False
             continue
-        n = 1
-        for d in v.shape:
-            n *= d
-        if n > SMALL_AT_ONCE:
+        if _prod(v.shape) > SMALL_AT_ONCE:
             return None
     scalars = _scalars_hook(impls)
     out = None if scalars is None else scalars.small(GRAPH.engine, op, kwargs, values, shape, dtype, device)

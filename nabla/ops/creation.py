@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import weakref
 
 import numpy as np
@@ -163,11 +164,8 @@ def _filled_at_once(shape, value, dtype, device):
     it is made by the engine's ``scalars`` hook, as NumPy's ``zeros`` is: a loop that writes into
     a small new array (``y = empty_like(r)``, then ``y[:k] += ...``) writes its memory at once;
     None where it is recorded (a fill is a spread constant, a fill only its read needs)."""
-    n = 1
-    for d in shape:
-        n *= d
     scalars = GRAPH.engine.scalars
-    if not 0 < n <= SMALL_AT_ONCE or scalars is None:
+    if not 0 < math.prod(shape) <= SMALL_AT_ONCE or scalars is None:
         return None
     constant = operand_constant(value, dtype, device)._impl._values[0]
     out = scalars.small(GRAPH.engine, broadcast_to_op, {"shape": shape}, (constant,), shape, dtype, device)
