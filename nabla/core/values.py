@@ -66,8 +66,10 @@ class HostValue(Value):
     (``nabla/ops/host_writes.py``). Anything that may keep a view of the memory gives it up
     (``give_up``): a run that reads the value, a bit view, an export. Its driver buffer is made
     at the first ask: a picked element is mostly read from ``host`` (a program's constant, a
-    ``float()``), and a buffer costs more than the rest of the pick (~1.5 us). ``address``: its
-    memory's, where known without asking (a run's result), else 0."""
+    ``float()``), and a buffer costs more than the rest of the pick (~1.5 us). A 0-d value's
+    ``host`` may be NumPy's scalar (a pick, an op over host scalars: a copy read back), its 0-d
+    array made at the first ask for memory (``host_view``). ``address``: its memory's, where
+    known without asking (a run's result), else 0."""
 
     __slots__ = ()
 
@@ -75,7 +77,7 @@ class HostValue(Value):
     def buffer(self):
         b = _BUFFER.__get__(self, HostValue)
         if b is None:
-            b = buffer_of(self.host)
+            b = buffer_of(host_view(self))
             _BUFFER.__set__(self, b)
         return b
 
@@ -109,8 +111,14 @@ def as_host_value(value, host, owned: bool, address: int = 0) -> None:
 
 
 def host_view(value):
-    """The NumPy view of a realized host leaf's memory (a ``HostValue`` keeps it)."""
-    return value.host if type(value) is HostValue else value.buffer.to_numpy()
+    """The NumPy view of a realized host leaf's memory (a ``HostValue`` keeps it; NumPy's scalar
+    becomes its 0-d array here, once)."""
+    if type(value) is HostValue:
+        host = value.host
+        if type(host) is not np.ndarray:
+            host = value.host = np.array(host)
+        return host
+    return value.buffer.to_numpy()
 
 
 def give_up(value) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from . import aliasing, bit_views, broadcasting, elementwise as ew, linalg, multi_output, reduction
 from ..core.context import NO_SIDE_EFFECTS
-from ..core.graph import host_view
+from ..core.graph import HostValue, host_view
 from .picks import host_element
 
 _B = ew.BINARY_FUNCTIONS
@@ -70,7 +70,8 @@ def _read_scalar(self):
         impl.realize()
         values = impl._values
     if plain and values[0].node is None and values[0].device.is_host:  # realized host data: read as it is
-        return host_view(values[0]).item()
+        v = values[0]
+        return (v.host if type(v) is HostValue else host_view(v)).item()  # (NumPy's scalar, or its memory)
     value = host_element(self)
     return self.numpy().reshape(()).item() if value is None else value
 

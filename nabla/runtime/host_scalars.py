@@ -35,19 +35,21 @@ class _ScalarProgram:
     (``slots``: (index, integer family) per operand), or, where the scheduler plans the op only
     over data (a lone cast), where each operand's address goes in the call array (``places``:
     ((position, byte offset), ...) per operand); where the result's address goes, and its dtype
-    (``result``; ``dtype``: NumPy's, of its memory). (It holds the plan: the call array holds
-    addresses of the plan's memory.)"""
+    (``result``), and the memory it is computed into (``out``: a run reads it back as NumPy's
+    scalar, where ``scalar``; a uint64 as a 0-d array, whose unsafe cast into a constant wraps it).
+    (It holds the plan: the call array holds addresses of the plan's memory.)"""
 
-    __slots__ = ("plan", "consts", "ints", "call", "address", "slots", "places", "result_at", "result", "dtype",
-                 "itemsize", "run")
+    __slots__ = ("plan", "consts", "ints", "call", "address", "slots", "places", "result_at", "result", "out",
+                 "out_at", "scalar", "run")
 
     def __init__(self, plan, slots, places, result):
         dtype = _numpy_dtype(result)
         quick = plan.quick
         self.plan, self.consts, self.call, self.address = plan, quick.consts, quick.call, quick.address
         self.ints = quick.consts.view(np.int64)  # (the integer family's constants: their int64 bits)
-        self.slots, self.places, self.dtype, self.result_at = slots, places, dtype, quick.places[0][0]
-        self.result, self.itemsize = result, dtype.itemsize
+        self.slots, self.places, self.result_at = slots, places, quick.places[0][0]
+        self.result, self.out, self.scalar = result, np.empty((), dtype), dtype != np.uint64
+        self.out_at = self.out.ctypes.data
         self.run = _kernel_module().run
 
 
@@ -203,8 +205,10 @@ class HostScalars:
         return None if out is None else plain_array(type(a), TensorImpl([out], out.dtype))
 
     def _run(self, engine, program, hosts, device) -> HostValue | None:
-        """One run of ``program`` over the operands' values (0-d arrays or Python scalars) as a new
-        0-d host value; None where another thread's run holds the program (the caller records)."""
+        """One run of ``program`` over the operands' values (0-d arrays, NumPy's or Python's
+        scalars) as a new 0-d host value, NumPy's scalar read back (its memory made where asked:
+        an element loop reads most results only as the next op's constants); None where another
+        thread's run holds the program (the caller records)."""
         if not self._lock.acquire(False):
             return None
         try:
@@ -212,24 +216,29 @@ class HostScalars:
             if slots is not None:
                 consts, ints = program.consts, program.ints
                 for (j, integer), host in zip(slots, hosts):
-                    # (an integer constant's int64 bits, a float's value: NumPy's unsafe cast of a
-                    # 0-d array writes both exactly, a uint64 wrapped, a bool as 0 or 1)
+                    # (an integer constant's int64 bits, a float's value: NumPy's unsafe cast writes
+                    # both exactly, a uint64 0-d array's wrapped, a bool as 0 or 1)
                     (ints if integer else consts)[j] = host
             else:
                 call = program.call
+                held = []  # (NumPy's scalars as 0-d arrays, alive until the run is done)
                 for places, host in zip(program.places, hosts):
-                    if type(host) is not np.ndarray:  # (a Python scalar: planned over leaves, recorded)
-                        return None
+                    if type(host) is not np.ndarray:
+                        if not isinstance(host, np.generic):  # (a Python scalar: planned over leaves, recorded)
+                            return None
+                        host = np.array(host)
+                        held.append(host)
                     at = host.ctypes.data
                     for j, offset in places:
                         call[j] = at + offset
-            out, address = self._blocks.carve((), program.dtype, program.itemsize)
-            program.call[program.result_at] = address
+            out = program.out
+            program.call[program.result_at] = program.out_at
             program.run(program.address)
+            value = out[()] if program.scalar else out.copy()
             engine.stats.scalar_ops += 1
         finally:
             self._lock.release()
-        return host_value(None, (), program.result, device, out, owned=False, address=address)
+        return host_value(None, (), program.result, device, value, owned=False)
 
     def small(self, engine, op, kwargs: dict, values: tuple, shape: tuple, dtype, device):
         """``op(*values, **kwargs)`` as a realized host value of ``shape`` and ``dtype``, computed at
