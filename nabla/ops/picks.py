@@ -56,7 +56,8 @@ def quick_pick(x: Tensor, key):
     v = values[0]
     if type(v) is not HostValue:  # the same buffer with its NumPy view kept: later picks read it at once
         v = values[0] = host_value(v.buffer, v.shape, v.dtype, v.device, host_view(v), owned=False)
-    picked = v.host[key]  # (NumPy's scalar: a copy; a complex element's pair, a view, and a uint64 copied as a 0-d array)
+    host = v.host
+    picked = (host if type(host) is np.ndarray else host_view(v))[key]  # (NumPy's scalar: a copy; a complex element's pair, a view, and a uint64 copied as a 0-d array)
     return _wrap(x, np.array(picked) if type(picked) is np.ndarray or type(picked) is np.uint64 else picked)
 
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..core import dtypes as _dt
 from ..core.graph import GRAPH, HostValue, Node, Value, host_value
+from ..core.values import CarvedMemory
 from ..core.operation import PLAIN_CLASSES, plain_array
 from ..core.tensor_impl import TensorImpl
 from ..core.trace_lowering import node_memo
@@ -286,8 +287,13 @@ class HostScalars:
             else:
                 consts = quick.consts
                 for j, ints, k in program.lifted:
-                    # (its value in its dtype, as a read's fill writes it: a float32 constant rounded)
-                    consts[j] = constant_bits(_memo(values[k].node)[1][0].item(), ints)
+                    # (its value in its dtype, as a read's fill writes it: a float32 constant rounded;
+                    # kept per constant node, interned as operands' constants are)
+                    node = values[k].node
+                    bits = (_FLOAT_BITS, _INT_BITS)[ints].get(node)
+                    if bits is None:
+                        bits = _constant_bits(node, ints)
+                    consts[j] = bits
                 for j, base, terms in program.offsets:
                     for k, axis, c in terms:
                         base += c * values[k].node.memo[2][axis]
@@ -298,13 +304,15 @@ class HostScalars:
                 for j, axis, c in terms:
                     offset += c * values[j].node.memo[2][axis]
                 call[at] = address + offset
-            out, address = self._blocks.carve(shape, program.dtype, program.nbytes)
+            block, offset, address = self._blocks.place(program.nbytes)
             call[program.result_at] = address
             program.run(quick.address)
             engine.stats.small_ops += 1
             engine.stats.fused += 1  # (a run of the program kernel, as a read's)
         finally:
             self._lock.release()
+        # (its view made where asked: most such results are read only by later ops at once, by address)
+        out = CarvedMemory(block, offset, shape, program.dtype) if shape else np.ndarray((), program.dtype, block, offset)
         return host_value(None, shape, dtype, device, out, owned=False, address=address)
 
     def _plan_small(self, engine, key, op, kwargs, values, shape, dtype, device):
@@ -457,6 +465,19 @@ def _sliced_key(op, items, values, sources) -> tuple:
     return (op, items, tuple((v.dtype.name, v.shape, None if v.node is None else _memo(v.node)[0]
                               if v.node.inputs else _CONSTANT, s.shape) for v, s in zip(values, sources)),
             tuple(a is b for a in values for b in values), tuple(a is b for a in sources for b in sources))
+
+
+#: constant node -> its value as a program's constant reads it (float, and integer family's bits)
+_FLOAT_BITS: dict = {}
+_INT_BITS: dict = {}
+
+
+def _constant_bits(node, ints: bool) -> float:
+    kept = _INT_BITS if ints else _FLOAT_BITS
+    if len(kept) >= 4096:
+        kept.clear()
+    bits = kept[node] = constant_bits(_memo(node)[1][0].item(), ints)
+    return bits
 
 
 def _memo(node) -> tuple:

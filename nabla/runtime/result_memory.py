@@ -70,6 +70,11 @@ class HostBlocks:
     def carve(self, shape, dtype: np.dtype, nbytes: int):
         """``take`` for a caller that holds a lock of its own over this instance (the host scalar
         hook: a second lock and call cost each of its ops 0.3 us)."""
+        block, used, address = self.place(nbytes)
+        return np.ndarray(shape, dtype, block, used), address
+
+    def place(self, nbytes: int):
+        """``carve`` without the view: (the block, the byte offset in it, the address)."""
         size = _SCALAR if nbytes <= _SCALAR else (nbytes + _ALIGN - 1) & -_ALIGN
         used = self._used
         if size > _SCALAR:
@@ -79,7 +84,7 @@ class HostBlocks:
             self._base = self._block.ctypes.data
             used = -self._base % _ALIGN  # (numpy's allocator may align blocks less)
         self._used = used + size
-        return np.ndarray(shape, dtype, self._block, used), self._base + used
+        return self._block, used, self._base + used
 
 
 #: a block's bytes, the most bytes of a result taken from one, the alignment of each, and a
