@@ -3,6 +3,7 @@ op of the database on picked elements of every dtype, against NumPy's 0-d arrays
 realized at once (the test fails if the op was recorded instead); loops that mix them with writes
 and reads; ``compile`` and gradients still record."""
 
+import operator
 import warnings
 
 import numpy as np
@@ -303,3 +304,23 @@ def test_interpreter_path_records(monkeypatch):
     r = x[1] + x[2]
     assert not r._impl.is_realized
     assert float(r) == 3.0
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "uint64", "bool"])
+def test_a_scalar_result_is_a_0d_array_wherever_it_is_read(dtype):
+    """An op over host scalars reads its result back as NumPy's scalar (a uint64 as a 0-d array):
+    exported, read, picked, and used by a recorded op over its buffer, it is NumPy's 0-d value."""
+    a0 = np.array([3, 2 ** 64 - 2 if dtype == "uint64" else 250, 7], dtype)  # (a uint64 sum that wraps)
+    x = nb.asarray(a0)
+    x.numpy()
+    op = operator.and_ if dtype == "bool" else operator.add
+    got, want = op(x[1], x[2]), op(a0[1], a0[2])
+    assert got._impl.is_realized, "the op was recorded, not computed at once"
+    exported = got.numpy()
+    assert type(exported) is np.ndarray and exported.shape == () and exported.dtype == want.dtype
+    assert exported == want and got.item() == want.item() and bool(got) == bool(want)
+    assert got[()].numpy() == want
+    big = nb.asarray(np.arange(4096).astype(dtype))
+    np.testing.assert_array_equal(op(big, got).numpy()[:5], op(np.arange(5).astype(dtype), want))
+    picked = x[1]
+    assert type(picked.numpy()) is np.ndarray and picked.numpy() == a0[1]

@@ -168,3 +168,29 @@ def test_a_loop_over_small_complex_matrices_runs_at_once_with_numpys_values():
     complex_of = lambda *shape: RNG.standard_normal(shape) + 1j * RNG.standard_normal(shape)  # noqa: E731
     small, reads = counted(loop, complex_of(3, 4, 4), complex_of(4, 3), complex_of(3, 4, 4))
     assert small >= 30 and reads == 0
+
+
+def test_a_small_result_at_once_is_its_memory_wherever_it_is_read():
+    """A small result at once keeps its carved memory without a view until one is asked: each way
+    of reading it (a later op at once by its address, a pick, an export, a recorded op over its
+    buffer, a write into it, a slice of it) sees NumPy's values, and a write into it changes no
+    other result."""
+    a0, b0 = RNG.random(7), RNG.random(7)
+    a, b = np.array(a0), np.array(b0)
+    before = nb.engine_stats()["small_ops"]
+    r, s = a * 2.0 + b, a - b  # (two results of one block of memory)
+    assert nb.engine_stats()["small_ops"] - before == 3 and r._impl.is_realized
+    want_r, want_s = a0 * 2.0 + b0, a0 - b0
+    assert float(r[3]) == want_r[3] and type(r[3].numpy()) is numpy.ndarray
+    numpy.testing.assert_array_equal((r * s).numpy(), want_r * want_s)  # (at once, by address)
+    numpy.testing.assert_array_equal(np.concatenate([r, s]).numpy(), numpy.concatenate([want_r, want_s]))
+    numpy.testing.assert_array_equal(r[1:5].numpy(), want_r[1:5])
+    big = np.array(RNG.random(4096))
+    numpy.testing.assert_array_equal((big[:7] + r).numpy(), numpy.asarray(big)[:7] + want_r)
+    r[2] = 5.0
+    want_r[2] = 5.0
+    numpy.testing.assert_array_equal(r.numpy(), want_r)
+    numpy.testing.assert_array_equal(s.numpy(), want_s)  # (its neighbour in the block: untouched)
+    exported = numpy.asarray(r)
+    assert type(exported) is numpy.ndarray and exported.shape == (7,)
+    numpy.testing.assert_array_equal(exported, want_r)
