@@ -57,7 +57,9 @@ def quick_pick(x: Tensor, key):
     if type(v) is not HostValue:  # the same buffer with its NumPy view kept: later picks read it at once
         v = values[0] = host_value(v.buffer, v.shape, v.dtype, v.device, host_view(v), owned=False)
     host = v.host
-    picked = (host if type(host) is np.ndarray else host_view(v))[key]  # (NumPy's scalar: a copy; a complex element's pair, a view, and a uint64 copied as a 0-d array)
+    # (NumPy's scalar, a copy, kept as it is; a complex element's pair, a view, and a uint64, whose
+    # scalar no constant takes, copied as an array)
+    picked = (host if type(host) is np.ndarray else host_view(v))[key]
     return _wrap(x, np.array(picked) if type(picked) is np.ndarray or type(picked) is np.uint64 else picked)
 
 

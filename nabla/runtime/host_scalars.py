@@ -304,7 +304,7 @@ class HostScalars:
                 for j, axis, c in terms:
                     offset += c * values[j].node.memo[2][axis]
                 call[at] = address + offset
-            block, offset, address = self._blocks.place(program.nbytes)
+            block, start, address = self._blocks.place(program.nbytes)
             call[program.result_at] = address
             program.run(quick.address)
             engine.stats.small_ops += 1
@@ -312,7 +312,8 @@ class HostScalars:
         finally:
             self._lock.release()
         # (its view made where asked: most such results are read only by later ops at once, by address)
-        out = CarvedMemory(block, offset, shape, program.dtype) if shape else np.ndarray((), program.dtype, block, offset)
+        held = program.dtype  # (NumPy's dtype of its memory)
+        out = CarvedMemory(block, start, shape, held) if shape else np.ndarray((), held, block, start)
         return host_value(None, shape, dtype, device, out, owned=False, address=address)
 
     def _plan_small(self, engine, key, op, kwargs, values, shape, dtype, device):

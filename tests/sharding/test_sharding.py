@@ -727,7 +727,8 @@ def test_compile_keys_on_layout_and_lays_out_arguments():
     # (elementwise: each MAX compile of a graph with a matmul costs ~30 s more on a 2-core machine)
     f = nb.compile(lambda x, v: nb.tanh(x) * v)
     ub = nb.asarray(u).shard(mesh, P(None, "b"))
-    for spec, layout in ((P("a"), "float32[8@a,6@b]"), (P("a"), "float32[8@a,6@b]"), (P("b"), "float32[8@b,6]")):
+    cases = ((P("a"), "float32[8@a,6@b]"), (P("a"), "float32[8@a,6@b]"), (P("b"), "float32[8@b,6]"))
+    for spec, layout in cases:
         y = f(nb.asarray(a).shard(mesh, spec), ub)
         np.testing.assert_allclose(y.numpy(), np.tanh(a) * u, rtol=1e-5)
         assert typeof(y) == layout  # (rows on "b": the columns gathered it)
