@@ -3,6 +3,8 @@ itself names no op."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from . import aliasing, bit_views, broadcasting, elementwise as ew, linalg, multi_output, reduction
 from ..core.context import NO_SIDE_EFFECTS
 from ..core.graph import HostValue, host_view
@@ -71,7 +73,8 @@ def _read_scalar(self):
         values = impl._values
     if plain and values[0].node is None and values[0].device.is_host:  # realized host data: read as it is
         v = values[0]
-        return (v.host if type(v) is HostValue else host_view(v)).item()  # (NumPy's scalar, or its memory)
+        host = v.host if type(v) is HostValue else None  # (NumPy's scalar as it is; else its memory's view)
+        return (host if isinstance(host, np.generic) else host_view(v)).item()
     value = host_element(self)
     return self.numpy().reshape(()).item() if value is None else value
 

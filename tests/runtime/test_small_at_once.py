@@ -194,3 +194,5 @@ def test_a_small_result_at_once_is_its_memory_wherever_it_is_read():
     exported = numpy.asarray(r)
     assert type(exported) is numpy.ndarray and exported.shape == (7,)
     numpy.testing.assert_array_equal(exported, want_r)
+    one = a[:1] * 2.0  # (one element: its truth and its item read the memory)
+    assert bool(one) == bool(a0[0] * 2.0) and one.item() == a0[0] * 2.0
