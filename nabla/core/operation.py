@@ -77,11 +77,12 @@ def _scalars_hook(impls):
     return GRAPH.engine.scalars
 
 
-def small_at_once(op, kwargs, values, impls, shape, dtype, device):
+def small_at_once(op, kwargs, values, impls, shape, dtype, device, holds=None):
     """A result of at most ``SMALL_AT_ONCE`` elements over operands that are realized host data of
     at most as many, slices of realized host data (a slice's node over its source, the source any
     size) or scalar constants (their values data of the program) computed as it is made, by the
-    engine's ``scalars`` hook (``HostScalars.small``), as a realized TensorImpl; None where it is
+    engine's ``scalars`` hook (``HostScalars.small``), as a realized TensorImpl (of ``holds``, where
+    given: a complex result's dtype over its storage's real pairs); None where it is
     recorded (an operand pending or wanting a gradient, larger work, no program of one kernel
     call). Small arrays in a loop then cost what NumPy's ops cost, where a recorded op costs its
     recording, its keying at the read and, the first time, its planning; larger work is recorded,
@@ -107,7 +108,7 @@ def small_at_once(op, kwargs, values, impls, shape, dtype, device):
             return None
     scalars = _scalars_hook(impls)
     out = None if scalars is None else scalars.small(GRAPH.engine, op, kwargs, values, shape, dtype, device)
-    return None if out is None else TensorImpl([out], dtype)
+    return None if out is None else TensorImpl([out], dtype if holds is None else holds)
 
 
 def _complex_at_once(op, kwargs, values, impls, shape, dtype, device):
@@ -115,8 +116,7 @@ def _complex_at_once(op, kwargs, values, impls, shape, dtype, device):
     storage's) or of a complex result: a loop over small complex matrices (``G[k, E - w, n] @
     dH[a, b, i]``) runs as its real loop does."""
     if dtype.is_complex:
-        out = small_at_once(op, kwargs, values, impls, shape + (2,), real_dtype(dtype), device)
-        return None if out is None else TensorImpl(out._values, dtype)
+        return small_at_once(op, kwargs, values, impls, shape + (2,), real_dtype(dtype), device, dtype)
     return small_at_once(op, kwargs, values, impls, shape, dtype, device)
 
 

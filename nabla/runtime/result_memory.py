@@ -62,19 +62,15 @@ class HostBlocks:
         self._block, self._base, self._used = None, 0, _BLOCK
 
     def take(self, shape, dtype: np.dtype, nbytes: int):
-        """(a view of ``shape`` and ``dtype`` of fresh memory, its address): 64-byte aligned, but a
-        scalar's 16 (an element loop makes one per op)."""
+        """(a view of ``shape`` and ``dtype`` of fresh memory, its address)."""
         with self._lock:
-            return self.carve(shape, dtype, nbytes)
-
-    def carve(self, shape, dtype: np.dtype, nbytes: int):
-        """``take`` for a caller that holds a lock of its own over this instance (the host scalar
-        hook: a second lock and call cost each of its ops 0.3 us)."""
-        block, used, address = self.place(nbytes)
+            block, used, address = self.place(nbytes)
         return np.ndarray(shape, dtype, block, used), address
 
     def place(self, nbytes: int):
-        """``carve`` without the view: (the block, the byte offset in it, the address)."""
+        """Fresh memory of ``nbytes`` as (the block, the byte offset in it, the address), 64-byte
+        aligned, but a scalar's 16, for a caller that holds this instance's lock or one of its own
+        over it (the host scalar hook: a second lock costs each of its ops 0.3 us)."""
         size = _SCALAR if nbytes <= _SCALAR else (nbytes + _ALIGN - 1) & -_ALIGN
         used = self._used
         if size > _SCALAR:
