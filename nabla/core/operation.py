@@ -77,12 +77,13 @@ def _scalars_hook(impls):
     return GRAPH.engine.scalars
 
 
-def small_at_once(op, kwargs, values, impls, shape, dtype, device, holds=None):
+def small_at_once(op, kwargs, values, impls, shape, dtype, device, holds=None, inner=None):
     """A result of at most ``SMALL_AT_ONCE`` elements over operands that are realized host data of
     at most as many, slices of realized host data (a slice's node over its source, the source any
     size) or scalar constants (their values data of the program) computed as it is made, by the
     engine's ``scalars`` hook (``HostScalars.small``), as a realized TensorImpl (of ``holds``, where
-    given: a complex result's dtype over its storage's real pairs); None where it is
+    given: a complex result's dtype over its storage's real pairs; ``inner``: an op of ``values``
+    whose result ``op`` takes, as ``vector_dot``'s sum of a product); None where it is
     recorded (an operand pending or wanting a gradient, larger work, no program of one kernel
     call). Small arrays in a loop then cost what NumPy's ops cost, where a recorded op costs its
     recording, its keying at the read and, the first time, its planning; larger work is recorded,
@@ -107,7 +108,7 @@ def small_at_once(op, kwargs, values, impls, shape, dtype, device, holds=None):
         if _prod(v.shape) > SMALL_AT_ONCE:
             return None
     scalars = _scalars_hook(impls)
-    out = None if scalars is None else scalars.small(GRAPH.engine, op, kwargs, values, shape, dtype, device)
+    out = None if scalars is None else scalars.small(GRAPH.engine, op, kwargs, values, shape, dtype, device, inner)
     return None if out is None else TensorImpl([out], dtype if holds is None else holds)
 
 

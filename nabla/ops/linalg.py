@@ -7,6 +7,7 @@ import math
 from max.dtype import DType
 
 from ..core import dtypes as _dt
+from ..core.operation import PLAIN_CLASSES, plain_array, small_at_once
 from ..core.tensor import Tensor
 from .base import Operation, broadcast_shapes, describe, lift_same
 from .elementwise import BINARY_FUNCTIONS, BINARY_OPS, UNARY_FUNCTIONS, astype, where, zeros_like_physical
@@ -107,6 +108,9 @@ def vector_dot(x: Tensor, y: Tensor) -> Tensor | None:
     if len(ix.cached_shape) != 1 or ix.cached_shape != iy.cached_shape or ix.dtype is not iy.dtype \
             or ix.dtype.is_bool or ix.dtype.is_complex or ix.dtype is _dt.float16 or ix.batch_dims or iy.batch_dims:
         return None
+    out = _dot_at_once(x, y)
+    if out is not None:
+        return out
     product = BINARY_OPS["multiply"].apply_binary(x, y)
     out = REDUCE_OPS["sum"].apply_unary(product, dict(_SUM_ALL))
     node = out._impl._values[0].node
@@ -115,9 +119,27 @@ def vector_dot(x: Tensor, y: Tensor) -> Tensor | None:
     return out
 
 
+def _dot_at_once(x: Tensor, y: Tensor) -> Tensor | None:
+    """``vector_dot`` of two plain float vectors of host data (or slices of it) computed at once as
+    one program, the product and its sum (``small_at_once``); None where it is recorded."""
+    ix, iy = x._impl, y._impl
+    cls = type(x) if type(x) is not Tensor else type(y)
+    va, vb = ix._values, iy._values
+    if cls not in PLAIN_CLASSES or len(va) != 1 or len(vb) != 1 or ix.traced or iy.traced \
+            or ix.tangents is not None or iy.tangents is not None or ix.sharding is not None \
+            or iy.sharding is not None or (ix.dtype is not _dt.float64 and ix.dtype is not _dt.float32) \
+            or va[0].device is not vb[0].device:
+        return None
+    out = small_at_once(_SUM, _SUM_ALL_KWARGS, (va[0], vb[0]), (ix, iy), (), ix.dtype, va[0].device,
+                        inner=_MULTIPLY)
+    return None if out is None else plain_array(cls, out)
+
+
 #: the sum of a vector product (``vector_dot``): its kwargs, and its keying memo (``trace_lowering.node_memo``)
 _SUM_ALL = (("axes", (0,)), ("keepdims", False))
 _SUM_ALL_MEMO = (_SUM_ALL, None, None)
+_SUM_ALL_KWARGS = dict(_SUM_ALL)
+_SUM, _MULTIPLY = REDUCE_OPS["sum"], BINARY_OPS["multiply"]
 
 
 def matmul(x, y) -> Tensor:

@@ -13,22 +13,17 @@ every read uses, so every value is the one a recorded op gives.
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 
 from ..core import dtypes as _dt
 from ..core.graph import GRAPH, HostValue, Node, Value, host_value
-from ..core.values import CarvedMemory
 from ..core.operation import PLAIN_CLASSES, plain_array
 from ..core.tensor_impl import TensorImpl
-from ..core.trace_lowering import node_memo
 from ..ops.creation import constant_op
-from .fused_codes import constant_bits
+from .host_small import SmallOps, _memo, _numpy_dtype, _op_key, _stand_ins
 from .library_kernels import RANDOM_KINDS
 from .program import ProgramPath
 from .program_kernel import OP_KERNELS, module as _kernel_module, ready as _kernel_built
-from .result_memory import _BLOCK_RESULT, HostBlocks
 
 
 class _ScalarProgram:
@@ -54,57 +49,14 @@ class _ScalarProgram:
         self.run = _kernel_module().run
 
 
-class _SmallProgram:
-    """One op's quick plan over realized host data, slices of it and scalar constants
-    (``HostScalars.small``), run without the plan's general runner: where each source's address
-    goes in the call array, moved by its slice's starts (``places``: (position, operand whose
-    source it is, byte offset, ((operand whose starts move it, axis, coefficient), ...))), which
-    operand's starts each slice node of the trace takes (``starts``: (trace position, operand)),
-    where the result's address goes, and its dtype and bytes."""
-
-    __slots__ = ("plan", "quick", "places", "starts", "sources", "offsets", "constants", "lifted", "result_at",
-                 "dtype", "nbytes", "fills", "run", "uses")
-
-    def __init__(self, plan, source_of, operand_at, constants, dtype):
-        quick = plan.quick
-        # (scalar constant operands: (trace position, operand) and (place in the constants, integer
-        # family, operand): a run writes their values, data as a read's are)
-        self.constants = tuple(constants.items())
-        self.lifted = tuple((j, ints, constants[pos]) for pos, j, ints in plan.lifted if pos in constants)
-        self.plan, self.quick, self.dtype = plan, quick, _numpy_dtype(dtype)
-        self.places = [(at, source_of[index], int(offset), ()) for at, _, index, offset in quick.leaves]
-        for at, _, index, offset in quick.moving:
-            terms = tuple((operand_at[pos], axis, c) for (pos, axis), c in offset.terms.items())
-            self.places.append((at, source_of[index], offset.const, terms))
-        self.starts = tuple(operand_at.items())
-        self.sources = source_of  # (per leaf of the trace, the operand whose source it is)
-        (self.result_at, _, _), = quick.places  # (at offset 0: ``_plan_small`` takes no other)
-        self.nbytes = plan.result_specs[0][2]
-        # (starts into layouts: per constant, its base and terms (operand whose starts, axis,
-        # coefficient), written by a run, as the constants' values are; one-element leaves read
-        # into the constants, or a long table of offsets: the plan's own fill)
-        offsets = plan.offsets
-        self.offsets = () if offsets is None or offsets.entries is None else tuple(
-            (j, base, tuple((operand_at[pos], axis, c) for pos, axis, c in terms))
-            for j, base, terms in offsets.entries)
-        self.fills = bool(plan.read) or (offsets is not None and offsets.entries is None)
-        self.run = _kernel_module().run
-        self.uses = 0
-
-
-class HostScalars:
+class HostScalars(SmallOps):
     """The engine's hook (``Engine.scalars``): ``apply`` computes a 0-d op over host operands at
-    once, or answers None (the op is then recorded as any other)."""
+    once, ``small`` an op of a small result over host data (``SmallOps``), or they answer None (the
+    op is then recorded as any other)."""
 
     def __init__(self, programs: ProgramPath):
-        self.programs = programs
+        super().__init__(programs)
         self._programs: dict = {}  # (op, kwargs items, operand dtypes, sharing) -> _ScalarProgram or None
-        self._small: dict = {}  # (op, kwargs items, operand dtypes and shapes, sharing) -> _SmallProgram or None
-        self._kinds: dict = {}  # (op, operands, dtype) -> its _SmallPrograms, latest last, or _CLOSED
-        self._lock = threading.Lock()  # a run's (its program's constants and call array, its blocks)
-        # (results' memory: 0-d views of blocks of its own, carved under its lock; a view over a block
-        # costs a sixth of an allocation of its own and that one's address, 0.17 us against 1.2)
-        self._blocks = HostBlocks()
 
     @staticmethod
     def serves(engine) -> bool:
@@ -241,142 +193,6 @@ class HostScalars:
             self._lock.release()
         return host_value(None, (), program.result, device, value, owned=False)
 
-    def small(self, engine, op, kwargs: dict, values: tuple, shape: tuple, dtype, device):
-        """``op(*values, **kwargs)`` as a realized host value of ``shape`` and ``dtype``, computed at
-        once, where every operand is realized host data, a slice of it (a slice node over a leaf)
-        or a scalar constant and this op's program over such operands is one quick kernel call
-        (planned once per op, kwargs, operand shapes and dtypes, slices' structure and which
-        operands share a source; the slices' starts and the constants' values are data); None
-        otherwise (the op is recorded). A loop over small
-        realized arrays then runs as NumPy's does, op by op with no trace to key, plan or read:
-        lu's ``A[i, j] -= A[i, :j] @ A[:j, j]`` is a product and a sum, each reading its slices."""
-        if GRAPH.captures or not engine.small_at_once or not engine.fused_enabled or engine.debug_memory \
-                or not device.is_host or engine.policy == "compile" or op.single_op:
-            return None  # (every read compiled, or a single-op model's path: recorded)
-        if 0 in shape:  # (nothing to compute: ``A[i, :0] * B[i, :0]``, a loop's first step)
-            return host_value(None, shape, dtype, device, np.empty(shape, _numpy_dtype(dtype)), owned=False)
-        items = tuple(kwargs.items()) if kwargs else ()
-        sources = values
-        for v in values:
-            if v.node is not None:  # (a slice: its source's address, moved by its starts; a constant)
-                for u in values:
-                    if u.node is not None and not u.node.inputs and _memo(u.node)[1] is None:
-                        return None  # (a complex constant: its value is structure, its op recorded)
-                sources = tuple(u if u.node is None or not u.node.inputs else u.node.inputs[0] for u in values)
-                key = _sliced_key(op, items, values, sources)
-                break
-        else:
-            key = _op_key(op, items, values, True)
-        try:
-            program = self._small.get(key, False)
-        except TypeError:  # (an unhashable kwarg: recorded)
-            return None
-        if program is False:
-            program = self._plan_small(engine, key, op, kwargs, values, shape, dtype, device)
-        if program is None or not self._lock.acquire(False):  # (another thread's run: this one records)
-            return None
-        try:
-            program.uses += 1
-            quick = program.quick
-            call = quick.call
-            if program.fills:
-                leaves = [sources[k] for k in program.sources]
-                program.plan.fill(quick.consts, [v.buffer for v in leaves],
-                                  {pos: _memo(values[k].node)[1][0] for pos, k in program.constants},
-                                  {pos: values[k].node.memo[2] for pos, k in program.starts}, leaves)
-            else:
-                consts = quick.consts
-                for j, ints, k in program.lifted:
-                    # (its value in its dtype, as a read's fill writes it: a float32 constant rounded;
-                    # kept per constant node, interned as operands' constants are)
-                    node = values[k].node
-                    bits = (_FLOAT_BITS, _INT_BITS)[ints].get(node)
-                    if bits is None:
-                        bits = _constant_bits(node, ints)
-                    consts[j] = bits
-                for j, base, terms in program.offsets:
-                    for k, axis, c in terms:
-                        base += c * values[k].node.memo[2][axis]
-                    consts[j] = base
-            for at, k, offset, terms in program.places:
-                v = sources[k]
-                address = v.address if type(v) is HostValue and v.address else v.buffer._data_ptr()
-                for j, axis, c in terms:
-                    offset += c * values[j].node.memo[2][axis]
-                call[at] = address + offset
-            block, start, address = self._blocks.place(program.nbytes)
-            call[program.result_at] = address
-            program.run(quick.address)
-            engine.stats.small_ops += 1
-            engine.stats.fused += 1  # (a run of the program kernel, as a read's)
-        finally:
-            self._lock.release()
-        # (its view made where asked: most such results are read only by later ops at once, by address)
-        held = program.dtype  # (NumPy's dtype of its memory)
-        out = CarvedMemory(block, start, shape, held) if shape else np.ndarray((), held, block, start)
-        return host_value(None, shape, dtype, device, out, owned=False, address=address)
-
-    def _plan_small(self, engine, key, op, kwargs, values, shape, dtype, device):
-        """``small``'s program of ``key``, kept (None where it is no quick kernel call of one
-        result in a block's memory, or the kernel is not built)."""
-        if not _kernel_built():
-            return None
-        # (a plan costs ~40 runs: an op of ever new shapes, a loop's slices of growing length each
-        # taken once, ``L[i, :i] @ x[:i]`` in trisolv, is recorded once its kind's plans have not
-        # paid back, from then on: a loop whose steps switched between computed and recorded ops
-        # would be a new trace at every call, planned anew)
-        kind = (op, len(values), dtype.name)
-        made = self._kinds.get(kind)
-        if made is None:
-            made = self._kinds[kind] = []
-        elif made is _CLOSED:
-            return None
-        elif len(made) >= _TRIED and sum(p.uses for p in made[-_TRIED:]) < _PAYS * _TRIED:
-            self._kinds[kind] = _CLOSED
-            return None
-        program = None
-        leaf_of: dict = {}  # id(source) -> its stand-in leaf
-
-        def stand_in(v):
-            node = v.node
-            if node is not None and not node.inputs:  # (a constant: lifted by the plan, its value written by a run)
-                return v
-            source = v if node is None else node.inputs[0]
-            leaf = leaf_of.get(id(source))
-            if leaf is None:
-                leaf = leaf_of[id(source)] = Value.leaf(None, source.shape, source.dtype, device)
-            if node is None:
-                return leaf
-            sliced = Node(node.op, node.kwargs, (leaf,))
-            sliced.memo = _memo(node)
-            return Value(sliced, 0, v.shape, v.dtype, device)
-
-        stand_ins = _stand_ins(values, stand_in)
-        out = Value(Node(op, kwargs, tuple(stand_ins)), 0, shape, dtype, device)
-        with engine.lock:
-            traced = engine.trace([out])
-            plan = self.programs.plan(traced.order, traced.leaves, [out], traced.node_ids, lambda n: False)
-        quick = None if plan is None else plan.quick
-        if quick is not None and len(quick.places) == 1 and quick.places[0][2] == 0 and not quick.shifted \
-                and quick.shifts is None and plan.result_specs[0][2] <= _BLOCK_RESULT:
-            source_of, operand_at, constants = {}, {}, {}
-            for k, (v, s) in enumerate(zip(values, stand_ins)):
-                if v.node is not None and not v.node.inputs:
-                    constants[traced.node_ids[id(v.node)]] = k
-                    continue
-                source_of.setdefault(traced.leaf_ids[id(s if v.node is None else s.node.inputs[0])], k)
-                if v.node is not None:
-                    operand_at.setdefault(traced.node_ids[id(s.node)], k)
-            program = _SmallProgram(plan, [source_of[j] for j in range(len(traced.leaves))], operand_at, constants,
-                                    dtype)
-            made.append(program)
-            if len(made) > _KIND_KEEPS:
-                del made[:len(made) // 2]
-        with self._lock:
-            if len(self._small) >= 4096:
-                self._small.clear()
-            self._small[key] = program
-        return program
 
     def draw(self, state: np.ndarray, n: int, dtype: str) -> np.ndarray | None:
         """The ``n`` values of dtype ``dtype`` of the Philox draw that ``state`` (key, start, stream,
@@ -435,71 +251,6 @@ class HostScalars:
         return None if None in slots else _ScalarProgram(plan, slots, None, dtype)
 
 
-def _op_key(op, items, operands, shapes: bool) -> tuple:
-    """A kept program's key: the op, its kwargs' items, its operands' dtypes (by name: a name hashes
-    at once, a dtype in Python) and, where ``shapes``, shapes, and which operands are one value
-    (two operands, the common case, without a tuple per operand)."""
-    if len(operands) == 2:
-        a, b = operands
-        if shapes:
-            return op, items, a.dtype.name, a.shape, b.dtype.name, b.shape, a is b
-        return op, items, a.dtype.name, b.dtype.name, a is b
-    if len(operands) == 1 and shapes:
-        a, = operands
-        return op, items, a.dtype.name, a.shape
-    return (op, items, tuple((v.dtype.name, v.shape) if shapes else v.dtype.name for v in operands),
-            tuple(a is b for a in operands for b in operands))
-
-
-def _sliced_key(op, items, values, sources) -> tuple:
-    """``small``'s key of an op with slices or scalar constants among its operands: per operand its
-    dtype, shape, slice structure (its starts are data, read at each run) or that it is a constant
-    (its value data too; None for realized data) and source's shape, and which operands, and which
-    sources, are one value."""
-    if len(values) == 2:  # (the common case, flat)
-        a, b = values
-        sa, sb = sources
-        na, nb = a.node, b.node
-        return (op, items, a.dtype.name, a.shape, None if na is None else _memo(na)[0] if na.inputs
-                else _CONSTANT, sa.shape, b.dtype.name, b.shape, None if nb is None else _memo(nb)[0]
-                if nb.inputs else _CONSTANT, sb.shape, a is b, sa is sb)
-    return (op, items, tuple((v.dtype.name, v.shape, None if v.node is None else _memo(v.node)[0]
-                              if v.node.inputs else _CONSTANT, s.shape) for v, s in zip(values, sources)),
-            tuple(a is b for a in values for b in values), tuple(a is b for a in sources for b in sources))
-
-
-#: constant node -> its value as a program's constant reads it (float, and integer family's bits)
-_FLOAT_BITS: dict = {}
-_INT_BITS: dict = {}
-
-
-def _constant_bits(node, ints: bool) -> float:
-    kept = _INT_BITS if ints else _FLOAT_BITS
-    if len(kept) >= 4096:
-        kept.clear()
-    bits = kept[node] = constant_bits(_memo(node)[1][0].item(), ints)
-    return bits
-
-
-def _memo(node) -> tuple:
-    """``node``'s keying memo, made once (a slice recorded on the hot path has it already)."""
-    memo = node.memo
-    if memo is None:
-        memo = node.memo = node_memo(node)
-    return memo
-
-
-def _stand_ins(operands, make) -> list:
-    """A stand-in per operand for planning its op, ``make(operand)``: one for an operand used twice."""
-    out = []
-    for v in operands:
-        for u, s in zip(operands, out):
-            if u is v:
-                out.append(s)
-                break
-        else:
-            out.append(make(v))
-    return out
 
 
 def _host_scalar(x) -> HostValue | None:
@@ -516,12 +267,6 @@ def _host_scalar(x) -> HostValue | None:
     return v if type(v) is HostValue and not v.shape and v.device.is_host else None
 
 
-#: ``small`` plans a new shape of an op of a kind (op, operands, dtype) that has ``_TRIED`` plans
-#: only where its latest ``_TRIED`` have run ``_PAYS`` times each on average; a kind keeps its
-#: latest plans' counts
-_TRIED, _PAYS, _KIND_KEEPS = 16, 2, 256
-_CLOSED = ()  # (a kind whose new shapes are recorded)
-_CONSTANT = ("constant",)  # (a scalar constant operand, in ``small``'s key)
 
 #: integer dtypes -> the Python ints a weak scalar of theirs may be here: in the dtype's range and
 #: int64's (a program's integer constants are int64 bits)
@@ -543,7 +288,3 @@ def _weak_scalar(value, dtype):
         if bounds is not None and bounds[0] <= value <= bounds[1]:
             return value
     return None
-
-
-def _numpy_dtype(dtype):
-    return np.dtype(np.bool_) if dtype.numpy_dtype == np.bool_ else dtype.numpy_dtype
