@@ -757,7 +757,7 @@ def _loops(w: _Writer) -> None:
     numeric = dtype != "bool"
     floats = dtype.startswith("float")
     kind = w.pick(("stencil", "borders", "shift", "elements", "reads", "views", "foreign", "masks", "rows",
-                   "host_elements", "scalar_ops", "pending_elements"))
+                   "host_elements", "scalar_ops", "pending_elements", "growing"))
     steps = int(w.rng.integers(1, 9))
     n = int(w.pick((3, 5, 9, 17, 64, 65, 257, 1025, 3000)))
     c = "0.25" if floats else "1"
@@ -849,6 +849,17 @@ def _loops(w: _Writer) -> None:
                f"        {x}[i, j] = {x}[i, j] {half}\n"
                f"        if i == 2 and j == {m // 2}:\n            seen = {x} * 1")
         w.new("seen + 0", (4, m), dtype)
+    elif kind == "growing" and numeric:
+        # trisolv's, durbin's and lu's: slices that grow by one each step (an op over them is one
+        # program of any length), rows, columns and reversed ones, a dot, a reduction, an element
+        # write and a slice write into an array the next step slices
+        m = min(n, 40)
+        a = w.array((m, m), dtype, view=False)
+        x = w.array((m,), dtype, view=False)
+        w.emit(f"{a} = xp.array({a})\n{x} = xp.array({x})")
+        half, share = ("* 0.5", "/ i") if floats else ("// 2", "// i")
+        w.emit(f"for i in range(1, {m}):\n    s = {a}[i, :i] @ {x}[:i]\n    u = {a}[:i, i] - {x}[i - 1::-1]\n"
+               f"    {x}[i] = (s {share} + u.max()) {half}\n    {x}[:i] = xp.minimum({x}[:i], u {half})")
     elif kind == "masks" and numeric:  # nbody's and mandelbrot's: a mask read, computed on, written back
         x = w.array((n,), dtype, view=False)
         w.emit(f"{x} = xp.array({x})")
