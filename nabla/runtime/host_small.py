@@ -181,10 +181,7 @@ class SmallOps:
             made.append(program)
             if len(made) > _KIND_KEEPS:
                 del made[:len(made) // 2]
-        with self._lock:
-            if len(self._small) >= 4096:
-                self._small.clear()
-            self._small[key] = program
+        self._keep(key, program)
         return program
 
     def _any_length(self, engine, key, op, kwargs, values, sources, shape, dtype, device, inner, named, items):
@@ -197,6 +194,7 @@ class SmallOps:
         general, n = found
         seen = self._lengths.get(general)
         if type(seen) is _SmallProgram:
+            self._keep(key, seen)  # (this length's later steps find it at once)
             return seen
         if seen is None or seen == n or seen is _CLOSED or n < 4 or not _kernel_built():
             if seen is None:
@@ -215,7 +213,14 @@ class SmallOps:
         patches.operand = next(k for k, v in enumerate(values) if v.shape)
         program.lengths = patches
         self._lengths[general] = program
+        self._keep(key, program)
         return program
+
+    def _keep(self, key, program) -> None:
+        with self._lock:
+            if len(self._small) >= 4096:
+                self._small.clear()
+            self._small[key] = program
 
     def _planned_small(self, engine, op, kwargs, values, shape, dtype, device, inner, length=None):
         """A ``_SmallProgram`` of the op over ``values`` (their 1-D length read as ``length``, where
