@@ -216,10 +216,13 @@ def host_slice_write(x: Tensor, index, value, writer=None) -> bool:
     if type(values) is not list or len(values) != 1 or type(x) not in PLAIN_CLASSES or values[0].node is not None \
             or not plain_host(impl):
         return False
-    region = tuple((b - a if b > a else 0) if c == 1 else len(range(a, b, c)) for a, b, c in index)
     pair = impl.dtype.is_complex  # (its memory: real pairs on a trailing axis)
     if pair:
-        index, region = index + ((0, 2, 1),), region + (2,)
+        index = index + ((0, 2, 1),)
+    parts = _PARTS.get(index)
+    if parts is None:
+        parts = _index_parts(index)
+    region, count, where = parts
     tv = type(value)
     if tv is float or tv is int or tv is bool:  # (``C[i, :] = 0.0``: a fill)
         if pair:
@@ -233,21 +236,33 @@ def host_slice_write(x: Tensor, index, value, writer=None) -> bool:
                 or len(vi._values) != 1 or vi._values[0].node is not None:
             return False
         src = host_view(vi._values[0])
-        if src.size != _count(region):
-            return False  # (a value that broadcasts: recorded)
-        src = src.reshape(region)
+        if src.shape != region:
+            if src.size != count:
+                return False  # (a value that broadcasts: recorded)
+            src = src.reshape(region)
     if writer is None:
         if not _alone(x):
             return False
     elif x._view is not None or any(r() is not None and r() is not writer for r in x._views or ()):
         return False
     v = values[0]
-    _memory(x, impl, v)[tuple(slice(a, b if b >= 0 else None, c) for a, b, c in index)] = src
+    _memory(x, impl, v)[where] = src
     return True
 
 
-def _count(shape) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
+def _index_parts(index) -> tuple:
+    """(the region's shape, its elements, NumPy's key) of a basic index's (start, stop, step) per axis,
+    kept per index (a loop writes a few rows or columns again and again)."""
+    region = tuple((b - a if b > a else 0) if c == 1 else len(range(a, b, c)) for a, b, c in index)
+    count = 1
+    for d in region:
+        count *= d
+    parts = (region, count, tuple(slice(a, b if b >= 0 else None, c) for a, b, c in index))
+    if len(_PARTS) >= 4096:
+        _PARTS.clear()
+    _PARTS[index] = parts
+    return parts
+
+
+#: a basic index -> ``_index_parts`` of it
+_PARTS: dict = {}

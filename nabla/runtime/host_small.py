@@ -100,7 +100,13 @@ class SmallOps:
                 for u in values:
                     if u.node is not None and not u.node.inputs and _memo(u.node)[1] is None:
                         return None  # (a complex constant: its value is structure, its op recorded)
-                sources = tuple(u if u.node is None or not u.node.inputs else u.node.inputs[0] for u in values)
+                if len(values) == 2:  # (the common case, without a generator)
+                    a, b = values
+                    na, nb = a.node, b.node
+                    sources = (a if na is None or not na.inputs else na.inputs[0],
+                               b if nb is None or not nb.inputs else nb.inputs[0])
+                else:
+                    sources = tuple(u if u.node is None or not u.node.inputs else u.node.inputs[0] for u in values)
                 key = _sliced_key(named, items, values, sources)
                 break
         else:
