@@ -11,7 +11,6 @@ from max.dtype import DType
 from ..core import dtypes as _dt
 from ..core.context import as_device, get_default_dtype
 from ..core.graph import GRAPH, Node, Value
-from ..core.operation import SMALL_AT_ONCE
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from ..core.tracing import OutputRefs
@@ -159,13 +158,17 @@ def full(shape, fill_value, dtype=None, device=None) -> Tensor:
     return Tensor(impl) if impl is not None else full_op(shape=shape, value=value, dtype=dtype, device=device)
 
 
+#: the most elements a fill made at once has (``_filled_at_once``): a loop's new vectors and grids
+FILL_AT_ONCE = 1 << 16
+
+
 def _filled_at_once(shape, value, dtype, device):
-    """``full(shape, value)`` of at most ``SMALL_AT_ONCE`` elements as realized host data, filled as
+    """``full(shape, value)`` of at most ``FILL_AT_ONCE`` elements as realized host data, filled as
     it is made by the engine's ``scalars`` hook, as NumPy's ``zeros`` is: a loop that writes into
     a small new array (``y = empty_like(r)``, then ``y[:k] += ...``) writes its memory at once;
     None where it is recorded (a fill is a spread constant, a fill only its read needs)."""
     scalars = GRAPH.engine.scalars
-    if not 0 < math.prod(shape) <= SMALL_AT_ONCE or scalars is None:
+    if not 0 < math.prod(shape) <= FILL_AT_ONCE or scalars is None:
         return None
     constant = operand_constant(value, dtype, device)._impl._values[0]
     out = scalars.small(GRAPH.engine, broadcast_to_op, {"shape": shape}, (constant,), shape, dtype, device)

@@ -152,7 +152,12 @@ class SmallOps:
                 for j, axis, c in terms:
                     offset += c * values[j].node.memo[2][axis]
                 call[at] = address + offset
-            block, start, address = self._blocks.place(program.nbytes)
+            nbytes = program.nbytes
+            if nbytes <= _BLOCK_RESULT:
+                block, start, address = self._blocks.place(nbytes)
+            else:  # (a larger fill: memory of its own)
+                block, start = np.empty(nbytes, np.uint8), 0
+                address = block.ctypes.data
             call[program.result_at] = address
             program.run(quick.address)
             engine.stats.small_ops += 1
@@ -267,7 +272,7 @@ class SmallOps:
             plan = self.programs.plan(traced.order, traced.leaves, [out], traced.node_ids, lambda n: False)
         quick = None if plan is None else plan.quick
         if quick is not None and len(quick.places) == 1 and quick.places[0][2] == 0 and not quick.shifted \
-                and quick.shifts is None and plan.result_specs[0][2] <= _BLOCK_RESULT:
+                and quick.shifts is None:
             source_of, operand_at, constants = {}, {}, {}
             for k, (v, s) in enumerate(zip(values, stand_ins)):
                 if v.node is not None and not v.node.inputs:

@@ -9,6 +9,7 @@ import pytest
 import nabla as nb
 import nabla.numpy as np
 from nabla.core.graph import GRAPH
+from nabla.ops.creation import FILL_AT_ONCE
 
 pytestmark = pytest.mark.usefixtures("fused_on", "fresh_kinds")
 
@@ -192,7 +193,7 @@ def test_transforms_policies_and_the_switch_record():
 def test_constants_gathers_and_fills_at_once_are_numpys():
     """A scalar constant's value is data of the op's program (one program for every value, each
     rounded to the array's dtype as NumPy's weak scalar is); a gather reads only its rows (its
-    source any size); a small fill is made at once, a large one recorded."""
+    source any size); a fill of a loop's vectors and grids is made at once, a larger one recorded."""
     def ops(m, x, f, k, big, cols):
         r = [x[1:5] * c for c in (2.0, -0.0, 3.5, 1e300)] + [f[1:4] + 0.1, f[:3] * 3, k[2:5] * 7, k[1:6] // 3,
                                                               big[cols], m.zeros(7), m.ones((2, 3), m.int32)]
@@ -202,7 +203,10 @@ def test_constants_gathers_and_fills_at_once_are_numpys():
             RNG.standard_normal(5000), RNG.integers(0, 5000, 9))
     small, _ = counted(ops, *args)
     assert small >= 11  # (every op of the list)
-    assert np.zeros(7)._impl._values[0].node is None and np.zeros(5000)._impl._values[0].node is not None
+    assert np.zeros(7)._impl._values[0].node is None and np.zeros(FILL_AT_ONCE)._impl._values[0].node is None
+    assert np.zeros(FILL_AT_ONCE + 1)._impl._values[0].node is not None
+    numpy.testing.assert_array_equal(numpy.asarray(np.full(FILL_AT_ONCE, 2.5, np.float32)),
+                                     numpy.full(FILL_AT_ONCE, 2.5, numpy.float32))
 
 
 def test_a_loop_over_small_complex_matrices_runs_at_once_with_numpys_values():
