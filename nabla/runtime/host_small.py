@@ -5,7 +5,8 @@ ops whose operands are host data, slices of it or scalar constants. Each such op
 as one quick call of the program kernel over a program planned once per structure (op, kwargs,
 operand shapes and dtypes, slices' sizes and steps; the slices' starts and the constants' values are
 data, and, for vectors, their length: ``host_lengths``); its result is memory of its own, carved
-from a block. ``HostScalars`` (``host_scalars.py``) is these and the ops over host scalars.
+from a block (a fill larger than a block's share: an array of its own). ``HostScalars``
+(``host_scalars.py``) is these and the ops over host scalars.
 """
 
 from __future__ import annotations
