@@ -36,6 +36,7 @@ from ..core.graph import GRAPH, HostValue, host_value, host_view
 from ..core.operation import PLAIN_CLASSES
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
+from .index_primitives import sliced_shape
 from .picks import element_key, plain_host
 
 _getrefcount = sys.getrefcount
@@ -253,7 +254,7 @@ def host_slice_write(x: Tensor, index, value, writer=None) -> bool:
 def _index_parts(index) -> tuple:
     """(the region's shape, its elements, NumPy's key) of a basic index's (start, stop, step) per axis,
     kept per index (a loop writes a few rows or columns again and again)."""
-    region = tuple((b - a if b > a else 0) if c == 1 else len(range(a, b, c)) for a, b, c in index)
+    region = sliced_shape(index)
     count = 1
     for d in region:
         count *= d

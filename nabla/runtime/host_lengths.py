@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from ..ops.index_primitives import sliced_shape
 from .program_kernel import STAGE
 
 
@@ -52,17 +53,14 @@ def _sizes(node, n):
     kw = node.kwargs
     if node.op.index_kwarg != "index" or len(kw) != 1 + ("shape" in kw) or kw.get("shape", (n,)) != (n,):
         return None  # (a slice of a vector has no ``shape``: its index says it)
-    out = []
-    for a, b, c in kw["index"]:
-        size = (b - a if b > a else 0) if c == 1 else len(range(a, b, c))
-        out.append((-1 if size == n else size, c))
-    return tuple(out)
+    index = kw["index"]
+    return tuple((-1 if size == n else size, c) for size, (_, _, c) in zip(sliced_shape(index), index))
 
 
 def at_length(kwargs: dict, n: int, m: int) -> dict:
     """A 1-D slice's kwargs (of length ``n``) for length ``m``: the same start and step."""
-    index = tuple((a, a + m * c, c) if ((b - a if b > a else 0) if c == 1 else len(range(a, b, c))) == n
-                  else (a, b, c) for a, b, c in kwargs["index"])
+    index = kwargs["index"]
+    index = tuple((a, a + m * c, c) if size == n else (a, b, c) for size, (a, b, c) in zip(sliced_shape(index), index))
     return {"index": index, "shape": (m,)} if "shape" in kwargs else {"index": index}
 
 
