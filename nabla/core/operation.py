@@ -77,7 +77,7 @@ def _scalars_hook(impls):
     return GRAPH.engine.scalars
 
 
-def small_at_once(op, kwargs, values, impls, shape, dtype, device, holds=None, inner=None):
+def small_at_once(op, kwargs, values, impls, shape, dtype, device, holds=None, inner=None, into=0):
     """A result of at most ``SMALL_AT_ONCE`` elements over operands that are realized host data of
     at most as many, slices of realized host data (a slice's node over its source, the source any
     size) or scalar constants (their values data of the program) computed as it is made, by the
@@ -89,7 +89,8 @@ def small_at_once(op, kwargs, values, impls, shape, dtype, device, holds=None, i
     recording, its keying at the read and, the first time, its planning; larger work is recorded,
     to be fused with what reads it (a mean over a matrix's rows with the subtraction after it) or
     run by the path a read picks for it (a matmul's model). A slice alone is recorded: its data is
-    read by the op that takes it, at once here or fused into a read with the ops over it."""
+    read by the op that takes it, at once here or fused into a read with the ops over it. ``into``:
+    the address the result is written at instead (``HostScalars.small``), True for it done."""
     if _prod(shape) > SMALL_AT_ONCE or op.index_kwarg is not None:
         return None
     whole = op.reads_what_it_returns  # (its first operand any size: ``x[cols]`` reads len(cols) rows)
@@ -108,8 +109,11 @@ def small_at_once(op, kwargs, values, impls, shape, dtype, device, holds=None, i
         if _prod(v.shape) > SMALL_AT_ONCE:
             return None
     scalars = _scalars_hook(impls)
-    out = None if scalars is None else scalars.small(GRAPH.engine, op, kwargs, values, shape, dtype, device, inner)
-    return None if out is None else TensorImpl([out], dtype if holds is None else holds)
+    out = None if scalars is None else scalars.small(GRAPH.engine, op, kwargs, values, shape, dtype, device, inner,
+                                                     into)
+    if into or out is None:
+        return out
+    return TensorImpl([out], dtype if holds is None else holds)
 
 
 def _complex_at_once(op, kwargs, values, impls, shape, dtype, device):

@@ -208,8 +208,11 @@ def _operators():
 
     def inplace(u):
         plain = u._plain
+        into = getattr(plain, "into", None)
 
         def op(self, other):
+            if into is not None and self._view is not None and into(self, other):
+                return self  # (computed into its base's memory)
             r = plain(self, other) if plain is not None else None
             if r is not None and r._impl.cached_shape == self._impl.cached_shape and r._impl.dtype is self._impl.dtype:
                 aliasing.rebind(self, r)  # (``x += y`` of one dtype and shape: the sum is x's new value)

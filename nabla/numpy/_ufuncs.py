@@ -214,6 +214,13 @@ def plain_binary(op, dtypes, np_ufunc=None):
                 return None
         return op.apply_binary(*pair)
 
+    def into(a, b) -> bool:
+        """``a op= b`` into a's base's memory at once (``aliasing.op_in_place``), a a view of it;
+        False where it is not."""
+        pair = plain_operands(a, b, dtypes)
+        return pair is not None and pair[0] is a and aliasing.op_in_place(op, a, pair[1])
+
+    fast.into = into
     return fast
 
 

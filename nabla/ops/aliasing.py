@@ -15,7 +15,7 @@ import weakref
 import numpy as np
 
 from ..core.context import NO_SIDE_EFFECTS, refuse_side_effect
-from ..core.operation import PLAIN_CLASSES, plain_array
+from ..core.operation import PLAIN_CLASSES, plain_array, small_at_once
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from ..core.trace_lowering import index_memo
@@ -26,7 +26,7 @@ from .creation import operand_constant
 from .index_primitives import set_slice_op, slice_op, sliced_shape
 from .view import reshape_op
 from .host_writes import (exact_scalar, host_slice_write, host_write, may_be_element, realize_for_loop,
-                          recorded_element_write)
+                          recorded_element_write, slice_place)
 from .picks import element_key, plain_host, quick_pick
 
 
@@ -395,6 +395,44 @@ def rebind(x: Tensor, value: Tensor) -> None:
         check_writeable(x)
     x._impl = value._impl
     wrote(x)
+
+
+def op_in_place(op, x: Tensor, y: Tensor) -> bool:
+    """``x op= y`` for elementwise ``op`` and x a view of realized host data at a contiguous slice
+    (``C[i, :i + 1] += w``): the op at once with its result written into the slice's place in the
+    base's memory (``host_writes.slice_place``), where that memory is the base's own and nothing
+    but x reads it, and ``y`` (of x's dtype, or a constant) is nothing of the base's but x itself
+    (an elementwise op reads each element before it writes it); x keeps its slice, which reads
+    the new values, and the base's other views are derived again. False where the op is computed
+    and then written back (``rebind``)."""
+    view = x._view
+    parent, _, put_back = view
+    index = getattr(put_back, "index", None)
+    if index is None or parent._view is not None or parent._impl.cached_shape != put_back.shape or NO_SIDE_EFFECTS:
+        return False
+    xi, yi = x._impl, y._impl
+    xv, yv = xi._values, yi._values
+    if len(xv) != 1 or len(yv) != 1 or not plain_host(xi) or not plain_host(yi) or xi.dtype is not yi.dtype \
+            or type(x) not in PLAIN_CLASSES or type(y) not in PLAIN_CLASSES:
+        return False
+    sliced, other = xv[0], yv[0]
+    node = sliced.node
+    if node is None or node.op is not slice_op or len(node.inputs) != 1:
+        return False
+    source = node.inputs[0]
+    if other is source or (other.node is not None and other is not sliced and other.node.inputs
+                           and other.node.inputs[0] is source):
+        return False  # (y reads the base elsewhere: NumPy's result is as if computed first)
+    spec = op.abstract_eval(xi, yi)
+    if type(spec) is not tuple or spec[0] != xi.cached_shape or spec[1] is not xi.dtype or spec[2]:
+        return False
+    del xv, yv, source
+    address = slice_place(parent, index, sliced)
+    if not address or not small_at_once(op, {}, (sliced, other), (xi, yi), spec[0], spec[1], sliced.device,
+                                        into=address):
+        return False
+    _rederive(parent, {id(parent), id(x)})
+    return True
 
 
 def _plain_setitem(x: Tensor, key, value, at_once: bool = False) -> bool:

@@ -251,6 +251,63 @@ def host_slice_write(x: Tensor, index, value, writer=None) -> bool:
     return True
 
 
+def slice_place(x: Tensor, index, sliced) -> int:
+    """The address in x's memory of the slice at ``index`` (its (start, stop, step) per axis) whose
+    value is ``sliced`` (a slice node over x's one value), where an op's result may be written
+    there at once (``x[i, :k] += w``, ``aliasing.op_in_place``): x realized host data of Nabla's
+    own that nothing else sees (as ``_memory`` asks, the slice's node its one other reader), the
+    slice one contiguous run of it, and nothing reads the slice but its view; else 0."""
+    impl = x._impl
+    values = impl._values
+    if type(values) is not list or len(values) != 1 or type(x) not in PLAIN_CLASSES or not plain_host(impl) \
+            or impl.dtype.is_complex:
+        return 0
+    v = values[0]
+    node = sliced.node
+    # (counts: v's list, the slice node's inputs, ``v`` here and the call's argument; the slice
+    # value's: its view's list, the caller's and this call's names, the argument; its node's: the
+    # value, the caller's and this call's names, the argument)
+    if type(v) is not HostValue or not v.owned or node.inputs[0] is not v or _getrefcount(v) != 4 \
+            or _getrefcount(sliced) != 4 or _getrefcount(node) != 4 or _getrefcount(v.buffer) != 2 \
+            or _getrefcount(v.host) != 3:
+        return 0
+    host = v.host
+    if type(host) is not np.ndarray:
+        return 0
+    offset = _RUNS.get((index, v.shape))
+    if offset is None:
+        offset = _run_offset(index, v.shape)
+    if offset < 0:
+        return 0
+    address = v.address
+    if not address:
+        address = v.address = host.ctypes.data
+    return address + offset * host.itemsize
+
+
+def _run_offset(index, shape) -> int:
+    """The first element of the slice at ``index`` in a C-ordered array of ``shape``, where the slice
+    is one run of it, in order (each axis of more than one element of step 1, and none of them
+    outside an axis it takes in part); -1 where it is not (or is empty). Kept per (index, shape)."""
+    offset, stride, part = 0, 1, False
+    for (start, stop, step), n in zip(reversed(index), reversed(shape)):
+        size = len(range(start, stop, step))
+        if size == 0 or (size > 1 and (part or step != 1)):
+            offset = -1
+            break
+        offset += start * stride
+        part = part or size != n
+        stride *= n
+    if len(_RUNS) >= 4096:
+        _RUNS.clear()
+    _RUNS[index, shape] = offset
+    return offset
+
+
+#: (basic index, shape) -> ``_run_offset`` of it
+_RUNS: dict = {}
+
+
 def _index_parts(index) -> tuple:
     """(the region's shape, its elements, NumPy's key) of a basic index's (start, stop, step) per axis,
     kept per index (a loop writes a few rows or columns again and again)."""

@@ -77,8 +77,9 @@ class SmallOps:
         # (results' memory: 0-d views of blocks of its own, carved under its lock; a view over a block
         # costs a sixth of an allocation of its own and that one's address, 0.17 us against 1.2)
         self._blocks = HostBlocks()
+        self._slots: dict = {}  # (operand, NumPy dtype) -> a 0-d array of its own and its address (``_address``)
 
-    def small(self, engine, op, kwargs: dict, values: tuple, shape: tuple, dtype, device, inner=None):
+    def small(self, engine, op, kwargs: dict, values: tuple, shape: tuple, dtype, device, inner=None, into=0):
         """``op(*values, **kwargs)`` as a realized host value of ``shape`` and ``dtype``, computed at
         once, where every operand is realized host data, a slice of it (a slice node over a leaf)
         or a scalar constant and this op's program over such operands is one quick kernel call
@@ -87,11 +88,15 @@ class SmallOps:
         otherwise (the op is recorded). A loop over small
         realized arrays then runs as NumPy's does, op by op with no trace to key, plan or read:
         lu's ``A[i, j] -= A[i, :j] @ A[:j, j]`` is a product and a sum in one program (``inner``: an
-        op of ``values`` whose result ``op`` takes, of the first operand's shape and dtype)."""
+        op of ``values`` whose result ``op`` takes, of the first operand's shape and dtype). ``into``:
+        the address its result is written at (a contiguous slice of host memory an elementwise op
+        updates, ``aliasing.op_in_place``), True for it done."""
         if GRAPH.captures or not engine.small_at_once or not engine.fused_enabled or engine.debug_memory \
                 or not device.is_host or engine.policy == "compile" or op.single_op:
             return None  # (every read compiled, or a single-op model's path: recorded)
         if 0 in shape:  # (nothing to compute: ``A[i, :0] * B[i, :0]``, a loop's first step)
+            if into:
+                return True
             return host_value(None, shape, dtype, device, np.empty(shape, _numpy_dtype(dtype)), owned=False)
         items = tuple(kwargs.items()) if kwargs else ()
         named = op if inner is None else (op, inner)  # (the program's op in its key and kind)
@@ -149,12 +154,14 @@ class SmallOps:
                     consts[j] = base
             for at, k, offset, terms in program.places:
                 v = sources[k]
-                address = v.address if type(v) is HostValue and v.address else v.buffer._data_ptr()
+                address = v.address if type(v) is HostValue and v.address else self._address(v, k)
                 for j, axis, c in terms:
                     offset += c * values[j].node.memo[2][axis]
                 call[at] = address + offset
             nbytes = program.nbytes
-            if nbytes <= _BLOCK_RESULT:
+            if into:
+                block, address = None, into
+            elif nbytes <= _BLOCK_RESULT:
                 block, start, address = self._blocks.place(nbytes)
             else:  # (a larger fill: memory of its own)
                 block, start = np.empty(nbytes, np.uint8), 0
@@ -165,10 +172,29 @@ class SmallOps:
             engine.stats.fused += 1  # (a run of the program kernel, as a read's)
         finally:
             self._lock.release()
+        if into:
+            return True
         # (its view made where asked: most such results are read only by later ops at once, by address)
         held = program.dtype  # (NumPy's dtype of its memory)
         out = CarvedMemory(block, start, shape, held) if shape else np.ndarray((), held, block, start)
         return host_value(None, shape, dtype, device, out, owned=False, address=address)
+
+    def _address(self, value, k: int) -> int:
+        """The address of operand ``k``'s realized data for a run (its lock held): a NumPy scalar
+        (an op over host scalars, a pick: ``alpha * A[i, k] * A[:i + 1, k]``) copied into a slot of
+        this object's (a buffer of its own would cost 4 us, a fifth of such a statement), anything
+        else its buffer's."""
+        host = value.host if type(value) is HostValue else None
+        if not isinstance(host, np.generic):
+            return value.buffer._data_ptr()
+        slot = self._slots.get((k, host.dtype))
+        if slot is None:
+            memory = np.empty(16, np.uint8)  # (the widest scalar operand: 16 bytes)
+            view = np.ndarray((), host.dtype, memory, 0)
+            slot = self._slots[k, host.dtype] = (view, view.ctypes.data)
+        view, address = slot
+        view[()] = host
+        return address
 
     def _plan_small(self, engine, key, op, kwargs, values, shape, dtype, device, inner, named):
         """``small``'s program of ``key``, kept (None where it is no quick kernel call of one

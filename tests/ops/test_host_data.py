@@ -372,3 +372,94 @@ def test_slice_writes_of_realized_data_go_in_place_as_numpys(key):
     ref_row[1:3] += onp.ones(2)
     onp.testing.assert_array_equal(row.numpy(), ref_row)
     onp.testing.assert_array_equal(ours.numpy(), ref)
+
+
+def _recorded(make):
+    """``make()`` recorded, not computed at once: a reader that reads its operands at its read."""
+    engine = GRAPH.engine
+    engine.small_at_once = False
+    try:
+        return make()
+    finally:
+        engine.small_at_once = True
+
+
+def _spied_in_place(monkeypatch):
+    """Count ``op_in_place``'s answers: [computed and written back, computed into the base]."""
+    from nabla.ops import aliasing
+    answers = [0, 0]
+    real = aliasing.op_in_place
+
+    def spy(op, x, y):
+        done = real(op, x, y)
+        answers[done] += 1
+        return done
+
+    monkeypatch.setattr(aliasing, "op_in_place", spy)
+    return answers
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "uint8"])
+def test_in_place_ops_on_contiguous_slices_go_into_the_base(monkeypatch, dtype):
+    """``C[i, :i + 1] += alpha * A[i, k] * A[:i + 1, k]`` (syrk) computes into C's memory at once:
+    NumPy's values, bit for bit, and every array read before keeps what it read."""
+    answers = _spied_in_place(monkeypatch)
+    rng = onp.random.default_rng(11)
+    An, Cn = (rng.random((9, 4)) * 10).astype(dtype), (rng.random((9, 9)) * 10).astype(dtype)
+    A, C = _realized(np.asarray(An)), _realized(np.asarray(Cn))
+    alpha = 3 if An.dtype.kind in "iu" else 1.5
+    for i in range(9):
+        C[i, :i + 1] *= 2
+        Cn[i, :i + 1] *= 2
+        for k in range(4):
+            if k == 2:  # (readers before the write, recorded and at once: they keep what they read)
+                before, row = _recorded(lambda: C * 1), C[i, :i + 1] * 1
+                before_n, row_n = Cn * 1, Cn[i, :i + 1] * 1
+            C[i, :i + 1] += alpha * A[i, k] * A[:i + 1, k]
+            Cn[i, :i + 1] += alpha * An[i, k] * An[:i + 1, k]
+            if k == 2:
+                onp.testing.assert_array_equal(before.numpy(), before_n)
+                onp.testing.assert_array_equal(row.numpy(), row_n)
+    onp.testing.assert_array_equal(C.numpy(), Cn)
+    assert answers[1] >= 18  # (the writes after a copy of C's memory of its own: into it)
+
+
+def test_in_place_ops_into_the_base_keep_numpys_aliasing(monkeypatch):
+    """Where the other operand reads the base elsewhere, or another view or reader sees the slice,
+    the op is computed first and written back, as NumPy's is; views of the base see the write."""
+    answers = _spied_in_place(monkeypatch)
+    rng = onp.random.default_rng(12)
+    base = rng.random((5, 6))
+    ours, ref = _realized(np.asarray(base)), base.copy()
+    ours[0, 0] = 1.0  # (its memory now its own)
+    ref[0, 0] = 1.0
+    ours[1, 1:] += ours[1, :-1]  # overlapping: computed first
+    ref[1, 1:] += ref[1, :-1]
+    row = ours[2]
+    ours[2, :] -= row  # the slice itself as the other operand
+    ref[2, :] -= ref[2]
+    onp.testing.assert_array_equal(ours.numpy(), ref)
+    sub, ref_sub = ours[3, 1:4] * 1, ref[3, 1:4] * 1
+    other = ours[3]  # a live view of the written row: it sees the write
+    pending = _recorded(lambda: ours[3, :] * 2.0)  # a recorded op over the slice: it reads it at its read
+    ours[3, :] += 5.0
+    ref3 = ref[3].copy()
+    ref[3, :] += 5.0
+    onp.testing.assert_array_equal(other.numpy(), ref[3])
+    onp.testing.assert_array_equal(pending.numpy(), ref3 * 2.0)
+    onp.testing.assert_array_equal(sub.numpy(), ref_sub)
+    flat = ours.reshape(-1)  # (a view of the array, not a slice: written back)
+    flat[6:12] *= 0.5
+    ref.reshape(-1)[6:12] *= 0.5
+    cube, ref_cube = _realized(np.asarray(onp.arange(24.0).reshape(2, 3, 4))), onp.arange(24.0).reshape(2, 3, 4)
+    cube[0, 0, 0] = 0.5
+    ref_cube[0, 0, 0] = 0.5
+    written_back = answers[0]
+    for key in [(1,), (0, slice(1, 3)), (1, 2, slice(None, None, 2)), (slice(None), 1), (0, 2)]:
+        part = cube[key]
+        part += 1.0  # (into the base where the part is one run of it, else written back)
+        ref_cube[key] += 1.0
+        del part
+    onp.testing.assert_array_equal(ours.numpy(), ref)
+    onp.testing.assert_array_equal(cube.numpy(), ref_cube)
+    assert written_back >= 4 and answers == [written_back + 2, 3]
