@@ -36,7 +36,7 @@ from ..core.graph import GRAPH, HostValue, host_value, host_view
 from ..core.operation import PLAIN_CLASSES
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
-from .index_primitives import sliced_shape
+from .index_primitives import element_layout, one_run, sliced_shape
 from .picks import element_key, plain_host
 
 _getrefcount = sys.getrefcount
@@ -251,12 +251,14 @@ def host_slice_write(x: Tensor, index, value, writer=None) -> bool:
     return True
 
 
-def slice_place(x: Tensor, index, sliced) -> int:
-    """The address in x's memory of the slice at ``index`` (its (start, stop, step) per axis) whose
-    value is ``sliced`` (a slice node over x's one value), where an op's result may be written
-    there at once (``x[i, :k] += w``, ``aliasing.op_in_place``): x realized host data of Nabla's
-    own that nothing else sees (as ``_memory`` asks, the slice's node its one other reader), the
-    slice one contiguous run of it, and nothing reads the slice but its view; else 0."""
+def slice_place(x: Tensor, index, sliced):
+    """Where in x's memory an op's result may be written at once as the slice at ``index`` (its
+    (start, stop, step) per axis) whose value is ``sliced`` (a slice node over x's one value):
+    ``x[i, :k] += w``, ``A[:, j] -= w`` (``aliasing.op_in_place``). The address of its first
+    element where the slice is one run of x's memory, else (x's address, the address of the
+    slice's layout, which the kernel stores through, and that layout); 0 where x is not realized host data of
+    Nabla's own that nothing else sees (as ``_memory`` asks, the slice's node its one other
+    reader) or anything else reads the slice."""
     impl = x._impl
     values = impl._values
     if type(values) is not list or len(values) != 1 or type(x) not in PLAIN_CLASSES or not plain_host(impl) \
@@ -274,38 +276,34 @@ def slice_place(x: Tensor, index, sliced) -> int:
     host = v.host
     if type(host) is not np.ndarray:
         return 0
-    offset = _RUNS.get((index, v.shape))
-    if offset is None:
-        offset = _run_offset(index, v.shape)
-    if offset < 0:
-        return 0
+    found = _PLACES.get((index, v.shape))
+    if found is None:
+        found = _placement(index, v.shape)
     address = v.address
     if not address:
         address = v.address = host.ctypes.data
-    return address + offset * host.itemsize
+    offset, layout = found
+    return address + offset * host.itemsize if layout is None else (address, layout[1], layout[0])
 
 
-def _run_offset(index, shape) -> int:
-    """The first element of the slice at ``index`` in a C-ordered array of ``shape``, where the slice
-    is one run of it, in order (each axis of more than one element of step 1, and none of them
-    outside an axis it takes in part); -1 where it is not (or is empty). Kept per (index, shape)."""
-    offset, stride, part = 0, 1, False
-    for (start, stop, step), n in zip(reversed(index), reversed(shape)):
-        size = len(range(start, stop, step))
-        if size == 0 or (size > 1 and (part or step != 1)):
-            offset = -1
-            break
-        offset += start * stride
-        part = part or size != n
-        stride *= n
-    if len(_RUNS) >= 4096:
-        _RUNS.clear()
-    _RUNS[index, shape] = offset
-    return offset
+def _placement(index, shape) -> tuple:
+    """(the first element's offset, None) of a slice that is one run of a C-ordered array of
+    ``shape``, else (0, (its ``element_layout`` as an array, that array's address)). Kept per
+    (index, shape)."""
+    layout = element_layout(shape, index)
+    if one_run(shape, index):
+        found = (int(layout[1]), None)
+    else:
+        held = np.array(layout, np.float64)
+        found = (0, (held, held.ctypes.data))
+    if len(_PLACES) >= 4096:
+        _PLACES.clear()
+    _PLACES[index, shape] = found
+    return found
 
 
-#: (basic index, shape) -> ``_run_offset`` of it
-_RUNS: dict = {}
+#: (basic index, shape) -> ``_placement`` of it
+_PLACES: dict = {}
 
 
 def _index_parts(index) -> tuple:

@@ -39,6 +39,39 @@ def sliced_shape(index) -> tuple:
     return tuple(sizes)
 
 
+def one_run(shape, index) -> bool:
+    """Whether the slice ``index`` (``(start, stop, step)`` per axis) of a C-ordered array of
+    ``shape`` is one run of its memory, in order."""
+    inner = True  # every axis inside this one is taken whole, in order
+    for n, (start, stop, step) in zip(reversed(shape), reversed(index)):
+        size = len(range(start, stop, step))
+        if not inner:
+            if size != 1:
+                return False
+        elif size != n or (step != 1 and n != 1):
+            if size > 1 and step != 1:
+                return False
+            inner = False
+    return True
+
+
+def element_layout(shape, index) -> list:
+    """The fused kernel's layout of the slice ``index`` of a C-ordered array of ``shape``: its rank,
+    its first element's offset, and per axis its size and step, in elements."""
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= n
+    strides.reverse()
+    at = 0
+    layout = [float(len(index)), 0]
+    for (start, stop, step), st in zip(index, strides):
+        at += start * st
+        layout += [float(len(range(start, stop, step))), float(step * st)]
+    layout[1] = at
+    return layout
+
+
 class SliceOp(Operation):
     """``x[start:stop:step, ...]`` per physical axis; ``index`` holds normalized (start, stop, step).
     ``shape``, where given, is the result's shape: the slice's, with axes of length 1 dropped or

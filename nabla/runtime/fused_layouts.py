@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from ..ops.index_primitives import element_layout
 from . import op_kinds as K
 
 
@@ -300,33 +301,13 @@ def _reduced_run(shape, axes):
 
 def slice_layout(shape, index, position=None) -> list:
     """The layout a stage stores through: the slice ``index`` (``(start, stop, step)`` per axis) of a
-    contiguous array of ``shape``; its starts data of the slice write at trace ``position`` where
-    given (the offset an ``Offset`` of them, summed here in one pass)."""
-    strides, step = [], 1
-    for n in reversed(shape):
-        strides.append(step)
-        step *= n
-    strides.reverse()
-    at = 0
-    layout = [float(len(index)), 0]
-    for (start, stop, step), st in zip(index, strides):
-        at += start * st
-        layout += [float(len(range(start, stop, step))), float(step * st)]
-    layout[1] = at if position is None else Offset(at, 0, {(position, axis): st for axis, st in enumerate(strides)})
+    contiguous array of ``shape`` (``element_layout``); its starts data of the slice write at trace
+    ``position`` where given (the offset an ``Offset`` of them)."""
+    layout = element_layout(shape, index)
+    if position is not None:
+        strides, step = [], 1
+        for n in reversed(shape):
+            strides.append(step)
+            step *= n
+        layout[1] = Offset(layout[1], 0, {(position, axis): st for axis, st in enumerate(reversed(strides))})
     return layout
-
-
-def one_run(shape, index) -> bool:
-    """Whether the slice ``index`` (``(start, stop, step)`` per axis) of a C-ordered array of
-    ``shape`` is one run of its memory, in order."""
-    inner = True  # every axis inside this one is taken whole, in order
-    for n, (start, stop, step) in zip(reversed(shape), reversed(index)):
-        size = len(range(start, stop, step))
-        if not inner:
-            if size != 1:
-                return False
-        elif size != n or (step != 1 and n != 1):
-            if size > 1 and step != 1:
-                return False
-            inner = False
-    return True

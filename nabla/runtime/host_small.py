@@ -21,7 +21,7 @@ from ..core.values import CarvedMemory
 from .fused_codes import constant_bits
 from .host_lengths import at_length, length_key, length_patches
 from .program import ProgramPath
-from .program_kernel import module as _kernel_module, ready as _kernel_built
+from .program_kernel import MAP, module as _kernel_module, ready as _kernel_built
 from .result_memory import _BLOCK_RESULT, HostBlocks
 
 
@@ -89,8 +89,9 @@ class SmallOps:
         realized arrays then runs as NumPy's does, op by op with no trace to key, plan or read:
         lu's ``A[i, j] -= A[i, :j] @ A[:j, j]`` is a product and a sum in one program (``inner``: an
         op of ``values`` whose result ``op`` takes, of the first operand's shape and dtype). ``into``:
-        the address its result is written at (a contiguous slice of host memory an elementwise op
-        updates, ``aliasing.op_in_place``), True for it done."""
+        where its result is written (a slice of host memory an elementwise op updates,
+        ``aliasing.op_in_place``: the address of one run, or an address and a layout to store
+        through), True for it done."""
         if GRAPH.captures or not engine.small_at_once or not engine.fused_enabled or engine.debug_memory \
                 or not device.is_host or engine.policy == "compile" or op.single_op:
             return None  # (every read compiled, or a single-op model's path: recorded)
@@ -159,7 +160,12 @@ class SmallOps:
                     offset += c * values[j].node.memo[2][axis]
                 call[at] = address + offset
             nbytes = program.nbytes
-            if into:
+            if type(into) is tuple:  # (a strided slice: its one map stage stores through the slice's layout)
+                at = program.result_at
+                if call[0] != 1 or call[at - 4] != MAP or call[at + 2]:
+                    return None
+                block, (address, call[at + 2], _) = None, into
+            elif into:
                 block, address = None, into
             elif nbytes <= _BLOCK_RESULT:
                 block, start, address = self._blocks.place(nbytes)
@@ -167,7 +173,11 @@ class SmallOps:
                 block, start = np.empty(nbytes, np.uint8), 0
                 address = block.ctypes.data
             call[program.result_at] = address
-            program.run(quick.address)
+            try:
+                program.run(quick.address)
+            finally:
+                if type(into) is tuple:
+                    call[program.result_at + 2] = 0  # (its other runs store in order)
             engine.stats.small_ops += 1
             engine.stats.fused += 1  # (a run of the program kernel, as a read's)
         finally:
@@ -183,10 +193,13 @@ class SmallOps:
         """The address of operand ``k``'s realized data for a run (its lock held): a NumPy scalar
         (an op over host scalars, a pick: ``alpha * A[i, k] * A[:i + 1, k]``) copied into a slot of
         this object's (a buffer of its own would cost 4 us, a fifth of such a statement), anything
-        else its buffer's."""
+        else its buffer's (kept as a host array's address)."""
         host = value.host if type(value) is HostValue else None
         if not isinstance(host, np.generic):
-            return value.buffer._data_ptr()
+            address = value.buffer._data_ptr()
+            if type(host) is np.ndarray:  # (its memory for its life: known from now on)
+                value.address = address
+            return address
         slot = self._slots.get((k, host.dtype))
         if slot is None:
             memory = np.empty(16, np.uint8)  # (the widest scalar operand: 16 bytes)

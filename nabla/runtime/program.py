@@ -29,13 +29,13 @@ import numpy as np
 
 from ..core import dtypes as _dt
 from ..ops.creation import constant_op
-from ..ops.index_primitives import gather_op, nonzero_op, scatter_add_op, scatter_op, set_slice_op
+from ..ops.index_primitives import gather_op, nonzero_op, one_run, scatter_add_op, scatter_op, set_slice_op
 from ..ops.linalg import matmul_op
 from ..ops.multi_output import concat_op
 from .fused import Plan, ViewPlan, plan as plan_stage
 from .fused_complex import real_products
 from .fused_codes import _LOAD, BYTES, CODES, INT_CODES, constant_bits, reduce_kind
-from .fused_layouts import one_run, slice_layout
+from .fused_layouts import slice_layout
 from .fused_format import pack_program
 from .fused_matmul import taking_large_matmuls
 from .fused_stages import stages as first_values
