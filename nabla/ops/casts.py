@@ -65,4 +65,4 @@ def astype(x: Tensor, dtype, copy: bool = True) -> Tensor:
     dtype = _dt.as_dtype(dtype)
     if dtype is x.dtype and not copy:
         return x
-    return cast_op(x, dtype=dtype)
+    return cast_op.apply_unary(x, {"dtype": dtype})  # (small realized data: cast at once)

@@ -209,6 +209,20 @@ def test_constants_gathers_and_fills_at_once_are_numpys():
                                      numpy.full(FILL_AT_ONCE, 2.5, numpy.float32))
 
 
+def test_casts_and_masks_of_small_data_at_once_are_numpys():
+    """A cast of small realized data runs at once, so a boolean mask's count does too: nbody's
+    ``inv_r3[inv_r3 > 0] = inv_r3[inv_r3 > 0] ** -1.5`` runs one program per mask (its positions),
+    where the count was a read of its own."""
+    def ops(m, x):
+        y = x.astype(m.int32) + 1
+        z = x.astype(m.float32) * 2
+        x[x > 0] = x[x > 0] ** -1.5
+        return y, z, x[x < 0]
+
+    small, reads = counted(ops, RNG.standard_normal((9, 9)) * 5)
+    assert small >= 6 and reads <= 5  # (a mask: a run of its positions; the write: a run)
+
+
 def test_a_loop_over_small_complex_matrices_runs_at_once_with_numpys_values():
     """scattering's loop: products of small complex matrices and their slices, and sums written
     into rows of a complex array, at once (their storage's real pairs), nothing read."""
