@@ -110,10 +110,26 @@ def small_at_once(op, kwargs, values, impls, shape, dtype, device, holds=None, i
             return None
     scalars = _scalars_hook(impls)
     out = None if scalars is None else scalars.small(GRAPH.engine, op, kwargs, values, shape, dtype, device, inner,
-                                                     into)
+                                                     into, holds)
     if into or out is None:
         return out
     return TensorImpl([out], dtype if holds is None else holds)
+
+
+def kept_at_once(op, kwargs, values, impls, device):
+    """``small_at_once`` of an op whose program over operands of these shapes, dtypes and slices
+    the engine keeps already, before the op's shape rule (which it passed then): a loop's ops at
+    once skip it. None where no program is kept (the caller goes on as ``small_at_once``'s does)."""
+    if op.index_kwarg is not None:
+        return None
+    for v in values:  # (each at most ``SMALL_AT_ONCE`` elements: the caller asked)
+        node = v.node
+        if node is not None and (node.op.index_kwarg is None or len(node.inputs) != 1
+                                 or node.inputs[0].node is not None) and (node.inputs or node.op.data_kwarg is None):
+            return None
+    scalars = _scalars_hook(impls)
+    out = None if scalars is None else scalars.small(GRAPH.engine, op, kwargs, values, None, None, device)
+    return None if out is None else TensorImpl([out], out.dtype)
 
 
 def _complex_at_once(op, kwargs, values, impls, shape, dtype, device):
@@ -340,6 +356,11 @@ class Operation(metaclass=_Registered):
         complex_in = ia.dtype.is_complex or ib.dtype.is_complex
         if complex_in and not self.supports_complex:
             return self(a, b, **kwargs)  # (which says so)
+        if not complex_in and not ia.batch_dims and not ib.batch_dims and v1.device is v0.device \
+                and _prod(v0.shape) <= SMALL_AT_ONCE and _prod(v1.shape) <= SMALL_AT_ONCE:  # (larger: recorded)
+            out = kept_at_once(self, kwargs, (v0, v1), (ia, ib), v0.device)
+            if out is not None:
+                return plain_array(cls, out)
         spec = self.abstract_eval(ia, ib, **kwargs)
         if type(spec) is not tuple:
             return self(a, b, **kwargs)
@@ -386,6 +407,10 @@ class Operation(metaclass=_Registered):
         complex_in = ia.dtype.is_complex
         if complex_in and not self.supports_complex:
             return self(a, **kwargs)  # (which says so)
+        if not complex_in and not ia.batch_dims and _prod(v0.shape) <= SMALL_AT_ONCE:
+            out = kept_at_once(self, kwargs, (v0,), (ia,), v0.device)
+            if out is not None:
+                return plain_array(cls, out)
         spec = self.abstract_eval(ia, **kwargs)
         if type(spec) is not tuple:
             return self(a, **kwargs)

@@ -34,15 +34,17 @@ class _SmallProgram:
     where the result's address goes, and its dtype and bytes."""
 
     __slots__ = ("plan", "quick", "places", "starts", "sources", "offsets", "constants", "lifted", "result_at",
-                 "dtype", "nbytes", "fills", "run", "uses", "lengths")
+                 "dtype", "nbytes", "fills", "run", "uses", "lengths", "shape", "result_dtype", "holds")
 
-    def __init__(self, plan, source_of, operand_at, constants, dtype):
+    def __init__(self, plan, source_of, operand_at, constants, shape, dtype):
         quick = plan.quick
         # (scalar constant operands: (trace position, operand) and (place in the constants, integer
         # family, operand): a run writes their values, data as a read's are)
         self.constants = tuple(constants.items())
         self.lifted = tuple((j, ints, constants[pos]) for pos, j, ints in plan.lifted if pos in constants)
         self.plan, self.quick, self.dtype = plan, quick, _numpy_dtype(dtype)
+        self.shape, self.result_dtype = shape, dtype  # (its result's: at one length, for a program of any)
+        self.holds = None  # (a complex result's dtype, its storage's being ``result_dtype``)
         self.places = [(at, source_of[index], int(offset), ()) for at, _, index, offset in quick.leaves]
         for at, _, index, offset in quick.moving:
             terms = tuple((operand_at[pos], axis, c) for (pos, axis), c in offset.terms.items())
@@ -79,7 +81,8 @@ class SmallOps:
         self._blocks = HostBlocks()
         self._slots: dict = {}  # (operand, NumPy dtype) -> a 0-d array of its own and its address (``_address``)
 
-    def small(self, engine, op, kwargs: dict, values: tuple, shape: tuple, dtype, device, inner=None, into=0):
+    def small(self, engine, op, kwargs: dict, values: tuple, shape: tuple, dtype, device, inner=None, into=0,
+              holds=None):
         """``op(*values, **kwargs)`` as a realized host value of ``shape`` and ``dtype``, computed at
         once, where every operand is realized host data, a slice of it (a slice node over a leaf)
         or a scalar constant and this op's program over such operands is one quick kernel call
@@ -91,11 +94,15 @@ class SmallOps:
         op of ``values`` whose result ``op`` takes, of the first operand's shape and dtype). ``into``:
         where its result is written (a slice of host memory an elementwise op updates,
         ``aliasing.op_in_place``: the address of one run, or an address and a layout to store
-        through), True for it done."""
+        through), True for it done. ``holds``: a complex result's dtype (``shape`` and ``dtype`` its
+        storage's). ``shape`` None: only a program kept for these operands runs, its result's shape
+        and dtype its own (the caller skips the op's shape rule), where that result is real."""
         if GRAPH.captures or not engine.small_at_once or not engine.fused_enabled or engine.debug_memory \
                 or not device.is_host or engine.policy == "compile" or op.single_op:
             return None  # (every read compiled, or a single-op model's path: recorded)
-        if 0 in shape:  # (nothing to compute: ``A[i, :0] * B[i, :0]``, a loop's first step)
+        if shape is None:
+            pass
+        elif 0 in shape:  # (nothing to compute: ``A[i, :0] * B[i, :0]``, a loop's first step)
             if into:
                 return True
             return host_value(None, shape, dtype, device, np.empty(shape, _numpy_dtype(dtype)), owned=False)
@@ -123,10 +130,18 @@ class SmallOps:
         except TypeError:  # (an unhashable kwarg: recorded)
             return None
         if program is False:
+            if shape is None:
+                return None
             program = self._any_length(engine, key, op, kwargs, values, sources, shape, dtype, device, inner, named,
                                        items)
-        if program is None or not self._lock.acquire(False):  # (another thread's run: this one records)
-            return None
+            if program is not None:
+                program.holds = holds
+        if program is None or (shape is None and program.holds is not None) or not self._lock.acquire(False):
+            return None  # (another thread's run: this one records)
+        if shape is None:
+            shape, dtype = program.shape, program.result_dtype
+            if program.lengths is not None and shape:
+                shape = (values[program.lengths.operand].shape[0],)
         try:
             program.uses += 1
             lengths = program.lengths
@@ -322,7 +337,7 @@ class SmallOps:
                 if v.node is not None:
                     operand_at.setdefault(traced.node_ids[id(s.node)], k)
             program = _SmallProgram(plan, [source_of[j] for j in range(len(traced.leaves))], operand_at, constants,
-                                    dtype)
+                                    shape, dtype)
         return program
 
 
