@@ -36,7 +36,7 @@ from ..core.graph import GRAPH, HostValue, host_value, host_view
 from ..core.operation import PLAIN_CLASSES
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
-from .index_primitives import element_layout, one_run, sliced_shape
+from .index_primitives import element_layout, one_run, slice_op, sliced_shape
 from .picks import element_key, plain_host
 
 _getrefcount = sys.getrefcount
@@ -234,9 +234,18 @@ def host_slice_write(x: Tensor, index, value, writer=None) -> bool:
     else:
         vi = getattr(value, "_impl", None)
         if vi is None or vi.dtype is not impl.dtype or not plain_host(vi) or type(vi._values) is not list \
-                or len(vi._values) != 1 or vi._values[0].node is not None:
+                or len(vi._values) != 1:
             return False
-        src = host_view(vi._values[0])
+        held = vi._values[0]
+        node = held.node
+        if node is None:
+            src = host_view(held)
+        elif node.op is slice_op and not pair and node.inputs[0].node is None and node.inputs[0].device.is_host:
+            # (a slice of realized host data, ``q[1:-1, 0] = v[0, 1:-1]``: its elements read where they
+            # are, as NumPy's copy reads them, overlap with x's own included)
+            src = host_view(node.inputs[0])[_slice_key(node.kwargs["index"])]
+        else:
+            return False
         if src.shape != region:
             if src.size != count:
                 return False  # (a value that broadcasts: recorded)
@@ -304,6 +313,12 @@ def _placement(index, shape) -> tuple:
 
 #: (basic index, shape) -> ``_placement`` of it
 _PLACES: dict = {}
+
+
+def _slice_key(index) -> tuple:
+    """NumPy's key of a basic index's (start, stop, step) per axis."""
+    parts = _PARTS.get(index)
+    return (parts if parts is not None else _index_parts(index))[2]
 
 
 def _index_parts(index) -> tuple:

@@ -483,3 +483,27 @@ def test_in_place_ops_on_columns_store_through_the_slice(monkeypatch, dtype):
             An[::-2, j] *= 2
     onp.testing.assert_array_equal(A.numpy(), An)
     assert answers[1] >= 25
+
+
+def test_slice_writes_of_slices_of_realized_data_go_in_place_as_numpys():
+    """adi's ``q[1:-1, 0] = v[0, 1:-1]``: a slice of other realized data written into realized data
+    is read where it lies and copied at once (x stays realized); a reader of x before the write
+    keeps what it read. A slice of x itself (a live view of it) is written as before, NumPy's
+    values either way."""
+    rng = onp.random.default_rng(14)
+    base, other = rng.random((6, 5)), rng.random((5, 6))
+    ours, ref = _realized(np.asarray(base)), base.copy()
+    src, ref_src = _realized(np.asarray(other)), other.copy()
+    ours[0, 0] = 0.5  # (x's memory its own)
+    ref[0, 0] = 0.5
+    steps = [((slice(1, -1), 0), lambda a, b: b[0, 1:-1]), ((2, slice(None)), lambda a, b: b[1, 1:]),
+             ((slice(None), 2), lambda a, b: b[4, ::-1]),
+             ((3, slice(None, None, -1)), lambda a, b: b[:, 2]), ((slice(0, 2), slice(1, 3)), lambda a, b: b[3:, ::3]),
+             ((slice(1, None), 1), lambda a, b: a[:-1, 1])]
+    for k, (key, make) in enumerate(steps):
+        before, ref_before = _recorded(lambda: ours * 1), ref * 1
+        ours[key] = make(ours, src)
+        ref[key] = make(ref, ref_src)
+        assert _in_place(ours) or k == len(steps) - 1 or not GRAPH.engine.scalars.serves(GRAPH.engine)
+        onp.testing.assert_array_equal(ours.numpy(), ref)
+        onp.testing.assert_array_equal(before.numpy(), ref_before)
