@@ -147,8 +147,10 @@ def _slice_of(x: Tensor, plain):
     it is pending (a stencil's ``un[1:-1, 1:-1]``, five times in one update, is one node)."""
     impl = x._impl
     index, after, same, whole, sizes, starts = plain
-    if whole:  # the whole of x
+    if whole and (after == impl.cached_shape or impl._values[0].node is not None):  # the whole of x
         return x if after == impl.cached_shape else reshape_op(x, shape=after)
+    # (the whole of realized x with axes added, ``w[np.newaxis, :, :]``: a slice node, which an op at
+    # once reads where a reshape node is recorded)
     if impl.sharding is not None:
         out = slice_op.apply_unary(x, {"index": index})
         return out if after == out._impl.cached_shape else reshape_op(out, shape=after)
@@ -376,10 +378,10 @@ def setitem(x: Tensor, key, value) -> None:
         raise TypeError(f"nabla.setitem: cannot write complex {value!r} into an array of {x._impl.dtype}")
     if _is_own_view(x, key, value) or host_write(x, key, value):
         return
-    before = x._impl
+    before = id(x._impl)  # (not a reference: a write into x's memory counts those, ``host_writes._memory``)
     if not _plain_setitem(x, key, value, at_once=True):
         indexing.setitem(x, key, value)
-    if x._impl is not before:
+    if id(x._impl) != before:  # (the old state lives until it is replaced: no id is reused meanwhile)
         wrote(x)
         if may_be_element(key):
             loop = getattr(x, "_element_loop", None)
@@ -448,8 +450,11 @@ def _plain_setitem(x: Tensor, key, value, at_once: bool = False) -> bool:
         else element_parse(impl.cached_shape, element)
     if plain is None:
         return False
-    if at_once and element is None and host_slice_write(x, plain[0], value):
-        return True
+    if at_once and element is None:
+        del impl  # (a write into x's memory counts the references to x's state: this would be one)
+        if host_slice_write(x, plain[0], value):
+            return True
+        impl = x._impl
     value = _plain_value(impl, value)
     return value is not None and _write_plain(x, plain, value)
 

@@ -49,6 +49,28 @@ def test_writes_go_in_place_and_copy_once():
     assert onp.asarray(a)[1, 2] == 3.0 and onp.asarray(a)[2, 1] == 4.0
 
 
+def test_slice_writes_go_in_place_and_copy_once():
+    """A loop of row and column writes (``out[:, i, j, :] = v``) copies the array into memory of its
+    own once, then writes into it: a copy per write made such a loop quadratic in the array's size."""
+    a = _realized(np.zeros((40, 30)))
+    row = _realized(np.asarray(onp.arange(30.0)))
+    a[1, :] = row
+    assert _in_place(a)
+    host = weakref.ref(a._impl._values[0].host)
+    for i in range(2, 6):
+        a[i, :] = row * i
+        a[:, i] = 1.5 * i
+        a[i, 3:9] = row[3:9]
+        assert a._impl._values[0].host is host()
+    want = onp.zeros((40, 30))
+    want[1] = onp.arange(30.0)
+    for i in range(2, 6):
+        want[i] = onp.arange(30.0) * i
+        want[:, i] = 1.5 * i
+        want[i, 3:9] = onp.arange(30.0)[3:9]
+    onp.testing.assert_array_equal(a.numpy(), want)
+
+
 def test_recorded_readers_keep_the_values_before_the_write():
     a = _realized(np.asarray(onp.arange(6.0)))
     a[0] = 10.0
