@@ -10,12 +10,14 @@ ops, so all of it stays lazy and differentiable, and a tensor that has no views 
 
 from __future__ import annotations
 
+import math
 import weakref
 
 import numpy as np
 
 from ..core.context import NO_SIDE_EFFECTS, refuse_side_effect
-from ..core.operation import PLAIN_CLASSES, plain_array, small_at_once
+from ..core.graph import GRAPH
+from ..core.operation import PLAIN_CLASSES, SMALL_AT_ONCE, plain_array, small_at_once
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from ..core.trace_lowering import index_memo
@@ -25,8 +27,8 @@ from .broadcasting import broadcast_to_op
 from .creation import operand_constant
 from .index_primitives import set_slice_op, slice_op, sliced_shape
 from .view import reshape_op
-from .host_writes import (exact_scalar, host_slice_write, host_write, may_be_element, realize_for_loop,
-                          recorded_element_write, slice_place)
+from .host_writes import (ElementLoop, exact_scalar, host_slice_write, host_write, may_be_element,
+                          realize_for_loop, recorded_element_write, slice_place)
 from .picks import element_key, plain_host, quick_pick
 
 
@@ -161,6 +163,8 @@ def _slice_of(x: Tensor, plain):
         v = None if ref is None else ref()
         if v is not None and v.node is not None:
             return plain_array(type(x), TensorImpl([v], impl.dtype))
+    if impl._values[0].node is not None and _realized_for_a_loop(x, impl, key, after):
+        return _slice_of(x, plain)  # (of realized data now: the ops over it run at once)
     if same:
         out = slice_op.apply_shaped((x,), {"index": index}, after, index_memo(sizes, starts))
     else:  # ints' axes dropped, None's added: one op
@@ -177,6 +181,41 @@ def _slice_of(x: Tensor, plain):
 
 #: the most slices of one value ``_slice_of`` keeps (a sliding window meets a new one every step)
 _SLICES_KEPT = 64
+
+#: the distinct small slices of a pending array after which a loop is taking them: it is realized
+#: (``_realized_for_a_loop``), once
+_LOOP_SLICES = 16
+_REALIZED = frozenset()
+
+
+def _realized_for_a_loop(x: Tensor, impl, key, after) -> bool:
+    """Realize pending ``x`` (its value ``impl``) where a loop takes small slices of it one by one
+    (deriche's ``imgOut[i, :]`` and ``y1[i - 1, :]``, row after row, ``y1`` written each step): its
+    slices are then realized data, the ops over them at once and its writes into its memory, where
+    each was recorded, keyed at the read and planned. A stencil takes the same few slices of each
+    step's value (never this many distinct ones); a slice of more than ``SMALL_AT_ONCE`` elements
+    stays recorded, fused with its ops. False where x stays pending."""
+    values = impl._values
+    if len(values) != 1 or math.prod(after) > SMALL_AT_ONCE or type(x) not in PLAIN_CLASSES \
+            or not plain_host(impl) or impl.dtype.is_complex:
+        return False
+    loop = getattr(x, "_element_loop", None)
+    if loop is None:
+        loop = x._element_loop = ElementLoop()
+    seen = loop.slices
+    if seen is None:
+        seen = loop.slices = set()
+    elif seen is _REALIZED:
+        return False  # (once per array: realized once, it was pending again, its loop's ops recorded)
+    seen.add(key)
+    if len(seen) < _LOOP_SLICES:
+        return False
+    loop.slices = _REALIZED
+    scalars = GRAPH.engine.scalars
+    if not GRAPH.engine.small_at_once or scalars is None or not scalars.serves(GRAPH.engine):
+        return False
+    impl.realize()
+    return values[0].node is None
 
 
 def _int_bounds(key):
