@@ -102,6 +102,11 @@ def small_at_once(op, kwargs, values, impls, shape, dtype, device, holds=None, i
                     return None
                 continue  # (a scalar constant: its value is data of the program)
             if node.op.index_kwarg is None or len(node.inputs) != 1 or node.inputs[0].node is not None:
+                if node.op.index_kwarg is not None and len(node.inputs) == 1 and _realized_for_a_loop(op, node.inputs[0]):
+                    out = small_at_once(op, kwargs, values, impls, shape, dtype, device, holds, inner, into)
+                    # (refused again, twice in a row: the op is recorded anyway, its loops' data stays lazy)
+                    _NO_LOOP[op] = 0 if out is not None else _NO_LOOP.get(op, 0) + 1
+                    return out
                 return None  # (pending: recorded)
         if whole:
             whole = False
@@ -114,6 +119,46 @@ def small_at_once(op, kwargs, values, impls, shape, dtype, device, holds=None, i
     if into or out is None:
         return out
     return TensorImpl([out], dtype if holds is None else holds)
+
+
+def _realized_for_a_loop(op, source) -> bool:
+    """Count an op at once refused for a small slice of pending ``source``; at the
+    ``_LOOP_REFUSALS``-th for one source, a loop is taking its rows one by one (deriche's
+    ``a5 * imgOut[i, :]``, row after row, after ``imgOut = y1 + y2``): realize it, with the rest of
+    the pending work, so that its slices' ops run at once and its writes go into its memory, where
+    each was recorded, keyed at the read and planned; an array the loop writes row by row (deriche's
+    ``y1``, each write a new value) counts at the value its writes began from. A stencil takes a few
+    slices of each step's value (never this many of one); a slice of more than ``SMALL_AT_ONCE``
+    elements, or one whose op's result is larger, is recorded, fused with its ops. True where
+    ``source`` is realized."""
+    engine = GRAPH.engine
+    if _NO_LOOP.get(op, 0) >= 2 or GRAPH.captures or source.dtype.is_complex or not engine.small_at_once \
+            or engine.scalars is None or not engine.scalars.serves(engine):
+        return False
+    root = source  # (an array the loop writes row by row: its writes' chain, counted at its first value)
+    while root.node is not None and root.node.op.index_kwarg is not None and len(root.node.inputs) == 2:
+        root = root.node.inputs[0]
+    key = id(root)
+    kept = _REFUSED.get(key)
+    count = 1 if kept is None or kept[0]() is not root else kept[1] + 1
+    if count < _LOOP_REFUSALS:
+        if len(_REFUSED) >= 256:
+            _REFUSED.clear()
+        _REFUSED[key] = (weakref.ref(root), count)
+        return False
+    del _REFUSED[key]
+    GRAPH.evaluate()  # (every live pending array: the loop's others, written row by row, with it)
+    if source.node is not None:  # (held only by its slices' nodes)
+        GRAPH.evaluate([TensorImpl([source], source.dtype)])
+    return source.node is None
+
+
+#: per pending value (by id, checked by a weak reference), the ops at once refused for its slices;
+#: the count at which a loop is taking them; per op, the times in a row its program was refused
+#: once its operands were realized for a loop (twice: recorded anyway, no realization for it again)
+_REFUSED: dict = {}
+_LOOP_REFUSALS = 16
+_NO_LOOP: dict = {}
 
 
 def kept_at_once(op, kwargs, values, impls, device):

@@ -10,14 +10,12 @@ ops, so all of it stays lazy and differentiable, and a tensor that has no views 
 
 from __future__ import annotations
 
-import math
 import weakref
 
 import numpy as np
 
 from ..core.context import NO_SIDE_EFFECTS, refuse_side_effect
-from ..core.graph import GRAPH
-from ..core.operation import PLAIN_CLASSES, SMALL_AT_ONCE, plain_array, small_at_once
+from ..core.operation import PLAIN_CLASSES, plain_array, small_at_once
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from ..core.trace_lowering import index_memo
@@ -27,8 +25,8 @@ from .broadcasting import broadcast_to_op
 from .creation import operand_constant
 from .index_primitives import set_slice_op, slice_op, sliced_shape
 from .view import reshape_op
-from .host_writes import (ElementLoop, exact_scalar, host_slice_write, host_write, may_be_element,
-                          realize_for_loop, recorded_element_write, slice_place)
+from .host_writes import (exact_scalar, host_slice_write, host_write, may_be_element, realize_for_loop,
+                          recorded_element_write, slice_place)
 from .picks import element_key, plain_host, quick_pick
 
 
@@ -163,8 +161,6 @@ def _slice_of(x: Tensor, plain):
         v = None if ref is None else ref()
         if v is not None and v.node is not None:
             return plain_array(type(x), TensorImpl([v], impl.dtype))
-    if impl._values[0].node is not None and _realized_for_a_loop(x, impl, key, after):
-        return _slice_of(x, plain)  # (of realized data now: the ops over it run at once)
     if same:
         out = slice_op.apply_shaped((x,), {"index": index}, after, index_memo(sizes, starts))
     else:  # ints' axes dropped, None's added: one op
@@ -181,42 +177,6 @@ def _slice_of(x: Tensor, plain):
 
 #: the most slices of one value ``_slice_of`` keeps (a sliding window meets a new one every step)
 _SLICES_KEPT = 64
-
-#: the distinct small slices of a pending array after which a loop is taking them: it is realized
-#: (``_realized_for_a_loop``), once
-_LOOP_SLICES = 16
-_REALIZED = frozenset()
-
-
-def _realized_for_a_loop(x: Tensor, impl, key, after) -> bool:
-    """Realize pending ``x`` (its value ``impl``) where a loop takes small slices of it one by one
-    (deriche's ``imgOut[i, :]`` and ``y1[i - 1, :]``, row after row, ``y1`` written each step): its
-    slices are then realized data, the ops over them at once and its writes into its memory, where
-    each was recorded, keyed at the read and planned. A stencil takes the same few slices of each
-    step's value (never this many distinct ones); a slice of more than ``SMALL_AT_ONCE`` elements
-    stays recorded, fused with its ops. False where x stays pending."""
-    values = impl._values
-    if len(values) != 1 or math.prod(after) > SMALL_AT_ONCE or type(x) not in PLAIN_CLASSES \
-            or not plain_host(impl) or impl.dtype.is_complex:
-        return False
-    loop = getattr(x, "_element_loop", None)
-    if loop is None:
-        loop = x._element_loop = ElementLoop()
-    seen = loop.slices
-    if seen is None:
-        seen = loop.slices = set()
-    elif seen is _REALIZED:
-        return False  # (once per array: realized once, it was pending again, its loop's ops recorded)
-    seen.add(key)
-    if len(seen) < _LOOP_SLICES:
-        return False
-    loop.slices = _REALIZED
-    scalars = GRAPH.engine.scalars
-    if not GRAPH.engine.small_at_once or scalars is None or not scalars.serves(GRAPH.engine):
-        return False
-    impl.realize()
-    return values[0].node is None
-
 
 def _int_bounds(key):
     """``key`` with the 0-d integer arrays and NumPy integers among its slices' bounds as the ints
@@ -366,6 +326,9 @@ def _taken_in_parent(x: Tensor):
     if outer is None or put_back is None or type(parent) is not type(x) or parent._impl.batch_dims \
             or x._impl.batch_dims:
         return None
+    index = getattr(put_back, "index", None)  # (its key's parse, kept where the view was taken)
+    if index is not None and put_back.shape == parent._impl.cached_shape:
+        return index if put_back.same else None
     first = plain_key(parent._impl.cached_shape, outer)
     return first[0] if first is not None and first[2] else None
 
@@ -400,7 +363,7 @@ def _setitem_put_back(key, plain=None, shape=None):
         return parent
 
     if plain is not None:  # (``wrote`` writes a realized view into realized host data at once)
-        put_back.index, put_back.shape = plain[0], shape
+        put_back.index, put_back.shape, put_back.same = plain[0], shape, plain[2]
     return put_back
 
 
@@ -439,9 +402,10 @@ def rebind(x: Tensor, value: Tensor) -> None:
 
 
 def op_in_place(op, x: Tensor, y: Tensor) -> bool:
-    """``x op= y`` for elementwise ``op`` and x a view of realized host data at a contiguous slice
-    (``C[i, :i + 1] += w``): the op at once with its result written into the slice's place in the
-    base's memory (``host_writes.slice_place``), where that memory is the base's own and nothing
+    """``x op= y`` for elementwise ``op`` and x a view of realized host data at a basic slice
+    (``C[i, :i + 1] += w``, ``A[:, j] -= w``): the op at once with its result written into the
+    slice's place in the base's memory (``host_writes.slice_place``: one run of it, or stored
+    through the slice's layout), where that memory is the base's own and nothing
     but x reads it, and ``y`` (of x's dtype, or a constant) is nothing of the base's but x itself
     (an elementwise op reads each element before it writes it); x keeps its slice, which reads
     the new values, and the base's other views are derived again. False where the op is computed

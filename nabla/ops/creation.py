@@ -158,10 +158,10 @@ def full(shape, fill_value, dtype=None, device=None) -> Tensor:
     return Tensor(impl) if impl is not None else full_op(shape=shape, value=value, dtype=dtype, device=device)
 
 
-#: the most elements a fill made at once has (``_filled_at_once``): a loop's new vectors and grids,
-#: and the images and feature maps a loop writes row by row (8 MB of float64; a larger fill stays
-#: recorded, made by the read that needs it)
-FILL_AT_ONCE = 1 << 20
+#: the most elements a fill made at once has (``_filled_at_once``): a loop's new vectors, grids and
+#: feature maps (up to 1 MB of float64; a larger fill stays recorded, made by the read that needs
+#: it, where the slices a loop writes into it are fused with it: vadv's columns)
+FILL_AT_ONCE = 1 << 17
 
 
 def _filled_at_once(shape, value, dtype, device):

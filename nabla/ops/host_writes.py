@@ -110,15 +110,13 @@ _LOOP_WRITES = 8
 
 class ElementLoop:
     """An array's element loop (``Tensor._element_loop``): its recorded element writes, and since the
-    last realization for it, its writes in place; ``off`` once a realization did not pay; the small
-    slices of it a loop took while it was pending (``aliasing.realized_for_a_loop``)."""
+    last realization for it, its writes in place; ``off`` once a realization did not pay."""
 
-    __slots__ = ("recorded", "in_place", "realized", "off", "slices")
+    __slots__ = ("recorded", "in_place", "realized", "off")
 
     def __init__(self):
         self.recorded = self.in_place = 0
         self.realized = self.off = False
-        self.slices = None
 
 
 def may_be_element(key) -> bool:
