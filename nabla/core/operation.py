@@ -94,6 +94,7 @@ def small_at_once(op, kwargs, values, impls, shape, dtype, device, holds=None, i
     if _prod(shape) > SMALL_AT_ONCE or op.index_kwarg is not None:
         return None
     whole = op.reads_what_it_returns  # (its first operand any size: ``x[cols]`` reads len(cols) rows)
+    pending = None  # (the pending source of an operand's slice)
     for v in values:
         node = v.node
         if node is not None:
@@ -101,18 +102,22 @@ def small_at_once(op, kwargs, values, impls, shape, dtype, device, holds=None, i
                 if node.op.data_kwarg is None:
                     return None
                 continue  # (a scalar constant: its value is data of the program)
-            if node.op.index_kwarg is None or len(node.inputs) != 1 or node.inputs[0].node is not None:
-                if node.op.index_kwarg is not None and len(node.inputs) == 1 and _realized_for_a_loop(op, node.inputs[0]):
-                    out = small_at_once(op, kwargs, values, impls, shape, dtype, device, holds, inner, into)
-                    # (refused again, twice in a row: the op is recorded anyway, its loops' data stays lazy)
-                    _NO_LOOP[op] = 0 if out is not None else _NO_LOOP.get(op, 0) + 1
-                    return out
+            if node.op.index_kwarg is None or len(node.inputs) != 1:
                 return None  # (pending: recorded)
+            if node.inputs[0].node is not None:
+                pending = node.inputs[0]
         if whole:
             whole = False
             continue
         if _prod(v.shape) > SMALL_AT_ONCE:
             return None
+    if pending is not None:  # (recorded, or, in a loop over its rows, run at once once it is realized)
+        if not _realized_for_a_loop(op, pending):
+            return None
+        out = small_at_once(op, kwargs, values, impls, shape, dtype, device, holds, inner, into)
+        # (refused again, twice in a row: the op is recorded anyway, its loops' data stays lazy)
+        _NO_LOOP[op] = 0 if out is not None else _NO_LOOP.get(op, 0) + 1
+        return out
     scalars = _scalars_hook(impls)
     out = None if scalars is None else scalars.small(GRAPH.engine, op, kwargs, values, shape, dtype, device, inner,
                                                      into, holds)
@@ -132,6 +137,8 @@ def _realized_for_a_loop(op, source) -> bool:
     elements, or one whose op's result is larger, is recorded, fused with its ops. True where
     ``source`` is realized."""
     engine = GRAPH.engine
+    if op.fused is not None and op.fused.view is not None:
+        return False  # (a view of the slice, ``expand_dims`` of a vector before its product: no work)
     if _NO_LOOP.get(op, 0) >= 2 or GRAPH.captures or source.dtype.is_complex or not engine.small_at_once \
             or engine.scalars is None or not engine.scalars.serves(engine):
         return False
