@@ -222,13 +222,19 @@ def _host_int_indices(key):
     return tuple(out) if found else None
 
 
-def _derive(key):
-    def derive(parent: Tensor) -> Tensor:
-        out = _plain_slice(parent, key)
-        return indexing.getitem(parent, key) if out is None else out
+class _Derive:
+    """How a view taken at ``key`` is derived again from its parent (``derive(parent)``); its key
+    tells ``setitem`` a view written back to where it was taken from. (A class of slots: a loop
+    takes a slice per step, and a closure with attributes cost twice its making.)"""
 
-    derive.key = key  # (``setitem`` knows a view written back to where it was taken from)
-    return derive
+    __slots__ = ("key",)
+
+    def __init__(self, key):
+        self.key = key
+
+    def __call__(self, parent: Tensor) -> Tensor:
+        out = _plain_slice(parent, self.key)
+        return indexing.getitem(parent, self.key) if out is None else out
 
 
 def _is_own_view(x: Tensor, key, value) -> bool:
@@ -278,7 +284,7 @@ def getitem(x: Tensor, key) -> Tensor:
             return getitem(x._view[0], composed)
     out, plain, key = _parsed_slice(x, key)
     if out is not None:  # (a view keeps the ints its key's 0-d bounds held when it was taken)
-        return make_view(x, out, _derive(key), _setitem_put_back(key, plain, impl.cached_shape))
+        return make_view(x, out, _Derive(key), _PutBack(key, plain, impl.cached_shape))
     if isinstance(key, Tensor) and key._impl.cached_shape:  # ``x[cols]``: one gather
         out = indexing.gather_rows(x, key)
         if out is not None:
@@ -289,7 +295,7 @@ def getitem(x: Tensor, key) -> Tensor:
         return getitem(x, ints) if out is None or out is x else out
     out = indexing.getitem(x, key)
     if _is_basic(x, key):
-        return make_view(x, out, _derive(key), _setitem_put_back(key))
+        return make_view(x, out, _Derive(key), _PutBack(key))
     return out
 
 
@@ -349,22 +355,28 @@ def _element_in_base(x: Tensor, key):
     return tuple(out)
 
 
-def _setitem_put_back(key, plain=None, shape=None):
+class _PutBack:
     """How a view taken at ``key`` writes back into its parent: a slice write, with the key's parse
     where the view's own found it (``plain``, over a parent of ``shape``: ``x[i, :j] += v`` parses
-    its key once)."""
-    def put_back(parent: Tensor, child: Tensor) -> Tensor:
-        if plain is not None and parent._impl.cached_shape == shape and not parent._impl.batch_dims:
+    its key once; ``index``, ``shape`` and ``same`` kept for ``wrote``, which writes a realized
+    view into realized host data at once, and for a slice of the view, composed in the parent)."""
+
+    __slots__ = ("key", "plain", "index", "shape", "same")
+
+    def __init__(self, key, plain=None, shape=None):
+        self.key, self.plain = key, plain
+        if plain is not None:
+            self.index, self.shape, self.same = plain[0], shape, plain[2]
+
+    def __call__(self, parent: Tensor, child: Tensor) -> Tensor:
+        plain = self.plain
+        if plain is not None and parent._impl.cached_shape == self.shape and not parent._impl.batch_dims:
             value = _plain_value(parent._impl, child)
             if value is not None and _write_plain(parent, plain, value):
                 return parent
-        if not _plain_setitem(parent, key, child):
-            indexing.setitem(parent, key, child)
+        if not _plain_setitem(parent, self.key, child):
+            indexing.setitem(parent, self.key, child)
         return parent
-
-    if plain is not None:  # (``wrote`` writes a realized view into realized host data at once)
-        put_back.index, put_back.shape, put_back.same = plain[0], shape, plain[2]
-    return put_back
 
 
 def setitem(x: Tensor, key, value) -> None:

@@ -757,7 +757,7 @@ def _loops(w: _Writer) -> None:
     numeric = dtype != "bool"
     floats = dtype.startswith("float")
     kind = w.pick(("stencil", "borders", "shift", "elements", "reads", "views", "foreign", "masks", "rows",
-                   "host_elements", "scalar_ops", "pending_elements", "growing"))
+                   "host_elements", "scalar_ops", "pending_elements", "growing", "in_place"))
     steps = int(w.rng.integers(1, 9))
     n = int(w.pick((3, 5, 9, 17, 64, 65, 257, 1025, 3000)))
     c = "0.25" if floats else "1"
@@ -860,6 +860,26 @@ def _loops(w: _Writer) -> None:
         half, share = ("* 0.5", "/ i") if floats else ("// 2", "// i")
         w.emit(f"for i in range(1, {m}):\n    s = {a}[i, :i] @ {x}[:i]\n    u = {a}[:i, i] - {x}[i - 1::-1]\n"
                f"    {x}[i] = (s {share} + u.max()) {half}\n    {x}[:i] = xp.minimum({x}[:i], u {half})")
+    elif kind == "in_place" and numeric:
+        # syrk's, gramschmidt's, adi's and deriche's: in-place ops on rows, columns and strided
+        # slices of realized data (into its memory at once), slices of other data written in, a
+        # view and a reader taken across them, and a loop over the rows of a pending array
+        m = min(n, 24)
+        a = w.array((m, m), dtype, view=False)
+        b = w.array((m, m), dtype, view=False)
+        r = w.array((m, 130), dtype, view=False)
+        w.emit(f"{a} = xp.array({a})\n{b} = xp.array({b})\n{r} = xp.array({r})")
+        half = "* 0.5" if floats else "// 2"
+        if w.rng.random() < 0.25:
+            w.emit(f"keep = {a}[1]")
+        w.emit(f"for i in range(1, {m}):\n    {a}[i, :i + 1] += {b}[i, :i + 1] {half}\n"
+               f"    {a}[:, i] -= {a}[:, i - 1] {half}\n    {a}[::-2, i] *= {'1.5' if floats else '3'}\n"
+               f"    {b}[1:-1, i] = {a}[i, 1:-1]\n"
+               f"    if i == {m // 2}:\n        seen = {a} * 1")
+        w.new("seen + 0", (m, m), dtype)
+        q = w.new(f"{r} * 1", (m, 130), dtype)  # (pending where larger than an op at once)
+        o = w.new(f"xp.zeros_like({r})", (m, 130), dtype)
+        w.emit(f"for i in range(1, {m}):\n    {o}[i, :] = {q}[i, :] {half} + {o}[i - 1, :] {half}")
     elif kind == "masks" and numeric:  # nbody's and mandelbrot's: a mask read, computed on, written back
         x = w.array((n,), dtype, view=False)
         w.emit(f"{x} = xp.array({x})")
