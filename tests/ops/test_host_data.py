@@ -529,3 +529,29 @@ def test_slice_writes_of_slices_of_realized_data_go_in_place_as_numpys():
         assert _in_place(ours) or k == len(steps) - 1 or not GRAPH.engine.scalars.serves(GRAPH.engine)
         onp.testing.assert_array_equal(ours.numpy(), ref)
         onp.testing.assert_array_equal(before.numpy(), ref_before)
+
+
+def test_in_place_ops_into_the_base_from_threads_are_numpys():
+    """Threads updating rows and columns of arrays of their own in place (one program's call array
+    and slots at a time): each array NumPy's."""
+    import threading
+
+    def work(seed, results):
+        rng = onp.random.default_rng(seed)
+        ref = rng.random((30, 30))
+        ours = _realized(np.asarray(ref))
+        ours[0, 0] = ref[0, 0] = 0.0
+        for i in range(1, 30):
+            ours[i, :i + 1] += ours[0, :i + 1] * 0.5
+            ref[i, :i + 1] += ref[0, :i + 1] * 0.5
+            ours[:, i] -= 0.25 * i
+            ref[:, i] -= 0.25 * i
+        results.append(onp.array_equal(ours.numpy(), ref))
+
+    results = []
+    threads = [threading.Thread(target=work, args=(k, results)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [True] * 4
