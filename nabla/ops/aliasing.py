@@ -16,6 +16,7 @@ import numpy as np
 
 from ..core.context import NO_SIDE_EFFECTS, refuse_side_effect
 from ..core.operation import PLAIN_CLASSES, plain_array, small_at_once
+from ..core.values import HostValue
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from ..core.trace_lowering import index_memo
@@ -189,6 +190,14 @@ def _int_bounds(key):
             bounds = []
             for b in (k.start, k.stop, k.step):
                 if isinstance(b, Tensor):
+                    held = _picked_int(b)
+                    if held is not None:
+                        b = held
+                        bounds.append(b)
+                        continue
+                    if b.dtype.is_bool:  # (NumPy's bool has no ``__index__``)
+                        raise TypeError(f"nabla.getitem: slice indices must be integers or None or have an "
+                                        f"__index__ method (got a bool array of shape {b.shape})")
                     if b.ndim or not b.dtype.is_integer or b._impl.batch_dims:
                         return None
                     b = int(b)
@@ -199,6 +208,18 @@ def _int_bounds(key):
             found = True
         out.append(k)
     return (tuple(out) if type(key) is tuple else out[0]) if found else None
+
+
+def _picked_int(b):
+    """The int a picked 0-d integer element of host data holds (``A_row[i]``: NumPy's integer kept
+    by the pick), read without the general scalar read; None for anything else."""
+    impl = b._impl
+    values = impl._values
+    if len(values) != 1 or impl.batch_dims:
+        return None
+    v = values[0]
+    host = v.host if type(v) is HostValue and not v.shape else None
+    return int(host) if isinstance(host, np.integer) else None
 
 
 def _host_int_indices(key):

@@ -555,3 +555,20 @@ def test_in_place_ops_into_the_base_from_threads_are_numpys():
     for t in threads:
         t.join()
     assert results == [True] * 4
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint32", "uint8", "int8"])
+def test_picked_integers_as_slice_bounds_are_numpys(dtype):
+    """spmv's ``A_col[A_row[i]:A_row[i + 1]]``: elements picked from an integer array bound a slice
+    as the ints they hold (negative ones counting from the end), as NumPy reads them."""
+    rows = onp.array([0, 2, 3, 7, 7, 9] if dtype.startswith("u") else [0, 2, -3, 7, -1, 9], dtype)
+    data = onp.arange(12.0) * 1.5
+    ours_rows, ours_data = _realized(np.asarray(rows)), _realized(np.asarray(data))
+    for i in range(len(rows) - 1):
+        for step in (None, 2, ours_rows[1]):
+            want = data[rows[i]:rows[i + 1]:step if step is None or isinstance(step, int) else int(step)]
+            got = ours_data[ours_rows[i]:ours_rows[i + 1]:step]
+            onp.testing.assert_array_equal(got.numpy(), want)
+    flags = _realized(np.asarray(onp.array([True, False])))
+    with pytest.raises(TypeError):
+        ours_data[flags[0]:3]
