@@ -220,10 +220,7 @@ def host_slice_write(x: Tensor, index, value, writer=None) -> bool:
     pair = impl.dtype.is_complex  # (its memory: real pairs on a trailing axis)
     if pair:
         index = index + ((0, 2, 1),)
-    parts = _PARTS.get(index)
-    if parts is None:
-        parts = _index_parts(index)
-    region, count, where = parts
+    region, count, where = _index_parts(index)
     tv = type(value)
     if tv is float or tv is int or tv is bool:  # (``C[i, :] = 0.0``: a fill)
         if pair:
@@ -243,7 +240,7 @@ def host_slice_write(x: Tensor, index, value, writer=None) -> bool:
         elif node.op is slice_op and not pair and node.inputs[0].node is None and node.inputs[0].device.is_host:
             # (a slice of realized host data, ``q[1:-1, 0] = v[0, 1:-1]``: its elements read where they
             # are, as NumPy's copy reads them, overlap with x's own included)
-            src = host_view(node.inputs[0])[_slice_key(node.kwargs["index"])]
+            src = host_view(node.inputs[0])[_index_parts(node.kwargs["index"])[2]]
         else:
             return False
         if src.shape != region:
@@ -315,15 +312,12 @@ def _placement(index, shape) -> tuple:
 _PLACES: dict = {}
 
 
-def _slice_key(index) -> tuple:
-    """NumPy's key of a basic index's (start, stop, step) per axis."""
-    parts = _PARTS.get(index)
-    return (parts if parts is not None else _index_parts(index))[2]
-
-
 def _index_parts(index) -> tuple:
     """(the region's shape, its elements, NumPy's key) of a basic index's (start, stop, step) per axis,
     kept per index (a loop writes a few rows or columns again and again)."""
+    parts = _PARTS.get(index)
+    if parts is not None:
+        return parts
     region = sliced_shape(index)
     count = 1
     for d in region:

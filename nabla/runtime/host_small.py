@@ -100,9 +100,7 @@ class SmallOps:
         if GRAPH.captures or not engine.small_at_once or not engine.fused_enabled or engine.debug_memory \
                 or not device.is_host or engine.policy == "compile" or op.single_op:
             return None  # (every read compiled, or a single-op model's path: recorded)
-        if shape is None:
-            pass
-        elif 0 in shape:  # (nothing to compute: ``A[i, :0] * B[i, :0]``, a loop's first step)
+        if shape is not None and 0 in shape:  # (nothing to compute: ``A[i, :0] * B[i, :0]``, a loop's first step)
             if into:
                 return True
             return host_value(None, shape, dtype, device, np.empty(shape, _numpy_dtype(dtype)), owned=False)
