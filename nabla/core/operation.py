@@ -41,6 +41,17 @@ def _is_tensor(x) -> bool:
     return isinstance(x, Tensor)
 
 
+def _list_treedef(n: int):
+    """The structure of an op's one argument, a list of ``n`` tensors (``tree_flatten``'s, kept)."""
+    td = _LIST_TREEDEFS.get(n)
+    if td is None:
+        td = _LIST_TREEDEFS[n] = tree_flatten(([object()] * n,))[1]
+    return td
+
+
+_LIST_TREEDEFS: dict = {}
+
+
 #: classes whose results an op makes directly (``Tensor`` and a face's plain array class, which add
 #: nothing to a result made from storage)
 PLAIN_CLASSES = {Tensor}
@@ -184,6 +195,19 @@ def kept_at_once(op, kwargs, values, impls, device):
     return None if out is None else TensorImpl([out], out.dtype)
 
 
+def _alias_at_once(op, kwargs, value, impl):
+    """An op that only gives realized host data another shape of its elements (``reshape``, an axis
+    put in or taken out) as a realized TensorImpl over the same memory, nothing computed (a run of
+    the kernel cost ~4 us, NumPy's view 0.2), by the engine's ``scalars`` hook; None where it is
+    recorded."""
+    scalars = _scalars_hook((impl,))
+    if scalars is None:
+        return None
+    shape, dtype, _ = op.abstract_eval(impl, **kwargs)
+    out = scalars.view(GRAPH.engine, value, shape)
+    return None if out is None else TensorImpl([out], dtype)
+
+
 def _complex_at_once(op, kwargs, values, impls, shape, dtype, device):
     """``small_at_once`` of an op over complex operands (their storage: real pairs, ``kwargs`` the
     storage's) or of a complex result: a loop over small complex matrices (``G[k, E - w, n] @
@@ -315,7 +339,10 @@ class Operation(metaclass=_Registered):
             impls = [a._impl for a in args]
             flat = args
         except AttributeError:
-            flat, treedef = tree_flatten(args, is_leaf=_is_tensor)
+            if len(args) == 1 and type(args[0]) is list and all(isinstance(a, Tensor) for a in args[0]):
+                flat, treedef = args[0], _list_treedef(len(args[0]))  # (concat's parts: its common call)
+            else:
+                flat, treedef = tree_flatten(args, is_leaf=_is_tensor)
             if not all(isinstance(a, Tensor) for a in flat):
                 bad = next(type(a).__name__ for a in flat if not isinstance(a, Tensor))
                 raise TypeError(f"nabla.{self.name}: expected Tensor arguments, got {bad}") from None
@@ -401,14 +428,19 @@ class Operation(metaclass=_Registered):
                 or cls not in PLAIN_CLASSES:
             return self(a, b, **kwargs)
         v0, v1 = va[0], vb[0]
-        if not v0.shape and not v1.shape and v1.device is v0.device:  # (0-d: real, no batch dims)
+        n0, n1 = v0.node, v1.node
+        # (realized, constants, or slices of realized data: see ``apply_unary``)
+        leaves = (n0 is None or not n0.inputs) and (n1 is None or not n1.inputs)
+        leafy = leaves or ((n0 is None or not n0.inputs or n0.inputs[0].node is None)
+                           and (n1 is None or not n1.inputs or n1.inputs[0].node is None))
+        if leaves and not v0.shape and not v1.shape and v1.device is v0.device:  # (0-d: real, no batch dims)
             out = _at_once(self, kwargs, (v0, v1), (ia, ib), None, v0.device)
             if out is not None:
                 return plain_array(cls, out)
         complex_in = ia.dtype.is_complex or ib.dtype.is_complex
         if complex_in and not self.supports_complex:
             return self(a, b, **kwargs)  # (which says so)
-        if not complex_in and not ia.batch_dims and not ib.batch_dims and v1.device is v0.device \
+        if leafy and not complex_in and not ia.batch_dims and not ib.batch_dims and v1.device is v0.device \
                 and _prod(v0.shape) <= SMALL_AT_ONCE and _prod(v1.shape) <= SMALL_AT_ONCE:  # (larger: recorded)
             out = kept_at_once(self, kwargs, (v0, v1), (ia, ib), v0.device)
             if out is not None:
@@ -429,7 +461,7 @@ class Operation(metaclass=_Registered):
             node = Node(self, kwargs, (v0, v1))
             return plain_array(cls, TensorImpl([_value(node, 0, shape, dtype, device)], dtype, batch_dims))
         if not batch_dims:
-            if not shape:
+            if not shape and leaves:
                 out = _at_once(self, kwargs, (v0, v1), (ia, ib), dtype, device)
                 if out is not None:
                     return plain_array(cls, out)
@@ -452,14 +484,23 @@ class Operation(metaclass=_Registered):
                 or cls not in PLAIN_CLASSES:
             return self(a, **kwargs)
         v0 = va[0]
-        if not v0.shape:  # (0-d: real, no batch dims)
+        n0 = v0.node
+        if n0 is None and self.fused is not None and self.fused.view == "alias" and not ia.batch_dims \
+                and not ia.dtype.is_complex:
+            out = _alias_at_once(self, kwargs, v0, ia)
+            if out is not None:
+                return plain_array(cls, out)
+        # (realized, a constant, or a slice of realized data: what ops at once take; asked of a
+        # pending operand, each of them answers None, ~0.7 us apiece on the recording path)
+        leafy = n0 is None or not n0.inputs or n0.inputs[0].node is None
+        if not v0.shape and (n0 is None or not n0.inputs):  # (0-d: real, no batch dims)
             out = _at_once(self, kwargs, (v0,), (ia,), None, v0.device)
             if out is not None:
                 return plain_array(cls, out)
         complex_in = ia.dtype.is_complex
         if complex_in and not self.supports_complex:
             return self(a, **kwargs)  # (which says so)
-        if not complex_in and not ia.batch_dims and _prod(v0.shape) <= SMALL_AT_ONCE:
+        if leafy and not complex_in and not ia.batch_dims and _prod(v0.shape) <= SMALL_AT_ONCE:
             out = kept_at_once(self, kwargs, (v0,), (ia,), v0.device)
             if out is not None:
                 return plain_array(cls, out)
@@ -476,7 +517,7 @@ class Operation(metaclass=_Registered):
             node = Node(self, kwargs, (v0,))
             return plain_array(cls, TensorImpl([_value(node, 0, shape, dtype, v0.device)], dtype, batch_dims))
         if not batch_dims:
-            if not shape:
+            if not shape and (n0 is None or not n0.inputs):
                 out = _at_once(self, kwargs, (v0,), (ia,), dtype, v0.device)
                 if out is not None:
                     return plain_array(cls, out)

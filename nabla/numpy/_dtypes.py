@@ -85,8 +85,12 @@ def asarray(a, dtype=None, op: str = "asarray", device=None, strings: bool = Fal
         a = wrap(a)
         return a if target is None or a.dtype is target else _astype(a, target)
     if isinstance(a, (list, tuple)) and a and builtins.any(isinstance(v, Tensor) for v in a):
-        parts = [asarray(v, None, op, device) for v in a]  # tensors in a list stay lazy: stacked, not read back
-        out = stack(promote_all(parts, op), axis=0)
+        first = a[0]
+        if isinstance(first, Tensor) and builtins.all(isinstance(v, Tensor) and v.dtype is first.dtype for v in a):
+            parts = [wrap(v) for v in a]  # (one dtype: nothing to promote; a list of picks, ``[y[1], -sin(y[0])]``)
+        else:
+            parts = promote_all([asarray(v, None, op, device) for v in a], op)
+        out = stack(parts, axis=0)  # (tensors in a list stay lazy: stacked, not read back)
         return out if target is None else _astype(out, target)
     arr = _np.asarray(a, dtype=None if target is None else target.numpy_dtype)
     if arr.dtype.kind in _UNSUPPORTED_KINDS:

@@ -15,7 +15,7 @@ import threading
 
 import numpy as np
 
-from ..core.graph import GRAPH, HostValue, Node, Value, host_value
+from ..core.graph import GRAPH, HostValue, Node, Value, give_up, host_value, host_view
 from ..core.trace_lowering import node_memo
 from ..core.values import CarvedMemory
 from .fused_codes import constant_bits
@@ -201,6 +201,21 @@ class SmallOps:
         held = program.dtype  # (NumPy's dtype of its memory)
         out = CarvedMemory(block, start, shape, held) if shape else np.ndarray((), held, block, start)
         return host_value(None, shape, dtype, device, out, owned=False, address=address)
+
+    def view(self, engine, value, shape: tuple) -> HostValue | None:
+        """Realized host ``value``'s memory seen under ``shape`` (as many elements, in order): its
+        own memory, which it gives up (``give_up``: a write into either copies first); None where
+        ops are recorded (the conditions of ``small``) or the memory is no run of its elements."""
+        if GRAPH.captures or not engine.small_at_once or not engine.fused_enabled or engine.debug_memory \
+                or not value.device.is_host or engine.policy == "compile":
+            return None
+        if type(value) is not HostValue and value.buffer is None:
+            return None
+        host = host_view(value)
+        if not host.flags.c_contiguous:
+            return None
+        give_up(value)
+        return host_value(None, shape, value.dtype, value.device, host.reshape(shape), owned=False)
 
     def _address(self, value, k: int) -> int:
         """The address of operand ``k``'s realized data for a run (its lock held): a NumPy scalar

@@ -291,3 +291,39 @@ def test_a_small_result_at_once_is_its_memory_wherever_it_is_read():
     numpy.testing.assert_array_equal(exported, want_r)
     one = a[:1] * 2.0  # (one element: its truth and its item read the memory)
     assert bool(one) == bool(a0[0] * 2.0) and one.item() == a0[0] * 2.0
+
+
+def reshaped_rows(m, x):
+    """Views of realized data that only change its shape, read, written and written through."""
+    rows = x.reshape(3, 4)  # the same memory (NumPy's view; Nabla's value, computed at nothing)
+    col = m.expand_dims(x[:4], 1)
+    flat = rows.reshape(-1)
+    first = m.squeeze(rows[:1], 0)
+    x[0] = 100.0  # after the views were taken: NumPy's views see it
+    copies = (rows * 1, col * 1, flat * 1, first * 1)
+    rows[2, 3] = -5.0  # through the view into x
+    pair = m.asarray([x[1], -m.sin(x[2])])  # a list of picks, one dtype
+    return copies + (pair, rows.sum(), x.reshape(2, 6)[1, 2:4])
+
+
+def test_shape_views_of_realized_data_are_numpys_and_compute_nothing():
+    x = RNG.random(12)
+    small, _ = counted(reshaped_rows, x)
+    ours = np.array(x)
+    before = nb.engine_stats()["small_ops"]
+    r = ours.reshape(3, 4)
+    e = np.expand_dims(ours[3], 0)
+    assert nb.engine_stats()["small_ops"] == before  # (no kernel run for a view)
+    assert numpy.array_equal(numpy.asarray(r), x.reshape(3, 4)) and numpy.asarray(e).tolist() == [x[3]]
+    ours[5] = 7.0  # the memory is shared: the write copies, the views keep their values
+    assert numpy.asarray(r)[1, 1] == 7.0 and numpy.asarray(ours)[5] == 7.0  # (NumPy: r is a view of x)
+    r2 = ours.reshape(4, 3)
+    ours += 1  # an op in place after the view: the view's value is NumPy's
+    assert numpy.array_equal(numpy.asarray(r2), (numpy.asarray(ours)).reshape(4, 3))
+    t = nb.asarray(x)  # a Tensor is a value: its reshape keeps its own, whatever is written later
+    t[1] = 3.0  # (its memory its own from here: element writes go into it)
+    u = nb.reshape(t, (2, 6))
+    t[0] = 50.0
+    want = x.copy()
+    want[1] = 3.0
+    assert numpy.array_equal(numpy.asarray(u), want.reshape(2, 6)) and float(t[0]) == 50.0
