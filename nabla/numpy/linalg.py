@@ -175,6 +175,17 @@ def lstsq(a, b, rcond=None):
 
 def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
     a = _float(x, "norm", lapack=False)
+    if axis is None and (ord is None or (ord in ("fro", "f") and a.ndim == 2) or (ord == 2 and a.ndim == 1)):
+        # NumPy's own: the square root of the flat data's dot with itself, unscaled (an entry past
+        # the root of the dtype's largest overflows to inf, as NumPy's does); a vector dot is one
+        # small program, where the scaled norm of the standard's was 14 ops and a read
+        v = _reshape(a, (-1,))
+        if v.dtype.is_complex:
+            re, im = _xp.real(v), _xp.imag(v)
+            r = _xp.sqrt(_xp.matmul(re, re) + _xp.matmul(im, im))
+        else:
+            r = _xp.sqrt(_xp.matmul(v, v))
+        return _reshape(r, (1,) * a.ndim) if keepdims else r
     if ord in (2, -2, "nuc") and ((a.ndim == 2) if axis is None else (not isinstance(axis, int) and len(axis) == 2)):
         a = _float(a, "norm")  # (a matrix's 2-norm is its singular values': LAPACK's)
     if axis is None:
@@ -185,6 +196,10 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
         if len(axis) > 2:
             raise ValueError("nabla.numpy.linalg.norm: improper number of dimensions to norm")
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    if (len(axes) == 1 and ord in (None, 2)) or (len(axes) == 2 and ord in (None, "fro", "f")):
+        # NumPy's: the root of the sum of squared magnitudes, unscaled (see above)
+        squares = a * a if not a.dtype.is_complex else _xp.real(a) ** 2 + _xp.imag(a) ** 2
+        return _xp.sqrt(_xp.sum(squares, axis=axes, keepdims=keepdims))
     if len(axes) == 1:
         return _la.vector_norm(a, axis=axes[0], keepdims=keepdims, ord=2 if ord is None else ord)
     if len(axes) != 2:

@@ -435,6 +435,22 @@ def test_linalg_norm_of_float16_as_numpy():
         with pytest.raises(TypeError, match="norm: array type float16"):
             fnp.linalg.norm(fnp.asarray(h), **kw)
 
+@pytest.mark.parametrize("data", [[1e200, 1e200], [1e-200, 3e-200], [3e-160, 4e-160]], ids=["over", "under", "near"])
+def test_linalg_norm_overflows_and_underflows_as_numpy(data):
+    """NumPy's 2-norm and Frobenius norm square the data unscaled: past the root of the largest
+    float the norm is inf, below the root of the smallest it is 0; Nabla's are NumPy's."""
+    for x in (numpy.array(data), numpy.array([data, data]), numpy.array(data) * (1 + 1j)):
+        forms = [dict(), dict(keepdims=True), dict(axis=-1), dict(axis=0, keepdims=True)]
+        forms += [dict(ord="fro"), dict(axis=(0, 1))] if x.ndim == 2 else [dict(ord=2)]
+        for kw in forms:
+            with numpy.errstate(over="ignore", under="ignore"):
+                ref = numpy.linalg.norm(x, **kw)
+            got = numpy.asarray(fnp.linalg.norm(fnp.asarray(x), **kw))
+            assert got.dtype == ref.dtype and got.shape == ref.shape
+            numpy.testing.assert_array_equal(numpy.isinf(got), numpy.isinf(ref))
+            numpy.testing.assert_allclose(got, ref, rtol=1e-14, atol=0)
+
+
 # --- strings stay on the host -----------------------------------------------------------------------------
 
 def test_string_arrays_stay_numpy_arrays_with_a_warning():
