@@ -12,7 +12,7 @@ import weakref
 from math import prod as _prod
 from typing import NamedTuple
 
-from .graph import GRAPH, Node, Value
+from .graph import Node, Value
 from .pytree import tree_flatten, tree_unflatten
 from .tensor import Tensor
 from . import tensor_impl as _tensor_impl
@@ -20,6 +20,8 @@ from .tensor_impl import TensorImpl
 from .tracing import OutputRefs
 from .context import get_default_device
 from .dtypes import real_dtype
+from .at_once import (OPERAND_AT_ONCE, SMALL_AT_ONCE, _alias_at_once, _at_once, _complex_at_once, kept_at_once,
+                      small_at_once)
 
 
 class _GradMode(threading.local):
@@ -64,162 +66,6 @@ def plain_array(cls, impl):
     result._impl = impl
     result._view = result._views = None
     return result
-
-
-def _at_once(op, kwargs, values, impls, dtype, device):
-    """A 0-d result over realized (or constant) 0-d operands computed as it is made, by the
-    engine's ``scalars`` hook (``runtime/host_scalars.py``), as a realized TensorImpl; None where it
-    is recorded (an operand pending, or wanting a gradient, or no hook that takes it). ``dtype``
-    None: the hook's, where it has computed the op on operands of these dtypes before (an element
-    loop's ops skip their shape rule; the caller asks again with it where this answers None)."""
-    for v in values:
-        if v.node is not None and v.node.inputs:
-            return None
-    scalars = _scalars_hook(impls)
-    out = None if scalars is None else scalars.apply(GRAPH.engine, op, kwargs, values, dtype, device)
-    return None if out is None else TensorImpl([out], out.dtype)
-
-
-def _scalars_hook(impls):
-    """The engine's ``scalars`` hook, where none of ``impls`` wants a gradient (None otherwise)."""
-    for i in impls:
-        if i.requires_grad:
-            return None
-    return GRAPH.engine.scalars
-
-
-def small_at_once(op, kwargs, values, impls, shape, dtype, device, holds=None, inner=None, into=0):
-    """A result of at most ``SMALL_AT_ONCE`` elements over operands that are realized host data of
-    at most as many, slices of realized host data (a slice's node over its source, the source any
-    size) or scalar constants (their values data of the program) computed as it is made, by the
-    engine's ``scalars`` hook (``HostScalars.small``), as a realized TensorImpl (of ``holds``, where
-    given: a complex result's dtype over its storage's real pairs; ``inner``: an op of ``values``
-    whose result ``op`` takes, as ``vector_dot``'s sum of a product); None where it is
-    recorded (an operand pending or wanting a gradient, larger work, no program of one kernel
-    call). Small arrays in a loop then cost what NumPy's ops cost, where a recorded op costs its
-    recording, its keying at the read and, the first time, its planning; larger work is recorded,
-    to be fused with what reads it (a mean over a matrix's rows with the subtraction after it) or
-    run by the path a read picks for it (a matmul's model). A slice alone is recorded: its data is
-    read by the op that takes it, at once here or fused into a read with the ops over it. ``into``:
-    the address the result is written at instead (``HostScalars.small``), True for it done."""
-    if _prod(shape) > SMALL_AT_ONCE or op.index_kwarg is not None:
-        return None
-    whole = op.reads_what_it_returns  # (its first operand any size: ``x[cols]`` reads len(cols) rows)
-    pending = None  # (the pending source of an operand's slice)
-    for v in values:
-        node = v.node
-        if node is not None:
-            if not node.inputs:
-                if node.op.data_kwarg is None:
-                    return None
-                continue  # (a scalar constant: its value is data of the program)
-            if node.op.index_kwarg is None or len(node.inputs) != 1:
-                return None  # (pending: recorded)
-            if node.inputs[0].node is not None:
-                pending = node.inputs[0]
-        if whole:
-            whole = False
-            continue
-        if _prod(v.shape) > SMALL_AT_ONCE:
-            return None
-    if pending is not None:  # (recorded, or, in a loop over its rows, run at once once it is realized)
-        if not _realized_for_a_loop(op, pending):
-            return None
-        out = small_at_once(op, kwargs, values, impls, shape, dtype, device, holds, inner, into)
-        # (refused again, twice in a row: the op is recorded anyway, its loops' data stays lazy)
-        _NO_LOOP[op] = 0 if out is not None else _NO_LOOP.get(op, 0) + 1
-        return out
-    scalars = _scalars_hook(impls)
-    out = None if scalars is None else scalars.small(GRAPH.engine, op, kwargs, values, shape, dtype, device, inner,
-                                                     into, holds)
-    if into or out is None:
-        return out
-    return TensorImpl([out], dtype if holds is None else holds)
-
-
-def _realized_for_a_loop(op, source) -> bool:
-    """Count an op at once refused for a small slice of pending ``source``; at the
-    ``_LOOP_REFUSALS``-th for one source, a loop is taking its rows one by one (deriche's
-    ``a5 * imgOut[i, :]``, row after row, after ``imgOut = y1 + y2``): realize it, with the rest of
-    the pending work, so that its slices' ops run at once and its writes go into its memory, where
-    each was recorded, keyed at the read and planned; an array the loop writes row by row (deriche's
-    ``y1``, each write a new value) counts at the value its writes began from. A stencil takes a few
-    slices of each step's value (never this many of one); a slice of more than ``SMALL_AT_ONCE``
-    elements, or one whose op's result is larger, is recorded, fused with its ops. True where
-    ``source`` is realized."""
-    engine = GRAPH.engine
-    if op.fused is not None and op.fused.view is not None:
-        return False  # (a view of the slice, ``expand_dims`` of a vector before its product: no work)
-    if _NO_LOOP.get(op, 0) >= 2 or GRAPH.captures or source.dtype.is_complex or not engine.small_at_once \
-            or engine.scalars is None or not engine.scalars.serves(engine):
-        return False
-    root = source  # (an array the loop writes row by row: its writes' chain, counted at its first value)
-    while root.node is not None and root.node.op.index_kwarg is not None and len(root.node.inputs) == 2:
-        root = root.node.inputs[0]
-    key = id(root)
-    kept = _REFUSED.get(key)
-    count = 1 if kept is None or kept[0]() is not root else kept[1] + 1
-    if count < _LOOP_REFUSALS:
-        if len(_REFUSED) >= 256:
-            _REFUSED.clear()
-        _REFUSED[key] = (weakref.ref(root), count)
-        return False
-    del _REFUSED[key]
-    GRAPH.evaluate()  # (every live pending array: the loop's others, written row by row, with it)
-    if source.node is not None:  # (held only by its slices' nodes)
-        GRAPH.evaluate([TensorImpl([source], source.dtype)])
-    return source.node is None
-
-
-#: per pending value (by id, checked by a weak reference), the ops at once refused for its slices;
-#: the count at which a loop is taking them; per op, the times in a row its program was refused
-#: once its operands were realized for a loop (twice: recorded anyway, no realization for it again)
-_REFUSED: dict = {}
-_LOOP_REFUSALS = 16
-_NO_LOOP: dict = {}
-
-
-def kept_at_once(op, kwargs, values, impls, device):
-    """``small_at_once`` of an op whose program over operands of these shapes, dtypes and slices
-    the engine keeps already, before the op's shape rule (which it passed then): a loop's ops at
-    once skip it. None where no program is kept (the caller goes on as ``small_at_once``'s does)."""
-    if op.index_kwarg is not None:
-        return None
-    for v in values:  # (each at most ``SMALL_AT_ONCE`` elements: the caller asked)
-        node = v.node
-        if node is not None and (node.op.index_kwarg is None or len(node.inputs) != 1
-                                 or node.inputs[0].node is not None) and (node.inputs or node.op.data_kwarg is None):
-            return None
-    scalars = _scalars_hook(impls)
-    out = None if scalars is None else scalars.small(GRAPH.engine, op, kwargs, values, None, None, device)
-    return None if out is None else TensorImpl([out], out.dtype)
-
-
-def _alias_at_once(op, kwargs, value, impl):
-    """An op that only gives realized host data another shape of its elements (``reshape``, an axis
-    put in or taken out) as a realized TensorImpl over the same memory, nothing computed (a run of
-    the kernel cost ~4 us, NumPy's view 0.2), by the engine's ``scalars`` hook; None where it is
-    recorded."""
-    scalars = _scalars_hook((impl,))
-    if scalars is None:
-        return None
-    shape, dtype, _ = op.abstract_eval(impl, **kwargs)
-    out = scalars.view(GRAPH.engine, value, shape)
-    return None if out is None else TensorImpl([out], dtype)
-
-
-def _complex_at_once(op, kwargs, values, impls, shape, dtype, device):
-    """``small_at_once`` of an op over complex operands (their storage: real pairs, ``kwargs`` the
-    storage's) or of a complex result: a loop over small complex matrices (``G[k, E - w, n] @
-    dH[a, b, i]``) runs as its real loop does."""
-    if dtype.is_complex:
-        return small_at_once(op, kwargs, values, impls, shape + (2,), real_dtype(dtype), device, dtype)
-    return small_at_once(op, kwargs, values, impls, shape, dtype, device)
-
-
-#: the most elements a result computed at once over realized host data, and each of its operands
-#: (a slice's, not its source's), has (``small_at_once``): a loop's rows and columns
-SMALL_AT_ONCE = 2048
 
 
 class Fused(NamedTuple):
@@ -441,7 +287,7 @@ class Operation(metaclass=_Registered):
         if complex_in and not self.supports_complex:
             return self(a, b, **kwargs)  # (which says so)
         if leafy and not complex_in and not ia.batch_dims and not ib.batch_dims and v1.device is v0.device \
-                and _prod(v0.shape) <= SMALL_AT_ONCE and _prod(v1.shape) <= SMALL_AT_ONCE:  # (larger: recorded)
+                and _prod(v0.shape) <= OPERAND_AT_ONCE and _prod(v1.shape) <= OPERAND_AT_ONCE:  # (larger: recorded)
             out = kept_at_once(self, kwargs, (v0, v1), (ia, ib), v0.device)
             if out is not None:
                 return plain_array(cls, out)
@@ -500,7 +346,7 @@ class Operation(metaclass=_Registered):
         complex_in = ia.dtype.is_complex
         if complex_in and not self.supports_complex:
             return self(a, **kwargs)  # (which says so)
-        if leafy and not complex_in and not ia.batch_dims and _prod(v0.shape) <= SMALL_AT_ONCE:
+        if leafy and not complex_in and not ia.batch_dims and _prod(v0.shape) <= OPERAND_AT_ONCE:
             out = kept_at_once(self, kwargs, (v0,), (ia,), v0.device)
             if out is not None:
                 return plain_array(cls, out)

@@ -15,7 +15,8 @@ import weakref
 import numpy as np
 
 from ..core.context import NO_SIDE_EFFECTS, refuse_side_effect
-from ..core.operation import PLAIN_CLASSES, plain_array, small_at_once
+from ..core.at_once import small_at_once
+from ..core.operation import PLAIN_CLASSES, plain_array
 from ..core.values import HostValue
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl

@@ -7,7 +7,8 @@ import math
 from max.dtype import DType
 
 from ..core import dtypes as _dt
-from ..core.operation import PLAIN_CLASSES, plain_array, small_at_once
+from ..core.at_once import small_at_once
+from ..core.operation import PLAIN_CLASSES, plain_array
 from ..core.tensor import Tensor
 from .base import Operation, broadcast_shapes, describe, lift_same
 from .elementwise import BINARY_FUNCTIONS, BINARY_OPS, UNARY_FUNCTIONS, astype, where, zeros_like_physical

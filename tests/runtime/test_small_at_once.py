@@ -229,7 +229,7 @@ def test_a_loop_over_rows_of_pending_data_realizes_it_once():
     """deriche's second pass, ``y[i, :] = a * img[i, :] + b * y[i - 1, :]`` over a pending ``img``:
     once ``_LOOP_REFUSALS`` ops at once were refused for its rows, img is realized (one read) and the ops
     run at once, with NumPy's values; a stencil's few slices of a pending grid stay recorded."""
-    from nabla.core.operation import _LOOP_REFUSALS
+    from nabla.core.at_once import _LOOP_REFUSALS
 
     def rows(m, img, y):
         img = img * 2.0 + 1.0  # (pending: larger than an op at once)
