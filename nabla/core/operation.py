@@ -20,7 +20,7 @@ from .tensor_impl import TensorImpl
 from .tracing import OutputRefs
 from .context import get_default_device
 from .dtypes import real_dtype
-from .at_once import (OPERAND_AT_ONCE, SMALL_AT_ONCE, _alias_at_once, _at_once, _complex_at_once, kept_at_once,
+from .at_once import (SMALL_AT_ONCE, _alias_at_once, _at_once, _complex_at_once, kept_at_once,
                       small_at_once)
 
 
@@ -287,7 +287,8 @@ class Operation(metaclass=_Registered):
         if complex_in and not self.supports_complex:
             return self(a, b, **kwargs)  # (which says so)
         if leafy and not complex_in and not ia.batch_dims and not ib.batch_dims and v1.device is v0.device \
-                and _prod(v0.shape) <= OPERAND_AT_ONCE and _prod(v1.shape) <= OPERAND_AT_ONCE:  # (larger: recorded)
+                and _prod(v0.shape) <= SMALL_AT_ONCE and _prod(v1.shape) <= SMALL_AT_ONCE:
+            # (larger operands: ``small_at_once`` after the shape rule takes them where the result is small)
             out = kept_at_once(self, kwargs, (v0, v1), (ia, ib), v0.device)
             if out is not None:
                 return plain_array(cls, out)
@@ -346,7 +347,7 @@ class Operation(metaclass=_Registered):
         complex_in = ia.dtype.is_complex
         if complex_in and not self.supports_complex:
             return self(a, **kwargs)  # (which says so)
-        if leafy and not complex_in and not ia.batch_dims and _prod(v0.shape) <= OPERAND_AT_ONCE:
+        if leafy and not complex_in and not ia.batch_dims and _prod(v0.shape) <= SMALL_AT_ONCE:
             out = kept_at_once(self, kwargs, (v0,), (ia,), v0.device)
             if out is not None:
                 return plain_array(cls, out)

@@ -327,3 +327,33 @@ def test_shape_views_of_realized_data_are_numpys_and_compute_nothing():
     want = x.copy()
     want[1] = 3.0
     assert numpy.array_equal(numpy.asarray(u), want.reshape(2, 6)) and float(t[0]) == 50.0
+
+
+def conjugate_gradient(m, A, b):
+    """CG on a 60 x 60 system: a product of the matrix (3,600 elements) and a vector, two dots and a
+    scalar read every step."""
+    x = m.zeros_like(b)
+    r = b - A @ x
+    p = r.copy()
+    rs = r @ r
+    for _ in range(8):
+        Ap = A @ p
+        alpha = rs / (p @ Ap)
+        x += alpha * p
+        r -= alpha * Ap
+        rn = r @ r
+        if float(rn) < 1e-20:
+            break
+        p = r + (rn / rs) * p
+        rs = rn
+    return x, A.max(), A.sum(axis=0)
+
+
+def test_a_matrix_of_up_to_16384_elements_times_a_vector_runs_at_once():
+    M = RNG.random((60, 60))
+    A = M @ M.T + 60 * numpy.eye(60)
+    small, reads = counted(conjugate_gradient, A, RNG.random(60))
+    assert reads == 0 and small > 40  # (each step's product, dots and updates at once: no read)
+    big = RNG.random((130, 130))  # (16,900 elements: recorded, read once)
+    _, reads = counted(lambda m, B: B @ B[:, 0], big)
+    assert reads == 1
