@@ -407,6 +407,7 @@ def test_one_single_op_model_serves_a_concat_of_every_size(no_single_op_models, 
     from nabla.runtime import default_paths
 
     monkeypatch.setattr(nb.core.graph.GRAPH.engine, "paths", default_paths(programs=False))  # (the fused kernel's)
+    monkeypatch.setattr(nb.core.graph.GRAPH.engine, "small_at_once", False)  # (small joins: at once otherwise)
     for first, second in (((3, 4), (5, 4)), ((6, 4), (7, 4)), ((40, 9), (3, 9))):
         x, y = np.ones(first), np.zeros(second)
         np.testing.assert_array_equal(nb.concat([nb.asarray(x), nb.asarray(y)], axis=0).numpy(),

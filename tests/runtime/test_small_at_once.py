@@ -367,3 +367,30 @@ def test_a_matrix_of_up_to_16384_elements_times_a_vector_runs_at_once():
     big = rng.random((130, 130))  # (16,900 elements: recorded, read once)
     _, reads = counted(lambda m, B: B @ B[:, 0], big)
     assert reads == 1
+
+
+def lorenz(m, u):
+    """RK4 whose right-hand side builds its vector from picks, its path written row by row."""
+    def f(v):
+        return m.asarray([10.0 * (v[1] - v[0]), v[0] * (28.0 - v[2]) - v[1], v[0] * v[1] - 8.0 / 3.0 * v[2]])
+
+    path = m.zeros((40, 3))
+    for s in range(40):
+        k1 = f(u)
+        k2 = f(u + 0.0025 * k1)
+        k3 = f(u + 0.0025 * k2)
+        k4 = f(u + 0.005 * k3)
+        u = u + 0.005 / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        path[s] = u
+    joined = (m.concatenate([path[0], path[1, :2], u]), m.stack([u, u * 2]), m.hstack([u, m.asarray([1, 2])]))
+    return (path,) + joined
+
+
+def test_lists_of_small_host_data_are_joined_at_once():
+    small, reads = counted(lorenz, numpy.array([1.0, 1.0, 1.0]))
+    assert reads == 0 and small > 40 * 4  # (each step's vectors joined at once: nothing recorded)
+    x = np.array(RNG.random(3000))  # (larger parts: recorded and read)
+    before = nb.engine_stats()["evaluations"]
+    joined = np.concatenate([x, x[:5]])
+    assert numpy.array_equal(numpy.asarray(joined), numpy.concatenate([numpy.asarray(x), numpy.asarray(x)[:5]]))
+    assert nb.engine_stats()["evaluations"] == before + 1
