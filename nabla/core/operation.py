@@ -224,9 +224,16 @@ class Operation(metaclass=_Registered):
                 if v.device is not device and v.device != device:  # (identity first: one device object per device)
                     raise ValueError(f"nabla.{self.name}: operands are on different devices ({device} and "
                                      f"{v.device}); move one with to_device() first")
-        if type(spec) is tuple and not spec[0] and not spec[2] and in_values and treedef is None \
-                and not (traced or has_tangent or complex_in or spec[1].is_complex) and cls in PLAIN_CLASSES:
-            out = _at_once(self, kwargs, in_values, impls, spec[1], device)  # (before a node is made for it)
+        if type(spec) is tuple and not spec[2] and in_values and cls in PLAIN_CLASSES \
+                and not (traced or has_tangent or complex_in or spec[1].is_complex) \
+                and (treedef is None or treedef is _LIST_TREEDEFS.get(len(flat))):
+            # (before a node is made for it: an op of three operands, ``where``; a join of a list's parts)
+            out = None
+            if not spec[0] and treedef is None:
+                out = _at_once(self, kwargs, in_values, impls, spec[1], device)
+            if out is None and _prod(spec[0]) <= SMALL_AT_ONCE and all(
+                    v.node is None or not v.node.inputs or v.node.inputs[0].node is None for v in in_values):
+                out = small_at_once(self, kwargs, tuple(in_values), tuple(impls), spec[0], spec[1], device)
             if out is not None:
                 return plain_array(cls, out)
         # complex data is stored as paired reals on a trailing axis: the lowering sees that layout

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-from math import prod as _prod
-
-from ..core.at_once import SMALL_AT_ONCE, small_at_once
-from ..core.operation import PLAIN_CLASSES, plain_array
 from ..core.tensor import Tensor
 from .base import Operation, as_index, broadcast_shapes, describe, normalize_axis
 from ..core.trace_lowering import symbolic_dims
@@ -93,33 +89,7 @@ def concat(tensors, axis: int = 0) -> Tensor:
 
         batch = broadcast_shapes(*batch_shapes, op="concat")
         ts = [broadcast_physical(t, batch + t.shape, len(batch)) for t in ts]
-    axis = ts[0].batch_dims + a
-    out = _concat_at_once(ts, axis)
-    return out if out is not None else concat_op(ts, axis=axis)
-
-
-def _concat_at_once(ts, axis: int):
-    """A concat of small realized host data (or slices of it) computed as it is made, as the ops
-    over it are (``small_at_once``: one program): a loop's ``asarray([u[1], -sin(u[0])])`` stays host
-    data, where recorded it made every op after it recorded too (a 300-step ODE: 28,000 nodes
-    read at its end). None where it is recorded."""
-    cls = type(ts[0])
-    if cls not in PLAIN_CLASSES:
-        return None
-    values, impls = [], []
-    for t in ts:
-        i = t._impl
-        vals = i._values
-        if type(t) is not cls or len(vals) != 1 or i.traced or i.tangents is not None or i.sharding is not None \
-                or i.batch_dims or i.dtype.is_complex or i.requires_grad or vals[0].device is not ts[0]._impl.device:
-            return None
-        values.append(vals[0])
-        impls.append(i)
-    if sum(_prod(v.shape) for v in values) > SMALL_AT_ONCE:
-        return None
-    shape, dtype, _ = concat_op.abstract_eval(impls, axis=axis)
-    out = small_at_once(concat_op, {"axis": axis}, tuple(values), tuple(impls), shape, dtype, values[0].device)
-    return None if out is None else plain_array(cls, out)
+    return concat_op(ts, axis=ts[0].batch_dims + a)
 
 
 def split(x: Tensor, indices_or_sections, axis: int = 0) -> list[Tensor]:

@@ -102,8 +102,8 @@ def length_patches(programs, lengths) -> LengthPatches | None:
     patches = []
     n0, n1, n2 = lengths
     for k, (a, b, c) in enumerate(zip(*arrays)):
-        if a.shape != b.shape or a.shape != c.shape:
-            return None
+        if a is None or b is None or c is None or a.shape != b.shape or a.shape != c.shape:
+            return None  # (a stage of no program array of its own: planned per length)
         bits = [x.view(np.int64) if x.dtype == np.float64 else x for x in (a, b, c)]  # (NaN's bits equal)
         for at in np.flatnonzero((bits[0] != bits[1]) | (bits[0] != bits[2])).tolist():
             line = _line(a[at].item(), b[at].item(), c[at].item(), n0, n1, n2)

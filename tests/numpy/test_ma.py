@@ -250,11 +250,12 @@ def test_numpy_functions_and_ufuncs_dispatch_to_us():
 
 
 def test_lazy_until_read():
-    a = fnp.ma.masked_invalid(fnp.asarray(BAD))
+    bad = numpy.tile(BAD, (15, 10))  # (3,000 elements: a small array's ops are computed as they are made)
+    a = fnp.ma.masked_invalid(fnp.asarray(bad))
     r = (a - a.mean(axis=0)) / a.std(axis=0)
     assert not r.data._impl.is_realized and not r.mask._impl.is_realized
     with numpy.errstate(all="ignore"):
-        b = numpy.ma.masked_invalid(BAD)
+        b = numpy.ma.masked_invalid(bad)
         _compare(r, (b - b.mean(axis=0)) / b.std(axis=0), "lazy")
 
 

@@ -178,8 +178,12 @@ def test_a_kind_of_op_of_ever_new_shapes_is_recorded_and_steadily_so():
 
 def test_transforms_policies_and_the_switch_record():
     x = np.array(RNG.standard_normal(8))
+    g = nb.grad(lambda t: (t[1:5] * t[2:6]).sum())(nb.asarray(x.numpy()))  # (its seed's copy may run at once)
+    want = numpy.zeros(8)
+    want[1:5] += x.numpy()[2:6]
+    want[2:6] += x.numpy()[1:5]
+    numpy.testing.assert_allclose(g.numpy(), want, rtol=1e-15)
     before = nb.engine_stats()["small_ops"]
-    nb.grad(lambda t: (t[1:5] * t[2:6]).sum())(nb.asarray(x.numpy()))
     nb.compile(lambda t: t[1:5] * t[2:6])(nb.asarray(x.numpy())).numpy()
     nb.vmap(lambda r: r[1:3] * r[:2])(nb.asarray(numpy.ones((3, 4)))).numpy()
     engine = GRAPH.engine
@@ -394,3 +398,20 @@ def test_lists_of_small_host_data_are_joined_at_once():
     joined = np.concatenate([x, x[:5]])
     assert numpy.array_equal(numpy.asarray(joined), numpy.concatenate([numpy.asarray(x), numpy.asarray(x)[:5]]))
     assert nb.engine_stats()["evaluations"] == before + 1
+
+
+def greedy(m, score):
+    """A greedy selection: ``where`` of three operands and an ``argmax`` of it each step, an element
+    write and a slice update."""
+    taken, order = m.zeros(score.shape[0], dtype=bool), []
+    for _ in range(12):
+        i = int(m.argmax(m.where(taken, -1.0, score)))
+        order.append(i)
+        taken[i] = True
+        score[max(i - 2, 0):i + 3] = score[max(i - 2, 0):i + 3] * 0.5
+    return m.asarray(order), taken, m.argmin(score), m.where(score > 0.4, score, m.zeros_like(score))
+
+
+def test_ops_of_three_operands_and_arg_reductions_at_once():
+    small, reads = counted(greedy, RNG.random(200))
+    assert reads == 0 and small >= 12 * 3  # (a where, an argmax and a product each step)
