@@ -180,6 +180,7 @@ def _slice_of(x: Tensor, plain):
 #: the most slices of one value ``_slice_of`` keeps (a sliding window meets a new one every step)
 _SLICES_KEPT = 64
 
+
 def _int_bounds(key):
     """``key`` with the 0-d integer arrays and NumPy integers among its slices' bounds as the ints
     they hold, as NumPy reads them (``A_col[A_row[i]:A_row[i + 1]]``); None where it has none."""
@@ -193,8 +194,7 @@ def _int_bounds(key):
                 if isinstance(b, Tensor):
                     held = _picked_int(b)
                     if held is not None:
-                        b = held
-                        bounds.append(b)
+                        bounds.append(held)
                         continue
                     if b.dtype.is_bool:  # (NumPy's bool has no ``__index__``)
                         raise TypeError(f"nabla.getitem: slice indices must be integers or None or have an "

@@ -97,9 +97,8 @@ class SmallOps:
         through), True for it done. ``holds``: a complex result's dtype (``shape`` and ``dtype`` its
         storage's). ``shape`` None: only a program kept for these operands runs, its result's shape
         and dtype its own (the caller skips the op's shape rule), where that result is real."""
-        if GRAPH.captures or not engine.small_at_once or not engine.fused_enabled or engine.debug_memory \
-                or not device.is_host or engine.policy == "compile" or op.single_op:
-            return None  # (every read compiled, or a single-op model's path: recorded)
+        if _recorded(engine, device) or op.single_op:
+            return None  # (a single-op model's path: recorded)
         if shape is not None and 0 in shape:  # (nothing to compute: ``A[i, :0] * B[i, :0]``, a loop's first step)
             if into:
                 return True
@@ -205,11 +204,8 @@ class SmallOps:
     def view(self, engine, value, shape: tuple) -> HostValue | None:
         """Realized host ``value``'s memory seen under ``shape`` (as many elements, in order): its
         own memory, which it gives up (``give_up``: a write into either copies first); None where
-        ops are recorded (the conditions of ``small``) or the memory is no run of its elements."""
-        if GRAPH.captures or not engine.small_at_once or not engine.fused_enabled or engine.debug_memory \
-                or not value.device.is_host or engine.policy == "compile":
-            return None
-        if type(value) is not HostValue and value.buffer is None:
+        ops are recorded (``_recorded``) or the memory is no run of its elements."""
+        if _recorded(engine, value.device) or (type(value) is not HostValue and value.buffer is None):
             return None
         host = host_view(value)
         if not host.flags.c_contiguous:
@@ -352,6 +348,13 @@ class SmallOps:
             program = _SmallProgram(plan, [source_of[j] for j in range(len(traced.leaves))], operand_at, constants,
                                     shape, dtype)
         return program
+
+
+def _recorded(engine, device) -> bool:
+    """Whether ops on ``device`` are recorded whatever their size: while tracing for ``compile``,
+    every read compiled, the fused path or ops at once off, memory debugging on, or off the host."""
+    return GRAPH.captures or not engine.small_at_once or not engine.fused_enabled or engine.debug_memory \
+        or not device.is_host or engine.policy == "compile"
 
 
 def _op_key(op, items, operands, shapes: bool) -> tuple:
