@@ -15,6 +15,8 @@ import numbers
 import numpy as np
 
 from ..core import dtypes as _dt
+from ..core.at_once import small_at_once
+from ..core.operation import PLAIN_CLASSES, plain_array
 from ..core.tensor import Tensor
 from .casts import cast_op
 from .index_primitives import gather_op, scatter_op, set_slice_op, slice_op
@@ -204,9 +206,10 @@ def _linear_index(y: Tensor, positions, arrays, op: str):
     return flat, shape
 
 
-def _index_column(a: Tensor, n: int, axis: int, op: str) -> Tensor:
+def _index_column(a: Tensor, n: int, axis: int, op: str, any_dtype: bool = False) -> Tensor:
     """Integer indices ``a`` into an axis of size ``n`` as int64 indices in range: checked now where
-    they are host memory already (as NumPy does), negatives wrapped."""
+    they are host memory already (as NumPy does), negatives wrapped. ``any_dtype``: such checked
+    host indices, none negative, keep their dtype (the caller gathers at once, or casts)."""
     wrap = a.dtype.kind == "i"
     host = _host_values(a)
     if host is not None and host.size:
@@ -215,6 +218,8 @@ def _index_column(a: Tensor, n: int, axis: int, op: str) -> Tensor:
             raise IndexError(f"nabla.{op}: index out of bounds for axis {axis} with size {n} "
                              f"(indices range {low}..{high})")
         wrap = low < 0  # (indices known to be in range: two ops fewer, ``x[cols]`` in a loop)
+        if any_dtype and not wrap:
+            return a
     elif a.size and n == 0:
         raise IndexError(f"nabla.{op}: cannot index into axis {axis} of size 0")
     if a.dtype is not _dt.int64:
@@ -231,7 +236,28 @@ def gather_rows(x: Tensor, idx: Tensor):
     if not ii.dtype.is_integer or ii.dtype.is_bool or not ix.cached_shape or ix.batch_dims or ii.batch_dims \
             or ix.sharding is not None or ii.sharding is not None or not ii.cached_shape:
         return None
-    return gather_op.apply_binary(x, _index_column(idx, ix.cached_shape[0], 0, "getitem"), {"axis": 0})
+    column = _index_column(idx, ix.cached_shape[0], 0, "getitem", any_dtype=True)
+    if column.dtype is not _dt.int64:  # (host indices in range, of another dtype: CSR's int32 columns)
+        out = _rows_at_once(x, column)
+        if out is not None:
+            return out
+        column = cast_op.apply_unary(column, {"dtype": _dt.int64})
+    return gather_op.apply_binary(x, column, {"axis": 0})
+
+
+def _rows_at_once(x: Tensor, idx: Tensor):
+    """``x[idx]`` of host data at once, the indices (checked host memory) read in their own dtype:
+    one program where a cast to int64 first would be two. None where it is recorded."""
+    ix, ii = x._impl, idx._impl
+    if len(ix._values) != 1 or len(ii._values) != 1 or ix.traced or ii.traced or ix.tangents is not None \
+            or ii.tangents is not None or ix.dtype.is_complex or type(x) not in PLAIN_CLASSES:
+        return None
+    vx, vi = ix._values[0], ii._values[0]
+    if vx.device is not vi.device:
+        return None
+    out = small_at_once(gather_op, {"axis": 0}, (vx, vi), (ix, ii), ii.cached_shape + ix.cached_shape[1:],
+                        ix.dtype, vx.device)
+    return None if out is None else plain_array(type(x), out)
 
 
 def _host_values(a: Tensor):

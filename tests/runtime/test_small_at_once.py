@@ -215,6 +215,34 @@ def test_constants_gathers_and_fills_at_once_are_numpys():
                                      numpy.full(FILL_AT_ONCE, 2.5, numpy.float32))
 
 
+@pytest.mark.parametrize("index_dtype", [numpy.int32, numpy.uint32, numpy.uint8, numpy.int64])
+def test_a_csr_loops_gathers_read_their_columns_as_they_are(index_dtype):
+    """spmv's ``vals @ x[cols]`` over CSR columns of any integer dtype: each gather is one program
+    reading the columns in their own dtype (a cast to int64 first made it two), NumPy's values;
+    a negative column still wraps, one out of range is NumPy's IndexError."""
+    def spmv(m, rows, cols, vals, x):
+        y = m.empty(rows.size - 1)
+        for i in range(rows.size - 1):
+            y[i] = vals[rows[i]:rows[i + 1]] @ x[cols[rows[i]:rows[i + 1]]]
+        return y
+
+    rows = numpy.array([0, 3, 3, 5, 9], numpy.int64)
+    cols = RNG.integers(0, 200, 9).astype(index_dtype)
+    args = (rows, cols, RNG.standard_normal(9), RNG.standard_normal(200))
+    counted(spmv, *args)
+    x, c = np.array(args[3]), np.array(cols)
+    x[c[:3]]
+    before = nb.engine_stats()["small_ops"]
+    got = x[c[:3]]
+    assert nb.engine_stats()["small_ops"] - before == 1
+    numpy.testing.assert_array_equal(numpy.asarray(got), args[3][cols[:3]])
+    if numpy.dtype(index_dtype).kind == "i":
+        wrapped = numpy.array([-1, 2, -200], index_dtype)
+        numpy.testing.assert_array_equal(numpy.asarray(x[np.array(wrapped)]), args[3][wrapped])
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[np.array(numpy.array([200], index_dtype))]
+
+
 def test_casts_and_masks_of_small_data_at_once_are_numpys():
     """A cast of small realized data runs at once, so a boolean mask's count does too: nbody's
     ``inv_r3[inv_r3 > 0] = inv_r3[inv_r3 > 0] ** -1.5`` runs one program per mask (its positions),
