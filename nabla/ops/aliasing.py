@@ -485,6 +485,9 @@ def _plain_setitem(x: Tensor, key, value, at_once: bool = False) -> bool:
     element = element_key(impl, key) if may_be_element(key) else None
     plain = plain_key(impl.cached_shape, key, element=True) if element is None \
         else element_parse(impl.cached_shape, element)
+    if plain is None and element is None:  # (bounds of 0-d integer arrays: ``T[i, w[i]:] = v``, as ``getitem``)
+        ints = _int_bounds(key)
+        plain = None if ints is None else plain_key(impl.cached_shape, ints, element=True)
     if plain is None:
         return False
     if at_once and element is None:

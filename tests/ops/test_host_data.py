@@ -572,3 +572,22 @@ def test_picked_integers_as_slice_bounds_are_numpys(dtype):
     flags = _realized(np.asarray(onp.array([True, False])))
     with pytest.raises(TypeError):
         ours_data[flags[0]:3]
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8"])
+def test_picked_integers_as_slice_write_bounds_go_in_place_as_numpys(dtype):
+    """A knapsack's ``T[i, w[i]:] = maximum(T[i - 1, w[i]:], ...)``: a slice write whose bounds are
+    picked integers is the write of the ints they hold, into the array's memory at once (the
+    general path recorded it), with NumPy's values."""
+    rng = onp.random.default_rng(3)
+    weights = rng.integers(0, 6, 9).astype(dtype)
+    ref = onp.zeros((10, 8), onp.int32)
+    ours, w = _realized(np.asarray(ref)), _realized(np.asarray(weights))
+    for i in range(1, 10):
+        ref[i, weights[i - 1]:] = ref[i - 1, :8 - weights[i - 1]] + i
+        ours[i, w[i - 1]:] = ours[i - 1, :8 - w[i - 1]] + i
+        assert _in_place(ours) or not GRAPH.engine.scalars.serves(GRAPH.engine)
+        ref[i, :weights[i - 1]:2] = -i
+        ours[i, :w[i - 1]:2] = -i
+        assert _in_place(ours) or not GRAPH.engine.scalars.serves(GRAPH.engine)
+    onp.testing.assert_array_equal(ours.numpy(), ref)
