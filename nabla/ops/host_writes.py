@@ -82,14 +82,16 @@ def exact_scalar(value, dtype):
     return None
 
 
-def _alone(x: Tensor) -> bool:
-    """Whether ``x`` has no live view and views nothing anyone can reach: the array a NumPy face
-    function returns is an alias of a result that nothing else holds (its link is dropped here)."""
+def _alone(x: Tensor, own=None) -> bool:
+    """Whether ``x`` has no live view (but ``own``, where given: a slice of x a write reads) and views
+    nothing anyone can reach: the array a NumPy face function returns is an alias of a result that
+    nothing else holds (its link is dropped here)."""
     views = x._views
     if views is not None:
-        if any(r() is not None for r in views):
+        if any(r() is not None and r() is not own for r in views):
             return False
-        x._views = None
+        if own is None:
+            x._views = None
     view = x._view
     if view is None:
         return True
@@ -248,7 +250,10 @@ def host_slice_write(x: Tensor, index, value, writer=None) -> bool:
                 return False  # (a value that broadcasts: recorded)
             src = src.reshape(region)
     if writer is None:
-        if not _alone(x):
+        # (x's own slice, ``T[i] = T[i - 1]``, ``a[1:] = a[:-1]``, is read as NumPy's copy reads it;
+        # it is derived again where x's memory is replaced)
+        own = value if getattr(value, "_view", None) is not None and value._view[0] is x else None
+        if not _alone(x, own):
             return False
     elif x._view is not None or any(r() is not None and r() is not writer for r in x._views or ()):
         return False

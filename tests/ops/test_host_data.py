@@ -591,3 +591,26 @@ def test_picked_integers_as_slice_write_bounds_go_in_place_as_numpys(dtype):
         ours[i, :w[i - 1]:2] = -i
         assert _in_place(ours) or not GRAPH.engine.scalars.serves(GRAPH.engine)
     onp.testing.assert_array_equal(ours.numpy(), ref)
+
+
+@pytest.mark.parametrize("key, source", [((slice(1, None),), (slice(None, -1),)), ((slice(None, -1),), (slice(1, None),)),
+                                         ((3,), (2,)), ((slice(None), slice(1, None)), (slice(None), slice(None, -1))),
+                                         ((2, slice(None, None, -1)), (2,)), ((slice(None, None, -1), 1), (slice(None), 1))])
+def test_slice_writes_of_the_arrays_own_slices_go_in_place_as_numpys(key, source):
+    """A DP table's ``T[i] = T[i - 1]``, a shift ``a[1:] = a[:-1]``: the array's own slice is read as
+    NumPy's copy reads it (overlap included) and written into its memory at once (it was recorded);
+    a slice of it the caller keeps sees the write."""
+    rng = onp.random.default_rng(5)
+    ref = rng.random((6, 7))
+    ours = _realized(np.asarray(ref))
+    for _ in range(2):
+        ref[key] = ref[source]
+        ours[key] = ours[source]
+        assert _in_place(ours) or not GRAPH.engine.scalars.serves(GRAPH.engine)
+        onp.testing.assert_array_equal(ours.numpy(), ref)
+    kept, kept_ref = ours[source], ref[source]
+    ours[key] = kept
+    ref[key] = kept_ref
+    ours[0, 0], ref[0, 0] = 7.0, 7.0
+    onp.testing.assert_array_equal(kept.numpy(), kept_ref)
+    onp.testing.assert_array_equal(ours.numpy(), ref)
