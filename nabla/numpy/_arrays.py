@@ -16,6 +16,7 @@ from ..core.tensor import Tensor
 from ..ops import aliasing
 from ..ops.base import as_index
 from ..ops.elementwise import astype as _astype
+from ..ops.view_layout import is_c_contiguous
 from . import _dtypes as D
 from ._reductions import sum as _sum
 from ._ufuncs import write_out
@@ -253,8 +254,8 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
 
 def ravel(a, order="C"):
     x = D.asarray(a, op="ravel")
-    if _index_order(order, "ravel") == "C":
-        return aliasing.reshape(x, (-1,))
+    if _index_order(order, "ravel") == "C":  # (NumPy's view of C-ordered memory only, else a copy)
+        return aliasing.reshape(x, (-1,)) if is_c_contiguous(x) else _reshape(x, (-1,))
     return _fortran(x, lambda t: _reshape(t, (-1,)), lambda t: aliasing.reshape(t, (-1,)))
 
 

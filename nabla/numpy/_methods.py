@@ -18,6 +18,7 @@ from ..core.tensor_impl import TensorImpl
 from ..ops import aliasing
 from ..ops.bit_views import bit_view, put_back_bits
 from ..ops.elementwise import astype as _astype
+from ..ops.view_layout import same, same_back
 from . import _arrays as A, _datetime, _dtypes as D, _indexing as I, _math as M, _reductions as R, _sorting as S
 from . import _reduceat
 from ._ndarray import BYTE_VIEWS, _made, _of_type, flatiter, ndarray
@@ -98,7 +99,7 @@ def view(self, dtype=None, type=None):  # noqa: A002
         type = None  # NumPy's own ndarray (or Tensor): the one array type here
     if type is not None and type is not ndarray:  # a user's subclass: the same elements, its type
         base = self if dtype is None else self.view(dtype)
-        out = aliasing.make_view(base, _of_type(type, base._impl), lambda p: p, lambda p, c: c)
+        out = aliasing.make_view(base, _of_type(type, base._impl), same, same_back)
         if type._inherits is not None:
             type._inherits(out, self)
         return out
@@ -110,7 +111,7 @@ def view(self, dtype=None, type=None):  # noqa: A002
             return out
     target = None if dtype is None else D.to_nabla(dtype, "view")
     if target is None or target is self.dtype:
-        return aliasing.make_view(self, ndarray(self._impl), lambda p: p, lambda p, c: c)
+        return aliasing.make_view(self, ndarray(self._impl), same, same_back)
     src = self.dtype
     return aliasing.make_view(self, ndarray(bit_view(self, target)._impl), lambda p: bit_view(p, target),
                               lambda p, c: put_back_bits(p, c, src, target))

@@ -19,6 +19,7 @@ from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from ..ops import aliasing
 from ..ops.elementwise import complex_from_parts
+from ..ops.view_layout import same, same_back
 
 
 #: ``x.view(dtype)`` for dtypes of bytes the face's layers above keep (``_void.py`` adds its own on
@@ -275,7 +276,7 @@ def wrap(x: Tensor) -> ndarray:
     """A Tensor seen as an ndarray: the same value; a write through either reaches the other."""
     if isinstance(x, ndarray):
         return x
-    return aliasing.make_view(x, ndarray(x._impl), lambda p: p, lambda p, c: c)
+    return aliasing.make_view(x, ndarray(x._impl), same, same_back)
 
 
 class flatiter:

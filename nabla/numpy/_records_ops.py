@@ -25,6 +25,8 @@ from ._datetime import DatetimeArray
 from ._records import (StructuredArray, _axis, _host, blank, expand, from_host, is_records, layout, recarray,
                        records_dtype)
 from . import _records as R
+from ..core.tensor import Tensor
+from ..ops.view_layout import is_c_contiguous
 
 
 
@@ -71,7 +73,14 @@ def _records(a, op: str) -> StructuredArray:
 
 # --- creation: the face's functions, taking structured dtypes and records ---------------------------------
 array, asarray = D.kind_creation(records_dtype, is_records, as_records, _dates)
-asanyarray = ascontiguousarray = asarray
+asanyarray = asarray
+
+
+def ascontiguousarray(a, dtype=None, *, like=None):
+    """``a`` as an array whose elements are one run of memory in C order: itself where they are,
+    else a copy (a transpose, a strided slice), as NumPy's."""
+    x = asarray(a, dtype)
+    return x.copy() if isinstance(x, Tensor) and not is_c_contiguous(x) else x
 
 
 def _filled(name, value):
@@ -532,7 +541,7 @@ def _writer(name: str):
 
 _FUNCTIONS.update({name: _writer(name) for name in ("save", "savez", "savez_compressed", "savetxt")})
 _FUNCTIONS.update({f.__name__: f for f in (array, asarray, zeros_like, ones_like, empty_like, full_like)})
-_FUNCTIONS.update(asanyarray=asarray, ascontiguousarray=asarray, isscalar=lambda a: a.ndim == 0)
+_FUNCTIONS.update(asanyarray=asarray, ascontiguousarray=ascontiguousarray, isscalar=lambda a: a.ndim == 0)
 
 
 def function(name: str, owner: StructuredArray):

@@ -27,6 +27,7 @@ from .broadcasting import broadcast_to_op
 from .creation import operand_constant
 from .index_primitives import set_slice_op, slice_op, sliced_shape
 from .view import reshape_op
+from .view_layout import element_strides, reshaped_strides
 from .host_writes import (exact_scalar, host_slice_write, host_write, may_be_element, realize_for_loop,
                           recorded_element_write, slice_place)
 from .picks import element_key, plain_host, quick_pick
@@ -544,16 +545,28 @@ def _unshaped_write(x, v) -> bool:
 
 
 def reshaped(x: Tensor, out: Tensor) -> Tensor:
-    """``out`` has x's elements in x's order under another shape (reshape, ravel, squeeze, ...)."""
+    """``out`` has x's elements in x's order under another shape (reshape, ravel, squeeze, ...): a
+    view of x where x's memory lays them out so (NumPy's view), else ``out`` itself, a copy (a
+    reshape of a transpose or a strided slice: a write into it leaves x as it was)."""
     shape = out.shape
-    return make_view(x, out, lambda p: _view.reshape(p, shape), lambda p, c: _view.reshape(c, p.shape))
+    strides = element_strides(x)
+    if strides is not None:
+        strides = reshaped_strides(x.shape, strides, shape)
+        if strides is None:
+            return type(x)(out._impl) if out is x else out
+    derive = lambda p: _view.reshape(p, shape)  # noqa: E731
+    if strides is not None:
+        derive.layout = ("strides", strides)
+    return make_view(x, out, derive, lambda p, c: _view.reshape(c, p.shape))
 
 
 def permuted(x: Tensor, out: Tensor, axes) -> Tensor:
     """``out`` = ``permute_dims(x, axes)``."""
     axes = tuple(a % x.ndim for a in axes) if x.ndim else ()
     inverse = _view.inverse_perm(axes)
-    return make_view(x, out, lambda p: _view.permute_dims(p, axes), lambda p, c: _view.permute_dims(c, inverse))
+    derive = lambda p: _view.permute_dims(p, axes)  # noqa: E731
+    derive.layout = ("axes", axes)
+    return make_view(x, out, derive, lambda p, c: _view.permute_dims(c, inverse))
 
 
 def reshape(x: Tensor, *shape) -> Tensor:

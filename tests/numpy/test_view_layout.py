@@ -1,0 +1,52 @@
+"""A reshape, ravel or ``ascontiguousarray`` of a view is NumPy's view where the view's memory lays
+its elements out so, else a copy: a write into the result reaches the base exactly where NumPy's
+does (against NumPy, the oracle, for each kind of view)."""
+
+import numpy
+import pytest
+
+import nabla.numpy as np
+
+CASES = {
+    "transpose ravel": lambda m, c: c.T.ravel(),
+    "ravel of a transpose": lambda m, c: m.ravel(c.T),
+    "transpose reshape": lambda m, c: c.T.reshape(-1),
+    "transpose reshape 2d": lambda m, c: c.T.reshape(6, 2),
+    "transpose reshape as it is": lambda m, c: c.T.reshape(4, 3),
+    "transpose reshape axes of one": lambda m, c: c.T.reshape(1, 4, 3, 1),
+    "columns reshape": lambda m, c: c[:, 1:3].reshape(-1),
+    "strided columns reshape": lambda m, c: c[:, ::2].reshape(-1),
+    "strided columns ravel": lambda m, c: c[:, ::2].ravel(),
+    "strided rows reshape": lambda m, c: c[::2].reshape(-1),
+    "reversed ravel": lambda m, c: c[::-1].ravel(),
+    "flip reshape": lambda m, c: m.flip(c, 1).reshape(-1),
+    "rows reshape": lambda m, c: c[1:].reshape(-1),
+    "a row reshape": lambda m, c: c[1].reshape(2, 2),
+    "a column reshape": lambda m, c: c[:, 1].reshape(3, 1),
+    "whole reshape": lambda m, c: c.reshape(6, 2),
+    "contiguous of a transpose": lambda m, c: m.ascontiguousarray(c.T),
+    "contiguous of rows": lambda m, c: m.ascontiguousarray(c[1:]),
+    "axes added to a transpose": lambda m, c: m.expand_dims(c.T, 0),
+    "new axis of a transpose": lambda m, c: c.T[None],
+    "squeeze of a transpose": lambda m, c: c.T[None].squeeze(),
+    "moveaxis reshape": lambda m, c: m.moveaxis(c.reshape(3, 2, 2), 0, -1).reshape(-1),
+    "swapaxes reshape splitting": lambda m, c: m.swapaxes(c.reshape(3, 2, 2), 1, 2).reshape(3, 2, 2),
+    "transpose reshape then slice": lambda m, c: c.T.reshape(-1)[::2],
+    "flatten": lambda m, c: c.T.flatten(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_reshape_of_a_view_writes_through_where_numpys_does(name):
+    make = CASES[name]
+    ours, ref = np.arange(12.0).reshape(3, 4), numpy.arange(12.0).reshape(3, 4)
+    r_ours, r_ref = make(np, ours), make(numpy, ref)
+    assert r_ours.shape == r_ref.shape
+    numpy.testing.assert_array_equal(numpy.asarray(r_ours), r_ref)
+    at = (0,) * r_ref.ndim
+    r_ours[at] = -1.0
+    r_ref[at] = -1.0
+    r_ours[...] *= 10
+    r_ref[...] *= 10
+    numpy.testing.assert_array_equal(numpy.asarray(ours), ref)
+    numpy.testing.assert_array_equal(numpy.asarray(r_ours), r_ref)
