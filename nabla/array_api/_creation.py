@@ -142,14 +142,19 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> 
 
 
 def meshgrid(*arrays, indexing="xy") -> tuple[Tensor, ...]:
+    dtypes = {a.dtype for a in arrays}
+    if len(dtypes) > 1:
+        raise TypeError(f"nabla.meshgrid: arrays must share a dtype, got {sorted(d.name for d in dtypes)}")
+    return grids(arrays, indexing)
+
+
+def grids(arrays, indexing="xy") -> tuple[Tensor, ...]:
+    """``meshgrid`` of 1-D ``arrays`` of any dtypes, each grid in its array's (NumPy's rule)."""
     if indexing not in ("xy", "ij"):
         raise ValueError(f"nabla.meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
     n = len(arrays)
     if n == 0:
         return ()
-    dtypes = {a.dtype for a in arrays}
-    if len(dtypes) > 1:
-        raise TypeError(f"nabla.meshgrid: arrays must share a dtype, got {sorted(d.name for d in dtypes)}")
     shape = [a.size for a in arrays]
     if indexing == "xy" and n > 1:
         shape[0], shape[1] = shape[1], shape[0]

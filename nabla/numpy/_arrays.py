@@ -17,6 +17,7 @@ from ..ops import aliasing
 from ..ops.base import as_index
 from ..ops.elementwise import astype as _astype
 from ..ops.view_layout import is_c_contiguous
+from ..array_api._creation import grids
 from . import _dtypes as D
 from ._reductions import sum as _sum
 from ._ufuncs import write_out
@@ -215,7 +216,7 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
             pos = (1 - k if k < 2 else k) if indexing == "xy" and n > 1 else k
             out.append(_reshape(a, tuple(a.shape[0] if j == pos else 1 for j in range(n))))
         return tuple(out)
-    return tuple(_xp.meshgrid(*arrays, indexing=indexing))
+    return grids(arrays, indexing)  # (each grid in its array's dtype, as NumPy's)
 
 
 def indices(dimensions, dtype=int, sparse=False):

@@ -60,6 +60,7 @@ CASES = {
     "resize": lambda m: (m.resize(m.asarray(I), (3, 7)), m.resize(m.arange(3), 2), m.resize(m.zeros(0), (2, 2))),
     "meshgrid": lambda m: m.meshgrid(m.arange(3), m.arange(2)),
     "meshgrid_ij": lambda m: m.meshgrid(m.arange(3), m.arange(2), indexing="ij"),
+    "meshgrid_mixed_dtypes": lambda m: m.meshgrid(m.arange(3), m.arange(2.0), m.arange(2, dtype=m.int32)),
     "indices": lambda m: m.indices((2, 3)),
     "fromfunction": lambda m: m.fromfunction(lambda i, j: i * 10 + j, (2, 3)),
     "tril_triu": lambda m: m.tril(_x(m), -1) + m.triu(_x(m), 2),
