@@ -20,7 +20,7 @@ from ..ops.bit_views import bit_view, put_back_bits
 from ..ops.elementwise import astype as _astype
 from ..ops.view_layout import same, same_back
 from . import _arrays as A, _datetime, _dtypes as D, _indexing as I, _math as M, _reductions as R, _sorting as S
-from . import _reduceat
+from . import _manipulation as MN, _reduceat
 from ._ndarray import BYTE_VIEWS, _made, _of_type, flatiter, ndarray
 from ._ufunc_table import UFUNCS
 from ._ufuncs import ufunc
@@ -29,7 +29,8 @@ from ._ufuncs import ufunc
 def bind() -> None:
     """Give ``ndarray`` its methods and operators, ``flatiter`` its writes and ``ufunc`` its ``reduceat``."""
     methods = {"__init__": _init, "__round__": _round, "astype": astype, "reshape": reshape,
-               "transpose": transpose, "flatten": flatten, "sort": sort, "nonzero": nonzero, "view": view,
+               "transpose": transpose, "flatten": flatten, "sort": sort, "partition": partition, "compress": compress,
+               "nonzero": nonzero, "view": view,
                "__array_ufunc__": __array_ufunc__, "__array_function__": __array_function__}
     for name, fn in {**methods, **_methods(), **_operators()}.items():
         setattr(ndarray, name, fn)
@@ -84,6 +85,15 @@ def flatten(self, order="C"):
 
 def sort(self, axis=-1, kind=None, order=None, *, stable=None):
     aliasing.setitem(self, ..., S.sort(self, axis, kind, order))
+
+
+def partition(self, kth, axis=-1, kind="introselect", order=None):
+    """NumPy's ``ndarray.partition``: in place, as ``sort``."""
+    aliasing.setitem(self, ..., S.partition(self, kth, axis, kind, order))
+
+
+def compress(self, condition, axis=None):
+    return I.compress(condition, self, axis)
 
 
 def nonzero(self):
@@ -160,7 +170,7 @@ def _methods():
         "cumprod": R.cumprod, "ptp": R.ptp, "clip": M.clip, "round": M.around, "dot": M.dot, "repeat": A.repeat,
         "squeeze": A.squeeze, "swapaxes": A.swapaxes, "ravel": A.ravel, "argsort": S.argsort,
         "searchsorted": I.searchsorted, "take": A.take, "trace": A.trace, "diagonal": A.diagonal,
-        "conj": _conj, "conjugate": _conj,
+        "conj": _conj, "conjugate": _conj, "put": I.put, "argpartition": S.argpartition, "choose": MN.choose,
     }
 
 

@@ -544,3 +544,21 @@ def test_exp2_of_complex_values_is_numpys(dtype):
     assert got.dtype == want.dtype
     tol = 8 * numpy.finfo(want.real.dtype).eps
     assert numpy.allclose(got, want, rtol=tol, atol=0)
+
+
+def test_methods_that_are_the_faces_functions_are_numpys():
+    """``a.put``, ``a.partition`` (in place), ``a.argpartition``, ``a.compress`` and ``a.choose``, as
+    NumPy's methods (the module functions of the same names, the array first or in place)."""
+    def run(m):
+        a = m.asarray(numpy.array([5.0, 1, 4, 2, 3, 0, 7]))
+        a.put([0, 2], [9.0, 8.0])
+        b = a.copy()
+        assert b.partition(3) is None
+        k = m.asarray(numpy.array([0, 1, 0, 1]))
+        return (a, b[3], a[a.argpartition(2)][2], a.compress([True, False, True]),
+                a.reshape(7, 1).compress([False, True, True, False, True, False, False], axis=0),
+                k.choose([m.arange(4), m.arange(4) * 10]))
+
+    for got, want in zip(run(fnp), run(numpy)):
+        numpy.testing.assert_array_equal(numpy.asarray(got), want)
+        assert numpy.asarray(got).dtype == numpy.asarray(want).dtype
