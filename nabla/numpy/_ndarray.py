@@ -19,7 +19,7 @@ from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from ..ops import aliasing
 from ..ops.elementwise import complex_from_parts
-from ..ops.view_layout import same, same_back
+from ..ops.view_layout import c_strides, element_strides, is_c_contiguous, is_f_contiguous, same, same_back
 
 
 #: ``x.view(dtype)`` for dtypes of bytes the face's layers above keep (``_void.py`` adds its own on
@@ -132,15 +132,13 @@ class ndarray(Tensor):
 
     @property
     def strides(self):
-        """NumPy's strides of a C-contiguous array of this shape and dtype (bytes per step on each axis;
-        all zero for an empty array, as NumPy's new arrays)."""
+        """NumPy's strides (bytes per step on each axis): a view's over the memory it views (a
+        transpose's permuted, a strided slice's stepped), else a C-ordered array's; all zero for an
+        empty array, as NumPy's new arrays."""
         if self.size == 0:
             return (0,) * self.ndim
-        out, step = [], self.dtype.itemsize
-        for d in reversed(self.shape):
-            out.append(step)
-            step *= int(d)
-        return tuple(reversed(out))
+        steps = element_strides(self) or c_strides(self.shape)
+        return tuple(int(s) * self.dtype.itemsize for s in steps)
 
     # real/imag are views, as NumPy's: writes through them reach the complex array
     @property
@@ -227,8 +225,9 @@ class _Flags:
     def __init__(self, a):
         self._a = a
 
-    c_contiguous = contiguous = aligned = property(lambda self: True)
-    f_contiguous = property(lambda self: self._a.ndim <= 1 or sum(d > 1 for d in self._a.shape) <= 1)
+    c_contiguous = contiguous = property(lambda self: is_c_contiguous(self._a))
+    aligned = property(lambda self: True)
+    f_contiguous = property(lambda self: is_f_contiguous(self._a))
     fortran = property(lambda self: self.f_contiguous and not (self._a.ndim > 1))
     owndata = property(lambda self: self._a._view is None)
     writebackifcopy = property(lambda self: False)

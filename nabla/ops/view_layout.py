@@ -24,31 +24,31 @@ def c_strides(shape) -> tuple:
     return tuple(reversed(out))
 
 
-def element_strides(x) -> tuple | None:
-    """``x``'s strides in elements over the memory of the array at the root of its views; None where a
-    view on the way is of a kind not followed here (a dtype's bit view, ``real``): then unknown."""
+def memory_layout(x) -> tuple | None:
+    """``(root, strides, offset)``: the array at the root of ``x``'s views, whose memory holds x's
+    elements, and x's strides and first element's offset in it, in elements; None where a view on
+    the way is of a kind not followed here (a dtype's bit view, ``real``): then unknown."""
     view = x._view
     if view is None:
-        return c_strides(x.shape)
+        return x, c_strides(x.shape), 0
     parent, derive, put_back = view
+    above = memory_layout(parent)
+    if above is None or derive is same:
+        return above
+    root, strides, offset = above
     layout = getattr(derive, "layout", None)
-    if derive is same:
-        return element_strides(parent)
     if layout is not None:  # (a reshape's or a transpose's: kept on its derive)
         kind, data = layout
-        if kind == "strides":
-            return data
-        above = element_strides(parent)
-        return None if above is None else tuple(above[a] for a in data)
+        return root, (data if kind == "strides" else tuple(strides[a] for a in data)), offset
     index = getattr(put_back, "index", None)
     if index is None or getattr(put_back, "shape", None) != parent.shape:
         return None
-    above = element_strides(parent)
-    if above is None:
-        return None
-    # (a basic slice: each parent axis of more than one element taken is one of x's axes of more
-    # than one, in order; ints and new axes are axes of one, whose strides NumPy's reshape ignores)
-    long = [s * c for (a, b, c), s in zip(index, above) if len(range(a, b, c)) > 1]
+    offset += sum(a * s for (a, _, _), s in zip(index, strides))
+    if len(index) == len(x.shape):  # (every axis kept: each its parent's, stepped)
+        return root, tuple(s * c for (_, _, c), s in zip(index, strides)), offset
+    # (ints and new axes: each parent axis of more than one element taken is one of x's axes of more
+    # than one, in order; x's axes of one, whose strides no layout question reads, get 0)
+    long = [s * c for (a, b, c), s in zip(index, strides) if len(range(a, b, c)) > 1]
     out, k = [], 0
     for d in x.shape:
         if d > 1 and k < len(long):
@@ -56,7 +56,13 @@ def element_strides(x) -> tuple | None:
             k += 1
         else:
             out.append(0)
-    return tuple(out) if k == len(long) else None
+    return (root, tuple(out), offset) if k == len(long) else None
+
+
+def element_strides(x) -> tuple | None:
+    """``x``'s strides in elements over its root's memory (``memory_layout``), None where unknown."""
+    found = memory_layout(x)
+    return None if found is None else found[1]
 
 
 def reshaped_strides(shape, strides, new_shape) -> tuple | None:
@@ -101,7 +107,17 @@ def reshaped_strides(shape, strides, new_shape) -> tuple | None:
 def is_c_contiguous(x) -> bool:
     """Whether ``x``'s elements are one run of memory in C order (unknown layouts count as such)."""
     strides = element_strides(x)
+    return strides is None or _runs(x.shape, strides, c_strides(x.shape))
+
+
+def is_f_contiguous(x) -> bool:
+    """Whether ``x``'s elements are one run of memory in Fortran order (unknown layouts: where at
+    most one axis is longer than one, as a C-ordered array)."""
+    strides = element_strides(x)
     if strides is None:
-        return True
-    want = c_strides(x.shape)
-    return all(d <= 1 or s == w for d, s, w in zip(x.shape, strides, want))
+        return sum(d > 1 for d in x.shape) <= 1
+    return _runs(x.shape, strides, c_strides(x.shape[::-1])[::-1])
+
+
+def _runs(shape, strides, want) -> bool:
+    return all(d <= 1 or s == w for d, s, w in zip(shape, strides, want))

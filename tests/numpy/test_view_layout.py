@@ -50,3 +50,34 @@ def test_a_reshape_of_a_view_writes_through_where_numpys_does(name):
     r_ref[...] *= 10
     numpy.testing.assert_array_equal(numpy.asarray(ours), ref)
     numpy.testing.assert_array_equal(numpy.asarray(r_ours), r_ref)
+
+
+VIEWS = {
+    "array": lambda m, c: c,
+    "transpose": lambda m, c: c.T,
+    "a column": lambda m, c: c[:, 1],
+    "strided columns": lambda m, c: c[:, ::2],
+    "reversed rows": lambda m, c: c[::-1],
+    "a block": lambda m, c: c[1:3, 2:],
+    "reversed block": lambda m, c: c[2:0:-1, 5:1:-2],
+    "transposed 3-d": lambda m, c: c.reshape(2, 3, 4).transpose(2, 0, 1),
+    "reshape of a strided slice": lambda m, c: c[:, ::2].reshape(12),
+    "slice of a transpose": lambda m, c: c.T[1:, ::2],
+}
+
+
+@pytest.mark.parametrize("name", sorted(VIEWS))
+@pytest.mark.parametrize("dtype", ["float64", "int32"])
+def test_a_views_strides_and_flags_are_numpys(name, dtype):
+    """``strides`` of a view are over the memory it views, ``flags`` say whether it is one run in C
+    or Fortran order, and ``as_strided`` reads that memory from the view's first element."""
+    from numpy.lib.stride_tricks import as_strided as numpy_strided
+    from nabla.numpy.lib.stride_tricks import as_strided
+
+    ref = numpy.arange(24, dtype=dtype).reshape(4, 6)
+    ours, want = VIEWS[name](np, np.asarray(ref)), VIEWS[name](numpy, ref)
+    assert ours.strides == want.strides
+    assert (ours.flags.c_contiguous, ours.flags.f_contiguous) == (want.flags.c_contiguous, want.flags.f_contiguous)
+    shape = (2,) + want.shape[1:]
+    numpy.testing.assert_array_equal(numpy.asarray(as_strided(ours, shape, ours.strides)),
+                                     numpy_strided(want, shape, want.strides))
