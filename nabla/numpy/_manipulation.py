@@ -18,6 +18,7 @@ from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops.elementwise import astype as _astype
+from ..ops.view_layout import share_memory
 from . import _dtypes as D
 from ._arrays import swapaxes, transpose
 from ._ufuncs import write_out
@@ -289,6 +290,17 @@ def iterable(y):
 def isfortran(a):
     x = a if isinstance(a, Tensor) else D.asarray(a, op="isfortran")
     return False if isinstance(x, Tensor) else _np.isfortran(x)  # one layout: C order
+
+
+def shares_memory(a, b, max_work=None):
+    """Whether ``a`` and ``b`` hold an element in the same place of memory (a view and its base, two
+    overlapping slices of one array), as NumPy's: exactly, from their layouts."""
+    return share_memory(D.asarray(a, op="shares_memory"), D.asarray(b, op="shares_memory"), exact=True)
+
+
+def may_share_memory(a, b, max_work=None):
+    """Whether the memory bounds of ``a`` and ``b`` overlap, as NumPy's."""
+    return share_memory(D.asarray(a, op="may_share_memory"), D.asarray(b, op="may_share_memory"), exact=False)
 
 
 __all__ = [n for n, v in list(globals().items()) if not n.startswith("_") and callable(v)

@@ -5,6 +5,8 @@ its memory allows, else a copy), and what ``strides`` and ``flags`` report, foll
 
 from __future__ import annotations
 
+import numpy as np
+
 
 def same(parent):
     """The derive of a view that is another name of its parent (same shape, same memory)."""
@@ -121,3 +123,39 @@ def is_f_contiguous(x) -> bool:
 
 def _runs(shape, strides, want) -> bool:
     return all(d <= 1 or s == w for d, s, w in zip(shape, strides, want))
+
+
+def root_of(x):
+    """The array at the root of ``x``'s views."""
+    while x._view is not None:
+        x = x._view[0]
+    return x
+
+
+def share_memory(a, b, exact: bool) -> bool:
+    """Whether ``a`` and ``b`` have an element in the same place of one array's memory (``exact``:
+    NumPy's ``shares_memory``, the offsets compared; else ``may_share_memory``'s bounds). Arrays of
+    one root whose layout is not followed here count as sharing."""
+    la, lb = memory_layout(a), memory_layout(b)
+    if la is None or lb is None:
+        return root_of(a) is root_of(b) and a.size > 0 and b.size > 0
+    if la[0] is not lb[0] or a.size == 0 or b.size == 0:
+        return False
+    (lo_a, hi_a), (lo_b, hi_b) = _extent(a.shape, *la[1:]), _extent(b.shape, *lb[1:])
+    if hi_a < lo_b or hi_b < lo_a:
+        return False
+    return not exact or bool(np.intersect1d(_offsets(a.shape, *la[1:]), _offsets(b.shape, *lb[1:])).size)
+
+
+def _extent(shape, strides, offset) -> tuple:
+    low = offset + sum((d - 1) * s for d, s in zip(shape, strides) if s < 0)
+    high = offset + sum((d - 1) * s for d, s in zip(shape, strides) if s > 0)
+    return low, high
+
+
+def _offsets(shape, strides, offset):
+    """Every element's offset (layout metadata on the host, no array data)."""
+    out = np.full((), offset, np.int64)
+    for d, s in zip(shape, strides):
+        out = np.add.outer(out, np.arange(d, dtype=np.int64) * s)
+    return out.ravel()

@@ -81,3 +81,15 @@ def test_a_views_strides_and_flags_are_numpys(name, dtype):
     shape = (2,) + want.shape[1:]
     numpy.testing.assert_array_equal(numpy.asarray(as_strided(ours, shape, ours.strides)),
                                      numpy_strided(want, shape, want.strides))
+
+
+def test_shares_memory_and_may_share_memory_are_numpys():
+    def answers(m):
+        a = m.asarray(numpy.arange(12.0))
+        A, other = a.reshape(3, 4), m.asarray(numpy.arange(12.0))
+        pairs = [(a, a), (a, a[::2]), (a[::2], a[1::2]), (a[:5], a[5:]), (a[:6], a[5:]), (A.T, a),
+                 (A[:, 1], A[:, 2]), (A[:, 1], A.T[1]), (a, other), (a, a.copy()), (A.ravel(), a),
+                 (A.T.ravel(), a), (a[::-1], a[:1]), (a[:0], a)]
+        return [(m.shares_memory(x, y), m.may_share_memory(x, y)) for x, y in pairs]
+
+    assert answers(np) == answers(numpy)
