@@ -139,6 +139,10 @@ _COMPOSED = {
     **_COMPOSITIONS,  # modf, frexp, ldexp, spacing, gcd, lcm, bitwise_count
 }
 
+#: compositions that are their row's op on the dtypes of its ``plain_on`` (``floor_divide``'s float
+#: corners are composed; on integers it is the op)
+_OP_WHERE_PLAIN = frozenset(("floor_divide",))
+
 _REDUCERS = {"add": _xp.sum, "multiply": _xp.prod, "maximum": functools.partial(extreme, "max"),
              "minimum": functools.partial(extreme, "min"),
              "logical_and": _xp.all, "logical_or": _xp.any}
@@ -240,7 +244,7 @@ def build() -> dict[str, ufunc]:
     made = {name: ufunc(name, fn, _np_ufunc(name), reducer=_REDUCERS.get(name), accumulator=_ACCUMULATORS.get(name))
             for name, fn in fns.items()}
     for name, (row, op, _) in rows.items():
-        if row.plain_on is not None and name not in _COMPOSED:
+        if row.plain_on is not None and (name not in _COMPOSED or name in _OP_WHERE_PLAIN):
             dtypes = _plain_dtypes(row, op, made[name]._np)
             if dtypes:
                 made[name]._plain = plain_unary(op, dtypes) if op.arity == 1 else \

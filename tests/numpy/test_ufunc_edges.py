@@ -202,6 +202,31 @@ def test_integer_ufuncs_at_the_edges(dtype, first_sight):
 
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int64", "uint8", "float64", "float32"])
+def test_remainder_and_floor_divide_of_one_dtype_skip_dtype_resolution(dtype, monkeypatch):
+    """``x % y`` (any real dtype) and ``x // y`` (integers) of one dtype, elements picked in a loop
+    included, are their op as it is (no dtype resolution: a hash's ``(h * 31 + k) % p`` step costs
+    what ``+`` costs), with NumPy's values at the edges; float ``//`` keeps its composed corners."""
+    from nabla.numpy import _ufuncs
+    if np.dtype(dtype).kind == "f":
+        e = np.array([-np.inf, -7.5, -1.0, -0.0, 0.0, 0.5, 3.0, np.inf, np.nan], dtype)
+    else:
+        e = _int_edges(dtype)
+    a, b = np.repeat(e, len(e)), np.tile(e, len(e))
+    x, y = fnp.asarray(a), fnp.asarray(b)
+    resolved = []
+    real = _ufuncs.ufunc._compute
+    monkeypatch.setattr(_ufuncs.ufunc, "_compute", lambda self, *args: resolved.append(self.__name__) or real(self, *args))
+    names = ["remainder"] + (["floor_divide"] if np.dtype(dtype).kind != "f" else [])
+    with np.errstate(all="ignore"):
+        for name in names:
+            want = getattr(np, name)(a, b)
+            np.testing.assert_array_equal(getattr(fnp, name)(x, y).numpy(), want)
+            picked = [getattr(fnp, name)(x[k], y[k]) for k in range(0, len(a), 7)]
+            np.testing.assert_array_equal(np.array([p.numpy() for p in picked]), want[::7])
+    assert resolved == []
+
+
 def _subnormal(v, info):
     return (v != 0) & (np.abs(v) < info.smallest_normal)
 
