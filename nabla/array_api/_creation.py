@@ -17,6 +17,7 @@ from ._dtypes import as_dtype
 from ..core.graph import Value
 from ..core.tensor_impl import TensorImpl
 from ..ops import linalg as _la
+from ..ops.broadcasting import grids as _grids
 
 
 def _tensor(x, op: str) -> Tensor:
@@ -145,28 +146,7 @@ def meshgrid(*arrays, indexing="xy") -> tuple[Tensor, ...]:
     dtypes = {a.dtype for a in arrays}
     if len(dtypes) > 1:
         raise TypeError(f"nabla.meshgrid: arrays must share a dtype, got {sorted(d.name for d in dtypes)}")
-    return grids(arrays, indexing)
-
-
-def grids(arrays, indexing="xy") -> tuple[Tensor, ...]:
-    """``meshgrid`` of 1-D ``arrays`` of any dtypes, each grid in its array's (NumPy's rule)."""
-    if indexing not in ("xy", "ij"):
-        raise ValueError(f"nabla.meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
-    n = len(arrays)
-    if n == 0:
-        return ()
-    shape = [a.size for a in arrays]
-    if indexing == "xy" and n > 1:
-        shape[0], shape[1] = shape[1], shape[0]
-    out = []
-    for k, a in enumerate(arrays):
-        s = [1] * n
-        pos = k
-        if indexing == "xy" and n > 1 and k < 2:
-            pos = 1 - k
-        s[pos] = a.size
-        out.append(_ops.broadcast_to(_ops.reshape(a, tuple(s)), tuple(shape)))
-    return tuple(out)
+    return _grids(arrays, indexing)
 
 
 def _band(x, k: int, lower: bool) -> Tensor:

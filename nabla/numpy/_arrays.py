@@ -17,7 +17,7 @@ from ..ops import aliasing
 from ..ops.base import as_index
 from ..ops.elementwise import astype as _astype
 from ..ops.view_layout import is_c_contiguous
-from ..array_api._creation import grids
+from ..ops.broadcasting import grids
 from . import _dtypes as D
 from ._reductions import sum as _sum
 from ._ufuncs import write_out

@@ -8,7 +8,7 @@ from ..core.operation import Fused
 from ..core.tensor import Tensor
 from . import lowerings as L
 from .base import LogicalShapeOperation, Operation, _check_shape, broadcast_shapes, describe
-from .view import reshape_op
+from .view import reshape, reshape_op
 from ..core.context import VMAP_DEPTH
 from ..core.lazy_module import graph_ops as ops
 
@@ -171,3 +171,24 @@ def broadcast_like(x: Tensor, like: Tensor) -> Tensor:
     """Broadcast ``x`` to ``like``'s logical shape; batch dims broadcast right-aligned."""
     batch = broadcast_shapes(x._impl.batch_shape, like._impl.batch_shape, op="broadcast")
     return broadcast_physical(x, batch + like.shape, len(batch))
+
+
+def grids(arrays, indexing="xy") -> tuple[Tensor, ...]:
+    """``meshgrid`` of 1-D ``arrays`` of any dtypes, each grid in its array's (NumPy's rule)."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"nabla.meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    n = len(arrays)
+    if n == 0:
+        return ()
+    shape = [a.size for a in arrays]
+    if indexing == "xy" and n > 1:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for k, a in enumerate(arrays):
+        s = [1] * n
+        pos = k
+        if indexing == "xy" and n > 1 and k < 2:
+            pos = 1 - k
+        s[pos] = a.size
+        out.append(broadcast_to(reshape(a, tuple(s)), tuple(shape)))
+    return tuple(out)
