@@ -140,8 +140,9 @@ _COMPOSED = {
 }
 
 #: compositions that are their row's op on the dtypes of its ``plain_on`` (``floor_divide``'s float
-#: corners are composed; on integers it is the op)
-_OP_WHERE_PLAIN = frozenset(("floor_divide",))
+#: corners are composed, on integers it is the op; the logical ufuncs take any dtype as its truth,
+#: on booleans they are the op)
+_OP_WHERE_PLAIN = frozenset(("floor_divide", "logical_not", "logical_and", "logical_or", "logical_xor"))
 
 _REDUCERS = {"add": _xp.sum, "multiply": _xp.prod, "maximum": functools.partial(extreme, "max"),
              "minimum": functools.partial(extreme, "min"),

@@ -341,3 +341,24 @@ def test_float_to_integer_casts_out_of_range(src, dst, first_sight):
     got = fnp.asarray(a).astype(dst).numpy()
     bad = np.flatnonzero(got != want)
     assert not bad.size, (a[bad], got[bad], want[bad])
+
+
+@pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor", "logical_not", "invert"])
+def test_logical_ufuncs_of_booleans_skip_dtype_resolution(name, monkeypatch):
+    """A mask's ``~m``, ``logical_and(m, n)``, ...: their op on booleans as it is (no dtype
+    resolution), NumPy's values; ``invert`` of integers too, and other dtypes as their truth."""
+    from nabla.numpy import _ufuncs
+    rng = np.random.default_rng(2)
+    m, n, k = rng.random(40) > 0.5, rng.random(40) > 0.3, rng.integers(-50, 50, 40)
+    resolved = []
+    real = _ufuncs.ufunc._compute
+    monkeypatch.setattr(_ufuncs.ufunc, "_compute", lambda self, *args: resolved.append(self.__name__) or real(self, *args))
+    u, ref = getattr(fnp, name), getattr(np, name)
+    args = (m,) if name in ("logical_not", "invert") else (m, n)
+    np.testing.assert_array_equal(u(*map(fnp.asarray, args)).numpy(), ref(*args))
+    np.testing.assert_array_equal(u(*(fnp.asarray(a)[3] for a in args)).numpy(), ref(*(a[3] for a in args)))
+    if name == "invert":
+        np.testing.assert_array_equal(u(fnp.asarray(k)).numpy(), ref(k))
+    assert resolved == []
+    other = (k,) if len(args) == 1 else (k, n)  # (integers as their truth: the general path)
+    np.testing.assert_array_equal(u(*map(fnp.asarray, other)).numpy(), ref(*other))
