@@ -390,7 +390,8 @@ def setitem(x: Tensor, key, value) -> None:
     flat = whole_mask(x, raw)
     if flat is not None:  # ``x[x > 0] = v``: v's values scattered to the mask's flat positions
         v = _broadcast_value(value, flat.shape, op)
-        x._impl = reshape(scatter_op(reshape(x, (math.prod(x.shape),)), v, flat, k=1), x.shape)._impl
+        if flat.shape[0]:  # (none selected: nothing written, x as it is)
+            x._impl = reshape(scatter_op(reshape(x, (math.prod(x.shape),)), v, flat, k=1), x.shape)._impl
         return
     entries = _expand_bools(x, raw, op)
     arrays = [e[1] for e in entries if e[0] == "array"]

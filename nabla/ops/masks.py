@@ -10,7 +10,9 @@ import weakref
 import numpy as np
 
 from ..core import dtypes as _dt
+from ..core.at_once import small_at_once
 from ..core.graph import GRAPH
+from ..core.operation import PLAIN_CLASSES, plain_array
 from ..core.tensor import Tensor
 from .base import tensor_from_host
 from .casts import astype
@@ -47,12 +49,29 @@ def nonzero(x: Tensor) -> tuple[Tensor, ...]:
 def _nonzero(x: Tensor) -> tuple[Tensor, ...]:
     mask = x if x.dtype.is_bool else (x != 0)
     count = int(reduce_sum(astype(mask, _dt.int64)).item())
-    cols = nonzero_op(mask, tensor_from_host(np.zeros(count, np.uint8), mask.device))
+    size = tensor_from_host(np.zeros(count, np.uint8), mask.device)
+    if mask.ndim == 1:
+        positions = _positions_at_once(mask, size)
+        if positions is not None:
+            return (positions,)
+    cols = nonzero_op(mask, size)
     if not any(c._impl.traced or c._impl.batch_dims for c in cols):
         # computed now, all columns in one run: the count was just read anyway, and columns realized
         # one by one would each ask for a model of their own (and run the op again)
         GRAPH.evaluate([c._impl for c in cols])
     return tuple(cols)
+
+
+def _positions_at_once(mask: Tensor, size: Tensor):
+    """The true positions of a small 1-D mask of realized host data, computed at once (one kernel
+    call, where a read of the recorded op ran the engine: a loop's ``x[m] = x[m] - 4`` each step);
+    None where they are recorded."""
+    im, isz = mask._impl, size._impl
+    if len(im._values) != 1 or im.traced or im.tangents is not None or type(mask) not in PLAIN_CLASSES:
+        return None
+    vm, vs = im._values[0], isz._values[0]
+    out = small_at_once(nonzero_op, {}, (vm, vs), (im, isz), vs.shape, _dt.int64, vm.device)
+    return None if out is None else plain_array(type(mask), out)
 
 
 def whole_mask(x: Tensor, entries):
