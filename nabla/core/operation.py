@@ -68,6 +68,18 @@ def plain_array(cls, impl):
     return result
 
 
+def plain_values(*arrays) -> tuple | None:
+    """The one value of each of ``arrays``, where each is a plain array (of ``PLAIN_CLASSES``, one
+    value, no trace or tangent) and all are on one device, as an op at once takes them; None else."""
+    values = []
+    for a in arrays:
+        impl = a._impl
+        if type(a) not in PLAIN_CLASSES or len(impl._values) != 1 or impl.traced or impl.tangents is not None:
+            return None
+        values.append(impl._values[0])
+    return tuple(values) if all(v.device is values[0].device for v in values) else None
+
+
 class Fused(NamedTuple):
     """How the fused evaluator (``nabla/runtime/kernels/evaluator/fused.mojo``) takes an op: the op's
     own facts, which ``nabla/runtime/fused_codes.py`` gathers into the kernel's tables."""

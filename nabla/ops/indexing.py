@@ -16,7 +16,7 @@ import numpy as np
 
 from ..core import dtypes as _dt
 from ..core.at_once import small_at_once
-from ..core.operation import PLAIN_CLASSES, plain_array
+from ..core.operation import plain_array, plain_values
 from ..core.tensor import Tensor
 from .casts import cast_op
 from .index_primitives import gather_op, scatter_op, set_slice_op, slice_op
@@ -249,14 +249,11 @@ def _rows_at_once(x: Tensor, idx: Tensor):
     """``x[idx]`` of host data at once, the indices (checked host memory) read in their own dtype:
     one program where a cast to int64 first would be two. None where it is recorded."""
     ix, ii = x._impl, idx._impl
-    if len(ix._values) != 1 or len(ii._values) != 1 or ix.traced or ii.traced or ix.tangents is not None \
-            or ii.tangents is not None or ix.dtype.is_complex or type(x) not in PLAIN_CLASSES:
+    values = None if ix.dtype.is_complex else plain_values(x, idx)
+    if values is None:
         return None
-    vx, vi = ix._values[0], ii._values[0]
-    if vx.device is not vi.device:
-        return None
-    out = small_at_once(gather_op, {"axis": 0}, (vx, vi), (ix, ii), ii.cached_shape + ix.cached_shape[1:],
-                        ix.dtype, vx.device)
+    out = small_at_once(gather_op, {"axis": 0}, values, (ix, ii), ii.cached_shape + ix.cached_shape[1:],
+                        ix.dtype, values[0].device)
     return None if out is None else plain_array(type(x), out)
 
 

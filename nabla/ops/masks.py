@@ -12,7 +12,7 @@ import numpy as np
 from ..core import dtypes as _dt
 from ..core.at_once import small_at_once
 from ..core.graph import GRAPH
-from ..core.operation import PLAIN_CLASSES, plain_array
+from ..core.operation import plain_array, plain_values
 from ..core.tensor import Tensor
 from .base import tensor_from_host
 from .casts import astype
@@ -66,11 +66,11 @@ def _positions_at_once(mask: Tensor, size: Tensor):
     """The true positions of a small 1-D mask of realized host data, computed at once (one kernel
     call, where a read of the recorded op ran the engine: a loop's ``x[m] = x[m] - 4`` each step);
     None where they are recorded."""
-    im, isz = mask._impl, size._impl
-    if len(im._values) != 1 or im.traced or im.tangents is not None or type(mask) not in PLAIN_CLASSES:
+    values = plain_values(mask, size)
+    if values is None:
         return None
-    vm, vs = im._values[0], isz._values[0]
-    out = small_at_once(nonzero_op, {}, (vm, vs), (im, isz), vs.shape, _dt.int64, vm.device)
+    out = small_at_once(nonzero_op, {}, values, (mask._impl, size._impl), values[1].shape, _dt.int64,
+                        values[0].device)
     return None if out is None else plain_array(type(mask), out)
 
 
