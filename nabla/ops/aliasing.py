@@ -27,7 +27,7 @@ from .broadcasting import broadcast_to_op
 from .creation import operand_constant
 from .index_primitives import set_slice_op, slice_op, sliced_shape
 from .view import reshape_op
-from .view_layout import element_strides, reshaped_strides
+from .view_layout import C_ORDER, element_strides, reshaped_strides
 from .host_writes import (exact_scalar, host_slice_write, host_write, may_be_element, realize_for_loop,
                           recorded_element_write, slice_place)
 from .picks import element_key, plain_host, quick_pick
@@ -549,14 +549,16 @@ def reshaped(x: Tensor, out: Tensor) -> Tensor:
     view of x where x's memory lays them out so (NumPy's view), else ``out`` itself, a copy (a
     reshape of a transpose or a strided slice: a write into it leaves x as it was)."""
     shape = out.shape
-    strides = element_strides(x)
-    if strides is not None:
-        strides = reshaped_strides(x.shape, strides, shape)
-        if strides is None:
-            return out
     derive = lambda p: _view.reshape(p, shape)  # noqa: E731
-    if strides is not None:
-        derive.layout = ("strides", strides)
+    if x._view is None:  # (an array's own memory, C-ordered: so is its reshape)
+        derive.layout = C_ORDER
+    else:
+        strides = element_strides(x)
+        if strides is not None:
+            strides = reshaped_strides(x.shape, strides, shape)
+            if strides is None:
+                return out
+            derive.layout = ("strides", strides)
     return make_view(x, out, derive, lambda p, c: _view.reshape(c, p.shape))
 
 

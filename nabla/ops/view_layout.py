@@ -8,6 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 
+#: the layout of a reshape of a C-ordered array's own memory: C-ordered
+C_ORDER = ("c", None)
+
+
 def same(parent):
     """The derive of a view that is another name of its parent (same shape, same memory)."""
     return parent
@@ -30,35 +34,47 @@ def memory_layout(x) -> tuple | None:
     """``(root, strides, offset)``: the array at the root of ``x``'s views, whose memory holds x's
     elements, and x's strides and first element's offset in it, in elements; None where a view on
     the way is of a kind not followed here (a dtype's bit view, ``real``): then unknown."""
-    view = x._view
-    if view is None:
-        return x, c_strides(x.shape), 0
-    parent, derive, put_back = view
-    above = memory_layout(parent)
-    if above is None or derive is same:
-        return above
-    root, strides, offset = above
-    layout = getattr(derive, "layout", None)
-    if layout is not None:  # (a reshape's or a transpose's: kept on its derive)
-        kind, data = layout
-        return root, (data if kind == "strides" else tuple(strides[a] for a in data)), offset
-    index = getattr(put_back, "index", None)
-    if index is None or getattr(put_back, "shape", None) != parent.shape:
-        return None
-    offset += sum(a * s for (a, _, _), s in zip(index, strides))
-    if len(index) == len(x.shape):  # (every axis kept: each its parent's, stepped)
-        return root, tuple(s * c for (_, _, c), s in zip(index, strides)), offset
-    # (ints and new axes: each parent axis of more than one element taken is one of x's axes of more
-    # than one, in order; x's axes of one, whose strides no layout question reads, get 0)
-    long = [s * c for (a, b, c), s in zip(index, strides) if len(range(a, b, c)) > 1]
-    out, k = [], 0
-    for d in x.shape:
-        if d > 1 and k < len(long):
-            out.append(long[k])
-            k += 1
-        else:
-            out.append(0)
-    return (root, tuple(out), offset) if k == len(long) else None
+    chain = []
+    while x._view is not None:
+        chain.append(x)
+        x = x._view[0]
+    root = x
+    strides, offset = c_strides(root.shape), 0
+    for x in reversed(chain):
+        parent, derive, put_back = x._view
+        if derive is same:
+            continue
+        layout = getattr(derive, "layout", None)
+        if layout is not None:  # (a reshape's or a transpose's: kept on its derive)
+            kind, data = layout
+            strides = tuple([strides[a] for a in data]) if kind == "axes" else data if kind == "strides" \
+                else c_strides(x.shape)
+            continue
+        index = getattr(put_back, "index", None)
+        if index is None or put_back.shape != parent.shape:
+            return None
+        shape = x.shape
+        long = []  # (each parent axis of more than one element taken, stepped)
+        for (a, b, c), st in zip(index, strides):
+            offset += a * st
+            if len(index) == len(shape) or len(range(a, b, c)) > 1:
+                long.append(st * c)
+        if len(index) == len(shape):  # (every axis kept: each its parent's)
+            strides = tuple(long)
+            continue
+        # (ints and new axes: each parent axis of more than one element taken is one of x's axes of
+        # more than one, in order; x's axes of one, whose strides no layout question reads, get 0)
+        out, k = [], 0
+        for d in shape:
+            if d > 1 and k < len(long):
+                out.append(long[k])
+                k += 1
+            else:
+                out.append(0)
+        if k != len(long):
+            return None
+        strides = tuple(out)
+    return root, strides, offset
 
 
 def element_strides(x) -> tuple | None:
@@ -70,7 +86,21 @@ def element_strides(x) -> tuple | None:
 def reshaped_strides(shape, strides, new_shape) -> tuple | None:
     """The strides of ``new_shape`` over the same memory as an array of ``shape`` and ``strides``,
     where the reshape needs no copy (axes merged only where they are one run of each other's
-    steps, axes split at will); None where it does (NumPy then copies)."""
+    steps, axes split at will); None where it does (NumPy then copies). Kept per question (a loop
+    reshapes the same kind of view at every step)."""
+    key = (shape, strides, new_shape)
+    found = _RESHAPED.get(key, False)
+    if found is False:
+        if len(_RESHAPED) >= 1024:
+            _RESHAPED.clear()
+        found = _RESHAPED[key] = _reshaped_strides(shape, strides, new_shape)
+    return found
+
+
+_RESHAPED: dict = {}
+
+
+def _reshaped_strides(shape, strides, new_shape) -> tuple | None:
     old = [(d, s) for d, s in zip(shape, strides) if d != 1]
     new = list(new_shape)
     out = [0] * len(new)
