@@ -13,8 +13,18 @@ from . import _dtypes as D, _reductions as R
 _F64, _I64 = _dt.float64, _dt.int64
 
 
+#: the keywords each mode takes (NumPy's ValueError for any other)
+_KEYWORDS = {"constant": {"constant_values"}, "edge": set(), "linear_ramp": {"end_values"},
+             "maximum": {"stat_length"}, "mean": {"stat_length"}, "median": {"stat_length"},
+             "minimum": {"stat_length"}, "reflect": {"reflect_type"}, "symmetric": {"reflect_type"}, "wrap": set(),
+             "empty": set()}
+
+
 def pad(array, pad_width, mode="constant", **kwargs):
     x = D.asarray(array, op="pad")
+    unknown = set(kwargs) - _KEYWORDS.get(mode, set(kwargs))
+    if unknown:
+        raise ValueError(f"nabla.numpy.pad: unsupported keyword arguments for mode {mode!r}: {unknown}")
     widths = _np.broadcast_to(_np.asarray(pad_width, dtype=_np.int64), (x.ndim, 2))
     if (widths < 0).any():
         raise ValueError("nabla.numpy.pad: index can't contain negative values")
@@ -32,6 +42,8 @@ def _pad_axis(x, ax, before, after, mode, kwargs):
     def part(idx):
         return _xp.take(x, _xp.asarray(idx, dtype=_I64), axis=ax)
 
+    if mode == "empty":  # (NumPy leaves the pad's values undefined: zeros here)
+        mode, kwargs = "constant", {}
     if mode == "constant":
         cv = _np.broadcast_to(_np.asarray(kwargs.get("constant_values", 0)), (x.ndim, 2))
         shape_b = x.shape[:ax] + (before,) + x.shape[ax + 1:]
@@ -41,6 +53,8 @@ def _pad_axis(x, ax, before, after, mode, kwargs):
         return _xp.concat([lo, x, hi], axis=ax)
     if mode == "edge":
         idx = [0] * before + list(range(n)) + [n - 1] * after
+    elif mode in ("reflect", "symmetric") and kwargs.get("reflect_type", "even") == "odd" and n > 1:
+        return _odd_reflection(x, ax, before, after, mode == "symmetric")
     elif mode in ("reflect", "symmetric", "wrap"):
         period = {"reflect": 2 * n - 2, "symmetric": 2 * n, "wrap": n}[mode]
         if period <= 0:
@@ -56,10 +70,18 @@ def _pad_axis(x, ax, before, after, mode, kwargs):
             idx = [fold(i) for i in range(-before, n + after)]
     elif mode in ("mean", "maximum", "minimum", "median"):
         fn = {"mean": R.mean, "maximum": R.max, "minimum": R.min, "median": R.median}[mode]
-        stat = fn(x, axis=ax, keepdims=True)
-        stat = stat if stat.dtype is x.dtype else _astype(_xp.round(stat) if x.dtype.is_integer else stat, x.dtype)
-        reps = lambda k: _xp.broadcast_to(stat, x.shape[:ax] + (k,) + x.shape[ax + 1:])  # noqa: E731
-        return _xp.concat([reps(before), x, reps(after)], axis=ax)
+        given = kwargs.get("stat_length")
+        lengths = _np.broadcast_to(_np.asarray(n if given is None else given, dtype=_np.int64), (x.ndim, 2))
+
+        def reps(k, side):  # (the statistic of the ``stat_length`` values at that edge, as NumPy's)
+            m = min(int(lengths[ax, side]), n)
+            idx = list(range(m)) if side == 0 else list(range(n - m, n))
+            stat = fn(x if m == n else part(idx), axis=ax, keepdims=True)
+            stat = stat if stat.dtype is x.dtype else \
+                _astype(_xp.round(stat) if x.dtype.is_integer else stat, x.dtype)
+            return _xp.broadcast_to(stat, x.shape[:ax] + (k,) + x.shape[ax + 1:])
+
+        return _xp.concat([reps(before, 0), x, reps(after, 1)], axis=ax)
     elif mode == "linear_ramp":
         ends = _np.broadcast_to(_np.asarray(kwargs.get("end_values", 0)), (x.ndim, 2))
         # NumPy hands one or two end values to its linspace as NumPy scalars (float64 arithmetic)
@@ -73,8 +95,39 @@ def _pad_axis(x, ax, before, after, mode, kwargs):
         return _xp.concat([lo, x, hi], axis=ax)
     else:
         raise NotImplementedError(f"nabla.numpy.pad: mode {mode!r} is not supported (constant, edge, reflect, "
-                                  "symmetric, wrap, mean, maximum, minimum, median, linear_ramp are)")
+                                  "symmetric, wrap, mean, maximum, minimum, median, linear_ramp, empty are)")
     return part(idx)
+
+
+def _odd_reflection(x, ax, before, after, edge_in):
+    """``reflect_type="odd"``: each pad the data mirrored about its edge value (``2 * edge -
+    mirrored``), built outward a chunk at a time, each chunk at most the whole periods of what is
+    there so far (``n - 1`` elements a period for ``reflect``, ``n`` for ``symmetric``, whose mirror
+    holds the edge), so that every mirror point is where NumPy's is."""
+    unit = x.shape[ax] if edge_in else x.shape[ax] - 1
+    out, left, right = x, before, after
+
+    def take(idx):
+        return _xp.take(out, _xp.asarray(idx, dtype=_I64), axis=ax)
+
+    while left or right:
+        length = out.shape[ax]
+        chunk = (length if edge_in else length - 1) // unit * unit
+        parts = []
+        if left:
+            m = min(chunk, left)
+            mirrored = take(list(range(m - 1, -1, -1)) if edge_in else list(range(m, 0, -1)))
+            parts.append(2 * take([0]) - mirrored)
+            left -= m
+        parts.append(out)
+        if right:
+            m = min(chunk, right)
+            last = length - 1
+            mirrored = take(list(range(last, last - m, -1)) if edge_in else list(range(last - 1, last - 1 - m, -1)))
+            parts.append(2 * take([last]) - mirrored)
+            right -= m
+        out = _xp.concat(parts, axis=ax)
+    return out
 
 
 def _ramp(x, ax, width, end, at, reverse, ft):

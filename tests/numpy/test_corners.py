@@ -499,22 +499,6 @@ def test_bool_products_match_numpy():
     numpy.testing.assert_array_equal(numpy.asarray(m), b @ b)
 
 
-@pytest.mark.parametrize("dtype", ["float64", "float32", "int16", "uint8", "bool", "complex128", "complex64"])
-def test_pad_linear_ramp_matches_numpy(dtype):
-    """NumPy's ramps: one or two end values computed in float64, a per-axis table in the array's own
-    float dtype, integers floored, complex ramps part by part as NumPy's complex division gives."""
-    a = numpy.arange(12).reshape(3, 4) * 1.37 - 4
-    x = numpy.abs(a).astype(dtype) if dtype == "uint8" else a.astype(dtype)
-    if x.dtype.kind == "c":
-        x = x + 1j * x[::-1]
-    for ends in (None, 5, 2.7, (1.5, -2), ((1, 2), (3, -4)), [[1], [2]]):
-        kw = {} if ends is None else {"end_values": ends}
-        for width in (2, ((1, 3), (2, 0)), ((0, 5), (4, 1))):
-            want = numpy.pad(x, width, mode="linear_ramp", **kw)
-            got = fnp.pad(fnp.asarray(x), width, mode="linear_ramp", **kw).numpy()
-            assert got.dtype == want.dtype and numpy.array_equal(got, want), (ends, width)
-
-
 @pytest.mark.parametrize("dtype", ["bool", "complex128", "complex64", "int16"])
 def test_add_at_of_bool_and_complex_matches_numpy(dtype):
     """Repeated indices all count: bool accumulates as NumPy's OR, complex part by part."""
