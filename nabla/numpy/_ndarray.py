@@ -288,7 +288,7 @@ class flatiter:
         self.base = base
 
     def _flat(self) -> Tensor:
-        return aliasing.reshape(self.base, (-1,))  # a view: writes through it reach the base
+        return aliasing.flat_view(self.base)  # a view whatever the base's layout: writes reach the base
 
     def __len__(self) -> int:
         return self.base.size

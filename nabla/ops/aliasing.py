@@ -544,6 +544,14 @@ def _unshaped_write(x, v) -> bool:
         and not (x.traced or v.traced)
 
 
+def flat_view(x: Tensor) -> Tensor:
+    """``x`` raveled in C order, a view whatever its layout (``x.flat``: a write through it reaches
+    x's elements, as NumPy's ``flatiter`` writes them, where ``ravel`` of a transpose is a copy)."""
+    shape = x.shape
+    return make_view(x, _view.reshape(x, (-1,)), lambda p: _view.reshape(p, (-1,)),
+                     lambda p, c: _view.reshape(c, shape))
+
+
 def reshaped(x: Tensor, out: Tensor) -> Tensor:
     """``out`` has x's elements in x's order under another shape (reshape, ravel, squeeze, ...): a
     view of x where x's memory lays them out so (NumPy's view), else ``out`` itself, a copy (a

@@ -93,3 +93,18 @@ def test_shares_memory_and_may_share_memory_are_numpys():
         return [(m.shares_memory(x, y), m.may_share_memory(x, y)) for x, y in pairs]
 
     assert answers(np) == answers(numpy)
+
+
+def test_writes_through_flat_reach_the_array_whatever_its_layout():
+    """``g.T.flat[k] = v`` writes g's elements in the transpose's C order, as NumPy's flatiter, where
+    ``g.T.ravel()`` is a copy."""
+    def run(m):
+        g = m.arange(8).reshape(2, 4)
+        g.T.flat[0] = -7
+        g.T.flat[[1, 2]] = -9
+        g[:, ::2].flat[1] = 55
+        return g, list(g.T.flat)
+
+    ours, theirs = run(np), run(numpy)
+    numpy.testing.assert_array_equal(numpy.asarray(ours[0]), theirs[0])
+    assert [int(v) for v in ours[1]] == [int(v) for v in theirs[1]]
