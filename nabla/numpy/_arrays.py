@@ -16,7 +16,7 @@ from ..core.tensor import Tensor
 from ..ops import aliasing
 from ..ops.base import as_index
 from ..ops.elementwise import astype as _astype
-from ..ops.view_layout import is_c_contiguous
+from ..ops.view_layout import is_c_contiguous, is_f_contiguous
 from ..ops.broadcasting import grids
 from . import _dtypes as D
 from ._reductions import sum as _sum
@@ -51,10 +51,19 @@ def array(obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=N
 def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     if copy:
         return array(a, dtype, device=device)
-    return D.asarray(a, dtype, "asarray", device, strings=True)
+    x = D.asarray(a, dtype, "asarray", device, strings=True)
+    if order in ("C", "F") and isinstance(x, Tensor) and x.ndim > 1 \
+            and not (is_c_contiguous(x) if order == "C" else is_f_contiguous(x)):
+        return array(x, device=device)  # (NumPy's copy where the memory is not in that order)
+    return x
 
 
-asanyarray = ascontiguousarray = asfortranarray = asarray
+def asfortranarray(a, dtype=None, *, like=None):
+    """``a`` itself where its elements are one run of memory in Fortran order, else a copy."""
+    return asarray(a, dtype, order="F")
+
+
+asanyarray = ascontiguousarray = asarray
 
 
 def copy(a, order="K", subok=False):

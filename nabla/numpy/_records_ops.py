@@ -25,8 +25,6 @@ from ._datetime import DatetimeArray
 from ._records import (StructuredArray, _axis, _host, blank, expand, from_host, is_records, layout, recarray,
                        records_dtype)
 from . import _records as R
-from ..core.tensor import Tensor
-from ..ops.view_layout import is_c_contiguous
 
 
 
@@ -79,8 +77,7 @@ asanyarray = asarray
 def ascontiguousarray(a, dtype=None, *, like=None):
     """``a`` as an array whose elements are one run of memory in C order: itself where they are,
     else a copy (a transpose, a strided slice), as NumPy's."""
-    x = asarray(a, dtype)
-    return x.copy() if isinstance(x, Tensor) and not is_c_contiguous(x) else x
+    return asarray(a, dtype, order="C")
 
 
 def _filled(name, value):

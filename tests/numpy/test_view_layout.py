@@ -1,6 +1,6 @@
-"""A reshape, ravel or ``ascontiguousarray`` of a view is NumPy's view where the view's memory lays
-its elements out so, else a copy: a write into the result reaches the base exactly where NumPy's
-does (against NumPy, the oracle, for each kind of view)."""
+"""A reshape, ravel, ``ascontiguousarray``, ``asfortranarray`` or ``asarray(order=)`` of a view is
+NumPy's view where the view's memory lays its elements out so, else a copy: a write into the result
+reaches the base exactly where NumPy's does (against NumPy, the oracle, for each kind of view)."""
 
 import numpy
 import pytest
@@ -26,6 +26,11 @@ CASES = {
     "whole reshape": lambda m, c: c.reshape(6, 2),
     "contiguous of a transpose": lambda m, c: m.ascontiguousarray(c.T),
     "contiguous of rows": lambda m, c: m.ascontiguousarray(c[1:]),
+    "fortran of an array": lambda m, c: m.asfortranarray(c),
+    "fortran of a transpose": lambda m, c: m.asfortranarray(c.T),
+    "asarray in F order": lambda m, c: m.asarray(c, order="F"),
+    "asarray of a transpose in C order": lambda m, c: m.asarray(c.T, order="C"),
+    "asarray of a transpose in any order": lambda m, c: m.asarray(c.T, order="K"),
     "axes added to a transpose": lambda m, c: m.expand_dims(c.T, 0),
     "new axis of a transpose": lambda m, c: c.T[None],
     "squeeze of a transpose": lambda m, c: c.T[None].squeeze(),
