@@ -322,26 +322,26 @@ def expand_dims(a, axis):
     return aliasing.reshape(x, tuple(shape))
 
 
-def atleast_1d(*arys):
+def atleast_1d(*arys):  # (each a view of its array, as NumPy's)
     out = [D.asarray(a, op="atleast_1d") for a in arys]
-    out = [_reshape(a, (1,)) if a.ndim == 0 else a for a in out]
+    out = [aliasing.reshape(a, (1,)) if a.ndim == 0 else a for a in out]
     return out[0] if len(out) == 1 else tuple(out)
 
 
 def atleast_2d(*arys):
     out = [D.asarray(a, op="atleast_2d") for a in arys]
-    out = [_reshape(a, (1,) * (2 - a.ndim) + a.shape) if a.ndim < 2 else a for a in out]
+    out = [aliasing.reshape(a, (1,) * (2 - a.ndim) + a.shape) if a.ndim < 2 else a for a in out]
     return out[0] if len(out) == 1 else tuple(out)
 
 
 def atleast_3d(*arys):
     def up(a):
         if a.ndim == 0:
-            return _reshape(a, (1, 1, 1))
+            return aliasing.reshape(a, (1, 1, 1))
         if a.ndim == 1:
-            return _reshape(a, (1, a.shape[0], 1))
+            return aliasing.reshape(a, (1, a.shape[0], 1))
         if a.ndim == 2:
-            return _reshape(a, a.shape + (1,))
+            return aliasing.reshape(a, a.shape + (1,))
         return a
 
     out = [up(D.asarray(a, op="atleast_3d")) for a in arys]
@@ -355,7 +355,11 @@ def broadcast_to(array, shape, subok=False):
 
 
 def broadcast_arrays(*args, subok=False):
-    return tuple(_xp.broadcast_arrays(*(D.asarray(a, op="broadcast_arrays") for a in args)))
+    """Each array itself where it has the common shape, else its read-only broadcast view (NumPy's
+    are views, writable under a FutureWarning: a write into one here raises, as into broadcast_to's)."""
+    xs = [D.asarray(a, op="broadcast_arrays") for a in args]
+    shape = _xp.broadcast_shapes(*(x.shape for x in xs))
+    return tuple(x if x.shape == shape else broadcast_to(x, shape) for x in xs)
 
 
 broadcast_shapes = _xp.broadcast_shapes

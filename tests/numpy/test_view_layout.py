@@ -38,6 +38,9 @@ CASES = {
     "swapaxes reshape splitting": lambda m, c: m.swapaxes(c.reshape(3, 2, 2), 1, 2).reshape(3, 2, 2),
     "transpose reshape then slice": lambda m, c: c.T.reshape(-1)[::2],
     "flatten": lambda m, c: c.T.flatten(),
+    "atleast_3d": lambda m, c: m.atleast_3d(c),
+    "atleast_2d of a row": lambda m, c: m.atleast_2d(c[1]),
+    "atleast_1d of an element": lambda m, c: m.atleast_1d(c[1:2, 2:3].reshape(())),
 }
 
 
@@ -113,3 +116,20 @@ def test_writes_through_flat_reach_the_array_whatever_its_layout():
     ours, theirs = run(np), run(numpy)
     numpy.testing.assert_array_equal(numpy.asarray(ours[0]), theirs[0])
     assert [int(v) for v in ours[1]] == [int(v) for v in theirs[1]]
+
+
+def test_broadcast_arrays_are_views_of_their_arrays():
+    """Each result sees later writes to its array, one of the common shape being the array itself."""
+    import warnings
+
+    def run(m):
+        a, b, c = m.zeros(3), m.zeros((2, 1)), m.ones((2, 3))
+        x, y, z = m.broadcast_arrays(a, b, c)
+        a[0], b[1, 0] = 5.0, 7.0
+        return x, y, z is c, m.shares_memory(x, a)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        ours, theirs = run(np), run(numpy)
+    for got, want in zip(ours, theirs):
+        numpy.testing.assert_array_equal(numpy.asarray(got), want)
