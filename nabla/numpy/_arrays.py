@@ -14,7 +14,7 @@ from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops import aliasing
-from ..ops.base import as_index
+from ..ops.base import as_index, normalize_axis
 from ..ops.elementwise import astype as _astype
 from ..ops.view_layout import is_c_contiguous, is_f_contiguous
 from ..ops.broadcasting import grids
@@ -289,8 +289,8 @@ def swapaxes(a, axis1, axis2):
 
 def moveaxis(a, source, destination):
     x = D.asarray(a, op="moveaxis")
-    src = [s % x.ndim for s in ((source,) if isinstance(source, int) else source)]
-    dst = [d % x.ndim for d in ((destination,) if isinstance(destination, int) else destination)]
+    src = [normalize_axis(s, x.ndim, "moveaxis") for s in ((source,) if isinstance(source, int) else source)]
+    dst = [normalize_axis(d, x.ndim, "moveaxis") for d in ((destination,) if isinstance(destination, int) else destination)]
     order = [k for k in range(x.ndim) if k not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -315,7 +315,7 @@ def expand_dims(a, axis):
     x = D.asarray(a, op="expand_dims")
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
     n = x.ndim + len(axes)
-    axes = sorted(k % n for k in axes)
+    axes = sorted(normalize_axis(k, n, "expand_dims") for k in axes)
     shape = list(x.shape)
     for k in axes:
         shape.insert(k, 1)

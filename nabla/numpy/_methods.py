@@ -242,6 +242,14 @@ def _operators():
     for py, np_name in {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal", "gt": "greater",
                         "ge": "greater_equal"}.items():
         out[f"__{py}__"] = binary(UFUNCS[np_name])
+    general_eq, general_ne = out["__eq__"], out["__ne__"]
+
+    def none_test(general, value):  # (``a == None``: NumPy compares each element with None)
+        def op(self, other):
+            return A.full(self.shape, value, dtype=bool) if other is None else general(self, other)
+        return op
+
+    out["__eq__"], out["__ne__"] = none_test(general_eq, False), none_test(general_ne, True)
     for py, np_name in {"neg": "negative", "pos": "positive", "abs": "absolute", "invert": "invert"}.items():
         out[f"__{py}__"] = unary(UFUNCS[np_name])
     general_power = out["__pow__"]

@@ -23,6 +23,7 @@ from ..core.tensor_impl import TensorImpl
 from ..core.trace_lowering import index_memo
 from . import indexing, view as _view
 from .basic_keys import element_parse, plain_key
+from .base import normalize_axis
 from .broadcasting import broadcast_to_op
 from .creation import operand_constant
 from .index_primitives import set_slice_op, slice_op, sliced_shape
@@ -589,6 +590,7 @@ def transpose(x: Tensor, *axes) -> Tensor:
 
 
 def swapaxes(x: Tensor, a: int, b: int) -> Tensor:
+    a, b = normalize_axis(a, x.ndim, "swapaxes"), normalize_axis(b, x.ndim, "swapaxes")
     axes = list(range(x.ndim))
     axes[a], axes[b] = axes[b], axes[a]
     return permuted(x, _view.permute_dims(x, axes), axes)

@@ -43,8 +43,8 @@ def normalize_axis(axis: int, ndim: int, op: str) -> int:
         if index is None:
             raise TypeError(f"nabla.{op}: axis must be an integer, got {type(axis).__name__}")
         axis = index
-    if not -ndim <= axis < ndim:
-        raise IndexError(f"nabla.{op}: axis {axis} is out of range for a tensor of rank {ndim}")
+    if not -ndim <= axis < ndim:  # (NumPy's AxisError: an IndexError and a ValueError)
+        raise np.exceptions.AxisError(f"nabla.{op}: axis {axis} is out of range for a tensor of rank {ndim}")
     return int(axis) % ndim
 
 

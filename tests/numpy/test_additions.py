@@ -562,3 +562,18 @@ def test_methods_that_are_the_faces_functions_are_numpys():
     for got, want in zip(run(fnp), run(numpy)):
         numpy.testing.assert_array_equal(numpy.asarray(got), want)
         assert numpy.asarray(got).dtype == numpy.asarray(want).dtype
+
+
+def test_axes_out_of_range_raise_numpys_axis_error_and_none_compares_elementwise():
+    """An axis past the rank is NumPy's AxisError (an IndexError and a ValueError) for reductions,
+    joins, swapaxes, moveaxis and expand_dims; ``a == None`` is an array of False, as NumPy's."""
+    for f in (lambda m: m.zeros((2, 3)).sum(axis=2), lambda m: m.concatenate([m.zeros((2, 3))], axis=3),
+              lambda m: m.swapaxes(m.zeros((2, 3)), 0, 5), lambda m: m.moveaxis(m.zeros((2, 3)), 0, 3),
+              lambda m: m.expand_dims(m.zeros((2, 3)), 5), lambda m: m.argmax(m.zeros((2, 3)), axis=-3)):
+        for m in (numpy, fnp):
+            with pytest.raises(numpy.exceptions.AxisError):
+                f(m)
+    for m in (numpy, fnp):
+        a = m.arange(3)
+        assert numpy.asarray(a == None).tolist() == [False] * 3  # noqa: E711
+        assert numpy.asarray(a != None).tolist() == [True] * 3  # noqa: E711
