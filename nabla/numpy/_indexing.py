@@ -79,9 +79,8 @@ def flatnonzero(a):
 
 def argwhere(a):
     x = D.asarray(a, op="argwhere")
-    if x.ndim == 0:
-        x = _reshape(x, (1,))
-        return _reshape(_xp.nonzero(x)[0], (-1, 0))
+    if x.ndim == 0:  # (NumPy's: one row of no coordinates where it is nonzero, none where it is zero)
+        return _xp.zeros((int(bool(x)), 0), dtype=_dt.int64, device=x.device)
     return _xp.stack(_xp.nonzero(x), axis=1)
 
 

@@ -19,6 +19,7 @@ from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from ..ops import aliasing
 from ..ops.elementwise import complex_from_parts
+from ..ops.host_writes import alone
 from ..ops.view_layout import c_strides, element_strides, is_c_contiguous, is_f_contiguous, same, same_back
 
 
@@ -111,7 +112,7 @@ class ndarray(Tensor):
         shape = tuple(int(d) for d in shape)
         if any(d < 0 for d in shape):
             raise ValueError(f"nabla.numpy.ndarray.resize: negative dimensions are not allowed ({shape})")
-        if self._view is not None or (refcheck and self._views and any(ref() is not None for ref in self._views)):
+        if not alone(self) and (refcheck or self._view is not None):  # (a fresh result's own name is alone)
             raise ValueError("nabla.numpy.ndarray.resize: cannot resize an array that references or is referenced "
                              "by another array in this way; use the np.resize function")
         count = 1

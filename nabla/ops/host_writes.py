@@ -82,7 +82,7 @@ def exact_scalar(value, dtype):
     return None
 
 
-def _alone(x: Tensor, own=None) -> bool:
+def alone(x: Tensor, own=None) -> bool:
     """Whether ``x`` has no live view (but ``own``, where given: a slice of x a write reads) and views
     nothing anyone can reach: the array a NumPy face function returns is an alias of a result that
     nothing else holds (its link is dropped here)."""
@@ -176,7 +176,7 @@ def host_write(x: Tensor, key, value) -> bool:
         values = impl._values
     v = values[0]
     if not impl.cached_shape or impl.dtype.is_complex or not plain_host(impl) or type(x) not in PLAIN_CLASSES \
-            or not _alone(x):
+            or not alone(x):
         return False
     for i, n in zip(key, impl.cached_shape):
         if not -n <= i < n:
@@ -253,7 +253,7 @@ def host_slice_write(x: Tensor, index, value, writer=None) -> bool:
         # (x's own slice, ``T[i] = T[i - 1]``, ``a[1:] = a[:-1]``, is read as NumPy's copy reads it;
         # it is derived again where x's memory is replaced)
         own = value if getattr(value, "_view", None) is not None and value._view[0] is x else None
-        if not _alone(x, own):
+        if not alone(x, own):
             return False
     elif x._view is not None or any(r() is not None and r() is not writer for r in x._views or ()):
         return False

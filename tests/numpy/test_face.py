@@ -22,6 +22,12 @@ V = R.standard_normal(7)
 NANS = numpy.where(R.random((4, 5)) < 0.3, numpy.nan, X)
 
 
+def _resized(a, shape):
+    """``a.resize(shape)`` in place, on a fresh result (NumPy's own array: nothing else refers to it)."""
+    a.resize(shape)
+    return (a,)
+
+
 def _x(m):
     return m.asarray(X)
 
@@ -117,6 +123,8 @@ CASES = {
     "where1": lambda m: m.where(_x(m) > 0.5),
     "nonzero": lambda m: m.nonzero(_i(m) > 2),
     "argwhere": lambda m: m.argwhere(_i(m) > 4),
+    "argwhere_0d": lambda m: (m.argwhere(m.asarray(5)), m.argwhere(m.asarray(0.0))),
+    "resize_method_of_new_arrays": lambda m: _resized(m.zeros(5), 7) + _resized(m.arange(6), (2, 3)),
     "flatnonzero": lambda m: m.flatnonzero(_i(m) > 4),
     "select": lambda m: m.select([_x(m) < -0.5, _x(m) > 0.5], [_x(m) * 10, _x(m) * 100], -1.0),
     "compress": lambda m: m.compress([True, False, True, True], _x(m), axis=0),
