@@ -21,21 +21,29 @@ EighResult, EigResult, QRResult, SlogdetResult, SVDResult = (_la.EighResult, _la
                                                              _la.SlogdetResult, _la.SVDResult)
 
 
-def _float(a, op, lapack=True):
+def _float(a, op, lapack=True, matrices=None):
     """``a`` as an array of a float (or complex) dtype; float16 refused where NumPy's LAPACK
-    routines would take it (``lapack``): they have no float16 form."""
+    routines would take it (``lapack``): they have no float16 form. ``matrices``: "any" or
+    "square", where a stack of such matrices is asked (NumPy's LinAlgError for anything else)."""
     x = D.asarray(a, op=f"linalg.{op}")
+    if matrices is not None:
+        if x.ndim < 2:
+            raise LinAlgError(f"nabla.numpy.linalg.{op}: {x.ndim}-dimensional array given. Array must be at "
+                              f"least two-dimensional")
+        if matrices == "square" and x.shape[-1] != x.shape[-2]:
+            raise LinAlgError(f"nabla.numpy.linalg.{op}: Last 2 dimensions of the array must be square "
+                              f"(got shape {x.shape})")
     if lapack and x.dtype is _dt.float16:
         raise TypeError(f"nabla.numpy.linalg.{op}: array type float16 is unsupported in linalg (shape {x.shape})")
     return _astype(x, _dt.float64) if x.dtype.kind in "biu" else x
 
 
 def cholesky(a, /, *, upper=False):
-    return _la.cholesky(_float(a, "cholesky"), upper=upper)
+    return _la.cholesky(_float(a, "cholesky", matrices="square"), upper=upper)
 
 
 def qr(a, mode="reduced"):
-    x = _float(a, "qr")
+    x = _float(a, "qr", matrices="any")
     if mode == "r":
         return _la.qr(x, mode="reduced").R
     if mode not in ("reduced", "complete"):
@@ -53,15 +61,15 @@ def _hermitian_from(x, UPLO):
 
 
 def eigh(a, UPLO="L"):
-    return _la.eigh(_hermitian_from(_float(a, "eigh"), UPLO))
+    return _la.eigh(_hermitian_from(_float(a, "eigh", matrices="square"), UPLO))
 
 
 def eigvalsh(a, UPLO="L"):
-    return _la.eigvalsh(_hermitian_from(_float(a, "eigvalsh"), UPLO))
+    return _la.eigvalsh(_hermitian_from(_float(a, "eigvalsh", matrices="square"), UPLO))
 
 
 def eig(a):
-    x = _float(a, "eig")
+    x = _float(a, "eig", matrices="square")
     w, v = _la.eig(x)
     if _real_spectrum(x, w):
         return _xp.real(w), _xp.real(v)
@@ -69,7 +77,7 @@ def eig(a):
 
 
 def eigvals(a):
-    x = _float(a, "eigvals")
+    x = _float(a, "eigvals", matrices="square")
     w = _la.eigvals(x)
     return _xp.real(w) if _real_spectrum(x, w) else w
 
@@ -81,7 +89,7 @@ def _real_spectrum(x, w) -> bool:
 
 
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
-    x = _float(a, "svd")
+    x = _float(a, "svd", matrices="any")
     if not compute_uv:
         return _la.svdvals(x)
     return _la.svd(x, full_matrices=full_matrices)
@@ -89,28 +97,30 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
 
 def svdvals(x, /):
     # NumPy casts integers and bools to float64 here, as in svd; the standard's face does not
-    return _la.svdvals(_float(x, "svdvals"))
+    return _la.svdvals(_float(x, "svdvals", matrices="any"))
 
 
 def solve(a, b):
-    x, y = D.promote_all([_float(a, "solve"), _float(b, "solve")], "solve")
+    x, y = D.promote_all([_float(a, "solve", matrices="square"), _float(b, "solve")], "solve")
     return _la.solve(x, y)
 
 
 def inv(a):
-    return _la.inv(_float(a, "inv"))
+    return _la.inv(_float(a, "inv", matrices="square"))
 
 
 def det(a):
-    return _la.det(_float(a, "det"))
+    return _la.det(_float(a, "det", matrices="square"))
 
 
 def slogdet(a):
-    return _la.slogdet(_float(a, "slogdet"))
+    return _la.slogdet(_float(a, "slogdet", matrices="square"))
 
 
 def matrix_power(a, n):
     x = D.asarray(a, op="linalg.matrix_power")
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise LinAlgError(f"Last 2 dimensions of the array must be square (got shape {x.shape})")
     if x.dtype.is_floating or x.dtype.is_complex:
         return _la.matrix_power(x, n)
     # integers (and bools) multiply exactly, as NumPy's: binary powering with matmul
@@ -118,8 +128,6 @@ def matrix_power(a, n):
     if index is None:
         raise TypeError(f"nabla.numpy.linalg.matrix_power: exponent must be an integer, got {type(n).__name__}")
     n = index
-    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
-        raise LinAlgError(f"Last 2 dimensions of the array must be square (got shape {x.shape})")
     if n < 0:  # NumPy inverts in float64 and powers that: a float64 result
         return _la.matrix_power(_astype(x, _dt.float64), n)
     eye = _xp.broadcast_to(_xp.eye(x.shape[-1], dtype=x.dtype), x.shape)
@@ -136,7 +144,7 @@ def matrix_power(a, n):
 
 def pinv(a, rcond=None, hermitian=False, *, rtol=None):
     tol = rtol if rtol is not None else rcond
-    return _la.pinv(_float(a, "pinv"), rtol=tol)
+    return _la.pinv(_float(a, "pinv", matrices="any"), rtol=tol)
 
 
 def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
@@ -151,7 +159,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
 
 def lstsq(a, b, rcond=None):
     """Least squares by the SVD (as LAPACK's gelsd): solution, residuals, rank, singular values."""
-    A = _float(a, "lstsq")
+    A = _float(a, "lstsq", matrices="any")
     B = _float(b, "lstsq")
     A, B = D.promote_all([A, B], "lstsq")
     vector = B.ndim == 1
