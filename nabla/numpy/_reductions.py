@@ -14,7 +14,7 @@ from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops.elementwise import astype as _astype, where as _where
-from . import _dtypes as D
+from . import _dtypes as D, _quantile_methods as QM
 from ._complex_order import complex_arg, extreme
 from ._ndarray import ndarray
 from ._ufunc_table import UFUNCS
@@ -351,13 +351,14 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
             raise ValueError(f"nabla.numpy.{op}: only method 'inverted_cdf' supports weights, got {method!r}")
         if _nan:
             raise NotImplementedError(f"nabla.numpy.nan{op}: weights= is not supported yet")
-    elif method not in _METHODS:
-        raise ValueError(f"nabla.numpy.{op}: method {method!r} is not supported; use one of {_METHODS}")
+    elif method not in _METHODS and method not in QM.METHODS:
+        raise ValueError(f"nabla.numpy.{op}: method {method!r} is not supported; use one of "
+                         f"{sorted(_METHODS + tuple(QM.METHODS))}")
     x = D.asarray(a, op=op)
     if x.dtype.is_complex and not _median:  # (complex values have a median, not quantiles, in NumPy)
         raise TypeError(f"nabla.numpy.{op}: a must be an array of real numbers, got {x.dtype}")
     picked_bools = x.dtype.is_bool and not _median and weights is None
-    if picked_bools and method not in _PICKING:  # (NumPy's interpolation subtracts, which bools refuse)
+    if picked_bools and method not in _PICKING and method not in QM.PICKED:  # (NumPy's interpolation subtracts, which bools refuse)
         raise TypeError(f"nabla.numpy.{op}: method {method!r} interpolates, and bool data has no subtraction "
                         f"(methods {sorted(_PICKING)} pick an element)")
     q_host = q.numpy() if isinstance(q, Tensor) else q  # q: host parameters
@@ -475,6 +476,17 @@ def _pick(s, ax, n, q, method, counts, result):
     """Quantile ``q`` of the sorted ``s`` along ``ax`` by NumPy's ``method``: an element (of ``s``'s
     dtype) or, interpolated, of the ``result`` dtype as NumPy's lerp makes it: the difference in
     ``s``'s dtype, then ``lo + d * t`` (``hi - d * (1 - t)`` from ``t = 0.5`` on)."""
+    if method in QM.METHODS:  # (Hyndman and Fan's other types: ``_quantile_methods``)
+        if counts is None:
+            lo_i, hi_i, t = QM.host_position(method, n, float(q))
+            lo = _xp.squeeze(D.axis_range(s, ax, lo_i, lo_i + 1), axis=ax)
+            hi = None if t is None else _xp.squeeze(D.axis_range(s, ax, hi_i, hi_i + 1), axis=ax)
+        else:
+            lo_i, hi_i, t = QM.row_positions(method, counts, float(q))
+            lo = _xp.squeeze(_xp.take_along_axis(s, lo_i, axis=ax), axis=ax)
+            hi = None if t is None else _xp.squeeze(_xp.take_along_axis(s, hi_i, axis=ax), axis=ax)
+            t = None if t is None else _xp.squeeze(t, axis=ax)
+        return lo if t is None else _lerp(lo, hi, t, result, counts is None)
     if counts is None:
         pos = float(q * q.dtype.type(n - 1))  # (host scalars, in q's dtype)
         lo_i, hi_i = math.floor(pos), math.ceil(pos)
@@ -508,11 +520,16 @@ def _pick(s, ax, n, q, method, counts, result):
     else:
         hi = _xp.squeeze(_xp.take_along_axis(s, _xp.minimum(lo_i + 1, _xp.clip(counts - 1, 0, None)), axis=ax),
                          axis=ax)
+    return _lerp(lo, hi, frac, result, counts is None)
+
+
+def _lerp(lo, hi, t, result, host: bool):
+    """NumPy's lerp of ``lo`` and ``hi`` by ``t`` (a host number, or an array), in ``result``."""
     d = _astype(hi - lo, result)
     lo, hi = _astype(lo, result), _astype(hi, result)
-    if counts is None:
-        return lo + d * frac if frac < 0.5 else hi - d * (1 - frac)
-    t = _astype(frac, result)
+    if host:
+        return lo + d * t if t < 0.5 else hi - d * (1 - t)
+    t = _astype(t, result)
     return _where(t >= 0.5, hi - d * (1 - t), lo + d * t)
 
 

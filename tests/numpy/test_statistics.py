@@ -272,3 +272,34 @@ def test_a_whole_position_next_to_an_infinity_is_numpys_nan(fn, method):
             warnings.simplefilter("ignore")
             want = getattr(numpy, fn)(x, [0.25, 2 / 3, 0.75, 1.0], axis=axis, method=method)
         _same(getattr(fnp, fn)(fnp.asarray(x), [0.25, 2 / 3, 0.75, 1.0], axis=axis, method=method), want)
+
+
+METHODS = ["inverted_cdf", "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf", "hazen",
+           "weibull", "median_unbiased", "normal_unbiased"]
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_quantile_methods_of_hyndman_and_fan_are_numpys(method):
+    """Every method NumPy names beyond ``linear``'s five: picks keep the data's dtype, the others
+    interpolate as NumPy's lerp (an infinite neighbour gives NaN where NumPy's does); quantile,
+    percentile and nanquantile, along axes and over all of it."""
+    rng = numpy.random.default_rng(8)
+    nan_rows = rng.standard_normal((3, 8))
+    nan_rows[0, [1, 4]] = numpy.nan
+    nan_rows[2] = numpy.nan
+    with numpy.errstate(all="ignore"):
+        for x in (rng.standard_normal((4, 9)), rng.integers(-50, 50, 10).astype(numpy.int32),
+                  numpy.array([1.0, 2.0, numpy.inf]), rng.standard_normal(1)):
+            for q in (0.0, 0.25, 0.3, 2 / 3, 0.7, 1.0, [0.2, 0.8]):
+                for axis in ([None, 1] if x.ndim == 2 else [None]):
+                    want = numpy.quantile(x, q, method=method, axis=axis)
+                    got = numpy.asarray(fnp.quantile(fnp.asarray(x), q, method=method, axis=axis))
+                    assert got.dtype == want.dtype and got.shape == want.shape
+                    numpy.testing.assert_allclose(got, want, rtol=1e-12, equal_nan=True)
+        for q, axis in ((0.3, 1), (0.9, None), (1.0, 1)):
+            want = numpy.nanquantile(nan_rows, q, method=method, axis=axis)
+            numpy.testing.assert_allclose(numpy.asarray(fnp.nanquantile(fnp.asarray(nan_rows), q, method=method, axis=axis)),
+                                          want, rtol=1e-12, equal_nan=True)
+        want = numpy.percentile(nan_rows[1], 37, method=method)
+        numpy.testing.assert_allclose(numpy.asarray(fnp.percentile(fnp.asarray(nan_rows[1]), 37, method=method)), want,
+                                      rtol=1e-12)
