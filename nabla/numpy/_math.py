@@ -15,6 +15,7 @@ from ..core.tensor import Tensor
 from ..ops.elementwise import astype as _astype, complex_from_parts
 from ..ops.linalg import vector_dot
 from . import _dtypes as D
+from ._bin_rules import bin_count
 from ._ndarray import ndarray
 from ._ufuncs import write_out
 from ..ops.index_primitives import scatter_add_op
@@ -523,6 +524,8 @@ def _equal_edges(lo: float, hi: float, nb: int, dtype):
 
 def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     x = _reshape(D.asarray(a, op="histogram"), (-1,))
+    if isinstance(bins, str):  # (a rule by name: its number of equal bins, from the data's spread)
+        bins = bin_count(x, bins, range, weights, "histogram")
     nb = as_index(bins)  # (a Python or NumPy integer, or a 0-d integer array)
     if nb is not None:
         if nb < 1:

@@ -303,3 +303,23 @@ def test_quantile_methods_of_hyndman_and_fan_are_numpys(method):
         want = numpy.percentile(nan_rows[1], 37, method=method)
         numpy.testing.assert_allclose(numpy.asarray(fnp.percentile(fnp.asarray(nan_rows[1]), 37, method=method)), want,
                                       rtol=1e-12)
+
+
+@pytest.mark.parametrize("rule", ["auto", "fd", "doane", "scott", "rice", "sturges", "sqrt"])
+def test_histogram_bins_by_rule_are_numpys(rule):
+    """``bins="auto"`` and the other rules by name: NumPy's number of bins from the data's spread
+    (over the data in ``range`` where given), its counts and edges; weighted data refused as NumPy's."""
+    rng = numpy.random.default_rng(3)
+    for x in (rng.standard_normal(500), rng.exponential(size=200), rng.integers(0, 30, 300), numpy.full(10, 2.0),
+              numpy.array([5.0])):
+        for limits in (None, (-1.0, 1.0)):
+            counts, edges = numpy.histogram(x, bins=rule, range=limits)
+            got_counts, got_edges = fnp.histogram(fnp.asarray(x), bins=rule, range=limits)
+            numpy.testing.assert_array_equal(numpy.asarray(got_counts), counts)
+            numpy.testing.assert_allclose(numpy.asarray(got_edges), edges, rtol=1e-12)
+        numpy.testing.assert_allclose(numpy.asarray(fnp.histogram_bin_edges(fnp.asarray(x), bins=rule)),
+                                      numpy.histogram_bin_edges(x, bins=rule), rtol=1e-12)
+    with pytest.raises(TypeError):
+        fnp.histogram(fnp.arange(5.0), bins=rule, weights=fnp.ones(5))
+    with pytest.raises(ValueError):
+        fnp.histogram(fnp.arange(5.0), bins="no such rule")
