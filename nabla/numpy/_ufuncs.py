@@ -29,8 +29,10 @@ from ..ops.index_primitives import scatter_add_op
 
 
 @functools.lru_cache(maxsize=8192)
-def _loop(np_ufunc, types, dtype):
+def _loop(np_ufunc, types, dtype, casting="same_kind"):
     kwargs = {} if dtype is None else {"signature": (None,) * np_ufunc.nin + (dtype,) * np_ufunc.nout}
+    if casting != "same_kind":  # (the rule the inputs are cast to the loop's types under: NumPy's)
+        kwargs["casting"] = casting
     try:
         return np_ufunc.resolve_dtypes(types + (None,) * np_ufunc.nout, **kwargs)
     except TypeError as e:
@@ -292,7 +294,7 @@ class ufunc:
         if settled is not None:
             results = (settled,)
         else:
-            results = self._compute(operands, dtype)
+            results = self._compute(operands, dtype, casting)
         outs = _as_out(out, self.nout)
         if where is not True:
             mask = D.asarray(where, op=self.__name__)
@@ -301,11 +303,11 @@ class ufunc:
         results = tuple(r if o is None else write_out(o, r, self.__name__, casting) for r, o in zip(results, outs))
         return results if self.nout > 1 else results[0]
 
-    def _compute(self, operands, dtype) -> tuple:
+    def _compute(self, operands, dtype, casting="same_kind") -> tuple:
         if not any(isinstance(a, Tensor) for a in operands):  # all Python scalars: NumPy's default dtypes
             operands[0] = D.asarray(operands[0], op=self.__name__)
         dt = None if dtype is None else _np.dtype(D.to_nabla(dtype, self.__name__).numpy_dtype)
-        loop = _loop(self._np, tuple(D.weak_type(a) for a in operands), dt)
+        loop = _loop(self._np, tuple(D.weak_type(a) for a in operands), dt, casting)
         inputs = [D.cast(a, loop[i]) for i, a in enumerate(operands)]
         results = self._fn(*inputs)
         results = results if isinstance(results, tuple) else (results,)

@@ -362,3 +362,15 @@ def test_logical_ufuncs_of_booleans_skip_dtype_resolution(name, monkeypatch):
     assert resolved == []
     other = (k,) if len(args) == 1 else (k, n)  # (integers as their truth: the general path)
     np.testing.assert_array_equal(u(*map(fnp.asarray, other)).numpy(), ref(*other))
+
+
+def test_casting_applies_to_the_inputs_as_numpys():
+    """``dtype=`` with ``casting="unsafe"`` casts the inputs to that loop (floats truncated to ints),
+    where the default ``same_kind`` refuses them, as NumPy's."""
+    for m in (np, fnp):
+        a, f = m.asarray(np.array([1, 2, 3])), m.asarray(np.array([1.7, 2.2]))
+        np.testing.assert_array_equal(np.asarray(m.add(a, 1.5, dtype=m.int64, casting="unsafe")), [2, 3, 4])
+        got = m.multiply(f, 2, dtype=m.int32, casting="unsafe")
+        assert np.asarray(got).dtype == np.int32 and np.asarray(got).tolist() == [2, 4]
+        with pytest.raises(TypeError):
+            m.add(a, 1.5, dtype=m.int64)
