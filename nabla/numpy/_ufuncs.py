@@ -485,8 +485,19 @@ _ASSOCIATIVE = frozenset({"add", "multiply", "maximum", "minimum", "fmax", "fmin
 
 def _scatter_add(a: Tensor, indices, b: Tensor, op: str) -> Tensor:
     idx = indices if isinstance(indices, tuple) else (indices,)
+    b = b if b.dtype is a.dtype else _astype(b, a.dtype)
     if any(isinstance(i, slice) or i is Ellipsis or i is None for i in idx):
-        raise NotImplementedError(f"nabla.numpy.{op}: mixing integer arrays with slices; index with arrays only")
+        # (arrays mixed with slices: the selection's element positions, in NumPy's order for the
+        # key, from its own indexing of the positions: index data read at the call, as ``at``'s)
+        host = tuple(i.numpy() if isinstance(i, Tensor) else i for i in idx)
+        try:
+            positions = _np.arange(math.prod(a.shape), dtype=_np.int64).reshape(a.shape)[host]
+        except IndexError as e:
+            raise IndexError(f"nabla.numpy.{op}: {e} (array of shape {a.shape})") from None
+        flat = _xp.asarray(positions.reshape(-1), device=a.device)
+        base = _reshape(a, (math.prod(a.shape),))
+        u = _reshape(_xp.broadcast_to(b, positions.shape), (-1,))
+        return _added(a, base, u, flat)
     arrays = [D.asarray(i, op=op) for i in idx]
     for t in arrays:
         if not t.dtype.is_integer:
@@ -501,7 +512,11 @@ def _scatter_add(a: Tensor, indices, b: Tensor, op: str) -> Tensor:
         flat = t if flat is None else flat * n + t
     rest = a.shape[k:]
     base = _reshape(a, (math.prod(lead),) + rest)
-    u = _xp.broadcast_to(b if b.dtype is a.dtype else _astype(b, a.dtype), flat.shape + rest)
+    return _added(a, base, _xp.broadcast_to(b, flat.shape + rest), flat)
+
+
+def _added(a: Tensor, base: Tensor, u: Tensor, flat: Tensor) -> Tensor:
+    """``a`` (seen as ``base``, its rows along the first axis) with ``u``'s rows added at rows ``flat``."""
     if a.dtype.is_bool:  # NumPy's bool add is an OR: count the true terms (MAX has no bool scatter-add)
         counts = scatter_add_op(_astype(base, _dt.int64), _astype(u, _dt.int64), flat, axis=0)
         return _reshape(counts, a.shape) != 0

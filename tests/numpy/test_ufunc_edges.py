@@ -374,3 +374,19 @@ def test_casting_applies_to_the_inputs_as_numpys():
         assert np.asarray(got).dtype == np.int32 and np.asarray(got).tolist() == [2, 4]
         with pytest.raises(TypeError):
             m.add(a, 1.5, dtype=m.int64)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int32", "complex128", "bool"])
+def test_add_at_with_slices_among_its_indices_is_numpys(dtype):
+    """``np.add.at(a, (slice(None), [0, 0]), b)`` and other keys mixing slices, Ellipsis and integer
+    arrays: every selected element gets its value, repeats adding up, as NumPy's."""
+    rng = np.random.default_rng(2)
+    for idx in ((slice(None), [0, 0]), (1, slice(1, 3)), ([0, 2, 0], slice(None)), (Ellipsis, [1, 1, 0]),
+                (slice(None, None, -1), [2])):
+        a = (rng.random((3, 4)) * 5).astype(dtype)
+        b = (rng.random(a[idx].shape) * 3).astype(dtype)
+        want = a.copy()
+        np.add.at(want, idx, b)
+        ours = fnp.asarray(a.copy())
+        fnp.add.at(ours, idx, fnp.asarray(b))
+        np.testing.assert_allclose(ours.numpy(), want)
