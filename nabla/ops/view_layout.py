@@ -54,12 +54,14 @@ def memory_layout(x) -> tuple | None:
         if index is None or put_back.shape != parent.shape:
             return None
         shape = x.shape
-        long = []  # (each parent axis of more than one element taken, stepped)
-        for (a, b, c), st in zip(index, strides):
+        taken = [len(range(a, b, c)) for a, b, c in index]
+        kept = len(taken) == len(shape) and all(t == d for t, d in zip(taken, shape))
+        long = []  # (each parent axis of more than one element taken, stepped; every one where all are kept)
+        for (a, b, c), t, st in zip(index, taken, strides):
             offset += a * st
-            if len(index) == len(shape) or len(range(a, b, c)) > 1:
+            if kept or t > 1:
                 long.append(st * c)
-        if len(index) == len(shape):  # (every axis kept: each its parent's)
+        if kept:  # (x's axes are its parent's, each stepped)
             strides = tuple(long)
             continue
         # (ints and new axes: each parent axis of more than one element taken is one of x's axes of

@@ -71,6 +71,8 @@ VIEWS = {
     "transposed 3-d": lambda m, c: c.reshape(2, 3, 4).transpose(2, 0, 1),
     "reshape of a strided slice": lambda m, c: c[:, ::2].reshape(12),
     "slice of a transpose": lambda m, c: c.T[1:, ::2],
+    "a row with a new axis": lambda m, c: c.reshape(2, 3, 4)[1, :, None],
+    "a column with a new axis first": lambda m, c: c.reshape(2, 3, 4)[None, :, 2, ::3],
 }
 
 
