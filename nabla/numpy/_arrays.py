@@ -197,7 +197,7 @@ def diag(v, k=0):
     x = D.asarray(v, op="diag")
     if x.ndim not in (1, 2):
         raise ValueError(f"nabla.numpy.diag: input must be 1-D or 2-D, got shape {x.shape}")
-    return _xp.diag(x, k=k)
+    return diagonal(x, k) if x.ndim == 2 else _xp.diag(x, k=k)  # (of a matrix: its read-only view, as NumPy's)
 
 
 def diagflat(v, k=0):

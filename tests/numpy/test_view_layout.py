@@ -135,3 +135,14 @@ def test_broadcast_arrays_are_views_of_their_arrays():
         ours, theirs = run(np), run(numpy)
     for got, want in zip(ours, theirs):
         numpy.testing.assert_array_equal(numpy.asarray(got), want)
+
+
+def test_diag_of_a_matrix_is_its_read_only_view():
+    """``np.diag(a)`` sees later writes to ``a`` and refuses a write, as NumPy's (``diagonal``'s view)."""
+    for m in (numpy, np):
+        a = m.arange(9.0).reshape(3, 3)
+        d, above = m.diag(a), m.diag(a, 1)
+        a[0, 0], a[1, 2] = 7.0, -1.0
+        assert numpy.asarray(d).tolist() == [7.0, 4.0, 8.0] and numpy.asarray(above).tolist() == [1.0, -1.0]
+        with pytest.raises(ValueError):
+            d[0] = 1.0
