@@ -18,7 +18,6 @@ from ..core.tensor import Tensor
 from ..ops.elementwise import astype as _astype
 from ..ops.index_primitives import scatter_add_op
 from . import _dtypes as D
-from ._bin_rules import bin_count
 from ._math import histogram
 
 _F64, _I64 = _dt.float64, _dt.int64
@@ -128,9 +127,8 @@ def histogram2d(x, y, bins=10, range=None, density=None, weights=None):  # noqa:
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002
     """The edges ``histogram`` uses (integer or explicit bins, or a rule by name)."""
-    if isinstance(bins, str):
-        x = _reshape(D.asarray(a, op="histogram_bin_edges"), (-1,))
-        bins = bin_count(x, bins, range, weights, "histogram_bin_edges")
+    if isinstance(bins, str):  # (``histogram`` reads the rule; its counts are never computed)
+        return histogram(a, bins, range, weights=weights)[1]
     if _np.ndim(bins) == 1:
         e = D.asarray(bins, op="histogram_bin_edges")
         if e.shape[0] > 1 and bool(_xp.any(e[:-1] > e[1:])):
