@@ -62,7 +62,9 @@ def _parse(x: Tensor, key, op: str):
             entries.append(("ellipsis",))
         elif isinstance(k, slice):
             for part in (k.start, k.stop, k.step):
-                if part is not None and not _is_int(part) and not (isinstance(part, Tensor) and part.ndim == 0):
+                # (Python's bool is an int there, as its ``__index__`` says: ``a[True:]``; NumPy's is not)
+                if part is not None and not _is_int(part) and type(part) is not bool \
+                        and not (isinstance(part, Tensor) and part.ndim == 0):
                     raise TypeError(f"nabla.{op}: slice bounds must be integers or None, got {k!r}")
             entries.append(("slice", slice(*(None if p is None else int(p) for p in (k.start, k.stop, k.step)))))
         elif isinstance(k, (bool, np.bool_)):

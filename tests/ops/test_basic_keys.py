@@ -41,3 +41,33 @@ def test_plain_parse_is_numpys_indexing(shape):
         n = rng.integers(1, 4)
         key = tuple(_PARTS[k] for k in rng.integers(0, len(_PARTS), n))
         _check(shape, key)
+
+
+@pytest.mark.parametrize("shape", [(6,), (4, 6), (1, 3)])
+def test_kept_parses_are_the_keys_own(shape):
+    """``plain_key`` keeps its parses per key: each key, asked again after others whose bounds hash
+    alike, parses as NumPy indexes it (a bare slice, a bare int, two parts of slices and ints)."""
+    keys = [slice(1, -1), slice(None, None, 2), slice(-2, None, -1), 0, -1, 2,
+            (1, slice(2, None)), (slice(1, 2), 1), (slice(1, None), slice(None, -1, 2)), (0, slice(None, None, -1))]
+    for key in keys + keys[::-1]:
+        parts = key if type(key) is tuple else (key,)
+        if len(parts) > len(shape):
+            continue
+        _check(shape, parts)
+        assert plain_key(shape, key) == plain_key(shape, parts)
+
+
+def test_slices_whose_bounds_hash_alike_are_numpys():
+    """Bounds that hash as the ints they hold (True, NumPy's integers, 0-d arrays) take NumPy's slices
+    whatever was sliced before: ``x[1:]`` then ``x[True:]``, ``x[np.int64(1):]``, ``x[one:]``."""
+    import nabla.numpy as nnp
+
+    a = np.arange(12.0).reshape(3, 4)
+    x = nnp.asarray(a)
+    one = nnp.asarray(1)
+    for key in [slice(1, None), slice(True, None), slice(np.int64(1), None), slice(one, None),
+                (slice(1, None), slice(None, 2)), (slice(True, None), slice(None, np.int32(2))),
+                (1, slice(one, None)), (True, slice(1, None))]:
+        want = a[tuple(int(b) if isinstance(b, nnp.ndarray) else b for b in key) if type(key) is tuple else
+                 slice(int(key.start) if isinstance(key.start, nnp.ndarray) else key.start, key.stop)]
+        np.testing.assert_array_equal(np.asarray(x[key]), want)
