@@ -99,6 +99,18 @@ def test_large_lengths(n):
     assert rel(F.irfft(xp.asarray(X32), n=n).numpy(), np.fft.irfft(X32.astype(np.complex128), n=n)) <= 5e-6
 
 
+@pytest.mark.parametrize("n", [2, 4, 6, 8, 10, 12, 64, 96, 1000, 4096])
+def test_real_spectra_have_exactly_real_end_bins(n):
+    """A real signal's DC and (even n) Nyquist bins are exactly real, +0 imaginary parts, as NumPy's
+    are: their phase (``angle``) is NumPy's, 0 or pi, never -pi from a -1e-16 imaginary part."""
+    x = np.vstack([R.standard_normal((3, n)), np.arange(1.0, n + 1), np.full(n, -2.0)])
+    rows = [np.asarray(F.rfft(xp.asarray(x)))] + [np.asarray(F.rfft(xp.asarray(r))) for r in x]
+    for got in (rows[0], np.stack(rows[1:])):
+        ends = got[:, [0, -1]] if n % 2 == 0 else got[:, :1]
+        assert np.all(ends.imag == 0) and not np.any(np.signbit(ends.imag)), ends
+        np.testing.assert_array_equal(np.angle(ends), np.angle(np.fft.rfft(x)[:, [0, -1] if n % 2 == 0 else [0]]))
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_real_transforms_of_one_row(dtype):
     """A lone row's Hermitian split (rfft) and pack (irfft) run on vectors along the row, the

@@ -83,6 +83,20 @@ def fill_roots[T: DType](cr: UnsafePointer[mut=True, Scalar[T], _], si: UnsafePo
             cr[k] = Scalar[T](hr * lr - hs * ls)
             si[k] = Scalar[T](hr * ls + hs * lr)
     lo.free()
+    # the quarter turns exact (sin pi is 1.2e-16 in float64): a real transform's DC and Nyquist bins
+    # are then exactly real, as NumPy's are (an angle of -3 + 0j is pi, of -3 - 1e-16j -pi)
+    if n % 4 == 0:
+        for q in range(4):
+            var k = q * (n // 4)
+            if k < count:
+                cr[k] = Scalar[T](1 if q == 0 else (-1 if q == 2 else 0))
+                si[k] = Scalar[T](1 if q == 1 else (-1 if q == 3 else 0))
+    elif n % 2 == 0:
+        cr[0], si[0] = Scalar[T](1), Scalar[T](0)
+        if n // 2 < count:
+            cr[n // 2], si[n // 2] = Scalar[T](-1), Scalar[T](0)
+    else:
+        cr[0], si[0] = Scalar[T](1), Scalar[T](0)
 
 
 def _pass[T: DType](
