@@ -418,6 +418,10 @@ def setitem(x: Tensor, key, value) -> None:
         return
     before = id(x._impl)  # (not a reference: a write into x's memory counts those, ``host_writes._memory``)
     if not _plain_setitem(x, key, value, at_once=True):
+        ints = _host_int_indices(key) if type(key) is tuple or isinstance(key, Tensor) else None
+        if ints is not None:  # (``h[x[i]] += 1``: NumPy's integer, as a pick reads it)
+            setitem(x, ints, value)
+            return
         indexing.setitem(x, key, value)
     if id(x._impl) != before:  # (the old state lives until it is replaced: no id is reused meanwhile)
         wrote(x)

@@ -99,3 +99,28 @@ def test_picks_of_pending_slices_read_the_sliced_data(stats, dtype):
             assert p.dtype == x.dtype and p.shape == () and p.numpy().tobytes() == np.asarray(ref[idx]).tobytes()
         assert not part._impl.is_realized
     assert stats()["evaluations"] == base
+
+
+def test_picked_integers_index_as_numpys_integers(stats):
+    """A picked integer (a 0-d array of host data) indexes as the integer NumPy's scalar is, in a
+    read and in a write: ``for v in x: h[v] += 1`` and ``T[a, b] += 1`` over pairs of picks count
+    as NumPy counts, each write into the array's memory at once (no read of a trace per step)."""
+    import nabla.numpy as nnp
+
+    seq = np.random.default_rng(7).integers(0, 5, 200)
+    x, h, T = nnp.asarray(seq), nnp.zeros(5, dtype=nnp.int64), nnp.zeros((5, 5))
+    h_ref, T_ref = np.zeros(5, np.int64), np.zeros((5, 5))
+    base = stats()["evaluations"]
+    for v in x:
+        h[v] += 1
+    for a, b in zip(x[:-1], x[1:]):
+        T[a, b] += 1
+        T[b, 1:] *= 1.0  # (a slice after a picked int)
+    assert stats()["evaluations"] == base
+    for v in seq:
+        h_ref[v] += 1
+    for a, b in zip(seq[:-1], seq[1:]):
+        T_ref[a, b] += 1
+    np.testing.assert_array_equal(np.asarray(h), h_ref)
+    np.testing.assert_array_equal(np.asarray(T), T_ref)
+    assert float(T[x[3], x[4]]) == T_ref[seq[3], seq[4]]
