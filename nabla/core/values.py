@@ -4,6 +4,8 @@ the core: the engine and the trace's keying name these types without the graph o
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from max import driver
 
@@ -133,6 +135,19 @@ def host_view(value):
             host = value.host = host.view() if type(host) is CarvedMemory else np.array(host)
         return host
     return value.buffer.to_numpy()
+
+
+def memory_unshared(value) -> bool:
+    """Whether nothing but host ``value`` holds its memory: its driver buffer, where one is made
+    (its slot, ``b`` and the call's argument), and its NumPy array (its slot, that buffer's hold on
+    it and the argument; no buffer: its slot and the argument)."""
+    b = _BUFFER.__get__(value, HostValue)
+    if b is None:
+        return _getrefcount(value.host) == 2
+    return _getrefcount(b) == 3 and _getrefcount(value.host) == 3
+
+
+_getrefcount = sys.getrefcount
 
 
 def give_up(value) -> None:

@@ -30,9 +30,9 @@ from __future__ import annotations
 import sys
 
 import numpy as np
-from max import driver
 
 from ..core.graph import GRAPH, HostValue, host_value, host_view
+from ..core.values import memory_unshared
 from ..core.operation import PLAIN_CLASSES
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
@@ -196,10 +196,11 @@ def _memory(x: Tensor, impl, v):
     nothing else can see it (the counts: the list and ``v``, or ``x._impl`` and ``impl``, and the
     call's own argument), else a copy that becomes x's value."""
     if type(v) is HostValue and v.owned and _getrefcount(v) == 4 and _getrefcount(impl) == 4 \
-            and _getrefcount(v.buffer) == 2 and _getrefcount(v.host) == 3:
+            and memory_unshared(v):
         return v.host
     host = np.array(host_view(v), copy=True, order="C")
-    own = host_value(driver.Buffer.from_numpy(host), v.shape, v.dtype, v.device, host, owned=True)
+    # (its driver buffer made where a run asks: a loop's next writes and ops at once read ``host``)
+    own = host_value(None, v.shape, v.dtype, v.device, host, owned=True)
     x._impl = TensorImpl([own], impl.dtype, pending=False)
     return host
 
@@ -281,8 +282,7 @@ def slice_place(x: Tensor, index, sliced):
     # value's: its view's list, the caller's and this call's names, the argument; its node's: the
     # value, the caller's and this call's names, the argument)
     if type(v) is not HostValue or not v.owned or node.inputs[0] is not v or _getrefcount(v) != 4 \
-            or _getrefcount(sliced) != 4 or _getrefcount(node) != 4 or _getrefcount(v.buffer) != 2 \
-            or _getrefcount(v.host) != 3:
+            or _getrefcount(sliced) != 4 or _getrefcount(node) != 4 or not memory_unshared(v):
         return 0
     host = v.host
     if type(host) is not np.ndarray:
