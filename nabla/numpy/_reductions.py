@@ -98,18 +98,24 @@ def _extreme(name, a, axis, out, keepdims, initial, where):
         if initial is None:
             raise ValueError(f"nabla.numpy.{name}: where= needs initial= (a reduction with no identity)")
         x = _masked(x, where, initial, name)
-    if x.size == 0 and initial is None:
+    if x.size == 0:
         reduced = range(x.ndim) if axis is None else [k % builtins.max(x.ndim, 1) for k in
                                                        ((axis,) if isinstance(axis, int) else axis)]
         if not x.ndim or builtins.any(x.shape[k] == 0 for k in reduced):  # (empty rows of length >= 1 are not)
-            raise ValueError(f"nabla.numpy.{name}: zero-size array to reduction operation {name} which has no "
-                             f"identity")
+            if initial is None:
+                raise ValueError(f"nabla.numpy.{name}: zero-size array to reduction operation {name} which has no "
+                                 f"identity")
+            # (each result is ``initial`` alone, in x's dtype: NumPy's reduction starts from it)
+            shape = tuple(1 if k in reduced else n for k, n in enumerate(x.shape) if keepdims or k not in reduced)
+            filled = _xp.full(shape, _np.asarray(initial).astype(x.dtype.numpy_dtype)[()], dtype=x.dtype,
+                              device=x.device)
+            return _finish(D.as_face(filled), None, out, name)
     if x.dtype is _dt.bool_:  # NumPy's boolean max and min: any and all
         r = (_xp.any if name == "max" else _xp.all)(x, axis=_axis(axis), keepdims=keepdims)
     else:
         r = extreme(name, x, _axis(axis), keepdims)
-    if initial is not None:
-        r = UFUNCS["maximum" if name == "max" else "minimum"](r, initial)
+    if initial is not None:  # (NumPy's reduction starts from ``initial`` in x's dtype)
+        r = UFUNCS["maximum" if name == "max" else "minimum"](r, _np.asarray(initial).astype(x.dtype.numpy_dtype)[()])
     return _finish(r, None, out, name)
 
 

@@ -332,6 +332,14 @@ class ufunc:
             if fill is None:
                 raise ValueError(f"nabla.numpy.{self.__name__}.reduce: where= needs initial= (no identity)")
             x = _where(D.asarray(where, op="reduce"), x, _xp.full_like(x, fill))
+        if initial is not None and self.identity is None and x.size == 0:
+            reduced = range(x.ndim) if axes is None else [k % max(x.ndim, 1) for k in
+                                                          ((axes,) if isinstance(axes, int) else axes)]
+            if not x.ndim or any(x.shape[k] == 0 for k in reduced):  # (each result is ``initial`` alone)
+                shape = tuple(1 if k in reduced else n for k, n in enumerate(x.shape) if keepdims or k not in reduced)
+                r = ndarray(_xp.full(shape, _np.asarray(initial).astype(x.dtype.numpy_dtype)[()], dtype=x.dtype,
+                                     device=x.device)._impl)
+                return r if out is None else write_out(out, r, f"{self.__name__}.reduce")
         if x.dtype.is_bool and self.__name__ in ("maximum", "minimum", "fmax", "fmin") and x.size:
             # (bool extremes: any and all, where the standard's max and min take numbers only)
             r = (_xp.any if self.__name__ in ("maximum", "fmax") else _xp.all)(x, axis=axes, keepdims=keepdims)
@@ -339,8 +347,8 @@ class ufunc:
             r = self._reducer(x, axis=axes, keepdims=keepdims)
         else:
             r = self._fold(self._as_loop_dtype(x), axes, keepdims)
-        if initial is not None:
-            r = self(r, initial)
+        if initial is not None:  # (NumPy's reduction starts from ``initial`` in its own dtype)
+            r = self(r, _np.asarray(initial).astype(r.dtype.numpy_dtype)[()])
         return r if out is None else write_out(out, r, f"{self.__name__}.reduce")
 
     def _as_loop_dtype(self, x: Tensor) -> Tensor:

@@ -323,3 +323,29 @@ def test_histogram_bins_by_rule_are_numpys(rule):
         fnp.histogram(fnp.arange(5.0), bins=rule, weights=fnp.ones(5))
     with pytest.raises(ValueError):
         fnp.histogram(fnp.arange(5.0), bins="no such rule")
+
+
+@pytest.mark.parametrize("case", [
+    lambda np: np.max(np.arange(5.0)[np.arange(5.0) > 10], initial=0.0),
+    lambda np: np.min(np.zeros((2, 0)), axis=1, initial=1.0),
+    lambda np: np.min(np.zeros((2, 0)), axis=1, initial=1.0, keepdims=True),
+    lambda np: np.zeros((2, 0)).max(initial=-1),
+    lambda np: np.amax(np.zeros((2, 0), np.float32), axis=1, initial=2),
+    lambda np: np.max(np.zeros(0, np.int64), initial=0.5),
+    lambda np: np.max(np.arange(3), initial=0.5),
+    lambda np: np.arange(6).reshape(2, 3).max(axis=1, initial=4),
+    lambda np: np.max(np.zeros((0, 3)), axis=1, initial=1.0),
+    lambda np: np.maximum.reduce(np.zeros((2, 0)), axis=1, initial=3),
+    lambda np: np.maximum.reduce(np.zeros(0, np.int64), initial=0.5),
+    lambda np: np.maximum.reduce(np.zeros((2, 3), np.int64), axis=1, initial=0.5),
+    lambda np: np.minimum.reduce(np.ones((2, 3)), axis=None, initial=0.25),
+    lambda np: np.multiply.reduce(np.arange(1, 4), initial=2.5),
+    lambda np: np.add.reduce(np.zeros((2, 0), np.int8), axis=1, initial=3),
+])
+def test_reductions_start_from_initial_in_their_dtype(case):
+    """``initial=``: an empty reduction is ``initial`` alone (no error for max and min), and a
+    reduction starts from ``initial`` cast to its own dtype (``max`` of ints with 0.5 is an int)."""
+    want, got = case(numpy), case(fnp)
+    assert numpy.asarray(got).dtype == numpy.asarray(want).dtype and numpy.shape(got) == numpy.shape(want)
+    numpy.testing.assert_array_equal(numpy.asarray(got), want)
+    assert type(got) is fnp.ndarray
