@@ -366,13 +366,16 @@ _EXP_P = (1.66666666666666019037e-01, -2.77777777770155933842e-03, 6.61375632143
           -1.65339022054652515390e-06, 4.13813679705723846039e-08)
 
 
-def _exp64(x):
+def _exp64(x, xl=None):
     """float64 exp within an ulp (MAX's is off by up to ~2.5e6 ulp): x = k ln2 + r, e^r = 1 + 2r /
     (2 - c), c = r - r^2 P(r^2), times 2^k as two exact powers of two (a subnormal result is rounded
-    once). The fused kernel's ``_exp64`` does the same ops: both paths give the same bits."""
+    once). ``xl``: a low part of x (a double-double x + xl, power's), taken into the reduced
+    argument's own. The fused kernel's ``_exp64`` does the same ops: both paths give the same bits."""
     k = ops.floor(ops.add(ops.mul(x, const(1.44269504088896338700, x)), const(0.5, x)))
     hi = ops.sub(x, ops.mul(k, const(_LN2_HI, x)))
     lo = ops.mul(k, const(_LN2_LO, x))
+    if xl is not None:
+        lo = ops.sub(lo, xl)
     r = ops.sub(hi, lo)
     t = ops.mul(r, r)
     p = const(_EXP_P[-1], x)

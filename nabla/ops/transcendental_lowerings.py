@@ -9,7 +9,7 @@ import math
 from max.dtype import DType
 from ..core.lazy_module import graph_ops as ops
 
-from .lowerings import _any_nan, const, exp, is_float, isfinite, nan_like, select, signbit_of_number
+from .lowerings import _any_nan, _exp64, const, exp, is_float, isfinite, nan_like, select, signbit_of_number
 
 
 def expm1(x):
@@ -155,6 +155,93 @@ def _is_odd_integer(y):
     return ops.logical_and(finite, ops.logical_and(integral, odd))
 
 
+def _split(a):
+    """``a`` as two halves of 26 bits, exactly (Veltkamp's split; |a| below 2^996)."""
+    c = ops.mul(const(134217729.0, a), a)
+    hi = ops.sub(c, ops.sub(c, a))
+    return hi, ops.sub(a, hi)
+
+
+def _two_prod(a, b):
+    """``a b`` and its rounding error, exactly (Dekker's product: MAX's graphs have no fma, whose
+    ``fma(a, b, -a b)`` the fused kernel takes, the same number)."""
+    p = ops.mul(a, b)
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    err = ops.add(ops.add(ops.add(ops.sub(ops.mul(ah, bh), p), ops.mul(ah, bl)), ops.mul(al, bh)), ops.mul(al, bl))
+    return p, err
+
+
+def _two_sum(a, b):
+    """``a + b`` and its rounding error, exactly (Knuth)."""
+    s = ops.add(a, b)
+    bb = ops.sub(s, a)
+    return s, ops.add(ops.sub(a, ops.sub(s, bb)), ops.sub(b, bb))
+
+
+def _dd_mul(ah, al, bh, bl):
+    p, err = _two_prod(ah, bh)
+    e = ops.add(err, ops.add(ops.mul(ah, bl), ops.mul(al, bh)))
+    hi = ops.add(p, e)
+    return hi, ops.sub(e, ops.sub(hi, p))
+
+
+#: ln 2 in two parts (fdlibm's: e LN2_HI is exact) and 2/3 in two parts
+_LN2_HI, _LN2_LO = 6.93147180369123816490e-01, 1.90821492927058770002e-10
+_TWO_THIRDS_HI, _TWO_THIRDS_LO = 0.6666666666666666, 3.700743415417188e-17
+
+
+def _log_dd(x):
+    """log of a positive finite float64 ``x`` as a double-double (hi, lo), by the fused kernel's
+    ``_log_dd`` steps (its m and e found without a bit cast: e from log, put right next to a power
+    of two, m = x 2^-e as two exact powers of two)."""
+    tiny = ops.greater(const(2.2250738585072014e-308, x), x)
+    scaled = select(tiny, ops.mul(x, const(18014398509481984.0, x)), x)  # 2^54
+    e = ops.floor(ops.mul(ops.log(scaled), const(1.4426950408889634, x)))
+    two = const(2.0, x)
+    half_e = ops.floor(ops.mul(e, const(0.5, x)))
+    m = ops.mul(ops.mul(scaled, ops.pow(two, ops.negate(half_e))), ops.pow(two, ops.negate(ops.sub(e, half_e))))
+    one = const(1.0, x)
+    for wrong, factor, step in ((ops.greater_equal(m, two), 0.5, 1.0), (ops.greater(one, m), 2.0, -1.0),
+                                (None, 0.5, 1.0)):
+        if wrong is None:  # (last: m in [1, 2) folded to [sqrt(1/2), sqrt(2)))
+            wrong = ops.greater(m, const(1.4142135623730951, x))
+        m = select(wrong, ops.mul(m, const(factor, x)), m)
+        e = select(wrong, ops.add(e, const(step, x)), e)
+    e = ops.sub(e, select(tiny, const(54.0, x), const(0.0, x)))
+    f = ops.sub(m, one)
+    dh = ops.add(m, one)
+    dl = ops.sub(m, ops.sub(dh, one))
+    sh = ops.div(f, dh)
+    p, err = _two_prod(sh, dh)
+    sl = ops.div(ops.sub(ops.sub(ops.sub(f, p), err), ops.mul(sh, dl)), dh)
+    s2h, s2e = _two_prod(sh, sh)
+    s2l = ops.add(s2e, ops.mul(ops.mul(const(2.0, x), sh), sl))
+    s3h, s3l = _dd_mul(s2h, s2l, sh, sl)
+    th, tl = _dd_mul(s3h, s3l, const(_TWO_THIRDS_HI, x), const(_TWO_THIRDS_LO, x))
+    series = const(2.0 / 27.0, x)
+    for k in range(25, 3, -2):
+        series = ops.add(const(2.0 / k, x), ops.mul(s2h, series))
+    rest = ops.mul(ops.mul(s3h, s2h), series)
+    ah, ae = _two_sum(ops.mul(e, const(_LN2_HI, x)), ops.mul(sh, const(2.0, x)))
+    hi, he = _two_sum(ah, th)
+    lo = ops.add(ops.add(ae, he), ops.add(tl, ops.add(ops.mul(e, const(_LN2_LO, x)),
+                                                       ops.add(ops.mul(sl, const(2.0, x)), rest))))
+    h = ops.add(hi, lo)
+    return h, ops.sub(lo, ops.sub(h, hi))
+
+
+def _power64(safe, y):
+    """|x| ** y for float64 (``safe``: |x|, 1 where x is 0) within about an ulp: e^(y log|x|) with log|x| and its product with y in double-double, the low part taken
+    into exp's reduced argument (the fused kernel's ``_pow``: the same steps and bits)."""
+    lh, ll = _log_dd(safe)
+    qh, qe = _two_prod(y, lh)
+    # (past 2^995 Dekker's split overflows: y log|x| is then past any finite result, or log|x| is 0)
+    ql = select(ops.greater(ops.abs(y), const(2.0 ** 995, y)), const(0.0, y), ops.add(qe, ops.mul(y, ll)))
+    mag = _exp64(qh, select(ops.is_inf(qh), const(0.0, y), ql))
+    return select(ops.equal(y, const(0.5, y)), ops.sqrt(safe), mag)
+
+
 def power(x, y):
     if not is_float(x):
         # negative integer exponents have no integer result; 0 keeps MAX's kernel defined
@@ -181,16 +268,17 @@ def power(x, y):
     zero, one, inf = const(0, x), const(1, x), const(math.inf, x)
     ax = ops.abs(x)
     safe = select(ops.equal(ax, zero), one, ax)
-    mag = ops.pow(safe, y)
     if x.dtype == DType.float64:
-        # MAX's float64 pow of a non-integer exponent is off by up to ~4e4 ulp (its exp's error):
-        # e^(y log|x|) by ``exp``, within |y log x| ulp; y = 0.5 is sqrt, exact (NumPy's x ** 0.5)
-        mag = select(ops.equal(ops.floor(y), y), mag, exp(ops.mul(y, ops.log(safe))))
-        mag = select(ops.equal(y, const(0.5, y)), ops.sqrt(safe), mag)
-    # MAX's pow mishandles exponents past int32 (it returns 1 for y = 2**31 or 1e200): take
-    # exp(y log|x|) there
-    within = ops.greater(const(2.0 ** 31, y), ops.abs(y))
-    mag = select(within, mag, exp(ops.mul(y, ops.log(safe))))
+        # (an integral |y| <= 4 by MAX's pow, a few roundings, exact where the power is; the fused
+        # kernel's square and multiply in double-double for any integral y would be ~1,500 graph ops)
+        integral = ops.logical_and(ops.equal(ops.floor(y), y), ops.greater_equal(const(4.0, y), ops.abs(y)))
+        mag = select(integral, ops.pow(safe, y), _power64(safe, y))
+    else:
+        mag = ops.pow(safe, y)
+        # MAX's pow mishandles exponents past int32 (it returns 1 for y = 2**31 or 1e200): take
+        # exp(y log|x|) there
+        within = ops.greater(const(2.0 ** 31, y), ops.abs(y))
+        mag = select(within, mag, exp(ops.mul(y, ops.log(safe))))
     y_pos = ops.greater(y, zero)
     # |x| = 0 and |x| = inf are limits MAX's pow does not take
     mag = select(ops.equal(ax, zero), select(y_pos, zero, inf), mag)

@@ -56,9 +56,27 @@ def test_logaddexp_is_numpys_to_a_few_ulp(first_sight):
     assert _ulp(nnp.logaddexp(nnp.asarray(a), nnp.asarray(b)).numpy(), np.logaddexp(a, b)) <= 8
 
 
-def test_power_is_numpys_to_the_exponents_scale(first_sight):
-    """NumPy's pow is correctly rounded; Nabla's non-integer powers are e^(y log x), within about
-    |y log x| ulp (MAX's own pow was off by up to 4e4), and ``x ** 0.5`` is sqrt, exact."""
-    x, y = _RNG.uniform(0.1, 10, 20000), _RNG.uniform(-5, 5, 20000)
-    assert _ulp((nnp.asarray(x) ** nnp.asarray(y)).numpy(), x ** y) <= 32
+def test_power_is_numpys_to_an_ulp(first_sight):
+    """NumPy's pow is correctly rounded; Nabla's is e^(y log x) with the logarithm and its product in
+    double-double, within an ulp at any exponent (in plain doubles it lost |y log x| ulp: a compound
+    interest ``(1 + r / n) ** (n t)`` was off by 3.6e-9), ``x ** 2`` is ``x * x`` and ``x ** 0.5`` is
+    sqrt, exactly, as NumPy's. (MAX's graph kernels flush subnormals, docs/array_api.md: on the
+    interpreter's path subnormal operands and results are left out.)"""
+    tiny = np.finfo(np.float64).tiny
+    with np.errstate(over="ignore", under="ignore"):
+        for x, y in [(_RNG.uniform(0.1, 10, 20000), _RNG.uniform(-5, 5, 20000)),
+                     (_RNG.random(20000) * 3, _RNG.uniform(-1000, 1000, 20000)),
+                     (_RNG.random(20000) * 3, np.round(_RNG.uniform(-300, 300, 20000))),
+                     (np.exp(_RNG.uniform(-700, 700, 20000)), _RNG.uniform(-1, 1, 20000)),
+                     (1 + _RNG.uniform(-1e-6, 1e-6, 20000), _RNG.uniform(-1e7, 1e7, 20000)),
+                     (np.array([1.0000001, 1 + 0.05 / 31536000, 1.0000000001, 0.99999, 5e-324, 1e-310]),
+                      np.array([1e8, 31536000.0 * 30, 2.0 ** 30, 2.0 ** 20 + 1, 0.5, -0.001]))]:
+            want = x ** y
+            got = (nnp.asarray(x) ** nnp.asarray(y)).numpy()
+            kept = ~np.isnan(want) & ((np.abs(want) >= tiny) & (x >= tiny) | (first_sight == "fused"))
+            assert (np.isnan(got) == np.isnan(want)).all()
+            # (the graph's integral |y| <= 4 are MAX's pow, a few roundings)
+            assert _ulp(got[kept], want[kept]) <= (1 if first_sight == "fused" else 2)
+    x = _RNG.uniform(-10, 10, 20000)
+    assert (nnp.asarray(x) ** nnp.asarray(np.full(20000, 2.0))).numpy().tolist() == (x * x).tolist()
     assert _ulp((nnp.asarray(x) ** 0.5).numpy(), x ** 0.5) == 0

@@ -4,7 +4,7 @@
 # lowerings of MAX's graphs (nabla/ops/lowerings.py, transcendental_lowerings.py), so the fused
 # kernel and a graph give the same bits. NaN and infinities are read from bits (fused_bits.mojo):
 # the kernels assume fast math.
-from std.math import exp, expm1, floor, log, sqrt
+from std.math import exp, expm1, floor, fma, log, sqrt
 from std.memory import bitcast
 from .fused_bits import _is_inf, _is_nan, _keep_nan
 
@@ -39,16 +39,17 @@ def _exp32[w: Int](x: SIMD[DType.float32, w]) -> SIMD[DType.float32, w]:
 
 
 @always_inline
-def _exp64[w: Int](x: SIMD[DType.float64, w]) -> SIMD[DType.float64, w]:
+def _exp64[w: Int](x: SIMD[DType.float64, w], xl: SIMD[DType.float64, w] = 0) -> SIMD[DType.float64, w]:
     # float64 exp within an ulp (std exp is off by up to ~2.5e6 ulp here). The algorithm of fdlibm's
     # e_exp.c (Sun Microsystems, 1993), as lowerings.exp writes it for MAX's graphs (same ops, same
     # bits): x = k ln2 + r with |r| <= ln2/2, ln2 in two parts (Cody and Waite: k * LN2_HI is
     # exact); e^r = 1 + 2r / (2 - c) with c = r - r^2 P(r^2), P a degree-5 Remez fit; times 2^k as
-    # two exact powers of two, so a subnormal result is rounded once.
+    # two exact powers of two, so a subnormal result is rounded once. ``xl``: a low part of x (a
+    # double-double x + xl, power's), taken into the reduced argument's own low part.
     comptime F = DType.float64
     var k = floor(x * 1.44269504088896338700 + 0.5)
     var hi = x - k * 6.93147180369123816490e-01
-    var lo = k * 1.90821492927058770002e-10
+    var lo = k * 1.90821492927058770002e-10 - xl
     var r = hi - lo
     var t = r * r
     var c = r - t * (1.66666666666666019037e-01 + t * (-2.77777777770155933842e-03 + t * (
@@ -126,12 +127,79 @@ def _cosh[T: DType, w: Int](x: SIMD[T, w]) -> SIMD[T, w] where T.is_floating_poi
     return found[0].select(e * 0.5 * e, (e + SIMD[T, w](1) / e) * 0.5)
 
 
+comptime _F64 = DType.float64
+# ln 2 in two parts (fdlibm's): the high part has 32 trailing zero bits, so e * LN2_HI is exact
+comptime LN2_HI = 6.93147180369123816490e-01
+comptime LN2_LO = 1.90821492927058770002e-10
+# 2/3 in two parts: 2/3 = TWO_THIRDS_HI + TWO_THIRDS_LO to ~2^-107
+comptime TWO_THIRDS_HI = 0.6666666666666666
+comptime TWO_THIRDS_LO = 3.700743415417188e-17
+
+
+@always_inline
+def _dd_mul[w: Int](ah: SIMD[_F64, w], al: SIMD[_F64, w], bh: SIMD[_F64, w],
+                    bl: SIMD[_F64, w]) -> Tuple[SIMD[_F64, w], SIMD[_F64, w]]:
+    # (ah + al)(bh + bl) as a double-double (Dekker's product: the fma gives ah bh's rounding error);
+    # past overflow the infinity alone (its low part would be NaN, and NaN spreads)
+    var p = ah * bh
+    var e = fma(ah, bh, -p) + (ah * bl + al * bh)
+    var big = _is_inf(p)
+    var hi = big.select(p, p + e)
+    return (hi, big.select(SIMD[_F64, w](0), e - (hi - p)))
+
+
+@always_inline
+def _two_sum[w: Int](a: SIMD[_F64, w], b: SIMD[_F64, w]) -> Tuple[SIMD[_F64, w], SIMD[_F64, w]]:
+    # a + b and its rounding error, exactly (Knuth)
+    var s = a + b
+    var bb = s - a
+    return (s, (a - (s - bb)) + (b - bb))
+
+
+@always_inline
+def _log_dd[w: Int](x: SIMD[_F64, w]) -> Tuple[SIMD[_F64, w], SIMD[_F64, w]]:
+    # log x of a positive finite x as a double-double, error ~2^-70 absolute: x = m 2^e with m in
+    # [sqrt(1/2), sqrt(2)), log m = 2 atanh(s) = 2s + 2s^3/3 + 2s^5/5 + ... with s = (m - 1) /
+    # (m + 1) = sh + sl (|s| <= 0.172): 2s, 2s^3/3 and e ln 2 in two parts each, the rest (at most
+    # 6e-5 of log m) in one.
+    var tiny = x.lt(SIMD[_F64, w](2.2250738585072014e-308))
+    var scaled = tiny.select(x * SIMD[_F64, w](18014398509481984.0), x)  # 2^54
+    var bits = bitcast[DType.int64, w](scaled)
+    var e = ((bits >> 52) & 0x7FF) - 1023
+    var m = bitcast[_F64, w]((bits & ((1 << 52) - 1)) | (1023 << 52))
+    var high = m.gt(SIMD[_F64, w](1.4142135623730951))
+    m = high.select(m * 0.5, m)
+    var ef = (e + high.select(SIMD[DType.int64, w](1), SIMD[DType.int64, w](0))
+              - tiny.select(SIMD[DType.int64, w](54), SIMD[DType.int64, w](0))).cast[_F64]()
+    var f = m - 1.0  # (exact: Sterbenz)
+    var dh = m + 1.0
+    var dl = m - (dh - 1.0)  # (m + 1 = dh + dl exactly)
+    var sh = f / dh
+    var sl = (fma(-sh, dh, f) - sh * dl) / dh
+    var s2h = sh * sh
+    var s2l = fma(sh, sh, -s2h) + 2.0 * sh * sl
+    var s3 = _dd_mul[w](s2h, s2l, sh, sl)
+    var third = _dd_mul[w](s3[0], s3[1], SIMD[_F64, w](TWO_THIRDS_HI), SIMD[_F64, w](TWO_THIRDS_LO))  # 2s^3/3
+    var rest = s3[0] * s2h * (2.0 / 5.0 + s2h * (2.0 / 7.0 + s2h * (2.0 / 9.0 + s2h * (2.0 / 11.0 + s2h * (
+        2.0 / 13.0 + s2h * (2.0 / 15.0 + s2h * (2.0 / 17.0 + s2h * (2.0 / 19.0 + s2h * (2.0 / 21.0 + s2h * (
+            2.0 / 23.0 + s2h * (2.0 / 25.0 + s2h * (2.0 / 27.0))))))))))))
+    var first = _two_sum[w](ef * LN2_HI, sh * 2.0)
+    var second = _two_sum[w](first[0], third[0])
+    var lo = (first[1] + second[1]) + (third[1] + (ef * LN2_LO + (sl * 2.0 + rest)))
+    var hi = second[0]
+    var h = hi + lo
+    return (h, lo - (h - hi))
+
+
 @always_inline
 def _pow[T: DType, w: Int](x: SIMD[T, w], y: SIMD[T, w]) -> SIMD[T, w]:
-    # NumPy's power (C99's pow) in float64, rounded once to T: an integral y below 2^31 by square and
-    # multiply over |y| (a few roundings, where e^(y log x) loses |y log x| ulp), any other as
-    # e^(y log|x|); the sign from an odd integral y; the limits at 0, 1, infinities and NaN of C99's
-    # Annex F, as transcendental_lowerings.power writes them for MAX's graphs.
+    # NumPy's power (C99's pow) in float64, within about an ulp, rounded once to T: an integral y
+    # below 2^31 by square and multiply in double-double (exact where the power is: 10.0 ** 3),
+    # any other as e^(y log|x|) with log|x| and its product with y in double-double, the low part
+    # taken into exp's reduced argument (in plain doubles both lose |y log x| ulp: 1.0000001 ** 1e8
+    # was off by 5.6e-9); y = 0.5 as sqrt; the sign from an odd integral y; the limits at 0, 1,
+    # infinities and NaN of C99's Annex F, as transcendental_lowerings.power writes them for MAX's
+    # graphs.
     comptime F = DType.float64
     var a = x.cast[F]()
     var b = y.cast[F]()
@@ -140,14 +208,29 @@ def _pow[T: DType, w: Int](x: SIMD[T, w], y: SIMD[T, w]) -> SIMD[T, w]:
     var integral = floor(b).eq(b)
     var counted = integral & abs(b).lt(SIMD[F, w](2147483648.0))
     var n = counted.select(abs(b), SIMD[F, w](0)).cast[DType.int64]()
-    var base = safe
-    var power = SIMD[F, w](1)
+    var bh = safe
+    var bl = SIMD[F, w](0)
+    var ph = SIMD[F, w](1)
+    var pl = SIMD[F, w](0)
     while n.ne(0).reduce_or():
-        power = (n & 1).eq(1).select(power * base, power)
-        base = base * base
+        var odd_bit = (n & 1).eq(1)
+        var t = _dd_mul[w](ph, pl, bh, bl)
+        ph = odd_bit.select(t[0], ph)
+        pl = odd_bit.select(t[1], pl)
+        var sq = _dd_mul[w](bh, bl, bh, bl)
+        bh = sq[0]
+        bl = sq[1]
         n = n >> 1
-    power = b.lt(0).select(1.0 / power, power)
-    var mag = counted.select(power, _exp64(b * log(safe)))
+    var finite = ~_is_inf(ph) & ph.ne(0)  # (past overflow or underflow the low part is no correction)
+    var r = 1.0 / ph
+    var inverse = (finite & ~_is_inf(r)).select(r + r * (fma(-ph, r, SIMD[F, w](1)) - pl * r), r)
+    var power = b.lt(0).select(inverse, finite.select(ph + pl, ph))
+    var mag = power
+    if (~counted).reduce_or():  # (a vector of integral exponents, x ** 7, skips the logarithm)
+        var lg = _log_dd[w](safe)
+        var qh = b * lg[0]
+        var ql = fma(b, lg[0], -qh) + b * lg[1]
+        mag = counted.select(power, _exp64(qh, _is_inf(qh).select(SIMD[F, w](0), ql)))
     mag = b.eq(0.5).select(sqrt(safe), mag)  # (exact, as NumPy's x ** 0.5)
     var zero = SIMD[F, w](0)
     var inf = SIMD[F, w](FloatLiteral.infinity)
