@@ -75,3 +75,46 @@ def text_module(name: str):
     module.__getattr__ = __getattr__
     module.__dir__ = __dir__
     return module
+
+
+#: the face's functions that take strings as data (not as dates or dtypes to parse: ``array``,
+#: ``busday_count``), and are NumPy's own on string arrays
+TEXT_FUNCTIONS = frozenset((
+    "sort", "argsort", "lexsort", "partition", "argpartition", "unique", "unique_values", "unique_counts",
+    "unique_inverse", "unique_all", "isin", "in1d", "searchsorted", "intersect1d", "setdiff1d", "union1d",
+    "setxor1d", "concatenate", "stack", "hstack", "vstack", "column_stack", "repeat", "tile", "flip", "roll",
+    "take", "ravel", "reshape", "transpose", "squeeze", "expand_dims", "atleast_1d", "atleast_2d", "max", "min",
+    "amax", "amin", "argmax", "argmin", "nonzero", "count_nonzero", "flatnonzero"))
+
+
+def holds_text(name: str, args) -> bool:
+    """Whether face function ``name`` takes strings as data and its first argument is a host string
+    array, a list of them or of Python strings (``unique(labels)``, ``concatenate([a, b])``)."""
+    if name not in TEXT_FUNCTIONS:
+        return False
+    first = args[0]
+    t = type(first)
+    if t is list or t is tuple:
+        first = first[0] if first else None
+        t = type(first)
+        if t is str or t is bytes:
+            return True
+    return t is _np.ndarray and _is_text(first.dtype.kind)
+
+
+def on_host(name: str, args, kwargs, numeric):
+    """NumPy's function ``name`` of string arrays, on the host, as ``np.char`` is (with
+    ``HostStringWarning``): its string results stay NumPy's arrays, its numeric ones (``argsort``'s
+    order, ``unique``'s counts and inverse, ``isin``'s mask) become ``numeric(result)``, Nabla's."""
+    function = getattr(_np, name, None)
+    if function is None:
+        return None
+    warn(f"{name} of {args[0].dtype if type(args[0]) is _np.ndarray else 'string'} data is NumPy's numpy.{name}")
+    out = function(*args, **kwargs)
+
+    def face(v):
+        return v if type(v) is not _np.ndarray or _is_text(v.dtype.kind) or v.dtype.kind not in "biuf" else numeric(v)
+    if isinstance(out, tuple):
+        items = [face(v) for v in out]
+        return type(out)._make(items) if hasattr(type(out), "_make") else tuple(items)
+    return face(out)

@@ -409,31 +409,6 @@ def test_packbits_errors():
 
 # --- strings stay on the host -----------------------------------------------------------------------------
 
-def test_string_arrays_stay_numpy_arrays_with_a_warning():
-    for data in (["a", "bc"], [[b"x", b"yz"]], [1, "a"]):
-        with pytest.warns(fnp.HostStringWarning, match="stay on the host as NumPy arrays"):
-            got = fnp.array(data)
-        assert type(got) is numpy.ndarray
-        numpy.testing.assert_array_equal(got, numpy.array(data))
-    with pytest.warns(fnp.HostStringWarning):
-        assert fnp.asarray(numpy.array(["q"])).dtype == numpy.dtype("<U1")
-    with pytest.warns(fnp.HostStringWarning):
-        assert fnp.array(3.5, dtype="U5").item() == "3.5"
-    with pytest.warns(fnp.HostStringWarning, match="np.char.upper is NumPy's numpy.char.upper"):
-        upper = fnp.char.upper
-    assert upper(numpy.array(["ab"])).tolist() == ["AB"]
-    with pytest.warns(fnp.HostStringWarning):
-        assert fnp.strings.str_len(numpy.array(["abc"])).tolist() == [3]
-    assert issubclass(fnp.HostStringWarning, UserWarning)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert isinstance(fnp.array([1, 2]), fnp.ndarray)  # numbers: no warning
-    with pytest.raises(TypeError, match="object arrays"):
-        fnp.array([{}, 1], dtype=object)
-    with pytest.raises(TypeError, match="string"):
-        fnp.sin(["a"])
-
-
 # --- products of bools: NumPy's OR of ANDs ---------------------------------------------------------
 
 def test_bool_products_match_numpy():
