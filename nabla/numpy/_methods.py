@@ -30,7 +30,7 @@ def bind() -> None:
     """Give ``ndarray`` its methods and operators, ``flatiter`` its writes and ``ufunc`` its ``reduceat``."""
     methods = {"__init__": _init, "__round__": _round, "astype": astype, "reshape": reshape,
                "transpose": transpose, "flatten": flatten, "sort": sort, "partition": partition, "compress": compress,
-               "nonzero": nonzero, "view": view,
+               "nonzero": nonzero, "view": view, "byteswap": byteswap,
                "__array_ufunc__": __array_ufunc__, "__array_function__": __array_function__}
     for name, fn in {**methods, **_methods(), **_operators()}.items():
         setattr(ndarray, name, fn)
@@ -125,6 +125,22 @@ def view(self, dtype=None, type=None):  # noqa: A002
     src = self.dtype
     return aliasing.make_view(self, ndarray(bit_view(self, target)._impl), lambda p: bit_view(p, target),
                               lambda p, c: put_back_bits(p, c, src, target))
+
+
+def byteswap(self, inplace=False):
+    """Each element's bytes reversed (a complex element's two parts each), through a byte view; in
+    place: written into ``self``, which is returned, as NumPy's."""
+    size = self.dtype.numpy_dtype.itemsize // (2 if self.dtype.is_complex else 1)
+    if size == 1:
+        out = self.copy()
+    else:
+        part = _np.dtype(f"<f{size}") if self.dtype.is_complex else self.dtype.numpy_dtype
+        raw = self.reshape(-1).view(part).view(_np.uint8).reshape(-1, size)[:, ::-1]
+        out = raw.reshape(-1).view(part).view(self.dtype.numpy_dtype).reshape(self.shape)
+    if not inplace:
+        return out
+    self[...] = out
+    return self
 
 
 def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
