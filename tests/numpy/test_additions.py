@@ -582,7 +582,7 @@ def test_axes_out_of_range_raise_numpys_axis_error_and_none_compares_elementwise
 @pytest.mark.parametrize("dtype", ["int8", "bool", "uint16", "int32", "int64", "float32", "float64", "complex128"])
 def test_byteswap_is_numpys_bytes(dtype):
     a = (numpy.arange(-3, 9).reshape(3, 4) * 1.75).astype(dtype)
-    x = fnumpy.asarray(a)
+    x = fnp.asarray(a)
     numpy.testing.assert_array_equal(numpy.asarray(x.byteswap()).view(numpy.uint8), a.byteswap().view(numpy.uint8))
     assert x.byteswap(inplace=True) is x
     numpy.testing.assert_array_equal(numpy.asarray(x).view(numpy.uint8), a.byteswap().view(numpy.uint8))
