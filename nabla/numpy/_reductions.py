@@ -18,7 +18,7 @@ from . import _dtypes as D, _quantile_methods as QM
 from ._complex_order import complex_arg, extreme
 from ._ndarray import ndarray
 from ._ufunc_table import UFUNCS
-from ._ufuncs import write_out
+from ._ufuncs import empty_reduction, initial_alone, write_out
 from ..ops.reduction import REDUCE_OPS
 
 
@@ -98,18 +98,12 @@ def _extreme(name, a, axis, out, keepdims, initial, where):
         if initial is None:
             raise ValueError(f"nabla.numpy.{name}: where= needs initial= (a reduction with no identity)")
         x = _masked(x, where, initial, name)
-    if x.size == 0:
-        reduced = range(x.ndim) if axis is None else [k % builtins.max(x.ndim, 1) for k in
-                                                       ((axis,) if isinstance(axis, int) else axis)]
-        if not x.ndim or builtins.any(x.shape[k] == 0 for k in reduced):  # (empty rows of length >= 1 are not)
-            if initial is None:
-                raise ValueError(f"nabla.numpy.{name}: zero-size array to reduction operation {name} which has no "
-                                 f"identity")
-            # (each result is ``initial`` alone, in x's dtype: NumPy's reduction starts from it)
-            shape = tuple(1 if k in reduced else n for k, n in enumerate(x.shape) if keepdims or k not in reduced)
-            filled = _xp.full(shape, _np.asarray(initial).astype(x.dtype.numpy_dtype)[()], dtype=x.dtype,
-                              device=x.device)
-            return _finish(D.as_face(filled), None, out, name)
+    if initial is not None:
+        alone = initial_alone(x, axis, keepdims, initial)
+        if alone is not None:
+            return _finish(alone, None, out, name)
+    elif empty_reduction(x, axis) is not None:
+        raise ValueError(f"nabla.numpy.{name}: zero-size array to reduction operation {name} which has no identity")
     if x.dtype is _dt.bool_:  # NumPy's boolean max and min: any and all
         r = (_xp.any if name == "max" else _xp.all)(x, axis=_axis(axis), keepdims=keepdims)
     else:

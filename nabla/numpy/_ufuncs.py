@@ -129,6 +129,27 @@ def _scalar_operand(value, dtype, device):
     return None
 
 
+def empty_reduction(x: Tensor, axis) -> tuple | None:
+    """The axes a reduction of ``x`` over ``axis`` (None: all) takes, where one of them is empty
+    (x has no elements to reduce there); None otherwise (rows of length >= 1 of an empty x too)."""
+    if x.size:
+        return None
+    reduced = tuple(range(x.ndim)) if axis is None else tuple(
+        k % max(x.ndim, 1) for k in ((axis,) if isinstance(axis, int) else axis))
+    return reduced if not x.ndim or any(x.shape[k] == 0 for k in reduced) else None
+
+
+def initial_alone(x: Tensor, axis, keepdims: bool, initial) -> ndarray | None:
+    """A reduction of ``x`` over an empty ``axis`` that starts from ``initial``: each result is
+    ``initial`` alone, in x's dtype (NumPy's reduction starts from it); None where nothing is empty."""
+    reduced = empty_reduction(x, axis)
+    if reduced is None:
+        return None
+    shape = tuple(1 if k in reduced else n for k, n in enumerate(x.shape) if keepdims or k not in reduced)
+    held = _np.asarray(initial).astype(x.dtype.numpy_dtype)[()]
+    return ndarray(_xp.full(shape, held, dtype=x.dtype, device=x.device)._impl)
+
+
 def plain_operands(a, b, dtypes=None):
     """``(a, b)`` as an op takes them without NumPy's dtype resolution: two arrays of one dtype (of
     ``dtypes``, where given), or an array and a Python number its dtype takes (a weak scalar, NEP
@@ -332,13 +353,9 @@ class ufunc:
             if fill is None:
                 raise ValueError(f"nabla.numpy.{self.__name__}.reduce: where= needs initial= (no identity)")
             x = _where(D.asarray(where, op="reduce"), x, _xp.full_like(x, fill))
-        if initial is not None and self.identity is None and x.size == 0:
-            reduced = range(x.ndim) if axes is None else [k % max(x.ndim, 1) for k in
-                                                          ((axes,) if isinstance(axes, int) else axes)]
-            if not x.ndim or any(x.shape[k] == 0 for k in reduced):  # (each result is ``initial`` alone)
-                shape = tuple(1 if k in reduced else n for k, n in enumerate(x.shape) if keepdims or k not in reduced)
-                r = ndarray(_xp.full(shape, _np.asarray(initial).astype(x.dtype.numpy_dtype)[()], dtype=x.dtype,
-                                     device=x.device)._impl)
+        if initial is not None and self.identity is None:
+            r = initial_alone(x, axes, keepdims, initial)
+            if r is not None:
                 return r if out is None else write_out(out, r, f"{self.__name__}.reduce")
         if x.dtype.is_bool and self.__name__ in ("maximum", "minimum", "fmax", "fmin") and x.size:
             # (bool extremes: any and all, where the standard's max and min take numbers only)
