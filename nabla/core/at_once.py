@@ -35,7 +35,8 @@ def _scalars_hook(impls):
     return GRAPH.engine.scalars
 
 
-def small_at_once(op, kwargs, values, impls, shape, dtype, device, holds=None, inner=None, into=0):
+def small_at_once(op, kwargs, values, impls, shape, dtype, device, holds=None, inner=None, into=0,
+                  any_first=False):
     """A result of at most ``SMALL_AT_ONCE`` elements over operands that are realized host data of
     at most ``OPERAND_AT_ONCE`` elements each (a product of a matrix and a vector, a sum), slices of realized host data (a slice's node over its source, the source any
     size) or scalar constants (their values data of the program) computed as it is made, by the
@@ -48,10 +49,13 @@ def small_at_once(op, kwargs, values, impls, shape, dtype, device, holds=None, i
     to be fused with what reads it (a mean over a matrix's rows with the subtraction after it) or
     run by the path a read picks for it (a matmul's model). A slice alone is recorded: its data is
     read by the op that takes it, at once here or fused into a read with the ops over it. ``into``:
-    the address the result is written at instead (``HostScalars.small``), True for it done."""
+    the address the result is written at instead (``HostScalars.small``), True for it done.
+    ``any_first``: the first operand, realized data, may be of any size (a mask's true positions:
+    nothing of it is left to fuse)."""
     if _prod(shape) > SMALL_AT_ONCE or op.index_kwarg is not None:
         return None
-    whole = op.reads_what_it_returns  # (its first operand any size: ``x[cols]`` reads len(cols) rows)
+    # (its first operand any size: ``x[cols]`` reads len(cols) rows)
+    whole = op.reads_what_it_returns or (any_first and values[0].node is None)
     pending = None  # (the pending source of an operand's slice)
     for v in values:
         node = v.node

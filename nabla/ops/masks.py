@@ -63,14 +63,15 @@ def _nonzero(x: Tensor) -> tuple[Tensor, ...]:
 
 
 def _positions_at_once(mask: Tensor, size: Tensor):
-    """The true positions of a small 1-D mask of realized host data, computed at once (one kernel
-    call, where a read of the recorded op ran the engine: a loop's ``x[m] = x[m] - 4`` each step);
-    None where they are recorded."""
+    """The true positions of a 1-D mask of realized host data (or a small slice of it), computed at
+    once (one kernel call, where a read of the recorded op ran the engine: a loop's ``x[m] = x[m] -
+    4`` each step, azimint's ``data[(lo <= r) & (r < hi)]``, one program for every count); None
+    where they are recorded."""
     values = plain_values(mask, size)
     if values is None:
         return None
     out = small_at_once(nonzero_op, {}, values, (mask._impl, size._impl), values[1].shape, _dt.int64,
-                        values[0].device)
+                        values[0].device, any_first=True)
     return None if out is None else plain_array(type(mask), out)
 
 

@@ -15,28 +15,38 @@ import math
 
 import numpy as np
 
-from ..ops.index_primitives import sliced_shape
+from ..ops.index_primitives import gather_op, nonzero_op, sliced_shape
 from .program_kernel import STAGE
 
 
+#: ops whose first operand's shape is no function of the length (a gather's source, read at the
+#: positions; the mask whose true positions nonzero gives, as many as its result's length)
+FIXED_FIRST = frozenset((gather_op, nonzero_op))
+
+
 def length_key(named, items, values, sources, shape):
-    """(a key of ``small``'s op over ``values`` without their length, the length) where every operand
-    is 0-d or 1-D of one length n >= 2 (a slice of any source, realized host data, a constant) and
-    the result is 0-d or of length n; None otherwise."""
-    n = None
-    for v in values:
+    """(a key of ``small``'s op over ``values`` without their length, the length n) where the result
+    is of length n >= 2 or 0-d, and every operand is 1-D of length n (a slice of any source,
+    realized host data, a constant) or, beside them, realized data of a fixed shape (``x[positions]``'s
+    source, a mask's nonzero positions' mask: kept in the key whole); None otherwise."""
+    n = shape[0] if len(shape) == 1 else None
+    if shape and n is None:
+        return None
+    for k, v in enumerate(values):
         s = v.shape
         if s:
-            if len(s) != 1 or (n is not None and s[0] != n):
-                return None
-            n = s[0]
-    if n is None or n < 2 or (shape and shape != (n,)):
+            if len(s) == 1 and n is None:
+                n = s[0]
+            elif s != (n,) and (k or v.node is not None or named not in FIXED_FIRST):
+                return None  # (a fixed operand: realized data, an op's first that reads it any length)
+    if n is None or n < 2 or not any(v.shape == (n,) for v in values):
         return None
     parts = []
     for v, source in zip(values, sources):
         node = v.node
         if node is None:
-            parts.append((v.dtype.name, len(v.shape)))
+            parts.append((v.dtype.name, len(v.shape)) if v.shape == (n,) or not v.shape else
+                         (v.dtype.name, "fixed", v.shape))
         elif not node.inputs:
             parts.append((v.dtype.name, None))  # (a scalar constant: its value data of the program)
         else:
@@ -102,6 +112,8 @@ def length_patches(programs, lengths) -> LengthPatches | None:
     patches = []
     n0, n1, n2 = lengths
     for k, (a, b, c) in enumerate(zip(*arrays)):
+        if a is None and b is None and c is None:
+            continue  # (a stage of no program array: a mask's nonzero, its sizes in the call array)
         if a is None or b is None or c is None or a.shape != b.shape or a.shape != c.shape:
             return None  # (a stage of no program array of its own: planned per length)
         bits = [x.view(np.int64) if x.dtype == np.float64 else x for x in (a, b, c)]  # (NaN's bits equal)

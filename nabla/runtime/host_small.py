@@ -280,7 +280,7 @@ class SmallOps:
                 self._lengths[general] = n
             return self._plan_small(engine, key, op, kwargs, values, shape, dtype, device, inner, named)
         lengths = (n, n - 1, n - 2)
-        programs = [self._planned_small(engine, op, kwargs, values, shape, dtype, device, inner, m)
+        programs = [self._planned_small(engine, op, kwargs, values, shape, dtype, device, inner, m, n)
                     for m in lengths]
         patches = None if None in programs else length_patches(programs, lengths)
         if len(self._lengths) >= 4096:
@@ -289,7 +289,7 @@ class SmallOps:
             self._lengths[general] = _CLOSED
             return self._plan_small(engine, key, op, kwargs, values, shape, dtype, device, inner, named)
         program = programs[0]
-        patches.operand = next(k for k, v in enumerate(values) if v.shape)
+        patches.operand = next(k for k, v in enumerate(values) if v.shape == (n,))
         program.lengths = patches
         self._lengths[general] = program
         self._keep(key, program)
@@ -301,11 +301,11 @@ class SmallOps:
                 self._small.clear()
             self._small[key] = program
 
-    def _planned_small(self, engine, op, kwargs, values, shape, dtype, device, inner, length=None):
-        """A ``_SmallProgram`` of the op over ``values`` (their 1-D length read as ``length``, where
-        given), or None where its plan is no quick kernel call of one result in a block's memory."""
+    def _planned_small(self, engine, op, kwargs, values, shape, dtype, device, inner, length=None, n=None):
+        """A ``_SmallProgram`` of the op over ``values`` (those of 1-D length ``n`` read as ``length``,
+        where given; others as they are), or None where its plan is no quick kernel call of one
+        result in a block's memory."""
         program = None
-        n = None if length is None else next(v.shape[0] for v in values if v.shape)
         leaf_of: dict = {}  # id(source) -> its stand-in leaf
 
         def stand_in(v):
@@ -315,7 +315,7 @@ class SmallOps:
             source = v if node is None else node.inputs[0]
             leaf = leaf_of.get(id(source))
             if leaf is None:
-                held = source.shape if node is not None or length is None or not source.shape else (length,)
+                held = (length,) if node is None and length is not None and source.shape == (n,) else source.shape
                 leaf = leaf_of[id(source)] = Value.leaf(None, held, source.dtype, device)
             if node is None:
                 return leaf
