@@ -20,6 +20,7 @@ from ._arrays import arange, array, concatenate, linspace
 from ._ndarray import ndarray
 from ._ufuncs import plain_operands, write_out
 from ..ops.elementwise import where_op
+from . import _strings
 
 _I64 = _dt.int64
 _PY_SCALARS = (bool, int, float, complex)
@@ -268,6 +269,9 @@ def put_along_axis(arr, indices, values, axis):
 def select(condlist, choicelist, default=0):
     if len(condlist) != len(choicelist):
         raise ValueError("nabla.numpy.select: list of cases must be same length as list of conditions")
+    if any(_strings.is_text(c) for c in (*choicelist, default)):  # (strings stay on the host: NumPy's select)
+        return _strings.on_host("select", ([_np.asarray(c) for c in condlist], list(choicelist)),
+                                {"default": default}, None)
     choices = [D.asarray(c, op="select") for c in choicelist]
     # NumPy's result type: the choices' and the default's, a Python number weak (NEP 50)
     weak = D.operand(default, "select")

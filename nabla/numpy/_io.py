@@ -21,11 +21,29 @@ def _face(arr, op: str, strings: bool = False):
     return D.asarray(arr, op=op, strings=strings)
 
 
+class NpzFile(dict):
+    """A ``.npz`` archive's arrays as Nabla's, read at ``load`` (NumPy's ``NpzFile`` reads each when
+    asked): a mapping with NumPy's ``files``, ``close`` and ``with`` (closing is nothing to do)."""
+
+    @property
+    def files(self) -> list:
+        return list(self)
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+
 def load(file, mmap_mode=None, allow_pickle=False, **kwargs):
     data = _np.load(file, mmap_mode=mmap_mode, allow_pickle=allow_pickle, **kwargs)
     if isinstance(data, _np.lib.npyio.NpzFile):
         with data:
-            return {k: _face(data[k], "load") for k in data.files}
+            return NpzFile((k, _face(data[k], "load")) for k in data.files)
     return _face(data, "load")
 
 

@@ -87,6 +87,12 @@ TEXT_FUNCTIONS = frozenset((
     "amax", "amin", "argmax", "argmin", "nonzero", "count_nonzero", "flatnonzero"))
 
 
+def is_text(value) -> bool:
+    """Whether ``value`` is a string, bytes, or a host array of them."""
+    t = type(value)
+    return t is str or t is bytes or isinstance(value, _np.str_) or (t is _np.ndarray and _is_text(value.dtype.kind))
+
+
 def holds_text(name: str, args) -> bool:
     """Whether face function ``name`` takes strings as data and its first argument is a host string
     array, a list of them or of Python strings (``unique(labels)``, ``concatenate([a, b])``)."""
@@ -110,6 +116,8 @@ def on_host(name: str, args, kwargs, numeric):
     if function is None:
         return None
     warn(f"{name} of {args[0].dtype if type(args[0]) is _np.ndarray else 'string'} data is NumPy's numpy.{name}")
+    if numeric is None:
+        return function(*args, **kwargs)
     out = function(*args, **kwargs)
 
     def face(v):

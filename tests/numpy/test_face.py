@@ -859,6 +859,9 @@ def test_file_io_round_trip(tmp_path):
     fnp.savez(tmp_path / "z.npz", a=x, b=fnp.arange(3))
     z = fnp.load(tmp_path / "z.npz")
     numpy.testing.assert_array_equal(z["b"].numpy(), numpy.arange(3))
+    assert z.files == ["a", "b"] and type(z["a"]) is fnp.ndarray  # (NumPy's NpzFile: files, with)
+    with fnp.load(tmp_path / "z.npz") as archive:
+        numpy.testing.assert_array_equal(archive["a"].numpy(), X)
 
 
 # --- whole NumPy-style scripts, run unchanged with either module -----------------------------------------

@@ -60,3 +60,17 @@ def test_functions_of_string_arrays_are_numpys_on_the_host(case):
     with pytest.warns(fnp.HostStringWarning):
         _, inverse = fnp.unique(numpy.array(["b", "a", "b"]), return_inverse=True)
     numpy.testing.assert_array_equal(numpy.asarray(fnp.bincount(inverse)), [1, 2])
+
+
+
+def test_select_of_string_choices_is_numpys():
+    """``np.select`` of string choices (labels by condition) is NumPy's on the host; numeric choices
+    stay Nabla's."""
+    a = numpy.array([-3.0, -1.0, 1.0, 3.0])
+    x = fnp.asarray(a)
+    with pytest.warns(fnp.HostStringWarning):
+        got = fnp.select([x < -2, x < 0, x < 2], ["low", "mid-", "mid+"], default="high")
+    numpy.testing.assert_array_equal(got, numpy.select([a < -2, a < 0, a < 2], ["low", "mid-", "mid+"], default="high"))
+    got = fnp.select([x < -2, x < 0], [x, x * 2], default=0.5)
+    assert type(got) is fnp.ndarray
+    numpy.testing.assert_array_equal(numpy.asarray(got), numpy.select([a < -2, a < 0], [a, a * 2], default=0.5))
