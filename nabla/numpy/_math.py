@@ -175,26 +175,39 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         if y.dtype.is_bool:  # (NumPy's differences subtract, which bools refuse; its size check comes first)
             raise TypeError("nabla.numpy.gradient: bool data has no subtraction (use an integer or float array)")
         s = lambda a, b: D.axis_range(y, ax, a, b)  # noqa: E731
+        if not (isinstance(h, (int, float)) or (isinstance(h, Tensor) and h.ndim == 0) or _np.ndim(h) == 0):
+            xs = D.asarray(h, _np.float64, "gradient")
+            dx = xs[1:] - xs[:-1]
+            if bool(_xp.all(dx == dx[0])):  # (NumPy's rule: evenly spaced coordinates are their step)
+                h = dx[0]
         if isinstance(h, (int, float)) or (isinstance(h, Tensor) and h.ndim == 0) or _np.ndim(h) == 0:
             h = float(h)
+            # (NumPy's formulas and their roundings: coefficients over h, then the weighted sum)
             mid = (s(2, None) - s(None, -2)) / (2.0 * h)
             if edge_order == 1:
                 first = (s(1, 2) - s(0, 1)) / h
                 last = (s(-1, None) - s(-2, -1)) / h
             else:
-                first = (-1.5 * s(0, 1) + 2.0 * s(1, 2) - 0.5 * s(2, 3)) / h
-                last = (0.5 * s(-3, -2) - 2.0 * s(-2, -1) + 1.5 * s(-1, None)) / h
-        else:  # coordinates: NumPy's nonuniform second-order formula
-            xs = D.asarray(h, _np.float64, "gradient")
-            dx = xs[1:] - xs[:-1]
+                first = (-1.5 / h) * s(0, 1) + (2.0 / h) * s(1, 2) + (-0.5 / h) * s(2, 3)
+                last = (0.5 / h) * s(-3, -2) + (-2.0 / h) * s(-2, -1) + (1.5 / h) * s(-1, None)
+        else:  # coordinates: NumPy's nonuniform second-order formulas
             shape = tuple(-1 if k == ax else 1 for k in range(y.ndim))
             h1 = _reshape(dx[:-1], shape)
             h2 = _reshape(dx[1:], shape)
-            mid = (h1 * h1 * s(2, None) - h2 * h2 * s(None, -2) + (h2 * h2 - h1 * h1) * s(1, -1)) / \
-                (h1 * h2 * (h1 + h2))
-            d0, dn = float(dx[0]), float(dx[-1])
-            first = (s(1, 2) - s(0, 1)) / d0
-            last = (s(-1, None) - s(-2, -1)) / dn
+            a = -h2 / (h1 * (h1 + h2))
+            b = (h2 - h1) / (h1 * h2)
+            c = h1 / (h2 * (h1 + h2))
+            mid = a * s(None, -2) + b * s(1, -1) + c * s(2, None)
+            if edge_order == 1:
+                first = (s(1, 2) - s(0, 1)) / float(dx[0])
+                last = (s(-1, None) - s(-2, -1)) / float(dx[-1])
+            else:
+                d1, d2 = float(dx[0]), float(dx[1])
+                first = (-(2.0 * d1 + d2) / (d1 * (d1 + d2))) * s(0, 1) + ((d1 + d2) / (d1 * d2)) * s(1, 2) \
+                    + (-d1 / (d2 * (d1 + d2))) * s(2, 3)
+                d1, d2 = float(dx[-2]), float(dx[-1])
+                last = (d2 / (d1 * (d1 + d2))) * s(-3, -2) + (-(d2 + d1) / (d1 * d2)) * s(-2, -1) \
+                    + ((2.0 * d2 + d1) / (d2 * (d1 + d2))) * s(-1, None)
         out.append(_xp.concat([first, mid, last], axis=ax) if n > 2 else _xp.concat([first, last], axis=ax))
     return out[0] if len(out) == 1 else tuple(out)
 

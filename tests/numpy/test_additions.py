@@ -586,3 +586,28 @@ def test_byteswap_is_numpys_bytes(dtype):
     numpy.testing.assert_array_equal(numpy.asarray(x.byteswap()).view(numpy.uint8), a.byteswap().view(numpy.uint8))
     assert x.byteswap(inplace=True) is x
     numpy.testing.assert_array_equal(numpy.asarray(x).view(numpy.uint8), a.byteswap().view(numpy.uint8))
+
+
+_X6 = numpy.array([0.0, 1.0, 1.5, 3.5, 4.0, 6.0])
+_XN = numpy.cumsum(numpy.random.default_rng(4).random(30) + 0.1)
+_YN = numpy.cumsum(numpy.random.default_rng(5).random(20) + 0.05)
+_F = numpy.random.default_rng(6).standard_normal((30, 20))
+_XU = numpy.linspace(0.0, 1.0, 11)
+
+
+@pytest.mark.parametrize("case", [
+    lambda m: m.gradient(m.asarray(_X6 ** 2), m.asarray(_X6), edge_order=2),
+    lambda m: m.gradient(m.asarray(_X6 ** 2), m.asarray(_X6)),
+    lambda m: m.gradient(m.asarray(_X6 ** 2), 0.5, edge_order=2),
+    lambda m: m.gradient(m.asarray(numpy.sin(_XU)), m.asarray(_XU), edge_order=2),
+    lambda m: m.gradient(m.asarray(_F), m.asarray(_XN), m.asarray(_YN), edge_order=2),
+    lambda m: m.gradient(m.asarray(_F), m.asarray(_XN), 0.3),
+    lambda m: m.gradient(m.asarray(_F), m.asarray(_XN), axis=0, edge_order=2),
+])
+def test_gradient_is_numpys_to_the_bit(case):
+    """NumPy's formulas: coordinates with edge_order=2 take its second-order one-sided edges (the
+    first-order ones were taken), nonuniform coefficients before the sum, evenly spaced coordinates
+    as their step."""
+    got, want = case(fnp), case(numpy)
+    for g, w in zip(got if isinstance(want, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        numpy.testing.assert_array_equal(numpy.asarray(g), w)
