@@ -7,9 +7,9 @@ import math
 
 from ..core.graph import Node, Value
 from ..core.trace_lowering import hashable_params
-from .fused_codes import COSTLY, COSTLY_OPS, reduce_kind
+from .fused_codes import COSTLY, COSTLY_OPS, reduce_kind, view_kind
 from .fused_layouts import Offset
-from .op_kinds import CUMULATIVE_SUM, GREATER, LOGICAL_NOT, MATMUL
+from .op_kinds import CUMULATIVE_SUM, GREATER, LOGICAL_NOT, MATMUL, TAKE
 
 #: a value of at least this much work (its ops, a costly one counted ``COSTLY``), used where the
 #: stage's elements outnumber its own this many times, gets a stage of its own (``Cut.first_parts``)
@@ -270,10 +270,23 @@ class Cut:
           of them would compute again: the scalars a recurrence carries (``beta *= 1 - alpha **
           2``, read by every later step) would be computed once per step, and the loop's cost would
           grow with the square of its length."""
+        found: dict = {}  # id(value) -> value, in the order found
+        for j, n in enumerate(self.origins):
+            # a gather's rows computed here: the evaluator gathers from inputs (and views of them)
+            # only, so they are a stage first, found before any plan is tried (a loop of interp
+            # calls over a computed ``xp`` planned each halving step's gather apart, its planning
+            # growing with the cube of the loop's length: 8 calls 5.6 s)
+            if n.op is TAKE and self.inputs[j][0] >= 0:
+                u = w = n.inputs[0]
+                while w.node is not None and view_kind(w.node.op) in ("alias", "strided"):
+                    w = w.node.inputs[0]
+                if w.node is not None:
+                    found[id(u)] = u
+        if found:
+            return list(found.values())
         if self.work[-1] <= _SMALL_PART_WORK:  # (the root's work, all of it: no operand's reaches a part's)
             return []
         work = self.work
-        found: dict = {}  # id(value) -> value, in the order found
         uses = None  # id(value) -> its reads inside this cut, once asked
         for j, refs in enumerate(self.inputs):
             size = self.sizes[j]

@@ -502,3 +502,29 @@ def test_a_costly_scalar_spread_over_a_stage_is_computed_once(form, monkeypatch)
     want, got = both(fn, RNG.standard_normal(3), RNG.standard_normal((40, 40)))
     assert_same(want, got, exact=False)
     assert any(shape in ((), (2,)) for shape in found) == (form != "a cheap op"), found  # ((2,): a complex pair)
+
+
+def test_gathers_from_computed_rows_plan_in_a_loops_length(monkeypatch):
+    """A loop of ``interp`` over ``xp`` computed in it and dropped (``xp = x * 1.0``): each halving
+    step of the binary search gathers from the computed rows, which are one stage first, found
+    before any plan is tried; planning grows with the loop's length (8 calls stepped 6,054 values,
+    5.6 s, where 16 calls now step about 65). NumPy's values."""
+    from nabla.runtime import program
+
+    stepped = []
+    original = program.Scheduler._step
+    monkeypatch.setattr(program.Scheduler, "_step", lambda self, v: stepped.append(v) or original(self, v))
+
+    def kern(m, x, y, steps):
+        xp = x * 1.0
+        for _ in range(steps):
+            y = 0.99 * y + 0.01 * m.interp(x + 0.001, xp, y)
+        return y
+
+    x = numpy.sort(RNG.random(5000))
+    for steps in (4, 8):
+        stepped.clear()
+        want = kern(numpy, x, numpy.sin(x), steps)
+        got = numpy.asarray(kern(np, np.asarray(x), np.asarray(numpy.sin(x)), steps))
+        numpy.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+        assert len(stepped) <= 6 * steps
