@@ -37,7 +37,8 @@ def _scalars_hook(impls):
 
 def small_at_once(op, kwargs, values, impls, shape, dtype, device, holds=None, inner=None, into=0,
                   any_first=False):
-    """A result of at most ``SMALL_AT_ONCE`` elements over operands that are realized host data of
+    """A result of at most ``SMALL_AT_ONCE`` elements (a selection, a gather or a mask's positions, of
+    at most ``OPERAND_AT_ONCE``) over operands that are realized host data of
     at most ``OPERAND_AT_ONCE`` elements each (a product of a matrix and a vector, a sum), slices of realized host data (a slice's node over its source, the source any
     size) or scalar constants (their values data of the program) computed as it is made, by the
     engine's ``scalars`` hook (``HostScalars.small``), as a realized TensorImpl (of ``holds``, where
@@ -52,10 +53,12 @@ def small_at_once(op, kwargs, values, impls, shape, dtype, device, holds=None, i
     the address the result is written at instead (``HostScalars.small``), True for it done.
     ``any_first``: the first operand, realized data, may be of any size (a mask's true positions:
     nothing of it is left to fuse)."""
-    if _prod(shape) > SMALL_AT_ONCE or op.index_kwarg is not None:
-        return None
     # (its first operand any size: ``x[cols]`` reads len(cols) rows)
     whole = op.reads_what_it_returns or (any_first and values[0].node is None)
+    # (a selection, a gather or a mask's positions, up to an operand's size: the work is its result's
+    # few passes over memory, nothing of it left to fuse but what reads it)
+    if _prod(shape) > (OPERAND_AT_ONCE if whole else SMALL_AT_ONCE) or op.index_kwarg is not None:
+        return None
     pending = None  # (the pending source of an operand's slice)
     for v in values:
         node = v.node

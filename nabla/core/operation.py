@@ -243,7 +243,7 @@ class Operation(metaclass=_Registered):
             out = None
             if not spec[0] and treedef is None:
                 out = _at_once(self, kwargs, in_values, impls, spec[1], device)
-            if out is None and _prod(spec[0]) <= SMALL_AT_ONCE and all(
+            if out is None and (_prod(spec[0]) <= SMALL_AT_ONCE or self.reads_what_it_returns) and all(
                     v.node is None or not v.node.inputs or v.node.inputs[0].node is None for v in in_values):
                 out = small_at_once(self, kwargs, tuple(in_values), tuple(impls), spec[0], spec[1], device)
             if out is not None:
@@ -331,8 +331,9 @@ class Operation(metaclass=_Registered):
                 out = _at_once(self, kwargs, (v0, v1), (ia, ib), dtype, device)
                 if out is not None:
                     return plain_array(cls, out)
-            if _prod(shape) <= SMALL_AT_ONCE and (v0.node is None or v1.node is None or v0.node.op.index_kwarg
-                                                   is not None or not v0.node.inputs):
+            # (a gather's result up to an operand's size: ``small_at_once`` decides)
+            if (_prod(shape) <= SMALL_AT_ONCE or self.reads_what_it_returns) and (
+                    v0.node is None or v1.node is None or v0.node.op.index_kwarg is not None or not v0.node.inputs):
                 out = small_at_once(self, kwargs, (v0, v1), (ia, ib), shape, dtype, device)
                 if out is not None:
                     return plain_array(cls, out)

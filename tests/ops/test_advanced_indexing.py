@@ -48,13 +48,14 @@ def test_a_mask_read_twice_reuses_its_positions():
     column per axis was raveled by arithmetic), found once per mask."""
     from nabla.ops.index_primitives import gather_op
 
-    x = np.asarray(onp.arange(5000.0).reshape(100, 50))  # (a small array's gather is computed as it is made)
+    # (a selection of up to 16,384 elements of realized data is computed as it is made)
+    x = np.asarray(onp.arange(20000.0).reshape(200, 100))
     m = x > 999.5
     picked = x[m]
     node = picked._impl._values[0].node
     assert node.op is gather_op and [len(v.shape) for v in node.inputs] == [1, 1]
     before = nb.engine_stats()["evaluations"]
-    onp.testing.assert_array_equal(onp.asarray(x[m] * 2), onp.arange(1000.0, 5000.0) * 2)
+    onp.testing.assert_array_equal(onp.asarray(x[m] * 2), onp.arange(1000.0, 20000.0) * 2)
     assert nb.engine_stats()["evaluations"] - before == 1  # (the product's read only)
 
 

@@ -466,23 +466,24 @@ def test_ops_of_three_operands_and_arg_reductions_at_once():
     assert reads == 0 and small >= 12 * 3  # (a where, an argmax and a product each step)
 
 
-def binned_means(m, data, radius):
+def binned_means(m, data, radius, bins):
     """azimint's loop: a mask of a large array per bin, the data it selects and their mean."""
-    out = m.zeros(100)
-    for i in range(100):
-        out[i] = data[m.logical_and(i / 100 <= radius, radius < (i + 1) / 100)].mean()
+    out = m.zeros(bins)
+    for i in range(bins):
+        out[i] = data[m.logical_and(i / bins <= radius, radius < (i + 1) / bins)].mean()
     return out
 
 
-def test_selections_of_a_large_mask_are_one_program_for_every_count():
+@pytest.mark.parametrize("bins", [100, 20])  # (~1,000 elements a bin; ~5,000, past a small result's 2,048)
+def test_selections_of_a_large_mask_are_one_program_for_every_count(bins):
     """A loop of masks over a large array selects a new count of elements each step: the mask's
     positions, the gather of the data at them and their mean each run at once, one program each
     for every count (the count's a length of the program, the large array fixed), where a plan per
     count planned (or recorded) them all at every step; NumPy's values."""
     data, radius = RNG.random(100_000), RNG.random(100_000)
-    counted(binned_means, data, radius)
+    counted(binned_means, data, radius, numpy.int64(bins))
     scalars = GRAPH.engine.scalars
     planned = {id(p) for p in scalars._small.values()}
-    small, reads = counted(binned_means, data, radius)
-    assert small >= 3 * 100 and reads <= 101  # (a count read per mask)
+    small, reads = counted(binned_means, data, radius, numpy.int64(bins))
+    assert small >= 3 * bins and reads <= bins + 1  # (a count read per mask)
     assert len({id(p) for p in scalars._small.values()} - planned) <= 1  # (at most a count's first steps)
