@@ -17,7 +17,7 @@ from ..ops.base import accumulation_dtype, tensor_from_host
 from ..ops.elementwise import astype as _astype
 from ._ndarray import ndarray, wrap
 from ..ops import indexing
-from ._strings import holds_text, host_strings, on_host, warn
+from ._strings import TEXT_FUNCTIONS, holds_text, host_strings, on_host, warn
 
 # NumPy's scalar types are the face's dtypes: ``np.float32(2.5)`` is a host scalar, ``x.dtype == np.float32``
 bool_ = _np.bool_
@@ -115,13 +115,16 @@ def as_face(r):
 
 def face(fn):
     """``fn`` with its results as ndarrays (the face's functions; ops keep ndarrays by themselves)."""
+    name = fn.__name__
+    takes_text = name in TEXT_FUNCTIONS  # (asked once here: every face call passes this way)
+
     @functools.wraps(fn)
     def f(*args, **kwargs):
         owner = _owner(args) if args else None
         if owner is not None:
             return type(owner).__nabla_array_function__(owner, fn, args, kwargs)
-        if args and holds_text(fn.__name__, args):  # (strings stay on the host: their functions are NumPy's)
-            out = on_host(fn.__name__, args, kwargs, lambda v: asarray(v, op=fn.__name__))
+        if takes_text and args and holds_text(args):  # (strings stay on the host: their functions are NumPy's)
+            out = on_host(name, args, kwargs, lambda v: asarray(v, op=name))
             if out is not None:
                 return out
         return as_face(fn(*args, **kwargs))

@@ -18,7 +18,7 @@ from . import _dtypes as D, _quantile_methods as QM
 from ._complex_order import complex_arg, extreme
 from ._ndarray import ndarray
 from ._ufunc_table import UFUNCS
-from ._ufuncs import empty_reduction, initial_alone, write_out
+from ._ufuncs import empty_reduction, initial_alone, initial_in, write_out
 from ..ops.reduction import REDUCE_OPS
 
 
@@ -109,7 +109,7 @@ def _extreme(name, a, axis, out, keepdims, initial, where):
     else:
         r = extreme(name, x, _axis(axis), keepdims)
     if initial is not None:  # (NumPy's reduction starts from ``initial`` in x's dtype)
-        r = UFUNCS["maximum" if name == "max" else "minimum"](r, _np.asarray(initial).astype(x.dtype.numpy_dtype)[()])
+        r = UFUNCS["maximum" if name == "max" else "minimum"](r, initial_in(x.dtype, initial))
     return _finish(r, None, out, name)
 
 

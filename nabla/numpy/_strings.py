@@ -93,11 +93,9 @@ def is_text(value) -> bool:
     return t is str or t is bytes or isinstance(value, _np.str_) or (t is _np.ndarray and _is_text(value.dtype.kind))
 
 
-def holds_text(name: str, args) -> bool:
-    """Whether face function ``name`` takes strings as data and its first argument is a host string
-    array, a list of them or of Python strings (``unique(labels)``, ``concatenate([a, b])``)."""
-    if name not in TEXT_FUNCTIONS:
-        return False
+def holds_text(args) -> bool:
+    """Whether a face function's first argument (one of ``TEXT_FUNCTIONS``') is a host string array, a
+    list of them or of Python strings (``unique(labels)``, ``concatenate([a, b])``)."""
     first = args[0]
     t = type(first)
     if t is list or t is tuple:

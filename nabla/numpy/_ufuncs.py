@@ -146,8 +146,12 @@ def initial_alone(x: Tensor, axis, keepdims: bool, initial) -> ndarray | None:
     if reduced is None:
         return None
     shape = tuple(1 if k in reduced else n for k, n in enumerate(x.shape) if keepdims or k not in reduced)
-    held = _np.asarray(initial).astype(x.dtype.numpy_dtype)[()]
-    return ndarray(_xp.full(shape, held, dtype=x.dtype, device=x.device)._impl)
+    return ndarray(_xp.full(shape, initial_in(x.dtype, initial), dtype=x.dtype, device=x.device)._impl)
+
+
+def initial_in(dtype, initial):
+    """``initial`` in a reduction's ``dtype``, as NumPy's reduction starts from it (a cast)."""
+    return _np.asarray(initial).astype(dtype.numpy_dtype)[()]
 
 
 def plain_operands(a, b, dtypes=None):
@@ -365,7 +369,7 @@ class ufunc:
         else:
             r = self._fold(self._as_loop_dtype(x), axes, keepdims)
         if initial is not None:  # (NumPy's reduction starts from ``initial`` in its own dtype)
-            r = self(r, _np.asarray(initial).astype(r.dtype.numpy_dtype)[()])
+            r = self(r, initial_in(r.dtype, initial))
         return r if out is None else write_out(out, r, f"{self.__name__}.reduce")
 
     def _as_loop_dtype(self, x: Tensor) -> Tensor:
