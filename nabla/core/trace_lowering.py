@@ -85,6 +85,8 @@ class Trace(NamedTuple):
     single_op_nodes: int  # how many nodes are of ops that run apart, on single-op models (kernel ops)
     params: list  # (node, (host array, device)) of the ops that hold data in a kwarg
     starts: dict  # trace position -> the slice starts of a basic index (``key`` holds its sizes and steps only)
+    apart_writes: frozenset = frozenset()  # ids of the slice writes whose array's slices in the trace are
+    # each apart from the written region (``key`` holds which): a stage may store into the array it reads
 
 
 #: the kwargs' structure of nodes with an index kwarg, one object per distinct one (``node_memo``)
@@ -138,6 +140,43 @@ def node_memo(n) -> tuple:
     return items, None, None
 
 
+def regions_apart(first_a, sizes_a, first_b, sizes_b) -> bool:
+    """Whether two basic slices of one array (starts, and (count, step) per axis, as ``node_memo``
+    keeps them) share no element: either is empty, or on some axis their spans do not meet."""
+    apart = False
+    for a, (n, s), b, (m, t) in zip(first_a, sizes_a, first_b, sizes_b):
+        if not n or not m:
+            return True
+        lo_a, hi_a = (a, a + (n - 1) * s) if s > 0 else (a + (n - 1) * s, a)
+        lo_b, hi_b = (b, b + (m - 1) * t) if t > 0 else (b + (m - 1) * t, b)
+        if hi_a < lo_b or hi_b < lo_a:
+            apart = True
+    return apart
+
+
+def _apart_writes(sigs, starts, writes) -> tuple:
+    """(position, apart) per slice write at ``writes`` whose array the trace also slices: apart where
+    each of those slices reads a region the write does not store into (``regions_apart``: a trajectory's
+    ``ys[i + 1] = f(ys[i])``). Starts are data, not structure: the key holds these bits, so one plan
+    serves only traces where they are the same."""
+    slices: dict = {}
+    for p in starts:
+        refs = sigs[p][2]
+        if len(refs) == 1:
+            found = slices.get(refs[0])
+            if found is None:
+                slices[refs[0]] = [p]
+            else:
+                found.append(p)
+    out = []
+    for w in writes:
+        found = slices.get(sigs[w][2][0])
+        if found:
+            first, sizes = starts[w], sigs[w][1][0][1]
+            out.append((w, all(regions_apart(first, sizes, starts[p], sigs[p][1][0][1]) for p in found)))
+    return tuple(out)
+
+
 class TraceLowering:
     """The engine's half that keys traces and builds their MAX graphs (under the engine's lock)."""
 
@@ -160,6 +199,7 @@ class TraceLowering:
         polymorphic = self.symbolic_dims
         single_op_nodes = 0  # nodes of ops that run apart, on single-op models
         starts: dict = {}
+        writes: list = []  # positions of slice writes into a node's value (not a leaf's)
         # (a limit counts the nodes met, not only those ordered: a long chain is walked to its
         # far end before its first node is ordered)
         budget = -1 if limit is None else 2 * limit
@@ -219,6 +259,8 @@ class TraceLowering:
                 else:
                     if first is not None:  # sizes and steps are structure, starts data
                         starts[position] = first
+                        if len(refs) == 2 and refs[0] >= 0:
+                            writes.append(position)
                     sigs_append((op, items, tuple(refs), n.treedef))
 
         sizes: dict[int, str] = {}
@@ -231,8 +273,14 @@ class TraceLowering:
         out_refs = tuple(
             -1 - leaf_ids[id(v)] if v.node is None else (node_ids[id(v.node)] << 16) | v.index for v in outputs
         )
-        key = TraceKey((tuple(sigs), tuple(leaf_sigs), out_refs))
-        return Trace(key, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs, single_op_nodes, params, starts)
+        apart = _apart_writes(sigs, starts, writes) if writes else None
+        if apart:
+            key = TraceKey((tuple(sigs), tuple(leaf_sigs), out_refs, apart))
+            apart = frozenset(id(order[w]) for w, bit in apart if bit)
+        else:
+            key = TraceKey((tuple(sigs), tuple(leaf_sigs), out_refs))
+        return Trace(key, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs, single_op_nodes, params, starts,
+                     apart or frozenset())
 
     # --- lowering to MAX -------------------------------------------------------
     def lower(self, outputs: list, symbolic: bool = True):

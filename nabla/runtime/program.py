@@ -29,7 +29,7 @@ import numpy as np
 
 from ..core import dtypes as _dt
 from ..ops.creation import constant_op
-from ..ops.index_primitives import gather_op, nonzero_op, one_run, scatter_add_op, scatter_op, set_slice_op
+from ..ops.index_primitives import gather_op, nonzero_op, one_run, scatter_add_op, scatter_op, set_slice_op, slice_op
 from ..ops.linalg import matmul_op
 from ..ops.multi_output import concat_op
 from .fused import Plan, ViewPlan, plan as plan_stage
@@ -70,9 +70,10 @@ _HALVED_FROM = 64
 class Scheduler:
     """Cuts one trace into stages (see the module's docstring)."""
 
-    def __init__(self, order, leaves, outputs, node_ids):
+    def __init__(self, order, leaves, outputs, node_ids, apart_writes=frozenset()):
         self.order, self.leaves, self.outputs = order, leaves, outputs
         self.node_ids = node_ids
+        self.apart_writes = apart_writes  # (``Trace.apart_writes``)
         self.buffers: list[_Buffer] = [_Buffer(k, leaf, leaf=k) for k, leaf in enumerate(leaves)]
         self.buffer_of: dict[int, _Buffer] = {id(leaf): b for leaf, b in zip(leaves, self.buffers)}
         self.stages: list[_Stage] = []
@@ -361,7 +362,7 @@ class Scheduler:
         base = self.buffer_of[id(x)]
         here = frozenset(map(id, store[0].origins)) if store is not None else frozenset()
         # reads of x by this write's own stage (``p[:, -1] = p[:, -2]``)
-        reads_x = (value is x) if store is None else any(u is x for n in store[0].origins for u in n.inputs)
+        reads_x = (value is x) if store is None else self._reads_written(node, x, store[0].origins)
         out = self._written(v, base, here, reads_x, math.prod([len(range(*sl)) for sl in index]))
         self._store(value, store, out, slice_layout(x.shape, index, self.node_ids[id(node)]))
         self.staged.add(id(node))
@@ -386,7 +387,7 @@ class Scheduler:
                 or plan.program.size != elements:
             return [value]  # (its stage of its own, then loaded, as ``_store_plan`` has it)
         here = frozenset(map(id, sub.origins))
-        reads_x = any(u is x for n in sub.origins for u in n.inputs)
+        reads_x = self._reads_written(v.node, x, sub.origins)
         out = self._written(v, self.buffer_of[id(x)], here, reads_x, elements)
         stage = self._program_stage(plan.program, sub, out)
         stage.out_at = slice_layout(x.shape, index, self.node_ids[id(v.node)])[1] * x.dtype.itemsize
@@ -498,6 +499,17 @@ class Scheduler:
             self._add(_Stage(_COPY, 0, None, None, out, out.nbytes, slots=((base, 0),)))
         return out
 
+    def _reads_written(self, write, x, nodes) -> bool:
+        """Whether ``nodes`` (a stage of ``write``'s value) read ``x``, the array it writes into, where
+        the write may store: a slice of x apart from the written region (``Trace.apart_writes``) is no
+        such read."""
+        apart = id(write) in self.apart_writes
+        for n in nodes:
+            for u in n.inputs:
+                if u is x and not (apart and n.op is slice_op):
+                    return True
+        return False
+
     def _in_place(self, base, x, write, here, reads_x: bool, elements: int) -> bool:
         """Whether the write may go to x's own buffer: an intermediate of this program (not a leaf,
         whose buffer others hold; not a result) whose every other read is done (each node reading
@@ -557,14 +569,14 @@ def _kind(dtype) -> str:
     return "bool" if dtype is _dt.bool_ else "int" if dtype.is_integer else "complex" if dtype.is_complex else "float"
 
 
-def schedule(order, leaves, outputs, node_ids, model_ready=None) -> ProgramPlan | None:
+def schedule(order, leaves, outputs, node_ids, model_ready=None, apart_writes=frozenset()) -> ProgramPlan | None:
     """The program for a trace, or None when some of its work is not the program kernel's. A matmul
     past ``MATMUL_PRODUCTS`` is the kernel's where ``model_ready(node)`` is false (no model of it on
     this machine yet)."""
     with taking_large_matmuls(None if model_ready is None else lambda node: not model_ready(node)):
         try:
             order, outputs, node_ids = real_products(order, outputs, node_ids)
-            s = Scheduler(order, leaves, outputs, node_ids)
+            s = Scheduler(order, leaves, outputs, node_ids, apart_writes)
             s.schedule()
         except Unplanned:
             return None
@@ -577,8 +589,8 @@ class ProgramPath:
     """The engine's hook (``Engine.programs``): a trace's program, and whether the kernel is built."""
 
     @staticmethod
-    def plan(order, leaves, outputs, node_ids, model_ready=None):
-        return schedule(order, leaves, outputs, node_ids, model_ready)
+    def plan(order, leaves, outputs, node_ids, model_ready=None, apart_writes=frozenset()):
+        return schedule(order, leaves, outputs, node_ids, model_ready, apart_writes)
 
     @staticmethod
     def ready() -> bool:

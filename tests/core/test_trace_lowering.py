@@ -89,3 +89,39 @@ def test_a_vector_dots_sum_carries_the_memo_keying_would_make():
     made = node.memo
     node.memo = None
     assert made is not None and made == node_memo(node)
+
+
+@pytest.mark.parametrize("a, b, apart", [
+    (((0, 3, 1),), ((3, 6, 1),), True), (((0, 4, 1),), ((3, 6, 1),), False),
+    (((5, 0, -1),), ((6, 9, 1),), True), (((5, 0, -1),), ((1, 3, 1),), False),
+    (((0, 2, 1), (0, 10, 1)), ((0, 2, 1), (10, 20, 1)), True),  # (rows shared, columns apart)
+    (((0, 2, 1), (0, 10, 1)), ((1, 3, 1), (5, 20, 1)), False), (((4, 4, 1),), ((0, 9, 1),), True)])
+def test_regions_apart(a, b, apart):
+    """Two basic slices share no element where their spans miss on some axis (or either is empty)."""
+    from nabla.core.trace_lowering import regions_apart
+
+    def memo(index):
+        return tuple(i[0] for i in index), tuple((len(range(*i)), i[2]) for i in index)
+
+    (fa, sa), (fb, sb) = memo(a), memo(b)
+    assert regions_apart(fa, sa, fb, sb) is apart is regions_apart(fb, sb, fa, sa)
+    cells = lambda index: {c for c in np.ndindex(*[20] * len(index))
+                           if all(x in range(*i) for x, i in zip(c, index))}
+    assert (not cells(a) & cells(b)) or not apart
+
+
+@pytest.mark.usefixtures("recorded_small_ops")
+def test_a_write_apart_from_its_arrays_slices_is_keyed_apart():
+    """``a[i:i + n] = f(a[j:j + n])``: whether the two regions meet is in the key (its starts are
+    data), so a write that may store where it reads shares no plan with one that may not."""
+    import nabla.numpy as fnp
+    from nabla.core.graph import GRAPH
+
+    def key(i, j):
+        a = fnp.asarray(np.arange(20.0)) * 1.0
+        a[i:i + 5] = a[j:j + 5] * 2.0
+        traced = GRAPH.engine.trace([a._impl._values[0]])
+        return traced.key, bool(traced.apart_writes)
+
+    assert key(0, 10)[1] and key(12, 3)[1] and not key(0, 3)[1] and not key(4, 0)[1]
+    assert key(0, 10)[0] == key(12, 3)[0] != key(0, 3)[0] == key(4, 0)[0]

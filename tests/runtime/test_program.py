@@ -76,6 +76,37 @@ def test_slice_writes_that_read_what_they_write(n):
     assert_same(want, got)
 
 
+def trajectory(m, ys):
+    """An integrator's history: each step's row from the one before, ``ys[i + 1] = f(ys[i])``."""
+    for i in range(ys.shape[0] - 1):
+        y = ys[i]
+        ys[i + 1] = y + 0.01 * (m.sin(y) - 0.5 * y)
+
+
+def test_a_row_written_from_another_row_stores_in_place():
+    """A write whose stage reads only slices of its array apart from the written region stores into
+    the array's own memory at any size (no copy of the whole array a step); the values NumPy's."""
+    ys = RNG.random((30, 3000))
+    want, got = both(trajectory, ys)
+    assert_same(want, got)
+
+
+@pytest.mark.parametrize("i, j", [(0, 4000), (0, 500), (500, 0), (4000, 0), (100, 50), (50, 100)])
+def test_a_write_of_a_slice_of_its_own_array_at_any_overlap(i, j):
+    """``a[i:i + n] = f(a[j:j + n])`` of pending ``a`` over several blocks: where the regions meet the
+    write stores only once every read is done (NumPy's value), whatever plan an apart pair of the same
+    structure made first."""
+    def shifted(m, a, i, j):
+        a = a * 1.0
+        a[i:i + 3000] = a[j:j + 3000] * 2.0 + 1.0
+        return a
+
+    base = numpy.arange(8000, dtype=numpy.float64)
+    for k, l in ((0, 4000), (i, j)):  # (the apart pair first: its plan must not serve an overlapping one)
+        got = numpy.asarray(shifted(np, np.asarray(base), k, l))
+        numpy.testing.assert_array_equal(got, shifted(numpy, base.copy(), k, l))
+
+
 def row_and_element_writes(m, x):
     for i in range(1, 4):
         x[i, 1:-1] = x[i - 1, 2:] * 2 + x[i - 1, :-2]
