@@ -5,6 +5,7 @@ the core: the engine and the trace's keying name these types without the graph o
 from __future__ import annotations
 
 import sys
+import weakref
 
 import numpy as np
 from max import driver
@@ -148,6 +149,33 @@ def memory_unshared(value) -> bool:
 
 
 _getrefcount = sys.getrefcount
+
+
+def watch(value, forget) -> None:
+    """Call ``forget()`` once ``value``'s memory is written in place (``written_in_place``): a cache
+    of what its data gave (a mask's positions) is stale from then on."""
+    found = _WATCHED.get(id(value))
+    if found is None or found[0]() is not value:
+        if len(_WATCHED) >= 1024:
+            for k in [k for k, (r, _) in _WATCHED.items() if r() is None]:
+                del _WATCHED[k]
+        found = _WATCHED[id(value)] = (weakref.ref(value), [])
+    found[1].append(forget)
+
+
+def written_in_place(value) -> None:
+    """``value``'s memory was just written in place (an element or slice write at once): what
+    ``watch`` registered for it is forgotten."""
+    if _WATCHED:
+        found = _WATCHED.pop(id(value), None)
+        if found is not None and found[0]() is value:
+            for forget in found[1]:
+                forget()
+
+
+#: per value whose data a cache holds a result of (by id, checked by a weak reference): those
+#: caches' ``forget`` calls (``watch``)
+_WATCHED: dict = {}
 
 
 def give_up(value) -> None:

@@ -32,7 +32,7 @@ import sys
 import numpy as np
 
 from ..core.graph import GRAPH, HostValue, host_value, host_view
-from ..core.values import memory_unshared
+from ..core.values import memory_unshared, written_in_place
 from ..core.operation import PLAIN_CLASSES
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
@@ -197,6 +197,7 @@ def _memory(x: Tensor, impl, v):
     call's own argument), else a copy that becomes x's value."""
     if type(v) is HostValue and v.owned and _getrefcount(v) == 4 and _getrefcount(impl) == 4 \
             and memory_unshared(v):
+        written_in_place(v)
         return v.host
     host = np.array(host_view(v), copy=True, order="C")
     # (its driver buffer made where a run asks: a loop's next writes and ops at once read ``host``)
@@ -293,6 +294,7 @@ def slice_place(x: Tensor, index, sliced):
     address = v.address
     if not address:
         address = v.address = host.ctypes.data
+    written_in_place(v)  # (the caller's op writes there next)
     offset, layout = found
     return address + offset * host.itemsize if layout is None else (address, layout[1], layout[0])
 

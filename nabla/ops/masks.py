@@ -14,9 +14,10 @@ from ..core.at_once import small_at_once
 from ..core.graph import GRAPH
 from ..core.operation import plain_array, plain_values
 from ..core.tensor import Tensor
+from ..core.values import watch
 from .base import tensor_from_host
 from .casts import astype
-from .index_primitives import nonzero_op
+from .index_primitives import nonzero_op, slice_op
 from .reduction import sum as reduce_sum
 from .view import reshape
 
@@ -41,9 +42,29 @@ def nonzero(x: Tensor) -> tuple[Tensor, ...]:
         raise ValueError("nabla.nonzero: 0-d tensors are not supported; use atleast_1d first")
     cols = _nonzero(x)
     if not (impl.traced or impl.batch_dims or impl.tangents is not None or impl.sharding is not None) \
-            and all(c._impl.is_realized for c in cols):
+            and all(c._impl.is_realized for c in cols) and _kept_while_unwritten(impl, _NONZERO):
         _NONZERO[impl] = tuple((type(c), c._impl) for c in cols)
     return cols
+
+
+def _kept_while_unwritten(impl, cache) -> bool:
+    """Whether mask ``impl``'s positions may be kept in ``cache``: its data is realized memory (or a
+    slice of it) whose in-place writes (``m[5] = True``, a write into the array it views) drop the
+    entry (``values.watch``), or pending work, which a write replaces rather than changes."""
+    values = impl._values
+    if type(values) is not list or len(values) != 1:
+        return False
+    v = values[0]
+    node = v.node
+    if node is not None:
+        if node.op is not slice_op or len(node.inputs) != 1:
+            return True  # (computed from values a write into their memory would copy first)
+        v = node.inputs[0]
+        if v.node is not None:
+            return True
+    ref = weakref.ref(impl)
+    watch(v, lambda: cache.pop(ref(), None) if ref() is not None else None)
+    return True
 
 
 def _nonzero(x: Tensor) -> tuple[Tensor, ...]:
@@ -89,6 +110,6 @@ def whole_mask(x: Tensor, entries):
     if known is not None:
         return Tensor(known)
     (flat,) = _nonzero(reshape(mask, (math.prod(mask.shape),)))
-    if not mask._impl.traced and flat._impl.is_realized:
+    if not mask._impl.traced and flat._impl.is_realized and _kept_while_unwritten(mask._impl, _FLAT_NONZERO):
         _FLAT_NONZERO[mask._impl] = flat._impl
     return flat

@@ -59,6 +59,31 @@ def test_a_mask_read_twice_reuses_its_positions():
     assert nb.engine_stats()["evaluations"] - before == 1  # (the product's read only)
 
 
+@pytest.mark.parametrize("n", [10, 5000])
+def test_a_mask_written_in_place_finds_its_positions_again(n):
+    """A mask's positions are kept per mask; an element or slice write into its memory at once (or
+    into the array it is a row of) makes them stale, so the next selection finds them again."""
+    x = np.arange(float(n))
+    m = np.zeros(n, dtype=bool)
+    m[2] = True
+    want = onp.zeros(n, dtype=bool)
+    want[2] = True
+    for write in (lambda a: a.__setitem__(5, True), lambda a: a.__setitem__(slice(1, 3), [True, False]),
+                  lambda a: a.__setitem__(slice(6, 8), onp.asarray([True, True]))):
+        onp.testing.assert_array_equal(onp.asarray(x[m]), onp.arange(float(n))[want])
+        onp.testing.assert_array_equal(onp.asarray(np.nonzero(m)[0]), onp.nonzero(want)[0])
+        write(m)
+        write(want)
+    onp.testing.assert_array_equal(onp.asarray(x[m]), onp.arange(float(n))[want])
+    onp.testing.assert_array_equal(onp.asarray(np.nonzero(m)[0]), onp.nonzero(want)[0])
+    rows = np.zeros((3, n), dtype=bool)
+    rows[0, 4] = True
+    row = rows[0]
+    onp.testing.assert_array_equal(onp.asarray(x[row]), [4.0])
+    rows[0, 7] = True
+    onp.testing.assert_array_equal(onp.asarray(x[row]), [4.0, 7.0])
+
+
 @pytest.mark.parametrize("index_dtype", ["int64", "int32", "uint8", "int16"])
 def test_integer_array_gathers_are_numpys(index_dtype):
     """``x[idx]`` with an integer array is one gather along the first axis (``indexing.gather_rows``):
