@@ -140,3 +140,32 @@ def test_a_count_of_a_float_test_is_one_stage(form, dtype, monkeypatch):
     got, want = on_the_kernel(forms[form], (r,))
     np.testing.assert_array_equal(got, want)
     assert stages == [1]
+
+
+SUM_SHAPES = [((5,), None), ((1000,), None), ((1_000_003,), None), ((300, 200), None), ((7, 40001), 1),
+              ((2001, 3), 0), ((64, 64), 0), ((6, 3000, 7), 1), ((6, 300, 7), (0, 1)), ((6, 300, 7), (1, 2))]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+@pytest.mark.parametrize("shape,axis", SUM_SHAPES)
+@pytest.mark.parametrize("name", ["sum", "mean", "sum_of_products", "prod"])
+def test_float_sums_and_products_are_numpys_to_the_bit(name, shape, axis, dtype):
+    """A float sum is NumPy's pairwise one over a row (its leaves of at most 128 in eight running sums,
+    every addition in the data's dtype), one row after another over a middle axis; a product one
+    factor after another: the same bits as NumPy's, a sum of products (its fast path) too."""
+    if name == "prod" and dtype == "float16":
+        pytest.skip("float16 products overflow at these sizes")
+    rng = np.random.default_rng(len(shape) + len(name))
+    x = (rng.standard_normal(shape) * 3).astype(dtype)
+    if name == "prod":
+        x = (1 + x / 300).astype(dtype)
+    y = (rng.standard_normal(shape)).astype(dtype)
+    fns = {"sum": lambda m, x, y: m.sum(x, axis=axis), "mean": lambda m, x, y: m.mean(x, axis=axis),
+           "sum_of_products": lambda m, x, y: m.sum(x * y, axis=axis), "prod": lambda m, x, y: m.prod(x, axis=axis)}
+    got, want = on_the_kernel(fns[name], (x, y))
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_sum_of_negative_zeros_is_numpys_zero():
+    got, want = on_the_kernel(lambda m, x: m.sum(x), (np.array([-0.0] * 3),))
+    assert np.signbit(got) == np.signbit(want) and got == want

@@ -2,12 +2,13 @@
 # straight from the inputs' data: one pass over each, no registers. The general path loads each
 # input into a register, multiplies into a third and sums that (four passes over the block, ~2.4
 # cycles an element, where a matrix-vector product is bound by reading the matrix once). The sums
-# are taken in the general path's order, lane for lane (see ``_reduce_block`` and ``_accumulate``),
-# so a value is the same bits whichever path computes it: each product is rounded before it is
-# added (``_rounded``), as the general path's register pass rounds it.
+# are taken in the general path's order, NumPy's (a row pairwise, ``fused_pairwise.mojo``; columns
+# one row after another), so a value is the same bits whichever path computes it: each product is
+# rounded before it is added (``_rounded``), as the general path's register pass rounds it.
 from std.sys import inlined_assembly
 from std.sys.info import simd_width_of
 from .fused import HEADER, WIDTH_OF_INSTRUCTION
+from .fused_pairwise import LEAF, split
 from .fused_slots import slot
 from .opcodes import Op, Reduce
 
@@ -93,71 +94,33 @@ def _gathered[T: DType, w: Int](x: UnsafePointer[Scalar[T], MutUntrackedOrigin],
     return v
 
 
-def dot_run[T: DType, A: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _],
-                                data: UnsafePointer[Int, _], e: Int, count: Int) -> Scalar[A]:
-    """The sum of the products of elements e .. e + count - 1, as ``_reduce_block`` sums a block of
-    them: SIMD lanes in order, the lanes added, then the rest one by one."""
-    comptime w = simd_width_of[T]()
+def dot_pairwise[T: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _],
+                           data: UnsafePointer[Int, _], e: Int, n: Int) -> Scalar[T]:
+    """NumPy's sum (``fused_pairwise.mojo``) of the products of elements e .. e + n - 1, each product
+    rounded to T before it is added, as ``np.sum(a * b)`` adds the products it stored."""
     var x, sx = _operand[T](p, k, data, _FIRST, e)
     var y, sy = _operand[T](p, k, data, _SECOND, e)
-    if sx == 0 and sy != 0:  # (one value for all second: products commute, bit for bit)
-        swap(x, y)
-        swap(sx, sy)
-    var whole = count // w * w
-    var lanes = SIMD[A, w](0)
-    if sx == 1 and sy == 1:
-        for i in range(0, whole, w):
-            lanes += _rounded[T, w](x.unsafe_load[width=w](i) * y.unsafe_load[width=w](i)).cast[A]()
-    elif sx == 1 and sy == 0:
-        var v = SIMD[T, w](y.unsafe_load(0))
-        for i in range(0, whole, w):
-            lanes += _rounded[T, w](x.unsafe_load[width=w](i) * v).cast[A]()
-    else:
-        for i in range(0, whole, w):
-            lanes += _rounded[T, w](_gathered[T, w](x, sx, i) * _gathered[T, w](y, sy, i)).cast[A]()
-    var acc = lanes.reduce_add()
-    for i in range(whole, count):
-        acc = acc + _rounded[T, 1](x.unsafe_load(i * sx) * y.unsafe_load(i * sy)).cast[A]()
-    return acc
+    return Scalar[T](0) + _pairwise_products[T](x, sx, y, sy, 0, n)
 
 
-def dot_runs4[T: DType, A: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _],
-                                  data: UnsafePointer[Int, _], e: Int, r: Int, count: Int) -> SIMD[A, 4]:
-    """``dot_run`` of four rows r apart (elements e + q * r on, q < 4), read side by side: four
-    streams in flight, each row's sum taken in its own order (the same bits as four calls)."""
-    comptime w = simd_width_of[T]()
-    var x0, sx0 = _operand[T](p, k, data, _FIRST, e)
-    var x1, sx1 = _operand[T](p, k, data, _FIRST, e + r)
-    var x2, sx2 = _operand[T](p, k, data, _FIRST, e + 2 * r)
-    var x3, sx3 = _operand[T](p, k, data, _FIRST, e + 3 * r)
-    var y0, sy0 = _operand[T](p, k, data, _SECOND, e)
-    var y1, sy1 = _operand[T](p, k, data, _SECOND, e + r)
-    var y2, sy2 = _operand[T](p, k, data, _SECOND, e + 2 * r)
-    var y3, sy3 = _operand[T](p, k, data, _SECOND, e + 3 * r)
-    var ones = sx0 == 1 and sx1 == 1 and sx2 == 1 and sx3 == 1 and sy0 == 1 and sy1 == 1 and sy2 == 1 and sy3 == 1
-    if not ones:  # (a step other than one: a row at a time)
-        return SIMD[A, 4](dot_run[T, A](p, k, data, e, count), dot_run[T, A](p, k, data, e + r, count),
-                          dot_run[T, A](p, k, data, e + 2 * r, count), dot_run[T, A](p, k, data, e + 3 * r, count))
-    var whole = count // w * w
-    var l0 = SIMD[A, w](0)
-    var l1 = SIMD[A, w](0)
-    var l2 = SIMD[A, w](0)
-    var l3 = SIMD[A, w](0)
-    for i in range(0, whole, w):
-        l0 += _rounded[T, w](x0.unsafe_load[width=w](i) * y0.unsafe_load[width=w](i)).cast[A]()
-        l1 += _rounded[T, w](x1.unsafe_load[width=w](i) * y1.unsafe_load[width=w](i)).cast[A]()
-        l2 += _rounded[T, w](x2.unsafe_load[width=w](i) * y2.unsafe_load[width=w](i)).cast[A]()
-        l3 += _rounded[T, w](x3.unsafe_load[width=w](i) * y3.unsafe_load[width=w](i)).cast[A]()
-    var a0 = l0.reduce_add()
-    var a1 = l1.reduce_add()
-    var a2 = l2.reduce_add()
-    var a3 = l3.reduce_add()
-    for i in range(whole, count):
-        a0 = a0 + _rounded[T, 1](x0.unsafe_load(i) * y0.unsafe_load(i)).cast[A]()
-        a1 = a1 + _rounded[T, 1](x1.unsafe_load(i) * y1.unsafe_load(i)).cast[A]()
-        a2 = a2 + _rounded[T, 1](x2.unsafe_load(i) * y2.unsafe_load(i)).cast[A]()
-        a3 = a3 + _rounded[T, 1](x3.unsafe_load(i) * y3.unsafe_load(i)).cast[A]()
-    return SIMD[A, 4](a0, a1, a2, a3)
+def _pairwise_products[T: DType](x: UnsafePointer[Scalar[T], MutUntrackedOrigin], sx: Int,
+                                 y: UnsafePointer[Scalar[T], MutUntrackedOrigin], sy: Int, i: Int, n: Int) -> Scalar[T]:
+    if n > LEAF:
+        var half = split(n)
+        return _pairwise_products[T](x, sx, y, sy, i, half) + _pairwise_products[T](x, sx, y, sy, i + half, n - half)
+    if n < 8:
+        var s = -Scalar[T](0)
+        for j in range(i, i + n):
+            s += _rounded[T, 1](x.unsafe_load(j * sx) * y.unsafe_load(j * sy))
+        return s
+    var lanes = _rounded[T, 8](_gathered[T, 8](x, sx, i) * _gathered[T, 8](y, sy, i))
+    var whole = n - n % 8
+    for j in range(i + 8, i + whole, 8):
+        lanes += _rounded[T, 8](_gathered[T, 8](x, sx, j) * _gathered[T, 8](y, sy, j))
+    var s = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
+    for j in range(i + whole, i + n):
+        s += _rounded[T, 1](x.unsafe_load(j * sx) * y.unsafe_load(j * sy))
+    return s
 
 
 def accumulate_products[T: DType, A: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _],

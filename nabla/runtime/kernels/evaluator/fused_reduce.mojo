@@ -8,8 +8,9 @@ from .denormals import KeepDenormals
 from .fused_bits import _is_nan
 from .fused import BLOCK, BLOCKS_PER_TASK, SERIAL_DOT_WORK, SERIAL_WORK, _run_block, program_work, register_stride, registers_used
 from .fused_accumulate import _combine, _identity, _reduce_block, accumulator
-from .fused_dot import accumulate_products, accumulate_products4, dot_fits, dot_run, dot_runs4, is_dot
+from .fused_dot import accumulate_products, accumulate_products4, dot_fits, dot_pairwise, is_dot
 from .fused_int import itemsize, store_coded
+from .fused_pairwise import fill_leaves, join_leaves, leaf_count, leaf_sum, pairwise_sum
 from .opcodes import Reduce, Code
 
 
@@ -113,33 +114,39 @@ def _reduce_rows[T: DType, S: DType](
     pass over it, several rows to a block; a longer row in row-relative blocks, and past one
     task's span in pieces whose partials are combined in order."""
     comptime A = accumulator[T]()
+    # a float sum is NumPy's pairwise one in the data's dtype (``fused_pairwise.mojo``), a float
+    # product NumPy's one value after another in it
+    var numpy_sum = False
+    var numpy_prod = False
+    comptime if T.is_floating_point():
+        numpy_sum = kind == Reduce.SUM or kind == Reduce.MEAN
+        numpy_prod = kind == Reduce.PROD
     var span = BLOCKS_PER_TASK * BLOCK  # the elements one task reduces, about
-    var pieces = max(1, (r + span - 1) // span)  # tasks per row (a row longer than a span)
+    var pieces = 1 if numpy_prod or (numpy_sum and dot) else max(1, (r + span - 1) // span)  # tasks per row (a row longer than a span)
     var rows_per_task = max(1, span // max(r, 1)) if pieces == 1 else 1
-    if dot and pieces == 1:  # (four rows at a time: ``dot_runs4``)
-        rows_per_task = (rows_per_task + 3) // 4 * 4
     var row_tasks = (m + rows_per_task - 1) // rows_per_task
     var tasks = row_tasks * pieces
-    var partials = alloc[Scalar[A]](max(1, m * pieces if pieces > 1 else 1))
+    var partials = alloc[Scalar[A]](max(1, m * pieces if pieces > 1 and not numpy_sum else 1))
     var result_at = Int(p.unsafe_load(1))
     var stride = register_stride[T](m * r)
+    # (a long row's NumPy sum: its leaves' bounds, a piece of the row a range of them, their sums)
+    var leaves = leaf_count(r) if numpy_sum and not dot and r > BLOCK else 0
+    var bounds = alloc[Int](leaves + 1)
+    if leaves:
+        _ = fill_leaves(0, r, 0, bounds)
+    var per_piece = (leaves + pieces - 1) // pieces
+    var sums = alloc[Scalar[T]](max(1, m * leaves))
 
     var memory = 0 if dot else registers_used(p) * stride  # (a task's registers: counted once for every task)
     def task(t: Int) {memory, p, k, data, r, kind, result, partials, result_at, stride, span, pieces,
-                      rows_per_task, m, dot}:
+                      rows_per_task, m, dot, numpy_sum, numpy_prod, leaves, bounds, per_piece, sums}:
         var regs = alloc[Scalar[T]](max(memory, 1))
         var piece = t % pieces
         var row0 = (t // pieces) * rows_per_task
         var row1 = min(m, row0 + rows_per_task)
-        if dot and r <= BLOCK:  # (the same sums, each row's products read from the data)
-            var row = row0
-            while row + 4 <= row1:
-                var four = dot_runs4[T, A](p, k, data, row * r, r, r)
-                for q in range(4):
-                    result.unsafe_store(row + q, four[q])
-                row += 4
-            for rest in range(row, row1):
-                result.unsafe_store(rest, dot_run[T, A](p, k, data, rest * r, r))
+        if dot:  # (the same sums, each row's products read from the data)
+            for row in range(row0, row1):
+                result.unsafe_store(row, dot_pairwise[T](p, k, data, row * r, r).cast[A]())
         elif r <= BLOCK:  # whole rows to a block, each reduced over its own elements
             var per_block = max(1, BLOCK // max(r, 1))
             var row = row0
@@ -149,36 +156,49 @@ def _reduce_rows[T: DType, S: DType](
                     _run_block[T, S](p, k, data, regs, stride, row * r, rows * r)
                 var values = regs + result_at * stride
                 for j in range(rows):
-                    result.unsafe_store(row + j, _reduce_block[T, A](kind, values + j * r, r) if r > 0
-                                        else _identity[A](kind))
+                    if numpy_sum:
+                        result.unsafe_store(row + j, pairwise_sum[T](values + j * r, r).cast[A]())
+                    elif numpy_prod:
+                        result.unsafe_store(row + j, _product[T](Scalar[T](1), values + j * r, r).cast[A]())
+                    else:
+                        result.unsafe_store(row + j, _reduce_block[T, A](kind, values + j * r, r) if r > 0
+                                            else _identity[A](kind))
                 row += rows
+        elif numpy_sum:  # leaf by leaf, several to a block, their sums joined once every piece is done
+            for row in range(row0, row1):
+                var i = piece * per_piece
+                var last = min(leaves, i + per_piece)
+                while i < last:
+                    var j = i + 1
+                    while j < last and bounds.unsafe_load(j + 1) - bounds.unsafe_load(i) <= BLOCK:
+                        j += 1
+                    var first = bounds.unsafe_load(i)
+                    _run_block[T, S](p, k, data, regs, stride, row * r + first, bounds.unsafe_load(j) - first)
+                    var values = regs + result_at * stride
+                    for q in range(i, j):
+                        var at = bounds.unsafe_load(q)
+                        sums.unsafe_store(row * leaves + q, leaf_sum[T](values + (at - first), bounds.unsafe_load(q + 1) - at))
+                    i = j
+        elif numpy_prod:  # (one piece: in order)
+            for row in range(row0, row1):
+                var acc = Scalar[T](1)
+                var at = 0
+                while at < r:
+                    var count = min(BLOCK, r - at)
+                    _run_block[T, S](p, k, data, regs, stride, row * r + at, count)
+                    acc = _product[T](acc, regs + result_at * stride, count)
+                    at += count
+                result.unsafe_store(row, acc.cast[A]())
         else:
             var lo = piece * span
             var hi = min(r, lo + span)
-            var first = row0
-            while dot and first + 4 <= row1:
-                var acc4 = SIMD[A, 4](_identity[A](kind))
-                var at = lo
-                while at < hi:  # (as below, four rows side by side)
-                    var count = min(BLOCK, hi - at)
-                    acc4 = acc4 + dot_runs4[T, A](p, k, data, first * r + at, r, count)
-                    at += count
-                for q in range(4):
-                    if pieces == 1:
-                        result.unsafe_store(first + q, acc4[q])
-                    else:
-                        partials.unsafe_store((first + q) * pieces + piece, acc4[q])
-                first += 4
-            for row in range(first, row1):
+            for row in range(row0, row1):
                 var acc = _identity[A](kind)
                 var at = lo
                 while at < hi:  # blocks at offsets of the row's own start
                     var count = min(BLOCK, hi - at)
-                    if dot:
-                        acc = _combine[A](kind, acc, dot_run[T, A](p, k, data, row * r + at, count))
-                    else:
-                        _run_block[T, S](p, k, data, regs, stride, row * r + at, count)
-                        acc = _combine[A](kind, acc, _reduce_block[T, A](kind, regs + result_at * stride, count))
+                    _run_block[T, S](p, k, data, regs, stride, row * r + at, count)
+                    acc = _combine[A](kind, acc, _reduce_block[T, A](kind, regs + result_at * stride, count))
                     at += count
                 if pieces == 1:
                     result.unsafe_store(row, acc)
@@ -195,13 +215,27 @@ def _reduce_rows[T: DType, S: DType](
             kept(t)
     else:
         parallelize(kept, tasks)
-    if pieces > 1:
+    if leaves:
+        for row in range(m):
+            result.unsafe_store(row, join_leaves[T](r, sums + row * leaves).cast[A]())
+    elif pieces > 1:
         for row in range(m):
             var acc = partials.unsafe_load(row * pieces)
             for q in range(1, pieces):
                 acc = _combine[A](kind, acc, partials.unsafe_load(row * pieces + q))
             result.unsafe_store(row, acc)
     partials.free()
+    bounds.free()
+    sums.free()
+
+
+@always_inline
+def _product[T: DType](start: Scalar[T], v: UnsafePointer[Scalar[T], MutUntrackedOrigin], n: Int) -> Scalar[T]:
+    """``start`` times n values one after another, each product rounded to T (NumPy's float product)."""
+    var acc = start
+    for i in range(n):
+        acc *= v.unsafe_load(i)
+    return acc
 
 
 #: rows of the reduced axis one task of a column reduction sums (``_reduce_columns``)
@@ -222,17 +256,23 @@ def _reduce_columns[T: DType, S: DType](
     # spans of a fixed number of rows: the order a column is summed in depends on r alone, not on
     # how many columns there are (SciPy's bootstrap compares a batched run with an unbatched one
     # bit for bit), and up to SPAN_ROWS rows it is NumPy's, one row after another
-    var per_span = max(r, 1) if half else SPAN_ROWS
+    comptime A = accumulator[T]()
+    # a float sum or product is NumPy's: one row after another over all of r, each partial rounded to
+    # the data's dtype (float32 sums in float32)
+    var in_order = half
+    comptime if T.is_floating_point():
+        in_order = in_order or kind == Reduce.SUM or kind == Reduce.MEAN or kind == Reduce.PROD
+    var narrow = in_order and T != A and not half
+    var per_span = max(r, 1) if in_order else SPAN_ROWS
     var spans = max(1, (r + per_span - 1) // per_span)
     var tasks = outer * chunks * spans
-    comptime A = accumulator[T]()
     var partials = alloc[Scalar[A]](tasks * chunk)
     var result_at = Int(p.unsafe_load(1))
     var stride = register_stride[T](outer * r * inner)
 
     var memory = 0 if dot else registers_used(p) * stride  # (a task's registers: counted once for every task)
     def task(t: Int) {memory, p, k, data, r, inner, kind, chunk, chunks, spans, per_span,
-                      partials, result_at, stride, dot, half}:
+                      partials, result_at, stride, dot, half, narrow}:
         var regs = alloc[Scalar[T]](max(memory, 1))
         var span = t % spans
         var c = (t // spans) % chunks
@@ -248,11 +288,14 @@ def _reduce_columns[T: DType, S: DType](
         var rows = max(1, BLOCK // inner) if width == inner else 1
         var kk = k0
         if dot:  # (the same sums, each row's products read from the data, four rows at a time)
-            while kk + 4 <= k1:
+            while kk + 4 <= k1 and not narrow:
                 accumulate_products4[T, A](p, k, data, (o * r + kk) * inner + col, inner, acc, width)
                 kk += 4
             for row in range(kk, k1):
                 accumulate_products[T, A](p, k, data, (o * r + row) * inner + col, acc, width)
+                if narrow:
+                    for i in range(width):
+                        acc.unsafe_store(i, acc.unsafe_load(i).cast[T]().cast[A]())
             kk = k1
         while kk < k1:
             var nrows = min(rows, k1 - kk)
@@ -265,6 +308,9 @@ def _reduce_columns[T: DType, S: DType](
                 if half:
                     for i in range(width):
                         acc.unsafe_store(i, acc.unsafe_load(i).cast[DType.float16]().cast[A]())
+                elif narrow:  # (float32's sum of two float32 values is the float64 sum rounded once)
+                    for i in range(width):
+                        acc.unsafe_store(i, acc.unsafe_load(i).cast[T]().cast[A]())
             kk += nrows
         regs.free()
 
