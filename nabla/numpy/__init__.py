@@ -40,6 +40,11 @@ from ._datetime import DatetimeArray, arange  # noqa: F401
 from ._records import StructuredArray, recarray  # noqa: F401
 from ._records_ops import (array, asanyarray, asarray, ascontiguousarray, empty, empty_like, full,  # noqa: F401
                            full_like, ones, ones_like, zeros, zeros_like)
+from ._ndarray import array_constructor as _array_constructor
+# (their 0-d results are arrays; every other 0-d result stands for NumPy's scalar: ``made_as_array``)
+array, asanyarray, asarray, ascontiguousarray, empty, empty_like, full, full_like, ones, ones_like, zeros, \
+    zeros_like, copy = map(_array_constructor, (array, asanyarray, asarray, ascontiguousarray, empty, empty_like,
+                                                full, full_like, ones, ones_like, zeros, zeros_like, copy))
 from ._rec import rec  # noqa: F401
 from ._datetime_ops import (busday_count, busday_offset, busdaycalendar, datetime_as_string, is_busday,  # noqa: F401
                             isnat)

@@ -21,7 +21,7 @@ from ..ops.elementwise import astype as _astype
 from ..ops.view_layout import same, same_back
 from . import _arrays as A, _datetime, _dtypes as D, _indexing as I, _math as M, _reductions as R, _sorting as S
 from . import _manipulation as MN, _reduceat
-from ._ndarray import BYTE_VIEWS, _made, _of_type, flatiter, ndarray
+from ._ndarray import BYTE_VIEWS, _made, _of_type, flatiter, made_as_array, ndarray
 from ._ufunc_table import UFUNCS
 from ._ufuncs import ufunc
 
@@ -236,8 +236,11 @@ def _operators():
     def inplace(u):
         plain = u._plain
         into = getattr(plain, "into", None)
+        fresh = binary(u)
 
         def op(self, other):
+            if not self._impl.cached_shape and self._view is None and not made_as_array(self):
+                return fresh(self, other)  # (a 0-d result stands for NumPy's scalar: ``t += x`` is a new one)
             if into is not None and self._view is not None and into(self, other):
                 return self  # (computed into its base's memory)
             r = plain(self, other) if plain is not None else None

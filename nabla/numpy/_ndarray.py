@@ -10,6 +10,8 @@ functions (``sum``, ``astype``, ``view``, the operators, NumPy's protocols) are 
 
 from __future__ import annotations
 
+import functools
+import weakref
 from builtins import type as builtins_type
 
 from .. import array_api as _xp
@@ -56,7 +58,7 @@ class ndarray(Tensor):
         if self._impl.batch_dims:
             return f"array(<batched>, shape={self.shape}, dtype={self.dtype.name}, batch_dims={self.batch_dims})"
         value = self.numpy()  # a 0-d result stands for NumPy's scalar (``x.sum()``): its repr, np.int64(45)
-        return repr(value[()] if value.ndim == 0 else value)
+        return repr(value[()] if value.ndim == 0 and not made_as_array(self) else value)
 
     def __hash__(self):
         """A 0-d array hashes by its value, as NumPy's scalars (``set(a)``, ``Counter(a)``, ``a[0] in {3}``);
@@ -270,6 +272,37 @@ class _Flags:
 
 
 PLAIN_CLASSES.add(ndarray)  # (an op's ndarray result is made directly: no __init__ of its own to run)
+
+
+def made_as_array(x) -> bool:
+    """Whether 0-d ``x`` was made as an array (``np.array(3.0)``, ``np.zeros(())``: ``+=`` writes into
+    it, its repr ``array(3.)``) rather than standing for NumPy's scalar as every other 0-d result
+    does (a reduction, a pick, an element of an iteration: ``+=`` makes a new one, as NumPy's
+    immutable scalars do, so a running total appended to a list each step keeps each step's value)."""
+    found = _ARRAYS_0D.get(id(x))
+    return found is not None and found() is x
+
+
+def array_constructor(fn):
+    """NumPy's constructor ``fn``, its 0-d results arrays (``made_as_array``); ``np.asarray`` of a 0-d
+    result that stands for a scalar is a new array of its value, as NumPy's of a scalar is."""
+    @functools.wraps(fn)
+    def f(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        if type(out) is Tensor and not out._impl.cached_shape:  # (a new result: the face's array of it)
+            out = ndarray(out._impl)
+        if isinstance(out, ndarray) and not out._impl.cached_shape and not made_as_array(out):
+            if args and out is args[0]:
+                out = builtins_type(out)(out._impl)
+            key = id(out)
+            _ARRAYS_0D[key] = weakref.ref(out, lambda _, key=key: _ARRAYS_0D.pop(key, None))
+        return out
+
+    return f
+
+
+#: the live 0-d arrays made as arrays (``made_as_array``), by id, each checked by a weak reference
+_ARRAYS_0D: dict = {}
 
 
 def wrap(x: Tensor) -> ndarray:

@@ -208,3 +208,46 @@ def test_roots_are_real_where_numpys_are(coefficients):
     got, want = fnp.roots(coefficients), numpy.roots(coefficients)
     assert numpy.asarray(got).dtype == want.dtype
     numpy.testing.assert_allclose(numpy.sort_complex(numpy.asarray(got)), numpy.sort_complex(want), atol=1e-12)
+
+
+@pytest.mark.parametrize("m", [numpy, fnp], ids=["numpy", "nabla"])
+def test_augmented_assignment_of_a_scalar_result_makes_a_new_one(m):
+    """A 0-d result stands for NumPy's immutable scalar: ``t += x`` rebinds t to a new value, so a
+    running total appended to a list each step, or a name bound to it before, keeps its value."""
+    x = m.array([5.0, 3.0, 2.0])
+    balance, ledger = 0.0, []
+    for amount in x:
+        balance += amount
+        ledger.append(balance)
+    assert [float(v) for v in ledger] == [5.0, 8.0, 10.0]
+    total = x.sum()
+    before = total
+    total -= 1.0
+    at = x.argmax()
+    first = at
+    at += 1
+    assert (float(before), float(total), int(first), int(at)) == (10.0, 9.0, 0, 1)
+    low = x.min()
+    low *= 2.5  # (an int scalar's ``*=`` of a float, too: a new value of NumPy's dtype)
+    n = x.argmin()
+    n *= 2.5
+    assert (float(low), float(n)) == (5.0, 5.0)
+
+
+@pytest.mark.parametrize("make", [lambda m: m.array(3.0), lambda m: m.zeros(()), lambda m: m.asarray(2.0),
+                                  lambda m: m.full((), 7), lambda m: m.asarray(m.array([1.0, 2.0]).sum()),
+                                  lambda m: m.copy(m.array([4.0]).sum())])
+def test_zero_d_arrays_made_as_arrays_are_written_in_place_and_print_as_arrays(make):
+    """``np.array(3.0)`` and the other constructors' 0-d results are arrays: ``+=`` writes into them
+    (every name bound to one sees it) and their repr is NumPy's ``array(3.)``; ``np.asarray`` of a
+    scalar result is a new array, leaving the scalar as it was."""
+    for m in (numpy, fnp):
+        a = make(m)
+        b = a
+        a += 1
+        assert b is a and float(b) == float(make(m)) + 1
+        assert repr(make(m)) == repr(make(numpy))
+    s = fnp.array([1.0, 2.0]).sum()
+    c = fnp.asarray(s)
+    c += 1
+    assert (float(s), float(c), repr(s)) == (3.0, 4.0, "np.float64(3.0)")
