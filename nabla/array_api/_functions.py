@@ -372,9 +372,9 @@ def unique_values(x, /) -> Tensor:
 def unique_counts(x, /):
     flat, perm, s, first, n = _unique_parts(_tensor(x, "unique_counts"))
     if n == 0:
-        return _UniqueCounts(s, _ops.zeros((0,), dtype=_dt.int64, device=s.device))
+        return UniqueCountsResult(s, _ops.zeros((0,), dtype=_dt.int64, device=s.device))
     values, counts = s[first], _counts(first, n)
-    return _UniqueCounts(values, counts)
+    return UniqueCountsResult(values, counts)
 
 
 def _counts(first, n):
@@ -394,8 +394,8 @@ def unique_inverse(x, /):
     x = _tensor(x, "unique_inverse")
     flat, perm, s, first, n = _unique_parts(x)
     if n == 0:
-        return _UniqueInverse(s, _ops.zeros(x.shape, dtype=_dt.int64, device=x.device))
-    return _UniqueInverse(s[first], _inverse(first, perm, x))
+        return UniqueInverseResult(s, _ops.zeros(x.shape, dtype=_dt.int64, device=x.device))
+    return UniqueInverseResult(s[first], _inverse(first, perm, x))
 
 
 def unique_all(x, /):
@@ -403,8 +403,8 @@ def unique_all(x, /):
     flat, perm, s, first, n = _unique_parts(x)
     if n == 0:
         z = _ops.zeros((0,), dtype=_dt.int64, device=x.device)
-        return _UniqueAll(s, z, _ops.zeros(x.shape, dtype=_dt.int64, device=x.device), z)
-    return _UniqueAll(s[first], perm[first], _inverse(first, perm, x), _counts(first, n))
+        return UniqueAllResult(s, z, _ops.zeros(x.shape, dtype=_dt.int64, device=x.device), z)
+    return UniqueAllResult(s[first], perm[first], _inverse(first, perm, x), _counts(first, n))
 
 
 def isin(x1, x2, /, *, invert=False) -> Tensor:
@@ -423,27 +423,38 @@ def isin(x1, x2, /, *, invert=False) -> Tensor:
     flat = _ops.reshape(x2, (x2.size,))
     if flat.size == 0:
         out = _ops.zeros(x1.shape, dtype=_dt.bool_, device=x1.device)
+    elif x1.size * flat.size > _PAIRS_COMPARED and not (x1.dtype.is_complex or x2.dtype.is_complex):
+        # (x2 sorted and each element of x1 found by binary search: (n + m) log m, where comparing
+        # every pair held n * m booleans, 20 GB for two arrays of 48,000; NaN, last, equals nothing)
+        values = _sorting.sort(flat)
+        wanted = _ops.reshape(x1, (x1.size,))
+        at = _B["minimum"](_sorting.searchsorted(values, wanted), values.size - 1)
+        out = _ops.reshape(_B["equal"](_ix.take(values, at, axis=0), wanted), x1.shape)
     else:
         out = any(_B["equal"](_ops.reshape(x1, x1.shape + (1,)), flat), axis=-1)
     return _U["logical_not"](out) if invert else out
 
 
+#: above this many pairs, ``isin`` searches a sorted copy of x2 instead of comparing every pair
+_PAIRS_COMPARED = 1 << 22
+
+
 from typing import NamedTuple  # noqa: E402
 
 
-class _UniqueAll(NamedTuple):
+class UniqueAllResult(NamedTuple):
     values: Tensor
     indices: Tensor
     inverse_indices: Tensor
     counts: Tensor
 
 
-class _UniqueCounts(NamedTuple):
+class UniqueCountsResult(NamedTuple):
     values: Tensor
     counts: Tensor
 
 
-class _UniqueInverse(NamedTuple):
+class UniqueInverseResult(NamedTuple):
     values: Tensor
     inverse_indices: Tensor
 

@@ -313,8 +313,14 @@ def digitize(x, bins, right=False):
         raise TypeError(f"nabla.numpy.digitize: x may not be complex, got {v.dtype}")
     if b.ndim != 1:
         raise ValueError("nabla.numpy.digitize: bins must be 1-dimensional")
-    # increasing bins: searchsorted with the opposite side (NumPy's own definition)
-    increasing = bool(b.shape[0] < 2 or bool(b[-1] >= b[0]))
+    # increasing bins: searchsorted with the opposite side (NumPy's own definition); bins neither
+    # increasing nor decreasing are NumPy's ValueError (one read of two flags, as NumPy checks them)
+    increasing = True
+    if b.shape[0] >= 2:
+        up, down = b[1:] >= b[:-1], b[1:] <= b[:-1]
+        increasing, decreasing = bool(_xp.all(up)), bool(_xp.all(down))
+        if not (increasing or decreasing):
+            raise ValueError("nabla.numpy.digitize: bins must be monotonically increasing or decreasing")
     side = "left" if right else "right"
     if increasing:
         return searchsorted(b, v, side=side)

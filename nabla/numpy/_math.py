@@ -280,12 +280,23 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         xs = _xp.concat([xs[-1:] - period, xs, xs[:1] + period])
         fs = _xp.concat([fs[-1:], fs, fs[:1]])
     n = xs.shape[0]
+    if xs.ndim != 1 or fs.ndim != 1:
+        raise ValueError(f"nabla.numpy.interp: xp and fp must be 1-D, got shapes {xs.shape} and {fs.shape}")
+    if n == 0:
+        raise ValueError("nabla.numpy.interp: array of sample points is empty")
+    if fs.shape[0] != n:
+        raise ValueError(f"nabla.numpy.interp: fp and xp are not of the same length ({fs.shape[0]} and {n})")
     j = _xp.clip(_xp.searchsorted(xs, xv, side="right") - 1, 0, builtins.max(n - 2, 0))
     x0, x1 = _xp.take(xs, j, axis=0), _xp.take(xs, _xp.clip(j + 1, 0, n - 1), axis=0)
     f0, f1 = _xp.take(fs, j, axis=0), _xp.take(fs, _xp.clip(j + 1, 0, n - 1), axis=0)
-    width = x1 - x0
-    t = _xp.where(width == 0, 0.0, (xv - x0) / _xp.where(width == 0, 1.0, width))
-    r = f0 + (f1 - f0) * t
+    # NumPy's formula, to the bit: slope * (x - x0) + f0; where that is NaN (an infinite slope), from
+    # the right end, then the ends' value where they are equal; at a sample point its value
+    with _np.errstate(divide="ignore", invalid="ignore"):
+        slope = (f1 - f0) / (x1 - x0)
+        r = slope * (xv - x0) + f0
+        again = slope * (xv - x1) + f1
+    r = _xp.where(_xp.isnan(r), _xp.where(_xp.logical_and(_xp.isnan(again), f0 == f1), f0, again), r)
+    r = _xp.where(xv == x0, f0, r)
     lo = fs[0] if left is None else left
     hi = fs[-1] if right is None else right
     r = _xp.where(xv < xs[0], lo, r)
@@ -517,7 +528,7 @@ def bincount(x, weights=None, minlength=0):
                         f"{v.dtype.name}{list(v.shape)}")
     v = _astype(v, _I64)
     if v.shape[0] and int(_xp.min(v)) < 0:
-        raise ValueError("nabla.numpy.bincount: x must contain non-negative integers")
+        raise ValueError("nabla.numpy.bincount: 'list' argument must have no negative elements")
     n = builtins.max(int(_xp.max(v)) + 1 if v.shape[0] else 0, minlength)
     w = _xp.ones(v.shape, dtype=_I64) if weights is None else _real_floats(weights, "bincount")
     return scatter_add_op(_xp.zeros((n,), dtype=w.dtype), w, v, axis=0)

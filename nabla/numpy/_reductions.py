@@ -235,7 +235,10 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         return (r, _xp.full_like(r, n)) if returned else r
     w = D.asarray(weights, op="average")
     if w.shape != x.shape:
-        if axis is None or w.ndim != 1 or w.shape[0] != x.shape[axis]:
+        if axis is None:
+            raise TypeError(f"nabla.numpy.average: Axis must be specified when shapes of a and weights differ "
+                            f"({x.shape} and {w.shape})")
+        if w.ndim != 1 or w.shape[0] != x.shape[axis]:
             raise ValueError(f"nabla.numpy.average: weights of shape {w.shape} do not match a of shape {x.shape} "
                              f"along axis {axis}")
         w = _reshape(w, tuple(-1 if k == axis % x.ndim else 1 for k in range(x.ndim)))
@@ -243,6 +246,8 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
                              x.dtype.numpy_dtype)
     x, w = D.cast(x, target), D.cast(w, target)
     wsum = _xp.sum(_xp.broadcast_to(w, x.shape), axis=_axis(axis), keepdims=keepdims)
+    if bool(_xp.any(wsum == 0.0)):  # (NumPy's check, a read of one flag)
+        raise ZeroDivisionError("nabla.numpy.average: Weights sum to zero, can't be normalized")
     r = _xp.sum(x * w, axis=_axis(axis), keepdims=keepdims) / wsum
     return (r, wsum) if returned else r
 
@@ -376,7 +381,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
     q_dtype = _np.asarray(q_host).dtype if type(q) not in (int, float) else _np.dtype(_np.float64)
     q_dtype = q_dtype if q_dtype.kind == "f" else _np.dtype(_np.float64)
     if qs.size and (qs.min() < 0 or qs.max() > 1):
-        raise ValueError(f"nabla.numpy.{op}: quantiles must be in the range [0, 1]")
+        raise ValueError(f"nabla.numpy.{op}: Quantiles must be in the range [0, 1]")
     x, ax, kept = _reduced_last(x, axis)
     if w is not None:
         w = _reduced_last(w, axis)[0]
@@ -542,7 +547,10 @@ def _fractions(q):
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
                weights=None, interpolation=None):
-    return quantile(a, _fractions(q), axis, out, overwrite_input, method, keepdims, weights=weights,
+    fractions = _fractions(q)
+    if _np.size(fractions) and (_np.min(fractions) < 0 or _np.max(fractions) > 1):
+        raise ValueError("nabla.numpy.percentile: Percentiles must be in the range [0, 100]")
+    return quantile(a, fractions, axis, out, overwrite_input, method, keepdims, weights=weights,
                     interpolation=interpolation)
 
 

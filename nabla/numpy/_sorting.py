@@ -10,6 +10,7 @@ from ..core import dtypes as _dt
 from ..ops.elementwise import astype as _astype
 from . import _dtypes as D
 from ._records_ops import argsort as argsort_records, sort as sort_records
+from ..array_api._functions import UniqueAllResult, UniqueCountsResult, UniqueInverseResult
 
 _I64 = _dt.int64
 
@@ -145,15 +146,15 @@ def unique_values(x):
 
 
 def unique_counts(x):
-    return unique(x, return_counts=True)
+    return UniqueCountsResult(*unique(x, return_counts=True))
 
 
 def unique_inverse(x):
-    return unique(x, return_inverse=True)
+    return UniqueInverseResult(*unique(x, return_inverse=True))
 
 
 def unique_all(x):
-    return unique(x, True, True, True)
+    return UniqueAllResult(*unique(x, True, True, True))
 
 
 def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):

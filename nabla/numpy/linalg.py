@@ -72,8 +72,8 @@ def eig(a):
     x = _float(a, "eig", matrices="square")
     w, v = _la.eig(x)
     if _real_spectrum(x, w):
-        return _xp.real(w), _xp.real(v)
-    return w, v
+        return EigResult(_xp.real(w), _xp.real(v))
+    return EigResult(w, v)
 
 
 def eigvals(a):

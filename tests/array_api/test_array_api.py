@@ -280,6 +280,24 @@ def test_sorting_searching_sets_vs_numpy():
     assert same(xp.nonzero(xp.asarray([[0, 1], [2, 0]]))[1].numpy(), np.nonzero([[0, 1], [2, 0]])[1])
 
 
+@pytest.mark.parametrize("dtypes", [("int64", "int64"), ("float64", "float32"), ("int32", "float64")])
+def test_isin_of_large_arrays_searches_a_sorted_copy(dtypes):
+    """Past ``_PAIRS_COMPARED`` pairs ``isin`` sorts x2 and searches it (every pair compared held n * m
+    booleans: 20 GB for two arrays of 48,000): NumPy's values, NaN in nothing, -0.0 in 0.0, shapes kept."""
+    from nabla.array_api._functions import _PAIRS_COMPARED
+
+    rng = np.random.default_rng(4)
+    n = 3000
+    a = rng.integers(0, 2 * n, (n // 3, 3)).astype(dtypes[0])
+    b = rng.integers(0, 2 * n, _PAIRS_COMPARED // n + 7).astype(dtypes[1])
+    if a.dtype.kind == "f":
+        a[::7, 0], a[1, 1] = np.nan, -0.0
+    if b.dtype.kind == "f":
+        b[::11], b[2] = np.nan, 0.0
+    for invert in (False, True):
+        assert same(xp.isin(xp.asarray(a), xp.asarray(b), invert=invert).numpy(), np.isin(a, b, invert=invert))
+
+
 def test_statistics_and_manipulation_vs_numpy():
     rng = np.random.default_rng(1)
     a = rng.standard_normal((3, 4))

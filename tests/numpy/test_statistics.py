@@ -349,3 +349,53 @@ def test_reductions_start_from_initial_in_their_dtype(case):
     assert numpy.asarray(got).dtype == numpy.asarray(want).dtype and numpy.shape(got) == numpy.shape(want)
     numpy.testing.assert_array_equal(numpy.asarray(got), want)
     assert type(got) is fnp.ndarray
+
+
+BAD_CALLS = {
+    "digitize_unordered_bins": lambda m: m.digitize(m.arange(3), m.array([3, 1, 2])),
+    "average_zero_weights": lambda m: m.average(m.array([1.0, 2.0]), weights=m.zeros(2)),
+    "average_weights_without_axis": lambda m: m.average(m.ones((2, 3)), weights=[1, 2]),
+    "percentile_above_100": lambda m: m.percentile(m.arange(5), 101),
+    "quantile_above_1": lambda m: m.quantile(m.arange(5), 1.5),
+    "bincount_negative": lambda m: m.bincount(m.array([-1, 2])),
+    "interp_short_fp": lambda m: m.interp(m.array([0.5]), m.array([0.0, 1.0]), m.array([1.0])),
+    "interp_long_fp": lambda m: m.interp(m.array([0.5]), m.array([0.0, 1.0]), m.array([1.0, 2.0, 3.0])),
+    "interp_no_points": lambda m: m.interp(m.array([0.5]), m.array([]), m.array([])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_CALLS))
+def test_bad_statistics_calls_raise_numpys_error_and_message(name):
+    with pytest.raises(Exception) as theirs:
+        BAD_CALLS[name](numpy)
+    with pytest.raises(type(theirs.value)) as ours:
+        BAD_CALLS[name](fnp)
+    assert str(theirs.value).rstrip(".").split(" (")[0] in str(ours.value)
+
+
+def test_interp_is_numpys_formula_to_the_bit():
+    """NumPy's ``slope * (x - x0) + f0`` (the NaN of an infinite slope taken from the right end, then
+    the ends' value where they are equal), at sample points their value: the same bits, complex too."""
+    rng = numpy.random.default_rng(3)
+    xp = numpy.linspace(0, 10, 101)
+    fp = numpy.sin(xp) * numpy.exp(-0.1 * xp)
+    x = rng.uniform(-1, 11, 5000)
+    _same(fnp.interp(fnp.asarray(x), fnp.asarray(xp), fnp.asarray(fp)), numpy.interp(x, xp, fp), exact=True)
+    fc = fp + 1j * fp[::-1]
+    _same(fnp.interp(fnp.asarray(x), fnp.asarray(xp), fnp.asarray(fc)), numpy.interp(x, xp, fc), exact=True)
+    xd, fd = numpy.array([0.0, 1.0, 1.0, 2.0, 3.0]), numpy.array([0.0, 1.0, 5.0, 2.0, numpy.inf])
+    xs = numpy.array([-1, 0, 0.5, 1, 1.5, 2, 2.5, 3, 4, numpy.nan])
+    _same(fnp.interp(fnp.asarray(xs), fnp.asarray(xd), fnp.asarray(fd)), numpy.interp(xs, xd, fd), exact=True)
+
+
+def test_unique_and_eig_results_are_numpys_named_tuples():
+    a = numpy.array([5, 5, 6, 1, 5])
+    for name, fields in (("unique_counts", ("values", "counts")), ("unique_inverse", ("values", "inverse_indices")),
+                         ("unique_all", ("values", "indices", "inverse_indices", "counts"))):
+        ours, theirs = getattr(fnp, name)(fnp.asarray(a)), getattr(numpy, name)(a)
+        for field in fields:
+            _same(getattr(ours, field), getattr(theirs, field), exact=True)
+    m = numpy.array([[2.0, 1.0], [1.0, 3.0]])
+    ours, theirs = fnp.linalg.eig(fnp.asarray(m)), numpy.linalg.eig(m)
+    _same(numpy.sort(numpy.asarray(ours.eigenvalues)), numpy.sort(theirs.eigenvalues))
+    assert numpy.asarray(ours.eigenvectors).shape == theirs.eigenvectors.shape

@@ -146,15 +146,13 @@ SUM_SHAPES = [((5,), None), ((1000,), None), ((1_000_003,), None), ((300, 200), 
               ((2001, 3), 0), ((64, 64), 0), ((6, 3000, 7), 1), ((6, 300, 7), (0, 1)), ((6, 300, 7), (1, 2))]
 
 
-@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
 @pytest.mark.parametrize("shape,axis", SUM_SHAPES)
-@pytest.mark.parametrize("name", ["sum", "mean", "sum_of_products", "prod"])
-def test_float_sums_and_products_are_numpys_to_the_bit(name, shape, axis, dtype):
+@pytest.mark.parametrize("name,dtype", [(n, d) for n in ("sum", "mean", "sum_of_products", "prod")
+                                        for d in ("float64", "float32", "float16") if (n, d) != ("prod", "float16")])
+def test_float_sums_and_products_are_numpys_to_the_bit(name, dtype, shape, axis):
     """A float sum is NumPy's pairwise one over a row (its leaves of at most 128 in eight running sums,
     every addition in the data's dtype), one row after another over a middle axis; a product one
     factor after another: the same bits as NumPy's, a sum of products (its fast path) too."""
-    if name == "prod" and dtype == "float16":
-        pytest.skip("float16 products overflow at these sizes")
     rng = np.random.default_rng(len(shape) + len(name))
     x = (rng.standard_normal(shape) * 3).astype(dtype)
     if name == "prod":
