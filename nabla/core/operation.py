@@ -85,6 +85,7 @@ class Fused(NamedTuple):
     own facts, which ``nabla/runtime/fused_codes.py`` gathers into the kernel's tables."""
     code: int | None = None  # an elementwise op's opcode
     reduce: int | None = None  # a reduction's kind, as the program's header names it
+    scan: int | None = None  # a running combine's kind (a reduction's: 1 sum, 5 product, 3 max, 4 min)
     ints: bool = False  # the integer family (int64 registers, narrow dtypes wrapped) runs it
     ints_only: bool = False  # only the integer family does (the float family has no such opcode)
     wraps: bool = False  # its result wraps to a narrow integer dtype after it, as NumPy's arithmetic does

@@ -14,6 +14,7 @@ from ..core.tensor import Tensor
 from ..ops.elementwise import BINARY_FUNCTIONS as _B, BINARY_OPS, UNARY_FUNCTIONS as _U, UNARY_OPS
 from ..ops.elementwise import BINARY_TABLE, UNARY_TABLE
 from ..ops.elementwise import astype as _astype, where as _where
+from ..ops import scans as _scans
 from ..ops.elementwise_rows import CATEGORIES
 from ._complex_order import extreme
 from ._ufunc_compositions import COMPOSED as _COMPOSITIONS
@@ -147,7 +148,13 @@ _OP_WHERE_PLAIN = frozenset(("floor_divide", "logical_not", "logical_and", "logi
 _REDUCERS = {"add": _xp.sum, "multiply": _xp.prod, "maximum": functools.partial(extreme, "max"),
              "minimum": functools.partial(extreme, "min"),
              "logical_and": _xp.all, "logical_or": _xp.any}
-_ACCUMULATORS = {"add": _xp.cumulative_sum, "multiply": _xp.cumulative_prod}
+def _real_only(scan):
+    """``scan`` of real data, None for complex and bool data (the ufunc's own doubling, its order)."""
+    return lambda x, axis: None if x.dtype.is_complex or x.dtype.is_bool else scan(x, axis)
+
+
+_ACCUMULATORS = {"add": _xp.cumulative_sum, "multiply": _xp.cumulative_prod,
+                 "maximum": _real_only(_scans.cumulative_max), "minimum": _real_only(_scans.cumulative_min)}
 
 
 def _np_ufunc(name):

@@ -406,9 +406,8 @@ class ufunc:
         x = D.asarray(array, op=f"{self.__name__}.accumulate")
         if dtype is not None:
             x = _astype(x, D.to_nabla(dtype, f"{self.__name__}.accumulate"))
-        if self._accumulator is not None:
-            r = self._accumulator(x, axis=axis)
-        else:
+        r = None if self._accumulator is None else self._accumulator(x, axis=axis)
+        if r is None:
             r = self._scan(self._as_loop_dtype(x), axis % x.ndim)
         return r if out is None else write_out(out, r, f"{self.__name__}.accumulate")
 

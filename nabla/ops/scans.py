@@ -1,24 +1,78 @@
-"""Scans: ``cumulative_sum`` (MAX's cumsum) and ``cumulative_prod`` (a scan of shifted products)."""
+"""Scans: running sums, products, maxima and minima along an axis (``ScanOp``), and the functions over
+them (``cumulative_sum``, ``cumulative_prod``, ``cumulative_max``, ``cumulative_min``)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..core import dtypes as _dt
-from ..core.operation import Operation
+from ..core.operation import Fused, Operation
 from ..core.tensor import Tensor
 from .base import accumulation_dtype, normalize_axis
 from .casts import astype
+from .elementwise import BINARY_FUNCTIONS
 from .broadcasting import broadcast_physical
 from .creation import full, ones
 from .index_primitives import slice_op
 from .multi_output import concat
+from . import lowerings as L
 from ..core.lazy_module import graph_ops as ops
 
 
-class CumsumOp(Operation):
+class ScanOp(Operation):
+    """A running combine along physical ``axis`` (``reverse``: from its end), element after element as
+    NumPy's ``accumulate`` takes them (a float product rounded at each step): the program kernel's
+    scan stage, of the kind its ``Fused.scan`` names. In MAX's graphs (``maxpr``) a product, maximum
+    or minimum is log2(n) doubling steps (Hillis and Steele, 1986): a product's rounding is then
+    theirs."""
     sharding_rule = "along_axis"
+
+    def __init__(self, name: str, kind: int, combine, identity):
+        self.name, self.fused = name, Fused(scan=kind, signed=kind in (3, 4))
+        self._combine, self._identity = combine, identity  # (MAX ops of two tensors; the head's fill)
+
+    def abstract_eval(self, x, *, axis, reverse):
+        if x.dtype.is_bool or x.dtype.is_complex:
+            raise TypeError(f"nabla.{self.name}: unsupported dtype {x.dtype}")
+        return x.cached_shape, x.dtype, x.batch_dims
+
+    def maxpr(self, x, *, axis, reverse):
+        n = int(x.shape[axis])
+        if reverse:
+            raise NotImplementedError(f"nabla.{self.name}: reverse")
+        k = 1
+        while k < n:
+            head = list(x.shape)
+            head[axis] = k
+            cut = [slice(None)] * len(x.shape)
+            cut[axis] = slice(0, n - k)
+            fill = L.broadcast_to(L.const(self._identity(x.dtype), x), head)
+            x = self._combine(x, ops.concat([fill, L.slice_tensor(x, cut)], axis))
+            k *= 2
+        return x
+
+
+def _lowest(dtype):
+    return -float("inf") if dtype.is_float() else int(np.iinfo(dtype.to_numpy()).min)
+
+
+def _highest(dtype):
+    return float("inf") if dtype.is_float() else int(np.iinfo(dtype.to_numpy()).max)
+
+
+cumprod_op = ScanOp("cumulative_prod", 5, lambda x, y: ops.mul(x, y), lambda dtype: 1)
+cummax_op = ScanOp("cumulative_max", 3, L.maximum, _lowest)
+cummin_op = ScanOp("cumulative_min", 4, L.minimum, _highest)
+
+
+class CumsumOp(ScanOp):
     name = "cumulative_sum"
     shape_polymorphic = True
     supports_complex = True  # the (re, im) axis is last: the scan runs on both parts at once
+    fused = Fused(scan=1)
+
+    def __init__(self):
+        pass
 
     def abstract_eval(self, x, *, axis, reverse):
         return x.cached_shape, x.dtype, x.batch_dims
@@ -58,6 +112,9 @@ def cumulative_prod(x: Tensor, axis=None, dtype=None, include_initial: bool = Fa
     x, a = _scan_input(x, axis, dtype, "cumulative_prod")
     n = x.shape[a]
     b = x._impl.batch_dims
+    if _plain(x) and not x.dtype.is_complex:  # (NumPy's order: one factor after another)
+        out = cumprod_op(x, axis=a, reverse=False)
+        return _with_initial(out, a, 1) if include_initial else out
     if x.dtype.is_complex and 1 < n <= FOLD_FACTORS:
         index = [(0, d, 1) for d in x._impl.cached_shape]
         parts = []
@@ -80,6 +137,45 @@ def cumulative_prod(x: Tensor, axis=None, dtype=None, include_initial: bool = Fa
         x = x * concat([pad, slice_op(x, index=tuple(head))], axis=a)
         k *= 2
     return _with_initial(x, a, 1) if include_initial else x
+
+
+def cumulative_max(x: Tensor, axis: int) -> Tensor:
+    """``maximum.accumulate`` along ``axis`` (NaN propagating, as NumPy's maximum)."""
+    return _extremes(x, axis, cummax_op, "maximum")
+
+
+def cumulative_min(x: Tensor, axis: int) -> Tensor:
+    """``minimum.accumulate`` along ``axis``."""
+    return _extremes(x, axis, cummin_op, "minimum")
+
+
+def _extremes(x: Tensor, axis: int, op: ScanOp, name: str) -> Tensor:
+    a = normalize_axis(axis, x.ndim, op.name)
+    if x.dtype.is_complex or x.dtype.is_bool:
+        raise TypeError(f"nabla.{op.name}: unsupported dtype {x.dtype}")
+    if _plain(x) and x.shape[a] > 1:
+        return op(x, axis=a, reverse=False)
+    # (composed of ops with their rules: a gradient, a batch)
+    combine, n = BINARY_FUNCTIONS[name], x.shape[a]
+    k = 1
+    while k < n:
+        index = [(0, d, 1) for d in x._impl.cached_shape]
+        head, tail = list(index), list(index)
+        b = x._impl.batch_dims
+        head[b + a], tail[b + a] = (0, k, 1), (0, n - k, 1)
+        rest = list(index)
+        rest[b + a] = (k, n, 1)
+        x = concat([slice_op(x, index=tuple(head)),
+                    combine(slice_op(x, index=tuple(rest)), slice_op(x, index=tuple(tail)))], axis=a)
+        k *= 2
+    return x
+
+
+def _plain(x: Tensor) -> bool:
+    """Whether ``x`` takes a scan op: no gradient, batch axes or sharding (those compose it of ops
+    that have their rules)."""
+    impl = x._impl
+    return not (impl.traced or impl.tangents is not None or impl.batch_dims or impl.sharding is not None)
 
 
 def _scan_input(x: Tensor, axis, dtype, op: str):

@@ -77,6 +77,12 @@ def reduce_kind(op) -> int | None:
     return None if f is None else f.reduce
 
 
+def scan_kind(op) -> int | None:
+    """The kind of running combine ``op`` is (its ``Fused.scan``: a reduction's kind), or None."""
+    f = op.fused
+    return None if f is None else f.scan
+
+
 def arg_reduce(op) -> bool:
     """Whether ``op`` is a reduction to a position the kernel runs (int64, over one ``axis``)."""
     return isinstance(op, ArgReduceOp) and reduce_kind(op) is not None

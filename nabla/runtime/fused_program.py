@@ -28,7 +28,7 @@ from ..core.operation import OPS
 from . import op_kinds as K
 from .fused_codes import (_AXIS_INDEX, _CONST, _GATHER, _LOAD, _REGISTERS, _WHERE, _WRAP, BYTES, CODES, HALF, INT_CODES,
                           SLOTS, _unsigned_order, arg_reduce, constant_bits, elementwise_facts, opcode, reduce_kind,
-                          view_kind)
+                          scan_kind, view_kind)
 from .fused_format import Program, pack_program
 from .fused_layouts import Unfit as _Unfit
 from .fused_layouts import _is_stack, _layouts, _reduced_run, release_last_uses
@@ -60,7 +60,7 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
         # float work with inputs or a result of other dtypes: the coded float family (a count of
         # it, ``any``/``all`` of float16 data, accumulates in float64 and is written as int64)
         registers = None if (test is not None and not count) or last.op is K.MATMUL else _coded_registers(order, out)
-        if registers is not None and last.op is K.CUMULATIVE_SUM and out.node is last \
+        if registers is not None and scan_kind(last.op) is not None and out.node is last \
                 and out.dtype is not registers and not (out.dtype is _dt.float16 and registers is _dt.float32):
             return None  # (a running sum is kept in its result's float dtype, float16's rounded from float32)
         if registers is None or (reduce_kind(last.op) is not None and out.dtype is not registers and not count
@@ -87,13 +87,14 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
         unsigned = ints and _unsigned_order(last)  # (max, min, argmax, argmin of uint64: see ``_write``)
         reduce = reduce_kind(last.op)
         body = order[:-1]
-    elif last.op is K.CUMULATIVE_SUM and out.node is last:  # a running sum: the scan model
+    elif scan_kind(last.op) is not None and out.node is last:  # a running combine: the scan model
         result = last.inputs[0]
         split = _reduced_run(result.shape, (last.kwargs["axis"],))
-        if split is None or result.shape[last.kwargs["axis"]] == 0:
-            return None
+        if split is None or result.shape[last.kwargs["axis"]] == 0 or (ints and _unsigned_order(last)):
+            return None  # (a running max or min of uint64 data: recorded, for MAX's graphs)
         rows, inner = split
-        scan = 2 if last.kwargs.get("reverse") else 1
+        # (the header's kind: the direction, 1 forward or 2 reverse, plus four times the combine's kind)
+        scan = (2 if last.kwargs.get("reverse") else 1) + 4 * scan_kind(last.op)
         body = order[:-1]
     elif last.op is K.MATMUL and out.node is last:
         if len(leaves) > SLOTS or any(leaf.dtype is not dtype and not ints for leaf in leaves):

@@ -9,7 +9,7 @@ import math
 
 from ..core import dtypes as _dt
 from . import op_kinds as K
-from .fused_codes import _AXIS_INDEX, _CONST, _GATHER, _WHERE, CODES, INT_CODES, constant_bits, opcode, reduce_kind
+from .fused_codes import _AXIS_INDEX, _CONST, _GATHER, _WHERE, CODES, INT_CODES, constant_bits, opcode, reduce_kind, scan_kind
 from .fused_layouts import Unfit as _Unfit
 from .fused_layouts import _is_stack, _padded, as_const, merge_axes, release_last_uses
 
@@ -32,7 +32,7 @@ def _index_nodes(body, ref, final_ref, alias, dtype_of) -> frozenset:
             found.add(i)
     positions: set[int] = set()  # integers made of ``iota`` and constants alone (``arange``'s)
     for i, n in enumerate(body):
-        if reduce_kind(n.op) is None and n.op is not K.CUMULATIVE_SUM and dtype_of.get(i) in INT_CODES \
+        if reduce_kind(n.op) is None and scan_kind(n.op) is None and dtype_of.get(i) in INT_CODES \
                 and dtype_of.get(i) is not _dt.bool_ and all(ref(v) >= 0 and ref(v) in positions for v in n.inputs):
             positions.add(i)
     return frozenset(found | positions)

@@ -4,7 +4,7 @@ first so that more of a trace runs on the kernel, and whether a node runs on it 
 from __future__ import annotations
 
 from ..core import dtypes as _dt
-from .fused_codes import INT_CODES, _unsigned_order, arg_reduce, elementwise_facts, reduce_kind, view_kind
+from .fused_codes import INT_CODES, _unsigned_order, arg_reduce, elementwise_facts, reduce_kind, scan_kind, view_kind
 from .fused_complex import is_complex, takes
 from . import op_kinds as K
 from .fused_layouts import _is_stack
@@ -13,7 +13,7 @@ from .fused_program import _coded_registers, _tested
 
 
 #: the ops the kernel runs that say so by no fact of their own (an opcode, a reduction kind, a view kind)
-_STAGEABLE = frozenset((K.WHERE, K.CONSTANT, K.ASTYPE, K.CUMULATIVE_SUM, K.FULL, K.IOTA, K.TAKE, K.CONCAT,
+_STAGEABLE = frozenset((K.WHERE, K.CONSTANT, K.ASTYPE, K.FULL, K.IOTA, K.TAKE, K.CONCAT,
                         K.ZEROS_LIKE))
 
 
@@ -28,7 +28,7 @@ def _unfit(n) -> bool:
     f = elementwise_facts(n.op)
     if f is not None:
         return (f.ints_only and any(v.dtype not in INT_CODES for v in n.inputs)) or _unsigned_order(n)
-    known = reduce_kind(n.op) is not None or view_kind(n.op) is not None
+    known = reduce_kind(n.op) is not None or view_kind(n.op) is not None or scan_kind(n.op) is not None
     return (not known and n.op not in _STAGEABLE and not _is_stack(n)) or _unsigned_order(n)
 
 
@@ -55,7 +55,7 @@ def fits_alone(n, results) -> bool:
     kinds = {"int" if v.dtype in INT_CODES else v.dtype for v in values}
     if len(kinds) == 1 and _dt.float16 not in kinds:
         return True  # (float16 work is the coded float family's: below)
-    return len(results) == 1 and n.op is not K.CUMULATIVE_SUM and n.op is not K.MATMUL \
+    return len(results) == 1 and scan_kind(n.op) is None and n.op is not K.MATMUL \
         and (reduce_kind(n.op) is None or results[0].dtype.is_floating or arg_reduce(n.op)) \
         and (n.op is K.ASTYPE or n.op is K.TAKE or all(v.dtype.is_floating or v.dtype is _dt.bool_ for v in n.inputs)) \
         and _coded_registers([n], results[0]) is not None
@@ -95,7 +95,7 @@ def stages(order, outputs) -> list:
         for v in n.inputs:
             if v.node is None:
                 continue
-            if reduce_kind(v.node.op) is not None or v.node.op is K.CUMULATIVE_SUM:
+            if reduce_kind(v.node.op) is not None or scan_kind(v.node.op) is not None:
                 if len(outputs) > 1 and _tested(n, v):
                     continue  # a count only its test reads: with that test, the program of a result
                 add(v)  # a reduction or a scan ends a program

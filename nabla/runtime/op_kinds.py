@@ -11,7 +11,6 @@ from ..ops.index_primitives import gather_op as TAKE, slice_op as GETITEM
 from ..ops.linalg import matmul_op as MATMUL
 from ..ops.multi_output import concat_op as CONCAT
 from ..ops.reduction import REDUCE_OPS
-from ..ops.scans import cumsum_op as CUMULATIVE_SUM
 from ..ops.view import permute_op as PERMUTE_DIMS, reshape_op as RESHAPE
 from ..ops._physical import from_batch_op as MOVE_FROM_BATCH, to_batch_op as MOVE_TO_BATCH
 
@@ -29,6 +28,6 @@ BROADCASTS = frozenset((BROADCAST_TO, BROADCAST_PHYSICAL))
 PERMUTES = frozenset((PERMUTE_DIMS, MOVE_TO_BATCH, MOVE_FROM_BATCH))
 
 __all__ = ["ASTYPE", "BITWISE_XOR", "BROADCASTS", "BROADCAST_PHYSICAL", "BROADCAST_TO", "CONCAT", "CONSTANT",
-           "CUMULATIVE_SUM", "EQUAL", "FILLS", "FULL", "GETITEM", "GREATER", "IOTA", "LESS", "LOGICAL_NOT", "MATMUL",
+           "EQUAL", "FILLS", "FULL", "GETITEM", "GREATER", "IOTA", "LESS", "LOGICAL_NOT", "MATMUL",
            "MEAN", "MULTIPLY", "PERMUTE_DIMS", "PERMUTES", "POSITIVE", "PROD", "RESHAPE", "SUBTRACT", "SUM", "TAKE", "WHERE",
            "ZEROS_LIKE"]

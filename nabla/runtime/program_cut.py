@@ -7,9 +7,9 @@ import math
 
 from ..core.graph import Node, Value
 from ..core.trace_lowering import hashable_params
-from .fused_codes import COSTLY, COSTLY_OPS, reduce_kind, view_kind
+from .fused_codes import COSTLY, COSTLY_OPS, reduce_kind, scan_kind, view_kind
 from .fused_layouts import Offset
-from .op_kinds import CUMULATIVE_SUM, GREATER, LOGICAL_NOT, MATMUL, TAKE
+from .op_kinds import GREATER, LOGICAL_NOT, MATMUL, TAKE
 
 #: a value of at least this much work (its ops, a costly one counted ``COSTLY``), used where the
 #: stage's elements outnumber its own this many times, gets a stage of its own (``Cut.first_parts``)
@@ -72,7 +72,7 @@ def ends_program(op) -> bool:
     found = _ENDS.get(op)
     if found is not None:
         return found
-    found = _ENDS[op] = op is MATMUL or op is CUMULATIVE_SUM or reduce_kind(op) is not None
+    found = _ENDS[op] = op is MATMUL or scan_kind(op) is not None or reduce_kind(op) is not None
     return found
 
 

@@ -6,7 +6,7 @@ import pytest
 
 import nabla as nb
 from nabla.ops import _physical as P, broadcasting as B
-from nabla.ops import elementwise, index_primitives, sorting
+from nabla.ops import elementwise, index_primitives, scans, sorting
 
 R = np.random.default_rng(7)
 
@@ -64,6 +64,11 @@ DIFF_CASES = {
                     [f64(3, 2), f64(3, 2)]),
     "scatter": (lambda x, v: _set(x, nb.asarray(np.array([2, 0])), v), [f64(3, 2), f64(2, 2)]),
     "cumulative_sum": (lambda x: nb.array_api.cumulative_sum(x, axis=1), [f64(2, 4)]),
+    # (a running product, maximum or minimum is the scan op on plain data; under a gradient it is
+    # composed of ops with their rules: these check that composition)
+    "cumulative_prod": (lambda x: nb.array_api.cumulative_prod(x, axis=1), [f64(2, 4)]),
+    "cumulative_max": (lambda x: scans.cumulative_max(x, 1), [f64(2, 5)]),
+    "cumulative_min": (lambda x: scans.cumulative_min(x, 0), [f64(4, 3)]),
     "ceil": (lambda x: nb.ceil(x) * x, [f64(4) * 3 + 0.37]),
     "add": (nb.add, [f64(3, 4), f64(4)]),
     "subtract": (nb.subtract, [f64(3, 1), f64(1, 4)]),

@@ -421,10 +421,11 @@ def _combine_rows[A: DType](kind: Int, acc: UnsafePointer[Scalar[A], MutUntracke
 
 def scan_into[T: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
                         dst: UnsafePointer[Scalar[T], MutAnyOrigin], n: Int) raises where T.is_floating_point():
-    """A program's running sums over r (header: 1 forward, 2 reverse) into ``n`` outputs, each
-    partial sum rounded to T as NumPy's ``add.accumulate`` rounds it."""
+    """A program's running combine over r (header: 1 forward or 2 reverse, plus four times the
+    reduction kind: sum, product, max, min) into ``n`` outputs, each partial rounded to T as NumPy's
+    ``accumulate`` rounds it."""
     with KeepDenormals():  # as NumPy (see fused.mojo)
-        _scan[T, T, T](p, k, data, n, Int(p.unsafe_load(2)) == 2, dst.unsafe_bitcast[UInt8]())
+        _scan[T, T, T](p, k, data, n, dst.unsafe_bitcast[UInt8]())
 
 
 def scan_into_coded[T: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
@@ -433,13 +434,13 @@ def scan_into_coded[T: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float
     names; a float16 result's partial sums rounded to float16 each step (NumPy's float16 loop adds
     in float32 and rounds)."""
     with KeepDenormals():
-        _scan[T, DType.uint8, T](p, k, data, n, Int(p.unsafe_load(2)) == 2, dst)
+        _scan[T, DType.uint8, T](p, k, data, n, dst)
 
 
 def scan_into_ints(p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
                    dst: UnsafePointer[UInt8, MutAnyOrigin], n: Int) raises:
-    """The integer family's running sums: int64, wrapping, written as the dtype the header names."""
-    _scan[DType.int64, DType.uint8, DType.int64](p, k, data, n, Int(p.unsafe_load(2)) == 2, dst)
+    """The integer family's running combines: int64, wrapping, written as the dtype the header names."""
+    _scan[DType.int64, DType.uint8, DType.int64](p, k, data, n, dst)
 
 
 @always_inline
@@ -457,11 +458,14 @@ def _store_run[T: DType, S: DType](code: Int, dst: UnsafePointer[UInt8, MutAnyOr
 
 def _scan[T: DType, S: DType, A: DType](
     p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
-    n: Int, reverse: Bool, dst: UnsafePointer[UInt8, MutAnyOrigin],
+    n: Int, dst: UnsafePointer[UInt8, MutAnyOrigin],
 ) raises:
-    """Running sums (in A: float64, or the integers' int64) of the program's values over r, in an
-    (outer, r, inner) space: rows (inner = 1) a task's whole rows at a time, else an outer index and
-    a chunk of inner columns per task, a row of the chunk at a time."""
+    """Running combines (in A: the registers' float, or the integers' int64) of the program's values
+    over r, in an (outer, r, inner) space: rows (inner = 1) a task's whole rows at a time, else an
+    outer index and a chunk of inner columns per task, a row of the chunk at a time; each value
+    taken after the one before it, as NumPy's ``accumulate`` takes them."""
+    var reverse = Int(p.unsafe_load(2)) % 4 == 2
+    var kind = Int(p.unsafe_load(2)) // 4
     var r = Int(p.unsafe_load(3))
     var inner = Int(p.unsafe_load(4))
     var code = Int(p.unsafe_load(5))
@@ -475,12 +479,12 @@ def _scan[T: DType, S: DType, A: DType](
 
     var memory = registers_used(p) * BLOCK  # (a task's registers: counted once for every task)
     def task(t: Int) {memory, p, k, data, r, inner, outer, chunk, chunks, rows_per_task,
-                      reverse, dst, result_at, code, half}:
+                      reverse, kind, dst, result_at, code, half}:
         var regs = alloc[Scalar[T]](memory)
         var values = regs + result_at * BLOCK  # (scans keep whole blocks: their rows are long)
         if inner == 1:
             for row in range(t * rows_per_task, min(outer, (t + 1) * rows_per_task)):
-                var acc = Scalar[A](0)
+                var acc = _identity[A](kind)
                 var blocks = (r + BLOCK - 1) // BLOCK
                 for b in range(blocks):
                     var first = (blocks - 1 - b) * BLOCK if reverse else b * BLOCK
@@ -489,7 +493,7 @@ def _scan[T: DType, S: DType, A: DType](
                     _run_block[T, S](p, k, data, regs, BLOCK, start, count)
                     for j in range(count):
                         var i = count - 1 - j if reverse else j
-                        acc += values.unsafe_load(i).cast[A]()
+                        acc = _combine[A](kind, acc, values.unsafe_load(i).cast[A]())
                         if half:
                             acc = acc.cast[DType.float16]().cast[A]()
                         values.unsafe_store(i, acc.cast[T]())
@@ -500,12 +504,12 @@ def _scan[T: DType, S: DType, A: DType](
             var width = min(chunk, inner - col)
             var acc = alloc[Scalar[A]](chunk)
             for i in range(width):
-                acc.unsafe_store(i, 0)
+                acc.unsafe_store(i, _identity[A](kind))
             for j in range(r):
                 var kk = r - 1 - j if reverse else j
                 var start = (o * r + kk) * inner + col
                 _run_block[T, S](p, k, data, regs, BLOCK, start, width)
-                _accumulate[T, A](1, acc, values, width)
+                _accumulate[T, A](kind, acc, values, width)
                 if half:
                     for i in range(width):
                         acc.unsafe_store(i, acc.unsafe_load(i).cast[DType.float16]().cast[A]())
