@@ -12,6 +12,7 @@ import numpy as _np
 
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
+from ..core.values import HostValue, host_view
 from ..array_api import stack
 from ..ops.base import accumulation_dtype, tensor_from_host
 from ..ops.elementwise import astype as _astype
@@ -69,6 +70,25 @@ def to_nabla(dtype_like, op: str):
     return _dt.as_dtype(d)
 
 
+def _host_scalars(items):
+    """The host values of ``items`` where each is a realized 0-d array on the host (a pick, an op at
+    once over picks: NumPy scalars or 0-d memory already), to be packed as ``asarray`` packs Python
+    numbers; None otherwise (stacked as tensors, lazily)."""
+    if len(items) > 64:
+        return None
+    out = []
+    for t in items:
+        impl = getattr(t, "_impl", None)
+        if impl is None or impl.cached_shape or impl.traced or impl.tangents is not None or impl.batch_dims \
+                or impl.sharding is not None or impl.dtype.is_complex:
+            return None
+        values = impl._values
+        if type(values) is not list or len(values) != 1 or type(values[0]) is not HostValue or values[0].node is not None:
+            return None
+        out.append(host_view(values[0]))
+    return out
+
+
 def numpy_dtype(x) -> _np.dtype:
     return x.dtype.numpy_dtype if isinstance(x, Tensor) else _np.dtype(x)
 
@@ -85,6 +105,10 @@ def asarray(a, dtype=None, op: str = "asarray", device=None, strings: bool = Fal
         a = wrap(a)
         return a if target is None or a.dtype is target else _astype(a, target)
     if isinstance(a, (list, tuple)) and a and builtins.any(isinstance(v, Tensor) for v in a):
+        held = _host_scalars(a)
+        if held is not None:  # (realized scalars on the host, ``np.array([dx, dy, dz])``: their values packed)
+            arr = _np.array(held, dtype=None if target is None else target.numpy_dtype)
+            return ndarray(tensor_from_host(arr, device)._impl)
         first = a[0]
         if isinstance(first, Tensor) and builtins.all(isinstance(v, Tensor) and v.dtype is first.dtype for v in a):
             parts = [wrap(v) for v in a]  # (one dtype: nothing to promote; a list of picks, ``[y[1], -sin(y[0])]``)

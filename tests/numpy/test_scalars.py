@@ -251,3 +251,18 @@ def test_zero_d_arrays_made_as_arrays_are_written_in_place_and_print_as_arrays(m
     c = fnp.asarray(s)
     c += 1
     assert (float(s), float(c), repr(s)) == (3.0, 4.0, "np.float64(3.0)")
+
+
+@pytest.mark.parametrize("make", [lambda m, v, i: m.array([v[0] * 2.0, v[1] - v[0], v[2] * v[1]]),
+                                  lambda m, v, i: m.array([i[0], v[1]]), lambda m, v, i: m.array((i[0] > 0, v[0] > 5)),
+                                  lambda m, v, i: m.array([v[0], i[1]], dtype=m.float32),
+                                  lambda m, v, i: m.asarray([i[0], i[1]])])
+def test_an_array_of_realized_scalars_is_packed_at_once(make):
+    """``np.array([dx, dy, dz])`` of realized 0-d values (picks, ops at once over them) packs their host
+    values as ``asarray`` packs Python numbers: NumPy's dtype and values, realized, no stack recorded."""
+    host_v, host_i = numpy.array([1.0, 2.0, 3.0]), numpy.array([1, 2], dtype=numpy.int32)
+    got = make(fnp, fnp.asarray(host_v), fnp.asarray(host_i))
+    want = make(numpy, host_v, host_i)
+    assert got._impl._values[0].node is None
+    numpy.testing.assert_array_equal(numpy.asarray(got), want)
+    assert numpy.asarray(got).dtype == want.dtype
