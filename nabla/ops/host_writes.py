@@ -13,7 +13,9 @@ realized host data of the array's dtype (an op at once's result, ``host_slice_wr
 The first such write copies the array into memory of Nabla's own (a ``HostValue``); later ones
 write into it while nothing else can see it: no recorded op reads the value (its reference
 count), no run has read it since (``TraceLowering.trace`` gives it up), no NumPy view or export
-holds its buffer, and no other tensor shares its state. A write that finds any of these copies
+holds its buffer, and no other tensor shares its state but the array's own live views whose values
+nothing else holds (``y = ys[i]; ys[i + 1] = f(y)``, its ops at once): those are derived again after
+the write, and see it, as NumPy's views do. A write that finds any of these copies
 again, so every array read before the write keeps the values it had, as with a recorded write.
 
 An element loop over pending data (a stencil's row update, then ``A[i, j] += A[i, j - 1]`` along
@@ -92,6 +94,12 @@ def alone(x: Tensor, own=None) -> bool:
             return False
         if own is None:
             x._views = None
+    return _unlinked(x)
+
+
+def _unlinked(x: Tensor) -> bool:
+    """Whether ``x`` views nothing anyone can reach (the array a face function returns is an alias of
+    a result nothing else holds: its link is dropped here)."""
     view = x._view
     if view is None:
         return True
@@ -256,12 +264,57 @@ def host_slice_write(x: Tensor, index, value, writer=None) -> bool:
         # it is derived again where x's memory is replaced)
         own = value if getattr(value, "_view", None) is not None and value._view[0] is x else None
         if not alone(x, own):
-            return False
+            holding = _views_holding(x, values[0])
+            if holding < 0:
+                return False
+            v = values[0]
+            if type(v) is HostValue and v.owned and _getrefcount(v) == 3 + holding and _getrefcount(impl) == 3 \
+                    and memory_unshared(v):
+                written_in_place(v)
+                v.host[where] = src
+            else:  # (memory of Nabla's own first, a copy that becomes x's value: the next writes of a
+                # loop that reads between them go into it)
+                del v
+                _memory(x, impl, values[0])[where] = src
+            for ref in x._views:  # (each a slice of x's memory again: it sees the write, as NumPy's)
+                w = ref()
+                if w is not None:
+                    w._impl = w._view[1](x)._impl
+            return True
     elif x._view is not None or any(r() is not None and r() is not writer for r in x._views or ()):
         return False
     v = values[0]
     _memory(x, impl, v)[where] = src
     return True
+
+
+def _views_holding(x: Tensor, v) -> int:
+    """Where x is no view itself and each of its live views has a value nothing else holds (no recorded
+    op reads it: ``y = ys[i]`` whose ops ran at once), a slice of x's one value ``v`` or realized:
+    how many hold v (their slices' nodes), so that after a write into v's memory (or a copy of it)
+    each view derived again sees it, as NumPy's views do; -1 where that does not hold."""
+    if not _unlinked(x) or not x._views:
+        return -1
+    holding = 0
+    for ref in x._views or ():
+        w = ref()
+        if w is None:
+            continue
+        if w._views is not None and any(r() is not None for r in w._views):
+            return -1  # (views of a view: their values are slices of w's)
+        values = w._impl._values
+        if type(values) is not list or len(values) != 1:
+            return -1
+        s = values[0]
+        node = s.node
+        # (counts: the list, ``s`` here and the argument; the node's: ``s.node``, ``node`` and the argument)
+        if _getrefcount(s) != 3:
+            return -1
+        if node is not None:
+            if node.op is not slice_op or len(node.inputs) != 1 or node.inputs[0] is not v or _getrefcount(node) != 3:
+                return -1
+            holding += 1
+    return holding
 
 
 def slice_place(x: Tensor, index, sliced):

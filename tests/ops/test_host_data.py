@@ -614,3 +614,47 @@ def test_slice_writes_of_the_arrays_own_slices_go_in_place_as_numpys(key, source
     ours[0, 0], ref[0, 0] = 7.0, 7.0
     onp.testing.assert_array_equal(kept.numpy(), kept_ref)
     onp.testing.assert_array_equal(ours.numpy(), ref)
+
+
+@pytest.mark.parametrize("width", [300, 3000])
+def test_row_writes_beside_live_row_views_go_in_place_as_numpys(width):
+    """``y = ys[i]; ys[i + 1] = f(y)`` with a read each step (an integrator's history): the write goes
+    into ys's memory while y is alive (its slice is all that holds it), where each step copied the
+    whole array; views of ys see the write as NumPy's do, and a value recorded over a view before the
+    write keeps what it read."""
+    def history(m, steps=12):
+        ys = m.zeros((steps, width))
+        ys[0] = m.linspace(0.1, 2.0, width)
+        rows = []
+        for i in range(steps - 1):
+            y = ys[i]
+            ys[i + 1] = y + 0.01 * (m.cos(y) - 0.3 * y)
+            rows.append(y)
+            if float(ys[i + 1].max()) > 1e6:
+                break
+        return ys, rows
+    ours, ours_rows = history(np)
+    theirs, their_rows = history(onp)
+    onp.testing.assert_array_equal(ours.numpy(), theirs)
+    for got, want in zip(ours_rows, their_rows):
+        onp.testing.assert_array_equal(onp.asarray(got), want)
+    if width <= 2048:  # (its rows' ops at once: after a copy into memory of its own, writes go in place)
+        ours[3] = ours[2] * 2.0
+        host = weakref.ref(ours._impl._values[0].host)
+        ours[4] = ours[2] * 3.0
+        assert _in_place(ours) and ours._impl._values[0].host is host()
+        onp.testing.assert_array_equal(onp.asarray(ours_rows[3]), theirs[2] * 2.0)  # (a view sees the write)
+
+    a = _realized(np.asarray(onp.arange(4.0 * width).reshape(4, width)))
+    b = onp.arange(4.0 * width).reshape(4, width)
+    ra, rb = a[1], b[1]
+    ea, eb = a[2], b[2]
+    early = ea * 1.0  # (computed at once, or recorded: either way the values before the write)
+    a[1] = a[3] + 1.0
+    b[1] = b[3] + 1.0
+    a[2] = 7.0
+    b[2] = 7.0
+    onp.testing.assert_array_equal(onp.asarray(ra), rb)
+    onp.testing.assert_array_equal(onp.asarray(ea), eb)
+    onp.testing.assert_array_equal(onp.asarray(early), onp.arange(4.0 * width).reshape(4, width)[2])
+    onp.testing.assert_array_equal(a.numpy(), b)
