@@ -13,7 +13,7 @@ import types as _types
 
 import numpy as _np
 
-from . import _dtypes, _methods, _strings
+from . import _dtypes, _io, _methods, _strings
 from ._ndarray import ndarray
 from ._arrays import *  # noqa: F401,F403
 from ._dtypes import (bool_, byte, can_cast, cdouble, complex64, complex128, complexfloating, csingle, double,  # noqa: F401
@@ -146,6 +146,10 @@ _face_namespace(globals())
 _face_namespace(vars(linalg))
 _face_namespace(vars(fft))
 _face_namespace(vars(emath))
+
+
+# (``genfromtxt(usemask=True)``'s masked array: ``ma`` is loaded on first use, from here, the face's top)
+_io.MASKED.append(lambda data, mask: _importlib.import_module(f"{__name__}.ma").array(data, mask=mask))
 
 
 def __getattr__(name):

@@ -151,7 +151,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         out = _astype(out, D.to_nabla(dtype, "linspace"))
     if retstep:
         div = (num - 1) if endpoint else num
-        return out, ((stop - start) / div if div > 0 else _np.nan)
+        step = (stop - start) / div if div > 0 else _np.nan  # (of Python numbers or 0-d data: a 0-d result)
+        return out, D.asarray(step, _np.float64, "linspace")
     return out
 
 

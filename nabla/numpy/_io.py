@@ -68,7 +68,16 @@ def loadtxt(fname, *args, **kwargs):
 
 
 def genfromtxt(fname, *args, **kwargs):
-    return _face(_np.genfromtxt(fname, *args, **kwargs), "genfromtxt")
+    """NumPy's ``genfromtxt``; with ``usemask=True`` its data and mask as ``masked(data, mask)`` makes
+    them (``nabla.numpy.ma``'s masked array, set by that module, which sits above this one)."""
+    host = _np.genfromtxt(fname, *args, **kwargs)
+    if isinstance(host, _np.ma.MaskedArray) and host.dtype.names is None:
+        return MASKED[0](D.asarray(host.data, op="genfromtxt"), D.asarray(host.mask, op="genfromtxt"))
+    return _face(host, "genfromtxt")
+
+
+#: ``fn(data, mask)`` -> a masked array: ``nabla.numpy.ma`` sets it when the face loads it
+MASKED: list = []
 
 
 def fromfile(file, dtype=float, count=-1, sep="", offset=0, **kwargs):

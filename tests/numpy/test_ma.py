@@ -301,3 +301,14 @@ def test_clip_takes_python_bounds_as_weak(bounds):
     assert filled.dtype == want.dtype
     numpy.testing.assert_array_equal(filled, numpy.ma.filled(want, 0))
     numpy.testing.assert_array_equal(numpy.asarray(fnp.ma.getmaskarray(got)), numpy.ma.getmaskarray(want))
+
+
+def test_genfromtxt_with_usemask_gives_a_masked_array():
+    import io
+
+    text = "1,,3\n4,5,\n"
+    ours = fnp.genfromtxt(io.StringIO(text), delimiter=",", usemask=True)
+    theirs = numpy.genfromtxt(io.StringIO(text), delimiter=",", usemask=True)
+    assert isinstance(ours, fnp.ma.MaskedArray)
+    numpy.testing.assert_array_equal(numpy.asarray(fnp.ma.getmaskarray(ours)), numpy.ma.getmaskarray(theirs))
+    assert float(ours.sum()) == float(theirs.sum())
