@@ -120,11 +120,8 @@ def full_like(x, /, fill_value, *, dtype=None, device=None) -> Tensor:
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None) -> Tensor:
     n_cols = n_rows if n_cols is None else n_cols
     dtype = as_dtype(dtype, "eye") or get_default_dtype()
-    rows = _ops.arange(n_rows, device=device)
-    cols = _ops.arange(n_cols, device=device)
     k = builtins.min(builtins.max(k, -n_rows), n_cols)  # any k beyond the matrix gives zeros alike
-    hit = _B["equal"](_ops.reshape(rows, (n_rows, 1)) + k, _ops.reshape(cols, (1, n_cols)))
-    return _astype(hit, dtype)
+    return _la.identity(n_rows, n_cols, k, dtype, device)
 
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True) -> Tensor:

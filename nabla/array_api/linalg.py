@@ -68,8 +68,7 @@ def _filled(shape, value, dtype, like: Tensor) -> Tensor:
 
 def _eye(m: int, n: int, lead: tuple, like: Tensor) -> Tensor:
     """Identity-like (m, n) stacked over ``lead``."""
-    eye = _astype(_la.band_mask(m, n, 0, True, like.device) & _la.band_mask(m, n, 0, False, like.device), like.dtype)
-    return _ops.broadcast_to(eye, lead + (m, n))
+    return _ops.broadcast_to(_la.identity(m, n, 0, like.dtype, like.device), lead + (m, n))
 
 
 # --- decompositions -------------------------------------------------------------------------

@@ -70,3 +70,21 @@ def test_linalg_refuses_vectors_and_non_square_matrices_with_numpys_linalg_error
         for m in (numpy, fnp):
             with pytest.raises(numpy.linalg.LinAlgError):
                 call(m, m.zeros(shape))
+
+
+def test_small_identities_are_kept_and_writes_into_one_leave_the_others():
+    """``np.eye`` of a small shape is computed once and kept (a loop's ``np.eye(2) - K @ H``, ``inv``'s
+    right-hand side); every caller gets NumPy's values, and a write into one (an element, a row op in
+    place, an op rebinding it) changes no other."""
+    for args, kw in (((3,), {}), ((2, 4), {"k": 1, "dtype": int}), ((3,), {"k": -5}), ((4, 3), {"k": -1})):
+        numpy.testing.assert_array_equal(numpy.asarray(fnp.eye(*args, **kw)), numpy.eye(*args, **kw))
+    a = fnp.eye(3)
+    a[0, 1] = 5.0
+    b = fnp.eye(3)
+    b[1, :] += 7.0
+    c = fnp.eye(3)
+    c *= 2.0
+    numpy.testing.assert_array_equal(numpy.asarray(fnp.eye(3)), numpy.eye(3))
+    numpy.testing.assert_array_equal(numpy.asarray(b)[1], [7.0, 8.0, 7.0])
+    m = numpy.array([[2.0, 1.0], [1.0, 3.0]])
+    numpy.testing.assert_allclose(numpy.asarray(fnp.linalg.inv(fnp.asarray(m))), numpy.linalg.inv(m), rtol=1e-15)
