@@ -29,7 +29,7 @@ from .creation import operand_constant
 from .index_primitives import set_slice_op, slice_op, sliced_shape
 from .view import reshape_op
 from .view_layout import C_ORDER, element_strides, reshaped_strides
-from .host_writes import (exact_scalar, host_slice_write, host_write, may_be_element, realize_for_loop,
+from .host_writes import (exact_scalar, host_scatter, host_slice_write, host_write, may_be_element, realize_for_loop,
                           recorded_element_write, slice_place)
 from .picks import element_key, plain_host, quick_pick
 
@@ -414,7 +414,8 @@ def setitem(x: Tensor, key, value) -> None:
             return
     if type(value) is complex and (x._impl.dtype.is_integer or x._impl.dtype.is_floating):  # NumPy's TypeError
         raise TypeError(f"nabla.setitem: cannot write complex {value!r} into an array of {x._impl.dtype}")
-    if _is_own_view(x, key, value) or host_write(x, key, value):
+    if _is_own_view(x, key, value) or host_write(x, key, value) \
+            or ((type(key) is tuple or isinstance(key, Tensor)) and host_scatter(x, key, value)):
         return
     before = id(x._impl)  # (not a reference: a write into x's memory counts those, ``host_writes._memory``)
     if not _plain_setitem(x, key, value, at_once=True):

@@ -14,6 +14,7 @@ from ..core.graph import GRAPH, Node, Value
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from ..core.tracing import OutputRefs
+from ..core.values import give_up
 from .base import CreationOperation, _check_shape, default_dtype_for, host_array, tensor_from_host
 from .casts import astype
 from . import lowerings as L
@@ -175,6 +176,29 @@ def _filled_at_once(shape, value, dtype, device):
     constant = operand_constant(value, dtype, device)._impl._values[0]
     out = scalars.small(GRAPH.engine, broadcast_to_op, {"shape": shape}, (constant,), shape, dtype, device)
     return None if out is None else TensorImpl([out], dtype)
+
+
+def positions(length: int, device) -> Tensor:
+    """0, 1, ..., length - 1 as int64 (``iota``): up to ``FILL_AT_ONCE`` of them a slice of realized
+    positions kept per device (grown as asked), which the ops at once over it take (a loop's
+    ``np.arange(lo, hi)`` of index positions is then realized at once, and each step's gathers and
+    writes at it, where a recorded iota left them pending, and a program of each new length planned)."""
+    if not 0 < length <= FILL_AT_ONCE or GRAPH.captures or GRAPH.engine.scalars is None:
+        return iota_op(shape=(length,), dtype=_dt.int64, device=device)
+    key = (device.label, device.id)
+    held = _POSITIONS.get(key)
+    if held is None or held.shape[0] < length:
+        n = min(FILL_AT_ONCE, max(length, 1024, 2 * (0 if held is None else held.shape[0])))
+        held = iota_op(shape=(n,), dtype=_dt.int64, device=device)
+        held._impl.realize()
+        for v in held._impl._values:
+            give_up(v)
+        _POSITIONS[key] = held
+    return Tensor(held._impl)[0:length]  # (a new name's slice: the kept one's views stay none)
+
+
+#: per device, realized positions 0, 1, ... that ``positions`` slices
+_POSITIONS: dict = {}
 
 
 def zeros(shape, dtype=None, device=None) -> Tensor:

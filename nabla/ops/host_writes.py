@@ -199,6 +199,65 @@ def host_write(x: Tensor, key, value) -> bool:
     return True
 
 
+def host_scatter(x: Tensor, key, value) -> bool:
+    """``x[i, j] = v`` with integer index arrays (a dynamic program's anti-diagonal, ``S[i, j] =
+    np.maximum(S[i - 1, j - 1] + 1, ...)``) into x's memory at once, as ``host_write`` writes an
+    element: every index array and the value realized host data (the value of x's dtype, or a Python
+    scalar it holds exactly), the key integers and such arrays alone; a copy of data to the positions
+    they name, NumPy's assignment (broadcast, last of repeated positions wins, its IndexError). x then
+    stays realized, so the next step's gathers from it run at once, where each recorded scatter left
+    the loop's data pending and every later read planned a new length. False where a recorded write
+    must do it."""
+    impl = x._impl
+    values = impl._values
+    if type(values) is not list or len(values) != 1 or values[0].node is not None or type(x) not in PLAIN_CLASSES \
+            or not plain_host(impl) or impl.dtype.is_complex or not GRAPH.engine.small_at_once:
+        return False
+    parts = key if type(key) is tuple else (key,)
+    if not parts or len(parts) > len(impl.cached_shape):
+        return False
+    where, arrays = [], 0
+    for p in parts:
+        if type(p) is int:
+            where.append(p)
+            continue
+        held = _host_data(p)
+        if held is None or held.dtype.kind not in "iu":
+            return False
+        where.append(held)
+        arrays += 1
+    if not arrays:
+        return False
+    tv = type(value)
+    if tv is float or tv is int or tv is bool:
+        src = exact_scalar(value, impl.dtype)
+    else:
+        src = _host_data(value)
+        if src is not None and getattr(value, "_impl", None) is not None and value._impl.dtype is not impl.dtype:
+            src = None
+    if src is None or not alone(x):
+        return False
+    v = values[0]  # (``_memory`` counts this name)
+    memory = _memory(x, impl, v)
+    del v
+    try:
+        memory[tuple(where)] = src
+    except IndexError as e:
+        raise IndexError(f"nabla.setitem: index out of bounds: {e} (shape {impl.cached_shape})") from None
+    except ValueError as e:
+        raise ValueError(f"nabla.setitem: {e} (shape {impl.cached_shape}, value of shape {np.shape(src)})") from None
+    return True
+
+
+def _host_data(t):
+    """The host memory of ``t``, realized host data of one value (a NumPy view of it), else None."""
+    impl = getattr(t, "_impl", None)
+    if impl is None or not plain_host(impl) or type(impl._values) is not list or len(impl._values) != 1:
+        return None
+    v = impl._values[0]
+    return host_view(v) if v.node is None else None
+
+
 def _memory(x: Tensor, impl, v):
     """The NumPy view of x's memory (``impl``'s one value ``v``) to write into: its own where
     nothing else can see it (the counts: the list and ``v``, or ``x._impl`` and ``impl``, and the

@@ -12,7 +12,7 @@ from ..core import dtypes as _dt
 from ..core.context import as_device, get_default_dtype, get_default_int_dtype
 from ..core.tensor import Tensor
 from .casts import astype
-from .creation import iota_op, scalar_tensor
+from .creation import positions as _positions, scalar_tensor
 from .elementwise import add, equal, multiply, where
 
 
@@ -43,7 +43,7 @@ def arange(start, stop=None, step=1, dtype=None, device=None) -> Tensor:
         raise TypeError(f"nabla.arange: unsupported dtype {dtype}")
     length = max(0, math.ceil((stop - start) / step))
     device = as_device(device)
-    positions = iota_op(shape=(length,), dtype=_dt.int64, device=device)
+    positions = _positions(length, device)
     if dtype.is_integer:  # exact: start + i * step in int64, then wrapped to the dtype as NumPy's casts do
         start, step = int(start), int(step)
         out = add(multiply(positions, scalar_tensor(step, _dt.int64, device)), scalar_tensor(start, _dt.int64, device))

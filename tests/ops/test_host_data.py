@@ -658,3 +658,43 @@ def test_row_writes_beside_live_row_views_go_in_place_as_numpys(width):
     onp.testing.assert_array_equal(onp.asarray(ea), eb)
     onp.testing.assert_array_equal(onp.asarray(early), onp.arange(4.0 * width).reshape(4, width)[2])
     onp.testing.assert_array_equal(a.numpy(), b)
+
+
+def test_writes_at_integer_arrays_go_in_place_as_numpys():
+    """``S[i, j] = v`` at realized integer arrays (an anti-diagonal dynamic program's step) writes into
+    S's memory at once, S staying realized for the next step's gathers at once: NumPy's values (ints
+    beside the arrays, negative positions, the last of repeated positions, a broadcast value), and
+    NumPy's errors with S untouched."""
+    def dp(m):
+        S = m.zeros((31, 29), dtype=m.int64)
+        for d in range(2, 59):
+            i = m.arange(max(1, d - 28), min(30, d - 1) + 1)
+            j = d - i
+            S[i, j] = m.maximum(S[i - 1, j - 1] + 1, S[i - 1, j] - 2)
+        return S
+    ours = dp(np)
+    assert _in_place(ours)
+    onp.testing.assert_array_equal(ours.numpy(), dp(onp))
+    for key, value in (((onp.array([0, 2, 2]), onp.array([1, -1, 3])), onp.array([1.5, 2.5, 3.5])),
+                       ((1, onp.array([0, 3, 0])), 7.0), ((onp.array([[0], [2]]), onp.array([1, 2])), onp.array([4.0, 5.0]))):
+        a = _realized(np.asarray(onp.arange(20.0).reshape(4, 5)))
+        b = onp.arange(20.0).reshape(4, 5)
+        a[tuple(np.asarray(k) if isinstance(k, onp.ndarray) else k for k in key)] = \
+            np.asarray(value) if isinstance(value, onp.ndarray) else value
+        b[key] = value
+        assert _in_place(a)
+        onp.testing.assert_array_equal(a.numpy(), b)
+    a = _realized(np.asarray(onp.arange(20.0).reshape(4, 5)))
+    with pytest.raises(IndexError):
+        a[np.asarray(onp.array([0, 9])), np.asarray(onp.array([1, 1]))] = 1.0
+    with pytest.raises(ValueError):
+        a[np.asarray(onp.array([0, 1])), np.asarray(onp.array([1, 1]))] = np.asarray(onp.ones(3))
+    onp.testing.assert_array_equal(a.numpy(), onp.arange(20.0).reshape(4, 5))
+
+
+def test_small_aranges_are_realized_at_once():
+    for args in ((5,), (1, 18), (3, 1, -1), (0.5, 3, 0.5), (0,), (2, 9, 3)):
+        got = np.arange(*args)
+        if got.size:
+            assert got._impl._values[0].node is None
+        onp.testing.assert_array_equal(got.numpy(), onp.arange(*args))
