@@ -104,8 +104,13 @@ def _realized_for_a_loop(op, source) -> bool:
     engine = GRAPH.engine
     if op.fused is not None and op.fused.view is not None:
         return False  # (a view of the slice, ``expand_dims`` of a vector before its product: no work)
-    if _NO_LOOP.get(op, 0) >= 2 or GRAPH.captures or source.dtype.is_complex or not engine.small_at_once \
+    if GRAPH.captures or source.dtype.is_complex or not engine.small_at_once \
             or engine.scalars is None or not engine.scalars.serves(engine):
+        return False
+    refused = _NO_LOOP.get(op, 0)
+    if refused >= 2:  # (turned off for this op; tried again after ``_NO_LOOP_PAUSE`` asks, so one
+        # loop whose programs were refused does not turn it off for the rest of the process)
+        _NO_LOOP[op] = 0 if refused >= _NO_LOOP_PAUSE else refused + 1
         return False
     root = source  # (an array the loop writes row by row: its writes' chain, counted at its first value)
     while root.node is not None and root.node.op.index_kwarg is not None and len(root.node.inputs) == 2:
@@ -131,6 +136,7 @@ def _realized_for_a_loop(op, source) -> bool:
 _REFUSED: dict = {}
 _LOOP_REFUSALS = 16
 _NO_LOOP: dict = {}
+_NO_LOOP_PAUSE = 256
 
 
 def kept_at_once(op, kwargs, values, impls, device):

@@ -26,7 +26,8 @@
 #   scatters: the rows written or added, then their int64 row numbers; nonzero: the bool mask).
 from std.memory import UnsafePointer
 from evaluator.fused import map_into
-from evaluator.fused_reduce import reduce_into, scan_into, scan_into_coded, scan_into_ints
+from evaluator.fused_reduce import reduce_into
+from evaluator.fused_scan import scan_into, scan_into_coded, scan_into_ints
 
 comptime STAGE = 24
 

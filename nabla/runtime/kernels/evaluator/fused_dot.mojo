@@ -123,6 +123,61 @@ def _pairwise_products[T: DType](x: UnsafePointer[Scalar[T], MutUntrackedOrigin]
     return s
 
 
+def dot_pairwise4[T: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _],
+                            data: UnsafePointer[Int, _], e: Int, r: Int, n: Int) -> SIMD[T, 4]:
+    """``dot_pairwise`` of four rows r apart (elements e + q * r on, q < 4), read side by side: four
+    streams in flight, each row's sum in its own lane, its order and bits those of ``dot_pairwise``."""
+    var x0, sx0 = _operand[T](p, k, data, _FIRST, e)
+    var x1, sx1 = _operand[T](p, k, data, _FIRST, e + r)
+    var x2, sx2 = _operand[T](p, k, data, _FIRST, e + 2 * r)
+    var x3, sx3 = _operand[T](p, k, data, _FIRST, e + 3 * r)
+    var y0, sy0 = _operand[T](p, k, data, _SECOND, e)
+    var y1, sy1 = _operand[T](p, k, data, _SECOND, e + r)
+    var y2, sy2 = _operand[T](p, k, data, _SECOND, e + 2 * r)
+    var y3, sy3 = _operand[T](p, k, data, _SECOND, e + 3 * r)
+    if not (sx0 == 1 and sx1 == 1 and sx2 == 1 and sx3 == 1 and sy0 == 1 and sy1 == 1 and sy2 == 1 and sy3 == 1):
+        return SIMD[T, 4](dot_pairwise[T](p, k, data, e, n), dot_pairwise[T](p, k, data, e + r, n),
+                          dot_pairwise[T](p, k, data, e + 2 * r, n), dot_pairwise[T](p, k, data, e + 3 * r, n))
+    return SIMD[T, 4](0) + _pairwise_products4[T](x0, x1, x2, x3, y0, y1, y2, y3, 0, n)
+
+
+@always_inline
+def _joined[T: DType](lanes: SIMD[T, 8]) -> Scalar[T]:
+    return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
+
+
+def _pairwise_products4[T: DType](x0: UnsafePointer[Scalar[T], MutUntrackedOrigin],
+                                  x1: UnsafePointer[Scalar[T], MutUntrackedOrigin],
+                                  x2: UnsafePointer[Scalar[T], MutUntrackedOrigin],
+                                  x3: UnsafePointer[Scalar[T], MutUntrackedOrigin],
+                                  y0: UnsafePointer[Scalar[T], MutUntrackedOrigin],
+                                  y1: UnsafePointer[Scalar[T], MutUntrackedOrigin],
+                                  y2: UnsafePointer[Scalar[T], MutUntrackedOrigin],
+                                  y3: UnsafePointer[Scalar[T], MutUntrackedOrigin], i: Int, n: Int) -> SIMD[T, 4]:
+    if n > LEAF:
+        var half = split(n)
+        return _pairwise_products4[T](x0, x1, x2, x3, y0, y1, y2, y3, i, half) + \
+            _pairwise_products4[T](x0, x1, x2, x3, y0, y1, y2, y3, i + half, n - half)
+    var whole = 0 if n < 8 else n - n % 8
+    var s = -SIMD[T, 4](0)
+    if n >= 8:
+        var l0 = _rounded[T, 8](x0.unsafe_load[width=8](i) * y0.unsafe_load[width=8](i))
+        var l1 = _rounded[T, 8](x1.unsafe_load[width=8](i) * y1.unsafe_load[width=8](i))
+        var l2 = _rounded[T, 8](x2.unsafe_load[width=8](i) * y2.unsafe_load[width=8](i))
+        var l3 = _rounded[T, 8](x3.unsafe_load[width=8](i) * y3.unsafe_load[width=8](i))
+        for j in range(i + 8, i + whole, 8):
+            l0 += _rounded[T, 8](x0.unsafe_load[width=8](j) * y0.unsafe_load[width=8](j))
+            l1 += _rounded[T, 8](x1.unsafe_load[width=8](j) * y1.unsafe_load[width=8](j))
+            l2 += _rounded[T, 8](x2.unsafe_load[width=8](j) * y2.unsafe_load[width=8](j))
+            l3 += _rounded[T, 8](x3.unsafe_load[width=8](j) * y3.unsafe_load[width=8](j))
+        s = SIMD[T, 4](_joined[T](l0), _joined[T](l1), _joined[T](l2), _joined[T](l3))
+    for j in range(i + whole, i + n):
+        var xs = SIMD[T, 4](x0.unsafe_load(j), x1.unsafe_load(j), x2.unsafe_load(j), x3.unsafe_load(j))
+        var ys = SIMD[T, 4](y0.unsafe_load(j), y1.unsafe_load(j), y2.unsafe_load(j), y3.unsafe_load(j))
+        s += _rounded[T, 4](xs * ys)
+    return s
+
+
 def accumulate_products[T: DType, A: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _],
                                             data: UnsafePointer[Int, _], e: Int,
                                             acc: UnsafePointer[Scalar[A], MutUntrackedOrigin], count: Int):

@@ -1,6 +1,8 @@
-# The fused evaluator's reductions and running sums (see fused.mojo for the programs they run):
-# over one run of axes of the program's elements, seen as an (outer, r, inner) block, accumulated
-# in float64 (the integer family: int64), without transposing anything.
+# The fused evaluator's reductions (see fused.mojo for the programs they run; running ones:
+# fused_scan.mojo): over one run of axes of the program's elements, seen as an (outer, r, inner)
+# block, without transposing anything. A float sum, mean or product is NumPy's, in the data's dtype
+# (a row pairwise, fused_pairwise.mojo; columns one row after another); max and min in float64, the
+# integer family in int64.
 from std.memory import bitcast
 from std.sys.info import simd_width_of
 from max.algorithm import parallelize
@@ -8,8 +10,8 @@ from .denormals import KeepDenormals
 from .fused_bits import _is_nan
 from .fused import BLOCK, BLOCKS_PER_TASK, SERIAL_DOT_WORK, SERIAL_WORK, _run_block, program_work, register_stride, registers_used
 from .fused_accumulate import _combine, _identity, _reduce_block, accumulator
-from .fused_dot import accumulate_products, accumulate_products4, dot_fits, dot_pairwise, is_dot
-from .fused_int import itemsize, store_coded
+from .fused_dot import accumulate_products, accumulate_products4, dot_fits, dot_pairwise, dot_pairwise4, is_dot
+from .fused_int import store_coded
 from .fused_pairwise import fill_leaves, join_leaves, leaf_count, leaf_sum, pairwise_sum
 from .opcodes import Reduce, Code
 
@@ -62,7 +64,13 @@ def reduce_into[T: DType, S: DType, O: DType](p: UnsafePointer[Int32, _], k: Uns
             # float16 output in turn, every partial rounded to float16 (a sum of 5,000 values
             # near 1 stops at 4,096): so do these columns, one row after another
             var half = S != T and code == Code.FLOAT16 and (kind == Reduce.SUM or kind == Reduce.PROD)
-            _reduce_columns[T, S](p, k, data, m // inner, r, inner, kind, result, dot, half)
+            var in_order = False  # (a float sum, mean or product: NumPy's order, one row after another)
+            comptime if T.is_floating_point():
+                in_order = kind == Reduce.SUM or kind == Reduce.MEAN or kind == Reduce.PROD
+            if in_order:
+                _reduce_columns_in_order[T, S](p, k, data, m // inner, r, inner, kind, result, dot, half)
+            else:
+                _reduce_columns[T, S](p, k, data, m // inner, r, inner, kind, result)
     comptime if not A.is_floating_point():
         if code == Code.UINT64 and (kind == Reduce.MAX or kind == Reduce.MIN):
             # (the program flipped each uint64 value's sign bit, so that signed order is unsigned
@@ -124,6 +132,8 @@ def _reduce_rows[T: DType, S: DType](
     var span = BLOCKS_PER_TASK * BLOCK  # the elements one task reduces, about
     var pieces = 1 if numpy_prod or (numpy_sum and dot) else max(1, (r + span - 1) // span)  # tasks per row (a row longer than a span)
     var rows_per_task = max(1, span // max(r, 1)) if pieces == 1 else 1
+    if dot:  # (four rows at a time: ``dot_pairwise4``)
+        rows_per_task = (rows_per_task + 3) // 4 * 4
     var row_tasks = (m + rows_per_task - 1) // rows_per_task
     var tasks = row_tasks * pieces
     var partials = alloc[Scalar[A]](max(1, m * pieces if pieces > 1 and not numpy_sum else 1))
@@ -144,9 +154,15 @@ def _reduce_rows[T: DType, S: DType](
         var piece = t % pieces
         var row0 = (t // pieces) * rows_per_task
         var row1 = min(m, row0 + rows_per_task)
-        if dot:  # (the same sums, each row's products read from the data)
-            for row in range(row0, row1):
-                result.unsafe_store(row, dot_pairwise[T](p, k, data, row * r, r).cast[A]())
+        if dot:  # (the same sums, each row's products read from the data, four rows side by side)
+            var row = row0
+            while row + 4 <= row1:
+                var four = dot_pairwise4[T](p, k, data, row * r, r, r)
+                for q in range(4):
+                    result.unsafe_store(row + q, four[q].cast[A]())
+                row += 4
+            for rest in range(row, row1):
+                result.unsafe_store(rest, dot_pairwise[T](p, k, data, rest * r, r).cast[A]())
         elif r <= BLOCK:  # whole rows to a block, each reduced over its own elements
             var per_block = max(1, BLOCK // max(r, 1))
             var row = row0
@@ -245,34 +261,101 @@ comptime SPAN_ROWS = 1024
 def _reduce_columns[T: DType, S: DType](
     p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
     outer: Int, r: Int, inner: Int, kind: Int, result: UnsafePointer[Scalar[accumulator[T]()], MutUntrackedOrigin],
-    dot: Bool, half: Bool = False,
 ) raises:
     """Reduction over a middle axis (inner > 1): a task takes one outer index, a chunk of at most
     BLOCK inner columns and a span of the reduced axis, accumulating whole rows of its columns
-    elementwise (no transpose); the spans' partials are combined in order afterwards. ``half``:
-    one span, each partial rounded to float16 after its row."""
-    var chunk = min(inner, 2 * BLOCK if dot else BLOCK)  # (a dot's running sums: 16 KiB of float64)
+    elementwise (no transpose); the spans' partials are combined in order afterwards (max, min and
+    the integers' reductions: exact in any order; ``_reduce_columns_in_order`` takes float sums)."""
+    var chunk = min(inner, BLOCK)
     var chunks = (inner + chunk - 1) // chunk
-    # spans of a fixed number of rows: the order a column is summed in depends on r alone, not on
-    # how many columns there are (SciPy's bootstrap compares a batched run with an unbatched one
-    # bit for bit), and up to SPAN_ROWS rows it is NumPy's, one row after another
-    comptime A = accumulator[T]()
-    # a float sum or product is NumPy's: one row after another over all of r, each partial rounded to
-    # the data's dtype (float32 sums in float32)
-    var in_order = half
-    comptime if T.is_floating_point():
-        in_order = in_order or kind == Reduce.SUM or kind == Reduce.MEAN or kind == Reduce.PROD
-    var narrow = in_order and T != A and not half
-    var per_span = max(r, 1) if in_order else SPAN_ROWS
+    # spans of a fixed number of rows: the order a column is reduced in depends on r alone, not on
+    # how many columns there are (SciPy's bootstrap compares a batched run with an unbatched one)
+    var per_span = SPAN_ROWS
     var spans = max(1, (r + per_span - 1) // per_span)
     var tasks = outer * chunks * spans
+    comptime A = accumulator[T]()
+    var partials = alloc[Scalar[A]](tasks * chunk)
+    var result_at = Int(p.unsafe_load(1))
+    var stride = register_stride[T](outer * r * inner)
+
+    var memory = registers_used(p) * stride  # (a task's registers: counted once for every task)
+    def task(t: Int) {memory, p, k, data, r, inner, kind, chunk, chunks, spans, per_span,
+                      partials, result_at, stride}:
+        var regs = alloc[Scalar[T]](max(memory, 1))
+        var span = t % spans
+        var c = (t // spans) % chunks
+        var o = t // (spans * chunks)
+        var col = c * chunk
+        var width = min(chunk, inner - col)
+        var acc = partials + t * chunk
+        for i in range(width):
+            acc.unsafe_store(i, _identity[A](kind))
+        var k0 = span * per_span
+        var k1 = min(r, k0 + per_span)
+        # whole rows fit a block when the chunk is all of them: several rows per block
+        var rows = max(1, BLOCK // inner) if width == inner else 1
+        var kk = k0
+        while kk < k1:
+            var nrows = min(rows, k1 - kk)
+            var start = (o * r + kk) * inner + col
+            var count = (nrows - 1) * inner + width
+            _run_block[T, S](p, k, data, regs, stride, start, count)
+            var values = regs + result_at * stride
+            for j in range(nrows):
+                _accumulate[T, A](kind, acc, values + j * inner, width)
+            kk += nrows
+        regs.free()
+
+    def kept(t: Int) {task}:  # (denormals kept on MAX's worker threads: see fused.mojo)
+        with KeepDenormals():
+            task(t)
+
+    if tasks == 1 or program_work(p, outer * r * inner) < SERIAL_WORK:  # (see fused.mojo: a task per outer index, however small)
+        for t in range(tasks):
+            kept(t)
+    else:
+        parallelize(kept, tasks)
+    for t in range(0, tasks, spans):
+        var c = (t // spans) % chunks
+        var o = t // (spans * chunks)
+        var col = c * chunk
+        var width = min(chunk, inner - col)
+        var dst = result + o * inner + col
+        for i in range(width):
+            dst.unsafe_store(i, partials.unsafe_load(t * chunk + i))
+        for s in range(1, spans):
+            _combine_rows[A](kind, dst, partials + (t + s) * chunk, width)
+    partials.free()
+
+
+def _reduce_columns_in_order[T: DType, S: DType](
+    p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
+    outer: Int, r: Int, inner: Int, kind: Int, result: UnsafePointer[Scalar[accumulator[T]()], MutUntrackedOrigin],
+    dot: Bool, half: Bool = False,
+) raises:
+    """A float sum, mean or product over a middle axis (inner > 1) in NumPy's order: a task takes
+    one outer index and a chunk of columns over all of r, adding whole rows of its columns one after
+    another (no transpose), each partial rounded to the data's dtype (``half``: to float16, as
+    NumPy's float16 loop adds each row into its output)."""
+    comptime A = accumulator[T]()
+    var chunk = min(inner, 2 * BLOCK if dot else BLOCK)  # (a dot's running sums: 16 KiB of float64)
+    var work = program_work(p, outer * r * inner)
+    var parallel = work >= (SERIAL_DOT_WORK if dot else SERIAL_WORK)
+    if work >= SERIAL_WORK and outer * ((inner + chunk - 1) // chunk) < 8 and inner > 64:
+        # (no spans: narrower chunks of columns, so that several tasks share a wide one's rows; a
+        # 5,500-column ``y @ A`` took three tasks on two cores)
+        chunk = max(64, ((inner + 7) // 8 + 7) // 8 * 8)
+    var chunks = (inner + chunk - 1) // chunk
+    var per_span = max(r, 1)
+    var spans = 1
+    var tasks = outer * chunks
     var partials = alloc[Scalar[A]](tasks * chunk)
     var result_at = Int(p.unsafe_load(1))
     var stride = register_stride[T](outer * r * inner)
 
     var memory = 0 if dot else registers_used(p) * stride  # (a task's registers: counted once for every task)
     def task(t: Int) {memory, p, k, data, r, inner, kind, chunk, chunks, spans, per_span,
-                      partials, result_at, stride, dot, half, narrow}:
+                      partials, result_at, stride, dot, half}:
         var regs = alloc[Scalar[T]](max(memory, 1))
         var span = t % spans
         var c = (t // spans) % chunks
@@ -288,12 +371,12 @@ def _reduce_columns[T: DType, S: DType](
         var rows = max(1, BLOCK // inner) if width == inner else 1
         var kk = k0
         if dot:  # (the same sums, each row's products read from the data, four rows at a time)
-            while kk + 4 <= k1 and not narrow:
+            while kk + 4 <= k1 and T == A:
                 accumulate_products4[T, A](p, k, data, (o * r + kk) * inner + col, inner, acc, width)
                 kk += 4
             for row in range(kk, k1):
                 accumulate_products[T, A](p, k, data, (o * r + row) * inner + col, acc, width)
-                if narrow:
+                comptime if T != A:
                     for i in range(width):
                         acc.unsafe_store(i, acc.unsafe_load(i).cast[T]().cast[A]())
             kk = k1
@@ -308,9 +391,10 @@ def _reduce_columns[T: DType, S: DType](
                 if half:
                     for i in range(width):
                         acc.unsafe_store(i, acc.unsafe_load(i).cast[DType.float16]().cast[A]())
-                elif narrow:  # (float32's sum of two float32 values is the float64 sum rounded once)
-                    for i in range(width):
-                        acc.unsafe_store(i, acc.unsafe_load(i).cast[T]().cast[A]())
+                else:
+                    comptime if T != A:  # (float32's sum of two float32 values is the float64 sum rounded once)
+                        for i in range(width):
+                            acc.unsafe_store(i, acc.unsafe_load(i).cast[T]().cast[A]())
             kk += nrows
         regs.free()
 
@@ -318,7 +402,7 @@ def _reduce_columns[T: DType, S: DType](
         with KeepDenormals():
             task(t)
 
-    if tasks == 1 or program_work(p, outer * r * inner) < (SERIAL_DOT_WORK if dot else SERIAL_WORK):  # (see fused.mojo: a task per outer index, however small)
+    if tasks == 1 or not parallel:  # (see fused.mojo: a task per outer index, however small)
         for t in range(tasks):
             kept(t)
     else:
@@ -417,114 +501,3 @@ def _combine_rows[A: DType](kind: Int, acc: UnsafePointer[Scalar[A], MutUntracke
                            part: UnsafePointer[Scalar[A], MutUntrackedOrigin], count: Int):
     for i in range(count):
         acc.unsafe_store(i, _combine[A](kind, acc.unsafe_load(i), part.unsafe_load(i)))
-
-
-def scan_into[T: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
-                        dst: UnsafePointer[Scalar[T], MutAnyOrigin], n: Int) raises where T.is_floating_point():
-    """A program's running combine over r (header: 1 forward or 2 reverse, plus four times the
-    reduction kind: sum, product, max, min) into ``n`` outputs, each partial rounded to T as NumPy's
-    ``accumulate`` rounds it."""
-    with KeepDenormals():  # as NumPy (see fused.mojo)
-        _scan[T, T, T](p, k, data, n, dst.unsafe_bitcast[UInt8]())
-
-
-def scan_into_coded[T: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
-                              dst: UnsafePointer[UInt8, MutAnyOrigin], n: Int) raises where T.is_floating_point():
-    """The coded float family's running sums: in T's registers, written as the dtype the header
-    names; a float16 result's partial sums rounded to float16 each step (NumPy's float16 loop adds
-    in float32 and rounds)."""
-    with KeepDenormals():
-        _scan[T, DType.uint8, T](p, k, data, n, dst)
-
-
-def scan_into_ints(p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
-                   dst: UnsafePointer[UInt8, MutAnyOrigin], n: Int) raises:
-    """The integer family's running combines: int64, wrapping, written as the dtype the header names."""
-    _scan[DType.int64, DType.uint8, DType.int64](p, k, data, n, dst)
-
-
-@always_inline
-def _store_run[T: DType, S: DType](code: Int, dst: UnsafePointer[UInt8, MutAnyOrigin],
-                                   src: UnsafePointer[Scalar[T], MutUntrackedOrigin], start: Int, count: Int):
-    """``count`` values from element ``start`` on: in T (a float family's output), or as bytes of
-    the dtype ``code`` (the integer family's)."""
-    comptime if S == T:
-        var out = dst.unsafe_bitcast[Scalar[T]]()
-        for i in range(count):
-            out.unsafe_store(start + i, src.unsafe_load(i))
-    else:
-        store_coded[T](code, dst, src, start, count)
-
-
-def _scan[T: DType, S: DType, A: DType](
-    p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
-    n: Int, dst: UnsafePointer[UInt8, MutAnyOrigin],
-) raises:
-    """Running combines (in A: the registers' float, or the integers' int64) of the program's values
-    over r, in an (outer, r, inner) space: rows (inner = 1) a task's whole rows at a time, else an
-    outer index and a chunk of inner columns per task, a row of the chunk at a time; each value
-    taken after the one before it, as NumPy's ``accumulate`` takes them."""
-    var reverse = Int(p.unsafe_load(2)) % 4 == 2
-    var kind = Int(p.unsafe_load(2)) // 4
-    var r = Int(p.unsafe_load(3))
-    var inner = Int(p.unsafe_load(4))
-    var code = Int(p.unsafe_load(5))
-    var half = S != T and A.is_floating_point() and code == Code.FLOAT16
-    var outer = n // (r * inner)
-    var result_at = Int(p.unsafe_load(1))
-    var chunk = min(inner, BLOCK)
-    var chunks = (inner + chunk - 1) // chunk
-    var rows_per_task = max(1, BLOCKS_PER_TASK * BLOCK // r) if inner == 1 else 1
-    var tasks = (outer + rows_per_task - 1) // rows_per_task if inner == 1 else outer * chunks
-
-    var memory = registers_used(p) * BLOCK  # (a task's registers: counted once for every task)
-    def task(t: Int) {memory, p, k, data, r, inner, outer, chunk, chunks, rows_per_task,
-                      reverse, kind, dst, result_at, code, half}:
-        var regs = alloc[Scalar[T]](memory)
-        var values = regs + result_at * BLOCK  # (scans keep whole blocks: their rows are long)
-        if inner == 1:
-            for row in range(t * rows_per_task, min(outer, (t + 1) * rows_per_task)):
-                var acc = _identity[A](kind)
-                var blocks = (r + BLOCK - 1) // BLOCK
-                for b in range(blocks):
-                    var first = (blocks - 1 - b) * BLOCK if reverse else b * BLOCK
-                    var count = min(BLOCK, r - first)
-                    var start = row * r + first
-                    _run_block[T, S](p, k, data, regs, BLOCK, start, count)
-                    for j in range(count):
-                        var i = count - 1 - j if reverse else j
-                        acc = _combine[A](kind, acc, values.unsafe_load(i).cast[A]())
-                        if half:
-                            acc = acc.cast[DType.float16]().cast[A]()
-                        values.unsafe_store(i, acc.cast[T]())
-                    _store_run[T, S](code, dst, values, start, count)
-        else:
-            var o = t // chunks
-            var col = (t % chunks) * chunk
-            var width = min(chunk, inner - col)
-            var acc = alloc[Scalar[A]](chunk)
-            for i in range(width):
-                acc.unsafe_store(i, _identity[A](kind))
-            for j in range(r):
-                var kk = r - 1 - j if reverse else j
-                var start = (o * r + kk) * inner + col
-                _run_block[T, S](p, k, data, regs, BLOCK, start, width)
-                _accumulate[T, A](kind, acc, values, width)
-                if half:
-                    for i in range(width):
-                        acc.unsafe_store(i, acc.unsafe_load(i).cast[DType.float16]().cast[A]())
-                for i in range(width):
-                    values.unsafe_store(i, acc.unsafe_load(i).cast[T]())
-                _store_run[T, S](code, dst, values, start, width)
-            acc.free()
-        regs.free()
-
-    def kept(t: Int) {task}:  # (denormals kept on MAX's worker threads: see fused.mojo)
-        with KeepDenormals():
-            task(t)
-
-    if tasks == 1 or program_work(p, n) < SERIAL_WORK:  # (see fused.mojo)
-        for t in range(tasks):
-            kept(t)
-    else:
-        parallelize(kept, tasks)
