@@ -83,7 +83,8 @@ def _host_scalars(items):
                 or impl.sharding is not None or impl.dtype.is_complex:
             return None
         values = impl._values
-        if type(values) is not list or len(values) != 1 or type(values[0]) is not HostValue or values[0].node is not None:
+        if type(values) is not list or len(values) != 1 or type(values[0]) is not HostValue \
+                or values[0].node is not None:
             return None
         out.append(host_view(values[0]))
     return out

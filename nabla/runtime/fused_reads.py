@@ -9,7 +9,8 @@ import math
 
 from ..core import dtypes as _dt
 from . import op_kinds as K
-from .fused_codes import _AXIS_INDEX, _CONST, _GATHER, _WHERE, CODES, INT_CODES, constant_bits, opcode, reduce_kind, scan_kind
+from .fused_codes import (_AXIS_INDEX, _CONST, _GATHER, _WHERE, CODES, INT_CODES, constant_bits, opcode, reduce_kind,
+                          scan_kind)
 from .fused_layouts import Unfit as _Unfit
 from .fused_layouts import _is_stack, _padded, as_const, merge_axes, release_last_uses
 

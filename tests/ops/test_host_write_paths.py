@@ -1,0 +1,105 @@
+"""Writes into realized host data beside what reads it (``nabla/ops/host_writes.py``): a slice write
+while the array's row views are alive, a write at integer arrays, and the realized positions small
+``arange``s are; NumPy's values against NumPy doing the same steps."""
+
+import weakref
+
+import numpy as onp
+import pytest
+
+import nabla.numpy as np
+from nabla.core.graph import HostValue
+
+
+def _realized(a):
+    onp.asarray(a)
+    return a
+
+
+def _in_place(a) -> bool:
+    v = a._impl._values[0]
+    return v.node is None and type(v) is HostValue
+
+
+@pytest.mark.parametrize("width", [300, 3000])
+def test_row_writes_beside_live_row_views_go_in_place_as_numpys(width):
+    """``y = ys[i]; ys[i + 1] = f(y)`` with a read each step (an integrator's history): the write goes
+    into ys's memory while y is alive (its slice is all that holds it), where each step copied the
+    whole array; views of ys see the write as NumPy's do, and a value recorded over a view before the
+    write keeps what it read."""
+    def history(m, steps=12):
+        ys = m.zeros((steps, width))
+        ys[0] = m.linspace(0.1, 2.0, width)
+        rows = []
+        for i in range(steps - 1):
+            y = ys[i]
+            ys[i + 1] = y + 0.01 * (m.cos(y) - 0.3 * y)
+            rows.append(y)
+            if float(ys[i + 1].max()) > 1e6:
+                break
+        return ys, rows
+    ours, ours_rows = history(np)
+    theirs, their_rows = history(onp)
+    onp.testing.assert_array_equal(ours.numpy(), theirs)
+    for got, want in zip(ours_rows, their_rows):
+        onp.testing.assert_array_equal(onp.asarray(got), want)
+    if width <= 2048:  # (its rows' ops at once: after a copy into memory of its own, writes go in place)
+        ours[3] = ours[2] * 2.0
+        host = weakref.ref(ours._impl._values[0].host)
+        ours[4] = ours[2] * 3.0
+        assert _in_place(ours) and ours._impl._values[0].host is host()
+        onp.testing.assert_array_equal(onp.asarray(ours_rows[3]), theirs[2] * 2.0)  # (a view sees the write)
+
+    a = _realized(np.asarray(onp.arange(4.0 * width).reshape(4, width)))
+    b = onp.arange(4.0 * width).reshape(4, width)
+    ra, rb = a[1], b[1]
+    ea, eb = a[2], b[2]
+    early = ea * 1.0  # (computed at once, or recorded: either way the values before the write)
+    a[1] = a[3] + 1.0
+    b[1] = b[3] + 1.0
+    a[2] = 7.0
+    b[2] = 7.0
+    onp.testing.assert_array_equal(onp.asarray(ra), rb)
+    onp.testing.assert_array_equal(onp.asarray(ea), eb)
+    onp.testing.assert_array_equal(onp.asarray(early), onp.arange(4.0 * width).reshape(4, width)[2])
+    onp.testing.assert_array_equal(a.numpy(), b)
+
+
+def test_writes_at_integer_arrays_go_in_place_as_numpys():
+    """``S[i, j] = v`` at realized integer arrays (an anti-diagonal dynamic program's step) writes into
+    S's memory at once, S staying realized for the next step's gathers at once: NumPy's values (ints
+    beside the arrays, negative positions, the last of repeated positions, a broadcast value), and
+    NumPy's errors with S untouched."""
+    def dp(m):
+        S = m.zeros((31, 29), dtype=m.int64)
+        for d in range(2, 59):
+            i = m.arange(max(1, d - 28), min(30, d - 1) + 1)
+            j = d - i
+            S[i, j] = m.maximum(S[i - 1, j - 1] + 1, S[i - 1, j] - 2)
+        return S
+    ours = dp(np)
+    assert _in_place(ours)
+    onp.testing.assert_array_equal(ours.numpy(), dp(onp))
+    for key, value in (((onp.array([0, 2, 2]), onp.array([1, -1, 3])), onp.array([1.5, 2.5, 3.5])),
+                       ((1, onp.array([0, 3, 0])), 7.0), ((onp.array([[0], [2]]), onp.array([1, 2])), onp.array([4.0, 5.0]))):
+        a = _realized(np.asarray(onp.arange(20.0).reshape(4, 5)))
+        b = onp.arange(20.0).reshape(4, 5)
+        a[tuple(np.asarray(k) if isinstance(k, onp.ndarray) else k for k in key)] = \
+            np.asarray(value) if isinstance(value, onp.ndarray) else value
+        b[key] = value
+        assert _in_place(a)
+        onp.testing.assert_array_equal(a.numpy(), b)
+    a = _realized(np.asarray(onp.arange(20.0).reshape(4, 5)))
+    with pytest.raises(IndexError):
+        a[np.asarray(onp.array([0, 9])), np.asarray(onp.array([1, 1]))] = 1.0
+    with pytest.raises(ValueError):
+        a[np.asarray(onp.array([0, 1])), np.asarray(onp.array([1, 1]))] = np.asarray(onp.ones(3))
+    onp.testing.assert_array_equal(a.numpy(), onp.arange(20.0).reshape(4, 5))
+
+
+def test_small_aranges_are_realized_at_once():
+    for args in ((5,), (1, 18), (3, 1, -1), (0.5, 3, 0.5), (0,), (2, 9, 3)):
+        got = np.arange(*args)
+        if got.size:
+            assert got._impl._values[0].node is None
+        onp.testing.assert_array_equal(got.numpy(), onp.arange(*args))
