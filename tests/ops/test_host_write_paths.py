@@ -8,17 +8,8 @@ import numpy as onp
 import pytest
 
 import nabla.numpy as np
-from nabla.core.graph import HostValue
 
-
-def _realized(a):
-    onp.asarray(a)
-    return a
-
-
-def _in_place(a) -> bool:
-    v = a._impl._values[0]
-    return v.node is None and type(v) is HostValue
+from .test_host_data import _in_place, _realized
 
 
 @pytest.mark.parametrize("width", [300, 3000])
