@@ -178,6 +178,15 @@ def _filled_at_once(shape, value, dtype, device):
     return None if out is None else TensorImpl([out], dtype)
 
 
+def kept_constant(t: Tensor) -> Tensor:
+    """``t`` realized, its memory given up (a write into any name of it copies first): a constant a
+    cache hands out again (``positions``, ``linalg.identity``)."""
+    t._impl.realize()
+    for v in t._impl._values:
+        give_up(v)
+    return t
+
+
 def positions(length: int, device) -> Tensor:
     """0, 1, ..., length - 1 as int64 (``iota``): up to ``FILL_AT_ONCE`` of them a slice of realized
     positions kept per device (grown as asked), which the ops at once over it take (a loop's
@@ -189,11 +198,7 @@ def positions(length: int, device) -> Tensor:
     held = _POSITIONS.get(key)
     if held is None or held.shape[0] < length:
         n = min(FILL_AT_ONCE, max(length, 1024, 2 * (0 if held is None else held.shape[0])))
-        held = iota_op(shape=(n,), dtype=_dt.int64, device=device)
-        held._impl.realize()
-        for v in held._impl._values:
-            give_up(v)
-        _POSITIONS[key] = held
+        held = _POSITIONS[key] = kept_constant(iota_op(shape=(n,), dtype=_dt.int64, device=device))
     return Tensor(held._impl)[0:length]  # (a new name's slice: the kept one's views stay none)
 
 

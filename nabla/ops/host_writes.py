@@ -258,11 +258,12 @@ def _host_data(t):
     return host_view(v) if v.node is None else None
 
 
-def _memory(x: Tensor, impl, v):
+def _memory(x: Tensor, impl, v, views: int = 0):
     """The NumPy view of x's memory (``impl``'s one value ``v``) to write into: its own where
     nothing else can see it (the counts: the list and ``v``, or ``x._impl`` and ``impl``, and the
-    call's own argument), else a copy that becomes x's value."""
-    if type(v) is HostValue and v.owned and _getrefcount(v) == 4 and _getrefcount(impl) == 4 \
+    call's own argument; ``views``: x's live views' slices of v, ``_views_holding``), else a copy
+    that becomes x's value (a loop's next writes go into it)."""
+    if type(v) is HostValue and v.owned and _getrefcount(v) == 4 + views and _getrefcount(impl) == 4 \
             and memory_unshared(v):
         written_in_place(v)
         return v.host
@@ -327,14 +328,8 @@ def host_slice_write(x: Tensor, index, value, writer=None) -> bool:
             if holding < 0:
                 return False
             v = values[0]
-            if type(v) is HostValue and v.owned and _getrefcount(v) == 3 + holding and _getrefcount(impl) == 3 \
-                    and memory_unshared(v):
-                written_in_place(v)
-                v.host[where] = src
-            else:  # (memory of Nabla's own first, a copy that becomes x's value: the next writes of a
-                # loop that reads between them go into it)
-                del v
-                _memory(x, impl, values[0])[where] = src
+            _memory(x, impl, v, holding)[where] = src
+            del v
             for ref in x._views:  # (each a slice of x's memory again: it sees the write, as NumPy's)
                 w = ref()
                 if w is not None:

@@ -10,7 +10,6 @@ from ..core import dtypes as _dt
 from ..core.at_once import small_at_once
 from ..core.context import as_device
 from ..core.graph import GRAPH
-from ..core.values import give_up
 from ..core.operation import PLAIN_CLASSES, plain_array
 from ..core.tensor import Tensor
 from .base import Operation, broadcast_shapes, describe, lift_same
@@ -20,6 +19,7 @@ from .reduction import REDUCE_OPS, sum
 from .view import permute_op, reshape, squeeze, swap_axes, unsqueeze
 from .broadcasting import sum_to_like
 from .complex_lowerings import im, pack, re
+from .creation import kept_constant
 from .ranges import arange
 from ..core.lazy_module import graph_ops as ops
 
@@ -198,9 +198,7 @@ def identity(m: int, n: int, k: int, dtype, device) -> Tensor:
     out = astype(BINARY_FUNCTIONS["equal"](reshape(rows, (m, 1)) + k, reshape(cols, (1, n))), dtype)
     if m * n > _KEPT_IDENTITY or GRAPH.captures:
         return out
-    out._impl.realize()
-    for v in out._impl._values:
-        give_up(v)
+    kept_constant(out)
     if len(_IDENTITIES) >= 64:
         _IDENTITIES.clear()
     _IDENTITIES[key] = out._impl

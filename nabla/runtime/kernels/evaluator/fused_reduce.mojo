@@ -346,30 +346,24 @@ def _reduce_columns_in_order[T: DType, S: DType](
         # 5,500-column ``y @ A`` took three tasks on two cores)
         chunk = max(64, ((inner + 7) // 8 + 7) // 8 * 8)
     var chunks = (inner + chunk - 1) // chunk
-    var per_span = max(r, 1)
-    var spans = 1
     var tasks = outer * chunks
-    var partials = alloc[Scalar[A]](tasks * chunk)
     var result_at = Int(p.unsafe_load(1))
     var stride = register_stride[T](outer * r * inner)
 
     var memory = 0 if dot else registers_used(p) * stride  # (a task's registers: counted once for every task)
-    def task(t: Int) {memory, p, k, data, r, inner, kind, chunk, chunks, spans, per_span,
-                      partials, result_at, stride, dot, half}:
+    def task(t: Int) {memory, p, k, data, r, inner, kind, chunk, chunks, result, result_at, stride, dot, half}:
         var regs = alloc[Scalar[T]](max(memory, 1))
-        var span = t % spans
-        var c = (t // spans) % chunks
-        var o = t // (spans * chunks)
+        var c = t % chunks
+        var o = t // chunks
         var col = c * chunk
         var width = min(chunk, inner - col)
-        var acc = partials + t * chunk
+        var acc = result + o * inner + col  # (its columns' own outputs: no other task adds to them)
         for i in range(width):
             acc.unsafe_store(i, _identity[A](kind))
-        var k0 = span * per_span
-        var k1 = min(r, k0 + per_span)
+        var k1 = r
         # whole rows fit a block when the chunk is all of them: several rows per block
         var rows = max(1, BLOCK // inner) if width == inner else 1
-        var kk = k0
+        var kk = 0
         if dot:  # (the same sums, each row's products read from the data, four rows at a time)
             while kk + 4 <= k1 and T == A:
                 accumulate_products4[T, A](p, k, data, (o * r + kk) * inner + col, inner, acc, width)
@@ -407,17 +401,6 @@ def _reduce_columns_in_order[T: DType, S: DType](
             kept(t)
     else:
         parallelize(kept, tasks)
-    for t in range(0, tasks, spans):
-        var c = (t // spans) % chunks
-        var o = t // (spans * chunks)
-        var col = c * chunk
-        var width = min(chunk, inner - col)
-        var dst = result + o * inner + col
-        for i in range(width):
-            dst.unsafe_store(i, partials.unsafe_load(t * chunk + i))
-        for s in range(1, spans):
-            _combine_rows[A](kind, dst, partials + (t + s) * chunk, width)
-    partials.free()
 
 
 def _arg_reduce[T: DType, S: DType](
