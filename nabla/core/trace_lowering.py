@@ -85,8 +85,9 @@ class Trace(NamedTuple):
     single_op_nodes: int  # how many nodes are of ops that run apart, on single-op models (kernel ops)
     params: list  # (node, (host array, device)) of the ops that hold data in a kwarg
     starts: dict  # trace position -> the slice starts of a basic index (``key`` holds its sizes and steps only)
-    apart_writes: frozenset = frozenset()  # ids of the slice writes whose array's slices in the trace are
-    # each apart from the written region (``key`` holds which): a stage may store into the array it reads
+    #: id of a slice write -> how its array's slices in the trace meet the written region (``APART``,
+    #: ``APART_OR_SAME``; ``key`` holds which): a stage may store into the array it reads
+    apart_writes: dict = {}
 
 
 #: the kwargs' structure of nodes with an index kwarg, one object per distinct one (``node_memo``)
@@ -154,11 +155,18 @@ def regions_apart(first_a, sizes_a, first_b, sizes_b) -> bool:
     return apart
 
 
+#: how a slice write's array's slices meet the written region (``_apart_writes``): each apart from
+#: it; each apart from it or the region itself (a sweep's ``c[:, :, k] = c[:, :, k] * d``, each element
+#: read and written at one place)
+APART, APART_OR_SAME = 2, 1
+
+
 def _apart_writes(sigs, starts, writes) -> tuple:
-    """(position, apart) per slice write at ``writes`` whose array the trace also slices: apart where
-    each of those slices reads a region the write does not store into (``regions_apart``: a trajectory's
-    ``ys[i + 1] = f(ys[i])``). Starts are data, not structure: the key holds these bits, so one plan
-    serves only traces where they are the same."""
+    """(position, relation) per slice write at ``writes`` whose array the trace also slices: ``APART``
+    where each of those slices reads a region the write does not store into (``regions_apart``: a
+    trajectory's ``ys[i + 1] = f(ys[i])``), ``APART_OR_SAME`` where each is apart or the written
+    region itself, else 0. Starts are data, not structure: the key holds these, so one plan serves
+    only traces where they are the same."""
     slices: dict = {}
     for p in starts:
         refs = sigs[p][2]
@@ -173,7 +181,15 @@ def _apart_writes(sigs, starts, writes) -> tuple:
         found = slices.get(sigs[w][2][0])
         if found:
             first, sizes = starts[w], sigs[w][1][0][1]
-            out.append((w, all(regions_apart(first, sizes, starts[p], sigs[p][1][0][1]) for p in found)))
+            relation = APART
+            for p in found:
+                at, size = starts[p], sigs[p][1][0][1]
+                if not regions_apart(first, sizes, at, size):
+                    if at != first or size != sizes:
+                        relation = 0
+                        break
+                    relation = APART_OR_SAME
+            out.append((w, relation))
     return tuple(out)
 
 
@@ -276,11 +292,11 @@ class TraceLowering:
         apart = _apart_writes(sigs, starts, writes) if writes else None
         if apart:
             key = TraceKey((tuple(sigs), tuple(leaf_sigs), out_refs, apart))
-            apart = frozenset(id(order[w]) for w, bit in apart if bit)
+            apart = {id(order[w]): relation for w, relation in apart if relation}
         else:
             key = TraceKey((tuple(sigs), tuple(leaf_sigs), out_refs))
         return Trace(key, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs, single_op_nodes, params, starts,
-                     apart or frozenset())
+                     apart or {})
 
     # --- lowering to MAX -------------------------------------------------------
     def lower(self, outputs: list, symbolic: bool = True):

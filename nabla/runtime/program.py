@@ -28,6 +28,7 @@ import math
 import numpy as np
 
 from ..core import dtypes as _dt
+from ..core.trace_lowering import APART
 from ..ops.creation import constant_op
 from ..ops.index_primitives import gather_op, nonzero_op, one_run, scatter_add_op, scatter_op, set_slice_op, slice_op
 from ..ops.linalg import matmul_op
@@ -70,10 +71,10 @@ _HALVED_FROM = 64
 class Scheduler:
     """Cuts one trace into stages (see the module's docstring)."""
 
-    def __init__(self, order, leaves, outputs, node_ids, apart_writes=frozenset()):
+    def __init__(self, order, leaves, outputs, node_ids, apart_writes=None):
         self.order, self.leaves, self.outputs = order, leaves, outputs
         self.node_ids = node_ids
-        self.apart_writes = apart_writes  # (``Trace.apart_writes``)
+        self.apart_writes = apart_writes or {}  # (``Trace.apart_writes``)
         self.buffers: list[_Buffer] = [_Buffer(k, leaf, leaf=k) for k, leaf in enumerate(leaves)]
         self.buffer_of: dict[int, _Buffer] = {id(leaf): b for leaf, b in zip(leaves, self.buffers)}
         self.stages: list[_Stage] = []
@@ -502,13 +503,35 @@ class Scheduler:
     def _reads_written(self, write, x, nodes) -> bool:
         """Whether ``nodes`` (a stage of ``write``'s value) read ``x``, the array it writes into, where
         the write may store: a slice of x apart from the written region (``Trace.apart_writes``) is no
-        such read."""
-        apart = id(write) in self.apart_writes
+        such read, nor, where each slice is apart or the region itself, one whose values only
+        elementwise ops of the stage read, each at its own element (block by block, each element
+        is loaded before it is stored, and by no other block)."""
+        relation = self.apart_writes.get(id(write), 0)
         for n in nodes:
             for u in n.inputs:
-                if u is x and not (apart and n.op is slice_op):
+                if u is x and not (relation and n.op is slice_op
+                                   and (relation == APART or self._read_in_place(n, nodes))):
                     return True
         return False
+
+    def _read_in_place(self, node, nodes) -> bool:
+        """Whether every op of ``nodes`` that reads ``node``'s values, and what reads those in turn,
+        is elementwise with a result of their shape (no view, gather, reduction or broadcast moves
+        an element to another place)."""
+        here, readers, values_of = {id(n) for n in nodes}, self.readers.get, self.values_of.get
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            for v in (values_of(id(n)) or {}).values():
+                for r in readers(id(v), ()):
+                    if id(r) not in here:
+                        continue
+                    fused = r.op.fused
+                    if fused is None or fused.code is None or fused.view is not None \
+                            or any(w.shape != v.shape for w in (values_of(id(r)) or {}).values()):
+                        return False
+                    stack.append(r)
+        return True
 
     def _in_place(self, base, x, write, here, reads_x: bool, elements: int) -> bool:
         """Whether the write may go to x's own buffer: an intermediate of this program (not a leaf,
@@ -569,7 +592,7 @@ def _kind(dtype) -> str:
     return "bool" if dtype is _dt.bool_ else "int" if dtype.is_integer else "complex" if dtype.is_complex else "float"
 
 
-def schedule(order, leaves, outputs, node_ids, model_ready=None, apart_writes=frozenset()) -> ProgramPlan | None:
+def schedule(order, leaves, outputs, node_ids, model_ready=None, apart_writes=None) -> ProgramPlan | None:
     """The program for a trace, or None when some of its work is not the program kernel's. A matmul
     past ``MATMUL_PRODUCTS`` is the kernel's where ``model_ready(node)`` is false (no model of it on
     this machine yet)."""
@@ -589,7 +612,7 @@ class ProgramPath:
     """The engine's hook (``Engine.programs``): a trace's program, and whether the kernel is built."""
 
     @staticmethod
-    def plan(order, leaves, outputs, node_ids, model_ready=None, apart_writes=frozenset()):
+    def plan(order, leaves, outputs, node_ids, model_ready=None, apart_writes=None):
         return schedule(order, leaves, outputs, node_ids, model_ready, apart_writes)
 
     @staticmethod

@@ -91,7 +91,7 @@ def test_a_row_written_from_another_row_stores_in_place():
     assert_same(want, got)
 
 
-@pytest.mark.parametrize("i, j", [(0, 4000), (0, 500), (500, 0), (4000, 0), (100, 50), (50, 100)])
+@pytest.mark.parametrize("i, j", [(0, 4000), (0, 500), (500, 0), (4000, 0), (100, 50), (50, 100), (500, 500)])
 def test_a_write_of_a_slice_of_its_own_array_at_any_overlap(i, j):
     """``a[i:i + n] = f(a[j:j + n])`` of pending ``a`` over several blocks: where the regions meet the
     write stores only once every read is done (NumPy's value), whatever plan an apart pair of the same
@@ -105,6 +105,47 @@ def test_a_write_of_a_slice_of_its_own_array_at_any_overlap(i, j):
     for k, l in ((0, 4000), (i, j)):  # (the apart pair first: its plan must not serve an overlapping one)
         got = numpy.asarray(shifted(np, np.asarray(base), k, l))
         numpy.testing.assert_array_equal(got, shifted(numpy, base.copy(), k, l))
+
+
+def sweep(m, c, d):
+    """vadv's sweep down a column axis: each step writes the column it reads and reads the one before."""
+    c = c * 1.0
+    for k in range(1, c.shape[1]):
+        c[:, k] = (c[:, k] - c[:, k - 1] * d) * 0.5
+        c[:, k] = c[:, k] * d
+    return c
+
+
+def test_a_sweep_that_writes_the_region_it_reads_stores_in_place(monkeypatch):
+    """A write whose stage reads the written region itself, element by element, and regions apart
+    from it stores into the array's memory (a copy of the array once, not at each step), NumPy's
+    values."""
+    from nabla.runtime import program
+    copies = []
+    planned = program.Scheduler.plan
+    monkeypatch.setattr(program.Scheduler, "plan", lambda self: (
+        copies.append(sum(s.kind == program.COPY for s in self.stages)), planned(self))[1])
+    want, got = both(sweep, RNG.random((3000, 12)), RNG.random(3000))
+    assert_same(want, got)
+    assert copies and max(copies) <= 1  # (the first write into realized ``c``: others may hold its memory)
+
+
+@pytest.mark.parametrize("form", ["transposed", "gathered", "reshaped", "summed", "broadcast"])
+def test_a_write_of_its_own_region_moved_elsewhere(form):
+    """``x[r] = f(x[r])`` where f moves elements (a transpose, a gather, a reshape to another shape, a
+    sum, a broadcast of part of it) over more than one block: the write stores once every read is
+    done."""
+    def moved(m, x):
+        x = x * 1.0
+        r = x[0:60, 0:60]
+        f = {"transposed": lambda: r.T * r, "gathered": lambda: r[m.arange(60)[::-1]] + r,
+             "reshaped": lambda: (r.reshape(30, 120) * 2.0).reshape(60, 60) - r,
+             "summed": lambda: r - r.sum(axis=0), "broadcast": lambda: r[0:1] + r}[form]
+        x[0:60, 0:60] = f()
+        return x
+
+    want, got = both(moved, RNG.random((80, 80)))
+    assert_same(want, got)
 
 
 def row_and_element_writes(m, x):
