@@ -85,8 +85,8 @@ class Trace(NamedTuple):
     single_op_nodes: int  # how many nodes are of ops that run apart, on single-op models (kernel ops)
     params: list  # (node, (host array, device)) of the ops that hold data in a kwarg
     starts: dict  # trace position -> the slice starts of a basic index (``key`` holds its sizes and steps only)
-    #: id of a slice write -> how its array's slices in the trace meet the written region (``APART``,
-    #: ``APART_OR_SAME``; ``key`` holds which): a stage may store into the array it reads
+    #: id of a slice write -> {id of a slice of its array: ``APART`` or ``SAME``} (``key`` holds which
+    #: slices meet the written region how): a stage may store into the array it reads there
     apart_writes: dict = {}
 
 
@@ -155,18 +155,17 @@ def regions_apart(first_a, sizes_a, first_b, sizes_b) -> bool:
     return apart
 
 
-#: how a slice write's array's slices meet the written region (``_apart_writes``): each apart from
-#: it; each apart from it or the region itself (a sweep's ``c[:, :, k] = c[:, :, k] * d``, each element
-#: read and written at one place)
-APART, APART_OR_SAME = 2, 1
+#: how a slice of a written array meets the written region (``_apart_writes``): apart from it; the
+#: region itself (a sweep's ``c[:, :, k] = c[:, :, k] * d``, each element read and written at one place)
+APART, SAME = 2, 1
 
 
 def _apart_writes(sigs, starts, writes) -> tuple:
-    """(position, relation) per slice write at ``writes`` whose array the trace also slices: ``APART``
-    where each of those slices reads a region the write does not store into (``regions_apart``: a
-    trajectory's ``ys[i + 1] = f(ys[i])``), ``APART_OR_SAME`` where each is apart or the written
-    region itself, else 0. Starts are data, not structure: the key holds these, so one plan serves
-    only traces where they are the same."""
+    """(position, relations) per slice write at ``writes`` whose array the trace also slices: per
+    slice of that array, ``APART`` where it reads a region the write does not store into
+    (``regions_apart``: a trajectory's ``ys[i + 1] = f(ys[i])``), ``SAME`` where it reads the region
+    itself, else 0. Starts are data, not structure: the key holds these, so one plan serves only
+    traces where they are the same."""
     slices: dict = {}
     for p in starts:
         refs = sigs[p][2]
@@ -181,15 +180,12 @@ def _apart_writes(sigs, starts, writes) -> tuple:
         found = slices.get(sigs[w][2][0])
         if found:
             first, sizes = starts[w], sigs[w][1][0][1]
-            relation = APART
+            relations = []
             for p in found:
                 at, size = starts[p], sigs[p][1][0][1]
-                if not regions_apart(first, sizes, at, size):
-                    if at != first or size != sizes:
-                        relation = 0
-                        break
-                    relation = APART_OR_SAME
-            out.append((w, relation))
+                relations.append(APART if regions_apart(first, sizes, at, size)
+                                 else SAME if at == first and size == sizes else 0)
+            out.append((w, tuple(found), tuple(relations)))
     return tuple(out)
 
 
@@ -291,8 +287,9 @@ class TraceLowering:
         )
         apart = _apart_writes(sigs, starts, writes) if writes else None
         if apart:
-            key = TraceKey((tuple(sigs), tuple(leaf_sigs), out_refs, apart))
-            apart = {id(order[w]): relation for w, relation in apart if relation}
+            key = TraceKey((tuple(sigs), tuple(leaf_sigs), out_refs, tuple((w, r) for w, _, r in apart)))
+            apart = {id(order[w]): {id(order[p]): r for p, r in zip(found, relations) if r}
+                     for w, found, relations in apart if any(relations)}
         else:
             key = TraceKey((tuple(sigs), tuple(leaf_sigs), out_refs))
         return Trace(key, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs, single_op_nodes, params, starts,

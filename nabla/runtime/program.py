@@ -28,7 +28,7 @@ import math
 import numpy as np
 
 from ..core import dtypes as _dt
-from ..core.trace_lowering import APART
+from ..core.trace_lowering import SAME
 from ..ops.creation import constant_op
 from ..ops.index_primitives import gather_op, nonzero_op, one_run, scatter_add_op, scatter_op, set_slice_op, slice_op
 from ..ops.linalg import matmul_op
@@ -64,6 +64,11 @@ _LOADS: dict = {}
 #: a cut's plan where it is to be walked again, its deeper operands first (``Cut.deepen``)
 _DEEPER = "deeper"
 
+_NONE: dict = {}
+
+#: the most nodes ``_readers_first`` walks from a write's array to the writes that read it
+_FIRST_WALK = 64
+
 #: a cut of more nodes than this that no rule splits is halved (``_across_kinds``), not peeled
 _HALVED_FROM = 64
 
@@ -82,6 +87,7 @@ class Scheduler:
         self.readers: dict[int, list] = {}  # id(value) -> the nodes that read it
         self.values_of: dict[int, dict] = {}  # id(node) -> {output index: value} the trace uses
         self.staged: set = set()  # ids of the nodes whose work a stage added so far does
+        self.asked_first: set = set()  # ids of the writes whose readers of their array were asked for (``_readers_first``)
         self.plans: dict = {}  # a cut's structure -> its plan
         self.waiting: dict = {}  # id(value) -> its cut, walked while some of its sources lacked buffers
         self.firsts: dict = {}  # a cut's structure -> where in it the values to compute first are
@@ -362,12 +368,46 @@ class Scheduler:
             return store
         base = self.buffer_of[id(x)]
         here = frozenset(map(id, store[0].origins)) if store is not None else frozenset()
+        first = self._readers_first(x, node, here, base)
+        if first:
+            return first
         # reads of x by this write's own stage (``p[:, -1] = p[:, -2]``)
         reads_x = (value is x) if store is None else self._reads_written(node, x, store[0].origins)
         out = self._written(v, base, here, reads_x, math.prod([len(range(*sl)) for sl in index]))
         self._store(value, store, out, slice_layout(x.shape, index, self.node_ids[id(node)]))
         self.staged.add(id(node))
         return []
+
+    def _readers_first(self, x, write, here, base) -> list:
+        """The writes whose stages read ``x`` where its write ``write`` could otherwise store into its
+        memory: computed first, x's memory may take the write (fdtd's ``ey[0, :] = f[t]`` after the
+        step before read ``ey[1:, :-1]`` for ``hz``). A reader earlier in the trace's order does not
+        depend on the write; one later, or a walk past ``_FIRST_WALK`` nodes, leaves x copied.
+        Asked once per write."""
+        memory = base.memory()
+        if id(write) in self.asked_first or memory.leaf is not None or memory.result \
+                or type(memory.arena_at) is tuple or id(x) in self.result_ids:
+            return []
+        self.asked_first.add(id(write))
+        limit = self.node_ids[id(write)]
+        readers, values_of, staged, buffer_of = self.readers.get, self.values_of.get, self.staged, self.buffer_of
+        stack = [n for n in readers(id(x), ()) if n is not write and id(n) not in here and id(n) not in staged]
+        seen, first = set(), []
+        while stack:
+            n = stack.pop()
+            if id(n) in seen:
+                continue
+            seen.add(id(n))
+            if len(seen) > _FIRST_WALK or self.node_ids[id(n)] > limit:
+                return []
+            for v in (values_of(id(n)) or {}).values():
+                if id(v) in buffer_of:
+                    continue
+                if n.op is set_slice_op or id(v) in self.result_ids:
+                    first.append(v)
+                    continue
+                stack.extend(r for r in readers(id(v), ()) if id(r) not in staged)
+        return first
 
     def _reduce_into(self, v, x, value, index):
         """``x[index] = r`` for a reduction ``r`` that only this write reads, into a slice that is one
@@ -503,15 +543,16 @@ class Scheduler:
     def _reads_written(self, write, x, nodes) -> bool:
         """Whether ``nodes`` (a stage of ``write``'s value) read ``x``, the array it writes into, where
         the write may store: a slice of x apart from the written region (``Trace.apart_writes``) is no
-        such read, nor, where each slice is apart or the region itself, one whose values only
-        elementwise ops of the stage read, each at its own element (block by block, each element
-        is loaded before it is stored, and by no other block)."""
-        relation = self.apart_writes.get(id(write), 0)
+        such read, nor one of the region itself whose values only elementwise ops of the stage read,
+        each at its own element (block by block, each element is loaded before it is stored, and by
+        no other block)."""
+        relations = self.apart_writes.get(id(write), _NONE)
         for n in nodes:
             for u in n.inputs:
-                if u is x and not (relation and n.op is slice_op
-                                   and (relation == APART or self._read_in_place(n, nodes))):
-                    return True
+                if u is x:
+                    relation = relations.get(id(n))
+                    if relation is None or (relation == SAME and not self._read_in_place(n, nodes)):
+                        return True
         return False
 
     def _read_in_place(self, node, nodes) -> bool:

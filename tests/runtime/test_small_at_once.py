@@ -278,11 +278,16 @@ def test_casts_and_masks_of_small_data_at_once_are_numpys():
     assert small >= 6 and reads <= 5  # (a mask: a run of its positions; the write: a run)
 
 
-def test_a_loop_over_rows_of_pending_data_realizes_it_once():
+def test_a_loop_over_rows_of_pending_data_realizes_it_once(monkeypatch):
     """deriche's second pass, ``y[i, :] = a * img[i, :] + b * y[i - 1, :]`` over a pending ``img``:
     once ``_LOOP_REFUSALS`` ops at once were refused for its rows, img is realized (one read) and the ops
     run at once, with NumPy's values; a stencil's few slices of a pending grid stay recorded."""
+    from nabla.core import at_once
     from nabla.core.at_once import _LOOP_REFUSALS
+
+    # (per-process counts: the tests before this one in its process must not have turned it off)
+    monkeypatch.setattr(at_once, "_NO_LOOP", {})
+    monkeypatch.setattr(at_once, "_REFUSED", {})
 
     def rows(m, img, y):
         img = img * 2.0 + 1.0  # (pending: larger than an op at once)
