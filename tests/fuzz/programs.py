@@ -757,7 +757,7 @@ def _loops(w: _Writer) -> None:
     numeric = dtype != "bool"
     floats = dtype.startswith("float")
     kind = w.pick(("stencil", "borders", "shift", "elements", "reads", "views", "foreign", "masks", "rows",
-                   "host_elements", "scalar_ops", "pending_elements", "growing", "in_place"))
+                   "host_elements", "scalar_ops", "pending_elements", "growing", "in_place", "sweep", "fields"))
     steps = int(w.rng.integers(1, 9))
     n = int(w.pick((3, 5, 9, 17, 64, 65, 257, 1025, 3000)))
     c = "0.25" if floats else "1"
@@ -880,6 +880,30 @@ def _loops(w: _Writer) -> None:
         q = w.new(f"{r} * 1", (m, 130), dtype)  # (pending where larger than an op at once)
         o = w.new(f"xp.zeros_like({r})", (m, 130), dtype)
         w.emit(f"for i in range(1, {m}):\n    {o}[i, :] = {q}[i, :] {half} + {o}[i - 1, :] {half}")
+    elif kind == "sweep" and numeric:
+        # vadv's: a sweep along an axis that writes the region it reads (and reads the one before),
+        # the region also read through an op that moves its elements; a block written from itself
+        # moved (more than one block of the kernel's)
+        m = int(w.pick((40, 41, 1025, 3000)))
+        c = w.array((m, 40), dtype, view=False)
+        d = w.array((m,), dtype)
+        w.emit(f"{c} = xp.array({c}) * 1")
+        half = "* 0.5" if floats else "// 2"
+        moved = w.pick((f"{c}[:, k]", f"{c}[::-1, k]", f"{c}[:, k - 1:k + 1].T[0]", f"xp.sort({c}[:, k])"))
+        w.emit(f"for k in range(1, 6):\n    {c}[:, k] = ({c}[:, k] - {c}[:, k - 1] {half}) + {d}\n"
+               f"    {c}[:, k] = {c}[:, k] * {d} - {moved} {half}")
+        block = w.pick((f"{c}[:40].T", f"{c}[:40][::-1]", f"{c}[:40].ravel()[::-1].reshape(40, 40)", f"{c}[:40]"))
+        w.emit(f"{c}[:40] = {block} {half} + {c}[:40]")
+    elif kind == "fields" and numeric:
+        # fdtd's: fields updated in place from each other's overlapping regions, a row set first
+        m = int(w.pick((5, 17, 65, 257)))
+        ex, ey, hz = (w.array((m, m + 3), dtype, view=False) for _ in range(3))
+        w.emit(f"{ex} = xp.array({ex})\n{ey} = xp.array({ey})\n{hz} = xp.array({hz})")
+        half = "* 0.5" if floats else "// 2"
+        w.emit(f"for t in range({steps}):\n    {ey}[0, :] = t\n"
+               f"    {ey}[1:, :] -= ({hz}[1:, :] - {hz}[:-1, :]) {half}\n"
+               f"    {ex}[:, 1:] -= ({hz}[:, 1:] - {hz}[:, :-1]) {half}\n"
+               f"    {hz}[:-1, :-1] -= ({ex}[:-1, 1:] - {ex}[:-1, :-1] + {ey}[1:, :-1] - {ey}[:-1, :-1]) {half}")
     elif kind == "masks" and numeric:  # nbody's and mandelbrot's: a mask read, computed on, written back
         x = w.array((n,), dtype, view=False)
         w.emit(f"{x} = xp.array({x})")
