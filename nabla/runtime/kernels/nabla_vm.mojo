@@ -24,7 +24,7 @@
 #   order), count (reduce of a float family into int64: 1; scatter: the bytes of a row; nonzero: the
 #   true elements), then the data table: (address, size) for each of eight data slots (the
 #   scatters: the rows written or added, then their int64 row numbers; nonzero: the bool mask).
-from std.memory import UnsafePointer
+from std.memory import UnsafePointer, unsafe_memcpy
 from evaluator.fused import map_into
 from evaluator.fused_reduce import reduce_into
 from evaluator.fused_scan import scan_into, scan_into_coded, scan_into_ints
@@ -57,8 +57,8 @@ def _stage(st: UnsafePointer[Int, MutUntrackedOrigin]) raises:
     var at = st.unsafe_load(6)
     var layout = UnsafePointer[Float64, MutUntrackedOrigin](unsafe_from_address=at) if at != 0 else k
     var data = st + 8
-    if kind == 3:
-        _copy(dst, UnsafePointer[UInt8, MutUntrackedOrigin](unsafe_from_address=data.unsafe_load(0)), n)
+    if kind == 3:  # (a buffer copied whole into a new one: the C library's copy, wide and unrolled)
+        unsafe_memcpy(dest=dst, src=UnsafePointer[UInt8, MutAnyOrigin](unsafe_from_address=data.unsafe_load(0)), count=n)
     elif kind == 4:
         var src = UnsafePointer[UInt8, MutUntrackedOrigin](unsafe_from_address=data.unsafe_load(0))
         var rows = UnsafePointer[Int64, MutUntrackedOrigin](unsafe_from_address=data.unsafe_load(2))
