@@ -174,7 +174,18 @@ class Scheduler:
             src = self.buffer_of[id(sub.sources[plan.leaf])]
             out = self._new_buffer(v)
             offset = sub.offset(plan.offset * v.dtype.itemsize, self.node_ids)
-            self._add(_Stage(_COPY, 0, None, None, out, out.nbytes, slots=((src, offset),)), sub.origins)
+            memory = src.memory()
+            if out.result and type(offset) is int and offset == 0 and out.nbytes == memory.nbytes \
+                    and memory.leaf is None and type(memory.arena_at) is not tuple:
+                # (the whole of an intermediate or of another result in another shape, a view's
+                # base and the view, a complex write's storage: the result is that memory, which
+                # no later write of the program stores into; results are read-only values, a host
+                # write into one copies it first, ``host_writes._memory``)
+                out.same = memory
+                memory.result = True
+                self.staged.update(map(id, sub.origins))
+            else:
+                self._add(_Stage(_COPY, 0, None, None, out, out.nbytes, slots=((src, offset),)), sub.origins)
         else:
             self._program_stage(plan.program, sub, self._new_buffer(v))
         return []
@@ -385,8 +396,7 @@ class Scheduler:
         depend on the write; one later, or a walk past ``_FIRST_WALK`` nodes, leaves x copied.
         Asked once per write."""
         memory = base.memory()
-        if id(write) in self.asked_first or memory.leaf is not None or memory.result \
-                or type(memory.arena_at) is tuple or id(x) in self.result_ids:
+        if id(write) in self.asked_first or not self._writable(memory) or id(x) in self.result_ids:
             return []
         self.asked_first.add(id(write))
         limit = self.node_ids[id(write)]
@@ -574,14 +584,20 @@ class Scheduler:
                     stack.append(r)
         return True
 
+    @staticmethod
+    def _writable(memory) -> bool:
+        """Whether a write may store into buffer ``memory``: an intermediate of this program (not a
+        leaf, whose memory others hold; not a result's, nor a foreign op's output)."""
+        return memory.leaf is None and not memory.result and type(memory.arena_at) is not tuple
+
     def _in_place(self, base, x, write, here, reads_x: bool, elements: int) -> bool:
-        """Whether the write may go to x's own buffer: an intermediate of this program (not a leaf,
-        whose buffer others hold; not a result) whose every other read is done (each node reading
+        """Whether the write may go to x's own buffer: an intermediate of this program (``_writable``)
+        whose every other read is done (each node reading
         it, and whatever reads those nodes' values without a buffer between, is in a stage already
         added), and whose own stage either does not read x or reads it whole before it stores (one
         block)."""
         memory = base.memory()
-        if memory.leaf is not None or memory.result or type(memory.arena_at) is tuple or id(x) in self.result_ids:
+        if not self._writable(memory) or id(x) in self.result_ids:
             return False
         if reads_x and elements > _IN_PLACE_READS:
             return False

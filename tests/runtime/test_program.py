@@ -154,6 +154,25 @@ def test_writes_after_the_reads_of_their_array_store_in_place(monkeypatch):
     assert copies and max(copies) <= 3
 
 
+def test_a_result_that_is_a_written_array_in_another_shape_is_its_memory(monkeypatch):
+    """A read's result that is the whole of an intermediate in another shape (a write's array
+    reshaped, a complex array's storage) is that intermediate's memory, not a copy of it."""
+    from nabla.runtime import program
+    copies = []
+    planned = program.Scheduler.plan
+    monkeypatch.setattr(program.Scheduler, "plan", lambda self: (
+        copies.append(sum(s.kind == program.COPY for s in self.stages)), planned(self))[1])
+
+    def reshaped(m, x):
+        z = x * 3.0
+        z[3:900] = z[1000:1897] * 2.0
+        return z.reshape(40, 50)
+
+    want, got = both(reshaped, RNG.random(2000))
+    assert_same(want, got)
+    assert copies == [0]
+
+
 @pytest.mark.parametrize("form", ["transposed", "gathered", "reshaped", "summed", "broadcast"])
 def test_a_write_of_its_own_region_moved_elsewhere(form):
     """``x[r] = f(x[r])`` where f moves elements (a transpose, a gather, a reshape to another shape, a
