@@ -175,14 +175,16 @@ class Scheduler:
             out = self._new_buffer(v)
             offset = sub.offset(plan.offset * v.dtype.itemsize, self.node_ids)
             memory = src.memory()
-            if out.result and type(offset) is int and offset == 0 and out.nbytes == memory.nbytes \
+            if type(offset) is int and offset == 0 and out.nbytes == memory.nbytes \
                     and memory.leaf is None and type(memory.arena_at) is not tuple:
-                # (the whole of an intermediate or of another result in another shape, a view's
-                # base and the view, a complex write's storage: the result is that memory, which
-                # no later write of the program stores into; results are read-only values, a host
-                # write into one copies it first, ``host_writes._memory``)
+                # (the whole of an intermediate or of a result in another shape, a view and its
+                # base, a complex write's storage, a product's operand reshaped: the value is that
+                # memory, which no later write of the program stores into; a result is a read-only
+                # value, a host write into one copies it first, ``host_writes._memory``)
                 out.same = memory
-                memory.result = True
+                if out.result:
+                    memory.result = True
+                memory.shared = True
                 self.staged.update(map(id, sub.origins))
             else:
                 self._add(_Stage(_COPY, 0, None, None, out, out.nbytes, slots=((src, offset),)), sub.origins)
@@ -587,8 +589,8 @@ class Scheduler:
     @staticmethod
     def _writable(memory) -> bool:
         """Whether a write may store into buffer ``memory``: an intermediate of this program (not a
-        leaf, whose memory others hold; not a result's, nor a foreign op's output)."""
-        return memory.leaf is None and not memory.result and type(memory.arena_at) is not tuple
+        leaf, whose memory others hold; not a result's, a view's, nor a foreign op's output)."""
+        return memory.leaf is None and not memory.result and not memory.shared and type(memory.arena_at) is not tuple
 
     def _in_place(self, base, x, write, here, reads_x: bool, elements: int) -> bool:
         """Whether the write may go to x's own buffer: an intermediate of this program (``_writable``)

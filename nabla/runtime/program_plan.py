@@ -30,13 +30,14 @@ _FOREIGN = -1  # an op the kernel lacks (a large matmul, a linalg or sort kernel
 class _Buffer:
     """A buffer of the program: a leaf's, a result's, or an intermediate's place in the arena."""
 
-    __slots__ = ("index", "value", "nbytes", "result", "arena_at", "leaf", "same")
+    __slots__ = ("index", "value", "nbytes", "result", "arena_at", "leaf", "same", "shared")
 
     def __init__(self, index, value, result=False, leaf=None):
         self.index, self.value, self.result, self.leaf = index, value, result, leaf
         self.nbytes = math.prod(value.shape) * value.dtype.itemsize
         self.arena_at = None
-        self.same = None  # the buffer whose memory this one is (a write in place)
+        self.same = None  # the buffer whose memory this one is (a write in place, a view)
+        self.shared = False  # its memory holds another value too (a view's): no write stores into it
 
     def memory(self) -> "_Buffer":
         b = self
