@@ -87,7 +87,7 @@ class Trace(NamedTuple):
     starts: dict  # trace position -> the slice starts of a basic index (``key`` holds its sizes and steps only)
     #: id of a slice write -> {id of a slice of its array: ``APART`` or ``SAME``} (``key`` holds which
     #: slices meet the written region how): a stage may store into the array it reads there
-    apart_writes: dict = {}
+    write_relations: dict = {}
 
 
 #: the kwargs' structure of nodes with an index kwarg, one object per distinct one (``node_memo``)
@@ -155,12 +155,12 @@ def regions_apart(first_a, sizes_a, first_b, sizes_b) -> bool:
     return apart
 
 
-#: how a slice of a written array meets the written region (``_apart_writes``): apart from it; the
+#: how a slice of a written array meets the written region (``_write_relations``): apart from it; the
 #: region itself (a sweep's ``c[:, :, k] = c[:, :, k] * d``, each element read and written at one place)
 APART, SAME = 2, 1
 
 
-def _apart_writes(sigs, starts, writes) -> tuple:
+def _write_relations(sigs, starts, writes) -> tuple:
     """(position, relations) per slice write at ``writes`` whose array the trace also slices: per
     slice of that array, ``APART`` where it reads a region the write does not store into
     (``regions_apart``: a trajectory's ``ys[i + 1] = f(ys[i])``), ``SAME`` where it reads the region
@@ -285,15 +285,15 @@ class TraceLowering:
         out_refs = tuple(
             -1 - leaf_ids[id(v)] if v.node is None else (node_ids[id(v.node)] << 16) | v.index for v in outputs
         )
-        apart = _apart_writes(sigs, starts, writes) if writes else None
-        if apart:
-            key = TraceKey((tuple(sigs), tuple(leaf_sigs), out_refs, tuple((w, r) for w, _, r in apart)))
-            apart = {id(order[w]): {id(order[p]): r for p, r in zip(found, relations) if r}
-                     for w, found, relations in apart if any(relations)}
+        relations = _write_relations(sigs, starts, writes) if writes else None
+        if relations:
+            key = TraceKey((tuple(sigs), tuple(leaf_sigs), out_refs, tuple((w, r) for w, _, r in relations)))
+            relations = {id(order[w]): {id(order[p]): r for p, r in zip(found, kinds) if r}
+                         for w, found, kinds in relations if any(kinds)}
         else:
             key = TraceKey((tuple(sigs), tuple(leaf_sigs), out_refs))
         return Trace(key, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs, single_op_nodes, params, starts,
-                     apart or {})
+                     relations or {})
 
     # --- lowering to MAX -------------------------------------------------------
     def lower(self, outputs: list, symbolic: bool = True):

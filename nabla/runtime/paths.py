@@ -72,7 +72,7 @@ class FirstSight:
                 awaited.append(kernels.model_name(node))
                 return False
 
-            made = programs.plan(traced.order, traced.leaves, r.outputs, node_ids, model_ready, traced.apart_writes)
+            made = programs.plan(traced.order, traced.leaves, r.outputs, node_ids, model_ready, traced.write_relations)
             if made and awaited:
                 made.awaited = tuple(name for name in awaited if name is not None)
             return made

@@ -67,10 +67,10 @@ _HALVED_FROM = 64
 class Scheduler(InPlace):
     """Cuts one trace into stages (see the module's docstring); where its writes store, ``InPlace``."""
 
-    def __init__(self, order, leaves, outputs, node_ids, apart_writes=None):
+    def __init__(self, order, leaves, outputs, node_ids, write_relations=None):
         self.order, self.leaves, self.outputs = order, leaves, outputs
         self.node_ids = node_ids
-        self.apart_writes = apart_writes or {}  # (``Trace.apart_writes``)
+        self.write_relations = write_relations or {}  # (``Trace.write_relations``)
         self.buffers: list[_Buffer] = [_Buffer(k, leaf, leaf=k) for k, leaf in enumerate(leaves)]
         self.buffer_of: dict[int, _Buffer] = {id(leaf): b for leaf, b in zip(leaves, self.buffers)}
         self.stages: list[_Stage] = []
@@ -376,7 +376,7 @@ class Scheduler(InPlace):
         if first:
             return first
         # reads of x by this write's own stage (``p[:, -1] = p[:, -2]``)
-        reads_x = (value is x) if store is None else self._reads_written(node, x, store[0].origins)
+        reads_x = (value is x) if store is None else self._reads_written(node, x, store[0].origins, here)
         out = self._written(v, base, here, reads_x, math.prod([len(range(*sl)) for sl in index]))
         self._store(value, store, out, slice_layout(x.shape, index, self.node_ids[id(node)]))
         self.staged.add(id(node))
@@ -401,7 +401,7 @@ class Scheduler(InPlace):
                 or plan.program.size != elements:
             return [value]  # (its stage of its own, then loaded, as ``_store_plan`` has it)
         here = frozenset(map(id, sub.origins))
-        reads_x = self._reads_written(v.node, x, sub.origins)
+        reads_x = self._reads_written(v.node, x, sub.origins, here)
         out = self._written(v, self.buffer_of[id(x)], here, reads_x, elements)
         stage = self._program_stage(plan.program, sub, out)
         stage.out_at = slice_layout(x.shape, index, self.node_ids[id(v.node)])[1] * x.dtype.itemsize
@@ -530,14 +530,14 @@ def _kind(dtype) -> str:
     return "bool" if dtype is _dt.bool_ else "int" if dtype.is_integer else "complex" if dtype.is_complex else "float"
 
 
-def schedule(order, leaves, outputs, node_ids, model_ready=None, apart_writes=None) -> ProgramPlan | None:
+def schedule(order, leaves, outputs, node_ids, model_ready=None, write_relations=None) -> ProgramPlan | None:
     """The program for a trace, or None when some of its work is not the program kernel's. A matmul
     past ``MATMUL_PRODUCTS`` is the kernel's where ``model_ready(node)`` is false (no model of it on
     this machine yet)."""
     with taking_large_matmuls(None if model_ready is None else lambda node: not model_ready(node)):
         try:
             order, outputs, node_ids = real_products(order, outputs, node_ids)
-            s = Scheduler(order, leaves, outputs, node_ids, apart_writes)
+            s = Scheduler(order, leaves, outputs, node_ids, write_relations)
             s.schedule()
         except Unplanned:
             return None
@@ -550,8 +550,8 @@ class ProgramPath:
     """The engine's hook (``Engine.programs``): a trace's program, and whether the kernel is built."""
 
     @staticmethod
-    def plan(order, leaves, outputs, node_ids, model_ready=None, apart_writes=None):
-        return schedule(order, leaves, outputs, node_ids, model_ready, apart_writes)
+    def plan(order, leaves, outputs, node_ids, model_ready=None, write_relations=None):
+        return schedule(order, leaves, outputs, node_ids, model_ready, write_relations)
 
     @staticmethod
     def ready() -> bool:

@@ -6,7 +6,7 @@ A write may store into its array's buffer when that buffer is an intermediate of
 leaf's memory is its caller's; a result's and a view's memory hold other values) whose every other
 reader is in a stage already added, and when its own stage reads the array only where that is safe:
 whole within one block, which it loads before it stores; at slices apart from the written region;
-at the written region itself, element by element (``Trace.apart_writes`` says which slice is which,
+at the written region itself, element by element (``Trace.write_relations`` says which slice is which,
 the key holding it: slice starts are data). Readers of the array that come earlier in the trace's
 order are computed first (``_readers_first``), so a loop's fields are copied once a program, not
 once a step.
@@ -31,7 +31,7 @@ _NONE: dict = {}
 
 class InPlace:
     """The scheduler's in-place decisions; it reads the scheduler's ``readers``, ``values_of``,
-    ``staged``, ``buffer_of``, ``result_ids``, ``node_ids``, ``apart_writes`` and ``asked_first``,
+    ``staged``, ``buffer_of``, ``result_ids``, ``node_ids``, ``write_relations`` and ``asked_first``,
     and adds stages with its ``_add`` and ``_new_buffer``."""
 
     def _readers_first(self, x, write, here, base) -> list:
@@ -40,8 +40,7 @@ class InPlace:
         step before read ``ey[1:, :-1]`` for ``hz``). A reader earlier in the trace's order does not
         depend on the write; one later, or a walk past ``_FIRST_WALK`` nodes, leaves x copied.
         Asked once per write."""
-        memory = base.memory()
-        if id(write) in self.asked_first or not self._writable(memory) or id(x) in self.result_ids:
+        if id(write) in self.asked_first or not self._takes(base, x):
             return []
         self.asked_first.add(id(write))
         limit = self.node_ids[id(write)]
@@ -77,26 +76,26 @@ class InPlace:
             self._add(_Stage(COPY, 0, None, None, out, out.nbytes, slots=((base, 0),)))
         return out
 
-    def _reads_written(self, write, x, nodes) -> bool:
+    def _reads_written(self, write, x, nodes, here) -> bool:
         """Whether ``nodes`` (a stage of ``write``'s value) read ``x``, the array it writes into, where
-        the write may store: a slice of x apart from the written region (``Trace.apart_writes``) is no
+        the write may store: a slice of x apart from the written region (``Trace.write_relations``) is no
         such read, nor one of the region itself whose values only elementwise ops of the stage read,
         each at its own element (block by block, each element is loaded before it is stored, and by
-        no other block)."""
-        relations = self.apart_writes.get(id(write), _NONE)
+        no other block). ``here``: the ids of ``nodes``."""
+        relations = self.write_relations.get(id(write), _NONE)
         for n in nodes:
             for u in n.inputs:
                 if u is x:
                     relation = relations.get(id(n))
-                    if relation is None or (relation == SAME and not self._read_in_place(n, nodes)):
+                    if relation is None or (relation == SAME and not self._read_in_place(n, here)):
                         return True
         return False
 
-    def _read_in_place(self, node, nodes) -> bool:
-        """Whether every op of ``nodes`` that reads ``node``'s values, and what reads those in turn,
-        is elementwise with a result of their shape (no view, gather, reduction or broadcast moves
-        an element to another place)."""
-        here, readers, values_of = {id(n) for n in nodes}, self.readers.get, self.values_of.get
+    def _read_in_place(self, node, here) -> bool:
+        """Whether every op of the stage (the node ids ``here``) that reads ``node``'s values, and
+        what reads those in turn, is elementwise with a result of their shape (no view, gather,
+        reduction or broadcast moves an element to another place)."""
+        readers, values_of = self.readers.get, self.values_of.get
         stack = [node]
         while stack:
             n = stack.pop()
@@ -111,20 +110,21 @@ class InPlace:
                     stack.append(r)
         return True
 
-    @staticmethod
-    def _writable(memory) -> bool:
-        """Whether a write may store into buffer ``memory``: an intermediate of this program (not a
-        leaf, whose memory others hold; not a result's, a view's, nor a foreign op's output)."""
-        return memory.leaf is None and not memory.result and not memory.shared and type(memory.arena_at) is not tuple
+    def _takes(self, base, x) -> bool:
+        """Whether a write into ``x`` may store into its buffer ``base``'s memory, its readers aside:
+        an intermediate of this program (not a leaf's, whose memory others hold; not a result's, a
+        view's, nor a foreign op's output), x itself no result."""
+        memory = base.memory()
+        return memory.leaf is None and not memory.result and not memory.shared \
+            and type(memory.arena_at) is not tuple and id(x) not in self.result_ids
 
     def _in_place(self, base, x, write, here, reads_x: bool, elements: int) -> bool:
-        """Whether the write may go to x's own buffer: an intermediate of this program (``_writable``)
+        """Whether the write may go to x's own buffer: an intermediate of this program (``_takes``)
         whose every other read is done (each node reading
         it, and whatever reads those nodes' values without a buffer between, is in a stage already
         added), and whose own stage either does not read x or reads it whole before it stores (one
         block)."""
-        memory = base.memory()
-        if not self._writable(memory) or id(x) in self.result_ids:
+        if not self._takes(base, x):
             return False
         if reads_x and elements > _IN_PLACE_READS:
             return False

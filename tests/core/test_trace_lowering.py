@@ -121,7 +121,7 @@ def test_a_write_apart_from_its_arrays_slices_is_keyed_apart():
         a = fnp.asarray(np.arange(20.0)) * 1.0
         a[i:i + 5] = a[j:j + 5] * 2.0
         traced = GRAPH.engine.trace([a._impl._values[0]])
-        return traced.key, bool(traced.apart_writes)
+        return traced.key, bool(traced.write_relations)
 
     assert key(0, 10)[1] and key(12, 3)[1] and not key(0, 3)[1] and not key(4, 0)[1]
     assert key(0, 10)[0] == key(12, 3)[0] != key(0, 3)[0] == key(4, 0)[0]

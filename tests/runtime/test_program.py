@@ -107,6 +107,17 @@ def test_a_write_of_a_slice_of_its_own_array_at_any_overlap(i, j):
         numpy.testing.assert_array_equal(got, shifted(numpy, base.copy(), k, l))
 
 
+@pytest.fixture
+def copies(monkeypatch):
+    """The whole-buffer copy stages of each program planned from here on, one count per plan."""
+    from nabla.runtime import program
+    counts = []
+    planned = program.Scheduler.plan
+    monkeypatch.setattr(program.Scheduler, "plan", lambda self: (
+        counts.append(sum(s.kind == program.COPY for s in self.stages)), planned(self))[1])
+    return counts
+
+
 def sweep(m, c, d):
     """vadv's sweep down a column axis: each step writes the column it reads and reads the one before."""
     c = c * 1.0
@@ -116,15 +127,10 @@ def sweep(m, c, d):
     return c
 
 
-def test_a_sweep_that_writes_the_region_it_reads_stores_in_place(monkeypatch):
+def test_a_sweep_that_writes_the_region_it_reads_stores_in_place(copies):
     """A write whose stage reads the written region itself, element by element, and regions apart
     from it stores into the array's memory (a copy of the array once, not at each step), NumPy's
     values."""
-    from nabla.runtime import program
-    copies = []
-    planned = program.Scheduler.plan
-    monkeypatch.setattr(program.Scheduler, "plan", lambda self: (
-        copies.append(sum(s.kind == program.COPY for s in self.stages)), planned(self))[1])
     want, got = both(sweep, RNG.random((3000, 12)), RNG.random(3000))
     assert_same(want, got)
     assert copies and max(copies) <= 1  # (the first write into realized ``c``: others may hold its memory)
@@ -140,28 +146,18 @@ def fdtd(m, ex, ey, hz, f):
         hz[:-1, :-1] -= 0.7 * (ex[:-1, 1:] - ex[:-1, :-1] + ey[1:, :-1] - ey[:-1, :-1])
 
 
-def test_writes_after_the_reads_of_their_array_store_in_place(monkeypatch):
+def test_writes_after_the_reads_of_their_array_store_in_place(copies):
     """Writes whose arrays' other readers come earlier in the trace compute those first and store
     into the arrays' memory: each field copied once a program (its first write: its memory was the
     caller's), not at each step; NumPy's values."""
-    from nabla.runtime import program
-    copies = []
-    planned = program.Scheduler.plan
-    monkeypatch.setattr(program.Scheduler, "plan", lambda self: (
-        copies.append(sum(s.kind == program.COPY for s in self.stages)), planned(self))[1])
     want, got = both(fdtd, *(RNG.random((60, 70)) for _ in range(3)), RNG.random(8))
     assert_same(want, got)
     assert copies and max(copies) <= 3
 
 
-def test_a_result_that_is_a_written_array_in_another_shape_is_its_memory(monkeypatch):
+def test_a_result_that_is_a_written_array_in_another_shape_is_its_memory(copies):
     """A read's result that is the whole of an intermediate in another shape (a write's array
     reshaped, a complex array's storage) is that intermediate's memory, not a copy of it."""
-    from nabla.runtime import program
-    copies = []
-    planned = program.Scheduler.plan
-    monkeypatch.setattr(program.Scheduler, "plan", lambda self: (
-        copies.append(sum(s.kind == program.COPY for s in self.stages)), planned(self))[1])
 
     def reshaped(m, x):
         z = x * 3.0
