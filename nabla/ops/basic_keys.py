@@ -37,8 +37,10 @@ def _memo_key(shape, key, element: bool):
         return None
     if t is int:
         return shape, element, key
-    if t is not tuple or len(key) != 2:
+    if t is not tuple:
         return None
+    if len(key) != 2:
+        return _long_memo_key(shape, key, element)
     first, second = key
     if type(first) is slice:
         a, b, c = first.start, first.stop, first.step
@@ -59,6 +61,31 @@ def _memo_key(shape, key, element: bool):
 
 #: marks a key's leading int in ``_memo_key`` (``x[i, a:b]``), apart from a leading slice's bounds
 _INT_FIRST = object()
+
+
+def _long_memo_key(shape, key, element: bool):
+    """``_memo_key`` of a tuple key of any other length (a convolution's ``x[:, i:i + k, j:j + k, :,
+    None]``, a 3-D stencil's ``u[1:-1, 1:-1, 2:]``): each slice as a marker and its three bounds,
+    each int, ``None`` and ``...`` as itself (the marker and the three that follow it are read as
+    one slice: no two keys share a memo); None where a part is anything else."""
+    out = [shape, element]
+    push = out.append
+    for k in key:
+        t = type(k)
+        if t is slice:
+            a, b, c = k.start, k.stop, k.step
+            if not ((a is None or type(a) is int) and (b is None or type(b) is int) and (c is None or type(c) is int)):
+                return None
+            out += (_SLICE, a, b, c)
+        elif t is int or k is None or k is Ellipsis:
+            push(k)
+        else:
+            return None
+    return tuple(out)
+
+
+#: marks a slice's three bounds in ``_long_memo_key``
+_SLICE = object()
 
 
 def _parse(shape, key, element: bool = False):

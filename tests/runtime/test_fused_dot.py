@@ -72,3 +72,29 @@ def test_a_batched_products_rows_are_the_unbatched_ones():
     batched = np.asarray(nnp.asarray(A) @ nnp.asarray(x))
     for q in range(4):
         np.testing.assert_array_equal(batched[q], np.asarray(nnp.asarray(A[q]) @ nnp.asarray(x)))
+
+
+WINDOWS = [  # (image shape, window, kept channels): rows that cross one, two and three axes of a load
+    ((3, 9, 9, 3), 5, 8),
+    ((2, 12, 10, 4), 3, 3),
+    ((5, 8, 8, 2), 4, 17),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("image,k,kept", WINDOWS)
+def test_windowed_products_summed_over_middle_axes_are_the_general_paths_bits(image, k, kept, dtype):
+    """A convolution's ``sum(x[:, i:i + k, j:j + k, :, None] * w[None], axis=(1, 2, 3))``: rows of
+    products over strided and broadcast loads, walked from one row to the next, against the general
+    path bit for bit and NumPy's values; windows at several places."""
+    rng = np.random.default_rng(image[1] * kept)
+    x = rng.standard_normal(image).astype(dtype)
+    w = rng.standard_normal((k, k, image[3], kept)).astype(dtype)
+    one = np.asarray(1, dtype)
+    for i, j in ((0, 0), (1, image[2] - k), (image[1] - k, 2)):
+        def summed(a, b, scale=None):
+            products = a[:, i:i + k, j:j + k, :, None] * b[None]
+            return nb.sum(products if scale is None else products * scale, axis=(1, 2, 3))
+        got = _same_bits(summed, lambda a, b: summed(a, b, one), x, w)
+        want = (x[:, i:i + k, j:j + k, :, None] * w[None]).sum(axis=(1, 2, 3))
+        np.testing.assert_allclose(got, want, rtol=1e-4 if dtype == "float32" else 1e-12, atol=1e-4)

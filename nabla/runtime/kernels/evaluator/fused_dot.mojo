@@ -178,13 +178,124 @@ def _pairwise_products4[T: DType](x0: UnsafePointer[Scalar[T], MutUntrackedOrigi
     return s
 
 
-def accumulate_products[T: DType, A: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _],
-                                            data: UnsafePointer[Int, _], e: Int,
-                                            acc: UnsafePointer[Scalar[A], MutUntrackedOrigin], count: Int):
-    """acc[i] += the product at element e + i, for i < count (``_accumulate``'s sum, elementwise)."""
+@always_inline
+def _place(p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _], load: Int, e: Int,
+           index: UnsafePointer[Int, MutUntrackedOrigin]) -> Int:
+    """Where in its source the load at ``load`` reads the program's element ``e`` (``_operand``'s
+    offset), with ``index`` set to e's coordinates in the load's layout, for ``_moved``."""
+    var b = Int(p.unsafe_load(load + 3))
+    if b == 0:
+        return 0 if data.unsafe_load(2 * Int(p.unsafe_load(load + 2)) + 1) == 1 else e
+    var layout = k + (b - 1)
+    var rank = Int(layout.unsafe_load(0))
+    var at = Int(layout.unsafe_load(1))
+    var rest = e
+    for d in range(rank - 1, -1, -1):
+        var size = Int(layout.unsafe_load(2 + 2 * d))
+        var i = rest % size
+        index.unsafe_store(d, i)
+        at += i * Int(layout.unsafe_load(3 + 2 * d))
+        rest //= size
+    return at
+
+
+@always_inline
+def _moved(p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _], load: Int, at: Int,
+           n: Int, index: UnsafePointer[Int, MutUntrackedOrigin]) -> Int:
+    """``_place``'s offset ``at`` of some element e moved to element e + n's, ``index`` carried along
+    (axis by axis from the innermost, a division only where an axis wraps more than once: a row
+    after row walk pays no division per axis per row, as ``_operand`` does)."""
+    var b = Int(p.unsafe_load(load + 3))
+    if b == 0:
+        return 0 if data.unsafe_load(2 * Int(p.unsafe_load(load + 2)) + 1) == 1 else at + n
+    var layout = k + (b - 1)
+    var d = Int(layout.unsafe_load(0)) - 1
+    var moved = at
+    var carry = n
+    while carry > 0 and d >= 0:
+        var size = Int(layout.unsafe_load(2 + 2 * d))
+        var was = index.unsafe_load(d)
+        var i = was + carry
+        carry = 0
+        if i >= size:
+            if i < 2 * size:
+                i -= size
+                carry = 1
+            else:
+                carry = i // size
+                i -= carry * size
+        index.unsafe_store(d, i)
+        moved += (i - was) * Int(layout.unsafe_load(3 + 2 * d))
+        d -= 1
+    return moved
+
+
+@always_inline
+def _step(p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _], load: Int) -> Int:
+    """The load's step from one element to the next within a run ``dot_fits`` allowed (``_operand``'s)."""
+    var b = Int(p.unsafe_load(load + 3))
+    if b == 0:
+        return 0 if data.unsafe_load(2 * Int(p.unsafe_load(load + 2)) + 1) == 1 else 1
+    var layout = k + (b - 1)
+    return Int(layout.unsafe_load(1 + 2 * Int(layout.unsafe_load(0))))
+
+
+@always_inline
+def _rank(p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], load: Int) -> Int:
+    var b = Int(p.unsafe_load(load + 3))
+    return 0 if b == 0 else Int(k.unsafe_load(b - 1))
+
+
+def accumulate_rows[T: DType, A: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _],
+                                        data: UnsafePointer[Int, _], e: Int, inner: Int, rows: Int,
+                                        acc: UnsafePointer[Scalar[A], MutUntrackedOrigin], count: Int):
+    """acc[i] += the product at element e + q * inner + i, for i < count, row q after row q < rows
+    (four rows at a time where the sums are T's own; each row's sum rounded to T where they are
+    wider, as NumPy's loop stores each row's partial): the rows' places in the data walked from one
+    to the next (``_moved``)."""
+    var ix = alloc[Int](max(_rank(p, k, _FIRST), 1))
+    var iy = alloc[Int](max(_rank(p, k, _SECOND), 1))
+    var x = slot[T](data, Int(p.unsafe_load(_FIRST + 2)))
+    var y = slot[T](data, Int(p.unsafe_load(_SECOND + 2)))
+    var sx = _step(p, k, data, _FIRST)
+    var sy = _step(p, k, data, _SECOND)
+    var ax = _place(p, k, data, _FIRST, e, ix)
+    var ay = _place(p, k, data, _SECOND, e, iy)
+    var q = 0
+    comptime if T == A:
+        while q + 4 <= rows:
+            var ax1 = _moved(p, k, data, _FIRST, ax, inner, ix)
+            var ax2 = _moved(p, k, data, _FIRST, ax1, inner, ix)
+            var ax3 = _moved(p, k, data, _FIRST, ax2, inner, ix)
+            var ay1 = _moved(p, k, data, _SECOND, ay, inner, iy)
+            var ay2 = _moved(p, k, data, _SECOND, ay1, inner, iy)
+            var ay3 = _moved(p, k, data, _SECOND, ay2, inner, iy)
+            _accumulate4[T, A](x + ax, x + ax1, x + ax2, x + ax3, sx, y + ay, y + ay1, y + ay2, y + ay3, sy, acc,
+                               count)
+            q += 4
+            if q < rows:
+                ax = _moved(p, k, data, _FIRST, ax3, inner, ix)
+                ay = _moved(p, k, data, _SECOND, ay3, inner, iy)
+    while q < rows:
+        _accumulate[T, A](x + ax, sx, y + ay, sy, acc, count)
+        comptime if T != A:
+            for i in range(count):
+                acc.unsafe_store(i, acc.unsafe_load(i).cast[T]().cast[A]())
+        q += 1
+        if q < rows:
+            ax = _moved(p, k, data, _FIRST, ax, inner, ix)
+            ay = _moved(p, k, data, _SECOND, ay, inner, iy)
+    ix.free()
+    iy.free()
+
+
+@always_inline
+def _accumulate[T: DType, A: DType](x0: UnsafePointer[Scalar[T], MutUntrackedOrigin], sx0: Int,
+                                    y0: UnsafePointer[Scalar[T], MutUntrackedOrigin], sy0: Int,
+                                    acc: UnsafePointer[Scalar[A], MutUntrackedOrigin], count: Int):
+    """acc[i] += x[i * sx] * y[i * sy], for i < count, each product rounded to T."""
     comptime w = simd_width_of[T]()
-    var x, sx = _operand[T](p, k, data, _FIRST, e)
-    var y, sy = _operand[T](p, k, data, _SECOND, e)
+    var x, sx, y, sy = x0, sx0, y0, sy0
     if sx == 0 and sy != 0:  # (one value for all second: products commute, bit for bit)
         swap(x, y)
         swap(sx, sy)
@@ -201,41 +312,41 @@ def accumulate_products[T: DType, A: DType](p: UnsafePointer[Int32, _], k: Unsaf
         acc.unsafe_store(i, acc.unsafe_load(i) + _rounded[T, 1](x.unsafe_load(i * sx) * y.unsafe_load(i * sy)).cast[A]())
 
 
-def accumulate_products4[T: DType, A: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _],
-                                             data: UnsafePointer[Int, _], e: Int, inner: Int,
-                                             acc: UnsafePointer[Scalar[A], MutUntrackedOrigin], count: Int):
-    """``accumulate_products`` of four rows ``inner`` apart (elements e + q * inner on, q < 4), added
-    to each column in the rows' order, the column's running sum kept in a register between them."""
+@always_inline
+def _accumulate4[T: DType, A: DType](x0: UnsafePointer[Scalar[T], MutUntrackedOrigin],
+                                     x1: UnsafePointer[Scalar[T], MutUntrackedOrigin],
+                                     x2: UnsafePointer[Scalar[T], MutUntrackedOrigin],
+                                     x3: UnsafePointer[Scalar[T], MutUntrackedOrigin], sx: Int,
+                                     y0: UnsafePointer[Scalar[T], MutUntrackedOrigin],
+                                     y1: UnsafePointer[Scalar[T], MutUntrackedOrigin],
+                                     y2: UnsafePointer[Scalar[T], MutUntrackedOrigin],
+                                     y3: UnsafePointer[Scalar[T], MutUntrackedOrigin], sy: Int,
+                                     acc: UnsafePointer[Scalar[A], MutUntrackedOrigin], count: Int):
+    """``_accumulate`` of four rows, added to each column in the rows' order, the column's running
+    sum kept in a register between them (a vector against one value per row: a matrix's columns
+    times a vector's elements)."""
     comptime w = simd_width_of[T]()
-    var x0, sx0 = _operand[T](p, k, data, _FIRST, e)
-    var x1, sx1 = _operand[T](p, k, data, _FIRST, e + inner)
-    var x2, sx2 = _operand[T](p, k, data, _FIRST, e + 2 * inner)
-    var x3, sx3 = _operand[T](p, k, data, _FIRST, e + 3 * inner)
-    var y0, sy0 = _operand[T](p, k, data, _SECOND, e)
-    var y1, sy1 = _operand[T](p, k, data, _SECOND, e + inner)
-    var y2, sy2 = _operand[T](p, k, data, _SECOND, e + 2 * inner)
-    var y3, sy3 = _operand[T](p, k, data, _SECOND, e + 3 * inner)
-    if sx0 == 0 and sx1 == 0 and sx2 == 0 and sx3 == 0 and sy0 == 1 and sy1 == 1 and sy2 == 1 and sy3 == 1:
-        swap(x0, y0)  # (the vector first: products commute, bit for bit)
-        swap(x1, y1)
-        swap(x2, y2)
-        swap(x3, y3)
-    elif not (sx0 == 1 and sx1 == 1 and sx2 == 1 and sx3 == 1 and sy0 == 0 and sy1 == 0 and sy2 == 0 and sy3 == 0):
-        for q in range(4):
-            accumulate_products[T, A](p, k, data, e + q * inner, acc, count)
+    var a0, a1, a2, a3, b0, b1, b2, b3 = x0, x1, x2, x3, y0, y1, y2, y3
+    if sx == 0 and sy == 1:  # (the vector first: products commute, bit for bit)
+        a0, a1, a2, a3, b0, b1, b2, b3 = y0, y1, y2, y3, x0, x1, x2, x3
+    elif not (sx == 1 and sy == 0):
+        _accumulate[T, A](x0, sx, y0, sy, acc, count)
+        _accumulate[T, A](x1, sx, y1, sy, acc, count)
+        _accumulate[T, A](x2, sx, y2, sy, acc, count)
+        _accumulate[T, A](x3, sx, y3, sy, acc, count)
         return
-    var v0 = SIMD[T, w](y0.unsafe_load(0))
-    var v1 = SIMD[T, w](y1.unsafe_load(0))
-    var v2 = SIMD[T, w](y2.unsafe_load(0))
-    var v3 = SIMD[T, w](y3.unsafe_load(0))
+    var v0 = SIMD[T, w](b0.unsafe_load(0))
+    var v1 = SIMD[T, w](b1.unsafe_load(0))
+    var v2 = SIMD[T, w](b2.unsafe_load(0))
+    var v3 = SIMD[T, w](b3.unsafe_load(0))
     var whole = count // w * w
     for i in range(0, whole, w):
-        var a = acc.unsafe_load[width=w](i) + _rounded[T, w](x0.unsafe_load[width=w](i) * v0).cast[A]()
-        a = a + _rounded[T, w](x1.unsafe_load[width=w](i) * v1).cast[A]()
-        a = a + _rounded[T, w](x2.unsafe_load[width=w](i) * v2).cast[A]()
-        acc.unsafe_store(i, a + _rounded[T, w](x3.unsafe_load[width=w](i) * v3).cast[A]())
+        var a = acc.unsafe_load[width=w](i) + _rounded[T, w](a0.unsafe_load[width=w](i) * v0).cast[A]()
+        a = a + _rounded[T, w](a1.unsafe_load[width=w](i) * v1).cast[A]()
+        a = a + _rounded[T, w](a2.unsafe_load[width=w](i) * v2).cast[A]()
+        acc.unsafe_store(i, a + _rounded[T, w](a3.unsafe_load[width=w](i) * v3).cast[A]())
     for i in range(whole, count):
-        var a = acc.unsafe_load(i) + _rounded[T, 1](x0.unsafe_load(i) * v0[0]).cast[A]()
-        a = a + _rounded[T, 1](x1.unsafe_load(i) * v1[0]).cast[A]()
-        a = a + _rounded[T, 1](x2.unsafe_load(i) * v2[0]).cast[A]()
-        acc.unsafe_store(i, a + _rounded[T, 1](x3.unsafe_load(i) * v3[0]).cast[A]())
+        var a = acc.unsafe_load(i) + _rounded[T, 1](a0.unsafe_load(i) * v0[0]).cast[A]()
+        a = a + _rounded[T, 1](a1.unsafe_load(i) * v1[0]).cast[A]()
+        a = a + _rounded[T, 1](a2.unsafe_load(i) * v2[0]).cast[A]()
+        acc.unsafe_store(i, a + _rounded[T, 1](a3.unsafe_load(i) * v3[0]).cast[A]())

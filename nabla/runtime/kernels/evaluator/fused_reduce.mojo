@@ -10,7 +10,7 @@ from .denormals import KeepDenormals
 from .fused_bits import _is_nan
 from .fused import BLOCK, BLOCKS_PER_TASK, SERIAL_DOT_WORK, SERIAL_WORK, _run_block, program_work, register_stride, registers_used
 from .fused_accumulate import _combine, _identity, _reduce_block, accumulator
-from .fused_dot import accumulate_products, accumulate_products4, dot_fits, dot_pairwise, dot_pairwise4, is_dot
+from .fused_dot import accumulate_rows, dot_fits, dot_pairwise, dot_pairwise4, is_dot
 from .fused_int import store_coded
 from .fused_pairwise import fill_leaves, join_leaves, leaf_count, leaf_sum, pairwise_sum
 from .opcodes import Reduce, Code
@@ -365,14 +365,7 @@ def _reduce_columns_in_order[T: DType, S: DType](
         var rows = max(1, BLOCK // inner) if width == inner else 1
         var kk = 0
         if dot:  # (the same sums, each row's products read from the data, four rows at a time)
-            while kk + 4 <= k1 and T == A:
-                accumulate_products4[T, A](p, k, data, (o * r + kk) * inner + col, inner, acc, width)
-                kk += 4
-            for row in range(kk, k1):
-                accumulate_products[T, A](p, k, data, (o * r + row) * inner + col, acc, width)
-                comptime if T != A:
-                    for i in range(width):
-                        acc.unsafe_store(i, acc.unsafe_load(i).cast[T]().cast[A]())
+            accumulate_rows[T, A](p, k, data, o * r * inner + col, inner, k1, acc, width)
             kk = k1
         while kk < k1:
             var nrows = min(rows, k1 - kk)
