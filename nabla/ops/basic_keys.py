@@ -64,28 +64,21 @@ _INT_FIRST = object()
 
 
 def _long_memo_key(shape, key, element: bool):
-    """``_memo_key`` of a tuple key of any other length (a convolution's ``x[:, i:i + k, j:j + k, :,
-    None]``, a 3-D stencil's ``u[1:-1, 1:-1, 2:]``): each slice as a marker and its three bounds,
-    each int, ``None`` and ``...`` as itself (the marker and the three that follow it are read as
-    one slice: no two keys share a memo); None where a part is anything else."""
-    out = [shape, element]
-    push = out.append
+    """``_memo_key`` of a tuple key of any other length made of whole axes, ``None`` and ``...``
+    only (a convolution's ``w[np.newaxis, :, :, :]``, the same every step); None for any other:
+    a key with an int or a bound (``x[:, i:i + k, j:j + k, :, None]``) is most often new each step,
+    and parsed at once (keeping it cost more than its parse)."""
     for k in key:
-        t = type(k)
-        if t is slice:
-            a, b, c = k.start, k.stop, k.step
-            if not ((a is None or type(a) is int) and (b is None or type(b) is int) and (c is None or type(c) is int)):
+        if type(k) is slice:
+            if k.start is not None or k.stop is not None or k.step is not None:
                 return None
-            out += (_SLICE, a, b, c)
-        elif t is int or k is None or k is Ellipsis:
-            push(k)
-        else:
+        elif k is not None and k is not Ellipsis:
             return None
-    return tuple(out)
+    return shape, element, tuple(_WHOLE if type(k) is slice else k for k in key)
 
 
-#: marks a slice's three bounds in ``_long_memo_key``
-_SLICE = object()
+#: a whole axis, ``:``, in ``_long_memo_key``
+_WHOLE = object()
 
 
 def _parse(shape, key, element: bool = False):
