@@ -364,13 +364,22 @@ class ufunc:
         if x.dtype.is_bool and self.__name__ in ("maximum", "minimum", "fmax", "fmin") and x.size:
             # (bool extremes: any and all, where the standard's max and min take numbers only)
             r = (_xp.any if self.__name__ in ("maximum", "fmax") else _xp.all)(x, axis=axes, keepdims=keepdims)
-        elif self._reducer is not None:
-            r = self._reducer(x, axis=axes, keepdims=keepdims)
+        elif self._reducer is not None and self._in_dtype(x, dtype) is not None:
+            r = self._reducer(x, axis=axes, keepdims=keepdims, **self._in_dtype(x, dtype))
         else:
             r = self._fold(self._as_loop_dtype(x), axes, keepdims)
         if initial is not None:  # (NumPy's reduction starts from ``initial`` in its own dtype)
             r = self(r, initial_in(r.dtype, initial))
         return r if out is None else write_out(out, r, f"{self.__name__}.reduce")
+
+    def _in_dtype(self, x: Tensor, dtype) -> dict | None:
+        """The reducer's or scan's ``dtype`` keyword where one was asked: ``add`` and ``multiply``
+        widen small integers and bools as ``sum`` does, unless told a dtype (``np.add.reduce(a,
+        dtype=np.int8)`` wraps in int8); None where the ufunc's own fold takes it (told bool: or
+        and and, which ``sum`` and ``prod`` do not take)."""
+        if dtype is None or self.__name__ not in ("add", "multiply"):
+            return {}
+        return None if x.dtype.is_bool else {"dtype": x.dtype}
 
     def _as_loop_dtype(self, x: Tensor) -> Tensor:
         """Reductions and scans keep one dtype throughout: NumPy's loop output for (x, x)."""
@@ -406,7 +415,8 @@ class ufunc:
         x = D.asarray(array, op=f"{self.__name__}.accumulate")
         if dtype is not None:
             x = _astype(x, D.to_nabla(dtype, f"{self.__name__}.accumulate"))
-        r = None if self._accumulator is None else self._accumulator(x, axis=axis)
+        kept = self._in_dtype(x, dtype)
+        r = None if self._accumulator is None or kept is None else self._accumulator(x, axis=axis, **kept)
         if r is None:
             r = self._scan(self._as_loop_dtype(x), axis % x.ndim)
         return r if out is None else write_out(out, r, f"{self.__name__}.accumulate")

@@ -390,3 +390,19 @@ def test_add_at_with_slices_among_its_indices_is_numpys(dtype):
         ours = fnp.asarray(a.copy())
         fnp.add.at(ours, idx, fnp.asarray(b))
         np.testing.assert_allclose(ours.numpy(), want)
+
+
+@pytest.mark.parametrize("method", ["reduce", "accumulate"])
+@pytest.mark.parametrize("name", ["add", "multiply", "maximum"])
+@pytest.mark.parametrize("dtype", [None, np.int8, np.int16, np.uint8, np.float32, np.int64, bool])
+@pytest.mark.parametrize("data", [np.array([[100, 100, 27], [-5, 120, 3]], np.int8), np.array([True, True, False]),
+                                  np.array([1e30, 1e30, 1.5], np.float32)], ids=["int8", "bool", "float32"])
+def test_reduce_and_accumulate_compute_in_the_dtype_asked(data, dtype, name, method):
+    """``np.add.reduce(a, dtype=np.int8)`` wraps in int8 (and of bools, told bool, is or): add and
+    multiply widen small integers only when no dtype is given, as NumPy's do."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = getattr(getattr(np, name), method)(data, dtype=dtype)
+        got = np.asarray(getattr(getattr(fnp, name), method)(fnp.asarray(data), dtype=dtype))
+    assert got.dtype == np.asarray(want).dtype
+    np.testing.assert_array_equal(got, want)
