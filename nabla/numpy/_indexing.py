@@ -31,6 +31,9 @@ def where(condition, x=None, y=None):
         r = _plain_where(condition, x, y)
         if r is not None:
             return r
+    if (x is not None and _strings.is_text(x)) or (y is not None and _strings.is_text(y)):
+        # (strings stay on the host: NumPy's where, the condition and any other choice read back)
+        return _strings.on_host("where", tuple(_np.asarray(v) for v in (condition, x, y)), {}, None)
     cond = D.asarray(condition, op="where")
     if x is None and y is None:
         return nonzero(cond)

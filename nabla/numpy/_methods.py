@@ -20,7 +20,7 @@ from ..ops.bit_views import bit_view, put_back_bits
 from ..ops.elementwise import astype as _astype
 from ..ops.view_layout import same, same_back
 from . import _arrays as A, _datetime, _dtypes as D, _indexing as I, _math as M, _reductions as R, _sorting as S
-from . import _manipulation as MN, _reduceat
+from . import _manipulation as MN, _reduceat, _strings
 from ._ndarray import BYTE_VIEWS, _made, _of_type, flatiter, made_as_array, ndarray
 from ._ufunc_table import UFUNCS
 from ._ufuncs import ufunc
@@ -61,6 +61,9 @@ def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
             raise TypeError(f"nabla.numpy.astype: cannot cast {self.dtype.name} to {dates} under "
                             f"casting={casting!r}")
         return _datetime.from_numbers(self, dates)
+    if _strings.text_dtype(dtype):  # (strings stay on the host: the values read back, NumPy's cast)
+        _strings.warn(f"astype to {_np.dtype(dtype)} is NumPy's cast of the values read back")
+        return self.numpy().astype(dtype, casting=casting)
     target = D.to_nabla(dtype, "astype")
     if not _np.can_cast(self.dtype.numpy_dtype, target.numpy_dtype, casting):
         raise TypeError(f"nabla.numpy.astype: cannot cast {self.dtype.name} to {target.name} under "

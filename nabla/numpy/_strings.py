@@ -50,6 +50,14 @@ def host_strings(obj, dtype, op: str):
     return arr
 
 
+def text_dtype(dtype) -> bool:
+    """Whether ``dtype`` names a string or bytes dtype (``str``, ``"U5"``, ``np.bytes_``)."""
+    try:
+        return dtype is not None and _is_text(_np.dtype(dtype).kind)
+    except TypeError:
+        return False
+
+
 def _maybe_text(obj) -> bool:
     """Whether ``obj``'s first leaf is a str or bytes (a cheap look before NumPy reads all of it)."""
     while isinstance(obj, (list, tuple)) and obj:

@@ -74,3 +74,22 @@ def test_select_of_string_choices_is_numpys():
     got = fnp.select([x < -2, x < 0], [x, x * 2], default=0.5)
     assert type(got) is fnp.ndarray
     numpy.testing.assert_array_equal(numpy.asarray(got), numpy.select([a < -2, a < 0], [a, a * 2], default=0.5))
+
+
+def test_where_with_string_choices_and_casts_to_strings_are_numpys():
+    """``np.where(cond, "A", names)`` and ``x.astype(str)`` give NumPy's string arrays on the host
+    (the condition and the numbers read back); numeric ``where`` and casts stay Nabla's."""
+    a = numpy.array([-1.5, 0.0, 2.25, 7.0])
+    x = fnp.asarray(a)
+    names = numpy.array(["delta", "alpha", "echo", "kilo"])
+    for choices in (("A", names), (names, "Z"), (names, names[::-1])):
+        with pytest.warns(fnp.HostStringWarning):
+            got = fnp.where(x > 0, *choices)
+        assert type(got) is numpy.ndarray
+        numpy.testing.assert_array_equal(got, numpy.where(a > 0, *choices))
+    for data, dtype in ((a, str), (a, "U3"), (a > 0, str), (numpy.arange(4), numpy.bytes_), (numpy.float32(2.5), str)):
+        with pytest.warns(fnp.HostStringWarning, match="astype"):
+            got = fnp.asarray(data).astype(dtype)
+        assert type(got) is numpy.ndarray
+        numpy.testing.assert_array_equal(got, numpy.asarray(data).astype(dtype))
+    assert type(fnp.where(x > 0, x, 0.0)) is fnp.ndarray and type(x.astype(int)) is fnp.ndarray
