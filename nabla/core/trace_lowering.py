@@ -15,8 +15,13 @@ from .values import HostValue, buffer_of
 
 
 def _float_key(v):
-    # -0.0 == 0.0, NaN != NaN, and float.hex() drops a NaN's sign: key floats by their bits.
-    return ("f", struct.pack("<d", v).hex()) if isinstance(v, float) else v
+    # -0.0 == 0.0, NaN != NaN, and float.hex() drops a NaN's sign: key floats (and a complex
+    # constant's parts, which stay in the structure) by their bits.
+    if isinstance(v, float):
+        return "f", struct.pack("<d", v).hex()
+    if isinstance(v, complex):
+        return "c", struct.pack("<dd", v.real, v.imag).hex()
+    return v
 
 
 def symbolic_dims(shape, sizes: dict) -> tuple:
@@ -136,7 +141,7 @@ def node_memo(n) -> tuple:
         return (), None, None
     items = tuple(kw.items())
     for _, x in items:
-        if type(x) is float:  # (keyed by its bits: -0.0 is not 0.0)
+        if type(x) is float or type(x) is complex:  # (keyed by its bits: -0.0 is not 0.0)
             return hashable_params(kw), None, None
     return items, None, None
 

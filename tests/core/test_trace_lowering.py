@@ -14,6 +14,21 @@ def test_constants_keep_their_bits():
     np.testing.assert_array_equal((x * 2.0).numpy(), np.full(3, 2.0))
 
 
+def test_complex_constants_keep_their_parts_bits():
+    """A complex constant stays in the structure (a pair of reals): its key holds its parts' bits,
+    so the same structure with 0j, -0 + 0j, 0 - 0j or NaN parts is each its own, signs kept."""
+    data = np.array([-0.0 - 0.0j, 1.5 - 0.0j], np.complex128)
+    x = nb.asarray(data)
+    for c in (0j, complex(-0.0, 0.0), complex(0.0, -0.0), complex(-0.0, -0.0), 0j):
+        for got, want in ((x + c, data + c), (nb.full((2,), c, dtype="complex128"), np.full(2, c))):
+            got = got.numpy()
+            np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(np.signbit(got.real), np.signbit(want.real))
+            np.testing.assert_array_equal(np.signbit(got.imag), np.signbit(want.imag))
+    nan = complex("nan+nanj")
+    np.testing.assert_array_equal(np.isnan((x * nan).numpy()), np.isnan(data * nan))
+
+
 def test_static_shape_ops_key_by_size(stats, no_fused):
     # reshape's target shape is concrete, so a new size is a new structure
     for n in (4, 6):
