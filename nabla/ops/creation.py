@@ -151,10 +151,10 @@ def full(shape, fill_value, dtype=None, device=None) -> Tensor:
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     dtype = default_dtype_for(fill_value) if dtype is None else _dt.as_dtype(dtype)
-    if dtype.is_complex:  # a Python scalar crossing the host boundary into paired-real storage
-        return tensor_from_host(np.full(shape, fill_value, dtype.numpy_dtype), device)
     value = _check_value(fill_value, dtype, "full")
     device = as_device(device)
+    if dtype.is_complex:
+        return Tensor(_complex_filled(shape, value, dtype, device))
     impl = _filled_at_once(shape, value, dtype, device) if shape else None
     return Tensor(impl) if impl is not None else full_op(shape=shape, value=value, dtype=dtype, device=device)
 
@@ -176,6 +176,21 @@ def _filled_at_once(shape, value, dtype, device):
     constant = operand_constant(value, dtype, device)._impl._values[0]
     out = scalars.small(GRAPH.engine, broadcast_to_op, {"shape": shape}, (constant,), shape, dtype, device)
     return None if out is None else TensorImpl([out], dtype)
+
+
+def _complex_filled(shape, value: complex, dtype, device) -> TensorImpl:
+    """``full`` of a complex ``value``: its storage's (re, im) pairs spread from one pair (two numbers
+    crossing the host boundary, where the whole array did), made at once where at most
+    ``FILL_AT_ONCE`` elements, as a real fill is, else recorded for the read that needs it."""
+    real = _dt.real_dtype(dtype)
+    pair = tensor_from_host(np.array([value.real, value.imag], real.numpy_dtype), device)._impl
+    spread = {"shape": tuple(shape) + (2,)}
+    scalars = GRAPH.engine.scalars
+    if 0 < math.prod(shape) <= FILL_AT_ONCE and scalars is not None:
+        out = scalars.small(GRAPH.engine, broadcast_to_op, spread, tuple(pair._values), spread["shape"], real, device)
+        if out is not None:
+            return TensorImpl([out], dtype)
+    return TensorImpl(broadcast_to_op.apply_unary(Tensor(pair), spread)._impl._values, dtype)
 
 
 def kept_constant(t: Tensor) -> Tensor:

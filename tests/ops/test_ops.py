@@ -262,3 +262,22 @@ def test_float16_math_is_numpys_float32_rounded_once():
     np.testing.assert_array_equal(got[exact], want[exact])
     # libm's float32 and MAX's may differ by an ulp of float32, which can move a float16 by one ulp
     np.testing.assert_array_max_ulp(got, want, maxulp=1)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3), (2, 1 << 17)])
+def test_complex_fills_are_numpys_bits(shape, dtype):
+    """``full`` of a complex value spreads its (re, im) pair (at once up to a fill's size, recorded
+    beyond): each part's bits are NumPy's (signed zeros, NaN, a complex64 rounding), and a write
+    into the fill lands."""
+    for value in (0j, 1 + 2j, complex(-0.0, 0.0), complex(0.0, -0.0), 1 / 3 + 0.1j, complex("nan+infj")):
+        want = np.full(shape, value, dtype)
+        got = nb.full(shape, value, dtype=dtype)
+        if shape:
+            got[..., 0] = 5 - 1j
+            want[..., 0] = 5 - 1j
+        got = got.numpy()
+        assert got.dtype == want.dtype and got.shape == want.shape
+        parts, want_parts = np.stack([got.real, got.imag]), np.stack([want.real, want.imag])
+        np.testing.assert_array_equal(parts, want_parts)
+        np.testing.assert_array_equal(np.signbit(parts), np.signbit(want_parts))
