@@ -32,11 +32,15 @@ class Program:
 
 
 def pack_program(instructions, result_register, kind, rows, inner, consts, slot_of, reduce, size, dtype,
-                 count=False, scan=0, lifted=(), out_dtype=None, lifted_leaves=(), registers=None) -> Program:
-    """The instructions packed behind their header, the data slots in the order they were given."""
+                 count=False, scan=0, lifted=(), out_dtype=None, lifted_leaves=(), registers=None,
+                 pair_register=None) -> Program:
+    """The instructions packed behind their header, the data slots in the order they were given.
+    ``pair_register``: a map's second result, stored interleaved with the first as a complex
+    result's (re, im) pairs (the header's seventh field: the register plus one)."""
     program = np.zeros(HEADER + 5 * len(instructions), np.int32)
     out_code = (INT_CODES if registers in (None, _dt.int64) else CODES)[out_dtype] if dtype is BYTES else 0
-    program[:HEADER] = (len(instructions), result_register, kind, rows, inner, out_code, 0, 0)
+    pair = 0 if pair_register is None else pair_register + 1
+    program[:HEADER] = (len(instructions), result_register, kind, rows, inner, out_code, pair, 0)
     program[HEADER:] = np.asarray(instructions, np.int32).reshape(-1)
     slots = [leaf for leaf, _ in sorted(slot_of.items(), key=lambda kv: kv[1])]
     made = Program(program, np.asarray(consts or [0.0], np.float64), slots, reduce, size, dtype, count, scan, lifted,

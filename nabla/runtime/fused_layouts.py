@@ -74,14 +74,16 @@ _Unfit = Unfit
 _STACK_PARTS = 8
 
 
-def _layouts(body, result, full, ref, alias, views, node_ids, view_of, contexts=None) -> dict:
+def _layouts(body, result, full, ref, alias, views, node_ids, view_of, contexts=None, pair=None) -> dict:
     """The layout each loaded value is read with: registers hold values spread to the trace's full
     shape, so a value smaller than the trace takes the shape of the full-size result it is
     broadcast into (its context), from its consumers back to the inputs it is computed from.
     Returns vid -> layout (None: read in order). Raises _Unfit where a value would need two
-    layouts. ``contexts`` (given): filled with node -> (context, the shape it sees the node's value in)."""
+    layouts. ``contexts`` (given): filled with node -> (context, the shape it sees the node's value in).
+    ``pair``: a second result of the result's shape (a complex result's imaginary parts)."""
+    results = [result] if pair is None else [result, pair]
     shape_of: dict[int, tuple] = {}  # node index -> its output's shape (from the values that use it)
-    for v in [u for n in body for u in n.inputs] + [result]:
+    for v in [u for n in body for u in n.inputs] + results:
         if v.node is not None and id(v.node) in node_ids:
             shape_of[node_ids[id(v.node)]] = tuple(v.shape)
     loads: dict[int, tuple | None] = {}
@@ -94,9 +96,10 @@ def _layouts(body, result, full, ref, alias, views, node_ids, view_of, contexts=
 
     # node -> (context, the shape in which the context sees its value: a reshape may stand between)
     context: dict[int, tuple] = {}
-    final = ref(result)
-    if final < 0 or final in views:
-        load(result, tuple(result.shape), tuple(result.shape))
+    for v in results:  # (a result that is a view of an input: read through its layout)
+        final = ref(v)
+        if final < 0 or final in views:
+            load(v, tuple(v.shape), tuple(v.shape))
     for i in range(len(body) - 1, -1, -1):
         if i in alias or i in views or i not in shape_of:
             continue

@@ -103,6 +103,10 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
             return _matmul(order, leaves, last, dtype, node_ids, leaf_ids, out.dtype)
         except _Unfit:
             return None
+    pair = None if reduce or scan or dtype is BYTES or test is not None else _parts(out, order)
+    if pair is not None:  # a complex result: its parts computed over its elements, stored as pairs
+        result, pair = pair
+        body = order[:-1]
     full = math.prod(result.shape)
     # more inputs than data slots: one-element host inputs (the elements an element-by-element check
     # picks, ``a[1] * b[2] - a[2] * b[1]``) are read into the constants per run instead
@@ -115,19 +119,27 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
         return None  # (the float family's count is int64 data: read as one bool only when it is one value)
     try:
         program = _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner, count, scan,
-                         _dt.bool_ if test is not None and dtype is BYTES else out.dtype, lift, registers, unsigned)
+                         _dt.bool_ if test is not None and dtype is BYTES else out.dtype, lift, registers, unsigned,
+                         pair)
         if test is not None:
             _add_test(program, test, node_ids[id(test[2])], ints)
         return program
     except _Unfit:
+        if pair is not None:  # (its parts not written apart: the stack at the storage's shape)
+            try:
+                return _write(order, leaves, out, 2 * full, dtype, node_ids, leaf_ids, 0, 1, 1, count, 0, out.dtype,
+                              lift, registers)
+            except _Unfit:
+                return None
         return None
 
 
 def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner, count, scan,
-           out_dtype, lift=frozenset(), registers=None, unsigned=False) -> Program:
+           out_dtype, lift=frozenset(), registers=None, unsigned=False, pair=None) -> Program:
     """The program of ``body`` computing ``result`` (reduced or scanned as asked). ``unsigned``: the
     reduction orders uint64 values, so each value's sign bit is flipped first (unsigned order is
-    signed order of ``x ^ 2**63``), and the kernel flips a max's or min's result back."""
+    signed order of ``x ^ 2**63``), and the kernel flips a max's or min's result back. ``pair``: a
+    complex result's imaginary parts (``result`` its real ones), stored with them as (re, im) pairs."""
     registers = registers or (_dt.int64 if dtype is BYTES else dtype)
     alias, views, ref, view_of = _viewer(body, leaves, dtype, node_ids, leaf_ids, count, result, registers,
                                          not (reduce or scan))
@@ -137,13 +149,15 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
         if registers.is_floating else frozenset()
     dtype_of = _dtypes(body, result, node_ids) if ints or coded_float else {}
     contexts: dict = {}
-    loads = _layouts(body, result, full, ref, alias, views, node_ids, view_of, contexts)
+    loads = _layouts(body, result, full, ref, alias, views, node_ids, view_of, contexts, pair)
     uses: dict[int, int] = {}
     for i, n in enumerate(body):
         for v in n.inputs:
             uses[ref(v)] = i
     final = ref(result)
     uses[final] = len(body)
+    if pair is not None:
+        uses[ref(pair)] = len(body)
     instructions: list[tuple] = []
     consts: list[float] = []
     lifted: list[tuple[int, int]] = []
@@ -263,6 +277,7 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
         if coded_float and code[0] != _WRAP and dtype_of.get(i) is _dt.float16:
             instructions.append((_WRAP, dst, dst, HALF, 0))
     result_register = register(final)
+    pair_register = None if pair is None else register(ref(pair))
     if unsigned:
         if not free:
             raise _Unfit
@@ -270,13 +285,33 @@ def _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, 
         instructions.append((_CONST, sign, len(consts), 0, 0))
         consts.append(constant_bits(-2 ** 63, True))
         instructions.append((opcode(K.BITWISE_XOR), result_register, result_register, sign, 0))
-    size = full // rows if reduce else full
+    size = full // rows if reduce else 2 * full if pair is not None else full
     made = pack_program(instructions, result_register, reduce or scan, rows, inner, consts, slot_of, reduce, size,
                          dtype, count and dtype is not BYTES, scan, tuple(lifted), out_dtype, tuple(lifted_at.items()),
-                         registers)
+                         registers, pair_register)
     if unsigned and out_dtype is _dt.uint64:  # (a max or min: the kernel flips it back, told by its code)
         made.program[5] = CODES[_dt.uint64]
     return made
+
+
+def _parts(out, order):
+    """(real parts, imaginary parts) of a complex result written as a stack of its parts on the
+    storage's trailing axis (``fused_complex``'s ``pack``: each part a value of the complex shape,
+    reshaped to one step of the axis), both of its float dtype; None for any other result. The
+    program then runs over the complex elements, not the storage's, and stores the pairs: each part
+    computed once per element, no index test and select per element of the storage."""
+    n = out.node
+    if n is not order[-1] or not _is_stack(n) or len(n.inputs) != 2 or n.kwargs["axis"] != len(out.shape) - 1 \
+            or out.shape[-1] != 2 or out.dtype not in (_dt.float32, _dt.float64):
+        return None
+    parts = []
+    for v in n.inputs:
+        m = v.node
+        if m is None or m.op is not K.RESHAPE or m.inputs[0].shape != out.shape[:-1] \
+                or m.inputs[0].dtype is not out.dtype:
+            return None
+        parts.append(m.inputs[0])
+    return tuple(parts)
 
 
 def _identity_fill(op, out, dtype, registers) -> Program | None:

@@ -363,23 +363,42 @@ def map_into[T: DType, S: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Fl
     store); bytes (S = uint8): the output's dtype code in the program's header."""
     comptime w = simd_width_of[T]()
     var code = Int(p.unsafe_load(5))
+    # a complex result's pair (float family): the program runs over its n / 2 elements, its result
+    # register the real parts and register ``pair - 1`` the imaginary ones, stored interleaved as
+    # the storage's (re, im) pairs (in order, or through the storage's layout)
+    var pair = Int(p.unsafe_load(6))
     comptime if S == T:
         code = _code_of[T]()
-    var blocks = (n + BLOCK - 1) // BLOCK
+    else:
+        pair = 0
+    var m = n // 2 if pair else n  # (the program's elements)
+    var blocks = (m + BLOCK - 1) // BLOCK
     var tasks = (blocks + BLOCKS_PER_TASK - 1) // BLOCKS_PER_TASK
     var result = Int(p.unsafe_load(1))
-    var stride = register_stride[T](n)
+    var stride = register_stride[T](m)
 
     var memory = registers_used(p) * stride  # (a task's registers: counted once for every task)
-    def task(t: Int) {memory, dst, p, k, data, n, blocks, result, code, stride, layout, strided}:
+    def task(t: Int) {memory, dst, p, k, data, m, blocks, result, code, stride, layout, strided, pair}:
         var regs = alloc[Scalar[T]](memory)
+        var pairs = alloc[Scalar[T]](2 * BLOCK if pair and strided else 1)
         var last = min(blocks, (t + 1) * BLOCKS_PER_TASK)
         for blk in range(t * BLOCKS_PER_TASK, last):
             var start = blk * BLOCK
-            var count = min(BLOCK, n - start)
+            var count = min(BLOCK, m - start)
             _run_block[T, S](p, k, data, regs, stride, start, count)
             var r = regs + result * stride
-            if strided:
+            if pair:
+                var q = regs + (pair - 1) * stride
+                var out = pairs if strided else dst.unsafe_bitcast[Scalar[T]]() + 2 * start
+                var whole = count // w * w
+                for i in range(0, whole, w):
+                    out.unsafe_store(2 * i, r.unsafe_load[width=w](i).interleave(q.unsafe_load[width=w](i)))
+                for i in range(whole, count):
+                    out.unsafe_store(2 * i, r.unsafe_load(i))
+                    out.unsafe_store(2 * i + 1, q.unsafe_load(i))
+                if strided:
+                    store_strided[T](code, dst, pairs, 2 * start, 2 * count, layout)
+            elif strided:
                 store_strided[T](code, dst, r, start, count, layout)
             else:
                 comptime if S == T:
@@ -392,6 +411,7 @@ def map_into[T: DType, S: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Fl
                 else:
                     store_coded[T](code, dst, r, start, count)
         regs.free()
+        pairs.free()
 
     # NumPy keeps denormals; MAX's worker threads, on which ``parallelize`` runs the tasks, flush
     # them to zero: each task keeps them, on whichever thread runs it
