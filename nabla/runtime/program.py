@@ -39,14 +39,15 @@ from .fused_layouts import slice_layout
 from .fused_format import pack_program
 from .fused_matmul import taking_large_matmuls
 from .fused_stages import stages as first_values
-from .program_kernel import COPY, MAP, NONZERO, REDUCE, SCAN, SCATTER, SCATTER_ADD, family
+from .program_kernel import COPY, GATHER, MAP, NONZERO, REDUCE, SCAN, SCATTER, SCATTER_ADD, family
 from .program_kernel import loaded as _kernel_loaded, module as _kernel_module
 from .program_cut import Cut, ends_below, ends_program
 from .program_plan import _FOREIGN, ProgramPlan, _Buffer, _Stage
 from .program_stops import empty_sum, foreign, forget_foreign, is_free, stop_ids
 from .program_writes import InPlace
 
-_MAP, _REDUCE, _SCAN, _COPY, _SCATTER, _SCATTER_ADD, _NONZERO = MAP, REDUCE, SCAN, COPY, SCATTER, SCATTER_ADD, NONZERO
+_MAP, _REDUCE, _SCAN, _COPY, _SCATTER, _SCATTER_ADD, _NONZERO, _GATHER = MAP, REDUCE, SCAN, COPY, SCATTER, \
+    SCATTER_ADD, NONZERO, GATHER
 
 
 class Unplanned(Exception):
@@ -150,6 +151,8 @@ class Scheduler(InPlace):
             return self._rows(v)
         if v.node.op is nonzero_op:
             return self._nonzero(v)
+        if v.node.op is gather_op and self._gathered_rows(v):
+            return []
         if v.node.op is matmul_op and empty_sum(v.node):
             self._fill(v, 0)
             return []
@@ -453,6 +456,24 @@ class Scheduler(InPlace):
             at += u.shape[axis]
         self.staged.add(id(node))
         return []
+
+    def _gathered_rows(self, v) -> bool:
+        """``take`` along a leading axis of values held in buffers already (a mask's selection
+        ``Z[I]``, a permutation's rows): each row of the result copied from the row its index names,
+        a copy of bytes (where a program computed each element's place and gathered it, a complex
+        one from its pair's two); False where a program takes it (work of the gathered values, a
+        computed index, an axis past rows of other axes)."""
+        node = v.node
+        x, idx = node.inputs
+        axis = node.kwargs["axis"]
+        if id(x) not in self.buffer_of or id(idx) not in self.buffer_of or idx.dtype is not _dt.int64 \
+                or math.prod(x.shape[:axis]) != 1 or not math.prod(x.shape):
+            return False
+        slots = ((self.buffer_of[id(x)], 0), (self.buffer_of[id(idx)], 0))
+        row_bytes = math.prod(x.shape[axis + 1:]) * x.dtype.itemsize  # (complex storage: its pair too)
+        self._add(_Stage(_GATHER, 0, None, None, self._new_buffer(v), math.prod(idx.shape), count=row_bytes,
+                         slots=slots), (node,))
+        return True
 
     def _rows(self, v) -> list:
         """Row writes and row additions: ``x`` copied into the result's buffer (or x's buffer taken

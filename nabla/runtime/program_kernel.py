@@ -41,7 +41,7 @@ from .fused_codes import BYTES
 #: the call array (kernels/nabla_vm.mojo): ints per stage, data slots per stage, stage kinds
 STAGE = 24
 SLOTS = 8
-MAP, REDUCE, SCAN, COPY, SCATTER, SCATTER_ADD, NONZERO = 0, 1, 2, 3, 4, 5, 6
+MAP, REDUCE, SCAN, COPY, SCATTER, SCATTER_ADD, NONZERO, GATHER = 0, 1, 2, 3, 4, 5, 6, 7
 
 HERE = Path(__file__).resolve().parent
 KERNELS = HERE / "kernels"  # the entry modules and, in ``evaluator/``, the fused evaluator the program kernel runs

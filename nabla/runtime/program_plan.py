@@ -18,11 +18,12 @@ from max import driver
 from ..core.graph import GRAPH, HostValue, Node, Value, host_view
 from .fused_codes import constant_bits
 from .fused_layouts import Offset
-from .program_kernel import COPY, MAP, NONZERO, REDUCE, SCAN, SCATTER, SCATTER_ADD, STAGE
+from .program_kernel import COPY, GATHER, MAP, NONZERO, REDUCE, SCAN, SCATTER, SCATTER_ADD, STAGE
 from .program_kernel import module as _kernel_module
 from .result_memory import _BLOCK_RESULT, _HOST_DTYPES, HOST_BLOCKS, host_buffer, host_memory
 
-_MAP, _REDUCE, _SCAN, _COPY, _SCATTER, _SCATTER_ADD, _NONZERO = MAP, REDUCE, SCAN, COPY, SCATTER, SCATTER_ADD, NONZERO
+_MAP, _REDUCE, _SCAN, _COPY, _SCATTER, _SCATTER_ADD, _NONZERO, _GATHER = MAP, REDUCE, SCAN, COPY, SCATTER, \
+    SCATTER_ADD, NONZERO, GATHER
 _FOREIGN = -1  # an op the kernel lacks (a large matmul, a linalg or sort kernel): run on its own between calls
 
 
@@ -509,7 +510,7 @@ class _Call:
                 consts_at.append(at + 6)
                 call[at + 6] = c * 8
             patch(at + 4, s.out, s.out_at)
-            bytes_counted = s.family >= 2 or s.kind in (_COPY, _SCATTER)
+            bytes_counted = s.family >= 2 or s.kind in (_COPY, _SCATTER, _GATHER)
             for j, (b, offset) in enumerate(s.slots):
                 patch(at + 8 + 2 * j, b, offset)
                 call[at + 9 + 2 * j] = b.nbytes if bytes_counted else b.nbytes // b.value.dtype.itemsize

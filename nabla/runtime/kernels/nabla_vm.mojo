@@ -16,14 +16,15 @@
 # a lock that work it waits for (its own tasks, MAX's) could need.
 #
 # The call: an int64 array [n_stages, then STAGE ints per stage]:
-#   kind (0 map, 1 reduce, 2 scan, 3 copy, 4 scatter, 5 scatter-add, 6 nonzero), family (0 float32, 1 float64,
+#   kind (0 map, 1 reduce, 2 scan, 3 copy, 4 scatter, 5 scatter-add, 6 nonzero, 7 gather), family (0 float32, 1 float64,
 #   2 integers in int64 registers over bytes, 3 coded float32, 4 coded float64; scatter-add: the
 #   dtype's code), program address (int32), constants address (float64; scatter-add: outer, extent,
 #   inner; nonzero: the axis's stride and size), output address, n (map and scan: elements; reduce:
-#   outputs; copy: bytes; scatters: rows; nonzero: the mask's elements), store layout address (0: in
-#   order), count (reduce of a float family into int64: 1; scatter: the bytes of a row; nonzero: the
-#   true elements), then the data table: (address, size) for each of eight data slots (the
-#   scatters: the rows written or added, then their int64 row numbers; nonzero: the bool mask).
+#   outputs; copy: bytes; scatters and gather: rows; nonzero: the mask's elements), store layout
+#   address (0: in order), count (reduce of a float family into int64: 1; scatter and gather: the
+#   bytes of a row; nonzero: the true elements), then the data table: (address, size) for each of
+#   eight data slots (the scatters: the rows written or added, then their int64 row numbers; the
+#   gather: the rows read, then their int64 row numbers; nonzero: the bool mask).
 from std.memory import UnsafePointer, unsafe_memcpy
 from evaluator.fused import map_into
 from evaluator.fused_reduce import reduce_into
@@ -85,6 +86,11 @@ def _stage(st: UnsafePointer[Int, MutUntrackedOrigin]) raises:
             _scatter_add[DType.int16](dst, src, rows, n, outer, extent, inner)
         else:  # int8, uint8
             _scatter_add[DType.int8](dst, src, rows, n, outer, extent, inner)
+    elif kind == 7:  # rows gathered: row i of the output is the row an int64 index names (a take's)
+        var src = UnsafePointer[UInt8, MutUntrackedOrigin](unsafe_from_address=data.unsafe_load(0))
+        var rows = UnsafePointer[Int64, MutUntrackedOrigin](unsafe_from_address=data.unsafe_load(2))
+        var row = st.unsafe_load(7)
+        _gather_rows(dst, src, rows, n, row, data.unsafe_load(1) // row)
     elif kind == 6:  # one axis's coordinates of the mask's true elements, in order
         var mask = UnsafePointer[UInt8, MutUntrackedOrigin](unsafe_from_address=data.unsafe_load(0))
         var stride, size = Int(k.unsafe_load(0)), Int(k.unsafe_load(1))
@@ -195,6 +201,28 @@ def _scatter_add[D: DType, A: DType = D](dst: UnsafePointer[UInt8, MutAnyOrigin]
             var s = u + (o * n + i) * inner
             for e in range(inner):
                 d.unsafe_store(e, (d.unsafe_load(e).cast[A]() + s.unsafe_load(e).cast[A]()).cast[D]())
+
+
+def _gather_rows(dst: UnsafePointer[UInt8, MutAnyOrigin], src: UnsafePointer[UInt8, MutUntrackedOrigin],
+                 rows: UnsafePointer[Int64, MutUntrackedOrigin], n: Int, row: Int, extent: Int):
+    """Row i of ``dst`` (``row`` bytes) from row ``rows[i]`` of ``src``'s ``extent``, for i < n (each
+    row number clamped into them, as the program's gathers clamp: memory stays safe whatever the
+    indices): a word or a pair of words (an element of 8 bytes, a complex128 one) moved as such,
+    other rows copied."""
+    var last = extent - 1
+    if row == 8:
+        var d = dst.unsafe_bitcast[Int64]()
+        var s = src.unsafe_bitcast[Int64]()
+        for i in range(n):
+            d.unsafe_store(i, s.unsafe_load(max(0, min(last, Int(rows.unsafe_load(i))))))
+    elif row == 16:
+        var d = dst.unsafe_bitcast[Int64]()
+        var s = src.unsafe_bitcast[Int64]()
+        for i in range(n):
+            d.unsafe_store(2 * i, s.unsafe_load[width=2](2 * max(0, min(last, Int(rows.unsafe_load(i))))))
+    else:
+        for i in range(n):
+            _copy(dst + i * row, src + max(0, min(last, Int(rows.unsafe_load(i)))) * row, row)
 
 
 def _copy(dst: UnsafePointer[UInt8, MutAnyOrigin], src: UnsafePointer[UInt8, MutUntrackedOrigin], n: Int):
