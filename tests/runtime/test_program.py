@@ -107,15 +107,22 @@ def test_a_write_of_a_slice_of_its_own_array_at_any_overlap(i, j):
         numpy.testing.assert_array_equal(got, shifted(numpy, base.copy(), k, l))
 
 
-@pytest.fixture
-def copies(monkeypatch):
-    """The whole-buffer copy stages of each program planned from here on, one count per plan."""
+def counted_stages(monkeypatch, kind: int) -> list:
+    """The stages of ``kind`` (``program_kernel.COPY``, ...) in each program planned from here on,
+    one count per plan."""
     from nabla.runtime import program
     counts = []
     planned = program.Scheduler.plan
     monkeypatch.setattr(program.Scheduler, "plan", lambda self: (
-        counts.append(sum(s.kind == program.COPY for s in self.stages)), planned(self))[1])
+        counts.append(sum(s.kind == kind for s in self.stages)), planned(self))[1])
     return counts
+
+
+@pytest.fixture
+def copies(monkeypatch):
+    """The whole-buffer copy stages of each program planned from here on, one count per plan."""
+    from nabla.runtime.program_kernel import COPY
+    return counted_stages(monkeypatch, COPY)
 
 
 def sweep(m, c, d):

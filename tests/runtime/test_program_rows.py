@@ -7,7 +7,7 @@ import pytest
 
 import nabla.numpy as np
 
-from .test_program import RNG, assert_same, both
+from .test_program import RNG, assert_same, both, counted_stages
 
 pytestmark = pytest.mark.usefixtures("fused_on", "recorded_small_ops")
 
@@ -15,12 +15,8 @@ pytestmark = pytest.mark.usefixtures("fused_on", "recorded_small_ops")
 @pytest.fixture
 def gathers(monkeypatch):
     """The row-gather stages of each program planned from here on, one count per plan."""
-    from nabla.runtime import program
-    counts = []
-    planned = program.Scheduler.plan
-    monkeypatch.setattr(program.Scheduler, "plan", lambda self: (
-        counts.append(sum(s.kind == program.GATHER for s in self.stages)), planned(self))[1])
-    return counts
+    from nabla.runtime.program_kernel import GATHER
+    return counted_stages(monkeypatch, GATHER)
 
 
 # rows of 1, 4, 8, 16 and 24 bytes: bools, int32, float64 and complex64, complex128, rows of three
