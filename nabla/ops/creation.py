@@ -181,7 +181,10 @@ def _filled_at_once(shape, value, dtype, device):
 def _complex_filled(shape, value: complex, dtype, device) -> TensorImpl:
     """``full`` of a complex ``value``: its storage's (re, im) pairs spread from one pair (two numbers
     crossing the host boundary, where the whole array did), made at once where at most
-    ``FILL_AT_ONCE`` elements, as a real fill is, else recorded for the read that needs it."""
+    ``FILL_AT_ONCE`` elements, as a real fill is, else recorded for the read that needs it; on an
+    accelerator, the array made on the host and copied over."""
+    if not device.is_host:  # (an accelerator's spread would be a graph of its own: the array crosses)
+        return tensor_from_host(np.full(shape, value, dtype.numpy_dtype), device)._impl
     real = _dt.real_dtype(dtype)
     pair = tensor_from_host(np.array([value.real, value.imag], real.numpy_dtype), device)._impl
     spread = {"shape": tuple(shape) + (2,)}
