@@ -361,11 +361,12 @@ class ufunc:
             r = initial_alone(x, axes, keepdims, initial)
             if r is not None:
                 return r if out is None else write_out(out, r, f"{self.__name__}.reduce")
+        kept = self._in_dtype(x, dtype)
         if x.dtype.is_bool and self.__name__ in ("maximum", "minimum", "fmax", "fmin") and x.size:
             # (bool extremes: any and all, where the standard's max and min take numbers only)
             r = (_xp.any if self.__name__ in ("maximum", "fmax") else _xp.all)(x, axis=axes, keepdims=keepdims)
-        elif self._reducer is not None and self._in_dtype(x, dtype) is not None:
-            r = self._reducer(x, axis=axes, keepdims=keepdims, **self._in_dtype(x, dtype))
+        elif self._reducer is not None and kept is not None:
+            r = self._reducer(x, axis=axes, keepdims=keepdims, **kept)
         else:
             r = self._fold(self._as_loop_dtype(x), axes, keepdims)
         if initial is not None:  # (NumPy's reduction starts from ``initial`` in its own dtype)

@@ -170,12 +170,18 @@ def _filled_at_once(shape, value, dtype, device):
     it is made by the engine's ``scalars`` hook, as NumPy's ``zeros`` is: a loop that writes into
     a small new array (``y = empty_like(r)``, then ``y[:k] += ...``) writes its memory at once;
     None where it is recorded (a fill is a spread constant, a fill only its read needs)."""
-    scalars = GRAPH.engine.scalars
-    if not 0 < math.prod(shape) <= FILL_AT_ONCE or scalars is None:
-        return None
     constant = operand_constant(value, dtype, device)._impl._values[0]
-    out = scalars.small(GRAPH.engine, broadcast_to_op, {"shape": shape}, (constant,), shape, dtype, device)
+    out = _spread_at_once(constant, shape, dtype, device, math.prod(shape))
     return None if out is None else TensorImpl([out], dtype)
+
+
+def _spread_at_once(source, shape, dtype, device, elements: int):
+    """Value ``source`` (a constant, a small host leaf) spread to ``shape`` as realized host data made
+    at once (``elements``: the fill's, at most ``FILL_AT_ONCE``); None where it is recorded."""
+    scalars = GRAPH.engine.scalars
+    if not 0 < elements <= FILL_AT_ONCE or scalars is None:
+        return None
+    return scalars.small(GRAPH.engine, broadcast_to_op, {"shape": shape}, (source,), shape, dtype, device)
 
 
 def _complex_filled(shape, value: complex, dtype, device) -> TensorImpl:
@@ -187,13 +193,11 @@ def _complex_filled(shape, value: complex, dtype, device) -> TensorImpl:
         return tensor_from_host(np.full(shape, value, dtype.numpy_dtype), device)._impl
     real = _dt.real_dtype(dtype)
     pair = tensor_from_host(np.array([value.real, value.imag], real.numpy_dtype), device)._impl
-    spread = {"shape": tuple(shape) + (2,)}
-    scalars = GRAPH.engine.scalars
-    if 0 < math.prod(shape) <= FILL_AT_ONCE and scalars is not None:
-        out = scalars.small(GRAPH.engine, broadcast_to_op, spread, tuple(pair._values), spread["shape"], real, device)
-        if out is not None:
-            return TensorImpl([out], dtype)
-    return TensorImpl(broadcast_to_op.apply_unary(Tensor(pair), spread)._impl._values, dtype)
+    storage = tuple(shape) + (2,)
+    out = _spread_at_once(pair._values[0], storage, real, device, math.prod(shape))
+    if out is not None:
+        return TensorImpl([out], dtype)
+    return TensorImpl(broadcast_to_op.apply_unary(Tensor(pair), {"shape": storage})._impl._values, dtype)
 
 
 def kept_constant(t: Tensor) -> Tensor:

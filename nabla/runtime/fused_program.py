@@ -103,10 +103,6 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
             return _matmul(order, leaves, last, dtype, node_ids, leaf_ids, out.dtype)
         except _Unfit:
             return None
-    pair = None if reduce or scan or dtype is BYTES or test is not None else _parts(out, order)
-    if pair is not None:  # a complex result: its parts computed over its elements, stored as pairs
-        result, pair = pair
-        body = order[:-1]
     full = math.prod(result.shape)
     # more inputs than data slots: one-element host inputs (the elements an element-by-element check
     # picks, ``a[1] * b[2] - a[2] * b[1]``) are read into the constants per run instead
@@ -117,20 +113,20 @@ def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
         return None
     if test is not None and (not reduce or (dtype is not BYTES and (not count or math.prod(outputs[0].shape) != 1))):
         return None  # (the float family's count is int64 data: read as one bool only when it is one value)
+    parts = None if reduce or scan or dtype is BYTES or test is not None else _parts(out, order)
+    if parts is not None:  # a complex result: its parts computed over its elements, stored as (re, im) pairs
+        try:
+            return _write(order[:-1], leaves, parts[0], full // 2, dtype, node_ids, leaf_ids, reduce, rows, inner,
+                          count, scan, out.dtype, lift, registers, unsigned, parts[1])
+        except _Unfit:
+            pass  # (its parts not written apart: the stack at the storage's shape)
     try:
         program = _write(body, leaves, result, full, dtype, node_ids, leaf_ids, reduce, rows, inner, count, scan,
-                         _dt.bool_ if test is not None and dtype is BYTES else out.dtype, lift, registers, unsigned,
-                         pair)
+                         _dt.bool_ if test is not None and dtype is BYTES else out.dtype, lift, registers, unsigned)
         if test is not None:
             _add_test(program, test, node_ids[id(test[2])], ints)
         return program
     except _Unfit:
-        if pair is not None:  # (its parts not written apart: the stack at the storage's shape)
-            try:
-                return _write(order, leaves, out, 2 * full, dtype, node_ids, leaf_ids, 0, 1, 1, count, 0, out.dtype,
-                              lift, registers)
-            except _Unfit:
-                return None
         return None
 
 
