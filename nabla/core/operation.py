@@ -66,7 +66,7 @@ def plain_array(cls, impl):
     """A result of a ``PLAIN_CLASSES`` class over ``impl``, made directly (no view links)."""
     result = _new(cls)
     result._impl = impl
-    result._view = result._views = None
+    result._view = result._views = result._element_loop = None
     return result
 
 

@@ -31,7 +31,7 @@ from .view import reshape_op
 from .view_layout import C_ORDER, element_strides, reshaped_strides
 from .host_writes import (exact_scalar, host_scatter, host_slice_write, host_write, may_be_element, realize_for_loop,
                           recorded_element_write, slice_place)
-from .picks import element_key, plain_host, quick_pick
+from .picks import NOT_ONE, element_key, held_int, pick_through, plain_host, quick_pick
 
 
 def make_view(parent: Tensor, child: Tensor, derive, put_back) -> Tensor:
@@ -234,11 +234,9 @@ def _host_int_indices(key):
     found = False
     for k in parts:
         if isinstance(k, Tensor):
-            ki = k._impl
-            if ki.cached_shape != () or not ki.dtype.is_integer or not plain_host(ki) or len(ki._values) != 1 \
-                    or ki._values[0].node is not None:
+            k = held_int(k)
+            if k is None:
                 return None
-            k = int(k)
             found = True
         elif not (type(k) is int or type(k) is slice or k is None or k is Ellipsis):
             return None
@@ -283,24 +281,31 @@ def _is_own_view(x: Tensor, key, value) -> bool:
 
 
 def getitem(x: Tensor, key) -> Tensor:
+    picked = quick_pick(x, key)  # one element of realized host data: read from it
     impl = x._impl
-    element = element_key(impl, key)
-    if element is not None:  # one element: a copy, never a view
-        picked = quick_pick(x, element)  # of realized host data: read from it
-        if picked is not None:
+    if picked is not None:
+        if picked is not NOT_ONE:
             return picked
+        element = None
+    else:
+        element = element_key(impl, key)
+    if element is not None:  # one element: a copy, never a view
         loop = getattr(x, "_element_loop", None)
         if loop is not None and not loop.off and impl.values_pending() and realize_for_loop(x, loop):
             picked = quick_pick(x, element)  # an element loop's array, realized for it
             if picked is not None:
                 return picked
             impl = x._impl
-        if not impl.batch_dims and impl.values_pending() \
-                and impl._values[0].node.op is not slice_op and impl._values[0].node.op is not reshape_op:
-            # (a pick of a view of realized data reads the data: ``picks.element_from_host``)
-            plain = element_parse(impl.cached_shape, element)
-            if plain is not None:  # of a lazy array (an element loop): a slice, reshaped to 0-d
-                return slice_op.apply_unary(x, {"index": plain[0], "shape": ()})
+        if not impl.batch_dims and impl.values_pending():
+            op = impl._values[0].node.op
+            if op is slice_op or op is reshape_op:  # a pick of a view of realized data reads the data
+                picked = pick_through(x, element)
+                if picked is not None:
+                    return picked
+            else:
+                plain = element_parse(impl.cached_shape, element)
+                if plain is not None:  # of a lazy array (an element loop): a slice, reshaped to 0-d
+                    return slice_op.apply_unary(x, {"index": plain[0], "shape": ()})
         return indexing.getitem(x, key)
     if x._view is not None:  # a slice of a slice: a slice of their base, as NumPy's views are
         composed = _composed(x, key)

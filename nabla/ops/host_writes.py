@@ -72,15 +72,16 @@ def exact_scalar(value, dtype):
         return None
     if isinstance(value, Tensor):  # a realized element of the same dtype on the host: its bits
         vi = value._impl
-        if vi.dtype is not dtype or vi.cached_shape != () or not plain_host(vi):
-            return None
         values = vi._values
-        if len(values) != 1:
+        if vi.dtype is not dtype or vi.cached_shape != () or len(values) != 1 or vi.batch_dims \
+                or vi.tangents is not None or vi.sharding is not None or vi.traced or vi.requires_grad:
             return None
         v = values[0]
-        if v.node is not None:
+        if v.node is not None or not v.device.is_host:
             return None
-        return host_view(v)
+        host = v.host if type(v) is HostValue else None
+        # (NumPy's scalar as it is: its 0-d array, made by ``host_view`` and kept, costs 0.3 us a write)
+        return host if isinstance(host, np.generic) else host_view(v)
     return None
 
 
@@ -164,35 +165,54 @@ def realize_for_loop(x: Tensor, loop) -> bool:
 
 def host_write(x: Tensor, key, value) -> bool:
     """``x[key] = value`` into x's memory at once where this applies (see the module's text);
-    False where a recorded write must do it."""
+    False where a recorded write must do it. The checks of a realized plain host ``x`` written out
+    here: an element loop writes every step (its calls were a third of a write's ~1.8 us)."""
     # (the cheap refusals first: every slice write, and every write into pending data, asks here)
     impl = x._impl
     values = impl._values
     if type(values) is not list or len(values) != 1:
         return False
-    pending = values[0].node is not None
-    if pending and not may_be_element(key):  # (a slice write into pending data: the common case)
-        return False
-    key = element_key(impl, key)
-    if key is None:
-        return False
-    if pending:  # written here only once realized for an element loop
+    v = values[0]
+    if v.node is not None:  # written here only once realized for an element loop
+        if not may_be_element(key) or element_key(impl, key) is None:  # (a slice write: the common case)
+            return False
         loop = getattr(x, "_element_loop", None)
         if loop is None or loop.off or exact_scalar(value, impl.dtype) is None or not realize_for_loop(x, loop):
             return False
         impl = x._impl
         values = impl._values
-    v = values[0]
-    if not impl.cached_shape or impl.dtype.is_complex or not plain_host(impl) or type(x) not in PLAIN_CLASSES \
-            or not alone(x):
+        v = values[0]
+    shape = impl.cached_shape
+    if type(key) is tuple:
+        if len(key) != len(shape) or not shape:
+            return False
+    elif type(key) is int and len(shape) == 1:
+        key = (key,)
+    else:
         return False
-    for i, n in zip(key, impl.cached_shape):
-        if not -n <= i < n:
+    dtype = impl.dtype
+    if dtype.is_complex or impl.batch_dims or impl.tangents is not None or impl.sharding is not None \
+            or impl.traced or impl.requires_grad or not v.device.is_host or type(x) not in PLAIN_CLASSES:
+        return False
+    holding = -1  # (x's live views' slices of v, where it has live views: a DP loop's ``row = t[i]``)
+    if (x._views is not None or x._view is not None) and not alone(x):
+        holding = _views_holding(x, v)
+        if holding < 0:
+            return False
+    for i, n in zip(key, shape):
+        if type(i) is not int or not -n <= i < n:
             return False  # (the recorded path raises NumPy's IndexError)
-    scalar = exact_scalar(value, impl.dtype)
+    scalar = exact_scalar(value, dtype)
     if scalar is None:
         return False
-    _memory(x, impl, v)[key] = scalar
+    _memory(x, impl, v, max(holding, 0))[key] = scalar
+    if holding >= 0:  # each live view sees the write, as NumPy's do: a slice of v's memory reads it
+        copied = x._impl is not impl  # (else a slice of x's new memory again)
+        del v
+        for ref in x._views:
+            w = ref()
+            if w is not None and (copied or w._impl._values[0].node is None):
+                w._impl = w._view[1](x)._impl
     loop = getattr(x, "_element_loop", None)
     if loop is not None:
         loop.in_place += 1

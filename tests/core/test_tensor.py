@@ -114,7 +114,7 @@ def test_tensor_facade_holds_only_its_value_alias_links_and_element_loop():
     assert not hasattr(x, "__dict__") \
         and type(x).__slots__ == ("_impl", "_view", "_views", "_element_loop", "__weakref__")
     assert x._view is None and x._views is None  # links appear only when a view is taken (ops/aliasing.py)
-    assert not hasattr(x, "_element_loop")  # set at its first recorded element write (ops/host_writes.py)
+    assert x._element_loop is None  # an ElementLoop from its first recorded element write (ops/host_writes.py)
     v = x[:]
     assert v._view[0] is x and x._views[0]() is v
 

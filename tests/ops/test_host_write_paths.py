@@ -94,3 +94,43 @@ def test_small_aranges_are_realized_at_once():
         if got.size:
             assert got._impl._values[0].node is None
         onp.testing.assert_array_equal(got.numpy(), onp.arange(*args))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int64", "float32"])
+def test_element_writes_beside_live_views_go_in_place_as_numpys(stats, dtype):
+    """A dynamic program's ``row = t[m]`` alive while it writes ``t[n, k] = ...``: each write goes
+    into t's memory at once (no copy of t, no recorded write, no read of a trace), and the row views,
+    a slice of one and a value recorded over one before a write read what NumPy's do."""
+    def program(m):
+        t = m.zeros((6, 5), dtype=dtype)
+        row, col = t[2], t[:, 1]
+        seen = []
+        for j in range(5):
+            t[2, j] = j + 3
+            seen.append(row[j])  # (a pick through the view: read from t's memory)
+        t[2, 1] = 7
+        seen += [row[1], col[2]]
+        doubled = row * 2  # (recorded or at once: either way the values before the next write)
+        t[2, 3] = -1
+        sub = row[1:4]
+        t[2, 2] = 9
+        seen += [doubled[3], row[3], sub[1]]
+        for k in range(5):  # (writes into other rows while the views live)
+            t[4, k] = t[2, k] + k
+        return t, row, col, doubled, sub, seen
+
+    ours, theirs = program(np), program(onp)
+    for got, want in zip(ours[:5], theirs[:5]):
+        onp.testing.assert_array_equal(onp.asarray(got), want)
+    assert [onp.asarray(s).item() for s in ours[5]] == [s.item() for s in theirs[5]]
+    t = _realized(np.asarray(theirs[0]))
+    row, ref = t[2], theirs[0].copy()
+    t[3, 0] = 0  # (into memory of t's own)
+    host = weakref.ref(t._impl._values[0].host)
+    base = stats()["evaluations"]
+    for k in range(5):
+        t[3, k] = row[k] + 1
+        ref[3, k] = ref[2, k] + 1
+    assert stats()["evaluations"] == base and _in_place(t) and t._impl._values[0].host is host()
+    onp.testing.assert_array_equal(t.numpy(), ref)
+    onp.testing.assert_array_equal(onp.asarray(row), ref[2])
