@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .graph import GRAPH, Value
-from .values import buffer_of
+from .values import buffer_of, host_value
 from .context import as_device, check_process
 from . import dtypes as _dt
 
@@ -91,7 +91,8 @@ class TensorImpl:
         """Host data (a NumPy array) as a realized impl on ``device`` (the host boundary)."""
         device = as_device(device)
         dtype = _dt.as_dtype(arr.dtype)
-        if copy is not False or not arr.flags.c_contiguous:
+        owned = copy is not False or not arr.flags.c_contiguous
+        if owned:
             arr = np.array(arr, copy=True, order="C")
         storage, storage_dtype = arr, dtype
         if dtype.is_complex:  # MAX has no complex dtype: paired reals on a hidden trailing axis
@@ -99,8 +100,10 @@ class TensorImpl:
             storage = arr.reshape(arr.shape or (1,)).view(storage_dtype.numpy_dtype).reshape(arr.shape + (2,))
         buf = buffer_of(storage)
         if not device.is_host:
-            buf = buf.to(device)
-        return cls([Value.leaf(buf, tuple(storage.shape), storage_dtype, device)], dtype)
+            return cls([Value.leaf(buf.to(device), tuple(storage.shape), storage_dtype, device)], dtype)
+        # (a host leaf over its NumPy memory: picks, element writes and ops at once read it as it is;
+        # the copy is Nabla's own, an element write goes into it)
+        return cls([host_value(buf, tuple(storage.shape), storage_dtype, device, storage, owned=owned)], dtype)
 
     @property
     def num_shards(self) -> int:
