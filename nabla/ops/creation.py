@@ -14,7 +14,7 @@ from ..core.graph import GRAPH, Node, Value
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from ..core.tracing import OutputRefs
-from ..core.values import give_up
+from ..core.values import give_up, host_value
 from .base import CreationOperation, _check_shape, default_dtype_for, host_array, tensor_from_host
 from .casts import astype
 from . import lowerings as L
@@ -123,6 +123,8 @@ def operand_constant(value, dtype, device) -> Tensor:
     realized on its own and stays a constant node in every graph that uses it.
     """
     t = type(value)
+    if dtype.is_complex and device.is_host and not GRAPH.captures:
+        return _complex_operand(value, dtype, device)
     plain = (t, value, id(dtype), id(device)) if t is int or (t is float and value != 0.0 and value == value) \
         else None
     if plain is not None:
@@ -144,6 +146,27 @@ def operand_constant(value, dtype, device) -> Tensor:
             _PLAIN_CONSTANTS.clear()
         _PLAIN_CONSTANTS[plain] = (dtype, device, impl)
     return Tensor(impl)
+
+
+def _complex_operand(value, dtype, device) -> Tensor:
+    """A complex scalar operand (``z * (0.9 + 0.3j)``, ``exp(2j * pi * k / n)``) as realized host data,
+    its (re, im) pair: data of a program, not its structure, as a real constant's value is (a
+    constant node keyed by its value made each new value a new structure: a loop's twiddle, new
+    each step, planned and read a program per step, ~0.5 ms)."""
+    value = _check_value(value, dtype, "asarray")
+    key = (value.real.hex(), value.imag.hex(), dtype, device)  # (interned: a loop's ``acc * c`` is one leaf)
+    impl = _COMPLEX_OPERANDS.get(key)
+    if impl is None:
+        pair = np.array([value.real, value.imag], _dt.real_dtype(dtype).numpy_dtype)
+        leaf = host_value(None, (2,), _dt.real_dtype(dtype), device, pair, owned=False)
+        impl = TensorImpl([leaf], dtype, pending=False)
+        if len(_COMPLEX_OPERANDS) >= 4096:
+            _COMPLEX_OPERANDS.clear()
+        _COMPLEX_OPERANDS[key] = impl
+    return Tensor(impl)
+
+
+_COMPLEX_OPERANDS: dict = {}
 
 
 def full(shape, fill_value, dtype=None, device=None) -> Tensor:

@@ -85,6 +85,33 @@ def exact_scalar(value, dtype):
     return None
 
 
+#: per complex dtype name, the largest integer magnitude each of its parts holds exactly
+_EXACT_PART_INTS = {"complex64": 1 << 24, "complex128": 1 << 53}
+
+
+def exact_pair(value, dtype):
+    """``value`` as complex ``dtype``'s memory holds it, its (re, im) pair (a part rounded as
+    ``asarray`` rounds a constant's), where that is exact for an int; None otherwise (a real
+    array's element, which the recorded write casts)."""
+    tv = type(value)
+    if tv is complex or tv is np.complex128 or tv is np.complex64:
+        return value.real, value.imag
+    if tv is float or tv is np.float64:
+        return value, 0.0
+    if tv is int:
+        limit = _EXACT_PART_INTS.get(dtype.name)
+        return (value, 0) if limit is not None and -limit <= value <= limit else None
+    if isinstance(value, Tensor):  # a realized element of the same dtype on the host: its pair
+        vi = value._impl
+        values = vi._values
+        if vi.dtype is not dtype or vi.cached_shape != () or len(values) != 1 or vi.batch_dims \
+                or vi.tangents is not None or vi.sharding is not None or vi.traced or vi.requires_grad:
+            return None
+        v = values[0]
+        return host_view(v) if v.node is None and v.device.is_host else None
+    return None
+
+
 def alone(x: Tensor, own=None) -> bool:
     """Whether ``x`` has no live view (but ``own``, where given: a slice of x a write reads) and views
     nothing anyone can reach: the array a NumPy face function returns is an alias of a result that
@@ -191,7 +218,7 @@ def host_write(x: Tensor, key, value) -> bool:
     else:
         return False
     dtype = impl.dtype
-    if dtype.is_complex or impl.batch_dims or impl.tangents is not None or impl.sharding is not None \
+    if impl.batch_dims or impl.tangents is not None or impl.sharding is not None \
             or impl.traced or impl.requires_grad or not v.device.is_host or type(x) not in PLAIN_CLASSES:
         return False
     holding = -1  # (x's live views' slices of v, where it has live views: a DP loop's ``row = t[i]``)
@@ -202,10 +229,10 @@ def host_write(x: Tensor, key, value) -> bool:
     for i, n in zip(key, shape):
         if type(i) is not int or not -n <= i < n:
             return False  # (the recorded path raises NumPy's IndexError)
-    scalar = exact_scalar(value, dtype)
+    scalar = exact_pair(value, dtype) if dtype.is_complex else exact_scalar(value, dtype)
     if scalar is None:
         return False
-    _memory(x, impl, v, max(holding, 0))[key] = scalar
+    _memory(x, impl, v, max(holding, 0))[key] = scalar  # (a complex one: its (re, im) slot of the pairs)
     if holding >= 0:  # each live view sees the write, as NumPy's do: a slice of v's memory reads it
         copied = x._impl is not impl  # (else a slice of x's new memory again)
         del v

@@ -414,6 +414,9 @@ def copysign_of_number(x, y):
 
 
 def hypot(x, y):
+    if x.dtype == DType.float32:  # (in float64, rounded once more: NumPy's hypotf, correctly rounded)
+        wide = F.hypot(MAX_OPS, ops.cast(x, DType.float64), ops.cast(y, DType.float64))
+        return ops.cast(wide, DType.float32)
     return F.hypot(MAX_OPS, x, y)
 
 

@@ -97,6 +97,22 @@ def test_scalar_constants_are_data_not_structure(first_sight, stats, policy):  #
     assert stats()["cache_entries"] <= 4
 
 
+def test_complex_scalars_are_data_not_structure(first_sight, stats, policy, recorded_small_ops):
+    """A Python complex scalar (a twiddle ``exp(-2j * pi * k / n)``, new each step of a loop) crosses as
+    its (re, im) pair, data: traces that differ only in it share one entry, where each value was a
+    structure of its own (a plan per step, ~0.5 ms); each run gets its own value, parts' signs kept."""
+    a = np.linspace(-1, 1, 9) + 1j * np.linspace(2, 0, 9)
+    x = nb.asarray(a)
+    policy("auto")
+    for c in [complex(np.exp(-2j * np.pi * k / 7)) for k in range(7)] + [complex(-0.0, 0.0), 0j]:
+        got = (x * c + c).sum().numpy()
+        want = (a * c + c).sum()
+        np.testing.assert_allclose(got, want, rtol=1e-14)
+    assert stats()["cache_entries"] <= 1
+    np.testing.assert_array_equal(np.signbit((nb.asarray(np.zeros(2)) * complex(-0.0, -0.0)).numpy().imag),
+                                  np.signbit((np.zeros(2) * complex(-0.0, -0.0)).imag))
+
+
 def test_a_structure_compiled_once_serves_every_constant(stats, policy, no_fused, fresh_structures):
     policy("compile")
     a = vector()

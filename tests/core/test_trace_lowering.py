@@ -15,8 +15,8 @@ def test_constants_keep_their_bits():
 
 
 def test_complex_constants_keep_their_parts_bits():
-    """A complex constant stays in the structure (a pair of reals): its key holds its parts' bits,
-    so the same structure with 0j, -0 + 0j, 0 - 0j or NaN parts is each its own, signs kept."""
+    """A complex scalar and a complex fill hold their parts' bits: the same structure with 0j,
+    -0 + 0j, 0 - 0j or NaN parts gives each its own value, signs kept."""
     data = np.array([-0.0 - 0.0j, 1.5 - 0.0j], np.complex128)
     x = nb.asarray(data)
     for c in (0j, complex(-0.0, 0.0), complex(0.0, -0.0), complex(-0.0, -0.0), 0j):

@@ -107,7 +107,15 @@ def _binary[T: DType, w: Int](op: Int, x: SIMD[T, w], y: SIMD[T, w]) -> SIMD[T, 
             return x.eq(y).select(x, _nextafter(x, y, up, down, tiny))
         return x
     elif op == Op.HYPOT:  # hypot (the float family's only): complex_formulas.hypot's form, scaled by the larger
-        comptime if T.is_floating_point():
+        comptime if T == DType.float32:
+            # (in float64: each square exact and no overflow, the root rounded to float32 once more:
+            # NumPy's hypotf, correctly rounded, to the bit but for rare double roundings)
+            var x64 = x.cast[DType.float64]()
+            var y64 = y.cast[DType.float64]()
+            var wide = sqrt(x64 * x64 + y64 * y64).cast[T]()
+            wide = (_is_nan(x) | _is_nan(y)).select(_is_nan(x).select(x, y), wide)
+            return (_is_inf(x) | _is_inf(y)).select(_infinity[T, w](), wide)
+        elif T.is_floating_point():
             var ax = abs(x)
             var ay = abs(y)
             var big = ax.gt(ay).select(ax, ay)
