@@ -98,12 +98,12 @@ class TensorImpl:
         if dtype.is_complex:  # MAX has no complex dtype: paired reals on a hidden trailing axis
             storage_dtype = _dt.real_dtype(dtype)
             storage = arr.reshape(arr.shape or (1,)).view(storage_dtype.numpy_dtype).reshape(arr.shape + (2,))
-        buf = buffer_of(storage)
         if not device.is_host:
-            return cls([Value.leaf(buf.to(device), tuple(storage.shape), storage_dtype, device)], dtype)
-        # (a host leaf over its NumPy memory: picks, element writes and ops at once read it as it is;
-        # the copy is Nabla's own, an element write goes into it)
-        return cls([host_value(buf, tuple(storage.shape), storage_dtype, device, storage, owned=owned)], dtype)
+            return cls([Value.leaf(buffer_of(storage).to(device), tuple(storage.shape), storage_dtype, device)], dtype)
+        # (a host leaf over its NumPy memory: picks, element writes and ops at once read it as it is,
+        # its driver buffer made where a run asks for one, ~2 us; the copy is Nabla's own, an element
+        # write goes into it)
+        return cls([host_value(None, tuple(storage.shape), storage_dtype, device, storage, owned=owned)], dtype)
 
     @property
     def num_shards(self) -> int:

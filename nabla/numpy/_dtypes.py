@@ -73,9 +73,8 @@ def to_nabla(dtype_like, op: str):
 def _host_scalars(items):
     """The host values of ``items`` where each is a realized 0-d array on the host (a pick, an op at
     once over picks: NumPy scalars or 0-d memory already), to be packed as ``asarray`` packs Python
-    numbers; None otherwise (stacked as tensors, lazily)."""
-    if len(items) > 64:
-        return None
+    numbers (a loop's list of 300 picks, ``np.array(vals)``: 1.5 ms stacked, 0.1 packed); None
+    otherwise (stacked as tensors, lazily)."""
     out = []
     for t in items:
         impl = getattr(t, "_impl", None)
@@ -86,7 +85,8 @@ def _host_scalars(items):
         if type(values) is not list or len(values) != 1 or type(values[0]) is not HostValue \
                 or values[0].node is not None:
             return None
-        out.append(host_view(values[0]))
+        host = values[0].host
+        out.append(host if isinstance(host, _np.generic) else host_view(values[0]))
     return out
 
 

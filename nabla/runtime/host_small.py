@@ -19,7 +19,7 @@ from ..core.graph import GRAPH, HostValue, Node, Value, give_up, host_value, hos
 from ..core.trace_lowering import node_memo
 from ..core.values import CarvedMemory
 from .fused_codes import constant_bits
-from .host_lengths import at_length, length_key, length_patches
+from .host_lengths import at_length, length_key, length_patches, sharing
 from .program import ProgramPath
 from .program_kernel import MAP, module as _kernel_module, ready as _kernel_built
 from .result_memory import _BLOCK_RESULT, HostBlocks
@@ -374,7 +374,8 @@ def _op_key(op, items, operands, shapes: bool) -> tuple:
         a, = operands
         return op, items, a.dtype.name, a.shape
     return (op, items, tuple((v.dtype.name, v.shape) if shapes else v.dtype.name for v in operands),
-            tuple(a is b for a in operands for b in operands))
+            sharing(operands))
+
 
 
 def _sliced_key(op, items, values, sources) -> tuple:
@@ -391,7 +392,7 @@ def _sliced_key(op, items, values, sources) -> tuple:
                 if nb.inputs else _CONSTANT, sb.shape, a is b, sa is sb)
     return (op, items, tuple((v.dtype.name, v.shape, None if v.node is None else _memo(v.node)[0]
                               if v.node.inputs else _CONSTANT, s.shape) for v, s in zip(values, sources)),
-            tuple(a is b for a in values for b in values), tuple(a is b for a in sources for b in sources))
+            sharing(values), sharing(sources))
 
 
 #: constant node -> its value as a program's constant reads it (float, and integer family's bits)
