@@ -256,7 +256,8 @@ def test_zero_d_arrays_made_as_arrays_are_written_in_place_and_print_as_arrays(m
 @pytest.mark.parametrize("make", [lambda m, v, i: m.array([v[0] * 2.0, v[1] - v[0], v[2] * v[1]]),
                                   lambda m, v, i: m.array([i[0], v[1]]), lambda m, v, i: m.array((i[0] > 0, v[0] > 5)),
                                   lambda m, v, i: m.array([v[0], i[1]], dtype=m.float32),
-                                  lambda m, v, i: m.asarray([i[0], i[1]])])
+                                  lambda m, v, i: m.asarray([i[0], i[1]]),
+                                  lambda m, v, i: m.array([v[k % 3] * k for k in range(300)] + [i[1]])])
 def test_an_array_of_realized_scalars_is_packed_at_once(make):
     """``np.array([dx, dy, dz])`` of realized 0-d values (picks, ops at once over them) packs their host
     values as ``asarray`` packs Python numbers: NumPy's dtype and values, realized, no stack recorded."""
