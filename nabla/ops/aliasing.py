@@ -26,6 +26,7 @@ from .basic_keys import element_parse, plain_key
 from .base import normalize_axis
 from .broadcasting import broadcast_to_op
 from .creation import operand_constant
+from .elementwise import astype
 from .index_primitives import set_slice_op, slice_op, sliced_shape
 from .view import reshape_op
 from .view_layout import C_ORDER, element_strides, reshaped_strides
@@ -502,6 +503,8 @@ def _plain_setitem(x: Tensor, key, value, at_once: bool = False) -> bool:
         plain = None if ints is None else plain_key(impl.cached_shape, ints, element=True)
     if plain is None:
         return False
+    if isinstance(value, Tensor) and value._impl.dtype is not impl.dtype and not value._impl.batch_dims:
+        value = astype(value, impl.dtype)  # (NumPy's cast of the value, as the general path's: ``row[:] = ints``)
     if at_once and element is None:
         del impl  # (a write into x's memory counts the references to x's state: this would be one)
         if host_slice_write(x, plain[0], value):

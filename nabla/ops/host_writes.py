@@ -53,10 +53,11 @@ _INT_RANGES: dict = {}
 
 def exact_scalar(value, dtype):
     """``value`` as the array's dtype holds it, where that is exact (or a float into a float
-    array, rounded as ``asarray`` rounds a constant); None otherwise."""
+    array, rounded as ``asarray`` rounds a constant; a number into a bool array, whether it is
+    nonzero, as NumPy's cast); None otherwise."""
     tv = type(value)
     if tv is float or tv is np.float64:
-        return value if dtype.is_floating else None
+        return value if dtype.is_floating else bool(value) if dtype.name == "bool" else None
     if tv is int or tv is bool:
         if dtype.is_integer:
             bounds = _INT_RANGES.get(dtype)
@@ -67,8 +68,8 @@ def exact_scalar(value, dtype):
         if dtype.is_floating:
             limit = _EXACT_INTS.get(dtype.name)
             return value if limit is not None and -limit <= value <= limit else None
-        if dtype.name == "bool" and tv is bool:
-            return value
+        if dtype.name == "bool":
+            return bool(value)
         return None
     if isinstance(value, Tensor):  # a realized element of the same dtype on the host: its bits
         vi = value._impl

@@ -12,7 +12,7 @@ from ..core import dtypes as _dt
 from ..core.context import as_device, get_default_dtype, get_default_int_dtype
 from ..core.tensor import Tensor
 from .casts import astype
-from .creation import positions as _positions, scalar_tensor
+from .creation import operand_constant, positions as _positions
 from .elementwise import add, equal, multiply, where
 
 
@@ -46,7 +46,9 @@ def arange(start, stop=None, step=1, dtype=None, device=None) -> Tensor:
     positions = _positions(length, device)
     if dtype.is_integer:  # exact: start + i * step in int64, then wrapped to the dtype as NumPy's casts do
         start, step = int(start), int(step)
-        out = add(multiply(positions, scalar_tensor(step, _dt.int64, device)), scalar_tensor(start, _dt.int64, device))
+        # (a unit step multiplies nothing: ``arange(n)`` and ``arange(lo, hi)`` are one op, a loop's)
+        scaled = positions if step == 1 else multiply(positions, operand_constant(step, _dt.int64, device))
+        out = add(scaled, operand_constant(start, _dt.int64, device))
         return out if dtype is _dt.int64 else astype(out, dtype)
     # NumPy's fill for floats: the first two values rounded to the dtype, then from the third on
     # first + i * (second - first) in the dtype's arithmetic (float32 for float16), rounded to the
@@ -55,7 +57,8 @@ def arange(start, stop=None, step=1, dtype=None, device=None) -> Tensor:
     first = work.numpy_dtype.type(np.asarray(start, dtype.numpy_dtype))
     second = work.numpy_dtype.type(np.asarray(start + step, dtype.numpy_dtype))
     at = astype(positions, work)  # (one float program: the fused kernel runs it whole)
-    filled = add(multiply(at, scalar_tensor(float(second - first), work, device)), scalar_tensor(float(first), work, device))
-    out = where(equal(at, scalar_tensor(1.0, work, device)), scalar_tensor(float(second), work, device), filled) \
+    filled = add(multiply(at, operand_constant(float(second - first), work, device)),
+                 operand_constant(float(first), work, device))
+    out = where(equal(at, operand_constant(1.0, work, device)), operand_constant(float(second), work, device), filled) \
         if length > 1 else filled
     return out if dtype is work else astype(out, dtype)

@@ -167,3 +167,26 @@ def test_complex_element_writes_go_in_place_as_numpys(stats, dtype):
         Y[k] = Y[(k + 1) % 8] * 1j
     assert stats()["evaluations"] == base and _in_place(X) and X._impl._values[0].host is host()
     onp.testing.assert_array_equal(X.numpy(), Y)
+
+
+@pytest.mark.parametrize("target, source", [("float64", "int64"), ("int32", "float64"), ("bool", "float64"),
+                                            ("uint8", "int64"), ("float64", "float32"), ("int64", "bool")])
+def test_slice_writes_of_another_dtype_are_cast_and_go_in_place(stats, target, source):
+    """``row[:] = np.arange(5) * i`` into a float array, and any cast NumPy's assignment makes (floats
+    truncated into integers, nonzero into bools, integers wrapped into narrower unsigned ones): the
+    value is cast at once and written into the array's memory, the array and its views NumPy's."""
+    data = onp.array([[-2.7, 0.0, 3.5, 260.0, -1.0], [1.5, 2.5, -0.0, 7.9, 300.0]]).astype(source)
+    ours, theirs = _realized(np.zeros((3, 5), dtype=target)), onp.zeros((3, 5), dtype=target)
+    ours[0, 0] = 0  # (into memory of its own)
+    host = weakref.ref(ours._impl._values[0].host)
+    view, their_view = ours[1], theirs[1]
+    base = stats()["evaluations"]
+    for k in range(2):
+        src = _realized(np.asarray(data[k]))
+        ours[k + 1, :] = src
+        theirs[k + 1, :] = data[k]
+        ours[0, 1:4] = src[1:4]
+        theirs[0, 1:4] = data[k][1:4]
+    assert stats()["evaluations"] == base and _in_place(ours) and ours._impl._values[0].host is host()
+    onp.testing.assert_array_equal(ours.numpy(), theirs)
+    onp.testing.assert_array_equal(onp.asarray(view), their_view)
