@@ -267,3 +267,18 @@ def test_an_array_of_realized_scalars_is_packed_at_once(make):
     assert got._impl._values[0].node is None
     numpy.testing.assert_array_equal(numpy.asarray(got), want)
     assert numpy.asarray(got).dtype == want.dtype
+
+
+@pytest.mark.parametrize("call", [lambda m: m.sin(0.5), lambda m: m.exp(-745.2), lambda m: m.sqrt(2.0),
+                                  lambda m: m.maximum(0.5, float("nan")), lambda m: m.add(3, 4),
+                                  lambda m: m.negative(-0.0), lambda m: m.arctan2(1.0, -0.0),
+                                  lambda m: m.floor_divide(7, -2), lambda m: m.sqrt(2), lambda m: m.maximum(1, 2.5),
+                                  lambda m: m.add(2 ** 62, 2 ** 62), lambda m: m.multiply(-3, 2 ** 40)])
+def test_ufuncs_of_python_numbers_are_numpys(call, stats):
+    """``np.sin(t)`` and ``np.maximum(a, b)`` over Python numbers (a loop's time, its bounds): NumPy's
+    dtype and bits, floats and ints each computed at once as host scalars (no read of a trace)."""
+    want = call(numpy)
+    base = stats()["evaluations"]
+    got = numpy.asarray(call(fnp))
+    assert stats()["evaluations"] == base
+    assert got.dtype == want.dtype and got.tobytes() == numpy.asarray(want).tobytes()
