@@ -39,7 +39,7 @@ from ..core.operation import PLAIN_CLASSES
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from .index_primitives import element_layout, one_run, slice_op, sliced_shape
-from .picks import element_key, plain_host
+from .picks import element_key, element_value, plain_host
 
 _getrefcount = sys.getrefcount
 
@@ -72,13 +72,8 @@ def exact_scalar(value, dtype):
             return bool(value)
         return None
     if isinstance(value, Tensor):  # a realized element of the same dtype on the host: its bits
-        vi = value._impl
-        values = vi._values
-        if vi.dtype is not dtype or vi.cached_shape != () or len(values) != 1 or vi.batch_dims \
-                or vi.tangents is not None or vi.sharding is not None or vi.traced or vi.requires_grad:
-            return None
-        v = values[0]
-        if v.node is not None or not v.device.is_host:
+        v = element_value(value) if value._impl.dtype is dtype else None
+        if v is None:
             return None
         host = v.host if type(v) is HostValue else None
         # (NumPy's scalar as it is: its 0-d array, made by ``host_view`` and kept, costs 0.3 us a write)
@@ -103,13 +98,8 @@ def exact_pair(value, dtype):
         limit = _EXACT_PART_INTS.get(dtype.name)
         return (value, 0) if limit is not None and -limit <= value <= limit else None
     if isinstance(value, Tensor):  # a realized element of the same dtype on the host: its pair
-        vi = value._impl
-        values = vi._values
-        if vi.dtype is not dtype or vi.cached_shape != () or len(values) != 1 or vi.batch_dims \
-                or vi.tangents is not None or vi.sharding is not None or vi.traced or vi.requires_grad:
-            return None
-        v = values[0]
-        return host_view(v) if v.node is None and v.device.is_host else None
+        v = element_value(value) if value._impl.dtype is dtype else None
+        return None if v is None else host_view(v)
     return None
 
 

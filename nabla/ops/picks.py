@@ -113,16 +113,23 @@ def quick_pick(x: Tensor, key):
 _new = object.__new__
 
 
+def element_value(t: Tensor):
+    """The realized host value of a 0-d tensor that no transform, gradient or sharding sees (a pick,
+    an op at once over picks); None for any other tensor."""
+    ti = t._impl
+    values = ti._values
+    if ti.cached_shape or len(values) != 1 or ti.batch_dims or ti.tangents is not None or ti.sharding is not None \
+            or ti.traced or ti.requires_grad:
+        return None
+    v = values[0]
+    return v if v.node is None and v.device.is_host else None
+
+
 def held_int(k: Tensor):
     """The Python int a realized 0-d integer array on the host holds (NumPy reads such an index as
     its integer); None for any other array."""
-    ki = k._impl
-    values = ki._values
-    if ki.cached_shape or not ki.dtype.is_integer or len(values) != 1 or ki.batch_dims or ki.tangents is not None \
-            or ki.sharding is not None or ki.traced or ki.requires_grad:
-        return None
-    v = values[0]
-    if v.node is not None or not v.device.is_host:
+    v = element_value(k) if k._impl.dtype.is_integer else None
+    if v is None:
         return None
     host = v.host if type(v) is HostValue else None
     return int(host) if isinstance(host, np.integer) else int(host_view(v))

@@ -180,7 +180,7 @@ class HostScalars(SmallOps):
         va = _host_scalar(a)
         if va is None or (dtypes is not None and va.dtype not in dtypes):
             return None
-        program = self._programs.get((op, (), (va.dtype.name,), (True,)))
+        program = self._programs.get((op, (), (va.dtype.name,), (0,)))  # (``_op_key``'s of one operand)
         if program is None:
             return None
         out = self._run(engine, program, (va.host,), va.device)
