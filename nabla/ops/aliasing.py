@@ -26,7 +26,7 @@ from .basic_keys import element_parse, plain_key
 from .base import normalize_axis
 from .broadcasting import broadcast_to_op
 from .creation import operand_constant
-from .elementwise import astype
+from .elementwise import astype, where
 from .index_primitives import set_slice_op, slice_op, sliced_shape
 from .view import reshape_op
 from .view_layout import C_ORDER, element_strides, reshaped_strides
@@ -423,6 +423,8 @@ def setitem(x: Tensor, key, value) -> None:
     if _is_own_view(x, key, value) or host_write(x, key, value) \
             or ((type(key) is tuple or isinstance(key, Tensor)) and host_scatter(x, key, value)):
         return
+    if type(key) in PLAIN_CLASSES and _masked_fill(x, key, value):
+        return
     before = id(x._impl)  # (not a reference: a write into x's memory counts those, ``host_writes._memory``)
     if not _plain_setitem(x, key, value, at_once=True):
         ints = _host_int_indices(key) if type(key) is tuple or isinstance(key, Tensor) else None
@@ -436,6 +438,23 @@ def setitem(x: Tensor, key, value) -> None:
             loop = getattr(x, "_element_loop", None)
             if (loop is None or not loop.off) and element_key(x._impl, key) is not None:
                 recorded_element_write(x, loop)
+
+
+def _masked_fill(x: Tensor, mask: Tensor, value) -> bool:
+    """``x[mask] = v`` for a boolean ``mask`` of x's shape and a value of x's dtype (a Python scalar
+    it holds exactly, or a 0-d array): NumPy's assignment is then a select, ``where(mask, v, x)``,
+    made here without the general path's parse and conversions (a loop's ``a[a > t] = 0``, ~32 ->
+    ~10 us). False where the general path decides."""
+    mi, xi = mask._impl, x._impl
+    if not mi.dtype.is_bool or mi.cached_shape != xi.cached_shape or mi.batch_dims or xi.batch_dims \
+            or xi.dtype.is_complex or type(x) not in PLAIN_CLASSES:
+        return False
+    v = _plain_value(xi, value)
+    if v is None or v._impl.cached_shape:
+        return False
+    x._impl = where(mask, v, x)._impl
+    wrote(x)
+    return True
 
 
 def rebind(x: Tensor, value: Tensor) -> None:

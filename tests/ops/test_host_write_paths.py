@@ -190,3 +190,29 @@ def test_slice_writes_of_another_dtype_are_cast_and_go_in_place(stats, target, s
     assert stats()["evaluations"] == base and _in_place(ours) and ours._impl._values[0].host is host()
     onp.testing.assert_array_equal(ours.numpy(), theirs)
     onp.testing.assert_array_equal(onp.asarray(view), their_view)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int16", "uint8", "bool"])
+def test_masked_writes_are_selects_at_once_as_numpys(stats, dtype):
+    """``a[a > t] = v`` and ``row[row > t] = v`` through a view, with a Python scalar, a picked element
+    or a 0-d array: each a select over the array, computed at once on small realized data (no read
+    of a trace), the array and its views NumPy's."""
+    def program(m):
+        rng = onp.random.default_rng(5)
+        a = m.asarray((rng.standard_normal((5, 4)) * 10).astype(dtype))
+        row, col = a[1], a[:, 2]
+        a[a > 3] = False if dtype == "bool" else 0
+        a[a < -2] = 1 if dtype in ("uint8", "bool") else -1
+        row[row > 1] = True if dtype == "bool" else 7
+        mask = m.asarray(rng.random((5, 4)) > 0.5)
+        a[mask] = a[2, 3]
+        a[~mask] = m.asarray(onp.array(1.5 if dtype.startswith("float") else 1, dtype))
+        return a, row, col
+
+    _realized(np.asarray(onp.zeros(2)))
+    base = stats()["evaluations"]
+    ours = program(np)
+    assert stats()["evaluations"] == base
+    for got, want in zip(ours, program(onp)):
+        assert got.dtype == want.dtype
+        onp.testing.assert_array_equal(onp.asarray(got), want)
