@@ -33,7 +33,7 @@
 # strided stores of data slots in fused_slots.mojo; reductions' accumulators in
 # fused_accumulate.mojo.
 from std.memory import bitcast
-from std.sys.info import simd_width_of
+from std.sys.info import simd_width_of, size_of
 from max.algorithm import parallelize
 from .denormals import KeepDenormals
 from .fused_binary import _binary
@@ -119,20 +119,38 @@ def _map_binary[T: DType, op: Int](dst: UnsafePointer[Scalar[T], MutUntrackedOri
             dst.unsafe_store(i, _binary_int[w](op, x, q.unsafe_load[width=w](i).cast[DType.int64]()).cast[T]())
 
 
+@always_inline
+def reg[T: DType](ptrs: UnsafePointer[Int, MutUntrackedOrigin], k: Int) -> UnsafePointer[Scalar[T], MutUntrackedOrigin]:
+    """Register ``k`` of a block run by ``_run_block``: its values' address."""
+    return UnsafePointer[Scalar[T], MutUntrackedOrigin](unsafe_from_address=ptrs.unsafe_load(k))
+
+
 def _run_block[T: DType, S: DType](
     prog: UnsafePointer[Int32, _], consts: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
     regs: UnsafePointer[Scalar[T], MutUntrackedOrigin], stride: Int, start: Int, count: Int,
+    ptrs: UnsafePointer[Int, MutUntrackedOrigin], keep: Int, direct: Int = 0, result: Int = -1,
 ):
-    """One block of the program's values into ``regs`` (register k at ``regs + k * stride``): T the
+    """One block of the program's values, register k at the address ``ptrs[k]`` (``reg``): T the
     registers' dtype, S the data slots' (T itself, or bytes for the integer family, read through
-    each load's dtype code). ``data``: (address, size in elements of S) per data slot."""
+    each load's dtype code). ``data``: (address, size in elements of S) per data slot. An op's
+    register is its memory at ``regs + k * stride``; a load in order of a slot of the registers'
+    dtype, over whole vectors, is the slot's own memory at the block (no copy: a simple expression's
+    loads were half its passes over memory), but for register ``keep``, which its caller writes.
+    ``direct``: where the last instruction stores its values, when it computes register ``result``
+    (the output's memory at the block, which no data slot overlaps: no store pass after it)."""
     comptime w = simd_width_of[T]()
     var n_instr = Int(prog.unsafe_load(0))
     var padded = (count + w - 1) // w * w
+    for k in range(MAX_REGISTERS):
+        ptrs.unsafe_store(k, Int(regs + k * stride))
     for pc in range(n_instr):
         var at = HEADER + pc * WIDTH_OF_INSTRUCTION
         var op = Int(prog.unsafe_load(at))
-        var dst = regs + Int(prog.unsafe_load(at + 1)) * stride
+        var d = Int(prog.unsafe_load(at + 1))
+        var dst = regs + d * stride
+        if direct != 0 and d == result and pc == n_instr - 1 and op != Op.LOAD:
+            dst = UnsafePointer[Scalar[T], MutUntrackedOrigin](unsafe_from_address=direct)
+        var held = Int(dst)  # (where register d is once this instruction is done)
         var a = Int(prog.unsafe_load(at + 2))
         var b = Int(prog.unsafe_load(at + 3))
         var c = Int(prog.unsafe_load(at + 4))
@@ -142,6 +160,8 @@ def _run_block[T: DType, S: DType](
             comptime if S == T:
                 if b > 0:
                     _fill_strided[S, T](dst, src, start, count, consts + (b - 1))
+                elif size != 1 and padded == count and d != keep:
+                    held = Int(src + start)
                 else:
                     _fill[S, T](dst, src, size, start, count)
             else:
@@ -155,7 +175,7 @@ def _run_block[T: DType, S: DType](
             for i in range(0, padded, w):
                 dst.unsafe_store(i, v)
         elif op < Op.UNARY_END:  # the opcode picks a loop compiled for it: no dispatch per element
-            var src = regs + a * stride
+            var src = reg[T](ptrs, a)
             if op == Op.NEGATIVE:
                 _map_unary[T, Op.NEGATIVE](dst, src, padded)
             elif op == Op.ABS:
@@ -217,8 +237,8 @@ def _run_block[T: DType, S: DType](
             elif op == Op.COSH:
                 _map_unary[T, Op.COSH](dst, src, padded)
         elif op < Op.BINARY_END:
-            var p = regs + a * stride
-            var q = regs + b * stride
+            var p = reg[T](ptrs, a)
+            var q = reg[T](ptrs, b)
             if op == Op.ADD:
                 _map_binary[T, Op.ADD](dst, p, q, padded)
             elif op == Op.SUBTRACT:
@@ -260,53 +280,53 @@ def _run_block[T: DType, S: DType](
             elif op == Op.REMAINDER:
                 _map_binary[T, Op.REMAINDER](dst, p, q, padded)
         elif op == Op.POW:  # power
-            _map_binary[T, Op.POW](dst, regs + a * stride, regs + b * stride, padded)
+            _map_binary[T, Op.POW](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
         elif op == Op.ATAN2:  # atan2 (the float family's only)
             comptime if T.is_floating_point():
-                _map_binary[T, Op.ATAN2](dst, regs + a * stride, regs + b * stride, padded)
+                _map_binary[T, Op.ATAN2](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
         elif op == Op.HYPOT:  # hypot (the float family's only)
             comptime if T.is_floating_point():
-                _map_binary[T, Op.HYPOT](dst, regs + a * stride, regs + b * stride, padded)
+                _map_binary[T, Op.HYPOT](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
         elif op == Op.LOGADDEXP:  # logaddexp (the float family's only)
             comptime if T.is_floating_point():
-                _map_binary[T, Op.LOGADDEXP](dst, regs + a * stride, regs + b * stride, padded)
+                _map_binary[T, Op.LOGADDEXP](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
         elif op == Op.COPYSIGN:  # copysign (the float family's only)
             comptime if T.is_floating_point():
-                _map_binary[T, Op.COPYSIGN](dst, regs + a * stride, regs + b * stride, padded)
+                _map_binary[T, Op.COPYSIGN](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
         elif op == Op.NEXTAFTER:  # nextafter (the float family's only)
             comptime if T.is_floating_point():
-                _map_binary[T, Op.NEXTAFTER](dst, regs + a * stride, regs + b * stride, padded)
+                _map_binary[T, Op.NEXTAFTER](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
         elif op >= Op.HALF_BINARY_FIRST and op < Op.HALF_BINARY_END:  # the float family's forms on float16 data
             comptime if T.is_floating_point():
                 if op == Op.H_NEXTAFTER:
-                    _map_binary[T, Op.H_NEXTAFTER](dst, regs + a * stride, regs + b * stride, padded)
+                    _map_binary[T, Op.H_NEXTAFTER](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
         elif op >= Op.UNSIGNED_UNARY_FIRST and op < Op.UNSIGNED_BINARY_END:  # the integer family's forms for uint64 operands
             comptime if not T.is_floating_point():
                 if op == Op.U_SIGN:
-                    _map_unary[T, Op.U_SIGN](dst, regs + a * stride, padded)
+                    _map_unary[T, Op.U_SIGN](dst, reg[T](ptrs, a), padded)
                 elif op == Op.U_MAXIMUM:
-                    _map_binary[T, Op.U_MAXIMUM](dst, regs + a * stride, regs + b * stride, padded)
+                    _map_binary[T, Op.U_MAXIMUM](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
                 elif op == Op.U_MINIMUM:
-                    _map_binary[T, Op.U_MINIMUM](dst, regs + a * stride, regs + b * stride, padded)
+                    _map_binary[T, Op.U_MINIMUM](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
                 elif op == Op.U_GREATER:
-                    _map_binary[T, Op.U_GREATER](dst, regs + a * stride, regs + b * stride, padded)
+                    _map_binary[T, Op.U_GREATER](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
                 elif op == Op.U_GREATER_EQUAL:
-                    _map_binary[T, Op.U_GREATER_EQUAL](dst, regs + a * stride, regs + b * stride, padded)
+                    _map_binary[T, Op.U_GREATER_EQUAL](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
                 elif op == Op.U_LESS:
-                    _map_binary[T, Op.U_LESS](dst, regs + a * stride, regs + b * stride, padded)
+                    _map_binary[T, Op.U_LESS](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
                 elif op == Op.U_LESS_EQUAL:
-                    _map_binary[T, Op.U_LESS_EQUAL](dst, regs + a * stride, regs + b * stride, padded)
+                    _map_binary[T, Op.U_LESS_EQUAL](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
                 elif op == Op.U_FLOOR_DIVIDE:
-                    _map_binary[T, Op.U_FLOOR_DIVIDE](dst, regs + a * stride, regs + b * stride, padded)
+                    _map_binary[T, Op.U_FLOOR_DIVIDE](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
                 elif op == Op.U_REMAINDER:
-                    _map_binary[T, Op.U_REMAINDER](dst, regs + a * stride, regs + b * stride, padded)
+                    _map_binary[T, Op.U_REMAINDER](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
                 elif op == Op.U_BITWISE_RIGHT_SHIFT:
-                    _map_binary[T, Op.U_BITWISE_RIGHT_SHIFT](dst, regs + a * stride, regs + b * stride, padded)
+                    _map_binary[T, Op.U_BITWISE_RIGHT_SHIFT](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
                 elif op == Op.U_POW:
-                    _map_binary[T, Op.U_POW](dst, regs + a * stride, regs + b * stride, padded)
+                    _map_binary[T, Op.U_POW](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
         elif op >= Op.MORE_UNARY_FIRST and op < Op.MORE_UNARY_END:  # more of the float family's unary functions
             comptime if T.is_floating_point():
-                var src = regs + a * stride
+                var src = reg[T](ptrs, a)
                 if op == Op.ASINH:
                     _map_unary[T, Op.ASINH](dst, src, padded)
                 elif op == Op.ACOSH:
@@ -319,15 +339,15 @@ def _run_block[T: DType, S: DType](
                     _map_unary[T, Op.LOG10](dst, src, padded)
         elif op == Op.BITWISE_LEFT_SHIFT or op == Op.BITWISE_RIGHT_SHIFT:  # the shifts (the integer family's only)
             comptime if not T.is_floating_point():
-                var p = regs + a * stride
-                var q = regs + b * stride
+                var p = reg[T](ptrs, a)
+                var q = reg[T](ptrs, b)
                 if op == Op.BITWISE_LEFT_SHIFT:
                     _map_binary[T, Op.BITWISE_LEFT_SHIFT](dst, p, q, padded)
                 else:
                     _map_binary[T, Op.BITWISE_RIGHT_SHIFT](dst, p, q, padded)
         elif op == Op.GATHER:  # gather from data slot a at the positions in register b (view at consts[c - 1])
             var src = slot[S](data, a)
-            _gather[S, T](dst, src, regs + b * stride, start, count, consts + (c - 1))
+            _gather[S, T](dst, src, reg[T](ptrs, b), start, count, consts + (c - 1))
         elif op == Op.AXIS_INDEX:  # the index along one axis of the trace's elements: (element // a) % b
             var q = start // a  # (kept as the element advances: no division per element)
             var r = start - q * a
@@ -339,7 +359,7 @@ def _run_block[T: DType, S: DType](
                     r = 0
                     q = q + 1 if q + 1 < b else 0
         elif op == Op.WRAP:  # wrap register a to the dtype code b (integers), or round it to float16 (b = Code.FLOAT16)
-            var src = regs + a * stride
+            var src = reg[T](ptrs, a)
             comptime if not T.is_floating_point():
                 for i in range(0, padded, w):
                     dst.unsafe_store(i, _wrap[w](b, src.unsafe_load[width=w](i).cast[DType.int64]()).cast[T]())
@@ -347,12 +367,29 @@ def _run_block[T: DType, S: DType](
                 if b == Code.FLOAT16:  # (float16 work runs in float32 registers, rounded after each op as NumPy's is)
                     for i in range(0, padded, w):
                         dst.unsafe_store(i, src.unsafe_load[width=w](i).cast[DType.float16]().cast[T]())
+                else:  # (nothing to round: register d holds register a's values)
+                    held = ptrs.unsafe_load(a)
         else:  # Op.WHERE: where(a != 0, b, c)
-            var m = regs + a * stride
-            var p = regs + b * stride
-            var q = regs + c * stride
+            var m = reg[T](ptrs, a)
+            var p = reg[T](ptrs, b)
+            var q = reg[T](ptrs, c)
             for i in range(0, padded, w):
                 dst.unsafe_store(i, m.unsafe_load[width=w](i).ne(0).select(p.unsafe_load[width=w](i), q.unsafe_load[width=w](i)))
+        ptrs.unsafe_store(d, held)
+
+
+def _meets_a_slot[T: DType](data: UnsafePointer[Int, _], dst: UnsafePointer[UInt8, MutAnyOrigin], m: Int) -> Bool:
+    """Whether any of a stage's eight data slots (address, size in elements) shares memory with its
+    output of ``m`` elements of T at ``dst``."""
+    comptime size = size_of[T]()
+    var lo = Int(dst)
+    var hi = lo + m * size
+    for s in range(8):
+        var a = data.unsafe_load(2 * s)
+        var n = data.unsafe_load(2 * s + 1)
+        if a != 0 and n > 0 and a < hi and lo < a + n * size:
+            return True
+    return False
 
 
 def map_into[T: DType, S: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
@@ -378,17 +415,27 @@ def map_into[T: DType, S: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Fl
     var stride = register_stride[T](m)
 
     var memory = registers_used(p) * stride  # (a task's registers: counted once for every task)
-    def task(t: Int) {memory, dst, p, k, data, m, blocks, result, code, stride, layout, strided, pair}:
+    # (the last instruction stores into the output where no data slot's memory meets it: an
+    # in-place update reads the output's own memory, and keeps its store after the block)
+    var direct = S == T and not pair and not strided and not _meets_a_slot[T](data, dst, m)
+    def task(t: Int) {memory, dst, p, k, data, m, blocks, result, code, stride, layout, strided, pair, direct}:
         var regs = alloc[Scalar[T]](memory)
+        var ptrs = alloc[Int](MAX_REGISTERS)
         var pairs = alloc[Scalar[T]](2 * BLOCK if pair and strided else 1)
         var last = min(blocks, (t + 1) * BLOCKS_PER_TASK)
         for blk in range(t * BLOCKS_PER_TASK, last):
             var start = blk * BLOCK
             var count = min(BLOCK, m - start)
-            _run_block[T, S](p, k, data, regs, stride, start, count)
-            var r = regs + result * stride
+            var out = 0
+            comptime if S == T:
+                if direct and count % w == 0:
+                    out = Int(dst.unsafe_bitcast[Scalar[T]]() + start)
+            _run_block[T, S](p, k, data, regs, stride, start, count, ptrs, -1, out, result)
+            var r = reg[T](ptrs, result)
+            if out != 0 and Int(r) == out:
+                continue  # (stored by its last instruction)
             if pair:
-                var q = regs + (pair - 1) * stride
+                var q = reg[T](ptrs, pair - 1)
                 var out = pairs if strided else dst.unsafe_bitcast[Scalar[T]]() + 2 * start
                 var whole = count // w * w
                 for i in range(0, whole, w):
@@ -411,6 +458,7 @@ def map_into[T: DType, S: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Fl
                 else:
                     store_coded[T](code, dst, r, start, count)
         regs.free()
+        ptrs.free()
         pairs.free()
 
     # NumPy keeps denormals; MAX's worker threads, on which ``parallelize`` runs the tasks, flush

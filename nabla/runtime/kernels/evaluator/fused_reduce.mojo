@@ -8,7 +8,7 @@ from std.sys.info import simd_width_of
 from max.algorithm import parallelize
 from .denormals import KeepDenormals
 from .fused_bits import _is_nan
-from .fused import BLOCK, BLOCKS_PER_TASK, SERIAL_DOT_WORK, SERIAL_WORK, _run_block, program_work, register_stride, registers_used
+from .fused import BLOCK, BLOCKS_PER_TASK, MAX_REGISTERS, SERIAL_DOT_WORK, SERIAL_WORK, _run_block, program_work, reg, register_stride, registers_used
 from .fused_accumulate import _combine, _identity, _reduce_block, accumulator
 from .fused_dot import accumulate_rows, dot_fits, dot_pairwise, dot_pairwise4, is_dot
 from .fused_int import store_coded
@@ -151,6 +151,7 @@ def _reduce_rows[T: DType, S: DType](
     def task(t: Int) {memory, p, k, data, r, kind, result, partials, result_at, stride, span, pieces,
                       rows_per_task, m, dot, numpy_sum, numpy_prod, leaves, bounds, per_piece, sums}:
         var regs = alloc[Scalar[T]](max(memory, 1))
+        var ptrs = alloc[Int](MAX_REGISTERS)
         var piece = t % pieces
         var row0 = (t // pieces) * rows_per_task
         var row1 = min(m, row0 + rows_per_task)
@@ -169,8 +170,8 @@ def _reduce_rows[T: DType, S: DType](
             while row < row1:
                 var rows = min(per_block, row1 - row)
                 if r > 0:
-                    _run_block[T, S](p, k, data, regs, stride, row * r, rows * r)
-                var values = regs + result_at * stride
+                    _run_block[T, S](p, k, data, regs, stride, row * r, rows * r, ptrs, -1)
+                var values = reg[T](ptrs, result_at)
                 for j in range(rows):
                     if numpy_sum:
                         result.unsafe_store(row + j, pairwise_sum[T](values + j * r, r).cast[A]())
@@ -189,8 +190,8 @@ def _reduce_rows[T: DType, S: DType](
                     while j < last and bounds.unsafe_load(j + 1) - bounds.unsafe_load(i) <= BLOCK:
                         j += 1
                     var first = bounds.unsafe_load(i)
-                    _run_block[T, S](p, k, data, regs, stride, row * r + first, bounds.unsafe_load(j) - first)
-                    var values = regs + result_at * stride
+                    _run_block[T, S](p, k, data, regs, stride, row * r + first, bounds.unsafe_load(j) - first, ptrs, -1)
+                    var values = reg[T](ptrs, result_at)
                     for q in range(i, j):
                         var at = bounds.unsafe_load(q)
                         sums.unsafe_store(row * leaves + q, leaf_sum[T](values + (at - first), bounds.unsafe_load(q + 1) - at))
@@ -201,8 +202,8 @@ def _reduce_rows[T: DType, S: DType](
                 var at = 0
                 while at < r:
                     var count = min(BLOCK, r - at)
-                    _run_block[T, S](p, k, data, regs, stride, row * r + at, count)
-                    acc = _product[T](acc, regs + result_at * stride, count)
+                    _run_block[T, S](p, k, data, regs, stride, row * r + at, count, ptrs, -1)
+                    acc = _product[T](acc, reg[T](ptrs, result_at), count)
                     at += count
                 result.unsafe_store(row, acc.cast[A]())
         else:
@@ -213,14 +214,15 @@ def _reduce_rows[T: DType, S: DType](
                 var at = lo
                 while at < hi:  # blocks at offsets of the row's own start
                     var count = min(BLOCK, hi - at)
-                    _run_block[T, S](p, k, data, regs, stride, row * r + at, count)
-                    acc = _combine[A](kind, acc, _reduce_block[T, A](kind, regs + result_at * stride, count))
+                    _run_block[T, S](p, k, data, regs, stride, row * r + at, count, ptrs, -1)
+                    acc = _combine[A](kind, acc, _reduce_block[T, A](kind, reg[T](ptrs, result_at), count))
                     at += count
                 if pieces == 1:
                     result.unsafe_store(row, acc)
                 else:
                     partials.unsafe_store(row * pieces + piece, acc)
         regs.free()
+        ptrs.free()
 
     def kept(t: Int) {task}:  # (denormals kept on MAX's worker threads: see fused.mojo)
         with KeepDenormals():
@@ -282,6 +284,7 @@ def _reduce_columns[T: DType, S: DType](
     def task(t: Int) {memory, p, k, data, r, inner, kind, chunk, chunks, spans, per_span,
                       partials, result_at, stride}:
         var regs = alloc[Scalar[T]](max(memory, 1))
+        var ptrs = alloc[Int](MAX_REGISTERS)
         var span = t % spans
         var c = (t // spans) % chunks
         var o = t // (spans * chunks)
@@ -299,12 +302,13 @@ def _reduce_columns[T: DType, S: DType](
             var nrows = min(rows, k1 - kk)
             var start = (o * r + kk) * inner + col
             var count = (nrows - 1) * inner + width
-            _run_block[T, S](p, k, data, regs, stride, start, count)
-            var values = regs + result_at * stride
+            _run_block[T, S](p, k, data, regs, stride, start, count, ptrs, -1)
+            var values = reg[T](ptrs, result_at)
             for j in range(nrows):
                 _accumulate[T, A](kind, acc, values + j * inner, width)
             kk += nrows
         regs.free()
+        ptrs.free()
 
     def kept(t: Int) {task}:  # (denormals kept on MAX's worker threads: see fused.mojo)
         with KeepDenormals():
@@ -353,6 +357,7 @@ def _reduce_columns_in_order[T: DType, S: DType](
     var memory = 0 if dot else registers_used(p) * stride  # (a task's registers: counted once for every task)
     def task(t: Int) {memory, p, k, data, r, inner, kind, chunk, chunks, result, result_at, stride, dot, half}:
         var regs = alloc[Scalar[T]](max(memory, 1))
+        var ptrs = alloc[Int](MAX_REGISTERS)
         var c = t % chunks
         var o = t // chunks
         var col = c * chunk
@@ -371,8 +376,8 @@ def _reduce_columns_in_order[T: DType, S: DType](
             var nrows = min(rows, k1 - kk)
             var start = (o * r + kk) * inner + col
             var count = (nrows - 1) * inner + width
-            _run_block[T, S](p, k, data, regs, stride, start, count)
-            var values = regs + result_at * stride
+            _run_block[T, S](p, k, data, regs, stride, start, count, ptrs, -1)
+            var values = reg[T](ptrs, result_at)
             for j in range(nrows):
                 _accumulate[T, A](kind, acc, values + j * inner, width)
                 if half:
@@ -384,6 +389,7 @@ def _reduce_columns_in_order[T: DType, S: DType](
                             acc.unsafe_store(i, acc.unsafe_load(i).cast[T]().cast[A]())
             kk += nrows
         regs.free()
+        ptrs.free()
 
     def kept(t: Int) {task}:  # (denormals kept on MAX's worker threads: see fused.mojo)
         with KeepDenormals():
@@ -414,6 +420,7 @@ def _arg_reduce[T: DType, S: DType](
     def task(t: Int) {memory, p, k, data, r, inner, kind, chunk, chunks, result, result_at,
                       stride}:
         var regs = alloc[Scalar[T]](memory)
+        var ptrs = alloc[Int](MAX_REGISTERS)
         var o = t // chunks
         var col = (t % chunks) * chunk
         var width = min(chunk, inner - col)
@@ -428,8 +435,8 @@ def _arg_reduce[T: DType, S: DType](
             var nrows = min(rows, r - kk)
             var start = (o * r + kk) * inner + col
             var count = (nrows - 1) * inner + width
-            _run_block[T, S](p, k, data, regs, stride, start, count)
-            var values = regs + result_at * stride
+            _run_block[T, S](p, k, data, regs, stride, start, count, ptrs, -1)
+            var values = reg[T](ptrs, result_at)
             for j in range(nrows):
                 for i in range(width):
                     _take[T](kind, best, at, i, values.unsafe_load(j * inner + i), kk + j)
@@ -439,6 +446,7 @@ def _arg_reduce[T: DType, S: DType](
         best.free()
         at.free()
         regs.free()
+        ptrs.free()
 
     def kept(t: Int) {task}:  # (denormals kept on MAX's worker threads: see fused.mojo)
         with KeepDenormals():

@@ -3,7 +3,7 @@
 # taken after the one before it, as NumPy's ``accumulate`` takes them.
 from max.algorithm import parallelize
 from .denormals import KeepDenormals
-from .fused import BLOCK, BLOCKS_PER_TASK, SERIAL_WORK, _run_block, program_work, registers_used
+from .fused import BLOCK, BLOCKS_PER_TASK, MAX_REGISTERS, SERIAL_WORK, _run_block, program_work, registers_used
 from .fused_accumulate import _combine, _identity
 from .fused_int import store_coded
 from .fused_reduce import _accumulate
@@ -72,6 +72,7 @@ def _scan[T: DType, S: DType, A: DType](
     def task(t: Int) {memory, p, k, data, r, inner, outer, chunk, chunks, rows_per_task,
                       reverse, kind, dst, result_at, code, half}:
         var regs = alloc[Scalar[T]](memory)
+        var ptrs = alloc[Int](MAX_REGISTERS)
         var values = regs + result_at * BLOCK  # (scans keep whole blocks: their rows are long)
         if inner == 1:
             for row in range(t * rows_per_task, min(outer, (t + 1) * rows_per_task)):
@@ -81,7 +82,7 @@ def _scan[T: DType, S: DType, A: DType](
                     var first = (blocks - 1 - b) * BLOCK if reverse else b * BLOCK
                     var count = min(BLOCK, r - first)
                     var start = row * r + first
-                    _run_block[T, S](p, k, data, regs, BLOCK, start, count)
+                    _run_block[T, S](p, k, data, regs, BLOCK, start, count, ptrs, result_at)
                     for j in range(count):
                         var i = count - 1 - j if reverse else j
                         acc = _combine[A](kind, acc, values.unsafe_load(i).cast[A]())
@@ -99,7 +100,7 @@ def _scan[T: DType, S: DType, A: DType](
             for j in range(r):
                 var kk = r - 1 - j if reverse else j
                 var start = (o * r + kk) * inner + col
-                _run_block[T, S](p, k, data, regs, BLOCK, start, width)
+                _run_block[T, S](p, k, data, regs, BLOCK, start, width, ptrs, result_at)
                 _accumulate[T, A](kind, acc, values, width)
                 if half:
                     for i in range(width):
@@ -109,6 +110,7 @@ def _scan[T: DType, S: DType, A: DType](
                 _store_run[T, S](code, dst, values, start, width)
             acc.free()
         regs.free()
+        ptrs.free()
 
     def kept(t: Int) {task}:  # (denormals kept on MAX's worker threads: see fused.mojo)
         with KeepDenormals():
