@@ -12,6 +12,7 @@ from a block (a fill larger than a block's share: an array of its own). ``HostSc
 from __future__ import annotations
 
 import threading
+from operator import mul as _mul
 
 import numpy as np
 
@@ -57,13 +58,32 @@ class _SmallProgram:
         # coefficient), written by a run, as the constants' values are; one-element leaves read
         # into the constants, or a long table of offsets: the plan's own fill)
         offsets = plan.offsets
-        self.offsets = () if offsets is None or offsets.entries is None else tuple(
+        self.offsets = () if offsets is None or offsets.entries is None else _offset_groups(
             (j, base, tuple((operand_at[pos], axis, c) for pos, axis, c in terms))
             for j, base, terms in offsets.entries)
         self.fills = bool(plan.read) or (offsets is not None and offsets.entries is None)
         self.run = _kernel_module().run
         self.uses = 0
         self.lengths = None  # (``host_lengths.LengthPatches``: a program of any length, patched per run)
+
+
+def _offset_groups(entries) -> tuple:
+    """A program's start offsets (constant, base, ((operand, axis, coefficient), ...)) as groups of one
+    sum of starts: ``(((operand, axes, coefficients), ...), ((constant, base), ...))``, axes None for
+    every axis in order. A complex operand's real and imaginary loads, and each load of one slice,
+    move by one sum: ``G[k, E - w, n] @ dH[a, b, i]`` wrote 8 constants of 6 terms each, 2 sums now."""
+    groups: dict = {}
+    for j, base, terms in entries:
+        groups.setdefault(terms, []).append((j, base))
+    out = []
+    for terms, pairs in groups.items():
+        parts: dict = {}
+        for k, axis, c in terms:
+            if c:
+                parts.setdefault(k, []).append((axis, c))
+        out.append((tuple((k, None if [a for a, _ in found] == list(range(len(found))) else tuple(a for a, _ in found),
+                           tuple(c for _, c in found)) for k, found in parts.items()), tuple(pairs)))
+    return tuple(out)
 
 
 class SmallOps:
@@ -161,10 +181,17 @@ class SmallOps:
                     if bits is None:
                         bits = _constant_bits(node, ints)
                     consts[j] = bits
-                for j, base, terms in program.offsets:
-                    for k, axis, c in terms:
-                        base += c * values[k].node.memo[2][axis]
-                    consts[j] = base
+                for parts, pairs in program.offsets:
+                    moved = 0
+                    for k, axes, coefs in parts:
+                        starts = values[k].node.memo[2]
+                        if axes is None:
+                            moved += sum(map(_mul, coefs, starts))
+                        else:
+                            for axis, c in zip(axes, coefs):
+                                moved += c * starts[axis]
+                    for j, base in pairs:
+                        consts[j] = base + moved
             for at, k, offset, terms in program.places:
                 v = sources[k]
                 address = v.address if type(v) is HostValue and v.address else self._address(v, k)
