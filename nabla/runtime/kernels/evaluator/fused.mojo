@@ -87,6 +87,23 @@ def registers_used(p: UnsafePointer[Int32, _]) -> Int:
     return min(n, MAX_REGISTERS)
 
 
+def constant_registers(p: UnsafePointer[Int32, _]) -> Int:
+    """The registers (a bit each) that program ``p`` writes once, by a constant: a task fills each at
+    its first block, and its later blocks read it as it is (a constant filled per block was one
+    more pass over a block's memory than a scaled input, ``x * 2.0``, needs)."""
+    var writes = 0
+    var again = 0
+    var consts = 0
+    for pc in range(Int(p.unsafe_load(0))):
+        var at = HEADER + pc * WIDTH_OF_INSTRUCTION
+        var bit = 1 << Int(p.unsafe_load(at + 1))
+        again |= writes & bit
+        writes |= bit
+        if Int(p.unsafe_load(at)) == Op.CONST:
+            consts |= bit
+    return consts & ~again
+
+
 def register_stride[T: DType](n: Int) -> Int:
     """How many values each register holds for a program over ``n`` elements: a block, or all of
     them rounded up to whole vectors (a small trace's registers then fit in a few cache lines,
@@ -129,6 +146,7 @@ def _run_block[T: DType, S: DType](
     prog: UnsafePointer[Int32, _], consts: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
     regs: UnsafePointer[Scalar[T], MutUntrackedOrigin], stride: Int, start: Int, count: Int,
     ptrs: UnsafePointer[Int, MutUntrackedOrigin], keep: Int, direct: Int = 0, result: Int = -1,
+    filled: Int = 0,
 ):
     """One block of the program's values, register k at the address ``ptrs[k]`` (``reg``): T the
     registers' dtype, S the data slots' (T itself, or bytes for the integer family, read through
@@ -137,7 +155,8 @@ def _run_block[T: DType, S: DType](
     dtype, over whole vectors, is the slot's own memory at the block (no copy: a simple expression's
     loads were half its passes over memory), but for register ``keep``, which its caller writes.
     ``direct``: where the last instruction stores its values, when it computes register ``result``
-    (the output's memory at the block, which no data slot overlaps: no store pass after it)."""
+    (the output's memory at the block, which no data slot overlaps: no store pass after it).
+    ``filled``: the constant registers (``constant_registers``) that hold their values already."""
     comptime w = simd_width_of[T]()
     var n_instr = Int(prog.unsafe_load(0))
     var padded = (count + w - 1) // w * w
@@ -148,7 +167,7 @@ def _run_block[T: DType, S: DType](
         var op = Int(prog.unsafe_load(at))
         var d = Int(prog.unsafe_load(at + 1))
         var dst = regs + d * stride
-        if direct != 0 and d == result and pc == n_instr - 1 and op != Op.LOAD:
+        if direct != 0 and d == result and pc == n_instr - 1 and op != Op.LOAD and op != Op.CONST:
             dst = UnsafePointer[Scalar[T], MutUntrackedOrigin](unsafe_from_address=direct)
         var held = Int(dst)  # (where register d is once this instruction is done)
         var a = Int(prog.unsafe_load(at + 2))
@@ -167,6 +186,9 @@ def _run_block[T: DType, S: DType](
             else:
                 _load_coded[T](c, dst, src.unsafe_bitcast[UInt8](), size, start, count, consts + (b - 1), b > 0)
         elif op == Op.CONST:  # constant a (the integer family's: its int64 bits)
+            if (filled >> d) & 1:
+                ptrs.unsafe_store(d, held)
+                continue
             var v: SIMD[T, w]
             comptime if T.is_floating_point():
                 v = SIMD[T, w](consts.unsafe_load(a).cast[T]())
@@ -418,7 +440,9 @@ def map_into[T: DType, S: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Fl
     # (the last instruction stores into the output where no data slot's memory meets it: an
     # in-place update reads the output's own memory, and keeps its store after the block)
     var direct = S == T and not pair and not strided and not _meets_a_slot[T](data, dst, m)
-    def task(t: Int) {memory, dst, p, k, data, m, blocks, result, code, stride, layout, strided, pair, direct}:
+    var constants = constant_registers(p)
+    def task(t: Int) {memory, dst, p, k, data, m, blocks, result, code, stride, layout, strided, pair, direct,
+                      constants}:
         var regs = alloc[Scalar[T]](memory)
         var ptrs = alloc[Int](MAX_REGISTERS)
         var pairs = alloc[Scalar[T]](2 * BLOCK if pair and strided else 1)
@@ -430,7 +454,9 @@ def map_into[T: DType, S: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Fl
             comptime if S == T:
                 if direct and count % w == 0:
                     out = Int(dst.unsafe_bitcast[Scalar[T]]() + start)
-            _run_block[T, S](p, k, data, regs, stride, start, count, ptrs, -1, out, result)
+            # (a task's first block fills its constants, as many values as any later block's)
+            var filled = 0 if blk == t * BLOCKS_PER_TASK else constants
+            _run_block[T, S](p, k, data, regs, stride, start, count, ptrs, -1, out, result, filled)
             var r = reg[T](ptrs, result)
             if out != 0 and Int(r) == out:
                 continue  # (stored by its last instruction)
