@@ -365,17 +365,21 @@ def model_name(node) -> str | None:
 
 def model_ready(engine, node, builds=None) -> bool:
     """Whether the model that runs ``node`` alone (its first output) is on this machine now. Where it
-    is not, a cold machine's first-run build (``builds``) is asked for it, and not waited for."""
+    is not, a cold machine's first-run build (``builds``) is asked for it, and not waited for, and
+    it is wanted all the same: a process that exits before that build is done (a script of a few
+    seconds, each run of it) queues it for ``python -m nabla.build``, where it was built by none."""
     if not _served(node):
         return False
     picks = _alone_picks(node)
     name, kwargs, dims, _ = _signature(node, picks)
     if engine.single_op_model_known(name):
         return True
+    spec = _spec(node, name, kwargs, dims, picks)
     if builds is not None and builds.pending(engine, name) is None:
-        spec = _encoded(_spec(node, name, kwargs, dims, picks))
-        if spec is not None:
-            builds.ask(engine, spec)
+        encoded = _encoded(spec)
+        if encoded is not None:
+            builds.ask(engine, encoded)
+    _want(name, spec)
     return False
 
 

@@ -674,3 +674,24 @@ def test_fits_alone_says_what_the_fused_kernel_takes(monkeypatch, fused_kernels)
         verdicts.append((name, predicted, not asked))
     assert all(p == took for _, p, took in verdicts), [v for v in verdicts if v[1] != v[2]]
     assert {p for _, p, _ in verdicts} == {True, False}
+
+
+def test_a_large_matmul_a_program_ran_without_its_model_queues_it(monkeypatch, tmp_path):
+    """A read that runs a large matmul in a program, its model not on the machine, wants the model:
+    a process that exits before a first-run build makes it (each run of a short script) queues it
+    for ``python -m nabla.build``, where no process ever built it."""
+    from nabla.core.disk_cache import ModelDiskCache
+    from nabla.runtime import single_op
+
+    engine = nb.core.graph.GRAPH.engine
+    monkeypatch.setattr(engine, "single_op_disk", ModelDiskCache(tmp_path))  # a machine with no models yet
+    for table in ("_single_op_entries", "_bundled", "_bundle_use"):
+        monkeypatch.setattr(engine, table, {})
+    monkeypatch.setattr(single_op, "_WANTED", {})
+    monkeypatch.setattr(single_op, "_WANTED_PER_CLASS", collections.Counter())
+    monkeypatch.setattr(single_op, "_MISSES", collections.Counter())
+    rng = np.random.default_rng(8)
+    a, b = rng.standard_normal((90, 70)), rng.standard_normal((70, 60))  # (past the programs' products)
+    got = (nb.asarray(a) @ nb.asarray(b) * 2.0).numpy()
+    np.testing.assert_allclose(got, a @ b * 2.0, rtol=1e-12)
+    assert [spec["op"] for spec in single_op._WANTED.values()] == ["matmul"]
