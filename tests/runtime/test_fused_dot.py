@@ -98,3 +98,18 @@ def test_windowed_products_summed_over_middle_axes_are_the_general_paths_bits(im
         got = _same_bits(summed, lambda a, b: summed(a, b, one), x, w)
         want = (x[:, i:i + k, j:j + k, :, None] * w[None]).sum(axis=(1, 2, 3))
         np.testing.assert_allclose(got, want, rtol=1e-4 if dtype == "float32" else 1e-12, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("m,k,n", [(2, 7, 5), (9, 33, 300), (17, 1001, 70), (8, 130, 2500)])
+def test_products_over_several_output_rows_are_the_general_paths_bits(m, k, n, dtype):
+    """``x @ y`` as products summed over the contraction, read from the data over several output
+    rows and column chunks, against the general path (the products in registers first): bit for
+    bit, whatever the rows left over after the groups of four."""
+    rng = np.random.default_rng(m * k + n)
+    x = rng.standard_normal((m, k)).astype(dtype)
+    y = rng.standard_normal((k, n)).astype(dtype)
+    one = np.asarray(1, dtype)
+    got = _same_bits(lambda a, b: nb.sum(nb.expand_dims(a, 2) * nb.expand_dims(b, 0), axis=1),
+                     lambda a, b: nb.sum(nb.expand_dims(a, 2) * nb.expand_dims(b, 0) * one, axis=1), x, y)
+    np.testing.assert_allclose(got, x @ y, rtol=1e-4 if dtype == "float32" else 1e-11, atol=1e-3)

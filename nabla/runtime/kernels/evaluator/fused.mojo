@@ -142,6 +142,17 @@ def reg[T: DType](ptrs: UnsafePointer[Int, MutUntrackedOrigin], k: Int) -> Unsaf
     return UnsafePointer[Scalar[T], MutUntrackedOrigin](unsafe_from_address=ptrs.unsafe_load(k))
 
 
+@always_inline
+def _reg[T: DType, S: DType](ptrs: UnsafePointer[Int, MutUntrackedOrigin], regs: UnsafePointer[Scalar[T], MutUntrackedOrigin],
+                             stride: Int, k: Int) -> UnsafePointer[Scalar[T], MutUntrackedOrigin]:
+    """Register ``k`` inside ``_run_block``: its address in the table where a load may be in place
+    (data of the registers' dtype), else its own memory, as the compiler then sees it."""
+    comptime if S == T:
+        return reg[T](ptrs, k)
+    else:
+        return regs + k * stride
+
+
 def _run_block[T: DType, S: DType](
     prog: UnsafePointer[Int32, _], consts: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
     regs: UnsafePointer[Scalar[T], MutUntrackedOrigin], stride: Int, start: Int, count: Int,
@@ -197,7 +208,7 @@ def _run_block[T: DType, S: DType](
             for i in range(0, padded, w):
                 dst.unsafe_store(i, v)
         elif op < Op.UNARY_END:  # the opcode picks a loop compiled for it: no dispatch per element
-            var src = reg[T](ptrs, a)
+            var src = _reg[T, S](ptrs, regs, stride, a)
             if op == Op.NEGATIVE:
                 _map_unary[T, Op.NEGATIVE](dst, src, padded)
             elif op == Op.ABS:
@@ -259,8 +270,8 @@ def _run_block[T: DType, S: DType](
             elif op == Op.COSH:
                 _map_unary[T, Op.COSH](dst, src, padded)
         elif op < Op.BINARY_END:
-            var p = reg[T](ptrs, a)
-            var q = reg[T](ptrs, b)
+            var p = _reg[T, S](ptrs, regs, stride, a)
+            var q = _reg[T, S](ptrs, regs, stride, b)
             if op == Op.ADD:
                 _map_binary[T, Op.ADD](dst, p, q, padded)
             elif op == Op.SUBTRACT:
@@ -302,53 +313,53 @@ def _run_block[T: DType, S: DType](
             elif op == Op.REMAINDER:
                 _map_binary[T, Op.REMAINDER](dst, p, q, padded)
         elif op == Op.POW:  # power
-            _map_binary[T, Op.POW](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
+            _map_binary[T, Op.POW](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
         elif op == Op.ATAN2:  # atan2 (the float family's only)
             comptime if T.is_floating_point():
-                _map_binary[T, Op.ATAN2](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
+                _map_binary[T, Op.ATAN2](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
         elif op == Op.HYPOT:  # hypot (the float family's only)
             comptime if T.is_floating_point():
-                _map_binary[T, Op.HYPOT](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
+                _map_binary[T, Op.HYPOT](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
         elif op == Op.LOGADDEXP:  # logaddexp (the float family's only)
             comptime if T.is_floating_point():
-                _map_binary[T, Op.LOGADDEXP](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
+                _map_binary[T, Op.LOGADDEXP](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
         elif op == Op.COPYSIGN:  # copysign (the float family's only)
             comptime if T.is_floating_point():
-                _map_binary[T, Op.COPYSIGN](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
+                _map_binary[T, Op.COPYSIGN](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
         elif op == Op.NEXTAFTER:  # nextafter (the float family's only)
             comptime if T.is_floating_point():
-                _map_binary[T, Op.NEXTAFTER](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
+                _map_binary[T, Op.NEXTAFTER](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
         elif op >= Op.HALF_BINARY_FIRST and op < Op.HALF_BINARY_END:  # the float family's forms on float16 data
             comptime if T.is_floating_point():
                 if op == Op.H_NEXTAFTER:
-                    _map_binary[T, Op.H_NEXTAFTER](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
+                    _map_binary[T, Op.H_NEXTAFTER](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
         elif op >= Op.UNSIGNED_UNARY_FIRST and op < Op.UNSIGNED_BINARY_END:  # the integer family's forms for uint64 operands
             comptime if not T.is_floating_point():
                 if op == Op.U_SIGN:
-                    _map_unary[T, Op.U_SIGN](dst, reg[T](ptrs, a), padded)
+                    _map_unary[T, Op.U_SIGN](dst, _reg[T, S](ptrs, regs, stride, a), padded)
                 elif op == Op.U_MAXIMUM:
-                    _map_binary[T, Op.U_MAXIMUM](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
+                    _map_binary[T, Op.U_MAXIMUM](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
                 elif op == Op.U_MINIMUM:
-                    _map_binary[T, Op.U_MINIMUM](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
+                    _map_binary[T, Op.U_MINIMUM](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
                 elif op == Op.U_GREATER:
-                    _map_binary[T, Op.U_GREATER](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
+                    _map_binary[T, Op.U_GREATER](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
                 elif op == Op.U_GREATER_EQUAL:
-                    _map_binary[T, Op.U_GREATER_EQUAL](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
+                    _map_binary[T, Op.U_GREATER_EQUAL](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
                 elif op == Op.U_LESS:
-                    _map_binary[T, Op.U_LESS](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
+                    _map_binary[T, Op.U_LESS](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
                 elif op == Op.U_LESS_EQUAL:
-                    _map_binary[T, Op.U_LESS_EQUAL](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
+                    _map_binary[T, Op.U_LESS_EQUAL](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
                 elif op == Op.U_FLOOR_DIVIDE:
-                    _map_binary[T, Op.U_FLOOR_DIVIDE](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
+                    _map_binary[T, Op.U_FLOOR_DIVIDE](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
                 elif op == Op.U_REMAINDER:
-                    _map_binary[T, Op.U_REMAINDER](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
+                    _map_binary[T, Op.U_REMAINDER](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
                 elif op == Op.U_BITWISE_RIGHT_SHIFT:
-                    _map_binary[T, Op.U_BITWISE_RIGHT_SHIFT](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
+                    _map_binary[T, Op.U_BITWISE_RIGHT_SHIFT](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
                 elif op == Op.U_POW:
-                    _map_binary[T, Op.U_POW](dst, reg[T](ptrs, a), reg[T](ptrs, b), padded)
+                    _map_binary[T, Op.U_POW](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
         elif op >= Op.MORE_UNARY_FIRST and op < Op.MORE_UNARY_END:  # more of the float family's unary functions
             comptime if T.is_floating_point():
-                var src = reg[T](ptrs, a)
+                var src = _reg[T, S](ptrs, regs, stride, a)
                 if op == Op.ASINH:
                     _map_unary[T, Op.ASINH](dst, src, padded)
                 elif op == Op.ACOSH:
@@ -361,15 +372,15 @@ def _run_block[T: DType, S: DType](
                     _map_unary[T, Op.LOG10](dst, src, padded)
         elif op == Op.BITWISE_LEFT_SHIFT or op == Op.BITWISE_RIGHT_SHIFT:  # the shifts (the integer family's only)
             comptime if not T.is_floating_point():
-                var p = reg[T](ptrs, a)
-                var q = reg[T](ptrs, b)
+                var p = _reg[T, S](ptrs, regs, stride, a)
+                var q = _reg[T, S](ptrs, regs, stride, b)
                 if op == Op.BITWISE_LEFT_SHIFT:
                     _map_binary[T, Op.BITWISE_LEFT_SHIFT](dst, p, q, padded)
                 else:
                     _map_binary[T, Op.BITWISE_RIGHT_SHIFT](dst, p, q, padded)
         elif op == Op.GATHER:  # gather from data slot a at the positions in register b (view at consts[c - 1])
             var src = slot[S](data, a)
-            _gather[S, T](dst, src, reg[T](ptrs, b), start, count, consts + (c - 1))
+            _gather[S, T](dst, src, _reg[T, S](ptrs, regs, stride, b), start, count, consts + (c - 1))
         elif op == Op.AXIS_INDEX:  # the index along one axis of the trace's elements: (element // a) % b
             var q = start // a  # (kept as the element advances: no division per element)
             var r = start - q * a
@@ -381,7 +392,7 @@ def _run_block[T: DType, S: DType](
                     r = 0
                     q = q + 1 if q + 1 < b else 0
         elif op == Op.WRAP:  # wrap register a to the dtype code b (integers), or round it to float16 (b = Code.FLOAT16)
-            var src = reg[T](ptrs, a)
+            var src = _reg[T, S](ptrs, regs, stride, a)
             comptime if not T.is_floating_point():
                 for i in range(0, padded, w):
                     dst.unsafe_store(i, _wrap[w](b, src.unsafe_load[width=w](i).cast[DType.int64]()).cast[T]())
@@ -392,9 +403,9 @@ def _run_block[T: DType, S: DType](
                 else:  # (nothing to round: register d holds register a's values)
                     held = ptrs.unsafe_load(a)
         else:  # Op.WHERE: where(a != 0, b, c)
-            var m = reg[T](ptrs, a)
-            var p = reg[T](ptrs, b)
-            var q = reg[T](ptrs, c)
+            var m = _reg[T, S](ptrs, regs, stride, a)
+            var p = _reg[T, S](ptrs, regs, stride, b)
+            var q = _reg[T, S](ptrs, regs, stride, c)
             for i in range(0, padded, w):
                 dst.unsafe_store(i, m.unsafe_load[width=w](i).ne(0).select(p.unsafe_load[width=w](i), q.unsafe_load[width=w](i)))
         ptrs.unsafe_store(d, held)
@@ -444,7 +455,7 @@ def map_into[T: DType, S: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Fl
     def task(t: Int) {memory, dst, p, k, data, m, blocks, result, code, stride, layout, strided, pair, direct,
                       constants}:
         var regs = alloc[Scalar[T]](memory)
-        var ptrs = alloc[Int](MAX_REGISTERS)
+        var ptrs = alloc[Int](MAX_REGISTERS, alignment=64)  # (whole cache lines: tasks on other cores write theirs)
         var pairs = alloc[Scalar[T]](2 * BLOCK if pair and strided else 1)
         var last = min(blocks, (t + 1) * BLOCKS_PER_TASK)
         for blk in range(t * BLOCKS_PER_TASK, last):
@@ -455,7 +466,9 @@ def map_into[T: DType, S: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Fl
                 if direct and count % w == 0:
                     out = Int(dst.unsafe_bitcast[Scalar[T]]() + start)
             # (a task's first block fills its constants, as many values as any later block's)
-            var filled = 0 if blk == t * BLOCKS_PER_TASK else constants
+            var filled = 0
+            comptime if S == T:
+                filled = 0 if blk == t * BLOCKS_PER_TASK else constants
             _run_block[T, S](p, k, data, regs, stride, start, count, ptrs, -1, out, result, filled)
             var r = reg[T](ptrs, result)
             if out != 0 and Int(r) == out:

@@ -151,7 +151,7 @@ def _reduce_rows[T: DType, S: DType](
     def task(t: Int) {memory, p, k, data, r, kind, result, partials, result_at, stride, span, pieces,
                       rows_per_task, m, dot, numpy_sum, numpy_prod, leaves, bounds, per_piece, sums}:
         var regs = alloc[Scalar[T]](max(memory, 1))
-        var ptrs = alloc[Int](MAX_REGISTERS)
+        var ptrs = alloc[Int](MAX_REGISTERS, alignment=64)  # (whole cache lines: tasks on other cores write theirs)
         var piece = t % pieces
         var row0 = (t // pieces) * rows_per_task
         var row1 = min(m, row0 + rows_per_task)
@@ -284,7 +284,7 @@ def _reduce_columns[T: DType, S: DType](
     def task(t: Int) {memory, p, k, data, r, inner, kind, chunk, chunks, spans, per_span,
                       partials, result_at, stride}:
         var regs = alloc[Scalar[T]](max(memory, 1))
-        var ptrs = alloc[Int](MAX_REGISTERS)
+        var ptrs = alloc[Int](MAX_REGISTERS, alignment=64)  # (whole cache lines: tasks on other cores write theirs)
         var span = t % spans
         var c = (t // spans) % chunks
         var o = t // (spans * chunks)
@@ -357,7 +357,7 @@ def _reduce_columns_in_order[T: DType, S: DType](
     var memory = 0 if dot else registers_used(p) * stride  # (a task's registers: counted once for every task)
     def task(t: Int) {memory, p, k, data, r, inner, kind, chunk, chunks, result, result_at, stride, dot, half}:
         var regs = alloc[Scalar[T]](max(memory, 1))
-        var ptrs = alloc[Int](MAX_REGISTERS)
+        var ptrs = alloc[Int](MAX_REGISTERS, alignment=64)  # (whole cache lines: tasks on other cores write theirs)
         var c = t % chunks
         var o = t // chunks
         var col = c * chunk
@@ -420,7 +420,7 @@ def _arg_reduce[T: DType, S: DType](
     def task(t: Int) {memory, p, k, data, r, inner, kind, chunk, chunks, result, result_at,
                       stride}:
         var regs = alloc[Scalar[T]](memory)
-        var ptrs = alloc[Int](MAX_REGISTERS)
+        var ptrs = alloc[Int](MAX_REGISTERS, alignment=64)  # (whole cache lines: tasks on other cores write theirs)
         var o = t // chunks
         var col = (t % chunks) * chunk
         var width = min(chunk, inner - col)

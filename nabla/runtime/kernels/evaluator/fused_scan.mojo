@@ -72,7 +72,7 @@ def _scan[T: DType, S: DType, A: DType](
     def task(t: Int) {memory, p, k, data, r, inner, outer, chunk, chunks, rows_per_task,
                       reverse, kind, dst, result_at, code, half}:
         var regs = alloc[Scalar[T]](memory)
-        var ptrs = alloc[Int](MAX_REGISTERS)
+        var ptrs = alloc[Int](MAX_REGISTERS, alignment=64)  # (whole cache lines: tasks on other cores write theirs)
         var values = regs + result_at * BLOCK  # (scans keep whole blocks: their rows are long)
         if inner == 1:
             for row in range(t * rows_per_task, min(outer, (t + 1) * rows_per_task)):
