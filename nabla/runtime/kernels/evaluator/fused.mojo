@@ -137,18 +137,14 @@ def _map_binary[T: DType, op: Int](dst: UnsafePointer[Scalar[T], MutUntrackedOri
 
 
 @always_inline
-def reg[T: DType](ptrs: UnsafePointer[Int, MutUntrackedOrigin], k: Int) -> UnsafePointer[Scalar[T], MutUntrackedOrigin]:
-    """Register ``k`` of a block run by ``_run_block``: its values' address."""
-    return UnsafePointer[Scalar[T], MutUntrackedOrigin](unsafe_from_address=ptrs.unsafe_load(k))
-
-
-@always_inline
-def _reg[T: DType, S: DType](ptrs: UnsafePointer[Int, MutUntrackedOrigin], regs: UnsafePointer[Scalar[T], MutUntrackedOrigin],
-                             stride: Int, k: Int) -> UnsafePointer[Scalar[T], MutUntrackedOrigin]:
-    """Register ``k`` inside ``_run_block``: its address in the table where a load may be in place
-    (data of the registers' dtype), else its own memory, as the compiler then sees it."""
+def register_of[T: DType, S: DType](ptrs: UnsafePointer[Int, MutUntrackedOrigin],
+                                    regs: UnsafePointer[Scalar[T], MutUntrackedOrigin], stride: Int,
+                                    k: Int) -> UnsafePointer[Scalar[T], MutUntrackedOrigin]:
+    """Register ``k`` of a block ``_run_block`` ran: its address in the block's table where a load
+    may be in place (data of the registers' dtype), else its own memory at ``regs + k * stride``
+    (the coded families keep no table: writing it per instruction cost their maps a fifth)."""
     comptime if S == T:
-        return reg[T](ptrs, k)
+        return UnsafePointer[Scalar[T], MutUntrackedOrigin](unsafe_from_address=ptrs.unsafe_load(k))
     else:
         return regs + k * stride
 
@@ -159,7 +155,7 @@ def _run_block[T: DType, S: DType](
     ptrs: UnsafePointer[Int, MutUntrackedOrigin], keep: Int, direct: Int = 0, result: Int = -1,
     filled: Int = 0,
 ):
-    """One block of the program's values, register k at the address ``ptrs[k]`` (``reg``): T the
+    """One block of the program's values, register k where ``register_of`` finds it: T the
     registers' dtype, S the data slots' (T itself, or bytes for the integer family, read through
     each load's dtype code). ``data``: (address, size in elements of S) per data slot. An op's
     register is its memory at ``regs + k * stride``; a load in order of a slot of the registers'
@@ -171,8 +167,9 @@ def _run_block[T: DType, S: DType](
     comptime w = simd_width_of[T]()
     var n_instr = Int(prog.unsafe_load(0))
     var padded = (count + w - 1) // w * w
-    for k in range(MAX_REGISTERS):
-        ptrs.unsafe_store(k, Int(regs + k * stride))
+    comptime if S == T:
+        for k in range(MAX_REGISTERS):
+            ptrs.unsafe_store(k, Int(regs + k * stride))
     for pc in range(n_instr):
         var at = HEADER + pc * WIDTH_OF_INSTRUCTION
         var op = Int(prog.unsafe_load(at))
@@ -208,7 +205,7 @@ def _run_block[T: DType, S: DType](
             for i in range(0, padded, w):
                 dst.unsafe_store(i, v)
         elif op < Op.UNARY_END:  # the opcode picks a loop compiled for it: no dispatch per element
-            var src = _reg[T, S](ptrs, regs, stride, a)
+            var src = register_of[T, S](ptrs, regs, stride, a)
             if op == Op.NEGATIVE:
                 _map_unary[T, Op.NEGATIVE](dst, src, padded)
             elif op == Op.ABS:
@@ -270,8 +267,8 @@ def _run_block[T: DType, S: DType](
             elif op == Op.COSH:
                 _map_unary[T, Op.COSH](dst, src, padded)
         elif op < Op.BINARY_END:
-            var p = _reg[T, S](ptrs, regs, stride, a)
-            var q = _reg[T, S](ptrs, regs, stride, b)
+            var p = register_of[T, S](ptrs, regs, stride, a)
+            var q = register_of[T, S](ptrs, regs, stride, b)
             if op == Op.ADD:
                 _map_binary[T, Op.ADD](dst, p, q, padded)
             elif op == Op.SUBTRACT:
@@ -313,53 +310,53 @@ def _run_block[T: DType, S: DType](
             elif op == Op.REMAINDER:
                 _map_binary[T, Op.REMAINDER](dst, p, q, padded)
         elif op == Op.POW:  # power
-            _map_binary[T, Op.POW](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
+            _map_binary[T, Op.POW](dst, register_of[T, S](ptrs, regs, stride, a), register_of[T, S](ptrs, regs, stride, b), padded)
         elif op == Op.ATAN2:  # atan2 (the float family's only)
             comptime if T.is_floating_point():
-                _map_binary[T, Op.ATAN2](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
+                _map_binary[T, Op.ATAN2](dst, register_of[T, S](ptrs, regs, stride, a), register_of[T, S](ptrs, regs, stride, b), padded)
         elif op == Op.HYPOT:  # hypot (the float family's only)
             comptime if T.is_floating_point():
-                _map_binary[T, Op.HYPOT](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
+                _map_binary[T, Op.HYPOT](dst, register_of[T, S](ptrs, regs, stride, a), register_of[T, S](ptrs, regs, stride, b), padded)
         elif op == Op.LOGADDEXP:  # logaddexp (the float family's only)
             comptime if T.is_floating_point():
-                _map_binary[T, Op.LOGADDEXP](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
+                _map_binary[T, Op.LOGADDEXP](dst, register_of[T, S](ptrs, regs, stride, a), register_of[T, S](ptrs, regs, stride, b), padded)
         elif op == Op.COPYSIGN:  # copysign (the float family's only)
             comptime if T.is_floating_point():
-                _map_binary[T, Op.COPYSIGN](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
+                _map_binary[T, Op.COPYSIGN](dst, register_of[T, S](ptrs, regs, stride, a), register_of[T, S](ptrs, regs, stride, b), padded)
         elif op == Op.NEXTAFTER:  # nextafter (the float family's only)
             comptime if T.is_floating_point():
-                _map_binary[T, Op.NEXTAFTER](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
+                _map_binary[T, Op.NEXTAFTER](dst, register_of[T, S](ptrs, regs, stride, a), register_of[T, S](ptrs, regs, stride, b), padded)
         elif op >= Op.HALF_BINARY_FIRST and op < Op.HALF_BINARY_END:  # the float family's forms on float16 data
             comptime if T.is_floating_point():
                 if op == Op.H_NEXTAFTER:
-                    _map_binary[T, Op.H_NEXTAFTER](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
+                    _map_binary[T, Op.H_NEXTAFTER](dst, register_of[T, S](ptrs, regs, stride, a), register_of[T, S](ptrs, regs, stride, b), padded)
         elif op >= Op.UNSIGNED_UNARY_FIRST and op < Op.UNSIGNED_BINARY_END:  # the integer family's forms for uint64 operands
             comptime if not T.is_floating_point():
                 if op == Op.U_SIGN:
-                    _map_unary[T, Op.U_SIGN](dst, _reg[T, S](ptrs, regs, stride, a), padded)
+                    _map_unary[T, Op.U_SIGN](dst, register_of[T, S](ptrs, regs, stride, a), padded)
                 elif op == Op.U_MAXIMUM:
-                    _map_binary[T, Op.U_MAXIMUM](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
+                    _map_binary[T, Op.U_MAXIMUM](dst, register_of[T, S](ptrs, regs, stride, a), register_of[T, S](ptrs, regs, stride, b), padded)
                 elif op == Op.U_MINIMUM:
-                    _map_binary[T, Op.U_MINIMUM](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
+                    _map_binary[T, Op.U_MINIMUM](dst, register_of[T, S](ptrs, regs, stride, a), register_of[T, S](ptrs, regs, stride, b), padded)
                 elif op == Op.U_GREATER:
-                    _map_binary[T, Op.U_GREATER](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
+                    _map_binary[T, Op.U_GREATER](dst, register_of[T, S](ptrs, regs, stride, a), register_of[T, S](ptrs, regs, stride, b), padded)
                 elif op == Op.U_GREATER_EQUAL:
-                    _map_binary[T, Op.U_GREATER_EQUAL](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
+                    _map_binary[T, Op.U_GREATER_EQUAL](dst, register_of[T, S](ptrs, regs, stride, a), register_of[T, S](ptrs, regs, stride, b), padded)
                 elif op == Op.U_LESS:
-                    _map_binary[T, Op.U_LESS](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
+                    _map_binary[T, Op.U_LESS](dst, register_of[T, S](ptrs, regs, stride, a), register_of[T, S](ptrs, regs, stride, b), padded)
                 elif op == Op.U_LESS_EQUAL:
-                    _map_binary[T, Op.U_LESS_EQUAL](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
+                    _map_binary[T, Op.U_LESS_EQUAL](dst, register_of[T, S](ptrs, regs, stride, a), register_of[T, S](ptrs, regs, stride, b), padded)
                 elif op == Op.U_FLOOR_DIVIDE:
-                    _map_binary[T, Op.U_FLOOR_DIVIDE](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
+                    _map_binary[T, Op.U_FLOOR_DIVIDE](dst, register_of[T, S](ptrs, regs, stride, a), register_of[T, S](ptrs, regs, stride, b), padded)
                 elif op == Op.U_REMAINDER:
-                    _map_binary[T, Op.U_REMAINDER](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
+                    _map_binary[T, Op.U_REMAINDER](dst, register_of[T, S](ptrs, regs, stride, a), register_of[T, S](ptrs, regs, stride, b), padded)
                 elif op == Op.U_BITWISE_RIGHT_SHIFT:
-                    _map_binary[T, Op.U_BITWISE_RIGHT_SHIFT](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
+                    _map_binary[T, Op.U_BITWISE_RIGHT_SHIFT](dst, register_of[T, S](ptrs, regs, stride, a), register_of[T, S](ptrs, regs, stride, b), padded)
                 elif op == Op.U_POW:
-                    _map_binary[T, Op.U_POW](dst, _reg[T, S](ptrs, regs, stride, a), _reg[T, S](ptrs, regs, stride, b), padded)
+                    _map_binary[T, Op.U_POW](dst, register_of[T, S](ptrs, regs, stride, a), register_of[T, S](ptrs, regs, stride, b), padded)
         elif op >= Op.MORE_UNARY_FIRST and op < Op.MORE_UNARY_END:  # more of the float family's unary functions
             comptime if T.is_floating_point():
-                var src = _reg[T, S](ptrs, regs, stride, a)
+                var src = register_of[T, S](ptrs, regs, stride, a)
                 if op == Op.ASINH:
                     _map_unary[T, Op.ASINH](dst, src, padded)
                 elif op == Op.ACOSH:
@@ -372,15 +369,15 @@ def _run_block[T: DType, S: DType](
                     _map_unary[T, Op.LOG10](dst, src, padded)
         elif op == Op.BITWISE_LEFT_SHIFT or op == Op.BITWISE_RIGHT_SHIFT:  # the shifts (the integer family's only)
             comptime if not T.is_floating_point():
-                var p = _reg[T, S](ptrs, regs, stride, a)
-                var q = _reg[T, S](ptrs, regs, stride, b)
+                var p = register_of[T, S](ptrs, regs, stride, a)
+                var q = register_of[T, S](ptrs, regs, stride, b)
                 if op == Op.BITWISE_LEFT_SHIFT:
                     _map_binary[T, Op.BITWISE_LEFT_SHIFT](dst, p, q, padded)
                 else:
                     _map_binary[T, Op.BITWISE_RIGHT_SHIFT](dst, p, q, padded)
         elif op == Op.GATHER:  # gather from data slot a at the positions in register b (view at consts[c - 1])
             var src = slot[S](data, a)
-            _gather[S, T](dst, src, _reg[T, S](ptrs, regs, stride, b), start, count, consts + (c - 1))
+            _gather[S, T](dst, src, register_of[T, S](ptrs, regs, stride, b), start, count, consts + (c - 1))
         elif op == Op.AXIS_INDEX:  # the index along one axis of the trace's elements: (element // a) % b
             var q = start // a  # (kept as the element advances: no division per element)
             var r = start - q * a
@@ -392,7 +389,7 @@ def _run_block[T: DType, S: DType](
                     r = 0
                     q = q + 1 if q + 1 < b else 0
         elif op == Op.WRAP:  # wrap register a to the dtype code b (integers), or round it to float16 (b = Code.FLOAT16)
-            var src = _reg[T, S](ptrs, regs, stride, a)
+            var src = register_of[T, S](ptrs, regs, stride, a)
             comptime if not T.is_floating_point():
                 for i in range(0, padded, w):
                     dst.unsafe_store(i, _wrap[w](b, src.unsafe_load[width=w](i).cast[DType.int64]()).cast[T]())
@@ -403,12 +400,13 @@ def _run_block[T: DType, S: DType](
                 else:  # (nothing to round: register d holds register a's values)
                     held = ptrs.unsafe_load(a)
         else:  # Op.WHERE: where(a != 0, b, c)
-            var m = _reg[T, S](ptrs, regs, stride, a)
-            var p = _reg[T, S](ptrs, regs, stride, b)
-            var q = _reg[T, S](ptrs, regs, stride, c)
+            var m = register_of[T, S](ptrs, regs, stride, a)
+            var p = register_of[T, S](ptrs, regs, stride, b)
+            var q = register_of[T, S](ptrs, regs, stride, c)
             for i in range(0, padded, w):
                 dst.unsafe_store(i, m.unsafe_load[width=w](i).ne(0).select(p.unsafe_load[width=w](i), q.unsafe_load[width=w](i)))
-        ptrs.unsafe_store(d, held)
+        comptime if S == T:
+            ptrs.unsafe_store(d, held)
 
 
 def _meets_a_slot[T: DType](data: UnsafePointer[Int, _], dst: UnsafePointer[UInt8, MutAnyOrigin], m: Int) -> Bool:
@@ -470,11 +468,11 @@ def map_into[T: DType, S: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Fl
             comptime if S == T:
                 filled = 0 if blk == t * BLOCKS_PER_TASK else constants
             _run_block[T, S](p, k, data, regs, stride, start, count, ptrs, -1, out, result, filled)
-            var r = reg[T](ptrs, result)
+            var r = register_of[T, S](ptrs, regs, stride, result)
             if out != 0 and Int(r) == out:
                 continue  # (stored by its last instruction)
             if pair:
-                var q = reg[T](ptrs, pair - 1)
+                var q = register_of[T, S](ptrs, regs, stride, pair - 1)
                 var out = pairs if strided else dst.unsafe_bitcast[Scalar[T]]() + 2 * start
                 var whole = count // w * w
                 for i in range(0, whole, w):

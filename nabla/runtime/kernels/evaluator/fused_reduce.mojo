@@ -8,7 +8,7 @@ from std.sys.info import simd_width_of
 from max.algorithm import parallelize
 from .denormals import KeepDenormals
 from .fused_bits import _is_nan
-from .fused import BLOCK, BLOCKS_PER_TASK, MAX_REGISTERS, SERIAL_DOT_WORK, SERIAL_WORK, _run_block, program_work, reg, register_stride, registers_used
+from .fused import BLOCK, BLOCKS_PER_TASK, MAX_REGISTERS, SERIAL_DOT_WORK, SERIAL_WORK, _run_block, program_work, register_of, register_stride, registers_used
 from .fused_accumulate import _combine, _identity, _reduce_block, accumulator
 from .fused_dot import accumulate_rows, dot_fits, dot_pairwise, dot_pairwise4, is_dot
 from .fused_int import store_coded
@@ -171,7 +171,7 @@ def _reduce_rows[T: DType, S: DType](
                 var rows = min(per_block, row1 - row)
                 if r > 0:
                     _run_block[T, S](p, k, data, regs, stride, row * r, rows * r, ptrs, -1)
-                var values = reg[T](ptrs, result_at)
+                var values = register_of[T, S](ptrs, regs, stride, result_at)
                 for j in range(rows):
                     if numpy_sum:
                         result.unsafe_store(row + j, pairwise_sum[T](values + j * r, r).cast[A]())
@@ -191,7 +191,7 @@ def _reduce_rows[T: DType, S: DType](
                         j += 1
                     var first = bounds.unsafe_load(i)
                     _run_block[T, S](p, k, data, regs, stride, row * r + first, bounds.unsafe_load(j) - first, ptrs, -1)
-                    var values = reg[T](ptrs, result_at)
+                    var values = register_of[T, S](ptrs, regs, stride, result_at)
                     for q in range(i, j):
                         var at = bounds.unsafe_load(q)
                         sums.unsafe_store(row * leaves + q, leaf_sum[T](values + (at - first), bounds.unsafe_load(q + 1) - at))
@@ -203,7 +203,7 @@ def _reduce_rows[T: DType, S: DType](
                 while at < r:
                     var count = min(BLOCK, r - at)
                     _run_block[T, S](p, k, data, regs, stride, row * r + at, count, ptrs, -1)
-                    acc = _product[T](acc, reg[T](ptrs, result_at), count)
+                    acc = _product[T](acc, register_of[T, S](ptrs, regs, stride, result_at), count)
                     at += count
                 result.unsafe_store(row, acc.cast[A]())
         else:
@@ -215,7 +215,7 @@ def _reduce_rows[T: DType, S: DType](
                 while at < hi:  # blocks at offsets of the row's own start
                     var count = min(BLOCK, hi - at)
                     _run_block[T, S](p, k, data, regs, stride, row * r + at, count, ptrs, -1)
-                    acc = _combine[A](kind, acc, _reduce_block[T, A](kind, reg[T](ptrs, result_at), count))
+                    acc = _combine[A](kind, acc, _reduce_block[T, A](kind, register_of[T, S](ptrs, regs, stride, result_at), count))
                     at += count
                 if pieces == 1:
                     result.unsafe_store(row, acc)
@@ -303,7 +303,7 @@ def _reduce_columns[T: DType, S: DType](
             var start = (o * r + kk) * inner + col
             var count = (nrows - 1) * inner + width
             _run_block[T, S](p, k, data, regs, stride, start, count, ptrs, -1)
-            var values = reg[T](ptrs, result_at)
+            var values = register_of[T, S](ptrs, regs, stride, result_at)
             for j in range(nrows):
                 _accumulate[T, A](kind, acc, values + j * inner, width)
             kk += nrows
@@ -377,7 +377,7 @@ def _reduce_columns_in_order[T: DType, S: DType](
             var start = (o * r + kk) * inner + col
             var count = (nrows - 1) * inner + width
             _run_block[T, S](p, k, data, regs, stride, start, count, ptrs, -1)
-            var values = reg[T](ptrs, result_at)
+            var values = register_of[T, S](ptrs, regs, stride, result_at)
             for j in range(nrows):
                 _accumulate[T, A](kind, acc, values + j * inner, width)
                 if half:
@@ -436,7 +436,7 @@ def _arg_reduce[T: DType, S: DType](
             var start = (o * r + kk) * inner + col
             var count = (nrows - 1) * inner + width
             _run_block[T, S](p, k, data, regs, stride, start, count, ptrs, -1)
-            var values = reg[T](ptrs, result_at)
+            var values = register_of[T, S](ptrs, regs, stride, result_at)
             for j in range(nrows):
                 for i in range(width):
                     _take[T](kind, best, at, i, values.unsafe_load(j * inner + i), kk + j)
