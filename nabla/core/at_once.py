@@ -155,6 +155,22 @@ def kept_at_once(op, kwargs, values, impls, device):
     return None if out is None else TensorImpl([out], out.dtype)
 
 
+def kept_pair(named, items: tuple, a, b):
+    """``small_at_once``'s op ``named`` (an op, or (op, inner)) with kwargs ``items`` over plain
+    arrays ``a`` and ``b``, by a program the engine keeps for them (``HostScalars.small_pair``);
+    None where none is kept (the caller asks ``small_at_once``)."""
+    scalars = GRAPH.engine.scalars
+    return None if scalars is None else scalars.small_pair(named, items, a, b)
+
+
+def kept_into(op, x, y, into) -> bool:
+    """``x op= y`` into ``into`` (``small_at_once``'s ``into``) by a program the engine keeps for
+    these operands (``HostScalars.small_into``): True where it ran; False where none is kept (the
+    caller asks ``small_at_once``, which plans it)."""
+    scalars = GRAPH.engine.scalars
+    return scalars is not None and scalars.small_into(op, x, y, into)
+
+
 def _alias_at_once(op, kwargs, value, impl):
     """An op that only gives realized host data another shape of its elements (``reshape``, an axis
     put in or taken out) as a realized TensorImpl over the same memory, nothing computed (a run of

@@ -258,6 +258,11 @@ def plain_binary(op, dtypes, np_ufunc=None):
             out = None if scalars is None else scalars.binary(op, a, b, dtypes)
             if out is not None:
                 return out
+        else:
+            scalars = GRAPH.engine.scalars  # (an op at once over small realized data and slices of it)
+            out = None if scalars is None else scalars.small_binary(op, a, b, dtypes)
+            if out is not None:
+                return out
         pair = plain_operands(a, b, dtypes)
         if pair is None:
             pair = None if np_ufunc is None else promoted_operands(a, b, dtypes, np_ufunc, loops)

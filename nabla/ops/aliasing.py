@@ -15,7 +15,7 @@ import weakref
 import numpy as np
 
 from ..core.context import NO_SIDE_EFFECTS, refuse_side_effect
-from ..core.at_once import small_at_once
+from ..core.at_once import kept_into, small_at_once
 from ..core.operation import PLAIN_CLASSES, plain_array
 from ..core.values import HostValue
 from ..core.tensor import Tensor
@@ -499,8 +499,8 @@ def op_in_place(op, x: Tensor, y: Tensor) -> bool:
         return False
     del xv, yv, source
     address = slice_place(parent, index, sliced)
-    if not address or not small_at_once(op, {}, (sliced, other), (xi, yi), spec[0], spec[1], sliced.device,
-                                        into=address):
+    if not address or not (kept_into(op, sliced, other, address) or small_at_once(
+            op, {}, (sliced, other), (xi, yi), spec[0], spec[1], sliced.device, into=address)):
         return False
     _rederive(parent, {id(parent), id(x)})
     return True

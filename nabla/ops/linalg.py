@@ -7,7 +7,7 @@ import math
 from max.dtype import DType
 
 from ..core import dtypes as _dt
-from ..core.at_once import small_at_once
+from ..core.at_once import kept_pair, small_at_once
 from ..core.context import as_device
 from ..core.graph import GRAPH
 from ..core.operation import PLAIN_CLASSES, plain_array
@@ -134,6 +134,9 @@ def _dot_at_once(x: Tensor, y: Tensor) -> Tensor | None:
             or iy.sharding is not None or (ix.dtype is not _dt.float64 and ix.dtype is not _dt.float32) \
             or va[0].device is not vb[0].device:
         return None
+    out = kept_pair(_SUM_OF_PRODUCT, _SUM_ALL, x, y)
+    if out is not None:
+        return out
     out = small_at_once(_SUM, _SUM_ALL_KWARGS, (va[0], vb[0]), (ix, iy), (), ix.dtype, va[0].device,
                         inner=_MULTIPLY)
     return None if out is None else plain_array(cls, out)
@@ -144,6 +147,7 @@ _SUM_ALL = (("axes", (0,)), ("keepdims", False))
 _SUM_ALL_MEMO = (_SUM_ALL, None, None)
 _SUM_ALL_KWARGS = dict(_SUM_ALL)
 _SUM, _MULTIPLY = REDUCE_OPS["sum"], BINARY_OPS["multiply"]
+_SUM_OF_PRODUCT = (_SUM, _MULTIPLY)  # (``small_at_once``'s op with its inner op, as its programs are kept)
 
 
 def matmul(x, y) -> Tensor:

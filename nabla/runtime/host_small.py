@@ -18,72 +18,16 @@ import numpy as np
 
 from ..core.graph import GRAPH, HostValue, Node, Value, give_up, host_value, host_view
 from ..core.trace_lowering import node_memo
+from ..core.dtypes import float64 as _FLOAT64
+from ..core.operation import PLAIN_CLASSES
+from ..core.tensor_impl import TensorImpl
 from ..core.values import CarvedMemory
 from .fused_codes import constant_bits
 from .host_lengths import at_length, length_key, length_patches, sharing
 from .program import ProgramPath
-from .program_kernel import MAP, module as _kernel_module, ready as _kernel_built
+from .program_kernel import MAP, ready as _kernel_built
 from .result_memory import _BLOCK_RESULT, HostBlocks
-
-
-class _SmallProgram:
-    """One op's quick plan over realized host data, slices of it and scalar constants
-    (``SmallOps.small``), run without the plan's general runner: where each source's address
-    goes in the call array, moved by its slice's starts (``places``: (position, operand whose
-    source it is, byte offset, ((operand whose starts move it, axis, coefficient), ...))), which
-    operand's starts each slice node of the trace takes (``starts``: (trace position, operand)),
-    where the result's address goes, and its dtype and bytes."""
-
-    __slots__ = ("plan", "quick", "places", "starts", "sources", "offsets", "constants", "lifted", "result_at",
-                 "dtype", "nbytes", "fills", "run", "uses", "lengths", "shape", "result_dtype", "holds")
-
-    def __init__(self, plan, source_of, operand_at, constants, shape, dtype):
-        quick = plan.quick
-        # (scalar constant operands: (trace position, operand) and (place in the constants, integer
-        # family, operand): a run writes their values, data as a read's are)
-        self.constants = tuple(constants.items())
-        self.lifted = tuple((j, ints, constants[pos]) for pos, j, ints in plan.lifted if pos in constants)
-        self.plan, self.quick, self.dtype = plan, quick, _numpy_dtype(dtype)
-        self.shape, self.result_dtype = shape, dtype  # (its result's: at one length, for a program of any)
-        self.holds = None  # (a complex result's dtype, its storage's being ``result_dtype``)
-        self.places = [(at, source_of[index], int(offset), ()) for at, _, index, offset in quick.leaves]
-        for at, _, index, offset in quick.moving:
-            terms = tuple((operand_at[pos], axis, c) for (pos, axis), c in offset.terms.items())
-            self.places.append((at, source_of[index], offset.const, terms))
-        self.starts = tuple(operand_at.items())
-        self.sources = source_of  # (per leaf of the trace, the operand whose source it is)
-        (self.result_at, _, _), = quick.places  # (at offset 0: ``_plan_small`` takes no other)
-        self.nbytes = plan.result_specs[0][2]
-        # (starts into layouts: per constant, its base and terms (operand whose starts, axis,
-        # coefficient), written by a run, as the constants' values are; one-element leaves read
-        # into the constants, or a long table of offsets: the plan's own fill)
-        offsets = plan.offsets
-        self.offsets = () if offsets is None or offsets.entries is None else _offset_groups(
-            (j, base, tuple((operand_at[pos], axis, c) for pos, axis, c in terms))
-            for j, base, terms in offsets.entries)
-        self.fills = bool(plan.read) or (offsets is not None and offsets.entries is None)
-        self.run = _kernel_module().run
-        self.uses = 0
-        self.lengths = None  # (``host_lengths.LengthPatches``: a program of any length, patched per run)
-
-
-def _offset_groups(entries) -> tuple:
-    """A program's start offsets (constant, base, ((operand, axis, coefficient), ...)) as groups of one
-    sum of starts: ``(((operand, axes, coefficients), ...), ((constant, base), ...))``, axes None for
-    every axis in order. A complex operand's real and imaginary loads, and each load of one slice,
-    move by one sum: ``G[k, E - w, n] @ dH[a, b, i]`` wrote 8 constants of 6 terms each, 2 sums now."""
-    groups: dict = {}
-    for j, base, terms in entries:
-        groups.setdefault(terms, []).append((j, base))
-    out = []
-    for terms, pairs in groups.items():
-        parts: dict = {}
-        for k, axis, c in terms:
-            if c:
-                parts.setdefault(k, []).append((axis, c))
-        out.append((tuple((k, None if [a for a, _ in found] == list(range(len(found))) else tuple(a for a, _ in found),
-                           tuple(c for _, c in found)) for k, found in parts.items()), tuple(pairs)))
-    return tuple(out)
+from .small_program import SmallProgram, _numpy_dtype
 
 
 class SmallOps:
@@ -91,9 +35,9 @@ class SmallOps:
 
     def __init__(self, programs: ProgramPath):
         self.programs = programs
-        self._small: dict = {}  # (op, kwargs items, operand dtypes and shapes, sharing) -> _SmallProgram or None
-        self._kinds: dict = {}  # (op, operands, dtype) -> its _SmallPrograms, latest last, or _CLOSED
-        # (``host_lengths.length_key`` -> the one length planned, the _SmallProgram of any length, or _CLOSED)
+        self._small: dict = {}  # (op, kwargs items, operand dtypes and shapes, sharing) -> SmallProgram or None
+        self._kinds: dict = {}  # (op, operands, dtype) -> its SmallPrograms, latest last, or _CLOSED
+        # (``host_lengths.length_key`` -> the one length planned, the SmallProgram of any length, or _CLOSED)
         self._lengths: dict = {}
         self._lock = threading.Lock()  # a run's (its program's constants and call array, its blocks)
         # (results' memory: 0-d views of blocks of its own, carved under its lock; a view over a block
@@ -153,12 +97,123 @@ class SmallOps:
                                        items)
             if program is not None:
                 program.holds = holds
-        if program is None or (shape is None and program.holds is not None) or not self._lock.acquire(False):
-            return None  # (another thread's run: this one records)
+        if program is None or (shape is None and program.holds is not None):
+            return None
         if shape is None:
             shape, dtype = program.shape, program.result_dtype
             if program.lengths is not None and shape:
                 shape = (values[program.lengths.operand].shape[0],)
+        return self._run_small(engine, program, values, sources, shape, dtype, device, into)
+
+    def small_binary(self, op, a, b, dtypes):
+        """``op(a, b)`` as a plain array computed at once where ``small`` keeps a program for its
+        operands (``kept_at_once``'s case), each a plain array of realized host data or a slice of
+        it, of one dtype of ``dtypes`` (None: any), or one of them a Python float or int (or
+        NumPy's float64 scalar) that a float64 array takes as NumPy's weak scalar does (NEP 50);
+        None for anything else (the general path). ``small`` without the layers above it, written
+        out (syrk's ``alpha * A[i, k] * A[:i + 1, k]``: they were a third of such an op's ~7 us)."""
+        number = None
+        if type(a) in PLAIN_CLASSES:
+            cls = type(a)
+            va = _plain_operand(a)
+            if va is None:
+                return None
+            if type(b) in PLAIN_CLASSES:
+                vb = _plain_operand(b)
+                if vb is None or vb.dtype is not va.dtype:
+                    return None
+            elif type(b) in _NUMBERS and va.dtype is _FLOAT64 and -_INT_BOUND <= b <= _INT_BOUND:
+                vb = number = _Number(float(b))
+            else:
+                return None
+            dtype = va.dtype
+        elif type(a) in _NUMBERS and type(b) in PLAIN_CLASSES and -_INT_BOUND <= a <= _INT_BOUND:
+            cls = type(b)
+            vb = _plain_operand(b)
+            if vb is None or vb.dtype is not _FLOAT64:
+                return None
+            va = number = _Number(float(a))
+            dtype = _FLOAT64
+        else:
+            return None
+        if dtypes is not None and dtype not in dtypes:
+            return None
+        return self._kept_array(op, (), cls, va, vb, number)
+
+    def small_pair(self, named, items: tuple, a, b):
+        """``small``'s op ``named`` (with kwargs ``items``) over plain arrays ``a`` and ``b`` of one
+        dtype, as ``small_binary`` computes it (a loop's ``x[i, :j] @ y[:j, j]``, a product and its
+        sum); None where no program is kept for them."""
+        if type(a) not in PLAIN_CLASSES or type(b) not in PLAIN_CLASSES:
+            return None
+        va, vb = _plain_operand(a), _plain_operand(b)
+        if va is None or vb is None or va.dtype is not vb.dtype:
+            return None
+        return self._kept_array(named, items, type(a), va, vb, None)
+
+    def _kept_array(self, named, items, cls, va, vb, number):
+        """A kept program's result over ``va`` and ``vb`` (one a ``_Number``, where ``number``) as
+        an array of ``cls``; None where ops are recorded or no program is kept."""
+        engine = GRAPH.engine
+        device = (vb if number is va else va).device
+        if (number is None and vb.device is not device) or _recorded(engine, device) \
+                or (named.single_op if type(named) is not tuple else named[0].single_op):
+            return None
+        program, sources = self._kept(named, items, va, vb, number)
+        if program is None or program.holds is not None:
+            return None
+        shape = program.shape
+        if program.lengths is not None and shape:
+            shape = ((va, vb)[program.lengths.operand].shape[0],)
+        out = self._run_small(engine, program, (va, vb), sources, shape, program.result_dtype, device)
+        if out is None:
+            return None
+        impl = _new(TensorImpl)
+        impl._values, impl.cached_shape, impl.dtype, impl.batch_dims = [out], shape, out.dtype, 0
+        r = _new(cls)
+        r._impl = impl
+        r._view = r._views = r._element_loop = None
+        return r
+
+    def small_into(self, op, x, y, into) -> bool:
+        """``small``'s run of elementwise ``op`` over ``x`` (a slice of realized host data) and ``y``
+        (realized host data, a slice of it or a scalar constant, of x's dtype) into ``into`` (see
+        ``small``), where a program for them is kept; False otherwise (the caller asks ``small``,
+        which plans it). ``x op= y`` in a loop (``aliasing.op_in_place``) without ``small``'s
+        generality."""
+        engine = GRAPH.engine
+        if _recorded(engine, x.device) or op.single_op:
+            return False
+        program, sources = self._kept(op, (), x, y, None)
+        return program is not None and bool(self._run_small(engine, program, (x, y), sources, None, None, x.device,
+                                                            into))
+
+    def _kept(self, named, items: tuple, va, vb, number) -> tuple:
+        """The program ``small`` keeps for ``named`` (``small``'s op, or (op, inner)) with kwargs
+        ``items`` over two operands of one dtype, each
+        realized host data, a slice of it, a scalar constant or ``number`` (a ``_Number``), and
+        their sources; (None, None) where none is kept. (``small``'s key, made without its
+        generality.)"""
+        na, nb = va.node, vb.node
+        sa = va if na is None or not na.inputs else na.inputs[0]
+        sb = vb if nb is None or not nb.inputs else nb.inputs[0]
+        name = (vb if number is va else va).dtype.name
+        if na is None and nb is None and number is None:
+            key = (named, items, name, va.shape, name, vb.shape, va is vb)
+        else:
+            key = (named, items, name, va.shape, _part(na, va is number), sa.shape,
+                   name, vb.shape, _part(nb, vb is number), sb.shape, va is vb, sa is sb)
+        program = self._small.get(key)
+        if program is None or (program.fills and number is not None):
+            return None, None
+        return program, (sa, sb)
+
+    def _run_small(self, engine, program, values, sources, shape, dtype, device, into=0):
+        """One run of kept ``program`` over ``values`` (``sources``: each one's realized data, itself
+        or its slice's source) as a realized host value of ``shape`` and ``dtype`` (``into``: see
+        ``small``); None where another thread's run holds the programs (the op is recorded)."""
+        if not self._lock.acquire(False):
+            return None
         try:
             program.uses += 1
             lengths = program.lengths
@@ -175,8 +230,12 @@ class SmallOps:
                 consts = quick.consts
                 for j, ints, k in program.lifted:
                     # (its value in its dtype, as a read's fill writes it: a float32 constant rounded;
-                    # kept per constant node, interned as operands' constants are)
+                    # kept per constant node, interned as operands' constants are; a Python number
+                    # of ``binary``'s: its value, of a program over float64)
                     node = values[k].node
+                    if node is None:
+                        consts[j] = values[k].host
+                        continue
                     bits = (_FLOAT_BITS, _INT_BITS)[ints].get(node)
                     if bits is None:
                         bits = _constant_bits(node, ints)
@@ -299,7 +358,7 @@ class SmallOps:
             return self._plan_small(engine, key, op, kwargs, values, shape, dtype, device, inner, named)
         general, n = found
         seen = self._lengths.get(general)
-        if type(seen) is _SmallProgram:
+        if type(seen) is SmallProgram:
             self._keep(key, seen)  # (this length's later steps find it at once)
             return seen
         if seen is None or seen == n or seen is _CLOSED or n < 4 or not _kernel_built():
@@ -329,7 +388,7 @@ class SmallOps:
             self._small[key] = program
 
     def _planned_small(self, engine, op, kwargs, values, shape, dtype, device, inner, length=None, n=None):
-        """A ``_SmallProgram`` of the op over ``values`` (those of 1-D length ``n`` read as ``length``,
+        """A ``SmallProgram`` of the op over ``values`` (those of 1-D length ``n`` read as ``length``,
         where given; others as they are), or None where its plan is no quick kernel call of one
         result in a block's memory."""
         program = None
@@ -376,9 +435,46 @@ class SmallOps:
                 source_of.setdefault(traced.leaf_ids[id(s if v.node is None else s.node.inputs[0])], k)
                 if v.node is not None:
                     operand_at.setdefault(traced.node_ids[id(s.node)], k)
-            program = _SmallProgram(plan, [source_of[j] for j in range(len(traced.leaves))], operand_at, constants,
+            program = SmallProgram(plan, [source_of[j] for j in range(len(traced.leaves))], operand_at, constants,
                                     shape, dtype)
         return program
+
+
+class _Number:
+    """A Python number among ``small_binary``'s operands, as a program's lifted constant reads it."""
+
+    __slots__ = ("host",)
+    node = None
+    shape = ()
+
+    def __init__(self, host: float):
+        self.host = host
+
+
+def _plain_operand(x):
+    """The one value of plain array ``x`` where it is realized host data or a slice of it, with
+    nothing to record of it (no trace, tangent, gradient, mesh or batch dims); None otherwise."""
+    impl = x._impl
+    values = impl._values
+    if type(values) is not list or len(values) != 1 or impl.traced or impl.tangents is not None \
+            or impl.requires_grad or impl.sharding is not None or impl.batch_dims:
+        return None
+    v = values[0]
+    node = v.node
+    if node is None:
+        return v
+    if node.op.index_kwarg is None or len(node.inputs) != 1 or node.inputs[0].node is not None \
+            or node.memo is None:
+        return None
+    return v
+
+
+def _part(node, number: bool):
+    """An operand's part of ``small``'s key (``_sliced_key``): its slice's structure, ``_CONSTANT``
+    for a scalar constant or a number, None for realized data."""
+    if number or (node is not None and not node.inputs):
+        return _CONSTANT
+    return None if node is None else _memo(node)[0]
 
 
 def _recorded(engine, device) -> bool:
@@ -461,8 +557,9 @@ def _stand_ins(operands, make) -> list:
 #: latest plans' counts
 _TRIED, _PAYS, _KIND_KEEPS = 16, 2, 256
 _CLOSED = ()  # (a kind whose new shapes are recorded)
+#: the numbers ``small_binary`` takes as a float64 operand's constant
+_NUMBERS = frozenset((float, int, np.float64))
+_INT_BOUND = float.fromhex("0x1.fffffffffffffp+1023")  # (a larger int: float() raises; the general path says so)
+_new = object.__new__
 _CONSTANT = ("constant",)  # (a scalar constant operand, in ``small``'s key)
 
-
-def _numpy_dtype(dtype):
-    return np.dtype(np.bool_) if dtype.numpy_dtype == np.bool_ else dtype.numpy_dtype

@@ -492,3 +492,50 @@ def test_selections_of_a_large_mask_are_one_program_for_every_count(bins):
     small, reads = counted(binned_means, data, radius, numpy.int64(bins))
     assert small >= 3 * bins and reads <= bins + 1  # (a count read per mask)
     assert len({id(p) for p in scalars._small.values()} - planned) <= 1  # (at most a count's first steps)
+
+
+def test_a_loops_ops_at_once_run_their_kept_programs_with_numpys_bits(monkeypatch):
+    """Once an op over these operands is planned, its later runs (other starts, other lengths) take
+    the kept program without ``small``'s general path: an op over slices, over realized results, over
+    a slice and a Python float or int or NumPy's float64 scalar on either side, an update in place
+    of a row and of a column, and a vector dot; every value NumPy's to the bit. A float32 slice
+    with a Python float is NumPy's float32 result (its constant rounded), and an int too large for
+    a float raises NumPy's error."""
+    scalars = GRAPH.engine.scalars
+    general = []
+    small = type(scalars).small
+    monkeypatch.setattr(type(scalars), "small", lambda self, *a, **k: general.append(a[1]) or small(self, *a, **k))
+
+    def loop(m, C, A, x):
+        alpha = m.float64(1.5) if m is numpy else numpy.float64(1.5)
+        for i in range(6, 24):
+            t = A[:i, 3] * alpha  # (NumPy's float64 scalar)
+            u = 2.5 - A[i, :i] + t  # (a Python float on the left; two results at once)
+            C[i, :i] += u * 3  # (a Python int; an update of a row in place)
+            C[:i, i] -= alpha * C[i, :i]  # (a column: stored through its layout)
+            x[i] = A[i, :i] @ C[:i, i] + (A[i, :i] / A[i - 1, 1:i + 1]).sum()
+        return t, u
+
+    counted(loop, RNG.standard_normal((24, 24)), RNG.standard_normal((24, 24)) + 4.0, numpy.zeros(24))
+    runs = len(general)
+    general.clear()
+    small_ops, reads = counted(loop, RNG.standard_normal((24, 24)), RNG.standard_normal((24, 24)) + 4.0,
+                               numpy.zeros(24))
+    assert reads == 0 and small_ops >= 18 * 8
+    assert len(general) < runs / 4  # (the kept programs' runs: the general path only for a sum)
+
+    def exact(m, C, A, x):
+        return A[:9, 2] * 0.1 + C[3, :9], 0.1 * A[4, 1:10] - 3, C[2:7, 5] / 7
+    for _ in range(3):
+        a, c = RNG.standard_normal((12, 12)), RNG.standard_normal((12, 12))
+        got = exact(np, np.array(c), np.array(a), None)
+        want = exact(numpy, c, a, None)
+        for g, w in zip(got, want):
+            assert numpy.asarray(g).tobytes() == w.tobytes()
+    f = RNG.standard_normal(10).astype(numpy.float32)
+    for _ in range(3):
+        got = np.array(f)[1:8] * 0.1
+        want = f[1:8] * 0.1
+        assert got.dtype == want.dtype and numpy.asarray(got).tobytes() == want.tobytes()
+    with pytest.raises(OverflowError):
+        np.array(f.astype(numpy.float64))[1:8] * 10 ** 400
