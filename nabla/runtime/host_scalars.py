@@ -127,7 +127,7 @@ class HostScalars(SmallOps):
             hosts = (ha, vb.host)
         else:
             dtype, cls, device = va.dtype, type(a), va.device
-            if type(b) is float or type(b) is int:
+            if type(b) is float or type(b) is int or type(b) is np.float64:
                 hb = _weak_scalar(b, dtype)
                 if hb is None:
                     return None
@@ -305,12 +305,13 @@ _WEAK_INTS = {d: (max(int(np.iinfo(d.numpy_dtype).min), -(1 << 63)), min(int(np.
 
 def _weak_scalar(value, dtype):
     """A Python float or int as an operand of an array of ``dtype`` takes it (NEP 50's weak
-    scalar, as ``operand_constant`` holds it), where that is exact here: a float or an int of at
-    most 2^53 for float64, an int in range for an integer dtype; None otherwise."""
+    scalar, as ``operand_constant`` holds it), where that is exact here: a float (or NumPy's
+    float64 scalar) or an int of at most 2^53 for float64, an int in range for an integer dtype;
+    None otherwise."""
     t = type(value)
     if dtype is _dt.float64:
-        if t is float:
-            return value
+        if t is float or t is np.float64:  # (NumPy's float64 scalar: of the array's own dtype)
+            return float(value)
         return float(value) if t is int and -(1 << 53) <= value <= 1 << 53 else None
     if t is int:
         bounds = _WEAK_INTS.get(dtype)

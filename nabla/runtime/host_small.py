@@ -559,7 +559,7 @@ _TRIED, _PAYS, _KIND_KEEPS = 16, 2, 256
 _CLOSED = ()  # (a kind whose new shapes are recorded)
 #: the numbers ``small_binary`` takes as a float64 operand's constant
 _NUMBERS = frozenset((float, int, np.float64))
-_INT_BOUND = float.fromhex("0x1.fffffffffffffp+1023")  # (a larger int: float() raises; the general path says so)
+_INT_BOUND = float(1 << 53)  # (an int of at most 2^53 is its float exactly; a larger one goes the general way)
 _new = object.__new__
 _CONSTANT = ("constant",)  # (a scalar constant operand, in ``small``'s key)
 

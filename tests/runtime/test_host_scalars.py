@@ -112,7 +112,7 @@ def test_python_scalars_and_mixed_dtypes_promote_as_numpy():
 _FACE_BINARY = ["add", "subtract", "multiply", "true_divide", "floor_divide", "maximum", "greater", "equal",
                 "bitwise_and", "bitwise_xor", "right_shift", "power"]
 _WEAK = [0, 1, -1, 7, 127, 255, 300, -129, 2 ** 31, 2 ** 53, 2 ** 53 + 1, 2 ** 63 - 1, 2 ** 63, 2 ** 64 - 1, 0.5, -2.25,
-         1e300, float("inf")]
+         1e300, float("inf"), np.float64(0.1), np.float64(-3.5), np.float32(0.1)]
 
 
 def _outcome(fn):
@@ -343,3 +343,29 @@ def test_a_unary_op_seen_before_is_answered_by_its_kept_program(monkeypatch):
         monkeypatch.setattr(HostScalars, "apply", applied)
         assert calls == [], name
         np.testing.assert_allclose(got, [getattr(np, name)(a.numpy()[i, i]) for i in range(4)], rtol=1e-15)
+
+
+def test_numpys_float64_scalar_with_a_pick_runs_at_once_with_numpys_bits(monkeypatch):
+    """``alpha * A[i, k]`` with ``alpha`` NumPy's float64 scalar (npbench's scalars), on either side:
+    a float64 pick takes it as an operand of its own dtype and, after the first call, computes at
+    once by the kept program (no general ``apply``), to NumPy's bits; a float32 pick's result is
+    float64, as NumPy promotes it."""
+    from nabla.runtime.host_scalars import HostScalars
+
+    data = np.random.default_rng(3).standard_normal((4, 4))
+    a = nnp.asarray(data)
+    alpha = np.float64(0.1)
+    alpha * a[0, 0], a[0, 0] * alpha, a[0, 0] / alpha  # (planned and kept)
+    calls = []
+    applied = HostScalars.apply
+    monkeypatch.setattr(HostScalars, "apply", lambda *args, **kw: calls.append(1) or applied(*args, **kw))
+    for i in range(4):
+        for got, want in ((alpha * a[i, 1], alpha * data[i, 1]), (a[1, i] * alpha, data[1, i] * alpha),
+                          (a[i, i] / alpha, data[i, i] / alpha)):
+            assert np.asarray(got).dtype == np.float64 and np.asarray(got).tobytes() == np.asarray(want).tobytes()
+    assert calls == []
+    monkeypatch.setattr(HostScalars, "apply", applied)
+    f32 = nnp.asarray(data.astype(np.float32))
+    for _ in range(2):
+        got, want = alpha * f32[2, 3], alpha * data.astype(np.float32)[2, 3]
+        assert np.asarray(got).dtype == want.dtype and np.asarray(got).tobytes() == np.asarray(want).tobytes()
