@@ -127,7 +127,7 @@ class HostScalars(SmallOps):
             hosts = (ha, vb.host)
         else:
             dtype, cls, device = va.dtype, type(a), va.device
-            if type(b) is float or type(b) is int or type(b) is np.float64:
+            if type(b) in _NUMBERS:
                 hb = _weak_scalar(b, dtype)
                 if hb is None:
                     return None
@@ -305,17 +305,31 @@ _WEAK_INTS = {d: (max(int(np.iinfo(d.numpy_dtype).min), -(1 << 63)), min(int(np.
 
 def _weak_scalar(value, dtype):
     """A Python float or int as an operand of an array of ``dtype`` takes it (NEP 50's weak
-    scalar, as ``operand_constant`` holds it), where that is exact here: a float (or NumPy's
-    float64 scalar) or an int of at most 2^53 for float64, an int in range for an integer dtype;
-    None otherwise."""
+    scalar, as ``operand_constant`` holds it), where that is exact here: a float or an int of at
+    most 2^53 for float64, an int in range for an integer dtype; NumPy's scalar of ``dtype``
+    itself (npbench's ``alpha``), as its Python value; None otherwise."""
     t = type(value)
+    own = _OWN_SCALARS.get(t)
+    if own is not None:
+        if own is not dtype:
+            return None  # (another dtype's NumPy scalar is no weak one: NumPy's promotion decides)
+        value = value.item()
+        if dtype is _dt.float64 or dtype is _dt.float32:
+            return value
+        t = int
     if dtype is _dt.float64:
-        if t is float or t is np.float64:  # (NumPy's float64 scalar: of the array's own dtype)
-            return float(value)
+        if t is float:
+            return value
         return float(value) if t is int and -(1 << 53) <= value <= 1 << 53 else None
     if t is int:
         bounds = _WEAK_INTS.get(dtype)
         if bounds is not None and bounds[0] <= value <= bounds[1]:
             return value
     return None
+
+
+#: NumPy's scalar types -> their dtypes (``_weak_scalar``), and the types ``HostScalars.binary``
+#: asks ``_weak_scalar`` of beside a pick
+_OWN_SCALARS = {np.dtype(d.numpy_dtype).type: d for d in (_dt.float64, _dt.float32, *_WEAK_INTS)}
+_NUMBERS = frozenset((float, int, *_OWN_SCALARS))
 _new = object.__new__

@@ -112,7 +112,8 @@ def test_python_scalars_and_mixed_dtypes_promote_as_numpy():
 _FACE_BINARY = ["add", "subtract", "multiply", "true_divide", "floor_divide", "maximum", "greater", "equal",
                 "bitwise_and", "bitwise_xor", "right_shift", "power"]
 _WEAK = [0, 1, -1, 7, 127, 255, 300, -129, 2 ** 31, 2 ** 53, 2 ** 53 + 1, 2 ** 63 - 1, 2 ** 63, 2 ** 64 - 1, 0.5, -2.25,
-         1e300, float("inf"), np.float64(0.1), np.float64(-3.5), np.float32(0.1)]
+         1e300, float("inf"), np.float64(0.1), np.float64(-3.5), np.float32(0.1), np.int64(7), np.uint8(200),
+         np.int8(3)]
 
 
 def _outcome(fn):
