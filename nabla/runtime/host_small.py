@@ -452,14 +452,16 @@ class _Number:
 
 
 def _plain_operand(x):
-    """The one value of plain array ``x`` where it is realized host data or a slice of it, with
-    nothing to record of it (no trace, tangent, gradient, mesh or batch dims); None otherwise."""
+    """The one value of plain array ``x`` where it is real realized host data or a slice of it,
+    with nothing to record of it (no trace, tangent, gradient, mesh or batch dims); None otherwise."""
     impl = x._impl
     values = impl._values
     if type(values) is not list or len(values) != 1 or impl.traced or impl.tangents is not None \
             or impl.requires_grad or impl.sharding is not None or impl.batch_dims:
         return None
     v = values[0]
+    if v.dtype is not impl.dtype:
+        return None  # (a complex array's storage: its ops at once go the general way, on their pairs)
     node = v.node
     if node is None:
         return v
