@@ -375,8 +375,7 @@ class Operation(metaclass=_Registered):
             return self(a, **kwargs)
         v0 = va[0]
         n0 = v0.node
-        if n0 is None and self.fused is not None and self.fused.view == "alias" and not ia.batch_dims \
-                and not ia.dtype.is_complex:
+        if n0 is None and self.fused is not None and self.fused.view == "alias" and not ia.batch_dims:
             out = _alias_at_once(self, kwargs, v0, ia)
             if out is not None:
                 return plain_array(cls, out)

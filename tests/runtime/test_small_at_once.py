@@ -539,3 +539,44 @@ def test_a_loops_ops_at_once_run_their_kept_programs_with_numpys_bits(monkeypatc
         assert got.dtype == want.dtype and numpy.asarray(got).tobytes() == want.tobytes()
     with pytest.raises(OverflowError):
         np.array(f.astype(numpy.float64))[1:8] * 10 ** 400
+
+
+def test_a_complex_array_never_runs_the_real_program_of_its_storages_shape():
+    """A complex array's value is its storage, real pairs: after an op over a real array of that
+    storage's shape is kept, the complex array's op with a Python number or another complex array
+    is still complex, NumPy's values."""
+    real = RNG.standard_normal((7, 2))
+    z = RNG.standard_normal(7) + 1j * RNG.standard_normal(7)
+    w = RNG.standard_normal(7) - 1j * RNG.standard_normal(7)
+    for _ in range(3):
+        np.array(real) + 0.5, np.array(real) * np.array(real)  # (planned and kept for float64 (7, 2))
+    for _ in range(3):
+        for got, want in ((np.array(z) + 0.5, z + 0.5), (2.0 * np.array(z), 2.0 * z),
+                          (np.array(z) * np.array(w), z * w), (np.array(z)[1:6] - np.array(w)[:5], z[1:6] - w[:5])):
+            assert got.dtype == want.dtype and got.shape == want.shape
+            numpy.testing.assert_allclose(numpy.asarray(got), want, rtol=1e-15)
+
+
+def test_shape_views_of_realized_complex_data_are_its_memory_with_numpys_values():
+    """A reshape, an axis put in or taken out of a realized complex array is a view of its storage
+    (nothing recorded, nothing computed), as a real array's is; what reads it (a mask's selection
+    of a 2-D array, ``Z[I]``, reads its rows through the flat view) and a write after it are
+    NumPy's."""
+    z = RNG.standard_normal((6, 5)) + 1j * RNG.standard_normal((6, 5))
+    ours = np.array(z)
+    ours.realize()
+    before = nb.engine_stats()
+    views = [ours.reshape(-1), ours.reshape(3, 10), np.expand_dims(ours, 0), ours.reshape(1, 30).squeeze(0)]
+    after = nb.engine_stats()
+    assert after["small_ops"] == before["small_ops"] and after["evaluations"] == before["evaluations"]
+    for v in views:
+        assert v._impl.is_realized and v.dtype == numpy.complex128
+    wants = [z.reshape(-1), z.reshape(3, 10), z[None], z.reshape(-1)]
+    for v, w in zip(views, wants):
+        assert numpy.asarray(v).tobytes() == w.tobytes() and numpy.asarray(v).shape == w.shape
+    mask = numpy.abs(z) < 1.2
+    got = ours[np.array(mask)]
+    assert numpy.asarray(got).tobytes() == z[mask].tobytes()
+    ours[2, 3] = 9 - 1j  # (the write copies: the views keep NumPy's values of a view)
+    z[2, 3] = 9 - 1j
+    assert numpy.asarray(ours).tobytes() == z.tobytes() and numpy.asarray(views[1])[1, 3] == 9 - 1j
