@@ -12,17 +12,13 @@ from __future__ import annotations
 
 import weakref
 
-import numpy as np
-
 from ..core.context import NO_SIDE_EFFECTS, refuse_side_effect
 from ..core.at_once import kept_into, small_at_once
-from ..core.operation import PLAIN_CLASSES, plain_array
-from ..core.values import HostValue
+from ..core.operation import PLAIN_CLASSES
 from ..core.tensor import Tensor
-from ..core.tensor_impl import TensorImpl
-from ..core.trace_lowering import index_memo
 from . import indexing, view as _view
 from .basic_keys import element_parse, plain_key
+from .slices import host_int_indices, int_bounds, is_basic, parsed_slice, plain_slice, slice_memos
 from .base import normalize_axis
 from .broadcasting import broadcast_to_op
 from .creation import operand_constant
@@ -32,7 +28,7 @@ from .view import reshape_op
 from .view_layout import C_ORDER, element_strides, reshaped_strides
 from .host_writes import (exact_scalar, host_scatter, host_slice_write, host_write, may_be_element, realize_for_loop,
                           recorded_element_write, slice_place)
-from .picks import NOT_ONE, element_key, held_int, pick_through, plain_host, quick_pick
+from .picks import NOT_ONE, element_key, pick_through, plain_host, quick_pick
 
 
 def make_view(parent: Tensor, child: Tensor, derive, put_back) -> Tensor:
@@ -106,145 +102,6 @@ def _rederive(node: Tensor, written: set) -> None:
 
 # --- the view-making methods -------------------------------------------------------------------------
 
-def _is_basic(x: Tensor, key) -> bool:
-    """Slices, integers, None and Ellipsis only; an integer per axis gives a copy (NumPy gives a scalar)."""
-    parts = key if isinstance(key, tuple) else (key,)
-    all_ints = True
-    for k in parts:
-        if isinstance(k, bool):
-            return False
-        if isinstance(k, int):
-            continue
-        all_ints = False
-        if not (k is None or k is Ellipsis or isinstance(k, slice)):
-            return False
-        if isinstance(k, slice) and any(isinstance(v, Tensor) for v in (k.start, k.stop, k.step)):
-            return False
-    return not all_ints or len(parts) < x.ndim
-
-
-def _plain_slice(x: Tensor, key):
-    """``x[key]`` for a key of ints, slices, ``None`` and ``...`` that is not one element (the common
-    ``x[1:-1, j]``: one slice, parsed at once); None where the general path decides."""
-    return _parsed_slice(x, key)[0]
-
-
-def _parsed_slice(x: Tensor, key):
-    """``(x[key], its parse, the key parsed)`` as ``_plain_slice`` makes it (bounds of 0-d integer
-    arrays read as their ints); ``(None, None, key)`` where it does not."""
-    impl = x._impl
-    if impl.batch_dims:
-        return None, None, key
-    plain = plain_key(impl.cached_shape, key)
-    if plain is None:
-        ints = _int_bounds(key)
-        if ints is None:
-            return None, None, key
-        plain = plain_key(impl.cached_shape, ints)
-        if plain is None:
-            return None, None, key
-        key = ints
-    return _slice_of(x, plain), plain, key
-
-
-def _slice_of(x: Tensor, plain):
-    """The slice of ``x`` a parse (``basic_keys.plain_key``) names, recorded: once per value, while
-    it is pending (a stencil's ``un[1:-1, 1:-1]``, five times in one update, is one node)."""
-    impl = x._impl
-    index, after, same, whole, sizes, starts = plain
-    if whole and (after == impl.cached_shape or impl._values[0].node is not None):  # the whole of x
-        return x if after == impl.cached_shape else reshape_op(x, shape=after)
-    # (the whole of realized x with axes added, ``w[np.newaxis, :, :]``: a slice node, which an op at
-    # once reads where a reshape node is recorded)
-    if impl.sharding is not None:
-        out = slice_op.apply_unary(x, {"index": index})
-        return out if after == out._impl.cached_shape else reshape_op(out, shape=after)
-    key = index if same else (index, after)
-    kept = impl.slices
-    if kept is not None and not impl.traced and impl.tangents is None and type(x) in PLAIN_CLASSES:
-        ref = kept.get(key)
-        v = None if ref is None else ref()
-        if v is not None and v.node is not None:
-            return plain_array(type(x), TensorImpl([v], impl.dtype))
-    if same:
-        out = slice_op.apply_shaped((x,), {"index": index}, after, index_memo(sizes, starts))
-    else:  # ints' axes dropped, None's added: one op
-        out = slice_op.apply_shaped((x,), {"index": index, "shape": after}, after, index_memo(sizes, starts, after))
-    o = out._impl
-    v = o._values[0]
-    if v.node is not None and v.node.inputs[0] is impl._values[0] and not o.traced and o.tangents is None \
-            and type(x) in PLAIN_CLASSES:
-        if kept is None or len(kept) >= _SLICES_KEPT:
-            kept = impl.slices = {}
-        kept[key] = weakref.ref(v)  # (weak: a reference would count as a use of the slice at its read)
-    return out
-
-
-#: the most slices of one value ``_slice_of`` keeps (a sliding window meets a new one every step)
-_SLICES_KEPT = 64
-
-
-def _int_bounds(key):
-    """``key`` with the 0-d integer arrays and NumPy integers among its slices' bounds as the ints
-    they hold, as NumPy reads them (``A_col[A_row[i]:A_row[i + 1]]``); None where it has none."""
-    parts = key if type(key) is tuple else (key,)
-    found = False
-    out = []
-    for k in parts:
-        if type(k) is slice and any(isinstance(b, (Tensor, np.integer)) for b in (k.start, k.stop, k.step)):
-            bounds = []
-            for b in (k.start, k.stop, k.step):
-                if isinstance(b, Tensor):
-                    held = _picked_int(b)
-                    if held is not None:
-                        bounds.append(held)
-                        continue
-                    if b.dtype.is_bool:  # (NumPy's bool has no ``__index__``)
-                        raise TypeError(f"nabla.getitem: slice indices must be integers or None or have an "
-                                        f"__index__ method (got a bool array of shape {b.shape})")
-                    if b.ndim or not b.dtype.is_integer or b._impl.batch_dims:
-                        return None
-                    b = int(b)
-                elif isinstance(b, np.integer):
-                    b = int(b)
-                bounds.append(b)
-            k = slice(*bounds)
-            found = True
-        out.append(k)
-    return (tuple(out) if type(key) is tuple else out[0]) if found else None
-
-
-def _picked_int(b):
-    """The int a picked 0-d integer element of host data holds (``A_row[i]``: NumPy's integer kept
-    by the pick), read without the general scalar read; None for anything else."""
-    impl = b._impl
-    values = impl._values
-    if len(values) != 1 or impl.batch_dims:
-        return None
-    v = values[0]
-    host = v.host if type(v) is HostValue and not v.shape else None
-    return int(host) if isinstance(host, np.integer) else None
-
-
-def _host_int_indices(key):
-    """``key`` with its 0-d integer arrays of realized host data as the ints they hold (npbench's
-    ``G[k, E - w, neigh_idx[a, b]]``), where the rest is ints, slices of ints, None and ``...``;
-    None otherwise. Such an index is NumPy's integer, its result a copy (never a view)."""
-    parts = key if type(key) is tuple else (key,)
-    out = []
-    found = False
-    for k in parts:
-        if isinstance(k, Tensor):
-            k = held_int(k)
-            if k is None:
-                return None
-            found = True
-        elif not (type(k) is int or type(k) is slice or k is None or k is Ellipsis):
-            return None
-        out.append(k)
-    return tuple(out) if found else None
-
-
 class _Derive:
     """How a view taken at ``key`` is derived again from its parent (``derive(parent)``); its key
     tells ``setitem`` a view written back to where it was taken from. (A class of slots: a loop
@@ -256,7 +113,7 @@ class _Derive:
         self.key = key
 
     def __call__(self, parent: Tensor) -> Tensor:
-        out = _plain_slice(parent, self.key)
+        out = plain_slice(parent, self.key)
         return indexing.getitem(parent, self.key) if out is None else out
 
 
@@ -312,19 +169,19 @@ def getitem(x: Tensor, key) -> Tensor:
         composed = _composed(x, key)
         if composed is not None:
             return getitem(x._view[0], composed)
-    out, plain, key = _parsed_slice(x, key)
+    out, plain, key = parsed_slice(x, key)
     if out is not None:  # (a view keeps the ints its key's 0-d bounds held when it was taken)
         return make_view(x, out, _Derive(key), _PutBack(key, plain, impl.cached_shape))
     if isinstance(key, Tensor) and key._impl.cached_shape:  # ``x[cols]``: one gather
         out = indexing.gather_rows(x, key)
         if out is not None:
             return out
-    ints = _host_int_indices(key) if type(key) is tuple or isinstance(key, Tensor) else None
+    ints = host_int_indices(key) if type(key) is tuple or isinstance(key, Tensor) else None
     if ints is not None:  # NumPy reads a 0-d integer array as its integer, and copies
-        out = _plain_slice(x, ints) if element_key(impl, ints) is None else None
+        out = plain_slice(x, ints) if element_key(impl, ints) is None else None
         return getitem(x, ints) if out is None or out is x else out
     out = indexing.getitem(x, key)
-    if _is_basic(x, key):
+    if is_basic(x, key):
         return make_view(x, out, _Derive(key), _PutBack(key))
     return out
 
@@ -337,7 +194,7 @@ def _composed(x: Tensor, key):
     taken = _taken_in_parent(x)
     if taken is None:
         return None
-    ints = _int_bounds(key)  # (bounds of 0-d integer arrays and NumPy integers: their ints)
+    ints = int_bounds(key)  # (bounds of 0-d integer arrays and NumPy integers: their ints)
     then = plain_key(x._impl.cached_shape, key if ints is None else ints)
     if then is None or not then[2]:  # (slices only: no int, no None)
         return None
@@ -427,7 +284,7 @@ def setitem(x: Tensor, key, value) -> None:
         return
     before = id(x._impl)  # (not a reference: a write into x's memory counts those, ``host_writes._memory``)
     if not _plain_setitem(x, key, value, at_once=True):
-        ints = _host_int_indices(key) if type(key) is tuple or isinstance(key, Tensor) else None
+        ints = host_int_indices(key) if type(key) is tuple or isinstance(key, Tensor) else None
         if ints is not None:  # (``h[x[i]] += 1``: NumPy's integer, as a pick reads it)
             setitem(x, ints, value)
             return
@@ -518,7 +375,7 @@ def _plain_setitem(x: Tensor, key, value, at_once: bool = False) -> bool:
     plain = plain_key(impl.cached_shape, key, element=True) if element is None \
         else element_parse(impl.cached_shape, element)
     if plain is None and element is None:  # (bounds of 0-d integer arrays: ``T[i, w[i]:] = v``, as ``getitem``)
-        ints = _int_bounds(key)
+        ints = int_bounds(key)
         plain = None if ints is None else plain_key(impl.cached_shape, ints, element=True)
     if plain is None:
         return False
@@ -566,7 +423,7 @@ def _write_plain(x: Tensor, plain, value) -> bool:
             reshape_op(value, shape=impl.cached_shape)._impl
     else:
         x._impl = set_slice_op.apply_shaped((x, value), {"index": index}, impl.cached_shape,
-                                            index_memo(sizes, starts))._impl
+                                            slice_memos(plain)[2])._impl
     return True
 
 
