@@ -12,10 +12,12 @@ from a block (a fill larger than a block's share: an array of its own). ``HostSc
 from __future__ import annotations
 
 import threading
+from math import prod as _prod
 from operator import mul as _mul
 
 import numpy as np
 
+from ..core.at_once import OPERAND_AT_ONCE, SMALL_AT_ONCE
 from ..core.graph import GRAPH, HostValue, Node, Value, give_up, host_value, host_view
 from ..core.trace_lowering import node_memo
 from ..core.dtypes import float64 as _FLOAT64
@@ -146,7 +148,7 @@ class SmallOps:
         sum); None where no program is kept for them."""
         if type(a) not in PLAIN_CLASSES or type(b) not in PLAIN_CLASSES:
             return None
-        va, vb = _plain_operand(a), _plain_operand(b)
+        va, vb = _plain_operand(a, OPERAND_AT_ONCE), _plain_operand(b, OPERAND_AT_ONCE)
         if va is None or vb is None or va.dtype is not vb.dtype:
             return None
         return self._kept_array(named, items, type(a), va, vb, None)
@@ -451,23 +453,23 @@ class _Number:
         self.host = host
 
 
-def _plain_operand(x):
-    """The one value of plain array ``x`` where it is real realized host data or a slice of it,
-    with nothing to record of it (no trace, tangent, gradient, mesh or batch dims); None otherwise."""
+def _plain_operand(x, limit: int = SMALL_AT_ONCE):
+    """The one value of plain array ``x`` where it is real realized host data or a slice of it, of
+    at most ``limit`` elements (a larger one's elementwise ops are never at once), with
+    nothing to record of it (no trace, tangent, gradient, mesh or batch dims); None otherwise.
+    (Pending data, the common refusal, is refused first: this is asked of every binary ufunc.)"""
     impl = x._impl
     values = impl._values
-    if type(values) is not list or len(values) != 1 or impl.traced or impl.tangents is not None \
-            or impl.requires_grad or impl.sharding is not None or impl.batch_dims:
+    if type(values) is not list or len(values) != 1:
         return None
     v = values[0]
-    if v.dtype is not impl.dtype:
-        return None  # (a complex array's storage: its ops at once go the general way, on their pairs)
     node = v.node
-    if node is None:
-        return v
-    if node.op.index_kwarg is None or len(node.inputs) != 1 or node.inputs[0].node is not None \
-            or node.memo is None:
+    if node is not None and (node.op.index_kwarg is None or len(node.inputs) != 1
+                             or node.inputs[0].node is not None or node.memo is None):
         return None
+    if impl.traced or impl.tangents is not None or impl.requires_grad or impl.sharding is not None \
+            or impl.batch_dims or v.dtype is not impl.dtype or _prod(v.shape) > limit:
+        return None  # (v.dtype: a complex array's storage, whose ops at once go the general way)
     return v
 
 
