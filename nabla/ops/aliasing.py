@@ -18,7 +18,7 @@ from ..core.operation import PLAIN_CLASSES
 from ..core.tensor import Tensor
 from . import indexing, view as _view
 from .basic_keys import element_parse, plain_key
-from .slices import host_int_indices, int_bounds, is_basic, parsed_slice, plain_slice, slice_memos
+from .slices import host_int_indices, int_bounds, is_basic, parsed_slice, plain_slice, slice_memo
 from .base import normalize_axis
 from .broadcasting import broadcast_to_op
 from .creation import operand_constant
@@ -423,7 +423,7 @@ def _write_plain(x: Tensor, plain, value) -> bool:
             reshape_op(value, shape=impl.cached_shape)._impl
     else:
         x._impl = set_slice_op.apply_shaped((x, value), {"index": index}, impl.cached_shape,
-                                            slice_memos(plain)[2])._impl
+                                            slice_memo(plain, write=True))._impl
     return True
 
 

@@ -87,7 +87,7 @@ def slice_of(x: Tensor, plain):
         # (``apply_shaped``'s node, made here: a loop takes a slice per step, ``x[i, :j]``)
         source = values[0]
         out = recorded(cls, slice_op, {"index": index} if same else {"index": index, "shape": after},
-                       (source,), after, impl.dtype, source.device, 0, slice_memos(plain)[1])
+                       (source,), after, impl.dtype, source.device, 0, slice_memo(plain))
         if kept is None or len(kept) >= _SLICES_KEPT:
             kept = impl.slices = {}
         kept[key] = weakref.ref(out._impl._values[0])
@@ -108,21 +108,27 @@ def slice_of(x: Tensor, plain):
 
 #: the most slices of one value ``slice_of`` keeps (a sliding window meets a new one every step)
 _SLICES_KEPT = 64
-#: id of a key's parse (``plain_key`` keeps it) -> ``slice_memos``'s
+#: id of a key's parse (``plain_key`` keeps it) -> [the parse, its slice's memo, its write's memo],
+#: each made at its first ask; a few hundred parses (a key parsed anew at each step, a convolution's
+#: ``x[:, i:i + k, j:j + k, :, None]``, passes through: kept longer, it cost such a loop a twentieth)
 _NODE_MEMOS: dict = {}
+_MEMOS_KEPT = 256
 
 
-def slice_memos(plain) -> tuple:
-    """(``plain``, the keying memo of its slice's node, of its slice write's) of a key's parse, made
-    once per parse (``trace_lowering.index_memo``: a loop's ``x[i, :j]`` meets one parse per (i, j))."""
+def slice_memo(plain, write: bool = False) -> tuple:
+    """The keying memo of the node of a key's parse (``trace_lowering.index_memo``): its slice's,
+    or (``write``) its slice write's; made once per parse kept by ``plain_key`` (a loop's
+    ``x[i, :j]`` meets one parse per (i, j))."""
     found = _NODE_MEMOS.get(id(plain))
     if found is None or found[0] is not plain:
-        if len(_NODE_MEMOS) >= 4096:
+        if len(_NODE_MEMOS) >= _MEMOS_KEPT:
             _NODE_MEMOS.clear()
+        found = _NODE_MEMOS[id(plain)] = [plain, None, None]
+    memo = found[1 + write]
+    if memo is None:
         _, after, same, _, sizes, starts = plain
-        written = index_memo(sizes, starts)
-        found = _NODE_MEMOS[id(plain)] = plain, written if same else index_memo(sizes, starts, after), written
-    return found
+        memo = found[1 + write] = index_memo(sizes, starts, None if write or same else after)
+    return memo
 
 
 def int_bounds(key):
