@@ -155,12 +155,18 @@ def kept_at_once(op, kwargs, values, impls, device):
     return None if out is None else TensorImpl([out], out.dtype)
 
 
+#: the engine hook's answer where it keeps no program for an op's operands (``HostScalars.small_binary``):
+#: the op's recording then skips ``kept_at_once``, which would look for it again
+NOT_KEPT = object()
+
+
 def kept_pair(named, items: tuple, a, b):
     """``small_at_once``'s op ``named`` (an op, or (op, inner)) with kwargs ``items`` over plain
     arrays ``a`` and ``b``, by a program the engine keeps for them (``HostScalars.small_pair``);
     None where none is kept (the caller asks ``small_at_once``)."""
     scalars = GRAPH.engine.scalars
-    return None if scalars is None else scalars.small_pair(named, items, a, b)
+    out = None if scalars is None else scalars.small_pair(named, items, a, b)
+    return None if out is NOT_KEPT else out
 
 
 def kept_into(op, x, y, into) -> bool:

@@ -300,11 +300,12 @@ class Operation(metaclass=_Registered):
             self._attach_tangents(flat, impls, treedef, result, outs, kwargs)
         return result
 
-    def apply_binary(self, a, b, kwargs=None):
+    def apply_binary(self, a, b, kwargs=None, kept: bool = True):
         """``self(a, b, **kwargs)``: the recording hot path (``x + y``, ``x[1:-1] = y`` in a loop).
         Two plain operands (one value each, no trace, tangent or mesh, of ``PLAIN_CLASSES``) are
         recorded here without ``__call__``'s generality, a third of its cost (complex ones as
-        ``__call__`` records them: on their storage); anything else goes to ``__call__``."""
+        ``__call__`` records them: on their storage); anything else goes to ``__call__``. ``kept``
+        False: the caller found no kept program for these operands (``NOT_KEPT``): not asked again."""
         if kwargs is None:
             kwargs = {}
         ia, ib = a._impl, b._impl
@@ -329,7 +330,7 @@ class Operation(metaclass=_Registered):
         complex_in = ia.dtype.is_complex or ib.dtype.is_complex
         if complex_in and not self.supports_complex:
             return self(a, b, **kwargs)  # (which says so)
-        if leafy and not complex_in and not ia.batch_dims and not ib.batch_dims and v1.device is v0.device \
+        if kept and leafy and not complex_in and not ia.batch_dims and not ib.batch_dims and v1.device is v0.device \
                 and _prod(v0.shape) <= SMALL_AT_ONCE and _prod(v1.shape) <= SMALL_AT_ONCE:
             # (larger operands: ``small_at_once`` after the shape rule takes them where the result is small)
             out = kept_at_once(self, kwargs, (v0, v1), (ia, ib), v0.device)

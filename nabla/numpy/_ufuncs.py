@@ -16,6 +16,7 @@ import numpy as _np
 from .. import array_api as _xp
 from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
+from ..core.at_once import NOT_KEPT
 from ..core.context import as_device
 from ..core.graph import GRAPH, host_value
 from ..core.tensor import Tensor
@@ -258,17 +259,20 @@ def plain_binary(op, dtypes, np_ufunc=None):
             out = None if scalars is None else scalars.binary(op, a, b, dtypes)
             if out is not None:
                 return out
+            kept = True
         else:
             scalars = GRAPH.engine.scalars  # (an op at once over small realized data and slices of it)
             out = None if scalars is None else scalars.small_binary(op, a, b, dtypes)
-            if out is not None:
+            if out is not None and out is not NOT_KEPT:
                 return out
+            kept = out is None  # (none kept for these operands: the recording does not ask again)
         pair = plain_operands(a, b, dtypes)
         if pair is None:
             pair = None if np_ufunc is None else promoted_operands(a, b, dtypes, np_ufunc, loops)
             if pair is None:
                 return None
-        return op.apply_binary(*pair)
+            kept = True  # (other operands: cast)
+        return op.apply_binary(pair[0], pair[1], None, kept)
 
     def into(a, b) -> bool:
         """``a op= b`` into a's base's memory at once (``aliasing.op_in_place``), a a view of it;

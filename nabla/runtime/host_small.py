@@ -17,7 +17,7 @@ from operator import mul as _mul
 
 import numpy as np
 
-from ..core.at_once import OPERAND_AT_ONCE, SMALL_AT_ONCE
+from ..core.at_once import NOT_KEPT, OPERAND_AT_ONCE, SMALL_AT_ONCE
 from ..core.graph import GRAPH, HostValue, Node, Value, give_up, host_value, host_view
 from ..core.trace_lowering import node_memo
 from ..core.dtypes import float64 as _FLOAT64
@@ -112,8 +112,9 @@ class SmallOps:
         operands (``kept_at_once``'s case), each a plain array of realized host data or a slice of
         it, of one dtype of ``dtypes`` (None: any), or one of them a Python float or int (or
         NumPy's float64 scalar) that a float64 array takes as NumPy's weak scalar does (NEP 50);
-        None for anything else (the general path). ``small`` without the layers above it, written
-        out (syrk's ``alpha * A[i, k] * A[:i + 1, k]``: they were a third of such an op's ~7 us)."""
+        None for anything else (the general path); ``NOT_KEPT`` where no program is kept for them.
+        ``small`` without the layers above it, written out (syrk's ``alpha * A[i, k] * A[:i + 1,
+        k]``: they were a third of such an op's ~7 us)."""
         number = None
         if type(a) in PLAIN_CLASSES:
             cls = type(a)
@@ -155,14 +156,17 @@ class SmallOps:
 
     def _kept_array(self, named, items, cls, va, vb, number):
         """A kept program's result over ``va`` and ``vb`` (one a ``_Number``, where ``number``) as
-        an array of ``cls``; None where ops are recorded or no program is kept."""
+        an array of ``cls``; ``NOT_KEPT`` where ``small`` keeps no program for them (its caller's
+        ``kept_at_once`` would find none), None where ops are recorded or it runs no other way."""
         engine = GRAPH.engine
         device = (vb if number is va else va).device
         if (number is None and vb.device is not device) or _recorded(engine, device) \
                 or (named.single_op if type(named) is not tuple else named[0].single_op):
             return None
         program, sources = self._kept(named, items, va, vb, number)
-        if program is None or program.holds is not None:
+        if program is None:
+            return NOT_KEPT if sources is None else None
+        if program.holds is not None:
             return None
         shape = program.shape
         if program.lengths is not None and shape:
@@ -192,7 +196,7 @@ class SmallOps:
 
     def _kept(self, named, items: tuple, va, vb, number) -> tuple:
         """The program ``small`` keeps for ``named`` (``small``'s op, or (op, inner)) with kwargs
-        ``items`` over two operands of one dtype, each
+        ``items`` over two operands of one dtype (sources None where none is kept), each
         realized host data, a slice of it, a scalar constant or ``number`` (a ``_Number``), and
         their sources; (None, None) where none is kept. (``small``'s key, made without its
         generality.)"""
@@ -206,8 +210,10 @@ class SmallOps:
             key = (named, items, name, va.shape, _part(na, va is number), sa.shape,
                    name, vb.shape, _part(nb, vb is number), sb.shape, va is vb, sa is sb)
         program = self._small.get(key)
-        if program is None or (program.fills and number is not None):
+        if program is None:
             return None, None
+        if program.fills and number is not None:
+            return None, ()  # (kept, but its run reads a constant node's value: the general path's)
         return program, (sa, sb)
 
     def _run_small(self, engine, program, values, sources, shape, dtype, device, into=0):
