@@ -22,6 +22,7 @@ from ..core.graph import GRAPH, HostValue, Node, Value, give_up, host_value, hos
 from ..core.trace_lowering import node_memo
 from ..core.dtypes import float64 as _FLOAT64
 from ..core.operation import PLAIN_CLASSES
+from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from ..core.values import CarvedMemory
 from .fused_codes import constant_bits
@@ -122,6 +123,8 @@ class SmallOps:
             if va is None:
                 return None
             if type(b) in PLAIN_CLASSES:
+                if cls is Tensor:
+                    cls = type(b)  # (``apply_binary``'s result class)
                 vb = _plain_operand(b)
                 if vb is None or vb.dtype is not va.dtype:
                     return None
@@ -152,7 +155,7 @@ class SmallOps:
         va, vb = _plain_operand(a, OPERAND_AT_ONCE), _plain_operand(b, OPERAND_AT_ONCE)
         if va is None or vb is None or va.dtype is not vb.dtype:
             return None
-        return self._kept_array(named, items, type(a), va, vb, None)
+        return self._kept_array(named, items, type(a) if type(a) is not Tensor else type(b), va, vb, None)
 
     def _kept_array(self, named, items, cls, va, vb, number):
         """A kept program's result over ``va`` and ``vb`` (one a ``_Number``, where ``number``) as
