@@ -98,6 +98,10 @@ ALL_DTYPES: tuple[DType, ...] = (
 )
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 _BY_NUMPY = {d.numpy_dtype: d for d in ALL_DTYPES}
+#: NumPy's scalar types of the int, float (but float16) and complex dtypes -> those dtypes: a
+#: scalar of an array's own dtype is an operand of that dtype, no weak scalar (NEP 50)
+NUMPY_SCALARS = {_np.dtype(d.numpy_dtype).type: d for d in (int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+                                                           float32, float64, complex64, complex128)}
 _BY_MAX = {d.max_dtype: d for d in ALL_DTYPES if d.max_dtype is not None}
 _INTS_BY_SIZE = {d.itemsize: d for d in (int8, int16, int32, int64)}
 _COMPLEX_OF = {float32: complex64, float64: complex128, float16: complex64}

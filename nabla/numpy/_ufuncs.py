@@ -110,15 +110,13 @@ _INT_RANGE = {d: (int(_np.iinfo(d.numpy_dtype).min), int(_np.iinfo(d.numpy_dtype
               for d in (_dt.int8, _dt.int16, _dt.int32, _dt.int64, _dt.uint8, _dt.uint16, _dt.uint32, _dt.uint64)}
 #: complex dtypes: a Python complex, float or int is a weak scalar of the array's dtype
 _WEAK_COMPLEX = frozenset((_dt.complex64, _dt.complex128))
-#: NumPy scalar types -> their dtypes: a scalar of the array's own dtype is that dtype, not weak
-_SCALAR_OF = {getattr(_np, d.name): d for d in (*_WEAK_FLOATS, *_INT_RANGE, *_WEAK_COMPLEX)}
 
 
 def _scalar_operand(value, dtype, device):
     """``value`` (a Python or NumPy scalar) as an operand constant of ``dtype``, where NumPy's loop
     for an array of ``dtype`` takes it so (NEP 50); None where its dtype resolution decides."""
     t = type(value)
-    if _SCALAR_OF.get(t) is dtype:
+    if _dt.NUMPY_SCALARS.get(t) is dtype:
         return operand_constant(value.item(), dtype, device)
     if dtype in _WEAK_FLOATS:
         return operand_constant(float(value), dtype, device) if t is float or t is int else None

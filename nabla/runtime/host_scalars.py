@@ -309,9 +309,9 @@ def _weak_scalar(value, dtype):
     most 2^53 for float64, an int in range for an integer dtype; NumPy's scalar of ``dtype``
     itself (npbench's ``alpha``), as its Python value; None otherwise."""
     t = type(value)
-    own = _OWN_SCALARS.get(t)
+    own = _dt.NUMPY_SCALARS.get(t)
     if own is not None:
-        if own is not dtype:
+        if own is not dtype or dtype.is_complex:
             return None  # (another dtype's NumPy scalar is no weak one: NumPy's promotion decides)
         value = value.item()
         if dtype is _dt.float64 or dtype is _dt.float32:
@@ -328,8 +328,6 @@ def _weak_scalar(value, dtype):
     return None
 
 
-#: NumPy's scalar types -> their dtypes (``_weak_scalar``), and the types ``HostScalars.binary``
-#: asks ``_weak_scalar`` of beside a pick
-_OWN_SCALARS = {np.dtype(d.numpy_dtype).type: d for d in (_dt.float64, _dt.float32, *_WEAK_INTS)}
-_NUMBERS = frozenset((float, int, *_OWN_SCALARS))
+#: the types ``HostScalars.binary`` asks ``_weak_scalar`` of beside a pick
+_NUMBERS = frozenset((float, int, *_dt.NUMPY_SCALARS))
 _new = object.__new__

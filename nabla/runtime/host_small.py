@@ -201,17 +201,14 @@ class SmallOps:
         """The program ``small`` keeps for ``named`` (``small``'s op, or (op, inner)) with kwargs
         ``items`` over two operands of one dtype (sources None where none is kept), each
         realized host data, a slice of it, a scalar constant or ``number`` (a ``_Number``), and
-        their sources; (None, None) where none is kept. (``small``'s key, made without its
-        generality.)"""
+        their sources; (None, None) where none is kept. (``small``'s key, ``_op_key`` or
+        ``_sliced_key``, without ``small``'s checks.)"""
         na, nb = va.node, vb.node
         sa = va if na is None or not na.inputs else na.inputs[0]
         sb = vb if nb is None or not nb.inputs else nb.inputs[0]
-        name = (vb if number is va else va).dtype.name
-        if na is None and nb is None and number is None:
-            key = (named, items, name, va.shape, name, vb.shape, va is vb)
-        else:
-            key = (named, items, name, va.shape, _part(na, va is number), sa.shape,
-                   name, vb.shape, _part(nb, vb is number), sb.shape, va is vb, sa is sb)
+        pair = (va, vb)
+        key = _op_key(named, items, pair, True) if na is None and nb is None and number is None \
+            else _sliced_key(named, items, pair, (sa, sb))
         program = self._small.get(key)
         if program is None:
             return None, None
@@ -457,6 +454,7 @@ class _Number:
     __slots__ = ("host",)
     node = None
     shape = ()
+    dtype = _FLOAT64  # (``small_binary`` takes numbers only beside float64 operands)
 
     def __init__(self, host: float):
         self.host = host
@@ -482,12 +480,13 @@ def _plain_operand(x, limit: int = SMALL_AT_ONCE):
     return v
 
 
-def _part(node, number: bool):
+def _part(v):
     """An operand's part of ``small``'s key (``_sliced_key``): its slice's structure, ``_CONSTANT``
-    for a scalar constant or a number, None for realized data."""
-    if number or (node is not None and not node.inputs):
-        return _CONSTANT
-    return None if node is None else _memo(node)[0]
+    for a scalar constant or a ``_Number``, None for realized data."""
+    node = v.node
+    if node is None:
+        return _CONSTANT if type(v) is _Number else None
+    return _memo(node)[0] if node.inputs else _CONSTANT
 
 
 def _recorded(engine, device) -> bool:
@@ -522,12 +521,9 @@ def _sliced_key(op, items, values, sources) -> tuple:
     if len(values) == 2:  # (the common case, flat)
         a, b = values
         sa, sb = sources
-        na, nb = a.node, b.node
-        return (op, items, a.dtype.name, a.shape, None if na is None else _memo(na)[0] if na.inputs
-                else _CONSTANT, sa.shape, b.dtype.name, b.shape, None if nb is None else _memo(nb)[0]
-                if nb.inputs else _CONSTANT, sb.shape, a is b, sa is sb)
-    return (op, items, tuple((v.dtype.name, v.shape, None if v.node is None else _memo(v.node)[0]
-                              if v.node.inputs else _CONSTANT, s.shape) for v, s in zip(values, sources)),
+        return (op, items, a.dtype.name, a.shape, _part(a), sa.shape, b.dtype.name, b.shape, _part(b), sb.shape,
+                a is b, sa is sb)
+    return (op, items, tuple((v.dtype.name, v.shape, _part(v), s.shape) for v, s in zip(values, sources)),
             sharing(values), sharing(sources))
 
 
