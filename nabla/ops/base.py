@@ -14,7 +14,7 @@ import numpy as np
 
 from ..core import dtypes as _dt
 from ..core.context import get_default_dtype, get_default_int_dtype
-from ..core.operation import Operation
+from ..core.operation import Operation, recorded
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 
@@ -169,6 +169,27 @@ class BinaryOperation(Operation):
 #: (binary op, operands' dtype) -> the result's dtype, where the op takes that dtype (both depend on
 #: the dtype alone: asked once, where a loop's ``x + y`` asked its category at every op)
 OUT_DTYPES: dict = {}
+
+
+def recorded_plain_binary(op, ia, ib, cls):
+    """A ``cls`` array of binary ``op`` over ``ia`` and ``ib`` (TensorImpls of one real dtype, of one
+    shape or one of them 0-d), one of them pending work of its own, recorded as ``apply_binary``
+    records it (a plain real op of a dtype its shape rule took before); None for anything else."""
+    va, vb = ia._values, ib._values
+    if len(va) != 1 or len(vb) != 1:
+        return None
+    v0, v1 = va[0], vb[0]
+    if ia.traced or ib.traced or ia.tangents is not None or ib.tangents is not None or ia.sharding is not None \
+            or ib.sharding is not None or ia.batch_dims or ib.batch_dims or v0.device is not v1.device:
+        return None
+    dtype = OUT_DTYPES.get((op, ia.dtype))
+    if dtype is None or ib.dtype is not ia.dtype or dtype.is_complex or ia.dtype.is_complex:
+        return None
+    s0, s1 = v0.shape, v1.shape
+    shape = s0 if s0 == s1 or not s1 else s1 if not s0 else None
+    if shape is None:
+        return None
+    return recorded(cls, op, {}, (v0, v1), shape, dtype, v0.device)
 
 
 class LogicalShapeOperation(Operation):

@@ -11,6 +11,7 @@ from max.dtype import DType
 from ..core import dtypes as _dt
 from ..core.context import as_device, get_default_dtype
 from ..core.graph import GRAPH, Node, Value
+from ..core.operation import plain_array
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
 from ..core.tracing import OutputRefs
@@ -130,7 +131,7 @@ def operand_constant(value, dtype, device) -> Tensor:
     if plain is not None:
         hit = _PLAIN_CONSTANTS.get(plain)
         if hit is not None:
-            return Tensor(hit[2])
+            return plain_array(Tensor, hit[2])  # (a loop's ``x * 0.5`` meets this at every step)
     key = (type(value), value.hex() if isinstance(value, float) else
            (value.real.hex(), value.imag.hex()) if isinstance(value, complex) else value, dtype, device)
     impl = _OPERAND_CONSTANTS.get(key)
