@@ -232,18 +232,20 @@ class ProgramPlan:
             consts = consts.copy()
         self.fill(consts, leaf_buffers, values, starts, leaves)
         state = _RunState(leaf_buffers, block, arena, consts, [None] * self.foreign_outputs if self.foreign_outputs
-                          else None, starts, values)
+                          else None, starts, values, leaves)
         kernel = _kernel_module()
         for segment in self.segments:
             segment.run(state, kernel)
+        # (each a NumPy view of the block and its address, as ``_QuickRun``'s small ones: a driver
+        # buffer over it costs ~3.5 us a result, tens of them a loop step's read, and is made where
+        # a later run asks)
         results = []
-        from_numpy = driver.Buffer.from_numpy
+        base = state.bases[0]
         for dtype, shape, used, at, foreign in self.result_specs:
             if foreign is not None:
                 results.append(state.foreign[foreign])
                 continue
-            flat = from_numpy(block[at:at + used].view(dtype.numpy_dtype))  # (0-d bools: from 1-d)
-            results.append(flat if len(shape) == 1 else flat.view(dtype.max_dtype, shape))
+            results.append((block[at:at + used].view(dtype.numpy_dtype).reshape(shape), base + at))
         return results
 
     def fill(self, consts, leaf_buffers, values, starts, leaves=None) -> None:
@@ -336,11 +338,17 @@ class _QuickRun:
 
 
 def _leaf_address(leaves, leaf_buffers, index) -> int:
-    """A leaf's memory address: a run's small result knows it (no driver buffer made to ask)."""
+    """A leaf's memory address: a run's small result knows it, a host array's memory tells it (a
+    driver buffer made to ask costs ~3 us a leaf: a loop step's read of ops at once has tens)."""
     if leaves is not None:
         leaf = leaves[index]
-        if type(leaf) is HostValue and leaf.address:
-            return leaf.address
+        if type(leaf) is HostValue:
+            if leaf.address:
+                return leaf.address
+            host = leaf.host
+            if type(host) is np.ndarray and host.flags.c_contiguous:  # (its memory for its life)
+                address = leaf.address = host.ctypes.data
+                return address
     p = leaf_buffers[index]._data_ptr()
     return p if p < 1 << 63 else 0  # (an empty buffer's is all ones: never read)
 
@@ -421,21 +429,21 @@ _LEAF, _RESULT, _ARENA, _CONSTS, _FOREIGN_OUT = 0, 1, 2, 3, 4
 
 
 class _RunState:
-    """One run's memory: leaf buffers, the results' block, the arena, the constants, foreign
-    outputs; ``bases``: the block's, the arena's and the constants' addresses (by source - 1)."""
+    """One run's memory: leaf buffers (and the trace's leaf values, whose addresses are known without
+    them: ``_leaf_address``), the results' block, the arena, the constants, foreign outputs;
+    ``bases``: the block's, the arena's and the constants' addresses (by source - 1)."""
 
-    __slots__ = ("leaves", "block", "arena", "consts", "foreign", "starts", "values", "bases")
+    __slots__ = ("leaves", "block", "arena", "consts", "foreign", "starts", "values", "bases", "leaf_values")
 
-    def __init__(self, leaves, block, arena, consts, foreign, starts, values):
+    def __init__(self, leaves, block, arena, consts, foreign, starts, values, leaf_values=None):
         self.leaves, self.block, self.arena, self.consts = leaves, block, arena, consts
-        self.foreign, self.starts, self.values = foreign, starts, values
+        self.foreign, self.starts, self.values, self.leaf_values = foreign, starts, values, leaf_values
         base = block.ctypes.data
         self.bases = (base, base if arena is block else arena.ctypes.data, consts.ctypes.data)
 
     def address(self, source, index, offset) -> int:
         if source == _LEAF:
-            ptr = self.leaves[index]._data_ptr()
-            return (ptr if ptr < 1 << 63 else 0) + offset  # (an empty buffer's is all ones: never read)
+            return _leaf_address(self.leaf_values, self.leaves, index) + offset
         if source == _FOREIGN_OUT:
             return self.foreign[index]._data_ptr() + offset
         return self.bases[source - 1] + offset

@@ -59,3 +59,24 @@ def test_small_results_are_host_memory_of_their_own():
     assert type(big._impl._values[0]) is not HostValue
     flags = np.asarray(numpy.arange(5)) > 2  # bool results too
     numpy.testing.assert_array_equal(numpy.asarray(flags), numpy.arange(5) > 2)
+
+
+def test_a_general_runs_results_are_host_memory_with_their_addresses():
+    """A program of several kernel calls (a sort between them) gives its results as views of its
+    block, each ``HostValue`` knowing its address (no driver buffer made for it: one is made where a
+    later run or an export asks), with NumPy's values; a later run reads them as leaves."""
+    from nabla.core.values import _BUFFER, HostValue
+
+    base = numpy.random.default_rng(5).random(3000)
+    x = np.asarray(base)
+    y = np.sort(x * 2.0) + 1.0
+    w = (x - 0.5) * 3.0
+    numpy.testing.assert_array_equal(numpy.asarray(y), numpy.sort(base * 2.0) + 1.0)
+    vy, vw = y._impl._values[0], w._impl._values[0]
+    if vw.node is None:  # (read with y: a result of the same run)
+        assert type(vw) is HostValue and vw.address == vw.host.ctypes.data
+    assert type(vy) is HostValue and _BUFFER.__get__(vy, HostValue) is None
+    assert vy.address == numpy.asarray(vy.host).ctypes.data
+    numpy.testing.assert_array_equal(numpy.asarray(w), (base - 0.5) * 3.0)
+    z = (y * w).sum()  # (both as leaves of a later run: read at their addresses)
+    assert float(z) == float(((numpy.sort(base * 2.0) + 1.0) * ((base - 0.5) * 3.0)).sum())
