@@ -305,7 +305,8 @@ class Scheduler(InPlace):
         rules find none. Where it mixes kinds of data (integer index arithmetic feeding a float
         gather, a count of a float test cast through int32): the last value computed in one kind
         and read by work of another (or as a gather's index), so that each stage left reads fewer
-        kinds; else the root's first computed operand. [] where there is none."""
+        kinds (in a long cut, each such value); else the root's first computed operand, or in a
+        long cut its middle. [] where there is none."""
         inside = {id(n) for n in sub.origins}
 
         def computed_here(u):  # a value this cut computes, not yet in a buffer
@@ -314,10 +315,18 @@ class Scheduler(InPlace):
 
         kind = {id(u.node): _kind(u.dtype) for n in sub.origins for u in n.inputs if u.node is not None}
         kind[id(v.node)] = _kind(v.dtype)
+        # (in a long cut, every such value at once: a loop's ``count += x.any(axis=1)`` crosses kinds
+        # at every step, and taking the last one each time planned the chain again one step shorter,
+        # its planning quadratic in the loop's length: 300 steps 3.6 s)
+        crossing: dict = {}
         for n in reversed(sub.origins):
             for k, u in enumerate(n.inputs):
                 if computed_here(u) and (_kind(u.dtype) != kind.get(id(n)) or (n.op is gather_op and k > 0)):
-                    return [u]
+                    if len(sub.origins) <= _HALVED_FROM:
+                        return [u]
+                    crossing[id(u)] = u
+        if crossing:
+            return list(crossing.values())
         # none: the root's computed operands first (a gather broadcast into wider work, a running sum
         # of cast work, ...): each is a smaller cut, and the root then reads buffers. A long cut is
         # halved instead: one refused for its size (more inputs than data slots, a loop's chain of

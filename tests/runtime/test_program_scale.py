@@ -1,0 +1,50 @@
+"""How planning a program grows with the loop that recorded it (``runtime/program.py``): a loop that
+reads nothing until its end is one trace, and its scheduler must cut it in work linear in the loop's
+length (counted as the nodes its cuts walk), with NumPy's values."""
+
+import numpy
+import pytest
+
+import nabla.numpy as np
+from nabla.runtime import program_cut
+
+pytestmark = pytest.mark.usefixtures("fused_on")
+
+
+def walked(monkeypatch):
+    """A list that gets the node count of every cut the scheduler walks."""
+    counts = []
+    walk = program_cut.Cut._walk
+
+    def counting(self, value, buffer_of, stop_ids, deep):
+        walk(self, value, buffer_of, stop_ids, deep)
+        counts.append(len(self.origins))
+
+    monkeypatch.setattr(program_cut.Cut, "_walk", counting)
+    return counts
+
+
+def bounces(m, x0, steps):
+    """A particle loop's count of wall hits: ``count += hit.any(axis=1)`` crosses from a float test
+    through bools to int64 at every step, a chain with more inputs than one program's slots."""
+    x = m.array(x0)
+    count = m.zeros(x0.shape[0], dtype=m.int64)
+    for _ in range(steps):
+        x = x * 1.01 - 0.004
+        count += (x > 0.9).any(axis=1)
+    return x, count
+
+
+def test_a_loops_chain_across_kinds_plans_in_work_linear_in_its_length(monkeypatch):
+    x0 = numpy.random.default_rng(3).random((3000, 2))
+    counts = walked(monkeypatch)
+    sizes = []
+    for steps in (40, 80):
+        counts.clear()
+        got = [numpy.asarray(a) for a in bounces(np, x0, steps)]
+        want = bounces(numpy, x0, steps)
+        numpy.testing.assert_array_equal(got[1], want[1])
+        numpy.testing.assert_allclose(got[0], want[0], rtol=1e-13)
+        sizes.append(sum(counts))
+    # (a chain planned again one step shorter each time walks ~4x the nodes at twice the length)
+    assert sizes[1] < 2.5 * sizes[0], sizes
