@@ -80,3 +80,27 @@ def test_a_general_runs_results_are_host_memory_with_their_addresses():
     numpy.testing.assert_array_equal(numpy.asarray(w), (base - 0.5) * 3.0)
     z = (y * w).sum()  # (both as leaves of a later run: read at their addresses)
     assert float(z) == float(((numpy.sort(base * 2.0) + 1.0) * ((base - 0.5) * 3.0)).sum())
+
+
+def test_a_quick_runs_middle_sized_results_are_numpy_memory_of_their_own():
+    """A one-call program's results past a host block's share and below MAX's allocator's sizes are
+    NumPy memory of their own, each ``HostValue`` knowing its address, with NumPy's values; a write
+    into one leaves the others as they were."""
+    from nabla.core.values import _BUFFER, HostValue
+
+    base = numpy.random.default_rng(2).random(4000)  # (32 KB a result)
+    x = np.asarray(base)
+    a, b = x * 2.0, x - 1.0
+    numpy.testing.assert_array_equal(numpy.asarray(a), base * 2.0)
+    numpy.testing.assert_array_equal(numpy.asarray(b), base - 1.0)
+    va, vb = a._impl._values[0], b._impl._values[0]
+    assert type(va) is HostValue and type(vb) is HostValue
+    assert _BUFFER.__get__(va, HostValue) is None and va.address == va.host.ctypes.data
+    assert va.host.base is None and vb.host.base is None  # (memory of their own, not a block's)
+    del va, vb
+    a[7] = -3.0
+    numpy.testing.assert_array_equal(numpy.asarray(b), base - 1.0)
+    want = base * 2.0
+    want[7] = -3.0
+    numpy.testing.assert_array_equal(numpy.asarray(a), want)
+    assert float((a + b).sum()) == float((want + (base - 1.0)).sum())
