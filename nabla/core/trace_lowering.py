@@ -188,10 +188,22 @@ def _write_relations(sigs, starts, writes) -> tuple:
             relations = []
             for p in found:
                 at, size = starts[p], sigs[p][1][0][1]
-                relations.append(APART if regions_apart(first, sizes, at, size)
-                                 else SAME if at == first and size == sizes else 0)
+                pair = (first, sizes, at, size)
+                relation = _RELATIONS.get(pair)
+                if relation is None:
+                    relation = APART if regions_apart(first, sizes, at, size) \
+                        else SAME if at == first and size == sizes else 0
+                    if len(_RELATIONS) >= 4096:
+                        _RELATIONS.clear()
+                    _RELATIONS[pair] = relation
+                relations.append(relation)
             out.append((w, tuple(found), tuple(relations)))
     return tuple(out)
+
+
+#: (write's starts, its sizes, a slice's starts, its sizes) -> their relation (``_write_relations``):
+#: a stencil's trace asks the same pairs at every step of its loop
+_RELATIONS: dict = {}
 
 
 class TraceLowering:
