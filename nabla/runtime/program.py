@@ -63,6 +63,8 @@ _DEEPER = "deeper"
 
 #: a cut of more nodes than this that no rule splits is halved (``_across_kinds``), not peeled
 _HALVED_FROM = 64
+#: how many parts deep (a part of a cut's part, ...) a long cut is halved at (``Scheduler._planned``)
+_PEELS = 8
 
 
 class Scheduler(InPlace):
@@ -82,6 +84,7 @@ class Scheduler(InPlace):
         self.asked_first: set = set()  # ids of the writes whose readers of their array were asked for (``_readers_first``)
         self.plans: dict = {}  # a cut's structure -> its plan
         self.waiting: dict = {}  # id(value) -> its cut, walked while some of its sources lacked buffers
+        self.part_depth: dict = {}  # id(value) -> how many parts deep it was asked for (``_planned``)
         self.firsts: dict = {}  # a cut's structure -> where in it the values to compute first are
         # ids of the nodes a cut stops at: stages of their own kinds, and work no stage does
         self.stop_ids = stop_ids(order)
@@ -183,6 +186,13 @@ class Scheduler(InPlace):
             else:
                 self._add(_Stage(_COPY, 0, None, None, out, out.nbytes, slots=((src, offset),)), sub.origins)
         else:
+            buffer_of = self.buffer_of
+            if any(buffer_of[id(sub.sources[k])].memory().leaf is None for k, _ in plan.program.lifted_leaves):
+                # (one-element inputs past the data slots are read into the constants before the
+                # call, which only a trace's leaf can be: a loop's ``s = s + x @ y`` sums a computed
+                # scalar a step. The cut is split as one the evaluator refuses, where the whole
+                # trace went stage by stage, each stage tracing the loop's work again from its start)
+                return self._first(v, sub)
             self._program_stage(plan.program, sub, self._new_buffer(v))
         return []
 
@@ -211,8 +221,25 @@ class Scheduler(InPlace):
             return sub.missing
         first = sub.first_parts(self.readers)
         if first:
+            # (parts of parts: in a loop's chain each cut may find only its top step's part, the
+            # rest read inside the cut, so the chain was walked again one step shorter each time,
+            # its planning quadratic in the loop's length; past ``_PEELS`` such parts deep, a long
+            # cut's middle comes first and halves it)
+            depth = self.part_depth.get(id(v), 0) + 1
+            if depth > _PEELS and len(sub.origins) > _HALVED_FROM:
+                first = self._middle(v, sub) + first
+            for u in first:
+                self.part_depth[id(u)] = depth
             return first
         return sub, self._plan(sub)
+
+    def _middle(self, v, sub) -> list:
+        """A value of the middle node of cut ``sub`` (of ``v``) that it computes and no buffer holds
+        yet, as a list ([] where there is none): computed first, it halves the cut."""
+        middle = sub.origins[len(sub.origins) // 2]
+        buffer_of = self.buffer_of
+        return [u for u in self.values_of.get(id(middle), {}).values()
+                if u is not v and id(u) not in buffer_of and middle.op is not constant_op][:1]
 
     def _ends_read(self, node) -> list:
         """``node``'s operands whose values end a program (``ends_program``) and have no buffer yet:
@@ -333,8 +360,7 @@ class Scheduler(InPlace):
         # distinct constants) would otherwise be planned again one node shorter each time, its
         # planning quadratic in its length
         if len(sub.origins) > _HALVED_FROM:
-            middle = sub.origins[len(sub.origins) // 2]
-            found = [u for u in self.values_of.get(id(middle), {}).values() if computed_here(u)][:1]
+            found = self._middle(v, sub)
             if found:
                 return found
         return [u for u in v.node.inputs if computed_here(u)][:1]

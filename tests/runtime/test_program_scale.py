@@ -48,3 +48,54 @@ def test_a_loops_chain_across_kinds_plans_in_work_linear_in_its_length(monkeypat
         sizes.append(sum(counts))
     # (a chain planned again one step shorter each time walks ~4x the nodes at twice the length)
     assert sizes[1] < 2.5 * sizes[0], sizes
+
+
+def counter_of_tests(m, x0, steps):
+    """An int64 counter of a float test feeding the float state back: parts of parts at every step."""
+    x = m.array(x0)
+    count = m.zeros(x0.shape[0], dtype=m.int64)
+    for _ in range(steps):
+        count += x > 0.5
+        x = x * 0.97 + 0.01 * count.astype(m.float64) % 1.0
+        x = x - m.floor(x)
+    return x, count
+
+
+def masked_updates(m, x0, steps):
+    """In-place updates and masked fills of two arrays read by each other."""
+    x, y = m.array(x0), m.ones(x0.shape[0])
+    for _ in range(steps):
+        x *= 1.01
+        x += 0.001 * y
+        x[x > 2.0] = -2.0
+        y -= 0.5 * x
+        y[m.abs(y) > 3.0] = 0.0
+    return x, y
+
+
+def scalar_sums(m, x0, steps):
+    """0-d sums of a dot product a step: more computed one-element inputs than a stage's slots."""
+    x, y = m.array(x0), m.array(x0[::-1].copy())
+    s, t = m.zeros(()), m.zeros(())
+    for _ in range(steps):
+        x = 0.9 * x + 0.1 * y
+        s = s + x @ y
+        t = t + x.sum() * 1e-3
+    return s, t, x
+
+
+@pytest.mark.parametrize("loop", [counter_of_tests, masked_updates, scalar_sums])
+def test_loops_that_read_nothing_plan_in_work_linear_in_their_length(monkeypatch, loop):
+    x0 = numpy.random.default_rng(4).standard_normal(3000)
+    counts = walked(monkeypatch)
+    sizes = []
+    for steps in (40, 80):
+        counts.clear()
+        got = [numpy.asarray(a) for a in loop(np, x0, steps)]
+        for g, w in zip(got, loop(numpy, x0, steps)):
+            if w.dtype.kind == "f":
+                numpy.testing.assert_allclose(g, w, rtol=1e-11, atol=1e-12)
+            else:
+                numpy.testing.assert_array_equal(g, w)
+        sizes.append(sum(counts))
+    assert sizes[1] < 2.5 * sizes[0], sizes
