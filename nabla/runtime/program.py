@@ -28,7 +28,6 @@ import math
 import numpy as np
 
 from ..core import dtypes as _dt
-from ..ops.creation import constant_op
 from ..ops.index_primitives import gather_op, nonzero_op, one_run, scatter_add_op, scatter_op, set_slice_op
 from ..ops.linalg import matmul_op
 from ..ops.multi_output import concat_op
@@ -38,20 +37,16 @@ from .fused_codes import _LOAD, BYTES, CODES, INT_CODES, constant_bits, reduce_k
 from .fused_layouts import slice_layout
 from .fused_format import pack_program
 from .fused_matmul import taking_large_matmuls
-from .fused_stages import stages as first_values
 from .program_kernel import COPY, GATHER, MAP, NONZERO, REDUCE, SCAN, SCATTER, SCATTER_ADD, family
 from .program_kernel import loaded as _kernel_loaded, module as _kernel_module
 from .program_cut import Cut, ends_below, ends_program
 from .program_plan import _FOREIGN, ProgramPlan, _Buffer, _Stage
 from .program_stops import empty_sum, foreign, forget_foreign, is_free, stop_ids
+from .program_splits import Splits, Unplanned
 from .program_writes import InPlace
 
 _MAP, _REDUCE, _SCAN, _COPY, _SCATTER, _SCATTER_ADD, _NONZERO, _GATHER = MAP, REDUCE, SCAN, COPY, SCATTER, \
     SCATTER_ADD, NONZERO, GATHER
-
-
-class Unplanned(Exception):
-    """The trace holds work no stage of the program kernel runs."""
 
 
 #: dtype -> the program that loads a buffer of it, stored through a slice's layout (its element
@@ -61,13 +56,9 @@ _LOADS: dict = {}
 #: a cut's plan where it is to be walked again, its deeper operands first (``Cut.deepen``)
 _DEEPER = "deeper"
 
-#: a cut of more nodes than this that no rule splits is halved (``_across_kinds``), not peeled
-_HALVED_FROM = 64
-#: how many parts deep (a part of a cut's part, ...) a long cut is halved at (``Scheduler._planned``)
-_PEELS = 8
 
 
-class Scheduler(InPlace):
+class Scheduler(InPlace, Splits):
     """Cuts one trace into stages (see the module's docstring); where its writes store, ``InPlace``."""
 
     def __init__(self, order, leaves, outputs, node_ids, write_relations=None):
@@ -166,7 +157,7 @@ class Scheduler(InPlace):
         if not plan and v.node.op is concat_op:
             return self._concat(v)
         if not plan:
-            return self._first(v, sub)
+            return self._parts(v, sub, self._first(v, sub))
         if isinstance(plan, ViewPlan):  # a contiguous run of a buffer: copied (a result owns its buffer)
             src = self.buffer_of[id(sub.sources[plan.leaf])]
             out = self._new_buffer(v)
@@ -192,7 +183,7 @@ class Scheduler(InPlace):
                 # call, which only a trace's leaf can be: a loop's ``s = s + x @ y`` sums a computed
                 # scalar a step. The cut is split as one the evaluator refuses, where the whole
                 # trace went stage by stage, each stage tracing the loop's work again from its start)
-                return self._first(v, sub)
+                return self._parts(v, sub, self._first(v, sub))
             self._program_stage(plan.program, sub, self._new_buffer(v))
         return []
 
@@ -221,25 +212,8 @@ class Scheduler(InPlace):
             return sub.missing
         first = sub.first_parts(self.readers)
         if first:
-            # (parts of parts: in a loop's chain each cut may find only its top step's part, the
-            # rest read inside the cut, so the chain was walked again one step shorter each time,
-            # its planning quadratic in the loop's length; past ``_PEELS`` such parts deep, a long
-            # cut's middle comes first and halves it)
-            depth = self.part_depth.get(id(v), 0) + 1
-            if depth > _PEELS and len(sub.origins) > _HALVED_FROM:
-                first = self._middle(v, sub) + first
-            for u in first:
-                self.part_depth[id(u)] = depth
-            return first
+            return self._parts(v, sub, first)
         return sub, self._plan(sub)
-
-    def _middle(self, v, sub) -> list:
-        """A value of the middle node of cut ``sub`` (of ``v``) that it computes and no buffer holds
-        yet, as a list ([] where there is none): computed first, it halves the cut."""
-        middle = sub.origins[len(sub.origins) // 2]
-        buffer_of = self.buffer_of
-        return [u for u in self.values_of.get(id(middle), {}).values()
-                if u is not v and id(u) not in buffer_of and middle.op is not constant_op][:1]
 
     def _ends_read(self, node) -> list:
         """``node``'s operands whose values end a program (``ends_program``) and have no buffer yet:
@@ -297,73 +271,6 @@ class Scheduler(InPlace):
                 return self._plan(sub)  # (once: the cut is walked deep now)
             self.plans[sub.key] = plan
         return plan
-
-    def _first(self, v, sub) -> list:
-        """The values to compute first so that more of ``v``'s work runs as one stage (a reduction
-        that feeds more work, a computed value that is sliced, ...)."""
-        found = self._first_in_cut(sub)
-        found = [u for u in found if u is not v and id(u) not in self.buffer_of]
-        if not found:  # a concatenation inside: a stage of its own (``_concat``) where the evaluator's fails
-            found = [u for n in sub.origins if n.op is concat_op and n is not v.node
-                     for u in self.values_of.get(id(n), {}).values()][:1]
-        if not found:
-            found = self._across_kinds(v, sub)
-        if not found:
-            raise Unplanned(f"a stage of {[n.op.name for n in sub.origins][:8]}")
-        return found
-
-    def _first_in_cut(self, sub) -> list:
-        """The values of ``sub`` the fused evaluator's stage rules would compute first, found once per
-        structure of cut (an element loop's refused cut recurs thousands of times) and kept as
-        places in the cut: a source's number, or a node's position and output."""
-        places = self.firsts.get(sub.key)
-        if places is None:
-            sub.clone()
-            found = first_values(sub.order, [sub.result]) if sub.order else []
-            found = [sub.original[id(u)] for u in found if id(u) in sub.original]
-            source_at = {id(u): k for k, u in enumerate(sub.sources)}
-            node_at = {id(n): j for j, n in enumerate(sub.origins)}
-            places = self.firsts[sub.key] = [(-1, source_at[id(u)]) if id(u) in source_at else
-                                             (node_at[id(u.node)], u.index) for u in found]
-        return [sub.sources[k] if j < 0 else self.values_of[id(sub.origins[j])][k] for j, k in places]
-
-    def _across_kinds(self, v, sub) -> list:
-        """Values to compute first in a cut the evaluator takes as no one program, where the other
-        rules find none. Where it mixes kinds of data (integer index arithmetic feeding a float
-        gather, a count of a float test cast through int32): the last value computed in one kind
-        and read by work of another (or as a gather's index), so that each stage left reads fewer
-        kinds (in a long cut, each such value); else the root's first computed operand, or in a
-        long cut its middle. [] where there is none."""
-        inside = {id(n) for n in sub.origins}
-
-        def computed_here(u):  # a value this cut computes, not yet in a buffer
-            return u is not v and u.node is not None and id(u.node) in inside and id(u) not in self.buffer_of \
-                and u.node.op is not constant_op
-
-        kind = {id(u.node): _kind(u.dtype) for n in sub.origins for u in n.inputs if u.node is not None}
-        kind[id(v.node)] = _kind(v.dtype)
-        # (in a long cut, every such value at once: a loop's ``count += x.any(axis=1)`` crosses kinds
-        # at every step, and taking the last one each time planned the chain again one step shorter,
-        # its planning quadratic in the loop's length: 300 steps 3.6 s)
-        crossing: dict = {}
-        for n in reversed(sub.origins):
-            for k, u in enumerate(n.inputs):
-                if computed_here(u) and (_kind(u.dtype) != kind.get(id(n)) or (n.op is gather_op and k > 0)):
-                    if len(sub.origins) <= _HALVED_FROM:
-                        return [u]
-                    crossing[id(u)] = u
-        if crossing:
-            return list(crossing.values())
-        # none: the root's computed operands first (a gather broadcast into wider work, a running sum
-        # of cast work, ...): each is a smaller cut, and the root then reads buffers. A long cut is
-        # halved instead: one refused for its size (more inputs than data slots, a loop's chain of
-        # distinct constants) would otherwise be planned again one node shorter each time, its
-        # planning quadratic in its length
-        if len(sub.origins) > _HALVED_FROM:
-            found = self._middle(v, sub)
-            if found:
-                return found
-        return [u for u in v.node.inputs if computed_here(u)][:1]
 
     def _program_stage(self, program, sub, out, layout=None) -> _Stage:
         # one-element inputs beyond the data slots are read into the constants per run: the trace's
@@ -579,11 +486,6 @@ class Scheduler(InPlace):
     # --- the plan --------------------------------------------------------------------------------
     def plan(self) -> "ProgramPlan":
         return ProgramPlan(self.stages, self.buffers, self.outputs, self.buffer_of)
-
-
-def _kind(dtype) -> str:
-    """The kind of data a value is for the scheduler's cuts: bool, integer, float or complex."""
-    return "bool" if dtype is _dt.bool_ else "int" if dtype.is_integer else "complex" if dtype.is_complex else "float"
 
 
 def schedule(order, leaves, outputs, node_ids, model_ready=None, write_relations=None) -> ProgramPlan | None:

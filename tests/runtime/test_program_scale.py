@@ -84,7 +84,17 @@ def scalar_sums(m, x0, steps):
     return s, t, x
 
 
-@pytest.mark.parametrize("loop", [counter_of_tests, masked_updates, scalar_sums])
+def where_of_itself(m, x0, steps):
+    """A state that takes a test of itself each step while another computed chain feeds it: the
+    evaluator refuses the top of each cut, and its parts come one step at a time."""
+    x, q = m.array(x0), m.zeros(x0.shape[0])
+    for _ in range(steps):
+        x = x * 0.5 + 1.0
+        q = m.where(q > 100.0, q, q + x)
+    return q, x
+
+
+@pytest.mark.parametrize("loop", [counter_of_tests, masked_updates, scalar_sums, where_of_itself])
 def test_loops_that_read_nothing_plan_in_work_linear_in_their_length(monkeypatch, loop):
     x0 = numpy.random.default_rng(4).standard_normal(3000)
     counts = walked(monkeypatch)
