@@ -16,7 +16,7 @@ from ..ops.view import reshape as _reshape
 from . import _dtypes as D
 
 
-def _repeated_indices(a: Tensor, parts):
+def repeated_indices(a: Tensor, parts):
     """For an index of integer arrays with repeats: ``(the arrays broadcast and raveled, on the host;
     their broadcast shape; the positions in the order of the index they take (stable); where each
     index's run starts in that order; per position, which occurrence of its index it is)``: a round
@@ -48,11 +48,12 @@ def _repeated_indices(a: Tensor, parts):
 
 #: ufuncs whose ``at`` over repeated indices may reduce each index's values first (any grouping and
 #: order gives the same bits)
-_ORDER_FREE = frozenset({"maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or", "logical_xor",
+ORDER_FREE = frozenset({"maximum", "minimum", "fmax", "fmin", "logical_and", "logical_or", "logical_xor",
                          "bitwise_and", "bitwise_or", "bitwise_xor"})
 
 
-def _scatter_add(a: Tensor, indices, b: Tensor, op: str) -> Tensor:
+def scatter_added(a: Tensor, indices, b: Tensor, op: str) -> Tensor:
+    """``a`` with ``b`` added at ``indices`` (arrays, or arrays among slices), each repeat counted."""
     idx = indices if isinstance(indices, tuple) else (indices,)
     b = b if b.dtype is a.dtype else _astype(b, a.dtype)
     if any(isinstance(i, slice) or i is Ellipsis or i is None for i in idx):

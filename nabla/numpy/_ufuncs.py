@@ -28,7 +28,7 @@ from ..ops.elementwise import astype as _astype, where as _where
 from . import _dtypes as D
 from ._items import face
 from ._ndarray import ndarray
-from ._ufunc_at import _ORDER_FREE, _repeated_indices, _scatter_add
+from ._ufunc_at import ORDER_FREE, repeated_indices, scatter_added
 
 
 @functools.lru_cache(maxsize=8192)
@@ -542,14 +542,14 @@ class ufunc:
         if self.__name__ in ("add", "subtract") and not basic:
             b = D.asarray(b, op=name)
             b = b if self.__name__ == "add" else -b
-            aliasing.setitem(a, ..., _scatter_add(a, indices, b, name))
+            aliasing.setitem(a, ..., scatter_added(a, indices, b, name))
             return None
-        groups = None if basic else _repeated_indices(a, parts)
+        groups = None if basic else repeated_indices(a, parts)
         if groups is not None:  # repeated indices: each occurrence applies in turn, as NumPy's
             flat, shape, order, starts, rank = groups
             rest = a.shape[len(parts):]
             values = None if b is None else _reshape(_xp.broadcast_to(D.asarray(b, op=name), shape + rest), (-1,) + rest)
-            if values is not None and self.__name__ in _ORDER_FREE:
+            if values is not None and self.__name__ in ORDER_FREE:
                 # (an order-free op: each index's values reduced together, then one op per index,
                 # where a round per repeat made a loop of ~23 us per element of a group-by max)
                 grouped = self.reduceat(values[_xp.asarray(order)], starts, axis=0)
