@@ -127,6 +127,21 @@ class CarvedMemory:
         return np.ndarray(self.shape, self.dtype, self.block, self.offset)
 
 
+def known_address(value) -> int:
+    """The address of host leaf ``value``'s memory where it is known without a driver buffer (a run's
+    result knows it; a C-ordered NumPy array of its own tells it, kept from then on: its memory for
+    its life), else 0 (a buffer made to ask costs ~2-3.5 us)."""
+    if type(value) is not HostValue:
+        return 0
+    if value.address:
+        return value.address
+    host = value.host
+    if type(host) is np.ndarray and host.flags.c_contiguous:
+        address = value.address = host.ctypes.data
+        return address
+    return 0
+
+
 def host_view(value):
     """The NumPy view of a realized host leaf's memory (a ``HostValue`` keeps it; carved memory gets
     its view here, NumPy's scalar its 0-d array, once)."""

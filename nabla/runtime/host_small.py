@@ -24,7 +24,7 @@ from ..core.dtypes import float64 as _FLOAT64
 from ..core.operation import PLAIN_CLASSES
 from ..core.tensor import Tensor
 from ..core.tensor_impl import TensorImpl
-from ..core.values import CarvedMemory
+from ..core.values import CarvedMemory, known_address
 from .fused_codes import constant_bits
 from .host_lengths import at_length, length_key, length_patches, sharing
 from .program import ProgramPath
@@ -313,10 +313,10 @@ class SmallOps:
         this object's (a buffer of its own would cost 4 us, a fifth of such a statement), anything
         else its memory's: a host array's own (kept: a driver buffer made to ask it costs ~2 us, the
         array ~0.8), else its buffer's."""
-        host = value.host if type(value) is HostValue else None
-        if type(host) is np.ndarray and host.flags.c_contiguous:  # (its memory for its life)
-            address = value.address = host.ctypes.data
+        address = known_address(value)
+        if address:
             return address
+        host = value.host if type(value) is HostValue else None
         if not isinstance(host, np.generic):
             address = value.buffer._data_ptr()
             if type(host) is np.ndarray:  # (its memory for its life: known from now on)

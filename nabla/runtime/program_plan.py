@@ -15,7 +15,8 @@ from operator import itemgetter
 import numpy as np
 from max import driver
 
-from ..core.graph import GRAPH, HostValue, Node, Value, host_view
+from ..core.graph import GRAPH, Node, Value, host_view
+from ..core.values import known_address
 from .fused_codes import constant_bits
 from .fused_layouts import Offset
 from .program_kernel import COPY, GATHER, MAP, NONZERO, REDUCE, SCAN, SCATTER, SCATTER_ADD, STAGE
@@ -348,14 +349,9 @@ def _leaf_address(leaves, leaf_buffers, index) -> int:
     """A leaf's memory address: a run's small result knows it, a host array's memory tells it (a
     driver buffer made to ask costs ~3 us a leaf: a loop step's read of ops at once has tens)."""
     if leaves is not None:
-        leaf = leaves[index]
-        if type(leaf) is HostValue:
-            if leaf.address:
-                return leaf.address
-            host = leaf.host
-            if type(host) is np.ndarray and host.flags.c_contiguous:  # (its memory for its life)
-                address = leaf.address = host.ctypes.data
-                return address
+        address = known_address(leaves[index])
+        if address:
+            return address
     p = leaf_buffers[index]._data_ptr()
     return p if p < 1 << 63 else 0  # (an empty buffer's is all ones: never read)
 
