@@ -21,7 +21,7 @@ from .fused_codes import constant_bits
 from .fused_layouts import Offset
 from .program_kernel import COPY, GATHER, MAP, NONZERO, REDUCE, SCAN, SCATTER, SCATTER_ADD, STAGE
 from .program_kernel import module as _kernel_module
-from .result_memory import _BLOCK_RESULT, _HOST_DTYPES, _LARGE, HOST_BLOCKS, host_buffer, host_memory
+from .result_memory import _BLOCK_RESULT, _HOST_DTYPES, _LARGE, HOST_BLOCKS, LARGE_BLOCKS, host_memory
 
 _MAP, _REDUCE, _SCAN, _COPY, _SCATTER, _SCATTER_ADD, _NONZERO, _GATHER = MAP, REDUCE, SCAN, COPY, SCATTER, \
     SCATTER_ADD, NONZERO, GATHER
@@ -305,11 +305,11 @@ class _QuickRun:
         self.leaves, self.moving = segment.leaves, segment.moving
         # (small results in a block of host memory, each a NumPy view the engine makes a HostValue
         # of; larger ones in NumPy memory of their own, known by address as well (a driver buffer
-        # over it cost ~5 us a result); large ones in MAX's allocator's memory, which it keeps when
-        # freed, where fresh numpy memory pays its first touch at every run: compute at preset M,
-        # 75 ms a call against 460)
+        # over it cost ~5 us a result); large ones in a kept block (``LargeBlocks``), given again
+        # once no result holds it, where fresh numpy memory pays its first touch at every run:
+        # compute at preset M, 75 ms a call against 460)
         self.results = [(dtype.max_dtype, shape, _HOST_DTYPES.get(dtype.max_dtype),
-                         used, _IN_BLOCK if used <= _BLOCK_RESULT else _OWN if used < _LARGE else _ALLOCATOR)
+                         used, _IN_BLOCK if used <= _BLOCK_RESULT else _OWN if used < _LARGE else _KEPT_BLOCK)
                         for dtype, shape, used, _, _ in plan.result_specs]
 
     def run(self, plan, leaf_buffers, values, starts, leaves) -> list:
@@ -326,9 +326,9 @@ class _QuickRun:
                 address = memory.ctypes.data
                 out.append((memory, address))
             else:
-                buf = host_buffer(dtype, shape)
-                out.append(buf)
-                address = buf._data_ptr()
+                taken = LARGE_BLOCKS.view(shape, host_dtype, nbytes)
+                out.append(taken)
+                address = taken[1]
             addresses.append(address)
         call = self.call
         if self.shifts is not None and starts:
@@ -357,8 +357,8 @@ def _leaf_address(leaves, leaf_buffers, index) -> int:
 
 
 #: where a quick run's result lives (``_QuickRun``): a host block's slice, NumPy memory of its own, a
-#: buffer of MAX's allocator
-_IN_BLOCK, _OWN, _ALLOCATOR = 0, 1, 2
+#: kept block (``LargeBlocks``)
+_IN_BLOCK, _OWN, _KEPT_BLOCK = 0, 1, 2
 #: the most bytes of intermediates and constants a small program keeps between its runs (``_QuickRun``)
 _QUICK_BYTES = 1 << 16
 

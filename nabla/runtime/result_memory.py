@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import threading
+from sys import getrefcount
 
 import numpy as np
 from max import driver
@@ -15,19 +16,63 @@ from ..core.context import cpu
 
 
 def host_memory(nbytes: int) -> np.ndarray:
-    """``nbytes`` of host memory for a run: numpy's, or past ``_LARGE`` MAX's allocator's, which
-    keeps freed memory for the next run where fresh numpy memory of that size is often mapped anew
-    and pays its first touch every time (a 64 MB block: 3-7 ms a run against 0.2 ms)."""
+    """``nbytes`` of host memory for a run: numpy's, or past ``_LARGE`` a kept block
+    (``LargeBlocks``) where fresh numpy memory of that size is often mapped anew and pays its first
+    touch every time (a 64 MB block: 3-7 ms a run against 0.2 ms)."""
     if nbytes < _LARGE:
         return np.empty(nbytes, np.uint8)
-    return np.from_dlpack(driver.Buffer(DType.uint8, (nbytes,), cpu()))
+    return LARGE_BLOCKS.take(nbytes)
 
 
-#: the size from which a run's memory comes from MAX's allocator: glibc maps a block from 128 KB on
-#: anew while the last run's result is alive (a loop's step, ``np.asarray(x * 2)``), and each of its
-#: pages faults at first touch: `x * 2` of 400,000 float64 read back took 4.3 ms, 1,530 page faults a
-#: call, against 0.67 ms and none from MAX's allocator
+#: the size from which a run's memory is a kept block: glibc maps a block from 128 KB on anew while
+#: the last run's result is alive (a loop's step, ``np.asarray(x * 2)``), and each of its pages
+#: faults at first touch: `x * 2` of 400,000 float64 read back took 4.3 ms, 1,530 page faults a
+#: call, against 0.67 ms and none from reused memory
 _LARGE = 128 << 10
+
+
+class LargeBlocks:
+    """Host memory of ``_LARGE`` bytes or more for runs (a results' block, an arena, a result of its
+    own), kept for the next runs of its size: a block is given again once nothing but this holds
+    it (no result's view of it alive: numpy's views of it, and MAX's buffers over them, hold it), so
+    a loop's read neither allocates nor touches fresh pages at each step. Memory of MAX's
+    allocator, the alternative that also keeps freed memory, costs ~15 us a block to make and view
+    on a quiet machine, and waits on MAX's device threads on a loaded one (~0.2 ms). Up to
+    ``_KEPT_PER_SIZE`` blocks of one size, ``_KEPT_BYTES`` in all; past that, memory of its own."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._kept: dict[int, list] = {}
+        self._bytes = 0
+
+    def take(self, nbytes: int) -> np.ndarray:
+        with self._lock:  # (a second thread must not see a block free once it is given)
+            kept = self._kept.get(nbytes)
+            if kept is None:
+                kept = self._kept[nbytes] = []
+            for block in kept:
+                if getrefcount(block) == _UNHELD:
+                    return block
+            block = np.empty(nbytes, np.uint8)
+            if len(kept) < _KEPT_PER_SIZE and self._bytes + nbytes <= _KEPT_BYTES:
+                kept.append(block)
+                self._bytes += nbytes
+            return block
+
+    def view(self, shape: tuple, dtype: np.dtype, nbytes: int):
+        """(a result of its own of ``shape`` and ``dtype``, ``nbytes`` of a block, its address)."""
+        block = self.take(nbytes)
+        return block.view(dtype).reshape(shape), block.ctypes.data
+
+    def kept_bytes(self) -> int:
+        return self._bytes
+
+
+#: a kept block's reference count while nothing else holds it: its list's, the loop's name's, the
+#: count's argument
+_UNHELD = 3
+_KEPT_PER_SIZE, _KEPT_BYTES = 4, 512 << 20
+LARGE_BLOCKS = LargeBlocks()
 
 
 def host_buffer(dtype: DType, shape: tuple) -> driver.Buffer:

@@ -34,7 +34,7 @@ def test_a_pick_makes_its_buffer_only_when_a_run_asks(dtype):
 def test_small_results_are_host_memory_of_their_own():
     """A read's small results are views of host blocks (``result_memory.HostBlocks``), kept by the
     values as ``HostValue``s: read at once, used as leaves of later runs, written in place without
-    touching the results beside them in the block; a large result stays a buffer."""
+    touching the results beside them in the block; a large result is a kept block's view."""
     from nabla.core.values import HostValue
 
     x = np.asarray(numpy.arange(6.0))
@@ -56,9 +56,35 @@ def test_small_results_are_host_memory_of_their_own():
     assert float(c) == float(numpy.sum(numpy.array([0.0, 2, -1, 6, 8, 10]) + numpy.arange(6.0) + 1))
     big = np.asarray(numpy.ones(100_000)) * 3.0
     numpy.asarray(big)
-    assert type(big._impl._values[0]) is not HostValue
+    assert type(big._impl._values[0]) is HostValue
     flags = np.asarray(numpy.arange(5)) > 2  # bool results too
     numpy.testing.assert_array_equal(numpy.asarray(flags), numpy.arange(5) > 2)
+
+
+def test_large_results_take_a_kept_block_once_nothing_holds_it():
+    """A result of ``_LARGE`` bytes or more is a view of a kept block (``LargeBlocks``): a run never
+    writes into a block that a live result, or a NumPy view handed out of one, still holds; once
+    they are gone the next run of that size takes the block again, so a loop's reads keep a few."""
+    from nabla.runtime.result_memory import LARGE_BLOCKS
+
+    base = numpy.arange(40_000.0)  # (320 KB a result)
+    x = np.asarray(base)
+    held = [x * float(k) for k in range(5)]
+    seen = numpy.asarray(held[1] + 1.0)  # handed out: its array is gone, its view is not
+    addresses = set()
+    for k in range(6):
+        r = x * float(k + 10)
+        numpy.asarray(r)
+        addresses.add(r._impl._values[0].address)
+        del r
+    for k, h in enumerate(held):  # none overwritten by the runs after them
+        numpy.testing.assert_array_equal(numpy.asarray(h), base * k)
+    numpy.testing.assert_array_equal(seen, base + 1.0)
+    assert len(addresses) <= 2  # (the loop's results took one block again and again)
+    before = LARGE_BLOCKS.kept_bytes()
+    for k in range(20):
+        numpy.asarray(x * float(k))
+    assert LARGE_BLOCKS.kept_bytes() == before
 
 
 def test_a_general_runs_results_are_host_memory_with_their_addresses():
