@@ -17,7 +17,7 @@ from .differential import PATHS, execute, run, shrink
 from .programs import FAMILIES, generate
 
 
-def _loop(families, paths, args, end, counts, found, unsupported, seed_box) -> None:
+def _loop(families, paths, args, end, counts, found, unsupported, amplified, seed_box) -> None:
     """Programs of each family in turn until ``end``; ``seed_box[0]`` the next seed."""
     import numpy as onp
 
@@ -31,6 +31,8 @@ def _loop(families, paths, args, end, counts, found, unsupported, seed_box) -> N
                 verdict = run(program, on, oracle)
                 if verdict.status == "unsupported":
                     unsupported[family] += 1
+                elif verdict.status == "amplified":
+                    amplified[family] += 1
                 elif verdict.status == "mismatch":
                     small = shrink(program, on)
                     shrunk = run(small, on)
@@ -55,17 +57,18 @@ def main(argv=None) -> int:
     counts = collections.Counter()
     found = collections.defaultdict(list)
     unsupported = collections.Counter()
+    amplified = collections.Counter()  # (float mismatches of the program's conditioning: ``differential.amplified``)
     end = time.monotonic() + 60 * args.minutes
     seed = args.seed
     try:
-        _loop(families, paths, args, end, counts, found, unsupported, seed_box := [seed])
+        _loop(families, paths, args, end, counts, found, unsupported, amplified, seed_box := [seed])
     except KeyboardInterrupt:  # (a compile of minutes can outlast the deadline: a count all the same)
         print("\ninterrupted: the program in progress is not counted", flush=True)
     seed = seed_box[0]
     print(f"\nprograms per family (seeds {args.seed}..{seed - 1}, paths {', '.join(paths)}):")
     for family in families:
         print(f"  {family:13s} {counts[family]:6d} run, {len(found[family])} mismatched, "
-              f"{unsupported[family]} unsupported")
+              f"{unsupported[family]} unsupported, {amplified[family]} amplified")
     total = sum(len(v) for v in found.values())
     print(f"{sum(counts.values())} programs, {total} mismatched")
     return 1 if total else 0
