@@ -113,6 +113,28 @@ def test_eig_of_a_real_matrix_is_real_where_numpys_is(matrix):
     numpy.testing.assert_allclose(numpy.sort_complex(w.numpy()), numpy.sort_complex(nw), atol=1e-12)
 
 
+@pytest.mark.parametrize("n,seed", [(5, 0), (6, 1), (50, 0), (12, 3)])
+def test_eig_of_a_real_matrix_has_lapacks_real_structure(n, seed):
+    """Real eigenvalues exactly real with real eigenvectors, complex ones in exact conjugate pairs
+    with conjugate eigenvectors, as LAPACK's geev gives them: NumPy's ``isreal`` counts, the upper
+    half plane's, and ``roots``' dtype are the same, and each pair still solves ``a v = w v``."""
+    a = numpy.random.RandomState(seed).randn(n, n)
+    w, v = (x.numpy() for x in fnp.linalg.eig(fnp.asarray(a)))
+    nw = numpy.linalg.eigvals(a)
+    assert numpy.isreal(w).sum() == numpy.isreal(nw).sum() and (w.imag > 0).sum() == (nw.imag > 0).sum()
+    numpy.testing.assert_allclose(numpy.sort_complex(w), numpy.sort_complex(nw), atol=1e-10 * n)
+    assert numpy.array_equal(numpy.sort_complex(w), numpy.sort_complex(numpy.conj(w)))  # exact pairs
+    real = w.imag == 0
+    assert (v[:, real].imag == 0).all()
+    for j in numpy.flatnonzero(w.imag < 0):  # its pair's vector, conjugated
+        (k,) = numpy.flatnonzero(w == numpy.conj(w[j]))[:1]
+        numpy.testing.assert_array_equal(v[:, j], numpy.conj(v[:, k]))
+    assert numpy.linalg.norm(a @ v - v * w) <= 1e-12 * n * numpy.linalg.norm(a)
+    coefficients = numpy.poly(numpy.arange(1.0, 6.0))  # (x - 1) ... (x - 5): real roots
+    r, nr = fnp.roots(fnp.asarray(coefficients)), numpy.roots(coefficients)
+    assert r.dtype == nr.dtype and numpy.allclose(numpy.sort(r.numpy()), numpy.sort(nr))
+
+
 def _named(module):
     class Named(module.ndarray):
         def __new__(cls, array, name="no name"):
