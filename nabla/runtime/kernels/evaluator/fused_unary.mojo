@@ -35,7 +35,15 @@ def _unary[T: DType, w: Int](op: Int, x: SIMD[T, w]) -> SIMD[T, w] where T.is_fl
     elif op == Op.COS:
         return _keep_nan(x, cos(x))
     elif op == Op.TANH:
-        return _keep_nan(x, _is_inf(x).select(x.gt(0).select(SIMD[T, w](1), SIMD[T, w](-1)), tanh(x)))
+        # (std tanh of float32 is off by up to 4 ulps near 1 and reaches 1.0000002 at 9: float32's
+        # in float64, rounded once; |tanh| <= 1, as NumPy's, whatever the rounding)
+        var one = SIMD[T, w](1)
+        var t: SIMD[T, w]
+        comptime if T == DType.float32:
+            t = tanh(x.cast[DType.float64]()).cast[T]()
+        else:
+            t = tanh(x)
+        return _keep_nan(x, _is_inf(x).select(x.gt(0).select(one, -one), min(max(t, -one), one)))
     elif op == Op.FLOOR:
         return floor(x)
     elif op == Op.CEIL:
