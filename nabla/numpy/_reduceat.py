@@ -71,9 +71,12 @@ def _on_axis(values: _np.ndarray, x, axis: int):
 def _segmented(u, x, axis, starts, lengths):
     # (starts and lengths are the call's host indices: the segments' layout is planned here, the
     # data reduced on MAX)
-    positions = _np.concatenate([_np.arange(s, s + k) for s, k in zip(starts, lengths)])
+    # (each slice's positions, one after another, in a few whole-array steps: an arange per slice
+    # cost a CSR product of 2,000 rows 2 ms a call)
+    placed = _np.cumsum(lengths) - lengths  # where each slice's first element lands
+    positions = _np.arange(int(lengths.sum())) + _np.repeat(starts - placed, lengths)
     first = _np.zeros(positions.size, dtype=bool)
-    first[_np.cumsum(lengths) - lengths] = True
+    first[placed] = True
     g = _xp.take(x, tensor_from_host(positions, x.device), axis=axis)
     total, k = positions.size, 1
     while k < lengths.max():
