@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import pickling, tensor_impl
+from .graph import GRAPH
 from .tensor_impl import TensorImpl
 from .values import host_view
 
@@ -182,8 +183,23 @@ class Tensor:
     def __iter__(self):
         if not self.shape:
             raise TypeError("iteration over a 0-d tensor")
+        impl = self._impl
+        if impl.values_pending() and impl.device.is_host and not GRAPH.captures and not (
+                impl.batch_dims or impl.tangents is not None or impl.sharding is not None or impl.traced
+                or impl.requires_grad) and not _view_of_data(impl._values[0].node):
+            # (a loop over its rows or elements reads each, as ``sum(x)`` does: computed once, its
+            # picks then read memory, where each was a node of one long trace planned at the end:
+            # ``sum(x)`` over 10,000 pending elements took 1 s on its first call; a view of
+            # realized data is read through)
+            impl.realize()
         for i in range(self.shape[0]):
             yield self[i]
+
+
+def _view_of_data(node) -> bool:
+    """Whether ``node`` is a view (a slice, a reshape) of realized data."""
+    fused = node.op.fused
+    return fused is not None and fused.view is not None and all(v.node is None for v in node.inputs)
 
 
 def traced(x: Tensor) -> Tensor:

@@ -27,7 +27,7 @@ from .index_primitives import set_slice_op, slice_op, sliced_shape
 from .view import reshape_op
 from .view_layout import C_ORDER, element_strides, reshaped_strides
 from .host_writes import (exact_scalar, host_scatter, host_slice_write, host_write, may_be_element, realize_for_loop,
-                          recorded_element_write, slice_place)
+                          realized_for_picks, recorded_element_write, slice_place)
 from .picks import NOT_ONE, element_key, pick_through, plain_host, quick_pick
 
 
@@ -161,6 +161,11 @@ def getitem(x: Tensor, key) -> Tensor:
                 if picked is not None:
                     return picked
             else:
+                if realized_for_picks(x):  # a loop reading the elements of pending data: realized once
+                    picked = quick_pick(x, element)
+                    if picked is not None:
+                        return picked
+                    impl = x._impl
                 plain = element_parse(impl.cached_shape, element)
                 if plain is not None:  # of a lazy array (an element loop): a slice, reshaped to 0-d
                     return slice_op.apply_unary(x, {"index": plain[0], "shape": ()})
