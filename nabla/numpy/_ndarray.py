@@ -11,6 +11,8 @@ functions (``sum``, ``astype``, ``view``, the operators, NumPy's protocols) are 
 from __future__ import annotations
 
 import functools
+import os
+import pickle
 import weakref
 from builtins import type as builtins_type
 
@@ -197,6 +199,31 @@ class ndarray(Tensor):
 
     def tobytes(self, order="C"):
         return self.numpy().tobytes(order)
+
+    def tofile(self, fid, sep="", format="%s"):
+        """Its values written to a file, as NumPy's (raw bytes, or text with ``sep``): the host boundary."""
+        self.numpy().tofile(fid, sep=sep, format=format)
+
+    def dumps(self) -> bytes:
+        return pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def dump(self, file) -> None:
+        if isinstance(file, (str, bytes, os.PathLike)):
+            with open(file, "wb") as f:
+                pickle.dump(self, f, protocol=pickle.HIGHEST_PROTOCOL)
+        else:
+            pickle.dump(self, file, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def setflags(self, write=None, align=None, uic=None):
+        """NumPy's ``setflags``: ``write=False`` makes the array read-only (``flags.writeable``);
+        ``align`` and ``uic`` (this layout is always aligned, never a write-back copy) as NumPy takes
+        them where they change nothing."""
+        if align is not None and not align:
+            raise ValueError("cannot unset ALIGNED flag of this array (its memory is always aligned)")
+        if uic:
+            raise ValueError("cannot set WRITEBACKIFCOPY flag to True")
+        if write is not None:
+            self.flags.writeable = bool(write)
 
 def _made(x) -> bool:
     try:

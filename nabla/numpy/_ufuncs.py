@@ -43,13 +43,30 @@ def _loop(np_ufunc, types, dtype, casting="same_kind"):
         raise TypeError(f"nabla.numpy.{np_ufunc.__name__}: not supported for input types ({names}): {e}") from None
 
 
+class OutCastingError(getattr(getattr(getattr(_np, "_core", None), "_exceptions", None), "_UFuncOutputCastingError",
+                             None) or TypeError):
+    """NumPy's class for a result its ``out=`` cannot take (a ``UFuncTypeError``, so a TypeError),
+    with Nabla's message."""
+
+    def __init__(self, message: str, op: str, casting: str, from_, to):
+        self.message = message
+        try:
+            super().__init__(getattr(_np, op, None), casting, from_, to, 0)
+        except TypeError:  # (another NumPy's signature)
+            TypeError.__init__(self, message)
+
+    def __str__(self):
+        return self.message
+
+
 def write_out(out: Tensor, value: Tensor, op: str, casting: str = "same_kind") -> Tensor:
     """``out[...] = value`` as NumPy's ``out=`` does it: the casting rule checked, views kept in sync."""
     if not isinstance(out, Tensor):
         raise TypeError(f"nabla.numpy.{op}: out must be a nabla array, got {type(out).__name__}")
     if not _np.can_cast(value.dtype.numpy_dtype, out.dtype.numpy_dtype, casting):
-        raise TypeError(f"nabla.numpy.{op}: cannot cast the result from {value.dtype.name} to the out array's "
-                        f"{out.dtype.name} with casting rule {casting!r}")
+        raise OutCastingError(f"nabla.numpy.{op}: cannot cast the result from {value.dtype.name} to the out "
+                              f"array's {out.dtype.name} with casting rule {casting!r}", op, casting,
+                              value.dtype.numpy_dtype, out.dtype.numpy_dtype)
     try:
         value = _xp.broadcast_to(value, out.shape)
     except ValueError:

@@ -1268,3 +1268,23 @@ def test_the_imaginary_part_of_real_data_is_an_array_of_the_face(dtype):
     for g, w in zip(got, script(numpy)):
         assert g.dtype == w.dtype
         numpy.testing.assert_array_equal(numpy.asarray(g), w)
+
+
+def test_files_pickles_and_flags_as_numpys(tmp_path):
+    """``tofile`` (raw and text), ``dump``/``dumps`` and ``setflags(write=False)``, as NumPy's."""
+    import pickle
+
+    base = numpy.arange(6.0).reshape(2, 3) * 1.5
+    for mod, a in ((numpy, base.copy()), (fnp, fnp.asarray(base))):
+        a.tofile(tmp_path / f"{mod.__name__}.bin")
+        a.tofile(tmp_path / f"{mod.__name__}.txt", sep=",")
+        assert numpy.asarray(pickle.loads(a.dumps())).tolist() == base.tolist()
+        a.dump(tmp_path / f"{mod.__name__}.pkl")
+        a.setflags(write=False)
+        with pytest.raises(ValueError):
+            a[0, 0] = 3.0
+        assert not a.flags.writeable
+    for ext in ("bin", "txt", "pkl"):
+        assert (tmp_path / f"nabla.numpy.{ext}").read_bytes() == (tmp_path / f"numpy.{ext}").read_bytes() \
+            or ext == "pkl"
+    assert numpy.fromfile(tmp_path / "nabla.numpy.bin").tolist() == base.ravel().tolist()

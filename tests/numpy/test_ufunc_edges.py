@@ -406,3 +406,15 @@ def test_reduce_and_accumulate_compute_in_the_dtype_asked(data, dtype, name, met
         got = np.asarray(getattr(getattr(fnp, name), method)(fnp.asarray(data), dtype=dtype))
     assert got.dtype == np.asarray(want).dtype
     np.testing.assert_array_equal(got, want)
+
+
+def test_an_out_that_cannot_take_the_result_raises_numpys_class():
+    """``int_array += 1.5`` and ``out=`` of a narrower kind: NumPy's ``UFuncTypeError`` class (a
+    TypeError), caught as NumPy's is, with Nabla's message."""
+    for m in (np, fnp):
+        a = m.arange(5)
+        with pytest.raises(TypeError) as raised:
+            a += 1.5
+        assert isinstance(raised.value, np._core._exceptions.UFuncTypeError)
+        with pytest.raises(np._core._exceptions.UFuncTypeError):
+            m.multiply(m.arange(3.0), 2.0, out=m.zeros(3, dtype=m.int32))
