@@ -225,6 +225,7 @@ class ndarray(Tensor):
         if write is not None:
             self.flags.writeable = bool(write)
 
+
 def _made(x) -> bool:
     try:
         x._impl

@@ -1,6 +1,7 @@
-"""Host memory for a run's results and its arena: NumPy's for small ones, MAX's allocator's from
-``_LARGE`` on (it keeps freed memory for the next run), and small results carved as views of blocks
-(``HostBlocks``), their addresses known without asking."""
+"""Host memory for a run's results and its arena: NumPy's for small ones, kept blocks from
+``_LARGE`` on (``LargeBlocks``: given again once no result holds one), small results carved as views
+of blocks (``HostBlocks``), their addresses known without asking; driver buffers of MAX's allocator
+for the library kernels' outputs (``host_buffer``)."""
 
 from __future__ import annotations
 
