@@ -526,6 +526,12 @@ class ufunc:
     def _scan(self, x: Tensor, a: int) -> Tensor:
         """Inclusive scan by doubling (Hillis and Steele, 1986) for associative ufuncs; left to right else."""
         n = x.shape[a]
+        if self.__name__ == "subtract" and n > 1:
+            # (x0 - x1 - x2 ... is x0 + (-x1) + (-x2) ... bit for bit, wrapping integers too: a
+            # negation is exact, and a running sum takes its values in order, as NumPy's accumulate;
+            # one scan, where an op per element made 16,000 elements 4.6 s of a first call)
+            tail = D.axis_range(x, a, 1, n)
+            return _xp.cumulative_sum(_xp.concat([D.axis_range(x, a, 0, 1), -tail], axis=a), axis=a, dtype=x.dtype)
         if self.__name__ not in _ASSOCIATIVE:
             parts = [D.axis_range(x, a, 0, 1)] if n else []
             for i in range(1, n):

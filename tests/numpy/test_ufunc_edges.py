@@ -418,3 +418,17 @@ def test_an_out_that_cannot_take_the_result_raises_numpys_class():
         assert isinstance(raised.value, np._core._exceptions.UFuncTypeError)
         with pytest.raises(np._core._exceptions.UFuncTypeError):
             m.multiply(m.arange(3.0), 2.0, out=m.zeros(3, dtype=m.int32))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "uint32", "int64", "float16", "float32", "float64", "complex64"])
+def test_subtract_accumulate_is_numpys_to_the_bit(dtype):
+    """``subtract.accumulate`` as one running sum of the negated tail: the same bits as NumPy's
+    element-by-element differences, integers wrapping in their dtype, along each axis."""
+    rng = np.random.default_rng(4)
+    a = rng.integers(0, 200, (5, 300)).astype(dtype) if "int" in dtype else \
+        (rng.standard_normal((5, 300)) * 100).astype(dtype)
+    for axis in (0, 1):
+        got = fnp.subtract.accumulate(fnp.asarray(a), axis=axis).numpy()
+        want = np.subtract.accumulate(a, axis=axis)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
