@@ -51,7 +51,7 @@ class OutCastingError(getattr(getattr(getattr(_np, "_core", None), "_exceptions"
     def __init__(self, message: str, op: str, casting: str, from_, to):
         self.message = message
         try:
-            super().__init__(getattr(_np, op, None), casting, from_, to, 0)
+            super().__init__(getattr(_np, op.partition(".")[0]), casting, from_, to, 0)
         except TypeError:  # (another NumPy's signature)
             TypeError.__init__(self, message)
 
@@ -64,9 +64,11 @@ def write_out(out: Tensor, value: Tensor, op: str, casting: str = "same_kind") -
     if not isinstance(out, Tensor):
         raise TypeError(f"nabla.numpy.{op}: out must be a nabla array, got {type(out).__name__}")
     if not _np.can_cast(value.dtype.numpy_dtype, out.dtype.numpy_dtype, casting):
-        raise OutCastingError(f"nabla.numpy.{op}: cannot cast the result from {value.dtype.name} to the out "
-                              f"array's {out.dtype.name} with casting rule {casting!r}", op, casting,
-                              value.dtype.numpy_dtype, out.dtype.numpy_dtype)
+        message = (f"nabla.numpy.{op}: cannot cast the result from {value.dtype.name} to the out array's "
+                   f"{out.dtype.name} with casting rule {casting!r}")
+        if not isinstance(getattr(_np, op.partition(".")[0], None), _np.ufunc):
+            raise TypeError(message)  # (not a ufunc's: NumPy's iterator raises a plain TypeError)
+        raise OutCastingError(message, op, casting, value.dtype.numpy_dtype, out.dtype.numpy_dtype)
     try:
         value = _xp.broadcast_to(value, out.shape)
     except ValueError:
