@@ -115,25 +115,40 @@ def _realized_for_a_loop(op, source) -> bool:
     root = source  # (an array the loop writes row by row: its writes' chain, counted at its first value)
     while root.node is not None and root.node.op.index_kwarg is not None and len(root.node.inputs) == 2:
         root = root.node.inputs[0]
-    key = id(root)
-    kept = _REFUSED.get(key)
-    count = 1 if kept is None or kept[0]() is not root else kept[1] + 1
-    if count < _LOOP_REFUSALS:
-        if len(_REFUSED) >= 256:
-            _REFUSED.clear()
-        _REFUSED[key] = (weakref.ref(root), count)
+    if _REFUSED.add(root) < _LOOP_REFUSALS:
         return False
-    del _REFUSED[key]
+    _REFUSED.forget(root)
     GRAPH.evaluate()  # (every live pending array: the loop's others, written row by row, with it)
     if source.node is not None:  # (held only by its slices' nodes)
         GRAPH.evaluate([TensorImpl([source], source.dtype)])
     return source.node is None
 
 
-#: per pending value (by id, checked by a weak reference), the ops at once refused for its slices;
-#: the count at which a loop is taking them; per op, the times in a row its program was refused
-#: once its operands were realized for a loop (twice: recorded anyway, no realization for it again)
-_REFUSED: dict = {}
+class CountsPerValue:
+    """A count per value (by id, checked by a weak reference: a new value at a freed id counts from
+    one), for at most ``kept`` values at a time: how often a loop has asked something of one."""
+
+    def __init__(self, kept: int = 256):
+        self._counts: dict = {}
+        self._kept = kept
+
+    def add(self, value) -> int:
+        """One more for ``value``; its count."""
+        found = self._counts.get(id(value))
+        count = 1 if found is None or found[0]() is not value else found[1] + 1
+        if count == 1 and len(self._counts) >= self._kept:
+            self._counts.clear()
+        self._counts[id(value)] = (weakref.ref(value), count)
+        return count
+
+    def forget(self, value) -> None:
+        self._counts.pop(id(value), None)
+
+
+#: per pending value, the ops at once refused for its slices; the count at which a loop is taking
+#: them; per op, the times in a row its program was refused once its operands were realized for a
+#: loop (twice: recorded anyway, no realization for it again)
+_REFUSED = CountsPerValue()
 _LOOP_REFUSALS = 16
 _NO_LOOP: dict = {}
 _NO_LOOP_PAUSE = 256

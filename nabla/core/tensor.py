@@ -10,7 +10,7 @@ import numpy as np
 
 from . import pickling, tensor_impl
 from .graph import GRAPH
-from .tensor_impl import TensorImpl
+from .tensor_impl import TensorImpl, plain_host
 from .values import host_view
 
 
@@ -184,9 +184,8 @@ class Tensor:
         if not self.shape:
             raise TypeError("iteration over a 0-d tensor")
         impl = self._impl
-        if impl.values_pending() and impl.device.is_host and not GRAPH.captures and not (
-                impl.batch_dims or impl.tangents is not None or impl.sharding is not None or impl.traced
-                or impl.requires_grad) and not _view_of_data(impl._values[0].node):
+        if impl.values_pending() and not GRAPH.captures and plain_host(impl) \
+                and not _view_of_data(impl._values[0].node):
             # (a loop over its rows or elements reads each, as ``sum(x)`` does: computed once, its
             # picks then read memory, where each was a node of one long trace planned at the end:
             # ``sum(x)`` over 10,000 pending elements took 1 s on its first call; a view of

@@ -172,3 +172,10 @@ class TensorImpl:
         state = "realized" if self.is_realized else "unrealized"
         return (f"TensorImpl({state}, shape={self.shape}, dtype={self.dtype}, "
                 f"batch_dims={self.batch_dims}, traced={self.traced})")
+
+
+def plain_host(impl) -> bool:
+    """Data on the host that no transform, gradient or sharding sees: a pick may read it, a loop
+    over it may realize it."""
+    return not (impl.batch_dims or impl.tangents is not None or impl.sharding is not None
+                or impl.traced or impl.requires_grad) and impl.device.is_host

@@ -16,6 +16,7 @@ from ..core.context import NO_SIDE_EFFECTS, refuse_side_effect
 from ..core.at_once import kept_into, small_at_once
 from ..core.operation import PLAIN_CLASSES
 from ..core.tensor import Tensor
+from ..core.tensor_impl import plain_host
 from . import indexing, view as _view
 from .basic_keys import element_parse, plain_key
 from .slices import host_int_indices, int_bounds, is_basic, parsed_slice, plain_slice, slice_memo
@@ -28,7 +29,7 @@ from .view import reshape_op
 from .view_layout import C_ORDER, element_strides, reshaped_strides
 from .host_writes import (exact_scalar, host_scatter, host_slice_write, host_write, may_be_element, realize_for_loop,
                           realized_for_picks, recorded_element_write, slice_place)
-from .picks import NOT_ONE, element_key, pick_through, plain_host, quick_pick
+from .picks import NOT_ONE, element_key, pick_through, quick_pick
 
 
 def make_view(parent: Tensor, child: Tensor, derive, put_back) -> Tensor:

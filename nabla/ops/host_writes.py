@@ -30,17 +30,17 @@ turns this off for the array, so a loop that gains nothing pays one read for it.
 from __future__ import annotations
 
 import sys
-import weakref
 
 import numpy as np
 
+from ..core.at_once import CountsPerValue
 from ..core.graph import GRAPH, HostValue, host_value, host_view
 from ..core.values import memory_unshared, written_in_place
 from ..core.operation import PLAIN_CLASSES
 from ..core.tensor import Tensor
-from ..core.tensor_impl import TensorImpl
+from ..core.tensor_impl import TensorImpl, plain_host
 from .index_primitives import element_layout, one_run, slice_op, sliced_shape
-from .picks import element_key, element_value, plain_host
+from .picks import element_key, element_value
 
 _getrefcount = sys.getrefcount
 
@@ -157,14 +157,9 @@ def realized_for_picks(x: Tensor) -> bool:
     steps: 0.4 s of a first call); True where it did."""
     impl = x._impl
     value = impl._values[0]
-    kept = _PICKED.get(id(value))
-    count = 1 if kept is None or kept[0]() is not value else kept[1] + 1
-    if count < _LOOP_PICKS:
-        if len(_PICKED) >= 256:
-            _PICKED.clear()
-        _PICKED[id(value)] = (weakref.ref(value), count)
+    if _PICKED.add(value) < _LOOP_PICKS:
         return False
-    del _PICKED[id(value)]
+    _PICKED.forget(value)
     engine = GRAPH.engine
     if GRAPH.captures or engine.scalars is None or not engine.scalars.serves(engine) or not plain_host(impl) \
             or impl.dtype.is_complex:
@@ -175,9 +170,8 @@ def realized_for_picks(x: Tensor) -> bool:
     return True
 
 
-#: per pending value (by id, checked by a weak reference), its picks; the count at which a loop is
-#: reading its elements
-_PICKED: dict = {}
+#: per pending value, its picks; the count at which a loop is reading its elements
+_PICKED = CountsPerValue()
 _LOOP_PICKS = 16
 
 

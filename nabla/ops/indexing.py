@@ -18,10 +18,11 @@ from ..core import dtypes as _dt
 from ..core.at_once import small_at_once
 from ..core.operation import plain_array, plain_values
 from ..core.tensor import Tensor
+from ..core.tensor_impl import plain_host
 from .casts import cast_op
 from .index_primitives import gather_op, scatter_op, set_slice_op, slice_op
 from .masks import nonzero, whole_mask
-from .picks import plain_host, element_from_host
+from .picks import element_from_host
 from ..core.graph import host_view
 from ._physical import batch_dims_to_logical, common_batch_shape, logical_to_batch_dims, with_batch_dims_as_logical
 from .base import broadcast_shapes, normalize_axis

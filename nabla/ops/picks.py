@@ -15,16 +15,10 @@ from ..core.graph import HostValue, host_value, host_view
 from ..core.values import _BUFFER
 from ..core.operation import PLAIN_CLASSES, plain_array
 from ..core.tensor import Tensor
-from ..core.tensor_impl import TensorImpl
+from ..core.tensor_impl import TensorImpl, plain_host
 from .index_primitives import slice_op, sliced_shape
 from .view import reshape_op
 
-
-
-def plain_host(impl) -> bool:
-    """Data a pick may read from the host: no transform, gradient or sharding sees this tensor."""
-    return not (impl.batch_dims or impl.tangents is not None or impl.sharding is not None
-                or impl.traced or impl.requires_grad) and impl.device.is_host
 
 
 def element_key(impl, key):

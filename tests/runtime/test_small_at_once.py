@@ -287,7 +287,7 @@ def test_a_loop_over_rows_of_pending_data_realizes_it_once(monkeypatch):
 
     # (per-process counts: the tests before this one in its process must not have turned it off)
     monkeypatch.setattr(at_once, "_NO_LOOP", {})
-    monkeypatch.setattr(at_once, "_REFUSED", {})
+    monkeypatch.setattr(at_once, "_REFUSED", at_once.CountsPerValue())
 
     def rows(m, img, y):
         img = img * 2.0 + 1.0  # (pending: larger than an op at once)
