@@ -26,15 +26,18 @@ FIXED_FIRST = frozenset((gather_op, nonzero_op))
 
 def length_key(named, items, values, sources, shape):
     """(a key of ``small``'s op over ``values`` without their length, the length n) where the result
-    is of length n >= 2 or 0-d, and every operand is 1-D of length n (a slice of any source,
-    realized host data, a constant) or, beside them, realized data of a fixed shape (``x[positions]``'s
+    is of length n >= 2, 0-d or of one element (a mean kept 1-D, ``x[:t].std()``'s), and every
+    operand is 1-D of length n (a slice of any source, realized host data, a constant) or, beside
+    them, realized data of one element (that mean, broadcast) or of a fixed shape (``x[positions]``'s
     source, a mask's nonzero positions' mask: kept in the key whole); None otherwise."""
-    n = shape[0] if len(shape) == 1 else None
-    if shape and n is None:
+    if len(shape) > 1:
         return None
+    n = shape[0] if shape and shape != (1,) else None
     for k, v in enumerate(values):
         s = v.shape
         if s:
+            if s == (1,) and v.node is None:
+                continue  # (one element: broadcast along any length, kept in the key whole below)
             if len(s) == 1 and n is None:
                 n = s[0]
             elif s != (n,) and (k or v.node is not None or named not in FIXED_FIRST):
@@ -54,7 +57,7 @@ def length_key(named, items, values, sources, shape):
             if sizes is None:
                 return None
             parts.append((v.dtype.name, sizes, source.shape))
-    return (named, items, tuple(parts), bool(shape), sharing(values), sharing(sources)), n
+    return (named, items, tuple(parts), len(shape), shape == (n,), sharing(values), sharing(sources)), n
 
 
 def sharing(operands) -> tuple:
@@ -84,11 +87,12 @@ class LengthPatches:
     """Where a program's length enters its arrays, each (array, position, slope, intercept): the
     number there is ``slope * n + intercept``; ``nbytes`` its result's bytes, the same way."""
 
-    __slots__ = ("patches", "nbytes", "length", "operand")
+    __slots__ = ("patches", "nbytes", "length", "operand", "along")
 
     def __init__(self, patches, nbytes, length):
         self.patches, self.nbytes, self.length = patches, nbytes, length
         self.operand = 0  # (an operand of that length: a run reads its length there)
+        self.along = True  # (whether the result is of that length: else 0-d or of one element)
 
     def set(self, program, n: int) -> None:
         """Patch ``program``'s arrays for length ``n`` (under the caller's lock)."""

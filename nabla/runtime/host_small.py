@@ -104,7 +104,7 @@ class SmallOps:
             return None
         if shape is None:
             shape, dtype = program.shape, program.result_dtype
-            if program.lengths is not None and shape:
+            if program.lengths is not None and program.lengths.along:
                 shape = (values[program.lengths.operand].shape[0],)
         return self._run_small(engine, program, values, sources, shape, dtype, device, into)
 
@@ -172,7 +172,7 @@ class SmallOps:
         if program.holds is not None:
             return None
         shape = program.shape
-        if program.lengths is not None and shape:
+        if program.lengths is not None and program.lengths.along:
             shape = ((va, vb)[program.lengths.operand].shape[0],)
         out = self._run_small(engine, program, (va, vb), sources, shape, program.result_dtype, device)
         if out is None:
@@ -384,6 +384,7 @@ class SmallOps:
             return self._plan_small(engine, key, op, kwargs, values, shape, dtype, device, inner, named)
         program = programs[0]
         patches.operand = next(k for k, v in enumerate(values) if v.shape == (n,))
+        patches.along = shape == (n,)
         program.lengths = patches
         self._lengths[general] = program
         self._keep(key, program)
@@ -422,11 +423,11 @@ class SmallOps:
 
         stand_ins = tuple(_stand_ins(values, stand_in))
         taken = stand_ins
-        if length is not None and shape:
+        if length is not None and shape == (n,):
             shape = (length,)
         if inner is not None:
             first = values[0]
-            taken = (Value(Node(inner, {}, stand_ins), 0, (length,) if length is not None and first.shape
+            taken = (Value(Node(inner, {}, stand_ins), 0, (length,) if length is not None and first.shape == (n,)
                            else first.shape, first.dtype, device),)
         out = Value(Node(op, kwargs, taken), 0, shape, dtype, device)
         with engine.lock:

@@ -158,6 +158,22 @@ def test_ops_over_slices_of_every_length_are_one_program_each():
     assert len(made) < 30  # (a few lengths per op, where a plan per length made 240)
 
 
+def expanding(m, x, out):
+    for t in range(4, x.shape[0]):
+        out[t] = x[:t].std() + x[t // 2:t].var(ddof=1)  # (a mean kept 1-D, broadcast against the window)
+    return out
+
+
+def test_expanding_window_statistics_run_at_once_at_every_length():
+    """``x[:t].std()`` over a growing window: its mean kept 1-D and the window minus it are
+    programs of any length too, so no step is recorded and read, and its few plans serve every
+    length, with NumPy's bits."""
+    n = 80
+    small, reads = counted(expanding, RNG.standard_normal(n), numpy.zeros(n))
+    assert reads == 0 and small >= 8 * (n - 4)
+    assert len({id(p) for p in GRAPH.engine.scalars._small.values()}) < 60  # (a plan per length made ~600)
+
+
 def test_a_kind_of_op_of_ever_new_shapes_is_recorded_and_steadily_so():
     """trisolv with a row of L as a matrix: its product's shapes grow by one each step, each taken
     once, and are no vectors: past a few plans the kind is recorded, and a second call finds the
