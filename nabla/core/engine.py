@@ -60,6 +60,7 @@ class EngineStats:
     small_ops: int = 0  # ops of small results over realized host data computed as they were made (the same)
     compiles: int = 0  # models compiled (foreground or background)
     compile_seconds: float = 0.0  # wall time spent waiting for foreground compiles
+    trace_waits: int = 0  # reads that waited on their trace's compile (first sight served none of it)
     graph_builds: int = 0  # MAX graphs built from a trace (cache misses)
     symbolic_graphs: int = 0  # of those, built with symbolic dims
     disk_loads: int = 0  # compiled models read from the on-disk cache instead of compiled
@@ -220,6 +221,7 @@ class Engine(TraceLowering, ModelStore):
                         compiled_here = True
                         with self._lock:
                             self.stats.compile_seconds += time.perf_counter() - t0
+                            self.stats.trace_waits += 1
                 run, buffers = job
                 t0 = time.perf_counter()
                 results = memory_check.checked_run(run, buffers, describe_outputs(claimed)) if self.debug_memory \

@@ -2,8 +2,9 @@
 
 Runs programs of every family round robin, in one process (as a long-lived user process does, on
 this machine's caches as they are), down the given realization paths; prints each mismatch shrunk
-to a reproducer and, at the end, how many programs each family ran and what they found. Exits 1
-when anything mismatched.
+to a reproducer, and each program whose run waited on a compile in the foreground (first sight
+should serve every trace), and at the end how many programs each family ran and what they found.
+Exits 1 when anything mismatched.
 """
 
 from __future__ import annotations
@@ -13,13 +14,15 @@ import collections
 import sys
 import time
 
-from .differential import PATHS, execute, run, shrink
+from .differential import PATHS, Verdict, execute, run, shrink
 from .programs import FAMILIES, generate
 
 
-def _loop(families, paths, args, end, counts, found, unsupported, amplified, seed_box) -> None:
+def _loop(families, paths, args, end, counts, found, unsupported, amplified, waited, seed_box) -> None:
     """Programs of each family in turn until ``end``; ``seed_box[0]`` the next seed."""
     import numpy as onp
+
+    from nabla import engine_stats
 
     while time.monotonic() < end:
         for family in families:
@@ -28,7 +31,11 @@ def _loop(families, paths, args, end, counts, found, unsupported, amplified, see
             program = generate(family, seed_box[0], big=not args.small)
             oracle = execute(program, onp)
             for on in paths:
+                before = engine_stats()["trace_waits"]
                 verdict = run(program, on, oracle)
+                if on in ("default", "thread") and engine_stats()["trace_waits"] > before:
+                    waited[family] += 1
+                    print(f"WAITED ON A COMPILE {Verdict(program, 'waited', '', on).report()}", flush=True)
                 if verdict.status == "unsupported":
                     unsupported[family] += 1
                 elif verdict.status == "amplified":
@@ -58,17 +65,18 @@ def main(argv=None) -> int:
     found = collections.defaultdict(list)
     unsupported = collections.Counter()
     amplified = collections.Counter()  # (float mismatches of the program's conditioning: ``differential.amplified``)
+    waited = collections.Counter()  # (programs whose run waited on a compile in the foreground)
     end = time.monotonic() + 60 * args.minutes
     seed = args.seed
     try:
-        _loop(families, paths, args, end, counts, found, unsupported, amplified, seed_box := [seed])
+        _loop(families, paths, args, end, counts, found, unsupported, amplified, waited, seed_box := [seed])
     except KeyboardInterrupt:  # (a compile of minutes can outlast the deadline: a count all the same)
         print("\ninterrupted: the program in progress is not counted", flush=True)
     seed = seed_box[0]
     print(f"\nprograms per family (seeds {args.seed}..{seed - 1}, paths {', '.join(paths)}):")
     for family in families:
         print(f"  {family:13s} {counts[family]:6d} run, {len(found[family])} mismatched, "
-              f"{unsupported[family]} unsupported, {amplified[family]} amplified")
+              f"{unsupported[family]} unsupported, {amplified[family]} amplified, {waited[family]} waited on a compile")
     total = sum(len(v) for v in found.values())
     print(f"{sum(counts.values())} programs, {total} mismatched")
     return 1 if total else 0
