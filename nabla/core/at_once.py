@@ -54,10 +54,11 @@ def small_at_once(op, kwargs, values, impls, shape, dtype, device, holds=None, i
     ``any_first``: the first operand, realized data, may be of any size (a mask's true positions:
     nothing of it is left to fuse)."""
     # (its first operand any size: ``x[cols]`` reads len(cols) rows)
-    whole = op.reads_what_it_returns or (any_first and values[0].node is None)
-    # (a selection, a gather or a mask's positions, up to an operand's size: the work is its result's
-    # few passes over memory, nothing of it left to fuse but what reads it)
-    if _prod(shape) > (OPERAND_AT_ONCE if whole else SMALL_AT_ONCE) or op.index_kwarg is not None:
+    positions = any_first and values[0].node is None
+    whole = op.reads_what_it_returns or positions
+    # (a selection or a gather up to an operand's size, a realized mask's positions any size: the
+    # work is its result's few passes over memory, nothing of it left to fuse but what reads it)
+    if (not positions and _prod(shape) > (OPERAND_AT_ONCE if whole else SMALL_AT_ONCE)) or op.index_kwarg is not None:
         return None
     pending = None  # (the pending source of an operand's slice)
     for v in values:
@@ -72,7 +73,7 @@ def small_at_once(op, kwargs, values, impls, shape, dtype, device, holds=None, i
             if node.inputs[0].node is not None:
                 pending = node.inputs[0]
         if whole:
-            whole = False
+            whole = positions  # (a mask's positions: its count's carrier, too, any size)
             continue
         if _prod(v.shape) > OPERAND_AT_ONCE:
             return None

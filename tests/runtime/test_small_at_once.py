@@ -510,6 +510,32 @@ def test_selections_of_a_large_mask_are_one_program_for_every_count(bins):
     assert len({id(p) for p in scalars._small.values()} - planned) <= 1  # (at most a count's first steps)
 
 
+def escapes(m, Z, C, N):
+    """mandelbrot's loop: a mask of most of a large array each step, read, written and gathered."""
+    for n in range(6):
+        inside = m.less(abs(Z), 2.0)
+        N[inside] = n
+        Z[inside] = Z[inside] ** 2 + C[inside]
+    return Z, N
+
+
+def test_the_positions_of_a_large_mask_are_found_with_its_count():
+    """A mask with tens of thousands of true elements: once its count is read (with the mask), its
+    positions are one kernel call at once, whatever the count, not a second read of their own;
+    NumPy's values."""
+    x = numpy.linspace(-2, 2, 250)
+    C = x + 1j * x[:, None]
+    mask = (abs(C) < 1.9).reshape(-1)
+    before = nb.engine_stats()
+    (got,) = np.nonzero(np.asarray(mask))
+    after = nb.engine_stats()
+    (want,) = numpy.nonzero(mask)
+    assert want.size > 16384 and numpy.array_equal(numpy.asarray(got), want)
+    assert after["evaluations"] - before["evaluations"] == 1  # (the count)
+    small, reads = counted(escapes, numpy.zeros_like(C), C, numpy.zeros(C.shape, numpy.int64))
+    assert reads <= 6 + 1  # (a count per step, and the last read: its positions were a read each)
+
+
 def test_a_loops_ops_at_once_run_their_kept_programs_with_numpys_bits(monkeypatch):
     """Once an op over these operands is planned, its later runs (other starts, other lengths) take
     the kept program without ``small``'s general path: an op over slices, over realized results, over
