@@ -422,10 +422,11 @@ class _Interpreted:
 
 def _write_back(outputs, results) -> None:
     for v, buf in zip(outputs, results):
-        if type(buf) is tuple:  # a small result in host memory, and its address (``runtime/result_memory.HostBlocks``)
-            # (not owned: a NumPy view handed out of it has the block as its base, not ``host``, so
-            # no reference count would tell; an element write copies it once, into memory of its own)
-            as_host_value(v, buf[0], False, buf[1])
+        if type(buf) is tuple:  # a result in host memory, its address, and whether its value owns it
+            # (owned: no other result or view shares it; a NumPy view handed out of it has the block
+            # as its base, not ``host``, so no reference count would tell: ``Tensor.numpy`` gives it
+            # up, and an element write then copies it once, into memory of its own)
+            as_host_value(v, buf[0], len(buf) > 2 and buf[2], buf[1])
             continue
         v.buffer = buf  # the buffer first: a value whose node is None always holds one
         v.node = None

@@ -170,6 +170,9 @@ class Operation(metaclass=_Registered):
     #: The op reads only as much of its first operand as its result holds (a gather): an op at
     #: once over small realized data (``small_at_once``) takes that operand at any size.
     reads_what_it_returns: bool = False
+    #: Its result is its first operand with some elements replaced (a slice write, a scatter): a
+    #: program may store it into that operand's memory where nothing else can see the operand.
+    writes_first: bool = False
 
     def data(self, kwargs):
         """``(host ndarray, device)`` holding ``kwargs[data_kwarg]``, or None where it must stay

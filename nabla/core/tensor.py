@@ -11,7 +11,7 @@ import numpy as np
 from . import pickling, tensor_impl
 from .graph import GRAPH
 from .tensor_impl import TensorImpl, plain_host
-from .values import host_view
+from .values import give_up, host_view
 
 
 class Tensor:
@@ -84,6 +84,12 @@ class Tensor:
 
     def numpy(self) -> np.ndarray:
         """The data as a read-only NumPy array (a view where the buffer is on the host)."""
+        arr = self._host_data()
+        give_up(self._impl._values[0])  # (a view of its memory handed out: no write goes into it in place)
+        return arr
+
+    def _host_data(self) -> np.ndarray:
+        """``numpy``'s read-only array, for a caller that hands no view of it out (a copy's source)."""
         impl = self._impl
         if impl.batch_dims:
             raise ValueError(
@@ -104,10 +110,10 @@ class Tensor:
     def __array__(self, dtype=None, copy=None):
         """``np.asarray(x)`` gives a writable array of its own, as NumPy code expects (it may write
         into it, as scikit-learn's chi2 kernels do); ``copy=False`` gives the read-only view."""
-        arr = self.numpy()
         if copy is False:
+            arr = self.numpy()
             return arr if dtype is None else arr.astype(dtype, copy=False)
-        return np.array(arr, dtype=dtype, copy=True)
+        return np.array(self._host_data(), dtype=dtype, copy=True)
 
     # --- across processes (pickle, copy; see core/pickling.py) -----------------
     def __reduce_ex__(self, protocol):
@@ -122,14 +128,14 @@ class Tensor:
     def item(self):
         if self.size != 1:
             raise ValueError(f"nabla: item() needs a tensor of one element, got shape {self.shape}")
-        return self.numpy().reshape(()).item()
+        return self._host_data().reshape(()).item()
 
     def tolist(self):
-        return self.numpy().tolist()
+        return self._host_data().tolist()
 
     def _read_scalar(self):
         """The one element as a Python scalar (nabla.ops binds a faster read for picked elements)."""
-        return self.numpy().reshape(()).item()
+        return self._host_data().reshape(()).item()
 
     def _scalar(self, kind: type, name: str):
         if self.shape != ():
@@ -162,11 +168,11 @@ class Tensor:
             return f"Tensor(<batched>, shape={self.shape}, dtype={self.dtype.name}, batch_dims={self.batch_dims})"
         if hasattr(self._impl.sharding, "block_repr"):  # a shard_map body's block: one value per device
             return f"Tensor(<{self._impl.sharding.block_repr(self.shape, self.dtype)}>)"
-        body = np.array2string(self.numpy(), separator=", ", prefix="Tensor(")
+        body = np.array2string(self._host_data(), separator=", ", prefix="Tensor(")
         return f"Tensor({body}, dtype={self.dtype.name})"
 
     def __str__(self) -> str:
-        return repr(self) if hasattr(self._impl.sharding, "block_repr") else str(self.numpy())
+        return repr(self) if hasattr(self._impl.sharding, "block_repr") else str(self._host_data())
 
     def __format__(self, spec):
         """NumPy's: a 0-d array formats its value (``f"{x:.3f}"``); others only with an empty spec."""

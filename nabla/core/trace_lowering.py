@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import contextlib
 import struct
+from sys import getrefcount
 from typing import NamedTuple
 
 from max.dtype import DType
 
 from .models import RealizationError, mlir_context
-from .values import HostValue, buffer_of
+from .values import HostValue, buffer_of, memory_unshared
 
 
 def _float_key(v):
@@ -93,6 +94,9 @@ class Trace(NamedTuple):
     #: id of a slice write -> {id of a slice of its array: ``APART`` or ``SAME``} (``key`` holds which
     #: slices meet the written region how): a stage may store into the array it reads there
     write_relations: dict = {}
+    #: the leaves a write of the trace may store into (``given_leaves``): their memory is the
+    #: written value's, nothing else holding them (a plan is kept per leaf shapes and these)
+    given: tuple = ()
 
 
 #: the kwargs' structure of nodes with an index kwarg, one object per distinct one (``node_memo``)
@@ -201,6 +205,41 @@ def _write_relations(sigs, starts, writes) -> tuple:
     return tuple(out)
 
 
+def _viewed_leaf(node, leaf_ids):
+    """The reference (``-1 - leaf``) of the leaf whose elements ``node`` views in order (a reshape
+    of it), else None."""
+    fused = node.op.fused
+    if fused is None or fused.view != "alias" or len(node.inputs) != 1 or node.inputs[0].node is not None:
+        return None
+    k = leaf_ids.get(id(node.inputs[0]))
+    return None if k is None else -1 - k
+
+
+def given_leaves(order, leaves, outputs, candidates) -> tuple:
+    """The leaves among ``candidates`` (positions in ``leaves``: owned host memory that a write of
+    the trace writes into) that nothing outside the trace can see: every reference to the value is
+    a read of a node of ``order`` or this call's own (the trace's list, the loop's name, the count's
+    argument), nothing but it holds its memory, and it is no output. A write may then store into
+    its memory, which becomes the written value's, as NumPy's ``x[idx] = v`` writes x's: a loop that
+    writes into a large array and reads a scalar each step copied the array at each read."""
+    counts = {id(leaves[k]): 0 for k in candidates if not leaves[k].dtype.is_complex}
+    if not counts:
+        return ()
+    for n in order:
+        for u in n.inputs:
+            if id(u) in counts:
+                counts[id(u)] += 1
+    u = None  # (the loop's name held the last input)
+    out_ids = {id(v) for v in outputs}
+    given = []
+    for k in sorted(candidates):
+        leaf = leaves[k]
+        if id(leaf) in counts and id(leaf) not in out_ids and leaf.device.is_host \
+                and getrefcount(leaf) == counts[id(leaf)] + 3 and memory_unshared(leaf):
+            given.append(k)
+    return tuple(given)
+
+
 #: (write's starts, its sizes, a slice's starts, its sizes) -> their relation (``_write_relations``):
 #: a stencil's trace asks the same pairs at every step of its loop
 _RELATIONS: dict = {}
@@ -234,6 +273,8 @@ class TraceLowering:
         budget = -1 if limit is None else 2 * limit
         # (methods bound once: this loop runs once per node of a read, 100,000 for a long loop's)
         node_at, leaf_at, order_append, sigs_append = node_ids.get, leaf_ids.get, order.append, sigs.append
+        owned: list = []  # leaves whose memory nothing but their value held (``HostValue.owned``)
+        written: list = []  # leaves a write's node writes into (its first operand)
         for out in outputs:
             if id(out.node) in node_ids:
                 continue
@@ -255,6 +296,8 @@ class TraceLowering:
                             k = leaf_ids[id(v)] = len(leaves)
                             leaves.append(v)
                             if type(v) is HostValue:  # (a run may leave views of its memory: results, models)
+                                if v.owned is True:
+                                    owned.append(k)
                                 v.owned = False
                         refs.append(-1 - k)
                     else:
@@ -290,8 +333,14 @@ class TraceLowering:
                         starts[position] = first
                         if len(refs) == 2 and refs[0] >= 0:
                             writes.append(position)
+                    if owned and op.writes_first:  # (into a leaf, or a view of one in order: a scatter's)
+                        into = refs[0] if refs[0] < 0 else _viewed_leaf(order[refs[0] >> 16], leaf_ids)
+                        if into is not None and into < 0:
+                            written.append(-1 - into)
                     sigs_append((op, items, tuple(refs), n.treedef))
 
+        v = None  # (no name of this frame holds a leaf: ``given_leaves`` counts their references)
+        given = given_leaves(order, leaves, outputs, set(written).intersection(owned)) if written else ()
         sizes: dict[int, str] = {}
         leaf_sigs = []
         for leaf in leaves:
@@ -310,7 +359,7 @@ class TraceLowering:
         else:
             key = TraceKey((tuple(sigs), tuple(leaf_sigs), out_refs))
         return Trace(key, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs, single_op_nodes, params, starts,
-                     relations or {})
+                     relations or {}, given)
 
     # --- lowering to MAX -------------------------------------------------------
     def lower(self, outputs: list, symbolic: bool = True):

@@ -147,6 +147,7 @@ class SetSliceOp(Operation):
     (recorded outside transforms and meshes) the slice's size in another shape, read in row-major
     order: ``x[i, 1:-1] = row`` and ``x[i, j] = a`` without a reshape op of their own."""
     sharding_rule = "set_slice"
+    writes_first = True
 
     name = "setitem"
     supports_complex = True
@@ -203,6 +204,7 @@ class GatherOp(Operation):
 class ScatterAddOp(Operation):
     """``x`` plus ``u`` added at ``idx`` along ``axis`` (the transpose of ``GatherOp``)."""
     sharding_rule = "scatter"
+    writes_first = True
 
     name = "scatter_add"
     shape_polymorphic = True
@@ -241,6 +243,7 @@ class ScatterAddOp(Operation):
 class ScatterOp(Operation):
     """``x`` with the rows ``idx`` of the flattened leading ``k`` axes replaced by ``u`` (last wins)."""
     sharding_rule = "scatter"
+    writes_first = True
 
     name = "scatter"
     supports_complex = True

@@ -72,7 +72,8 @@ class FirstSight:
                 awaited.append(kernels.model_name(node))
                 return False
 
-            made = programs.plan(traced.order, traced.leaves, r.outputs, node_ids, model_ready, traced.write_relations)
+            made = programs.plan(traced.order, traced.leaves, r.outputs, node_ids, model_ready, traced.write_relations,
+                                 traced.given)
             if made and awaited:
                 made.awaited = tuple(name for name in awaited if name is not None)
             return made
@@ -80,7 +81,7 @@ class FirstSight:
         plan = _kept_plan(entry, "program", traced, planned_only, make)
         if plan and plan.awaited and any(engine.single_op_model_known(name) for name in plan.awaited):
             # (a model it waited for is built now, faster than the program kernel: planned again)
-            entry.program.pop(tuple(leaf.shape for leaf in traced.leaves), None)
+            entry.program.pop(_plan_key(traced, "program"), None)
             plan = _kept_plan(entry, "program", traced, planned_only, make)
         if not plan or not programs.ready():
             return None
@@ -137,7 +138,7 @@ def _kept_plan(entry, kind: str, traced, planned_only: bool, make):
     if plans is None:
         plans = {}
         setattr(entry, kind, plans)
-    shapes = tuple(leaf.shape for leaf in traced.leaves)
+    shapes = _plan_key(traced, kind)
     plan = plans.get(shapes)
     if plan is None:
         if planned_only:
@@ -149,6 +150,13 @@ def _kept_plan(entry, kind: str, traced, planned_only: bool, make):
             else:
                 _more_kept[0] += 1
     return plan
+
+
+def _plan_key(traced, kind: str) -> tuple:
+    """A structure's plans' key: its leaves' shapes, and for a program the leaves its writes store
+    into (``Trace.given``: where they are copied, a plan that stores into them would be wrong)."""
+    shapes = tuple(leaf.shape for leaf in traced.leaves)
+    return (shapes, traced.given) if traced.given and kind == "program" else shapes
 
 
 #: plans kept per structure: its last ``_PLANS_PER_STRUCTURE`` sets of leaf shapes, or up to

@@ -61,10 +61,11 @@ _DEEPER = "deeper"
 class Scheduler(InPlace, Splits):
     """Cuts one trace into stages (see the module's docstring); where its writes store, ``InPlace``."""
 
-    def __init__(self, order, leaves, outputs, node_ids, write_relations=None):
+    def __init__(self, order, leaves, outputs, node_ids, write_relations=None, given=()):
         self.order, self.leaves, self.outputs = order, leaves, outputs
         self.node_ids = node_ids
         self.write_relations = write_relations or {}  # (``Trace.write_relations``)
+        self.given = frozenset(given)  # (the leaves a write may store into: ``Trace.given``)
         self.buffers: list[_Buffer] = [_Buffer(k, leaf, leaf=k) for k, leaf in enumerate(leaves)]
         self.buffer_of: dict[int, _Buffer] = {id(leaf): b for leaf, b in zip(leaves, self.buffers)}
         self.stages: list[_Stage] = []
@@ -163,8 +164,12 @@ class Scheduler(InPlace, Splits):
             out = self._new_buffer(v)
             offset = sub.offset(plan.offset * v.dtype.itemsize, self.node_ids)
             memory = src.memory()
+            # (a leaf given to a write, this view its one reader: ``N[i, j] = v``'s scatter into the
+            # array's raveled view, then viewed back, all in its memory)
+            given = memory.leaf is not None and memory.leaf in self.given \
+                and len(self.readers.get(id(self.leaves[memory.leaf]), ())) == 1
             if type(offset) is int and offset == 0 and out.nbytes == memory.nbytes \
-                    and memory.leaf is None and type(memory.arena_at) is not tuple:
+                    and (memory.leaf is None or given) and type(memory.arena_at) is not tuple:
                 # (the whole of an intermediate or of a result in another shape, a view and its
                 # base, a complex write's storage, a product's operand reshaped: the value is that
                 # memory, which no later write of the program stores into; a result is a read-only
@@ -172,7 +177,8 @@ class Scheduler(InPlace, Splits):
                 out.same = memory
                 if out.result:
                     memory.result = True
-                memory.shared = True
+                if not given:
+                    memory.shared = True
                 self.staged.update(map(id, sub.origins))
             else:
                 self._add(_Stage(_COPY, 0, None, None, out, out.nbytes, slots=((src, offset),)), sub.origins)
@@ -488,14 +494,14 @@ class Scheduler(InPlace, Splits):
         return ProgramPlan(self.stages, self.buffers, self.outputs, self.buffer_of)
 
 
-def schedule(order, leaves, outputs, node_ids, model_ready=None, write_relations=None) -> ProgramPlan | None:
+def schedule(order, leaves, outputs, node_ids, model_ready=None, write_relations=None, given=()) -> ProgramPlan | None:
     """The program for a trace, or None when some of its work is not the program kernel's. A matmul
     past ``MATMUL_PRODUCTS`` is the kernel's where ``model_ready(node)`` is false (no model of it on
-    this machine yet)."""
+    this machine yet). ``given``: the leaves its writes may store into (``Trace.given``)."""
     with taking_large_matmuls(None if model_ready is None else lambda node: not model_ready(node)):
         try:
             order, outputs, node_ids = real_products(order, outputs, node_ids)
-            s = Scheduler(order, leaves, outputs, node_ids, write_relations)
+            s = Scheduler(order, leaves, outputs, node_ids, write_relations, given)
             s.schedule()
         except Unplanned:
             return None
@@ -508,8 +514,8 @@ class ProgramPath:
     """The engine's hook (``Engine.programs``): a trace's program, and whether the kernel is built."""
 
     @staticmethod
-    def plan(order, leaves, outputs, node_ids, model_ready=None, write_relations=None):
-        return schedule(order, leaves, outputs, node_ids, model_ready, write_relations)
+    def plan(order, leaves, outputs, node_ids, model_ready=None, write_relations=None, given=()):
+        return schedule(order, leaves, outputs, node_ids, model_ready, write_relations, given)
 
     @staticmethod
     def ready() -> bool:

@@ -151,14 +151,21 @@ class ProgramPlan:
         # per result: dtype, shape, bytes, where it starts in the results' block, or which foreign
         # output it is; each result the kernel writes has its place in the block, 64-byte aligned
         self.result_specs, result_at, at = [], {}, 0
-        for b in results:
-            m = b.memory()
+        memories = [b.memory() for b in results]
+        # per result: the leaf whose memory it is (a write stored into a leaf given to it:
+        # ``Trace.given``), else None; and whether its memory is its own alone (no other result's,
+        # no view's, no foreign op's), which its value then owns (``HostValue.owned``)
+        self.leaf_results, self.own_results = [], []
+        for b, m in zip(results, memories):
             foreign = m.arena_at[1] if type(m.arena_at) is tuple else None
-            if foreign is None and m.index not in result_at:
+            if foreign is None and m.leaf is None and m.index not in result_at:
                 result_at[m.index] = at
                 at += _aligned(max(m.nbytes, 1))
             used = math.prod(b.value.shape) * b.value.dtype.itemsize  # (a tested count of floats: the first of 8 bytes)
             self.result_specs.append((b.value.dtype, tuple(b.value.shape), used, result_at.get(m.index), foreign))
+            self.leaf_results.append(m.leaf)
+            self.own_results.append(foreign is None and not m.shared
+                                    and sum(n.index == m.index for n in memories) == 1)
         self.results_bytes = max(at, 1)
 
         # every constant array, concatenated: one copy per run takes its scalar constants and offsets
@@ -206,8 +213,7 @@ class ProgramPlan:
                 self.segments.append(_Foreign(s.program, [b if type(b) is tuple else where(b) for b in s.slots],
                                               [(where(b)[1], b.value) for b in s.out]))
         self.quick = None
-        memories = [b.memory() for b in results]
-        if len(self.segments) == 1 and type(self.segments[0]) is _Call and self.foreign_outputs == 0 \
+        if len(self.segments) == 1 and not any(k is not None for k in self.leaf_results) and type(self.segments[0]) is _Call and self.foreign_outputs == 0 \
                 and self.arena_bytes + self.consts.nbytes <= _QUICK_BYTES \
                 and len({m.index for m in memories}) == len(memories) \
                 and all(m.nbytes == spec[2] for m, spec in zip(memories, self.result_specs)) \
@@ -242,11 +248,13 @@ class ProgramPlan:
         # a later run asks)
         results = []
         base = state.bases[0]
-        for dtype, shape, used, at, foreign in self.result_specs:
+        for (dtype, shape, used, at, foreign), leaf, own in zip(self.result_specs, self.leaf_results, self.own_results):
             if foreign is not None:
                 results.append(state.foreign[foreign])
-                continue
-            results.append((block[at:at + used].view(dtype.numpy_dtype).reshape(shape), base + at))
+            elif leaf is not None:  # (its leaf's memory, which nothing else held: the value's own)
+                results.append((host_view(leaves[leaf]).reshape(shape), _leaf_address(leaves, leaf_buffers, leaf), True))
+            else:
+                results.append((block[at:at + used].view(dtype.numpy_dtype).reshape(shape), base + at, own))
         return results
 
     def fill(self, consts, leaf_buffers, values, starts, leaves=None) -> None:
@@ -317,18 +325,15 @@ class _QuickRun:
         plan.fill(self.consts, leaf_buffers, values, starts, leaves)
         out, addresses = [], []
         for dtype, shape, host_dtype, nbytes, where in self.results:
+            # (each result's memory its own alone: its value owns it, ``HostValue.owned``)
             if where is _IN_BLOCK:
-                taken = HOST_BLOCKS.take(shape, host_dtype, nbytes)
-                out.append(taken)
-                address = taken[1]
+                memory, address = HOST_BLOCKS.take(shape, host_dtype, nbytes)
             elif where is _OWN:
                 memory = np.empty(shape, host_dtype)
                 address = memory.ctypes.data
-                out.append((memory, address))
             else:
-                taken = LARGE_BLOCKS.view(shape, host_dtype, nbytes)
-                out.append(taken)
-                address = taken[1]
+                memory, address = LARGE_BLOCKS.view(shape, host_dtype, nbytes)
+            out.append((memory, address, True))
             addresses.append(address)
         call = self.call
         if self.shifts is not None and starts:

@@ -2,8 +2,10 @@
 array's own buffer, where nothing reads the array's old values after the write's stage, or into a
 copy of it (a stage of its own).
 
-A write may store into its array's buffer when that buffer is an intermediate of the program (a
-leaf's memory is its caller's; a result's and a view's memory hold other values) whose every other
+A write may store into its array's buffer when that buffer is an intermediate of the program, or a
+leaf that nothing outside the trace can see (``Trace.given``: a loop's field that the step before's
+read gave, owned by its value; another leaf's memory is its caller's; a result's and a view's
+memory hold other values), whose every other
 reader is in a stage already added, and when its own stage reads the array only where that is safe:
 whole within one block, which it loads before it stores; at slices apart from the written region;
 at the written region itself, element by element (``Trace.write_relations`` says which slice is which,
@@ -112,10 +114,11 @@ class InPlace:
 
     def _takes(self, base, x) -> bool:
         """Whether a write into ``x`` may store into its buffer ``base``'s memory, its readers aside:
-        an intermediate of this program (not a leaf's, whose memory others hold; not a result's, a
-        view's, nor a foreign op's output), x itself no result."""
+        an intermediate of this program, or a leaf given to its writes (``Trace.given``: another
+        leaf's memory is its holders'; not a result's, a view's, nor a foreign op's output), x
+        itself no result."""
         memory = base.memory()
-        return memory.leaf is None and not memory.result and not memory.shared \
+        return (memory.leaf is None or memory.leaf in self.given) and not memory.result and not memory.shared \
             and type(memory.arena_at) is not tuple and id(x) not in self.result_ids
 
     def _in_place(self, base, x, write, here, reads_x: bool, elements: int) -> bool:
