@@ -18,6 +18,7 @@ from ..ops.base import as_index, normalize_axis
 from ..ops.elementwise import astype as _astype
 from ..ops.view_layout import is_c_contiguous, is_f_contiguous
 from ..ops.broadcasting import grids
+from ..ops.indexing import check_bounds
 from . import _dtypes as D
 from ._reductions import sum as _sum
 from ._ufuncs import write_out
@@ -148,7 +149,10 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     else:
         out = _xp.linspace(start, stop, num, dtype=_F64, endpoint=endpoint, device=device)
     if dtype is not None:
-        out = _astype(out, D.to_nabla(dtype, "linspace"))
+        target = D.to_nabla(dtype, "linspace")
+        if target.is_integer:  # (NumPy 2 floors toward an integer dtype, where a cast truncates)
+            out = _xp.floor(out)
+        out = _astype(out, target)
     if retstep:
         div = (num - 1) if endpoint else num
         step = (stop - start) / div if div > 0 else _np.nan  # (of Python numbers or 0-d data: a 0-d result)
@@ -394,7 +398,9 @@ concat = concatenate
 
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     r = _xp.stack(_arrays(arrays, "stack"), axis=axis)
-    return r if dtype is None else _astype(r, D.to_nabla(dtype, "stack"))
+    if dtype is not None:
+        r = _astype(r, D.to_nabla(dtype, "stack"))
+    return r if out is None else write_out(out, r, "stack", casting)
 
 
 def vstack(tup, *, dtype=None, casting="same_kind"):
@@ -549,7 +555,10 @@ def take_along_axis(arr, indices, axis=-1):
     x = D.asarray(arr, op="take_along_axis")
     if axis is None:
         x, axis = _reshape(x, (-1,)), 0
-    return _xp.take_along_axis(x, D.asarray(indices, op="take_along_axis"), axis=axis)
+    idx = D.asarray(indices, op="take_along_axis")
+    if x.ndim:
+        check_bounds(idx, x.shape[axis % x.ndim], axis % x.ndim, "take_along_axis")
+    return _xp.take_along_axis(x, idx, axis=axis)
 
 
 __all__ = [n for n, v in list(globals().items()) if not n.startswith("_") and callable(v)

@@ -2,8 +2,8 @@
 width from the data's spread (its range, standard deviation, interquartile range, skewness) and
 count, read once on the host, then as many equal bins as cover the range. The widths are the
 published rules: Sturges (1926), Scott (1979), Freedman and Diaconis (1981), Doane (1976), the
-square root and Rice rules; ``auto`` is the smaller of Freedman-Diaconis' and Sturges' widths, or
-Sturges' where the interquartile range is 0."""
+square root and Rice rules; ``auto`` is the smaller of Freedman-Diaconis' width (at least half the
+square root rule's) and Sturges'."""
 
 from __future__ import annotations
 
@@ -42,8 +42,9 @@ def _doane(x, n):
 
 
 def _auto(x, n):
-    fd, sturges = _fd(x, n), _sturges(x, n)
-    return min(fd, sturges) if fd else sturges
+    # (NumPy 2's: Freedman-Diaconis' width kept at least half the square root rule's, so that a
+    # narrow interquartile range does not make a great many bins; then at most Sturges')
+    return min(max(_fd(x, n), _spread(x) / math.sqrt(n) / 2.0), _sturges(x, n))
 
 
 #: the width each rule gives for ``n`` values ``x`` (float64)

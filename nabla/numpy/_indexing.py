@@ -14,6 +14,7 @@ from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops import aliasing
+from ..ops.indexing import check_bounds
 from ..ops.elementwise import astype as _astype
 from . import _dtypes as D
 from ._arrays import arange, array, concatenate, linspace
@@ -100,7 +101,12 @@ def unravel_index(indices, shape, order="C"):
 def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     parts = [D.asarray(i, op="ravel_multi_index") for i in multi_index]
     flat = None
-    for p, n in zip(parts, dims):
+    for axis, (p, n) in enumerate(zip(parts, dims)):
+        if mode == "raise":
+            try:
+                check_bounds(p, n, axis, "ravel_multi_index", negative=False)
+            except IndexError as e:  # (NumPy's class here)
+                raise ValueError(f"nabla.numpy.ravel_multi_index: invalid entry in coordinates array ({e})") from None
         p = p % n if mode == "wrap" else _xp.clip(p, 0, n - 1) if mode == "clip" else p
         flat = p if flat is None else flat * n + p
     return flat

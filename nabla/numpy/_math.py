@@ -531,6 +531,9 @@ def bincount(x, weights=None, minlength=0):
         raise ValueError("nabla.numpy.bincount: 'list' argument must have no negative elements")
     n = builtins.max(int(_xp.max(v)) + 1 if v.shape[0] else 0, minlength)
     w = _xp.ones(v.shape, dtype=_I64) if weights is None else _real_floats(weights, "bincount")
+    if w.shape != v.shape:
+        raise ValueError(f"nabla.numpy.bincount: the weights and list don't have the same length "
+                         f"(weights of shape {w.shape}, list of shape {v.shape})")
     return scatter_add_op(_xp.zeros((n,), dtype=w.dtype), w, v, axis=0)
 
 

@@ -266,9 +266,13 @@ def _operators():
         out[f"__{py}__"] = binary(UFUNCS[np_name])
     general_eq, general_ne = out["__eq__"], out["__ne__"]
 
-    def none_test(general, value):  # (``a == None``: NumPy compares each element with None)
+    def none_test(general, value):
+        # (``a == None``, ``a == "text"``: NumPy compares each element with it, none equal)
         def op(self, other):
-            return A.full(self.shape, value, dtype=bool) if other is None else general(self, other)
+            r = NotImplemented if other is None else general(self, other)
+            if r is NotImplemented and (other is None or isinstance(other, (str, bytes))):
+                return ndarray(A.full(self.shape, value, dtype=bool)._impl)
+            return r
         return op
 
     out["__eq__"], out["__ne__"] = none_test(general_eq, False), none_test(general_ne, True)

@@ -421,6 +421,8 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
         else:
             results.append(_pick(s, ax, n, q_dtype.type(qv), method, counts, result))
     r = results[0] if qs.ndim == 0 else _xp.stack(results, axis=0)
+    if qs.ndim > 1:  # (q's own shape leads the result, as NumPy's)
+        r = _reshape(r, qs.shape + tuple(r.shape[1:]))
     if not _nan and x.dtype.is_complex:  # NumPy's median gives the last sorted value where it has a NaN part
         last = _xp.squeeze(D.axis_range(s, ax, n - 1, n), axis=ax)
         r = _where(_xp.isnan(last), last, r)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as _np
 
 from .. import array_api as _xp
 from ..ops.view import reshape as _reshape
 from ..core import dtypes as _dt
+from ..ops.base import normalize_axis
 from ..ops.elementwise import astype as _astype
 from . import _dtypes as D
 from ._records_ops import argsort as argsort_records, sort as sort_records
@@ -104,9 +107,9 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         if return_inverse:
             inverse = _reshape(inverse, x.shape)  # NumPy 2: the input's shape
     else:
-        axis %= x.ndim
+        axis = normalize_axis(axis, x.ndim, "unique")
         moved = _xp.moveaxis(x, axis, 0)
-        rows = _reshape(moved, (moved.shape[0], -1))
+        rows = _reshape(moved, (moved.shape[0], math.prod(moved.shape[1:])))
         values, index, inverse, counts = _unique_rows(rows, equal_nan)
         values = _xp.moveaxis(_reshape(values, (values.shape[0],) + moved.shape[1:]), 0, axis)
     out = [values]

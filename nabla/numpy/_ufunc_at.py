@@ -12,6 +12,7 @@ from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops.elementwise import astype as _astype, complex_from_parts, where as _where
 from ..ops.index_primitives import scatter_add_op
+from ..ops.indexing import check_bounds
 from ..ops.view import reshape as _reshape
 from . import _dtypes as D
 
@@ -33,8 +34,10 @@ def repeated_indices(a: Tensor, parts):
         return None
     dims = a.shape[:len(parts)]
     wrapped = [_np.where(f < 0, f + n, f) for f, n in zip(flat, dims)]
-    if any(((w < 0) | (w >= n)).any() for w, n in zip(wrapped, dims)):
-        return None  # (the indexing below raises NumPy's IndexError)
+    for axis, (f, w, n) in enumerate(zip(flat, wrapped, dims)):
+        bad = (w < 0) | (w >= n)
+        if bad.any():  # (NumPy's IndexError, before anything is written)
+            raise IndexError(f"nabla.numpy.at: index {f[bad][0]} is out of bounds for axis {axis} with size {n}")
     linear = _np.ravel_multi_index(wrapped, dims)  # (host index data, planned here as a key is)
     order = _np.argsort(linear, kind="stable")
     ranked = linear[order]
@@ -76,7 +79,8 @@ def scatter_added(a: Tensor, indices, b: Tensor, op: str) -> Tensor:
     k = len(arrays)
     lead = a.shape[:k]
     flat = None
-    for t, n in zip(arrays, lead):
+    for axis, (t, n) in enumerate(zip(arrays, lead)):
+        check_bounds(t, n, axis, op)  # (NumPy's IndexError, where the indices are host memory: as a key's)
         t = _astype(t, _dt.int64)
         t = _where(t < 0, t + n, t)
         flat = t if flat is None else flat * n + t

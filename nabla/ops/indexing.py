@@ -209,17 +209,27 @@ def _linear_index(y: Tensor, positions, arrays, op: str):
     return flat, shape
 
 
+def check_bounds(a: Tensor, n: int, axis: int, op: str, negative: bool = True):
+    """NumPy's IndexError where integer indices ``a`` leave an axis of size ``n`` (from ``-n`` on,
+    where ``negative``), checked now where they are host memory already, as NumPy checks them at
+    the call; their least value where they are (None where they are not, or there are none)."""
+    host = _host_values(a)
+    if host is None or not host.size:
+        return None
+    low, high = host.min(), host.max()
+    if high >= n or low < (-n if negative else 0):
+        raise IndexError(f"nabla.{op}: index out of bounds for axis {axis} with size {n}: index "
+                         f"{high if high >= n else low} (indices range {low}..{high})")
+    return low
+
+
 def _index_column(a: Tensor, n: int, axis: int, op: str, any_dtype: bool = False) -> Tensor:
     """Integer indices ``a`` into an axis of size ``n`` as int64 indices in range: checked now where
     they are host memory already (as NumPy does), negatives wrapped. ``any_dtype``: such checked
     host indices, none negative, keep their dtype (the caller gathers at once, or casts)."""
     wrap = a.dtype.kind == "i"
-    host = _host_values(a)
-    if host is not None and host.size:
-        low, high = host.min(), host.max()
-        if high >= n or low < -n:
-            raise IndexError(f"nabla.{op}: index out of bounds for axis {axis} with size {n} "
-                             f"(indices range {low}..{high})")
+    low = check_bounds(a, n, axis, op)
+    if low is not None:
         wrap = low < 0  # (indices known to be in range: two ops fewer, ``x[cols]`` in a loop)
         if any_dtype and not wrap:
             return a
@@ -404,6 +414,9 @@ def setitem(x: Tensor, key, value) -> None:
 
 
 def _broadcast_value(value: Tensor, shape, op: str) -> Tensor:
+    extra = value.ndim - len(shape)
+    if extra > 0 and all(n == 1 for n in value.shape[:extra]):  # (NumPy drops a value's leading unit axes)
+        value = reshape(value, value.shape[extra:])
     try:
         return broadcast_to(value, tuple(shape))
     except ValueError:

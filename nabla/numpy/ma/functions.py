@@ -224,6 +224,9 @@ def cov(x, y=None, rowvar=True, bias=False, allow_masked=True, ddof=None):
     rowvar = True if x.shape[0] == 1 else rowvar
     if y is not None:
         y = MaskedArray(y, ndmin=2, copy=True, dtype=float)
+        if x.shape == y.shape:  # (NumPy's: an observation masked in either is masked in both)
+            both = fnp.logical_or(getmaskarray(x), getmaskarray(y))
+            x, y = MaskedArray._from(x._data, both), MaskedArray._from(y._data, both)
         x = concatenate([x, y], axis=0 if rowvar else 1)
     ddof = (0 if bias else 1) if ddof is None else ddof
 

@@ -1,0 +1,67 @@
+"""Corners that programs written as NumPy users write them met, each against NumPy itself: values,
+dtypes and shapes, and the exception class NumPy raises for bad input."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+import nabla.numpy as fnp
+from .test_additions import _same, _written
+
+
+def _stacked_into(m):
+    out = m.zeros((3, 2))
+    r = m.stack([m.arange(3.0), m.arange(3.0) * 2], axis=1, out=out)
+    return out, r
+
+
+def _covariance_masked_pairs(m):
+    x = m.ma.masked_array([1.0, 2.0, 3.0, 4.0, 6.0], mask=[0, 0, 1, 0, 0])
+    y = m.asarray([2.0, 1.0, 0.0, 3.0, 5.0])
+    return m.ma.cov(x, y).filled(-1.0), m.ma.corrcoef(x, y).filled(-1.0)
+
+
+CASES = {
+    "stack_out": _stacked_into,
+    "linspace_int_floors": lambda m: (m.linspace(-1, 1, 4, dtype=m.int64), m.linspace(-5, 0, 4, dtype=m.int32)),
+    "quantile_2d_q": lambda m: (m.quantile(m.arange(10.0), m.asarray([[0.1, 0.2], [0.3, 0.4]])),
+                                m.percentile(m.arange(12.0).reshape(3, 4), m.asarray([[10.0, 20.0], [30.0, 40.0]]),
+                                             axis=1, keepdims=True),
+                                m.nanquantile(m.arange(10.0), m.asarray([[0.1], [0.9]]))),
+    "histogram_auto_bins": lambda m: (m.histogram_bin_edges(m.asarray([1.0, 2, 2, 3, 10]), bins="auto"),
+                                      m.histogram(m.asarray(list(range(100)) + [1000.0]), bins="auto")[0]),
+    "ma_cov_masked_pairs": _covariance_masked_pairs,
+    "equal_text": lambda m: (m.asarray([1, 2]) == "a", m.asarray([1.5]) != "a", m.asarray([1, 2]) == None),  # noqa: E711
+    "unique_empty_rows": lambda m: m.unique(m.zeros((0, 2), dtype=m.int64), axis=0),
+    "setitem_unit_axes": lambda m: _written(m, lambda m, a: a.__setitem__(m.asarray([1, 3]), m.ones((1, 4), "int32"))),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_against_numpy(name):
+    _same(CASES[name](fnp), CASES[name](numpy), name)
+
+
+ERRORS = {
+    "bincount_weights_length": lambda m: m.bincount(m.asarray([1, 2]), weights=m.asarray([1.0])),
+    "add_at_out_of_range": lambda m: m.add.at(m.ones(3), [3], 1.0),
+    "add_at_below_range": lambda m: m.add.at(m.ones(3), [-4], 1.0),
+    "maximum_at_out_of_range": lambda m: m.maximum.at(m.zeros(4), m.asarray([0, 9]), m.asarray([1.0, 2.0])),
+    "take_along_axis_out_of_range": lambda m: m.take_along_axis(m.arange(6).reshape(2, 3), m.asarray([[0, 5]]), axis=1),
+    "ravel_multi_index_out_of_range": lambda m: m.ravel_multi_index((m.asarray([3]), m.asarray([0])), (3, 4)),
+    "ravel_multi_index_negative": lambda m: m.ravel_multi_index((m.asarray([-1]), m.asarray([0])), (3, 4)),
+    "stack_out_shape": lambda m: m.stack([m.arange(3.0), m.arange(3.0)], out=m.zeros((3, 3))),
+    "unique_axis_of_vector": lambda m: m.unique(m.arange(3), axis=1),
+}
+
+
+@pytest.mark.parametrize("name", list(ERRORS))
+def test_errors_as_numpy(name):
+    with pytest.raises(Exception) as want:
+        ERRORS[name](numpy)
+    expected = want.type
+    while expected.__module__.startswith("numpy._"):  # NumPy's private classes: their public base
+        expected = expected.__mro__[1]
+    with pytest.raises(expected):
+        ERRORS[name](fnp)
