@@ -122,7 +122,9 @@ def as_dtype(obj) -> DType:
         found = _BY_MAX.get(obj)
     else:
         try:
-            found = _BY_NUMPY.get(_np.dtype(obj))
+            nd = _np.dtype(obj)
+            # (a dtype of the other byte order, ``>f8``: its values are this machine's dtype's once read)
+            found = _BY_NUMPY.get(nd if nd.isnative else nd.newbyteorder("="))
         except TypeError:
             found = None
     if found is None:

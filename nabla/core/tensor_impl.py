@@ -91,9 +91,9 @@ class TensorImpl:
         """Host data (a NumPy array) as a realized impl on ``device`` (the host boundary)."""
         device = as_device(device)
         dtype = _dt.as_dtype(arr.dtype)
-        owned = copy is not False or not arr.flags.c_contiguous
-        if owned:
-            arr = np.array(arr, copy=True, order="C")
+        owned = copy is not False or not arr.flags.c_contiguous or not arr.dtype.isnative
+        if owned:  # (bytes of the other order, a file's big-endian data: swapped into this machine's)
+            arr = np.array(arr, dtype=arr.dtype.newbyteorder("="), copy=True, order="C")
         storage, storage_dtype = arr, dtype
         if dtype.is_complex:  # MAX has no complex dtype: paired reals on a hidden trailing axis
             storage_dtype = _dt.real_dtype(dtype)

@@ -59,13 +59,16 @@ class ndarray(Tensor):
     def __repr__(self):
         if self._impl.batch_dims:
             return f"array(<batched>, shape={self.shape}, dtype={self.dtype.name}, batch_dims={self.batch_dims})"
-        value = self.numpy()  # a 0-d result stands for NumPy's scalar (``x.sum()``): its repr, np.int64(45)
+        value = self._host_data()  # a 0-d result stands for NumPy's scalar (``x.sum()``): its repr, np.int64(45)
         return repr(value[()] if value.ndim == 0 and not made_as_array(self) else value)
 
     def __hash__(self):
         """A 0-d array hashes by its value, as NumPy's scalars (``set(a)``, ``Counter(a)``, ``a[0] in {3}``);
-        other arrays (NumPy's are unhashable) and traced values by identity."""
-        if not self.shape and not self._impl.batch_dims and not self._impl.traced:
+        other arrays are unhashable, as NumPy's (``{a: 1}`` raises its TypeError); traced values hash
+        by identity."""
+        if not self._impl.batch_dims and not self._impl.traced:
+            if self.shape:
+                raise TypeError(f"unhashable type: '{type(self).__name__}' (an array of shape {self.shape})")
             try:
                 return hash(self.item())
             except Exception:  # a value that cannot be read (a tracer, a failed realization)
