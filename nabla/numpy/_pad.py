@@ -94,8 +94,9 @@ def _pad_axis(x, ax, before, after, mode, kwargs):
         hi = _ramp(x, ax, after, ends[ax, 1].item(), n - 1, True, ft)
         return _xp.concat([lo, x, hi], axis=ax)
     else:
-        raise NotImplementedError(f"nabla.numpy.pad: mode {mode!r} is not supported (constant, edge, reflect, "
-                                  "symmetric, wrap, mean, maximum, minimum, median, linear_ramp, empty are)")
+        error = NotImplementedError if callable(mode) else ValueError  # (NumPy's class for a mode it lacks)
+        raise error(f"nabla.numpy.pad: mode {mode!r} is not supported (constant, edge, reflect, "
+                    "symmetric, wrap, mean, maximum, minimum, median, linear_ramp, empty are)")
     return part(idx)
 
 

@@ -27,7 +27,16 @@ def _by_fields(a, order) -> bool:
     return order is not None or getattr(getattr(a, "dtype", None), "names", None) is not None
 
 
+def _check_kind(kind, op: str) -> None:
+    """NumPy's ValueError for a sort kind it does not name (it reads the first letter)."""
+    if kind is not None and not isinstance(kind, str):
+        raise TypeError(f"nabla.numpy.{op}: sort kind must be str, not {type(kind).__name__}")
+    if kind is not None and kind[:1].lower() not in ("q", "h", "m", "s"):
+        raise ValueError(f"nabla.numpy.{op}: sort kind must be one of 'quick', 'heap', or 'stable' (got {kind!r})")
+
+
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    _check_kind(kind, "sort")
     if _by_fields(a, order):
         return sort_records(a, axis, kind, order)
     x, axis = _flat_or(D.asarray(a, op="sort"), axis)
@@ -37,6 +46,7 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
 
 
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+    _check_kind(kind, "argsort")
     if _by_fields(a, order):
         return argsort_records(a, axis, kind, order)
     x, axis = _flat_or(D.asarray(a, op="argsort"), axis)

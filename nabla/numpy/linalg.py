@@ -165,6 +165,9 @@ def lstsq(a, b, rcond=None):
     vector = B.ndim == 1
     Bm = _reshape(B, (-1, 1)) if vector else B
     m, n = A.shape
+    if Bm.ndim != 2 or Bm.shape[0] != m:
+        raise LinAlgError(f"nabla.numpy.linalg.lstsq: incompatible dimensions: a of shape {A.shape}, "
+                          f"b of shape {B.shape}")
     u, s, vh = _la.svd(A, full_matrices=False)
     eps = _np.finfo(_dt.real_dtype(A.dtype).numpy_dtype).eps
     cutoff = (eps * max(m, n) if rcond is None else rcond) * (_xp.max(s) if s.shape[0] else 0.0)
@@ -209,6 +212,8 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
         squares = a * a if not a.dtype.is_complex else _xp.real(a) ** 2 + _xp.imag(a) ** 2
         return _xp.sqrt(_xp.sum(squares, axis=axes, keepdims=keepdims))
     if len(axes) == 1:
+        if isinstance(ord, str):  # (NumPy's ValueError: a matrix's order)
+            raise ValueError(f"nabla.numpy.linalg.norm: invalid norm order {ord!r} for vectors")
         return _la.vector_norm(a, axis=axes[0], keepdims=keepdims, ord=2 if ord is None else ord)
     if len(axes) != 2:
         raise ValueError("nabla.numpy.linalg.norm: improper number of dimensions to norm")

@@ -199,6 +199,11 @@ class Generator(Distributions):
             w = D.asarray(p, _np.float64, "random.choice")
             if w.shape != (n,):
                 raise ValueError("nabla.numpy.random.choice: p must be 1-dimensional and the size of a")
+            held = w.numpy()  # (parameters: checked at the call, as NumPy's are)
+            if not (held >= 0).all():
+                raise ValueError("nabla.numpy.random.choice: probabilities are not non-negative")
+            if abs(float(held.sum()) - 1.0) > _np.sqrt(_np.finfo(_np.float64).eps):
+                raise ValueError(f"nabla.numpy.random.choice: probabilities do not sum to 1 (they sum to {held.sum()})")
         if replace:
             if p is None:
                 idx = self.integers(0, n, shape)

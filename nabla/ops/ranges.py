@@ -32,7 +32,7 @@ def arange(start, stop=None, step=1, dtype=None, device=None) -> Tensor:
         if isinstance(v, bool) or not isinstance(v, numbers.Real):
             raise TypeError(f"nabla.arange: {name} must be a real number, got {v!r}")
     if step == 0:
-        raise ValueError("nabla.arange: step must not be zero")
+        raise ZeroDivisionError("nabla.arange: step must not be zero")  # (NumPy's class)
     all_int = all(isinstance(v, numbers.Integral) for v in (start, stop, step))
     if dtype is None:
         dtype = get_default_int_dtype() if all_int else get_default_dtype()

@@ -53,6 +53,15 @@ ERRORS = {
     "ravel_multi_index_negative": lambda m: m.ravel_multi_index((m.asarray([-1]), m.asarray([0])), (3, 4)),
     "stack_out_shape": lambda m: m.stack([m.arange(3.0), m.arange(3.0)], out=m.zeros((3, 3))),
     "unique_axis_of_vector": lambda m: m.unique(m.arange(3), axis=1),
+    "sort_kind": lambda m: m.sort(m.arange(3), kind="bogus"),
+    "argsort_kind": lambda m: m.argsort(m.arange(3), kind=3),
+    "norm_vector_fro": lambda m: m.linalg.norm(m.arange(3.0), ord="fro", axis=0),
+    "lstsq_dimensions": lambda m: m.linalg.lstsq(m.ones((2, 3)), m.ones((4, 1))),
+    "pad_mode": lambda m: m.pad(m.arange(3), 1, mode="bogus"),
+    "arange_zero_step": lambda m: m.arange(0, 5, 0),
+    "choice_p_sum": lambda m: m.random.default_rng(0).choice(3, p=[0.5, 0.2, 0.2]),
+    "choice_p_negative": lambda m: m.random.default_rng(0).choice(3, p=[1.5, -0.5, 0.0]),
+    "hash_of_an_array": lambda m: hash(m.zeros(2)),
 }
 
 
