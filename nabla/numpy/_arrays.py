@@ -505,7 +505,20 @@ def rot90(m, k=1, axes=(0, 1)):
 
 
 def roll(a, shift, axis=None):
-    return _xp.roll(D.asarray(a, op="roll"), shift, axis=axis)
+    x = D.asarray(a, op="roll")
+    if axis is not None:  # (NumPy broadcasts shifts against axes, and adds the shifts of one axis)
+        shifts = (shift,) if as_index(shift) is not None else tuple(shift)
+        axes = (axis,) if as_index(axis) is not None else tuple(axis)
+        if len(shifts) != len(axes) and 1 in (len(shifts), len(axes)):
+            n = builtins.max(len(shifts), len(axes))
+            shifts, axes = (shifts * n if len(shifts) == 1 else shifts), (axes * n if len(axes) == 1 else axes)
+        total: dict = {}
+        for s, ax in zip(shifts, axes):
+            ax = normalize_axis(ax, x.ndim, "roll")
+            total[ax] = total.get(ax, 0) + as_index(s)
+        if len(shifts) == len(axes):
+            shift, axis = tuple(total.values()), tuple(total)
+    return _xp.roll(x, shift, axis=axis)
 
 
 def tile(A, reps):
@@ -527,8 +540,13 @@ def resize(a, new_shape):
 
 def repeat(a, repeats, axis=None):
     x = D.asarray(a, op="repeat")
-    if not isinstance(repeats, int):
+    if isinstance(repeats, int):
+        negative = repeats < 0
+    else:
         repeats = D.asarray(repeats, op="repeat")
+        negative = repeats.size and int(_xp.min(repeats)) < 0  # (the counts are read anyway: the result's length)
+    if negative:
+        raise ValueError("nabla.numpy.repeat: repeats may not contain negative values.")
     if axis is None:
         x, axis = _reshape(x, (-1,)), 0
     return _xp.repeat(x, repeats, axis=axis)

@@ -567,8 +567,15 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
         xf = x if x.dtype is xf else _astype(x, xf)
         if range is None:
             lo, hi = (float(_xp.min(xf)), float(_xp.max(xf))) if x.shape[0] else (0.0, 1.0)
+            if not (math.isfinite(lo) and math.isfinite(hi)):
+                raise ValueError(f"nabla.numpy.histogram: autodetected range of [{lo}, {hi}] is not finite")
         else:
             lo, hi = float(range[0]), float(range[1])
+            if lo > hi:
+                raise ValueError(f"nabla.numpy.histogram: max must be larger than min in range parameter "
+                                 f"(range {tuple(range)})")
+            if not (math.isfinite(lo) and math.isfinite(hi)):
+                raise ValueError(f"nabla.numpy.histogram: supplied range of [{lo}, {hi}] is not finite")
         # NumPy's linspace runs in the ends' dtype: the data's, where they are its min and max
         lo, hi, edges = _equal_edges(lo, hi, nb, bin_type if range is None and x.shape[0] else _np.float64)
         edges = _astype(edges, xf.dtype)
@@ -581,6 +588,10 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     else:
         given = D.asarray(bins, op="histogram")  # returned as given, of its own dtype (NumPy's)
         edges = _astype(given, _F64)
+        if given.ndim != 1:
+            raise ValueError(f"nabla.numpy.histogram: bins must be 1d, when an array (shape {given.shape})")
+        if given.shape[0] > 1 and bool(_xp.any(edges[1:] < edges[:-1])):
+            raise ValueError("nabla.numpy.histogram: `bins` must increase monotonically, when an array")
         xf = _astype(x, _F64)
         nb = edges.shape[0] - 1
         k = _xp.searchsorted(edges, xf, side="right") - 1

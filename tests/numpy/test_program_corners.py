@@ -34,6 +34,9 @@ CASES = {
     "ma_cov_masked_pairs": _covariance_masked_pairs,
     "equal_text": lambda m: (m.asarray([1, 2]) == "a", m.asarray([1.5]) != "a", m.asarray([1, 2]) == None),  # noqa: E711
     "unique_empty_rows": lambda m: m.unique(m.zeros((0, 2), dtype=m.int64), axis=0),
+    "roll_shifts_of_one_axis": lambda m: (m.roll(m.arange(6).reshape(2, 3), (1, 2), axis=1),
+                                          m.roll(m.arange(6).reshape(2, 3), 1, axis=(0, 1, 1)),
+                                          m.roll(m.arange(6).reshape(2, 3), (1, -1), axis=(0, 1))),
     "setitem_unit_axes": lambda m: _written(m, lambda m, a: a.__setitem__(m.asarray([1, 3]), m.ones((1, 4), "int32"))),
 }
 
@@ -62,6 +65,11 @@ ERRORS = {
     "choice_p_sum": lambda m: m.random.default_rng(0).choice(3, p=[0.5, 0.2, 0.2]),
     "choice_p_negative": lambda m: m.random.default_rng(0).choice(3, p=[1.5, -0.5, 0.0]),
     "hash_of_an_array": lambda m: hash(m.zeros(2)),
+    "histogram_bins_order": lambda m: m.histogram(m.asarray([1.0, 2.0]), bins=m.asarray([3.0, 1.0, 2.0])),
+    "histogram_range_order": lambda m: m.histogram(m.asarray([1.0, 2.0]), bins=2, range=(3, 1)),
+    "histogram_nan_range": lambda m: m.histogram(m.asarray([1.0, numpy.nan]), bins=2),
+    "repeat_negative": lambda m: m.repeat(m.asarray([1, 2]), -1),
+    "repeat_negative_counts": lambda m: m.repeat(m.asarray([1, 2]), m.asarray([1, -1])),
 }
 
 
