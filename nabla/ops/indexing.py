@@ -401,7 +401,9 @@ def setitem(x: Tensor, key, value) -> None:
     if flat is not None:  # ``x[x > 0] = v``: v's values scattered to the mask's flat positions
         v = _broadcast_value(value, flat.shape, op)
         if flat.shape[0]:  # (none selected: nothing written, x as it is)
-            x._impl = reshape(scatter_op(reshape(x, (math.prod(x.shape),)), v, flat, k=1), x.shape)._impl
+            # (the rows of all x's axes, flattened: x itself the scatter's operand, which a program
+            # may then write in place, where a reshape of it would be another value over its memory)
+            x._impl = scatter_op(x, v, flat, k=x.ndim)._impl
         return
     entries = _expand_bools(x, raw, op)
     arrays = [e[1] for e in entries if e[0] == "array"]
@@ -475,6 +477,8 @@ def _assign_arrays(x: Tensor, entries, value: Tensor, op: str) -> Tensor:
         k = len(bshape)
         v = permute_dims(v, list(range(first, first + k)) + list(range(first)) + list(range(first + k, v.ndim)))
     perm = positions + rest
+    if positions == list(range(len(positions))):  # (the array axes lead: x itself is scattered into)
+        return scatter_op(x, v, flat, k=len(positions))
     merged = reshape(permute_dims(x, perm), (math.prod(x.shape[p] for p in positions),) + rest_shape)
     out = scatter_op(merged, v, flat, k=1)
     out = reshape(out, tuple(x.shape[p] for p in perm))
