@@ -107,24 +107,6 @@ def test_a_write_of_a_slice_of_its_own_array_at_any_overlap(i, j):
         numpy.testing.assert_array_equal(got, shifted(numpy, base.copy(), k, l))
 
 
-def counted_stages(monkeypatch, kind: int) -> list:
-    """The stages of ``kind`` (``program_kernel.COPY``, ...) in each program planned from here on,
-    one count per plan."""
-    from nabla.runtime import program
-    counts = []
-    planned = program.Scheduler.plan
-    monkeypatch.setattr(program.Scheduler, "plan", lambda self: (
-        counts.append(sum(s.kind == kind for s in self.stages)), planned(self))[1])
-    return counts
-
-
-@pytest.fixture
-def copies(monkeypatch):
-    """The whole-buffer copy stages of each program planned from here on, one count per plan."""
-    from nabla.runtime.program_kernel import COPY
-    return counted_stages(monkeypatch, COPY)
-
-
 def sweep(m, c, d):
     """vadv's sweep down a column axis: each step writes the column it reads and reads the one before."""
     c = c * 1.0
@@ -661,43 +643,3 @@ def test_gathers_from_computed_rows_plan_in_a_loops_length(monkeypatch):
         numpy.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
         assert len(stepped) <= 6 * steps
 
-
-def relaxation(m, a, steps):
-    """A convergence loop over two fields: each step writes each field's interior from the other
-    and reads a scalar, so each step is a read whose leaves are the fields the step before gave."""
-    a = a.copy()
-    b = a.copy()
-    errs = []
-    for _ in range(steps):
-        b[1:-1, 1:-1] = 0.25 * (a[1:-1, :-2] + a[1:-1, 2:] + a[2:, 1:-1] + a[:-2, 1:-1])
-        a[1:-1, 1:-1] = 0.25 * (b[1:-1, :-2] + b[1:-1, 2:] + b[2:, 1:-1] + b[:-2, 1:-1])
-        errs.append(float(abs(a[3] - b[3]).max()))
-    return a, b, m.asarray(errs)
-
-
-def test_writes_store_into_the_fields_a_loops_last_read_gave(copies):
-    """A read's results are memory their values own: the next step's writes store into it, where
-    each step copied both fields (NumPy writes in place); NumPy's values."""
-    want, got = both(relaxation, RNG.random((300, 200)), 6)
-    assert_same(want, got)
-    assert len(copies) >= 2 and copies[-1] == 0  # (the first step's leaves: the caller's memory, copied)
-
-
-def test_a_written_field_seen_from_elsewhere_keeps_its_values():
-    """A field whose old values something else can still see is copied before a write, as before:
-    a NumPy view handed out, a pending op over it; each keeps the values it saw."""
-    a = np.asarray(RNG.random((200, 100))) * 1.0
-    float(a.sum())  # (a: a read's result, its own memory)
-    seen = a.numpy()
-    kept = seen.copy()
-    a[1:-1] = 7.0
-    float(a.sum())
-    numpy.testing.assert_array_equal(seen, kept)
-    b = np.asarray(RNG.random((200, 100))) * 1.0
-    float(b.sum())
-    before = numpy.asarray(b)
-    pending = b * 1.0  # (over b's old values, not read yet)
-    b[5:50] = 7.0
-    float(b.sum())
-    numpy.testing.assert_array_equal(numpy.asarray(pending), before)
-    assert (numpy.asarray(b)[5:50] == 7.0).all()

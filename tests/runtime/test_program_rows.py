@@ -7,7 +7,8 @@ import pytest
 
 import nabla.numpy as np
 
-from .test_program import RNG, assert_same, both, counted_stages
+from .conftest import counted_stages
+from .test_program import RNG, assert_same, both
 
 pytestmark = pytest.mark.usefixtures("fused_on", "recorded_small_ops")
 

@@ -14,15 +14,6 @@ from nabla.ops.creation import FILL_AT_ONCE
 pytestmark = pytest.mark.usefixtures("fused_on", "fresh_kinds")
 
 
-@pytest.fixture
-def fresh_kinds(monkeypatch):
-    """No plans of small ops yet, no kind recorded (a kind whose plans did not pay back is recorded
-    for the rest of the process: the tests before would decide this one's)."""
-    scalars = GRAPH.engine.scalars
-    monkeypatch.setattr(scalars, "_small", {})
-    monkeypatch.setattr(scalars, "_kinds", {})
-    monkeypatch.setattr(scalars, "_lengths", {})
-
 RNG = numpy.random.default_rng(11)
 
 
@@ -156,22 +147,6 @@ def test_ops_over_slices_of_every_length_are_one_program_each():
     assert small >= 4 * (n - 1) and reads == 0
     made = {id(p) for p in scalars._small.values()} - planned
     assert len(made) < 30  # (a few lengths per op, where a plan per length made 240)
-
-
-def expanding(m, x, out):
-    for t in range(4, x.shape[0]):
-        out[t] = x[:t].std() + x[t // 2:t].var(ddof=1)  # (a mean kept 1-D, broadcast against the window)
-    return out
-
-
-def test_expanding_window_statistics_run_at_once_at_every_length():
-    """``x[:t].std()`` over a growing window: its mean kept 1-D and the window minus it are
-    programs of any length too, so no step is recorded and read, and its few plans serve every
-    length, with NumPy's bits."""
-    n = 80
-    small, reads = counted(expanding, RNG.standard_normal(n), numpy.zeros(n))
-    assert reads == 0 and small >= 8 * (n - 4)
-    assert len({id(p) for p in GRAPH.engine.scalars._small.values()}) < 60  # (a plan per length made ~600)
 
 
 def test_a_kind_of_op_of_ever_new_shapes_is_recorded_and_steadily_so():
@@ -508,32 +483,6 @@ def test_selections_of_a_large_mask_are_one_program_for_every_count(bins):
     small, reads = counted(binned_means, data, radius, numpy.int64(bins))
     assert small >= 3 * bins and reads <= bins + 1  # (a count read per mask)
     assert len({id(p) for p in scalars._small.values()} - planned) <= 1  # (at most a count's first steps)
-
-
-def escapes(m, Z, C, N):
-    """mandelbrot's loop: a mask of most of a large array each step, read, written and gathered."""
-    for n in range(6):
-        inside = m.less(abs(Z), 2.0)
-        N[inside] = n
-        Z[inside] = Z[inside] ** 2 + C[inside]
-    return Z, N
-
-
-def test_the_positions_of_a_large_mask_are_found_with_its_count():
-    """A mask with tens of thousands of true elements: once its count is read (with the mask), its
-    positions are one kernel call at once, whatever the count, not a second read of their own;
-    NumPy's values."""
-    x = numpy.linspace(-2, 2, 250)
-    C = x + 1j * x[:, None]
-    mask = (abs(C) < 1.9).reshape(-1)
-    before = nb.engine_stats()
-    (got,) = np.nonzero(np.asarray(mask))
-    after = nb.engine_stats()
-    (want,) = numpy.nonzero(mask)
-    assert want.size > 16384 and numpy.array_equal(numpy.asarray(got), want)
-    assert after["evaluations"] - before["evaluations"] == 1  # (the count)
-    small, reads = counted(escapes, numpy.zeros_like(C), C, numpy.zeros(C.shape, numpy.int64))
-    assert reads <= 6 + 1  # (a count per step, and the last read: its positions were a read each)
 
 
 def test_a_loops_ops_at_once_run_their_kept_programs_with_numpys_bits(monkeypatch):
