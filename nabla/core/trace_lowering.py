@@ -222,9 +222,7 @@ def given_leaves(order, leaves, outputs, candidates) -> tuple:
     argument), nothing but it holds its memory, and it is no output. A write may then store into
     its memory, which becomes the written value's, as NumPy's ``x[idx] = v`` writes x's: a loop that
     writes into a large array and reads a scalar each step copied the array at each read."""
-    counts = {id(leaves[k]): 0 for k in candidates if not leaves[k].dtype.is_complex}
-    if not counts:
-        return ()
+    counts = {id(leaves[k]): 0 for k in candidates}  # (a complex array's leaf: its storage's real pairs)
     for n in order:
         for u in n.inputs:
             if id(u) in counts:
@@ -234,7 +232,7 @@ def given_leaves(order, leaves, outputs, candidates) -> tuple:
     given = []
     for k in sorted(candidates):
         leaf = leaves[k]
-        if id(leaf) in counts and id(leaf) not in out_ids and leaf.device.is_host \
+        if id(leaf) not in out_ids and leaf.device.is_host \
                 and getrefcount(leaf) == counts[id(leaf)] + 3 and memory_unshared(leaf):
             given.append(k)
     return tuple(given)
