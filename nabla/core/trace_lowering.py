@@ -205,16 +205,6 @@ def _write_relations(sigs, starts, writes) -> tuple:
     return tuple(out)
 
 
-def _viewed_leaf(node, leaf_ids):
-    """The reference (``-1 - leaf``) of the leaf whose elements ``node`` views in order (a reshape
-    of it), else None."""
-    fused = node.op.fused
-    if fused is None or fused.view != "alias" or len(node.inputs) != 1 or node.inputs[0].node is not None:
-        return None
-    k = leaf_ids.get(id(node.inputs[0]))
-    return None if k is None else -1 - k
-
-
 def given_leaves(order, leaves, outputs, candidates) -> tuple:
     """The leaves among ``candidates`` (positions in ``leaves``: owned host memory that a write of
     the trace writes into) that nothing outside the trace can see: every reference to the value is
@@ -331,10 +321,8 @@ class TraceLowering:
                         starts[position] = first
                         if len(refs) == 2 and refs[0] >= 0:
                             writes.append(position)
-                    if owned and op.writes_first:  # (into a leaf, or a view of one in order: a scatter's)
-                        into = refs[0] if refs[0] < 0 else _viewed_leaf(order[refs[0] >> 16], leaf_ids)
-                        if into is not None and into < 0:
-                            written.append(-1 - into)
+                    if owned and op.writes_first and refs[0] < 0:  # (a write into a leaf)
+                        written.append(-1 - refs[0])
                     sigs_append((op, items, tuple(refs), n.treedef))
 
         v = None  # (no name of this frame holds a leaf: ``given_leaves`` counts their references)

@@ -164,12 +164,8 @@ class Scheduler(InPlace, Splits):
             out = self._new_buffer(v)
             offset = sub.offset(plan.offset * v.dtype.itemsize, self.node_ids)
             memory = src.memory()
-            # (a leaf given to a write, this view its one reader: ``N[i, j] = v``'s scatter into the
-            # array's raveled view, then viewed back, all in its memory)
-            given = memory.leaf is not None and memory.leaf in self.given \
-                and len(self.readers.get(id(self.leaves[memory.leaf]), ())) == 1
             if type(offset) is int and offset == 0 and out.nbytes == memory.nbytes \
-                    and (memory.leaf is None or given) and type(memory.arena_at) is not tuple:
+                    and memory.leaf is None and type(memory.arena_at) is not tuple:
                 # (the whole of an intermediate or of a result in another shape, a view and its
                 # base, a complex write's storage, a product's operand reshaped: the value is that
                 # memory, which no later write of the program stores into; a result is a read-only
@@ -177,8 +173,7 @@ class Scheduler(InPlace, Splits):
                 out.same = memory
                 if out.result:
                     memory.result = True
-                if not given:
-                    memory.shared = True
+                memory.shared = True
                 self.staged.update(map(id, sub.origins))
             else:
                 self._add(_Stage(_COPY, 0, None, None, out, out.nbytes, slots=((src, offset),)), sub.origins)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import threading
+from collections import Counter
 from itertools import chain
 from operator import itemgetter
 
@@ -152,6 +153,7 @@ class ProgramPlan:
         # output it is; each result the kernel writes has its place in the block, 64-byte aligned
         self.result_specs, result_at, at = [], {}, 0
         memories = [b.memory() for b in results]
+        holders = Counter(m.index for m in memories)  # (results per memory)
         # per result: the leaf whose memory it is (a write stored into a leaf given to it:
         # ``Trace.given``), else None; and whether its memory is its own alone (no other result's,
         # no view's, no foreign op's), which its value then owns (``HostValue.owned``)
@@ -164,8 +166,7 @@ class ProgramPlan:
             used = math.prod(b.value.shape) * b.value.dtype.itemsize  # (a tested count of floats: the first of 8 bytes)
             self.result_specs.append((b.value.dtype, tuple(b.value.shape), used, result_at.get(m.index), foreign))
             self.leaf_results.append(m.leaf)
-            self.own_results.append(foreign is None and not m.shared
-                                    and sum(n.index == m.index for n in memories) == 1)
+            self.own_results.append(foreign is None and not m.shared and holders[m.index] == 1)
         self.results_bytes = max(at, 1)
 
         # every constant array, concatenated: one copy per run takes its scalar constants and offsets
