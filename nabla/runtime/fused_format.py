@@ -40,7 +40,9 @@ def pack_program(instructions, result_register, kind, rows, inner, consts, slot_
     program = np.zeros(HEADER + 5 * len(instructions), np.int32)
     out_code = (INT_CODES if registers in (None, _dt.int64) else CODES)[out_dtype] if dtype is BYTES else 0
     pair = 0 if pair_register is None else pair_register + 1
-    program[:HEADER] = (len(instructions), result_register, kind, rows, inner, out_code, pair, 0)
+    # (the eighth field: a float program's map whose result is bool, stored as bytes)
+    bools = int(dtype is not BYTES and out_dtype is _dt.bool_ and not kind)
+    program[:HEADER] = (len(instructions), result_register, kind, rows, inner, out_code, pair, bools)
     program[HEADER:] = np.asarray(instructions, np.int32).reshape(-1)
     slots = [leaf for leaf, _ in sorted(slot_of.items(), key=lambda kv: kv[1])]
     made = Program(program, np.asarray(consts or [0.0], np.float64), slots, reduce, size, dtype, count, scan, lifted,

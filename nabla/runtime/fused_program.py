@@ -37,13 +37,28 @@ from .fused_reads import _concat, _index_nodes, _iota_axis, _stack, _take
 from .fused_views import _viewer, counted_cast
 
 
-def write(order, leaves, outputs, node_ids, leaf_ids) -> Program | None:
-    """The program for a trace, or None when the fused kernel cannot run it."""
+def write(order, leaves, outputs, node_ids, leaf_ids, float_bools: bool = True) -> Program | None:
+    """The program for a trace, or None when the fused kernel cannot run it. ``float_bools``: a map
+    of float data to a bool result (``r < c``) may be the float family's, its values stored as bytes
+    (its loads in place and its constants filled once, where the coded family copies and fills
+    them per block: ``r < c`` over 400,000 float64 3.5x faster)."""
     if len(outputs) != 1 or not order:
         return None
     out = outputs[0]
     if not out.device.is_host:
         return None
+    if float_bools and out.dtype is _dt.bool_ and out.node is order[-1] and leaves \
+            and leaves[0].dtype in (_dt.float32, _dt.float64) and all(leaf.dtype is leaves[0].dtype for leaf in leaves) \
+            and reduce_kind(order[-1].op) is None and scan_kind(order[-1].op) is None \
+            and order[-1].op is not K.MATMUL and _parts(out, order) is None:
+        full = math.prod(out.shape)
+        if 0 < full < 2 ** 31 and len(leaves) <= SLOTS:
+            try:
+                return _write(order, leaves, out, full, leaves[0].dtype, node_ids, leaf_ids, 0, 1, 1, False, 0,
+                              _dt.bool_)
+            except _Unfit:
+                pass
+        return write(order, leaves, outputs, node_ids, leaf_ids, False)
     test = _count_test(order, out)
     if test is not None:  # ``any``/``all``: the count, tested in the reduction's store
         out, order = test[1], order[:test[3]]

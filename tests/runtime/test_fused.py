@@ -723,8 +723,13 @@ def test_a_joint_run_leaves_views_of_realized_data_pending():
 
 
 # float work whose inputs or result are of other dtypes (a comparison's bool result, casts, an
-# integer or bool input): the coded float family, float registers reading and writing dtype codes
+# integer or bool input): the coded float family, float registers reading and writing dtype codes;
+# a map of float data to bools the float family's, its values stored as bytes
 MIXED = {
+    "band": lambda m, x, i, b, y: m.logical_and(0.25 <= x, x < 1.5),
+    "not_of_compare": lambda m, x, i, b, y: ~(x != x[..., ::-1]),
+    "broadcast_compare": lambda m, x, i, b, y: x[..., :5, None] < x[..., None, :5],
+    "float32_band": lambda m, x, i, b, y: (y > -0.5) | (y == y[..., :1]),
     "greater": lambda m, x, i, b, y: x > 0.25,
     "isnan": lambda m, x, i, b, y: m.isnan(m.sqrt(x)),
     "isfinite": lambda m, x, i, b, y: m.isfinite(1.0 / x),
@@ -759,6 +764,35 @@ def test_mixed_dtypes_run_fused_like_numpy(name, shape):
         np.testing.assert_array_equal(got[~np.isnan(x)], want[~np.isnan(x)])
     else:
         np.testing.assert_array_equal(got, want)
+
+
+def test_float_data_to_bools_is_the_float_family():
+    """A comparison of float data is a float program whose map stores bytes (its header's eighth
+    field); one with a bool input stays the coded family's. Stored through a slice's layout too."""
+    from nabla.runtime.fused import plan
+    from nabla.runtime.program_kernel import family
+
+    x = np.linspace(-2, 2, 3001)
+    x[::7] = np.nan
+    for dtype, fam in ((np.float64, 1), (np.float32, 0)):
+        a = nb.asarray(x.astype(dtype))
+        t = (a > 0.5) | (a < -1.0)
+        traced = GRAPH.engine.trace([t._impl._values[0]])
+        p = plan(traced.order, traced.leaves, [t._impl._values[0]], traced.node_ids, traced.leaf_ids).program
+        assert family(p) == fam and p.program[7] == 1 and p.out_dtype == nb.bool
+        np.testing.assert_array_equal(t.numpy(), (x.astype(dtype) > 0.5) | (x.astype(dtype) < -1.0))
+    b = nb.asarray(x > 0)
+    t = b & (nb.asarray(x) < 1.0)
+    traced = GRAPH.engine.trace([t._impl._values[0]])
+    p = plan(traced.order, traced.leaves, [t._impl._values[0]], traced.node_ids, traced.leaf_ids).program
+    assert family(p) == 4 and p.program[7] == 0
+    import nabla.numpy as nnp
+
+    m, mm = np.zeros((40, 75), bool), nnp.zeros((40, 75), bool)
+    y = x[:3000].reshape(40, 75)
+    m[::3, 1::2] = y[::3, 1::2] > 0
+    mm[::3, 1::2] = nnp.asarray(y)[::3, 1::2] > 0
+    np.testing.assert_array_equal(np.asarray(mm), m)
 
 
 # ``take`` along a view's first axis (what fancy indexing lowers to: negatives wrapped, several

@@ -435,8 +435,12 @@ def map_into[T: DType, S: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Fl
     # register the real parts and register ``pair - 1`` the imaginary ones, stored interleaved as
     # the storage's (re, im) pairs (in order, or through the storage's layout)
     var pair = Int(p.unsafe_load(6))
+    # a float program's map of a bool result (a comparison of float data, ``r < c``): its loads
+    # and constants the float family's, each value stored as a byte (the header's eighth field)
+    var bools = False
     comptime if S == T:
-        code = _code_of[T]()
+        bools = Int(p.unsafe_load(7)) != 0
+        code = Code.BOOL if bools else _code_of[T]()
     else:
         pair = 0
     var m = n // 2 if pair else n  # (the program's elements)
@@ -448,10 +452,10 @@ def map_into[T: DType, S: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Fl
     var memory = registers_used(p) * stride  # (a task's registers: counted once for every task)
     # (the last instruction stores into the output where no data slot's memory meets it: an
     # in-place update reads the output's own memory, and keeps its store after the block)
-    var direct = S == T and not pair and not strided and not _meets_a_slot[T](data, dst, m)
+    var direct = S == T and not pair and not strided and not bools and not _meets_a_slot[T](data, dst, m)
     var constants = constant_registers(p)
     def task(t: Int) {memory, dst, p, k, data, m, blocks, result, code, stride, layout, strided, pair, direct,
-                      constants}:
+                      constants, bools}:
         var regs = alloc[Scalar[T]](memory)
         var ptrs = alloc[Int](MAX_REGISTERS, alignment=64)  # (whole cache lines: tasks on other cores write theirs)
         var pairs = alloc[Scalar[T]](2 * BLOCK if pair and strided else 1)
@@ -484,6 +488,8 @@ def map_into[T: DType, S: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Fl
                     store_strided[T](code, dst, pairs, 2 * start, 2 * count, layout)
             elif strided:
                 store_strided[T](code, dst, r, start, count, layout)
+            elif bools:
+                store_coded[T](Code.BOOL, dst, r, start, count)
             else:
                 comptime if S == T:
                     var typed = dst.unsafe_bitcast[Scalar[T]]()
