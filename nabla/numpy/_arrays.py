@@ -89,6 +89,9 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
         return _xp.broadcast_to(fill, _shape(shape)) if fill.ndim else \
             _xp.full(_shape(shape), fill.item(), dtype=fill.dtype, device=device)
     target = D.to_nabla(dtype, "full")
+    if isinstance(fill_value, (Tensor, list, tuple, _np.ndarray)) and _np.ndim(fill_value):
+        # (an array fill: broadcast, cast as ``copyto`` casts it, unsafe)
+        return _xp.broadcast_to(_astype(D.asarray(fill_value, op="full"), target), _shape(shape))
     return _xp.full(_shape(shape), _fill(fill_value, target), dtype=target, device=device)
 
 
@@ -372,35 +375,56 @@ broadcast_shapes = _xp.broadcast_shapes
 
 # --- joining and splitting ----------------------------------------------------------------------------
 
-def _arrays(seq, op):
+def _arrays(seq, op, casting=None, dtype=None, out=None):
+    """A join's parts as arrays of their common dtype; given ``casting``, each part checked against
+    the dtype it is cast to (``dtype``, ``out``'s or the common one), as NumPy's joins check it."""
     if isinstance(seq, Tensor):
         return list(_xp.unstack(seq, axis=0))
     parts = [D.asarray(a, op=op) for a in seq]
     if not parts:
         raise ValueError(f"nabla.numpy.{op}: need at least one array")
-    return D.promote_all(parts, op)
+    promoted = D.promote_all(parts, op)
+    if casting is not None:
+        if dtype is not None and out is not None:
+            raise TypeError(f"nabla.numpy.{op}() only takes `out` or `dtype` as an argument, but both were provided.")
+        target = D.to_nabla(dtype, op) if dtype is not None else out.dtype if isinstance(out, Tensor) \
+            else promoted[0].dtype
+        _check_parts_cast(parts, target, casting, op)
+    return promoted
 
 
 def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
-    parts = _arrays(arrays, "concatenate")
+    parts = _arrays(arrays, "concatenate", casting, dtype, out)
     if axis is None:
         parts, axis = [_reshape(p, (-1,)) for p in parts], 0
     r = _xp.concat(parts, axis=axis)
     if dtype is not None:
         r = _astype(r, D.to_nabla(dtype, "concatenate"))
     if out is not None:
-        return write_out(out, r, "concatenate", casting)
+        return write_out(out, r, "concatenate", "unsafe")
     return r
+
+
+def _check_parts_cast(parts, target, casting: str, op: str) -> None:
+    """NumPy's rule for a join: each part is cast to the result's dtype (``dtype``, ``out``'s or the
+    parts' common one) under ``casting``."""
+    if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
+        raise ValueError(f"nabla.numpy.{op}: casting must be one of 'no', 'equiv', 'safe', 'same_kind', or "
+                         f"'unsafe' (got {casting!r})")
+    for p in parts:
+        if not _np.can_cast(p.dtype.numpy_dtype, target.numpy_dtype, casting):
+            raise TypeError(f"nabla.numpy.{op}: cannot cast array data from dtype('{p.dtype.name}') to "
+                            f"dtype('{target.name}') according to the rule '{casting}'")
 
 
 concat = concatenate
 
 
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
-    r = _xp.stack(_arrays(arrays, "stack"), axis=axis)
+    r = _xp.stack(_arrays(arrays, "stack", casting, dtype, out), axis=axis)
     if dtype is not None:
         r = _astype(r, D.to_nabla(dtype, "stack"))
-    return r if out is None else write_out(out, r, "stack", casting)
+    return r if out is None else write_out(out, r, "stack", "unsafe")
 
 
 def vstack(tup, *, dtype=None, casting="same_kind"):

@@ -154,13 +154,13 @@ def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         ours = getattr(fnp, ufunc.__name__, None)
     if ours is None:
         return NotImplemented
-    if "out" in kwargs:
-        out = kwargs["out"]
-        if any(not isinstance(o, Tensor) for o in out):
-            return NotImplemented  # NumPy writes into its own arrays itself
-        kwargs["out"] = out if len(out) > 1 else out[0]
     fn = ours if method == "__call__" else getattr(ours, method, None)
-    return NotImplemented if fn is None else fn(*inputs, **kwargs)
+    if fn is None:
+        return NotImplemented
+    if "out" in kwargs:  # (NumPy arrays among them too: ``a += x``, ``a`` NumPy's, written at the host boundary)
+        out = kwargs["out"]
+        kwargs["out"] = out if len(out) > 1 else out[0]
+    return fn(*inputs, **kwargs)
 
 def __array_function__(self, func, types, args, kwargs):
     import nabla.numpy as fnp  # lazy: nabla.numpy imports this module

@@ -8,7 +8,7 @@ from .. import array_api as _xp
 from ..core import dtypes as _dt
 from ..ops.elementwise import astype as _astype, complex_from_parts
 from ..ops.view import reshape as _reshape
-from . import _dtypes as D, _reductions as R
+from . import _arrays as A, _dtypes as D, _reductions as R
 
 _F64, _I64 = _dt.float64, _dt.int64
 
@@ -22,6 +22,8 @@ _KEYWORDS = {"constant": {"constant_values"}, "edge": set(), "linear_ramp": {"en
 
 def pad(array, pad_width, mode="constant", **kwargs):
     x = D.asarray(array, op="pad")
+    if callable(mode):
+        return _pad_by(x, pad_width, mode, kwargs)
     unknown = set(kwargs) - _KEYWORDS.get(mode, set(kwargs))
     if unknown:
         raise ValueError(f"nabla.numpy.pad: unsupported keyword arguments for mode {mode!r}: {unknown}")
@@ -34,6 +36,19 @@ def pad(array, pad_width, mode="constant", **kwargs):
             continue
         x = _pad_axis(x, ax, before, after, mode, kwargs)
     return x
+
+
+def _pad_by(x, pad_width, function, kwargs):
+    """NumPy's padding by a function: the array padded with zeros, then ``function(vector,
+    (before, after), axis, kwargs)`` called on each 1-D line of it along each axis in turn, writing
+    the pad into the line (a view: its writes reach the padded array)."""
+    widths = _np.broadcast_to(_np.asarray(pad_width, dtype=_np.int64), (x.ndim, 2))
+    padded = pad(x, widths)
+    for axis in range(padded.ndim):
+        lines = A.moveaxis(padded, axis, -1)
+        for at in _np.ndindex(*lines.shape[:-1]):
+            function(lines[at + (Ellipsis,)], tuple(int(w) for w in widths[axis]), axis, kwargs)
+    return padded
 
 
 def _pad_axis(x, ax, before, after, mode, kwargs):

@@ -60,20 +60,25 @@ class OutCastingError(getattr(getattr(getattr(_np, "_core", None), "_exceptions"
 
 
 def write_out(out: Tensor, value: Tensor, op: str, casting: str = "same_kind") -> Tensor:
-    """``out[...] = value`` as NumPy's ``out=`` does it: the casting rule checked, views kept in sync."""
-    if not isinstance(out, Tensor):
-        raise TypeError(f"nabla.numpy.{op}: out must be a nabla array, got {type(out).__name__}")
-    if not _np.can_cast(value.dtype.numpy_dtype, out.dtype.numpy_dtype, casting):
+    """``out[...] = value`` as NumPy's ``out=`` does it: the casting rule checked, views kept in sync
+    (a NumPy array's memory written at the host boundary)."""
+    if not isinstance(out, (Tensor, _np.ndarray)):
+        raise TypeError(f"nabla.numpy.{op}: out must be an array, got {type(out).__name__}")
+    target = out.dtype if isinstance(out, _np.ndarray) else out.dtype.numpy_dtype
+    if not _np.can_cast(value.dtype.numpy_dtype, target, casting):
         message = (f"nabla.numpy.{op}: cannot cast the result from {value.dtype.name} to the out array's "
                    f"{out.dtype.name} with casting rule {casting!r}")
         if not isinstance(getattr(_np, op.partition(".")[0], None), _np.ufunc):
             raise TypeError(message)  # (not a ufunc's: NumPy's iterator raises a plain TypeError)
-        raise OutCastingError(message, op, casting, value.dtype.numpy_dtype, out.dtype.numpy_dtype)
+        raise OutCastingError(message, op, casting, value.dtype.numpy_dtype, target)
     try:
         value = _xp.broadcast_to(value, out.shape)
     except ValueError:
         raise ValueError(f"nabla.numpy.{op}: result of shape {value.shape} does not fit out of shape "
                          f"{out.shape}") from None
+    if isinstance(out, _np.ndarray):
+        _np.copyto(out, value.numpy(), casting="unsafe")
+        return out
     aliasing.setitem(out, ..., value if value.dtype is out.dtype else _astype(value, out.dtype))
     return out
 

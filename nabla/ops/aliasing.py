@@ -283,6 +283,8 @@ def setitem(x: Tensor, key, value) -> None:
             return
     if type(value) is complex and (x._impl.dtype.is_integer or x._impl.dtype.is_floating):  # NumPy's TypeError
         raise TypeError(f"nabla.setitem: cannot write complex {value!r} into an array of {x._impl.dtype}")
+    if type(value) in (list, tuple) and value and type(value[0]) in (list, tuple):
+        _check_nesting(x, key, value)
     if _is_own_view(x, key, value) or host_write(x, key, value) \
             or ((type(key) is tuple or isinstance(key, Tensor)) and host_scatter(x, key, value)):
         return
@@ -301,6 +303,18 @@ def setitem(x: Tensor, key, value) -> None:
             loop = getattr(x, "_element_loop", None)
             if (loop is None or not loop.off) and element_key(x._impl, key) is not None:
                 recorded_element_write(x, loop)
+
+
+def _check_nesting(x: Tensor, key, value) -> None:
+    """NumPy's rule for a nested list written into ``x[key]``: it is read as an array of at most the
+    region's dimensions (``x[1:3] = [[7, 8]]`` raises, where an array of shape (1, 2) broadcasts)."""
+    depth, inner = 0, value
+    while type(inner) in (list, tuple) and inner:
+        depth, inner = depth + 1, inner[0]
+    region = getitem(x, key)._impl.cached_shape
+    if depth > len(region):
+        raise ValueError(f"nabla.setitem: setting an array element with a sequence: a list nested {depth} deep "
+                         f"written into a region of shape {region} of an array of shape {x._impl.cached_shape}")
 
 
 def _masked_fill(x: Tensor, mask: Tensor, value) -> bool:

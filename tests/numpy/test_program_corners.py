@@ -22,6 +22,23 @@ def _covariance_masked_pairs(m):
     return m.ma.cov(x, y).filled(-1.0), m.ma.corrcoef(x, y).filled(-1.0)
 
 
+def _pad_with(vector, widths, axis, kwargs):
+    vector[:widths[0]] = kwargs.get("padder", 10)
+    if widths[1]:
+        vector[-widths[1]:] = kwargs.get("padder", 10) + axis
+
+
+def _into_numpy(m):
+    """NumPy arrays as a ufunc's outputs of ``m``'s operands: ``a += x``, ``out=``, ``where=``."""
+    a = numpy.ones((2, 3))
+    a += m.arange(3.0)
+    b = numpy.zeros(3)
+    m.multiply(m.arange(3.0), 2.0, out=b, where=numpy.asarray([True, False, True]))
+    c = numpy.zeros(2)
+    m.add.reduce(m.ones((3, 2)), axis=0, out=c)
+    return a, b, c
+
+
 CASES = {
     "stack_out": _stacked_into,
     "linspace_int_floors": lambda m: (m.linspace(-1, 1, 4, dtype=m.int64), m.linspace(-5, 0, 4, dtype=m.int32)),
@@ -38,6 +55,13 @@ CASES = {
                                           m.roll(m.arange(6).reshape(2, 3), 1, axis=(0, 1, 1)),
                                           m.roll(m.arange(6).reshape(2, 3), (1, -1), axis=(0, 1))),
     "setitem_unit_axes": lambda m: _written(m, lambda m, a: a.__setitem__(m.asarray([1, 3]), m.ones((1, 4), "int32"))),
+    "setitem_nested_lists": lambda m: (_written(m, lambda m, a: a.__setitem__(slice(1, 3), [[7, 8, 9, 1]])),
+                                       _written(m, lambda m, a: a.__setitem__(([0, 2],), [[1, 2, 3, 4], [5, 6, 7, 8]]))),
+    "full_of_an_array": lambda m: (m.full((2, 3), m.asarray([1.5, 2.5, 3.5]), dtype=m.int64), m.full((2, 2), [1, 2])),
+    "concatenate_unsafe": lambda m: m.concatenate([m.ones(2), m.ones(2) * 2.5], dtype=m.int32, casting="unsafe"),
+    "pad_by_a_function": lambda m: (m.pad(m.arange(6).reshape(2, 3), 2, _pad_with),
+                                    m.pad(m.arange(6.0).reshape(2, 3), ((1, 0), (0, 2)), _pad_with, padder=-1.5)),
+    "numpy_out_of_nabla": _into_numpy,
 }
 
 
@@ -70,6 +94,12 @@ ERRORS = {
     "histogram_nan_range": lambda m: m.histogram(m.asarray([1.0, numpy.nan]), bins=2),
     "repeat_negative": lambda m: m.repeat(m.asarray([1, 2]), -1),
     "repeat_negative_counts": lambda m: m.repeat(m.asarray([1, 2]), m.asarray([1, -1])),
+    "setitem_list_too_deep": lambda m: m.arange(5.0).__setitem__(slice(1, 3), [[7, 8]]),
+    "concatenate_casting_no": lambda m: m.concatenate([m.ones(2), m.ones(2, dtype=m.int32)], casting="no"),
+    "concatenate_dtype_same_kind": lambda m: m.concatenate([m.ones(2), m.ones(2)], dtype=m.int32),
+    "stack_casting_safe": lambda m: m.stack([m.ones(2), m.ones(2)], dtype=m.float32, casting="safe"),
+    "concatenate_out_and_dtype": lambda m: m.concatenate([m.ones(2)], out=m.zeros(2), dtype=m.float64),
+    "numpy_out_casting": lambda m: numpy.ones(3, dtype=numpy.int64).__iadd__(m.ones(3)),
 }
 
 
