@@ -222,6 +222,12 @@ def _complex_at_once(op, kwargs, values, impls, shape, dtype, device):
 #: the most elements a result computed at once over realized host data has (``small_at_once``): a
 #: loop's rows and columns; and the most each of its operands has (a slice's, not its source's): a
 #: product of a 100 x 100 matrix and a vector, or its sum, is a few microseconds of one kernel call,
-#: where recorded it cost a read of its own at the next scalar a loop reads (~75 us)
-SMALL_AT_ONCE = 2048
+#: where recorded it cost a read of its own at the next scalar a loop reads (~75 us). Up to ~8,000
+#: elements an op at once (~5 us and a pass over L2-resident memory) costs about what recording it
+#: does (~4.5 us, ~2 us of keying at the read, its share of the fused pass), and a loop whose every
+#: step reads (durbin's ``y[:k] += alpha * np.flip(y[:k])`` before its next ``np.dot``) meets no new
+#: structure per length: durbin at N = 6,000 runs its first call in 1.0 s (3.7 with a limit of
+#: 2,048), `jacobi_1d` at N = 3,200 in 66 ms a call (78); above it, a statement of many ops over one
+#: pass of fused memory wins (`heat_3d`'s 12,167-element slices: 11 ms a call recorded, 14.7 at once)
+SMALL_AT_ONCE = 8192
 OPERAND_AT_ONCE = 16384

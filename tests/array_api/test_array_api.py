@@ -253,7 +253,7 @@ def test_a_failing_expression_does_not_block_other_reads(monkeypatch, matmul_mod
 
     # a structure no other test builds, so no cached graph serves it, of work the fused kernel refuses
     # (a matmul past its products: MAX's own)
-    bad = xp.ones((83, 61), dtype=nabla.float64) * 3.0 @ xp.ones((61, 79), dtype=nabla.float64)
+    bad = xp.ones((97, 89), dtype=nabla.float64) * 3.0 @ xp.ones((89, 103), dtype=nabla.float64)
     monkeypatch.setattr(type(matmul_op), "maxpr", broken)
     with pytest.raises(Exception):
         bad.numpy()

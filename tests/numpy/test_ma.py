@@ -250,7 +250,7 @@ def test_numpy_functions_and_ufuncs_dispatch_to_us():
 
 
 def test_lazy_until_read():
-    bad = numpy.tile(BAD, (15, 10))  # (3,000 elements: a small array's ops are computed as they are made)
+    bad = numpy.tile(BAD, (25, 20))  # (10,000 elements: a small array's ops are computed as they are made)
     a = fnp.ma.masked_invalid(fnp.asarray(bad))
     r = (a - a.mean(axis=0)) / a.std(axis=0)
     assert not r.data._impl.is_realized and not r.mask._impl.is_realized

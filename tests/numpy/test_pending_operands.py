@@ -11,7 +11,12 @@ import numpy as np
 import pytest
 
 import nabla.numpy as nnp
+from nabla.core.at_once import SMALL_AT_ONCE
 from nabla.numpy import _ufuncs
+
+#: elements of an array whose ops are recorded, never at once (above ``SMALL_AT_ONCE``)
+LARGE = 10_000
+assert LARGE > SMALL_AT_ONCE
 
 DTYPES = ["bool", "int8", "uint8", "int32", "uint64", "float32", "float64"]
 SCALARS = [0.5, -3, 2, 2.0, np.float64(1.5), np.float32(0.25)]
@@ -70,11 +75,11 @@ def counted(monkeypatch):
     return calls
 
 
-@pytest.mark.parametrize("n", [7, 3000])  # (7: small ops recorded, as a read's trace holds them; 3,000: large)
+@pytest.mark.parametrize("n", [7, LARGE])  # (7: small ops recorded, as a read's trace holds them)
 @pytest.mark.parametrize("name", sorted(BINARY))
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_ops_over_pending_work_are_numpys(name, dtype, n, counted, request):
-    if n < 2048:
+    if n <= SMALL_AT_ONCE:
         request.getfixturevalue("recorded_small_ops")
     fn = BINARY[name]
     x, y = data(dtype, 1, n), data(dtype, 2, n)
@@ -96,7 +101,7 @@ def test_ops_over_pending_work_are_numpys(name, dtype, n, counted, request):
 def test_the_direct_recording_is_taken_and_refuses_what_it_does_not_take(counted):
     """``p + q`` and ``p * 0.5`` over float64 pending work are recorded directly (fails where the lane
     is never taken); broadcasting shapes and other dtypes are not, and keep NumPy's values."""
-    x, y = data("float64", 1, 3000), data("float64", 2, 3000)
+    x, y = data("float64", 1, LARGE), data("float64", 2, LARGE)
     p = pending(x)
     for f in (operator.add, operator.mul, operator.sub):  # (an op's first of a dtype asks its shape rule)
         f(pending(x), pending(y))
@@ -109,8 +114,8 @@ def test_the_direct_recording_is_taken_and_refuses_what_it_does_not_take(counted
     np.testing.assert_array_equal(np.asarray(s), x * 0.5)
     np.testing.assert_array_equal(np.asarray(t), 2.0 - x)
     counted.clear()
-    m = pending(x.reshape(60, 50)) + nnp.asarray(y[:50])  # (broadcast: the general path)
+    m = pending(x.reshape(100, 100)) + nnp.asarray(y[:100])  # (broadcast: the general path)
     f = pending(x) + pending(y.astype(np.float32))  # (two dtypes: NumPy's promotion)
     assert not any(counted)
-    np.testing.assert_array_equal(np.asarray(m), x.reshape(60, 50) + y[:50])
+    np.testing.assert_array_equal(np.asarray(m), x.reshape(100, 100) + y[:100])
     np.testing.assert_array_equal(np.asarray(f), x + y.astype(np.float32))

@@ -68,4 +68,4 @@ def test_order_free_ufunc_at_over_many_repeats_is_one_reduction_per_index(name):
     got = x.numpy()
     after = nb.engine_stats()
     assert got.dtype == want.dtype and numpy.array_equal(got, want, equal_nan=want.dtype.kind == "f")
-    assert sum(after[k] - before[k] for k in ("small_ops", "evaluations")) < 40
+    assert sum(after[k] - before[k] for k in ("small_ops", "evaluations")) < 100  # (a round per repeat: ~500)

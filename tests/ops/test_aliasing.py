@@ -115,9 +115,9 @@ def test_a_slice_of_a_slice_is_a_slice_of_their_base():
     z = y[np.asarray(numpy.int64(1)):]  # (a bound of a 0-d array: its int when taken)
     assert y._view[0] is buf and x._view[0] is buf and z._view[0] is buf
     assert buf[2:][..., numpy.int64(1):]._view[0] is buf
-    V = np.zeros((600, 5)) + 1.0
+    V = np.zeros((2000, 5)) + 1.0  # (recorded: above ``SMALL_AT_ONCE``)
     s = V[1:, 1:]
-    s[2, 3] = 5.0  # an element of the base written, where the slice's 2,396 elements were carried back
+    s[2, 3] = 5.0  # an element of the base written, where the slice's 7,996 elements were carried back
     assert V._impl._values[0].node.kwargs["index"] == ((3, 4, 1), (4, 5, 1))
     row = np.zeros((3, 4))[1]
     assert row[1:]._view[0] is row  # (an int's axis: composed no further)

@@ -33,7 +33,7 @@ def test_slices_of_one_parse_and_other_shapes_are_numpys(pending):
 
 
 def test_a_slice_taken_again_of_one_pending_value_is_one_node():
-    x = np.array(RNG.standard_normal((60, 60))) * 2.0
+    x = np.array(RNG.standard_normal((100, 100))) * 2.0  # (recorded: above ``SMALL_AT_ONCE``)
     a, b = x[1:-1, 2:], x[1:-1, 2:]
     assert a._impl._values[0] is b._impl._values[0]
     c = x[1:-1, 1:-1]

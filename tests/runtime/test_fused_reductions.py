@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import nabla as nb
+from nabla.core.at_once import SMALL_AT_ONCE
 from nabla.core.graph import GRAPH
 
 from .fused_paths import on_the_kernel, run
@@ -66,13 +67,13 @@ def test_zeros_like_and_a_float_to_int_cast_run_alone_on_the_kernel():
     from nabla.ops.elementwise import zeros_like_physical
     from nabla.runtime.fused_stages import fits_alone
 
-    x = nb.asarray(np.linspace(-2, 2, 4099))  # (more than a result at once: recorded)
+    x = nb.asarray(np.linspace(-2, 2, 10_099))  # (more than a result at once: recorded)
     for t in (zeros_like_physical(x), nb.astype(x * 3, nb.int64)):
         v = t._impl._values[0]
         assert fits_alone(v.node, [v])
     engine = GRAPH.engine
     before = nb.engine_stats()
-    np.testing.assert_array_equal(nb.astype(x * 3, nb.int64).numpy(), (np.linspace(-2, 2, 4099) * 3).astype(np.int64))
+    np.testing.assert_array_equal(nb.astype(x * 3, nb.int64).numpy(), (np.linspace(-2, 2, 10_099) * 3).astype(np.int64))
     after = nb.engine_stats()
     assert after["fused"] > before["fused"] and after["interpreted"] == before["interpreted"]
     assert engine.fused_enabled
@@ -169,7 +170,7 @@ def test_a_sum_of_negative_zeros_is_numpys_zero():
     assert np.signbit(got) == np.signbit(want) and got == want
 
 
-SCAN_SHAPES = [((7,), 0), ((5000,), 0), ((500, 10), 0), ((500, 10), 1), ((4, 300, 3), 1)]
+SCAN_SHAPES = [((7,), 0), ((10_000,), 0), ((1000, 10), 0), ((1000, 10), 1), ((4, 300, 3), 1)]
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int16", "uint8"])
@@ -190,7 +191,7 @@ def test_running_products_maxima_and_minima_are_numpys_scans(name, shape, axis, 
         (lambda m, v: getattr(m, name).accumulate(v, axis=axis))
     got, want = on_the_kernel(fn, (x,))
     np.testing.assert_array_equal(got, want)
-    if name != "cumprod" and x.size > 2048:  # (recorded: smaller data is computed as it is made)
+    if name != "cumprod" and x.size > SMALL_AT_ONCE:  # (recorded: smaller data is computed as it is made)
         import nabla.numpy as nnp
         from nabla.ops.scans import ScanOp
         assert isinstance(fn(nnp, nnp.asarray(x) * 1)._impl._values[0].node.op, ScanOp)  # (one op, not log2(n))

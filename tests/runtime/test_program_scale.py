@@ -96,7 +96,7 @@ def where_of_itself(m, x0, steps):
 
 @pytest.mark.parametrize("loop", [counter_of_tests, masked_updates, scalar_sums, where_of_itself])
 def test_loops_that_read_nothing_plan_in_work_linear_in_their_length(monkeypatch, loop):
-    x0 = numpy.random.default_rng(4).standard_normal(3000)
+    x0 = numpy.random.default_rng(4).standard_normal(10_000)  # (recorded: above ``SMALL_AT_ONCE``)
     counts = walked(monkeypatch)
     sizes = []
     for steps in (40, 80):

@@ -691,7 +691,7 @@ def test_a_large_matmul_a_program_ran_without_its_model_queues_it(monkeypatch, t
     monkeypatch.setattr(single_op, "_WANTED_PER_CLASS", collections.Counter())
     monkeypatch.setattr(single_op, "_MISSES", collections.Counter())
     rng = np.random.default_rng(8)
-    a, b = rng.standard_normal((90, 70)), rng.standard_normal((70, 60))  # (past the programs' products)
+    a, b = rng.standard_normal((120, 70)), rng.standard_normal((70, 90))  # (past the programs' products)
     got = (nb.asarray(a) @ nb.asarray(b) * 2.0).numpy()
-    np.testing.assert_allclose(got, a @ b * 2.0, rtol=1e-12)
+    np.testing.assert_allclose(got, a @ b * 2.0, rtol=1e-12, atol=1e-12)
     assert [spec["op"] for spec in single_op._WANTED.values()] == ["matmul"]
