@@ -121,6 +121,8 @@ class Fused(NamedTuple):
     #                     not computed in float32 and rounded, as other float16 work is
     half: int | None = None  # the opcode of its form on float16 data (of a ``bits`` op: float16's own
     #                          bits stepped, in the float family's registers)
+    bytes: bool = False  # on bools its result is a bool of theirs (0 or 1): the byte family runs it, in
+    #                      registers of one byte (a map of masks alone, ``~m & (a | b)``)
 
 
 #: every op, by name: an op joins when it is made (``nabla.ops.registry()`` imports them all first)

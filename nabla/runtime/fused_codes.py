@@ -24,6 +24,9 @@ _FUSED = {name: op.fused for name, op in registry().items() if op.fused is not N
 UNARY_CODES = {name: f.code for name, f in _FUSED.items() if f.code is not None and name in UNARY_OPS}
 BINARY_CODES = {name: f.code for name, f in _FUSED.items() if f.code is not None and name in BINARY_OPS}
 
+#: the opcodes the byte family runs (``Fused.bytes``: bools to a bool)
+BYTE_CODES = frozenset(f.code for f in _FUSED.values() if f.bytes)
+
 #: reductions -> their kind in the program's header
 REDUCE_CODES = {name: f.reduce for name, f in _FUSED.items() if f.reduce is not None}
 

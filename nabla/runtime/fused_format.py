@@ -15,7 +15,7 @@ class Program:
     feeds each data slot, the reduction kind and the output's size."""
 
     __slots__ = ("program", "consts", "slots", "reduce", "size", "dtype", "count", "scan", "lifted", "out_dtype",
-                 "lifted_leaves", "test", "registers", "offsets")
+                 "lifted_leaves", "test", "registers", "offsets", "byte_registers")
 
     def __init__(self, program, consts, slots, reduce, size, dtype, count, scan, lifted=(), out_dtype=None,
                  lifted_leaves=(), registers=None):
@@ -29,6 +29,7 @@ class Program:
         self.lifted_leaves = lifted_leaves  # (leaf of one element, its index in consts): read per run
         self.test = 0  # the reduced values' test (``any`` / ``all`` of a count), as in the header
         self.offsets = ()  # (index in consts, Offset): layout offsets that depend on slice starts
+        self.byte_registers = False  # a map of bools alone, in registers of one byte (the byte family)
 
 
 def pack_program(instructions, result_register, kind, rows, inner, consts, slot_of, reduce, size, dtype,

@@ -26,7 +26,8 @@ import numpy as np
 from ..core import dtypes as _dt
 from ..core.operation import OPS
 from . import op_kinds as K
-from .fused_codes import (_AXIS_INDEX, _CONST, _GATHER, _LOAD, _REGISTERS, _WHERE, _WRAP, BYTES, CODES, HALF, INT_CODES,
+from .fused_codes import (_AXIS_INDEX, _CONST, _GATHER, _LOAD, _REGISTERS, _WHERE, _WRAP, BYTE_CODES, BYTES, CODES, HALF,
+                          HEADER, INT_CODES,
                           SLOTS, _unsigned_order, arg_reduce, constant_bits, elementwise_facts, opcode, reduce_kind,
                           scan_kind, view_kind)
 from .fused_format import Program, pack_program
@@ -140,6 +141,8 @@ def write(order, leaves, outputs, node_ids, leaf_ids, float_bools: bool = True) 
                          _dt.bool_ if test is not None and dtype is BYTES else out.dtype, lift, registers, unsigned)
         if test is not None:
             _add_test(program, test, node_ids[id(test[2])], ints)
+        elif ints and not reduce and not scan:
+            program.byte_registers = _bools_alone(program, body, leaves, out)
         return program
     except _Unfit:
         return None
@@ -396,6 +399,24 @@ def _counts(v) -> bool:
 
 
 # --- stages -------------------------------------------------------------------------------------
+
+
+def _bools_alone(program: Program, body, leaves, out) -> bool:
+    """Whether an integer program's map is of bools alone, each value 0 or 1 (bool data and
+    constants, ops whose row says ``Fused.bytes``, ``where``): the byte family then runs it, in
+    registers of one byte, 32 values to a SIMD step where int64 registers hold 4 (``m1 & m2`` over
+    400,000 bools: 134 -> 23 us)."""
+    if out.dtype is not _dt.bool_ or program.lifted_leaves or any(leaf.dtype is not _dt.bool_ for leaf in leaves) \
+            or any(body[i].kwargs.get("dtype") is not _dt.bool_ for i, _ in program.lifted):
+        return False
+    bits = program.consts.view(np.int64)
+    for op, _, a, _, _ in program.program[HEADER:].reshape(-1, 5).tolist():
+        if op == _CONST:
+            if bits[a] not in (0, 1):
+                return False
+        elif op != _LOAD and op != _WHERE and op not in BYTE_CODES:
+            return False
+    return True
 
 
 def _coded_registers(order, out):

@@ -66,6 +66,8 @@ _EXPORTS = {"lu_det": 7, "lu_solve": 7, "eigh": 6, "sort": 8, "cholesky": 5, "qr
 def family(program) -> int:
     """A fused program's family as the kernel's call names it (``kernels/nabla_vm.mojo``)."""
     if program.dtype is BYTES:
+        if program.byte_registers:
+            return 5
         return 2 if program.registers is _dt.int64 else (3 if program.registers is _dt.float32 else 4)
     return 0 if program.dtype is _dt.float32 else 1
 

@@ -245,3 +245,55 @@ def test_a_tested_count_reads_its_bound_per_run():
     for c in (0, 2, 3, 1, 5):
         assert bool(xp.sum(xp.astype(x != 0, xp.int64)) > c) == (np.count_nonzero(a) > c)
         assert bool(xp.logical_not(xp.sum(xp.astype(x != 0, xp.int64)) > c)) == (np.count_nonzero(a) <= c)
+
+
+# maps of bools alone (bool data, constants 0 and 1, the ops whose row says ``Fused.bytes``): the
+# byte family, registers of one byte
+BOOL_MAPS = {
+    "and": (lambda m, a, b, c: a & b, 5),
+    "mixed": (lambda m, a, b, c: ~a | (b ^ c), 5),
+    "logical": (lambda m, a, b, c: m.logical_and(a, m.logical_not(b)), 5),
+    "compares": (lambda m, a, b, c: ((a == b) != c) | (a < b) | (b >= c), 5),
+    "where": (lambda m, a, b, c: m.where(a, b, c), 5),
+    "extrema": (lambda m, a, b, c: m.maximum(a, b) & m.minimum(b, c), 5),
+    "constant": (lambda m, a, b, c: (a & True) | (b & False), 5),
+    "to_int8": (lambda m, a, b, c: (a & b).astype(m.int8), 2),  # (not a bool result)
+    "plus_int": (lambda m, a, b, c: (a.astype(m.int8) + 1) > 1, 2),  # (an int on the way)
+}
+
+
+@pytest.mark.parametrize("n", [1, 33, 1025, 70_001])
+@pytest.mark.parametrize("name", sorted(BOOL_MAPS))
+def test_maps_of_bools_alone_are_the_byte_family(name, n):
+    import nabla.numpy as nnp
+    from nabla.core.graph import GRAPH
+    from nabla.runtime.fused import plan
+    from nabla.runtime.program_kernel import family
+
+    rng = np.random.default_rng(n)
+    data = [rng.random(n) < 0.5 for _ in range(3)]
+    fn, fam = BOOL_MAPS[name]
+    got = fn(nnp, *map(nnp.asarray, data))
+    traced = GRAPH.engine.trace([got._impl._values[0]])
+    made = plan(traced.order, traced.leaves, [got._impl._values[0]], traced.node_ids, traced.leaf_ids)
+    assert family(made.program) == fam
+    want = fn(np, *data)
+    out = got.numpy()
+    assert out.dtype == want.dtype and np.array_equal(out, want)
+
+
+@pytest.mark.parametrize("n", [0, 1, 31, 32, 33, 255 * 32, 255 * 32 + 1, 70_001])
+def test_a_masks_count_is_its_bytes_summed(n):
+    """A count of a mask (its sum, ``count_nonzero``, ``any``, ``all``) and a sum of uint8 run as a
+    sum of bytes, 16-bit lanes taken out before they could wrap: NumPy's counts and sums."""
+    import nabla.numpy as nnp
+
+    rng = np.random.default_rng(n + 3)
+    m = rng.random(n) < 0.5
+    u = rng.integers(0, 256, n).astype(np.uint8)
+    a, b = nnp.asarray(m), nnp.asarray(u)
+    assert int(a.sum()) == int(m.sum()) and int(nnp.count_nonzero(a)) == np.count_nonzero(m)
+    assert int(b.sum()) == int(u.sum()) and b.sum().dtype == u.sum().dtype
+    assert bool(a.any()) == bool(m.any()) and bool(a.all()) == bool(m.all())
+    full = np.ones(n, bool)
+    assert int(nnp.asarray(full).sum()) == n and bool(nnp.asarray(full).all())

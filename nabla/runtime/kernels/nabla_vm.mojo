@@ -17,7 +17,8 @@
 #
 # The call: an int64 array [n_stages, then STAGE ints per stage]:
 #   kind (0 map, 1 reduce, 2 scan, 3 copy, 4 scatter, 5 scatter-add, 6 nonzero, 7 gather), family (0 float32, 1 float64,
-#   2 integers in int64 registers over bytes, 3 coded float32, 4 coded float64; scatter-add: the
+#   2 integers in int64 registers over bytes, 3 coded float32, 4 coded float64, 5 bools in byte
+#   registers (maps only); scatter-add: the
 #   dtype's code), program address (int32), constants address (float64; scatter-add: outer, extent,
 #   inner; nonzero: the axis's stride and size), output address, n (map and scan: elements; reduce:
 #   outputs; copy: bytes; scatters and gather: rows; nonzero: the mask's elements), store layout
@@ -104,6 +105,8 @@ def _stage(st: UnsafePointer[Int, MutUntrackedOrigin]) raises:
             map_into[DType.int64, DType.uint8](p, k, data, dst, n, layout, at != 0)
         elif family == 3:
             map_into[DType.float32, DType.uint8](p, k, data, dst, n, layout, at != 0)
+        elif family == 5:  # (the byte family: a map of bools alone, in registers of one byte)
+            map_into[DType.uint8, DType.uint8](p, k, data, dst, n, layout, at != 0)
         else:
             map_into[DType.float64, DType.uint8](p, k, data, dst, n, layout, at != 0)
     elif kind == 1:

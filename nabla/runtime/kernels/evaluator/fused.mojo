@@ -38,7 +38,7 @@ from max.algorithm import parallelize
 from .denormals import KeepDenormals
 from .fused_binary import _binary
 from .fused_unary import _unary
-from .fused_int import _binary_int, _code_of, _unary_int, _wrap, store_coded
+from .fused_int import _binary_bytes, _binary_int, _code_of, _unary_bytes, _unary_int, _wrap, store_coded
 from .fused_slots import _fill, _fill_strided, _gather, _load_coded, slot, store_strided
 from .opcodes import Op, Code
 
@@ -119,6 +119,8 @@ def _map_unary[T: DType, op: Int](dst: UnsafePointer[Scalar[T], MutUntrackedOrig
     for i in range(0, padded, w):
         comptime if T.is_floating_point():
             dst.unsafe_store(i, _unary[T, w](op, src.unsafe_load[width=w](i)))
+        elif T == DType.uint8:  # (the byte family: bools in registers of their own width)
+            dst.unsafe_store(i, _unary_bytes[w](op, src.unsafe_load[width=w](i).cast[DType.uint8]()).cast[T]())
         else:
             dst.unsafe_store(i, _unary_int[w](op, src.unsafe_load[width=w](i).cast[DType.int64]()).cast[T]())
 
@@ -131,6 +133,9 @@ def _map_binary[T: DType, op: Int](dst: UnsafePointer[Scalar[T], MutUntrackedOri
     for i in range(0, padded, w):
         comptime if T.is_floating_point():
             dst.unsafe_store(i, _binary[T, w](op, p.unsafe_load[width=w](i), q.unsafe_load[width=w](i)))
+        elif T == DType.uint8:  # (the byte family)
+            var x = p.unsafe_load[width=w](i).cast[DType.uint8]()
+            dst.unsafe_store(i, _binary_bytes[w](op, x, q.unsafe_load[width=w](i).cast[DType.uint8]()).cast[T]())
         else:
             var x = p.unsafe_load[width=w](i).cast[DType.int64]()
             dst.unsafe_store(i, _binary_int[w](op, x, q.unsafe_load[width=w](i).cast[DType.int64]()).cast[T]())

@@ -11,6 +11,47 @@ def _bool[T: DType, w: Int](m: SIMD[DType.bool, w]) -> SIMD[T, w]:
 
 
 @always_inline
+def _unary_bytes[w: Int](op: Int, x: SIMD[DType.uint8, w]) -> SIMD[DType.uint8, w]:
+    """The byte family's unary ops (bools, 0 or 1, in registers of one byte: the ops whose row says
+    ``Fused.bytes``); any other through int64, as the integer family computes it."""
+    comptime B = DType.uint8
+    if op == Op.LOGICAL_NOT:
+        return _bool[B, w](x.eq(0))
+    elif op == Op.POSITIVE:
+        return x
+    return _unary_int[w](op, x.cast[DType.int64]()).cast[B]()
+
+
+@always_inline
+def _binary_bytes[w: Int](op: Int, x: SIMD[DType.uint8, w], y: SIMD[DType.uint8, w]) -> SIMD[DType.uint8, w]:
+    """The byte family's binary ops (see ``_unary_bytes``)."""
+    comptime B = DType.uint8
+    if op == Op.LOGICAL_AND:
+        return _bool[B, w](x.ne(0) & y.ne(0))
+    elif op == Op.LOGICAL_OR:
+        return _bool[B, w](x.ne(0) | y.ne(0))
+    elif op == Op.LOGICAL_XOR:
+        return _bool[B, w](x.ne(0) ^ y.ne(0))
+    elif op == Op.EQUAL:
+        return _bool[B, w](x.eq(y))
+    elif op == Op.NOT_EQUAL:
+        return _bool[B, w](x.ne(y))
+    elif op == Op.GREATER:
+        return _bool[B, w](x.gt(y))
+    elif op == Op.GREATER_EQUAL:
+        return _bool[B, w](x.ge(y))
+    elif op == Op.LESS:
+        return _bool[B, w](x.lt(y))
+    elif op == Op.LESS_EQUAL:
+        return _bool[B, w](x.le(y))
+    elif op == Op.MAXIMUM:
+        return x.ge(y).select(x, y)
+    elif op == Op.MINIMUM:
+        return x.le(y).select(x, y)
+    return _binary_int[w](op, x.cast[DType.int64](), y.cast[DType.int64]()).cast[B]()
+
+
+@always_inline
 def _unary_int[w: Int](op: Int, x: SIMD[DType.int64, w]) -> SIMD[DType.int64, w]:
     comptime I = DType.int64
     if op == Op.NEGATIVE:

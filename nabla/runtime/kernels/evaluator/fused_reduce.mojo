@@ -8,12 +8,13 @@ from std.sys.info import simd_width_of
 from max.algorithm import parallelize
 from .denormals import KeepDenormals
 from .fused_bits import _is_nan
-from .fused import BLOCK, BLOCKS_PER_TASK, MAX_REGISTERS, SERIAL_DOT_WORK, SERIAL_WORK, _run_block, program_work, register_of, register_stride, registers_used
+from .fused import BLOCK, BLOCKS_PER_TASK, HEADER, MAX_REGISTERS, SERIAL_DOT_WORK, SERIAL_WORK, _run_block, program_work, register_of, register_stride, registers_used
 from .fused_accumulate import _combine, _identity, _reduce_block, accumulator
 from .fused_dot import accumulate_rows, dot_fits, dot_pairwise, dot_pairwise4, is_dot
 from .fused_int import store_coded
+from .fused_slots import slot
 from .fused_pairwise import fill_leaves, join_leaves, leaf_count, leaf_sum, pairwise_sum
-from .opcodes import Reduce, Code
+from .opcodes import Op, Reduce, Code
 
 
 @always_inline
@@ -58,7 +59,14 @@ def reduce_into[T: DType, S: DType, O: DType](p: UnsafePointer[Int32, _], k: Uns
         if kind == Reduce.ARGMAX or kind == Reduce.ARGMIN:
             _arg_reduce[T, S](p, k, data, m // inner, r, inner, kind, result)
         elif inner == 1:
-            _reduce_rows[T, S](p, k, data, m, r, kind, result, dot)
+            var counted = False
+            comptime if T == DType.int64 and S == DType.uint8:
+                var at = _counted_bytes(p, data, m, r, kind)
+                if at >= 0:  # (a mask's count: its bytes summed as bytes)
+                    result.unsafe_store(0, Scalar[A](_sum_bytes(slot[DType.uint8](data, at), r)))
+                    counted = True
+            if not counted:
+                _reduce_rows[T, S](p, k, data, m, r, kind, result, dot)
         else:
             # a float16 sum or product over an axis before the last: NumPy adds each row into its
             # float16 output in turn, every partial rounded to float16 (a sum of 5,000 values
@@ -99,6 +107,40 @@ def reduce_into[T: DType, S: DType, O: DType](p: UnsafePointer[Int32, _], k: Uns
                     result.unsafe_store(i, _mean(result.unsafe_load(i), r, code == Code.FLOAT32 or code == Code.FLOAT16))
         store_coded[A](code, out_bytes, result, 0, m)
     result.free()
+
+
+def _counted_bytes(p: UnsafePointer[Int32, _], data: UnsafePointer[Int, _], m: Int, r: Int, kind: Int) -> Int:
+    """The data slot whose ``r`` bools (or uint8) a program of the integer family sums whole, one
+    load in order and nothing else (``mask.sum()``, a mask's count before its positions, ``any``);
+    -1 for any other program."""
+    if m != 1 or kind != Reduce.SUM or Int(p.unsafe_load(0)) != 1:
+        return -1
+    var op = Int(p.unsafe_load(HEADER))
+    var a = Int(p.unsafe_load(HEADER + 2))
+    var code = Int(p.unsafe_load(HEADER + 4))
+    if op != Op.LOAD or Int(p.unsafe_load(HEADER + 3)) != 0 or (code != Code.BOOL and code != Code.UINT8) \
+            or data.unsafe_load(2 * a + 1) != r:
+        return -1
+    return a
+
+
+def _sum_bytes(src: UnsafePointer[UInt8, _], n: Int) -> Int:
+    """The sum of ``n`` bytes: 32 at a time in 16-bit lanes, each lane's sum taken out before it could
+    wrap (255 adds of at most 255), where the integer family widens each byte to int64 first."""
+    comptime w = 32
+    var total = 0
+    var i = 0
+    var whole = n // w * w
+    while i < whole:
+        var end = min(whole, i + 255 * w)
+        var acc = SIMD[DType.uint16, w](0)
+        while i < end:
+            acc += src.unsafe_load[width=w](i).cast[DType.uint16]()
+            i += w
+        total += Int(acc.cast[DType.uint32]().reduce_add())
+    for j in range(whole, n):
+        total += Int(src.unsafe_load(j))
+    return total
 
 
 @always_inline
