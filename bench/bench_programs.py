@@ -4,11 +4,11 @@ installed, jitted per step as a user would write it without rewriting the loop).
     python -m bench.bench_programs
 
 Rows (Markdown), steady state (the median of repeated runs in one process, results read back):
-- recording: microseconds per op of NumPy-style code (``a + b``, ``0.2 * a``, ``A[1:-1, :-2]``,
-  ``B[1:-1, 1:-1] = a``), nothing run;
-- a step that reads one scalar of a small expression, the same structure each time, at 16
-  elements (computed as it is made) and at 4,096 (recorded, then read): the whole step, and the
-  read's microseconds beyond its kernel's time;
+- per op of NumPy-style code, microseconds: ``a + b`` and ``0.2 * a`` at 58 x 58 (run as they are
+  made) and at 100 x 100 (recorded, nothing run), ``A[1:-1, :-2]``, ``B[1:-1, 1:-1] = a``;
+- a step that reads one scalar of a small expression, the same structure each time, at 16 and
+  4,096 elements (computed as it is made) and at 16,384 (recorded, then read): the whole step, and
+  the read's microseconds beyond its kernel's time;
 - a stencil loop that reads nothing until its end (jacobi_2d, 150 x 150, 50 steps);
 - a convergence loop reading one scalar per step (a 40 x 40 Laplace relaxation);
 - an element loop ``x[i] = f(x[i - 1], y[i])``, 10,000 steps;
@@ -49,37 +49,40 @@ def per_op(fn, n=3000) -> float:
 
 
 def recording_rows():
-    A = nnp.array(numpy.random.default_rng(0).random((60, 60)))
-    B = nnp.array(numpy.random.default_rng(1).random((60, 60)))
-    a, b = A[1:-1, 1:-1], A[1:-1, :-2]
-    An = numpy.random.default_rng(0).random((60, 60))
-    an, bn = An[1:-1, 1:-1], An[1:-1, :-2]
-
-    def write():
-        B[1:-1, 1:-1] = a
-
-    def write_n():
-        An[1:-1, 1:-1] = an
-
-    cases = [("recording `a + b`", lambda: a + b, lambda: an + bn),
-             ("recording `0.2 * a`", lambda: 0.2 * a, lambda: 0.2 * an),
-             ("recording `A[1:-1, :-2]`", lambda: A[1:-1, :-2], lambda: An[1:-1, :-2]),
-             ("`B[1:-1, 1:-1] = a`, both realized (into B's memory at once)", write, write_n)]
     rows = []
-    for label, f, fn in cases:
-        t = per_op(f)
-        nb.core.graph.GRAPH.evaluate()  # (what was recorded: not carried into the next case)
-        rows.append((f"{label} (58 x 58 float64)", t * 1e6, per_op(fn) * 1e6, "us"))
+    # (58 x 58 slices: their ops run at once; 100 x 100, above ``at_once.SMALL_AT_ONCE``: recorded)
+    for side, how in ((60, "at once"), (102, "recorded")):
+        A = nnp.array(numpy.random.default_rng(0).random((side, side)))
+        B = nnp.array(numpy.random.default_rng(1).random((side, side)))
+        a, b = A[1:-1, 1:-1], A[1:-1, :-2]
+        An = numpy.random.default_rng(0).random((side, side))
+        an, bn = An[1:-1, 1:-1], An[1:-1, :-2]
+
+        def write():
+            B[1:-1, 1:-1] = a
+
+        def write_n():
+            An[1:-1, 1:-1] = an
+
+        cases = [(f"`a + b`, {how}", lambda: a + b, lambda: an + bn),
+                 (f"`0.2 * a`, {how}", lambda: 0.2 * a, lambda: 0.2 * an)]
+        if side == 60:
+            cases += [("recording `A[1:-1, :-2]`", lambda: A[1:-1, :-2], lambda: An[1:-1, :-2]),
+                      ("`B[1:-1, 1:-1] = a`, both realized (into B's memory at once)", write, write_n)]
+        for label, f, fn in cases:
+            t = per_op(f)
+            nb.core.graph.GRAPH.evaluate()  # (what was recorded: not carried into the next case)
+            rows.append((f"{label} ({side - 2} x {side - 2} float64)", t * 1e6, per_op(fn) * 1e6, "us"))
     return rows
 
 
 def read_rows():
-    """A step that reads one scalar of a small expression whose structure repeats: at 16 elements
-    its ops run as they are made (no trace, no read); at 4,096 they are recorded and the read runs
-    the trace, whose cost beyond its kernel's time (the run ``execute_seconds`` counts), its
-    recording apart, is the second figure."""
+    """A step that reads one scalar of a small expression whose structure repeats: at 16 and 4,096
+    elements its ops run as they are made (no trace, no read: ``at_once.SMALL_AT_ONCE``); at 16,384
+    they are recorded and the read runs the trace, whose cost beyond its kernel's time (the run
+    ``execute_seconds`` counts), its recording apart, is the last figure."""
     rows = []
-    for size in (16, 4096):
+    for size in (16, 4096, 16384):
         x = nnp.array(numpy.arange(float(size)))
         xn = numpy.arange(float(size))
         t = per_op(lambda: float((x * 1.5 + 2.0).sum()), 2000)
@@ -97,7 +100,7 @@ def read_rows():
             float(s)
             read += clock() - t0
         beyond = min(beyond, (read - (nb.engine_stats()["execute_seconds"] - k0)) / n)
-    rows.append(("of which the read of its trace (4,096 elements), beyond its kernel's time", beyond * 1e6,
+    rows.append(("of which the read of its trace (16,384 elements), beyond its kernel's time", beyond * 1e6,
                  tn * 1e6, "us"))
     return rows
 
