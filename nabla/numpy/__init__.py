@@ -16,6 +16,7 @@ import numpy as _np
 from . import _dtypes, _io, _methods, _strings
 from ._ndarray import ndarray
 from ._arrays import *  # noqa: F401,F403
+from ._joins import *  # noqa: F401,F403
 from ._dtypes import (bool_, byte, can_cast, cdouble, complex64, complex128, complexfloating, csingle, double,  # noqa: F401
                       dtype, finfo, float16, float32, float64, floating, generic, half, iinfo, inexact, int8, int16,
                       int32, int64, int_, intc, integer, intp, issubdtype, longlong, number, promote_types, short,

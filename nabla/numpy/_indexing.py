@@ -17,7 +17,8 @@ from ..ops import aliasing
 from ..ops.indexing import check_bounds
 from ..ops.elementwise import astype as _astype
 from . import _dtypes as D
-from ._arrays import arange, array, concatenate, linspace
+from ._arrays import arange, array, linspace
+from ._joins import concatenate
 from ._ndarray import ndarray
 from ._ufuncs import plain_operands, write_out
 from ..ops.elementwise import where_op

@@ -14,7 +14,8 @@ from ..core import dtypes as _dt
 from ..core.tensor import Tensor
 from ..ops.elementwise import astype as _astype
 from . import _dtypes as D
-from ._arrays import atleast_1d, concatenate, full_like
+from ._arrays import atleast_1d, full_like
+from ._joins import concatenate
 from ._math import diff
 from ._reductions import cumsum, sum as _sum
 from ._ufunc_table import UFUNCS as _U
