@@ -45,6 +45,8 @@ def wait(fut, what: str) -> None:
             logged, logged_at = text, elapsed
         shown = True
     if shown:
-        end = f"nabla: built {what} in {time.perf_counter() - t0:.1f} s"
+        error = fut.exception() if not fut.cancelled() else None
+        end = f"nabla: built {what} in {time.perf_counter() - t0:.1f} s" if error is None else \
+            f"nabla: building {what} failed after {time.perf_counter() - t0:.1f} s ({str(error).splitlines()[0][:120]})"
         sys.stderr.write(("\r" + end + " " * 8 + "\n") if tty else end + "\n")
         sys.stderr.flush()

@@ -36,3 +36,18 @@ def test_a_log_gets_a_line_every_few_seconds_and_when_the_parts_done_change(monk
     texts = [ln.split(" ... ")[0] for ln in waits]
     assert len(texts) > len(set(texts))  # (a text that holds is said again, LOG_EVERY later)
     assert lines[-1].startswith("nabla: built the toy parts, 1 of 3 done in ")
+
+
+def test_a_failed_build_says_it_failed(monkeypatch, capsys):
+    """A build that raises is not reported as built: its last line says it failed, and why."""
+    monkeypatch.setattr(progress, "QUIET", 0.05)
+    fut = Future()
+
+    def build():
+        time.sleep(0.3)
+        fut.set_exception(RuntimeError("the compiler said no\nmore lines"))
+
+    start(build)
+    progress.wait(fut, "the toy library")
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last.startswith("nabla: building the toy library failed after ") and "the compiler said no)" in last

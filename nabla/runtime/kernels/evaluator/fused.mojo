@@ -142,6 +142,45 @@ def _map_binary[T: DType, op: Int](dst: UnsafePointer[Scalar[T], MutUntrackedOri
 
 
 @always_inline
+def _map_binary_bytes[T: DType, op: Int](dst: UnsafePointer[UInt8, MutAnyOrigin],
+                                        p: UnsafePointer[Scalar[T], MutUntrackedOrigin],
+                                        q: UnsafePointer[Scalar[T], MutUntrackedOrigin], count: Int):
+    comptime w = simd_width_of[T]()
+    var whole = count // w * w
+    for i in range(0, whole, w):
+        dst.unsafe_store(i, _binary[T, w](op, p.unsafe_load[width=w](i), q.unsafe_load[width=w](i)).cast[DType.uint8]())
+    for i in range(whole, count):
+        dst.unsafe_store(i, _binary[T, 1](op, p.unsafe_load(i), q.unsafe_load(i)).cast[DType.uint8]())
+
+
+def _binary_into_bytes[T: DType](op: Int, dst: UnsafePointer[UInt8, MutAnyOrigin],
+                                 p: UnsafePointer[Scalar[T], MutUntrackedOrigin],
+                                 q: UnsafePointer[Scalar[T], MutUntrackedOrigin], count: Int) -> Bool:
+    """A float map's last op, a comparison or a logical op whose bool values are its result: each
+    1 / 0 stored as a byte as it is computed, where the register was written and read again to be
+    stored (``r < c``); False for any other op (the caller runs it as it runs every op)."""
+    if op == Op.LESS:
+        _map_binary_bytes[T, Op.LESS](dst, p, q, count)
+    elif op == Op.LESS_EQUAL:
+        _map_binary_bytes[T, Op.LESS_EQUAL](dst, p, q, count)
+    elif op == Op.GREATER:
+        _map_binary_bytes[T, Op.GREATER](dst, p, q, count)
+    elif op == Op.GREATER_EQUAL:
+        _map_binary_bytes[T, Op.GREATER_EQUAL](dst, p, q, count)
+    elif op == Op.EQUAL:
+        _map_binary_bytes[T, Op.EQUAL](dst, p, q, count)
+    elif op == Op.NOT_EQUAL:
+        _map_binary_bytes[T, Op.NOT_EQUAL](dst, p, q, count)
+    elif op == Op.LOGICAL_AND:
+        _map_binary_bytes[T, Op.LOGICAL_AND](dst, p, q, count)
+    elif op == Op.LOGICAL_OR:
+        _map_binary_bytes[T, Op.LOGICAL_OR](dst, p, q, count)
+    else:
+        return False
+    return True
+
+
+@always_inline
 def register_of[T: DType, S: DType](ptrs: UnsafePointer[Int, MutUntrackedOrigin],
                                     regs: UnsafePointer[Scalar[T], MutUntrackedOrigin], stride: Int,
                                     k: Int) -> UnsafePointer[Scalar[T], MutUntrackedOrigin]:
@@ -158,7 +197,7 @@ def _run_block[T: DType, S: DType](
     prog: UnsafePointer[Int32, _], consts: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
     regs: UnsafePointer[Scalar[T], MutUntrackedOrigin], stride: Int, start: Int, count: Int,
     ptrs: UnsafePointer[Int, MutUntrackedOrigin], keep: Int, direct: Int = 0, result: Int = -1,
-    filled: Int = 0,
+    filled: Int = 0, bytes_at: Int = 0,
 ):
     """One block of the program's values, register k where ``register_of`` finds it: T the
     registers' dtype, S the data slots' (T itself, or bytes for the integer family, read through
@@ -274,6 +313,11 @@ def _run_block[T: DType, S: DType](
         elif op < Op.BINARY_END:
             var p = register_of[T, S](ptrs, regs, stride, a)
             var q = register_of[T, S](ptrs, regs, stride, b)
+            comptime if T.is_floating_point():
+                if bytes_at != 0 and pc == n_instr - 1:  # (a bool map's last op: its bytes stored as computed)
+                    if _binary_into_bytes[T](op, UnsafePointer[UInt8, MutAnyOrigin](unsafe_from_address=bytes_at), p,
+                                             q, count):
+                        continue
             if op == Op.ADD:
                 _map_binary[T, Op.ADD](dst, p, q, padded)
             elif op == Op.SUBTRACT:
@@ -414,6 +458,19 @@ def _run_block[T: DType, S: DType](
             ptrs.unsafe_store(d, held)
 
 
+def _last_is_binary(p: UnsafePointer[Int32, _]) -> Bool:
+    """Whether a program's last instruction is a comparison or ``logical_and``/``logical_or`` (what
+    ``_binary_into_bytes`` stores) that computes its result register."""
+    var n = Int(p.unsafe_load(0))
+    if n == 0:
+        return False
+    var at = HEADER + (n - 1) * WIDTH_OF_INSTRUCTION
+    var op = Int(p.unsafe_load(at))
+    var compares = op == Op.LESS or op == Op.LESS_EQUAL or op == Op.GREATER or op == Op.GREATER_EQUAL \
+        or op == Op.EQUAL or op == Op.NOT_EQUAL or op == Op.LOGICAL_AND or op == Op.LOGICAL_OR
+    return compares and Int(p.unsafe_load(at + 1)) == Int(p.unsafe_load(1))
+
+
 def _meets_a_slot[T: DType](data: UnsafePointer[Int, _], dst: UnsafePointer[UInt8, MutAnyOrigin], m: Int) -> Bool:
     """Whether any of a stage's eight data slots (address, size in elements) shares memory with its
     output of ``m`` elements of T at ``dst``."""
@@ -458,9 +515,12 @@ def map_into[T: DType, S: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Fl
     # (the last instruction stores into the output where no data slot's memory meets it: an
     # in-place update reads the output's own memory, and keeps its store after the block)
     var direct = S == T and not pair and not strided and not bools and not _meets_a_slot[T](data, dst, m)
+    # (a bool map whose last instruction is a binary op giving the result: its bytes stored as it
+    # computes them, where no data slot's memory meets the output)
+    var into_bytes = bools and not strided and _last_is_binary(p) and not _meets_a_slot[DType.uint8](data, dst, m)
     var constants = constant_registers(p)
     def task(t: Int) {memory, dst, p, k, data, m, blocks, result, code, stride, layout, strided, pair, direct,
-                      constants, bools}:
+                      constants, bools, into_bytes}:
         var regs = alloc[Scalar[T]](memory)
         var ptrs = alloc[Int](MAX_REGISTERS, alignment=64)  # (whole cache lines: tasks on other cores write theirs)
         var pairs = alloc[Scalar[T]](2 * BLOCK if pair and strided else 1)
@@ -476,7 +536,10 @@ def map_into[T: DType, S: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Fl
             var filled = 0
             comptime if S == T:
                 filled = 0 if blk == t * BLOCKS_PER_TASK else constants
-            _run_block[T, S](p, k, data, regs, stride, start, count, ptrs, -1, out, result, filled)
+            _run_block[T, S](p, k, data, regs, stride, start, count, ptrs, -1, out, result, filled,
+                             Int(dst) + start if into_bytes else 0)
+            if into_bytes:
+                continue  # (stored by its last instruction)
             var r = register_of[T, S](ptrs, regs, stride, result)
             if out != 0 and Int(r) == out:
                 continue  # (stored by its last instruction)
