@@ -211,7 +211,7 @@ def count_nonzero(x, /, *, axis=None, keepdims=False) -> Tensor:
     x = _tensor(x, "count_nonzero")
     if x.dtype.is_bool:  # (its sum, int64: a mask's bytes summed as they are)
         return _ops.sum(x, axis=axis, keepdims=keepdims)
-    nz = _B["not_equal"](x, False if x.dtype.is_bool else 0)
+    nz = _B["not_equal"](x, 0)
     return _ops.sum(_astype(nz, _dt.int64), axis=axis, keepdims=keepdims)
 
 
