@@ -69,7 +69,7 @@ class Plan:
         """One call of the program kernel running this program alone (``model``: the kernel)."""
         p = self.program
         coded = self.dtype is BYTES
-        out_dtype = p.out_dtype if coded else (_dt.int64 if p.count else p.out_dtype)  # (bool: a float map's)
+        out_dtype = _dt.int64 if p.count and not coded else p.out_dtype
         n = p.size
         out = host_memory(max(n * out_dtype.itemsize, 8))  # (a tested count: one int64 1 / 0)
         consts = self.consts(leaf_buffers, values)

@@ -153,12 +153,19 @@ def _map_binary_bytes[T: DType, op: Int](dst: UnsafePointer[UInt8, MutAnyOrigin]
         dst.unsafe_store(i, _binary[T, 1](op, p.unsafe_load(i), q.unsafe_load(i)).cast[DType.uint8]())
 
 
+@always_inline
+def _stores_bytes(op: Int) -> Bool:
+    """Whether ``_binary_into_bytes`` takes ``op``: a comparison, ``logical_and`` or ``logical_or``."""
+    return op == Op.LESS or op == Op.LESS_EQUAL or op == Op.GREATER or op == Op.GREATER_EQUAL \
+        or op == Op.EQUAL or op == Op.NOT_EQUAL or op == Op.LOGICAL_AND or op == Op.LOGICAL_OR
+
+
 def _binary_into_bytes[T: DType](op: Int, dst: UnsafePointer[UInt8, MutAnyOrigin],
                                  p: UnsafePointer[Scalar[T], MutUntrackedOrigin],
-                                 q: UnsafePointer[Scalar[T], MutUntrackedOrigin], count: Int) -> Bool:
-    """A float map's last op, a comparison or a logical op whose bool values are its result: each
+                                 q: UnsafePointer[Scalar[T], MutUntrackedOrigin], count: Int):
+    """A float map's last op (one ``_stores_bytes`` takes), whose bool values are its result: each
     1 / 0 stored as a byte as it is computed, where the register was written and read again to be
-    stored (``r < c``); False for any other op (the caller runs it as it runs every op)."""
+    stored (``r < c``)."""
     if op == Op.LESS:
         _map_binary_bytes[T, Op.LESS](dst, p, q, count)
     elif op == Op.LESS_EQUAL:
@@ -173,11 +180,8 @@ def _binary_into_bytes[T: DType](op: Int, dst: UnsafePointer[UInt8, MutAnyOrigin
         _map_binary_bytes[T, Op.NOT_EQUAL](dst, p, q, count)
     elif op == Op.LOGICAL_AND:
         _map_binary_bytes[T, Op.LOGICAL_AND](dst, p, q, count)
-    elif op == Op.LOGICAL_OR:
-        _map_binary_bytes[T, Op.LOGICAL_OR](dst, p, q, count)
     else:
-        return False
-    return True
+        _map_binary_bytes[T, Op.LOGICAL_OR](dst, p, q, count)
 
 
 @always_inline
@@ -315,9 +319,9 @@ def _run_block[T: DType, S: DType](
             var q = register_of[T, S](ptrs, regs, stride, b)
             comptime if T.is_floating_point():
                 if bytes_at != 0 and pc == n_instr - 1:  # (a bool map's last op: its bytes stored as computed)
-                    if _binary_into_bytes[T](op, UnsafePointer[UInt8, MutAnyOrigin](unsafe_from_address=bytes_at), p,
-                                             q, count):
-                        continue
+                    _binary_into_bytes[T](op, UnsafePointer[UInt8, MutAnyOrigin](unsafe_from_address=bytes_at), p, q,
+                                          count)
+                    continue
             if op == Op.ADD:
                 _map_binary[T, Op.ADD](dst, p, q, padded)
             elif op == Op.SUBTRACT:
@@ -458,17 +462,13 @@ def _run_block[T: DType, S: DType](
             ptrs.unsafe_store(d, held)
 
 
-def _last_is_binary(p: UnsafePointer[Int32, _]) -> Bool:
-    """Whether a program's last instruction is a comparison or ``logical_and``/``logical_or`` (what
-    ``_binary_into_bytes`` stores) that computes its result register."""
+def _last_stores_bytes(p: UnsafePointer[Int32, _]) -> Bool:
+    """Whether a program's last instruction is an op ``_stores_bytes`` takes, computing its result."""
     var n = Int(p.unsafe_load(0))
     if n == 0:
         return False
     var at = HEADER + (n - 1) * WIDTH_OF_INSTRUCTION
-    var op = Int(p.unsafe_load(at))
-    var compares = op == Op.LESS or op == Op.LESS_EQUAL or op == Op.GREATER or op == Op.GREATER_EQUAL \
-        or op == Op.EQUAL or op == Op.NOT_EQUAL or op == Op.LOGICAL_AND or op == Op.LOGICAL_OR
-    return compares and Int(p.unsafe_load(at + 1)) == Int(p.unsafe_load(1))
+    return _stores_bytes(Int(p.unsafe_load(at))) and Int(p.unsafe_load(at + 1)) == Int(p.unsafe_load(1))
 
 
 def _meets_a_slot[T: DType](data: UnsafePointer[Int, _], dst: UnsafePointer[UInt8, MutAnyOrigin], m: Int) -> Bool:
@@ -515,9 +515,9 @@ def map_into[T: DType, S: DType](p: UnsafePointer[Int32, _], k: UnsafePointer[Fl
     # (the last instruction stores into the output where no data slot's memory meets it: an
     # in-place update reads the output's own memory, and keeps its store after the block)
     var direct = S == T and not pair and not strided and not bools and not _meets_a_slot[T](data, dst, m)
-    # (a bool map whose last instruction is a binary op giving the result: its bytes stored as it
+    # (a bool map whose last instruction is a comparison giving the result: its bytes stored as it
     # computes them, where no data slot's memory meets the output)
-    var into_bytes = bools and not strided and _last_is_binary(p) and not _meets_a_slot[DType.uint8](data, dst, m)
+    var into_bytes = bools and not strided and _last_stores_bytes(p) and not _meets_a_slot[DType.uint8](data, dst, m)
     var constants = constant_registers(p)
     def task(t: Int) {memory, dst, p, k, data, m, blocks, result, code, stride, layout, strided, pair, direct,
                       constants, bools, into_bytes}:
