@@ -104,7 +104,7 @@ class LengthPatches:
             self.length = n
 
 
-_SAME = ("places", "starts", "sources", "offsets", "constants", "lifted", "result_at", "dtype")
+_SAME = ("places", "starts", "sources", "offsets", "constants", "lifted", "result_at", "result_also", "dtype")
 
 
 def length_patches(programs, lengths) -> LengthPatches | None:

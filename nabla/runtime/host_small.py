@@ -268,7 +268,7 @@ class SmallOps:
             nbytes = program.nbytes
             if type(into) is tuple:  # (a strided slice: its one map stage stores through the slice's layout)
                 at = program.result_at
-                if call[0] != 1 or call[at - 4] != MAP or call[at + 2]:
+                if call[0] != 1 or call[at - 4] != MAP or call[at + 2] or program.result_also:
                     return None
                 block, (address, call[at + 2], _) = None, into
             elif into:
@@ -279,6 +279,8 @@ class SmallOps:
                 block, start = np.empty(nbytes, np.uint8), 0
                 address = block.ctypes.data
             call[program.result_at] = address
+            for at in program.result_also:
+                call[at] = address
             try:
                 program.run(quick.address)
             finally:
@@ -434,7 +436,8 @@ class SmallOps:
             traced = engine.trace([out])
             plan = self.programs.plan(traced.order, traced.leaves, [out], traced.node_ids, lambda n: False)
         quick = None if plan is None else plan.quick
-        if quick is not None and len(quick.places) == 1 and quick.places[0][2] == 0 and not quick.shifted \
+        if quick is not None and quick.places and all(k == 0 and not offset for _, k, offset in quick.places) \
+                and not quick.shifted \
                 and quick.shifts is None:
             source_of, operand_at, constants = {}, {}, {}
             for k, (v, s) in enumerate(zip(values, stand_ins)):

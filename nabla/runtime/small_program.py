@@ -18,7 +18,7 @@ class SmallProgram:
     where the result's address goes, and its dtype and bytes."""
 
     __slots__ = ("plan", "quick", "places", "starts", "sources", "offsets", "constants", "lifted", "result_at",
-                 "dtype", "nbytes", "fills", "run", "uses", "lengths", "shape", "result_dtype", "holds")
+                 "result_also", "dtype", "nbytes", "fills", "run", "uses", "lengths", "shape", "result_dtype", "holds")
 
     def __init__(self, plan, source_of, operand_at, constants, shape, dtype):
         quick = plan.quick
@@ -35,7 +35,10 @@ class SmallProgram:
             self.places.append((at, source_of[index], offset.const, terms))
         self.starts = tuple(operand_at.items())
         self.sources = source_of  # (per leaf of the trace, the operand whose source it is)
-        (self.result_at, _, _), = quick.places  # (at offset 0: ``_plan_small`` takes no other)
+        # (its result's address, at offset 0: ``_plan_small`` takes no other; a program of stages
+        # that each write it, a scatter's copy and its writes, takes it at each place)
+        self.result_at = quick.places[0][0]
+        self.result_also = tuple(at for at, _, _ in quick.places[1:])
         self.nbytes = plan.result_specs[0][2]
         # (starts into layouts: per constant, its base and terms (operand whose starts, axis,
         # coefficient), written by a run, as the constants' values are; one-element leaves read

@@ -269,6 +269,21 @@ def test_casts_and_masks_of_small_data_at_once_are_numpys():
     assert small >= 6 and reads <= 5  # (a mask: a run of its positions; the write: a run)
 
 
+def test_a_loop_of_whole_mask_writes_runs_each_at_once():
+    """``x[x > 0] = ...`` writes at the mask's positions at once (a program of two stages, x's copy
+    and the scatter, both into one result): the next step's comparison then takes realized data,
+    where a recorded scatter made every step's mask a read of the engine."""
+    def steps(m, x):
+        for _ in range(8):
+            x[x > 0] = x[x > 0] ** -1.5
+            x[x < -1] = 0.5
+            x -= 0.25
+        return x
+
+    small, reads = counted(steps, RNG.standard_normal((12, 12)) * 3)
+    assert small >= 8 * 6 and reads == 0  # (8 with each write recorded)
+
+
 def test_a_loop_over_rows_of_pending_data_realizes_it_once(monkeypatch):
     """deriche's second pass, ``y[i, :] = a * img[i, :] + b * y[i - 1, :]`` over a pending ``img``:
     once ``_LOOP_REFUSALS`` ops at once were refused for its rows, img is realized (one read) and the ops
