@@ -19,7 +19,7 @@ from ..core.tensor import Tensor
 from ..core.tensor_impl import plain_host
 from . import indexing, view as _view
 from .basic_keys import element_parse, plain_key
-from .slices import host_int_indices, int_bounds, is_basic, parsed_slice, plain_slice, slice_memo
+from .slices import composed_axis, host_int_indices, int_bounds, is_basic, parsed_slice, plain_slice, slice_memo
 from .base import normalize_axis
 from .broadcasting import broadcast_to_op
 from .creation import operand_constant
@@ -206,12 +206,10 @@ def _composed(x: Tensor, key):
         return None
     out = []
     for (start, _, step), (at, stop, by) in zip(taken, then[0]):  # (x's element j: the parent's start + j step)
-        count = len(range(at, stop, by))
+        begin, end, stride, count = composed_axis(start, step, at, stop, by)
         if not count:
             out.append(slice(0, 0))
             continue
-        begin, stride = start + at * step, step * by
-        end = begin + count * stride
         out.append(slice(begin, None if end < 0 else end, stride))  # (-1 would count from the end)
     return tuple(out)
 

@@ -67,7 +67,7 @@ def slice_of(x: Tensor, plain):
     impl = x._impl
     index, after, same, whole, sizes, starts = plain
     if whole and (after == impl.cached_shape or impl._values[0].node is not None):  # the whole of x
-        return x if after == impl.cached_shape else reshape_op(x, shape=after)
+        return x if after == impl.cached_shape else reshape_op.apply_unary(x, {"shape": after})
     # (the whole of realized x with axes added, ``w[np.newaxis, :, :]``: a slice node, which an op at
     # once reads where a reshape node is recorded)
     if impl.sharding is not None:
@@ -86,6 +86,12 @@ def slice_of(x: Tensor, plain):
     if plain_x and after and len(values) == 1 and not impl.dtype.is_complex and not impl.batch_dims:
         # (``apply_shaped``'s node, made here: a loop takes a slice per step, ``x[i, :j]``)
         source = values[0]
+        node = source.node
+        if node is not None and node.op is slice_op and node.inputs[0].node is None:
+            found = _composed(node, index, impl.cached_shape)
+            if found is not None:  # (a slice of a slice of realized data: one slice of that data)
+                return recorded(cls, slice_op, {"index": found[0], "shape": after}, node.inputs, after, impl.dtype,
+                                source.device, 0, index_memo(found[1], found[2], after))
         out = recorded(cls, slice_op, {"index": index} if same else {"index": index, "shape": after},
                        (source,), after, impl.dtype, source.device, 0, slice_memo(plain))
         if kept is None or len(kept) >= _SLICES_KEPT:
@@ -104,6 +110,37 @@ def slice_of(x: Tensor, plain):
             kept = impl.slices = {}
         kept[key] = weakref.ref(v)  # (weak: a reference would count as a use of the slice at its read)
     return out
+
+
+def composed_axis(start: int, step: int, at: int, stop: int, by: int) -> tuple:
+    """``(start, stop, step, count)`` in the parent's axis of the slice ``(at, stop, by)`` of an
+    axis that the slice ``(start, _, step)`` of the parent's gives (NumPy's view of a view; bounds
+    as ``range`` takes them)."""
+    count = len(range(at, stop, by))
+    begin, stride = start + at * step, step * by
+    return begin, begin + count * stride, stride, count
+
+
+def _composed(node, index, shape):
+    """(index, sizes, starts) over the source of slice ``node`` of the slice ``index`` (per axis of
+    its result, of ``shape``) of it (``x[:, 0][1:]``, a row's ``[::-1][1:4]``; an int or a ``None``
+    in either key): ops at once read it as any slice of realized data, where a slice of a slice
+    was a copy; None where a selection is empty (the general path's)."""
+    picked = iter([(a, b, c) for (a, b, c), n in zip(index, shape) if n != 1])
+    for (a, b, c), n in zip(index, shape):
+        if n == 1 and len(range(a, b, c)) != 1:
+            return None
+    out, sizes, starts = [], [], []
+    for a, b, c in node.kwargs["index"]:  # (the axes longer than 1, in order, are the result's)
+        n = len(range(a, b, c))
+        if n != 1:
+            a, b, c, n = composed_axis(a, c, *next(picked))
+            if not n:
+                return None
+        out.append((a, b, c))
+        sizes.append((n, c))
+        starts.append(a)
+    return tuple(out), tuple(sizes), tuple(starts)
 
 
 #: the most slices of one value ``slice_of`` keeps (a sliding window meets a new one every step)

@@ -284,6 +284,48 @@ def test_a_loop_of_whole_mask_writes_runs_each_at_once():
     assert small >= 8 * 6 and reads == 0  # (8 with each write recorded)
 
 
+def test_views_of_a_slice_that_move_unit_axes_are_that_slice():
+    """nbody's ``x.T - x`` of a column ``x = pos[:, 0:1]``, a row's ``c[:, None]``: the view is the
+    slice of the same data under another shape (nothing computed for it), the op over it one run;
+    values, and writes through the views, NumPy's."""
+    def pairs(m, pos):
+        x, c = pos[:, 1:2], pos[2, 1:]
+        out = [x.T - x, c[:, None] * c[None, :], m.expand_dims(c, 0) + 1, m.squeeze(x) * 2, x.reshape(1, 6, 1) - 1]
+        xt, cc = x.T, c[:, None]
+        xt[0, 2] = 100.0
+        cc[1, 0] = -5.0
+        return tuple(out) + (xt + 0,)
+
+    start = RNG.standard_normal((6, 4))
+    small, reads = counted(pairs, start)
+    # (the five ops, one run each: 13 with each view a copy of its own; the writes through views
+    # are recorded, and read once at the end)
+    assert small <= 5 and reads <= 1
+    pos = np.array(start)
+    before = nb.engine_stats()["small_ops"]
+    views = [pos[:, 0:1].T, pos[1, :][:, None], pos[1:3, 2][None, :, None]]
+    assert nb.engine_stats()["small_ops"] == before
+    for view, want in zip(views, [start[:, 0:1].T, start[1, :][:, None], start[1:3, 2][None, :, None]]):
+        assert numpy.array_equal(numpy.asarray(view), want)
+
+
+def test_a_slice_of_a_slice_is_one_slice_of_the_data():
+    """``a[:, 0][1:]``, ``a[2][::-1][1:4]``, ``a[1:6][:, None, 3]`` (an int or a ``None`` in either
+    key): one slice of ``a``'s data, which ops at once read (each was a copy, or recorded and read);
+    values, and writes through such views, NumPy's."""
+    def views(m, a):
+        out = [m.flipud(a[:5, 2]) * 2, a[:, 0][1:] + 1, a[1:][2:4, ::-2] - 1, a[::2, 1:][1:, ::3] * 3,
+               a[2][::-1][1:4] + 0, a[:, 1:2][2:5] + 0, a[1:6][:, None, 3] + 0, m.dot(m.flipud(a[:6, 1]), a[:6, 2])]
+        v = a[1:][2:4, ::-2]
+        v[1, 2] = 50.0
+        w = a[:, 3][::-1]
+        w[1:3] = -1.0
+        return tuple(out)
+
+    small, reads = counted(views, RNG.standard_normal((7, 9)))
+    assert small >= 8 and reads <= 1  # (6 reads with each slice of a slice recorded; the writes' read at the end)
+
+
 def test_a_loop_over_rows_of_pending_data_realizes_it_once(monkeypatch):
     """deriche's second pass, ``y[i, :] = a * img[i, :] + b * y[i - 1, :]`` over a pending ``img``:
     once ``_LOOP_REFUSALS`` ops at once were refused for its rows, img is realized (one read) and the ops
