@@ -217,6 +217,9 @@ def slice_reshaped(op, kwargs, value, impl):
     ``pos[:, 0:1]``, ``c[:, None]`` of a row's slice): the slice's index under the op's shape, a
     slice that ops at once read as any other (each such view was a kernel run copying its
     elements, ~12 us; NumPy's view 0.2); None for any other op or value."""
+    node = value.node
+    if _prod(node.inputs[0].shape) > OPERAND_AT_ONCE:
+        return None  # (a view of a larger source's slice: copied at once, what a recorded read takes whole)
     shape, dtype, batch_dims = op.abstract_eval(impl, **kwargs)
     if batch_dims or dtype.is_complex:
         return None
@@ -227,7 +230,6 @@ def slice_reshaped(op, kwargs, value, impl):
             return None
     elif op.fused.view != "alias" or [d for d in shape if d != 1] != [d for d in value.shape if d != 1]:
         return None
-    node = value.node
     memo = node.memo if node.memo is not None else node_memo(node)
     index = node.kwargs["index"]
     return {"index": index, "shape": shape}, shape, index_memo(dict(memo[0])["index"], memo[2], shape)

@@ -388,9 +388,9 @@ class Operation(metaclass=_Registered):
         # (realized, a constant, or a slice of realized data: what ops at once take; asked of a
         # pending operand, each of them answers None, ~0.7 us apiece on the recording path)
         leafy = n0 is None or not n0.inputs or n0.inputs[0].node is None
-        if leafy and n0 is not None and n0.inputs and n0.op.index_kwarg is not None and self.fused is not None \
-                and self.fused.view is not None and not ia.batch_dims:
-            found = slice_reshaped(self, kwargs, v0, ia)  # (a view of a slice: that slice, reshaped)
+        if leafy and n0 is not None and len(n0.inputs) == 1 and n0.op.index_kwarg is not None \
+                and self.fused is not None and self.fused.view is not None and not ia.batch_dims:
+            found = slice_reshaped(self, kwargs, v0, ia)  # (a view of a slice, not a slice write: that slice, reshaped)
             if found is not None:
                 return recorded(cls, n0.op, found[0], n0.inputs, found[1], ia.dtype, v0.device, 0, found[2])
         if not v0.shape and (n0 is None or not n0.inputs):  # (0-d: real, no batch dims)

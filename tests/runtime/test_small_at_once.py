@@ -11,28 +11,12 @@ import nabla.numpy as np
 from nabla.core.graph import GRAPH
 from nabla.ops.creation import FILL_AT_ONCE
 
+from .at_once_checks import counted
+
 pytestmark = pytest.mark.usefixtures("fused_on", "fresh_kinds")
 
 
 RNG = numpy.random.default_rng(11)
-
-
-def counted(fn, *arrays):
-    """``fn`` on Nabla copies of ``arrays`` (read back) and on NumPy copies, and how many ops it
-    computed at once and how many reads it ran."""
-    ours = [np.array(a) for a in arrays]
-    host = [numpy.array(a) for a in arrays]
-    before = nb.engine_stats()
-    got = fn(np, *ours)
-    got = [numpy.asarray(g) for g in ((got if isinstance(got, tuple) else () if got is None else (got,)) + tuple(ours))]
-    after = nb.engine_stats()
-    want = fn(numpy, *host)
-    want = [numpy.asarray(w) for w in ((want if isinstance(want, tuple) else () if want is None else (want,))
-                                       + tuple(host))]
-    for w, g in zip(want, got):
-        assert w.dtype == g.dtype and w.shape == g.shape
-        numpy.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
-    return after["small_ops"] - before["small_ops"], after["evaluations"] - before["evaluations"]
 
 
 def lu(m, A):
@@ -284,48 +268,6 @@ def test_a_loop_of_whole_mask_writes_runs_each_at_once():
     assert small >= 8 * 6 and reads == 0  # (8 with each write recorded)
 
 
-def test_views_of_a_slice_that_move_unit_axes_are_that_slice():
-    """nbody's ``x.T - x`` of a column ``x = pos[:, 0:1]``, a row's ``c[:, None]``: the view is the
-    slice of the same data under another shape (nothing computed for it), the op over it one run;
-    values, and writes through the views, NumPy's."""
-    def pairs(m, pos):
-        x, c = pos[:, 1:2], pos[2, 1:]
-        out = [x.T - x, c[:, None] * c[None, :], m.expand_dims(c, 0) + 1, m.squeeze(x) * 2, x.reshape(1, 6, 1) - 1]
-        xt, cc = x.T, c[:, None]
-        xt[0, 2] = 100.0
-        cc[1, 0] = -5.0
-        return tuple(out) + (xt + 0,)
-
-    start = RNG.standard_normal((6, 4))
-    small, reads = counted(pairs, start)
-    # (the five ops, one run each: 13 with each view a copy of its own; the writes through views
-    # are recorded, and read once at the end)
-    assert small <= 5 and reads <= 1
-    pos = np.array(start)
-    before = nb.engine_stats()["small_ops"]
-    views = [pos[:, 0:1].T, pos[1, :][:, None], pos[1:3, 2][None, :, None]]
-    assert nb.engine_stats()["small_ops"] == before
-    for view, want in zip(views, [start[:, 0:1].T, start[1, :][:, None], start[1:3, 2][None, :, None]]):
-        assert numpy.array_equal(numpy.asarray(view), want)
-
-
-def test_a_slice_of_a_slice_is_one_slice_of_the_data():
-    """``a[:, 0][1:]``, ``a[2][::-1][1:4]``, ``a[1:6][:, None, 3]`` (an int or a ``None`` in either
-    key): one slice of ``a``'s data, which ops at once read (each was a copy, or recorded and read);
-    values, and writes through such views, NumPy's."""
-    def views(m, a):
-        out = [m.flipud(a[:5, 2]) * 2, a[:, 0][1:] + 1, a[1:][2:4, ::-2] - 1, a[::2, 1:][1:, ::3] * 3,
-               a[2][::-1][1:4] + 0, a[:, 1:2][2:5] + 0, a[1:6][:, None, 3] + 0, m.dot(m.flipud(a[:6, 1]), a[:6, 2])]
-        v = a[1:][2:4, ::-2]
-        v[1, 2] = 50.0
-        w = a[:, 3][::-1]
-        w[1:3] = -1.0
-        return tuple(out)
-
-    small, reads = counted(views, RNG.standard_normal((7, 9)))
-    assert small >= 8 and reads <= 1  # (6 reads with each slice of a slice recorded; the writes' read at the end)
-
-
 def test_a_loop_over_rows_of_pending_data_realizes_it_once(monkeypatch):
     """deriche's second pass, ``y[i, :] = a * img[i, :] + b * y[i - 1, :]`` over a pending ``img``:
     once ``_LOOP_REFUSALS`` ops at once were refused for its rows, img is realized (one read) and the ops
@@ -397,42 +339,6 @@ def test_a_small_result_at_once_is_its_memory_wherever_it_is_read():
     numpy.testing.assert_array_equal(exported, want_r)
     one = a[:1] * 2.0  # (one element: its truth and its item read the memory)
     assert bool(one) == bool(a0[0] * 2.0) and one.item() == a0[0] * 2.0
-
-
-def reshaped_rows(m, x):
-    """Views of realized data that only change its shape, read, written and written through."""
-    rows = x.reshape(3, 4)  # the same memory (NumPy's view; Nabla's value, computed at nothing)
-    col = m.expand_dims(x[:4], 1)
-    flat = rows.reshape(-1)
-    first = m.squeeze(rows[:1], 0)
-    x[0] = 100.0  # after the views were taken: NumPy's views see it
-    copies = (rows * 1, col * 1, flat * 1, first * 1)
-    rows[2, 3] = -5.0  # through the view into x
-    pair = m.asarray([x[1], -m.sin(x[2])])  # a list of picks, one dtype
-    return copies + (pair, rows.sum(), x.reshape(2, 6)[1, 2:4])
-
-
-def test_shape_views_of_realized_data_are_numpys_and_compute_nothing():
-    x = RNG.random(12)
-    small, _ = counted(reshaped_rows, x)
-    ours = np.array(x)
-    before = nb.engine_stats()["small_ops"]
-    r = ours.reshape(3, 4)
-    e = np.expand_dims(ours[3], 0)
-    assert nb.engine_stats()["small_ops"] == before  # (no kernel run for a view)
-    assert numpy.array_equal(numpy.asarray(r), x.reshape(3, 4)) and numpy.asarray(e).tolist() == [x[3]]
-    ours[5] = 7.0  # the memory is shared: the write copies, the views keep their values
-    assert numpy.asarray(r)[1, 1] == 7.0 and numpy.asarray(ours)[5] == 7.0  # (NumPy: r is a view of x)
-    r2 = ours.reshape(4, 3)
-    ours += 1  # an op in place after the view: the view's value is NumPy's
-    assert numpy.array_equal(numpy.asarray(r2), (numpy.asarray(ours)).reshape(4, 3))
-    t = nb.asarray(x)  # a Tensor is a value: its reshape keeps its own, whatever is written later
-    t[1] = 3.0  # (its memory its own from here: element writes go into it)
-    u = nb.reshape(t, (2, 6))
-    t[0] = 50.0
-    want = x.copy()
-    want[1] = 3.0
-    assert numpy.array_equal(numpy.asarray(u), want.reshape(2, 6)) and float(t[0]) == 50.0
 
 
 def conjugate_gradient(m, A, b):
@@ -603,28 +509,3 @@ def test_a_complex_array_never_runs_the_real_program_of_its_storages_shape():
                           (np.array(z) * np.array(w), z * w), (np.array(z)[1:6] - np.array(w)[:5], z[1:6] - w[:5])):
             assert got.dtype == want.dtype and got.shape == want.shape
             numpy.testing.assert_allclose(numpy.asarray(got), want, rtol=1e-15)
-
-
-def test_shape_views_of_realized_complex_data_are_its_memory_with_numpys_values():
-    """A reshape, an axis put in or taken out of a realized complex array is a view of its storage
-    (nothing recorded, nothing computed), as a real array's is; what reads it (a mask's selection
-    of a 2-D array, ``Z[I]``, reads its rows through the flat view) and a write after it are
-    NumPy's."""
-    z = RNG.standard_normal((6, 5)) + 1j * RNG.standard_normal((6, 5))
-    ours = np.array(z)
-    ours.realize()
-    before = nb.engine_stats()
-    views = [ours.reshape(-1), ours.reshape(3, 10), np.expand_dims(ours, 0), ours.reshape(1, 30).squeeze(0)]
-    after = nb.engine_stats()
-    assert after["small_ops"] == before["small_ops"] and after["evaluations"] == before["evaluations"]
-    for v in views:
-        assert v._impl.is_realized and v.dtype == numpy.complex128
-    wants = [z.reshape(-1), z.reshape(3, 10), z[None], z.reshape(-1)]
-    for v, w in zip(views, wants):
-        assert numpy.asarray(v).tobytes() == w.tobytes() and numpy.asarray(v).shape == w.shape
-    mask = numpy.abs(z) < 1.2
-    got = ours[np.array(mask)]
-    assert numpy.asarray(got).tobytes() == z[mask].tobytes()
-    ours[2, 3] = 9 - 1j  # (the write copies: the views keep NumPy's values of a view)
-    z[2, 3] = 9 - 1j
-    assert numpy.asarray(ours).tobytes() == z.tobytes() and numpy.asarray(views[1])[1, 3] == 9 - 1j

@@ -7,7 +7,8 @@ import pytest
 import nabla as nb
 import nabla.numpy as np
 from nabla.core.graph import GRAPH
-from .test_small_at_once import RNG, counted
+from .at_once_checks import counted
+from .test_small_at_once import RNG
 
 pytestmark = pytest.mark.usefixtures("fused_on", "fresh_kinds")
 
