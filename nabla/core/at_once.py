@@ -217,18 +217,17 @@ def slice_reshaped(op, kwargs, value, impl):
     ``pos[:, 0:1]``, ``c[:, None]`` of a row's slice): the slice's index under the op's shape, a
     slice that ops at once read as any other (each such view was a kernel run copying its
     elements, ~12 us; NumPy's view 0.2); None for any other op or value."""
-    node = value.node
-    if _prod(node.inputs[0].shape) > OPERAND_AT_ONCE:
-        return None  # (a view of a larger source's slice: copied at once, what a recorded read takes whole)
-    shape, dtype, batch_dims = op.abstract_eval(impl, **kwargs)
-    if batch_dims or dtype.is_complex:
-        return None
     perm = kwargs.get("perm") if op.fused.view == "strided" else None
+    node = value.node
+    if (perm is None and op.fused.view != "alias") or _prod(node.inputs[0].shape) > OPERAND_AT_ONCE:
+        return None  # (a slice of it; a view of a larger source's slice: copied at once, as a recorded read takes it)
     if perm is not None:  # (a transpose: the axes longer than 1 keep their order)
         kept = [a for a in perm if value.shape[a] != 1]
         if kept != sorted(kept):
             return None
-    elif op.fused.view != "alias" or [d for d in shape if d != 1] != [d for d in value.shape if d != 1]:
+    shape, dtype, batch_dims = op.abstract_eval(impl, **kwargs)
+    if batch_dims or dtype.is_complex or (perm is None and [d for d in shape if d != 1] != [d for d in value.shape
+                                                                                       if d != 1]):
         return None
     memo = node.memo if node.memo is not None else node_memo(node)
     index = node.kwargs["index"]
