@@ -97,6 +97,9 @@ class Trace(NamedTuple):
     #: the leaves a write of the trace may store into (``given_leaves``): their memory is the
     #: written value's, nothing else holding them (a plan is kept per leaf shapes and these)
     given: tuple = ()
+    #: the leaves whose memory their value owned (``HostValue.owned``) until this trace took it: a
+    #: run that leaves no view of a leaf's memory gives it back (``FirstSight.program_run``)
+    owned: tuple = ()
 
 
 #: the kwargs' structure of nodes with an index kwarg, one object per distinct one (``node_memo``)
@@ -345,7 +348,7 @@ class TraceLowering:
         else:
             key = TraceKey((tuple(sigs), tuple(leaf_sigs), out_refs))
         return Trace(key, order, leaves, node_ids, leaf_ids, polymorphic, leaf_sigs, single_op_nodes, params, starts,
-                     relations or {}, given)
+                     relations or {}, given, tuple(owned))
 
     # --- lowering to MAX -------------------------------------------------------
     def lower(self, outputs: list, symbolic: bool = True):

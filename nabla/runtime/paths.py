@@ -87,7 +87,19 @@ class FirstSight:
             return None
         values = {node_ids[id(n)]: data[0] for n, data in traced.params} if traced.params else None
         starts, leaves = traced.starts, traced.leaves
-        return lambda buffers: plan.run(buffers, values, starts, leaves)
+        seen = plan.seen_leaves
+        back = () if seen is None else [leaves[k] for k in traced.owned if k not in seen and k not in traced.given]
+        if not back:
+            return lambda buffers: plan.run(buffers, values, starts, leaves)
+
+        def run(buffers):
+            # (the kernel only read these leaves, and no result views them: their values own their
+            # memory again, so a loop's next write into one stores into it, not into a copy)
+            results = plan.run(buffers, values, starts, leaves)
+            for v in back:
+                v.owned = True
+            return results
+        return run
 
     def run(self, r, entry):
         """A function of the leaf buffers that runs this trace on the program kernel (as a whole

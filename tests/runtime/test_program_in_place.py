@@ -80,3 +80,26 @@ def test_index_writes_into_result_arrays_store_in_place(copies):
     want, got = both(escapes, C)
     assert_same(want[:2], got[:2], exact=False)
     assert copies and max(copies[-4:]) == 0
+
+
+def test_a_field_a_read_only_read_stays_its_own_and_takes_the_next_write(copies):
+    """A read that only reads a field (a sum of it) leaves the field's memory its own: the write
+    after it stores there, where it copied the whole field; NumPy's values, and a view handed out
+    before the write keeps the values it saw."""
+    base = RNG.random((301, 199))
+    a = np.asarray(base) * 1.0
+    float(a.sum())  # (a: a read's result, its own memory)
+    total = float((a * 2.0).sum())  # (reads a, writes nothing)
+    a[5:50] = 7.0
+    got = a.numpy()
+    want = base * 1.0
+    numpy.testing.assert_allclose(total, (want * 2.0).sum(), rtol=1e-12)
+    want[5:50] = 7.0
+    numpy.testing.assert_array_equal(got, want)
+    assert copies and copies[-1] == 0
+    seen = a.numpy()
+    kept = seen.copy()
+    float((a * 3.0).sum())
+    a[7:9] = -1.0
+    float(a.sum())
+    numpy.testing.assert_array_equal(seen, kept)
