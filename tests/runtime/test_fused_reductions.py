@@ -195,3 +195,16 @@ def test_running_products_maxima_and_minima_are_numpys_scans(name, shape, axis, 
         import nabla.numpy as nnp
         from nabla.ops.scans import ScanOp
         assert isinstance(fn(nnp, nnp.asarray(x) * 1)._impl._values[0].node.op, ScanOp)  # (one op, not log2(n))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape,axis", [((1025,), None), ((100_003,), None), ((4_500_017,), None),
+                                        ((3, 50_001), 1), ((40, 3001), -1), ((2, 2_500_001), 1), ((600, 1400), None)])
+@pytest.mark.parametrize("name", ["sum", "mean"])
+def test_sums_of_data_as_it_is_are_numpys_pairwise_bit_for_bit(name, shape, axis, dtype):
+    """A sum of rows longer than a block, of the data itself (no op before it: summed straight from
+    memory, one row's split over cores past the parallel threshold, rows over cores): NumPy's
+    pairwise sum, bit for bit, in float32 too."""
+    x = (np.random.default_rng(shape[-1]).standard_normal(shape) * 1e3).astype(dtype)
+    got, want = on_the_kernel(lambda m, x: getattr(m, name)(x, axis=axis), (x,))
+    np.testing.assert_array_equal(got, want)

@@ -13,7 +13,7 @@ from .fused_accumulate import _combine, _identity, _reduce_block, accumulator
 from .fused_dot import accumulate_rows, dot_fits, dot_pairwise, dot_pairwise4, is_dot
 from .fused_int import store_coded
 from .fused_slots import slot
-from .fused_pairwise import fill_leaves, join_leaves, leaf_count, leaf_sum, pairwise_sum
+from .fused_pairwise import fill_leaves, join_leaves, leaf_count, leaf_sum, pairwise_rows, pairwise_sum
 from .opcodes import Op, Reduce, Code
 
 
@@ -171,6 +171,11 @@ def _reduce_rows[T: DType, S: DType](
     comptime if T.is_floating_point():
         numpy_sum = kind == Reduce.SUM or kind == Reduce.MEAN
         numpy_prod = kind == Reduce.PROD
+    if numpy_sum and not dot and r > BLOCK:
+        var a = _loaded_slot[T, S](p, data)
+        if a >= 0:  # (a program that only loads its data: summed straight from it)
+            pairwise_rows[T, A](slot[T](data, a), m, r, result, program_work(p, m * r) >= SERIAL_WORK)
+            return
     var span = BLOCKS_PER_TASK * BLOCK  # the elements one task reduces, about
     var pieces = 1 if numpy_prod or (numpy_sum and dot) else max(1, (r + span - 1) // span)  # tasks per row (a row longer than a span)
     var rows_per_task = max(1, span // max(r, 1)) if pieces == 1 else 1
@@ -287,6 +292,18 @@ def _reduce_rows[T: DType, S: DType](
     partials.free()
     bounds.free()
     sums.free()
+
+
+def _loaded_slot[T: DType, S: DType](p: UnsafePointer[Int32, _], data: UnsafePointer[Int, _]) -> Int:
+    """The data slot that program ``p`` only loads, in order (one instruction, its result: the
+    values are the slot's own data of T); -1 for any other program."""
+    comptime if S == T:
+        if Int(p.unsafe_load(0)) == 1 and Int(p.unsafe_load(HEADER)) == Op.LOAD \
+                and Int(p.unsafe_load(HEADER + 3)) == 0 and p.unsafe_load(HEADER + 1) == p.unsafe_load(1):
+            var a = Int(p.unsafe_load(HEADER + 2))
+            if data.unsafe_load(2 * a + 1) != 1:  # (not one value for all)
+                return a
+    return -1
 
 
 @always_inline
