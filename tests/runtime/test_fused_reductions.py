@@ -200,11 +200,16 @@ def test_running_products_maxima_and_minima_are_numpys_scans(name, shape, axis, 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("shape,axis", [((1025,), None), ((100_003,), None), ((4_500_017,), None),
                                         ((3, 50_001), 1), ((40, 3001), -1), ((2, 2_500_001), 1), ((600, 1400), None)])
-@pytest.mark.parametrize("name", ["sum", "mean"])
-def test_sums_of_data_as_it_is_are_numpys_pairwise_bit_for_bit(name, shape, axis, dtype):
-    """A sum of rows longer than a block, of the data itself (no op before it: summed straight from
-    memory, one row's split over cores past the parallel threshold, rows over cores): NumPy's
-    pairwise sum, bit for bit, in float32 too."""
+@pytest.mark.parametrize("name", ["sum", "mean", "sum_of_values", "std"])
+def test_long_rows_sum_as_numpys_pairwise_split_bit_for_bit(name, shape, axis, dtype):
+    """A sum of rows longer than a block: of the data itself (summed straight from memory) or of
+    values a program computes (the split walked down to parts of a block, each computed there), a
+    row's first parts over cores past the parallel threshold, rows over cores: NumPy's pairwise sum,
+    bit for bit, in float32 too."""
     x = (np.random.default_rng(shape[-1]).standard_normal(shape) * 1e3).astype(dtype)
-    got, want = on_the_kernel(lambda m, x: getattr(m, name)(x, axis=axis), (x,))
+    if name == "sum_of_values":
+        fn = lambda m, x: (m.sqrt(m.abs(x)) * 2.5 + x).sum(axis=axis)  # noqa: E731
+    else:
+        fn = lambda m, x: getattr(m, name)(x, axis=axis)  # noqa: E731
+    got, want = on_the_kernel(fn, (x,))
     np.testing.assert_array_equal(got, want)

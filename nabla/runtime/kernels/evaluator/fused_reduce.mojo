@@ -13,7 +13,7 @@ from .fused_accumulate import _combine, _identity, _reduce_block, accumulator
 from .fused_dot import accumulate_rows, dot_fits, dot_pairwise, dot_pairwise4, is_dot
 from .fused_int import store_coded
 from .fused_slots import slot
-from .fused_pairwise import fill_leaves, join_leaves, leaf_count, leaf_sum, pairwise_rows, pairwise_sum
+from .fused_pairwise import _joined_parts, _pairwise, _parts, pairwise_rows, pairwise_sum, split
 from .opcodes import Op, Reduce, Code
 
 
@@ -173,9 +173,12 @@ def _reduce_rows[T: DType, S: DType](
         numpy_prod = kind == Reduce.PROD
     if numpy_sum and not dot and r > BLOCK:
         var a = _loaded_slot[T, S](p, data)
+        var parallel = program_work(p, m * r) >= SERIAL_WORK
         if a >= 0:  # (a program that only loads its data: summed straight from it)
-            pairwise_rows[T, A](slot[T](data, a), m, r, result, program_work(p, m * r) >= SERIAL_WORK)
-            return
+            pairwise_rows[T, A](slot[T](data, a), m, r, result, parallel)
+        else:
+            _split_rows[T, S, A](p, k, data, m, r, result, parallel)
+        return
     var span = BLOCKS_PER_TASK * BLOCK  # the elements one task reduces, about
     var pieces = 1 if numpy_prod or (numpy_sum and dot) else max(1, (r + span - 1) // span)  # tasks per row (a row longer than a span)
     var rows_per_task = max(1, span // max(r, 1)) if pieces == 1 else 1
@@ -186,17 +189,10 @@ def _reduce_rows[T: DType, S: DType](
     var partials = alloc[Scalar[A]](max(1, m * pieces if pieces > 1 and not numpy_sum else 1))
     var result_at = Int(p.unsafe_load(1))
     var stride = register_stride[T](m * r)
-    # (a long row's NumPy sum: its leaves' bounds, a piece of the row a range of them, their sums)
-    var leaves = leaf_count(r) if numpy_sum and not dot and r > BLOCK else 0
-    var bounds = alloc[Int](leaves + 1)
-    if leaves:
-        _ = fill_leaves(0, r, 0, bounds)
-    var per_piece = (leaves + pieces - 1) // pieces
-    var sums = alloc[Scalar[T]](max(1, m * leaves))
 
     var memory = 0 if dot else registers_used(p) * stride  # (a task's registers: counted once for every task)
     def task(t: Int) {memory, p, k, data, r, kind, result, partials, result_at, stride, span, pieces,
-                      rows_per_task, m, dot, numpy_sum, numpy_prod, leaves, bounds, per_piece, sums}:
+                      rows_per_task, m, dot, numpy_sum, numpy_prod}:
         var regs = alloc[Scalar[T]](max(memory, 1))
         var ptrs = alloc[Int](MAX_REGISTERS, alignment=64)  # (whole cache lines: tasks on other cores write theirs)
         var piece = t % pieces
@@ -228,21 +224,6 @@ def _reduce_rows[T: DType, S: DType](
                         result.unsafe_store(row + j, _reduce_block[T, A](kind, values + j * r, r) if r > 0
                                             else _identity[A](kind))
                 row += rows
-        elif numpy_sum:  # leaf by leaf, several to a block, their sums joined once every piece is done
-            for row in range(row0, row1):
-                var i = piece * per_piece
-                var last = min(leaves, i + per_piece)
-                while i < last:
-                    var j = i + 1
-                    while j < last and bounds.unsafe_load(j + 1) - bounds.unsafe_load(i) <= BLOCK:
-                        j += 1
-                    var first = bounds.unsafe_load(i)
-                    _run_block[T, S](p, k, data, regs, stride, row * r + first, bounds.unsafe_load(j) - first, ptrs, -1)
-                    var values = register_of[T, S](ptrs, regs, stride, result_at)
-                    for q in range(i, j):
-                        var at = bounds.unsafe_load(q)
-                        sums.unsafe_store(row * leaves + q, leaf_sum[T](values + (at - first), bounds.unsafe_load(q + 1) - at))
-                    i = j
         elif numpy_prod:  # (one piece: in order)
             for row in range(row0, row1):
                 var acc = Scalar[T](1)
@@ -280,18 +261,72 @@ def _reduce_rows[T: DType, S: DType](
             kept(t)
     else:
         parallelize(kept, tasks)
-    if leaves:
-        for row in range(m):
-            result.unsafe_store(row, join_leaves[T](r, sums + row * leaves).cast[A]())
-    elif pieces > 1:
+    if pieces > 1:
         for row in range(m):
             var acc = partials.unsafe_load(row * pieces)
             for q in range(1, pieces):
                 acc = _combine[A](kind, acc, partials.unsafe_load(row * pieces + q))
             result.unsafe_store(row, acc)
     partials.free()
-    bounds.free()
+
+
+def _split_rows[T: DType, S: DType, A: DType](
+    p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _], m: Int, r: Int,
+    result: UnsafePointer[Scalar[A], MutUntrackedOrigin], parallel: Bool,
+) raises:
+    """NumPy's pairwise sum of each of ``m`` rows of a program's ``r`` values (r over a block): the
+    split walked down to parts of at most a block, each computed into a block and summed there as
+    the split sums it (the same bits as the whole row's values summed). ``parallel``: rows over
+    cores, or one row's first parts of the split apart, each a task, joined as the split adds them."""
+    var stride = register_stride[T](m * r)
+    var memory = registers_used(p) * stride
+    var depth = 0
+    if parallel and m == 1:
+        depth = 1
+        while (1 << depth) < num_logical_cores() and depth < 3:
+            depth += 1
+    var starts = alloc[Int]((1 << depth) + 1)
+    var parts = _parts(0, r, depth, 0, starts)
+    starts.unsafe_store(parts, r)
+    var sums = alloc[Scalar[T]](m * parts)
+
+    def task(t: Int) {memory, p, k, data, r, starts, parts, sums, stride}:
+        with KeepDenormals():
+            var regs = alloc[Scalar[T]](max(memory, 1))
+            var ptrs = alloc[Int](MAX_REGISTERS, alignment=64)
+            var row = t // parts
+            var at = starts.unsafe_load(t % parts)
+            sums.unsafe_store(t, _split_sum[T, S](p, k, data, regs, stride, ptrs, row * r + at,
+                                                  starts.unsafe_load(t % parts + 1) - at))
+            regs.free()
+            ptrs.free()
+
+    if parallel and m * parts > 1:
+        parallelize(task, m * parts)
+    else:
+        for t in range(m * parts):
+            task(t)
+    var counted = alloc[Int](1)
+    for row in range(m):
+        counted.unsafe_store(0, row * parts)
+        result.unsafe_store(row, (Scalar[T](0) + _joined_parts[T](r, depth, sums, counted)).cast[A]())
+    counted.free()
+    starts.free()
     sums.free()
+
+
+def _split_sum[T: DType, S: DType](
+    p: UnsafePointer[Int32, _], k: UnsafePointer[Float64, _], data: UnsafePointer[Int, _],
+    regs: UnsafePointer[Scalar[T], MutUntrackedOrigin], stride: Int, ptrs: UnsafePointer[Int, MutUntrackedOrigin],
+    start: Int, n: Int,
+) -> Scalar[T]:
+    """The split's sum of the program's values ``start`` .. ``start + n - 1``, a part of a row's split."""
+    if n <= BLOCK:
+        _run_block[T, S](p, k, data, regs, stride, start, n, ptrs, -1)
+        return _pairwise[T](register_of[T, S](ptrs, regs, stride, Int(p.unsafe_load(1))), n)
+    var half = split(n)
+    var left = _split_sum[T, S](p, k, data, regs, stride, ptrs, start, half)
+    return left + _split_sum[T, S](p, k, data, regs, stride, ptrs, start + half, n - half)
 
 
 def _loaded_slot[T: DType, S: DType](p: UnsafePointer[Int32, _], data: UnsafePointer[Int, _]) -> Int:
