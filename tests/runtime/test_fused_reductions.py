@@ -121,7 +121,6 @@ def test_a_count_of_a_float_test_is_one_stage(form, dtype, monkeypatch):
     (``reduction.split_threshold``), and the count is seen through the reshape: one stage of 1 / 0
     counted in the data's registers, where the mask was a stage of its own and its bytes a second
     one. Values against NumPy."""
-    import nabla.numpy as nnp
     from nabla.runtime import program
 
     stages = []
