@@ -4,11 +4,8 @@
 # r7)), then its last n % 8 values in turn (fewer than 8 values: one after another); the parts are
 # added as they were split. Every addition is rounded to the data's dtype (float32 sums in
 # float32), so a row's sum is NumPy's to the bit. The split depends on n alone: a long row is
-# summed leaf by leaf, a block of registers holding several leaves, and joined afterwards.
-
-from std.sys.info import num_logical_cores
-from max.algorithm import parallelize
-from .denormals import KeepDenormals
+# summed by walking the split (fused_reduce.mojo's ``_split_rows``), its first parts over cores
+# (``split_parts``), each part's sum its own, joined as the split adds them (``joined_parts``).
 
 comptime LEAF = 128  # (NumPy's PW_BLOCKSIZE)
 
@@ -52,106 +49,23 @@ def _pairwise[T: DType](v: UnsafePointer[Scalar[T], MutUntrackedOrigin], n: Int)
     return _pairwise[T](v, half) + _pairwise[T](v + half, n - half)
 
 
-def leaf_count(n: Int) -> Int:
-    """How many leaves NumPy's split of ``n`` values has."""
-    if n <= LEAF:
-        return 1
-    var half = split(n)
-    return leaf_count(half) + leaf_count(n - half)
-
-
-def fill_leaves(start: Int, n: Int, at: Int, starts: UnsafePointer[Int, MutUntrackedOrigin]) -> Int:
-    """The leaves' first positions, in order, from ``at`` (``starts`` holds one more: the end)."""
-    if n <= LEAF:
-        starts.unsafe_store(at, start)
-        starts.unsafe_store(at + 1, start + n)
-        return at + 1
-    var half = split(n)
-    return fill_leaves(start + half, n - half, fill_leaves(start, half, at, starts), starts)
-
-
-def join_leaves[T: DType](n: Int, sums: UnsafePointer[Scalar[T], MutUntrackedOrigin]) -> Scalar[T]:
-    """A row's sum from its leaves' sums, added as NumPy's split adds them, from its identity 0."""
-    var at = alloc[Int](1)
-    at.unsafe_store(0, 0)
-    var total = Scalar[T](0) + _join[T](n, sums, at)
-    at.free()
-    return total
-
-
-def _join[T: DType](n: Int, sums: UnsafePointer[Scalar[T], MutUntrackedOrigin],
-                    at: UnsafePointer[Int, MutUntrackedOrigin]) -> Scalar[T]:
-    if n <= LEAF:
-        var i = at.unsafe_load(0)
-        at.unsafe_store(0, i + 1)
-        return sums.unsafe_load(i)
-    var half = split(n)
-    var left = _join[T](half, sums, at)
-    return left + _join[T](n - half, sums, at)
-
-
-def pairwise_rows[T: DType, A: DType](v: UnsafePointer[Scalar[T], MutUntrackedOrigin], m: Int, r: Int,
-                                      result: UnsafePointer[Scalar[A], MutUntrackedOrigin], parallel: Bool) raises:
-    """``pairwise_sum`` of each of ``m`` rows of ``r`` values in memory, straight from them (a
-    program that only loads its data: ``x.sum()``, where a block's pass and each leaf's bounds and
-    partial cost as much again as the sums: 2.5M float64 1.0 -> 0.42 ms). ``parallel``: rows over
-    cores, or one row's two halves of its split apart, each half's sum its own (the same bits)."""
-    var cores = num_logical_cores()
-    if not parallel or (m == 1 and (r <= LEAF or cores < 2)):
-        for row in range(m):
-            result.unsafe_store(row, pairwise_sum[T](v + row * r, r).cast[A]())
-        return
-    if m == 1:
-        # (the split's first levels, each part a task: at most 2 ** depth parts, combined as the split adds them)
-        var depth = 1
-        while (1 << depth) < cores and depth < 3:
-            depth += 1
-        var starts = alloc[Int]((1 << depth) + 1)
-        var parts = _parts(0, r, depth, 0, starts)
-        starts.unsafe_store(parts, r)
-        var sums = alloc[Scalar[T]](parts)
-
-        def part(t: Int) {v, starts, sums}:
-            with KeepDenormals():
-                var at = starts.unsafe_load(t)
-                sums.unsafe_store(t, _pairwise[T](v + at, starts.unsafe_load(t + 1) - at))
-
-        parallelize(part, parts)
-        var counted = alloc[Int](1)
-        counted.unsafe_store(0, 0)
-        result.unsafe_store(0, (Scalar[T](0) + _joined_parts[T](r, depth, sums, counted)).cast[A]())
-        counted.free()
-        starts.free()
-        sums.free()
-        return
-    var tasks = min(m, 4 * cores)
-    var per = (m + tasks - 1) // tasks
-
-    def rows(t: Int) {v, r, m, result, per}:
-        with KeepDenormals():
-            for row in range(t * per, min(m, (t + 1) * per)):
-                result.unsafe_store(row, pairwise_sum[T](v + row * r, r).cast[A]())
-
-    parallelize(rows, (m + per - 1) // per)
-
-
-def _parts(start: Int, n: Int, depth: Int, at: Int, starts: UnsafePointer[Int, MutUntrackedOrigin]) -> Int:
+def split_parts(start: Int, n: Int, depth: Int, at: Int, starts: UnsafePointer[Int, MutUntrackedOrigin]) -> Int:
     """The first positions of the parts of a run of ``n`` values ``depth`` levels down NumPy's split
     (a part of at most ``LEAF`` values is not split), in order from ``at``; how many there are then."""
     if depth == 0 or n <= LEAF:
         starts.unsafe_store(at, start)
         return at + 1
     var half = split(n)
-    return _parts(start + half, n - half, depth - 1, _parts(start, half, depth - 1, at, starts), starts)
+    return split_parts(start + half, n - half, depth - 1, split_parts(start, half, depth - 1, at, starts), starts)
 
 
-def _joined_parts[T: DType](n: Int, depth: Int, sums: UnsafePointer[Scalar[T], MutUntrackedOrigin],
-                            at: UnsafePointer[Int, MutUntrackedOrigin]) -> Scalar[T]:
-    """The sum of a run of ``n`` values from its parts' sums (``_parts``), added as the split adds them."""
+def joined_parts[T: DType](n: Int, depth: Int, sums: UnsafePointer[Scalar[T], MutUntrackedOrigin],
+                           at: UnsafePointer[Int, MutUntrackedOrigin]) -> Scalar[T]:
+    """The sum of a run of ``n`` values from its parts' sums (``split_parts``), added as the split adds them."""
     if depth == 0 or n <= LEAF:
         var i = at.unsafe_load(0)
         at.unsafe_store(0, i + 1)
         return sums.unsafe_load(i)
     var half = split(n)
-    var left = _joined_parts[T](half, depth - 1, sums, at)
-    return left + _joined_parts[T](n - half, depth - 1, sums, at)
+    var left = joined_parts[T](half, depth - 1, sums, at)
+    return left + joined_parts[T](n - half, depth - 1, sums, at)
