@@ -215,10 +215,9 @@ class ProgramPlan:
                                               [(where(b)[1], b.value) for b in s.out]))
         # the leaves whose memory a run may leave seen from elsewhere: a result's (a write stored
         # into it), or any where a foreign op runs (a MAX graph's output may be its input)
-        self.seen_leaves = None if any(type(s) is _Foreign for s in self.segments) \
-            else frozenset(k for k in self.leaf_results if k is not None)
+        self.seen_leaves = None if foreign_outputs else frozenset(k for k in self.leaf_results if k is not None)
         self.quick = None
-        if len(self.segments) == 1 and not any(k is not None for k in self.leaf_results) and type(self.segments[0]) is _Call and self.foreign_outputs == 0 \
+        if len(self.segments) == 1 and not self.seen_leaves and type(self.segments[0]) is _Call and self.foreign_outputs == 0 \
                 and self.arena_bytes + self.consts.nbytes <= _QUICK_BYTES \
                 and len({m.index for m in memories}) == len(memories) \
                 and all(m.nbytes == spec[2] for m, spec in zip(memories, self.result_specs)) \

@@ -39,14 +39,15 @@ def split(n: Int) -> Int:
 
 def pairwise_sum[T: DType](v: UnsafePointer[Scalar[T], MutUntrackedOrigin], n: Int) -> Scalar[T]:
     """NumPy's sum of ``n`` values in memory, from its identity 0 (``0 + -0.0`` is 0, as NumPy's)."""
-    return Scalar[T](0) + _pairwise[T](v, n)
+    return Scalar[T](0) + pairwise_part[T](v, n)
 
 
-def _pairwise[T: DType](v: UnsafePointer[Scalar[T], MutUntrackedOrigin], n: Int) -> Scalar[T]:
+def pairwise_part[T: DType](v: UnsafePointer[Scalar[T], MutUntrackedOrigin], n: Int) -> Scalar[T]:
+    """The split's sum of a part of ``n`` values (no identity added: ``pairwise_sum``'s)."""
     if n <= LEAF:
         return leaf_sum[T](v, n)
     var half = split(n)
-    return _pairwise[T](v, half) + _pairwise[T](v + half, n - half)
+    return pairwise_part[T](v, half) + pairwise_part[T](v + half, n - half)
 
 
 def split_parts(start: Int, n: Int, depth: Int, at: Int, starts: UnsafePointer[Int, MutUntrackedOrigin]) -> Int:

@@ -13,7 +13,7 @@ from .fused_accumulate import _combine, _identity, _reduce_block, accumulator
 from .fused_dot import accumulate_rows, dot_fits, dot_pairwise, dot_pairwise4, is_dot
 from .fused_int import store_coded
 from .fused_slots import slot
-from .fused_pairwise import _pairwise, joined_parts, pairwise_sum, split, split_parts
+from .fused_pairwise import joined_parts, pairwise_part, pairwise_sum, split, split_parts
 from .opcodes import Op, Reduce, Code
 
 
@@ -302,7 +302,7 @@ def _split_rows[T: DType, S: DType, A: DType](
             var first = (t // parts) * per
             for row in range(first, min(m, first + per)):
                 if direct >= 0:
-                    sums.unsafe_store(row * parts + part, _pairwise[T](slot[T](data, direct) + row * r + at, n))
+                    sums.unsafe_store(row * parts + part, pairwise_part[T](slot[T](data, direct) + row * r + at, n))
                 else:
                     sums.unsafe_store(row * parts + part, _split_sum[T, S](p, k, data, regs, stride, ptrs,
                                                                            row * r + at, n))
@@ -331,7 +331,7 @@ def _split_sum[T: DType, S: DType](
     """The split's sum of the program's values ``start`` .. ``start + n - 1``, a part of a row's split."""
     if n <= BLOCK:
         _run_block[T, S](p, k, data, regs, stride, start, n, ptrs, -1)
-        return _pairwise[T](register_of[T, S](ptrs, regs, stride, Int(p.unsafe_load(1))), n)
+        return pairwise_part[T](register_of[T, S](ptrs, regs, stride, Int(p.unsafe_load(1))), n)
     var half = split(n)
     var left = _split_sum[T, S](p, k, data, regs, stride, ptrs, start, half)
     return left + _split_sum[T, S](p, k, data, regs, stride, ptrs, start + half, n - half)
